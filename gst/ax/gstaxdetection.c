@@ -1,0 +1,172 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:gstaxdetection
+ * @title: GstAxDetection
+ * @short_description: detections as region-of-interest metas
+ *
+ * A detection is a #GstVideoRegionOfInterestMeta whose roi_type is the
+ * label and which carries a "detection" parameter structure with the
+ * fields label_id (uint), confidence (double), x_min, y_min, x_max, y_max
+ * (double, normalised to the frame) and label (string). Any element that
+ * reads ROI metas can read ours; these helpers read and write them.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstaxdetection.h"
+
+#include <math.h>
+
+/**
+ * gst_ax_detection_add:
+ * @buffer: a writable frame
+ * @detection: the detection, with normalised coordinates
+ * @frame_width: the frame width in pixels
+ * @frame_height: the frame height in pixels
+ *
+ * Attaches a detection to a frame. The ROI's pixel rectangle is the
+ * normalised box scaled to the frame, clamped to it.
+ *
+ * Returns: (transfer none): the ROI meta
+ */
+GstVideoRegionOfInterestMeta *
+gst_ax_detection_add (GstBuffer * buffer, const GstAxDetection * detection,
+    guint frame_width, guint frame_height)
+{
+  GstVideoRegionOfInterestMeta *roi;
+  GstStructure *s;
+  gdouble x0, y0, x1, y1;
+  const gchar *label;
+  gchar label_buf[32];
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (detection != NULL, NULL);
+
+  x0 = CLAMP (detection->x_min, 0.0, 1.0) * frame_width;
+  y0 = CLAMP (detection->y_min, 0.0, 1.0) * frame_height;
+  x1 = CLAMP (detection->x_max, 0.0, 1.0) * frame_width;
+  y1 = CLAMP (detection->y_max, 0.0, 1.0) * frame_height;
+
+  label = detection->label;
+  if (label == NULL) {
+    g_snprintf (label_buf, sizeof (label_buf), "class%u", detection->label_id);
+    label = label_buf;
+  }
+
+  roi = gst_buffer_add_video_region_of_interest_meta (buffer, label,
+      (guint) lround (x0), (guint) lround (y0),
+      (guint) MAX (lround (x1) - lround (x0), 0),
+      (guint) MAX (lround (y1) - lround (y0), 0));
+
+  s = gst_structure_new (GST_AX_DETECTION_PARAM_NAME,
+      "label_id", G_TYPE_UINT, detection->label_id,
+      "confidence", G_TYPE_DOUBLE, (gdouble) detection->confidence,
+      "x_min", G_TYPE_DOUBLE, (gdouble) detection->x_min,
+      "y_min", G_TYPE_DOUBLE, (gdouble) detection->y_min,
+      "x_max", G_TYPE_DOUBLE, (gdouble) detection->x_max,
+      "y_max", G_TYPE_DOUBLE, (gdouble) detection->y_max,
+      "label", G_TYPE_STRING, label, NULL);
+  gst_video_region_of_interest_meta_add_param (roi, s);
+  return roi;
+}
+
+/**
+ * gst_ax_detection_from_roi:
+ * @roi: a region-of-interest meta
+ * @detection: (out): the detection
+ *
+ * Reads the detection carried by @roi.
+ *
+ * Returns: %FALSE if @roi has no "detection" parameters
+ */
+gboolean
+gst_ax_detection_from_roi (GstVideoRegionOfInterestMeta * roi,
+    GstAxDetection * detection)
+{
+  GstStructure *s;
+  gdouble v;
+
+  s = gst_video_region_of_interest_meta_get_param (roi,
+      GST_AX_DETECTION_PARAM_NAME);
+  if (s == NULL)
+    return FALSE;
+
+  if (!gst_structure_get_uint (s, "label_id", &detection->label_id))
+    return FALSE;
+  if (!gst_structure_get_double (s, "confidence", &v))
+    return FALSE;
+  detection->confidence = v;
+  if (!gst_structure_get_double (s, "x_min", &v))
+    return FALSE;
+  detection->x_min = v;
+  if (!gst_structure_get_double (s, "y_min", &v))
+    return FALSE;
+  detection->y_min = v;
+  if (!gst_structure_get_double (s, "x_max", &v))
+    return FALSE;
+  detection->x_max = v;
+  if (!gst_structure_get_double (s, "y_max", &v))
+    return FALSE;
+  detection->y_max = v;
+  detection->label = g_intern_string (gst_structure_get_string (s, "label"));
+  return TRUE;
+}
+
+/**
+ * gst_ax_detection_iterate:
+ * @buffer: a frame
+ * @state: (inout): %NULL-initialised iteration state
+ * @detection: (out): the next detection
+ * @roi: (out) (optional) (transfer none): its ROI meta
+ *
+ * Iterates the detections on a frame, in the order they were added.
+ * ROI metas without detection parameters are skipped.
+ *
+ * Returns: %FALSE when there are no more detections
+ */
+gboolean
+gst_ax_detection_iterate (GstBuffer * buffer, gpointer * state,
+    GstAxDetection * detection, GstVideoRegionOfInterestMeta ** roi)
+{
+  GstMeta *meta;
+
+  while ((meta = gst_buffer_iterate_meta_filtered (buffer, state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) meta;
+
+    if (gst_ax_detection_from_roi (r, detection)) {
+      if (roi)
+        *roi = r;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/**
+ * gst_ax_detection_count:
+ * @buffer: a frame
+ *
+ * Returns: the number of detections on @buffer
+ */
+guint
+gst_ax_detection_count (GstBuffer * buffer)
+{
+  gpointer state = NULL;
+  GstAxDetection det;
+  guint n = 0;
+
+  while (gst_ax_detection_iterate (buffer, &state, &det, NULL))
+    n++;
+  return n;
+}

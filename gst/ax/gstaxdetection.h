@@ -1,0 +1,64 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __GST_AX_DETECTION_H__
+#define __GST_AX_DETECTION_H__
+
+#include <gst/ax/ax-prelude.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GST_AX_DETECTION_PARAM_NAME:
+ *
+ * Name of the parameter structure a detection carries on its
+ * #GstVideoRegionOfInterestMeta.
+ */
+#define GST_AX_DETECTION_PARAM_NAME "detection"
+
+/**
+ * GstAxDetection:
+ * @label_id: the class index
+ * @confidence: the score, 0..1
+ * @x_min: left edge, normalised to the frame width (0..1)
+ * @y_min: top edge, normalised to the frame height
+ * @x_max: right edge, normalised
+ * @y_max: bottom edge, normalised
+ * @label: (nullable): the class name; interned
+ *
+ * One detection on a frame.
+ */
+typedef struct
+{
+  guint label_id;
+  gfloat confidence;
+  gfloat x_min;
+  gfloat y_min;
+  gfloat x_max;
+  gfloat y_max;
+  const gchar *label;
+} GstAxDetection;
+
+GST_AX_API GstVideoRegionOfInterestMeta *gst_ax_detection_add (GstBuffer *
+    buffer, const GstAxDetection * detection, guint frame_width,
+    guint frame_height);
+
+GST_AX_API gboolean gst_ax_detection_from_roi (GstVideoRegionOfInterestMeta *
+    roi, GstAxDetection * detection);
+
+GST_AX_API gboolean gst_ax_detection_iterate (GstBuffer * buffer,
+    gpointer * state, GstAxDetection * detection,
+    GstVideoRegionOfInterestMeta ** roi);
+
+GST_AX_API guint gst_ax_detection_count (GstBuffer * buffer);
+
+G_END_DECLS
+
+#endif /* __GST_AX_DETECTION_H__ */

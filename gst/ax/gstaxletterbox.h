@@ -1,0 +1,78 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __GST_AX_LETTERBOX_H__
+#define __GST_AX_LETTERBOX_H__
+
+#include <gst/ax/ax-prelude.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GST_AX_LETTERBOX_DEFAULT_FILL:
+ *
+ * The pad value used by Ultralytics-style letterboxing.
+ */
+#define GST_AX_LETTERBOX_DEFAULT_FILL 114
+
+/**
+ * GstAxLetterbox:
+ * @src_x: left edge of the region of the frame that was letterboxed (0
+ *   unless a crop, e.g. one ROI of a cascade)
+ * @src_y: top edge of that region
+ * @src_width: width of the region in pixels
+ * @src_height: height of the region in pixels
+ * @tensor_width: width of the tensor
+ * @tensor_height: height of the tensor
+ * @scale: source-to-tensor scale factor (the same in x and y)
+ * @resized_width: width of the image content inside the tensor
+ * @resized_height: height of the image content inside the tensor
+ * @pad_x: pad columns to the left of the image content
+ * @pad_y: pad rows above the image content
+ * @fill: the pad value
+ *
+ * Where a source region landed inside a model input tensor. Tensor
+ * coordinates are in tensor pixels, source coordinates in frame pixels.
+ */
+typedef struct
+{
+  gint src_x;
+  gint src_y;
+  gint src_width;
+  gint src_height;
+  gint tensor_width;
+  gint tensor_height;
+  gdouble scale;
+  gint resized_width;
+  gint resized_height;
+  gint pad_x;
+  gint pad_y;
+  guint8 fill;
+} GstAxLetterbox;
+
+GST_AX_API gboolean gst_ax_letterbox_init (GstAxLetterbox * lb,
+    gint src_width, gint src_height, gint tensor_width, gint tensor_height,
+    gboolean centre, gboolean scale_up, guint8 fill);
+
+GST_AX_API void gst_ax_letterbox_to_source (const GstAxLetterbox * lb,
+    gdouble tensor_x, gdouble tensor_y, gdouble * src_x, gdouble * src_y);
+
+GST_AX_API void gst_ax_letterbox_to_tensor (const GstAxLetterbox * lb,
+    gdouble src_x, gdouble src_y, gdouble * tensor_x, gdouble * tensor_y);
+
+GST_AX_API void gst_ax_letterbox_box_to_source (const GstAxLetterbox * lb,
+    const gdouble tensor_box[4], gdouble src_box[4], gint clamp_width,
+    gint clamp_height);
+
+GST_AX_API void gst_ax_letterbox_box_to_tensor (const GstAxLetterbox * lb,
+    const gdouble src_box[4], gdouble tensor_box[4]);
+
+G_END_DECLS
+
+#endif /* __GST_AX_LETTERBOX_H__ */

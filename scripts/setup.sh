@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs what gst-ax needs on Debian 12 (when run as root, or with sudo),
+# then configures and builds it with meson in ./build (or $GST_AX_BUILD_DIR).
+# Safe to run again: it only installs what is missing and rebuilds what
+# changed. Extra arguments are passed to `meson setup`.
+set -euo pipefail
+
+top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${GST_AX_BUILD_DIR:-$top/build}"
+
+packages=(
+  build-essential meson ninja-build pkg-config
+  libglib2.0-dev libjson-glib-dev libxlsxwriter-dev
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+  clang libclang-rt-14-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "gst-ax setup: installing missing Debian packages: ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then
+    sudo_cmd=()
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo_cmd=(sudo)
+  else
+    echo "gst-ax setup: cannot install packages as a normal user without sudo." >&2
+    echo "Run as root:  apt-get update && apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  if ! "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
+    "${sudo_cmd[@]}" apt-get update
+    "${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}" || {
+      echo "gst-ax setup: apt-get could not install: ${missing[*]}" >&2
+      echo "Install them by hand, then run this command again." >&2
+      exit 1
+    }
+  fi
+fi
+
+if [ ! -f "$build_dir/build.ninja" ]; then
+  echo "gst-ax setup: configuring $build_dir"
+  meson setup "$build_dir" "$top" "$@"
+elif [ $# -gt 0 ]; then
+  meson configure "$build_dir" "$@"
+fi
+echo "gst-ax setup: building"
+meson compile -C "$build_dir"

@@ -1,0 +1,122 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#include <gst/check/gstcheck.h>
+#include <gst/ax/ax.h>
+
+GST_START_TEST (test_add_and_iterate)
+{
+  GstBuffer *frame = gst_buffer_new ();
+  GstAxDetection in[3] = {
+    {0, 0.9f, 0.10f, 0.20f, 0.30f, 0.40f, "ball"},
+    {2, 0.5f, 0.0f, 0.0f, 1.0f, 1.0f, "car"},
+    {7, 0.3f, 0.5f, 0.5f, 0.5f, 0.5f, NULL},
+  };
+  GstAxDetection out;
+  GstVideoRegionOfInterestMeta *roi;
+  gpointer state = NULL;
+  guint n = 0;
+
+  for (n = 0; n < 3; n++)
+    fail_unless (gst_ax_detection_add (frame, &in[n], 1920, 1080) != NULL);
+  /* a foreign ROI without detection params is skipped */
+  gst_buffer_add_video_region_of_interest_meta (frame, "face", 1, 2, 3, 4);
+
+  fail_unless_equals_int (gst_ax_detection_count (frame), 3);
+
+  n = 0;
+  while (gst_ax_detection_iterate (frame, &state, &out, &roi)) {
+    fail_unless_equals_int (out.label_id, in[n].label_id);
+    fail_unless_equals_float (out.confidence, in[n].confidence);
+    fail_unless_equals_float (out.x_min, in[n].x_min);
+    fail_unless_equals_float (out.y_max, in[n].y_max);
+    fail_unless_equals_string (g_quark_to_string (roi->roi_type), out.label);
+    n++;
+  }
+  fail_unless_equals_int (n, 3);
+
+  /* pixel rectangle of the first: 0.1..0.3 x 0.2..0.4 of 1920x1080 */
+  state = NULL;
+  fail_unless (gst_ax_detection_iterate (frame, &state, &out, &roi));
+  fail_unless_equals_string (out.label, "ball");
+  fail_unless_equals_int (roi->x, 192);
+  fail_unless_equals_int (roi->y, 216);
+  fail_unless_equals_int (roi->w, 384);
+  fail_unless_equals_int (roi->h, 216);
+
+  /* the unnamed class gets a generated label; zero-area stays zero */
+  fail_unless (gst_ax_detection_iterate (frame, &state, &out, &roi));
+  fail_unless (gst_ax_detection_iterate (frame, &state, &out, &roi));
+  fail_unless_equals_string (out.label, "class7");
+  fail_unless_equals_int (roi->w, 0);
+  fail_unless_equals_int (roi->h, 0);
+  fail_if (gst_ax_detection_iterate (frame, &state, &out, &roi));
+
+  gst_buffer_unref (frame);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_param_structure)
+{
+  GstBuffer *frame = gst_buffer_new ();
+  GstAxDetection det = { 4, 0.75f, 0.25f, 0.5f, 0.75f, 1.0f, "person" };
+  GstVideoRegionOfInterestMeta *roi;
+  GstStructure *s;
+  guint label_id;
+  gdouble v;
+
+  roi = gst_ax_detection_add (frame, &det, 640, 480);
+  s = gst_video_region_of_interest_meta_get_param (roi, "detection");
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_get_uint (s, "label_id", &label_id));
+  fail_unless_equals_int (label_id, 4);
+  fail_unless (gst_structure_get_double (s, "confidence", &v));
+  fail_unless_equals_float (v, 0.75);
+  fail_unless (gst_structure_get_double (s, "x_max", &v));
+  fail_unless_equals_float (v, 0.75);
+  fail_unless_equals_string (gst_structure_get_string (s, "label"),
+      "person");
+  fail_unless_equals_string (g_quark_to_string (roi->roi_type), "person");
+  fail_unless_equals_int (roi->x, 160);
+  fail_unless_equals_int (roi->h, 240);
+  gst_buffer_unref (frame);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_copy_keeps_detections)
+{
+  GstBuffer *frame = gst_buffer_new ();
+  GstBuffer *copy;
+  GstAxDetection det = { 1, 0.6f, 0.1f, 0.1f, 0.2f, 0.2f, "ball" };
+
+  gst_ax_detection_add (frame, &det, 100, 100);
+  copy = gst_buffer_copy (frame);
+  fail_unless_equals_int (gst_ax_detection_count (copy), 1);
+  gst_buffer_unref (frame);
+  gst_buffer_unref (copy);
+}
+
+GST_END_TEST;
+
+static Suite *
+detection_suite (void)
+{
+  Suite *s = suite_create ("ax-detection");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_add_and_iterate);
+  tcase_add_test (tc, test_param_structure);
+  tcase_add_test (tc, test_copy_keeps_detections);
+  return s;
+}
+
+GST_CHECK_MAIN (detection);

@@ -678,6 +678,9 @@ queue_change (QueueRec * q, guint64 ts, gint64 delta)
   if (ts > q->last_ns) {
     gint64 d = MAX (q->depth, 0);
 
+    if (q->max_size_buffers > 0)
+      d = MIN (d, (gint64) q->max_size_buffers);
+
     q->area += (gdouble) d *(ts - q->last_ns);
     if (q->max_size_buffers > 0 && d >= (gint64) q->max_size_buffers)
       q->at_max_ns += ts - q->last_ns;
@@ -685,8 +688,15 @@ queue_change (QueueRec * q, guint64 ts, gint64 delta)
   }
   q->depth += delta;
   if (q->depth >= 0) {
-    q->min = MIN (q->min, q->depth);
-    q->max = MAX (q->max, q->depth);
+    gint64 d = q->depth;
+
+    /* The producer's chain-post can land before the consumer's push-pre
+     * of the item the queue already let go: a transient the queue itself
+     * never holds. */
+    if (q->max_size_buffers > 0)
+      d = MIN (d, (gint64) q->max_size_buffers);
+    q->min = MIN (q->min, d);
+    q->max = MAX (q->max, d);
   }
   g_mutex_unlock (&q->lock);
 }
@@ -1994,7 +2004,8 @@ make_report (GstAxProf * self, PipeRec * p, GstAxReportStatus status)
   gchar *offender;
   gint64 logged;
 
-  r->pipeline = g_strdup (p->name);
+  r->pipeline = p->pipeline ? gst_object_get_name (GST_OBJECT (p->pipeline)) :
+      g_strdup (p->name);
   r->status = status;
   r->sample = self->sample;
   r->allow_debug = FALSE;
@@ -2114,7 +2125,7 @@ write_report (GstAxProf * self, PipeRec * p, GstAxReport * r)
   pipeline = p->pipeline ? gst_object_ref (p->pipeline) : NULL;
   if (pipeline) {
     s = gst_structure_new ("axprof-report",
-        "pipeline", G_TYPE_STRING, p->name,
+        "pipeline", G_TYPE_STRING, r->pipeline,
         "status", G_TYPE_STRING, r->status == GST_AX_REPORT_STATUS_EOS ?
         "eos" : "cut-short",
         "refused", G_TYPE_BOOLEAN, r->refusal != NULL,

@@ -50,6 +50,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_ax_prof_debug);
 #define GST_CAT_DEFAULT gst_ax_prof_debug
@@ -68,6 +73,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_prof_debug);
 #define HIST_SUB (1 << HIST_SUB_BITS)
 #define HIST_BUCKETS ((64 - HIST_SUB_BITS + 1) * HIST_SUB)
 #define CALIBRATION_ROUNDS 256
+#define PERF_GROUP_EVENTS 2
 #define CALIBRATION_PASSES 4
 #define NS_PER_MS 1e6
 #define NS_PER_S 1e9
@@ -255,6 +261,9 @@ typedef struct
 typedef struct
 {
   gint slot;
+  /* perf group (task clock + minor faults) of this thread, or -1 */
+  gint perf_leader;
+  gint perf_faults;
   guint depth;
   guint skipped;
   Frame stack[MAX_DEPTH];
@@ -306,10 +315,76 @@ static RowStats overflow_stats;
 
 /* ---------------------------------------------------------------- threads */
 
+/* getrusage(RUSAGE_THREAD) is exact for faults but its CPU time only
+ * moves at scheduler ticks (4 ms here), useless for spans of a few us.
+ * A perf group of the task clock and the minor-fault counter reads both
+ * exactly in one syscall; without perf (perf_event_paranoid, other
+ * systems) CLOCK_THREAD_CPUTIME_ID gives the CPU time and getrusage the
+ * faults. */
+static void
+perf_open (ThreadState * t)
+{
+  t->perf_leader = t->perf_faults = -1;
+#if defined(__linux__) && defined(SYS_perf_event_open)
+  {
+    struct perf_event_attr attr;
+
+    memset (&attr, 0, sizeof (attr));
+    attr.size = sizeof (attr);
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;
+    attr.read_format = PERF_FORMAT_GROUP;
+    t->perf_leader = syscall (SYS_perf_event_open, &attr, 0, -1, -1,
+        PERF_FLAG_FD_CLOEXEC);
+    if (t->perf_leader < 0)
+      return;
+    attr.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
+    t->perf_faults = syscall (SYS_perf_event_open, &attr, 0, -1,
+        t->perf_leader, PERF_FLAG_FD_CLOEXEC);
+    if (t->perf_faults < 0) {
+      close (t->perf_leader);
+      t->perf_leader = -1;
+    }
+  }
+#endif
+}
+
+static void
+perf_close (ThreadState * t)
+{
+  if (t->perf_faults >= 0)
+    close (t->perf_faults);
+  if (t->perf_leader >= 0)
+    close (t->perf_leader);
+  t->perf_leader = t->perf_faults = -1;
+}
+
+static inline void
+thread_usage (ThreadState * t, guint64 * cpu, guint64 * faults)
+{
+#if defined(__linux__) && defined(SYS_perf_event_open)
+  if (G_LIKELY (t->perf_leader >= 0)) {
+    /* PERF_FORMAT_GROUP: nr, then one value per event */
+    guint64 values[1 + PERF_GROUP_EVENTS];
+
+    if (read (t->perf_leader, values, sizeof (values)) ==
+        (gssize) sizeof (values)) {
+      *cpu = values[1];
+      *faults = values[2];
+      return;
+    }
+    perf_close (t);
+  }
+#endif
+  gst_ax_probe_thread_usage (cpu, faults);
+}
+
 static void
 thread_state_free (gpointer data)
 {
   ThreadState *t = data;
+
+  perf_close (t);
 
   if (t->slot >= 0) {
     g_mutex_lock (&slot_lock);
@@ -326,6 +401,7 @@ thread_state_new (void)
   gint i;
 
   t->slot = -1;
+  perf_open (t);
   g_mutex_lock (&slot_lock);
   for (i = 0; i < MAX_THREAD_SLOTS; i++) {
     if (!slot_used[i]) {
@@ -394,10 +470,10 @@ take_sample (RowStats * st)
 }
 
 static inline void
-read_usage (RowStats * st, guint64 * cpu, guint64 * faults)
+read_usage (ThreadState * t, RowStats * st, guint64 * cpu, guint64 * faults)
 {
   st->reads++;
-  gst_ax_probe_thread_usage (cpu, faults);
+  thread_usage (t, cpu, faults);
 }
 
 static inline void
@@ -797,7 +873,7 @@ frame_open (Frame * f, Row * row, RowStats * st, guint64 ts, ThreadState * t)
       f->cpu0 = t->pending_cpu;
       f->faults0 = t->pending_faults;
     } else {
-      read_usage (st, &f->cpu0, &f->faults0);
+      read_usage (t, st, &f->cpu0, &f->faults0);
     }
   }
   t->pending = FALSE;
@@ -812,7 +888,7 @@ frame_pause (Frame * f, guint64 ts, ThreadState * t)
   if (f->sampled) {
     guint64 cpu, faults;
 
-    read_usage (f->st, &cpu, &faults);
+    read_usage (t, f->st, &cpu, &faults);
     f->acc_cpu += (gint64) (cpu - f->cpu0);
     f->acc_faults += (gint64) (faults - f->faults0);
     t->pending = TRUE;
@@ -832,7 +908,7 @@ frame_resume (Frame * f, guint64 ts, ThreadState * t)
       f->cpu0 = t->pending_cpu;
       f->faults0 = t->pending_faults;
     } else {
-      read_usage (f->st, &f->cpu0, &f->faults0);
+      read_usage (t, f->st, &f->cpu0, &f->faults0);
     }
   }
   t->pending = FALSE;
@@ -2362,12 +2438,13 @@ calibrate (GstAxProf * self)
   guint saved = sample_every, i, pass;
 
   st.wall_min_ns = G_MAXUINT64;
+  perf_open (&t);
   /* best of a few passes: the first one pays for cold caches */
   self->read_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
     t0 = gst_ax_probe_now_ns ();
     for (i = 0; i < CALIBRATION_ROUNDS; i++)
-      gst_ax_probe_thread_usage (&cpu, &faults);
+      thread_usage (&t, &cpu, &faults);
     t1 = gst_ax_probe_now_ns ();
     self->read_cost_ns = MIN (self->read_cost_ns,
         (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
@@ -2400,6 +2477,7 @@ calibrate (GstAxProf * self)
   GST_INFO ("calibrated: %.0f ns per usage read, %.0f ns bookkeeping per "
       "element-buffer", self->read_cost_ns, self->hook_cost_ns);
   sample_every = saved;
+  perf_close (&t);
   g_object_unref (dummy);
 }
 

@@ -15,6 +15,7 @@
 #include "axtestelements.h"
 
 #include <gst/ax/ax.h>
+#include <gst/check/gstharness.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -453,6 +454,36 @@ GST_START_TEST (test_bin_as_sink_groups)
 
 GST_END_TEST;
 
+/* A harness drives an element through pads that have no parent: those
+ * pads are skipped and the element itself is still measured. */
+GST_START_TEST (test_harness_unparented_pads)
+{
+  GstHarness *h = gst_harness_new ("identity");
+  GstAxReport *report;
+  GstAxReportGroup *g;
+  guint i;
+  guint64 count = 0;
+
+  gst_harness_set_src_caps_str (h, "application/x-test");
+  for (i = 0; i < 5; i++)
+    gst_buffer_unref (gst_harness_push_and_pull (h, gst_buffer_new ()));
+  report = gst_ax_report_get_for_pipeline (h->element);
+  fail_unless (report != NULL);
+  fail_unless (report->groups->len >= 1);
+  g = g_ptr_array_index (report->groups, 0);
+  for (i = 0; i < g->rows->len; i++) {
+    GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, i);
+
+    if (g_strcmp0 (row->name, GST_ELEMENT_NAME (h->element)) == 0)
+      count = row->count;
+  }
+  fail_unless_equals_int (count, 5);
+  gst_ax_report_free (report);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 axprof_suite (void)
 {
@@ -474,6 +505,7 @@ axprof_suite (void)
   tcase_add_test (tc, test_null_without_eos_and_on_demand);
   tcase_add_test (tc, test_tee_multiqueue_compositor);
   tcase_add_test (tc, test_bin_as_sink_groups);
+  tcase_add_test (tc, test_harness_unparented_pads);
   return s;
 }
 

@@ -70,7 +70,9 @@ ax_empty_hooks_init (AxEmptyHooks * self)
   static const gchar *const hooks[] = {
     "pad-push-pre", "pad-push-post", "pad-push-list-pre",
     "pad-push-list-post", "pad-chain-pre", "pad-chain-post",
-    "pad-chain-list-pre", "pad-chain-list-post", "pad-pull-range-pre",
+    "pad-chain-list-pre", "pad-chain-list-post", "pad-push-event-pre",
+    "pad-push-event-post",
+    "pad-pull-range-pre",
     "pad-pull-range-post", "element-post-message-pre", "element-new",
     "bin-add-post", "element-change-state-post",
   };

@@ -264,6 +264,7 @@ typedef struct
   /* perf group (task clock + minor faults) of this thread, or -1 */
   gint perf_leader;
   gint perf_faults;
+  guint event_depth;
   guint depth;
   guint skipped;
   Frame stack[MAX_DEPTH];
@@ -1009,6 +1010,33 @@ do_push_post (GObject * self, GstClockTime ts, GstPad * pad, GstFlowReturn r)
   if (ei == NULL)
     return;
   return_to_current (thread_state (), ei, ts);
+}
+
+/* A task pushes its stream-start, caps and segment events before its
+ * first buffer: opening the loop when the outermost event push returns
+ * lets the first buffer's create or pull be measured too (events that
+ * elements forward from inside it are nested and ignored). An open loop
+ * is left alone. */
+static void
+do_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstEvent * event)
+{
+  thread_state ()->event_depth++;
+}
+
+static void
+do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
+    gboolean res)
+{
+  ThreadState *t = thread_state ();
+  ElemInfo *ei;
+
+  if (t->event_depth > 0)
+    t->event_depth--;
+  if (t->event_depth > 0 || t->depth > 0 || t->loop_open ||
+      !GST_PAD_IS_SRC (pad) || (ei = elem_of_pad (pad)) == NULL)
+    return;
+  return_to_current (t, ei, ts);
 }
 
 static void
@@ -2053,9 +2081,15 @@ build_verdict (Build * b)
         "in-flight window would use the idle cores)", dev->group, dev->depth,
         dev->in_flight_window, dev->occupancy_percent, dev->n_cores);
   } else if (full) {
+    gboolean waits = work.row && (work.row->flags &
+        GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED);
+
     constraint = g_strdup_printf ("back-pressure: %s is full %.1f%% of the "
-        "time because %s downstream is slower", full->name,
-        full->full_percent, work.row ? work.row->name : "a later element");
+        "time because %s downstream is slower%s%s%s", full->name,
+        full->full_percent, work.row ? work.row->name : "a later element",
+        waits ? " (and it mostly waits: " : "",
+        waits ? (r->pacing ? r->pacing : "a clock or a lock") : "",
+        waits ? ")" : "");
   } else if (empty) {
     constraint = g_strdup_printf ("source starvation: %s is empty %.1f%% of "
         "the time, waiting on %s", empty->name, empty->empty_percent,
@@ -2565,6 +2599,10 @@ gst_ax_prof_constructed (GObject * object)
       G_CALLBACK (do_chain_list_pre));
   gst_tracing_register_hook (tracer, "pad-chain-list-post",
       G_CALLBACK (do_chain_list_post));
+  gst_tracing_register_hook (tracer, "pad-push-event-pre",
+      G_CALLBACK (do_push_event_pre));
+  gst_tracing_register_hook (tracer, "pad-push-event-post",
+      G_CALLBACK (do_push_event_post));
   gst_tracing_register_hook (tracer, "pad-pull-range-pre",
       G_CALLBACK (do_pull_range_pre));
   gst_tracing_register_hook (tracer, "pad-pull-range-post",

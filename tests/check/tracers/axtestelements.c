@@ -240,6 +240,11 @@ struct _AxTestDevice
   guint64 next_id;
   guint64 done;
   GstFlowReturn last_flow;
+  /* ground truth for the tests */
+  guint64 busy_ns;
+  guint64 first_start_ns;
+  guint64 last_end_ns;
+  guint64 host_ns;
 };
 
 G_DEFINE_TYPE (AxTestDevice, ax_test_device, GST_TYPE_ELEMENT);
@@ -251,6 +256,9 @@ enum
   PROP_DEVICE_MS,
   PROP_CORES,
   PROP_IN_FLIGHT,
+  PROP_BUSY_NS,
+  PROP_WINDOW_NS,
+  PROP_HOST_NS,
 };
 
 static void
@@ -272,8 +280,10 @@ ax_test_device_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   Job *job;
   GstFlowReturn ret;
   volatile guint sum = 0;
+  guint64 host0, host1;
   gsize i;
 
+  host0 = gst_ax_probe_now_ns ();
   gst_ax_probe_timer_start (&timer);
   if (gst_buffer_map (buf, &map, GST_MAP_READ)) {
     for (i = 0; i < map.size; i++)
@@ -282,8 +292,10 @@ ax_test_device_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   }
   gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->model,
       "host copy in", GST_AX_PROBE_FLAG_NONE);
+  host1 = gst_ax_probe_now_ns ();
 
   g_mutex_lock (&self->lock);
+  self->host_ns += host1 - host0;
   while (!self->flushing && g_queue_get_length (&self->jobs) >=
       self->in_flight)
     g_cond_wait (&self->cond, &self->lock);
@@ -314,7 +326,7 @@ ax_test_device_loop (gpointer user_data)
   struct timespec until;
   GstFlowReturn ret;
   Job *job;
-  guint64 done;
+  guint64 done, host0, host1;
 
   g_mutex_lock (&self->lock);
   while (!self->flushing && !self->eos && g_queue_is_empty (&self->jobs))
@@ -350,14 +362,23 @@ ax_test_device_loop (gpointer user_data)
   ev.end_ns = job->end_ns;
   gst_ax_probe_device_event (&ev);
 
+  host0 = gst_ax_probe_now_ns ();
   gst_ax_probe_timer_start (&timer);
   g_mutex_lock (&self->lock);
   g_queue_pop_head (&self->jobs);
   done = ++self->done;
+  self->busy_ns += job->end_ns - job->start_ns;
+  if (self->first_start_ns == 0)
+    self->first_start_ns = job->start_ns;
+  self->last_end_ns = job->end_ns;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
   gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->model,
       "dequant", GST_AX_PROBE_FLAG_NONE);
+  host1 = gst_ax_probe_now_ns ();
+  g_mutex_lock (&self->lock);
+  self->host_ns += host1 - host0;
+  g_mutex_unlock (&self->lock);
   ax_test_device_report (self, done);
 
   ret = gst_pad_push (self->srcpad, job->buffer);
@@ -420,6 +441,9 @@ ax_test_device_src_activate (GstPad * pad, GstObject * parent,
   self->flushing = !active;
   self->eos = FALSE;
   self->last_flow = GST_FLOW_OK;
+  if (active)
+    self->busy_ns = self->first_start_ns = self->last_end_ns =
+        self->host_ns = 0;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
   if (active) {
@@ -479,6 +503,21 @@ ax_test_device_get_property (GObject * object, guint id, GValue * value,
     case PROP_IN_FLIGHT:
       g_value_set_uint (value, self->in_flight);
       break;
+    case PROP_BUSY_NS:
+      g_mutex_lock (&self->lock);
+      g_value_set_uint64 (value, self->busy_ns);
+      g_mutex_unlock (&self->lock);
+      break;
+    case PROP_WINDOW_NS:
+      g_mutex_lock (&self->lock);
+      g_value_set_uint64 (value, self->last_end_ns - self->first_start_ns);
+      g_mutex_unlock (&self->lock);
+      break;
+    case PROP_HOST_NS:
+      g_mutex_lock (&self->lock);
+      g_value_set_uint64 (value, self->host_ns);
+      g_mutex_unlock (&self->lock);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
   }
@@ -517,6 +556,18 @@ ax_test_device_class_init (AxTestDeviceClass * klass)
   g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
       g_param_spec_uint ("in-flight", "In flight", "Jobs outstanding", 1, 64,
           2, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_BUSY_NS,
+      g_param_spec_uint64 ("busy-ns", "Busy", "Summed job time on the "
+          "device cores", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_WINDOW_NS,
+      g_param_spec_uint64 ("window-ns", "Window", "First job start to last "
+          "job end", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_HOST_NS,
+      g_param_spec_uint64 ("host-ns", "Host", "Summed wall of the host "
+          "stages", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_element_class_add_static_pad_template (element_class, &any_sink);
   gst_element_class_add_static_pad_template (element_class, &any_src);
   gst_element_class_set_static_metadata (element_class, "Fake device stage",

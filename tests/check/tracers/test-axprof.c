@@ -169,18 +169,27 @@ GST_START_TEST (test_latency_delay_queue_tee)
 
 GST_END_TEST;
 
+#define DEVICE_LAUNCH "videotestsrc num-buffers=60 ! " \
+    "video/x-raw,width=64,height=48 ! axtestdevice name=dev " \
+    "model-name=testnet device-ms=8 cores=4 in-flight=2 ! fakesink"
+
 static AxProfReport *
 run_device (void)
 {
-  /* long enough jobs that thread wake-ups between them stay small */
-  return ax_prof_run ("videotestsrc num-buffers=60 ! "
-      "video/x-raw,width=64,height=48 ! axtestdevice name=dev "
-      "model-name=testnet device-ms=8 cores=4 in-flight=2 ! fakesink");
+  return ax_prof_run (DEVICE_LAUNCH);
 }
+
+/* The element keeps its own books of the jobs it ran: the ground truth.
+ * The nominal values (2 of 4 cores, 2 in flight) are only reached when
+ * the element's threads wake up in time, which a loaded machine delays,
+ * so they get a wider tolerance. */
+#define NOMINAL_TOLERANCE 0.25
 
 GST_START_TEST (test_device_sections)
 {
-  AxProfReport *r = run_device ();
+  GstElement *pipeline, *dev;
+  AxProfReport *r = ax_prof_run_full (DEVICE_LAUNCH, &pipeline);
+  guint64 busy_ns, window_ns, host_ns;
   JsonObject *row = ax_prof_find_row (r->root, "testnet", "device wait");
   JsonArray *devices;
   JsonObject *d;
@@ -208,11 +217,25 @@ GST_START_TEST (test_device_sections)
   fail_unless_equals_int (json_object_get_int_member (d, "jobs"),
       DEVICE_FRAMES);
   assert_within (member (d, "device_ms"), DEVICE_MS, TOLERANCE, "device_ms");
-  /* two jobs of one core each always outstanding on four cores */
+
+  dev = gst_bin_get_by_name (GST_BIN (pipeline), "dev");
+  g_object_get (dev, "busy-ns", &busy_ns, "window-ns", &window_ns,
+      "host-ns", &host_ns, NULL);
+  gst_object_unref (dev);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  fail_unless (window_ns > 0);
+  assert_within (member (d, "occupancy_percent"),
+      100.0 * busy_ns / (DEVICE_CORES * (gdouble) window_ns), TOLERANCE,
+      "occupancy against the element's own books");
+  assert_within (member (d, "depth"), (gdouble) (busy_ns + host_ns) /
+      window_ns, TOLERANCE, "depth against the element's own books");
+  /* two jobs of one core each outstanding on four cores */
   occupancy_expected = 100.0 * DEVICE_IN_FLIGHT / DEVICE_CORES;
   assert_within (member (d, "occupancy_percent"), occupancy_expected,
-      TOLERANCE, "occupancy");
-  assert_within (member (d, "depth"), DEVICE_IN_FLIGHT, TOLERANCE, "depth");
+      NOMINAL_TOLERANCE, "occupancy");
+  assert_within (member (d, "depth"), DEVICE_IN_FLIGHT, NOMINAL_TOLERANCE,
+      "depth");
   fail_unless (strstr (r->text, "Occupancy (") != NULL);
   fail_unless (strstr (r->text, "Device throughput (") != NULL);
   fail_unless (strstr (r->text, "Host/device wall-time share (") != NULL);

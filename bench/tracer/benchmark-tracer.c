@@ -315,8 +315,8 @@ main (int argc, char **argv)
       "%.3f us, CLOCK_THREAD_CPUTIME_ID %.3f us, perf group read (task "
       "clock + minor faults) %.3f us\n", getrusage_ns () / NS_PER_US,
       thread_clock_ns () / NS_PER_US, perf_group_ns () / NS_PER_US);
-  printf ("axprof makes one perf group read per span boundary (clock + "
-      "getrusage without perf): 2 per element-buffer measured in full, "
+  printf ("axprof reads the thread CPU clock and getrusage once per span "
+      "boundary: 2 reads (4 syscalls) per element-buffer measured in full, "
       "2/16 at sample=16\n");
   g_free (self);
   return 0;

@@ -44,6 +44,9 @@ struct _AxTestBurn
 {
   GstBaseTransform parent;
   guint burn_us;
+  /* ground truth: the wall time of the burns, summed (object lock) */
+  guint64 wall_ns;
+  guint calls;
 };
 
 G_DEFINE_TYPE (AxTestBurn, ax_test_burn, GST_TYPE_BASE_TRANSFORM);
@@ -52,6 +55,8 @@ enum
 {
   PROP_BURN_0,
   PROP_BURN_US,
+  PROP_BURN_WALL_NS,
+  PROP_BURN_CALLS,
 };
 
 static void
@@ -61,7 +66,10 @@ ax_test_burn_set_property (GObject * object, guint id, const GValue * value,
   AxTestBurn *self = AX_TEST_BURN (object);
 
   GST_OBJECT_LOCK (self);
-  self->burn_us = g_value_get_uint (value);
+  if (id == PROP_BURN_US)
+    self->burn_us = g_value_get_uint (value);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -72,7 +80,19 @@ ax_test_burn_get_property (GObject * object, guint id, GValue * value,
   AxTestBurn *self = AX_TEST_BURN (object);
 
   GST_OBJECT_LOCK (self);
-  g_value_set_uint (value, self->burn_us);
+  switch (id) {
+    case PROP_BURN_US:
+      g_value_set_uint (value, self->burn_us);
+      break;
+    case PROP_BURN_WALL_NS:
+      g_value_set_uint64 (value, self->wall_ns);
+      break;
+    case PROP_BURN_CALLS:
+      g_value_set_uint (value, self->calls);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+  }
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -80,6 +100,7 @@ static GstFlowReturn
 ax_test_burn_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   AxTestBurn *self = AX_TEST_BURN (trans);
+  guint64 wall0 = gst_ax_probe_now_ns ();
   guint64 start = thread_cpu_ns (), budget;
   volatile guint64 sink = 0;
 
@@ -88,6 +109,10 @@ ax_test_burn_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GST_OBJECT_UNLOCK (self);
   while (thread_cpu_ns () - start < budget)
     sink++;
+  GST_OBJECT_LOCK (self);
+  self->wall_ns += gst_ax_probe_now_ns () - wall0;
+  self->calls++;
+  GST_OBJECT_UNLOCK (self);
   return GST_FLOW_OK;
 }
 
@@ -103,6 +128,13 @@ ax_test_burn_class_init (AxTestBurnClass * klass)
       g_param_spec_uint ("burn-us", "Burn", "Thread CPU time to burn per "
           "buffer (us)", 0, G_MAXUINT, 0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_BURN_WALL_NS,
+      g_param_spec_uint64 ("wall-ns", "Wall", "Summed wall time of the "
+          "burns", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_BURN_CALLS,
+      g_param_spec_uint ("calls", "Calls", "Burns done", 0, G_MAXUINT, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_element_class_add_static_pad_template (element_class, &any_sink);
   gst_element_class_add_static_pad_template (element_class, &any_src);
   gst_element_class_set_static_metadata (element_class, "CPU burner",

@@ -469,7 +469,7 @@ hist_add (LatHist * h, guint64 v)
 {
   h->n++;
   h->sum_ns += v;
-  h->sumsq_ns += (gdouble) v * v;
+  h->sumsq_ns += (gdouble) v *v;
   if (v < h->min_ns)
     h->min_ns = v;
   if (v > h->max_ns)
@@ -557,8 +557,7 @@ queue_rec_new (PipeRec * p, ElemInfo * ei, const gchar * name)
   q->elem = ei;
   g_mutex_init (&q->lock);
   if (g_object_class_find_property (klass, "max-size-buffers"))
-    g_object_get (ei->element, "max-size-buffers", &q->max_size_buffers,
-        NULL);
+    g_object_get (ei->element, "max-size-buffers", &q->max_size_buffers, NULL);
   g_ptr_array_add (p->queues, q);
   return q;
 }
@@ -609,8 +608,7 @@ elem_info_create (GstElement * element)
     ei->queue = queue_rec_new (p, ei, ei->name);
   g_mutex_unlock (&p->lock);
 
-  g_object_set_qdata_full (G_OBJECT (element), elem_quark, ei,
-      elem_info_gone);
+  g_object_set_qdata_full (G_OBJECT (element), elem_quark, ei, elem_info_gone);
   return ei;
 }
 
@@ -964,8 +962,7 @@ do_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
 }
 
 static void
-do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
-    gboolean res)
+do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad, gboolean res)
 {
   ThreadState *t = thread_state ();
   ElemInfo *ei;
@@ -1075,8 +1072,7 @@ do_pull_range_pre (GObject * self, GstClockTime ts, GstPad * pad,
     return;
   leave_current (t, ei, ts);
   f = &t->stack[t->depth++];
-  frame_open (f, peer_ei->chain_row, row_stats (peer_ei->chain_row, t), ts,
-      t);
+  frame_open (f, peer_ei->chain_row, row_stats (peer_ei->chain_row, t), ts, t);
   f->pull_pad = pad;
 }
 
@@ -1520,8 +1516,7 @@ row_group (Row * row)
 static gboolean
 element_bool_prop (GstElement * e, const gchar * name, gboolean * value)
 {
-  if (e == NULL || !g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-          name))
+  if (e == NULL || !g_object_class_find_property (G_OBJECT_GET_CLASS (e), name))
     return FALSE;
   g_object_get (e, name, value, NULL);
   return TRUE;
@@ -1827,8 +1822,7 @@ build_devices (Build * b)
 
     if (d->events == 0) {
       gst_ax_report_add_warning (r, "%s reported a device but no device "
-          "busy intervals: occupancy and device throughput read 0",
-          rd.group);
+          "busy intervals: occupancy and device throughput read 0", rd.group);
     } else if (window_ns > 0) {
       fps = rd.jobs / (window_ns / NS_PER_S);
       /* occupancy x cores == fps x device_ms x cores per job */
@@ -2090,7 +2084,9 @@ make_report (GstAxProf * self, PipeRec * p, GstAxReportStatus status)
 
   offender = p->debug_at_start ? g_strdup (p->debug_at_start) :
       debug_offender ();
-  logged = __atomic_load_n (&debug_log_count, __ATOMIC_RELAXED) - (gint64) p->log_count0;
+  logged =
+      __atomic_load_n (&debug_log_count,
+      __ATOMIC_RELAXED) - (gint64) p->log_count0;
   if (offender == NULL && logged > 0)
     offender = g_strdup_printf ("%" G_GINT64_FORMAT " messages at DEBUG or "
         "above were logged", logged);
@@ -2427,24 +2423,24 @@ calibrate (GstAxProf * self)
   st.countdown = G_MAXUINT;
   self->hook_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
-  t0 = gst_ax_probe_now_ns ();
-  for (i = 0; i < CALIBRATION_ROUNDS; i++) {
-    Frame *f = &t.stack[0];
+    t0 = gst_ax_probe_now_ns ();
+    for (i = 0; i < CALIBRATION_ROUNDS; i++) {
+      Frame *f = &t.stack[0];
 
-    /* four hooks per element-buffer: push-pre, chain-pre, chain-post,
-     * push-post, each resolving its pad's element */
-    (void) g_object_get_qdata (dummy, elem_quark);
-    (void) g_object_get_qdata (dummy, elem_quark);
-    frame_open (f, &row, &st, i, &t);
-    (void) g_object_get_qdata (dummy, elem_quark);
-    frame_pause (f, i + 1, &t);
-    frame_record (f);
-    (void) g_object_get_qdata (dummy, elem_quark);
-    frame_resume (f, i + 1, &t);
-  }
-  t1 = gst_ax_probe_now_ns ();
-  self->hook_cost_ns = MIN (self->hook_cost_ns,
-      (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
+      /* four hooks per element-buffer: push-pre, chain-pre, chain-post,
+       * push-post, each resolving its pad's element */
+      (void) g_object_get_qdata (dummy, elem_quark);
+      (void) g_object_get_qdata (dummy, elem_quark);
+      frame_open (f, &row, &st, i, &t);
+      (void) g_object_get_qdata (dummy, elem_quark);
+      frame_pause (f, i + 1, &t);
+      frame_record (f);
+      (void) g_object_get_qdata (dummy, elem_quark);
+      frame_resume (f, i + 1, &t);
+    }
+    t1 = gst_ax_probe_now_ns ();
+    self->hook_cost_ns = MIN (self->hook_cost_ns,
+        (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
   }
   GST_INFO ("calibrated: %.0f ns per usage read, %.0f ns bookkeeping per "
       "element-buffer", self->read_cost_ns, self->hook_cost_ns);

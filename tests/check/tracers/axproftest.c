@@ -92,8 +92,7 @@ ax_prof_run_full (const gchar * description, GstElement ** at_eos)
       GST_STATE_CHANGE_FAILURE);
   msg = gst_bus_timed_pop_filtered (bus, RUN_TIMEOUT,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no EOS within the timeout for '%s'",
-      description);
+  fail_unless (msg != NULL, "no EOS within the timeout for '%s'", description);
   fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
   gst_message_unref (msg);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);

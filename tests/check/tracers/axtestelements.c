@@ -328,8 +328,7 @@ ax_test_device_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 
   g_mutex_lock (&self->lock);
   self->host_ns += host1 - host0;
-  while (!self->flushing && g_queue_get_length (&self->jobs) >=
-      self->in_flight)
+  while (!self->flushing && g_queue_get_length (&self->jobs) >= self->in_flight)
     g_cond_wait (&self->cond, &self->lock);
   if (self->flushing) {
     g_mutex_unlock (&self->lock);
@@ -626,8 +625,7 @@ ax_test_device_init (AxTestDevice * self)
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
 
   self->srcpad = gst_pad_new_from_static_template (&any_src, "src");
-  gst_pad_set_activatemode_function (self->srcpad,
-      ax_test_device_src_activate);
+  gst_pad_set_activatemode_function (self->srcpad, ax_test_device_src_activate);
   GST_PAD_SET_PROXY_CAPS (self->srcpad);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 }
@@ -636,8 +634,7 @@ void
 ax_test_elements_register (void)
 {
   gst_element_register (NULL, "axtestburn", GST_RANK_NONE, AX_TYPE_TEST_BURN);
-  gst_element_register (NULL, "axtesttouch", GST_RANK_NONE,
-      AX_TYPE_TEST_TOUCH);
+  gst_element_register (NULL, "axtesttouch", GST_RANK_NONE, AX_TYPE_TEST_TOUCH);
   gst_element_register (NULL, "axtestdevice", GST_RANK_NONE,
       AX_TYPE_TEST_DEVICE);
 }

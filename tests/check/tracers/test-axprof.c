@@ -155,8 +155,7 @@ GST_START_TEST (test_slow_source)
   const gchar *constraint;
 
   fail_unless (q != NULL, "%s", r->text);
-  fail_unless (member (q, "mean") < 0.5, "mean depth %.2f",
-      member (q, "mean"));
+  fail_unless (member (q, "mean") < 0.5, "mean depth %.2f", member (q, "mean"));
   constraint = json_object_get_string_member (verdict, "constraint");
   fail_unless (strstr (constraint, "source") != NULL &&
       strstr (constraint, "camera") != NULL, "%s", r->text);
@@ -212,8 +211,7 @@ GST_START_TEST (test_device_sections)
   JsonObject *d;
   gdouble occupancy_expected;
 
-  fail_unless (ax_prof_find_group (r->root, "testnet") != NULL, "%s",
-      r->text);
+  fail_unless (ax_prof_find_group (r->root, "testnet") != NULL, "%s", r->text);
   fail_unless (row != NULL, "%s", r->text);
   fail_unless (ax_prof_row_has_flag (row, "DEVICE WAIT"));
   fail_if (ax_prof_row_has_flag (row, "BLOCKED"));
@@ -482,8 +480,7 @@ GST_START_TEST (test_bin_as_sink_groups)
       "video/x-raw,width=64,height=48 ! identity name=outside ! "
       "( name=sinkbin queue name=inq ! fakesink name=insink )");
 
-  fail_unless (ax_prof_find_group (r->root, "sinkbin") != NULL, "%s",
-      r->text);
+  fail_unless (ax_prof_find_group (r->root, "sinkbin") != NULL, "%s", r->text);
   fail_unless (ax_prof_find_row (r->root, "sinkbin", "inq") != NULL);
   fail_unless (ax_prof_find_row (r->root, "sinkbin", "insink") != NULL);
   fail_unless (ax_prof_find_row (r->root, "pipeline", "outside") != NULL);

@@ -252,9 +252,24 @@ typedef struct
   gboolean sampled;
 } Frame;
 
+/* Per-thread memo of the last stage rows and devices looked up: the
+ * probe API promises static or interned stage strings, so the pointers
+ * are the key, and element infos, rows and devices are never freed. */
+#define PROBE_CACHE_SIZE 16
+
+typedef struct
+{
+  ElemInfo *ei;
+  const gchar *stage;
+  const gchar *group;
+  gpointer value;
+} ProbeCacheEntry;
+
 typedef struct
 {
   gint slot;
+  ProbeCacheEntry rows[PROBE_CACHE_SIZE];
+  ProbeCacheEntry devs[PROBE_CACHE_SIZE];
   guint event_depth;
   guint depth;
   guint skipped;
@@ -1114,12 +1129,29 @@ elem_info_of (GstElement * element)
   return ei;
 }
 
-static Row *
-probe_row (ElemInfo * ei, const GstAxProbeSpan * span)
+static inline ProbeCacheEntry *
+probe_cache_slot (ProbeCacheEntry * cache, ElemInfo * ei,
+    const gchar * stage, const gchar * group)
 {
+  guintptr h = (guintptr) ei ^ ((guintptr) stage >> 3) ^
+      ((guintptr) group >> 5);
+
+  return &cache[(h ^ (h >> 7)) % PROBE_CACHE_SIZE];
+}
+
+static Row *
+probe_row (ElemInfo * ei, const GstAxProbeSpan * span, ThreadState * t)
+{
+  ProbeCacheEntry *c = probe_cache_slot (t->rows, ei, span->stage,
+      span->group);
   PipeRec *p = ei->pipe;
   Row *row = NULL;
   guint i;
+
+  /* the group string carries no lifetime promise: compare its text */
+  if (c->ei == ei && c->stage == span->stage && c->group == span->group &&
+      g_strcmp0 (((Row *) c->value)->group, span->group) == 0)
+    return c->value;
 
   g_mutex_lock (&p->lock);
   for (i = 0; i < p->rows->len; i++) {
@@ -1143,6 +1175,10 @@ probe_row (ElemInfo * ei, const GstAxProbeSpan * span)
     ei->model_group = g_strdup (span->group);
   }
   g_mutex_unlock (&p->lock);
+  c->ei = ei;
+  c->stage = span->stage;
+  c->group = span->group;
+  c->value = row;
   return row;
 }
 
@@ -1169,7 +1205,7 @@ on_span (const GstAxProbeSpan * span, gpointer user_data)
     f->acc_cpu -= (gint64) span->cpu_ns;
     f->acc_faults -= (gint64) span->faults;
   }
-  row = probe_row (ei, span);
+  row = probe_row (ei, span, t);
   st = row_stats (row, t);
   stats_add (st, span->wall_ns, span->cpu_ns, span->faults, TRUE);
 }
@@ -1177,9 +1213,15 @@ on_span (const GstAxProbeSpan * span, gpointer user_data)
 static DevRec *
 dev_rec (ElemInfo * ei, const gchar * group)
 {
+  ThreadState *t = thread_state ();
+  ProbeCacheEntry *c = probe_cache_slot (t->devs, ei, NULL, group);
   PipeRec *p = ei->pipe;
   DevRec *d = NULL;
   guint i;
+
+  if (c->ei == ei && c->group == group &&
+      strcmp (((DevRec *) c->value)->group, group ? group : ei->name) == 0)
+    return c->value;
 
   g_mutex_lock (&p->lock);
   for (i = 0; i < p->devices->len; i++) {
@@ -1203,6 +1245,9 @@ dev_rec (ElemInfo * ei, const gchar * group)
     ei->model_group = g_strdup (group);
   }
   g_mutex_unlock (&p->lock);
+  c->ei = ei;
+  c->group = group;
+  c->value = d;
   return d;
 }
 

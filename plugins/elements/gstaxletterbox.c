@@ -132,6 +132,8 @@ struct _GstAxLetterboxElement
   gchar *roi_classes;
   /* properties or caps changed since the last configuration */
   gboolean dirty;
+  /* the last configuration succeeded; streaming thread only */
+  gboolean configured;
 
   /* streaming thread only from here on */
   GstVideoInfo in_info;
@@ -556,6 +558,7 @@ gst_ax_letterbox_element_stop (GstBaseTransform * trans)
   GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (trans);
 
   gst_ax_letterbox_element_release (self);
+  self->configured = FALSE;
   GST_OBJECT_LOCK (self);
   self->dirty = TRUE;
   GST_OBJECT_UNLOCK (self);
@@ -834,6 +837,7 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
   gsize tensor_bytes;
   GstStructure *config;
 
+  self->configured = FALSE;
   GST_OBJECT_LOCK (self);
   prop_width = self->prop_width;
   prop_height = self->prop_height;
@@ -950,6 +954,7 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
       self->tensor_layout == GST_AX_TENSOR_LAYOUT_NCHW ? "NCHW" : "NHWC",
       self->tensor_scale, self->tensor_zero_point,
       self->cfg_bilinear ? "bilinear" : "nearest");
+  self->configured = TRUE;
   return TRUE;
 
   /* ERRORS */
@@ -1413,10 +1418,13 @@ gst_ax_letterbox_element_transform_ip (GstBaseTransform * trans,
   GST_OBJECT_LOCK (self);
   dirty = self->dirty;
   GST_OBJECT_UNLOCK (self);
-  if (dirty && !gst_ax_letterbox_element_configure (self))
+  if ((dirty || !self->configured)
+      && !gst_ax_letterbox_element_configure (self))
     return GST_FLOW_ERROR;
 
-  if (!gst_video_frame_map (&frame, &self->in_info, buf, GST_MAP_READ))
+  /* no ref: the buffer must stay writable for the meta */
+  if (!gst_video_frame_map (&frame, &self->in_info, buf,
+          GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF))
     goto map_failed;
 
   gst_buffer_foreach_meta (buf, remove_input_tensor, NULL);

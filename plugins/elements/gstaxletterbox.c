@@ -111,7 +111,21 @@ typedef struct
   gint col_hi[GST_VIDEO_MAX_PLANES];
   /* vertically blended plane rows, bilinear only */
   gfloat *rowf[GST_VIDEO_MAX_PLANES];
+  /* every x weight of the component is 0: one tap suffices */
+  gboolean one_tap_x[N_CHANNELS];
+  /* one row of each component's samples */
+  gfloat *comp[N_CHANNELS];
 } SampleTables;
+
+/* Output channel k = gain * (Y - offset) + from_u[k] * (U - 128) +
+ * from_v[k] * (V - 128), rows already in the tensor's channel order. */
+typedef struct
+{
+  gfloat y_offset;
+  gfloat y_gain;
+  gfloat from_u[N_CHANNELS];
+  gfloat from_v[N_CHANNELS];
+} YuvMatrix;
 
 struct _GstAxLetterboxElement
 {
@@ -138,6 +152,7 @@ struct _GstAxLetterboxElement
   /* streaming thread only from here on */
   GstVideoInfo in_info;
   gboolean is_yuv;
+  /* YUV to RGB, without the channel order */
   gfloat y_offset;
   gfloat y_gain;
   gfloat r_from_v;
@@ -161,6 +176,8 @@ struct _GstAxLetterboxElement
   guint8 cfg_fill;
   gint red_pos;
   gint blue_pos;
+  /* YUV to tensor channels, in the configured channel order */
+  YuvMatrix matrix;
   gboolean identity_u8;
   guint8 lut_u8[MAX_PIXEL_VALUE + 1];
   gfloat lut_f32[MAX_PIXEL_VALUE + 1];
@@ -413,6 +430,7 @@ sample_tables_clear (SampleTables * t)
     g_clear_pointer (&t->x0[i], g_free);
     g_clear_pointer (&t->x1[i], g_free);
     g_clear_pointer (&t->wx[i], g_free);
+    g_clear_pointer (&t->comp[i], g_free);
   }
   for (i = 0; i < GST_VIDEO_MAX_PLANES; i++) {
     g_clear_pointer (&t->y0[i], g_free);
@@ -667,6 +685,7 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
     const gdouble sub = 1 << wsub;
 
     t->comp_plane[c] = plane;
+    t->one_tap_x[c] = TRUE;
     for (x = 0; x < lb->resized_width; x++) {
       const gdouble luma = lb->src_x + (x + 0.5) * fx;
       gint i0, i1;
@@ -693,6 +712,8 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
       t->x0[c][x] = i0 * pstride + poffset;
       t->x1[c][x] = i1 * pstride + poffset;
       t->wx[c][x] = w;
+      if (w != 0.0)
+        t->one_tap_x[c] = FALSE;
     }
     t->col_lo[plane] = MIN (t->col_lo[plane], t->x0[c][0]);
     t->col_hi[plane] = MAX (t->col_hi[plane],
@@ -761,6 +782,7 @@ sample_tables_alloc (SampleTables * t, const GstVideoInfo * info,
     t->x0[c] = g_new (gint32, max_width);
     t->x1[c] = g_new (gint32, max_width);
     t->wx[c] = g_new (gfloat, max_width);
+    t->comp[c] = g_new (gfloat, max_width);
   }
   for (p = 0; p < t->n_planes; p++) {
     t->y0[p] = g_new (gint32, max_height);
@@ -852,6 +874,14 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
   self->red_pos = self->channel_order == GST_AX_LETTERBOX_CHANNEL_ORDER_RGB ?
       0 : 2;
   self->blue_pos = 2 - self->red_pos;
+  self->matrix.y_offset = self->y_offset;
+  self->matrix.y_gain = self->y_gain;
+  self->matrix.from_u[self->red_pos] = 0.0f;
+  self->matrix.from_v[self->red_pos] = self->r_from_v;
+  self->matrix.from_u[1] = -self->g_from_u;
+  self->matrix.from_v[1] = -self->g_from_v;
+  self->matrix.from_u[self->blue_pos] = self->b_from_u;
+  self->matrix.from_v[self->blue_pos] = 0.0f;
   roi_classes = g_strdup (self->roi_classes);
   self->dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
@@ -984,9 +1014,17 @@ pool_failed:
   }
 }
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+/* The per-row loops are compiled for AVX2 (8 lanes, gathers) and for the
+ * baseline; the loader picks one for the CPU. */
+#define ROW_LOOP __attribute__ ((target_clones ("avx2", "default")))
+#else
+#define ROW_LOOP
+#endif
+
 /* Vertical pass of bilinear sampling: one plane row blended from two
  * source rows, over the byte range the x tables read. */
-static void
+ROW_LOOP static void
 blend_rows (gfloat * restrict dst, const guint8 * restrict a,
     const guint8 * restrict b, gfloat w, gint n)
 {
@@ -999,106 +1037,116 @@ blend_rows (gfloat * restrict dst, const guint8 * restrict a,
   }
 }
 
-static void
-row_bilinear_rgb (guint8 * restrict out, const gfloat * restrict row,
-    const gint32 * restrict r0, const gint32 * restrict r1,
-    const gfloat * restrict rw, const gint32 * restrict g0,
-    const gint32 * restrict g1, const gint32 * restrict b0,
-    const gint32 * restrict b1, gint red_pos, gint blue_pos, gint n)
+/* Horizontal passes, one component at a time: from a source row (u8) or
+ * a blended row (float), one tap where every weight is 0, else two. */
+ROW_LOOP static void
+gather_u8 (gfloat * restrict dst, const guint8 * restrict row,
+    const gint32 * restrict i0, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++)
+    dst[x] = row[i0[x]];
+}
+
+ROW_LOOP static void
+lerp_u8 (gfloat * restrict dst, const guint8 * restrict row,
+    const gint32 * restrict i0, const gint32 * restrict i1,
+    const gfloat * restrict w, gint n)
 {
   gint x;
 
   for (x = 0; x < n; x++) {
-    const gfloat w = rw[x];
-    const gfloat r = row[r0[x]] + (row[r1[x]] - row[r0[x]]) * w;
-    const gfloat g = row[g0[x]] + (row[g1[x]] - row[g0[x]]) * w;
-    const gfloat b = row[b0[x]] + (row[b1[x]] - row[b0[x]]) * w;
+    const gfloat a = row[i0[x]];
 
-    /* a convex combination of 0..255 values needs no clamping */
-    out[N_CHANNELS * x + red_pos] = (guint8) (r + 0.5f);
-    out[N_CHANNELS * x + 1] = (guint8) (g + 0.5f);
-    out[N_CHANNELS * x + blue_pos] = (guint8) (b + 0.5f);
+    dst[x] = a + ((gfloat) row[i1[x]] - a) * w[x];
   }
 }
 
-static void
-row_nearest_rgb (guint8 * restrict out, const guint8 * restrict row,
-    const gint32 * restrict r0, const gint32 * restrict g0,
-    const gint32 * restrict b0, gint red_pos, gint blue_pos, gint n)
+ROW_LOOP static void
+gather_f32 (gfloat * restrict dst, const gfloat * restrict row,
+    const gint32 * restrict i0, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++)
+    dst[x] = row[i0[x]];
+}
+
+ROW_LOOP static void
+lerp_f32 (gfloat * restrict dst, const gfloat * restrict row,
+    const gint32 * restrict i0, const gint32 * restrict i1,
+    const gfloat * restrict w, gint n)
 {
   gint x;
 
   for (x = 0; x < n; x++) {
-    out[N_CHANNELS * x + red_pos] = row[r0[x]];
-    out[N_CHANNELS * x + 1] = row[g0[x]];
-    out[N_CHANNELS * x + blue_pos] = row[b0[x]];
+    const gfloat a = row[i0[x]];
+
+    dst[x] = a + (row[i1[x]] - a) * w[x];
   }
 }
 
-typedef struct
+/* One-tap RGB rows need no arithmetic: bytes are copied into place. */
+ROW_LOOP static void
+copy_rgb (guint8 * restrict out, const guint8 * restrict row,
+    const gint32 * restrict c0, const gint32 * restrict c1,
+    const gint32 * restrict c2, gint n)
 {
-  gfloat y_offset, y_gain, r_from_v, g_from_u, g_from_v, b_from_u;
-} YuvMatrix;
-
-static inline guint8
-clamp_round (gfloat v)
-{
-  v = v < 0.0f ? 0.0f : v;
-  v = v > (gfloat) MAX_PIXEL_VALUE ? (gfloat) MAX_PIXEL_VALUE : v;
-  return (guint8) (v + 0.5f);
-}
-
-static void
-row_bilinear_yuv (guint8 * restrict out, const gfloat * restrict yrow,
-    const gfloat * restrict urow, const gfloat * restrict vrow,
-    const gint32 * restrict y0, const gint32 * restrict y1,
-    const gfloat * restrict yw, const gint32 * restrict u0,
-    const gint32 * restrict u1, const gfloat * restrict uw,
-    const gint32 * restrict v0, const gint32 * restrict v1,
-    const gfloat * restrict vw, const YuvMatrix * m, gint red_pos,
-    gint blue_pos, gint n)
-{
-  const gfloat yo = m->y_offset, yg = m->y_gain, rv = m->r_from_v;
-  const gfloat gu = m->g_from_u, gv = m->g_from_v, bu = m->b_from_u;
   gint x;
 
   for (x = 0; x < n; x++) {
-    const gfloat yy = yrow[y0[x]] + (yrow[y1[x]] - yrow[y0[x]]) * yw[x];
-    const gfloat uu = urow[u0[x]] + (urow[u1[x]] - urow[u0[x]]) * uw[x];
-    const gfloat vv = vrow[v0[x]] + (vrow[v1[x]] - vrow[v0[x]]) * vw[x];
-    const gfloat l = (yy - yo) * yg;
-    const gfloat u = uu - CHROMA_OFFSET;
-    const gfloat v = vv - CHROMA_OFFSET;
-
-    out[N_CHANNELS * x + red_pos] = clamp_round (l + rv * v);
-    out[N_CHANNELS * x + 1] = clamp_round (l - gu * u - gv * v);
-    out[N_CHANNELS * x + blue_pos] = clamp_round (l + bu * u);
+    out[N_CHANNELS * x] = row[c0[x]];
+    out[N_CHANNELS * x + 1] = row[c1[x]];
+    out[N_CHANNELS * x + 2] = row[c2[x]];
   }
 }
 
-static void
-row_nearest_yuv (guint8 * restrict out, const guint8 * restrict yrow,
-    const guint8 * restrict urow, const guint8 * restrict vrow,
-    const gint32 * restrict y0, const gint32 * restrict u0,
-    const gint32 * restrict v0, const YuvMatrix * m, gint red_pos,
-    gint blue_pos, gint n)
+/* Interleaves three 0..255 float rows into u8 pixels; a convex
+ * combination of bytes needs no clamping. */
+ROW_LOOP static void
+combine_rgb (guint8 * restrict out, const gfloat * restrict c0,
+    const gfloat * restrict c1, const gfloat * restrict c2, gint n)
 {
-  const gfloat yo = m->y_offset, yg = m->y_gain, rv = m->r_from_v;
-  const gfloat gu = m->g_from_u, gv = m->g_from_v, bu = m->b_from_u;
   gint x;
 
   for (x = 0; x < n; x++) {
-    const gfloat l = ((gfloat) yrow[y0[x]] - yo) * yg;
-    const gfloat u = (gfloat) urow[u0[x]] - CHROMA_OFFSET;
-    const gfloat v = (gfloat) vrow[v0[x]] - CHROMA_OFFSET;
-
-    out[N_CHANNELS * x + red_pos] = clamp_round (l + rv * v);
-    out[N_CHANNELS * x + 1] = clamp_round (l - gu * u - gv * v);
-    out[N_CHANNELS * x + blue_pos] = clamp_round (l + bu * u);
+    out[N_CHANNELS * x] = (guint8) (gint32) (c0[x] + 0.5f);
+    out[N_CHANNELS * x + 1] = (guint8) (gint32) (c1[x] + 0.5f);
+    out[N_CHANNELS * x + 2] = (guint8) (gint32) (c2[x] + 0.5f);
   }
 }
 
-static void
+ROW_LOOP static void
+combine_yuv (guint8 * restrict out, const gfloat * restrict yr,
+    const gfloat * restrict ur, const gfloat * restrict vr,
+    const YuvMatrix * restrict m, gint n)
+{
+  const gfloat yo = m->y_offset, yg = m->y_gain;
+  const gfloat u0 = m->from_u[0], u1 = m->from_u[1], u2 = m->from_u[2];
+  const gfloat v0 = m->from_v[0], v1 = m->from_v[1], v2 = m->from_v[2];
+  gint x;
+
+  for (x = 0; x < n; x++) {
+    const gfloat l = (yr[x] - yo) * yg + 0.5f;
+    const gfloat u = ur[x] - CHROMA_OFFSET;
+    const gfloat v = vr[x] - CHROMA_OFFSET;
+    /* rounded by truncation; clamped as integers, which vectorises where
+     * float clamps (NaN rules) do not */
+    gint32 a = (gint32) (l + u0 * u + v0 * v);
+    gint32 b = (gint32) (l + u1 * u + v1 * v);
+    gint32 c = (gint32) (l + u2 * u + v2 * v);
+
+    a = a < 0 ? 0 : (a > MAX_PIXEL_VALUE ? MAX_PIXEL_VALUE : a);
+    b = b < 0 ? 0 : (b > MAX_PIXEL_VALUE ? MAX_PIXEL_VALUE : b);
+    c = c < 0 ? 0 : (c > MAX_PIXEL_VALUE ? MAX_PIXEL_VALUE : c);
+    out[N_CHANNELS * x] = (guint8) a;
+    out[N_CHANNELS * x + 1] = (guint8) b;
+    out[N_CHANNELS * x + 2] = (guint8) c;
+  }
+}
+
+ROW_LOOP static void
 pack_lut_u8 (guint8 * restrict out, const guint8 * restrict in,
     const guint8 * restrict lut, gint n)
 {
@@ -1108,7 +1156,7 @@ pack_lut_u8 (guint8 * restrict out, const guint8 * restrict in,
     out[i] = lut[in[i]];
 }
 
-static void
+ROW_LOOP static void
 pack_lut_f32 (gfloat * restrict out, const guint8 * restrict in,
     const gfloat * restrict lut, gint n)
 {
@@ -1198,12 +1246,12 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
   const gint tw = self->tensor_width, th = self->tensor_height;
   const gint px = lb->pad_x, py = lb->pad_y;
   const gsize esize = gst_ax_tensor_dtype_size (self->tensor_dtype);
-  const gint pl0 = t->comp_plane[0], pl1 = t->comp_plane[1];
-  const gint pl2 = t->comp_plane[2];
-  YuvMatrix m = { self->y_offset, self->y_gain, self->r_from_v,
-    self->g_from_u, self->g_from_v, self->b_from_u
-  };
+  /* components in tensor channel order */
+  const gint first = self->red_pos == 0 ? 0 : 2, third = 2 - first;
+  const gboolean one_tap_x = t->one_tap_x[0] && t->one_tap_x[1] &&
+      t->one_tap_x[2];
   const guint8 *src_row[GST_VIDEO_MAX_PLANES] = { NULL, };
+  gboolean blended[GST_VIDEO_MAX_PLANES] = { FALSE, };
   gint y, p, c;
 
   for (y = 0; y < rh; y++) {
@@ -1219,35 +1267,41 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
       const guint8 *base = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
       const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
 
-      if (t->col_hi[p] < 0)
-        continue;
-      if (self->cfg_bilinear) {
+      src_row[p] = base + (gsize) t->y0[p][y] * stride;
+      blended[p] = t->wy[p][y] != 0.0f;
+      if (blended[p]) {
         const gint lo = t->col_lo[p];
 
-        blend_rows (t->rowf[p] + lo, base + (gsize) t->y0[p][y] * stride + lo,
+        blend_rows (t->rowf[p] + lo, src_row[p] + lo,
             base + (gsize) t->y1[p][y] * stride + lo, t->wy[p][y],
             t->col_hi[p] - lo + 1);
-      } else {
-        src_row[p] = base + (gsize) t->y0[p][y] * stride;
       }
     }
 
-    if (self->cfg_bilinear && self->is_yuv)
-      row_bilinear_yuv (out, t->rowf[pl0], t->rowf[pl1], t->rowf[pl2],
-          t->x0[0], t->x1[0], t->wx[0], t->x0[1], t->x1[1], t->wx[1],
-          t->x0[2], t->x1[2], t->wx[2], &m, self->red_pos, self->blue_pos,
-          rw);
-    else if (self->cfg_bilinear)
-      row_bilinear_rgb (out, t->rowf[pl0], t->x0[0], t->x1[0], t->wx[0],
-          t->x0[1], t->x1[1], t->x0[2], t->x1[2], self->red_pos,
-          self->blue_pos, rw);
-    else if (self->is_yuv)
-      row_nearest_yuv (out, src_row[pl0], src_row[pl1], src_row[pl2],
-          t->x0[0], t->x0[1], t->x0[2], &m, self->red_pos, self->blue_pos,
-          rw);
-    else
-      row_nearest_rgb (out, src_row[pl0], t->x0[0], t->x0[1], t->x0[2],
-          self->red_pos, self->blue_pos, rw);
+    if (!self->is_yuv && one_tap_x && !blended[t->comp_plane[0]]) {
+      copy_rgb (out, src_row[t->comp_plane[0]], t->x0[first], t->x0[1],
+          t->x0[third], rw);
+    } else {
+      for (c = 0; c < N_CHANNELS; c++) {
+        const gint pl = t->comp_plane[c];
+
+        if (blended[pl] && t->one_tap_x[c])
+          gather_f32 (t->comp[c], t->rowf[pl], t->x0[c], rw);
+        else if (blended[pl])
+          lerp_f32 (t->comp[c], t->rowf[pl], t->x0[c], t->x1[c], t->wx[c],
+              rw);
+        else if (t->one_tap_x[c])
+          gather_u8 (t->comp[c], src_row[pl], t->x0[c], rw);
+        else
+          lerp_u8 (t->comp[c], src_row[pl], t->x0[c], t->x1[c], t->wx[c],
+              rw);
+      }
+      if (self->is_yuv)
+        combine_yuv (out, t->comp[0], t->comp[1], t->comp[2], &self->matrix,
+            rw);
+      else
+        combine_rgb (out, t->comp[first], t->comp[1], t->comp[third], rw);
+    }
 
     if (self->identity_u8)
       continue;

@@ -386,8 +386,7 @@ gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "Letterbox to tensor", "Filter/Converter/Video/Scaler",
       "Converts, resizes with aspect ratio kept, pads and quantises each "
-      "frame into a model input tensor attached as meta",
-      "gst-ax developers");
+      "frame into a model input tensor attached as meta", "gst-ax developers");
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_set_caps);
@@ -716,8 +715,7 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
         t->one_tap_x[c] = FALSE;
     }
     t->col_lo[plane] = MIN (t->col_lo[plane], t->x0[c][0]);
-    t->col_hi[plane] = MAX (t->col_hi[plane],
-        t->x1[c][lb->resized_width - 1]);
+    t->col_hi[plane] = MAX (t->col_hi[plane], t->x1[c][lb->resized_width - 1]);
   }
 
   for (p = 0; p < t->n_planes; p++) {
@@ -1288,13 +1286,11 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
         if (blended[pl] && t->one_tap_x[c])
           gather_f32 (t->comp[c], t->rowf[pl], t->x0[c], rw);
         else if (blended[pl])
-          lerp_f32 (t->comp[c], t->rowf[pl], t->x0[c], t->x1[c], t->wx[c],
-              rw);
+          lerp_f32 (t->comp[c], t->rowf[pl], t->x0[c], t->x1[c], t->wx[c], rw);
         else if (t->one_tap_x[c])
           gather_u8 (t->comp[c], src_row[pl], t->x0[c], rw);
         else
-          lerp_u8 (t->comp[c], src_row[pl], t->x0[c], t->x1[c], t->wx[c],
-              rw);
+          lerp_u8 (t->comp[c], src_row[pl], t->x0[c], t->x1[c], t->wx[c], rw);
       }
       if (self->is_yuv)
         combine_yuv (out, t->comp[0], t->comp[1], t->comp[2], &self->matrix,

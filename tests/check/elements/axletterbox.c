@@ -331,8 +331,7 @@ run_case (const gchar * format, const gchar * colorimetry, const YuvSpec * yuv,
   /* the geometry is libgstax's Ultralytics letterbox */
   fail_unless (gst_ax_letterbox_init (&expect, w, h, t->tw, t->th, centre,
           scale_up, t->fill));
-  fail_unless_equals_int (meta->letterbox.resized_width,
-      expect.resized_width);
+  fail_unless_equals_int (meta->letterbox.resized_width, expect.resized_width);
   fail_unless_equals_int (meta->letterbox.resized_height,
       expect.resized_height);
   fail_unless_equals_int (meta->letterbox.pad_x, expect.pad_x);

@@ -143,8 +143,7 @@ check_untouched (guint8 * before, guint8 * after, const GstVideoInfo * info,
       gsize in_row = b % GST_VIDEO_INFO_PLANE_STRIDE (info, 0);
       gsize pstride = f->comp[0].pstride;
 
-      if (pstride == 4 && in_row < (gsize) FRAME_WIDTH * 4 &&
-          in_row % 4 == 3)
+      if (pstride == 4 && in_row < (gsize) FRAME_WIDTH * 4 && in_row % 4 == 3)
         fail_unless_equals_int (after[b], BG_PAD);
     }
   }
@@ -306,8 +305,7 @@ GST_START_TEST (test_box_colours_every_format)
     if (i == 0) {
       memcpy (rgb, got, N_COMPS);
       memcpy (rgb2, got2, N_COMPS);
-      fail_if (!memcmp (rgb, rgb2, N_COMPS),
-          "classes 3 and 4 share a colour");
+      fail_if (!memcmp (rgb, rgb2, N_COMPS), "classes 3 and 4 share a colour");
     } else if (!formats[i].yuv) {
       /* the class colour does not depend on the byte order */
       fail_unless (!memcmp (got, rgb, N_COMPS), "%s colour differs",
@@ -445,7 +443,7 @@ GST_START_TEST (test_label_at_frame_edges)
   const gint s = DEFAULT_FONT_SCALE;
   const gint bar_w = (int) (strlen ("ball 0.87") * CELL_WIDTH + 1) * s;
   Rect allowed[2] = { box, {FRAME_WIDTH - bar_w, 0, FRAME_WIDTH,
-          BAR_HEIGHT (s)}
+      BAR_HEIGHT (s)}
   };
 
   add_detection (in, &box, 3, "ball", 0.87f);

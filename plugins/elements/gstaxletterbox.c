@@ -190,9 +190,39 @@ struct _GstAxLetterboxElement
   GstBufferPool *pool;
 };
 
-#define gst_ax_letterbox_element_parent_class parent_class
-G_DEFINE_TYPE (GstAxLetterboxElement, gst_ax_letterbox_element,
-    GST_TYPE_BASE_TRANSFORM);
+static void gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass *
+    klass);
+static void gst_ax_letterbox_element_init (GstAxLetterboxElement * self);
+
+static gpointer parent_class = NULL;
+
+static void
+gst_ax_letterbox_element_class_intern_init (gpointer klass)
+{
+  parent_class = g_type_class_peek_parent (klass);
+  gst_ax_letterbox_element_class_init (klass);
+}
+
+/* Registered by hand rather than with G_DEFINE_TYPE so that the GType is
+ * called GstAxLetterbox and instances get the default names axletterbox0,
+ * axletterbox1, ... that the profiler report shows; libgstax's
+ * GstAxLetterbox is a plain struct without a GType. */
+GType
+gst_ax_letterbox_element_get_type (void)
+{
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_type_register_static_simple (GST_TYPE_BASE_TRANSFORM,
+        g_intern_static_string ("GstAxLetterbox"),
+        sizeof (GstAxLetterboxElementClass),
+        (GClassInitFunc) gst_ax_letterbox_element_class_intern_init,
+        sizeof (GstAxLetterboxElement),
+        (GInstanceInitFunc) gst_ax_letterbox_element_init, 0);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (axletterbox, "axletterbox",
     GST_RANK_NONE, GST_TYPE_AX_LETTERBOX_ELEMENT,

@@ -377,6 +377,24 @@ GST_START_TEST (test_formats_bilinear)
 
 GST_END_TEST;
 
+/* Exact 3:1 and 1:1 scales, where every weight is 0 and the element
+ * takes its one-tap paths. */
+GST_START_TEST (test_formats_integer_ratios)
+{
+  TensorSpec t = u8_rgb_bilinear;
+  guint i;
+
+  t.tw = 33;
+  t.th = 33;
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    run_case (formats[i].name, NULL, &bt601_limited, 99, 33, &t, TRUE, TRUE);
+    run_case (formats[i].name, NULL, &bt601_limited, 33, 99, &t, TRUE, TRUE);
+    run_case (formats[i].name, NULL, &bt601_limited, 33, 21, &t, TRUE, TRUE);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_formats_nearest)
 {
   TensorSpec t = u8_rgb_bilinear;
@@ -844,6 +862,7 @@ axletterbox_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_formats_bilinear);
+  tcase_add_test (tc, test_formats_integer_ratios);
   tcase_add_test (tc, test_formats_nearest);
   tcase_add_test (tc, test_bgr_and_quantisation);
   tcase_add_test (tc, test_colorimetry_from_caps);

@@ -585,6 +585,38 @@ GST_START_TEST (test_no_size_is_an_error)
 
 GST_END_TEST;
 
+GST_START_TEST (test_short_buffer_is_an_error)
+{
+  GstHarness *h = gst_harness_new ("axletterbox");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "width", 32, "height", 32, NULL);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=64,height=48,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, 100, NULL)), GST_FLOW_ERROR);
+  msg = pop_error (bus);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, &debug);
+  fail_unless (strstr (err->message, "map the input frame") != NULL,
+      "unexpected error: %s", err->message);
+  /* the details name what came and what the caps need */
+  fail_unless (strstr (debug, "100 bytes") != NULL, "details: %s", debug);
+  fail_unless (strstr (debug, "9216") != NULL, "details: %s", debug);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_unsupported_format)
 {
   GstHarness *h = gst_harness_new ("axletterbox");
@@ -837,6 +869,13 @@ GST_START_TEST (test_roi_mode)
   }
   gst_buffer_unref (out);
 
+  /* a frame without regions passes without a tensor */
+  out = gst_harness_push_and_pull (h, gst_buffer_new_allocate (NULL,
+          info.size, NULL));
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 0);
+  gst_buffer_unref (out);
+
   /* only the chosen class */
   g_object_set (h->element, "roi-classes", "cat", NULL);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -869,6 +908,7 @@ axletterbox_suite (void)
   tcase_add_test (tc, test_placement_options);
   tcase_add_test (tc, test_content_edges);
   tcase_add_test (tc, test_no_size_is_an_error);
+  tcase_add_test (tc, test_short_buffer_is_an_error);
   tcase_add_test (tc, test_unsupported_format);
   tcase_add_test (tc, test_model_query);
   tcase_add_test (tc, test_model_wrong_channels);

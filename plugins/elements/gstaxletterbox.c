@@ -1132,6 +1132,29 @@ copy_rgb (guint8 * restrict out, const guint8 * restrict row,
   }
 }
 
+/* Two-tap RGB from a blended row: the three components of a pixel sit at
+ * fixed offsets from its first byte, so one index and one weight serve
+ * all three. */
+GATHER_LOOP static void
+lerp_rgb_f32 (guint8 * restrict out, const gfloat * restrict row,
+    const gint32 * restrict i0, const gint32 * restrict i1,
+    const gfloat * restrict w, gint d0, gint d1, gint d2, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++) {
+    const gfloat *a = row + i0[x], *b = row + i1[x];
+    const gfloat wx = w[x];
+
+    out[N_CHANNELS * x] = (guint8) (gint32) (a[d0] + (b[d0] - a[d0]) * wx +
+        0.5f);
+    out[N_CHANNELS * x + 1] = (guint8) (gint32) (a[d1] + (b[d1] - a[d1]) *
+        wx + 0.5f);
+    out[N_CHANNELS * x + 2] = (guint8) (gint32) (a[d2] + (b[d2] - a[d2]) *
+        wx + 0.5f);
+  }
+}
+
 /* Interleaves three 0..255 float rows into u8 pixels; a convex
  * combination of bytes needs no clamping. */
 ROW_LOOP static void
@@ -1311,6 +1334,11 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
     if (!self->is_yuv && one_tap_x && !blended[t->comp_plane[0]]) {
       copy_rgb (out, src_row[t->comp_plane[0]], t->x0[first], t->x0[1],
           t->x0[third], rw);
+    } else if (!self->is_yuv && blended[t->comp_plane[0]]) {
+      /* x0[c] - x0[0] is the component's fixed byte offset */
+      lerp_rgb_f32 (out, t->rowf[t->comp_plane[0]], t->x0[0], t->x1[0],
+          t->wx[0], t->x0[first][0] - t->x0[0][0],
+          t->x0[1][0] - t->x0[0][0], t->x0[third][0] - t->x0[0][0], rw);
     } else {
       for (c = 0; c < N_CHANNELS; c++) {
         const gint pl = t->comp_plane[c];

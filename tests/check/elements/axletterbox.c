@@ -720,6 +720,47 @@ GST_START_TEST (test_model_query)
 
 GST_END_TEST;
 
+GST_START_TEST (test_model_query_f32_nchw)
+{
+  GstAxModelInput model = { 37, 29, 3, GST_AX_TENSOR_DTYPE_F32,
+    GST_AX_TENSOR_LAYOUT_NCHW, 0.5f, 1, "pixels", "float-model"
+  };
+  TensorSpec t = { 37, 29, TRUE, 2, GST_AX_TENSOR_DTYPE_F32,
+    GST_AX_TENSOR_LAYOUT_NCHW, 0.5, 1, 7
+  };
+  GstHarness *h = make_model_harness (&model);
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstAxTensorMeta *meta;
+  GstMapInfo map;
+  guint8 *before;
+
+  g_object_set (h->element, "fill", 7, "channel-order", 1, NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 50, 61);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  in = make_random_frame (&info, rand);
+  gst_buffer_map (in, &map, GST_MAP_READ);
+  before = g_memdup2 (map.data, map.size);
+  gst_buffer_unmap (in, &map);
+  out = gst_harness_push_and_pull (h, in);
+  meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+      GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->dtype, GST_AX_TENSOR_DTYPE_F32);
+  fail_unless_equals_int (meta->layout, GST_AX_TENSOR_LAYOUT_NCHW);
+  fail_unless_equals_int (meta->dims[1], 3);
+  fail_unless_equals_int (meta->dims[2], 29);
+  fail_unless_equals_int (meta->dims[3], 37);
+  check_tensor (meta, before, &info, find_format ("BGRx"), &bt601_limited, &t);
+  gst_buffer_unref (out);
+  g_free (before);
+  g_rand_free (rand);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_model_wrong_channels)
 {
   GstAxModelInput model = { 32, 32, 1, GST_AX_TENSOR_DTYPE_U8,
@@ -911,6 +952,7 @@ axletterbox_suite (void)
   tcase_add_test (tc, test_short_buffer_is_an_error);
   tcase_add_test (tc, test_unsupported_format);
   tcase_add_test (tc, test_model_query);
+  tcase_add_test (tc, test_model_query_f32_nchw);
   tcase_add_test (tc, test_model_wrong_channels);
   tcase_add_test (tc, test_pool_reuse);
   tcase_add_test (tc, test_held_tensors_and_replacement);

@@ -21,6 +21,8 @@
 #define DEFAULT_FILL 114
 #define RANDOM_SEED 20260
 #define POOL_FRAMES 20
+#define RANDOM_CASES 80
+#define RANDOM_MAX_SIDE 50
 #define POOL_WARMUP_FRAMES 2
 #define BT601_KR 0.299
 #define BT601_KB 0.114
@@ -407,6 +409,35 @@ GST_START_TEST (test_formats_nearest)
     for (s = 0; s < G_N_ELEMENTS (odd_sizes); s++)
       run_case (formats[i].name, NULL, &bt601_limited, odd_sizes[s][0],
           odd_sizes[s][1], &t, TRUE, TRUE);
+}
+
+GST_END_TEST;
+
+/* Random shapes from a fixed seed, down to one pixel, with every option;
+ * each must match the reference. */
+GST_START_TEST (test_random_shapes)
+{
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  guint i;
+
+  for (i = 0; i < RANDOM_CASES; i++) {
+    TensorSpec t = u8_rgb_bilinear;
+    const FormatLayout *f =
+        &formats[g_rand_int_range (rand, 0, G_N_ELEMENTS (formats))];
+    gint w = g_rand_int_range (rand, 1, RANDOM_MAX_SIDE);
+    gint h = g_rand_int_range (rand, 1, RANDOM_MAX_SIDE);
+    gboolean centre = g_rand_boolean (rand);
+    gboolean scale_up = g_rand_boolean (rand);
+
+    t.tw = g_rand_int_range (rand, 1, RANDOM_MAX_SIDE);
+    t.th = g_rand_int_range (rand, 1, RANDOM_MAX_SIDE);
+    t.bilinear = g_rand_boolean (rand);
+    t.red_pos = g_rand_boolean (rand) ? 2 : 0;
+    t.fill = g_rand_int_range (rand, 0, 256);
+    GST_INFO ("case %u", i);
+    run_case (f->name, NULL, &bt601_limited, w, h, &t, centre, scale_up);
+  }
+  g_rand_free (rand);
 }
 
 GST_END_TEST;
@@ -944,6 +975,7 @@ axletterbox_suite (void)
   tcase_add_test (tc, test_formats_bilinear);
   tcase_add_test (tc, test_formats_integer_ratios);
   tcase_add_test (tc, test_formats_nearest);
+  tcase_add_test (tc, test_random_shapes);
   tcase_add_test (tc, test_bgr_and_quantisation);
   tcase_add_test (tc, test_colorimetry_from_caps);
   tcase_add_test (tc, test_placement_options);

@@ -29,9 +29,8 @@
  * `json=PATH` (write the JSON twin; later reports of the same process go
  * to PATH.2, PATH.3, ...), `perfetto=PATH` (a timeline in Chrome
  * trace-event JSON for the Perfetto UI), `sample=N` (CPU and faults on
- * every Nth call
- * per row and thread, wall on every call), `allow-debug=true` (report
- * timings even though DEBUG logging was on).
+ * every Nth call per row and thread, wall on every call),
+ * `allow-debug=true` (report timings even though DEBUG logging was on).
  *
  * Hot path: state is per thread (a stack of open spans) and per row and
  * thread (sums, min, max; a log-linear latency histogram for sinks), so no

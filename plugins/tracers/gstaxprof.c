@@ -2042,6 +2042,14 @@ not_queue_row (GstAxReportRow * row, gpointer data)
   return TRUE;
 }
 
+static gboolean
+computing_row (GstAxReportRow * row, gpointer data)
+{
+  return !(row->flags & (GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT |
+          GST_AX_REPORT_ROW_FLAG_BLOCKED |
+          GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED));
+}
+
 static const gchar *
 sources_of (PipeRec * p, GString * s)
 {
@@ -2064,6 +2072,7 @@ build_verdict (Build * b)
   GString *src = g_string_new (NULL);
   RowRef top = costliest_row (r, NULL, NULL);
   RowRef work = costliest_row (r, not_queue_row, r);
+  RowRef compute = costliest_row (r, computing_row, NULL);
   GstAxReportQueue *full = NULL, *empty = NULL;
   GstAxReportDevice *dev = NULL;
   gchar *constraint = NULL;
@@ -2096,6 +2105,11 @@ build_verdict (Build * b)
         "(%.2f ms x %" G_GUINT64_FORMAT " calls).\n", g0->name, g0->percent,
         top.row->name, top.group, top.row->total_ms, top.row->mean_ms,
         top.row->count);
+    if (compute.row && compute.row != top.row)
+      g_string_append_printf (v, "     The costliest row that computes is "
+          "%s (%s) with %.1f ms (CPU %.2f of %.2f ms per call).\n",
+          compute.row->name, compute.group, compute.row->total_ms,
+          compute.row->cpu_ms, compute.row->mean_ms);
   }
   /* 3. compute or waiting */
   g_string_append_printf (v, "  3. %s is %s: CPU %.2f of wall %.2f ms per "

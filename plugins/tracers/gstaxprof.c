@@ -116,6 +116,7 @@ typedef struct
 typedef struct
 {
   guint64 count;
+  guint64 items;
   guint64 wall_sum_ns;
   guint64 wall_min_ns;
   guint64 wall_max_ns;
@@ -263,6 +264,8 @@ typedef struct
   Row *row;
   RowStats *st;
   GstPad *pull_pad;
+  /* buffers the call brought in (a list's length) */
+  guint items;
   guint64 open_ts;
   guint64 seg_start;
   gint64 acc_wall;
@@ -1073,7 +1076,7 @@ do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad, gboolean res)
 }
 
 static void
-do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first)
+do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first, guint items)
 {
   ElemInfo *ei = elem_of_pad (pad);
   ThreadState *t;
@@ -1088,6 +1091,7 @@ do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first)
   }
   f = &t->stack[t->depth++];
   frame_open (f, ei->chain_row, row_stats (ei->chain_row, t), ts, t);
+  f->items = items;
   if (ei->is_sink && first != NULL && f->st->lat != NULL) {
     guint64 src_ts = 0;
 
@@ -1099,19 +1103,20 @@ do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first)
 static void
 do_chain_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buf)
 {
-  do_chain_common (ts, pad, buf);
+  do_chain_common (ts, pad, buf, 1);
 }
 
 static void
 do_chain_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBufferList * list)
 {
-  do_chain_common (ts, pad, gst_buffer_list_length (list) ?
-      gst_buffer_list_get (list, 0) : NULL);
+  guint n = gst_buffer_list_length (list);
+
+  do_chain_common (ts, pad, n ? gst_buffer_list_get (list, 0) : NULL, n);
 }
 
 static void
-do_chain_post_common (guint64 ts, GstPad * pad, GstFlowReturn r, gint64 n)
+do_chain_post (GObject * self, GstClockTime ts, GstPad * pad, GstFlowReturn r)
 {
   ElemInfo *ei = elem_of_pad (pad);
   ThreadState *t;
@@ -1131,23 +1136,12 @@ do_chain_post_common (guint64 ts, GstPad * pad, GstFlowReturn r, gint64 n)
     return;
   frame_pause (f, ts, t);
   frame_record (f, t, ts);
+  f->st->items += f->items;
   t->depth--;
+  /* a queue stores a list as one item but pushes it as a list, which its
+   * push-list hook counts buffer by buffer */
   if (ei->queue_kind != QUEUE_NONE && r == GST_FLOW_OK)
-    queue_change (queue_of_pad (ei, pad), ts, n);
-}
-
-static void
-do_chain_post (GObject * self, GstClockTime ts, GstPad * pad, GstFlowReturn r)
-{
-  do_chain_post_common (ts, pad, r, 1);
-}
-
-static void
-do_chain_list_post (GObject * self, GstClockTime ts, GstPad * pad,
-    GstFlowReturn r)
-{
-  /* the list is gone by now; a queue counts it as one item */
-  do_chain_post_common (ts, pad, r, 1);
+    queue_change (queue_of_pad (ei, pad), ts, f->items);
 }
 
 static void
@@ -1455,6 +1449,7 @@ typedef struct
 {
   Row *row;
   guint64 count;
+  guint64 items;
   guint64 wall_sum_ns;
   guint64 wall_min_ns;
   guint64 wall_max_ns;
@@ -1482,6 +1477,7 @@ merge_row (Row * row, Merged * m, LatHist * lat)
     if (st == NULL)
       continue;
     m->count += st->count;
+    m->items += st->items;
     m->wall_sum_ns += st->wall_sum_ns;
     m->wall_min_ns = MIN (m->wall_min_ns, st->wall_min_ns);
     m->wall_max_ns = MAX (m->wall_max_ns, st->wall_max_ns);
@@ -2284,8 +2280,9 @@ make_report (GstAxProf * self, PipeRec * p, GstAxReportStatus status)
     for (i = 0; i < b.merged->len; i++) {
       Merged *m = &g_array_index (b.merged, Merged, i);
 
+      /* buffers, not calls: a list brings several */
       if (m->row->kind == ROW_CHAIN && m->row->elem->is_sink)
-        r->frames = MAX (r->frames, m->count);
+        r->frames = MAX (r->frames, m->items);
     }
   }
   if (b.wall_ns > 0) {
@@ -2792,7 +2789,7 @@ gst_ax_prof_constructed (GObject * object)
   gst_tracing_register_hook (tracer, "pad-chain-list-pre",
       G_CALLBACK (do_chain_list_pre));
   gst_tracing_register_hook (tracer, "pad-chain-list-post",
-      G_CALLBACK (do_chain_list_post));
+      G_CALLBACK (do_chain_post));
   gst_tracing_register_hook (tracer, "pad-push-event-pre",
       G_CALLBACK (do_push_event_pre));
   gst_tracing_register_hook (tracer, "pad-push-event-post",

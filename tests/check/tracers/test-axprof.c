@@ -547,6 +547,66 @@ GST_START_TEST (test_timeline)
 
 GST_END_TEST;
 
+#define LISTS 10
+#define BUFFERS_PER_LIST 3
+
+/* Buffer lists: frames count buffers, and a queue's depth stays
+ * balanced (in as one list, out buffer by buffer). */
+GST_START_TEST (test_buffer_lists)
+{
+  GPtrArray *reports = g_ptr_array_new ();
+  GstElement *p = gst_parse_launch ("appsrc name=src format=time ! "
+      "queue name=q ! fakesink", NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstMessage *msg;
+  GstFlowReturn ret;
+  GstCaps *caps;
+  AxProfReport *r;
+  JsonObject *q;
+  guint i, j;
+
+  ax_prof_watch (p, reports);
+  caps = gst_caps_new_empty_simple ("application/x-t");
+  g_object_set (src, "caps", caps, NULL);
+  gst_caps_unref (caps);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  for (i = 0; i < LISTS; i++) {
+    GstBufferList *list = gst_buffer_list_new ();
+
+    for (j = 0; j < BUFFERS_PER_LIST; j++) {
+      GstBuffer *b = gst_buffer_new ();
+
+      GST_BUFFER_PTS (b) = (i * BUFFERS_PER_LIST + j) * GST_MSECOND;
+      gst_buffer_list_add (list, b);
+    }
+    g_signal_emit_by_name (src, "push-buffer-list", list, &ret);
+    gst_buffer_list_unref (list);
+    fail_unless_equals_int (ret, GST_FLOW_OK);
+  }
+  g_signal_emit_by_name (src, "end-of-stream", &ret);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (p), 30 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+
+  fail_unless_equals_int (reports->len, 1);
+  r = g_ptr_array_index (reports, 0);
+  fail_unless_equals_int (json_object_get_int_member
+      (json_object_get_object_member (r->root, "throughput"), "frames"),
+      LISTS * BUFFERS_PER_LIST);
+  q = ax_prof_find_queue (r->root, "q");
+  fail_unless (q != NULL, "%s", r->text);
+  fail_unless (member (q, "max") <= LISTS * BUFFERS_PER_LIST);
+  fail_unless (member (q, "mean") >= 0);
+  ax_prof_report_free (r);
+  g_ptr_array_unref (reports);
+  gst_object_unref (src);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
 /* A harness drives an element through pads that have no parent: those
  * pads are skipped and the element itself is still measured. */
 GST_START_TEST (test_harness_unparented_pads)
@@ -600,6 +660,7 @@ axprof_suite (void)
   tcase_add_test (tc, test_bin_as_sink_groups);
   tcase_add_test (tc, test_harness_unparented_pads);
   tcase_add_test (tc, test_timeline);
+  tcase_add_test (tc, test_buffer_lists);
   return s;
 }
 

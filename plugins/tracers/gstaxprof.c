@@ -1400,46 +1400,57 @@ static const GstAxProbeSinkFuncs probe_funcs = {
 
 /* ---------------------------------------------------------------- debug */
 
+/* The categories that logged at DEBUG or above since the last pipeline
+ * start: the ones "the run logs through" at that level. */
+#define MAX_NAMED_CATEGORIES 3
+static GstDebugCategory *logged_categories[MAX_NAMED_CATEGORIES];
+
 static void
 count_debug_log (GstDebugCategory * category, GstDebugLevel level,
     const gchar * file, const gchar * function, gint line, GObject * object,
     GstDebugMessage * message, gpointer user_data)
 {
-  if (level >= GST_LEVEL_DEBUG && category != gst_ax_prof_debug)
-    __atomic_add_fetch (&debug_log_count, 1, __ATOMIC_RELAXED);
+  guint i;
+
+  if (level < GST_LEVEL_DEBUG || category == gst_ax_prof_debug)
+    return;
+  __atomic_add_fetch (&debug_log_count, 1, __ATOMIC_RELAXED);
+  for (i = 0; i < MAX_NAMED_CATEGORIES; i++) {
+    GstDebugCategory *expected = NULL;
+
+    if (__atomic_load_n (&logged_categories[i], __ATOMIC_RELAXED) == category
+        || __atomic_compare_exchange_n (&logged_categories[i], &expected,
+            category, FALSE, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      break;
+  }
 }
 
-/* Returns what makes DEBUG logging active, or NULL. */
+/* What makes DEBUG logging active for every category, or NULL. */
 static gchar *
-debug_offender (void)
+debug_default_offender (void)
 {
-  GSList *cats, *l;
-  GString *s = NULL;
-  guint n = 0;
-
   if (gst_debug_get_default_threshold () >= GST_LEVEL_DEBUG)
     return g_strdup_printf ("the default threshold is %s",
         gst_debug_level_get_name (gst_debug_get_default_threshold ()));
-  cats = gst_debug_get_all_categories ();
-  for (l = cats; l; l = l->next) {
-    GstDebugCategory *c = l->data;
+  return NULL;
+}
 
-    if (c == gst_ax_prof_debug ||
-        gst_debug_category_get_threshold (c) < GST_LEVEL_DEBUG)
-      continue;
-    if (n == 0)
-      s = g_string_new ("category ");
-    if (n < 3)
-      g_string_append_printf (s, "%s%s", n ? ", " : "",
+static gchar *
+debug_logged_offender (gint64 logged)
+{
+  GString *s = g_string_new ("category ");
+  guint i;
+
+  for (i = 0; i < MAX_NAMED_CATEGORIES; i++) {
+    GstDebugCategory *c = __atomic_load_n (&logged_categories[i],
+        __ATOMIC_RELAXED);
+
+    if (c)
+      g_string_append_printf (s, "%s%s", i ? ", " : "",
           gst_debug_category_get_name (c));
-    n++;
   }
-  g_slist_free (cats);
-  if (s == NULL)
-    return NULL;
-  if (n > 3)
-    g_string_append_printf (s, " and %u more", n - 3);
-  g_string_append (s, " at DEBUG or above");
+  g_string_append_printf (s, " (and any others) logged %" G_GINT64_FORMAT
+      " messages at DEBUG or above during the run", logged);
   return g_string_free (s, FALSE);
 }
 
@@ -2234,13 +2245,12 @@ make_report (GstAxProf * self, PipeRec * p, GstAxReportStatus status)
   r->allow_debug = FALSE;
 
   offender = p->debug_at_start ? g_strdup (p->debug_at_start) :
-      debug_offender ();
+      debug_default_offender ();
   logged =
       __atomic_load_n (&debug_log_count,
       __ATOMIC_RELAXED) - (gint64) p->log_count0;
   if (offender == NULL && logged > 0)
-    offender = g_strdup_printf ("%" G_GINT64_FORMAT " messages at DEBUG or "
-        "above were logged", logged);
+    offender = debug_logged_offender (logged);
   if (offender) {
     if (self->allow_debug) {
       r->allow_debug = TRUE;
@@ -2621,6 +2631,7 @@ do_change_state_post (GObject * obj, GstClockTime ts, GstElement * element,
     GstStateChange transition, GstStateChangeReturn result)
 {
   PipeRec *p;
+  guint i;
 
   if (!GST_IS_PIPELINE (element) || GST_OBJECT_PARENT (element) != NULL ||
       result == GST_STATE_CHANGE_FAILURE)
@@ -2634,8 +2645,10 @@ do_change_state_post (GObject * obj, GstClockTime ts, GstElement * element,
     p->reported = FALSE;
     p->started = TRUE;
     g_free (p->debug_at_start);
-    p->debug_at_start = debug_offender ();
+    p->debug_at_start = debug_default_offender ();
     p->log_count0 = __atomic_load_n (&debug_log_count, __ATOMIC_RELAXED);
+    for (i = 0; i < MAX_NAMED_CATEGORIES; i++)
+      __atomic_store_n (&logged_categories[i], NULL, __ATOMIC_RELAXED);
     g_mutex_unlock (&p->lock);
     g_mutex_unlock (&global_lock);
   } else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {

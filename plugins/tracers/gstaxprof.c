@@ -388,7 +388,6 @@ thread_state_free (gpointer data)
 {
   ThreadState *t = data;
 
-
   if (t->slot >= 0) {
     g_mutex_lock (&slot_lock);
     slot_used[t->slot] = FALSE;
@@ -432,13 +431,8 @@ thread_state (void)
 static RowStats *
 row_stats_new (Row * row, ThreadState * t)
 {
-  RowStats *st;
+  RowStats *st = g_new0 (RowStats, 1);
 
-  if (t->slot < 0) {
-    __atomic_add_fetch (&dropped_records, 1, __ATOMIC_RELAXED);
-    return &overflow_stats;
-  }
-  st = g_new0 (RowStats, 1);
   st->wall_min_ns = G_MAXUINT64;
   st->first_seen_ns = gst_ax_probe_now_ns ();
   if (row->kind == ROW_CHAIN && row->elem && row->elem->is_sink) {
@@ -454,8 +448,10 @@ row_stats (Row * row, ThreadState * t)
 {
   RowStats *st;
 
-  if (G_UNLIKELY (t->slot < 0))
+  if (G_UNLIKELY (t->slot < 0)) {
+    __atomic_add_fetch (&dropped_records, 1, __ATOMIC_RELAXED);
     return &overflow_stats;
+  }
   st = row->slots[t->slot];
   if (G_UNLIKELY (st == NULL))
     st = row_stats_new (row, t);

@@ -2123,17 +2123,19 @@ build_verdict (Build * b)
           GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED) ? "mostly waiting, "
       "not computing" : "computing", top.row->cpu_ms, top.row->mean_ms);
   /* 4. allocation */
-  if (work.row && work.row->faults >= ALLOCATING_FAULTS_PER_CALL)
-    g_string_append_printf (v, "  4. Allocation: %s takes %.0f page faults "
-        "per call: reuse its output buffer.\n", work.row->name,
-        work.row->faults);
-  else if (!r->faults_measured)
-    g_string_append (v, "  4. Allocation: faults are not measured on this "
-        "system.\n");
-  else
-    g_string_append_printf (v, "  4. Allocation: the costliest working row "
-        "takes %.0f faults per call; allocation is not what costs.\n",
-        work.row ? work.row->faults : 0);
+  {
+    GstAxReportRow *a = compute.row ? compute.row : work.row;
+
+    if (!r->faults_measured)
+      g_string_append (v, "  4. Allocation: faults are not measured on this "
+          "system.\n");
+    else if (a && a->faults >= ALLOCATING_FAULTS_PER_CALL)
+      g_string_append_printf (v, "  4. Allocation: %s takes %.0f page faults "
+          "per call: reuse its output buffer (a pool).\n", a->name, a->faults);
+    else if (a)
+      g_string_append_printf (v, "  4. Allocation: %s takes %.0f faults per "
+          "call; allocation is not what costs.\n", a->name, a->faults);
+  }
 
   /* 5. which resource */
   for (i = 0; i < r->devices->len; i++) {

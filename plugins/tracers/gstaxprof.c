@@ -2053,6 +2053,49 @@ computing_row (GstAxReportRow * row, gpointer data)
           GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED));
 }
 
+/* The row that costs most among those that compute upstream of the
+ * queue named @queue (smaller distance from the sources), queues apart:
+ * what an empty queue is waiting for. */
+static gchar *
+upstream_culprit (Build * b, const gchar * queue)
+{
+  Merged *best = NULL;
+  gint rank = -1;
+  guint i;
+
+  for (i = 0; i < b->p->queues->len; i++) {
+    QueueRec *q = g_ptr_array_index (b->p->queues, i);
+    Merged *m;
+
+    if (strcmp (q->name, queue) == 0 &&
+        (m = merged_for (b, q->elem->chain_row)) != NULL)
+      rank = m->rank;
+  }
+  for (i = 0; i < b->merged->len; i++) {
+    Merged *m = &g_array_index (b->merged, Merged, i);
+
+    if (m->rank >= rank || m->row->elem->queue_kind != QUEUE_NONE ||
+        m->usage_count == 0 || m->row->kind == ROW_PROBE)
+      continue;
+    /* computing: CPU at least half of wall, as for the BLOCKED flag */
+    if ((gdouble) m->cpu_sum_ns / m->usage_count <
+        GST_AX_REPORT_BLOCKED_CPU_RATIO * m->wall_sum_ns / m->count)
+      continue;
+    if (best == NULL || m->wall_sum_ns > best->wall_sum_ns)
+      best = m;
+  }
+  if (best == NULL)
+    return NULL;
+  {
+    gchar *name = row_name (best->row);
+    gchar *out = g_strdup_printf ("%s, %.2f ms per frame", name,
+        best->wall_sum_ns / NS_PER_MS / best->count);
+
+    g_free (name);
+    return out;
+  }
+}
+
 static const gchar *
 sources_of (PipeRec * p, GString * s)
 {
@@ -2184,9 +2227,13 @@ build_verdict (Build * b)
         waits ? (r->pacing ? r->pacing : "a clock or a lock") : "",
         waits ? ")" : "");
   } else if (empty) {
+    gchar *up = upstream_culprit (b, empty->name);
+
     constraint = g_strdup_printf ("source starvation: %s is empty %.1f%% of "
-        "the time, waiting on %s", empty->name, empty->empty_percent,
-        sources_of (b->p, src));
+        "the time, waiting on %s%s%s%s", empty->name, empty->empty_percent,
+        sources_of (b->p, src), up ? " (the costliest work upstream of it is "
+        : "", up ? up : "", up ? ")" : "");
+    g_free (up);
   } else if (dev && dev->in_flight_window > 0 &&
       dev->depth < SUBMISSION_DEPTH_RATIO * dev->in_flight_window) {
     constraint = g_strdup_printf ("the submission loop: %.1f jobs in flight "

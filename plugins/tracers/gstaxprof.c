@@ -1010,7 +1010,12 @@ do_push_common (guint64 ts, GstPad * pad, GstBuffer * first, guint n)
   if (ei == NULL)
     return;
   t = thread_state ();
-  if (ei->is_source && first != NULL) {
+  /* Where frames enter: sources, and the task loops of elements that are
+   * not queues (a demuxer pulling from its source, an aggregator): the
+   * latency lookup takes the earliest push of a frame, so an aggregator's
+   * own pushes never shadow its inputs'. */
+  if (first != NULL && (ei->is_source || (t->depth == 0 &&
+              ei->queue_kind == QUEUE_NONE))) {
     if (G_UNLIKELY (ei->pipe->first_ts == 0))
       mark_first_buffer (ei->pipe, ts);
     latency_mark (ei, ts, first);
@@ -1140,6 +1145,38 @@ do_chain_post (GObject * self, GstClockTime ts, GstPad * pad, GstFlowReturn r)
     queue_change (queue_of_pad (ei, pad), ts, f->items);
 }
 
+#define MAX_PAD_HOPS 16
+
+/* The real pad upstream of @sinkpad, through ghost and proxy pads (ref'd,
+ * or NULL). */
+static GstPad *
+upstream_pad (GstPad * sinkpad)
+{
+  GstPad *p = gst_pad_get_peer (sinkpad);
+  guint hops;
+
+  for (hops = 0; p != NULL && hops < MAX_PAD_HOPS; hops++) {
+    if (GST_IS_GHOST_PAD (p)) {
+      GstPad *target = gst_ghost_pad_get_target (GST_GHOST_PAD (p));
+
+      gst_object_unref (p);
+      p = target;
+    } else if (GST_IS_PROXY_PAD (p)) {
+      GstProxyPad *ghost = gst_proxy_pad_get_internal (GST_PROXY_PAD (p));
+
+      gst_object_unref (p);
+      p = ghost ? gst_pad_get_peer (GST_PAD (ghost)) : NULL;
+      if (ghost)
+        gst_object_unref (ghost);
+    } else {
+      return p;
+    }
+  }
+  if (p)
+    gst_object_unref (p);
+  return NULL;
+}
+
 static void
 do_pull_range_pre (GObject * self, GstClockTime ts, GstPad * pad,
     guint64 offset, guint size)
@@ -1151,8 +1188,14 @@ do_pull_range_pre (GObject * self, GstClockTime ts, GstPad * pad,
 
   if (ei == NULL)
     return;
-  peer = GST_PAD_PEER (pad);
-  if (peer == NULL || (peer_ei = elem_of_pad (peer)) == NULL)
+  /* pulls are per chunk, not per frame: resolving ghost pads here with
+   * locks and refs is affordable */
+  peer = upstream_pad (pad);
+  if (peer == NULL)
+    return;
+  peer_ei = elem_of_pad (peer);
+  gst_object_unref (peer);
+  if (peer_ei == NULL)
     return;
   t = thread_state ();
   if (t->depth >= MAX_DEPTH)
@@ -1180,8 +1223,11 @@ do_pull_range_post (GObject * self, GstClockTime ts, GstPad * pad,
   if (f->pull_pad != pad)
     return;
   frame_pause (f, ts, t);
-  if (r == GST_FLOW_OK)
+  if (r == GST_FLOW_OK) {
     frame_record (f, t, ts);
+    if (f->row->elem->is_source && G_UNLIKELY (ei->pipe->first_ts == 0))
+      mark_first_buffer (ei->pipe, ts);
+  }
   t->depth--;
   return_to_current (t, ei, ts);
 }
@@ -1556,7 +1602,6 @@ compare_merged (gconstpointer a, gconstpointer b)
   return 0;
 }
 
-#define MAX_PAD_HOPS 16
 #define RANK_VISITING (-1)
 #define RANK_UNKNOWN G_MAXINT
 
@@ -1564,32 +1609,14 @@ compare_merged (gconstpointer a, gconstpointer b)
 static GstElement *
 upstream_element (GstPad * sinkpad)
 {
-  GstPad *p = gst_pad_get_peer (sinkpad);
-  guint hops;
+  GstPad *p = upstream_pad (sinkpad);
+  GstElement *e;
 
-  for (hops = 0; p != NULL && hops < MAX_PAD_HOPS; hops++) {
-    if (GST_IS_GHOST_PAD (p)) {
-      GstPad *target = gst_ghost_pad_get_target (GST_GHOST_PAD (p));
-
-      gst_object_unref (p);
-      p = target;
-    } else if (GST_IS_PROXY_PAD (p)) {
-      GstProxyPad *ghost = gst_proxy_pad_get_internal (GST_PROXY_PAD (p));
-
-      gst_object_unref (p);
-      p = ghost ? gst_pad_get_peer (GST_PAD (ghost)) : NULL;
-      if (ghost)
-        gst_object_unref (ghost);
-    } else {
-      GstElement *e = gst_pad_get_parent_element (p);
-
-      gst_object_unref (p);
-      return e;
-    }
-  }
-  if (p)
-    gst_object_unref (p);
-  return NULL;
+  if (p == NULL)
+    return NULL;
+  e = gst_pad_get_parent_element (p);
+  gst_object_unref (p);
+  return e;
 }
 
 static gint

@@ -547,6 +547,45 @@ GST_START_TEST (test_timeline)
 
 GST_END_TEST;
 
+#define RAW_FRAMES 10
+#define RAW_FRAME_BYTES (64 * 48 * 3)
+
+/* Pull mode: the parser's task pulls from filesrc; filesrc's getrange is
+ * its row, and frames enter the pipeline at the parser's pushes. */
+GST_START_TEST (test_pull_mode)
+{
+  gchar *path = g_build_filename (out_dir, "raw.rgb", NULL);
+  gchar *data = g_malloc0 (RAW_FRAMES * RAW_FRAME_BYTES);
+  gchar *desc;
+  AxProfReport *r;
+  JsonObject *row;
+
+  fail_unless (g_file_set_contents (path, data, RAW_FRAMES * RAW_FRAME_BYTES,
+          NULL));
+  desc = g_strdup_printf ("filesrc name=src location=%s ! rawvideoparse "
+      "name=parse width=64 height=48 format=rgb framerate=30/1 ! fakesink",
+      path);
+  r = ax_prof_run (desc);
+  row = ax_prof_find_row (r->root, "pipeline", "src");
+  fail_unless (row != NULL, "%s", r->text);
+  fail_unless (json_object_get_int_member (row, "count") >= 1);
+  row = ax_prof_find_row (r->root, "pipeline", "parse (loop)");
+  fail_unless (row != NULL, "%s", r->text);
+  fail_unless (ax_prof_row_has_flag (row, "STAGE"));
+  fail_unless_equals_int (json_object_get_int_member
+      (json_object_get_object_member (r->root, "throughput"), "frames"),
+      RAW_FRAMES);
+  fail_unless_equals_int (json_object_get_int_member
+      (json_object_get_object_member (r->root, "latency"), "n"), RAW_FRAMES);
+  ax_prof_report_free (r);
+  g_remove (path);
+  g_free (desc);
+  g_free (data);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 #define LISTS 10
 #define BUFFERS_PER_LIST 3
 
@@ -661,6 +700,7 @@ axprof_suite (void)
   tcase_add_test (tc, test_harness_unparented_pads);
   tcase_add_test (tc, test_timeline);
   tcase_add_test (tc, test_buffer_lists);
+  tcase_add_test (tc, test_pull_mode);
   return s;
 }
 

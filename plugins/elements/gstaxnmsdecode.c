@@ -50,14 +50,34 @@
 #define RADIX_PASSES (32 / RADIX_BITS)
 /* keeps every q - zero_point exact in a float */
 #define MAX_ABS_ZERO_POINT 65536
+#define NO_CLASS G_MAXUINT32
+/* an f32 anchor whose first class score is NaN: the reference's running
+ * maximum starts at NaN and never changes, so it is never a candidate */
+#define DEAD_ANCHOR (G_MAXUINT32 - 1)
+/* bytes tested per vector step of the threshold scan */
+#define VEC_BYTES 16
+#define SCAN_BLOCK_BYTES (4 * VEC_BYTES)
+#define SCAN_BLOCK_FLOATS (SCAN_BLOCK_BYTES / 4)
+/* kept boxes are tested against a candidate this many at a time */
+#define IOU_BLOCK 4
+
+typedef guint8 U8x16 __attribute__ ((vector_size (VEC_BYTES)));
+typedef gfloat F32x4 __attribute__ ((vector_size (VEC_BYTES)));
+typedef gint32 I32x4 __attribute__ ((vector_size (VEC_BYTES)));
+typedef guint64 U64x2 __attribute__ ((vector_size (VEC_BYTES)));
 
 struct _GstAxNmsWork
 {
   guint capacity;               /* anchors the arrays below can hold */
 
-  /* per-anchor maximum over classes: biased bytes or floats */
-  guint8 *colmax_u8;
-  gfloat *colmax_f32;
+  /* per-anchor best class among the scores above the threshold:
+   * best_class[a] is NO_CLASS until a hit; best_u8 / best_f32 hold its
+   * (biased) score. Only touched anchors are reset after a frame. */
+  guint32 *best_class;
+  guint8 *best_u8;
+  gfloat *best_f32;
+  guint64 *touched;             /* one bit per anchor */
+  guint n_touched_words;
 
   /* candidates, in anchor order */
   guint n_cand;
@@ -88,8 +108,10 @@ gst_ax_nms_work_new (void)
 static void
 work_free_arrays (GstAxNmsWork * w)
 {
-  g_free (w->colmax_u8);
-  g_free (w->colmax_f32);
+  g_free (w->best_class);
+  g_free (w->best_u8);
+  g_free (w->best_f32);
+  g_free (w->touched);
   g_free (w->cx0);
   g_free (w->cy0);
   g_free (w->cx1);
@@ -123,14 +145,19 @@ gst_ax_nms_work_free (GstAxNmsWork * work)
 static void
 work_ensure (GstAxNmsWork * w, guint n_anchors)
 {
-  guint n;
+  guint n, i;
 
   if (n_anchors <= w->capacity)
     return;
   work_free_arrays (w);
   n = n_anchors;
-  w->colmax_u8 = g_new (guint8, n);
-  w->colmax_f32 = g_new (gfloat, n);
+  w->best_class = g_new (guint32, n);
+  for (i = 0; i < n; i++)
+    w->best_class[i] = NO_CLASS;
+  w->best_u8 = g_new (guint8, n);
+  w->best_f32 = g_new (gfloat, n);
+  w->n_touched_words = (n + 63) / 64;
+  w->touched = g_new0 (guint64, w->n_touched_words);
   w->cx0 = g_new (gfloat, n);
   w->cy0 = g_new (gfloat, n);
   w->cx1 = g_new (gfloat, n);
@@ -142,12 +169,13 @@ work_ensure (GstAxNmsWork * w, guint n_anchors)
   w->key_tmp = g_new (guint32, n);
   w->order = g_new (guint32, n);
   w->order_tmp = g_new (guint32, n);
-  w->kx0 = g_new (gfloat, n);
-  w->ky0 = g_new (gfloat, n);
-  w->kx1 = g_new (gfloat, n);
-  w->ky1 = g_new (gfloat, n);
-  w->karea = g_new (gfloat, n);
-  w->kclass = g_new (guint32, n);
+  /* room for a partial block of padding after the last kept box */
+  w->kx0 = g_new (gfloat, n + IOU_BLOCK);
+  w->ky0 = g_new (gfloat, n + IOU_BLOCK);
+  w->kx1 = g_new (gfloat, n + IOU_BLOCK);
+  w->ky1 = g_new (gfloat, n + IOU_BLOCK);
+  w->karea = g_new (gfloat, n + IOU_BLOCK);
+  w->kclass = g_new (guint32, n + IOU_BLOCK);
   w->capacity = n;
 }
 
@@ -273,37 +301,6 @@ lut_ensure (GstAxNmsWork * w, const GstAxNmsInput * in)
   w->lut_zp = in->zero_point;
 }
 
-static void
-colmax_u8_init (const guint8 * restrict row, guint8 * restrict m, guint n,
-    guint8 flip)
-{
-  guint a;
-
-  for (a = 0; a < n; a++)
-    m[a] = row[a] ^ flip;
-}
-
-static void
-colmax_u8_update (const guint8 * restrict row, guint8 * restrict m, guint n,
-    guint8 flip)
-{
-  guint a;
-
-  for (a = 0; a < n; a++) {
-    guint8 v = row[a] ^ flip;
-    m[a] = v > m[a] ? v : m[a];
-  }
-}
-
-static void
-colmax_f32_update (const gfloat * restrict row, gfloat * restrict m, guint n)
-{
-  guint a;
-
-  for (a = 0; a < n; a++)
-    m[a] = row[a] > m[a] ? row[a] : m[a];
-}
-
 /* Appends a candidate if its corners are finite. */
 static inline void
 push_candidate (GstAxNmsWork * w, const GstAxNmsParams * p, gfloat b0,
@@ -335,6 +332,102 @@ push_candidate (GstAxNmsWork * w, const GstAxNmsParams * p, gfloat b0,
   w->n_cand = n + 1;
 }
 
+/* Whether any of the SCAN_BLOCK_BYTES bytes at @p, XOR @flip, is >= @t.
+ * Explicit vectors: GCC's -O2 cost model leaves the plain loop scalar. */
+static inline gboolean
+block_any_u8 (const guint8 * p, U8x16 flip, U8x16 t)
+{
+  U8x16 v0, v1, v2, v3;
+  U64x2 m;
+
+  memcpy (&v0, p, VEC_BYTES);
+  memcpy (&v1, p + VEC_BYTES, VEC_BYTES);
+  memcpy (&v2, p + 2 * VEC_BYTES, VEC_BYTES);
+  memcpy (&v3, p + 3 * VEC_BYTES, VEC_BYTES);
+  m = (U64x2) (((v0 ^ flip) >= t) | ((v1 ^ flip) >= t) | ((v2 ^ flip) >= t)
+      | ((v3 ^ flip) >= t));
+  return (m[0] | m[1]) != 0;
+}
+
+static inline gboolean
+block_any_f32 (const gfloat * p, F32x4 t)
+{
+  F32x4 v0, v1, v2, v3;
+  I32x4 m;
+
+  memcpy (&v0, p, VEC_BYTES);
+  memcpy (&v1, p + 4, VEC_BYTES);
+  memcpy (&v2, p + 8, VEC_BYTES);
+  memcpy (&v3, p + 12, VEC_BYTES);
+  m = (v0 > t) | (v1 > t) | (v2 > t) | (v3 > t);
+  return (m[0] | m[1] | m[2] | m[3]) != 0;
+}
+
+static inline gboolean
+block_any_nan_f32 (const gfloat * p)
+{
+  F32x4 v0, v1, v2, v3;
+  I32x4 m;
+
+  memcpy (&v0, p, VEC_BYTES);
+  memcpy (&v1, p + 4, VEC_BYTES);
+  memcpy (&v2, p + 8, VEC_BYTES);
+  memcpy (&v3, p + 12, VEC_BYTES);
+  m = (v0 != v0) | (v1 != v1) | (v2 != v2) | (v3 != v3);
+  return (m[0] | m[1] | m[2] | m[3]) != 0;
+}
+
+static inline void
+touch (GstAxNmsWork * w, guint a)
+{
+  w->touched[a / 64] |= G_GUINT64_CONSTANT (1) << (a % 64);
+}
+
+/* Rows are visited in class order and a hit replaces the best only when
+ * strictly greater, so ties go to the first class, as in the reference. */
+static inline void
+hit_u8 (GstAxNmsWork * w, guint a, guint c, guint8 b)
+{
+  if (w->best_class[a] == NO_CLASS) {
+    w->best_class[a] = c;
+    w->best_u8[a] = b;
+    touch (w, a);
+  } else if (b > w->best_u8[a]) {
+    w->best_class[a] = c;
+    w->best_u8[a] = b;
+  }
+}
+
+static inline void
+hit_f32 (GstAxNmsWork * w, guint a, guint c, gfloat v)
+{
+  guint32 bc = w->best_class[a];
+
+  if (bc == NO_CLASS) {
+    w->best_class[a] = c;
+    w->best_f32[a] = v;
+    touch (w, a);
+  } else if (bc != DEAD_ANCHOR && v > w->best_f32[a]) {
+    w->best_class[a] = c;
+    w->best_f32[a] = v;
+  }
+}
+
+/* Visits the touched anchors in ascending order, resetting them. */
+#define FOREACH_TOUCHED_BEGIN(w, a) \
+  { \
+    guint _wi; \
+    for (_wi = 0; _wi < (w)->n_touched_words; _wi++) { \
+      guint64 _bits = (w)->touched[_wi]; \
+      (w)->touched[_wi] = 0; \
+      while (_bits) { \
+        guint a = _wi * 64 + __builtin_ctzll (_bits); \
+        _bits &= _bits - 1;
+#define FOREACH_TOUCHED_END \
+      } \
+    } \
+  }
+
 static void
 decode_v8_quant (GstAxNmsWork * w, const GstAxNmsParams * p,
     const GstAxNmsInput * in)
@@ -344,33 +437,52 @@ decode_v8_quant (GstAxNmsWork * w, const GstAxNmsParams * p,
   const guint8 *scores = t + (gsize) YOLOV8_BOX_VALUES * na;
   const guint8 flip = in->dtype == GST_AX_TENSOR_DTYPE_I8 ? INT8_BIAS : 0;
   const gfloat *lut = w->lut;
-  guint8 *m = w->colmax_u8;
-  guint first_pass, a, c;
+  const guint n_blocks = na / SCAN_BLOCK_BYTES;
+  U8x16 flipv, tv;
+  guint first_pass, a, c, i, blk;
 
-  /* the table increases strictly, so "value > threshold" is "byte >=
-   * first_pass" */
+  /* the table increases strictly, so "value > threshold" is "biased byte
+   * >= first_pass" */
   for (first_pass = 0; first_pass < LUT_SIZE; first_pass++)
     if (lut[first_pass] > p->score_threshold)
       break;
   if (first_pass == LUT_SIZE)
     return;
+  for (i = 0; i < VEC_BYTES; i++) {
+    flipv[i] = flip;
+    tv[i] = first_pass;
+  }
 
-  colmax_u8_init (scores, m, na, flip);
-  for (c = 1; c < nc; c++)
-    colmax_u8_update (scores + (gsize) c * na, m, na, flip);
+  for (c = 0; c < nc; c++) {
+    const guint8 *row = scores + (gsize) c * na;
 
-  for (a = 0; a < na; a++) {
-    guint8 best = m[a];
+    for (blk = 0; blk < n_blocks; blk++) {
+      const guint8 *bp = row + blk * SCAN_BLOCK_BYTES;
 
-    if (G_LIKELY (best < first_pass))
-      continue;
-    for (c = 0; c < nc; c++)
-      if ((guint8) (scores[(gsize) c * na + a] ^ flip) == best)
-        break;
+      if (G_LIKELY (!block_any_u8 (bp, flipv, tv)))
+        continue;
+      for (i = 0; i < SCAN_BLOCK_BYTES; i++) {
+        guint8 b = bp[i] ^ flip;
+        if (b >= first_pass)
+          hit_u8 (w, blk * SCAN_BLOCK_BYTES + i, c, b);
+      }
+    }
+    for (a = n_blocks * SCAN_BLOCK_BYTES; a < na; a++) {
+      guint8 b = row[a] ^ flip;
+      if (b >= first_pass)
+        hit_u8 (w, a, c, b);
+    }
+  }
+
+  FOREACH_TOUCHED_BEGIN (w, a) {
+    guint bc = w->best_class[a];
+
+    w->best_class[a] = NO_CLASS;
     push_candidate (w, p, lut[t[a] ^ flip], lut[t[na + a] ^ flip],
         lut[t[2 * (gsize) na + a] ^ flip], lut[t[3 * (gsize) na + a] ^ flip],
-        lut[best], c, a);
+        lut[w->best_u8[a]], bc, a);
   }
+  FOREACH_TOUCHED_END;
 }
 
 static void
@@ -380,25 +492,58 @@ decode_v8_f32 (GstAxNmsWork * w, const GstAxNmsParams * p,
   const gfloat *t = in->data;
   const guint na = in->n_anchors, nc = in->n_classes;
   const gfloat *scores = t + (gsize) YOLOV8_BOX_VALUES * na;
-  gfloat *m = w->colmax_f32;
   const gfloat thr = p->score_threshold;
-  guint a, c;
+  const guint n_blocks = na / SCAN_BLOCK_FLOATS;
+  F32x4 tv = { thr, thr, thr, thr };
+  guint a, c, i, blk;
 
-  memcpy (m, scores, na * sizeof (gfloat));
-  for (c = 1; c < nc; c++)
-    colmax_f32_update (scores + (gsize) c * na, m, na);
+  /* anchors whose first score is NaN; they go on the touched list so
+   * that they are reset with the others */
+  for (blk = 0; blk < n_blocks; blk++) {
+    const gfloat *bp = scores + blk * SCAN_BLOCK_FLOATS;
 
-  for (a = 0; a < na; a++) {
-    gfloat best = m[a];
-
-    if (G_LIKELY (!(best > thr)) || !isfinite (best))
+    if (G_LIKELY (!block_any_nan_f32 (bp)))
       continue;
-    for (c = 0; c < nc; c++)
-      if (scores[(gsize) c * na + a] == best)
-        break;
-    push_candidate (w, p, t[a], t[na + a], t[2 * (gsize) na + a],
-        t[3 * (gsize) na + a], best, c, a);
+    for (i = 0; i < SCAN_BLOCK_FLOATS; i++)
+      if (isnan (bp[i])) {
+        w->best_class[blk * SCAN_BLOCK_FLOATS + i] = DEAD_ANCHOR;
+        touch (w, blk * SCAN_BLOCK_FLOATS + i);
+      }
   }
+  for (a = n_blocks * SCAN_BLOCK_FLOATS; a < na; a++)
+    if (isnan (scores[a])) {
+      w->best_class[a] = DEAD_ANCHOR;
+      touch (w, a);
+    }
+
+  for (c = 0; c < nc; c++) {
+    const gfloat *row = scores + (gsize) c * na;
+
+    for (blk = 0; blk < n_blocks; blk++) {
+      const gfloat *bp = row + blk * SCAN_BLOCK_FLOATS;
+
+      if (G_LIKELY (!block_any_f32 (bp, tv)))
+        continue;
+      for (i = 0; i < SCAN_BLOCK_FLOATS; i++)
+        if (bp[i] > thr)
+          hit_f32 (w, blk * SCAN_BLOCK_FLOATS + i, c, bp[i]);
+    }
+    for (a = n_blocks * SCAN_BLOCK_FLOATS; a < na; a++)
+      if (row[a] > thr)
+        hit_f32 (w, a, c, row[a]);
+  }
+
+  FOREACH_TOUCHED_BEGIN (w, a) {
+    guint bc = w->best_class[a];
+    gfloat best = w->best_f32[a];
+
+    w->best_class[a] = NO_CLASS;
+    if (bc == DEAD_ANCHOR || !isfinite (best))
+      continue;
+    push_candidate (w, p, t[a], t[na + a], t[2 * (gsize) na + a],
+        t[3 * (gsize) na + a], best, bc, a);
+  }
+  FOREACH_TOUCHED_END;
 }
 
 static void
@@ -537,31 +682,79 @@ sort_candidates (GstAxNmsWork * w)
   w->order = order;
 }
 
-/* Whether a box overlaps any kept box of the same class (of any class if
- * @agnostic) by more than @thr. Written without branches in the loop so
- * that it vectorises. */
-static gboolean
-overlaps_kept (const gfloat * restrict kx0, const gfloat * restrict ky0,
-    const gfloat * restrict kx1, const gfloat * restrict ky1,
-    const gfloat * restrict karea, const guint32 * restrict kclass,
-    guint nk, gfloat x0, gfloat y0, gfloat x1, gfloat y1, gfloat area,
-    guint32 cls, guint32 agnostic, gfloat thr)
+static inline F32x4
+vload (const gfloat * p)
 {
-  guint32 hit = 0;
+  F32x4 v;
+
+  memcpy (&v, p, sizeof (v));
+  return v;
+}
+
+/* a < b ? a : b and a > b ? a : b, lane by lane, as the scalar MIN / MAX
+ * of the reference */
+static inline F32x4
+vmin (F32x4 a, F32x4 b)
+{
+  I32x4 m = a < b;
+  return (F32x4) (((I32x4) a & m) | ((I32x4) b & ~m));
+}
+
+static inline F32x4
+vmax (F32x4 a, F32x4 b)
+{
+  I32x4 m = a > b;
+  return (F32x4) (((I32x4) a & m) | ((I32x4) b & ~m));
+}
+
+/* Whether a box overlaps any kept box of the same class (of any class if
+ * @agnostic) by more than @thr, with the reference's arithmetic lane by
+ * lane. The kept arrays are padded to a whole number of IOU_BLOCKs with
+ * inert entries (NaN area, hence NaN IoU). */
+static gboolean
+overlaps_kept (const GstAxNmsWork * w, guint nk, gfloat x0, gfloat y0,
+    gfloat x1, gfloat y1, gfloat area, guint32 cls, gboolean agnostic,
+    gfloat thr)
+{
+  const F32x4 vx0 = { x0, x0, x0, x0 }, vy0 = { y0, y0, y0, y0 };
+  const F32x4 vx1 = { x1, x1, x1, x1 }, vy1 = { y1, y1, y1, y1 };
+  const F32x4 va = { area, area, area, area }, vt = { thr, thr, thr, thr };
+  const F32x4 zero = { 0, 0, 0, 0 };
+  const I32x4 vc = { cls, cls, cls, cls };
+  const gint32 all = agnostic ? -1 : 0;
+  const I32x4 vag = { all, all, all, all };
   guint j;
 
-  for (j = 0; j < nk; j++) {
-    gfloat iw = MIN (x1, kx1[j]) - MAX (x0, kx0[j]);
-    gfloat ih = MIN (y1, ky1[j]) - MAX (y0, ky0[j]);
-    gfloat inter, iou;
+  for (j = 0; j < nk; j += 4) {
+    F32x4 iw = vmin (vx1, vload (w->kx1 + j)) - vmax (vx0, vload (w->kx0 +
+            j));
+    F32x4 ih = vmin (vy1, vload (w->ky1 + j)) - vmax (vy0, vload (w->ky0 +
+            j));
+    F32x4 inter, iou;
+    I32x4 kc, m;
 
-    iw = iw > 0.0f ? iw : 0.0f;
-    ih = ih > 0.0f ? ih : 0.0f;
+    iw = (F32x4) ((I32x4) iw & (iw > zero));
+    ih = (F32x4) ((I32x4) ih & (ih > zero));
     inter = iw * ih;
-    iou = inter / (area + karea[j] - inter);
-    hit |= (guint32) (iou > thr) & (agnostic | (guint32) (kclass[j] == cls));
+    iou = inter / (va + vload (w->karea + j) - inter);
+    memcpy (&kc, w->kclass + j, sizeof (kc));
+    m = (iou > vt) & (vag | (kc == vc));
+    if (m[0] | m[1] | m[2] | m[3])
+      return TRUE;
   }
-  return hit != 0;
+  return FALSE;
+}
+
+static void
+kept_pad_block (GstAxNmsWork * w, guint from)
+{
+  guint j;
+
+  for (j = from; j < from + IOU_BLOCK; j++) {
+    w->kx0[j] = w->ky0[j] = w->kx1[j] = w->ky1[j] = 0.0f;
+    w->karea[j] = NAN;
+    w->kclass[j] = NO_CLASS;
+  }
 }
 
 /**
@@ -610,15 +803,15 @@ gst_ax_nms_run (GstAxNmsWork * w, const GstAxNmsParams * p,
     return 0;
 
   sort_candidates (w);
+  kept_pad_block (w, 0);
 
   for (i = 0; i < w->n_cand && nk < limit; i++) {
     guint k = w->order[i];
     gfloat x0 = w->cx0[k], y0 = w->cy0[k], x1 = w->cx1[k], y1 = w->cy1[k];
     gfloat area = (x1 - x0) * (y1 - y0);
 
-    if (overlaps_kept (w->kx0, w->ky0, w->kx1, w->ky1, w->karea, w->kclass,
-            nk, x0, y0, x1, y1, area, w->cclass[k], p->class_agnostic ? 1 : 0,
-            p->iou_threshold))
+    if (overlaps_kept (w, nk, x0, y0, x1, y1, area, w->cclass[k],
+            p->class_agnostic, p->iou_threshold))
       continue;
     w->kx0[nk] = x0;
     w->ky0[nk] = y0;
@@ -634,6 +827,8 @@ gst_ax_nms_run (GstAxNmsWork * w, const GstAxNmsParams * p,
     results[nk].class_id = w->cclass[k];
     results[nk].anchor = w->canchor[k];
     nk++;
+    if (nk % IOU_BLOCK == 0)
+      kept_pad_block (w, nk);
   }
   return nk;
 }

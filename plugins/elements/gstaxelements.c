@@ -13,19 +13,23 @@
 
 #include <gst/gst.h>
 
+#include "gstaxletterbox.h"
 #include "gstaxnms.h"
+#include "gstaxoverlay.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
   gboolean ret = FALSE;
 
+  ret |= GST_ELEMENT_REGISTER (axletterbox, plugin);
   ret |= GST_ELEMENT_REGISTER (axnms, plugin);
+  ret |= GST_ELEMENT_REGISTER (axoverlay, plugin);
 
   return ret;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, axelements,
-    "Object detection on the simulated NPU: letterbox, inference, NMS, "
-    "overlay", plugin_init, VERSION, GST_LICENSE, GST_PACKAGE_NAME,
-    GST_PACKAGE_ORIGIN)
+    "Object-detection elements for the simulated NPU: letterbox, "
+    "inference, NMS, overlay", plugin_init, VERSION, GST_LICENSE,
+    GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

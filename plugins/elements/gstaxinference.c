@@ -66,6 +66,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_inference_debug);
 #define MAX_IN_FLIGHT 1024
 /* outputs of one model; submit takes them from a stack array */
 #define MAX_OUTPUTS 16
+/* frames without tensors hold no job; this bounds the queue anyway */
+#define QUEUED_ITEMS_PER_JOB 2
 #define MAX_TIME_SCALE 1000.0
 #define MODEL_SUFFIX ".axm"
 #define MODEL_PATH_ENV "GST_AX_MODEL_PATH"
@@ -889,10 +891,11 @@ gst_ax_inference_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   }
 
   /* back-pressure: wait for room in the window (an item with more jobs
-   * than the window runs alone) */
+   * than the window runs alone) and in the queue */
   g_mutex_lock (&self->lock);
-  while (!self->flushing && self->n_outstanding > 0
-      && self->n_outstanding + n_inputs > self->window)
+  while (!self->flushing && ((self->n_outstanding > 0
+              && self->n_outstanding + n_inputs > self->window)
+          || self->queue.length >= QUEUED_ITEMS_PER_JOB * self->window))
     g_cond_wait (&self->cond, &self->lock);
   if (self->flushing || self->srcresult != GST_FLOW_OK) {
     ret = self->srcresult;
@@ -1045,8 +1048,9 @@ gst_ax_inference_sink_event (GstPad * pad, GstObject * parent,
       self->srcresult = GST_FLOW_FLUSHING;
       g_cond_broadcast (&self->cond);
       g_mutex_unlock (&self->lock);
-      cancel_all (self);
+      /* the task frees the jobs it pops: pause it before cancelling */
       gst_pad_pause_task (self->srcpad);
+      cancel_all (self);
       return ret;
     }
     case GST_EVENT_FLUSH_STOP:
@@ -1334,9 +1338,10 @@ stop_streaming (GstAxInference * self)
   self->srcresult = GST_FLOW_FLUSHING;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
-  cancel_all (self);
+  /* the task frees the jobs it pops: stop it before cancelling; the chain
+   * function has returned, the pads are deactivated */
   gst_pad_stop_task (self->srcpad);
-  /* the chain function has returned: pads are deactivated */
+  cancel_all (self);
   drain_and_clear (self);
   report_device (self);
 }

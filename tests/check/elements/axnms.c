@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gstaxnmsdecode.h"
 #include "gstaxnmsreference.h"

@@ -1,2 +1,272 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The int8 kernels. Arithmetic definitions (shared with the reference
+ * implementations in tests/simnpu/test-kernels.c, which must agree bit for
+ * bit):
+ *
+ * - requantisation: q = round_half_up (acc * m / 2^(31 + shift)), with m a
+ *   Q31 multiplier from simnpu__quantize_multiplier();
+ * - conv2d: acc = bias[oc] + sum ((x - in_zp) * w) over the window, padded
+ *   positions contributing 0; out = clamp (requant (acc) + out_zp);
+ * - add: out = out_zp + round_half_up (((a - za) * ma + (b - zb) * mb)
+ *   / 2^SIMNPU_ELTWISE_SHIFT); mul: ((a - za) * (b - zb) * ma) likewise;
+ * - pools: max ignores padding; avg averages valid positions only,
+ *   rounding half away from zero.
+ *
+ * This file is built at -O3: inner loops are simple and use restrict
+ * pointers so that GCC vectorises them. */
+
 #include "simnpu-private.h"
-typedef int simnpu__kernels_placeholder;
+
+#include <string.h>
+
+#define I8_MIN (-128)
+#define I8_MAX 127
+#define Q31_BITS 31
+
+static inline int8_t
+clamp_i8 (int32_t v)
+{
+  return (int8_t) (v < I8_MIN ? I8_MIN : (v > I8_MAX ? I8_MAX : v));
+}
+
+int32_t
+simnpu__requantize (int64_t acc, int32_t multiplier, int32_t shift)
+{
+  int total = Q31_BITS + shift;
+  int64_t round = G_GINT64_CONSTANT (1) << (total - 1);
+
+  return (int32_t) ((acc * multiplier + round) >> total);
+}
+
+/* Inner product of two int8 vectors; the loop GCC vectorises. */
+static inline int32_t
+dot_i8 (const int8_t * restrict a, const int8_t * restrict b, int n)
+{
+  int32_t sum = 0;
+  int k;
+
+  for (k = 0; k < n; k++)
+    sum += (int32_t) a[k] * (int32_t) b[k];
+  return sum;
+}
+
+size_t
+simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
+{
+  return (size_t) p->kh * p->kw * (p->ic / p->groups);
+}
+
+/* Copies the receptive field of output (oy, ox) for group g into patch,
+ * [kh][kw][icg], filling padded positions with the input zero point (so
+ * that they contribute zero once the zero point is folded into the
+ * bias). */
+static void
+gather_patch (const simnpu__conv_params * p, const int8_t * restrict in,
+    int oy, int ox, int g, int8_t * restrict patch)
+{
+  int icg = p->ic / p->groups;
+  int ky, kx;
+  int8_t pad = (int8_t) p->in_zp;
+
+  for (ky = 0; ky < p->kh; ky++) {
+    int iy = oy * p->sh - p->pt + ky * p->dh;
+    for (kx = 0; kx < p->kw; kx++) {
+      int ix = ox * p->sw - p->pl + kx * p->dw;
+      int8_t *dst = patch + ((size_t) ky * p->kw + kx) * icg;
+      if (iy < 0 || iy >= p->ih || ix < 0 || ix >= p->iw) {
+        memset (dst, pad, icg);
+      } else {
+        memcpy (dst, in + ((size_t) iy * p->iw + ix) * p->ic + g * icg, icg);
+      }
+    }
+  }
+}
+
+/* bias must already have the input zero point folded in:
+ * bias[oc] = b[oc] - in_zp * sum (w[oc]). */
+void
+simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
+    const int8_t * weights, const int32_t * bias,
+    const int32_t * multipliers, const int32_t * shifts, int8_t * output,
+    int8_t * scratch)
+{
+  int icg = p->ic / p->groups;
+  int ocg = p->oc / p->groups;
+  int klen = p->kh * p->kw * icg;
+  bool direct = p->kh == 1 && p->kw == 1 && p->groups == 1 && p->pt == 0
+      && p->pl == 0;
+  int b, oy, ox, g, o;
+
+  for (b = 0; b < p->n; b++) {
+    const int8_t *in = input + (size_t) b * p->ih * p->iw * p->ic;
+    int8_t *out = output + (size_t) b * p->oh * p->ow * p->oc;
+    for (oy = 0; oy < p->oh; oy++) {
+      for (ox = 0; ox < p->ow; ox++) {
+        int8_t *dst = out + ((size_t) oy * p->ow + ox) * p->oc;
+        for (g = 0; g < p->groups; g++) {
+          const int8_t *patch;
+          if (direct && oy * p->sh < p->ih && ox * p->sw < p->iw) {
+            patch = in + ((size_t) oy * p->sh * p->iw + ox * p->sw) * p->ic;
+          } else {
+            gather_patch (p, in, oy, ox, g, scratch);
+            patch = scratch;
+          }
+          for (o = g * ocg; o < (g + 1) * ocg; o++) {
+            int64_t acc = (int64_t) bias[o]
+                + dot_i8 (patch, weights + (size_t) o * klen, klen);
+            int32_t q = simnpu__requantize (acc, multipliers[o], shifts[o])
+                + p->out_zp;
+            q = q < p->act_min ? p->act_min : (q > p->act_max ? p->act_max :
+                q);
+            dst[o] = (int8_t) q;
+          }
+        }
+      }
+    }
+  }
+}
+
+void
+simnpu__lut (const int8_t * restrict lut, const int8_t * restrict input,
+    int8_t * restrict output, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    output[i] = lut[(uint8_t) (input[i] - I8_MIN)];
+}
+
+void
+simnpu__requant_copy (const int8_t * restrict in, int8_t * restrict out,
+    size_t n, int32_t zp_in, int32_t zp_out, int64_t mult)
+{
+  const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
+  size_t i;
+
+  if (zp_in == zp_out && mult == (G_GINT64_CONSTANT (1) <<
+          SIMNPU_ELTWISE_SHIFT)) {
+    memcpy (out, in, n);
+    return;
+  }
+  for (i = 0; i < n; i++) {
+    int64_t v = ((in[i] - zp_in) * mult + round) >> SIMNPU_ELTWISE_SHIFT;
+    out[i] = clamp_i8 ((int32_t) v + zp_out);
+  }
+}
+
+static inline int8_t
+eltwise_one (bool is_add, int32_t a, int32_t b, int64_t ma, int64_t mb,
+    int32_t zp_out)
+{
+  const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
+  int64_t v;
+
+  if (is_add)
+    v = (int64_t) a * ma + (int64_t) b * mb;
+  else
+    v = (int64_t) a *b * ma;
+  return clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT) + zp_out);
+}
+
+static void
+eltwise_flat (bool is_add, const int8_t * restrict a, int32_t zp_a,
+    const int8_t * restrict b, int32_t zp_b, int8_t * restrict out, size_t n,
+    int32_t zp_out, int64_t ma, int64_t mb)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    out[i] = eltwise_one (is_add, a[i] - zp_a, b[i] - zp_b, ma, mb, zp_out);
+}
+
+/* Dims are rank-4; a dimension of size 1 broadcasts. */
+void
+simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
+    int32_t zp_a, const int64_t * db, const int8_t * b, int32_t zp_b,
+    const int64_t * dout, int8_t * out, int32_t zp_out, int64_t ma,
+    int64_t mb)
+{
+  bool is_add = type == SIMNPU_OP_ADD;
+  int64_t i0, i1, i2, i3;
+  int64_t sa[4], sb[4];
+  int d;
+
+  if (memcmp (da, dout, 4 * sizeof (int64_t)) == 0
+      && memcmp (db, dout, 4 * sizeof (int64_t)) == 0) {
+    eltwise_flat (is_add, a, zp_a, b, zp_b, out,
+        (size_t) (dout[0] * dout[1] * dout[2] * dout[3]), zp_out, ma, mb);
+    return;
+  }
+  /* strides with 0 for broadcast dimensions */
+  sa[3] = 1;
+  sb[3] = 1;
+  for (d = 2; d >= 0; d--) {
+    sa[d] = sa[d + 1] * da[d + 1];
+    sb[d] = sb[d + 1] * db[d + 1];
+  }
+  for (d = 0; d < 4; d++) {
+    if (da[d] == 1)
+      sa[d] = 0;
+    if (db[d] == 1)
+      sb[d] = 0;
+  }
+  for (i0 = 0; i0 < dout[0]; i0++)
+    for (i1 = 0; i1 < dout[1]; i1++)
+      for (i2 = 0; i2 < dout[2]; i2++)
+        for (i3 = 0; i3 < dout[3]; i3++) {
+          int32_t va = a[i0 * sa[0] + i1 * sa[1] + i2 * sa[2] + i3 * sa[3]];
+          int32_t vb = b[i0 * sb[0] + i1 * sb[1] + i2 * sb[2] + i3 * sb[3]];
+          *out++ = eltwise_one (is_add, va - zp_a, vb - zp_b, ma, mb, zp_out);
+        }
+}
+
+void
+simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
+    const int64_t * dout, int8_t * out, int kh, int kw, int sh, int sw,
+    int pt, int pl, int32_t zp)
+{
+  int64_t n, oy, ox, c;
+  int64_t ih = din[1], iw = din[2], ch = din[3];
+
+  for (n = 0; n < dout[0]; n++) {
+    const int8_t *src = in + n * ih * iw * ch;
+    for (oy = 0; oy < dout[1]; oy++) {
+      for (ox = 0; ox < dout[2]; ox++) {
+        int64_t y0 = oy * sh - pt, x0 = ox * sw - pl;
+        int64_t y1 = MIN (y0 + kh, ih), x1 = MIN (x0 + kw, iw);
+        int64_t y, x;
+        y0 = MAX (y0, 0);
+        x0 = MAX (x0, 0);
+        for (c = 0; c < ch; c++) {
+          int32_t acc = is_max ? I8_MIN : 0;
+          int32_t count = (int32_t) ((y1 - y0) * (x1 - x0));
+          for (y = y0; y < y1; y++)
+            for (x = x0; x < x1; x++) {
+              int32_t v = src[(y * iw + x) * ch + c];
+              if (is_max)
+                acc = v > acc ? v : acc;
+              else
+                acc += v - zp;
+            }
+          if (!is_max) {
+            if (count <= 0)
+              acc = zp;
+            else if (acc >= 0)
+              acc = zp + (acc + count / 2) / count;
+            else
+              acc = zp - (-acc + count / 2) / count;
+          }
+          *out++ = clamp_i8 (acc);
+        }
+      }
+    }
+  }
+}

@@ -30,7 +30,7 @@ G_BEGIN_DECLS
 #define SIMNPU_MAX_ARENA_BYTES (G_GUINT64_CONSTANT (1) << 31)
 #define SIMNPU_MAX_KERNEL_DIM 64
 #define SIMNPU_MAX_NAME_BYTES 256
-#define SIMNPU_N_ATTRS 12
+#define SIMNPU_N_ATTRS 16
 
 #define SIMNPU_NS_PER_S G_GUINT64_CONSTANT (1000000000)
 #define SIMNPU_NS_PER_US G_GUINT64_CONSTANT (1000)
@@ -109,10 +109,18 @@ enum
   SIMNPU_A_KH = 0, SIMNPU_A_KW, SIMNPU_A_SH, SIMNPU_A_SW,
   SIMNPU_A_PT, SIMNPU_A_PL, SIMNPU_A_PB, SIMNPU_A_PR,
   SIMNPU_A_DH, SIMNPU_A_DW, SIMNPU_A_GROUPS, SIMNPU_A_OC,
+  SIMNPU_A_ACT,
+  /* resize: integer scale factors */
+  SIMNPU_A_SCALE_H = 0, SIMNPU_A_SCALE_W = 1,
+  /* reshape: rank then dims (-1 infers one dimension) */
+  SIMNPU_A_RANK = 0, SIMNPU_A_DIM0 = 1,
   /* concat, split, slice, softmax */
   SIMNPU_A_AXIS = 0,
-  /* slice: begin per axis in 1..4 */
-  SIMNPU_A_BEGIN0 = 1,
+  /* split: output sizes along the axis follow */
+  SIMNPU_A_SIZES0 = 1,
+  /* slice: begin per dimension of the input (rank-4 padded) in 0..3,
+   * size in 4..7 */
+  SIMNPU_A_BEGIN0 = 0, SIMNPU_A_SIZE0 = 4,
   /* transpose: permutation in 0..3 */
   SIMNPU_A_PERM0 = 0,
 };
@@ -124,6 +132,12 @@ typedef enum
   SIMNPU_TENSOR_OUTPUT = 2,
   SIMNPU_TENSOR_CONSTANT = 3,
 } simnpu__tensor_kind;
+
+typedef enum
+{
+  SIMNPU_ACT_NONE = 0,
+  SIMNPU_ACT_RELU = 1,
+} simnpu__activation;
 
 /* Internal element types: the public ones plus i32 for biases. */
 #define SIMNPU__DTYPE_I32 3
@@ -138,6 +152,12 @@ typedef struct
   float scale;
   int32_t zero_point;
   simnpu__tensor_kind kind;
+  /* inputs and outputs: the dtype seen by the caller; dtype, scale and
+   * zero_point above are the internal int8 representation */
+  int io_dtype;
+  /* conv weights and bias declared without a full shape in JSON: the
+   * shape comes from the op during shape inference */
+  bool shape_from_op;
   /* constants: data (may be NULL in shape-only graphs), per-channel scales
    * (n_channel_scales == dims[0], or 0) */
   void *data;
@@ -148,6 +168,15 @@ typedef struct
   size_t offset;
   int producer;
 } simnpu__tensor;
+
+typedef struct
+{
+  int n, ih, iw, ic;
+  int oh, ow, oc;
+  int kh, kw, sh, sw, pt, pl, dh, dw, groups;
+  int32_t in_zp, out_zp;
+  int32_t act_min, act_max;
+} simnpu__conv_params;
 
 typedef struct
 {
@@ -167,6 +196,7 @@ typedef struct
   int32_t *bias_folded;
   int8_t *weights_packed;
   int8_t lut[256];
+  simnpu__conv_params conv;
   int64_t eltwise_mult[SIMNPU_MAX_OP_INPUTS];
 } simnpu__op;
 
@@ -226,6 +256,7 @@ typedef struct
   int32_t resource;
   int32_t op_index;
   int32_t dep;
+  int32_t dep2;
   uint64_t bytes;
   uint64_t cycles;
   uint64_t device_ns;
@@ -242,6 +273,8 @@ typedef struct
 SIMNPU_INTERNAL int simnpu__schedule_build (const simnpu__graph * graph,
     const simnpu__profile * profile, simnpu__schedule * schedule,
     simnpu_error * error);
+SIMNPU_INTERNAL void simnpu__schedule_finish (simnpu__schedule * schedule,
+    const simnpu__profile * profile);
 SIMNPU_INTERNAL void simnpu__schedule_clear (simnpu__schedule * schedule);
 SIMNPU_INTERNAL void simnpu__schedule_estimate (const simnpu__schedule *
     schedule, const simnpu__profile * profile, uint64_t * start_cycles,
@@ -266,14 +299,6 @@ SIMNPU_INTERNAL int simnpu__axm_read (const void *data, size_t size,
 /* Kernels (kernels.c). Activations are int8 with a per-tensor zero
  * point; all shapes NHWC. */
 
-typedef struct
-{
-  int n, ih, iw, ic;
-  int oh, ow, oc;
-  int kh, kw, sh, sw, pt, pl, dh, dw, groups;
-  int32_t in_zp, out_zp;
-  int32_t act_min, act_max;
-} simnpu__conv_params;
 
 SIMNPU_INTERNAL void simnpu__conv2d (const simnpu__conv_params * p,
     const int8_t * input, const int8_t * weights, const int32_t * bias,
@@ -281,9 +306,6 @@ SIMNPU_INTERNAL void simnpu__conv2d (const simnpu__conv_params * p,
     int8_t * scratch);
 SIMNPU_INTERNAL size_t simnpu__conv2d_scratch_bytes (const
     simnpu__conv_params * p);
-SIMNPU_INTERNAL void simnpu__conv2d_reference (const simnpu__conv_params *
-    p, const int8_t * input, const int8_t * weights, const int32_t * bias,
-    const int32_t * multipliers, const int32_t * shifts, int8_t * output);
 SIMNPU_INTERNAL int32_t simnpu__requantize (int64_t acc, int32_t multiplier,
     int32_t shift);
 SIMNPU_INTERNAL void simnpu__lut (const int8_t * lut, const int8_t * input,

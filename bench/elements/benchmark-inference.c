@@ -10,10 +10,15 @@
 /* Throughput of axinference against the device bound, n_cores / device
  * time per frame, for a model whose device time dominates the host work.
  * Frames with a ready-made input tensor are pushed through a GstHarness
- * at in-flight=4 on metis at time-scale 1 (real time); the steady-state
- * rate (after a warm-up) is compared with the bound read from the same
- * model loaded on the same device profile. Also prints the in-flight=1
- * rate as a second baseline. */
+ * at in-flight=4 on metis; the steady-state rate (after a warm-up) is
+ * compared with the bound computed from the same model loaded on the same
+ * device profile. Also prints the in-flight=1 rate as a second baseline.
+ *
+ * A model whose modelled device time is shorter than DEVICE_DOMINATES_NS
+ * is paced with time-scale = DEVICE_DOMINATES_NS / device time, which
+ * stretches device time and leaves host work (copies, kernels on the
+ * host, the element) unchanged: the device then dominates, as the check
+ * requires. The bound uses the scaled device time. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -31,6 +36,7 @@
 #define WARMUP_FRAMES 16
 #define MEASURED_FRAMES 160
 #define TARGET_RATIO 0.90
+#define DEVICE_DOMINATES_NS 10000000.0
 #define FRAME_CAPS "video/x-raw,format=RGB,width=640,height=480,framerate=30/1"
 
 static gchar *
@@ -75,10 +81,10 @@ make_frame (const GstAxModelInput * in)
 
 /* frames per second in steady state */
 static gdouble
-run (const gchar * model, guint in_flight)
+run (const gchar * model, guint in_flight, gdouble time_scale)
 {
   gchar *launch = g_strdup_printf ("axinference model=%s device=" DEVICE
-      " in-flight=%u time-scale=1", model, in_flight);
+      " in-flight=%u time-scale=%.6f", model, in_flight, time_scale);
   GstHarness *h = gst_harness_new_parse (launch);
   GstQuery *q = gst_ax_model_query_new ();
   GstAxModelInput in;
@@ -127,7 +133,7 @@ main (int argc, char **argv)
   simnpu_device_info di;
   simnpu_model_info mi;
   simnpu_error err;
-  gdouble bound, fps4, fps1;
+  gdouble bound, fps4, fps1, scale;
 
   gst_init (&argc, &argv);
   if (simnpu_device_open (DEVICE, &dev, &err) < 0
@@ -137,15 +143,17 @@ main (int argc, char **argv)
   }
   simnpu_device_get_info (dev, &di);
   simnpu_model_get_info (net, &mi);
-  bound = di.n_cores / (mi.device_ns / 1e9);
+  scale = MAX (1.0, DEVICE_DOMINATES_NS / mi.device_ns);
+  bound = di.n_cores / (mi.device_ns * scale / 1e9);
   simnpu_model_unload (net);
   simnpu_device_close (dev);
 
-  fps1 = run (model, 1);
-  fps4 = run (model, 4);
-  printf ("inference %s on %s: device time %.3f ms/frame, %u cores, "
-      "device bound %.1f fps\n", model, DEVICE, mi.device_ns / 1e6,
-      di.n_cores, bound);
+  fps1 = run (model, 1, scale);
+  fps4 = run (model, 4, scale);
+  printf ("inference %s on %s: device time %.3f ms/frame at time-scale 1, "
+      "run at time-scale %.2f = %.3f ms/frame; %u cores; device bound "
+      "%.1f fps\n", model, DEVICE, mi.device_ns / 1e6, scale,
+      mi.device_ns * scale / 1e6, di.n_cores, bound);
   printf ("inference in-flight=1: %.1f fps (%.2f of bound)\n", fps1,
       fps1 / bound);
   printf ("inference in-flight=4: %.1f fps = %.3f of the device bound "

@@ -42,6 +42,7 @@ static const char *const op_names[SIMNPU_N_OP_TYPES] = {
  * klen * 255 * 128 + |bias| < 2^31. */
 #define MAX_CONV_KLEN 32768
 #define MAX_BIAS_ABS (1 << 30)
+#define MAX_REQUANT_SCALE 65536.0
 
 const char *
 simnpu__op_type_name (simnpu__op_type type)
@@ -83,8 +84,7 @@ simnpu__graph_free (simnpu__graph * g)
   for (i = 0; i < g->n_ops; i++) {
     g_free (g->ops[i].name);
     g_free (g->ops[i].location);
-    g_free (g->ops[i].multipliers);
-    g_free (g->ops[i].shifts);
+    g_free (g->ops[i].requant_scales);
     g_free (g->ops[i].bias_folded);
     g_free (g->ops[i].weights_packed);
   }
@@ -204,7 +204,7 @@ infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
     return op_error (error, SIMNPU_EFORMAT, op, oi,
         "expected at least one input and one output");
   for (i = 0; i < op->n_inputs; i++) {
-    if (!avail[op->inputs[i]]) {
+    if (avail != NULL && !avail[op->inputs[i]]) {
       snprintf (msg, sizeof (msg), "input '%s' is used before it is "
           "produced (ops must be in execution order)",
           g->tensors[op->inputs[i]].name);
@@ -445,6 +445,41 @@ infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
   }
 }
 
+/* Infers one op's output shapes, first giving conv weights and bias
+ * declared without a shape the shape the op implies. avail may be NULL
+ * when the caller guarantees that the op's inputs exist. */
+int
+simnpu__graph_infer_op (simnpu__graph * g, unsigned i, const bool * avail,
+    simnpu_error * error)
+{
+  simnpu__op *op = &g->ops[i];
+
+    if (op->type == SIMNPU_OP_CONV2D && op->n_inputs == 3) {
+      simnpu__tensor *in = &g->tensors[op->inputs[0]];
+      simnpu__tensor *w = &g->tensors[op->inputs[1]];
+      simnpu__tensor *b = &g->tensors[op->inputs[2]];
+      int32_t groups = op->attrs[SIMNPU_A_GROUPS];
+      if (w->shape_from_op && in->n_dims == 4 && groups >= 1) {
+        int64_t wd[4] = { op->attrs[SIMNPU_A_OC], op->attrs[SIMNPU_A_KH],
+          op->attrs[SIMNPU_A_KW], in->dims[3] / groups
+        };
+        if (!set_dims (w, 4, wd))
+          return op_error (error, SIMNPU_ESHAPE, op, i,
+              "weights shape [out_channels, kh, kw, in_channels / groups] "
+              "has a dimension < 1");
+        w->shape_from_op = false;
+      }
+      if (b->shape_from_op) {
+        int64_t bd[1] = { op->attrs[SIMNPU_A_OC] };
+        if (!set_dims (b, 1, bd))
+          return op_error (error, SIMNPU_ESHAPE, op, i,
+              "out_channels must be >= 1");
+        b->shape_from_op = false;
+      }
+    }
+  return infer_op (g, op, i, avail, error);
+}
+
 static int infer_all (simnpu__graph * g, bool * avail, simnpu_error * error);
 
 /* Infers every op output's shape, in op order, and checks the graph's
@@ -535,30 +570,7 @@ infer_all (simnpu__graph * g, bool * avail, simnpu_error * error)
           return op_error (error, SIMNPU_EFORMAT, op, i,
               "weights and bias must be constants");
     }
-    if (op->type == SIMNPU_OP_CONV2D && op->n_inputs == 3) {
-      simnpu__tensor *in = &g->tensors[op->inputs[0]];
-      simnpu__tensor *w = &g->tensors[op->inputs[1]];
-      simnpu__tensor *b = &g->tensors[op->inputs[2]];
-      int32_t groups = op->attrs[SIMNPU_A_GROUPS];
-      if (w->shape_from_op && in->n_dims == 4 && groups >= 1) {
-        int64_t wd[4] = { op->attrs[SIMNPU_A_OC], op->attrs[SIMNPU_A_KH],
-          op->attrs[SIMNPU_A_KW], in->dims[3] / groups
-        };
-        if (!set_dims (w, 4, wd))
-          return op_error (error, SIMNPU_ESHAPE, op, i,
-              "weights shape [out_channels, kh, kw, in_channels / groups] "
-              "has a dimension < 1");
-        w->shape_from_op = false;
-      }
-      if (b->shape_from_op) {
-        int64_t bd[1] = { op->attrs[SIMNPU_A_OC] };
-        if (!set_dims (b, 1, bd))
-          return op_error (error, SIMNPU_ESHAPE, op, i,
-              "out_channels must be >= 1");
-        b->shape_from_op = false;
-      }
-    }
-    if ((ret = infer_op (g, op, i, avail, error)) < 0)
+    if ((ret = simnpu__graph_infer_op (g, i, avail, error)) < 0)
       return ret;
     for (j = 0; j < op->n_outputs; j++)
       avail[op->outputs[j]] = true;
@@ -649,35 +661,6 @@ simnpu__graph_validate (simnpu__graph * g, simnpu_error * error)
   return 0;
 }
 
-/* real = multiplier * 2^-(31 + shift), multiplier in [2^30, 2^31). */
-void
-simnpu__quantize_multiplier (double real, int32_t * multiplier,
-    int32_t * shift)
-{
-  int exponent;
-  double frac;
-  int64_t m;
-
-  if (!(real > 0.0) || !isfinite (real)) {
-    *multiplier = 0;
-    *shift = 0;
-    return;
-  }
-  frac = frexp (real, &exponent);
-  m = (int64_t) llround (frac * (double) (G_GINT64_CONSTANT (1) << 31));
-  if (m == (G_GINT64_CONSTANT (1) << 31)) {
-    m /= 2;
-    exponent++;
-  }
-  if (31 - exponent > 62) {
-    *multiplier = 0;
-    *shift = 0;
-    return;
-  }
-  *multiplier = (int32_t) m;
-  *shift = -exponent;
-}
-
 void
 simnpu__build_lut (simnpu__op_type type, float in_scale, int32_t in_zp,
     float out_scale, int32_t out_zp, int8_t * lut)
@@ -759,18 +742,16 @@ prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
             "kernel_h * kernel_w * in_channels / groups must be <= 32768");
       if (g->estimate_only)
         return 0;
-      op->multipliers = g_new (int32_t, oc);
-      op->shifts = g_new (int32_t, oc);
+      op->requant_scales = g_new (float, oc);
       op->bias_folded = g_new (int32_t, oc);
       for (int o = 0; o < oc; o++) {
         float ws = w->n_channel_scales ? w->channel_scales[o] : w->scale;
         double real = (double) in->scale * ws / out->scale;
         int64_t sum = 0;
-        if (real >= (double) (1 << 30))
+        if (real >= MAX_REQUANT_SCALE)
           return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "input scale * weight scale / output scale is too large");
-        simnpu__quantize_multiplier (real, &op->multipliers[o],
-            &op->shifts[o]);
+              "input scale * weight scale / output scale must be < 65536");
+        op->requant_scales[o] = (float) real;
         if (bd[o] > MAX_BIAS_ABS || bd[o] < -MAX_BIAS_ABS)
           return op_error (error, SIMNPU_EFORMAT, op, oi,
               "bias values must be in [-2^30, 2^30]");
@@ -963,7 +944,7 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena,
     switch (op->type) {
       case SIMNPU_OP_CONV2D:
         simnpu__conv2d (&op->conv, src, g->tensors[op->inputs[1]].data,
-            op->bias_folded, op->multipliers, op->shifts, dst, scratch);
+            op->bias_folded, op->requant_scales, dst, scratch);
         break;
       case SIMNPU_OP_ADD:
       case SIMNPU_OP_MUL:{

@@ -671,6 +671,17 @@ parse_op (loader * l, JsonObject * o, const char *path)
   /* the op owns its strings from here; on error they go with the array */
   if ((ret = resolve_inputs (l, o, path, &op)) < 0)
     goto out;
+  for (unsigned i = 0; i < op.n_inputs; i++) {
+    if (tensor_at (l, op.inputs[i])->n_dims == 0) {
+      char msg[384];
+      snprintf (p, sizeof (p), "%s.inputs[%u]", path, i);
+      snprintf (msg, sizeof (msg), "tensor '%s' is used before an op "
+          "produces it (ops must be in execution order)",
+          tensor_at (l, op.inputs[i])->name);
+      ret = fail (l, SIMNPU_EFORMAT, p, msg);
+      goto out;
+    }
+  }
   rank = input_rank (l, &op);
 
   switch (op.type) {
@@ -778,7 +789,15 @@ parse_op (loader * l, JsonObject * o, const char *path)
   if (ret < 0)
     goto out;
   g_array_append_val (l->ops, op);
-  return 0;
+  {
+    /* infer now so later ops can use this op's output ranks */
+    simnpu__graph view = *l->g;
+    view.tensors = (simnpu__tensor *) l->tensors->data;
+    view.n_tensors = l->tensors->len;
+    view.ops = (simnpu__op *) l->ops->data;
+    view.n_ops = l->ops->len;
+    return simnpu__graph_infer_op (&view, view.n_ops - 1, NULL, l->error);
+  }
 
 out:
   g_free (op.name);
@@ -818,7 +837,7 @@ load_root (loader * l, JsonNode * root)
     if (!JSON_NODE_HOLDS_VALUE (n)
         || json_node_get_value_type (n) != G_TYPE_BOOLEAN)
       return fail (l, SIMNPU_EFORMAT, "$.estimate_only", "expected a boolean");
-    l->g->estimate_only = json_node_get_boolean (n);
+    l->g->estimate_only |= json_node_get_boolean (n);
   }
 
   a = get_array (o, "inputs");
@@ -884,7 +903,8 @@ load_root (loader * l, JsonNode * root)
 
 int
 simnpu__graph_load_json_data (const char *data, size_t size,
-    const char *base_dir, simnpu__graph ** out, simnpu_error * error)
+    const char *base_dir, bool estimate_only, simnpu__graph ** out,
+    simnpu_error * error)
 {
   JsonParser *parser;
   GError *err = NULL;
@@ -910,6 +930,7 @@ simnpu__graph_load_json_data (const char *data, size_t size,
   l.base_dir = base_dir ? base_dir : ".";
   l.error = error;
 
+  l.g->estimate_only = estimate_only;
   ret = load_root (&l, json_parser_get_root (parser));
 
   l.g->n_tensors = l.tensors->len;
@@ -931,8 +952,8 @@ simnpu__graph_load_json_data (const char *data, size_t size,
 }
 
 int
-simnpu__graph_load_json_file (const char *path, simnpu__graph ** out,
-    simnpu_error * error)
+simnpu__graph_load_json_file (const char *path, bool estimate_only,
+    simnpu__graph ** out, simnpu_error * error)
 {
   gchar *contents = NULL, *dir;
   gsize len = 0;
@@ -945,7 +966,8 @@ simnpu__graph_load_json_file (const char *path, simnpu__graph ** out,
     return ret;
   }
   dir = g_path_get_dirname (path);
-  ret = simnpu__graph_load_json_data (contents, len, dir, out, error);
+  ret = simnpu__graph_load_json_data (contents, len, dir, estimate_only, out,
+      error);
   g_free (dir);
   g_free (contents);
   return ret;

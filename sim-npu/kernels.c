@@ -11,8 +11,9 @@
  * implementations in tests/simnpu/test-kernels.c, which must agree bit for
  * bit):
  *
- * - requantisation: q = round_half_up (acc * m / 2^(31 + shift)), with m a
- *   Q31 multiplier from simnpu__quantize_multiplier();
+ * - requantisation of conv2d: q = round_half_even (clamp ((float) acc *
+ *   scale, -2^20, 2^20)) in single precision, scale = in_scale * w_scale /
+ *   out_scale per output channel; out = clamp (q + out_zp, act_min, 127);
  * - conv2d: acc = bias[oc] + sum ((x - in_zp) * w) over the window, padded
  *   positions contributing 0; out = clamp (requant (acc) + out_zp);
  * - add: out = out_zp + round_half_up (((a - za) * ma + (b - zb) * mb)
@@ -25,11 +26,11 @@
 
 #include "simnpu-private.h"
 
+#include <math.h>
 #include <string.h>
 
 #define I8_MIN (-128)
 #define I8_MAX 127
-#define Q31_BITS 31
 
 static inline int8_t
 clamp_i8 (int32_t v)
@@ -37,97 +38,125 @@ clamp_i8 (int32_t v)
   return (int8_t) (v < I8_MIN ? I8_MIN : (v > I8_MAX ? I8_MAX : v));
 }
 
-int32_t
-simnpu__requantize (int64_t acc, int32_t multiplier, int32_t shift)
-{
-  int total = Q31_BITS + shift;
-  int64_t round = G_GINT64_CONSTANT (1) << (total - 1);
+/* Round to nearest even without a libm call, so the loop vectorises:
+ * adding and removing 1.5 * 2^23 leaves no fraction bits for |x| < 2^22.
+ * The clamp keeps x in that range; the int8 clamp follows anyway. */
+#define RQ_MAGIC 12582912.0f
+#define RQ_LIMIT 1048576.0f
 
-  return (int32_t) ((acc * multiplier + round) >> total);
+static inline int8_t
+requant_one (int32_t acc, float scale, int32_t zp, int32_t lo, int32_t hi)
+{
+  float x = (float) acc * scale;
+  int32_t q;
+
+  x = x < -RQ_LIMIT ? -RQ_LIMIT : (x > RQ_LIMIT ? RQ_LIMIT : x);
+  q = (int32_t) ((x + RQ_MAGIC) - RQ_MAGIC) + zp;
+  return (int8_t) (q < lo ? lo : (q > hi ? hi : q));
 }
 
-/* Inner product of two int8 vectors; the loop GCC vectorises. */
-static inline int32_t
-dot_i8 (const int8_t * restrict a, const int8_t * restrict b, int n)
-{
-  int32_t sum = 0;
-  int k;
-
-  for (k = 0; k < n; k++)
-    sum += (int32_t) a[k] * (int32_t) b[k];
-  return sum;
-}
-
-size_t
-simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
-{
-  return (size_t) p->kh * p->kw * (p->ic / p->groups);
-}
-
-/* Copies the receptive field of output (oy, ox) for group g into patch,
- * [kh][kw][icg], filling padded positions with the input zero point (so
- * that they contribute zero once the zero point is folded into the
- * bias). */
+/* Column buffer of one output row for one group: col[k][ox], k over the
+ * kernel window [ky][kx][c]. Padded positions hold the input zero
+ * point. */
 static void
-gather_patch (const simnpu__conv_params * p, const int8_t * restrict in,
-    int oy, int ox, int g, int8_t * restrict patch)
+build_columns (const simnpu__conv_params * p, const int8_t * restrict in,
+    int oy, int g, int8_t * restrict col)
 {
   int icg = p->ic / p->groups;
-  int ky, kx;
+  int ky, kx, c, ox;
   int8_t pad = (int8_t) p->in_zp;
+  const int ow = p->ow;
+  const size_t step = (size_t) p->sw * p->ic;
 
   for (ky = 0; ky < p->kh; ky++) {
     int iy = oy * p->sh - p->pt + ky * p->dh;
     for (kx = 0; kx < p->kw; kx++) {
-      int ix = ox * p->sw - p->pl + kx * p->dw;
-      int8_t *dst = patch + ((size_t) ky * p->kw + kx) * icg;
-      if (iy < 0 || iy >= p->ih || ix < 0 || ix >= p->iw) {
-        memset (dst, pad, icg);
-      } else {
-        memcpy (dst, in + ((size_t) iy * p->iw + ix) * p->ic + g * icg, icg);
+      int off = kx * p->dw - p->pl;
+      /* outputs whose input column ox * sw + off is inside [0, iw) */
+      int lo = off >= 0 ? 0 : (-off + p->sw - 1) / p->sw;
+      int hi = p->iw - off <= 0 ? 0 : (p->iw - off - 1) / p->sw + 1;
+      lo = MIN (lo, ow);
+      hi = MIN (MAX (hi, lo), ow);
+      for (c = 0; c < icg; c++) {
+        int8_t *restrict dst = col + (size_t) ((ky * p->kw + kx) * icg + c)
+            * ow;
+        if (iy < 0 || iy >= p->ih) {
+          memset (dst, pad, ow);
+          continue;
+        }
+        {
+          const int8_t *restrict src = in + ((size_t) iy * p->iw + off) *
+              p->ic + g * icg + c;
+          memset (dst, pad, lo);
+          if (step == 1)
+            memcpy (dst + lo, src + lo, hi - lo);
+          else
+            for (ox = lo; ox < hi; ox++)
+              dst[ox] = src[(size_t) ox * step];
+          memset (dst + hi, pad, ow - hi);
+        }
       }
     }
   }
 }
 
+size_t
+simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
+{
+  size_t klen = (size_t) p->kh * p->kw * (p->ic / p->groups);
+  size_t col = (klen * p->ow + 63) & ~(size_t) 63;
+
+  return col + (size_t) p->ow * (sizeof (int32_t) + 1);
+}
+
 /* bias must already have the input zero point folded in:
- * bias[oc] = b[oc] - in_zp * sum (w[oc]). */
+ * bias[oc] = b[oc] - in_zp * sum (w[oc]). Computes one output row at a
+ * time: a column buffer of the row's receptive fields, then per output
+ * channel a multiply-accumulate over the row and its requantisation, loops
+ * that run along the row and vectorise. */
 void
 simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
-    const int8_t * weights, const int32_t * bias,
-    const int32_t * multipliers, const int32_t * shifts, int8_t * output,
-    int8_t * scratch)
+    const int8_t * weights, const int32_t * bias, const float *scales,
+    int8_t * output, int8_t * scratch)
 {
   int icg = p->ic / p->groups;
   int ocg = p->oc / p->groups;
   int klen = p->kh * p->kw * icg;
-  bool direct = p->kh == 1 && p->kw == 1 && p->groups == 1 && p->pt == 0
-      && p->pl == 0;
-  int b, oy, ox, g, o;
+  size_t col_bytes = ((size_t) klen * p->ow + 63) & ~(size_t) 63;
+  int8_t *col = scratch;
+  int32_t *restrict acc = (int32_t *) (scratch + col_bytes);
+  int8_t *restrict row = (int8_t *) (acc + p->ow);
+  /* locals, so that stores through acc cannot alias the parameters */
+  const int ow = p->ow, oc = p->oc, out_zp = p->out_zp;
+  const int act_min = p->act_min, act_max = p->act_max;
+  int b, oy, ox, g, o, k;
 
   for (b = 0; b < p->n; b++) {
     const int8_t *in = input + (size_t) b * p->ih * p->iw * p->ic;
     int8_t *out = output + (size_t) b * p->oh * p->ow * p->oc;
     for (oy = 0; oy < p->oh; oy++) {
-      for (ox = 0; ox < p->ow; ox++) {
-        int8_t *dst = out + ((size_t) oy * p->ow + ox) * p->oc;
-        for (g = 0; g < p->groups; g++) {
-          const int8_t *patch;
-          if (direct && oy * p->sh < p->ih && ox * p->sw < p->iw) {
-            patch = in + ((size_t) oy * p->sh * p->iw + ox * p->sw) * p->ic;
-          } else {
-            gather_patch (p, in, oy, ox, g, scratch);
-            patch = scratch;
+      int8_t *restrict dst = out + (size_t) oy * p->ow * p->oc;
+      for (g = 0; g < p->groups; g++) {
+        build_columns (p, in, oy, g, col);
+        for (o = g * ocg; o < (g + 1) * ocg; o++) {
+          const int8_t *w = weights + (size_t) o * klen;
+          float scale = scales[o];
+          int32_t b0 = bias[o];
+          for (ox = 0; ox < ow; ox++)
+            acc[ox] = b0;
+          for (k = 0; k < klen; k++) {
+            const int8_t *restrict c = col + (size_t) k * ow;
+            int32_t wk = w[k];
+            for (ox = 0; ox < ow; ox++)
+              acc[ox] += wk * c[ox];
           }
-          for (o = g * ocg; o < (g + 1) * ocg; o++) {
-            int64_t acc = (int64_t) bias[o]
-                + dot_i8 (patch, weights + (size_t) o * klen, klen);
-            int32_t q = simnpu__requantize (acc, multipliers[o], shifts[o])
-                + p->out_zp;
-            q = q < p->act_min ? p->act_min : (q > p->act_max ? p->act_max :
-                q);
-            dst[o] = (int8_t) q;
-          }
+          for (ox = 0; ox < ow; ox++)
+            row[ox] = requant_one (acc[ox], scale, out_zp, act_min, act_max);
+          if (oc == 1)
+            memcpy (dst, row, ow);
+          else
+            for (ox = 0; ox < ow; ox++)
+              dst[(size_t) ox * oc + o] = row[ox];
         }
       }
     }

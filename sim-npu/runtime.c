@@ -409,6 +409,8 @@ compute_job (simnpu_model * m, simnpu_job * job, unsigned core)
   size_t off = 0;
   unsigned i;
 
+  if (g->estimate_only)
+    return;
   for (i = 0; i < g->n_inputs; i++) {
     const simnpu__tensor *t = &g->tensors[g->inputs[i]];
     size_t n = simnpu__tensor_bytes (t);
@@ -1137,10 +1139,14 @@ validate_buffers (simnpu_model * m, const simnpu_input_buffer * inputs,
   const simnpu__graph *g = m->graph;
   unsigned i;
 
-  if (g->estimate_only)
+  if (g->estimate_only) {
+    if (n_inputs == 0 && n_outputs == 0)
+      return 0;
     return simnpu__set_error (error, SIMNPU_ENOWEIGHTS,
-        "model '%s' is shape-only (compiled with --estimate-only); it has "
-        "no weights to run", g->name);
+        "model '%s' is shape-only (compiled with --estimate-only): it has "
+        "no weights to compute outputs; submit timing-only jobs with no "
+        "input and output buffers", g->name);
+  }
   if (n_inputs != g->n_inputs || (n_inputs > 0 && inputs == NULL))
     return simnpu__set_error (error, SIMNPU_EINVAL,
         "submit: %u input buffers; model '%s' expects %u", n_inputs, g->name,
@@ -1209,7 +1215,9 @@ take_job (simnpu_device * dev)
  *
  * Submits a job without blocking. The inputs are validated (count and
  * byte size against the tensor specs) and copied; the job is placed on
- * the device's resources and queued on the chosen core.
+ * the device's resources and queued on the chosen core. A shape-only
+ * model (estimate_only) takes timing-only jobs: no buffers, nothing
+ * computed, the modelled timing and events as for any job.
  *
  * Returns: 0, or %SIMNPU_ESIZE / %SIMNPU_EINVAL for wrong buffers,
  *   %SIMNPU_ENOWEIGHTS for a shape-only model, %SIMNPU_ECLOSED

@@ -191,8 +191,7 @@ typedef struct
   /* set by simnpu__graph_prepare() */
   uint64_t macs;
   uint64_t weight_bytes;
-  int32_t *multipliers;
-  int32_t *shifts;
+  float *requant_scales;
   int32_t *bias_folded;
   int8_t *weights_packed;
   int8_t lut[256];
@@ -226,22 +225,22 @@ SIMNPU_INTERNAL int64_t simnpu__tensor_elements (const simnpu__tensor * t);
 SIMNPU_INTERNAL size_t simnpu__tensor_bytes (const simnpu__tensor * t);
 SIMNPU_INTERNAL int simnpu__graph_infer_shapes (simnpu__graph * graph,
     simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__graph_infer_op (simnpu__graph * graph,
+    unsigned op_index, const bool * avail, simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__graph_validate (simnpu__graph * graph,
     simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__graph_prepare (simnpu__graph * graph,
     simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__graph_run (const simnpu__graph * graph,
     uint8_t * arena, int8_t * scratch);
-SIMNPU_INTERNAL void simnpu__quantize_multiplier (double real,
-    int32_t * multiplier, int32_t * shift);
 SIMNPU_INTERNAL void simnpu__build_lut (simnpu__op_type type, float in_scale,
     int32_t in_zp, float out_scale, int32_t out_zp, int8_t * lut);
 
 SIMNPU_INTERNAL int simnpu__graph_load_json_file (const char *path,
-    simnpu__graph ** out, simnpu_error * error);
+    bool estimate_only, simnpu__graph ** out, simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__graph_load_json_data (const char *data,
-    size_t size, const char *base_dir, simnpu__graph ** out,
-    simnpu_error * error);
+    size_t size, const char *base_dir, bool estimate_only,
+    simnpu__graph ** out, simnpu_error * error);
 
 /* ------------------------------------------------------------------ */
 /* Schedule and cost model                                              */
@@ -302,12 +301,9 @@ SIMNPU_INTERNAL int simnpu__axm_read (const void *data, size_t size,
 
 SIMNPU_INTERNAL void simnpu__conv2d (const simnpu__conv_params * p,
     const int8_t * input, const int8_t * weights, const int32_t * bias,
-    const int32_t * multipliers, const int32_t * shifts, int8_t * output,
-    int8_t * scratch);
+    const float *scales, int8_t * output, int8_t * scratch);
 SIMNPU_INTERNAL size_t simnpu__conv2d_scratch_bytes (const
     simnpu__conv_params * p);
-SIMNPU_INTERNAL int32_t simnpu__requantize (int64_t acc, int32_t multiplier,
-    int32_t shift);
 SIMNPU_INTERNAL void simnpu__lut (const int8_t * lut, const int8_t * input,
     int8_t * output, size_t n);
 SIMNPU_INTERNAL void simnpu__eltwise (simnpu__op_type type,

@@ -80,7 +80,8 @@ extern "C" {
  * @SIMNPU_EAGAIN: the job has not completed yet
  * @SIMNPU_ECANCELED: the job was cancelled
  * @SIMNPU_ECLOSED: the device is closing
- * @SIMNPU_ENOWEIGHTS: the model is shape-only (estimate only), it cannot run
+ * @SIMNPU_ENOWEIGHTS: the model is shape-only (estimate only): it takes
+ *   only timing-only jobs (no buffers)
  * @SIMNPU_ENOENT: no such profile, tensor, file or device resource
  * @SIMNPU_EINTERNAL: an internal invariant failed (a bug)
  *

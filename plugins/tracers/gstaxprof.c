@@ -50,6 +50,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_ax_prof_debug);
 #define GST_CAT_DEFAULT gst_ax_prof_debug
@@ -68,6 +73,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_prof_debug);
 #define HIST_SUB (1 << HIST_SUB_BITS)
 #define HIST_BUCKETS ((64 - HIST_SUB_BITS + 1) * HIST_SUB)
 #define CALIBRATION_ROUNDS 256
+#define PERF_GROUP_EVENTS 2
 #define CALIBRATION_PASSES 4
 #define NS_PER_MS 1e6
 #define NS_PER_S 1e9
@@ -79,6 +85,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_prof_debug);
 #define QUEUE_FULL_PERCENT 50.0
 #define QUEUE_EMPTY_PERCENT 50.0
 #define SUBMISSION_DEPTH_RATIO 0.8
+#define WINDOW_BOUND_DEPTH_RATIO 0.9
 #define CHECK_TOLERANCE 0.10
 #define ALLOCATING_FAULTS_PER_CALL 10.0
 #define PERCENT 100.0
@@ -181,6 +188,8 @@ typedef struct
   guint64 union_ns;
   guint64 cur_start;
   guint64 cur_end;
+  guint64 first_start;
+  guint64 last_end;
 } DevRec;
 
 typedef enum
@@ -252,6 +261,9 @@ typedef struct
 typedef struct
 {
   gint slot;
+  /* perf group (task clock + minor faults) of this thread, or -1 */
+  gint perf_leader;
+  gint perf_faults;
   guint depth;
   guint skipped;
   Frame stack[MAX_DEPTH];
@@ -303,10 +315,76 @@ static RowStats overflow_stats;
 
 /* ---------------------------------------------------------------- threads */
 
+/* getrusage(RUSAGE_THREAD) is exact for faults but its CPU time only
+ * moves at scheduler ticks (4 ms here), useless for spans of a few us.
+ * A perf group of the task clock and the minor-fault counter reads both
+ * exactly in one syscall; without perf (perf_event_paranoid, other
+ * systems) CLOCK_THREAD_CPUTIME_ID gives the CPU time and getrusage the
+ * faults. */
+static void
+perf_open (ThreadState * t)
+{
+  t->perf_leader = t->perf_faults = -1;
+#if defined(__linux__) && defined(SYS_perf_event_open)
+  {
+    struct perf_event_attr attr;
+
+    memset (&attr, 0, sizeof (attr));
+    attr.size = sizeof (attr);
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = PERF_COUNT_SW_TASK_CLOCK;
+    attr.read_format = PERF_FORMAT_GROUP;
+    t->perf_leader = syscall (SYS_perf_event_open, &attr, 0, -1, -1,
+        PERF_FLAG_FD_CLOEXEC);
+    if (t->perf_leader < 0)
+      return;
+    attr.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
+    t->perf_faults = syscall (SYS_perf_event_open, &attr, 0, -1,
+        t->perf_leader, PERF_FLAG_FD_CLOEXEC);
+    if (t->perf_faults < 0) {
+      close (t->perf_leader);
+      t->perf_leader = -1;
+    }
+  }
+#endif
+}
+
+static void
+perf_close (ThreadState * t)
+{
+  if (t->perf_faults >= 0)
+    close (t->perf_faults);
+  if (t->perf_leader >= 0)
+    close (t->perf_leader);
+  t->perf_leader = t->perf_faults = -1;
+}
+
+static inline void
+thread_usage (ThreadState * t, guint64 * cpu, guint64 * faults)
+{
+#if defined(__linux__) && defined(SYS_perf_event_open)
+  if (G_LIKELY (t->perf_leader >= 0)) {
+    /* PERF_FORMAT_GROUP: nr, then one value per event */
+    guint64 values[1 + PERF_GROUP_EVENTS];
+
+    if (read (t->perf_leader, values, sizeof (values)) ==
+        (gssize) sizeof (values)) {
+      *cpu = values[1];
+      *faults = values[2];
+      return;
+    }
+    perf_close (t);
+  }
+#endif
+  gst_ax_probe_thread_usage (cpu, faults);
+}
+
 static void
 thread_state_free (gpointer data)
 {
   ThreadState *t = data;
+
+  perf_close (t);
 
   if (t->slot >= 0) {
     g_mutex_lock (&slot_lock);
@@ -323,6 +401,7 @@ thread_state_new (void)
   gint i;
 
   t->slot = -1;
+  perf_open (t);
   g_mutex_lock (&slot_lock);
   for (i = 0; i < MAX_THREAD_SLOTS; i++) {
     if (!slot_used[i]) {
@@ -391,10 +470,10 @@ take_sample (RowStats * st)
 }
 
 static inline void
-read_usage (RowStats * st, guint64 * cpu, guint64 * faults)
+read_usage (ThreadState * t, RowStats * st, guint64 * cpu, guint64 * faults)
 {
   st->reads++;
-  gst_ax_probe_thread_usage (cpu, faults);
+  thread_usage (t, cpu, faults);
 }
 
 static inline void
@@ -794,7 +873,7 @@ frame_open (Frame * f, Row * row, RowStats * st, guint64 ts, ThreadState * t)
       f->cpu0 = t->pending_cpu;
       f->faults0 = t->pending_faults;
     } else {
-      read_usage (st, &f->cpu0, &f->faults0);
+      read_usage (t, st, &f->cpu0, &f->faults0);
     }
   }
   t->pending = FALSE;
@@ -809,7 +888,7 @@ frame_pause (Frame * f, guint64 ts, ThreadState * t)
   if (f->sampled) {
     guint64 cpu, faults;
 
-    read_usage (f->st, &cpu, &faults);
+    read_usage (t, f->st, &cpu, &faults);
     f->acc_cpu += (gint64) (cpu - f->cpu0);
     f->acc_faults += (gint64) (faults - f->faults0);
     t->pending = TRUE;
@@ -829,7 +908,7 @@ frame_resume (Frame * f, guint64 ts, ThreadState * t)
       f->cpu0 = t->pending_cpu;
       f->faults0 = t->pending_faults;
     } else {
-      read_usage (f->st, &f->cpu0, &f->faults0);
+      read_usage (t, f->st, &f->cpu0, &f->faults0);
     }
   }
   t->pending = FALSE;
@@ -1180,6 +1259,9 @@ on_device_event (const GstAxProbeDeviceEvent * ev, gpointer user_data)
     d->n_cores = ev->n_resources;
   d->min_job = MIN (d->min_job, ev->job_id);
   d->max_job = MAX (d->max_job, ev->job_id);
+  if (d->first_start == 0 || ev->start_ns < d->first_start)
+    d->first_start = ev->start_ns;
+  d->last_end = MAX (d->last_end, ev->end_ns);
   /* union of busy intervals, for the device-only wall time */
   if (d->cur_end == 0 || ev->start_ns > d->cur_end) {
     d->union_ns += d->cur_end - d->cur_start;
@@ -1688,45 +1770,61 @@ build_queues (Build * b)
         "buffers in this pipeline");
 }
 
+/* Host time per frame over every row that is not waiting: neither the
+ * device wait, nor a task loop (STAGE), nor STRONGLY BLOCKED. */
 static gdouble
-group_host_ms_per_frame (GstAxReport * r, const gchar * group,
-    guint64 frames, gdouble * device_wait_ms)
+host_ms_per_frame (GstAxReport * r, guint64 frames)
 {
   gdouble host = 0;
   guint i, j;
 
-  *device_wait_ms = 0;
   for (i = 0; i < r->groups->len; i++) {
     GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
 
-    if (group && strcmp (g->name, group) != 0)
-      continue;
     for (j = 0; j < g->rows->len; j++) {
       GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
 
-      if (row->flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT)
-        *device_wait_ms += row->total_ms;
-      else
+      if (!(row->flags & (GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT |
+                  GST_AX_REPORT_ROW_FLAG_STAGE |
+                  GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED)))
         host += row->total_ms;
     }
   }
-  if (frames == 0)
-    return 0;
-  *device_wait_ms /= frames;
-  return host / frames;
+  return frames ? host / frames : 0;
 }
 
+/* Summed wall of the model's own host stages (probe spans that are not
+ * the device wait): the frames inside the model but not on the device. */
+static gdouble
+model_host_stage_ns (Build * b, const gchar * group)
+{
+  gdouble ns = 0;
+  guint i;
+
+  for (i = 0; i < b->merged->len; i++) {
+    Merged *m = &g_array_index (b->merged, Merged, i);
+
+    if (m->row->kind == ROW_PROBE && g_strcmp0 (m->row->group, group) == 0 &&
+        !(m->row->probe_flags & GST_AX_PROBE_FLAG_DEVICE_WAIT))
+      ns += m->wall_sum_ns;
+  }
+  return ns;
+}
+
+/* Device figures are taken over the device window, from the first job's
+ * start to the last job's end: the time the model was running, without
+ * the pipeline's preroll and teardown. */
 static void
 build_devices (Build * b)
 {
   GstAxReport *r = b->r;
-  gdouble device_sum = 0, host_all, dw;
+  gdouble device_sum = 0;
   guint i;
 
   for (i = 0; i < b->p->devices->len; i++) {
     DevRec *d = g_ptr_array_index (b->p->devices, i);
     GstAxReportDevice rd = { 0, };
-    gdouble events_per_job, fps, expected;
+    gdouble events_per_job, fps, expected, window_ns, host_ns;
     guint64 union_ns;
 
     g_mutex_lock (&d->lock);
@@ -1738,14 +1836,17 @@ build_devices (Build * b)
     if (rd.jobs == 0 && d->events > 0)
       rd.jobs = d->max_job - d->min_job + 1;
     union_ns = d->union_ns + (d->cur_end - d->cur_start);
+    window_ns = d->events ? (gdouble) (d->last_end - d->first_start) : 0;
     rd.sim_cpu_ms = d->sim_cpu_ns / NS_PER_MS;
     rd.lag_ms = d->lag_ns / NS_PER_MS;
-    events_per_job = rd.jobs ? (gdouble) d->events / rd.jobs : 1;
+    events_per_job = rd.jobs ? MAX ((gdouble) d->events / rd.jobs, 1.0) : 1;
     rd.device_ms = d->events ? d->busy_ns / NS_PER_MS / d->events : 0;
-    rd.occupancy_percent = b->wall_ns > 0 ?
-        PERCENT * d->busy_ns / (rd.n_cores * b->wall_ns) : 0;
-    rd.depth = b->wall_ns > 0 ?
-        d->busy_ns / MAX (events_per_job, 1.0) / b->wall_ns : 0;
+    host_ns = model_host_stage_ns (b, d->group);
+    rd.host_ms = rd.jobs ? host_ns / NS_PER_MS / rd.jobs : 0;
+    if (window_ns > 0) {
+      rd.occupancy_percent = PERCENT * d->busy_ns / (rd.n_cores * window_ns);
+      rd.depth = (d->busy_ns / events_per_job + host_ns) / window_ns;
+    }
     rd.device_s = union_ns / NS_PER_S;
     rd.device_fps = union_ns > 0 ? rd.jobs / (union_ns / NS_PER_S) : 0;
     if (d->sim_cpu_ns > 0 && b->wall_ns > 0) {
@@ -1754,8 +1855,6 @@ build_devices (Build * b)
     }
     g_mutex_unlock (&d->lock);
 
-    rd.host_ms = group_host_ms_per_frame (r, rd.group,
-        MAX (rd.jobs, 1), &dw);
     rd.frames = rd.jobs;
     device_sum += rd.device_ms;
 
@@ -1763,22 +1862,23 @@ build_devices (Build * b)
       gst_ax_report_add_warning (r, "%s reported a device but no device "
           "busy intervals: occupancy and device throughput read 0",
           rd.group);
-    } else if (b->wall_ns > 0) {
-      fps = rd.jobs / (b->wall_ns / NS_PER_S);
+    } else if (window_ns > 0) {
+      fps = rd.jobs / (window_ns / NS_PER_S);
       /* occupancy x cores == fps x device_ms x cores per job */
       expected = fps * rd.device_ms / 1000.0 * events_per_job;
       if (fabs (rd.occupancy_percent / PERCENT * rd.n_cores - expected) >
           CHECK_TOLERANCE * MAX (expected, 1e-9))
         gst_ax_report_add_warning (r, "%s: occupancy x cores = %.2f but fps "
-            "x device_ms = %.2f; they differ by more than %.0f%%", rd.group,
+            "x device_ms = %.2f; they differ by more than %.0f%%: jobs, "
+            "frames and busy intervals do not add up", rd.group,
             rd.occupancy_percent / PERCENT * rd.n_cores, expected,
             CHECK_TOLERANCE * PERCENT);
+      /* Little's law over the model: depth == fps x time inside it */
       expected = fps * (rd.device_ms + rd.host_ms) / 1000.0;
       if (fabs (rd.depth - expected) > CHECK_TOLERANCE * MAX (expected, 1e-9))
         gst_ax_report_add_warning (r, "%s: achieved depth %.2f but fps x "
             "(device_ms + host_ms) = %.2f; they differ by more than %.0f%%: "
-            "the model's host stages do not overlap the device as the "
-            "window would allow", rd.group, rd.depth, expected,
+            "jobs and frames do not add up", rd.group, rd.depth, expected,
             CHECK_TOLERANCE * PERCENT);
     }
     g_array_append_val (r->devices, rd);
@@ -1789,9 +1889,8 @@ build_devices (Build * b)
     r->share_absent = g_strdup ("no device in this pipeline");
     return;
   }
-  host_all = group_host_ms_per_frame (r, NULL, MAX (r->frames, 1), &dw);
   r->share_device_ms = device_sum;
-  r->share_host_ms = host_all;
+  r->share_host_ms = host_ms_per_frame (r, MAX (r->frames, 1));
 }
 
 typedef struct
@@ -1947,6 +2046,12 @@ build_verdict (Build * b)
   if (dev && dev->occupancy_percent >= DEVICE_BOUND_OCCUPANCY_PERCENT) {
     constraint = g_strdup_printf ("the device (%s on %s, %.1f%% occupied)",
         dev->group, dev->device, dev->occupancy_percent);
+  } else if (dev && dev->in_flight_window > 0 &&
+      dev->depth >= WINDOW_BOUND_DEPTH_RATIO * dev->in_flight_window) {
+    constraint = g_strdup_printf ("the device at its in-flight window (%s: "
+        "%.1f of %u jobs in flight, %.1f%% of %u cores busy: a larger "
+        "in-flight window would use the idle cores)", dev->group, dev->depth,
+        dev->in_flight_window, dev->occupancy_percent, dev->n_cores);
   } else if (full) {
     constraint = g_strdup_printf ("back-pressure: %s is full %.1f%% of the "
         "time because %s downstream is slower", full->name,
@@ -2201,6 +2306,7 @@ reset_stats (PipeRec * p)
 
     g_mutex_lock (&d->lock);
     d->busy_ns = d->events = d->union_ns = d->cur_start = d->cur_end = 0;
+    d->first_start = d->last_end = 0;
     d->min_job = G_MAXUINT64;
     d->max_job = 0;
     g_mutex_unlock (&d->lock);
@@ -2332,12 +2438,13 @@ calibrate (GstAxProf * self)
   guint saved = sample_every, i, pass;
 
   st.wall_min_ns = G_MAXUINT64;
+  perf_open (&t);
   /* best of a few passes: the first one pays for cold caches */
   self->read_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
     t0 = gst_ax_probe_now_ns ();
     for (i = 0; i < CALIBRATION_ROUNDS; i++)
-      gst_ax_probe_thread_usage (&cpu, &faults);
+      thread_usage (&t, &cpu, &faults);
     t1 = gst_ax_probe_now_ns ();
     self->read_cost_ns = MIN (self->read_cost_ns,
         (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
@@ -2370,6 +2477,7 @@ calibrate (GstAxProf * self)
   GST_INFO ("calibrated: %.0f ns per usage read, %.0f ns bookkeeping per "
       "element-buffer", self->read_cost_ns, self->hook_cost_ns);
   sample_every = saved;
+  perf_close (&t);
   g_object_unref (dummy);
 }
 

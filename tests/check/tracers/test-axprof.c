@@ -15,6 +15,7 @@
 #include "axtestelements.h"
 
 #include <gst/ax/ax.h>
+#include <gst/check/gstharness.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -24,10 +25,10 @@
 #define BURN_MS 3.0
 #define PAGES 64
 #define QUEUE_MAX 5
-#define DEVICE_MS 4.0
+#define DEVICE_MS 8.0
 #define DEVICE_CORES 4
 #define DEVICE_IN_FLIGHT 2
-#define DEVICE_FRAMES 100
+#define DEVICE_FRAMES 60
 /* The machine is shared with parallel builds and tests: a sleeping or
  * burning thread can be preempted or woken late, which is real wall time
  * the tracer must (and does) report. So the fastest call must match the
@@ -171,9 +172,10 @@ GST_END_TEST;
 static AxProfReport *
 run_device (void)
 {
-  return ax_prof_run ("videotestsrc num-buffers=100 ! "
+  /* long enough jobs that thread wake-ups between them stay small */
+  return ax_prof_run ("videotestsrc num-buffers=60 ! "
       "video/x-raw,width=64,height=48 ! axtestdevice name=dev "
-      "model-name=testnet device-ms=4 cores=4 in-flight=2 ! fakesink");
+      "model-name=testnet device-ms=8 cores=4 in-flight=2 ! fakesink");
 }
 
 GST_START_TEST (test_device_sections)
@@ -452,6 +454,36 @@ GST_START_TEST (test_bin_as_sink_groups)
 
 GST_END_TEST;
 
+/* A harness drives an element through pads that have no parent: those
+ * pads are skipped and the element itself is still measured. */
+GST_START_TEST (test_harness_unparented_pads)
+{
+  GstHarness *h = gst_harness_new ("identity");
+  GstAxReport *report;
+  GstAxReportGroup *g;
+  guint i;
+  guint64 count = 0;
+
+  gst_harness_set_src_caps_str (h, "application/x-test");
+  for (i = 0; i < 5; i++)
+    gst_buffer_unref (gst_harness_push_and_pull (h, gst_buffer_new ()));
+  report = gst_ax_report_get_for_pipeline (h->element);
+  fail_unless (report != NULL);
+  fail_unless (report->groups->len >= 1);
+  g = g_ptr_array_index (report->groups, 0);
+  for (i = 0; i < g->rows->len; i++) {
+    GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, i);
+
+    if (g_strcmp0 (row->name, GST_ELEMENT_NAME (h->element)) == 0)
+      count = row->count;
+  }
+  fail_unless_equals_int (count, 5);
+  gst_ax_report_free (report);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 axprof_suite (void)
 {
@@ -473,6 +505,7 @@ axprof_suite (void)
   tcase_add_test (tc, test_null_without_eos_and_on_demand);
   tcase_add_test (tc, test_tee_multiqueue_compositor);
   tcase_add_test (tc, test_bin_as_sink_groups);
+  tcase_add_test (tc, test_harness_unparented_pads);
   return s;
 }
 
@@ -508,7 +541,11 @@ main (int argc, char **argv)
   gst_check_init (&argc, &argv);
   ax_test_elements_register ();
   ret = gst_check_run_suite (axprof_suite (), "axprof", __FILE__);
-  remove_outputs ();
+  /* AXPROF_TEST_KEEP_OUTPUT=1 keeps the reports for reading */
+  if (g_getenv ("AXPROF_TEST_KEEP_OUTPUT"))
+    g_print ("reports kept in %s\n", out_dir);
+  else
+    remove_outputs ();
   g_free (out_dir);
   return ret;
 }

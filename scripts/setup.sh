@@ -9,7 +9,7 @@ top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${GST_AX_BUILD_DIR:-$top/build}"
 
 packages=(
-  build-essential meson ninja-build pkg-config
+  build-essential meson ninja-build pkg-config indent
   libglib2.0-dev libjson-glib-dev libxlsxwriter-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good

@@ -190,9 +190,39 @@ struct _GstAxLetterboxElement
   GstBufferPool *pool;
 };
 
-#define gst_ax_letterbox_element_parent_class parent_class
-G_DEFINE_TYPE (GstAxLetterboxElement, gst_ax_letterbox_element,
-    GST_TYPE_BASE_TRANSFORM);
+static void gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass *
+    klass);
+static void gst_ax_letterbox_element_init (GstAxLetterboxElement * self);
+
+static gpointer parent_class = NULL;
+
+static void
+gst_ax_letterbox_element_class_intern_init (gpointer klass)
+{
+  parent_class = g_type_class_peek_parent (klass);
+  gst_ax_letterbox_element_class_init (klass);
+}
+
+/* Registered by hand rather than with G_DEFINE_TYPE so that the GType is
+ * called GstAxLetterbox and instances get the default names axletterbox0,
+ * axletterbox1, ... that the profiler report shows; libgstax's
+ * GstAxLetterbox is a plain struct without a GType. */
+GType
+gst_ax_letterbox_element_get_type (void)
+{
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_type_register_static_simple (GST_TYPE_BASE_TRANSFORM,
+        g_intern_static_string ("GstAxLetterbox"),
+        sizeof (GstAxLetterboxElementClass),
+        (GClassInitFunc) gst_ax_letterbox_element_class_intern_init,
+        sizeof (GstAxLetterboxElement),
+        (GInstanceInitFunc) gst_ax_letterbox_element_init, 0);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (axletterbox, "axletterbox",
     GST_RANK_NONE, GST_TYPE_AX_LETTERBOX_ELEMENT,
@@ -386,8 +416,7 @@ gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "Letterbox to tensor", "Filter/Converter/Video/Scaler",
       "Converts, resizes with aspect ratio kept, pads and quantises each "
-      "frame into a model input tensor attached as meta",
-      "gst-ax developers");
+      "frame into a model input tensor attached as meta", "gst-ax developers");
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_set_caps);
@@ -716,8 +745,7 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
         t->one_tap_x[c] = FALSE;
     }
     t->col_lo[plane] = MIN (t->col_lo[plane], t->x0[c][0]);
-    t->col_hi[plane] = MAX (t->col_hi[plane],
-        t->x1[c][lb->resized_width - 1]);
+    t->col_hi[plane] = MAX (t->col_hi[plane], t->x1[c][lb->resized_width - 1]);
   }
 
   for (p = 0; p < t->n_planes; p++) {
@@ -1015,12 +1043,14 @@ pool_failed:
 }
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-/* The per-row loops are compiled for AVX2 (8 lanes, gathers) and for the
- * baseline; the loader picks one for the CPU. */
+/* The arithmetic row loops are compiled for AVX2 (8 lanes) and for the
+ * baseline; the loader picks one for the CPU. The gather loops stay
+ * baseline: AVX2 gathers were no faster on the development machine. */
 #define ROW_LOOP __attribute__ ((target_clones ("avx2", "default")))
 #else
 #define ROW_LOOP
 #endif
+#define GATHER_LOOP
 
 /* Vertical pass of bilinear sampling: one plane row blended from two
  * source rows, over the byte range the x tables read. */
@@ -1039,7 +1069,7 @@ blend_rows (gfloat * restrict dst, const guint8 * restrict a,
 
 /* Horizontal passes, one component at a time: from a source row (u8) or
  * a blended row (float), one tap where every weight is 0, else two. */
-ROW_LOOP static void
+GATHER_LOOP static void
 gather_u8 (gfloat * restrict dst, const guint8 * restrict row,
     const gint32 * restrict i0, gint n)
 {
@@ -1049,7 +1079,7 @@ gather_u8 (gfloat * restrict dst, const guint8 * restrict row,
     dst[x] = row[i0[x]];
 }
 
-ROW_LOOP static void
+GATHER_LOOP static void
 lerp_u8 (gfloat * restrict dst, const guint8 * restrict row,
     const gint32 * restrict i0, const gint32 * restrict i1,
     const gfloat * restrict w, gint n)
@@ -1063,7 +1093,7 @@ lerp_u8 (gfloat * restrict dst, const guint8 * restrict row,
   }
 }
 
-ROW_LOOP static void
+GATHER_LOOP static void
 gather_f32 (gfloat * restrict dst, const gfloat * restrict row,
     const gint32 * restrict i0, gint n)
 {
@@ -1073,7 +1103,7 @@ gather_f32 (gfloat * restrict dst, const gfloat * restrict row,
     dst[x] = row[i0[x]];
 }
 
-ROW_LOOP static void
+GATHER_LOOP static void
 lerp_f32 (gfloat * restrict dst, const gfloat * restrict row,
     const gint32 * restrict i0, const gint32 * restrict i1,
     const gfloat * restrict w, gint n)
@@ -1088,7 +1118,7 @@ lerp_f32 (gfloat * restrict dst, const gfloat * restrict row,
 }
 
 /* One-tap RGB rows need no arithmetic: bytes are copied into place. */
-ROW_LOOP static void
+GATHER_LOOP static void
 copy_rgb (guint8 * restrict out, const guint8 * restrict row,
     const gint32 * restrict c0, const gint32 * restrict c1,
     const gint32 * restrict c2, gint n)
@@ -1099,6 +1129,29 @@ copy_rgb (guint8 * restrict out, const guint8 * restrict row,
     out[N_CHANNELS * x] = row[c0[x]];
     out[N_CHANNELS * x + 1] = row[c1[x]];
     out[N_CHANNELS * x + 2] = row[c2[x]];
+  }
+}
+
+/* Two-tap RGB from a blended row: the three components of a pixel sit at
+ * fixed offsets from its first byte, so one index and one weight serve
+ * all three. */
+GATHER_LOOP static void
+lerp_rgb_f32 (guint8 * restrict out, const gfloat * restrict row,
+    const gint32 * restrict i0, const gint32 * restrict i1,
+    const gfloat * restrict w, gint d0, gint d1, gint d2, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++) {
+    const gfloat *a = row + i0[x], *b = row + i1[x];
+    const gfloat wx = w[x];
+
+    out[N_CHANNELS * x] = (guint8) (gint32) (a[d0] + (b[d0] - a[d0]) * wx +
+        0.5f);
+    out[N_CHANNELS * x + 1] = (guint8) (gint32) (a[d1] + (b[d1] - a[d1]) *
+        wx + 0.5f);
+    out[N_CHANNELS * x + 2] = (guint8) (gint32) (a[d2] + (b[d2] - a[d2]) *
+        wx + 0.5f);
   }
 }
 
@@ -1281,6 +1334,11 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
     if (!self->is_yuv && one_tap_x && !blended[t->comp_plane[0]]) {
       copy_rgb (out, src_row[t->comp_plane[0]], t->x0[first], t->x0[1],
           t->x0[third], rw);
+    } else if (!self->is_yuv && blended[t->comp_plane[0]]) {
+      /* x0[c] - x0[0] is the component's fixed byte offset */
+      lerp_rgb_f32 (out, t->rowf[t->comp_plane[0]], t->x0[0], t->x1[0],
+          t->wx[0], t->x0[first][0] - t->x0[0][0],
+          t->x0[1][0] - t->x0[0][0], t->x0[third][0] - t->x0[0][0], rw);
     } else {
       for (c = 0; c < N_CHANNELS; c++) {
         const gint pl = t->comp_plane[c];
@@ -1288,13 +1346,11 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
         if (blended[pl] && t->one_tap_x[c])
           gather_f32 (t->comp[c], t->rowf[pl], t->x0[c], rw);
         else if (blended[pl])
-          lerp_f32 (t->comp[c], t->rowf[pl], t->x0[c], t->x1[c], t->wx[c],
-              rw);
+          lerp_f32 (t->comp[c], t->rowf[pl], t->x0[c], t->x1[c], t->wx[c], rw);
         else if (t->one_tap_x[c])
           gather_u8 (t->comp[c], src_row[pl], t->x0[c], rw);
         else
-          lerp_u8 (t->comp[c], src_row[pl], t->x0[c], t->x1[c], t->wx[c],
-              rw);
+          lerp_u8 (t->comp[c], src_row[pl], t->x0[c], t->x1[c], t->wx[c], rw);
       }
       if (self->is_yuv)
         combine_yuv (out, t->comp[0], t->comp[1], t->comp[2], &self->matrix,

@@ -13,7 +13,6 @@
 #include <gst/base/gstbasetransform.h>
 
 G_BEGIN_DECLS
-
 /* The element's type is GstAxLetterboxElement because libgstax-1.0
  * already names its geometry struct GstAxLetterbox. */
 #define GST_TYPE_AX_LETTERBOX_ELEMENT (gst_ax_letterbox_element_get_type ())
@@ -23,5 +22,4 @@ G_DECLARE_FINAL_TYPE (GstAxLetterboxElement, gst_ax_letterbox_element,
 GST_ELEMENT_REGISTER_DECLARE (axletterbox);
 
 G_END_DECLS
-
 #endif /* __GST_AX_LETTERBOX_ELEMENT_H__ */

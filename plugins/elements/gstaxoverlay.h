@@ -13,7 +13,6 @@
 #include <gst/video/gstvideofilter.h>
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_AX_OVERLAY (gst_ax_overlay_get_type ())
 G_DECLARE_FINAL_TYPE (GstAxOverlay, gst_ax_overlay, GST, AX_OVERLAY,
     GstVideoFilter);
@@ -21,5 +20,4 @@ G_DECLARE_FINAL_TYPE (GstAxOverlay, gst_ax_overlay, GST, AX_OVERLAY,
 GST_ELEMENT_REGISTER_DECLARE (axoverlay);
 
 G_END_DECLS
-
 #endif /* __GST_AX_OVERLAY_H__ */

@@ -21,6 +21,8 @@
 #define DEFAULT_FILL 114
 #define RANDOM_SEED 20260
 #define POOL_FRAMES 20
+#define RANDOM_CASES 80
+#define RANDOM_MAX_SIDE 50
 #define POOL_WARMUP_FRAMES 2
 #define BT601_KR 0.299
 #define BT601_KB 0.114
@@ -331,8 +333,7 @@ run_case (const gchar * format, const gchar * colorimetry, const YuvSpec * yuv,
   /* the geometry is libgstax's Ultralytics letterbox */
   fail_unless (gst_ax_letterbox_init (&expect, w, h, t->tw, t->th, centre,
           scale_up, t->fill));
-  fail_unless_equals_int (meta->letterbox.resized_width,
-      expect.resized_width);
+  fail_unless_equals_int (meta->letterbox.resized_width, expect.resized_width);
   fail_unless_equals_int (meta->letterbox.resized_height,
       expect.resized_height);
   fail_unless_equals_int (meta->letterbox.pad_x, expect.pad_x);
@@ -378,6 +379,24 @@ GST_START_TEST (test_formats_bilinear)
 
 GST_END_TEST;
 
+/* Exact 3:1 and 1:1 scales, where every weight is 0 and the element
+ * takes its one-tap paths. */
+GST_START_TEST (test_formats_integer_ratios)
+{
+  TensorSpec t = u8_rgb_bilinear;
+  guint i;
+
+  t.tw = 33;
+  t.th = 33;
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    run_case (formats[i].name, NULL, &bt601_limited, 99, 33, &t, TRUE, TRUE);
+    run_case (formats[i].name, NULL, &bt601_limited, 33, 99, &t, TRUE, TRUE);
+    run_case (formats[i].name, NULL, &bt601_limited, 33, 21, &t, TRUE, TRUE);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_formats_nearest)
 {
   TensorSpec t = u8_rgb_bilinear;
@@ -390,6 +409,35 @@ GST_START_TEST (test_formats_nearest)
     for (s = 0; s < G_N_ELEMENTS (odd_sizes); s++)
       run_case (formats[i].name, NULL, &bt601_limited, odd_sizes[s][0],
           odd_sizes[s][1], &t, TRUE, TRUE);
+}
+
+GST_END_TEST;
+
+/* Random shapes from a fixed seed, down to one pixel, with every option;
+ * each must match the reference. */
+GST_START_TEST (test_random_shapes)
+{
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  guint i;
+
+  for (i = 0; i < RANDOM_CASES; i++) {
+    TensorSpec t = u8_rgb_bilinear;
+    const FormatLayout *f =
+        &formats[g_rand_int_range (rand, 0, G_N_ELEMENTS (formats))];
+    gint w = g_rand_int_range (rand, 1, RANDOM_MAX_SIDE);
+    gint h = g_rand_int_range (rand, 1, RANDOM_MAX_SIDE);
+    gboolean centre = g_rand_boolean (rand);
+    gboolean scale_up = g_rand_boolean (rand);
+
+    t.tw = g_rand_int_range (rand, 1, RANDOM_MAX_SIDE);
+    t.th = g_rand_int_range (rand, 1, RANDOM_MAX_SIDE);
+    t.bilinear = g_rand_boolean (rand);
+    t.red_pos = g_rand_boolean (rand) ? 2 : 0;
+    t.fill = g_rand_int_range (rand, 0, 256);
+    GST_INFO ("case %u", i);
+    run_case (f->name, NULL, &bt601_limited, w, h, &t, centre, scale_up);
+  }
+  g_rand_free (rand);
 }
 
 GST_END_TEST;
@@ -568,6 +616,38 @@ GST_START_TEST (test_no_size_is_an_error)
 
 GST_END_TEST;
 
+GST_START_TEST (test_short_buffer_is_an_error)
+{
+  GstHarness *h = gst_harness_new ("axletterbox");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "width", 32, "height", 32, NULL);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=64,height=48,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, 100, NULL)), GST_FLOW_ERROR);
+  msg = pop_error (bus);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, &debug);
+  fail_unless (strstr (err->message, "map the input frame") != NULL,
+      "unexpected error: %s", err->message);
+  /* the details name what came and what the caps need */
+  fail_unless (strstr (debug, "100 bytes") != NULL, "details: %s", debug);
+  fail_unless (strstr (debug, "9216") != NULL, "details: %s", debug);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_unsupported_format)
 {
   GstHarness *h = gst_harness_new ("axletterbox");
@@ -665,6 +745,47 @@ GST_START_TEST (test_model_query)
   fail_unless_equals_int (meta->zero_point, 0);
   gst_buffer_unref (out);
 
+  g_rand_free (rand);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_model_query_f32_nchw)
+{
+  GstAxModelInput model = { 37, 29, 3, GST_AX_TENSOR_DTYPE_F32,
+    GST_AX_TENSOR_LAYOUT_NCHW, 0.5f, 1, "pixels", "float-model"
+  };
+  TensorSpec t = { 37, 29, TRUE, 2, GST_AX_TENSOR_DTYPE_F32,
+    GST_AX_TENSOR_LAYOUT_NCHW, 0.5, 1, 7
+  };
+  GstHarness *h = make_model_harness (&model);
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstAxTensorMeta *meta;
+  GstMapInfo map;
+  guint8 *before;
+
+  g_object_set (h->element, "fill", 7, "channel-order", 1, NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 50, 61);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  in = make_random_frame (&info, rand);
+  gst_buffer_map (in, &map, GST_MAP_READ);
+  before = g_memdup2 (map.data, map.size);
+  gst_buffer_unmap (in, &map);
+  out = gst_harness_push_and_pull (h, in);
+  meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+      GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->dtype, GST_AX_TENSOR_DTYPE_F32);
+  fail_unless_equals_int (meta->layout, GST_AX_TENSOR_LAYOUT_NCHW);
+  fail_unless_equals_int (meta->dims[1], 3);
+  fail_unless_equals_int (meta->dims[2], 29);
+  fail_unless_equals_int (meta->dims[3], 37);
+  check_tensor (meta, before, &info, find_format ("BGRx"), &bt601_limited, &t);
+  gst_buffer_unref (out);
+  g_free (before);
   g_rand_free (rand);
   gst_harness_teardown (h);
 }
@@ -820,6 +941,13 @@ GST_START_TEST (test_roi_mode)
   }
   gst_buffer_unref (out);
 
+  /* a frame without regions passes without a tensor */
+  out = gst_harness_push_and_pull (h, gst_buffer_new_allocate (NULL,
+          info.size, NULL));
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 0);
+  gst_buffer_unref (out);
+
   /* only the chosen class */
   g_object_set (h->element, "roi-classes", "cat", NULL);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
@@ -845,14 +973,18 @@ axletterbox_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_formats_bilinear);
+  tcase_add_test (tc, test_formats_integer_ratios);
   tcase_add_test (tc, test_formats_nearest);
+  tcase_add_test (tc, test_random_shapes);
   tcase_add_test (tc, test_bgr_and_quantisation);
   tcase_add_test (tc, test_colorimetry_from_caps);
   tcase_add_test (tc, test_placement_options);
   tcase_add_test (tc, test_content_edges);
   tcase_add_test (tc, test_no_size_is_an_error);
+  tcase_add_test (tc, test_short_buffer_is_an_error);
   tcase_add_test (tc, test_unsupported_format);
   tcase_add_test (tc, test_model_query);
+  tcase_add_test (tc, test_model_query_f32_nchw);
   tcase_add_test (tc, test_model_wrong_channels);
   tcase_add_test (tc, test_pool_reuse);
   tcase_add_test (tc, test_held_tensors_and_replacement);

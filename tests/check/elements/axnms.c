@@ -548,6 +548,62 @@ GST_START_TEST (test_element_missing_labels_file)
 
 GST_END_TEST;
 
+/* The real outputs of the ball model on videotestsrc pattern=ball: the
+ * fast path and the reference agree on every frame, for several
+ * settings. */
+GST_START_TEST (test_ball_model_outputs)
+{
+  GstHarness *h = gst_harness_new_parse ("axletterbox ! "
+      "axinference model=ball-detector");
+  GstAxNmsWork *w = gst_ax_nms_work_new ();
+  guint i, total = 0;
+
+  gst_harness_add_src_parse (h, "videotestsrc pattern=ball ! capsfilter "
+      "caps=video/x-raw,format=RGB,width=320,height=240,framerate=30/1",
+      FALSE);
+  for (i = 0; i < 30; i++) {
+    GstBuffer *out;
+    GstAxTensorMeta *m;
+    GstMapInfo map;
+    GstAxNmsInput in;
+    GstAxNmsParams p;
+    RefTensor t;
+
+    fail_unless_equals_int (gst_harness_push_from_src (h), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    m = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_OUTPUT, 0, 0);
+    fail_unless (m != NULL);
+    fail_unless (gst_ax_nms_input_from_meta (m, GST_AX_NMS_DECODE_YOLOV8,
+            &in, NULL));
+    fail_unless (gst_buffer_map (m->data, &map, GST_MAP_READ));
+    t.kind = GST_AX_NMS_DECODE_YOLOV8;
+    t.dtype = in.dtype;
+    t.data = map.data;
+    t.scale = in.scale;
+    t.zp = in.zero_point;
+    t.na = in.n_anchors;
+    t.nc = in.n_classes;
+
+    params_default (&p, t.kind);
+    total += check_same (w, &p, &t);
+    p.score_threshold = 0.0f;
+    p.iou_threshold = 0.1f;
+    check_same (w, &p, &t);
+    p.class_agnostic = TRUE;
+    p.box_format = GST_AX_NMS_BOX_LTRB;
+    check_same (w, &p, &t);
+    gst_buffer_unmap (m->data, &map);
+    gst_buffer_unref (out);
+  }
+  /* the ball is found on (nearly) every frame */
+  fail_unless (total >= 30, "%u detections on 30 frames", total);
+  gst_ax_nms_work_free (w);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 axnms_suite (void)
 {
@@ -566,6 +622,7 @@ axnms_suite (void)
   tcase_add_test (tc, test_element_keep_tensors_and_no_letterbox);
   tcase_add_test (tc, test_element_bad_shape_errors);
   tcase_add_test (tc, test_element_missing_labels_file);
+  tcase_add_test (tc, test_ball_model_outputs);
   return s;
 }
 

@@ -102,7 +102,10 @@ struct simnpu_device
   bool closing;
   bool stop_threads;
 
+  /* end of the last reservation per resource */
   uint64_t free_at_ns[SIMNPU_MAX_RESOURCES];
+  /* future reservations per resource, sorted and disjoint */
+  GArray *reserved[SIMNPU_MAX_RESOURCES];
   GQueue queues[MAX_CORES];
   GCond queue_cond[MAX_CORES];
   GThread *workers[MAX_CORES];
@@ -135,6 +138,12 @@ typedef struct
   simnpu_device *dev;
   unsigned core;
 } worker_arg;
+
+typedef struct
+{
+  uint64_t start_ns;
+  uint64_t end_ns;
+} interval;
 
 static uint64_t
 device_now (simnpu_device * dev)
@@ -530,6 +539,8 @@ simnpu_device_open (const char *profile, simnpu_device ** out_device,
   dev->ring_cap = DEFAULT_EVENT_CAPACITY;
   dev->ring = g_new (simnpu_event, dev->ring_cap);
   dev->counters.n_resources = dev->n_resources;
+  for (i = 0; i < dev->n_resources; i++)
+    dev->reserved[i] = g_array_new (FALSE, FALSE, sizeof (interval));
   for (i = 0; i < p.cores; i++) {
     worker_arg *arg = g_new (worker_arg, 1);
     char name[16];
@@ -619,6 +630,8 @@ simnpu_device_close (simnpu_device * dev)
   g_ptr_array_free (dev->all_jobs, TRUE);
   g_ptr_array_free (dev->models, TRUE);
   g_ptr_array_free (dev->names, TRUE);
+  for (i = 0; i < dev->n_resources; i++)
+    g_array_free (dev->reserved[i], TRUE);
   g_free (dev->heap);
   g_free (dev->ring);
   g_cond_clear (&dev->cond);
@@ -743,6 +756,8 @@ simnpu_device_use_virtual_clock (simnpu_device * dev, uint64_t start_ns)
     dev->virtual_clock = true;
     dev->virtual_now_ns = start_ns;
     memset (dev->free_at_ns, 0, sizeof (dev->free_at_ns));
+    for (unsigned r = 0; r < dev->n_resources; r++)
+      g_array_set_size (dev->reserved[r], 0);
   }
   g_mutex_unlock (&dev->lock);
   return ret;
@@ -1090,8 +1105,54 @@ simnpu_model_get_latency_ns (simnpu_model * m)
 /* ------------------------------------------------------------------ */
 /* Jobs                                                                 */
 
-/* Places the job's actions on the device resources, in order, each after
- * its dependencies and after the resource's previous action. Lock held. */
+/* Reserves the earliest slot of length dur at or after ready on
+ * resource r: engines serve requests in the order they become ready, so an
+ * action may run in a gap before reservations made by earlier jobs.
+ * Returns the start. Lock held. */
+static uint64_t
+reserve (simnpu_device * dev, unsigned r, uint64_t ready, uint64_t dur)
+{
+  GArray *a = dev->reserved[r];
+  uint64_t start = ready;
+  interval iv;
+  unsigned i;
+
+  for (i = 0; i < a->len; i++) {
+    const interval *cur = &g_array_index (a, interval, i);
+    if (cur->end_ns <= start)
+      continue;
+    if (start + dur <= cur->start_ns)
+      break;
+    start = MAX (start, cur->end_ns);
+  }
+  if (dur > 0) {
+    iv.start_ns = start;
+    iv.end_ns = start + dur;
+    g_array_insert_val (a, i, iv);
+  }
+  dev->free_at_ns[r] = MAX (dev->free_at_ns[r], start + dur);
+  return start;
+}
+
+/* Drops reservations that ended before now; they are disjoint and
+ * sorted, so they form a prefix. */
+static void
+prune_reservations (simnpu_device * dev, uint64_t now)
+{
+  unsigned r, n;
+
+  for (r = 0; r < dev->n_resources; r++) {
+    GArray *a = dev->reserved[r];
+    for (n = 0; n < a->len && g_array_index (a, interval, n).end_ns <= now;
+        n++);
+    if (n > 0)
+      g_array_remove_range (a, 0, n);
+  }
+}
+
+/* Places the job's actions on the device resources in action order, each
+ * after its dependencies, in the earliest free slot of its resource. The
+ * job goes to the core that frees up first. Lock held. */
 static void
 schedule_job (simnpu_device * dev, simnpu_job * job, uint64_t now)
 {
@@ -1100,6 +1161,8 @@ schedule_job (simnpu_device * dev, simnpu_job * job, uint64_t now)
   unsigned cores = dev->profile.cores, best = 0, i;
   uint64_t t0 = now, first = G_MAXUINT64, last = 0;
 
+  if (!dev->virtual_clock)
+    prune_reservations (dev, now);
   for (i = 1; i < cores; i++) {
     if (dev->free_at_ns[i] < dev->free_at_ns[best]
         || (dev->free_at_ns[i] == dev->free_at_ns[best]
@@ -1112,15 +1175,14 @@ schedule_job (simnpu_device * dev, simnpu_job * job, uint64_t now)
   for (i = 0; i < s->n_actions; i++) {
     const simnpu__action *a = &s->actions[i];
     unsigned r = a->resource < 0 ? best : (unsigned) a->resource;
-    uint64_t start = MAX (t0, dev->free_at_ns[r]);
+    uint64_t ready = t0, dur = (uint64_t) ((double) a->device_ns * scale);
     if (a->dep >= 0)
-      start = MAX (start, job->act_end[a->dep]);
+      ready = MAX (ready, job->act_end[a->dep]);
     if (a->dep2 >= 0)
-      start = MAX (start, job->act_end[a->dep2]);
-    job->act_start[i] = start;
-    job->act_end[i] = start + (uint64_t) ((double) a->device_ns * scale);
-    dev->free_at_ns[r] = job->act_end[i];
-    first = MIN (first, start);
+      ready = MAX (ready, job->act_end[a->dep2]);
+    job->act_start[i] = reserve (dev, r, ready, dur);
+    job->act_end[i] = job->act_start[i] + dur;
+    first = MIN (first, job->act_start[i]);
     last = MAX (last, job->act_end[i]);
   }
   if (s->n_actions == 0)

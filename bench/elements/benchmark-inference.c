@@ -79,9 +79,44 @@ make_frame (const GstAxModelInput * in)
   return frame;
 }
 
-/* frames per second in steady state */
+typedef struct
+{
+  GMutex lock;
+  gboolean measuring;
+  guint64 busy_ns;
+  guint64 jobs;
+} DeviceUse;
+
+static DeviceUse use;
+
+static void
+on_device_event (const GstAxProbeDeviceEvent * ev, gpointer user_data)
+{
+  g_mutex_lock (&use.lock);
+  if (use.measuring) {
+    use.busy_ns += ev->end_ns - ev->start_ns;
+    use.jobs++;
+  }
+  g_mutex_unlock (&use.lock);
+}
+
+static void
+measure (gboolean on)
+{
+  g_mutex_lock (&use.lock);
+  use.measuring = on;
+  if (on) {
+    use.busy_ns = 0;
+    use.jobs = 0;
+  }
+  g_mutex_unlock (&use.lock);
+}
+
+/* frames per second in steady state; *busy_ms gets the mean device busy
+ * interval per job, as the device reported it */
 static gdouble
-run (const gchar * model, guint in_flight, gdouble time_scale)
+run (const gchar * model, guint in_flight, gdouble time_scale,
+    gdouble * busy_ms)
 {
   gchar *launch = g_strdup_printf ("axinference model=%s device=" DEVICE
       " in-flight=%u time-scale=%.6f", model, in_flight, time_scale);
@@ -108,16 +143,22 @@ run (const gchar * model, guint in_flight, gdouble time_scale)
     gst_harness_push (h, gst_buffer_copy (frame));
     while (gst_harness_buffers_in_queue (h) > 0) {
       gst_buffer_unref (gst_harness_pull (h));
-      if (++pulled == WARMUP_FRAMES)
+      if (++pulled == WARMUP_FRAMES) {
         t0 = g_get_monotonic_time ();
+        measure (TRUE);
+      }
     }
   }
   while (pulled < WARMUP_FRAMES + MEASURED_FRAMES) {
     gst_buffer_unref (gst_harness_pull (h));
-    if (++pulled == WARMUP_FRAMES)
+    if (++pulled == WARMUP_FRAMES) {
       t0 = g_get_monotonic_time ();
+      measure (TRUE);
+    }
   }
   t1 = g_get_monotonic_time ();
+  measure (FALSE);
+  *busy_ms = use.jobs ? use.busy_ns / 1e6 / use.jobs : 0;
   gst_buffer_unref (frame);
   gst_harness_teardown (h);
   return MEASURED_FRAMES / ((t1 - t0) / 1e6);
@@ -133,7 +174,8 @@ main (int argc, char **argv)
   simnpu_device_info di;
   simnpu_model_info mi;
   simnpu_error err;
-  gdouble bound, fps4, fps1, scale;
+  static const GstAxProbeSinkFuncs funcs = { NULL, on_device_event, NULL };
+  gdouble bound, fps4, fps1, scale, busy1, busy4;
 
   gst_init (&argc, &argv);
   if (simnpu_device_open (DEVICE, &dev, &err) < 0
@@ -148,17 +190,20 @@ main (int argc, char **argv)
   simnpu_model_unload (net);
   simnpu_device_close (dev);
 
-  fps1 = run (model, 1, scale);
-  fps4 = run (model, 4, scale);
+  g_mutex_init (&use.lock);
+  gst_ax_probe_add_sink (&funcs, NULL);
+  fps1 = run (model, 1, scale, &busy1);
+  fps4 = run (model, 4, scale, &busy4);
   printf ("inference %s on %s: device time %.3f ms/frame at time-scale 1, "
       "run at time-scale %.2f = %.3f ms/frame; %u cores; device bound "
       "%.1f fps\n", model, DEVICE, mi.device_ns / 1e6, scale,
       mi.device_ns * scale / 1e6, di.n_cores, bound);
-  printf ("inference in-flight=1: %.1f fps (%.2f of bound)\n", fps1,
-      fps1 / bound);
+  printf ("inference in-flight=1: %.1f fps (%.2f of bound); device busy "
+      "%.3f ms per job\n", fps1, fps1 / bound, busy1);
   printf ("inference in-flight=4: %.1f fps = %.3f of the device bound "
-      "(target >= %.2f); %.2fx in-flight=1\n", fps4, fps4 / bound,
-      TARGET_RATIO, fps4 / fps1);
+      "(target >= %.2f); %.2fx in-flight=1; device busy %.3f ms per job, "
+      "occupancy %.1f%%\n", fps4, fps4 / bound, TARGET_RATIO, fps4 / fps1,
+      busy4, 100.0 * fps4 * busy4 / 1e3 / di.n_cores);
   g_free (path);
   return 0;
 }

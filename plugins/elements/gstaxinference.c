@@ -458,8 +458,7 @@ format_dims (guint n_dims, const gint64 * dims)
   guint i;
 
   for (i = 0; i < n_dims; i++)
-    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "",
-        dims[i]);
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", dims[i]);
   g_string_append_c (s, ']');
   return g_string_free (s, FALSE);
 }
@@ -1033,8 +1032,7 @@ release:
 }
 
 static gboolean
-gst_ax_inference_sink_event (GstPad * pad, GstObject * parent,
-    GstEvent * event)
+gst_ax_inference_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
 {
   GstAxInference *self = GST_AX_INFERENCE (parent);
 
@@ -1084,8 +1082,7 @@ gst_ax_inference_sink_event (GstPad * pad, GstObject * parent,
 }
 
 static gboolean
-gst_ax_inference_sink_query (GstPad * pad, GstObject * parent,
-    GstQuery * query)
+gst_ax_inference_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
   GstAxInference *self = GST_AX_INFERENCE (parent);
 
@@ -1120,8 +1117,7 @@ gst_ax_inference_sink_query (GstPad * pad, GstObject * parent,
 /* Downstream side                                                      */
 
 static gboolean
-gst_ax_inference_src_query (GstPad * pad, GstObject * parent,
-    GstQuery * query)
+gst_ax_inference_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
   GstAxInference *self = GST_AX_INFERENCE (parent);
 
@@ -1147,8 +1143,7 @@ gst_ax_inference_src_query (GstPad * pad, GstObject * parent,
 }
 
 static gboolean
-gst_ax_inference_src_event (GstPad * pad, GstObject * parent,
-    GstEvent * event)
+gst_ax_inference_src_event (GstPad * pad, GstObject * parent, GstEvent * event)
 {
   return gst_pad_event_default (pad, parent, event);
 }
@@ -1347,8 +1342,7 @@ stop_streaming (GstAxInference * self)
 }
 
 static GstStateChangeReturn
-gst_ax_inference_change_state (GstElement * element,
-    GstStateChange transition)
+gst_ax_inference_change_state (GstElement * element, GstStateChange transition)
 {
   GstAxInference *self = GST_AX_INFERENCE (element);
   GstStateChangeReturn ret;

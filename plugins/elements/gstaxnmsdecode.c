@@ -58,13 +58,14 @@
 #define VEC_BYTES 16
 #define SCAN_BLOCK_BYTES (4 * VEC_BYTES)
 #define SCAN_BLOCK_FLOATS (SCAN_BLOCK_BYTES / 4)
-/* kept boxes are tested against a candidate this many at a time */
+/* kept boxes are tested against a candidate this many at a time: one
+ * F32x4 */
 #define IOU_BLOCK 4
 
-typedef guint8 U8x16 __attribute__ ((vector_size (VEC_BYTES)));
-typedef gfloat F32x4 __attribute__ ((vector_size (VEC_BYTES)));
-typedef gint32 I32x4 __attribute__ ((vector_size (VEC_BYTES)));
-typedef guint64 U64x2 __attribute__ ((vector_size (VEC_BYTES)));
+typedef guint8 U8x16 __attribute__((vector_size (VEC_BYTES)));
+typedef gfloat F32x4 __attribute__((vector_size (VEC_BYTES)));
+typedef gint32 I32x4 __attribute__((vector_size (VEC_BYTES)));
+typedef guint64 U64x2 __attribute__((vector_size (VEC_BYTES)));
 
 struct _GstAxNmsWork
 {
@@ -725,11 +726,9 @@ overlaps_kept (const GstAxNmsWork * w, guint nk, gfloat x0, gfloat y0,
   const I32x4 vag = { all, all, all, all };
   guint j;
 
-  for (j = 0; j < nk; j += 4) {
-    F32x4 iw = vmin (vx1, vload (w->kx1 + j)) - vmax (vx0, vload (w->kx0 +
-            j));
-    F32x4 ih = vmin (vy1, vload (w->ky1 + j)) - vmax (vy0, vload (w->ky0 +
-            j));
+  for (j = 0; j < nk; j += IOU_BLOCK) {
+    F32x4 iw = vmin (vx1, vload (w->kx1 + j)) - vmax (vx0, vload (w->kx0 + j));
+    F32x4 ih = vmin (vy1, vload (w->ky1 + j)) - vmax (vy0, vload (w->ky0 + j));
     F32x4 inter, iou;
     I32x4 kc, m;
 

@@ -327,16 +327,14 @@ GST_START_TEST (test_invalid_tensors)
   m = gst_buffer_add_ax_tensor_meta (frame, "out", GST_AX_TENSOR_ROLE_OUTPUT,
       GST_AX_TENSOR_DTYPE_I8, GST_AX_TENSOR_LAYOUT_NHWC, 3, dims3, 0.1f, 0,
       gst_buffer_new_allocate (NULL, 400, NULL));
-  fail_if (gst_ax_nms_input_from_meta (m, GST_AX_NMS_DECODE_YOLOV8, &in,
-          &err));
+  fail_if (gst_ax_nms_input_from_meta (m, GST_AX_NMS_DECODE_YOLOV8, &in, &err));
   fail_unless (strstr (err, "[4 + classes, anchors]") != NULL, "%s", err);
   g_free (err);
 
   m = gst_buffer_add_ax_tensor_meta (frame, "q", GST_AX_TENSOR_ROLE_OUTPUT,
       GST_AX_TENSOR_DTYPE_I8, GST_AX_TENSOR_LAYOUT_NHWC, 3, dims_ok, 0.0f, 0,
       gst_buffer_new_allocate (NULL, 700, NULL));
-  fail_if (gst_ax_nms_input_from_meta (m, GST_AX_NMS_DECODE_YOLOV8, &in,
-          &err));
+  fail_if (gst_ax_nms_input_from_meta (m, GST_AX_NMS_DECODE_YOLOV8, &in, &err));
   fail_unless (strstr (err, "positive scale") != NULL, "%s", err);
   g_free (err);
 
@@ -422,8 +420,7 @@ GST_START_TEST (test_element_letterbox_and_labels)
   fd = g_file_open_tmp ("axnms-labels-XXXXXX", &labels_path, &err);
   fail_unless (fd >= 0);
   close (fd);
-  fail_unless (g_file_set_contents (labels_path, "cat\nball\ndog\n", -1,
-          NULL));
+  fail_unless (g_file_set_contents (labels_path, "cat\nball\ndog\n", -1, NULL));
 
   /* labels are read when the element starts */
   launch = g_strdup_printf ("axnms labels=\"%s\" box-units=normalized",
@@ -497,8 +494,7 @@ GST_START_TEST (test_element_keep_tensors_and_no_letterbox)
   fail_unless_equals_int (gst_ax_detection_count (out), 1);
   fail_unless (gst_ax_detection_iterate (out, &state, &det, NULL));
   fail_unless_equals_string (det.label, "class1");
-  fail_unless (fabs (det.x_max - (130.0 / 255 + 32.0 / 255) / FRAME_W) <
-      1e-6);
+  fail_unless (fabs (det.x_max - (130.0 / 255 + 32.0 / 255) / FRAME_W) < 1e-6);
   fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
           GST_AX_TENSOR_ROLE_OUTPUT), 1);
   gst_buffer_unref (out);
@@ -559,8 +555,7 @@ GST_START_TEST (test_ball_model_outputs)
   guint i, total = 0;
 
   gst_harness_add_src_parse (h, "videotestsrc pattern=ball ! capsfilter "
-      "caps=video/x-raw,format=RGB,width=320,height=240,framerate=30/1",
-      FALSE);
+      "caps=video/x-raw,format=RGB,width=320,height=240,framerate=30/1", FALSE);
   for (i = 0; i < 30; i++) {
     GstBuffer *out;
     GstAxTensorMeta *m;

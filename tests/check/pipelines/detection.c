@@ -183,8 +183,7 @@ check_report (const gchar * json)
     device_wait |= g_str_equal (json_array_get_string_element (flags, i),
         "DEVICE WAIT");
   fail_unless (device_wait, "device wait row not flagged DEVICE WAIT");
-  fail_unless_equals_int (json_object_get_int_member (row, "count"),
-      N_FRAMES);
+  fail_unless_equals_int (json_object_get_int_member (row, "count"), N_FRAMES);
 
   dev = find_by_member (json_object_get_array_member (root, "devices"),
       "group", MODEL);
@@ -226,8 +225,7 @@ GST_START_TEST (test_detection_pipeline)
   overlay = gst_bin_get_by_name (GST_BIN (pipeline), "ov");
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   pad = gst_element_get_static_pad (overlay, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, before_overlay, &c,
-      NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, before_overlay, &c, NULL);
   gst_object_unref (pad);
   bus = gst_element_get_bus (pipeline);
   gst_bus_set_sync_handler (bus, catch_report, &c, NULL);
@@ -261,8 +259,8 @@ GST_START_TEST (test_detection_pipeline)
       detected++;
       GST_INFO ("frame %u true %d,%d-%d,%d det %.1f,%.1f-%.1f,%.1f "
           "conf %.2f iou %.2f", frame, t.x0, t.y0, t.x1, t.y1,
-            det.x_min * FRAME_W, det.y_min * FRAME_H, det.x_max * FRAME_W,
-            det.y_max * FRAME_H, det.confidence, v);
+          det.x_min * FRAME_W, det.y_min * FRAME_H, det.x_max * FRAME_W,
+          det.y_max * FRAME_H, det.confidence, v);
       if (v >= MIN_IOU)
         followed++;
       fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));

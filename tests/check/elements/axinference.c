@@ -479,6 +479,82 @@ GST_START_TEST (test_probe_reports)
 
 GST_END_TEST;
 
+/* --- back-pressure, seen through the probe: with in-flight = W, job k is
+ * submitted ("host copy in") only after job k - W has ended on the
+ * device --- */
+
+#define BP_FRAMES 5
+#define BP_WINDOW 2
+
+typedef struct
+{
+  GMutex lock;
+  guint n_submits;
+  guint64 submit_ns[BP_FRAMES];
+  guint n_ends;
+  guint64 end_ns[BP_FRAMES];
+} Submits;
+
+static void
+bp_span (const GstAxProbeSpan * span, gpointer user_data)
+{
+  Submits *s = user_data;
+
+  g_mutex_lock (&s->lock);
+  if (g_str_equal (span->stage, "host copy in") && s->n_submits < BP_FRAMES)
+    s->submit_ns[s->n_submits++] = span->start_ns;
+  g_mutex_unlock (&s->lock);
+}
+
+static void
+bp_event (const GstAxProbeDeviceEvent * ev, gpointer user_data)
+{
+  Submits *s = user_data;
+
+  g_mutex_lock (&s->lock);
+  /* events come in frame order, from the streaming thread */
+  if (s->n_ends < BP_FRAMES)
+    s->end_ns[s->n_ends++] = ev->end_ns;
+  g_mutex_unlock (&s->lock);
+}
+
+GST_START_TEST (test_back_pressure)
+{
+  static const GstAxProbeSinkFuncs funcs = { bp_span, bp_event, NULL };
+  Submits s = { 0 };
+  GstHarness *h;
+  GstAxModelInput in;
+  GstBuffer *frames[BP_FRAMES];
+  guint sink, i;
+
+  g_mutex_init (&s.lock);
+  sink = gst_ax_probe_add_sink (&funcs, &s);
+  /* device time stretched to milliseconds, so that submitting without
+   * waiting would show */
+  h = harness_new ("in-flight=" G_STRINGIFY (BP_WINDOW) " time-scale=100");
+  in = query_model (h);
+  for (i = 0; i < BP_FRAMES; i++)
+    frames[i] = make_frame (&in, i, i);
+  for (i = 0; i < BP_FRAMES; i++)
+    fail_unless_equals_int (gst_harness_push (h, frames[i]), GST_FLOW_OK);
+  for (i = 0; i < BP_FRAMES; i++)
+    gst_buffer_unref (gst_harness_pull (h));
+  gst_harness_teardown (h);
+  gst_ax_probe_remove_sink (sink);
+
+  fail_unless_equals_int (s.n_submits, BP_FRAMES);
+  fail_unless_equals_int (s.n_ends, BP_FRAMES);
+  /* the first window goes out at once */
+  fail_unless (s.submit_ns[BP_WINDOW - 1] < s.end_ns[0]);
+  for (i = BP_WINDOW; i < BP_FRAMES; i++)
+    fail_unless (s.submit_ns[i] >= s.end_ns[i - BP_WINDOW],
+        "job %u submitted %" G_GINT64_FORMAT " ns before job %u ended", i,
+        (gint64) (s.end_ns[i - BP_WINDOW] - s.submit_ns[i]), i - BP_WINDOW);
+  g_mutex_clear (&s.lock);
+}
+
+GST_END_TEST;
+
 static Suite *
 axinference_suite (void)
 {
@@ -496,6 +572,7 @@ axinference_suite (void)
   tcase_add_test (tc, test_error_device);
   tcase_add_test (tc, test_error_tensor_mismatch);
   tcase_add_test (tc, test_probe_reports);
+  tcase_add_test (tc, test_back_pressure);
   return s;
 }
 

@@ -1070,7 +1070,12 @@ gst_ax_inference_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
         g_mutex_lock (&self->lock);
         res = self->srcresult;
         g_mutex_unlock (&self->lock);
-        if (res != GST_FLOW_OK && GST_EVENT_TYPE (event) != GST_EVENT_EOS) {
+        if (res != GST_FLOW_OK) {
+          /* the task is paused: an EOS still has to reach the sink so
+           * that the pipeline can finish */
+          if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
+              && res != GST_FLOW_FLUSHING)
+            return gst_pad_push_event (self->srcpad, event);
           gst_event_unref (event);
           return FALSE;
         }

@@ -48,8 +48,10 @@ fi
 if [ ! -f "$build_dir/build.ninja" ]; then
   echo "gst-ax setup: configuring $build_dir"
   meson setup "$build_dir" "$top" "$@"
-elif [ $# -gt 0 ]; then
-  meson configure "$build_dir" "$@"
+else
+  # picks up folders added since the last configure (subdirs are found
+  # with fs.is_dir, which meson cannot watch)
+  meson setup --reconfigure "$build_dir" "$top" "$@" >/dev/null
 fi
 echo "gst-ax setup: building"
 meson compile -C "$build_dir"

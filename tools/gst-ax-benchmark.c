@@ -84,8 +84,7 @@ build_tracer_params (const Options * o)
       first = FALSE;
     }
     if (o->report_file)
-      g_string_append_printf (s, "%sfile=%s", first ? "" : ",",
-          o->report_file);
+      g_string_append_printf (s, "%sfile=%s", first ? "" : ",", o->report_file);
     g_string_append_c (s, ')');
   }
   return g_string_free (s, FALSE);

@@ -597,7 +597,7 @@ simnpu_device_open (const char *profile, simnpu_device ** out_device,
     dev->reserved[i] = g_array_new (FALSE, FALSE, sizeof (interval));
   for (i = 0; i < p.cores; i++) {
     worker_arg *arg = g_new (worker_arg, 1);
-    char name[16];
+    char name[32];
     arg->dev = dev;
     arg->core = i;
     g_queue_init (&dev->queues[i]);
@@ -1389,7 +1389,8 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
   job->user_freed = false;
   job->cancel_requested = false;
   job->heap_index = -1;
-  memcpy (job->outputs, outputs, n_outputs * sizeof (*outputs));
+  if (n_outputs > 0)
+    memcpy (job->outputs, outputs, n_outputs * sizeof (*outputs));
 
   t0 = simnpu__monotonic_ns ();
   for (i = 0; i < n_inputs; i++) {

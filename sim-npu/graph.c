@@ -605,7 +605,7 @@ simnpu__graph_validate (simnpu__graph * g, simnpu_error * error)
             "tensor '%s': rank %u; expected 1 to 4", t->name, t->n_dims);
       if (!set_dims (t, t->n_dims, t->dims))
         return simnpu__set_error (error, SIMNPU_ESHAPE,
-            "tensor '%s': dimensions must be >= 1 with at most 2^28 "
+            "tensor '%s': dimensions must be >= 1 with at most 2^26 "
             "elements", t->name);
     }
     if (!(t->scale > 0.0f) || !isfinite (t->scale))
@@ -842,9 +842,10 @@ simnpu__graph_prepare (simnpu__graph * g, simnpu_error * error)
     offset = (offset + 63) & ~(size_t) 63;
     t->offset = offset;
     offset += simnpu__tensor_bytes (t);
-    if (offset > SIMNPU_MAX_ARENA_BYTES)
+    /* shape-only graphs never allocate their activations */
+    if (offset > SIMNPU_MAX_ARENA_BYTES && !g->estimate_only)
       return simnpu__set_error (error, SIMNPU_ENOMEM,
-          "graph: activations need more than 2 GiB");
+          "graph: activations need more than 64 MiB");
   }
   g->arena_bytes = offset;
   for (i = 0; i < g->n_ops; i++) {

@@ -720,6 +720,12 @@ parse_op (loader * l, JsonObject * o, const char *path)
       if ((ret = get_int_array (l, attrs, "sizes", p, 1, SIMNPU_N_ATTRS - 1,
                   1, SIMNPU_MAX_TENSOR_ELEMENTS, sizes, &n)) < 0)
         break;
+      if (get_array (o, "outputs") == NULL
+          || json_array_get_length (get_array (o, "outputs")) != n) {
+        ret = fail (l, SIMNPU_EFORMAT, p, "\"sizes\" must have one entry "
+            "per output");
+        break;
+      }
       for (i = 0; i < n; i++)
         op.attrs[SIMNPU_A_SIZES0 + i] = (int32_t) sizes[i];
       break;

@@ -84,17 +84,19 @@ build_columns (const simnpu__conv_params * p, const int8_t * restrict in,
           memset (dst, pad, ow);
           continue;
         }
-        {
-          const int8_t *restrict src = in + ((size_t) iy * p->iw + off) *
-              p->ic + g * icg + c;
-          memset (dst, pad, lo);
+        memset (dst, pad, lo);
+        if (hi > lo) {
+          /* off + lo * sw >= 0 by the choice of lo */
+          int64_t ix = (int64_t) off + (int64_t) lo * p->sw;
+          const int8_t *restrict src = in + ((size_t) iy * p->iw +
+              (size_t) ix) * p->ic + g * icg + c;
           if (step == 1)
-            memcpy (dst + lo, src + lo, hi - lo);
+            memcpy (dst + lo, src, hi - lo);
           else
             for (ox = lo; ox < hi; ox++)
-              dst[ox] = src[(size_t) ox * step];
-          memset (dst + hi, pad, ow - hi);
+              dst[ox] = src[(size_t) (ox - lo) * step];
         }
+        memset (dst + hi, pad, ow - hi);
       }
     }
   }

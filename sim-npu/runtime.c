@@ -26,6 +26,9 @@
 
 #include <errno.h>
 #include <pthread.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <string.h>
 #include <time.h>
 
@@ -34,6 +37,7 @@
 #define MAX_EVENT_CAPACITY (1u << 24)
 #define MAX_MODEL_FILE_BYTES (G_GSIZE_CONSTANT (1) << 31)
 #define NS_PER_US 1000
+#define PACER_TIMER_SLACK_NS 1000UL
 
 typedef enum
 {
@@ -94,8 +98,11 @@ struct simnpu_device
   unsigned n_resources;
 
   GMutex lock;
-  /* broadcast whenever a job changes state or the device drains */
+  /* broadcast whenever a job completes, while someone waits on it */
   GCond cond;
+  unsigned n_waiters;
+  bool pacer_waiting;
+  bool worker_waiting[MAX_CORES];
   double time_scale;
   bool virtual_clock;
   uint64_t virtual_now_ns;
@@ -149,6 +156,34 @@ static uint64_t
 device_now (simnpu_device * dev)
 {
   return dev->virtual_clock ? dev->virtual_now_ns : simnpu__monotonic_ns ();
+}
+
+/* Waits on dev->cond; the count lets notifiers skip the broadcast (a
+ * syscall) when nobody waits. Lock held. */
+static void
+dev_wait (simnpu_device * dev)
+{
+  dev->n_waiters++;
+  g_cond_wait (&dev->cond, &dev->lock);
+  dev->n_waiters--;
+}
+
+static gboolean
+dev_wait_until (simnpu_device * dev, gint64 until_us)
+{
+  gboolean ret;
+
+  dev->n_waiters++;
+  ret = g_cond_wait_until (&dev->cond, &dev->lock, until_us);
+  dev->n_waiters--;
+  return ret;
+}
+
+static void
+dev_notify (simnpu_device * dev)
+{
+  if (dev->n_waiters > 0)
+    g_cond_broadcast (&dev->cond);
 }
 
 /* ------------------------------------------------------------------ */
@@ -209,7 +244,9 @@ heap_push (simnpu_device * dev, simnpu_job * job)
   }
   heap_set (dev, dev->heap_len++, job);
   heap_up (dev, dev->heap_len - 1);
-  g_cond_signal (&dev->pacer_cond);
+  /* the pacer only needs waking when its next deadline moved earlier */
+  if (dev->pacer_waiting && dev->heap[0] == job)
+    g_cond_signal (&dev->pacer_cond);
 }
 
 static void
@@ -346,7 +383,7 @@ finish_job (simnpu_device * dev, simnpu_job * job)
     recycle_job (dev, job);
   else
     job->state = JOB_DONE;
-  g_cond_broadcast (&dev->cond);
+  dev_notify (dev);
 }
 
 static gpointer
@@ -355,6 +392,10 @@ pacer_main (gpointer data)
   simnpu_device *dev = data;
 
   record_thread_clock (dev, MAX_CORES);
+#ifdef __linux__
+  /* the default 50 us timer slack would add directly to pacing error */
+  prctl (PR_SET_TIMERSLACK, PACER_TIMER_SLACK_NS, 0, 0, 0);
+#endif
   g_mutex_lock (&dev->lock);
   for (;;) {
     simnpu_job *job;
@@ -363,7 +404,9 @@ pacer_main (gpointer data)
     if (dev->heap_len == 0) {
       if (dev->stop_threads)
         break;
+      dev->pacer_waiting = true;
       g_cond_wait (&dev->pacer_cond, &dev->lock);
+      dev->pacer_waiting = false;
       continue;
     }
     job = dev->heap[0];
@@ -371,7 +414,9 @@ pacer_main (gpointer data)
     if (!dev->virtual_clock && job->due_ns > now) {
       /* GLib's monotonic clock is CLOCK_MONOTONIC in microseconds */
       gint64 until_us = (gint64) ((job->due_ns + NS_PER_US - 1) / NS_PER_US);
+      dev->pacer_waiting = true;
       g_cond_wait_until (&dev->pacer_cond, &dev->lock, until_us);
+      dev->pacer_waiting = false;
       continue;
     }
     heap_remove (dev, job);
@@ -450,7 +495,9 @@ worker_main (gpointer data)
     if (link == NULL) {
       if (dev->stop_threads)
         break;
+      dev->worker_waiting[core] = true;
       g_cond_wait (&dev->queue_cond[core], &dev->lock);
+      dev->worker_waiting[core] = false;
       continue;
     }
     job = link->data;
@@ -482,9 +529,16 @@ worker_main (gpointer data)
         dev->counters.max_lag_ns = MAX (dev->counters.max_lag_ns, lag);
       }
     }
-    job->state = JOB_PACING;
-    heap_push (dev, job);
-    g_cond_broadcast (&dev->cond);
+    if (job->due_ns <= now) {
+      /* due already (time scale 0, virtual clock, late or cancelled):
+       * complete here rather than hand over to the pacer */
+      finish_job (dev, job);
+    } else {
+      job->state = JOB_PACING;
+      heap_push (dev, job);
+    }
+    /* a cancel may wait for the end of the computation */
+    dev_notify (dev);
   }
   g_mutex_unlock (&dev->lock);
   return NULL;
@@ -543,7 +597,7 @@ simnpu_device_open (const char *profile, simnpu_device ** out_device,
     dev->reserved[i] = g_array_new (FALSE, FALSE, sizeof (interval));
   for (i = 0; i < p.cores; i++) {
     worker_arg *arg = g_new (worker_arg, 1);
-    char name[16];
+    char name[32];
     arg->dev = dev;
     arg->core = i;
     g_queue_init (&dev->queues[i]);
@@ -603,7 +657,7 @@ simnpu_device_close (simnpu_device * dev)
     cancel_locked (dev, job);
   }
   while (dev->outstanding > 0)
-    g_cond_wait (&dev->cond, &dev->lock);
+    dev_wait (dev);
   dev->stop_threads = true;
   for (i = 0; i < dev->profile.cores; i++)
     g_cond_signal (&dev->queue_cond[i]);
@@ -812,8 +866,8 @@ simnpu_device_drain (simnpu_device * dev, int64_t timeout_ns)
   g_mutex_lock (&dev->lock);
   while (dev->outstanding > 0) {
     if (timeout_ns < 0) {
-      g_cond_wait (&dev->cond, &dev->lock);
-    } else if (!g_cond_wait_until (&dev->cond, &dev->lock, until)) {
+      dev_wait (dev);
+    } else if (!dev_wait_until (dev, until)) {
       ret = dev->outstanding > 0 ? SIMNPU_ETIMEDOUT : 0;
       break;
     }
@@ -991,7 +1045,7 @@ simnpu_model_unload (simnpu_model * m)
   dev = m->dev;
   g_mutex_lock (&dev->lock);
   while (m->outstanding > 0)
-    g_cond_wait (&dev->cond, &dev->lock);
+    dev_wait (dev);
   g_ptr_array_remove (dev->models, m);
   g_mutex_unlock (&dev->lock);
   for (i = 0; i < MAX_CORES; i++) {
@@ -1335,7 +1389,8 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
   job->user_freed = false;
   job->cancel_requested = false;
   job->heap_index = -1;
-  memcpy (job->outputs, outputs, n_outputs * sizeof (*outputs));
+  if (n_outputs > 0)
+    memcpy (job->outputs, outputs, n_outputs * sizeof (*outputs));
 
   t0 = simnpu__monotonic_ns ();
   for (i = 0; i < n_inputs; i++) {
@@ -1371,7 +1426,8 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
   dev->outstanding++;
   m->outstanding++;
   g_queue_push_tail_link (&dev->queues[job->core], &job->link);
-  g_cond_signal (&dev->queue_cond[job->core]);
+  if (dev->worker_waiting[job->core])
+    g_cond_signal (&dev->queue_cond[job->core]);
   g_mutex_unlock (&dev->lock);
   if (out_job)
     *out_job = job;
@@ -1418,8 +1474,8 @@ simnpu_job_wait (simnpu_job * job, int64_t timeout_ns,
     if (timeout_ns == 0)
       break;
     if (timeout_ns < 0)
-      g_cond_wait (&dev->cond, &dev->lock);
-    else if (!g_cond_wait_until (&dev->cond, &dev->lock, until))
+      dev_wait (dev);
+    else if (!dev_wait_until (dev, until))
       break;
   }
   if (job->state == JOB_DONE) {
@@ -1473,7 +1529,7 @@ simnpu_job_cancel (simnpu_job * job)
   if (job->state == JOB_COMPUTING) {
     job->cancel_requested = true;
     while (job->state == JOB_COMPUTING)
-      g_cond_wait (&dev->cond, &dev->lock);
+      dev_wait (dev);
   }
   if (job->state == JOB_QUEUED || job->state == JOB_PACING)
     cancel_locked (dev, job);

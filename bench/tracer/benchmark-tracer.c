@@ -70,7 +70,9 @@ ax_empty_hooks_init (AxEmptyHooks * self)
   static const gchar *const hooks[] = {
     "pad-push-pre", "pad-push-post", "pad-push-list-pre",
     "pad-push-list-post", "pad-chain-pre", "pad-chain-post",
-    "pad-chain-list-pre", "pad-chain-list-post", "pad-pull-range-pre",
+    "pad-chain-list-pre", "pad-chain-list-post", "pad-push-event-pre",
+    "pad-push-event-post",
+    "pad-pull-range-pre",
     "pad-pull-range-post", "element-post-message-pre", "element-new",
     "bin-add-post", "element-change-state-post",
   };
@@ -313,8 +315,8 @@ main (int argc, char **argv)
       "%.3f us, CLOCK_THREAD_CPUTIME_ID %.3f us, perf group read (task "
       "clock + minor faults) %.3f us\n", getrusage_ns () / NS_PER_US,
       thread_clock_ns () / NS_PER_US, perf_group_ns () / NS_PER_US);
-  printf ("axprof makes one perf group read per span boundary (clock + "
-      "getrusage without perf): 2 per element-buffer measured in full, "
+  printf ("axprof reads the thread CPU clock and getrusage once per span "
+      "boundary: 2 reads (4 syscalls) per element-buffer measured in full, "
       "2/16 at sample=16\n");
   g_free (self);
   return 0;

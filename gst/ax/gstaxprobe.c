@@ -86,8 +86,7 @@ gst_ax_probe_thread_usage (guint64 * cpu_ns, guint64 * faults)
   *faults = 0;
 #endif
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  *cpu_ns = (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) +
-      ts.tv_nsec;
+  *cpu_ns = (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
 /**

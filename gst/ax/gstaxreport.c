@@ -314,7 +314,8 @@ text_latency (const GstAxReport * r, GString * s)
   g_string_append_printf (s, "  min %.2f  mean %.2f  p50 %.2f  p95 %.2f  "
       "p99 %.2f  ", l->min_ms, l->mean_ms, l->p50_ms, l->p95_ms, l->p99_ms);
   if (isnan (l->p999_ms))
-    g_string_append_printf (s, "p99.9 n/a(<%d)", GST_AX_REPORT_MIN_P999_SAMPLES);
+    g_string_append_printf (s, "p99.9 n/a(<%d)",
+        GST_AX_REPORT_MIN_P999_SAMPLES);
   else
     g_string_append_printf (s, "p99.9 %.2f", l->p999_ms);
   g_string_append_printf (s, "  max %.2f  stddev %.2f  jitter %.2f\n",
@@ -734,8 +735,7 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
 
   json_builder_set_member_name (b, "profiler");
   json_builder_begin_object (b);
-  json_double (b, "ns_per_element_buffer",
-      r->profiler_ns_per_element_buffer);
+  json_double (b, "ns_per_element_buffer", r->profiler_ns_per_element_buffer);
   json_int (b, "element_buffers", r->element_buffers);
   json_double (b, "percent_of_profiled", r->profiler_percent);
   json_int (b, "dropped_thread_records", r->dropped_threads);

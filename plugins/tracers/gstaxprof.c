@@ -50,11 +50,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <linux/perf_event.h>
-#include <sys/syscall.h>
-#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_ax_prof_debug);
 #define GST_CAT_DEFAULT gst_ax_prof_debug
@@ -73,7 +68,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_prof_debug);
 #define HIST_SUB (1 << HIST_SUB_BITS)
 #define HIST_BUCKETS ((64 - HIST_SUB_BITS + 1) * HIST_SUB)
 #define CALIBRATION_ROUNDS 256
-#define PERF_GROUP_EVENTS 2
 #define CALIBRATION_PASSES 4
 #define NS_PER_MS 1e6
 #define NS_PER_S 1e9
@@ -258,12 +252,25 @@ typedef struct
   gboolean sampled;
 } Frame;
 
+/* Per-thread memo of the last stage rows and devices looked up: the
+ * probe API promises static or interned stage strings, so the pointers
+ * are the key, and element infos, rows and devices are never freed. */
+#define PROBE_CACHE_SIZE 16
+
+typedef struct
+{
+  ElemInfo *ei;
+  const gchar *stage;
+  const gchar *group;
+  gpointer value;
+} ProbeCacheEntry;
+
 typedef struct
 {
   gint slot;
-  /* perf group (task clock + minor faults) of this thread, or -1 */
-  gint perf_leader;
-  gint perf_faults;
+  ProbeCacheEntry rows[PROBE_CACHE_SIZE];
+  ProbeCacheEntry devs[PROBE_CACHE_SIZE];
+  guint event_depth;
   guint depth;
   guint skipped;
   Frame stack[MAX_DEPTH];
@@ -315,67 +322,17 @@ static RowStats overflow_stats;
 
 /* ---------------------------------------------------------------- threads */
 
-/* getrusage(RUSAGE_THREAD) is exact for faults but its CPU time only
- * moves at scheduler ticks (4 ms here), useless for spans of a few us.
- * A perf group of the task clock and the minor-fault counter reads both
- * exactly in one syscall; without perf (perf_event_paranoid, other
- * systems) CLOCK_THREAD_CPUTIME_ID gives the CPU time and getrusage the
- * faults. */
-static void
-perf_open (ThreadState * t)
-{
-  t->perf_leader = t->perf_faults = -1;
-#if defined(__linux__) && defined(SYS_perf_event_open)
-  {
-    struct perf_event_attr attr;
-
-    memset (&attr, 0, sizeof (attr));
-    attr.size = sizeof (attr);
-    attr.type = PERF_TYPE_SOFTWARE;
-    attr.config = PERF_COUNT_SW_TASK_CLOCK;
-    attr.read_format = PERF_FORMAT_GROUP;
-    t->perf_leader = syscall (SYS_perf_event_open, &attr, 0, -1, -1,
-        PERF_FLAG_FD_CLOEXEC);
-    if (t->perf_leader < 0)
-      return;
-    attr.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
-    t->perf_faults = syscall (SYS_perf_event_open, &attr, 0, -1,
-        t->perf_leader, PERF_FLAG_FD_CLOEXEC);
-    if (t->perf_faults < 0) {
-      close (t->perf_leader);
-      t->perf_leader = -1;
-    }
-  }
-#endif
-}
-
-static void
-perf_close (ThreadState * t)
-{
-  if (t->perf_faults >= 0)
-    close (t->perf_faults);
-  if (t->perf_leader >= 0)
-    close (t->perf_leader);
-  t->perf_leader = t->perf_faults = -1;
-}
-
+/* CPU time and faults of the calling thread, exactly: the thread CPU
+ * clock (getrusage's CPU time only moves at scheduler ticks, 4 ms here)
+ * and getrusage's fault counter. The same reader as the probe API's
+ * spans, so a stage subtracted from its element's span uses the same
+ * clock. A perf group of task clock and faults would be one syscall
+ * instead of two, but the perf task clock is a different clock from the
+ * thread CPU clock elements use for their spans; in a loaded run the two
+ * disagreed by far more than the 10% a test allows. */
 static inline void
 thread_usage (ThreadState * t, guint64 * cpu, guint64 * faults)
 {
-#if defined(__linux__) && defined(SYS_perf_event_open)
-  if (G_LIKELY (t->perf_leader >= 0)) {
-    /* PERF_FORMAT_GROUP: nr, then one value per event */
-    guint64 values[1 + PERF_GROUP_EVENTS];
-
-    if (read (t->perf_leader, values, sizeof (values)) ==
-        (gssize) sizeof (values)) {
-      *cpu = values[1];
-      *faults = values[2];
-      return;
-    }
-    perf_close (t);
-  }
-#endif
   gst_ax_probe_thread_usage (cpu, faults);
 }
 
@@ -384,7 +341,6 @@ thread_state_free (gpointer data)
 {
   ThreadState *t = data;
 
-  perf_close (t);
 
   if (t->slot >= 0) {
     g_mutex_lock (&slot_lock);
@@ -401,7 +357,6 @@ thread_state_new (void)
   gint i;
 
   t->slot = -1;
-  perf_open (t);
   g_mutex_lock (&slot_lock);
   for (i = 0; i < MAX_THREAD_SLOTS; i++) {
     if (!slot_used[i]) {
@@ -529,7 +484,7 @@ hist_add (LatHist * h, guint64 v)
 {
   h->n++;
   h->sum_ns += v;
-  h->sumsq_ns += (gdouble) v * v;
+  h->sumsq_ns += (gdouble) v *v;
   if (v < h->min_ns)
     h->min_ns = v;
   if (v > h->max_ns)
@@ -617,8 +572,7 @@ queue_rec_new (PipeRec * p, ElemInfo * ei, const gchar * name)
   q->elem = ei;
   g_mutex_init (&q->lock);
   if (g_object_class_find_property (klass, "max-size-buffers"))
-    g_object_get (ei->element, "max-size-buffers", &q->max_size_buffers,
-        NULL);
+    g_object_get (ei->element, "max-size-buffers", &q->max_size_buffers, NULL);
   g_ptr_array_add (p->queues, q);
   return q;
 }
@@ -669,8 +623,7 @@ elem_info_create (GstElement * element)
     ei->queue = queue_rec_new (p, ei, ei->name);
   g_mutex_unlock (&p->lock);
 
-  g_object_set_qdata_full (G_OBJECT (element), elem_quark, ei,
-      elem_info_gone);
+  g_object_set_qdata_full (G_OBJECT (element), elem_quark, ei, elem_info_gone);
   return ei;
 }
 
@@ -1011,6 +964,32 @@ do_push_post (GObject * self, GstClockTime ts, GstPad * pad, GstFlowReturn r)
   return_to_current (thread_state (), ei, ts);
 }
 
+/* A task pushes its stream-start, caps and segment events before its
+ * first buffer: opening the loop when the outermost event push returns
+ * lets the first buffer's create or pull be measured too (events that
+ * elements forward from inside it are nested and ignored). An open loop
+ * is left alone. */
+static void
+do_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstEvent * event)
+{
+  thread_state ()->event_depth++;
+}
+
+static void
+do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad, gboolean res)
+{
+  ThreadState *t = thread_state ();
+  ElemInfo *ei;
+
+  if (t->event_depth > 0)
+    t->event_depth--;
+  if (t->event_depth > 0 || t->depth > 0 || t->loop_open ||
+      !GST_PAD_IS_SRC (pad) || (ei = elem_of_pad (pad)) == NULL)
+    return;
+  return_to_current (t, ei, ts);
+}
+
 static void
 do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first)
 {
@@ -1108,8 +1087,7 @@ do_pull_range_pre (GObject * self, GstClockTime ts, GstPad * pad,
     return;
   leave_current (t, ei, ts);
   f = &t->stack[t->depth++];
-  frame_open (f, peer_ei->chain_row, row_stats (peer_ei->chain_row, t), ts,
-      t);
+  frame_open (f, peer_ei->chain_row, row_stats (peer_ei->chain_row, t), ts, t);
   f->pull_pad = pad;
 }
 
@@ -1151,12 +1129,29 @@ elem_info_of (GstElement * element)
   return ei;
 }
 
-static Row *
-probe_row (ElemInfo * ei, const GstAxProbeSpan * span)
+static inline ProbeCacheEntry *
+probe_cache_slot (ProbeCacheEntry * cache, ElemInfo * ei,
+    const gchar * stage, const gchar * group)
 {
+  guintptr h = (guintptr) ei ^ ((guintptr) stage >> 3) ^
+      ((guintptr) group >> 5);
+
+  return &cache[(h ^ (h >> 7)) % PROBE_CACHE_SIZE];
+}
+
+static Row *
+probe_row (ElemInfo * ei, const GstAxProbeSpan * span, ThreadState * t)
+{
+  ProbeCacheEntry *c = probe_cache_slot (t->rows, ei, span->stage,
+      span->group);
   PipeRec *p = ei->pipe;
   Row *row = NULL;
   guint i;
+
+  /* the group string carries no lifetime promise: compare its text */
+  if (c->ei == ei && c->stage == span->stage && c->group == span->group &&
+      g_strcmp0 (((Row *) c->value)->group, span->group) == 0)
+    return c->value;
 
   g_mutex_lock (&p->lock);
   for (i = 0; i < p->rows->len; i++) {
@@ -1180,6 +1175,10 @@ probe_row (ElemInfo * ei, const GstAxProbeSpan * span)
     ei->model_group = g_strdup (span->group);
   }
   g_mutex_unlock (&p->lock);
+  c->ei = ei;
+  c->stage = span->stage;
+  c->group = span->group;
+  c->value = row;
   return row;
 }
 
@@ -1206,7 +1205,7 @@ on_span (const GstAxProbeSpan * span, gpointer user_data)
     f->acc_cpu -= (gint64) span->cpu_ns;
     f->acc_faults -= (gint64) span->faults;
   }
-  row = probe_row (ei, span);
+  row = probe_row (ei, span, t);
   st = row_stats (row, t);
   stats_add (st, span->wall_ns, span->cpu_ns, span->faults, TRUE);
 }
@@ -1214,9 +1213,15 @@ on_span (const GstAxProbeSpan * span, gpointer user_data)
 static DevRec *
 dev_rec (ElemInfo * ei, const gchar * group)
 {
+  ThreadState *t = thread_state ();
+  ProbeCacheEntry *c = probe_cache_slot (t->devs, ei, NULL, group);
   PipeRec *p = ei->pipe;
   DevRec *d = NULL;
   guint i;
+
+  if (c->ei == ei && c->group == group &&
+      strcmp (((DevRec *) c->value)->group, group ? group : ei->name) == 0)
+    return c->value;
 
   g_mutex_lock (&p->lock);
   for (i = 0; i < p->devices->len; i++) {
@@ -1240,6 +1245,9 @@ dev_rec (ElemInfo * ei, const gchar * group)
     ei->model_group = g_strdup (group);
   }
   g_mutex_unlock (&p->lock);
+  c->ei = ei;
+  c->group = group;
+  c->value = d;
   return d;
 }
 
@@ -1553,8 +1561,7 @@ row_group (Row * row)
 static gboolean
 element_bool_prop (GstElement * e, const gchar * name, gboolean * value)
 {
-  if (e == NULL || !g_object_class_find_property (G_OBJECT_GET_CLASS (e),
-          name))
+  if (e == NULL || !g_object_class_find_property (G_OBJECT_GET_CLASS (e), name))
     return FALSE;
   g_object_get (e, name, value, NULL);
   return TRUE;
@@ -1860,8 +1867,7 @@ build_devices (Build * b)
 
     if (d->events == 0) {
       gst_ax_report_add_warning (r, "%s reported a device but no device "
-          "busy intervals: occupancy and device throughput read 0",
-          rd.group);
+          "busy intervals: occupancy and device throughput read 0", rd.group);
     } else if (window_ns > 0) {
       fps = rd.jobs / (window_ns / NS_PER_S);
       /* occupancy x cores == fps x device_ms x cores per job */
@@ -2053,9 +2059,15 @@ build_verdict (Build * b)
         "in-flight window would use the idle cores)", dev->group, dev->depth,
         dev->in_flight_window, dev->occupancy_percent, dev->n_cores);
   } else if (full) {
+    gboolean waits = work.row && (work.row->flags &
+        GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED);
+
     constraint = g_strdup_printf ("back-pressure: %s is full %.1f%% of the "
-        "time because %s downstream is slower", full->name,
-        full->full_percent, work.row ? work.row->name : "a later element");
+        "time because %s downstream is slower%s%s%s", full->name,
+        full->full_percent, work.row ? work.row->name : "a later element",
+        waits ? " (and it mostly waits: " : "",
+        waits ? (r->pacing ? r->pacing : "a clock or a lock") : "",
+        waits ? ")" : "");
   } else if (empty) {
     constraint = g_strdup_printf ("source starvation: %s is empty %.1f%% of "
         "the time, waiting on %s", empty->name, empty->empty_percent,
@@ -2117,7 +2129,9 @@ make_report (GstAxProf * self, PipeRec * p, GstAxReportStatus status)
 
   offender = p->debug_at_start ? g_strdup (p->debug_at_start) :
       debug_offender ();
-  logged = __atomic_load_n (&debug_log_count, __ATOMIC_RELAXED) - (gint64) p->log_count0;
+  logged =
+      __atomic_load_n (&debug_log_count,
+      __ATOMIC_RELAXED) - (gint64) p->log_count0;
   if (offender == NULL && logged > 0)
     offender = g_strdup_printf ("%" G_GINT64_FORMAT " messages at DEBUG or "
         "above were logged", logged);
@@ -2438,7 +2452,6 @@ calibrate (GstAxProf * self)
   guint saved = sample_every, i, pass;
 
   st.wall_min_ns = G_MAXUINT64;
-  perf_open (&t);
   /* best of a few passes: the first one pays for cold caches */
   self->read_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
@@ -2455,29 +2468,28 @@ calibrate (GstAxProf * self)
   st.countdown = G_MAXUINT;
   self->hook_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
-  t0 = gst_ax_probe_now_ns ();
-  for (i = 0; i < CALIBRATION_ROUNDS; i++) {
-    Frame *f = &t.stack[0];
+    t0 = gst_ax_probe_now_ns ();
+    for (i = 0; i < CALIBRATION_ROUNDS; i++) {
+      Frame *f = &t.stack[0];
 
-    /* four hooks per element-buffer: push-pre, chain-pre, chain-post,
-     * push-post, each resolving its pad's element */
-    (void) g_object_get_qdata (dummy, elem_quark);
-    (void) g_object_get_qdata (dummy, elem_quark);
-    frame_open (f, &row, &st, i, &t);
-    (void) g_object_get_qdata (dummy, elem_quark);
-    frame_pause (f, i + 1, &t);
-    frame_record (f);
-    (void) g_object_get_qdata (dummy, elem_quark);
-    frame_resume (f, i + 1, &t);
-  }
-  t1 = gst_ax_probe_now_ns ();
-  self->hook_cost_ns = MIN (self->hook_cost_ns,
-      (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
+      /* four hooks per element-buffer: push-pre, chain-pre, chain-post,
+       * push-post, each resolving its pad's element */
+      (void) g_object_get_qdata (dummy, elem_quark);
+      (void) g_object_get_qdata (dummy, elem_quark);
+      frame_open (f, &row, &st, i, &t);
+      (void) g_object_get_qdata (dummy, elem_quark);
+      frame_pause (f, i + 1, &t);
+      frame_record (f);
+      (void) g_object_get_qdata (dummy, elem_quark);
+      frame_resume (f, i + 1, &t);
+    }
+    t1 = gst_ax_probe_now_ns ();
+    self->hook_cost_ns = MIN (self->hook_cost_ns,
+        (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
   }
   GST_INFO ("calibrated: %.0f ns per usage read, %.0f ns bookkeeping per "
       "element-buffer", self->read_cost_ns, self->hook_cost_ns);
   sample_every = saved;
-  perf_close (&t);
   g_object_unref (dummy);
 }
 
@@ -2565,6 +2577,10 @@ gst_ax_prof_constructed (GObject * object)
       G_CALLBACK (do_chain_list_pre));
   gst_tracing_register_hook (tracer, "pad-chain-list-post",
       G_CALLBACK (do_chain_list_post));
+  gst_tracing_register_hook (tracer, "pad-push-event-pre",
+      G_CALLBACK (do_push_event_pre));
+  gst_tracing_register_hook (tracer, "pad-push-event-post",
+      G_CALLBACK (do_push_event_post));
   gst_tracing_register_hook (tracer, "pad-pull-range-pre",
       G_CALLBACK (do_pull_range_pre));
   gst_tracing_register_hook (tracer, "pad-pull-range-post",

@@ -71,6 +71,12 @@ ax_prof_report_free (AxProfReport * r)
 AxProfReport *
 ax_prof_run (const gchar * description)
 {
+  return ax_prof_run_full (description, NULL);
+}
+
+AxProfReport *
+ax_prof_run_full (const gchar * description, GstElement ** at_eos)
+{
   GPtrArray *reports = g_ptr_array_new ();
   GError *err = NULL;
   GstElement *pipeline = gst_parse_launch (description, &err);
@@ -86,14 +92,17 @@ ax_prof_run (const gchar * description)
       GST_STATE_CHANGE_FAILURE);
   msg = gst_bus_timed_pop_filtered (bus, RUN_TIMEOUT,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no EOS within the timeout for '%s'",
-      description);
+  fail_unless (msg != NULL, "no EOS within the timeout for '%s'", description);
   fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
   gst_message_unref (msg);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
   gst_object_unref (bus);
-  gst_object_unref (pipeline);
+  if (at_eos) {
+    *at_eos = pipeline;
+  } else {
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+  }
 
   fail_unless_equals_int (reports->len, 1);
   r = g_ptr_array_index (reports, 0);

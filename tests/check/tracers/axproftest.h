@@ -30,6 +30,9 @@ typedef struct
  * while the pipeline shuts down is not lost to bus flushing. */
 void ax_prof_watch (GstElement * pipeline, GPtrArray * reports);
 AxProfReport *ax_prof_run (const gchar * description);
+/* leaves the pipeline at EOS in *at_eos: the caller stops and unrefs it */
+AxProfReport *ax_prof_run_full (const gchar * description,
+    GstElement ** at_eos);
 void ax_prof_report_free (AxProfReport * report);
 AxProfReport *ax_prof_report_from_structure (const GstStructure * s);
 

@@ -44,6 +44,9 @@ struct _AxTestBurn
 {
   GstBaseTransform parent;
   guint burn_us;
+  /* ground truth: the wall time of the burns, summed (object lock) */
+  guint64 wall_ns;
+  guint calls;
 };
 
 G_DEFINE_TYPE (AxTestBurn, ax_test_burn, GST_TYPE_BASE_TRANSFORM);
@@ -52,6 +55,8 @@ enum
 {
   PROP_BURN_0,
   PROP_BURN_US,
+  PROP_BURN_WALL_NS,
+  PROP_BURN_CALLS,
 };
 
 static void
@@ -61,7 +66,10 @@ ax_test_burn_set_property (GObject * object, guint id, const GValue * value,
   AxTestBurn *self = AX_TEST_BURN (object);
 
   GST_OBJECT_LOCK (self);
-  self->burn_us = g_value_get_uint (value);
+  if (id == PROP_BURN_US)
+    self->burn_us = g_value_get_uint (value);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -72,7 +80,19 @@ ax_test_burn_get_property (GObject * object, guint id, GValue * value,
   AxTestBurn *self = AX_TEST_BURN (object);
 
   GST_OBJECT_LOCK (self);
-  g_value_set_uint (value, self->burn_us);
+  switch (id) {
+    case PROP_BURN_US:
+      g_value_set_uint (value, self->burn_us);
+      break;
+    case PROP_BURN_WALL_NS:
+      g_value_set_uint64 (value, self->wall_ns);
+      break;
+    case PROP_BURN_CALLS:
+      g_value_set_uint (value, self->calls);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+  }
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -80,6 +100,7 @@ static GstFlowReturn
 ax_test_burn_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   AxTestBurn *self = AX_TEST_BURN (trans);
+  guint64 wall0 = gst_ax_probe_now_ns ();
   guint64 start = thread_cpu_ns (), budget;
   volatile guint64 sink = 0;
 
@@ -88,6 +109,10 @@ ax_test_burn_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GST_OBJECT_UNLOCK (self);
   while (thread_cpu_ns () - start < budget)
     sink++;
+  GST_OBJECT_LOCK (self);
+  self->wall_ns += gst_ax_probe_now_ns () - wall0;
+  self->calls++;
+  GST_OBJECT_UNLOCK (self);
   return GST_FLOW_OK;
 }
 
@@ -103,6 +128,13 @@ ax_test_burn_class_init (AxTestBurnClass * klass)
       g_param_spec_uint ("burn-us", "Burn", "Thread CPU time to burn per "
           "buffer (us)", 0, G_MAXUINT, 0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_BURN_WALL_NS,
+      g_param_spec_uint64 ("wall-ns", "Wall", "Summed wall time of the "
+          "burns", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_BURN_CALLS,
+      g_param_spec_uint ("calls", "Calls", "Burns done", 0, G_MAXUINT, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_element_class_add_static_pad_template (element_class, &any_sink);
   gst_element_class_add_static_pad_template (element_class, &any_src);
   gst_element_class_set_static_metadata (element_class, "CPU burner",
@@ -240,6 +272,11 @@ struct _AxTestDevice
   guint64 next_id;
   guint64 done;
   GstFlowReturn last_flow;
+  /* ground truth for the tests */
+  guint64 busy_ns;
+  guint64 first_start_ns;
+  guint64 last_end_ns;
+  guint64 host_ns;
 };
 
 G_DEFINE_TYPE (AxTestDevice, ax_test_device, GST_TYPE_ELEMENT);
@@ -251,6 +288,9 @@ enum
   PROP_DEVICE_MS,
   PROP_CORES,
   PROP_IN_FLIGHT,
+  PROP_BUSY_NS,
+  PROP_WINDOW_NS,
+  PROP_HOST_NS,
 };
 
 static void
@@ -272,8 +312,10 @@ ax_test_device_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   Job *job;
   GstFlowReturn ret;
   volatile guint sum = 0;
+  guint64 host0, host1;
   gsize i;
 
+  host0 = gst_ax_probe_now_ns ();
   gst_ax_probe_timer_start (&timer);
   if (gst_buffer_map (buf, &map, GST_MAP_READ)) {
     for (i = 0; i < map.size; i++)
@@ -282,10 +324,11 @@ ax_test_device_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   }
   gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->model,
       "host copy in", GST_AX_PROBE_FLAG_NONE);
+  host1 = gst_ax_probe_now_ns ();
 
   g_mutex_lock (&self->lock);
-  while (!self->flushing && g_queue_get_length (&self->jobs) >=
-      self->in_flight)
+  self->host_ns += host1 - host0;
+  while (!self->flushing && g_queue_get_length (&self->jobs) >= self->in_flight)
     g_cond_wait (&self->cond, &self->lock);
   if (self->flushing) {
     g_mutex_unlock (&self->lock);
@@ -314,7 +357,7 @@ ax_test_device_loop (gpointer user_data)
   struct timespec until;
   GstFlowReturn ret;
   Job *job;
-  guint64 done;
+  guint64 done, host0, host1;
 
   g_mutex_lock (&self->lock);
   while (!self->flushing && !self->eos && g_queue_is_empty (&self->jobs))
@@ -350,14 +393,23 @@ ax_test_device_loop (gpointer user_data)
   ev.end_ns = job->end_ns;
   gst_ax_probe_device_event (&ev);
 
+  host0 = gst_ax_probe_now_ns ();
   gst_ax_probe_timer_start (&timer);
   g_mutex_lock (&self->lock);
   g_queue_pop_head (&self->jobs);
   done = ++self->done;
+  self->busy_ns += job->end_ns - job->start_ns;
+  if (self->first_start_ns == 0)
+    self->first_start_ns = job->start_ns;
+  self->last_end_ns = job->end_ns;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
   gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->model,
       "dequant", GST_AX_PROBE_FLAG_NONE);
+  host1 = gst_ax_probe_now_ns ();
+  g_mutex_lock (&self->lock);
+  self->host_ns += host1 - host0;
+  g_mutex_unlock (&self->lock);
   ax_test_device_report (self, done);
 
   ret = gst_pad_push (self->srcpad, job->buffer);
@@ -420,6 +472,9 @@ ax_test_device_src_activate (GstPad * pad, GstObject * parent,
   self->flushing = !active;
   self->eos = FALSE;
   self->last_flow = GST_FLOW_OK;
+  if (active)
+    self->busy_ns = self->first_start_ns = self->last_end_ns =
+        self->host_ns = 0;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
   if (active) {
@@ -479,6 +534,21 @@ ax_test_device_get_property (GObject * object, guint id, GValue * value,
     case PROP_IN_FLIGHT:
       g_value_set_uint (value, self->in_flight);
       break;
+    case PROP_BUSY_NS:
+      g_mutex_lock (&self->lock);
+      g_value_set_uint64 (value, self->busy_ns);
+      g_mutex_unlock (&self->lock);
+      break;
+    case PROP_WINDOW_NS:
+      g_mutex_lock (&self->lock);
+      g_value_set_uint64 (value, self->last_end_ns - self->first_start_ns);
+      g_mutex_unlock (&self->lock);
+      break;
+    case PROP_HOST_NS:
+      g_mutex_lock (&self->lock);
+      g_value_set_uint64 (value, self->host_ns);
+      g_mutex_unlock (&self->lock);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
   }
@@ -517,6 +587,18 @@ ax_test_device_class_init (AxTestDeviceClass * klass)
   g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
       g_param_spec_uint ("in-flight", "In flight", "Jobs outstanding", 1, 64,
           2, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_BUSY_NS,
+      g_param_spec_uint64 ("busy-ns", "Busy", "Summed job time on the "
+          "device cores", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_WINDOW_NS,
+      g_param_spec_uint64 ("window-ns", "Window", "First job start to last "
+          "job end", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_HOST_NS,
+      g_param_spec_uint64 ("host-ns", "Host", "Summed wall of the host "
+          "stages", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   gst_element_class_add_static_pad_template (element_class, &any_sink);
   gst_element_class_add_static_pad_template (element_class, &any_src);
   gst_element_class_set_static_metadata (element_class, "Fake device stage",
@@ -543,8 +625,7 @@ ax_test_device_init (AxTestDevice * self)
   gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
 
   self->srcpad = gst_pad_new_from_static_template (&any_src, "src");
-  gst_pad_set_activatemode_function (self->srcpad,
-      ax_test_device_src_activate);
+  gst_pad_set_activatemode_function (self->srcpad, ax_test_device_src_activate);
   GST_PAD_SET_PROXY_CAPS (self->srcpad);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 }
@@ -553,8 +634,7 @@ void
 ax_test_elements_register (void)
 {
   gst_element_register (NULL, "axtestburn", GST_RANK_NONE, AX_TYPE_TEST_BURN);
-  gst_element_register (NULL, "axtesttouch", GST_RANK_NONE,
-      AX_TYPE_TEST_TOUCH);
+  gst_element_register (NULL, "axtesttouch", GST_RANK_NONE, AX_TYPE_TEST_TOUCH);
   gst_element_register (NULL, "axtestdevice", GST_RANK_NONE,
       AX_TYPE_TEST_DEVICE);
 }

@@ -33,8 +33,7 @@ GST_START_TEST (test_debug_logging)
     fail_unless (strstr (r->text, "Rerun without GST_DEBUG") != NULL);
     fail_unless (strstr (r->text, "Per-operator") == NULL, "%s", r->text);
     fail_unless (strstr (r->text, "Latency e2e") == NULL);
-    fail_if (json_node_is_null (json_object_get_member (r->root,
-                "refusal")));
+    fail_if (json_node_is_null (json_object_get_member (r->root, "refusal")));
     fail_if (json_object_has_member (r->root, "groups"));
   }
   ax_prof_report_free (r);
@@ -63,6 +62,5 @@ main (int argc, char **argv)
   /* the logging only has to happen, not to be read */
   g_setenv ("GST_DEBUG_FILE", "/dev/null", TRUE);
   gst_check_init (&argc, &argv);
-  return gst_check_run_suite (axprof_debug_suite (), "axprof-debug",
-      __FILE__);
+  return gst_check_run_suite (axprof_debug_suite (), "axprof-debug", __FILE__);
 }

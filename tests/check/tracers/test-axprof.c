@@ -76,19 +76,36 @@ GST_START_TEST (test_identity_sleep_blocked)
 
 GST_END_TEST;
 
+/* CPU must match the burn; wall must match the wall the element itself
+ * measured around its burns (on an idle machine the two are equal; on a
+ * loaded one the burner is preempted and both the element and the tracer
+ * see the longer wall). */
 GST_START_TEST (test_cpu_burner)
 {
-  AxProfReport *r = ax_prof_run ("fakesrc num-buffers=30 ! "
-      "axtestburn name=burn burn-us=3000 ! fakesink");
+  GstElement *pipeline, *burn;
+  AxProfReport *r = ax_prof_run_full ("fakesrc num-buffers=30 ! "
+      "axtestburn name=burn burn-us=3000 ! fakesink", &pipeline);
   JsonObject *row = ax_prof_find_row (r->root, "pipeline", "burn");
+  guint64 wall_ns;
+  guint calls;
+  gdouble own_mean_ms;
+
+  burn = gst_bin_get_by_name (GST_BIN (pipeline), "burn");
+  g_object_get (burn, "wall-ns", &wall_ns, "calls", &calls, NULL);
+  gst_object_unref (burn);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
 
   fail_unless (row != NULL, "%s", r->text);
+  fail_unless_equals_int (json_object_get_int_member (row, "count"), calls);
   assert_within (member (row, "cpu_ms"), BURN_MS, TOLERANCE, "cpu");
-  assert_within (member (row, "min_ms"), BURN_MS, TOLERANCE, "min wall");
-  fail_unless (member (row, "mean_ms") >= BURN_MS * (1 - TOLERANCE) &&
-      member (row, "mean_ms") <= BURN_MS * PREEMPTION_SLACK, "mean %.3f",
-      member (row, "mean_ms"));
-  fail_if (ax_prof_row_has_flag (row, "BLOCKED"));
+  own_mean_ms = wall_ns / 1e6 / calls;
+  assert_within (member (row, "mean_ms"), own_mean_ms, TOLERANCE,
+      "wall against the element's own measurement");
+  if (own_mean_ms <= BURN_MS * (1 + TOLERANCE)) {
+    assert_within (member (row, "mean_ms"), BURN_MS, TOLERANCE, "wall");
+    fail_if (ax_prof_row_has_flag (row, "BLOCKED"));
+  }
   ax_prof_report_free (r);
 }
 
@@ -138,8 +155,7 @@ GST_START_TEST (test_slow_source)
   const gchar *constraint;
 
   fail_unless (q != NULL, "%s", r->text);
-  fail_unless (member (q, "mean") < 0.5, "mean depth %.2f",
-      member (q, "mean"));
+  fail_unless (member (q, "mean") < 0.5, "mean depth %.2f", member (q, "mean"));
   constraint = json_object_get_string_member (verdict, "constraint");
   fail_unless (strstr (constraint, "source") != NULL &&
       strstr (constraint, "camera") != NULL, "%s", r->text);
@@ -169,25 +185,33 @@ GST_START_TEST (test_latency_delay_queue_tee)
 
 GST_END_TEST;
 
+#define DEVICE_LAUNCH "videotestsrc num-buffers=60 ! " \
+    "video/x-raw,width=64,height=48 ! axtestdevice name=dev " \
+    "model-name=testnet device-ms=8 cores=4 in-flight=2 ! fakesink"
+
 static AxProfReport *
 run_device (void)
 {
-  /* long enough jobs that thread wake-ups between them stay small */
-  return ax_prof_run ("videotestsrc num-buffers=60 ! "
-      "video/x-raw,width=64,height=48 ! axtestdevice name=dev "
-      "model-name=testnet device-ms=8 cores=4 in-flight=2 ! fakesink");
+  return ax_prof_run (DEVICE_LAUNCH);
 }
+
+/* The element keeps its own books of the jobs it ran: the ground truth.
+ * The nominal values (2 of 4 cores, 2 in flight) are only reached when
+ * the element's threads wake up in time, which a loaded machine delays,
+ * so they get a wider tolerance. */
+#define NOMINAL_TOLERANCE 0.25
 
 GST_START_TEST (test_device_sections)
 {
-  AxProfReport *r = run_device ();
+  GstElement *pipeline, *dev;
+  AxProfReport *r = ax_prof_run_full (DEVICE_LAUNCH, &pipeline);
+  guint64 busy_ns, window_ns, host_ns;
   JsonObject *row = ax_prof_find_row (r->root, "testnet", "device wait");
   JsonArray *devices;
   JsonObject *d;
   gdouble occupancy_expected;
 
-  fail_unless (ax_prof_find_group (r->root, "testnet") != NULL, "%s",
-      r->text);
+  fail_unless (ax_prof_find_group (r->root, "testnet") != NULL, "%s", r->text);
   fail_unless (row != NULL, "%s", r->text);
   fail_unless (ax_prof_row_has_flag (row, "DEVICE WAIT"));
   fail_if (ax_prof_row_has_flag (row, "BLOCKED"));
@@ -208,11 +232,25 @@ GST_START_TEST (test_device_sections)
   fail_unless_equals_int (json_object_get_int_member (d, "jobs"),
       DEVICE_FRAMES);
   assert_within (member (d, "device_ms"), DEVICE_MS, TOLERANCE, "device_ms");
-  /* two jobs of one core each always outstanding on four cores */
+
+  dev = gst_bin_get_by_name (GST_BIN (pipeline), "dev");
+  g_object_get (dev, "busy-ns", &busy_ns, "window-ns", &window_ns,
+      "host-ns", &host_ns, NULL);
+  gst_object_unref (dev);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  fail_unless (window_ns > 0);
+  assert_within (member (d, "occupancy_percent"),
+      100.0 * busy_ns / (DEVICE_CORES * (gdouble) window_ns), TOLERANCE,
+      "occupancy against the element's own books");
+  assert_within (member (d, "depth"), (gdouble) (busy_ns + host_ns) /
+      window_ns, TOLERANCE, "depth against the element's own books");
+  /* two jobs of one core each outstanding on four cores */
   occupancy_expected = 100.0 * DEVICE_IN_FLIGHT / DEVICE_CORES;
   assert_within (member (d, "occupancy_percent"), occupancy_expected,
-      TOLERANCE, "occupancy");
-  assert_within (member (d, "depth"), DEVICE_IN_FLIGHT, TOLERANCE, "depth");
+      NOMINAL_TOLERANCE, "occupancy");
+  assert_within (member (d, "depth"), DEVICE_IN_FLIGHT, NOMINAL_TOLERANCE,
+      "depth");
   fail_unless (strstr (r->text, "Occupancy (") != NULL);
   fail_unless (strstr (r->text, "Device throughput (") != NULL);
   fail_unless (strstr (r->text, "Host/device wall-time share (") != NULL);
@@ -442,8 +480,7 @@ GST_START_TEST (test_bin_as_sink_groups)
       "video/x-raw,width=64,height=48 ! identity name=outside ! "
       "( name=sinkbin queue name=inq ! fakesink name=insink )");
 
-  fail_unless (ax_prof_find_group (r->root, "sinkbin") != NULL, "%s",
-      r->text);
+  fail_unless (ax_prof_find_group (r->root, "sinkbin") != NULL, "%s", r->text);
   fail_unless (ax_prof_find_row (r->root, "sinkbin", "inq") != NULL);
   fail_unless (ax_prof_find_row (r->root, "sinkbin", "insink") != NULL);
   fail_unless (ax_prof_find_row (r->root, "pipeline", "outside") != NULL);

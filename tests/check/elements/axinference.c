@@ -80,16 +80,16 @@ make_frame (const GstAxModelInput * in, guint seed, guint64 pts)
   return frame;
 }
 
-/* Checksum of all output tensors of a frame, in index order. */
+/* Checksum of the output tensors of one instance, in index order. */
 static guint32
-outputs_hash (GstBuffer * frame, guint * n_out)
+instance_hash (GstBuffer * frame, guint instance, guint * n_out)
 {
   guint32 h = 2166136261u;
   guint idx = 0;
   GstAxTensorMeta *m;
 
   while ((m = gst_buffer_get_ax_tensor_meta_by_role (frame,
-              GST_AX_TENSOR_ROLE_OUTPUT, 0, idx))) {
+              GST_AX_TENSOR_ROLE_OUTPUT, instance, idx))) {
     GstMapInfo map;
     gsize i;
 
@@ -103,6 +103,23 @@ outputs_hash (GstBuffer * frame, guint * n_out)
   }
   *n_out = idx;
   return h;
+}
+
+static guint32
+outputs_hash (GstBuffer * frame, guint * n_out)
+{
+  return instance_hash (frame, 0, n_out);
+}
+
+static guint
+n_outputs_of (GstBuffer * frame)
+{
+  guint n = 0;
+
+  while (gst_buffer_get_ax_tensor_meta_by_role (frame,
+          GST_AX_TENSOR_ROLE_OUTPUT, 0, n))
+    n++;
+  return n;
 }
 
 static GstHarness *
@@ -555,6 +572,52 @@ GST_START_TEST (test_back_pressure)
 
 GST_END_TEST;
 
+/* A cascade frame: two input tensors (instances 0 and 1) give one job
+ * each, and the outputs carry their input's instance and letterbox. */
+GST_START_TEST (test_two_instances)
+{
+  guint32 expected[2];
+  GstHarness *h;
+  GstAxModelInput in;
+  GstBuffer *frame, *second, *out;
+  GstAxTensorMeta *m, *o;
+  guint i, n_out;
+
+  serial_hashes (expected, 2);
+  h = harness_new ("in-flight=4 time-scale=0");
+  in = query_model (h);
+  frame = make_frame (&in, 0, 0);
+  second = make_frame (&in, 1, 0);
+  m = gst_buffer_get_ax_tensor_meta_by_role (second,
+      GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+  o = gst_buffer_add_ax_tensor_meta (frame, m->name, m->role, m->dtype,
+      m->layout, m->n_dims, m->dims, m->scale, m->zero_point,
+      gst_buffer_ref (m->data));
+  o->instance = 1;
+  o->has_letterbox = TRUE;
+  o->letterbox = m->letterbox;
+  o->letterbox.src_x = 17;
+  gst_buffer_unref (second);
+
+  out = gst_harness_push_and_pull (h, frame);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_OUTPUT), 2 * n_outputs_of (out));
+  fail_unless_equals_int (outputs_hash (out, &n_out), expected[0]);
+  for (i = 0; i < 2; i++) {
+    m = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_OUTPUT, i, 0);
+    fail_unless (m != NULL, "no output for instance %u", i);
+    fail_unless (m->has_letterbox);
+    fail_unless_equals_int (m->letterbox.src_x, i == 1 ? 17 : 0);
+  }
+  /* instance 1's output is what its own input gives */
+  fail_unless_equals_int (instance_hash (out, 1, &n_out), expected[1]);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 axinference_suite (void)
 {
@@ -573,6 +636,7 @@ axinference_suite (void)
   tcase_add_test (tc, test_error_tensor_mismatch);
   tcase_add_test (tc, test_probe_reports);
   tcase_add_test (tc, test_back_pressure);
+  tcase_add_test (tc, test_two_instances);
   return s;
 }
 

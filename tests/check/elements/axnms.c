@@ -475,6 +475,87 @@ GST_START_TEST (test_element_letterbox_and_labels)
 
 GST_END_TEST;
 
+/* A cascade frame: instance 1 is a crop of the frame at (CROP_X, CROP_Y);
+ * each instance's boxes go through its own letterbox, and only the
+ * tensors of decoded instances are removed. */
+#define CROP_X 200
+#define CROP_Y 100
+#define CROP_W 640
+#define CROP_H 360
+
+GST_START_TEST (test_element_two_instances)
+{
+  GstHarness *h = gst_harness_new_parse ("axnms box-units=normalized");
+  const guint na = 64, nc = 3;
+  gint8 t[(4 + 3) * 64];
+  gint64 odims[3] = { 1, 4 + 3, 64 };
+  gint64 idims[4] = { 1, TENSOR_SIZE, TENSOR_SIZE, 3 };
+  GstBuffer *buf, *out;
+  GstAxTensorMeta *m;
+  GstAxDetection det;
+  GstAxLetterbox lb0, lb1;
+  gpointer state = NULL;
+  gdouble tb[4], sb[4];
+  guint n = 0;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGB,width=1280,"
+      "height=720,framerate=30/1");
+  fill_two_objects (t, na, nc);
+  buf = make_frame (h, t, na, nc, TRUE);
+  lb0 = gst_buffer_get_ax_tensor_meta_by_role (buf, GST_AX_TENSOR_ROLE_INPUT,
+      0, 0)->letterbox;
+  m = gst_buffer_add_ax_tensor_meta (buf, "output0",
+      GST_AX_TENSOR_ROLE_OUTPUT, GST_AX_TENSOR_DTYPE_I8,
+      GST_AX_TENSOR_LAYOUT_NHWC, 3, odims, 1.0f / 255, -128,
+      gst_buffer_new_memdup (t, sizeof (t)));
+  m->instance = 1;
+  m = gst_buffer_add_ax_tensor_meta (buf, "images",
+      GST_AX_TENSOR_ROLE_INPUT, GST_AX_TENSOR_DTYPE_U8,
+      GST_AX_TENSOR_LAYOUT_NHWC, 4, idims, 1.0f / 255, 0,
+      gst_buffer_new_allocate (NULL, TENSOR_SIZE * TENSOR_SIZE * 3, NULL));
+  m->instance = 1;
+  m->has_letterbox = gst_ax_letterbox_init (&m->letterbox, CROP_W, CROP_H,
+      TENSOR_SIZE, TENSOR_SIZE, TRUE, FALSE, 114);
+  m->letterbox.src_x = CROP_X;
+  m->letterbox.src_y = CROP_Y;
+  lb1 = m->letterbox;
+  /* an input of a third instance without outputs stays */
+  m = gst_buffer_add_ax_tensor_meta (buf, "images",
+      GST_AX_TENSOR_ROLE_INPUT, GST_AX_TENSOR_DTYPE_U8,
+      GST_AX_TENSOR_LAYOUT_NHWC, 4, idims, 1.0f / 255, 0,
+      gst_buffer_new_allocate (NULL, TENSOR_SIZE * TENSOR_SIZE * 3, NULL));
+  m->instance = 2;
+
+  out = gst_harness_push_and_pull (h, buf);
+  fail_unless_equals_int (gst_ax_detection_count (out), 4);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_OUTPUT), 0);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 1);
+
+  /* the ball of each instance, through its own geometry */
+  tb[0] = (130.0f / 255 - 64.0f / 255 * 0.5f) * 640;
+  tb[1] = (128.0f / 255 - 64.0f / 255 * 0.5f) * 640;
+  tb[2] = (130.0f / 255 + 64.0f / 255 * 0.5f) * 640;
+  tb[3] = (128.0f / 255 + 64.0f / 255 * 0.5f) * 640;
+  while (gst_ax_detection_iterate (out, &state, &det, NULL)) {
+    if (det.label_id != 1)
+      continue;
+    gst_ax_letterbox_box_to_source (n == 0 ? &lb0 : &lb1, tb, sb, FRAME_W,
+        FRAME_H);
+    fail_unless (fabs (det.x_min - sb[0] / FRAME_W) < 1e-6);
+    fail_unless (fabs (det.y_max - sb[3] / FRAME_H) < 1e-6);
+    n++;
+  }
+  fail_unless_equals_int (n, 2);
+  /* the crop's ball is not the full frame's ball */
+  fail_unless (lb0.scale != lb1.scale);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_element_keep_tensors_and_no_letterbox)
 {
   GstHarness *h = gst_harness_new ("axnms");
@@ -615,6 +696,7 @@ axnms_suite (void)
   tcase_add_test (tc, test_invalid_tensors);
   tcase_add_test (tc, test_element_letterbox_and_labels);
   tcase_add_test (tc, test_element_keep_tensors_and_no_letterbox);
+  tcase_add_test (tc, test_element_two_instances);
   tcase_add_test (tc, test_element_bad_shape_errors);
   tcase_add_test (tc, test_element_missing_labels_file);
   tcase_add_test (tc, test_ball_model_outputs);

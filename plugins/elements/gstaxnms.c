@@ -18,7 +18,9 @@
  * geometry of the matching input tensor, and attaches one
  * #GstVideoRegionOfInterestMeta per detection (see gst_ax_detection_add()).
  * The tensors it consumed are removed from the frame unless
- * #GstAxNms:keep-tensors is set. The frame itself is not changed.
+ * #GstAxNms:keep-tensors is set. The frame itself is not changed. Each
+ * detection is logged at INFO level (`GST_DEBUG=axnms:4`), which the
+ * axprof tracer tolerates.
  *
  * Two head layouts are understood:
  * - `yolov8`: `[1, 4 + classes, anchors]`, class scores already
@@ -591,6 +593,7 @@ gst_ax_nms_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       const GstAxNmsResult *r = &self->results[i];
       gdouble tbox[4] = { r->x0, r->y0, r->x1, r->y1 }, sbox[4];
       GstAxDetection det;
+      GstVideoRegionOfInterestMeta *roi;
 
       gst_ax_letterbox_box_to_source (lb, tbox, sbox, frame_w, frame_h);
       det.label_id = r->class_id;
@@ -601,7 +604,12 @@ gst_ax_nms_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       det.y_max = sbox[3] / frame_h;
       det.label = (labels && r->class_id < labels->len) ?
           g_ptr_array_index (labels, r->class_id) : NULL;
-      gst_ax_detection_add (buf, &det, frame_w, frame_h);
+      roi = gst_ax_detection_add (buf, &det, frame_w, frame_h);
+      /* INFO, not DEBUG: axprof keeps reporting timings at this level */
+      GST_INFO_OBJECT (self, "pts %" GST_TIME_FORMAT " instance %u: %s "
+          "%.2f at %.0f,%.0f-%.0f,%.0f", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+          out->instance, g_quark_to_string (roi->roi_type), det.confidence,
+          sbox[0], sbox[1], sbox[2], sbox[3]);
     }
 
     if (!keep_tensors) {

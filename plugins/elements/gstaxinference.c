@@ -1279,8 +1279,7 @@ gst_ax_inference_loop (GstAxInference * self)
 
   if (ret != GST_FLOW_OK) {
     GST_DEBUG_OBJECT (self, "pausing task: %s", gst_flow_get_name (ret));
-    if (ret == GST_FLOW_EOS || ret == GST_FLOW_NOT_LINKED
-        || ret < GST_FLOW_EOS) {
+    if (ret == GST_FLOW_EOS || ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS) {
       if (ret != GST_FLOW_EOS)
         GST_ELEMENT_FLOW_ERROR (self, ret);
       gst_pad_push_event (self->srcpad, gst_event_new_eos ());

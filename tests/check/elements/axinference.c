@@ -375,6 +375,17 @@ GST_START_TEST (test_error_invalid_model)
 
 GST_END_TEST;
 
+/* yolov8n is compiled shape-only (estimate-only): it cannot run */
+GST_START_TEST (test_error_estimate_only)
+{
+  gchar *text = fail_to_start ("yolov8n", NULL);
+
+  fail_unless (strstr (text, "no weights") != NULL, "%s", text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_error_device)
 {
   gchar *text = fail_to_start (MODEL, "no-such-device");
@@ -633,6 +644,7 @@ axinference_suite (void)
   tcase_add_test (tc, test_error_missing_model);
   tcase_add_test (tc, test_error_invalid_model);
   tcase_add_test (tc, test_error_device);
+  tcase_add_test (tc, test_error_estimate_only);
   tcase_add_test (tc, test_error_tensor_mismatch);
   tcase_add_test (tc, test_probe_reports);
   tcase_add_test (tc, test_back_pressure);

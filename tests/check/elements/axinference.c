@@ -221,7 +221,7 @@ GST_START_TEST (test_flush_mid_stream)
 {
   /* device time slowed down so that jobs are still outstanding at the
    * flush */
-  GstHarness *h = harness_new ("in-flight=4 time-scale=200");
+  GstHarness *h = harness_new ("in-flight=4 time-scale=1000");
   GstAxModelInput in = query_model (h);
   GstBuffer *out, *frames[4];
   GstElement *element;

@@ -1278,7 +1278,7 @@ validate_buffers (simnpu_model * m, const simnpu_input_buffer * inputs,
           "submit: input %u ('%s') data is NULL", i, s->name);
     if (inputs[i].size_bytes != s->size_bytes)
       return simnpu__set_error (error, SIMNPU_ESIZE,
-          "submit: input %u ('%s') has %zu bytes; expected %zu (%s %" 
+          "submit: input %u ('%s') has %zu bytes; expected %zu (%s %"
           G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%"
           G_GINT64_FORMAT ")", i, s->name, inputs[i].size_bytes,
           s->size_bytes, simnpu_dtype_to_string (s->dtype),

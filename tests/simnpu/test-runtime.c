@@ -360,8 +360,7 @@ test_lag_is_counted (void)
   unsigned i;
 
   fixture_open (&f, "metis:clock_mhz=10000,macs_per_cycle=1048576,"
-      "job_overhead_ns=0,op_overhead_cycles=0,dma_bytes_per_s=1e12", 48, 32,
-      3);
+      "job_overhead_ns=0,op_overhead_cycles=0,dma_bytes_per_s=1e12", 48, 32, 3);
   run_wave (&f, 4, r);
   simnpu_device_get_counters (f.dev, &c);
   g_assert_cmpuint (c.lagged_jobs, ==, 4);

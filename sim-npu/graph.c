@@ -870,6 +870,8 @@ tensor_data (const simnpu__graph * g, unsigned index, uint8_t * arena)
   return (const int8_t *) (arena + t->offset);
 }
 
+#define UNIT_MULT (G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT)
+
 /* Copies a rank-4 box [begin, begin + size) of src (dims sd) into dst at
  * [dbegin ...] of dims dd; the innermost run is contiguous. */
 static void
@@ -878,6 +880,7 @@ copy_box (const int8_t * src, const int64_t * sd, const int64_t * sbegin,
     const int64_t * size, int32_t zp_in, int32_t zp_out, int64_t mult)
 {
   int64_t i0, i1, i2;
+  bool identity = zp_in == zp_out && mult == UNIT_MULT;
 
   for (i0 = 0; i0 < size[0]; i0++)
     for (i1 = 0; i1 < size[1]; i1++)
@@ -886,11 +889,15 @@ copy_box (const int8_t * src, const int64_t * sd, const int64_t * sbegin,
             * sd[2] + sbegin[2] + i2) * sd[3] + sbegin[3];
         int8_t *d = dst + (((dbegin[0] + i0) * dd[1] + dbegin[1] + i1)
             * dd[2] + dbegin[2] + i2) * dd[3] + dbegin[3];
-        simnpu__requant_copy (s, d, (size_t) size[3], zp_in, zp_out, mult);
+        if (identity) {
+          /* short runs (a few channels): an inline copy beats a call */
+          for (int64_t k = 0; k < size[3]; k++)
+            d[k] = s[k];
+        } else {
+          simnpu__requant_copy (s, d, (size_t) size[3], zp_in, zp_out, mult);
+        }
       }
 }
-
-#define UNIT_MULT (G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT)
 
 static void
 run_softmax (const simnpu__tensor * in, const int8_t * src,

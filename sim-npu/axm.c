@@ -82,7 +82,7 @@ add_data (writer * w, const void *p, size_t n)
 }
 
 static void
-put (guint8 * dst, size_t * pos, const void *src, size_t n)
+put (guint8 * dst, size_t *pos, const void *src, size_t n)
 {
   memcpy (dst + *pos, src, n);
   *pos += n;
@@ -247,8 +247,7 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
   }
   if (!g_file_set_contents (path, (const gchar *) file->data, (gssize) total,
           &err)) {
-    ret = simnpu__set_error (error, SIMNPU_EIO, "%s: %s", path,
-        err->message);
+    ret = simnpu__set_error (error, SIMNPU_EIO, "%s: %s", path, err->message);
     g_error_free (err);
   }
   g_byte_array_free (file, TRUE);
@@ -290,22 +289,10 @@ rd64 (const guint8 * p)
   return v;
 }
 
-static int
-bad (reader * r, const char *field, const char *format, ...)
-    G_GNUC_PRINTF (3, 4);
-
-static int
-bad (reader * r, const char *field, const char *format, ...)
-{
-  char msg[384];
-  va_list args;
-
-  va_start (args, format);
-  vsnprintf (msg, sizeof (msg), format, args);
-  va_end (args);
-  return simnpu__set_error (r->error, SIMNPU_EFORMAT, ".axm %s: %s", field,
-      msg);
-}
+/* A format error naming the container field; the format is a literal. */
+#define bad(r, field, format, ...) \
+  simnpu__set_error ((r)->error, SIMNPU_EFORMAT, ".axm %s: " format, \
+      (field), ##__VA_ARGS__)
 
 /* A string at an offset of the strings section: NUL-terminated inside the
  * section and under SIMNPU_MAX_NAME_BYTES (model names, op names) or the
@@ -360,7 +347,7 @@ read_sections (reader * r)
   n_sec = rd32 (h + 24);
   if (n_sec != N_SECTIONS)
     return bad (r, "n_sections", "%u; expected %d", n_sec, N_SECTIONS);
-  table_end = HEADER_BYTES + (uint64_t) n_sec * SECTION_BYTES;
+  table_end = HEADER_BYTES + (uint64_t) n_sec *SECTION_BYTES;
   if (table_end > r->size)
     return bad (r, "section table", "extends past the end of the file");
   for (i = 0; i < n_sec; i++) {
@@ -559,8 +546,7 @@ simnpu__axm_read (const void *data, size_t size, simnpu__graph ** out_graph,
               SIMNPU_MAX_TENSORS)) < 0
       || (ret = check_count (&r, SEC_OPS, OP_BYTES, SIMNPU_MAX_OPS)) < 0
       || (ret = check_count (&r, SEC_IO, 4, 2 * SIMNPU_MAX_IO)) < 0
-      || (ret = check_count (&r, SEC_SCHEDULE, ACTION_BYTES,
-              MAX_ACTIONS)) < 0)
+      || (ret = check_count (&r, SEC_SCHEDULE, ACTION_BYTES, MAX_ACTIONS)) < 0)
     return ret;
 
   flags = rd32 (r.base + 28);

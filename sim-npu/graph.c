@@ -192,7 +192,7 @@ assign_output (simnpu__graph * g, const simnpu__op * op, unsigned op_index,
 
 static int
 infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
-    const bool * avail, simnpu_error * error)
+    const bool *avail, simnpu_error * error)
 {
   const simnpu__tensor *in;
   int64_t d[SIMNPU_MAX_DIMS], a[SIMNPU_MAX_DIMS], b[SIMNPU_MAX_DIMS];
@@ -306,8 +306,7 @@ infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
       int axis = at[SIMNPU_A_AXIS];
       int64_t total = 0;
       if (op->n_outputs != 1)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "expected one output");
+        return op_error (error, SIMNPU_EFORMAT, op, oi, "expected one output");
       if (axis < 0 || (unsigned) axis >= in->n_dims)
         return op_error (error, SIMNPU_EFORMAT, op, oi,
             "axis must be in [0, rank)");
@@ -449,38 +448,38 @@ infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
  * declared without a shape the shape the op implies. avail may be NULL
  * when the caller guarantees that the op's inputs exist. */
 int
-simnpu__graph_infer_op (simnpu__graph * g, unsigned i, const bool * avail,
+simnpu__graph_infer_op (simnpu__graph * g, unsigned i, const bool *avail,
     simnpu_error * error)
 {
   simnpu__op *op = &g->ops[i];
 
-    if (op->type == SIMNPU_OP_CONV2D && op->n_inputs == 3) {
-      simnpu__tensor *in = &g->tensors[op->inputs[0]];
-      simnpu__tensor *w = &g->tensors[op->inputs[1]];
-      simnpu__tensor *b = &g->tensors[op->inputs[2]];
-      int32_t groups = op->attrs[SIMNPU_A_GROUPS];
-      if (w->shape_from_op && in->n_dims == 4 && groups >= 1) {
-        int64_t wd[4] = { op->attrs[SIMNPU_A_OC], op->attrs[SIMNPU_A_KH],
-          op->attrs[SIMNPU_A_KW], in->dims[3] / groups
-        };
-        if (!set_dims (w, 4, wd))
-          return op_error (error, SIMNPU_ESHAPE, op, i,
-              "weights shape [out_channels, kh, kw, in_channels / groups] "
-              "has a dimension < 1");
-        w->shape_from_op = false;
-      }
-      if (b->shape_from_op) {
-        int64_t bd[1] = { op->attrs[SIMNPU_A_OC] };
-        if (!set_dims (b, 1, bd))
-          return op_error (error, SIMNPU_ESHAPE, op, i,
-              "out_channels must be >= 1");
-        b->shape_from_op = false;
-      }
+  if (op->type == SIMNPU_OP_CONV2D && op->n_inputs == 3) {
+    simnpu__tensor *in = &g->tensors[op->inputs[0]];
+    simnpu__tensor *w = &g->tensors[op->inputs[1]];
+    simnpu__tensor *b = &g->tensors[op->inputs[2]];
+    int32_t groups = op->attrs[SIMNPU_A_GROUPS];
+    if (w->shape_from_op && in->n_dims == 4 && groups >= 1) {
+      int64_t wd[4] = { op->attrs[SIMNPU_A_OC], op->attrs[SIMNPU_A_KH],
+        op->attrs[SIMNPU_A_KW], in->dims[3] / groups
+      };
+      if (!set_dims (w, 4, wd))
+        return op_error (error, SIMNPU_ESHAPE, op, i,
+            "weights shape [out_channels, kh, kw, in_channels / groups] "
+            "has a dimension < 1");
+      w->shape_from_op = false;
     }
+    if (b->shape_from_op) {
+      int64_t bd[1] = { op->attrs[SIMNPU_A_OC] };
+      if (!set_dims (b, 1, bd))
+        return op_error (error, SIMNPU_ESHAPE, op, i,
+            "out_channels must be >= 1");
+      b->shape_from_op = false;
+    }
+  }
   return infer_op (g, op, i, avail, error);
 }
 
-static int infer_all (simnpu__graph * g, bool * avail, simnpu_error * error);
+static int infer_all (simnpu__graph * g, bool *avail, simnpu_error * error);
 
 /* Infers every op output's shape, in op order, and checks the graph's
  * structure: tensor indices in range, each non-input tensor produced once
@@ -533,7 +532,7 @@ simnpu__graph_infer_shapes (simnpu__graph * g, simnpu_error * error)
 }
 
 static int
-infer_all (simnpu__graph * g, bool * avail, simnpu_error * error)
+infer_all (simnpu__graph * g, bool *avail, simnpu_error * error)
 {
   unsigned i, j;
   int ret;
@@ -871,6 +870,8 @@ tensor_data (const simnpu__graph * g, unsigned index, uint8_t * arena)
   return (const int8_t *) (arena + t->offset);
 }
 
+#define UNIT_MULT (G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT)
+
 /* Copies a rank-4 box [begin, begin + size) of src (dims sd) into dst at
  * [dbegin ...] of dims dd; the innermost run is contiguous. */
 static void
@@ -879,6 +880,7 @@ copy_box (const int8_t * src, const int64_t * sd, const int64_t * sbegin,
     const int64_t * size, int32_t zp_in, int32_t zp_out, int64_t mult)
 {
   int64_t i0, i1, i2;
+  bool identity = zp_in == zp_out && mult == UNIT_MULT;
 
   for (i0 = 0; i0 < size[0]; i0++)
     for (i1 = 0; i1 < size[1]; i1++)
@@ -887,11 +889,15 @@ copy_box (const int8_t * src, const int64_t * sd, const int64_t * sbegin,
             * sd[2] + sbegin[2] + i2) * sd[3] + sbegin[3];
         int8_t *d = dst + (((dbegin[0] + i0) * dd[1] + dbegin[1] + i1)
             * dd[2] + dbegin[2] + i2) * dd[3] + dbegin[3];
-        simnpu__requant_copy (s, d, (size_t) size[3], zp_in, zp_out, mult);
+        if (identity) {
+          /* short runs (a few channels): an inline copy beats a call */
+          for (int64_t k = 0; k < size[3]; k++)
+            d[k] = s[k];
+        } else {
+          simnpu__requant_copy (s, d, (size_t) size[3], zp_in, zp_out, mult);
+        }
       }
 }
-
-#define UNIT_MULT (G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT)
 
 static void
 run_softmax (const simnpu__tensor * in, const int8_t * src,
@@ -926,8 +932,7 @@ run_softmax (const simnpu__tensor * in, const int8_t * src,
 }
 
 int
-simnpu__graph_run (const simnpu__graph * g, uint8_t * arena,
-    int8_t * scratch)
+simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
 {
   unsigned oi, i;
 
@@ -1031,8 +1036,7 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena,
           for (i1 = 0; i1 < dout[1]; i1++)
             for (i2 = 0; i2 < dout[2]; i2++)
               for (i3 = 0; i3 < dout[3]; i3++)
-                *dst++ = src[i0 * ps[0] + i1 * ps[1] + i2 * ps[2] +
-                    i3 * ps[3]];
+                *dst++ = src[i0 * ps[0] + i1 * ps[1] + i2 * ps[2] + i3 * ps[3]];
         break;
       }
       case SIMNPU_OP_RELU:
@@ -1236,7 +1240,6 @@ simnpu__schedule_estimate (const simnpu__schedule * s,
   for (i = 0; i < s->n_actions; i++) {
     start_cycles[i] = (uint64_t) llround (start_cycles[i] * p->clock_mhz /
         1000.0);
-    end_cycles[i] = (uint64_t) llround (end_cycles[i] * p->clock_mhz /
-        1000.0);
+    end_cycles[i] = (uint64_t) llround (end_cycles[i] * p->clock_mhz / 1000.0);
   }
 }

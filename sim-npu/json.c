@@ -165,8 +165,7 @@ add_tensor (loader * l, const char *name, simnpu__tensor_kind kind)
   t.scale = 1.0f;
   t.layout = SIMNPU_LAYOUT_NHWC;
   g_array_append_val (l->tensors, t);
-  g_hash_table_insert (l->by_name, t.name,
-      GUINT_TO_POINTER (l->tensors->len));
+  g_hash_table_insert (l->by_name, t.name, GUINT_TO_POINTER (l->tensors->len));
   return l->tensors->len - 1;
 }
 
@@ -356,8 +355,7 @@ parse_constant (loader * l, JsonObject * o, const char *path)
 }
 
 static int
-resolve_inputs (loader * l, JsonObject * o, const char *path,
-    simnpu__op * op)
+resolve_inputs (loader * l, JsonObject * o, const char *path, simnpu__op * op)
 {
   JsonArray *a = get_array (o, "inputs");
   char p[512];

@@ -201,9 +201,9 @@ eltwise_one (bool is_add, int32_t a, int32_t b, int64_t ma, int64_t mb,
   int64_t v;
 
   if (is_add)
-    v = (int64_t) a * ma + (int64_t) b * mb;
+    v = ma * a + mb * b;
   else
-    v = (int64_t) a *b * ma;
+    v = ma * a * b;
   return clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT) + zp_out);
 }
 
@@ -222,8 +222,7 @@ eltwise_flat (bool is_add, const int8_t * restrict a, int32_t zp_a,
 void
 simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
     int32_t zp_a, const int64_t * db, const int8_t * b, int32_t zp_b,
-    const int64_t * dout, int8_t * out, int32_t zp_out, int64_t ma,
-    int64_t mb)
+    const int64_t * dout, int8_t * out, int32_t zp_out, int64_t ma, int64_t mb)
 {
   bool is_add = type == SIMNPU_OP_ADD;
   int64_t i0, i1, i2, i3;

@@ -289,6 +289,7 @@ write_event_rows (FILE * f, const simnpu_event * e)
 }
 
 #define HOST_COPY_DISPATCH "host_copy"
+#define JOB_CORE_DISPATCH "job_core"
 
 /* Accounts a completed job: counters, event ring, runtime CSV. Called
  * with the lock held. */
@@ -351,6 +352,11 @@ account_job (simnpu_device * dev, simnpu_job * job)
       .end_ns = job->result.submit_ns + job->result.host_copy_ns,
     };
     write_event_rows (dev->profile_file, &h);
+    /* the core the job ran on, which action rows cannot say (their
+     * compute actions run on "the job's core") */
+    fprintf (dev->profile_file, "%s,%" G_GUINT64_FORMAT ",%u,%.3f,core\n",
+        JOB_CORE_DISPATCH, (guint64) job->result.job_id, job->core,
+        job->result.device_start_ns / 1000.0);
   }
 }
 
@@ -1278,7 +1284,7 @@ validate_buffers (simnpu_model * m, const simnpu_input_buffer * inputs,
           "submit: input %u ('%s') data is NULL", i, s->name);
     if (inputs[i].size_bytes != s->size_bytes)
       return simnpu__set_error (error, SIMNPU_ESIZE,
-          "submit: input %u ('%s') has %zu bytes; expected %zu (%s %" 
+          "submit: input %u ('%s') has %zu bytes; expected %zu (%s %"
           G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%"
           G_GINT64_FORMAT ")", i, s->name, inputs[i].size_bytes,
           s->size_bytes, simnpu_dtype_to_string (s->dtype),
@@ -1699,8 +1705,9 @@ simnpu_write_runtime_csv (FILE * file, const simnpu_event * events,
  * @error: (nullable): filled on failure
  *
  * From now on every completed job appends its action rows (see
- * simnpu_write_runtime_csv()) and a `host_copy` row pair for its input
- * copy to @path. Replaces a profile already running.
+ * simnpu_write_runtime_csv()), a `host_copy` start/end pair for its input
+ * copy, and a `job_core` row (event `core`, action_id = the core the job
+ * ran on) to @path. Replaces a profile already running.
  *
  * Returns: 0 or %SIMNPU_EIO
  */

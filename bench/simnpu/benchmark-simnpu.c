@@ -93,7 +93,7 @@ bench_conv (const char *label, int size, int ic, int oc, int k)
     .pt = k / 2,.pl = k / 2,.dh = 1,.dw = 1,.groups = 1,.in_zp = 3,
     .out_zp = -2,.act_min = -128,.act_max = 127
   };
-  size_t in_n = (size_t) size * size * ic, out_n = (size_t) size * size * oc;
+  size_t in_n = (size_t) size * size * ic, out_n = (size_t) size *size * oc;
   size_t w_n = (size_t) oc * k * k * ic, i;
   int8_t *in = g_malloc (in_n), *w = g_malloc (w_n);
   int8_t *out = g_malloc (out_n), *ref = g_malloc (out_n);

@@ -196,7 +196,7 @@ main (int argc, char **argv)
     {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
         "Write the compiled model to FILE (.axm)", "FILE"},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
-        "Device profile, e.g. metis, torq, metis:cores=2 (default metis)",
+          "Device profile, e.g. metis, torq, metis:cores=2 (default metis)",
         "PROFILE"},
     {"estimate-only", 0, 0, G_OPTION_ARG_NONE, &estimate_only,
         "Shape-only graph: compile for estimates, without weights", NULL},
@@ -279,8 +279,8 @@ main (int argc, char **argv)
     printf ("MACs per job:   %.3f M\n", g->total_macs / 1e6);
     printf ("weights:        %.3f MB\n", g->weight_bytes / 1e6);
     printf ("device time:    %.1f us per job (%.1f jobs/s per core, "
-        "up to %.1f jobs/s on %u cores)\n", us, 1e6 / us, profile.cores * 1e6 / us,
-        profile.cores);
+        "up to %.1f jobs/s on %u cores)\n", us, 1e6 / us,
+        profile.cores * 1e6 / us, profile.cores);
     printf ("written:        %s\n", output);
   }
   status = EXIT_SUCCESS;

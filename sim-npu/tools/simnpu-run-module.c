@@ -171,7 +171,7 @@ main (int argc, char **argv)
         "Input tensor, DIMSxDTYPE=VALUE or DIMSxDTYPE=@FILE (repeat per "
           "input)", "SPEC"},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
-        "Device profile (default: the one the module was compiled for)",
+          "Device profile (default: the one the module was compiled for)",
         "PROFILE"},
     {"iterations", 'n', 0, G_OPTION_ARG_INT, &iterations,
         "Jobs to run (default 1)", "N"},
@@ -266,8 +266,7 @@ main (int argc, char **argv)
     char msg[512];
     simnpu_model_get_input (model, i, &spec);
     in_data[i] = g_malloc0 (spec.size_bytes);
-    if (parse_input (input_args[i], &spec, in_data[i], msg, sizeof (msg)) <
-        0) {
+    if (parse_input (input_args[i], &spec, in_data[i], msg, sizeof (msg)) < 0) {
       fprintf (stderr, "simnpu-run-module: --input %s\n", msg);
       goto out;
     }
@@ -275,8 +274,7 @@ main (int argc, char **argv)
     in_bufs[i].size_bytes = spec.size_bytes;
   }
   /* one set of output buffers per in-flight slot */
-  out_bufs = g_new0 (simnpu_output_buffer, (size_t) in_flight * MAX (n_out,
-          1));
+  out_bufs = g_new0 (simnpu_output_buffer, (size_t) in_flight * MAX (n_out, 1));
   for (int slot = 0; slot < in_flight; slot++)
     for (i = 0; i < n_out; i++) {
       simnpu_model_get_output (model, i, &spec);
@@ -333,8 +331,7 @@ main (int argc, char **argv)
       info.rescheduled ? " (schedule rebuilt for this device)" : "");
   printf ("device time per job: %.1f us modelled (idle device); %.1f us "
       "mean on the device timeline at time scale %g\n",
-      info.device_ns / 1000.0, sum_device_ns / completed / 1000.0,
-      time_scale);
+      info.device_ns / 1000.0, sum_device_ns / completed / 1000.0, time_scale);
   printf ("latency per job: %.1f us mean (submit to completion)\n",
       sum_latency_ns / completed / 1000.0);
   printf ("throughput at in-flight %d: %.1f jobs/s wall", in_flight,

@@ -135,10 +135,8 @@ test_axm_malformed (void)
   /* overlapping sections: ops placed on top of tensors */
   d = copy_good ();
   {
-    guint8 *sec_ops = d + AXM_SECTION_TABLE + SEC_OPS_INDEX *
-        AXM_SECTION_BYTES;
-    sec_tensors = d + AXM_SECTION_TABLE + SEC_TENSORS_INDEX *
-        AXM_SECTION_BYTES;
+    guint8 *sec_ops = d + AXM_SECTION_TABLE + SEC_OPS_INDEX * AXM_SECTION_BYTES;
+    sec_tensors = d + AXM_SECTION_TABLE + SEC_TENSORS_INDEX * AXM_SECTION_BYTES;
     put_u64 (sec_ops + 8, get_u64 (sec_tensors + 8));
   }
   expect_load_error (d, good_len, SIMNPU_EFORMAT, "overlaps");
@@ -154,8 +152,7 @@ test_axm_malformed (void)
   /* an op type that does not exist: first op record */
   d = copy_good ();
   {
-    guint8 *sec_ops = d + AXM_SECTION_TABLE + SEC_OPS_INDEX *
-        AXM_SECTION_BYTES;
+    guint8 *sec_ops = d + AXM_SECTION_TABLE + SEC_OPS_INDEX * AXM_SECTION_BYTES;
     put_u32 (d + get_u64 (sec_ops + 8), 77);
   }
   expect_load_error (d, good_len, SIMNPU_EUNSUPPORTED, "ops[0]");
@@ -252,8 +249,7 @@ test_json_malformed (void)
 
   /* a bad attribute value */
   j = g_strdup_printf (HEAD "\"ops\": [{\"type\": \"maxpool\", \"inputs\": "
-      "[\"x\"], \"outputs\": [\"y\"], \"attrs\": {\"kernel\": [0, 2]}}]}",
-      "");
+      "[\"x\"], \"outputs\": [\"y\"], \"attrs\": {\"kernel\": [0, 2]}}]}", "");
   expect_json_error (j, SIMNPU_EFORMAT, "$.ops[0].attrs.kernel");
   g_free (j);
 
@@ -316,8 +312,7 @@ test_submit_wrong_buffers (void)
 
   g_assert_cmpint (simnpu_model_get_input (model, 5, &in_spec), ==,
       SIMNPU_ENOENT);
-  g_assert_cmpint (simnpu_device_set_time_scale (dev, -1.0), ==,
-      SIMNPU_EINVAL);
+  g_assert_cmpint (simnpu_device_set_time_scale (dev, -1.0), ==, SIMNPU_EINVAL);
   simnpu_model_unload (model);
   g_unlink (path);
   g_free (path);

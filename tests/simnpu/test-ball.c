@@ -232,9 +232,9 @@ GST_START_TEST (test_ball_detector_finds_the_ball)
     simnpu_output_buffer out;
     letterbox (cap.frames + (gsize) i * FRAME_W * FRAME_H * 3, &lb,
         inputs + (gsize) i * in_spec.size_bytes);
-    in.data = inputs + (gsize) i * in_spec.size_bytes;
+    in.data = inputs + (gsize) i *in_spec.size_bytes;
     in.size_bytes = in_spec.size_bytes;
-    out.data = outputs + (gsize) i * out_spec.size_bytes;
+    out.data = outputs + (gsize) i *out_spec.size_bytes;
     out.size_bytes = out_spec.size_bytes;
     if (i >= IN_FLIGHT)
       fail_unless_equals_int (simnpu_job_wait (jobs[i - IN_FLIGHT],
@@ -245,8 +245,7 @@ GST_START_TEST (test_ball_detector_finds_the_ball)
   for (i = 0; i < N_FRAMES; i++) {
     Box truth, found;
     double score, overlap;
-    fail_unless_equals_int (simnpu_job_wait (jobs[i], JOB_TIMEOUT_NS, NULL),
-        0);
+    fail_unless_equals_int (simnpu_job_wait (jobs[i], JOB_TIMEOUT_NS, NULL), 0);
     simnpu_job_free (jobs[i]);
     truth = true_box (cap.frames + (gsize) i * FRAME_W * FRAME_H * 3);
     found = top_detection (outputs + (gsize) i * out_spec.size_bytes,

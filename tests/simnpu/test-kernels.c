@@ -179,8 +179,7 @@ test_conv2d_bit_exact (void)
 /* ---------------- add / mul ---------------- */
 
 static int8_t
-ref_eltwise (bool add, int32_t a, int32_t b, int64_t ma, int64_t mb,
-    int32_t zo)
+ref_eltwise (bool add, int32_t a, int32_t b, int64_t ma, int64_t mb, int32_t zo)
 {
   int64_t v = add ? a * ma + b * mb : (int64_t) a * b * ma;
   int64_t r = (v + (G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1)));

@@ -360,8 +360,7 @@ test_lag_is_counted (void)
   unsigned i;
 
   fixture_open (&f, "metis:clock_mhz=10000,macs_per_cycle=1048576,"
-      "job_overhead_ns=0,op_overhead_cycles=0,dma_bytes_per_s=1e12", 48, 32,
-      3);
+      "job_overhead_ns=0,op_overhead_cycles=0,dma_bytes_per_s=1e12", 48, 32, 3);
   run_wave (&f, 4, r);
   simnpu_device_get_counters (f.dev, &c);
   g_assert_cmpuint (c.lagged_jobs, ==, 4);
@@ -383,7 +382,7 @@ test_host_profile_csv (void)
   simnpu_error error = { 0 };
   gchar *path, *contents = NULL, **lines;
   int fd;
-  unsigned n_lines, i, host_rows = 0;
+  unsigned n_lines, i, host_rows = 0, core_rows = 0;
 
   fixture_open (&f, "torq", 8, 4, 3);
   simnpu_device_set_time_scale (f.dev, 0.0);
@@ -397,22 +396,30 @@ test_host_profile_csv (void)
   g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
   lines = g_strsplit (contents, "\n", -1);
   n_lines = g_strv_length (lines);
-  /* header, start and end per action and per host copy, trailing "" */
-  g_assert_cmpuint (n_lines, ==, 1 + 3 * 2 * (info.n_actions + 1) + 1);
+  /* header; per job start and end per action and for the host copy, and
+   * the core row; trailing "" */
+  g_assert_cmpuint (n_lines, ==, 1 + 3 * (2 * (info.n_actions + 1) + 1) + 1);
   g_assert_cmpstr (lines[0], ==,
       "dispatch_name,invocation_id,action_id,timestamp_us,event");
   for (i = 1; i + 1 < n_lines; i++) {
     gchar **fields = g_strsplit (lines[i], ",", -1);
     g_assert_cmpuint (g_strv_length (fields), ==, 5);
-    g_assert_true (g_str_equal (fields[4], "start")
-        || g_str_equal (fields[4], "end"));
-    if (g_str_equal (fields[0], "host_copy"))
-      host_rows++;
-    else
-      g_assert_cmpstr (fields[0], ==, "conv");
+    if (g_str_equal (fields[0], "job_core")) {
+      g_assert_cmpstr (fields[4], ==, "core");
+      g_assert_cmpint (atoi (fields[2]), <, 2);
+      core_rows++;
+    } else {
+      g_assert_true (g_str_equal (fields[4], "start")
+          || g_str_equal (fields[4], "end"));
+      if (g_str_equal (fields[0], "host_copy"))
+        host_rows++;
+      else
+        g_assert_cmpstr (fields[0], ==, "conv");
+    }
     g_strfreev (fields);
   }
   g_assert_cmpuint (host_rows, ==, 6);
+  g_assert_cmpuint (core_rows, ==, 3);
   g_strfreev (lines);
   g_free (contents);
   g_unlink (path);

@@ -409,9 +409,10 @@ typedef struct
  * @result: its result, valid during the call
  * @user_data: the user data given at submit
  *
- * Called exactly once per job, on a device thread, when the job completes
- * or is cancelled. It may call simnpu_job_free() on @job and submit new
- * jobs; it must not block for long and must not close the device.
+ * Called exactly once per job, on a device thread (a core's worker or the
+ * pacer), when the job completes or is cancelled. It may call
+ * simnpu_job_free() on @job and submit new jobs; it must not block for
+ * long, and must not unload the job's model or close the device.
  */
 typedef void (*simnpu_job_callback) (simnpu_job * job,
     const simnpu_job_result * result, void *user_data);

@@ -27,9 +27,10 @@
  *
  * Params: `file=PATH` (append the text report there instead of stdout),
  * `json=PATH` (write the JSON twin; later reports of the same process go
- * to PATH.2, PATH.3, ...), `sample=N` (CPU and faults on every Nth call
- * per row and thread, wall on every call), `allow-debug=true` (report
- * timings even though DEBUG logging was on).
+ * to PATH.2, PATH.3, ...), `perfetto=PATH` (a timeline in Chrome
+ * trace-event JSON for the Perfetto UI), `sample=N` (CPU and faults on
+ * every Nth call per row and thread, wall on every call),
+ * `allow-debug=true` (report timings even though DEBUG logging was on).
  *
  * Hot path: state is per thread (a stack of open spans) and per row and
  * thread (sums, min, max; a log-linear latency histogram for sinks), so no
@@ -68,6 +69,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_prof_debug);
 #define HIST_SUB (1 << HIST_SUB_BITS)
 #define HIST_BUCKETS ((64 - HIST_SUB_BITS + 1) * HIST_SUB)
 #define CALIBRATION_ROUNDS 256
+/* Timeline (perfetto=): the latest events kept per thread slot and per
+ * device, so a long run keeps its most recent stretch in bounded memory. */
+#define TRACE_RING_SIZE (1 << 15)
+#define DEVICE_RING_SIZE (1 << 14)
+#define TRACE_PID_HOST 1
+#define TRACE_PID_DEVICE 2
+#define NS_PER_US 1e3
 #define CALIBRATION_PASSES 4
 #define NS_PER_MS 1e6
 #define NS_PER_S 1e9
@@ -165,6 +173,15 @@ typedef struct
 
 typedef struct
 {
+  guint core;
+  guint64 job;
+  guint64 start_ns;
+  guint64 end_ns;
+  guint32 run;
+} DeviceTraceEvent;
+
+typedef struct
+{
   gchar *group;
   ElemInfo *elem;
   GMutex lock;
@@ -184,6 +201,8 @@ typedef struct
   guint64 cur_end;
   guint64 first_start;
   guint64 last_end;
+  DeviceTraceEvent *trace;
+  guint64 trace_head;
 } DevRec;
 
 typedef enum
@@ -234,6 +253,7 @@ struct _PipeRec
   guint64 cpu1_ns;
   gboolean started;
   gboolean reported;
+  guint32 run;
   guint64 log_count0;
   gchar *debug_at_start;
 };
@@ -243,6 +263,7 @@ typedef struct
   Row *row;
   RowStats *st;
   GstPad *pull_pad;
+  guint64 open_ts;
   guint64 seg_start;
   gint64 acc_wall;
   gint64 acc_cpu;
@@ -251,6 +272,23 @@ typedef struct
   guint64 faults0;
   gboolean sampled;
 } Frame;
+
+typedef struct
+{
+  Row *row;
+  guint64 start;
+  guint64 dur;
+  guint32 run;
+  /* start is on the probe clock (a reported stage), else a hook time */
+  gboolean probe_clock;
+} TraceEvent;
+
+/* written by the thread holding the slot only */
+typedef struct
+{
+  guint64 head;
+  TraceEvent events[TRACE_RING_SIZE];
+} TraceRing;
 
 /* Per-thread memo of the last stage rows and devices looked up: the
  * probe API promises static or interned stage strings, so the pointers
@@ -287,6 +325,8 @@ struct _GstAxProf
 
   gchar *file;
   gchar *json;
+  gchar *perfetto;
+  guint n_perfetto;
   guint sample;
   gboolean allow_debug;
   guint n_json;
@@ -307,6 +347,10 @@ static guint sample_every = 1;
 
 static GMutex slot_lock;
 static gboolean slot_used[MAX_THREAD_SLOTS];
+/* one ring per thread slot, allocated on first use when tracing */
+static TraceRing *trace_rings[MAX_THREAD_SLOTS];
+static gboolean trace_on;
+static TraceRing *trace_ring_new (gint slot);
 static guint64 dropped_records;
 
 static guint64 debug_log_count;
@@ -366,6 +410,8 @@ thread_state_new (void)
     }
   }
   g_mutex_unlock (&slot_lock);
+  if (trace_on && t->slot >= 0 && trace_rings[t->slot] == NULL)
+    trace_ring_new (t->slot);
   g_private_set (&thread_key, t);
   return t;
 }
@@ -818,6 +864,7 @@ frame_open (Frame * f, Row * row, RowStats * st, guint64 ts, ThreadState * t)
   f->row = row;
   f->st = st;
   f->pull_pad = NULL;
+  f->open_ts = ts;
   f->seg_start = ts;
   f->acc_wall = f->acc_cpu = f->acc_faults = 0;
   f->sampled = take_sample (st);
@@ -867,10 +914,45 @@ frame_resume (Frame * f, guint64 ts, ThreadState * t)
   t->pending = FALSE;
 }
 
+/* The ring's pages are touched when it is made, so that filling it later
+ * takes no page faults that the measured spans would be charged with. */
+static TraceRing *
+trace_ring_new (gint slot)
+{
+  TraceRing *ring = g_malloc (sizeof (TraceRing));
+
+  memset (ring, 0, sizeof (TraceRing));
+  __atomic_store_n (&trace_rings[slot], ring, __ATOMIC_RELEASE);
+  return ring;
+}
+
+static void
+trace_add (ThreadState * t, Row * row, guint64 start, guint64 dur,
+    gboolean probe_clock)
+{
+  TraceRing *ring;
+  TraceEvent *e;
+
+  if (t->slot < 0)
+    return;
+  ring = trace_rings[t->slot];
+  if (G_UNLIKELY (ring == NULL))
+    ring = trace_ring_new (t->slot);
+  e = &ring->events[ring->head % TRACE_RING_SIZE];
+  e->row = row;
+  e->start = start;
+  e->dur = dur;
+  e->run = row->pipe->run;
+  e->probe_clock = probe_clock;
+  __atomic_store_n (&ring->head, ring->head + 1, __ATOMIC_RELEASE);
+}
+
 static inline void
-frame_record (Frame * f)
+frame_record (Frame * f, ThreadState * t, guint64 end_ts)
 {
   stats_add (f->st, f->acc_wall, f->acc_cpu, f->acc_faults, f->sampled);
+  if (G_UNLIKELY (trace_on) && end_ts > f->open_ts)
+    trace_add (t, f->row, f->open_ts, end_ts - f->open_ts, FALSE);
 }
 
 /* The thread leaves the element on top of its stack (or its task loop)
@@ -884,7 +966,7 @@ leave_current (ThreadState * t, ElemInfo * ei, guint64 ts)
     Frame *f = &t->loop;
 
     frame_pause (f, ts, t);
-    frame_record (f);
+    frame_record (f, t, ts);
     t->loop_open = FALSE;
   } else {
     t->pending = FALSE;
@@ -1048,7 +1130,7 @@ do_chain_post_common (guint64 ts, GstPad * pad, GstFlowReturn r, gint64 n)
   if (G_UNLIKELY (f->row->elem != ei))
     return;
   frame_pause (f, ts, t);
-  frame_record (f);
+  frame_record (f, t, ts);
   t->depth--;
   if (ei->queue_kind != QUEUE_NONE && r == GST_FLOW_OK)
     queue_change (queue_of_pad (ei, pad), ts, n);
@@ -1109,7 +1191,7 @@ do_pull_range_post (GObject * self, GstClockTime ts, GstPad * pad,
     return;
   frame_pause (f, ts, t);
   if (r == GST_FLOW_OK)
-    frame_record (f);
+    frame_record (f, t, ts);
   t->depth--;
   return_to_current (t, ei, ts);
 }
@@ -1208,6 +1290,8 @@ on_span (const GstAxProbeSpan * span, gpointer user_data)
   row = probe_row (ei, span, t);
   st = row_stats (row, t);
   stats_add (st, span->wall_ns, span->cpu_ns, span->faults, TRUE);
+  if (G_UNLIKELY (trace_on))
+    trace_add (t, row, span->start_ns, span->wall_ns, TRUE);
 }
 
 static DevRec *
@@ -1262,6 +1346,18 @@ on_device_event (const GstAxProbeDeviceEvent * ev, gpointer user_data)
   d = dev_rec (ei, ev->group);
   g_mutex_lock (&d->lock);
   d->busy_ns += ev->end_ns - ev->start_ns;
+  if (G_UNLIKELY (trace_on)) {
+    DeviceTraceEvent *te;
+
+    if (d->trace == NULL)
+      d->trace = g_new0 (DeviceTraceEvent, DEVICE_RING_SIZE);
+    te = &d->trace[d->trace_head++ % DEVICE_RING_SIZE];
+    te->core = ev->resource;
+    te->job = ev->job_id;
+    te->start_ns = ev->start_ns;
+    te->end_ns = ev->end_ns;
+    te->run = ei->pipe->run;
+  }
   d->events++;
   if (ev->n_resources > d->n_cores)
     d->n_cores = ev->n_resources;
@@ -1946,6 +2042,14 @@ not_queue_row (GstAxReportRow * row, gpointer data)
   return TRUE;
 }
 
+static gboolean
+computing_row (GstAxReportRow * row, gpointer data)
+{
+  return !(row->flags & (GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT |
+          GST_AX_REPORT_ROW_FLAG_BLOCKED |
+          GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED));
+}
+
 static const gchar *
 sources_of (PipeRec * p, GString * s)
 {
@@ -1968,6 +2072,7 @@ build_verdict (Build * b)
   GString *src = g_string_new (NULL);
   RowRef top = costliest_row (r, NULL, NULL);
   RowRef work = costliest_row (r, not_queue_row, r);
+  RowRef compute = costliest_row (r, computing_row, NULL);
   GstAxReportQueue *full = NULL, *empty = NULL;
   GstAxReportDevice *dev = NULL;
   gchar *constraint = NULL;
@@ -2000,6 +2105,11 @@ build_verdict (Build * b)
         "(%.2f ms x %" G_GUINT64_FORMAT " calls).\n", g0->name, g0->percent,
         top.row->name, top.group, top.row->total_ms, top.row->mean_ms,
         top.row->count);
+    if (compute.row && compute.row != top.row)
+      g_string_append_printf (v, "     The costliest row that computes is "
+          "%s (%s) with %.1f ms (CPU %.2f of %.2f ms per call).\n",
+          compute.row->name, compute.group, compute.row->total_ms,
+          compute.row->cpu_ms, compute.row->mean_ms);
   }
   /* 3. compute or waiting */
   g_string_append_printf (v, "  3. %s is %s: CPU %.2f of wall %.2f ms per "
@@ -2204,11 +2314,114 @@ make_report (GstAxProf * self, PipeRec * p, GstAxReportStatus status)
 }
 
 static void
-write_report (GstAxProf * self, PipeRec * p, GstAxReport * r)
+json_escape (GString * out, const gchar * str)
+{
+  const gchar *c;
+
+  for (c = str; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      g_string_append_printf (out, "\\%c", *c);
+    else if ((guchar) * c < 0x20)
+      g_string_append_printf (out, "\\u%04x", (guchar) * c);
+    else
+      g_string_append_c (out, *c);
+  }
+}
+
+static void
+trace_event (GString * out, gboolean * first, const gchar * name,
+    const gchar * cat, gdouble ts_us, gdouble dur_us, guint pid, gint tid)
+{
+  g_string_append (out, *first ? "\n" : ",\n");
+  *first = FALSE;
+  g_string_append (out, "{\"name\":\"");
+  json_escape (out, name);
+  g_string_append (out, "\",\"cat\":\"");
+  json_escape (out, cat);
+  g_string_append_printf (out, "\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
+      "\"pid\":%u,\"tid\":%d}", ts_us, dur_us, pid, tid);
+}
+
+/* global_lock and p->lock held. Chrome trace-event JSON, which the
+ * Perfetto UI opens: host rows as complete events per thread slot,
+ * device busy intervals per core, times in us since the first buffer. */
+static gchar *
+make_timeline (PipeRec * p)
+{
+  GString *out = g_string_new ("{\"displayTimeUnit\":\"ms\","
+      "\"traceEvents\":[");
+  gint64 offset = (gint64) p->first_probe_ns - (gint64) p->first_ts;
+  gboolean first = TRUE;
+  guint s, i;
+
+  for (s = 0; s < MAX_THREAD_SLOTS; s++) {
+    TraceRing *ring = __atomic_load_n (&trace_rings[s], __ATOMIC_ACQUIRE);
+    guint64 head, j;
+
+    if (ring == NULL)
+      continue;
+    head = __atomic_load_n (&ring->head, __ATOMIC_ACQUIRE);
+    for (j = head > TRACE_RING_SIZE ? head - TRACE_RING_SIZE : 0; j < head; j++) {
+      TraceEvent *e = &ring->events[j % TRACE_RING_SIZE];
+      gint64 start;
+      gchar *name;
+
+      if (e->row == NULL || e->row->pipe != p || e->run != p->run)
+        continue;
+      start = e->probe_clock ? (gint64) e->start : (gint64) e->start + offset;
+      name = row_name (e->row);
+      trace_event (out, &first, name, row_group (e->row),
+          (start - (gint64) p->first_probe_ns) / NS_PER_US,
+          e->dur / NS_PER_US, TRACE_PID_HOST, s);
+      g_free (name);
+    }
+  }
+  for (i = 0; i < p->devices->len; i++) {
+    DevRec *d = g_ptr_array_index (p->devices, i);
+    guint64 j;
+
+    g_mutex_lock (&d->lock);
+    for (j = d->trace_head > DEVICE_RING_SIZE ?
+        d->trace_head - DEVICE_RING_SIZE : 0; d->trace && j < d->trace_head;
+        j++) {
+      DeviceTraceEvent *e = &d->trace[j % DEVICE_RING_SIZE];
+      gchar *name;
+
+      if (e->run != p->run)
+        continue;
+      name = g_strdup_printf ("job %" G_GUINT64_FORMAT, e->job);
+      trace_event (out, &first, name, d->group,
+          ((gint64) e->start_ns - (gint64) p->first_probe_ns) / NS_PER_US,
+          (e->end_ns - e->start_ns) / NS_PER_US, TRACE_PID_DEVICE, e->core);
+      g_free (name);
+    }
+    g_mutex_unlock (&d->lock);
+  }
+  g_string_append (out, "\n]}\n");
+  return g_string_free (out, FALSE);
+}
+
+static void
+write_output (const gchar * what, const gchar * base, guint * n,
+    const gchar * contents)
+{
+  gchar *path = *n == 0 ? g_strdup (base) : g_strdup_printf ("%s.%u", base,
+      *n + 1);
+  GError *err = NULL;
+
+  (*n)++;
+  if (!g_file_set_contents (path, contents, -1, &err)) {
+    g_printerr ("axprof: cannot write %s=%s: %s\n", what, path, err->message);
+    g_clear_error (&err);
+  }
+  g_free (path);
+}
+
+static void
+write_report (GstAxProf * self, PipeRec * p, GstAxReport * r, gchar * timeline)
 {
   gchar *text = gst_ax_report_to_text (r);
   gchar *json = gst_ax_report_to_json (r);
-  GError *err = NULL;
   GstStructure *s;
   GstElement *pipeline;
 
@@ -2229,17 +2442,10 @@ write_report (GstAxProf * self, PipeRec * p, GstAxReport * r)
     fflush (stdout);
   }
 
-  if (self->json) {
-    gchar *path = self->n_json == 0 ? g_strdup (self->json) :
-        g_strdup_printf ("%s.%u", self->json, self->n_json + 1);
-
-    self->n_json++;
-    if (!g_file_set_contents (path, json, -1, &err)) {
-      g_printerr ("axprof: cannot write json=%s: %s\n", path, err->message);
-      g_clear_error (&err);
-    }
-    g_free (path);
-  }
+  if (self->json)
+    write_output ("json", self->json, &self->n_json, json);
+  if (self->perfetto && timeline)
+    write_output ("perfetto", self->perfetto, &self->n_perfetto, timeline);
 
   pipeline = p->pipeline ? gst_object_ref (p->pipeline) : NULL;
   if (pipeline) {
@@ -2261,6 +2467,7 @@ write_report (GstAxProf * self, PipeRec * p, GstAxReport * r)
 static void
 finish_run (GstAxProf * self, PipeRec * p, GstAxReportStatus status)
 {
+  gchar *timeline = NULL;
   GstAxReport *r;
 
   g_mutex_lock (&global_lock);
@@ -2273,10 +2480,13 @@ finish_run (GstAxProf * self, PipeRec * p, GstAxReportStatus status)
   p->cpu1_ns = process_cpu_ns ();
   g_mutex_lock (&p->lock);
   r = make_report (self, p, status);
+  if (self->perfetto && r->refusal == NULL && p->first_ts != 0)
+    timeline = make_timeline (p);
   g_mutex_unlock (&p->lock);
   g_mutex_unlock (&global_lock);
 
-  write_report (self, p, r);
+  write_report (self, p, r, timeline);
+  g_free (timeline);
   gst_ax_report_free (r);
 }
 
@@ -2329,6 +2539,7 @@ reset_stats (PipeRec * p)
     p->rings[i]->head = 0;
   p->first_ts = 0;
   p->end_probe_ns = p->cpu1_ns = 0;
+  p->run++;
 }
 
 static PipeRec *
@@ -2479,7 +2690,7 @@ calibrate (GstAxProf * self)
       frame_open (f, &row, &st, i, &t);
       (void) g_object_get_qdata (dummy, elem_quark);
       frame_pause (f, i + 1, &t);
-      frame_record (f);
+      frame_record (f, &t, i + 1);
       (void) g_object_get_qdata (dummy, elem_quark);
       frame_resume (f, i + 1, &t);
     }
@@ -2508,7 +2719,7 @@ parse_params (GstAxProf * self)
   g_free (tmp);
   if (s == NULL) {
     g_warning ("axprof: cannot parse params '%s'; expected key=value pairs "
-        "separated by commas: file=PATH, json=PATH, sample=N, "
+        "separated by commas: file=PATH, json=PATH, perfetto=PATH, sample=N, "
         "allow-debug=true", params);
     g_free (params);
     return;
@@ -2517,6 +2728,8 @@ parse_params (GstAxProf * self)
     self->file = g_strdup (gst_structure_get_string (s, "file"));
   if (gst_structure_has_field (s, "json"))
     self->json = g_strdup (gst_structure_get_string (s, "json"));
+  if (gst_structure_has_field (s, "perfetto"))
+    self->perfetto = g_strdup (gst_structure_get_string (s, "perfetto"));
   if (gst_structure_has_field (s, "sample")) {
     if (gst_structure_get_int (s, "sample", &n) && n >= 1)
       self->sample = n;
@@ -2528,8 +2741,10 @@ parse_params (GstAxProf * self)
       !gst_structure_get_boolean (s, "allow-debug", &self->allow_debug))
     g_warning ("axprof: allow-debug must be true or false; got '%s'", params);
   if ((gst_structure_has_field (s, "file") && self->file == NULL) ||
-      (gst_structure_has_field (s, "json") && self->json == NULL))
-    g_warning ("axprof: file= and json= take a path; got '%s'", params);
+      (gst_structure_has_field (s, "json") && self->json == NULL) ||
+      (gst_structure_has_field (s, "perfetto") && self->perfetto == NULL))
+    g_warning ("axprof: file=, json= and perfetto= take a path; got '%s'",
+        params);
   {
     gint i;
 
@@ -2537,9 +2752,9 @@ parse_params (GstAxProf * self)
       const gchar *f = gst_structure_nth_field_name (s, i);
 
       if (strcmp (f, "file") && strcmp (f, "json") && strcmp (f, "sample") &&
-          strcmp (f, "allow-debug"))
+          strcmp (f, "allow-debug") && strcmp (f, "perfetto"))
         g_warning ("axprof: unknown param '%s' ignored; known: file, json, "
-            "sample, allow-debug", f);
+            "perfetto, sample, allow-debug", f);
     }
   }
   gst_structure_free (s);
@@ -2562,6 +2777,7 @@ gst_ax_prof_constructed (GObject * object)
   g_mutex_unlock (&global_lock);
 
   calibrate (self);
+  trace_on = self->perfetto != NULL;
   gst_tracing_register_hook (tracer, "pad-push-pre", G_CALLBACK (do_push_pre));
   gst_tracing_register_hook (tracer, "pad-push-post",
       G_CALLBACK (do_push_post));
@@ -2606,6 +2822,7 @@ gst_ax_prof_finalize (GObject * object)
 
   g_free (self->file);
   g_free (self->json);
+  g_free (self->perfetto);
   G_OBJECT_CLASS (gst_ax_prof_parent_class)->finalize (object);
 }
 

@@ -491,6 +491,62 @@ GST_START_TEST (test_bin_as_sink_groups)
 
 GST_END_TEST;
 
+static gboolean
+timeline_has_device (const gchar * path)
+{
+  JsonParser *parser = json_parser_new ();
+  JsonArray *events;
+  gboolean host_wait = FALSE, device_job = FALSE;
+  guint i;
+
+  if (!json_parser_load_from_file (parser, path, NULL)) {
+    g_object_unref (parser);
+    return FALSE;
+  }
+  events = json_object_get_array_member (json_node_get_object
+      (json_parser_get_root (parser)), "traceEvents");
+  for (i = 0; events && i < json_array_get_length (events); i++) {
+    JsonObject *e = json_array_get_object_element (events, i);
+    const gchar *name = json_object_get_string_member (e, "name");
+
+    fail_unless_equals_string (json_object_get_string_member (e, "ph"), "X");
+    fail_unless (json_object_get_double_member (e, "dur") >= 0);
+    if (g_strcmp0 (name, "device wait") == 0 &&
+        json_object_get_int_member (e, "pid") == 1)
+      host_wait = TRUE;
+    if (g_str_has_prefix (name, "job ") &&
+        json_object_get_int_member (e, "pid") == 2 &&
+        json_object_get_int_member (e, "tid") < DEVICE_CORES)
+      device_job = TRUE;
+  }
+  g_object_unref (parser);
+  return host_wait && device_job;
+}
+
+/* perfetto= writes a timeline with host rows and device busy intervals */
+GST_START_TEST (test_timeline)
+{
+  AxProfReport *r = run_device ();
+  gboolean found = FALSE;
+  guint n;
+
+  for (n = 1; !found; n++) {
+    gchar *path = n == 1 ? g_build_filename (out_dir, "trace.json", NULL) :
+        g_strdup_printf ("%s/trace.json.%u", out_dir, n);
+    gboolean exists = g_file_test (path, G_FILE_TEST_EXISTS);
+
+    if (exists)
+      found = timeline_has_device (path);
+    g_free (path);
+    if (!exists)
+      break;
+  }
+  fail_unless (found, "no timeline with the device's jobs");
+  ax_prof_report_free (r);
+}
+
+GST_END_TEST;
+
 /* A harness drives an element through pads that have no parent: those
  * pads are skipped and the element itself is still measured. */
 GST_START_TEST (test_harness_unparented_pads)
@@ -543,6 +599,7 @@ axprof_suite (void)
   tcase_add_test (tc, test_tee_multiqueue_compositor);
   tcase_add_test (tc, test_bin_as_sink_groups);
   tcase_add_test (tc, test_harness_unparented_pads);
+  tcase_add_test (tc, test_timeline);
   return s;
 }
 
@@ -571,8 +628,8 @@ main (int argc, char **argv)
 
   out_dir = g_dir_make_tmp ("axprof-test-XXXXXX", NULL);
   g_assert (out_dir != NULL);
-  tracers = g_strdup_printf ("axprof(file=%s/report.txt,json=%s/report.json)",
-      out_dir, out_dir);
+  tracers = g_strdup_printf ("axprof(file=%s/report.txt,json=%s/report.json,"
+      "perfetto=%s/trace.json)", out_dir, out_dir, out_dir);
   g_setenv ("GST_TRACERS", tracers, TRUE);
   g_free (tracers);
   gst_check_init (&argc, &argv);

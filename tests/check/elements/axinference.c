@@ -99,6 +99,8 @@ instance_hash (GstBuffer * frame, guint instance, guint * n_out)
       h = (h ^ map.data[i]) * 16777619u;
     gst_buffer_unmap (m->data, &map);
     fail_unless (m->has_letterbox);
+    /* outputs live in pooled buffers */
+    fail_unless (m->data->pool != NULL);
     idx++;
   }
   *n_out = idx;

@@ -14,6 +14,8 @@
 #include <gst/gst.h>
 
 #include "gstaxletterbox.h"
+#include "gstaxinference.h"
+#include "gstaxnms.h"
 #include "gstaxoverlay.h"
 
 static gboolean
@@ -22,6 +24,8 @@ plugin_init (GstPlugin * plugin)
   gboolean ret = FALSE;
 
   ret |= GST_ELEMENT_REGISTER (axletterbox, plugin);
+  ret |= GST_ELEMENT_REGISTER (axinference, plugin);
+  ret |= GST_ELEMENT_REGISTER (axnms, plugin);
   ret |= GST_ELEMENT_REGISTER (axoverlay, plugin);
 
   return ret;

@@ -1,0 +1,1245 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The graph IR: shape inference and validation (shared by the JSON and
+ * .axm loaders, so both reject the same mistakes), preparation of the
+ * quantisation parameters, the interpreter that runs a job's ops, and the
+ * cost model that turns ops into a schedule of device actions. */
+
+#include "simnpu-private.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const op_names[SIMNPU_N_OP_TYPES] = {
+  [SIMNPU_OP_CONV2D] = "conv2d",
+  [SIMNPU_OP_ADD] = "add",
+  [SIMNPU_OP_MUL] = "mul",
+  [SIMNPU_OP_CONCAT] = "concat",
+  [SIMNPU_OP_SPLIT] = "split",
+  [SIMNPU_OP_SLICE] = "slice",
+  [SIMNPU_OP_MAXPOOL] = "maxpool",
+  [SIMNPU_OP_AVGPOOL] = "avgpool",
+  [SIMNPU_OP_RESIZE] = "resize",
+  [SIMNPU_OP_RESHAPE] = "reshape",
+  [SIMNPU_OP_TRANSPOSE] = "transpose",
+  [SIMNPU_OP_RELU] = "relu",
+  [SIMNPU_OP_SIGMOID] = "sigmoid",
+  [SIMNPU_OP_SILU] = "silu",
+  [SIMNPU_OP_SOFTMAX] = "softmax",
+};
+
+#define I8_MIN (-128)
+#define I8_MAX 127
+#define U8_OFFSET 128
+/* Largest |acc| of a conv before requantisation must stay in int32:
+ * klen * 255 * 128 + |bias| < 2^31. */
+#define MAX_CONV_KLEN 32768
+#define MAX_BIAS_ABS (1 << 30)
+#define MAX_REQUANT_SCALE 65536.0
+
+const char *
+simnpu__op_type_name (simnpu__op_type type)
+{
+  if ((unsigned) type >= SIMNPU_N_OP_TYPES)
+    return "unknown";
+  return op_names[type];
+}
+
+int
+simnpu__op_type_from_name (const char *name)
+{
+  int i;
+
+  for (i = 0; i < SIMNPU_N_OP_TYPES; i++)
+    if (strcmp (op_names[i], name) == 0)
+      return i;
+  return -1;
+}
+
+simnpu__graph *
+simnpu__graph_new (void)
+{
+  return g_new0 (simnpu__graph, 1);
+}
+
+void
+simnpu__graph_free (simnpu__graph * g)
+{
+  unsigned i;
+
+  if (g == NULL)
+    return;
+  for (i = 0; i < g->n_tensors; i++) {
+    g_free (g->tensors[i].name);
+    g_free (g->tensors[i].data);
+    g_free (g->tensors[i].channel_scales);
+  }
+  for (i = 0; i < g->n_ops; i++) {
+    g_free (g->ops[i].name);
+    g_free (g->ops[i].location);
+    g_free (g->ops[i].requant_scales);
+    g_free (g->ops[i].bias_folded);
+    g_free (g->ops[i].weights_packed);
+  }
+  g_free (g->tensors);
+  g_free (g->ops);
+  g_free (g->name);
+  g_free (g);
+}
+
+int64_t
+simnpu__tensor_elements (const simnpu__tensor * t)
+{
+  int64_t n = 1;
+  unsigned i;
+
+  for (i = 0; i < t->n_dims; i++)
+    n *= t->dims[i];
+  return n;
+}
+
+size_t
+simnpu__tensor_bytes (const simnpu__tensor * t)
+{
+  return (size_t) simnpu__tensor_elements (t) * simnpu__dtype_size (t->dtype);
+}
+
+/* Rank-4 view, padding with leading ones. */
+static void
+dims4 (const simnpu__tensor * t, int64_t * d)
+{
+  unsigned pad = SIMNPU_MAX_DIMS - t->n_dims, i;
+
+  for (i = 0; i < SIMNPU_MAX_DIMS; i++)
+    d[i] = i < pad ? 1 : t->dims[i - pad];
+}
+
+static void
+format_shape (const simnpu__tensor * t, char *buf, size_t size)
+{
+  GString *s = g_string_new ("[");
+  unsigned i;
+
+  for (i = 0; i < t->n_dims; i++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? "," : "",
+        (gint64) t->dims[i]);
+  g_string_append_c (s, ']');
+  g_strlcpy (buf, s->str, size);
+  g_string_free (s, TRUE);
+}
+
+#define SHAPE_BUF 96
+
+static int
+op_error (simnpu_error * error, int code, const simnpu__op * op,
+    unsigned index, const char *what)
+{
+  return simnpu__set_error (error, code, "ops[%u] '%s' (%s): %s", index,
+      op->name ? op->name : "", simnpu__op_type_name (op->type), what);
+}
+
+static bool
+set_dims (simnpu__tensor * t, unsigned n, const int64_t * d)
+{
+  int64_t elems = 1;
+  unsigned i;
+
+  for (i = 0; i < n; i++) {
+    if (d[i] < 1 || d[i] > SIMNPU_MAX_TENSOR_ELEMENTS)
+      return false;
+    elems *= d[i];
+    if (elems > SIMNPU_MAX_TENSOR_ELEMENTS)
+      return false;
+  }
+  t->n_dims = n;
+  memcpy (t->dims, d, n * sizeof (int64_t));
+  return true;
+}
+
+/* Checks or sets the shape of an op's output: a tensor whose shape is
+ * already known (a declared graph output, or a tensor read back from an
+ * .axm) must match. */
+static int
+assign_output (simnpu__graph * g, const simnpu__op * op, unsigned op_index,
+    unsigned out_slot, unsigned n, const int64_t * d, simnpu_error * error)
+{
+  simnpu__tensor *t = &g->tensors[op->outputs[out_slot]];
+  simnpu__tensor want = { 0 };
+  char have_s[SHAPE_BUF], want_s[SHAPE_BUF], msg[3 * SHAPE_BUF];
+
+  if (!set_dims (&want, n, d))
+    return op_error (error, SIMNPU_ESHAPE, op, op_index,
+        "output shape has a dimension < 1 or too many elements");
+  if (t->n_dims == 0) {
+    set_dims (t, n, d);
+    return 0;
+  }
+  if (t->n_dims == n && memcmp (t->dims, d, n * sizeof (int64_t)) == 0)
+    return 0;
+  format_shape (t, have_s, sizeof (have_s));
+  format_shape (&want, want_s, sizeof (want_s));
+  snprintf (msg, sizeof (msg), "output '%s' is declared %s but the op "
+      "produces %s", t->name, have_s, want_s);
+  return op_error (error, SIMNPU_ESHAPE, op, op_index, msg);
+}
+
+static int
+infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    const bool *avail, simnpu_error * error)
+{
+  const simnpu__tensor *in;
+  int64_t d[SIMNPU_MAX_DIMS], a[SIMNPU_MAX_DIMS], b[SIMNPU_MAX_DIMS];
+  int32_t *at = op->attrs;
+  unsigned i, j;
+  char msg[256];
+
+  if (op->n_inputs == 0 || op->n_outputs == 0)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "expected at least one input and one output");
+  for (i = 0; i < op->n_inputs; i++) {
+    if (avail != NULL && !avail[op->inputs[i]]) {
+      snprintf (msg, sizeof (msg), "input '%s' is used before it is "
+          "produced (ops must be in execution order)",
+          g->tensors[op->inputs[i]].name);
+      return op_error (error, SIMNPU_EFORMAT, op, oi, msg);
+    }
+  }
+  in = &g->tensors[op->inputs[0]];
+
+  switch (op->type) {
+    case SIMNPU_OP_CONV2D:
+    case SIMNPU_OP_MAXPOOL:
+    case SIMNPU_OP_AVGPOOL:{
+      bool conv = op->type == SIMNPU_OP_CONV2D;
+      int64_t kh = at[SIMNPU_A_KH], kw = at[SIMNPU_A_KW];
+      int64_t sh = at[SIMNPU_A_SH], sw = at[SIMNPU_A_SW];
+      int64_t dh = conv ? at[SIMNPU_A_DH] : 1, dw = conv ? at[SIMNPU_A_DW] : 1;
+      int64_t groups = conv ? at[SIMNPU_A_GROUPS] : 1;
+      int64_t oc = conv ? at[SIMNPU_A_OC] : 0;
+      int64_t eh, ew;
+
+      if (in->n_dims != 4)
+        return op_error (error, SIMNPU_ESHAPE, op, oi,
+            "input must have rank 4 (NHWC)");
+      if (op->n_outputs != 1 || op->n_inputs != (conv ? 3u : 1u))
+        return op_error (error, SIMNPU_EFORMAT, op, oi, conv ?
+            "expected inputs [x, weights, bias] and one output" :
+            "expected one input and one output");
+      if (kh < 1 || kw < 1 || kh > SIMNPU_MAX_KERNEL_DIM
+          || kw > SIMNPU_MAX_KERNEL_DIM || sh < 1 || sw < 1
+          || sh > SIMNPU_MAX_KERNEL_DIM || sw > SIMNPU_MAX_KERNEL_DIM
+          || dh < 1 || dw < 1 || dh > SIMNPU_MAX_KERNEL_DIM
+          || dw > SIMNPU_MAX_KERNEL_DIM)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "kernel, stride and dilation must be in [1, 64]");
+      for (i = SIMNPU_A_PT; i <= SIMNPU_A_PR; i++)
+        if (at[i] < 0 || at[i] > SIMNPU_MAX_KERNEL_DIM)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "padding must be in [0, 64]");
+      eh = in->dims[1] + at[SIMNPU_A_PT] + at[SIMNPU_A_PB] - dh * (kh - 1) - 1;
+      ew = in->dims[2] + at[SIMNPU_A_PL] + at[SIMNPU_A_PR] - dw * (kw - 1) - 1;
+      if (eh < 0 || ew < 0)
+        return op_error (error, SIMNPU_ESHAPE, op, oi,
+            "kernel (with dilation) is larger than the padded input");
+      if (conv) {
+        const simnpu__tensor *w = &g->tensors[op->inputs[1]];
+        const simnpu__tensor *bias = &g->tensors[op->inputs[2]];
+        if (groups < 1 || in->dims[3] % groups != 0 || oc < 1
+            || oc % groups != 0)
+          return op_error (error, SIMNPU_ESHAPE, op, oi,
+              "groups must divide both input and output channels");
+        if (w->n_dims != 4 || w->dims[0] != oc || w->dims[1] != kh
+            || w->dims[2] != kw || w->dims[3] != in->dims[3] / groups) {
+          snprintf (msg, sizeof (msg), "weights must have shape [%"
+              G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+              G_GINT64_FORMAT "] ([out_channels, kh, kw, in_channels / "
+              "groups])", (gint64) oc, (gint64) kh, (gint64) kw,
+              (gint64) (in->dims[3] / groups));
+          return op_error (error, SIMNPU_ESHAPE, op, oi, msg);
+        }
+        if (bias->n_dims != 1 || bias->dims[0] != oc)
+          return op_error (error, SIMNPU_ESHAPE, op, oi,
+              "bias must have shape [out_channels]");
+        if (w->dtype != SIMNPU_DTYPE_I8 || bias->dtype != SIMNPU__DTYPE_I32)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "weights must be i8 and bias i32");
+        if (w->kind != SIMNPU_TENSOR_CONSTANT
+            || bias->kind != SIMNPU_TENSOR_CONSTANT)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "weights and bias must be constants");
+      }
+      d[0] = in->dims[0];
+      d[1] = eh / sh + 1;
+      d[2] = ew / sw + 1;
+      d[3] = conv ? oc : in->dims[3];
+      return assign_output (g, op, oi, 0, 4, d, error);
+    }
+    case SIMNPU_OP_ADD:
+    case SIMNPU_OP_MUL:{
+      const simnpu__tensor *in2;
+      unsigned rank;
+      if (op->n_inputs != 2 || op->n_outputs != 1)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "expected two inputs and one output");
+      in2 = &g->tensors[op->inputs[1]];
+      dims4 (in, a);
+      dims4 (in2, b);
+      rank = MAX (in->n_dims, in2->n_dims);
+      for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
+        if (a[i] != b[i] && a[i] != 1 && b[i] != 1)
+          return op_error (error, SIMNPU_ESHAPE, op, oi,
+              "input shapes are not broadcastable (each dimension must be "
+              "equal or 1)");
+        d[i] = MAX (a[i], b[i]);
+      }
+      return assign_output (g, op, oi, 0, rank, d + SIMNPU_MAX_DIMS - rank,
+          error);
+    }
+    case SIMNPU_OP_CONCAT:{
+      int axis = at[SIMNPU_A_AXIS];
+      int64_t total = 0;
+      if (op->n_outputs != 1)
+        return op_error (error, SIMNPU_EFORMAT, op, oi, "expected one output");
+      if (axis < 0 || (unsigned) axis >= in->n_dims)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "axis must be in [0, rank)");
+      for (i = 0; i < op->n_inputs; i++) {
+        const simnpu__tensor *t = &g->tensors[op->inputs[i]];
+        if (t->n_dims != in->n_dims)
+          return op_error (error, SIMNPU_ESHAPE, op, oi,
+              "all inputs must have the same rank");
+        for (j = 0; j < in->n_dims; j++)
+          if (j != (unsigned) axis && t->dims[j] != in->dims[j])
+            return op_error (error, SIMNPU_ESHAPE, op, oi,
+                "inputs must have equal dimensions except along the axis");
+        total += t->dims[axis];
+      }
+      memcpy (d, in->dims, sizeof (d));
+      d[axis] = total;
+      return assign_output (g, op, oi, 0, in->n_dims, d, error);
+    }
+    case SIMNPU_OP_SPLIT:{
+      int axis = at[SIMNPU_A_AXIS];
+      int64_t total = 0;
+      int ret;
+      if (op->n_inputs != 1 || op->n_outputs > SIMNPU_N_ATTRS - 1)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "expected one input and at most 15 outputs");
+      if (axis < 0 || (unsigned) axis >= in->n_dims)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "axis must be in [0, rank)");
+      for (i = 0; i < op->n_outputs; i++) {
+        if (at[SIMNPU_A_SIZES0 + i] < 1)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "split sizes must be >= 1");
+        total += at[SIMNPU_A_SIZES0 + i];
+      }
+      if (total != in->dims[axis])
+        return op_error (error, SIMNPU_ESHAPE, op, oi,
+            "split sizes must add up to the input dimension along the axis");
+      for (i = 0; i < op->n_outputs; i++) {
+        memcpy (d, in->dims, sizeof (d));
+        d[axis] = at[SIMNPU_A_SIZES0 + i];
+        if ((ret = assign_output (g, op, oi, i, in->n_dims, d, error)) < 0)
+          return ret;
+      }
+      return 0;
+    }
+    case SIMNPU_OP_SLICE:{
+      unsigned pad = SIMNPU_MAX_DIMS - in->n_dims;
+      if (op->n_inputs != 1 || op->n_outputs != 1)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "expected one input and one output");
+      dims4 (in, a);
+      for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
+        int64_t begin = at[SIMNPU_A_BEGIN0 + i], size = at[SIMNPU_A_SIZE0 + i];
+        if (begin < 0 || size < 1 || begin + size > a[i])
+          return op_error (error, SIMNPU_ESHAPE, op, oi,
+              "slice begin/size out of the input's range");
+        d[i] = size;
+      }
+      return assign_output (g, op, oi, 0, in->n_dims, d + pad, error);
+    }
+    case SIMNPU_OP_RESIZE:
+      if (in->n_dims != 4 || op->n_inputs != 1 || op->n_outputs != 1)
+        return op_error (error, SIMNPU_ESHAPE, op, oi,
+            "expected one rank-4 (NHWC) input and one output");
+      if (at[SIMNPU_A_SCALE_H] < 1 || at[SIMNPU_A_SCALE_W] < 1
+          || at[SIMNPU_A_SCALE_H] > SIMNPU_MAX_KERNEL_DIM
+          || at[SIMNPU_A_SCALE_W] > SIMNPU_MAX_KERNEL_DIM)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "scale factors must be integers in [1, 64]");
+      memcpy (d, in->dims, sizeof (d));
+      d[1] *= at[SIMNPU_A_SCALE_H];
+      d[2] *= at[SIMNPU_A_SCALE_W];
+      return assign_output (g, op, oi, 0, 4, d, error);
+    case SIMNPU_OP_RESHAPE:{
+      int rank = at[SIMNPU_A_RANK];
+      int infer = -1;
+      int64_t known = 1;
+      if (op->n_inputs != 1 || op->n_outputs != 1)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "expected one input and one output");
+      if (rank < 1 || rank > SIMNPU_MAX_DIMS)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "shape must have 1 to 4 dimensions");
+      for (i = 0; i < (unsigned) rank; i++) {
+        d[i] = at[SIMNPU_A_DIM0 + i];
+        if (d[i] == -1 && infer < 0)
+          infer = (int) i;
+        else if (d[i] < 1)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "shape dimensions must be >= 1 (one may be -1)");
+        else
+          known *= d[i];
+      }
+      if (infer >= 0) {
+        if (simnpu__tensor_elements (in) % known != 0)
+          return op_error (error, SIMNPU_ESHAPE, op, oi,
+              "cannot infer the -1 dimension");
+        d[infer] = simnpu__tensor_elements (in) / known;
+        known *= d[infer];
+      }
+      if (known != simnpu__tensor_elements (in))
+        return op_error (error, SIMNPU_ESHAPE, op, oi,
+            "new shape must have as many elements as the input");
+      return assign_output (g, op, oi, 0, rank, d, error);
+    }
+    case SIMNPU_OP_TRANSPOSE:{
+      unsigned seen = 0;
+      if (op->n_inputs != 1 || op->n_outputs != 1)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "expected one input and one output");
+      for (i = 0; i < in->n_dims; i++) {
+        int p = at[SIMNPU_A_PERM0 + i];
+        if (p < 0 || (unsigned) p >= in->n_dims || (seen & (1u << p)))
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "perm must be a permutation of [0, rank)");
+        seen |= 1u << p;
+        d[i] = in->dims[p];
+      }
+      return assign_output (g, op, oi, 0, in->n_dims, d, error);
+    }
+    case SIMNPU_OP_RELU:
+    case SIMNPU_OP_SIGMOID:
+    case SIMNPU_OP_SILU:
+    case SIMNPU_OP_SOFTMAX:
+      if (op->n_inputs != 1 || op->n_outputs != 1)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "expected one input and one output");
+      if (op->type == SIMNPU_OP_SOFTMAX && (at[SIMNPU_A_AXIS] < 0
+              || (unsigned) at[SIMNPU_A_AXIS] >= in->n_dims))
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "axis must be in [0, rank)");
+      return assign_output (g, op, oi, 0, in->n_dims, in->dims, error);
+    default:
+      return op_error (error, SIMNPU_EUNSUPPORTED, op, oi, "unknown op type");
+  }
+}
+
+/* Infers one op's output shapes, first giving conv weights and bias
+ * declared without a shape the shape the op implies. avail may be NULL
+ * when the caller guarantees that the op's inputs exist. */
+int
+simnpu__graph_infer_op (simnpu__graph * g, unsigned i, const bool *avail,
+    simnpu_error * error)
+{
+  simnpu__op *op = &g->ops[i];
+
+  if (op->type == SIMNPU_OP_CONV2D && op->n_inputs == 3) {
+    simnpu__tensor *in = &g->tensors[op->inputs[0]];
+    simnpu__tensor *w = &g->tensors[op->inputs[1]];
+    simnpu__tensor *b = &g->tensors[op->inputs[2]];
+    int32_t groups = op->attrs[SIMNPU_A_GROUPS];
+    if (w->shape_from_op && in->n_dims == 4 && groups >= 1) {
+      int64_t wd[4] = { op->attrs[SIMNPU_A_OC], op->attrs[SIMNPU_A_KH],
+        op->attrs[SIMNPU_A_KW], in->dims[3] / groups
+      };
+      if (!set_dims (w, 4, wd))
+        return op_error (error, SIMNPU_ESHAPE, op, i,
+            "weights shape [out_channels, kh, kw, in_channels / groups] "
+            "has a dimension < 1");
+      w->shape_from_op = false;
+    }
+    if (b->shape_from_op) {
+      int64_t bd[1] = { op->attrs[SIMNPU_A_OC] };
+      if (!set_dims (b, 1, bd))
+        return op_error (error, SIMNPU_ESHAPE, op, i,
+            "out_channels must be >= 1");
+      b->shape_from_op = false;
+    }
+  }
+  return infer_op (g, op, i, avail, error);
+}
+
+static int infer_all (simnpu__graph * g, bool *avail, simnpu_error * error);
+
+/* Infers every op output's shape, in op order, and checks the graph's
+ * structure: tensor indices in range, each non-input tensor produced once
+ * before use, constants never produced. */
+int
+simnpu__graph_infer_shapes (simnpu__graph * g, simnpu_error * error)
+{
+  unsigned i;
+  int ret = 0;
+  bool *avail;
+
+  if (g->n_tensors > SIMNPU_MAX_TENSORS || g->n_ops > SIMNPU_MAX_OPS)
+    return simnpu__set_error (error, SIMNPU_ENOMEM,
+        "graph: %u tensors and %u ops; expected at most %u and %u",
+        g->n_tensors, g->n_ops, SIMNPU_MAX_TENSORS, SIMNPU_MAX_OPS);
+  if (g->n_inputs < 1 || g->n_outputs < 1 || g->n_inputs > SIMNPU_MAX_IO
+      || g->n_outputs > SIMNPU_MAX_IO)
+    return simnpu__set_error (error, SIMNPU_EFORMAT,
+        "graph: expected 1 to %u inputs and outputs", SIMNPU_MAX_IO);
+  for (i = 0; i < g->n_tensors; i++) {
+    g->tensors[i].producer = -1;
+    if (g->tensors[i].kind == SIMNPU_TENSOR_ACTIVATION)
+      g->tensors[i].n_dims = 0;
+  }
+  for (i = 0; i < g->n_inputs; i++)
+    if (g->inputs[i] >= g->n_tensors
+        || g->tensors[g->inputs[i]].kind != SIMNPU_TENSOR_INPUT)
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "inputs[%u]: not an input tensor", i);
+  for (i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i] >= g->n_tensors
+        || g->tensors[g->outputs[i]].kind != SIMNPU_TENSOR_OUTPUT)
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "outputs[%u]: not an output tensor", i);
+
+  avail = g_new0 (bool, g->n_tensors);
+  for (i = 0; i < g->n_tensors; i++)
+    avail[i] = g->tensors[i].kind == SIMNPU_TENSOR_INPUT
+        || g->tensors[i].kind == SIMNPU_TENSOR_CONSTANT;
+  ret = infer_all (g, avail, error);
+  g_free (avail);
+  if (ret < 0)
+    return ret;
+  for (i = 0; i < g->n_outputs; i++)
+    if (g->tensors[g->outputs[i]].producer < 0)
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "outputs[%u] '%s': no op produces it", i,
+          g->tensors[g->outputs[i]].name);
+  return 0;
+}
+
+static int
+infer_all (simnpu__graph * g, bool *avail, simnpu_error * error)
+{
+  unsigned i, j;
+  int ret;
+
+  for (i = 0; i < g->n_ops; i++) {
+    simnpu__op *op = &g->ops[i];
+    if (op->n_inputs > SIMNPU_MAX_OP_INPUTS
+        || op->n_outputs > SIMNPU_MAX_OP_OUTPUTS)
+      return op_error (error, SIMNPU_EFORMAT, op, i, "too many inputs or "
+          "outputs (at most 8 each)");
+    for (j = 0; j < op->n_inputs; j++)
+      if (op->inputs[j] >= g->n_tensors)
+        return op_error (error, SIMNPU_EFORMAT, op, i,
+            "input tensor index out of range");
+    for (j = 0; j < op->n_outputs; j++) {
+      simnpu__tensor *t;
+      if (op->outputs[j] >= g->n_tensors)
+        return op_error (error, SIMNPU_EFORMAT, op, i,
+            "output tensor index out of range");
+      t = &g->tensors[op->outputs[j]];
+      if (t->producer >= 0 || t->kind == SIMNPU_TENSOR_INPUT
+          || t->kind == SIMNPU_TENSOR_CONSTANT)
+        return op_error (error, SIMNPU_EFORMAT, op, i,
+            "output tensor is already produced, or is an input or constant");
+      t->producer = (int) i;
+      /* declared outputs keep their shape to be checked; the rest are
+       * inferred */
+      if (t->kind == SIMNPU_TENSOR_ACTIVATION)
+        t->n_dims = 0;
+    }
+    if (op->type == SIMNPU_OP_CONV2D) {
+      for (j = 1; j < op->n_inputs && j < 3; j++)
+        if (g->tensors[op->inputs[j]].kind != SIMNPU_TENSOR_CONSTANT)
+          return op_error (error, SIMNPU_EFORMAT, op, i,
+              "weights and bias must be constants");
+    }
+    if ((ret = simnpu__graph_infer_op (g, i, avail, error)) < 0)
+      return ret;
+    for (j = 0; j < op->n_outputs; j++)
+      avail[op->outputs[j]] = true;
+  }
+  return 0;
+}
+
+/* Structural checks of tensors (dims, dtypes, data sizes) followed by
+ * shape inference. */
+int
+simnpu__graph_validate (simnpu__graph * g, simnpu_error * error)
+{
+  unsigned i;
+  bool all_data = true;
+  int ret;
+
+  for (i = 0; i < g->n_tensors; i++) {
+    simnpu__tensor *t = &g->tensors[i];
+    if (t->name == NULL || t->name[0] == '\0')
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "tensors[%u]: missing name", i);
+    if (simnpu__dtype_size (t->dtype) == 0)
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "tensor '%s': unknown dtype %d", t->name, t->dtype);
+    if (t->kind == SIMNPU_TENSOR_ACTIVATION && t->dtype != SIMNPU_DTYPE_I8)
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "tensor '%s': activations must be i8", t->name);
+    if (!t->shape_from_op && (t->kind == SIMNPU_TENSOR_INPUT
+            || t->kind == SIMNPU_TENSOR_CONSTANT || t->n_dims > 0)) {
+      if (t->n_dims < 1 || t->n_dims > SIMNPU_MAX_DIMS)
+        return simnpu__set_error (error, SIMNPU_ESHAPE,
+            "tensor '%s': rank %u; expected 1 to 4", t->name, t->n_dims);
+      if (!set_dims (t, t->n_dims, t->dims))
+        return simnpu__set_error (error, SIMNPU_ESHAPE,
+            "tensor '%s': dimensions must be >= 1 with at most 2^26 "
+            "elements", t->name);
+    }
+    if (!(t->scale > 0.0f) || !isfinite (t->scale))
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "tensor '%s': scale must be a positive finite number", t->name);
+    if (t->zero_point < I8_MIN || t->zero_point > I8_MAX)
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "tensor '%s': zero point %d; expected [-128, 127] (internal int8)",
+          t->name, t->zero_point);
+    if (t->kind == SIMNPU_TENSOR_INPUT && t->io_dtype != SIMNPU_DTYPE_U8
+        && t->io_dtype != SIMNPU_DTYPE_I8)
+      return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+          "input '%s': dtype must be u8 or i8", t->name);
+    if (t->kind == SIMNPU_TENSOR_OUTPUT && t->io_dtype != SIMNPU_DTYPE_U8
+        && t->io_dtype != SIMNPU_DTYPE_I8 && t->io_dtype != SIMNPU_DTYPE_F32)
+      return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+          "output '%s': dtype must be u8, i8 or f32", t->name);
+    if (t->kind == SIMNPU_TENSOR_CONSTANT) {
+      if (t->data == NULL)
+        all_data = false;
+      if (t->n_channel_scales != 0 && t->channel_scales == NULL)
+        return simnpu__set_error (error, SIMNPU_EFORMAT,
+            "constant '%s': channel scales missing", t->name);
+      for (unsigned c = 0; c < t->n_channel_scales; c++)
+        if (!(t->channel_scales[c] > 0.0f) || !isfinite (t->channel_scales[c]))
+          return simnpu__set_error (error, SIMNPU_EFORMAT,
+              "constant '%s': channel scale %u must be positive", t->name, c);
+    }
+  }
+  if (!all_data && !g->estimate_only)
+    return simnpu__set_error (error, SIMNPU_ENOWEIGHTS,
+        "graph '%s': some constants have no data; expected weights for "
+        "every constant, or a shape-only graph compiled with "
+        "--estimate-only", g->name ? g->name : "");
+  if ((ret = simnpu__graph_infer_shapes (g, error)) < 0)
+    return ret;
+  for (i = 0; i < g->n_tensors; i++) {
+    simnpu__tensor *t = &g->tensors[i];
+    if (t->kind != SIMNPU_TENSOR_CONSTANT)
+      continue;
+    if (t->shape_from_op || t->n_dims == 0)
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "constant '%s': no shape and not used by a conv2d", t->name);
+    if (t->data != NULL && t->data_bytes != simnpu__tensor_bytes (t))
+      return simnpu__set_error (error, SIMNPU_ESIZE,
+          "constant '%s': %zu bytes of data; expected %zu", t->name,
+          t->data_bytes, simnpu__tensor_bytes (t));
+    if (t->n_channel_scales != 0 && t->n_channel_scales != t->dims[0])
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "constant '%s': %u channel scales; expected %" G_GINT64_FORMAT,
+          t->name, t->n_channel_scales, (gint64) t->dims[0]);
+  }
+  return 0;
+}
+
+void
+simnpu__build_lut (simnpu__op_type type, float in_scale, int32_t in_zp,
+    float out_scale, int32_t out_zp, int8_t * lut)
+{
+  int q;
+
+  for (q = I8_MIN; q <= I8_MAX; q++) {
+    double x = (double) in_scale * (q - in_zp);
+    double y, r;
+    switch (type) {
+      case SIMNPU_OP_SIGMOID:
+        y = 1.0 / (1.0 + exp (-x));
+        break;
+      case SIMNPU_OP_SILU:
+        y = x / (1.0 + exp (-x));
+        break;
+      default:
+        y = x > 0.0 ? x : 0.0;
+        break;
+    }
+    r = round (y / out_scale) + out_zp;
+    lut[q - I8_MIN] = (int8_t) (r < I8_MIN ? I8_MIN : (r > I8_MAX ? I8_MAX :
+            r));
+  }
+}
+
+static int64_t
+eltwise_multiplier (double real)
+{
+  return (int64_t) llround (real * (double) (G_GINT64_CONSTANT (1) <<
+          SIMNPU_ELTWISE_SHIFT));
+}
+
+#define MAX_ELTWISE_RATIO 4096.0
+
+static int
+prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+  unsigned i;
+
+  switch (op->type) {
+    case SIMNPU_OP_CONV2D:{
+      const simnpu__tensor *w = &g->tensors[op->inputs[1]];
+      const simnpu__tensor *b = &g->tensors[op->inputs[2]];
+      simnpu__conv_params *p = &op->conv;
+      int oc = (int) w->dims[0];
+      int klen = (int) (w->dims[1] * w->dims[2] * w->dims[3]);
+      const int8_t *wd = w->data;
+      const int32_t *bd = b->data;
+
+      p->n = (int) in->dims[0];
+      p->ih = (int) in->dims[1];
+      p->iw = (int) in->dims[2];
+      p->ic = (int) in->dims[3];
+      p->oh = (int) out->dims[1];
+      p->ow = (int) out->dims[2];
+      p->oc = oc;
+      p->kh = op->attrs[SIMNPU_A_KH];
+      p->kw = op->attrs[SIMNPU_A_KW];
+      p->sh = op->attrs[SIMNPU_A_SH];
+      p->sw = op->attrs[SIMNPU_A_SW];
+      p->pt = op->attrs[SIMNPU_A_PT];
+      p->pl = op->attrs[SIMNPU_A_PL];
+      p->dh = op->attrs[SIMNPU_A_DH];
+      p->dw = op->attrs[SIMNPU_A_DW];
+      p->groups = op->attrs[SIMNPU_A_GROUPS];
+      p->in_zp = in->zero_point;
+      p->out_zp = out->zero_point;
+      p->act_min = op->attrs[SIMNPU_A_ACT] == SIMNPU_ACT_RELU ?
+          out->zero_point : I8_MIN;
+      p->act_max = I8_MAX;
+      op->macs = (uint64_t) p->n * p->oh * p->ow * p->oc * klen;
+      op->weight_bytes = simnpu__tensor_bytes (w) + simnpu__tensor_bytes (b);
+      if (klen > MAX_CONV_KLEN)
+        return op_error (error, SIMNPU_EUNSUPPORTED, op, oi,
+            "kernel_h * kernel_w * in_channels / groups must be <= 32768");
+      if (g->estimate_only)
+        return 0;
+      op->requant_scales = g_new (float, oc);
+      op->bias_folded = g_new (int32_t, oc);
+      for (int o = 0; o < oc; o++) {
+        float ws = w->n_channel_scales ? w->channel_scales[o] : w->scale;
+        double real = (double) in->scale * ws / out->scale;
+        int64_t sum = 0;
+        if (real >= MAX_REQUANT_SCALE)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "input scale * weight scale / output scale must be < 65536");
+        op->requant_scales[o] = (float) real;
+        if (bd[o] > MAX_BIAS_ABS || bd[o] < -MAX_BIAS_ABS)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "bias values must be in [-2^30, 2^30]");
+        for (int k = 0; k < klen; k++)
+          sum += wd[(size_t) o * klen + k];
+        op->bias_folded[o] = (int32_t) (bd[o] - (int64_t) in->zero_point * sum);
+      }
+      return 0;
+    }
+    case SIMNPU_OP_ADD:
+    case SIMNPU_OP_MUL:{
+      const simnpu__tensor *in2 = &g->tensors[op->inputs[1]];
+      double ra, rb;
+      if (in2->kind == SIMNPU_TENSOR_CONSTANT && in2->dtype != SIMNPU_DTYPE_I8)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "constant operand must be i8");
+      op->macs = (uint64_t) simnpu__tensor_elements (out);
+      if (op->type == SIMNPU_OP_ADD) {
+        ra = (double) in->scale / out->scale;
+        rb = (double) in2->scale / out->scale;
+      } else {
+        ra = (double) in->scale * in2->scale / out->scale;
+        rb = 0.0;
+      }
+      if (ra > MAX_ELTWISE_RATIO || rb > MAX_ELTWISE_RATIO)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "input/output scale ratio above 4096");
+      op->eltwise_mult[0] = eltwise_multiplier (ra);
+      op->eltwise_mult[1] = eltwise_multiplier (rb);
+      return 0;
+    }
+    case SIMNPU_OP_CONCAT:
+      for (i = 0; i < op->n_inputs; i++) {
+        const simnpu__tensor *t = &g->tensors[op->inputs[i]];
+        double r = (double) t->scale / out->scale;
+        if (t->kind == SIMNPU_TENSOR_CONSTANT && t->dtype != SIMNPU_DTYPE_I8)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "constant inputs must be i8");
+        if (r > MAX_ELTWISE_RATIO)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "input/output scale ratio above 4096");
+        op->eltwise_mult[i] = eltwise_multiplier (r);
+      }
+      op->macs = (uint64_t) simnpu__tensor_elements (out);
+      return 0;
+    case SIMNPU_OP_RELU:
+    case SIMNPU_OP_SIGMOID:
+    case SIMNPU_OP_SILU:
+      simnpu__build_lut (op->type, in->scale, in->zero_point, out->scale,
+          out->zero_point, op->lut);
+      op->macs = (uint64_t) simnpu__tensor_elements (out);
+      return 0;
+    default:
+      /* data movement, pools and softmax keep the input's quantisation,
+       * except softmax whose output is a probability */
+      if (op->type != SIMNPU_OP_SOFTMAX) {
+        for (i = 0; i < op->n_outputs; i++) {
+          const simnpu__tensor *t = &g->tensors[op->outputs[i]];
+          if (t->scale != in->scale || t->zero_point != in->zero_point)
+            return op_error (error, SIMNPU_EFORMAT, op, oi,
+                "output quantisation must equal the input's for this op");
+        }
+      }
+      if (in->kind == SIMNPU_TENSOR_CONSTANT && in->dtype != SIMNPU_DTYPE_I8)
+        return op_error (error, SIMNPU_EFORMAT, op, oi, "input must be i8");
+      op->macs = (uint64_t) simnpu__tensor_elements (out);
+      if (op->type == SIMNPU_OP_MAXPOOL || op->type == SIMNPU_OP_AVGPOOL)
+        op->macs *= (uint64_t) op->attrs[SIMNPU_A_KH] * op->attrs[SIMNPU_A_KW];
+      return 0;
+  }
+}
+
+int
+simnpu__graph_prepare (simnpu__graph * g, simnpu_error * error)
+{
+  size_t offset = 0;
+  unsigned i;
+  int ret;
+
+  g->total_macs = 0;
+  g->weight_bytes = 0;
+  g->scratch_bytes = 0;
+  for (i = 0; i < g->n_tensors; i++) {
+    simnpu__tensor *t = &g->tensors[i];
+    if (t->kind == SIMNPU_TENSOR_CONSTANT)
+      continue;
+    /* 64-byte alignment keeps vector loads aligned */
+    offset = (offset + 63) & ~(size_t) 63;
+    t->offset = offset;
+    offset += simnpu__tensor_bytes (t);
+    /* shape-only graphs never allocate their activations */
+    if (offset > SIMNPU_MAX_ARENA_BYTES && !g->estimate_only)
+      return simnpu__set_error (error, SIMNPU_ENOMEM,
+          "graph: activations need more than 64 MiB");
+  }
+  g->arena_bytes = offset;
+  for (i = 0; i < g->n_ops; i++) {
+    simnpu__op *op = &g->ops[i];
+    if ((ret = prepare_op (g, op, i, error)) < 0)
+      return ret;
+    g->total_macs += op->macs;
+    g->weight_bytes += op->weight_bytes;
+    if (op->type == SIMNPU_OP_CONV2D)
+      g->scratch_bytes = MAX (g->scratch_bytes,
+          simnpu__conv2d_scratch_bytes (&op->conv));
+  }
+  return 0;
+}
+
+static const int8_t *
+tensor_data (const simnpu__graph * g, unsigned index, uint8_t * arena)
+{
+  const simnpu__tensor *t = &g->tensors[index];
+
+  if (t->kind == SIMNPU_TENSOR_CONSTANT)
+    return t->data;
+  return (const int8_t *) (arena + t->offset);
+}
+
+#define UNIT_MULT (G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT)
+
+/* Copies a rank-4 box [begin, begin + size) of src (dims sd) into dst at
+ * [dbegin ...] of dims dd; the innermost run is contiguous. */
+static void
+copy_box (const int8_t * src, const int64_t * sd, const int64_t * sbegin,
+    int8_t * dst, const int64_t * dd, const int64_t * dbegin,
+    const int64_t * size, int32_t zp_in, int32_t zp_out, int64_t mult)
+{
+  int64_t i0, i1, i2;
+  bool identity = zp_in == zp_out && mult == UNIT_MULT;
+
+  for (i0 = 0; i0 < size[0]; i0++)
+    for (i1 = 0; i1 < size[1]; i1++)
+      for (i2 = 0; i2 < size[2]; i2++) {
+        const int8_t *s = src + (((sbegin[0] + i0) * sd[1] + sbegin[1] + i1)
+            * sd[2] + sbegin[2] + i2) * sd[3] + sbegin[3];
+        int8_t *d = dst + (((dbegin[0] + i0) * dd[1] + dbegin[1] + i1)
+            * dd[2] + dbegin[2] + i2) * dd[3] + dbegin[3];
+        if (identity) {
+          /* short runs (a few channels): an inline copy beats a call */
+          for (int64_t k = 0; k < size[3]; k++)
+            d[k] = s[k];
+        } else {
+          simnpu__requant_copy (s, d, (size_t) size[3], zp_in, zp_out, mult);
+        }
+      }
+}
+
+static void
+run_softmax (const simnpu__tensor * in, const int8_t * src,
+    const simnpu__tensor * out, int8_t * dst, int axis)
+{
+  int64_t d[SIMNPU_MAX_DIMS], outer = 1, inner = 1, len, o, k, i;
+  int a4 = axis + (int) (SIMNPU_MAX_DIMS - in->n_dims);
+
+  dims4 (in, d);
+  for (i = 0; i < a4; i++)
+    outer *= d[i];
+  for (i = a4 + 1; i < SIMNPU_MAX_DIMS; i++)
+    inner *= d[i];
+  len = d[a4];
+  for (o = 0; o < outer; o++)
+    for (k = 0; k < inner; k++) {
+      const int8_t *s = src + o * len * inner + k;
+      int8_t *t = dst + o * len * inner + k;
+      int32_t mx = I8_MIN;
+      double sum = 0.0;
+      for (i = 0; i < len; i++)
+        mx = MAX (mx, s[i * inner]);
+      for (i = 0; i < len; i++)
+        sum += exp ((double) in->scale * (s[i * inner] - mx));
+      for (i = 0; i < len; i++) {
+        double p = exp ((double) in->scale * (s[i * inner] - mx)) / sum;
+        double r = round (p / out->scale) + out->zero_point;
+        t[i * inner] = (int8_t) (r < I8_MIN ? I8_MIN : (r > I8_MAX ? I8_MAX :
+                r));
+      }
+    }
+}
+
+int
+simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
+{
+  unsigned oi, i;
+
+  for (oi = 0; oi < g->n_ops; oi++) {
+    const simnpu__op *op = &g->ops[oi];
+    const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+    const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+    const int8_t *src = tensor_data (g, op->inputs[0], arena);
+    int8_t *dst = (int8_t *) arena + out->offset;
+    int64_t di[SIMNPU_MAX_DIMS], dout[SIMNPU_MAX_DIMS];
+    size_t n_out = (size_t) simnpu__tensor_elements (out);
+
+    dims4 (in, di);
+    dims4 (out, dout);
+    switch (op->type) {
+      case SIMNPU_OP_CONV2D:
+        simnpu__conv2d (&op->conv, src, g->tensors[op->inputs[1]].data,
+            op->bias_folded, op->requant_scales, dst, scratch);
+        break;
+      case SIMNPU_OP_ADD:
+      case SIMNPU_OP_MUL:{
+        const simnpu__tensor *in2 = &g->tensors[op->inputs[1]];
+        int64_t d2[SIMNPU_MAX_DIMS];
+        dims4 (in2, d2);
+        simnpu__eltwise (op->type, di, src, in->zero_point, d2,
+            tensor_data (g, op->inputs[1], arena), in2->zero_point, dout, dst,
+            out->zero_point, op->eltwise_mult[0], op->eltwise_mult[1]);
+        break;
+      }
+      case SIMNPU_OP_CONCAT:{
+        int a4 = op->attrs[SIMNPU_A_AXIS] + (int) (SIMNPU_MAX_DIMS -
+            out->n_dims);
+        int64_t zero[SIMNPU_MAX_DIMS] = { 0 }, at[SIMNPU_MAX_DIMS] = { 0 };
+        for (i = 0; i < op->n_inputs; i++) {
+          const simnpu__tensor *t = &g->tensors[op->inputs[i]];
+          int64_t dt[SIMNPU_MAX_DIMS];
+          dims4 (t, dt);
+          copy_box (tensor_data (g, op->inputs[i], arena), dt, zero, dst,
+              dout, at, dt, t->zero_point, out->zero_point,
+              op->eltwise_mult[i]);
+          at[a4] += dt[a4];
+        }
+        break;
+      }
+      case SIMNPU_OP_SPLIT:{
+        int a4 = op->attrs[SIMNPU_A_AXIS] + (int) (SIMNPU_MAX_DIMS -
+            in->n_dims);
+        int64_t zero[SIMNPU_MAX_DIMS] = { 0 }, at[SIMNPU_MAX_DIMS] = { 0 };
+        for (i = 0; i < op->n_outputs; i++) {
+          const simnpu__tensor *t = &g->tensors[op->outputs[i]];
+          int64_t dt[SIMNPU_MAX_DIMS];
+          dims4 (t, dt);
+          copy_box (src, di, at, (int8_t *) arena + t->offset, dt, zero, dt,
+              0, 0, UNIT_MULT);
+          at[a4] += dt[a4];
+        }
+        break;
+      }
+      case SIMNPU_OP_SLICE:{
+        int64_t begin[SIMNPU_MAX_DIMS], zero[SIMNPU_MAX_DIMS] = { 0 };
+        for (i = 0; i < SIMNPU_MAX_DIMS; i++)
+          begin[i] = op->attrs[SIMNPU_A_BEGIN0 + i];
+        copy_box (src, di, begin, dst, dout, zero, dout, 0, 0, UNIT_MULT);
+        break;
+      }
+      case SIMNPU_OP_MAXPOOL:
+      case SIMNPU_OP_AVGPOOL:
+        simnpu__pool (op->type == SIMNPU_OP_MAXPOOL, di, src, dout, dst,
+            op->attrs[SIMNPU_A_KH], op->attrs[SIMNPU_A_KW],
+            op->attrs[SIMNPU_A_SH], op->attrs[SIMNPU_A_SW],
+            op->attrs[SIMNPU_A_PT], op->attrs[SIMNPU_A_PL], in->zero_point);
+        break;
+      case SIMNPU_OP_RESIZE:{
+        int64_t n, y, x;
+        int64_t sy = op->attrs[SIMNPU_A_SCALE_H], sx =
+            op->attrs[SIMNPU_A_SCALE_W];
+        for (n = 0; n < dout[0]; n++)
+          for (y = 0; y < dout[1]; y++)
+            for (x = 0; x < dout[2]; x++)
+              memcpy (dst + ((n * dout[1] + y) * dout[2] + x) * dout[3],
+                  src + ((n * di[1] + y / sy) * di[2] + x / sx) * di[3],
+                  (size_t) dout[3]);
+        break;
+      }
+      case SIMNPU_OP_RESHAPE:
+        memcpy (dst, src, n_out);
+        break;
+      case SIMNPU_OP_TRANSPOSE:{
+        int64_t perm[SIMNPU_MAX_DIMS], stride[SIMNPU_MAX_DIMS], ps[4];
+        int64_t i0, i1, i2, i3;
+        unsigned pad = SIMNPU_MAX_DIMS - in->n_dims;
+        for (i = 0; i < SIMNPU_MAX_DIMS; i++)
+          perm[i] = i < pad ? (int64_t) i : op->attrs[SIMNPU_A_PERM0 + i -
+              pad] + pad;
+        stride[3] = 1;
+        for (i = 3; i > 0; i--)
+          stride[i - 1] = stride[i] * di[i];
+        for (i = 0; i < SIMNPU_MAX_DIMS; i++)
+          ps[i] = stride[perm[i]];
+        for (i0 = 0; i0 < dout[0]; i0++)
+          for (i1 = 0; i1 < dout[1]; i1++)
+            for (i2 = 0; i2 < dout[2]; i2++)
+              for (i3 = 0; i3 < dout[3]; i3++)
+                *dst++ = src[i0 * ps[0] + i1 * ps[1] + i2 * ps[2] + i3 * ps[3]];
+        break;
+      }
+      case SIMNPU_OP_RELU:
+      case SIMNPU_OP_SIGMOID:
+      case SIMNPU_OP_SILU:
+        simnpu__lut (op->lut, src, dst, n_out);
+        break;
+      case SIMNPU_OP_SOFTMAX:
+        run_softmax (in, src, out, dst, op->attrs[SIMNPU_A_AXIS]);
+        break;
+      default:
+        return SIMNPU_EINTERNAL;
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cost model and schedule                                              */
+
+static bool
+op_is_data_movement (simnpu__op_type t)
+{
+  return t == SIMNPU_OP_CONCAT || t == SIMNPU_OP_SPLIT
+      || t == SIMNPU_OP_SLICE || t == SIMNPU_OP_RESHAPE
+      || t == SIMNPU_OP_TRANSPOSE || t == SIMNPU_OP_RESIZE;
+}
+
+static uint64_t
+cycles_to_ns (uint64_t cycles, const simnpu__profile * p)
+{
+  return (uint64_t) llround ((double) cycles * 1000.0 / p->clock_mhz);
+}
+
+static uint64_t
+bytes_to_ns (uint64_t bytes, double bytes_per_s)
+{
+  return (uint64_t) llround ((double) bytes * 1e9 / bytes_per_s);
+}
+
+static uint64_t
+op_cycles (const simnpu__graph * g, const simnpu__op * op,
+    const simnpu__profile * p)
+{
+  uint64_t c;
+
+  if (op->type == SIMNPU_OP_CONV2D) {
+    double rate = p->macs_per_cycle * p->compute_efficiency;
+    c = (uint64_t) ceil ((double) op->macs / rate);
+  } else {
+    uint64_t bytes = 0;
+    unsigned i;
+    for (i = 0; i < op->n_outputs; i++)
+      bytes += simnpu__tensor_bytes (&g->tensors[op->outputs[i]]);
+    if (op->type == SIMNPU_OP_MAXPOOL || op->type == SIMNPU_OP_AVGPOOL)
+      bytes *= (uint64_t) op->attrs[SIMNPU_A_KH] * op->attrs[SIMNPU_A_KW];
+    c = (bytes + p->vector_bytes_per_cycle - 1) / p->vector_bytes_per_cycle;
+  }
+  return c + p->op_overhead_cycles;
+}
+
+void
+simnpu__schedule_clear (simnpu__schedule * s)
+{
+  g_free (s->actions);
+  memset (s, 0, sizeof (*s));
+}
+
+static void
+push_action (GArray * a, simnpu_action_kind kind, int32_t res, int32_t op,
+    int32_t dep, int32_t dep2, uint64_t bytes, uint64_t cycles,
+    uint64_t device_ns)
+{
+  simnpu__action act = {
+    .kind = kind,.resource = res,.op_index = op,.dep = dep,.dep2 = dep2,
+    .bytes = bytes,.cycles = cycles,.device_ns = device_ns,
+  };
+  g_array_append_val (a, act);
+}
+
+/* Idle-device makespan of the schedule; per-action start and end in ns
+ * relative to the first action when starts/ends are given. */
+static uint64_t
+simulate_idle (const simnpu__schedule * s, unsigned n_resources,
+    uint64_t * starts, uint64_t * ends)
+{
+  uint64_t free_at[SIMNPU_MAX_RESOURCES + 1] = { 0 };
+  uint64_t *end = g_new0 (uint64_t, s->n_actions + 1);
+  uint64_t makespan = 0;
+  unsigned i;
+
+  for (i = 0; i < s->n_actions; i++) {
+    const simnpu__action *a = &s->actions[i];
+    unsigned r = a->resource < 0 ? 0 : (unsigned) a->resource;
+    uint64_t start = free_at[MIN (r, n_resources)];
+    if (a->dep >= 0)
+      start = MAX (start, end[a->dep]);
+    if (a->dep2 >= 0)
+      start = MAX (start, end[a->dep2]);
+    end[i] = start + a->device_ns;
+    free_at[MIN (r, n_resources)] = end[i];
+    makespan = MAX (makespan, end[i]);
+    if (starts)
+      starts[i] = start;
+    if (ends)
+      ends[i] = end[i];
+  }
+  g_free (end);
+  return makespan;
+}
+
+int
+simnpu__schedule_build (const simnpu__graph * g, const simnpu__profile * p,
+    simnpu__schedule * s, simnpu_error * error)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (simnpu__action));
+  int dma_in = simnpu__profile_resource_of_kind (p, SIMNPU_RESOURCE_DMA_IN);
+  int dma_out = simnpu__profile_resource_of_kind (p, SIMNPU_RESOURCE_DMA_OUT);
+  int cdma = simnpu__profile_resource_of_kind (p, SIMNPU_RESOURCE_CDMA);
+  int css = simnpu__profile_resource_of_kind (p, SIMNPU_RESOURCE_CSS);
+  bool stream_weights = g->weight_bytes > p->onchip_memory_bytes;
+  int32_t last_compute = SIMNPU__NO_DEP, last_in = SIMNPU__NO_DEP;
+  simnpu_resource_info res[SIMNPU_MAX_RESOURCES];
+  char names[SIMNPU_MAX_RESOURCES][16];
+  unsigned n_res = simnpu__profile_resources (p, res, names);
+  unsigned i;
+
+  simnpu__schedule_clear (s);
+  simnpu__profile_to_spec (p, s->spec, sizeof (s->spec));
+
+  if (css >= 0) {
+    uint64_t cyc = (uint64_t) llround (p->job_overhead_ns * p->clock_mhz /
+        1000.0);
+    push_action (a, SIMNPU_ACTION_CSS, css, -1, SIMNPU__NO_DEP,
+        SIMNPU__NO_DEP, 0, cyc, p->job_overhead_ns);
+    last_in = 0;
+  }
+  for (i = 0; i < g->n_inputs; i++) {
+    uint64_t bytes = simnpu__tensor_bytes (&g->tensors[g->inputs[i]]);
+    push_action (a, SIMNPU_ACTION_DMA_IN, dma_in, -1, last_in,
+        SIMNPU__NO_DEP, bytes, 0, bytes_to_ns (bytes, p->dma_bytes_per_s));
+    last_in = (int32_t) a->len - 1;
+  }
+  last_compute = last_in;
+  for (i = 0; i < g->n_ops; i++) {
+    const simnpu__op *op = &g->ops[i];
+    int32_t wdep = SIMNPU__NO_DEP;
+    uint64_t cyc;
+    if (stream_weights && op->weight_bytes > 0) {
+      push_action (a, SIMNPU_ACTION_DMA_IN, dma_in, (int32_t) i, last_in,
+          SIMNPU__NO_DEP, op->weight_bytes, 0,
+          bytes_to_ns (op->weight_bytes, p->dma_bytes_per_s));
+      wdep = last_in = (int32_t) a->len - 1;
+    }
+    cyc = op_cycles (g, op, p);
+    if (cdma >= 0 && op_is_data_movement (op->type))
+      push_action (a, SIMNPU_ACTION_CDMA, cdma, (int32_t) i, last_compute,
+          wdep, 0, cyc, cycles_to_ns (cyc, p));
+    else
+      push_action (a, SIMNPU_ACTION_COMPUTE, SIMNPU__RES_CORE, (int32_t) i,
+          last_compute, wdep, 0, cyc, cycles_to_ns (cyc, p));
+    last_compute = (int32_t) a->len - 1;
+  }
+  for (i = 0; i < g->n_outputs; i++) {
+    uint64_t bytes = simnpu__tensor_bytes (&g->tensors[g->outputs[i]]);
+    push_action (a, SIMNPU_ACTION_DMA_OUT, dma_out, -1, last_compute,
+        SIMNPU__NO_DEP, bytes, 0, bytes_to_ns (bytes, p->dma_bytes_per_s));
+  }
+  s->n_actions = a->len;
+  s->actions = (simnpu__action *) g_array_free (a, FALSE);
+  (void) n_res;
+  (void) error;
+  simnpu__schedule_finish (s, p);
+  return 0;
+}
+
+void
+simnpu__schedule_finish (simnpu__schedule * s, const simnpu__profile * p)
+{
+  simnpu_resource_info res[SIMNPU_MAX_RESOURCES];
+  char names[SIMNPU_MAX_RESOURCES][16];
+  unsigned n_res = simnpu__profile_resources (p, res, names);
+
+  s->device_ns = simulate_idle (s, n_res, NULL, NULL);
+  /* without a CSS engine the per-job overhead is driver latency before
+   * the first action, not a resource's busy time */
+  if (!p->has_cdma_css)
+    s->device_ns += p->job_overhead_ns;
+}
+
+void
+simnpu__schedule_estimate (const simnpu__schedule * s,
+    const simnpu__profile * p, uint64_t * start_cycles, uint64_t * end_cycles)
+{
+  simnpu_resource_info res[SIMNPU_MAX_RESOURCES];
+  char names[SIMNPU_MAX_RESOURCES][16];
+  unsigned n_res = simnpu__profile_resources (p, res, names);
+  unsigned i;
+
+  simulate_idle (s, n_res, start_cycles, end_cycles);
+  for (i = 0; i < s->n_actions; i++) {
+    start_cycles[i] = (uint64_t) llround (start_cycles[i] * p->clock_mhz /
+        1000.0);
+    end_cycles[i] = (uint64_t) llround (end_cycles[i] * p->clock_mhz / 1000.0);
+  }
+}

@@ -1,0 +1,978 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The JSON graph source format (docs/models.md describes it). Every
+ * member is checked for presence and type; errors name the JSON path. */
+
+#include "simnpu-private.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+#define GRAPH_FORMAT "simnpu-graph"
+#define GRAPH_VERSION 1
+#define U8_TO_I8_ZP 128
+#define MAX_JSON_BYTES ((size_t) 1 << 30)
+
+typedef struct
+{
+  simnpu__graph *g;
+  GArray *tensors;
+  GArray *ops;
+  GHashTable *by_name;
+  const char *base_dir;
+  const char *weights_file;
+  guint8 *sidecar;
+  gsize sidecar_bytes;
+  simnpu_error *error;
+} loader;
+
+static int
+fail (loader * l, int code, const char *path, const char *what)
+{
+  return simnpu__set_error (l->error, code, "%s: %s", path, what);
+}
+
+static JsonObject *
+get_object (JsonObject * o, const char *member)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  return n && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
+}
+
+static JsonArray *
+get_array (JsonObject * o, const char *member)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  return n && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+}
+
+static const char *
+get_string (JsonObject * o, const char *member)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n)
+      || json_node_get_value_type (n) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (n);
+}
+
+static bool
+get_number (JsonObject * o, const char *member, double *out)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  GType t;
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
+    return false;
+  t = json_node_get_value_type (n);
+  if (t == G_TYPE_INT64)
+    *out = (double) json_node_get_int (n);
+  else if (t == G_TYPE_DOUBLE)
+    *out = json_node_get_double (n);
+  else
+    return false;
+  return isfinite (*out);
+}
+
+static bool
+get_int (JsonObject * o, const char *member, int64_t min, int64_t max,
+    int64_t * out)
+{
+  JsonNode *n = json_object_get_member (o, member);
+  int64_t v;
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n)
+      || json_node_get_value_type (n) != G_TYPE_INT64)
+    return false;
+  v = json_node_get_int (n);
+  if (v < min || v > max)
+    return false;
+  *out = v;
+  return true;
+}
+
+/* Reads an array of up to max integers in [min, max_v]. */
+static int
+get_int_array (loader * l, JsonObject * o, const char *member,
+    const char *path, unsigned min_len, unsigned max_len, int64_t min_v,
+    int64_t max_v, int64_t * out, unsigned *len)
+{
+  JsonArray *a = get_array (o, member);
+  char p[512];
+  unsigned i, n;
+
+  snprintf (p, sizeof (p), "%s.%s", path, member);
+  if (a == NULL)
+    return fail (l, SIMNPU_EFORMAT, p, "missing or not an array");
+  n = json_array_get_length (a);
+  if (n < min_len || n > max_len) {
+    char msg[128];
+    snprintf (msg, sizeof (msg), "%u elements; expected %u to %u", n,
+        min_len, max_len);
+    return fail (l, SIMNPU_EFORMAT, p, msg);
+  }
+  for (i = 0; i < n; i++) {
+    JsonNode *e = json_array_get_element (a, i);
+    int64_t v;
+    if (!JSON_NODE_HOLDS_VALUE (e)
+        || json_node_get_value_type (e) != G_TYPE_INT64)
+      return fail (l, SIMNPU_EFORMAT, p, "elements must be integers");
+    v = json_node_get_int (e);
+    if (v < min_v || v > max_v) {
+      char msg[128];
+      snprintf (msg, sizeof (msg), "element %u = %" G_GINT64_FORMAT
+          " out of range [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "]", i,
+          (gint64) v, (gint64) min_v, (gint64) max_v);
+      return fail (l, SIMNPU_EFORMAT, p, msg);
+    }
+    out[i] = v;
+  }
+  *len = n;
+  return 0;
+}
+
+static int
+parse_dtype (const char *s, bool allow_i32)
+{
+  if (s == NULL)
+    return -1;
+  if (strcmp (s, "u8") == 0)
+    return SIMNPU_DTYPE_U8;
+  if (strcmp (s, "i8") == 0)
+    return SIMNPU_DTYPE_I8;
+  if (strcmp (s, "f32") == 0)
+    return SIMNPU_DTYPE_F32;
+  if (allow_i32 && strcmp (s, "i32") == 0)
+    return SIMNPU__DTYPE_I32;
+  return -1;
+}
+
+static unsigned
+add_tensor (loader * l, const char *name, simnpu__tensor_kind kind)
+{
+  simnpu__tensor t = { 0 };
+
+  t.name = g_strdup (name);
+  t.kind = kind;
+  t.dtype = SIMNPU_DTYPE_I8;
+  t.io_dtype = SIMNPU_DTYPE_I8;
+  t.scale = 1.0f;
+  t.layout = SIMNPU_LAYOUT_NHWC;
+  g_array_append_val (l->tensors, t);
+  g_hash_table_insert (l->by_name, t.name, GUINT_TO_POINTER (l->tensors->len));
+  return l->tensors->len - 1;
+}
+
+static int
+lookup (loader * l, const char *name)
+{
+  gpointer v = g_hash_table_lookup (l->by_name, name);
+  return v ? (int) GPOINTER_TO_UINT (v) - 1 : -1;
+}
+
+static simnpu__tensor *
+tensor_at (loader * l, unsigned i)
+{
+  return &g_array_index (l->tensors, simnpu__tensor, i);
+}
+
+/* {"base64": "..."} or {"offset": N, "size": M} into the sidecar. */
+static int
+read_data (loader * l, JsonObject * o, const char *path, void **data,
+    size_t *size)
+{
+  const char *b64 = get_string (o, "base64");
+  char p[512];
+  int64_t off, sz;
+
+  snprintf (p, sizeof (p), "%s", path);
+  if (b64 != NULL) {
+    gsize n = 0;
+    *data = g_base64_decode (b64, &n);
+    *size = n;
+    return 0;
+  }
+  if (!get_int (o, "offset", 0, G_MAXINT64, &off)
+      || !get_int (o, "size", 0, G_MAXINT64, &sz))
+    return fail (l, SIMNPU_EFORMAT, p,
+        "expected {\"base64\": string} or {\"offset\": int >= 0, "
+        "\"size\": int >= 0} into the weights file");
+  if (l->weights_file == NULL)
+    return fail (l, SIMNPU_EFORMAT, p,
+        "offset/size given but the graph has no \"weights_file\"");
+  if (l->sidecar == NULL) {
+    char *file = g_build_filename (l->base_dir, l->weights_file, NULL);
+    GError *err = NULL;
+    if (!g_file_get_contents (file, (gchar **) & l->sidecar,
+            &l->sidecar_bytes, &err)) {
+      int ret = simnpu__set_error (l->error, SIMNPU_EIO,
+          "weights_file '%s': %s", file, err->message);
+      g_error_free (err);
+      g_free (file);
+      return ret;
+    }
+    g_free (file);
+  }
+  if ((uint64_t) off > l->sidecar_bytes
+      || (uint64_t) sz > l->sidecar_bytes - (uint64_t) off) {
+    char msg[160];
+    snprintf (msg, sizeof (msg), "range [%" G_GINT64_FORMAT ", +%"
+        G_GINT64_FORMAT ") is outside the %zu-byte weights file",
+        (gint64) off, (gint64) sz, (size_t) l->sidecar_bytes);
+    return fail (l, SIMNPU_EFORMAT, p, msg);
+  }
+  *data = g_memdup2 (l->sidecar + off, (gsize) sz);
+  *size = (size_t) sz;
+  return 0;
+}
+
+static int
+read_quant (loader * l, JsonObject * o, const char *path, int io_dtype,
+    simnpu__tensor * t, bool required)
+{
+  double scale = 1.0;
+  int64_t zp = 0;
+  int64_t zmin = io_dtype == SIMNPU_DTYPE_U8 ? 0 : -128;
+  int64_t zmax = io_dtype == SIMNPU_DTYPE_U8 ? 255 : 127;
+  char p[512];
+
+  if (json_object_has_member (o, "scale")) {
+    snprintf (p, sizeof (p), "%s.scale", path);
+    if (!get_number (o, "scale", &scale) || !(scale > 0.0))
+      return fail (l, SIMNPU_EFORMAT, p, "expected a positive number");
+  } else if (required) {
+    snprintf (p, sizeof (p), "%s.scale", path);
+    return fail (l, SIMNPU_EFORMAT, p, "missing; expected a positive number");
+  }
+  if (json_object_has_member (o, "zero_point")) {
+    snprintf (p, sizeof (p), "%s.zero_point", path);
+    if (!get_int (o, "zero_point", zmin, zmax, &zp))
+      return fail (l, SIMNPU_EFORMAT, p, io_dtype == SIMNPU_DTYPE_U8 ?
+          "expected an integer in [0, 255] for u8" :
+          "expected an integer in [-128, 127]");
+  }
+  t->scale = (float) scale;
+  /* internally every activation is int8: u8 data is shifted by 128 */
+  t->zero_point = (int32_t) (io_dtype == SIMNPU_DTYPE_U8 ?
+      zp - U8_TO_I8_ZP : zp);
+  return 0;
+}
+
+static int
+parse_io (loader * l, JsonObject * o, const char *path, bool is_input,
+    unsigned *out_index)
+{
+  const char *name = get_string (o, "name");
+  const char *dtype_s = get_string (o, "dtype");
+  const char *layout_s = get_string (o, "layout");
+  int dtype = parse_dtype (dtype_s, false);
+  int64_t dims[SIMNPU_MAX_DIMS];
+  unsigned n = 0, idx;
+  simnpu__tensor *t;
+  char p[512];
+  int ret;
+
+  if (name == NULL || name[0] == '\0' || strlen (name) >= SIMNPU_MAX_NAME_BYTES)
+    return fail (l, SIMNPU_EFORMAT, path, "\"name\" missing or not a "
+        "non-empty string under 256 bytes");
+  if (lookup (l, name) >= 0)
+    return fail (l, SIMNPU_EFORMAT, path, "duplicate tensor name");
+  snprintf (p, sizeof (p), "%s.dtype", path);
+  if (dtype < 0)
+    return fail (l, SIMNPU_EFORMAT, p, "expected \"u8\", \"i8\" or \"f32\"");
+  if (is_input || json_object_has_member (o, "shape")) {
+    if ((ret = get_int_array (l, o, "shape", path, 1, SIMNPU_MAX_DIMS, 1,
+                SIMNPU_MAX_TENSOR_ELEMENTS, dims, &n)) < 0)
+      return ret;
+  }
+  idx = add_tensor (l, name, is_input ? SIMNPU_TENSOR_INPUT :
+      SIMNPU_TENSOR_OUTPUT);
+  t = tensor_at (l, idx);
+  t->io_dtype = dtype;
+  t->n_dims = n;
+  memcpy (t->dims, dims, n * sizeof (int64_t));
+  if (layout_s != NULL) {
+    snprintf (p, sizeof (p), "%s.layout", path);
+    if (strcmp (layout_s, "NHWC") == 0)
+      t->layout = SIMNPU_LAYOUT_NHWC;
+    else if (strcmp (layout_s, "NCHW") == 0)
+      t->layout = SIMNPU_LAYOUT_NCHW;
+    else
+      return fail (l, SIMNPU_EFORMAT, p, "expected \"NHWC\" or \"NCHW\"");
+  }
+  if ((ret = read_quant (l, o, path, dtype == SIMNPU_DTYPE_F32 ?
+              SIMNPU_DTYPE_I8 : dtype, t, false)) < 0)
+    return ret;
+  *out_index = idx;
+  return 0;
+}
+
+static int
+parse_constant (loader * l, JsonObject * o, const char *path)
+{
+  const char *name = get_string (o, "name");
+  int dtype = parse_dtype (get_string (o, "dtype"), true);
+  int64_t dims[SIMNPU_MAX_DIMS];
+  unsigned n = 0, idx;
+  JsonObject *data;
+  simnpu__tensor *t;
+  char p[512];
+  int ret;
+
+  if (name == NULL || name[0] == '\0' || strlen (name) >= SIMNPU_MAX_NAME_BYTES)
+    return fail (l, SIMNPU_EFORMAT, path, "\"name\" missing or not a "
+        "non-empty string under 256 bytes");
+  if (lookup (l, name) >= 0)
+    return fail (l, SIMNPU_EFORMAT, path, "duplicate tensor name");
+  if (dtype != SIMNPU_DTYPE_I8 && dtype != SIMNPU__DTYPE_I32) {
+    snprintf (p, sizeof (p), "%s.dtype", path);
+    return fail (l, SIMNPU_EFORMAT, p, "expected \"i8\" or \"i32\"");
+  }
+  if ((ret = get_int_array (l, o, "shape", path, 1, SIMNPU_MAX_DIMS, 1,
+              SIMNPU_MAX_TENSOR_ELEMENTS, dims, &n)) < 0)
+    return ret;
+  idx = add_tensor (l, name, SIMNPU_TENSOR_CONSTANT);
+  t = tensor_at (l, idx);
+  t->dtype = dtype;
+  t->n_dims = n;
+  memcpy (t->dims, dims, n * sizeof (int64_t));
+  if ((ret = read_quant (l, o, path, SIMNPU_DTYPE_I8, t, false)) < 0)
+    return ret;
+  data = get_object (o, "data");
+  if (data != NULL) {
+    snprintf (p, sizeof (p), "%s.data", path);
+    t = tensor_at (l, idx);
+    if ((ret = read_data (l, data, p, &t->data, &t->data_bytes)) < 0)
+      return ret;
+  }
+  return 0;
+}
+
+static int
+resolve_inputs (loader * l, JsonObject * o, const char *path, simnpu__op * op)
+{
+  JsonArray *a = get_array (o, "inputs");
+  char p[512];
+  unsigned i;
+
+  snprintf (p, sizeof (p), "%s.inputs", path);
+  if (a == NULL || json_array_get_length (a) < 1
+      || json_array_get_length (a) > SIMNPU_MAX_OP_INPUTS)
+    return fail (l, SIMNPU_EFORMAT, p, "expected an array of 1 to 8 tensor "
+        "names");
+  op->n_inputs = json_array_get_length (a);
+  for (i = 0; i < op->n_inputs; i++) {
+    JsonNode *e = json_array_get_element (a, i);
+    const char *name;
+    int idx;
+    if (!JSON_NODE_HOLDS_VALUE (e)
+        || json_node_get_value_type (e) != G_TYPE_STRING)
+      return fail (l, SIMNPU_EFORMAT, p, "elements must be tensor names");
+    name = json_node_get_string (e);
+    idx = lookup (l, name);
+    if (idx < 0) {
+      char msg[384];
+      snprintf (msg, sizeof (msg), "unknown tensor '%s'; expected a graph "
+          "input, a constant or an earlier op's output", name);
+      return fail (l, SIMNPU_ESHAPE, p, msg);
+    }
+    op->inputs[i] = (unsigned) idx;
+  }
+  return 0;
+}
+
+static int
+resolve_outputs (loader * l, JsonObject * o, const char *path,
+    simnpu__op * op, JsonObject * quant)
+{
+  JsonArray *a = get_array (o, "outputs");
+  char p[512];
+  unsigned i;
+  int ret;
+
+  snprintf (p, sizeof (p), "%s.outputs", path);
+  if (a == NULL || json_array_get_length (a) < 1
+      || json_array_get_length (a) > SIMNPU_MAX_OP_OUTPUTS)
+    return fail (l, SIMNPU_EFORMAT, p, "expected an array of 1 to 8 tensor "
+        "names");
+  op->n_outputs = json_array_get_length (a);
+  for (i = 0; i < op->n_outputs; i++) {
+    JsonNode *e = json_array_get_element (a, i);
+    const simnpu__tensor *in0 = tensor_at (l, op->inputs[0]);
+    simnpu__tensor *t;
+    const char *name;
+    int idx;
+    if (!JSON_NODE_HOLDS_VALUE (e)
+        || json_node_get_value_type (e) != G_TYPE_STRING)
+      return fail (l, SIMNPU_EFORMAT, p, "elements must be tensor names");
+    name = json_node_get_string (e);
+    if (name[0] == '\0' || strlen (name) >= SIMNPU_MAX_NAME_BYTES)
+      return fail (l, SIMNPU_EFORMAT, p, "names must be 1 to 255 bytes");
+    idx = lookup (l, name);
+    if (idx >= 0 && tensor_at (l, idx)->kind != SIMNPU_TENSOR_OUTPUT)
+      return fail (l, SIMNPU_EFORMAT, p, "output name already used by "
+          "another tensor");
+    if (idx >= 0) {
+      t = tensor_at (l, idx);
+      if (quant != NULL) {
+        simnpu__tensor q = { 0 };
+        char qp[512];
+        snprintf (qp, sizeof (qp), "%s.quant", path);
+        if ((ret = read_quant (l, quant, qp, SIMNPU_DTYPE_I8, &q, true)) < 0)
+          return ret;
+        t = tensor_at (l, idx);
+        if (q.scale != t->scale || q.zero_point != t->zero_point)
+          return fail (l, SIMNPU_EFORMAT, qp, "differs from the declared "
+              "quantisation of the graph output it produces");
+      }
+    } else {
+      float s = in0->scale;
+      int32_t z = in0->zero_point;
+      idx = (int) add_tensor (l, name, SIMNPU_TENSOR_ACTIVATION);
+      t = tensor_at (l, idx);
+      /* default: keep the input's quantisation */
+      t->scale = s;
+      t->zero_point = z;
+      if (quant != NULL) {
+        char qp[512];
+        snprintf (qp, sizeof (qp), "%s.quant", path);
+        if ((ret = read_quant (l, quant, qp, SIMNPU_DTYPE_I8, t, true)) < 0)
+          return ret;
+      }
+    }
+    op->outputs[i] = (unsigned) idx;
+  }
+  return 0;
+}
+
+static int
+attr_ints (loader * l, JsonObject * attrs, const char *path,
+    const char *member, unsigned len, int64_t min, int64_t max,
+    const int64_t * defaults, int32_t * out)
+{
+  int64_t v[SIMNPU_N_ATTRS];
+  unsigned n = 0, i;
+  int ret;
+
+  if (attrs == NULL || !json_object_has_member (attrs, member)) {
+    if (defaults == NULL) {
+      char p[512];
+      snprintf (p, sizeof (p), "%s.attrs.%s", path, member);
+      return fail (l, SIMNPU_EFORMAT, p, "missing");
+    }
+    for (i = 0; i < len; i++)
+      out[i] = (int32_t) defaults[i];
+    return 0;
+  }
+  {
+    char p[512];
+    snprintf (p, sizeof (p), "%s.attrs", path);
+    if ((ret = get_int_array (l, attrs, member, p, len, len, min, max, v,
+                &n)) < 0)
+      return ret;
+  }
+  for (i = 0; i < n; i++)
+    out[i] = (int32_t) v[i];
+  return 0;
+}
+
+static int
+attr_int (loader * l, JsonObject * attrs, const char *path,
+    const char *member, int64_t min, int64_t max, int64_t def, bool required,
+    int32_t * out)
+{
+  int64_t v;
+  char p[512];
+
+  snprintf (p, sizeof (p), "%s.attrs.%s", path, member);
+  if (attrs == NULL || !json_object_has_member (attrs, member)) {
+    if (required)
+      return fail (l, SIMNPU_EFORMAT, p, "missing");
+    *out = (int32_t) def;
+    return 0;
+  }
+  if (!get_int (attrs, member, min, max, &v)) {
+    char msg[128];
+    snprintf (msg, sizeof (msg), "expected an integer in [%" G_GINT64_FORMAT
+        ", %" G_GINT64_FORMAT "]", (gint64) min, (gint64) max);
+    return fail (l, SIMNPU_EFORMAT, p, msg);
+  }
+  *out = (int32_t) v;
+  return 0;
+}
+
+static unsigned
+input_rank (loader * l, const simnpu__op * op)
+{
+  return tensor_at (l, op->inputs[0])->n_dims;
+}
+
+static int
+normalise_axis (loader * l, const char *path, simnpu__op * op, unsigned rank)
+{
+  int32_t *axis = &op->attrs[SIMNPU_A_AXIS];
+  char p[512];
+
+  snprintf (p, sizeof (p), "%s.attrs.axis", path);
+  if (rank == 0)
+    return 0;
+  if (*axis < 0)
+    *axis += (int32_t) rank;
+  if (*axis < 0 || (unsigned) *axis >= rank)
+    return fail (l, SIMNPU_EFORMAT, p, "axis out of range for the input "
+        "rank");
+  return 0;
+}
+
+static const int64_t ones2[2] = { 1, 1 };
+static const int64_t zeros4[4] = { 0, 0, 0, 0 };
+
+static int
+parse_conv (loader * l, JsonObject * o, JsonObject * attrs, const char *path,
+    simnpu__op * op)
+{
+  int32_t *at = op->attrs;
+  const char *act;
+  JsonObject *w, *b;
+  unsigned wi, bi;
+  char name[SIMNPU_MAX_NAME_BYTES + 16], p[512];
+  int ret;
+
+  if ((ret = attr_ints (l, attrs, path, "kernel", 2, 1, SIMNPU_MAX_KERNEL_DIM,
+              NULL, &at[SIMNPU_A_KH])) < 0
+      || (ret = attr_ints (l, attrs, path, "stride", 2, 1,
+              SIMNPU_MAX_KERNEL_DIM, ones2, &at[SIMNPU_A_SH])) < 0
+      || (ret = attr_ints (l, attrs, path, "pad", 4, 0,
+              SIMNPU_MAX_KERNEL_DIM, zeros4, &at[SIMNPU_A_PT])) < 0
+      || (ret = attr_ints (l, attrs, path, "dilation", 2, 1,
+              SIMNPU_MAX_KERNEL_DIM, ones2, &at[SIMNPU_A_DH])) < 0
+      || (ret = attr_int (l, attrs, path, "groups", 1, 1 << 16, 1, false,
+              &at[SIMNPU_A_GROUPS])) < 0
+      || (ret = attr_int (l, attrs, path, "out_channels", 1, 1 << 16, 0,
+              true, &at[SIMNPU_A_OC])) < 0)
+    return ret;
+  act = attrs ? get_string (attrs, "activation") : NULL;
+  if (act == NULL || strcmp (act, "none") == 0) {
+    at[SIMNPU_A_ACT] = SIMNPU_ACT_NONE;
+  } else if (strcmp (act, "relu") == 0) {
+    at[SIMNPU_A_ACT] = SIMNPU_ACT_RELU;
+  } else {
+    snprintf (p, sizeof (p), "%s.attrs.activation", path);
+    return fail (l, SIMNPU_EUNSUPPORTED, p, "expected \"none\" or \"relu\" "
+        "(use a separate sigmoid or silu op)");
+  }
+  if (op->n_inputs != 1) {
+    snprintf (p, sizeof (p), "%s.inputs", path);
+    return fail (l, SIMNPU_EFORMAT, p, "conv2d takes one input tensor; "
+        "weights and bias are members of the op");
+  }
+
+  snprintf (name, sizeof (name), "%s.weights", op->name);
+  if (lookup (l, name) >= 0)
+    return fail (l, SIMNPU_EFORMAT, path, "duplicate op name");
+  wi = add_tensor (l, name, SIMNPU_TENSOR_CONSTANT);
+  tensor_at (l, wi)->shape_from_op = true;
+  snprintf (name, sizeof (name), "%s.bias", op->name);
+  bi = add_tensor (l, name, SIMNPU_TENSOR_CONSTANT);
+  tensor_at (l, bi)->shape_from_op = true;
+  tensor_at (l, bi)->dtype = SIMNPU__DTYPE_I32;
+  op->inputs[1] = wi;
+  op->inputs[2] = bi;
+  op->n_inputs = 3;
+
+  w = get_object (o, "weights");
+  if (w != NULL) {
+    JsonArray *scales = get_array (w, "scales");
+    JsonObject *data = get_object (w, "data");
+    simnpu__tensor *wt = tensor_at (l, wi);
+    if (scales != NULL) {
+      unsigned n = json_array_get_length (scales), i;
+      snprintf (p, sizeof (p), "%s.weights.scales", path);
+      if (n != (unsigned) at[SIMNPU_A_OC])
+        return fail (l, SIMNPU_EFORMAT, p, "expected one scale per output "
+            "channel");
+      wt->channel_scales = g_new (float, n);
+      wt->n_channel_scales = n;
+      for (i = 0; i < n; i++) {
+        JsonNode *e = json_array_get_element (scales, i);
+        double v = JSON_NODE_HOLDS_VALUE (e) ? json_node_get_double (e) : -1;
+        if (JSON_NODE_HOLDS_VALUE (e)
+            && json_node_get_value_type (e) == G_TYPE_INT64)
+          v = (double) json_node_get_int (e);
+        if (!(v > 0.0) || !isfinite (v))
+          return fail (l, SIMNPU_EFORMAT, p, "scales must be positive "
+              "numbers");
+        wt->channel_scales[i] = (float) v;
+      }
+    } else if ((ret = read_quant (l, w, path, SIMNPU_DTYPE_I8, wt, false)) < 0) {
+      return ret;
+    }
+    if (data != NULL) {
+      snprintf (p, sizeof (p), "%s.weights.data", path);
+      if ((ret = read_data (l, data, p, &wt->data, &wt->data_bytes)) < 0)
+        return ret;
+    }
+  }
+  b = get_object (o, "bias");
+  if (b != NULL) {
+    JsonObject *data = get_object (b, "data");
+    simnpu__tensor *bt = tensor_at (l, bi);
+    if (data != NULL) {
+      snprintf (p, sizeof (p), "%s.bias.data", path);
+      if ((ret = read_data (l, data, p, &bt->data, &bt->data_bytes)) < 0)
+        return ret;
+    }
+  } else if (tensor_at (l, wi)->data != NULL) {
+    simnpu__tensor *bt = tensor_at (l, bi);
+    /* no bias: zeros */
+    bt->data_bytes = (size_t) at[SIMNPU_A_OC] * sizeof (int32_t);
+    bt->data = g_malloc0 (bt->data_bytes);
+  }
+  return 0;
+}
+
+static int
+parse_op (loader * l, JsonObject * o, const char *path)
+{
+  simnpu__op op = { 0 };
+  const char *type_s = get_string (o, "type");
+  const char *name = get_string (o, "name");
+  JsonObject *attrs = get_object (o, "attrs");
+  int type, ret;
+  char p[512];
+  unsigned rank;
+
+  snprintf (p, sizeof (p), "%s.type", path);
+  if (type_s == NULL)
+    return fail (l, SIMNPU_EFORMAT, p, "missing or not a string");
+  type = simnpu__op_type_from_name (type_s);
+  if (type < 0) {
+    char msg[512];
+    snprintf (msg, sizeof (msg), "unknown op '%.200s'; expected one of "
+        "conv2d, add, mul, concat, split, slice, maxpool, avgpool, resize, "
+        "reshape, transpose, relu, sigmoid, silu, softmax", type_s);
+    return fail (l, SIMNPU_EUNSUPPORTED, p, msg);
+  }
+  if (name != NULL && strlen (name) >= SIMNPU_MAX_NAME_BYTES) {
+    snprintf (p, sizeof (p), "%s.name", path);
+    return fail (l, SIMNPU_EFORMAT, p, "longer than 255 bytes");
+  }
+  op.type = type;
+  op.name = g_strdup (name ? name : path);
+  op.location = g_strdup (path);
+  /* the op owns its strings from here; on error they go with the array */
+  if ((ret = resolve_inputs (l, o, path, &op)) < 0)
+    goto out;
+  for (unsigned i = 0; i < op.n_inputs; i++) {
+    if (tensor_at (l, op.inputs[i])->n_dims == 0) {
+      char msg[384];
+      snprintf (p, sizeof (p), "%s.inputs[%u]", path, i);
+      snprintf (msg, sizeof (msg), "tensor '%s' is used before an op "
+          "produces it (ops must be in execution order)",
+          tensor_at (l, op.inputs[i])->name);
+      ret = fail (l, SIMNPU_EFORMAT, p, msg);
+      goto out;
+    }
+  }
+  rank = input_rank (l, &op);
+
+  switch (op.type) {
+    case SIMNPU_OP_CONV2D:
+      ret = parse_conv (l, o, attrs, path, &op);
+      break;
+    case SIMNPU_OP_MAXPOOL:
+    case SIMNPU_OP_AVGPOOL:
+      if ((ret = attr_ints (l, attrs, path, "kernel", 2, 1,
+                  SIMNPU_MAX_KERNEL_DIM, NULL, &op.attrs[SIMNPU_A_KH])) < 0
+          || (ret = attr_ints (l, attrs, path, "stride", 2, 1,
+                  SIMNPU_MAX_KERNEL_DIM, &ones2[0], &op.attrs[SIMNPU_A_SH])) < 0
+          || (ret = attr_ints (l, attrs, path, "pad", 4, 0,
+                  SIMNPU_MAX_KERNEL_DIM, zeros4, &op.attrs[SIMNPU_A_PT])) < 0)
+        break;
+      break;
+    case SIMNPU_OP_CONCAT:
+    case SIMNPU_OP_SOFTMAX:
+      if ((ret = attr_int (l, attrs, path, "axis", -4, 3, -1, false,
+                  &op.attrs[SIMNPU_A_AXIS])) < 0)
+        break;
+      ret = normalise_axis (l, path, &op, rank);
+      break;
+    case SIMNPU_OP_SPLIT:{
+      int64_t sizes[SIMNPU_N_ATTRS];
+      unsigned n = 0, i;
+      if ((ret = attr_int (l, attrs, path, "axis", -4, 3, -1, false,
+                  &op.attrs[SIMNPU_A_AXIS])) < 0
+          || (ret = normalise_axis (l, path, &op, rank)) < 0)
+        break;
+      snprintf (p, sizeof (p), "%s.attrs", path);
+      if (attrs == NULL) {
+        ret = fail (l, SIMNPU_EFORMAT, p, "missing \"sizes\"");
+        break;
+      }
+      if ((ret = get_int_array (l, attrs, "sizes", p, 1, SIMNPU_N_ATTRS - 1,
+                  1, SIMNPU_MAX_TENSOR_ELEMENTS, sizes, &n)) < 0)
+        break;
+      if (get_array (o, "outputs") == NULL
+          || json_array_get_length (get_array (o, "outputs")) != n) {
+        ret = fail (l, SIMNPU_EFORMAT, p, "\"sizes\" must have one entry "
+            "per output");
+        break;
+      }
+      for (i = 0; i < n; i++)
+        op.attrs[SIMNPU_A_SIZES0 + i] = (int32_t) sizes[i];
+      break;
+    }
+    case SIMNPU_OP_SLICE:{
+      int64_t begin[SIMNPU_MAX_DIMS], size[SIMNPU_MAX_DIMS];
+      unsigned nb = 0, ns = 0, i, pad;
+      snprintf (p, sizeof (p), "%s.attrs", path);
+      if (attrs == NULL) {
+        ret = fail (l, SIMNPU_EFORMAT, p, "missing \"begin\" and \"size\"");
+        break;
+      }
+      if ((ret = get_int_array (l, attrs, "begin", p, rank, rank, 0,
+                  SIMNPU_MAX_TENSOR_ELEMENTS, begin, &nb)) < 0
+          || (ret = get_int_array (l, attrs, "size", p, rank, rank, 1,
+                  SIMNPU_MAX_TENSOR_ELEMENTS, size, &ns)) < 0)
+        break;
+      pad = SIMNPU_MAX_DIMS - rank;
+      for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
+        op.attrs[SIMNPU_A_BEGIN0 + i] = i < pad ? 0 : (int32_t) begin[i - pad];
+        op.attrs[SIMNPU_A_SIZE0 + i] = i < pad ? 1 : (int32_t) size[i - pad];
+      }
+      break;
+    }
+    case SIMNPU_OP_RESIZE:
+      ret = attr_ints (l, attrs, path, "scale", 2, 1, SIMNPU_MAX_KERNEL_DIM,
+          NULL, &op.attrs[SIMNPU_A_SCALE_H]);
+      break;
+    case SIMNPU_OP_RESHAPE:{
+      int64_t shape[SIMNPU_MAX_DIMS];
+      unsigned n = 0, i;
+      snprintf (p, sizeof (p), "%s.attrs", path);
+      if (attrs == NULL) {
+        ret = fail (l, SIMNPU_EFORMAT, p, "missing \"shape\"");
+        break;
+      }
+      if ((ret = get_int_array (l, attrs, "shape", p, 1, SIMNPU_MAX_DIMS, -1,
+                  SIMNPU_MAX_TENSOR_ELEMENTS, shape, &n)) < 0)
+        break;
+      op.attrs[SIMNPU_A_RANK] = (int32_t) n;
+      for (i = 0; i < n; i++)
+        op.attrs[SIMNPU_A_DIM0 + i] = (int32_t) shape[i];
+      break;
+    }
+    case SIMNPU_OP_TRANSPOSE:{
+      int64_t perm[SIMNPU_MAX_DIMS];
+      unsigned n = 0, i;
+      snprintf (p, sizeof (p), "%s.attrs", path);
+      if (attrs == NULL) {
+        ret = fail (l, SIMNPU_EFORMAT, p, "missing \"perm\"");
+        break;
+      }
+      if ((ret = get_int_array (l, attrs, "perm", p, rank, rank, 0, 3, perm,
+                  &n)) < 0)
+        break;
+      for (i = 0; i < n; i++)
+        op.attrs[SIMNPU_A_PERM0 + i] = (int32_t) perm[i];
+      break;
+    }
+    default:
+      ret = 0;
+      break;
+  }
+  if (ret < 0)
+    goto out;
+  ret = resolve_outputs (l, o, path, &op, get_object (o, "quant"));
+  if (ret < 0)
+    goto out;
+  g_array_append_val (l->ops, op);
+  {
+    /* infer now so later ops can use this op's output ranks */
+    simnpu__graph view = *l->g;
+    view.tensors = (simnpu__tensor *) l->tensors->data;
+    view.n_tensors = l->tensors->len;
+    view.ops = (simnpu__op *) l->ops->data;
+    view.n_ops = l->ops->len;
+    return simnpu__graph_infer_op (&view, view.n_ops - 1, NULL, l->error);
+  }
+
+out:
+  g_free (op.name);
+  g_free (op.location);
+  return ret;
+}
+
+static int
+load_root (loader * l, JsonNode * root)
+{
+  JsonObject *o;
+  JsonArray *a;
+  const char *s;
+  int64_t version;
+  unsigned i;
+  int ret;
+  char p[64];
+
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return fail (l, SIMNPU_EFORMAT, "$", "expected a JSON object");
+  o = json_node_get_object (root);
+  s = get_string (o, "format");
+  if (s == NULL || strcmp (s, GRAPH_FORMAT) != 0)
+    return fail (l, SIMNPU_EFORMAT, "$.format", "expected \"simnpu-graph\"");
+  if (!get_int (o, "version", 1, G_MAXINT32, &version))
+    return fail (l, SIMNPU_EFORMAT, "$.version", "expected an integer");
+  if (version != GRAPH_VERSION)
+    return fail (l, SIMNPU_EVERSION, "$.version", "expected 1");
+  s = get_string (o, "name");
+  if (s == NULL || s[0] == '\0' || strlen (s) >= SIMNPU_MAX_NAME_BYTES)
+    return fail (l, SIMNPU_EFORMAT, "$.name", "expected a non-empty string "
+        "under 256 bytes");
+  l->g->name = g_strdup (s);
+  l->weights_file = get_string (o, "weights_file");
+  if (json_object_has_member (o, "estimate_only")) {
+    JsonNode *n = json_object_get_member (o, "estimate_only");
+    if (!JSON_NODE_HOLDS_VALUE (n)
+        || json_node_get_value_type (n) != G_TYPE_BOOLEAN)
+      return fail (l, SIMNPU_EFORMAT, "$.estimate_only", "expected a boolean");
+    l->g->estimate_only |= json_node_get_boolean (n);
+  }
+
+  a = get_array (o, "inputs");
+  if (a == NULL || json_array_get_length (a) < 1
+      || json_array_get_length (a) > SIMNPU_MAX_IO)
+    return fail (l, SIMNPU_EFORMAT, "$.inputs", "expected an array of 1 to "
+        "16 tensor objects");
+  for (i = 0; i < json_array_get_length (a); i++) {
+    JsonNode *e = json_array_get_element (a, i);
+    snprintf (p, sizeof (p), "$.inputs[%u]", i);
+    if (!JSON_NODE_HOLDS_OBJECT (e))
+      return fail (l, SIMNPU_EFORMAT, p, "expected an object");
+    if ((ret = parse_io (l, json_node_get_object (e), p, true,
+                &l->g->inputs[i])) < 0)
+      return ret;
+    l->g->n_inputs = i + 1;
+  }
+  a = get_array (o, "outputs");
+  if (a == NULL || json_array_get_length (a) < 1
+      || json_array_get_length (a) > SIMNPU_MAX_IO)
+    return fail (l, SIMNPU_EFORMAT, "$.outputs", "expected an array of 1 to "
+        "16 tensor objects");
+  for (i = 0; i < json_array_get_length (a); i++) {
+    JsonNode *e = json_array_get_element (a, i);
+    snprintf (p, sizeof (p), "$.outputs[%u]", i);
+    if (!JSON_NODE_HOLDS_OBJECT (e))
+      return fail (l, SIMNPU_EFORMAT, p, "expected an object");
+    if ((ret = parse_io (l, json_node_get_object (e), p, false,
+                &l->g->outputs[i])) < 0)
+      return ret;
+    l->g->n_outputs = i + 1;
+  }
+  a = get_array (o, "constants");
+  if (a != NULL) {
+    if (json_array_get_length (a) > SIMNPU_MAX_TENSORS)
+      return fail (l, SIMNPU_ENOMEM, "$.constants", "too many constants");
+    for (i = 0; i < json_array_get_length (a); i++) {
+      JsonNode *e = json_array_get_element (a, i);
+      snprintf (p, sizeof (p), "$.constants[%u]", i);
+      if (!JSON_NODE_HOLDS_OBJECT (e))
+        return fail (l, SIMNPU_EFORMAT, p, "expected an object");
+      if ((ret = parse_constant (l, json_node_get_object (e), p)) < 0)
+        return ret;
+    }
+  }
+  a = get_array (o, "ops");
+  if (a == NULL || json_array_get_length (a) < 1
+      || json_array_get_length (a) > SIMNPU_MAX_OPS)
+    return fail (l, SIMNPU_EFORMAT, "$.ops", "expected an array of 1 to 2048 "
+        "op objects");
+  for (i = 0; i < json_array_get_length (a); i++) {
+    JsonNode *e = json_array_get_element (a, i);
+    snprintf (p, sizeof (p), "$.ops[%u]", i);
+    if (!JSON_NODE_HOLDS_OBJECT (e))
+      return fail (l, SIMNPU_EFORMAT, p, "expected an object");
+    if ((ret = parse_op (l, json_node_get_object (e), p)) < 0)
+      return ret;
+    if (l->tensors->len > SIMNPU_MAX_TENSORS)
+      return fail (l, SIMNPU_ENOMEM, p, "too many tensors");
+  }
+  return 0;
+}
+
+int
+simnpu__graph_load_json_data (const char *data, size_t size,
+    const char *base_dir, bool estimate_only, simnpu__graph ** out,
+    simnpu_error * error)
+{
+  JsonParser *parser;
+  GError *err = NULL;
+  loader l = { 0 };
+  int ret;
+
+  *out = NULL;
+  if (size > MAX_JSON_BYTES)
+    return simnpu__set_error (error, SIMNPU_ENOMEM, "graph JSON: %zu bytes; "
+        "expected at most 1 GiB", size);
+  parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, data, (gssize) size, &err)) {
+    ret = simnpu__set_error (error, SIMNPU_EFORMAT, "graph JSON: %s",
+        err->message);
+    g_error_free (err);
+    g_object_unref (parser);
+    return ret;
+  }
+  l.g = simnpu__graph_new ();
+  l.tensors = g_array_new (FALSE, TRUE, sizeof (simnpu__tensor));
+  l.ops = g_array_new (FALSE, TRUE, sizeof (simnpu__op));
+  l.by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  l.base_dir = base_dir ? base_dir : ".";
+  l.error = error;
+
+  l.g->estimate_only = estimate_only;
+  ret = load_root (&l, json_parser_get_root (parser));
+
+  l.g->n_tensors = l.tensors->len;
+  l.g->tensors = (simnpu__tensor *) g_array_free (l.tensors, FALSE);
+  l.g->n_ops = l.ops->len;
+  l.g->ops = (simnpu__op *) g_array_free (l.ops, FALSE);
+  g_hash_table_destroy (l.by_name);
+  g_free (l.sidecar);
+  g_object_unref (parser);
+
+  if (ret == 0)
+    ret = simnpu__graph_validate (l.g, error);
+  if (ret < 0) {
+    simnpu__graph_free (l.g);
+    return ret;
+  }
+  *out = l.g;
+  return 0;
+}
+
+int
+simnpu__graph_load_json_file (const char *path, bool estimate_only,
+    simnpu__graph ** out, simnpu_error * error)
+{
+  gchar *contents = NULL, *dir;
+  gsize len = 0;
+  GError *err = NULL;
+  int ret;
+
+  if (!g_file_get_contents (path, &contents, &len, &err)) {
+    ret = simnpu__set_error (error, SIMNPU_EIO, "%s: %s", path, err->message);
+    g_error_free (err);
+    return ret;
+  }
+  dir = g_path_get_dirname (path);
+  ret = simnpu__graph_load_json_data (contents, len, dir, estimate_only, out,
+      error);
+  g_free (dir);
+  g_free (contents);
+  return ret;
+}

@@ -1,0 +1,302 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The int8 kernels. Arithmetic definitions (shared with the reference
+ * implementations in tests/simnpu/test-kernels.c, which must agree bit for
+ * bit):
+ *
+ * - requantisation of conv2d: q = round_half_even (clamp ((float) acc *
+ *   scale, -2^20, 2^20)) in single precision, scale = in_scale * w_scale /
+ *   out_scale per output channel; out = clamp (q + out_zp, act_min, 127);
+ * - conv2d: acc = bias[oc] + sum ((x - in_zp) * w) over the window, padded
+ *   positions contributing 0; out = clamp (requant (acc) + out_zp);
+ * - add: out = out_zp + round_half_up (((a - za) * ma + (b - zb) * mb)
+ *   / 2^SIMNPU_ELTWISE_SHIFT); mul: ((a - za) * (b - zb) * ma) likewise;
+ * - pools: max ignores padding; avg averages valid positions only,
+ *   rounding half away from zero.
+ *
+ * This file is built at -O3: inner loops are simple and use restrict
+ * pointers so that GCC vectorises them. */
+
+#include "simnpu-private.h"
+
+#include <math.h>
+#include <string.h>
+
+#define I8_MIN (-128)
+#define I8_MAX 127
+
+static inline int8_t
+clamp_i8 (int32_t v)
+{
+  return (int8_t) (v < I8_MIN ? I8_MIN : (v > I8_MAX ? I8_MAX : v));
+}
+
+/* Round to nearest even without a libm call, so the loop vectorises:
+ * adding and removing 1.5 * 2^23 leaves no fraction bits for |x| < 2^22.
+ * The clamp keeps x in that range; the int8 clamp follows anyway. */
+#define RQ_MAGIC 12582912.0f
+#define RQ_LIMIT 1048576.0f
+
+static inline int8_t
+requant_one (int32_t acc, float scale, int32_t zp, int32_t lo, int32_t hi)
+{
+  float x = (float) acc * scale;
+  int32_t q;
+
+  x = x < -RQ_LIMIT ? -RQ_LIMIT : (x > RQ_LIMIT ? RQ_LIMIT : x);
+  q = (int32_t) ((x + RQ_MAGIC) - RQ_MAGIC) + zp;
+  return (int8_t) (q < lo ? lo : (q > hi ? hi : q));
+}
+
+/* Column buffer of one output row for one group: col[k][ox], k over the
+ * kernel window [ky][kx][c]. Padded positions hold the input zero
+ * point. */
+static void
+build_columns (const simnpu__conv_params * p, const int8_t * restrict in,
+    int oy, int g, int8_t * restrict col)
+{
+  int icg = p->ic / p->groups;
+  int ky, kx, c, ox;
+  int8_t pad = (int8_t) p->in_zp;
+  const int ow = p->ow;
+  const size_t step = (size_t) p->sw * p->ic;
+
+  for (ky = 0; ky < p->kh; ky++) {
+    int iy = oy * p->sh - p->pt + ky * p->dh;
+    for (kx = 0; kx < p->kw; kx++) {
+      int off = kx * p->dw - p->pl;
+      /* outputs whose input column ox * sw + off is inside [0, iw) */
+      int lo = off >= 0 ? 0 : (-off + p->sw - 1) / p->sw;
+      int hi = p->iw - off <= 0 ? 0 : (p->iw - off - 1) / p->sw + 1;
+      lo = MIN (lo, ow);
+      hi = MIN (MAX (hi, lo), ow);
+      for (c = 0; c < icg; c++) {
+        int8_t *restrict dst = col + (size_t) ((ky * p->kw + kx) * icg + c)
+            * ow;
+        if (iy < 0 || iy >= p->ih) {
+          memset (dst, pad, ow);
+          continue;
+        }
+        memset (dst, pad, lo);
+        if (hi > lo) {
+          /* off + lo * sw >= 0 by the choice of lo */
+          int64_t ix = (int64_t) off + (int64_t) lo * p->sw;
+          const int8_t *restrict src = in + ((size_t) iy * p->iw +
+              (size_t) ix) * p->ic + g * icg + c;
+          if (step == 1)
+            memcpy (dst + lo, src, hi - lo);
+          else
+            for (ox = lo; ox < hi; ox++)
+              dst[ox] = src[(size_t) (ox - lo) * step];
+        }
+        memset (dst + hi, pad, ow - hi);
+      }
+    }
+  }
+}
+
+size_t
+simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
+{
+  size_t klen = (size_t) p->kh * p->kw * (p->ic / p->groups);
+  size_t col = (klen * p->ow + 63) & ~(size_t) 63;
+
+  return col + (size_t) p->ow * (sizeof (int32_t) + 1);
+}
+
+/* bias must already have the input zero point folded in:
+ * bias[oc] = b[oc] - in_zp * sum (w[oc]). Computes one output row at a
+ * time: a column buffer of the row's receptive fields, then per output
+ * channel a multiply-accumulate over the row and its requantisation, loops
+ * that run along the row and vectorise. */
+void
+simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
+    const int8_t * weights, const int32_t * bias, const float *scales,
+    int8_t * output, int8_t * scratch)
+{
+  int icg = p->ic / p->groups;
+  int ocg = p->oc / p->groups;
+  int klen = p->kh * p->kw * icg;
+  size_t col_bytes = ((size_t) klen * p->ow + 63) & ~(size_t) 63;
+  int8_t *col = scratch;
+  int32_t *restrict acc = (int32_t *) (scratch + col_bytes);
+  int8_t *restrict row = (int8_t *) (acc + p->ow);
+  /* locals, so that stores through acc cannot alias the parameters */
+  const int ow = p->ow, oc = p->oc, out_zp = p->out_zp;
+  const int act_min = p->act_min, act_max = p->act_max;
+  int b, oy, ox, g, o, k;
+
+  for (b = 0; b < p->n; b++) {
+    const int8_t *in = input + (size_t) b * p->ih * p->iw * p->ic;
+    int8_t *out = output + (size_t) b * p->oh * p->ow * p->oc;
+    for (oy = 0; oy < p->oh; oy++) {
+      int8_t *restrict dst = out + (size_t) oy * p->ow * p->oc;
+      for (g = 0; g < p->groups; g++) {
+        build_columns (p, in, oy, g, col);
+        for (o = g * ocg; o < (g + 1) * ocg; o++) {
+          const int8_t *w = weights + (size_t) o * klen;
+          float scale = scales[o];
+          int32_t b0 = bias[o];
+          for (ox = 0; ox < ow; ox++)
+            acc[ox] = b0;
+          for (k = 0; k < klen; k++) {
+            const int8_t *restrict c = col + (size_t) k * ow;
+            int32_t wk = w[k];
+            for (ox = 0; ox < ow; ox++)
+              acc[ox] += wk * c[ox];
+          }
+          for (ox = 0; ox < ow; ox++)
+            row[ox] = requant_one (acc[ox], scale, out_zp, act_min, act_max);
+          if (oc == 1)
+            memcpy (dst, row, ow);
+          else
+            for (ox = 0; ox < ow; ox++)
+              dst[(size_t) ox * oc + o] = row[ox];
+        }
+      }
+    }
+  }
+}
+
+void
+simnpu__lut (const int8_t * restrict lut, const int8_t * restrict input,
+    int8_t * restrict output, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    output[i] = lut[(uint8_t) (input[i] - I8_MIN)];
+}
+
+void
+simnpu__requant_copy (const int8_t * restrict in, int8_t * restrict out,
+    size_t n, int32_t zp_in, int32_t zp_out, int64_t mult)
+{
+  const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
+  size_t i;
+
+  if (zp_in == zp_out && mult == (G_GINT64_CONSTANT (1) <<
+          SIMNPU_ELTWISE_SHIFT)) {
+    memcpy (out, in, n);
+    return;
+  }
+  for (i = 0; i < n; i++) {
+    int64_t v = ((in[i] - zp_in) * mult + round) >> SIMNPU_ELTWISE_SHIFT;
+    out[i] = clamp_i8 ((int32_t) v + zp_out);
+  }
+}
+
+static inline int8_t
+eltwise_one (bool is_add, int32_t a, int32_t b, int64_t ma, int64_t mb,
+    int32_t zp_out)
+{
+  const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
+  int64_t v;
+
+  if (is_add)
+    v = ma * a + mb * b;
+  else
+    v = ma * a * b;
+  return clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT) + zp_out);
+}
+
+static void
+eltwise_flat (bool is_add, const int8_t * restrict a, int32_t zp_a,
+    const int8_t * restrict b, int32_t zp_b, int8_t * restrict out, size_t n,
+    int32_t zp_out, int64_t ma, int64_t mb)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    out[i] = eltwise_one (is_add, a[i] - zp_a, b[i] - zp_b, ma, mb, zp_out);
+}
+
+/* Dims are rank-4; a dimension of size 1 broadcasts. */
+void
+simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
+    int32_t zp_a, const int64_t * db, const int8_t * b, int32_t zp_b,
+    const int64_t * dout, int8_t * out, int32_t zp_out, int64_t ma, int64_t mb)
+{
+  bool is_add = type == SIMNPU_OP_ADD;
+  int64_t i0, i1, i2, i3;
+  int64_t sa[4], sb[4];
+  int d;
+
+  if (memcmp (da, dout, 4 * sizeof (int64_t)) == 0
+      && memcmp (db, dout, 4 * sizeof (int64_t)) == 0) {
+    eltwise_flat (is_add, a, zp_a, b, zp_b, out,
+        (size_t) (dout[0] * dout[1] * dout[2] * dout[3]), zp_out, ma, mb);
+    return;
+  }
+  /* strides with 0 for broadcast dimensions */
+  sa[3] = 1;
+  sb[3] = 1;
+  for (d = 2; d >= 0; d--) {
+    sa[d] = sa[d + 1] * da[d + 1];
+    sb[d] = sb[d + 1] * db[d + 1];
+  }
+  for (d = 0; d < 4; d++) {
+    if (da[d] == 1)
+      sa[d] = 0;
+    if (db[d] == 1)
+      sb[d] = 0;
+  }
+  for (i0 = 0; i0 < dout[0]; i0++)
+    for (i1 = 0; i1 < dout[1]; i1++)
+      for (i2 = 0; i2 < dout[2]; i2++)
+        for (i3 = 0; i3 < dout[3]; i3++) {
+          int32_t va = a[i0 * sa[0] + i1 * sa[1] + i2 * sa[2] + i3 * sa[3]];
+          int32_t vb = b[i0 * sb[0] + i1 * sb[1] + i2 * sb[2] + i3 * sb[3]];
+          *out++ = eltwise_one (is_add, va - zp_a, vb - zp_b, ma, mb, zp_out);
+        }
+}
+
+void
+simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
+    const int64_t * dout, int8_t * out, int kh, int kw, int sh, int sw,
+    int pt, int pl, int32_t zp)
+{
+  int64_t n, oy, ox, c;
+  int64_t ih = din[1], iw = din[2], ch = din[3];
+
+  for (n = 0; n < dout[0]; n++) {
+    const int8_t *src = in + n * ih * iw * ch;
+    for (oy = 0; oy < dout[1]; oy++) {
+      for (ox = 0; ox < dout[2]; ox++) {
+        int64_t y0 = oy * sh - pt, x0 = ox * sw - pl;
+        int64_t y1 = MIN (y0 + kh, ih), x1 = MIN (x0 + kw, iw);
+        int64_t y, x;
+        y0 = MAX (y0, 0);
+        x0 = MAX (x0, 0);
+        for (c = 0; c < ch; c++) {
+          int32_t acc = is_max ? I8_MIN : 0;
+          int32_t count = (int32_t) ((y1 - y0) * (x1 - x0));
+          for (y = y0; y < y1; y++)
+            for (x = x0; x < x1; x++) {
+              int32_t v = src[(y * iw + x) * ch + c];
+              if (is_max)
+                acc = v > acc ? v : acc;
+              else
+                acc += v - zp;
+            }
+          if (!is_max) {
+            if (count <= 0)
+              acc = zp;
+            else if (acc >= 0)
+              acc = zp + (acc + count / 2) / count;
+            else
+              acc = zp - (-acc + count / 2) / count;
+          }
+          *out++ = clamp_i8 (acc);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,322 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Internals of libsimnpu, shared by the library, its tools, tests, fuzzers
+ * and benchmarks. Not installed. */
+
+#ifndef __SIMNPU_PRIVATE_H__
+#define __SIMNPU_PRIVATE_H__
+
+#include <glib.h>
+#include <simnpu/simnpu.h>
+
+G_BEGIN_DECLS
+
+#define SIMNPU_INTERNAL __attribute__ ((visibility ("hidden"))) extern
+
+/* Limits that keep malformed models from over-allocating. */
+#define SIMNPU_MAX_TENSORS 4096
+#define SIMNPU_MAX_OPS 2048
+#define SIMNPU_MAX_IO 16
+#define SIMNPU_MAX_OP_INPUTS 8
+#define SIMNPU_MAX_OP_OUTPUTS 8
+#define SIMNPU_MAX_TENSOR_ELEMENTS (G_GINT64_CONSTANT (1) << 26)
+#define SIMNPU_MAX_ARENA_BYTES (G_GUINT64_CONSTANT (1) << 26)
+#define SIMNPU_MAX_KERNEL_DIM 64
+#define SIMNPU_MAX_NAME_BYTES 256
+#define SIMNPU_N_ATTRS 16
+
+#define SIMNPU_NS_PER_S G_GUINT64_CONSTANT (1000000000)
+#define SIMNPU_NS_PER_US G_GUINT64_CONSTANT (1000)
+
+/* Fixed-point precision of the requantisation multipliers of add, mul and
+ * concat (see kernels.c). */
+#define SIMNPU_ELTWISE_SHIFT 24
+
+SIMNPU_INTERNAL int simnpu__set_error (simnpu_error * error, int code,
+    const char *format, ...) G_GNUC_PRINTF (3, 4);
+SIMNPU_INTERNAL uint64_t simnpu__monotonic_ns (void);
+
+/* ------------------------------------------------------------------ */
+/* Device profiles                                                      */
+
+typedef struct
+{
+  char name[32];
+  char description[128];
+  unsigned cores;
+  double clock_mhz;
+  uint32_t macs_per_cycle;
+  uint32_t vector_bytes_per_cycle;
+  double compute_efficiency;
+  uint64_t onchip_memory_bytes;
+  double dma_bytes_per_s;
+  double host_copy_bytes_per_s;
+  uint64_t job_overhead_ns;
+  uint32_t op_overhead_cycles;
+  /* separate DMA-in/DMA-out engines plus CDMA and CSS (Torq), or one
+   * shared DMA engine (Metis) */
+  bool split_dma;
+  bool has_cdma_css;
+} simnpu__profile;
+
+SIMNPU_INTERNAL int simnpu__profile_parse (const char *spec,
+    simnpu__profile * profile, simnpu_error * error);
+SIMNPU_INTERNAL void simnpu__profile_to_spec (const simnpu__profile *
+    profile, char *buf, size_t size);
+SIMNPU_INTERNAL unsigned simnpu__profile_resources (const simnpu__profile *
+    profile, simnpu_resource_info * resources, char names[][16]);
+SIMNPU_INTERNAL int simnpu__profile_resource_of_kind (const simnpu__profile
+    * profile, simnpu_resource_kind kind);
+
+/* ------------------------------------------------------------------ */
+/* Graph IR, shared by the JSON loader, the .axm reader and writer and
+ * the interpreter. */
+
+typedef enum
+{
+  SIMNPU_OP_CONV2D = 0,
+  SIMNPU_OP_ADD,
+  SIMNPU_OP_MUL,
+  SIMNPU_OP_CONCAT,
+  SIMNPU_OP_SPLIT,
+  SIMNPU_OP_SLICE,
+  SIMNPU_OP_MAXPOOL,
+  SIMNPU_OP_AVGPOOL,
+  SIMNPU_OP_RESIZE,
+  SIMNPU_OP_RESHAPE,
+  SIMNPU_OP_TRANSPOSE,
+  SIMNPU_OP_RELU,
+  SIMNPU_OP_SIGMOID,
+  SIMNPU_OP_SILU,
+  SIMNPU_OP_SOFTMAX,
+  SIMNPU_N_OP_TYPES
+} simnpu__op_type;
+
+SIMNPU_INTERNAL const char *simnpu__op_type_name (simnpu__op_type type);
+SIMNPU_INTERNAL int simnpu__op_type_from_name (const char *name);
+
+/* Attribute slots, by op type. */
+enum
+{
+  /* conv2d */
+  SIMNPU_A_KH = 0, SIMNPU_A_KW, SIMNPU_A_SH, SIMNPU_A_SW,
+  SIMNPU_A_PT, SIMNPU_A_PL, SIMNPU_A_PB, SIMNPU_A_PR,
+  SIMNPU_A_DH, SIMNPU_A_DW, SIMNPU_A_GROUPS, SIMNPU_A_OC,
+  SIMNPU_A_ACT,
+  /* resize: integer scale factors */
+  SIMNPU_A_SCALE_H = 0, SIMNPU_A_SCALE_W = 1,
+  /* reshape: rank then dims (-1 infers one dimension) */
+  SIMNPU_A_RANK = 0, SIMNPU_A_DIM0 = 1,
+  /* concat, split, slice, softmax */
+  SIMNPU_A_AXIS = 0,
+  /* split: output sizes along the axis follow */
+  SIMNPU_A_SIZES0 = 1,
+  /* slice: begin per dimension of the input (rank-4 padded) in 0..3,
+   * size in 4..7 */
+  SIMNPU_A_BEGIN0 = 0, SIMNPU_A_SIZE0 = 4,
+  /* transpose: permutation in 0..3 */
+  SIMNPU_A_PERM0 = 0,
+};
+
+typedef enum
+{
+  SIMNPU_TENSOR_ACTIVATION = 0,
+  SIMNPU_TENSOR_INPUT = 1,
+  SIMNPU_TENSOR_OUTPUT = 2,
+  SIMNPU_TENSOR_CONSTANT = 3,
+} simnpu__tensor_kind;
+
+typedef enum
+{
+  SIMNPU_ACT_NONE = 0,
+  SIMNPU_ACT_RELU = 1,
+} simnpu__activation;
+
+/* Internal element types: the public ones plus i32 for biases. */
+#define SIMNPU__DTYPE_I32 3
+
+typedef struct
+{
+  char *name;
+  int dtype;
+  simnpu_layout layout;
+  unsigned n_dims;
+  int64_t dims[SIMNPU_MAX_DIMS];
+  float scale;
+  int32_t zero_point;
+  simnpu__tensor_kind kind;
+  /* inputs and outputs: the dtype seen by the caller; dtype, scale and
+   * zero_point above are the internal int8 representation */
+  int io_dtype;
+  /* conv weights and bias declared without a full shape in JSON: the
+   * shape comes from the op during shape inference */
+  bool shape_from_op;
+  /* constants: data (may be NULL in shape-only graphs), per-channel scales
+   * (n_channel_scales == dims[0], or 0) */
+  void *data;
+  size_t data_bytes;
+  float *channel_scales;
+  unsigned n_channel_scales;
+  /* set by simnpu__graph_prepare() */
+  size_t offset;
+  int producer;
+} simnpu__tensor;
+
+typedef struct
+{
+  int n, ih, iw, ic;
+  int oh, ow, oc;
+  int kh, kw, sh, sw, pt, pl, dh, dw, groups;
+  int32_t in_zp, out_zp;
+  int32_t act_min, act_max;
+} simnpu__conv_params;
+
+typedef struct
+{
+  simnpu__op_type type;
+  char *name;
+  char *location;
+  unsigned n_inputs;
+  unsigned inputs[SIMNPU_MAX_OP_INPUTS];
+  unsigned n_outputs;
+  unsigned outputs[SIMNPU_MAX_OP_OUTPUTS];
+  int32_t attrs[SIMNPU_N_ATTRS];
+  /* set by simnpu__graph_prepare() */
+  uint64_t macs;
+  uint64_t weight_bytes;
+  float *requant_scales;
+  int32_t *bias_folded;
+  int8_t *weights_packed;
+  int8_t lut[256];
+  simnpu__conv_params conv;
+  int64_t eltwise_mult[SIMNPU_MAX_OP_INPUTS];
+} simnpu__op;
+
+typedef struct
+{
+  char *name;
+  bool estimate_only;
+  unsigned n_tensors;
+  simnpu__tensor *tensors;
+  unsigned n_ops;
+  simnpu__op *ops;
+  unsigned n_inputs;
+  unsigned inputs[SIMNPU_MAX_IO];
+  unsigned n_outputs;
+  unsigned outputs[SIMNPU_MAX_IO];
+  /* set by simnpu__graph_prepare() */
+  size_t arena_bytes;
+  size_t scratch_bytes;
+  uint64_t total_macs;
+  uint64_t weight_bytes;
+} simnpu__graph;
+
+SIMNPU_INTERNAL simnpu__graph *simnpu__graph_new (void);
+SIMNPU_INTERNAL void simnpu__graph_free (simnpu__graph * graph);
+SIMNPU_INTERNAL size_t simnpu__dtype_size (int dtype);
+SIMNPU_INTERNAL int64_t simnpu__tensor_elements (const simnpu__tensor * t);
+SIMNPU_INTERNAL size_t simnpu__tensor_bytes (const simnpu__tensor * t);
+SIMNPU_INTERNAL int simnpu__graph_infer_shapes (simnpu__graph * graph,
+    simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__graph_infer_op (simnpu__graph * graph,
+    unsigned op_index, const bool * avail, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__graph_validate (simnpu__graph * graph,
+    simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__graph_prepare (simnpu__graph * graph,
+    simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__graph_run (const simnpu__graph * graph,
+    uint8_t * arena, int8_t * scratch);
+SIMNPU_INTERNAL void simnpu__build_lut (simnpu__op_type type, float in_scale,
+    int32_t in_zp, float out_scale, int32_t out_zp, int8_t * lut);
+
+SIMNPU_INTERNAL int simnpu__graph_load_json_file (const char *path,
+    bool estimate_only, simnpu__graph ** out, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__graph_load_json_data (const char *data,
+    size_t size, const char *base_dir, bool estimate_only,
+    simnpu__graph ** out, simnpu_error * error);
+
+/* ------------------------------------------------------------------ */
+/* Schedule and cost model                                              */
+
+/* Resource slot SIMNPU__RES_CORE means "the core the job is placed on". */
+#define SIMNPU__RES_CORE (-1)
+#define SIMNPU__NO_DEP (-1)
+
+typedef struct
+{
+  simnpu_action_kind kind;
+  int32_t resource;
+  int32_t op_index;
+  int32_t dep;
+  int32_t dep2;
+  uint64_t bytes;
+  uint64_t cycles;
+  uint64_t device_ns;
+} simnpu__action;
+
+typedef struct
+{
+  char spec[256];
+  unsigned n_actions;
+  simnpu__action *actions;
+  uint64_t device_ns;
+} simnpu__schedule;
+
+SIMNPU_INTERNAL int simnpu__schedule_build (const simnpu__graph * graph,
+    const simnpu__profile * profile, simnpu__schedule * schedule,
+    simnpu_error * error);
+SIMNPU_INTERNAL void simnpu__schedule_finish (simnpu__schedule * schedule,
+    const simnpu__profile * profile);
+SIMNPU_INTERNAL void simnpu__schedule_clear (simnpu__schedule * schedule);
+SIMNPU_INTERNAL void simnpu__schedule_estimate (const simnpu__schedule *
+    schedule, const simnpu__profile * profile, uint64_t * start_cycles,
+    uint64_t * end_cycles);
+
+/* ------------------------------------------------------------------ */
+/* .axm container                                                       */
+
+#define SIMNPU_AXM_MAGIC "SNPUAXM\0"
+#define SIMNPU_AXM_MAGIC_BYTES 8
+#define SIMNPU_AXM_VERSION_MAJOR 1
+#define SIMNPU_AXM_VERSION_MINOR 0
+
+SIMNPU_INTERNAL int simnpu__axm_write (const simnpu__graph * graph,
+    const simnpu__schedule * schedule, const char *path,
+    simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__axm_read (const void *data, size_t size,
+    simnpu__graph ** out_graph, simnpu__schedule * schedule,
+    simnpu_error * error);
+
+/* ------------------------------------------------------------------ */
+/* Kernels (kernels.c). Activations are int8 with a per-tensor zero
+ * point; all shapes NHWC. */
+
+
+SIMNPU_INTERNAL void simnpu__conv2d (const simnpu__conv_params * p,
+    const int8_t * input, const int8_t * weights, const int32_t * bias,
+    const float *scales, int8_t * output, int8_t * scratch);
+SIMNPU_INTERNAL size_t simnpu__conv2d_scratch_bytes (const
+    simnpu__conv_params * p);
+SIMNPU_INTERNAL void simnpu__lut (const int8_t * lut, const int8_t * input,
+    int8_t * output, size_t n);
+SIMNPU_INTERNAL void simnpu__eltwise (simnpu__op_type type,
+    const int64_t * in_dims_a, const int8_t * a, int32_t zp_a,
+    const int64_t * in_dims_b, const int8_t * b, int32_t zp_b,
+    const int64_t * out_dims, int8_t * out, int32_t zp_out,
+    int64_t mult_a, int64_t mult_b);
+SIMNPU_INTERNAL void simnpu__pool (bool max, const int64_t * in_dims,
+    const int8_t * in, const int64_t * out_dims, int8_t * out,
+    int kh, int kw, int sh, int sw, int pt, int pl, int32_t zp);
+SIMNPU_INTERNAL void simnpu__requant_copy (const int8_t * in, int8_t * out,
+    size_t n, int32_t zp_in, int32_t zp_out, int64_t mult);
+
+G_END_DECLS
+
+#endif /* __SIMNPU_PRIVATE_H__ */

@@ -1,0 +1,387 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Bad input gives an error code and a message naming the field and what
+ * was expected: malformed .axm containers, malformed JSON graphs, unknown
+ * ops, shape mismatches, wrong buffers at submit. */
+
+#include "simnpu-test-util.h"
+
+#define SEED 3
+/* .axm layout (see sim-npu/axm.c) */
+#define AXM_VERSION_OFFSET 8
+#define AXM_FILE_BYTES_OFFSET 16
+#define AXM_N_SECTIONS_OFFSET 24
+#define AXM_SECTION_TABLE 64
+#define AXM_SECTION_BYTES 24
+#define SEC_TENSORS_INDEX 1
+#define SEC_OPS_INDEX 2
+
+static simnpu_device *dev;
+static guint8 *good;
+static gsize good_len;
+
+static void
+expect_load_error (const guint8 * data, size_t len, int code,
+    const char *needle)
+{
+  simnpu_error error = { 0 };
+  simnpu_model *model = NULL;
+  int ret = simnpu_model_load_from_memory (dev, data, len, &model, &error);
+
+  if (ret != code || strstr (error.message, needle) == NULL)
+    g_error ("expected %s with '%s', got %d: %s", simnpu_strerror (code),
+        needle, ret, error.message);
+  g_assert_null (model);
+  g_assert_cmpint (error.code, ==, code);
+}
+
+static guint8 *
+copy_good (void)
+{
+  return g_memdup2 (good, good_len);
+}
+
+static void
+put_u32 (guint8 * p, uint32_t v)
+{
+  memcpy (p, &v, 4);
+}
+
+static void
+put_u64 (guint8 * p, uint64_t v)
+{
+  memcpy (p, &v, 8);
+}
+
+static uint64_t
+get_u64 (const guint8 * p)
+{
+  uint64_t v;
+  memcpy (&v, p, 8);
+  return v;
+}
+
+static void
+test_axm_malformed (void)
+{
+  guint8 *d;
+  gsize n;
+  guint8 *sec_tensors = NULL;
+
+  /* the good container loads */
+  {
+    simnpu_model *model;
+    simnpu_error error = { 0 };
+    g_assert_cmpint (simnpu_model_load_from_memory (dev, good, good_len,
+            &model, &error), ==, 0);
+    simnpu_model_unload (model);
+  }
+
+  /* truncated: at every length below the full one */
+  for (n = 0; n < good_len; n += (n < 128 ? 1 : 61)) {
+    simnpu_error error = { 0 };
+    simnpu_model *model = NULL;
+    g_assert_cmpint (simnpu_model_load_from_memory (dev, good, n, &model,
+            &error), <, 0);
+    g_assert_null (model);
+    g_assert_cmpuint (strlen (error.message), >, 0);
+  }
+  expect_load_error (good, 10, SIMNPU_EFORMAT, "header");
+  expect_load_error (good, good_len - 1, SIMNPU_EFORMAT, "file_bytes");
+
+  d = copy_good ();
+  memcpy (d, "NOTAMODL", 8);
+  expect_load_error (d, good_len, SIMNPU_EFORMAT, "magic");
+  g_free (d);
+
+  d = copy_good ();
+  d[AXM_VERSION_OFFSET] = 9;
+  expect_load_error (d, good_len, SIMNPU_EVERSION, "version");
+  g_free (d);
+
+  d = copy_good ();
+  put_u32 (d + AXM_N_SECTIONS_OFFSET, 1000000);
+  expect_load_error (d, good_len, SIMNPU_EFORMAT, "n_sections");
+  g_free (d);
+
+  /* absurd record count in the tensors section */
+  d = copy_good ();
+  sec_tensors = d + AXM_SECTION_TABLE + SEC_TENSORS_INDEX * AXM_SECTION_BYTES;
+  put_u32 (sec_tensors + 4, 0xfffffff0u);
+  expect_load_error (d, good_len, SIMNPU_ENOMEM, "tensors");
+  g_free (d);
+
+  /* section offset out of range */
+  d = copy_good ();
+  sec_tensors = d + AXM_SECTION_TABLE + SEC_TENSORS_INDEX * AXM_SECTION_BYTES;
+  put_u64 (sec_tensors + 8, G_GUINT64_CONSTANT (1) << 40);
+  expect_load_error (d, good_len, SIMNPU_EFORMAT, "out of range");
+  g_free (d);
+
+  /* absurd section size */
+  d = copy_good ();
+  sec_tensors = d + AXM_SECTION_TABLE + SEC_TENSORS_INDEX * AXM_SECTION_BYTES;
+  put_u64 (sec_tensors + 16, G_MAXUINT64 - 4);
+  expect_load_error (d, good_len, SIMNPU_EFORMAT, "out of range");
+  g_free (d);
+
+  /* overlapping sections: ops placed on top of tensors */
+  d = copy_good ();
+  {
+    guint8 *sec_ops = d + AXM_SECTION_TABLE + SEC_OPS_INDEX * AXM_SECTION_BYTES;
+    sec_tensors = d + AXM_SECTION_TABLE + SEC_TENSORS_INDEX * AXM_SECTION_BYTES;
+    put_u64 (sec_ops + 8, get_u64 (sec_tensors + 8));
+  }
+  expect_load_error (d, good_len, SIMNPU_EFORMAT, "overlaps");
+  g_free (d);
+
+  /* a tensor dimension made absurd: first tensor record, dims[0] */
+  d = copy_good ();
+  sec_tensors = d + AXM_SECTION_TABLE + SEC_TENSORS_INDEX * AXM_SECTION_BYTES;
+  put_u64 (d + get_u64 (sec_tensors + 8) + 16, G_GUINT64_CONSTANT (1) << 40);
+  expect_load_error (d, good_len, SIMNPU_ESHAPE, "dimensions");
+  g_free (d);
+
+  /* an op type that does not exist: first op record */
+  d = copy_good ();
+  {
+    guint8 *sec_ops = d + AXM_SECTION_TABLE + SEC_OPS_INDEX * AXM_SECTION_BYTES;
+    put_u32 (d + get_u64 (sec_ops + 8), 77);
+  }
+  expect_load_error (d, good_len, SIMNPU_EUNSUPPORTED, "ops[0]");
+  g_free (d);
+
+  /* not a file at all */
+  {
+    simnpu_error error = { 0 };
+    simnpu_model *model = NULL;
+    g_assert_cmpint (simnpu_model_load (dev, "/nonexistent/x.axm", &model,
+            &error), ==, SIMNPU_ENOENT);
+    g_assert_nonnull (strstr (error.message, "/nonexistent/x.axm"));
+  }
+}
+
+static void
+expect_json_error (const char *json, int code, const char *needle)
+{
+  simnpu_error error = { 0 };
+  simnpu__graph *g = NULL;
+  int ret = simnpu__graph_load_json_data (json, strlen (json), ".", false,
+      &g, &error);
+
+  if (ret != code || strstr (error.message, needle) == NULL)
+    g_error ("expected %s with '%s', got %d: %s", simnpu_strerror (code),
+        needle, ret, error.message);
+  g_assert_null (g);
+}
+
+#define HEAD "{\"format\": \"simnpu-graph\", \"version\": 1, \"name\": \"t\", " \
+  "\"inputs\": [{\"name\": \"x\", \"shape\": [1, 4, 4, 2], \"dtype\": " \
+  "\"i8\", \"scale\": 0.1}], \"outputs\": [{\"name\": \"y\", \"dtype\": " \
+  "\"i8\", \"scale\": 0.1%s}], "
+
+static void
+test_json_malformed (void)
+{
+  gchar *j;
+
+  expect_json_error ("{\"format\": ", SIMNPU_EFORMAT, "graph JSON");
+  expect_json_error ("[1, 2]", SIMNPU_EFORMAT, "expected a JSON object");
+  expect_json_error ("{\"format\": \"onnx\"}", SIMNPU_EFORMAT, "$.format");
+  expect_json_error ("{\"format\": \"simnpu-graph\", \"version\": 2}",
+      SIMNPU_EVERSION, "$.version");
+
+  /* unknown op */
+  j = g_strdup_printf (HEAD "\"ops\": [{\"type\": \"fft\", \"inputs\": "
+      "[\"x\"], \"outputs\": [\"y\"]}]}", "");
+  expect_json_error (j, SIMNPU_EUNSUPPORTED, "$.ops[0].type: unknown op 'fft'");
+  g_free (j);
+
+  /* unknown tensor */
+  j = g_strdup_printf (HEAD "\"ops\": [{\"type\": \"relu\", \"inputs\": "
+      "[\"q\"], \"outputs\": [\"y\"]}]}", "");
+  expect_json_error (j, SIMNPU_ESHAPE, "unknown tensor 'q'");
+  g_free (j);
+
+  /* declared output shape disagrees with the op */
+  j = g_strdup_printf (HEAD "\"ops\": [{\"type\": \"relu\", \"inputs\": "
+      "[\"x\"], \"outputs\": [\"y\"]}]}", ", \"shape\": [1, 4, 4, 3]");
+  expect_json_error (j, SIMNPU_ESHAPE, "declared [1,4,4,3] but the op "
+      "produces [1,4,4,2]");
+  g_free (j);
+
+  /* add of shapes that do not broadcast */
+  j = g_strdup_printf (HEAD "\"constants\": [{\"name\": \"c\", \"shape\": "
+      "[1, 3], \"dtype\": \"i8\", \"data\": {\"base64\": \"AAAA\"}}], "
+      "\"ops\": [{\"type\": \"add\", \"inputs\": [\"x\", \"c\"], "
+      "\"outputs\": [\"y\"]}]}", "");
+  expect_json_error (j, SIMNPU_ESHAPE, "not broadcastable");
+  g_free (j);
+
+  /* conv weights of the wrong size */
+  j = g_strdup_printf (HEAD "\"ops\": [{\"name\": \"cv\", \"type\": "
+      "\"conv2d\", \"inputs\": [\"x\"], \"outputs\": [\"y\"], \"attrs\": "
+      "{\"kernel\": [3, 3], \"out_channels\": 2, \"pad\": [1, 1, 1, 1]}, "
+      "\"weights\": {\"data\": {\"base64\": \"AAAA\"}}}]}", "");
+  expect_json_error (j, SIMNPU_ESIZE, "'cv.weights': 3 bytes of data; "
+      "expected 36");
+  g_free (j);
+
+  /* conv without out_channels */
+  j = g_strdup_printf (HEAD "\"ops\": [{\"type\": \"conv2d\", \"inputs\": "
+      "[\"x\"], \"outputs\": [\"y\"], \"attrs\": {\"kernel\": [3, 3]}}]}", "");
+  expect_json_error (j, SIMNPU_EFORMAT, "$.ops[0].attrs.out_channels: missing");
+  g_free (j);
+
+  /* shape-only conv without --estimate-only */
+  j = g_strdup_printf (HEAD "\"ops\": [{\"type\": \"conv2d\", \"inputs\": "
+      "[\"x\"], \"outputs\": [\"y\"], \"attrs\": {\"kernel\": [1, 1], "
+      "\"out_channels\": 2}}]}", "");
+  expect_json_error (j, SIMNPU_ENOWEIGHTS, "--estimate-only");
+  g_free (j);
+
+  /* a bad attribute value */
+  j = g_strdup_printf (HEAD "\"ops\": [{\"type\": \"maxpool\", \"inputs\": "
+      "[\"x\"], \"outputs\": [\"y\"], \"attrs\": {\"kernel\": [0, 2]}}]}", "");
+  expect_json_error (j, SIMNPU_EFORMAT, "$.ops[0].attrs.kernel");
+  g_free (j);
+
+  /* input with a negative dimension */
+  expect_json_error ("{\"format\": \"simnpu-graph\", \"version\": 1, "
+      "\"name\": \"t\", \"inputs\": [{\"name\": \"x\", \"shape\": [1, -4], "
+      "\"dtype\": \"i8\"}]}", SIMNPU_EFORMAT, "$.inputs[0].shape");
+
+  /* missing weights file */
+  j = g_strdup_printf (HEAD "\"weights_file\": \"missing.bin\", \"ops\": "
+      "[{\"type\": \"conv2d\", \"inputs\": [\"x\"], \"outputs\": [\"y\"], "
+      "\"attrs\": {\"kernel\": [1, 1], \"out_channels\": 2}, \"weights\": "
+      "{\"data\": {\"offset\": 0, \"size\": 4}}}]}", "");
+  expect_json_error (j, SIMNPU_EIO, "missing.bin");
+  g_free (j);
+}
+
+static void
+test_submit_wrong_buffers (void)
+{
+  simnpu_error error = { 0 };
+  gchar *json = test_conv_graph_json ("conv", 8, 3, 4, 3, SEED);
+  gchar *path = test_compile_json (json, "metis", false, &error);
+  simnpu_model *model;
+  simnpu_tensor_spec in_spec, out_spec;
+  simnpu_input_buffer in;
+  simnpu_output_buffer out;
+  simnpu_job *job = NULL;
+  guint8 *buf = g_malloc0 (4096);
+
+  g_assert_cmpint (simnpu_model_load (dev, path, &model, &error), ==, 0);
+  simnpu_model_get_input (model, 0, &in_spec);
+  simnpu_model_get_output (model, 0, &out_spec);
+  g_assert_cmpuint (in_spec.size_bytes, ==, 8 * 8 * 3);
+
+  in.data = buf;
+  in.size_bytes = in_spec.size_bytes - 1;
+  out.data = buf + 1024;
+  out.size_bytes = out_spec.size_bytes;
+  g_assert_cmpint (simnpu_job_submit (model, &in, 1, &out, 1, NULL, NULL,
+          &job, &error), ==, SIMNPU_ESIZE);
+  g_assert_nonnull (strstr (error.message, "input 0 ('x') has 191 bytes; "
+          "expected 192 (i8 1x8x8x3)"));
+  g_assert_null (job);
+
+  in.size_bytes = in_spec.size_bytes;
+  out.size_bytes = 7;
+  g_assert_cmpint (simnpu_job_submit (model, &in, 1, &out, 1, NULL, NULL,
+          &job, &error), ==, SIMNPU_ESIZE);
+  g_assert_nonnull (strstr (error.message, "output 0 ('y')"));
+
+  g_assert_cmpint (simnpu_job_submit (model, &in, 2, &out, 1, NULL, NULL,
+          &job, &error), ==, SIMNPU_EINVAL);
+  g_assert_nonnull (strstr (error.message, "2 input buffers"));
+
+  in.data = NULL;
+  g_assert_cmpint (simnpu_job_submit (model, &in, 1, &out, 1, NULL, NULL,
+          &job, &error), ==, SIMNPU_EINVAL);
+  g_assert_nonnull (strstr (error.message, "NULL"));
+
+  g_assert_cmpint (simnpu_model_get_input (model, 5, &in_spec), ==,
+      SIMNPU_ENOENT);
+  g_assert_cmpint (simnpu_device_set_time_scale (dev, -1.0), ==, SIMNPU_EINVAL);
+  simnpu_model_unload (model);
+  g_unlink (path);
+  g_free (path);
+  g_free (json);
+  g_free (buf);
+}
+
+static void
+test_shape_only_model (void)
+{
+  simnpu_error error = { 0 };
+  gchar *json = test_conv_graph_json ("conv", 8, 3, 4, 3, SEED);
+  gchar *path = test_compile_json (json, "metis", true, &error);
+  simnpu_model *model;
+  simnpu_model_info info;
+  simnpu_input_buffer in;
+  simnpu_output_buffer out;
+  simnpu_job *job = NULL;
+  simnpu_job_result r;
+  guint8 buf[256];
+
+  g_assert_nonnull (path);
+  g_assert_cmpint (simnpu_model_load (dev, path, &model, &error), ==, 0);
+  simnpu_model_get_info (model, &info);
+  g_assert_true (info.estimate_only);
+  in.data = buf;
+  in.size_bytes = 192;
+  out.data = buf;
+  out.size_bytes = 256;
+  g_assert_cmpint (simnpu_job_submit (model, &in, 1, &out, 1, NULL, NULL,
+          &job, &error), ==, SIMNPU_ENOWEIGHTS);
+  g_assert_nonnull (strstr (error.message, "shape-only"));
+  /* timing-only jobs run */
+  g_assert_cmpint (simnpu_job_submit (model, NULL, 0, NULL, 0, NULL, NULL,
+          &job, &error), ==, 0);
+  g_assert_cmpint (simnpu_job_wait (job, -1, &r), ==, 0);
+  g_assert_cmpuint (r.device_ns, ==, info.device_ns);
+  simnpu_job_free (job);
+  simnpu_model_unload (model);
+  g_unlink (path);
+  g_free (path);
+  g_free (json);
+}
+
+int
+main (int argc, char **argv)
+{
+  simnpu_error error = { 0 };
+  gchar *json, *path;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  g_assert_cmpint (simnpu_device_open ("metis", &dev, &error), ==, 0);
+  simnpu_device_set_time_scale (dev, 0.0);
+  json = test_conv_graph_json ("conv", 8, 3, 4, 3, SEED);
+  path = test_compile_json (json, "metis", false, &error);
+  g_assert_nonnull (path);
+  g_assert_true (g_file_get_contents (path, (gchar **) & good, &good_len,
+          NULL));
+  g_unlink (path);
+  g_free (path);
+  g_free (json);
+
+  g_test_add_func ("/simnpu/bad-input/axm", test_axm_malformed);
+  g_test_add_func ("/simnpu/bad-input/json", test_json_malformed);
+  g_test_add_func ("/simnpu/bad-input/submit", test_submit_wrong_buffers);
+  g_test_add_func ("/simnpu/bad-input/shape-only", test_shape_only_model);
+  ret = g_test_run ();
+  g_free (good);
+  simnpu_device_close (dev);
+  return ret;
+}

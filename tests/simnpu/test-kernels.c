@@ -1,0 +1,377 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Each int8 kernel against a straightforward reference implementation of
+ * the arithmetic definitions in sim-npu/kernels.c, on random shapes with
+ * odd sizes, padding, strides, dilation and groups. Results must agree bit
+ * for bit. */
+
+#include "simnpu-private.h"
+
+#include <math.h>
+#include <string.h>
+
+#define SEED 20260101
+#define N_CONV_CASES 300
+#define N_ELTWISE_CASES 200
+#define N_POOL_CASES 200
+
+static GRand *rng;
+
+static int
+rand_int (int lo, int hi)
+{
+  return g_rand_int_range (rng, lo, hi + 1);
+}
+
+static void
+fill_i8 (int8_t * p, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    p[i] = (int8_t) rand_int (-128, 127);
+}
+
+/* ---------------- conv2d ---------------- */
+
+static int8_t
+ref_requant (int64_t acc, float scale, int32_t zp, int32_t lo, int32_t hi)
+{
+  float x = (float) acc * scale;
+  int32_t q;
+
+  if (x < -1048576.0f)
+    x = -1048576.0f;
+  if (x > 1048576.0f)
+    x = 1048576.0f;
+  q = (int32_t) lrintf (x) + zp;
+  if (q < lo)
+    q = lo;
+  if (q > hi)
+    q = hi;
+  return (int8_t) q;
+}
+
+static void
+ref_conv (const simnpu__conv_params * p, const int8_t * in,
+    const int8_t * w, const int32_t * bias, const float *scales, int8_t * out)
+{
+  int icg = p->ic / p->groups, ocg = p->oc / p->groups;
+  int n, oy, ox, o, ky, kx, c;
+
+  for (n = 0; n < p->n; n++)
+    for (oy = 0; oy < p->oh; oy++)
+      for (ox = 0; ox < p->ow; ox++)
+        for (o = 0; o < p->oc; o++) {
+          int g = o / ocg;
+          int64_t acc = bias[o];
+          for (ky = 0; ky < p->kh; ky++)
+            for (kx = 0; kx < p->kw; kx++)
+              for (c = 0; c < icg; c++) {
+                int iy = oy * p->sh - p->pt + ky * p->dh;
+                int ix = ox * p->sw - p->pl + kx * p->dw;
+                int32_t x;
+                if (iy < 0 || iy >= p->ih || ix < 0 || ix >= p->iw)
+                  continue;
+                x = in[((n * p->ih + iy) * p->iw + ix) * p->ic + g * icg + c];
+                acc += (int64_t) (x - p->in_zp) *
+                    w[((o * p->kh + ky) * p->kw + kx) * icg + c];
+              }
+          out[((n * p->oh + oy) * p->ow + ox) * p->oc + o] =
+              ref_requant (acc, scales[o], p->out_zp, p->act_min, p->act_max);
+        }
+}
+
+static void
+test_conv2d_bit_exact (void)
+{
+  int t;
+
+  for (t = 0; t < N_CONV_CASES; t++) {
+    simnpu__conv_params p = { 0 };
+    int icg, klen, o, k;
+    size_t in_n, w_n, out_n;
+    int8_t *in, *w, *out, *ref, *scratch;
+    int32_t *bias, *folded;
+    float *scales;
+
+    p.groups = rand_int (0, 3) == 0 ? rand_int (1, 4) : 1;
+    icg = rand_int (1, 9);
+    p.ic = icg * p.groups;
+    p.oc = rand_int (1, 6) * p.groups;
+    if (t % 7 == 0) {
+      /* depthwise */
+      p.groups = p.ic = p.oc = rand_int (1, 12);
+    }
+    p.n = rand_int (1, 2);
+    p.kh = rand_int (1, 5);
+    p.kw = rand_int (1, 5);
+    p.sh = rand_int (1, 3);
+    p.sw = rand_int (1, 3);
+    p.dh = rand_int (1, 2);
+    p.dw = rand_int (1, 2);
+    p.pt = rand_int (0, 3);
+    p.pl = rand_int (0, 3);
+    p.ih = rand_int (p.dh * (p.kh - 1) + 1, 19);
+    p.iw = rand_int (p.dw * (p.kw - 1) + 1, 23);
+    {
+      int pb = rand_int (0, 3), pr = rand_int (0, 3);
+      p.oh = (p.ih + p.pt + pb - p.dh * (p.kh - 1) - 1) / p.sh + 1;
+      p.ow = (p.iw + p.pl + pr - p.dw * (p.kw - 1) - 1) / p.sw + 1;
+    }
+    p.in_zp = rand_int (-128, 127);
+    p.out_zp = rand_int (-128, 127);
+    p.act_min = rand_int (0, 1) ? p.out_zp : -128;
+    p.act_max = 127;
+
+    icg = p.ic / p.groups;
+    klen = p.kh * p.kw * icg;
+    in_n = (size_t) p.n * p.ih * p.iw * p.ic;
+    w_n = (size_t) p.oc * klen;
+    out_n = (size_t) p.n * p.oh * p.ow * p.oc;
+    in = g_malloc (in_n);
+    w = g_malloc (w_n);
+    out = g_malloc (out_n);
+    ref = g_malloc (out_n);
+    bias = g_new (int32_t, p.oc);
+    folded = g_new (int32_t, p.oc);
+    scales = g_new (float, p.oc);
+    scratch = g_malloc (simnpu__conv2d_scratch_bytes (&p));
+    fill_i8 (in, in_n);
+    fill_i8 (w, w_n);
+    for (o = 0; o < p.oc; o++) {
+      int64_t sum = 0;
+      bias[o] = rand_int (-20000, 20000);
+      scales[o] = (float) (g_rand_double_range (rng, 1e-4, 3e-2));
+      for (k = 0; k < klen; k++)
+        sum += w[o * klen + k];
+      folded[o] = (int32_t) (bias[o] - p.in_zp * sum);
+    }
+
+    simnpu__conv2d (&p, in, w, folded, scales, out, scratch);
+    ref_conv (&p, in, w, bias, scales, ref);
+    if (memcmp (out, ref, out_n) != 0) {
+      size_t i;
+      for (i = 0; i < out_n && out[i] == ref[i]; i++);
+      g_error ("conv case %d (n%d %dx%dx%d k%dx%d s%dx%d d%dx%d p%d,%d g%d "
+          "oc%d): element %zu is %d, reference %d", t, p.n, p.ih, p.iw, p.ic,
+          p.kh, p.kw, p.sh, p.sw, p.dh, p.dw, p.pt, p.pl, p.groups, p.oc, i,
+          out[i], ref[i]);
+    }
+    g_free (in);
+    g_free (w);
+    g_free (out);
+    g_free (ref);
+    g_free (bias);
+    g_free (folded);
+    g_free (scales);
+    g_free (scratch);
+  }
+}
+
+/* ---------------- add / mul ---------------- */
+
+static int8_t
+ref_eltwise (bool add, int32_t a, int32_t b, int64_t ma, int64_t mb, int32_t zo)
+{
+  int64_t v = add ? a * ma + b * mb : (int64_t) a * b * ma;
+  int64_t r = (v + (G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1)));
+  int64_t q = (r >> SIMNPU_ELTWISE_SHIFT) + zo;
+
+  return (int8_t) CLAMP (q, -128, 127);
+}
+
+static void
+test_eltwise_bit_exact (void)
+{
+  int t;
+
+  for (t = 0; t < N_ELTWISE_CASES; t++) {
+    int64_t da[4], db[4], dout[4];
+    int64_t i0, i1, i2, i3;
+    bool add = t % 2 == 0;
+    int32_t za = rand_int (-128, 127), zb = rand_int (-128, 127);
+    int32_t zo = rand_int (-128, 127);
+    int64_t ma = rand_int (1, 1 << 25), mb = rand_int (1, 1 << 25);
+    size_t na, nb, no;
+    int8_t *a, *b, *out, *ref;
+    int d;
+
+    if (!add)
+      ma = rand_int (1, 1 << 18);
+    for (d = 0; d < 4; d++) {
+      dout[d] = rand_int (1, d == 0 ? 2 : 7);
+      da[d] = rand_int (0, 3) == 0 ? 1 : dout[d];
+      db[d] = rand_int (0, 3) == 0 ? 1 : dout[d];
+    }
+    na = da[0] * da[1] * da[2] * da[3];
+    nb = db[0] * db[1] * db[2] * db[3];
+    no = dout[0] * dout[1] * dout[2] * dout[3];
+    a = g_malloc (na);
+    b = g_malloc (nb);
+    out = g_malloc (no);
+    ref = g_malloc (no);
+    fill_i8 (a, na);
+    fill_i8 (b, nb);
+    simnpu__eltwise (add ? SIMNPU_OP_ADD : SIMNPU_OP_MUL, da, a, za, db, b,
+        zb, dout, out, zo, ma, mb);
+    for (i0 = 0; i0 < dout[0]; i0++)
+      for (i1 = 0; i1 < dout[1]; i1++)
+        for (i2 = 0; i2 < dout[2]; i2++)
+          for (i3 = 0; i3 < dout[3]; i3++) {
+            int64_t ia = (((i0 % da[0]) * da[1] + i1 % da[1]) * da[2] +
+                i2 % da[2]) * da[3] + i3 % da[3];
+            int64_t ib = (((i0 % db[0]) * db[1] + i1 % db[1]) * db[2] +
+                i2 % db[2]) * db[3] + i3 % db[3];
+            int64_t io = ((i0 * dout[1] + i1) * dout[2] + i2) * dout[3] + i3;
+            ref[io] = ref_eltwise (add, a[ia] - za, b[ib] - zb, ma, mb, zo);
+          }
+    g_assert_cmpmem (out, no, ref, no);
+    g_free (a);
+    g_free (b);
+    g_free (out);
+    g_free (ref);
+  }
+}
+
+/* ---------------- pools ---------------- */
+
+static void
+test_pool_bit_exact (void)
+{
+  int t;
+
+  for (t = 0; t < N_POOL_CASES; t++) {
+    bool is_max = t % 2 == 0;
+    int kh = rand_int (1, 4), kw = rand_int (1, 4);
+    int sh = rand_int (1, 3), sw = rand_int (1, 3);
+    int pt = rand_int (0, kh - 1), pl = rand_int (0, kw - 1);
+    int pb = rand_int (0, kh - 1), pr = rand_int (0, kw - 1);
+    int64_t din[4], dout[4];
+    int32_t zp = rand_int (-128, 127);
+    int64_t n, oy, ox, c;
+    size_t ni, no;
+    int8_t *in, *out, *ref;
+
+    din[0] = rand_int (1, 2);
+    din[1] = rand_int (kh, 17);
+    din[2] = rand_int (kw, 17);
+    din[3] = rand_int (1, 5);
+    dout[0] = din[0];
+    dout[1] = (din[1] + pt + pb - kh) / sh + 1;
+    dout[2] = (din[2] + pl + pr - kw) / sw + 1;
+    dout[3] = din[3];
+    ni = din[0] * din[1] * din[2] * din[3];
+    no = dout[0] * dout[1] * dout[2] * dout[3];
+    in = g_malloc (ni);
+    out = g_malloc (no);
+    ref = g_malloc (no);
+    fill_i8 (in, ni);
+    simnpu__pool (is_max, din, in, dout, out, kh, kw, sh, sw, pt, pl, zp);
+    for (n = 0; n < dout[0]; n++)
+      for (oy = 0; oy < dout[1]; oy++)
+        for (ox = 0; ox < dout[2]; ox++)
+          for (c = 0; c < dout[3]; c++) {
+            int32_t best = -128, sum = 0, count = 0, v;
+            int ky, kx;
+            for (ky = 0; ky < kh; ky++)
+              for (kx = 0; kx < kw; kx++) {
+                int64_t iy = oy * sh - pt + ky, ix = ox * sw - pl + kx;
+                if (iy < 0 || iy >= din[1] || ix < 0 || ix >= din[2])
+                  continue;
+                v = in[((n * din[1] + iy) * din[2] + ix) * din[3] + c];
+                best = MAX (best, v);
+                sum += v - zp;
+                count++;
+              }
+            if (is_max) {
+              v = best;
+            } else {
+              /* round half away from zero */
+              double avg = (double) sum / count;
+              v = zp + (int32_t) (avg >= 0 ? floor (avg + 0.5) :
+                  -floor (-avg + 0.5));
+            }
+            ref[((n * dout[1] + oy) * dout[2] + ox) * dout[3] + c] =
+                (int8_t) CLAMP (v, -128, 127);
+          }
+    g_assert_cmpmem (out, no, ref, no);
+    g_free (in);
+    g_free (out);
+    g_free (ref);
+  }
+}
+
+/* ---------------- LUT ops ---------------- */
+
+static void
+test_lut_ops (void)
+{
+  simnpu__op_type types[] = { SIMNPU_OP_RELU, SIMNPU_OP_SIGMOID,
+    SIMNPU_OP_SILU
+  };
+  int8_t lut[256], in[256], out[256];
+  unsigned t;
+  int i;
+
+  for (i = 0; i < 256; i++)
+    in[i] = (int8_t) (i - 128);
+  for (t = 0; t < G_N_ELEMENTS (types); t++) {
+    float si = 0.05f, so = t == 1 ? 1.0f / 256 : 0.04f;
+    int32_t zi = 3, zo = t == 1 ? -128 : -20;
+    simnpu__build_lut (types[t], si, zi, so, zo, lut);
+    simnpu__lut (lut, in, out, 256);
+    for (i = 0; i < 256; i++) {
+      double x = (double) si * (in[i] - zi), y, r;
+      if (types[t] == SIMNPU_OP_RELU)
+        y = x > 0 ? x : 0;
+      else if (types[t] == SIMNPU_OP_SIGMOID)
+        y = 1.0 / (1.0 + exp (-x));
+      else
+        y = x / (1.0 + exp (-x));
+      r = CLAMP (round (y / so) + zo, -128, 127);
+      g_assert_cmpint (out[i], ==, (int) r);
+    }
+  }
+}
+
+static void
+test_requant_copy (void)
+{
+  int8_t in[100], out[100];
+  int i;
+
+  fill_i8 (in, sizeof (in));
+  /* scale ratio 0.5, zero point -10 -> 20 */
+  simnpu__requant_copy (in, out, sizeof (in), -10, 20,
+      G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1));
+  for (i = 0; i < 100; i++) {
+    int64_t v = ((int64_t) (in[i] + 10) * (1 << (SIMNPU_ELTWISE_SHIFT - 1)) +
+        (1 << (SIMNPU_ELTWISE_SHIFT - 1))) >> SIMNPU_ELTWISE_SHIFT;
+    g_assert_cmpint (out[i], ==, CLAMP (v + 20, -128, 127));
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  rng = g_rand_new_with_seed (SEED);
+  g_test_add_func ("/simnpu/kernels/conv2d", test_conv2d_bit_exact);
+  g_test_add_func ("/simnpu/kernels/eltwise", test_eltwise_bit_exact);
+  g_test_add_func ("/simnpu/kernels/pool", test_pool_bit_exact);
+  g_test_add_func ("/simnpu/kernels/lut", test_lut_ops);
+  g_test_add_func ("/simnpu/kernels/requant-copy", test_requant_copy);
+  ret = g_test_run ();
+  g_rand_free (rng);
+  return ret;
+}

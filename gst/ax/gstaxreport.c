@@ -200,10 +200,11 @@ gst_ax_report_row_flags_to_string (GstAxReportRowFlags flags)
 {
   GString *s = g_string_new (NULL);
 
+  /* a device wait is shown as such alone, stage or not */
   if (flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT)
     g_string_append (s, "DEVICE WAIT");
-  if (flags & GST_AX_REPORT_ROW_FLAG_STAGE)
-    g_string_append_printf (s, "%sSTAGE", s->len ? " " : "");
+  else if (flags & GST_AX_REPORT_ROW_FLAG_STAGE)
+    g_string_append (s, "STAGE");
   if (flags & GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED)
     g_string_append_printf (s, "%sSTRONGLY BLOCKED", s->len ? " " : "");
   else if (flags & GST_AX_REPORT_ROW_FLAG_BLOCKED)
@@ -600,7 +601,7 @@ json_flags (JsonBuilder * b, GstAxReportRowFlags flags)
   json_builder_begin_array (b);
   if (flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT)
     json_builder_add_string_value (b, "DEVICE WAIT");
-  if (flags & GST_AX_REPORT_ROW_FLAG_STAGE)
+  else if (flags & GST_AX_REPORT_ROW_FLAG_STAGE)
     json_builder_add_string_value (b, "STAGE");
   if (flags & GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED)
     json_builder_add_string_value (b, "STRONGLY BLOCKED");

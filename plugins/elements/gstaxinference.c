@@ -801,9 +801,14 @@ cancel_all (GstAxInference * self)
 }
 
 /* Waits for every queued job's callback, then empties the queue. Called
- * with the task stopped or paused and the chain function not running. */
+ * with the task stopped or paused and the chain function not running.
+ * Sticky events still queued (stream-start, caps, tags, but not segment
+ * or EOS, which a flush resets) are handed back through @sticky, when
+ * given, so that they can be stored on the source pad once it accepts
+ * them again: data after a flush must still follow its stream-start and
+ * caps, as GstQueue does. */
 static void
-drain_and_clear (GstAxInference * self)
+drain_and_clear (GstAxInference * self, GQueue * sticky)
 {
   GList *l;
 
@@ -818,6 +823,11 @@ drain_and_clear (GstAxInference * self)
     Item *item = l->data;
 
     g_mutex_unlock (&self->lock);
+    if (sticky != NULL && item->event != NULL
+        && GST_EVENT_IS_STICKY (item->event)
+        && GST_EVENT_TYPE (item->event) != GST_EVENT_SEGMENT
+        && GST_EVENT_TYPE (item->event) != GST_EVENT_EOS)
+      g_queue_push_tail (sticky, gst_event_ref (item->event));
     item_clear (self, item);
     g_mutex_lock (&self->lock);
     item_recycle (self, item);
@@ -1053,12 +1063,21 @@ gst_ax_inference_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
     }
     case GST_EVENT_FLUSH_STOP:
     {
-      drain_and_clear (self);
+      GQueue sticky = G_QUEUE_INIT;
+      GstEvent *ev;
+      gboolean ret;
+
+      drain_and_clear (self, &sticky);
       g_mutex_lock (&self->lock);
       self->flushing = FALSE;
       self->srcresult = GST_FLOW_OK;
       g_mutex_unlock (&self->lock);
-      if (!gst_pad_push_event (self->srcpad, event))
+      ret = gst_pad_push_event (self->srcpad, event);
+      while ((ev = g_queue_pop_head (&sticky))) {
+        gst_pad_store_sticky_event (self->srcpad, ev);
+        gst_event_unref (ev);
+      }
+      if (!ret)
         return FALSE;
       return gst_pad_start_task (self->srcpad,
           (GstTaskFunction) gst_ax_inference_loop, self, NULL);
@@ -1342,7 +1361,7 @@ stop_streaming (GstAxInference * self)
    * function has returned, the pads are deactivated */
   gst_pad_stop_task (self->srcpad);
   cancel_all (self);
-  drain_and_clear (self);
+  drain_and_clear (self, NULL);
   report_device (self);
 }
 

@@ -1175,9 +1175,18 @@ reserve (simnpu_device * dev, unsigned r, uint64_t ready, uint64_t dur)
   GArray *a = dev->reserved[r];
   uint64_t start = ready;
   interval iv;
-  unsigned i;
+  unsigned i, lo = 0, hi = a->len;
 
-  for (i = 0; i < a->len; i++) {
+  /* reservations are disjoint and sorted, so their ends are sorted too:
+   * skip those that end before ready by bisection */
+  while (lo < hi) {
+    unsigned mid = lo + (hi - lo) / 2;
+    if (g_array_index (a, interval, mid).end_ns <= ready)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (i = lo; i < a->len; i++) {
     const interval *cur = &g_array_index (a, interval, i);
     if (cur->end_ns <= start)
       continue;

@@ -594,9 +594,10 @@ simnpu__graph_validate (simnpu__graph * g, simnpu_error * error)
     if (simnpu__dtype_size (t->dtype) == 0)
       return simnpu__set_error (error, SIMNPU_EFORMAT,
           "tensor '%s': unknown dtype %d", t->name, t->dtype);
-    if (t->kind == SIMNPU_TENSOR_ACTIVATION && t->dtype != SIMNPU_DTYPE_I8)
+    if (t->kind != SIMNPU_TENSOR_CONSTANT && t->dtype != SIMNPU_DTYPE_I8)
       return simnpu__set_error (error, SIMNPU_EFORMAT,
-          "tensor '%s': activations must be i8", t->name);
+          "tensor '%s': inputs, outputs and activations are int8 inside "
+          "the graph (dtype i8)", t->name);
     if (!t->shape_from_op && (t->kind == SIMNPU_TENSOR_INPUT
             || t->kind == SIMNPU_TENSOR_CONSTANT || t->n_dims > 0)) {
       if (t->n_dims < 1 || t->n_dims > SIMNPU_MAX_DIMS)

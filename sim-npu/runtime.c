@@ -82,6 +82,8 @@ struct simnpu_job
   uint64_t *act_end;
   unsigned act_cap;
   unsigned core;
+  /* the time scale the job was scheduled with */
+  double scale;
   uint64_t due_ns;
   int heap_index;
   GList link;
@@ -312,7 +314,9 @@ account_job (simnpu_device * dev, simnpu_job * job)
   for (i = 0; i < m->schedule.n_actions; i++) {
     const simnpu__action *a = &m->schedule.actions[i];
     unsigned r = a->resource < 0 ? job->core : (unsigned) a->resource;
-    uint64_t dur = job->act_end[i] - job->act_start[i];
+    /* the time the resource spent on the action: a split transfer's span
+     * also covers other jobs' pieces */
+    uint64_t dur = (uint64_t) ((double) a->device_ns * job->scale);
     simnpu_event e;
 
     c->resource_busy_ns[r] += dur;
@@ -1165,42 +1169,63 @@ simnpu_model_get_latency_ns (simnpu_model * m)
 /* ------------------------------------------------------------------ */
 /* Jobs                                                                 */
 
-/* Reserves the earliest slot of length dur at or after ready on
- * resource r: engines serve requests in the order they become ready, so an
- * action may run in a gap before reservations made by earlier jobs.
- * Returns the start. Lock held. */
-static uint64_t
-reserve (simnpu_device * dev, unsigned r, uint64_t ready, uint64_t dur)
+static unsigned
+first_ending_after (GArray * a, uint64_t t)
 {
-  GArray *a = dev->reserved[r];
-  uint64_t start = ready;
-  interval iv;
-  unsigned i, lo = 0, hi = a->len;
+  unsigned lo = 0, hi = a->len;
 
-  /* reservations are disjoint and sorted, so their ends are sorted too:
-   * skip those that end before ready by bisection */
+  /* reservations are disjoint and sorted, so their ends are sorted too */
   while (lo < hi) {
     unsigned mid = lo + (hi - lo) / 2;
-    if (g_array_index (a, interval, mid).end_ns <= ready)
+    if (g_array_index (a, interval, mid).end_ns <= t)
       lo = mid + 1;
     else
       hi = mid;
   }
-  for (i = lo; i < a->len; i++) {
-    const interval *cur = &g_array_index (a, interval, i);
-    if (cur->end_ns <= start)
-      continue;
-    if (start + dur <= cur->start_ns)
-      break;
-    start = MAX (start, cur->end_ns);
+  return lo;
+}
+
+/* Reserves dur of resource r at or after ready, in the earliest free time:
+ * engines serve requests in the order they become ready, so an action may
+ * run in a gap before reservations made by earlier jobs. Compute needs one
+ * gap of the whole length; a transfer (split) may be cut into pieces that
+ * fill several gaps, as a DMA engine interleaves descriptor chains. Sets
+ * the end of the last piece and returns the start of the first. Lock
+ * held. */
+static uint64_t
+reserve (simnpu_device * dev, unsigned r, uint64_t ready, uint64_t dur,
+    bool split, uint64_t * end)
+{
+  GArray *a = dev->reserved[r];
+  uint64_t t = ready, first = G_MAXUINT64, left = dur;
+  unsigned i = first_ending_after (a, ready);
+  interval iv;
+
+  if (dur == 0) {
+    *end = ready;
+    return ready;
   }
-  if (dur > 0) {
-    iv.start_ns = start;
-    iv.end_ns = start + dur;
-    g_array_insert_val (a, i, iv);
+  while (left > 0) {
+    uint64_t gap_end = i < a->len ? g_array_index (a, interval,
+        i).start_ns : G_MAXUINT64;
+    if (t < gap_end && (split || gap_end - t >= left)) {
+      uint64_t piece = MIN (left, gap_end - t);
+      iv.start_ns = t;
+      iv.end_ns = t + piece;
+      g_array_insert_val (a, i, iv);
+      i++;
+      first = MIN (first, t);
+      left -= piece;
+      t += piece;
+    }
+    if (left > 0) {
+      t = MAX (t, g_array_index (a, interval, i).end_ns);
+      i++;
+    }
   }
-  dev->free_at_ns[r] = MAX (dev->free_at_ns[r], start + dur);
-  return start;
+  dev->free_at_ns[r] = MAX (dev->free_at_ns[r], t);
+  *end = t;
+  return first;
 }
 
 /* Drops reservations that ended before now; they are disjoint and
@@ -1239,6 +1264,7 @@ schedule_job (simnpu_device * dev, simnpu_job * job, uint64_t now)
       best = i;
   }
   job->core = best;
+  job->scale = scale;
   if (!dev->profile.has_cdma_css)
     t0 += (uint64_t) ((double) dev->profile.job_overhead_ns * scale);
   for (i = 0; i < s->n_actions; i++) {
@@ -1249,8 +1275,9 @@ schedule_job (simnpu_device * dev, simnpu_job * job, uint64_t now)
       ready = MAX (ready, job->act_end[a->dep]);
     if (a->dep2 >= 0)
       ready = MAX (ready, job->act_end[a->dep2]);
-    job->act_start[i] = reserve (dev, r, ready, dur);
-    job->act_end[i] = job->act_start[i] + dur;
+    job->act_start[i] = reserve (dev, r, ready, dur,
+        a->kind != SIMNPU_ACTION_COMPUTE && a->kind != SIMNPU_ACTION_CSS,
+        &job->act_end[i]);
     first = MIN (first, job->act_start[i]);
     last = MAX (last, job->act_end[i]);
   }

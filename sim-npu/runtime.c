@@ -1283,6 +1283,19 @@ schedule_job (simnpu_device * dev, simnpu_job * job, uint64_t now)
   }
   if (s->n_actions == 0)
     first = last = t0;
+  job->result.core_start_ns = G_MAXUINT64;
+  job->result.core_end_ns = 0;
+  job->result.core_busy_ns = 0;
+  for (i = 0; i < s->n_actions; i++) {
+    if (s->actions[i].resource != SIMNPU__RES_CORE)
+      continue;
+    job->result.core_start_ns = MIN (job->result.core_start_ns,
+        job->act_start[i]);
+    job->result.core_end_ns = MAX (job->result.core_end_ns, job->act_end[i]);
+    job->result.core_busy_ns += job->act_end[i] - job->act_start[i];
+  }
+  if (job->result.core_start_ns == G_MAXUINT64)
+    job->result.core_start_ns = job->result.core_end_ns = first;
   job->result.device_start_ns = first;
   job->result.device_end_ns = last;
   job->result.device_ns = s->device_ns;

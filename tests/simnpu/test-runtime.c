@@ -109,6 +109,11 @@ test_concurrency_virtual_clock (void)
   /* 4 jobs on 4 cores: one job time, each on its own core */
   run_wave (&f, 4, r);
   for (i = 0; i < 4; i++) {
+    g_assert_cmpuint (r[i].core_start_ns, >=, r[i].device_start_ns);
+    g_assert_cmpuint (r[i].core_end_ns, <=, r[i].device_end_ns);
+    g_assert_cmpuint (r[i].core_busy_ns, ==, r[i].core_end_ns -
+        r[i].core_start_ns);
+    g_assert_cmpuint (r[i].core_busy_ns, >, 0);
     /* the shared DMA engine serialises the inputs: a few ns each */
     g_assert_cmpuint (r[i].device_start_ns, <=, t_job / 100);
     g_assert_cmpuint (r[i].device_ns, ==, t_job);

@@ -696,6 +696,13 @@ eltwise_multiplier (double real)
 
 #define MAX_ELTWISE_RATIO 4096.0
 
+static bool
+at_zero_pad (const int32_t * at)
+{
+  return at[SIMNPU_A_PT] == 0 && at[SIMNPU_A_PL] == 0 && at[SIMNPU_A_PB] == 0
+      && at[SIMNPU_A_PR] == 0;
+}
+
 static int
 prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
     simnpu_error * error)
@@ -735,6 +742,14 @@ prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
       p->act_min = op->attrs[SIMNPU_A_ACT] == SIMNPU_ACT_RELU ?
           out->zero_point : I8_MIN;
       p->act_max = I8_MAX;
+      if (p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
+          && at_zero_pad (op->attrs) && p->ih == p->oh && p->iw == p->ow) {
+        /* a pointwise conv is the same conv over one long row: the
+         * kernel's row loops then run over the whole image */
+        p->iw *= p->ih;
+        p->ow *= p->oh;
+        p->ih = p->oh = 1;
+      }
       op->macs = (uint64_t) p->n * p->oh * p->ow * p->oc * klen;
       op->weight_bytes = simnpu__tensor_bytes (w) + simnpu__tensor_bytes (b);
       if (klen > MAX_CONV_KLEN)

@@ -448,17 +448,12 @@ copy_outputs (simnpu_model * m, simnpu_job * job, const uint8_t * arena)
   for (i = 0; i < g->n_outputs; i++) {
     const simnpu__tensor *t = &g->tensors[g->outputs[i]];
     const int8_t *restrict src = (const int8_t *) (arena + t->offset);
-    size_t n = (size_t) simnpu__tensor_elements (t), k;
+    size_t n = (size_t) simnpu__tensor_elements (t);
     if (t->io_dtype == SIMNPU_DTYPE_U8) {
-      uint8_t *restrict dst = job->outputs[i].data;
-      for (k = 0; k < n; k++)
-        dst[k] = (uint8_t) (src[k] ^ 0x80);
+      simnpu__flip_sign_copy (job->outputs[i].data, (const uint8_t *) src, n);
     } else if (t->io_dtype == SIMNPU_DTYPE_F32) {
-      float *restrict dst = job->outputs[i].data;
-      float scale = t->scale;
-      int32_t zp = t->zero_point;
-      for (k = 0; k < n; k++)
-        dst[k] = scale * (float) (src[k] - zp);
+      simnpu__dequantize (job->outputs[i].data, src, n, t->scale,
+          t->zero_point);
     } else {
       memcpy (job->outputs[i].data, src, n);
     }
@@ -1449,16 +1444,11 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
 
   t0 = simnpu__monotonic_ns ();
   for (i = 0; i < n_inputs; i++) {
-    const uint8_t *restrict src = inputs[i].data;
-    uint8_t *restrict dst = job->staging + off;
-    size_t n = inputs[i].size_bytes, k;
-    if (m->in_specs[i].dtype == SIMNPU_DTYPE_U8) {
-      /* u8 with zero point z is i8 with zero point z - 128 */
-      for (k = 0; k < n; k++)
-        dst[k] = src[k] ^ 0x80;
-    } else {
-      memcpy (dst, src, n);
-    }
+    size_t n = inputs[i].size_bytes;
+    if (m->in_specs[i].dtype == SIMNPU_DTYPE_U8)
+      simnpu__flip_sign_copy (job->staging + off, inputs[i].data, n);
+    else
+      memcpy (job->staging + off, inputs[i].data, n);
     off += n;
     copied += n;
   }

@@ -9,7 +9,7 @@ top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${GST_AX_BUILD_DIR:-$top/build}"
 
 packages=(
-  build-essential meson ninja-build pkg-config
+  build-essential meson ninja-build pkg-config indent
   libglib2.0-dev libjson-glib-dev libxlsxwriter-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
@@ -48,8 +48,10 @@ fi
 if [ ! -f "$build_dir/build.ninja" ]; then
   echo "gst-ax setup: configuring $build_dir"
   meson setup "$build_dir" "$top" "$@"
-elif [ $# -gt 0 ]; then
-  meson configure "$build_dir" "$@"
+else
+  # picks up folders added since the last configure (subdirs are found
+  # with fs.is_dir, which meson cannot watch)
+  meson setup --reconfigure "$build_dir" "$top" "$@" >/dev/null
 fi
 echo "gst-ax setup: building"
 meson compile -C "$build_dir"

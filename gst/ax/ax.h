@@ -15,6 +15,7 @@
 #include <gst/ax/gstaxletterbox.h>
 #include <gst/ax/gstaxdetection.h>
 #include <gst/ax/gstaxprobe.h>
+#include <gst/ax/gstaxreport.h>
 #include <gst/ax/gstaxmodelquery.h>
 
 #endif /* __GST_AX_H__ */

@@ -72,8 +72,7 @@ gst_ax_letterbox_init (GstAxLetterbox * lb, gint src_width, gint src_height,
   lb->tensor_height = tensor_height;
   lb->scale = r;
   /* nearbyint rounds half to even in the default mode, like Python */
-  lb->resized_width = CLAMP ((gint) nearbyint (src_width * r), 1,
-      tensor_width);
+  lb->resized_width = CLAMP ((gint) nearbyint (src_width * r), 1, tensor_width);
   lb->resized_height = CLAMP ((gint) nearbyint (src_height * r), 1,
       tensor_height);
   lb->fill = fill;

@@ -81,8 +81,7 @@ GST_START_TEST (test_param_structure)
   fail_unless_equals_float (v, 0.75);
   fail_unless (gst_structure_get_double (s, "x_max", &v));
   fail_unless_equals_float (v, 0.75);
-  fail_unless_equals_string (gst_structure_get_string (s, "label"),
-      "person");
+  fail_unless_equals_string (gst_structure_get_string (s, "label"), "person");
   fail_unless_equals_string (g_quark_to_string (roi->roi_type), "person");
   fail_unless_equals_int (roi->x, 160);
   fail_unless_equals_int (roi->h, 240);

@@ -61,8 +61,7 @@ GST_START_TEST (test_no_scale_up_and_top_left)
 {
   GstAxLetterbox lb;
 
-  fail_unless (gst_ax_letterbox_init (&lb, 320, 240, 640, 640, TRUE, FALSE,
-          0));
+  fail_unless (gst_ax_letterbox_init (&lb, 320, 240, 640, 640, TRUE, FALSE, 0));
   fail_unless_equals_float (lb.scale, 1.0);
   fail_unless_equals_int (lb.resized_width, 320);
   fail_unless_equals_int (lb.pad_x, 160);

@@ -51,8 +51,7 @@ GST_START_TEST (test_add_and_get)
   fail_unless_equals_int (gst_ax_tensor_meta_n_elements (in), 60);
   fail_unless_equals_int (gst_ax_tensor_meta_n_bytes (out1), 27);
   fail_unless (gst_buffer_get_ax_tensor_meta_by_name (frame, "images") == in);
-  fail_unless (gst_buffer_get_ax_tensor_meta_by_name (frame, "scores") ==
-      out1);
+  fail_unless (gst_buffer_get_ax_tensor_meta_by_name (frame, "scores") == out1);
   fail_unless (gst_buffer_get_ax_tensor_meta_by_name (frame, "none") == NULL);
   fail_unless (gst_buffer_get_ax_tensor_meta_by_role (frame,
           GST_AX_TENSOR_ROLE_OUTPUT, 0, 0) == out0);

@@ -1,0 +1,323 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The axprof tracer's own cost.
+ *
+ * Runs `fakesrc num-buffers=N sizetype=empty ! identity x10 ! fakesink
+ * sync=false` with no tracer, with a test-only tracer whose hooks are
+ * empty (GStreamer's own cost of tracing being on), with axprof, axprof
+ * sample=16, the core latency(flags=element) and the core stats tracer.
+ * Tracers can only be chosen before gst_init() and never removed, so each
+ * configuration runs in a child process of this binary; the runs are
+ * interleaved and the best of REPEATS is kept, so that the noise of a
+ * shared machine hits every configuration alike. */
+
+#include <gst/gst.h>
+#include <gst/gsttracer.h>
+#include <gst/ax/ax.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#define DEFAULT_BUFFERS 100000
+#define IDENTITIES 10
+/* fakesrc + identities + fakesink each handle every buffer */
+#define ELEMENTS (IDENTITIES + 2)
+#define REPEATS 3
+#define USAGE_READS 20000
+#define NS_PER_US 1000.0
+
+/* ------------------------------------------------------------ empty hooks */
+
+typedef struct
+{
+  GstTracer parent;
+} AxEmptyHooks;
+
+typedef struct
+{
+  GstTracerClass parent_class;
+} AxEmptyHooksClass;
+
+static GType ax_empty_hooks_get_type (void);
+G_DEFINE_TYPE (AxEmptyHooks, ax_empty_hooks, GST_TYPE_TRACER);
+
+static void
+empty_hook (void)
+{
+}
+
+static void
+ax_empty_hooks_class_init (AxEmptyHooksClass * klass)
+{
+}
+
+/* the same hooks axprof registers */
+static void
+ax_empty_hooks_init (AxEmptyHooks * self)
+{
+  static const gchar *const hooks[] = {
+    "pad-push-pre", "pad-push-post", "pad-push-list-pre",
+    "pad-push-list-post", "pad-chain-pre", "pad-chain-post",
+    "pad-chain-list-pre", "pad-chain-list-post", "pad-push-event-pre",
+    "pad-push-event-post",
+    "pad-pull-range-pre",
+    "pad-pull-range-post", "element-post-message-pre", "element-new",
+    "bin-add-post", "element-change-state-post",
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (hooks); i++)
+    gst_tracing_register_hook (GST_TRACER (self), hooks[i],
+        G_CALLBACK (empty_hook));
+}
+
+/* ------------------------------------------------------------ configs */
+
+typedef struct
+{
+  const gchar *name;
+  const gchar *label;
+  const gchar *tracers;
+} Config;
+
+static const Config configs[] = {
+  {"none", "no tracer", NULL},
+  {"empty", "empty hooks (test-only)", NULL},
+  {"axprof", "axprof", "axprof(file=/dev/null)"},
+  {"axprof16", "axprof sample=16", "axprof(file=/dev/null,sample=16)"},
+  {"latency", "latency(flags=element)", "latency(flags=element)"},
+  {"stats", "stats", "stats"},
+};
+
+enum
+{
+  CFG_NONE,
+  CFG_EMPTY,
+  CFG_AXPROF,
+  CFG_AXPROF16,
+  CFG_LATENCY,
+  CFG_STATS,
+  N_CONFIGS
+};
+
+static int
+run_child (const gchar * mode, guint buffers)
+{
+  const Config *cfg = NULL;
+  GString *desc = g_string_new (NULL);
+  GstElement *pipeline;
+  GstMessage *msg;
+  GError *err = NULL;
+  guint64 t0, t1;
+  guint i;
+
+  for (i = 0; i < N_CONFIGS; i++)
+    if (strcmp (configs[i].name, mode) == 0)
+      cfg = &configs[i];
+  if (cfg == NULL) {
+    g_printerr ("unknown configuration '%s'\n", mode);
+    return 1;
+  }
+  g_unsetenv ("GST_DEBUG");
+  if (cfg->tracers)
+    g_setenv ("GST_TRACERS", cfg->tracers, TRUE);
+  else
+    g_unsetenv ("GST_TRACERS");
+  gst_init (NULL, NULL);
+  if (strcmp (mode, "empty") == 0)
+    g_object_new (ax_empty_hooks_get_type (), NULL);
+
+  g_string_printf (desc, "fakesrc num-buffers=%u sizetype=empty", buffers);
+  for (i = 0; i < IDENTITIES; i++)
+    g_string_append (desc, " ! identity");
+  g_string_append (desc, " ! fakesink sync=false");
+  pipeline = gst_parse_launch (desc->str, &err);
+  if (pipeline == NULL) {
+    g_printerr ("cannot build '%s': %s\n", desc->str, err->message);
+    return 1;
+  }
+  t0 = gst_ax_probe_now_ns ();
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+      GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  t1 = gst_ax_probe_now_ns ();
+  if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_EOS) {
+    g_printerr ("pipeline failed\n");
+    return 1;
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  g_string_free (desc, TRUE);
+  printf ("%" G_GUINT64_FORMAT "\n", t1 - t0);
+  return 0;
+}
+
+static gboolean
+spawn (const gchar * self, const gchar * mode, guint buffers, guint64 * ns)
+{
+  gchar *count = g_strdup_printf ("%u", buffers);
+  gchar *argv[] = { (gchar *) self, (gchar *) "--child", (gchar *) mode,
+    count, NULL
+  };
+  gchar *out = NULL, *err = NULL;
+  gint status = 0;
+  gboolean ok;
+
+  ok = g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+      &err, &status, NULL) && g_spawn_check_wait_status (status, NULL);
+  if (ok)
+    *ns = g_ascii_strtoull (out, NULL, 10);
+  else
+    g_printerr ("child %s failed:\n%s\n", mode, err ? err : "");
+  g_free (out);
+  g_free (err);
+  g_free (count);
+  return ok && *ns > 0;
+}
+
+static gdouble
+getrusage_ns (void)
+{
+  struct rusage ru;
+  guint64 t0, t1;
+  guint i;
+
+  t0 = gst_ax_probe_now_ns ();
+  for (i = 0; i < USAGE_READS; i++)
+    getrusage (RUSAGE_THREAD, &ru);
+  t1 = gst_ax_probe_now_ns ();
+  return (gdouble) (t1 - t0) / USAGE_READS;
+}
+
+static gdouble
+thread_clock_ns (void)
+{
+  struct timespec ts;
+  guint64 t0, t1;
+  guint i;
+
+  t0 = gst_ax_probe_now_ns ();
+  for (i = 0; i < USAGE_READS; i++)
+    clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  t1 = gst_ax_probe_now_ns ();
+  return (gdouble) (t1 - t0) / USAGE_READS;
+}
+
+/* The read axprof makes per span boundary: a perf group of the task
+ * clock and minor faults; a negative result when perf is unavailable. */
+static gdouble
+perf_group_ns (void)
+{
+  struct perf_event_attr attr;
+  guint64 values[3], t0, t1;
+  gint leader, faults;
+  guint i;
+
+  memset (&attr, 0, sizeof (attr));
+  attr.size = sizeof (attr);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.read_format = PERF_FORMAT_GROUP;
+  leader = syscall (SYS_perf_event_open, &attr, 0, -1, -1, 0);
+  if (leader < 0)
+    return -1;
+  attr.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
+  faults = syscall (SYS_perf_event_open, &attr, 0, -1, leader, 0);
+  if (faults < 0) {
+    close (leader);
+    return -1;
+  }
+  t0 = gst_ax_probe_now_ns ();
+  for (i = 0; i < USAGE_READS; i++)
+    if (read (leader, values, sizeof (values)) < 0)
+      break;
+  t1 = gst_ax_probe_now_ns ();
+  close (faults);
+  close (leader);
+  return i == USAGE_READS ? (gdouble) (t1 - t0) / USAGE_READS : -1;
+}
+
+int
+main (int argc, char **argv)
+{
+  guint64 best[N_CONFIGS];
+  gdouble per[N_CONFIGS], over, lat_over;
+  guint buffers = DEFAULT_BUFFERS, rep, i;
+  gchar *self;
+
+  if (argc >= 4 && strcmp (argv[1], "--child") == 0)
+    return run_child (argv[2], (guint) g_ascii_strtoull (argv[3], NULL, 10));
+  if (argc >= 2)
+    buffers = (guint) g_ascii_strtoull (argv[1], NULL, 10);
+  if (buffers == 0) {
+    g_printerr ("usage: %s [num-buffers]\n", argv[0]);
+    return 2;
+  }
+  self = g_file_read_link ("/proc/self/exe", NULL);
+  if (self == NULL)
+    self = g_strdup (argv[0]);
+
+  for (i = 0; i < N_CONFIGS; i++)
+    best[i] = G_MAXUINT64;
+  for (rep = 0; rep < REPEATS; rep++) {
+    for (i = 0; i < N_CONFIGS; i++) {
+      guint64 ns;
+
+      if (!spawn (self, configs[i].name, buffers, &ns))
+        return 1;
+      best[i] = MIN (best[i], ns);
+    }
+  }
+  for (i = 0; i < N_CONFIGS; i++)
+    per[i] = (gdouble) best[i] / ((gdouble) buffers * ELEMENTS);
+
+  printf ("axprof overhead: fakesrc num-buffers=%u sizetype=empty ! "
+      "identity x%d ! fakesink sync=false\n", buffers, IDENTITIES);
+  printf ("  %u element-buffers per run (%d elements), best of %d "
+      "interleaved runs per configuration\n", buffers * ELEMENTS, ELEMENTS,
+      REPEATS);
+  printf ("  %-26s %12s %16s %16s\n", "configuration", "us/elem-buf",
+      "over no tracer", "over empty");
+  for (i = 0; i < N_CONFIGS; i++)
+    printf ("  %-26s %12.3f %16.3f %16.3f\n", configs[i].label,
+        per[i] / NS_PER_US, (per[i] - per[CFG_NONE]) / NS_PER_US,
+        (per[i] - per[CFG_EMPTY]) / NS_PER_US);
+
+  lat_over = per[CFG_LATENCY] - per[CFG_NONE];
+  over = per[CFG_AXPROF] - per[CFG_NONE];
+  printf ("ratios (baseline: no tracer, same run):\n");
+  printf ("  axprof total overhead         %.3f us/elem-buf  (target <= "
+      "0.75)\n", over / NS_PER_US);
+  printf ("  axprof above empty hooks      %.3f us/elem-buf  (target <= "
+      "0.40)\n", (per[CFG_AXPROF] - per[CFG_EMPTY]) / NS_PER_US);
+  printf ("  axprof / latency(flags=element) overhead  %.3f  (target <= "
+      "0.125)\n", lat_over > 0 ? over / lat_over : 0);
+  printf ("  axprof sample=16 total        %.3f us/elem-buf  (target <= "
+      "0.45)\n", (per[CFG_AXPROF16] - per[CFG_NONE]) / NS_PER_US);
+  printf ("  axprof sample=16 / latency(flags=element) overhead  %.3f\n",
+      lat_over > 0 ? (per[CFG_AXPROF16] - per[CFG_NONE]) / lat_over : 0);
+  printf ("  stats / latency(flags=element) overhead  %.3f\n",
+      lat_over > 0 ? (per[CFG_STATS] - per[CFG_NONE]) / lat_over : 0);
+  printf ("for scale, measured here per call: getrusage(RUSAGE_THREAD) "
+      "%.3f us, CLOCK_THREAD_CPUTIME_ID %.3f us, perf group read (task "
+      "clock + minor faults) %.3f us\n", getrusage_ns () / NS_PER_US,
+      thread_clock_ns () / NS_PER_US, perf_group_ns () / NS_PER_US);
+  printf ("axprof reads the thread CPU clock and getrusage once per span "
+      "boundary: 2 reads (4 syscalls) per element-buffer measured in full, "
+      "2/16 at sample=16\n");
+  g_free (self);
+  return 0;
+}

@@ -1,0 +1,848 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:gstaxreport
+ * @title: GstAxReport
+ * @short_description: the benchmark report model, text and JSON
+ *
+ * A #GstAxReport holds every section of the benchmark report as numbers.
+ * The axprof tracer fills one at EOS; the benchmark CLI prints the same
+ * structure, so both front doors print identical reports. Rendering to
+ * text and to JSON reads only the model, so the two carry the same
+ * numbers. The JSON schema is documented in docs/report-json.md.
+ *
+ * gst_ax_report_get_for_pipeline() asks the active profiler (registered
+ * with gst_ax_report_set_provider()) for the report of a running pipeline.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstaxreport.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <stdarg.h>
+
+#define NAME_WIDTH 35
+#define GROUP_NAME_WIDTH 33
+#define QUEUE_NAME_WIDTH 20
+
+static GMutex provider_lock;
+static GstAxReportProvider provider_func;
+static gpointer provider_data;
+
+static void
+clear_row (gpointer data)
+{
+  GstAxReportRow *row = data;
+
+  g_free (row->name);
+}
+
+static void
+free_group (gpointer data)
+{
+  GstAxReportGroup *group = data;
+
+  g_free (group->name);
+  g_array_unref (group->rows);
+  g_free (group);
+}
+
+static void
+clear_queue (gpointer data)
+{
+  GstAxReportQueue *q = data;
+
+  g_free (q->name);
+}
+
+static void
+clear_device (gpointer data)
+{
+  GstAxReportDevice *d = data;
+
+  g_free (d->group);
+  g_free (d->device);
+}
+
+/**
+ * gst_ax_report_new:
+ *
+ * Returns: (transfer full): an empty report: every section is present and
+ *   empty, sampling is off (1) and faults count as measured on Linux
+ */
+GstAxReport *
+gst_ax_report_new (void)
+{
+  GstAxReport *r = g_new0 (GstAxReport, 1);
+
+  r->sample = 1;
+#ifdef __linux__
+  r->faults_measured = TRUE;
+#endif
+  r->latency.p999_ms = NAN;
+  r->groups = g_ptr_array_new_with_free_func (free_group);
+  r->queues = g_array_new (FALSE, TRUE, sizeof (GstAxReportQueue));
+  g_array_set_clear_func (r->queues, clear_queue);
+  r->devices = g_array_new (FALSE, TRUE, sizeof (GstAxReportDevice));
+  g_array_set_clear_func (r->devices, clear_device);
+  r->warnings = g_ptr_array_new_with_free_func (g_free);
+  return r;
+}
+
+/**
+ * gst_ax_report_free:
+ * @report: (transfer full) (nullable): a report
+ */
+void
+gst_ax_report_free (GstAxReport * report)
+{
+  if (report == NULL)
+    return;
+  g_free (report->pipeline);
+  g_free (report->refusal);
+  g_free (report->pacing);
+  g_free (report->latency_absent);
+  g_ptr_array_unref (report->groups);
+  g_free (report->groups_absent);
+  g_free (report->share_absent);
+  g_free (report->throughput_absent);
+  g_array_unref (report->queues);
+  g_free (report->queues_absent);
+  g_array_unref (report->devices);
+  g_free (report->devices_absent);
+  g_ptr_array_unref (report->warnings);
+  g_free (report->constraint);
+  g_free (report->verdict);
+  g_free (report);
+}
+
+/**
+ * gst_ax_report_add_group:
+ * @report: a report
+ * @name: the group name
+ *
+ * Returns: (transfer none): the new group, owned by @report
+ */
+GstAxReportGroup *
+gst_ax_report_add_group (GstAxReport * report, const gchar * name)
+{
+  GstAxReportGroup *g = g_new0 (GstAxReportGroup, 1);
+
+  g->name = g_strdup (name);
+  g->rows = g_array_new (FALSE, TRUE, sizeof (GstAxReportRow));
+  g_array_set_clear_func (g->rows, clear_row);
+  g_ptr_array_add (report->groups, g);
+  return g;
+}
+
+/**
+ * gst_ax_report_group_add_row:
+ * @group: a group
+ * @name: the row name
+ *
+ * Returns: (transfer none): the new zeroed row; valid until the next row is
+ *   added to @group
+ */
+GstAxReportRow *
+gst_ax_report_group_add_row (GstAxReportGroup * group, const gchar * name)
+{
+  GstAxReportRow row = { 0, };
+
+  row.name = g_strdup (name);
+  g_array_append_val (group->rows, row);
+  return &g_array_index (group->rows, GstAxReportRow, group->rows->len - 1);
+}
+
+/**
+ * gst_ax_report_row_classify:
+ * @row: a filled row
+ *
+ * Sets BLOCKED or STRONGLY BLOCKED from the ratio of mean CPU to mean
+ * wall (#GST_AX_REPORT_BLOCKED_CPU_RATIO,
+ * #GST_AX_REPORT_STRONGLY_BLOCKED_CPU_RATIO). DEVICE WAIT rows wait by
+ * design and are never classified; rows shorter than
+ * #GST_AX_REPORT_MIN_CLASSIFIED_MS are not either.
+ */
+void
+gst_ax_report_row_classify (GstAxReportRow * row)
+{
+  row->flags &= ~(GST_AX_REPORT_ROW_FLAG_BLOCKED |
+      GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED);
+  if (row->flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT)
+    return;
+  if (row->count == 0 || row->mean_ms < GST_AX_REPORT_MIN_CLASSIFIED_MS)
+    return;
+  if (row->cpu_ms < GST_AX_REPORT_STRONGLY_BLOCKED_CPU_RATIO * row->mean_ms)
+    row->flags |= GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED;
+  else if (row->cpu_ms < GST_AX_REPORT_BLOCKED_CPU_RATIO * row->mean_ms)
+    row->flags |= GST_AX_REPORT_ROW_FLAG_BLOCKED;
+}
+
+/**
+ * gst_ax_report_row_flags_to_string:
+ * @flags: row flags
+ *
+ * Returns: (transfer full): the Flag column text, e.g. "STAGE BLOCKED"
+ */
+gchar *
+gst_ax_report_row_flags_to_string (GstAxReportRowFlags flags)
+{
+  GString *s = g_string_new (NULL);
+
+  /* a device wait is shown as such alone, stage or not */
+  if (flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT)
+    g_string_append (s, "DEVICE WAIT");
+  else if (flags & GST_AX_REPORT_ROW_FLAG_STAGE)
+    g_string_append (s, "STAGE");
+  if (flags & GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED)
+    g_string_append_printf (s, "%sSTRONGLY BLOCKED", s->len ? " " : "");
+  else if (flags & GST_AX_REPORT_ROW_FLAG_BLOCKED)
+    g_string_append_printf (s, "%sBLOCKED", s->len ? " " : "");
+  return g_string_free (s, FALSE);
+}
+
+static gint
+compare_groups (gconstpointer a, gconstpointer b)
+{
+  const GstAxReportGroup *ga = *(GstAxReportGroup * const *) a;
+  const GstAxReportGroup *gb = *(GstAxReportGroup * const *) b;
+
+  if (ga->total_ms > gb->total_ms)
+    return -1;
+  if (ga->total_ms < gb->total_ms)
+    return 1;
+  return g_strcmp0 (ga->name, gb->name);
+}
+
+/**
+ * gst_ax_report_finish_groups:
+ * @report: a report whose rows are filled
+ *
+ * Sums each group's total, computes its share of the profiled time and
+ * ranks the groups by total, most expensive first. Rows keep their order.
+ */
+void
+gst_ax_report_finish_groups (GstAxReport * report)
+{
+  gdouble all_ms = 0;
+  guint i, j;
+
+  for (i = 0; i < report->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (report->groups, i);
+
+    g->total_ms = 0;
+    for (j = 0; j < g->rows->len; j++)
+      g->total_ms += g_array_index (g->rows, GstAxReportRow, j).total_ms;
+    all_ms += g->total_ms;
+  }
+  for (i = 0; i < report->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (report->groups, i);
+
+    g->percent = all_ms > 0 ? 100.0 * g->total_ms / all_ms : 0;
+  }
+  g_ptr_array_sort (report->groups, compare_groups);
+}
+
+/**
+ * gst_ax_report_add_warning:
+ * @report: a report
+ * @format: printf format
+ * @...: arguments
+ *
+ * Adds a warning printed before the verdict.
+ */
+void
+gst_ax_report_add_warning (GstAxReport * report, const gchar * format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_add (report->warnings, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+static const gchar *
+status_name (GstAxReportStatus status)
+{
+  switch (status) {
+    case GST_AX_REPORT_STATUS_EOS:
+      return "eos";
+    case GST_AX_REPORT_STATUS_CUT_SHORT:
+      return "cut-short";
+    case GST_AX_REPORT_STATUS_RUNNING:
+    default:
+      return "running";
+  }
+}
+
+static void
+text_header (const GstAxReport * r, GString * s)
+{
+  g_string_append_printf (s, "axprof report for %s (%s)\n",
+      r->pipeline ? r->pipeline : "(unnamed)",
+      r->status == GST_AX_REPORT_STATUS_EOS ? "EOS" :
+      r->status == GST_AX_REPORT_STATUS_CUT_SHORT ?
+      "CUT SHORT: stopped without EOS, figures cover the run until then" :
+      "on demand, still running");
+  if (r->allow_debug)
+    g_string_append (s, "ALLOW-DEBUG: DEBUG logging was on and allow-debug="
+        "true overrode the refusal; every timing below is inflated by "
+        "logging.\n");
+}
+
+static void
+text_latency (const GstAxReport * r, GString * s)
+{
+  const GstAxReportLatency *l = &r->latency;
+
+  if (r->latency_absent) {
+    g_string_append_printf (s, "Latency e2e: %s\n", r->latency_absent);
+    return;
+  }
+  g_string_append_printf (s, "Latency e2e (ms, N=%" G_GUINT64_FORMAT ", %s):\n",
+      l->n, r->pacing ? r->pacing : "pacing unknown");
+  g_string_append_printf (s, "  min %.2f  mean %.2f  p50 %.2f  p95 %.2f  "
+      "p99 %.2f  ", l->min_ms, l->mean_ms, l->p50_ms, l->p95_ms, l->p99_ms);
+  if (isnan (l->p999_ms))
+    g_string_append_printf (s, "p99.9 n/a(<%d)",
+        GST_AX_REPORT_MIN_P999_SAMPLES);
+  else
+    g_string_append_printf (s, "p99.9 %.2f", l->p999_ms);
+  g_string_append_printf (s, "  max %.2f  stddev %.2f  jitter %.2f\n",
+      l->max_ms, l->stddev_ms, l->jitter_ms);
+}
+
+static void
+text_groups (const GstAxReport * r, GString * s)
+{
+  guint i, j;
+
+  if (r->groups_absent) {
+    g_string_append_printf (s, "Per-operator/stage time: %s\n",
+        r->groups_absent);
+    return;
+  }
+  if (r->sample > 1)
+    g_string_append_printf (s, "Per-operator/stage time (ms; wall on every "
+        "call, CPU and faults SAMPLED on every %uth call per row), execution "
+        "order within each group.\n", r->sample);
+  else
+    g_string_append (s, "Per-operator/stage time (ms; wall, CPU and faults "
+        "on every call), execution order within each group.\n");
+  g_string_append (s, "  Mean/CPU/Faults are per CALL: read Count beside "
+      "them; rank groups by their header, not by Mean.\n");
+  if (!r->faults_measured)
+    g_string_append (s, "  Faults are NOT MEASURED on this system (no "
+        "per-thread usage): 0 means not measured.\n");
+  g_string_append_printf (s, "    %-*s%8s%9s%9s%9s%9s%8s  %s\n", NAME_WIDTH,
+      "Name", "Mean", "CPU", "Faults", "Min", "Max", "Count", "Flag");
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    g_string_append_printf (s, "  %-*s%10.2f ms total (%.1f%% of profiled)\n",
+        GROUP_NAME_WIDTH, g->name, g->total_ms, g->percent);
+    for (j = 0; j < g->rows->len; j++) {
+      GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+      gchar *flags = gst_ax_report_row_flags_to_string (row->flags);
+
+      g_string_append_printf (s, "    %-*s%8.2f%9.2f%9.0f%9.2f%9.2f%8"
+          G_GUINT64_FORMAT "  %s\n", NAME_WIDTH, row->name, row->mean_ms,
+          row->cpu_ms, row->faults, row->min_ms, row->max_ms, row->count,
+          flags);
+      g_free (flags);
+    }
+  }
+}
+
+static void
+text_share (const GstAxReport * r, GString * s)
+{
+  gdouble sum;
+
+  if (r->share_absent) {
+    g_string_append_printf (s, "Host/device wall-time share: %s\n",
+        r->share_absent);
+    return;
+  }
+  sum = r->share_device_ms + r->share_host_ms;
+  g_string_append (s, "Host/device wall-time share (device = time per job "
+      "on the device; host = rows that are not waiting; per-frame averages, "
+      "not one frame's latency decomposition):\n");
+  g_string_append_printf (s, "  device (inference)  %.2f ms/frame  (%.1f%% of "
+      "summed wall)\n", r->share_device_ms,
+      sum > 0 ? 100.0 * r->share_device_ms / sum : 0);
+  g_string_append_printf (s, "  host   (pre/post)   %.2f ms/frame  (%.1f%% of "
+      "summed wall)\n", r->share_host_ms,
+      sum > 0 ? 100.0 * r->share_host_ms / sum : 0);
+  g_string_append (s, "  device_ms is a per-frame average, not a throughput; "
+      "see Occupancy below.\n");
+}
+
+static void
+text_throughput (const GstAxReport * r, GString * s)
+{
+  if (r->throughput_absent) {
+    g_string_append_printf (s, "Throughput: %s\n", r->throughput_absent);
+    return;
+  }
+  g_string_append (s, "Throughput (wall-clock, first buffer to end of "
+      "run):\n");
+  g_string_append_printf (s, "  %" G_GUINT64_FORMAT " frames in %.2f s  ->  "
+      "%.1f fps\n", r->frames, r->wall_s, r->fps);
+  g_string_append_printf (s, "  host cpu %.1f%% (=%.2f cores of %u)  peak "
+      "mem %.1f MB\n", r->cpu_percent, r->cores_used, r->cores_available,
+      r->peak_mem_mb);
+  if (r->have_sim_cpu)
+    g_string_append_printf (s, "  simulator cpu %.1f%% (its own threads, "
+        "reported apart; included in host cpu above)\n", r->sim_cpu_percent);
+}
+
+static void
+text_queues (const GstAxReport * r, GString * s)
+{
+  guint i;
+
+  if (r->queues_absent) {
+    g_string_append_printf (s, "Queue depth: %s\n", r->queues_absent);
+    return;
+  }
+  g_string_append (s, "Queue depth (buffers, time-weighted; full = producer "
+      "blocked on a full queue, empty = consumer waiting):\n");
+  for (i = 0; i < r->queues->len; i++) {
+    GstAxReportQueue *q = &g_array_index (r->queues, GstAxReportQueue, i);
+
+    g_string_append_printf (s, "  %-*s mean %.1f  min %.0f  max %.0f  ",
+        QUEUE_NAME_WIDTH, q->name, q->mean, q->min, q->max);
+    if (q->max_size_buffers > 0)
+      g_string_append_printf (s, "at max-size-buffers=%u %.1f%% of the time",
+          q->max_size_buffers, q->at_max_percent);
+    else
+      g_string_append (s, "no max-size-buffers limit");
+    g_string_append_printf (s, "  full %.1f%%  empty %.1f%%\n",
+        q->full_percent, q->empty_percent);
+  }
+}
+
+static void
+text_occupancy (const GstAxReport * r, GString * s)
+{
+  guint i;
+
+  if (r->devices_absent) {
+    g_string_append_printf (s, "Occupancy: %s (host cores used %.2f of %u "
+        "available)\n", r->devices_absent, r->cores_used, r->cores_available);
+    return;
+  }
+  g_string_append (s, "Occupancy (at the declared in-flight window; where "
+      "the throughput above goes):\n");
+  for (i = 0; i < r->devices->len; i++) {
+    GstAxReportDevice *d = &g_array_index (r->devices, GstAxReportDevice, i);
+
+    g_string_append_printf (s, "  %s on %s:\n", d->group, d->device);
+    g_string_append_printf (s, "  device occupancy   %.1f%%  (of %u device "
+        "cores)\n", d->occupancy_percent, d->n_cores);
+    g_string_append_printf (s, "  host cores used    %.2f of %u available\n",
+        r->cores_used, r->cores_available);
+    g_string_append_printf (s, "  in-flight depth    %.1f achieved  "
+        "(in-flight window %u)\n", d->depth, d->in_flight_window);
+  }
+}
+
+static void
+text_device_throughput (const GstAxReport * r, GString * s)
+{
+  guint i;
+
+  if (r->devices_absent) {
+    g_string_append_printf (s, "Device throughput: %s\n", r->devices_absent);
+    return;
+  }
+  g_string_append (s, "Device throughput (wall-clock, device op only; "
+      "excludes host stages):\n");
+  for (i = 0; i < r->devices->len; i++) {
+    GstAxReportDevice *d = &g_array_index (r->devices, GstAxReportDevice, i);
+
+    g_string_append_printf (s, "  %s: %" G_GUINT64_FORMAT " jobs in %.2f s  "
+        "->  %.1f fps  (in_flight=%u)\n", d->group, d->jobs, d->device_s,
+        d->device_fps, d->in_flight_window);
+    if (d->sim_cpu_ms > 0 || d->lag_ms > 0)
+      g_string_append_printf (s, "  simulator: %.1f ms CPU of its own, "
+          "functional compute lagged the device model by %.1f ms\n",
+          d->sim_cpu_ms, d->lag_ms);
+  }
+  g_string_append (s, "  this is the fps counterpart of device_ms above: "
+      "latency against throughput, not a contradiction.\n");
+}
+
+/**
+ * gst_ax_report_to_text:
+ * @report: a report
+ *
+ * Renders the report as text in the order of the reference: latency,
+ * per-operator/stage time, host/device share, throughput, queue depth,
+ * occupancy, device throughput, then the profiler's own cost, warnings and
+ * the verdict. A refused report prints the refusal and no timings.
+ *
+ * Returns: (transfer full): the text
+ */
+gchar *
+gst_ax_report_to_text (const GstAxReport * report)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  text_header (report, s);
+  if (report->refusal) {
+    g_string_append_printf (s, "Error: %s\n", report->refusal);
+    return g_string_free (s, FALSE);
+  }
+  text_latency (report, s);
+  text_groups (report, s);
+  text_share (report, s);
+  text_throughput (report, s);
+  text_queues (report, s);
+  text_occupancy (report, s);
+  text_device_throughput (report, s);
+  g_string_append_printf (s, "Profiler: own cost about %.2f us per "
+      "element-buffer over %" G_GUINT64_FORMAT " element-buffers (%.1f%% of "
+      "the profiled time)%s\n", report->profiler_ns_per_element_buffer / 1000.0,
+      report->element_buffers, report->profiler_percent,
+      report->sample > 1 ? "; CPU and faults sampled" : "");
+  if (report->dropped_threads > 0)
+    g_string_append_printf (s, "  %" G_GUINT64_FORMAT " records from threads "
+        "beyond the per-thread slot limit were not measured\n",
+        report->dropped_threads);
+  for (i = 0; i < report->warnings->len; i++)
+    g_string_append_printf (s, "WARNING: %s\n",
+        (gchar *) g_ptr_array_index (report->warnings, i));
+  g_string_append_printf (s, "Verdict: the constraint is %s.\n",
+      report->constraint ? report->constraint : "undetermined");
+  if (report->verdict)
+    g_string_append_printf (s, "%s\n", report->verdict);
+  return g_string_free (s, FALSE);
+}
+
+static void
+json_double (JsonBuilder * b, const gchar * name, gdouble v)
+{
+  json_builder_set_member_name (b, name);
+  if (isnan (v) || isinf (v))
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_double_value (b, v);
+}
+
+static void
+json_int (JsonBuilder * b, const gchar * name, gint64 v)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, v);
+}
+
+static void
+json_string (JsonBuilder * b, const gchar * name, const gchar * v)
+{
+  json_builder_set_member_name (b, name);
+  if (v)
+    json_builder_add_string_value (b, v);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+json_absent (JsonBuilder * b, const gchar * name, const gchar * why)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  json_string (b, "absent", why);
+  json_builder_end_object (b);
+}
+
+static void
+json_latency (const GstAxReport * r, JsonBuilder * b)
+{
+  const GstAxReportLatency *l = &r->latency;
+
+  if (r->latency_absent) {
+    json_absent (b, "latency", r->latency_absent);
+    return;
+  }
+  json_builder_set_member_name (b, "latency");
+  json_builder_begin_object (b);
+  json_int (b, "n", l->n);
+  json_string (b, "pacing", r->pacing);
+  json_double (b, "min_ms", l->min_ms);
+  json_double (b, "mean_ms", l->mean_ms);
+  json_double (b, "p50_ms", l->p50_ms);
+  json_double (b, "p95_ms", l->p95_ms);
+  json_double (b, "p99_ms", l->p99_ms);
+  json_double (b, "p999_ms", l->p999_ms);
+  json_double (b, "max_ms", l->max_ms);
+  json_double (b, "stddev_ms", l->stddev_ms);
+  json_double (b, "jitter_ms", l->jitter_ms);
+  json_builder_end_object (b);
+}
+
+static void
+json_flags (JsonBuilder * b, GstAxReportRowFlags flags)
+{
+  json_builder_set_member_name (b, "flags");
+  json_builder_begin_array (b);
+  if (flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT)
+    json_builder_add_string_value (b, "DEVICE WAIT");
+  else if (flags & GST_AX_REPORT_ROW_FLAG_STAGE)
+    json_builder_add_string_value (b, "STAGE");
+  if (flags & GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED)
+    json_builder_add_string_value (b, "STRONGLY BLOCKED");
+  else if (flags & GST_AX_REPORT_ROW_FLAG_BLOCKED)
+    json_builder_add_string_value (b, "BLOCKED");
+  json_builder_end_array (b);
+}
+
+static void
+json_groups (const GstAxReport * r, JsonBuilder * b)
+{
+  guint i, j;
+
+  if (r->groups_absent) {
+    json_absent (b, "groups", r->groups_absent);
+    return;
+  }
+  json_builder_set_member_name (b, "groups");
+  json_builder_begin_array (b);
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    json_builder_begin_object (b);
+    json_string (b, "name", g->name);
+    json_double (b, "total_ms", g->total_ms);
+    json_double (b, "percent", g->percent);
+    json_builder_set_member_name (b, "rows");
+    json_builder_begin_array (b);
+    for (j = 0; j < g->rows->len; j++) {
+      GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      json_builder_begin_object (b);
+      json_string (b, "name", row->name);
+      json_double (b, "mean_ms", row->mean_ms);
+      json_double (b, "cpu_ms", row->cpu_ms);
+      json_double (b, "faults", row->faults);
+      json_double (b, "min_ms", row->min_ms);
+      json_double (b, "max_ms", row->max_ms);
+      json_double (b, "total_ms", row->total_ms);
+      json_int (b, "count", row->count);
+      json_flags (b, row->flags);
+      json_builder_end_object (b);
+    }
+    json_builder_end_array (b);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+}
+
+static void
+json_rest (const GstAxReport * r, JsonBuilder * b)
+{
+  guint i;
+
+  if (r->share_absent) {
+    json_absent (b, "host_device_share", r->share_absent);
+  } else {
+    json_builder_set_member_name (b, "host_device_share");
+    json_builder_begin_object (b);
+    json_double (b, "device_ms_per_frame", r->share_device_ms);
+    json_double (b, "host_ms_per_frame", r->share_host_ms);
+    json_builder_end_object (b);
+  }
+
+  if (r->throughput_absent) {
+    json_absent (b, "throughput", r->throughput_absent);
+  } else {
+    json_builder_set_member_name (b, "throughput");
+    json_builder_begin_object (b);
+    json_int (b, "frames", r->frames);
+    json_double (b, "wall_s", r->wall_s);
+    json_double (b, "fps", r->fps);
+    json_double (b, "cpu_percent", r->cpu_percent);
+    json_double (b, "cores_used", r->cores_used);
+    json_int (b, "cores_available", r->cores_available);
+    json_double (b, "peak_mem_mb", r->peak_mem_mb);
+    json_double (b, "sim_cpu_percent", r->have_sim_cpu ?
+        r->sim_cpu_percent : NAN);
+    json_builder_end_object (b);
+  }
+
+  if (r->queues_absent) {
+    json_absent (b, "queues", r->queues_absent);
+  } else {
+    json_builder_set_member_name (b, "queues");
+    json_builder_begin_array (b);
+    for (i = 0; i < r->queues->len; i++) {
+      GstAxReportQueue *q = &g_array_index (r->queues, GstAxReportQueue, i);
+
+      json_builder_begin_object (b);
+      json_string (b, "name", q->name);
+      json_double (b, "mean", q->mean);
+      json_double (b, "min", q->min);
+      json_double (b, "max", q->max);
+      json_int (b, "max_size_buffers", q->max_size_buffers);
+      json_double (b, "at_max_percent", q->max_size_buffers > 0 ?
+          q->at_max_percent : NAN);
+      json_double (b, "full_percent", q->full_percent);
+      json_double (b, "empty_percent", q->empty_percent);
+      json_builder_end_object (b);
+    }
+    json_builder_end_array (b);
+  }
+
+  if (r->devices_absent) {
+    json_absent (b, "devices", r->devices_absent);
+  } else {
+    json_builder_set_member_name (b, "devices");
+    json_builder_begin_array (b);
+    for (i = 0; i < r->devices->len; i++) {
+      GstAxReportDevice *d = &g_array_index (r->devices, GstAxReportDevice, i);
+
+      json_builder_begin_object (b);
+      json_string (b, "group", d->group);
+      json_string (b, "device", d->device);
+      json_int (b, "n_cores", d->n_cores);
+      json_int (b, "in_flight_window", d->in_flight_window);
+      json_int (b, "jobs", d->jobs);
+      json_int (b, "frames", d->frames);
+      json_double (b, "device_ms", d->device_ms);
+      json_double (b, "host_ms", d->host_ms);
+      json_double (b, "occupancy_percent", d->occupancy_percent);
+      json_double (b, "depth", d->depth);
+      json_double (b, "device_s", d->device_s);
+      json_double (b, "device_fps", d->device_fps);
+      json_double (b, "sim_cpu_ms", d->sim_cpu_ms);
+      json_double (b, "lag_ms", d->lag_ms);
+      json_builder_end_object (b);
+    }
+    json_builder_end_array (b);
+  }
+
+  json_builder_set_member_name (b, "profiler");
+  json_builder_begin_object (b);
+  json_double (b, "ns_per_element_buffer", r->profiler_ns_per_element_buffer);
+  json_int (b, "element_buffers", r->element_buffers);
+  json_double (b, "percent_of_profiled", r->profiler_percent);
+  json_int (b, "dropped_thread_records", r->dropped_threads);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "warnings");
+  json_builder_begin_array (b);
+  for (i = 0; i < r->warnings->len; i++)
+    json_builder_add_string_value (b, g_ptr_array_index (r->warnings, i));
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "verdict");
+  json_builder_begin_object (b);
+  json_string (b, "constraint", r->constraint);
+  json_string (b, "text", r->verdict);
+  json_builder_end_object (b);
+}
+
+/**
+ * gst_ax_report_to_json:
+ * @report: a report
+ *
+ * Renders the report as JSON (schema #GST_AX_REPORT_SCHEMA, documented in
+ * docs/report-json.md). Absent sections are objects with one member,
+ * "absent", holding the reason. A refused report carries only the
+ * refusal.
+ *
+ * Returns: (transfer full): the JSON text
+ */
+gchar *
+gst_ax_report_to_json (const GstAxReport * report)
+{
+  JsonBuilder *b = json_builder_new ();
+  JsonGenerator *gen;
+  JsonNode *root;
+  gchar *out;
+
+  json_builder_begin_object (b);
+  json_string (b, "schema", GST_AX_REPORT_SCHEMA);
+  json_string (b, "pipeline", report->pipeline);
+  json_string (b, "status", status_name (report->status));
+  json_string (b, "refusal", report->refusal);
+  json_builder_set_member_name (b, "allow_debug");
+  json_builder_add_boolean_value (b, report->allow_debug);
+  json_int (b, "sample", report->sample);
+  json_builder_set_member_name (b, "faults_measured");
+  json_builder_add_boolean_value (b, report->faults_measured);
+  if (report->refusal == NULL) {
+    json_latency (report, b);
+    json_groups (report, b);
+    json_rest (report, b);
+  }
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  gen = json_generator_new ();
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_root (gen, root);
+  out = json_generator_to_data (gen, NULL);
+  g_object_unref (gen);
+  json_node_unref (root);
+  g_object_unref (b);
+  return out;
+}
+
+/**
+ * gst_ax_report_set_provider:
+ * @provider: (nullable): the function that makes reports, %NULL to unset
+ * @user_data: passed to @provider
+ *
+ * Registers the profiler that answers gst_ax_report_get_for_pipeline().
+ * The axprof tracer registers itself when it starts.
+ */
+void
+gst_ax_report_set_provider (GstAxReportProvider provider, gpointer user_data)
+{
+  g_mutex_lock (&provider_lock);
+  provider_func = provider;
+  provider_data = user_data;
+  g_mutex_unlock (&provider_lock);
+}
+
+/**
+ * gst_ax_report_get_for_pipeline:
+ * @pipeline: a pipeline profiled by the active profiler
+ *
+ * Makes the report of @pipeline now, before EOS too (its status is then
+ * #GST_AX_REPORT_STATUS_RUNNING).
+ *
+ * Returns: (transfer full) (nullable): the report, or %NULL when no
+ *   profiler is active (run with GST_TRACERS=axprof) or it has not seen
+ *   @pipeline stream yet
+ */
+GstAxReport *
+gst_ax_report_get_for_pipeline (GstElement * pipeline)
+{
+  GstAxReportProvider func;
+  gpointer data;
+
+  g_return_val_if_fail (GST_IS_ELEMENT (pipeline), NULL);
+
+  g_mutex_lock (&provider_lock);
+  func = provider_func;
+  data = provider_data;
+  g_mutex_unlock (&provider_lock);
+  if (func == NULL)
+    return NULL;
+  return func (pipeline, data);
+}

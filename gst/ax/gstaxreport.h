@@ -1,0 +1,324 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __GST_AX_REPORT_H__
+#define __GST_AX_REPORT_H__
+
+#include <gst/ax/ax-prelude.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GST_AX_REPORT_SCHEMA:
+ *
+ * The schema identifier written into every JSON report.
+ */
+#define GST_AX_REPORT_SCHEMA "gst-ax/axprof-report/1"
+
+/**
+ * GST_AX_REPORT_MIN_P999_SAMPLES:
+ *
+ * Below this many latency samples the p99.9 is not reported.
+ */
+#define GST_AX_REPORT_MIN_P999_SAMPLES 1000
+
+/**
+ * GstAxReportRowFlags:
+ * @GST_AX_REPORT_ROW_FLAG_NONE: a plain element row
+ * @GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT: the row waits on a device by design
+ * @GST_AX_REPORT_ROW_FLAG_STAGE: the row is a stage, not an element
+ * @GST_AX_REPORT_ROW_FLAG_BLOCKED: CPU is well below wall
+ * @GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED: CPU is a small fraction of wall
+ *
+ * Classification of a row, printed in the Flag column.
+ */
+typedef enum
+{
+  GST_AX_REPORT_ROW_FLAG_NONE = 0,
+  GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT = (1 << 0),
+  GST_AX_REPORT_ROW_FLAG_STAGE = (1 << 1),
+  GST_AX_REPORT_ROW_FLAG_BLOCKED = (1 << 2),
+  GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED = (1 << 3),
+} GstAxReportRowFlags;
+
+/**
+ * GST_AX_REPORT_BLOCKED_CPU_RATIO:
+ *
+ * A row whose mean CPU is below this fraction of its mean wall is BLOCKED.
+ */
+#define GST_AX_REPORT_BLOCKED_CPU_RATIO 0.5
+/**
+ * GST_AX_REPORT_STRONGLY_BLOCKED_CPU_RATIO:
+ *
+ * A row whose mean CPU is below this fraction of its mean wall is STRONGLY
+ * BLOCKED.
+ */
+#define GST_AX_REPORT_STRONGLY_BLOCKED_CPU_RATIO 0.1
+/**
+ * GST_AX_REPORT_MIN_CLASSIFIED_MS:
+ *
+ * Rows with a mean wall below this are too short for CPU and wall to be
+ * compared meaningfully and are never flagged as blocked.
+ */
+#define GST_AX_REPORT_MIN_CLASSIFIED_MS 0.05
+
+/**
+ * GstAxReportRow:
+ * @name: element or stage name
+ * @mean_ms: mean exclusive wall time per call
+ * @cpu_ms: mean thread CPU time per call
+ * @faults: mean minor page faults per call
+ * @min_ms: minimum wall time of a call
+ * @max_ms: maximum wall time of a call
+ * @total_ms: summed wall time of all calls
+ * @count: number of calls
+ * @flags: #GstAxReportRowFlags
+ *
+ * One row of the per-operator/stage table.
+ */
+typedef struct
+{
+  gchar *name;
+  gdouble mean_ms;
+  gdouble cpu_ms;
+  gdouble faults;
+  gdouble min_ms;
+  gdouble max_ms;
+  gdouble total_ms;
+  guint64 count;
+  GstAxReportRowFlags flags;
+} GstAxReportRow;
+
+/**
+ * GstAxReportGroup:
+ * @name: model name, child bin name or "pipeline"
+ * @total_ms: summed wall time of the rows
+ * @percent: share of the profiled time (all groups)
+ * @rows: (element-type GstAxReportRow): rows in execution order
+ *
+ * A block of rows: one model, one named child bin or the pipeline.
+ */
+typedef struct
+{
+  gchar *name;
+  gdouble total_ms;
+  gdouble percent;
+  GArray *rows;
+} GstAxReportGroup;
+
+/**
+ * GstAxReportQueue:
+ * @name: queue element name (with the stream pad for multiqueue)
+ * @mean: time-weighted mean depth in buffers
+ * @min: minimum depth
+ * @max: maximum depth
+ * @max_size_buffers: the queue's buffer limit, 0 if unlimited
+ * @at_max_percent: share of the time spent at @max_size_buffers
+ * @full_percent: share of the time the producer was blocked on a full
+ *   queue (whichever limit made it full)
+ * @empty_percent: share of the time the consumer waited on an empty queue
+ *
+ * Occupancy of one queue.
+ */
+typedef struct
+{
+  gchar *name;
+  gdouble mean;
+  gdouble min;
+  gdouble max;
+  guint max_size_buffers;
+  gdouble at_max_percent;
+  gdouble full_percent;
+  gdouble empty_percent;
+} GstAxReportQueue;
+
+/**
+ * GstAxReportDevice:
+ * @group: model name
+ * @device: device profile name
+ * @n_cores: device cores
+ * @in_flight_window: declared in-flight window
+ * @jobs: device jobs completed
+ * @frames: frames through the model
+ * @device_ms: mean device time per job
+ * @host_ms: mean host time per frame in the model's own stages
+ * @occupancy_percent: busy core-time / (cores x wall)
+ * @depth: achieved in-flight depth (time-weighted jobs on the device)
+ * @device_s: wall time during which at least one core was busy
+ * @device_fps: @jobs / @device_s
+ * @sim_cpu_ms: CPU time of the simulator's own threads
+ * @lag_ms: time by which functional compute fell behind the device model
+ *
+ * One device driven by one model.
+ */
+typedef struct
+{
+  gchar *group;
+  gchar *device;
+  guint n_cores;
+  guint in_flight_window;
+  guint64 jobs;
+  guint64 frames;
+  gdouble device_ms;
+  gdouble host_ms;
+  gdouble occupancy_percent;
+  gdouble depth;
+  gdouble device_s;
+  gdouble device_fps;
+  gdouble sim_cpu_ms;
+  gdouble lag_ms;
+} GstAxReportDevice;
+
+/**
+ * GstAxReportLatency:
+ * @n: number of samples (buffers arriving at sinks)
+ * @min_ms: minimum
+ * @mean_ms: mean
+ * @p50_ms: median
+ * @p95_ms: 95th percentile
+ * @p99_ms: 99th percentile
+ * @p999_ms: 99.9th percentile, NAN under #GST_AX_REPORT_MIN_P999_SAMPLES
+ * @max_ms: maximum
+ * @stddev_ms: standard deviation
+ * @jitter_ms: max - min
+ *
+ * End-to-end latency from the source push to the sink.
+ */
+typedef struct
+{
+  guint64 n;
+  gdouble min_ms;
+  gdouble mean_ms;
+  gdouble p50_ms;
+  gdouble p95_ms;
+  gdouble p99_ms;
+  gdouble p999_ms;
+  gdouble max_ms;
+  gdouble stddev_ms;
+  gdouble jitter_ms;
+} GstAxReportLatency;
+
+/**
+ * GstAxReportStatus:
+ * @GST_AX_REPORT_STATUS_EOS: the pipeline reached EOS
+ * @GST_AX_REPORT_STATUS_CUT_SHORT: the pipeline stopped without EOS
+ * @GST_AX_REPORT_STATUS_RUNNING: taken on demand while running
+ *
+ * How the run ended when the report was made.
+ */
+typedef enum
+{
+  GST_AX_REPORT_STATUS_EOS,
+  GST_AX_REPORT_STATUS_CUT_SHORT,
+  GST_AX_REPORT_STATUS_RUNNING,
+} GstAxReportStatus;
+
+/**
+ * GstAxReport:
+ *
+ * The benchmark report: every section as numbers, rendered to text by
+ * gst_ax_report_to_text() and to JSON by gst_ax_report_to_json(). Fields
+ * are public so that producers (the axprof tracer, the benchmark CLI)
+ * fill them directly; strings and arrays are owned by the report.
+ * A string field named `*_absent` holds the one-line reason a section has
+ * no data, or %NULL when it has.
+ */
+typedef struct
+{
+  gchar *pipeline;
+  GstAxReportStatus status;
+
+  /* trustworthiness */
+  gchar *refusal;
+  gboolean allow_debug;
+  guint sample;
+  gboolean faults_measured;
+  gdouble profiler_ns_per_element_buffer;
+  gdouble profiler_percent;
+  guint64 element_buffers;
+  guint64 dropped_threads;
+
+  /* Latency e2e */
+  GstAxReportLatency latency;
+  gchar *pacing;
+  gchar *latency_absent;
+
+  /* Per-operator/stage time; (element-type GstAxReportGroup *) */
+  GPtrArray *groups;
+  gchar *groups_absent;
+
+  /* Host/device wall-time share */
+  gdouble share_device_ms;
+  gdouble share_host_ms;
+  gchar *share_absent;
+
+  /* Throughput */
+  guint64 frames;
+  gdouble wall_s;
+  gdouble fps;
+  gdouble cpu_percent;
+  gdouble cores_used;
+  guint cores_available;
+  gdouble peak_mem_mb;
+  gdouble sim_cpu_percent;
+  gboolean have_sim_cpu;
+  gchar *throughput_absent;
+
+  /* Queue depth; (element-type GstAxReportQueue) */
+  GArray *queues;
+  gchar *queues_absent;
+
+  /* Occupancy and Device throughput; (element-type GstAxReportDevice) */
+  GArray *devices;
+  gchar *devices_absent;
+
+  /* (element-type utf8) */
+  GPtrArray *warnings;
+  gchar *constraint;
+  gchar *verdict;
+} GstAxReport;
+
+/**
+ * GstAxReportProvider:
+ * @pipeline: the pipeline asked about
+ * @user_data: the provider's data
+ *
+ * Makes a report for @pipeline now.
+ *
+ * Returns: (transfer full) (nullable): the report, or %NULL if the
+ *   provider does not know @pipeline
+ */
+typedef GstAxReport *(*GstAxReportProvider) (GstElement * pipeline,
+    gpointer user_data);
+
+GST_AX_API GstAxReport *gst_ax_report_new (void);
+GST_AX_API void gst_ax_report_free (GstAxReport * report);
+
+GST_AX_API GstAxReportGroup *gst_ax_report_add_group (GstAxReport * report,
+    const gchar * name);
+GST_AX_API GstAxReportRow *gst_ax_report_group_add_row (GstAxReportGroup *
+    group, const gchar * name);
+GST_AX_API void gst_ax_report_row_classify (GstAxReportRow * row);
+GST_AX_API gchar *gst_ax_report_row_flags_to_string (GstAxReportRowFlags
+    flags);
+GST_AX_API void gst_ax_report_finish_groups (GstAxReport * report);
+GST_AX_API void gst_ax_report_add_warning (GstAxReport * report,
+    const gchar * format, ...) G_GNUC_PRINTF (2, 3);
+
+GST_AX_API gchar *gst_ax_report_to_text (const GstAxReport * report);
+GST_AX_API gchar *gst_ax_report_to_json (const GstAxReport * report);
+
+GST_AX_API void gst_ax_report_set_provider (GstAxReportProvider provider,
+    gpointer user_data);
+GST_AX_API GstAxReport *gst_ax_report_get_for_pipeline (GstElement *
+    pipeline);
+
+G_END_DECLS
+
+#endif /* __GST_AX_REPORT_H__ */

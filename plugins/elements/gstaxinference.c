@@ -1,0 +1,1390 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-axinference
+ * @title: axinference
+ *
+ * Runs a compiled model (`.axm`) on the simulated NPU (libsimnpu) for each
+ * input #GstAxTensorMeta on a frame, as attached by axletterbox, and
+ * attaches the model's outputs to the frame as #GstAxTensorMeta of role
+ * output (same instance as the input, index = output number, letterbox
+ * copied from the input). The frame itself is not changed.
+ *
+ * Jobs are submitted without waiting: up to #GstAxInference:in-flight jobs
+ * are outstanding on the device while a separate streaming thread pushes
+ * the frames downstream in input order as their jobs complete. When the
+ * window is full the upstream thread blocks (back-pressure). A flush
+ * cancels the outstanding jobs; EOS is pushed after the last frame.
+ * Frames without an input tensor pass through unchanged (with a warning the
+ * first time).
+ *
+ * The element answers the custom model-input query (see
+ * gst_ax_model_query_new()), so an axletterbox upstream needs no
+ * properties, and adds the model's device latency to LATENCY queries.
+ *
+ * With a profiler active (e.g. `GST_TRACERS=axprof`) it reports, in the
+ * group named by #GstAxInference:model-name, the stages "host copy in",
+ * "device wait" (flagged as a device wait) and "host copy out" of every
+ * frame, one device event per job, and the device's counters.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=ball num-buffers=100 ! axletterbox ! \
+ *   axinference model=ball-detector in-flight=4 ! axnms ! fakesink
+ * ]|
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstaxinference.h"
+
+#include <gst/ax/ax.h>
+#include <simnpu/simnpu.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_ax_inference_debug);
+#define GST_CAT_DEFAULT gst_ax_inference_debug
+
+#define DEFAULT_PROP_MODEL NULL
+#define DEFAULT_PROP_DEVICE "metis"
+#define DEFAULT_PROP_IN_FLIGHT 0
+#define DEFAULT_PROP_TIME_SCALE 1.0
+#define DEFAULT_PROP_PROFILE_HOST NULL
+#define DEFAULT_PROP_MODEL_NAME NULL
+
+/* in-flight = 0 means this many jobs per device core */
+#define AUTO_IN_FLIGHT_PER_CORE 2
+#define MAX_IN_FLIGHT 1024
+/* outputs of one model; submit takes them from a stack array */
+#define MAX_OUTPUTS 16
+/* frames without tensors hold no job; this bounds the queue anyway */
+#define QUEUED_ITEMS_PER_JOB 2
+#define MAX_TIME_SCALE 1000.0
+#define MODEL_SUFFIX ".axm"
+#define MODEL_PATH_ENV "GST_AX_MODEL_PATH"
+
+#define STAGE_HOST_COPY_IN "host copy in"
+#define STAGE_DEVICE_WAIT "device wait"
+#define STAGE_HOST_COPY_OUT "host copy out"
+
+enum
+{
+  PROP_0,
+  PROP_MODEL,
+  PROP_DEVICE,
+  PROP_IN_FLIGHT,
+  PROP_TIME_SCALE,
+  PROP_PROFILE_HOST,
+  PROP_MODEL_NAME,
+};
+
+typedef struct _Item Item;
+
+/* One device job: one input tensor of a frame. */
+typedef struct
+{
+  GstAxInference *self;
+  Item *item;
+  simnpu_job *job;
+  guint instance;
+  gboolean has_letterbox;
+  GstAxLetterbox letterbox;
+  GstBuffer **outs;             /* n_outputs, mapped for writing */
+  GstMapInfo *maps;
+  /* protected by the element's lock */
+  gboolean done;
+  simnpu_job_result result;
+} Job;
+
+/* A frame (with its jobs) or a serialized event, in stream order. Frame
+ * items are recycled through a free list, so steady state allocates
+ * nothing. */
+struct _Item
+{
+  GList link;
+  GstBuffer *frame;
+  GstEvent *event;
+  Job *jobs;
+  guint n_jobs;
+  guint jobs_size;
+  guint n_outputs;              /* size of each job's outs / maps */
+  /* protected by the element's lock */
+  guint n_done;
+  gboolean reported;            /* error already posted by the chain */
+};
+
+struct _GstAxInference
+{
+  GstElement parent;
+
+  GstPad *sinkpad;
+  GstPad *srcpad;
+
+  /* properties, protected by the object lock */
+  gchar *model;
+  gchar *device;
+  guint in_flight;
+  gdouble time_scale;
+  gchar *profile_host;
+  gchar *model_name;
+
+  /* set in NULL->READY, constant until READY->NULL */
+  simnpu_device *dev;
+  simnpu_model *net;
+  simnpu_device_info dev_info;
+  simnpu_model_info net_info;
+  simnpu_tensor_spec in_spec;
+  simnpu_tensor_spec *out_specs;
+  guint n_outputs;
+  GstBufferPool **pools;
+  const gchar *group;           /* interned model name */
+  const gchar *device_spec;     /* interned device string */
+  guint window;
+  gboolean host_profile;
+
+  /* streaming state, protected by lock */
+  GMutex lock;
+  GCond cond;
+  GQueue queue;                 /* of Item, by link */
+  GQueue free_items;
+  guint n_outstanding;          /* jobs in queued items */
+  gboolean flushing;
+  GstFlowReturn srcresult;
+  gboolean warned_no_tensor;
+};
+
+G_DEFINE_TYPE (GstAxInference, gst_ax_inference, GST_TYPE_ELEMENT);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (axinference, "axinference",
+    GST_RANK_NONE, GST_TYPE_AX_INFERENCE,
+    GST_DEBUG_CATEGORY_INIT (gst_ax_inference_debug, "axinference", 0,
+        "inference on the simulated NPU"));
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw(ANY)"));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw(ANY)"));
+
+static void gst_ax_inference_finalize (GObject * object);
+static void gst_ax_inference_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_ax_inference_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static GstStateChangeReturn gst_ax_inference_change_state (GstElement *
+    element, GstStateChange transition);
+static GstFlowReturn gst_ax_inference_chain (GstPad * pad, GstObject * parent,
+    GstBuffer * buf);
+static gboolean gst_ax_inference_sink_event (GstPad * pad, GstObject * parent,
+    GstEvent * event);
+static gboolean gst_ax_inference_sink_query (GstPad * pad, GstObject * parent,
+    GstQuery * query);
+static gboolean gst_ax_inference_src_query (GstPad * pad, GstObject * parent,
+    GstQuery * query);
+static gboolean gst_ax_inference_src_event (GstPad * pad, GstObject * parent,
+    GstEvent * event);
+static void gst_ax_inference_loop (GstAxInference * self);
+
+static void
+gst_ax_inference_class_init (GstAxInferenceClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+
+  gobject_class->finalize = gst_ax_inference_finalize;
+  gobject_class->set_property = gst_ax_inference_set_property;
+  gobject_class->get_property = gst_ax_inference_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_MODEL,
+      g_param_spec_string ("model", "Model",
+          "Compiled model: a path to an .axm file, or a name looked up as "
+          "NAME.axm in $" MODEL_PATH_ENV " (colon-separated), then in the "
+          "build's models directory, then in the installed models directory",
+          DEFAULT_PROP_MODEL,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_string ("device", "Device",
+          "Simulated device profile, e.g. \"metis\", \"torq\" or "
+          "\"metis:cores=2\"", DEFAULT_PROP_DEVICE,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
+      g_param_spec_uint ("in-flight", "In flight",
+          "Maximum number of jobs outstanding on the device (0 = 2 x the "
+          "device's cores)", 0, MAX_IN_FLIGHT, DEFAULT_PROP_IN_FLIGHT,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TIME_SCALE,
+      g_param_spec_double ("time-scale", "Time scale",
+          "Pacing of device time in wall time: 1.0 = real time, 2.0 = twice "
+          "as slow, 0 = as fast as the host computes", 0.0, MAX_TIME_SCALE,
+          DEFAULT_PROP_TIME_SCALE,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_PROFILE_HOST,
+      g_param_spec_string ("profile-host", "Host profile",
+          "Write the device's runtime profile CSV (dispatch_name, "
+          "invocation_id, action_id, timestamp_us, event) to this path",
+          DEFAULT_PROP_PROFILE_HOST,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_MODEL_NAME,
+      g_param_spec_string ("model-name", "Model name",
+          "Name of the model's group in profiler reports (default: the "
+          "model file name without .axm)", DEFAULT_PROP_MODEL_NAME,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Inference on the simulated NPU", "Filter/Video/Analyzer",
+      "Runs a compiled model on each frame's input tensor, asynchronously "
+      "with several frames in flight, and attaches its output tensors",
+      "gst-ax developers");
+
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_ax_inference_change_state);
+}
+
+static void
+gst_ax_inference_init (GstAxInference * self)
+{
+  self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
+  gst_pad_set_chain_function (self->sinkpad,
+      GST_DEBUG_FUNCPTR (gst_ax_inference_chain));
+  gst_pad_set_event_function (self->sinkpad,
+      GST_DEBUG_FUNCPTR (gst_ax_inference_sink_event));
+  gst_pad_set_query_function (self->sinkpad,
+      GST_DEBUG_FUNCPTR (gst_ax_inference_sink_query));
+  GST_PAD_SET_PROXY_CAPS (self->sinkpad);
+  GST_PAD_SET_PROXY_ALLOCATION (self->sinkpad);
+  gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
+
+  self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
+  gst_pad_set_query_function (self->srcpad,
+      GST_DEBUG_FUNCPTR (gst_ax_inference_src_query));
+  gst_pad_set_event_function (self->srcpad,
+      GST_DEBUG_FUNCPTR (gst_ax_inference_src_event));
+  GST_PAD_SET_PROXY_CAPS (self->srcpad);
+  gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
+
+  self->model = g_strdup (DEFAULT_PROP_MODEL);
+  self->device = g_strdup (DEFAULT_PROP_DEVICE);
+  self->in_flight = DEFAULT_PROP_IN_FLIGHT;
+  self->time_scale = DEFAULT_PROP_TIME_SCALE;
+  self->profile_host = g_strdup (DEFAULT_PROP_PROFILE_HOST);
+  self->model_name = g_strdup (DEFAULT_PROP_MODEL_NAME);
+
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->cond);
+  g_queue_init (&self->queue);
+  g_queue_init (&self->free_items);
+  self->flushing = TRUE;
+  self->srcresult = GST_FLOW_FLUSHING;
+}
+
+static void
+item_free (Item * item)
+{
+  guint i;
+
+  for (i = 0; i < item->jobs_size; i++) {
+    g_free (item->jobs[i].outs);
+    g_free (item->jobs[i].maps);
+  }
+  g_free (item->jobs);
+  g_free (item);
+}
+
+static void
+gst_ax_inference_finalize (GObject * object)
+{
+  GstAxInference *self = GST_AX_INFERENCE (object);
+  GList *l;
+
+  while ((l = g_queue_pop_head_link (&self->free_items)))
+    item_free (l->data);
+  g_free (self->model);
+  g_free (self->device);
+  g_free (self->profile_host);
+  g_free (self->model_name);
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->cond);
+
+  G_OBJECT_CLASS (gst_ax_inference_parent_class)->finalize (object);
+}
+
+static void
+gst_ax_inference_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstAxInference *self = GST_AX_INFERENCE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODEL:
+      g_free (self->model);
+      self->model = g_value_dup_string (value);
+      break;
+    case PROP_DEVICE:
+      g_free (self->device);
+      self->device = g_value_dup_string (value);
+      break;
+    case PROP_IN_FLIGHT:
+      self->in_flight = g_value_get_uint (value);
+      break;
+    case PROP_TIME_SCALE:
+      self->time_scale = g_value_get_double (value);
+      if (self->dev)
+        simnpu_device_set_time_scale (self->dev, self->time_scale);
+      break;
+    case PROP_PROFILE_HOST:
+      g_free (self->profile_host);
+      self->profile_host = g_value_dup_string (value);
+      break;
+    case PROP_MODEL_NAME:
+      g_free (self->model_name);
+      self->model_name = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_ax_inference_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstAxInference *self = GST_AX_INFERENCE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODEL:
+      g_value_set_string (value, self->model);
+      break;
+    case PROP_DEVICE:
+      g_value_set_string (value, self->device);
+      break;
+    case PROP_IN_FLIGHT:
+      g_value_set_uint (value, self->in_flight);
+      break;
+    case PROP_TIME_SCALE:
+      g_value_set_double (value, self->time_scale);
+      break;
+    case PROP_PROFILE_HOST:
+      g_value_set_string (value, self->profile_host);
+      break;
+    case PROP_MODEL_NAME:
+      if (self->model_name)
+        g_value_set_string (value, self->model_name);
+      else
+        g_value_set_string (value, self->group);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* ------------------------------------------------------------------ */
+/* Model lookup and device setup                                        */
+
+static gchar *
+find_in_dir (const gchar * dir, const gchar * name, GString * tried)
+{
+  gchar *file = g_strconcat (name, MODEL_SUFFIX, NULL);
+  gchar *path = g_build_filename (dir, file, NULL);
+
+  g_free (file);
+  g_string_append_printf (tried, "%s%s", tried->len ? ", " : "", path);
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return path;
+  g_free (path);
+  return NULL;
+}
+
+/* A path is used as is; a bare name is searched for. */
+static gchar *
+resolve_model (const gchar * model, gchar ** tried_out)
+{
+  GString *tried = g_string_new (NULL);
+  const gchar *env;
+  gchar *path = NULL;
+
+  if (strchr (model, G_DIR_SEPARATOR) != NULL
+      || g_str_has_suffix (model, MODEL_SUFFIX)) {
+    g_string_append (tried, model);
+    if (g_file_test (model, G_FILE_TEST_IS_REGULAR))
+      path = g_strdup (model);
+    goto done;
+  }
+
+  env = g_getenv (MODEL_PATH_ENV);
+  if (env != NULL) {
+    gchar **dirs = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
+    gchar **d;
+
+    for (d = dirs; *d && path == NULL; d++)
+      if (**d)
+        path = find_in_dir (*d, model, tried);
+    g_strfreev (dirs);
+  }
+  if (path == NULL)
+    path = find_in_dir (GST_AX_BUILD_MODELS_DIR, model, tried);
+  if (path == NULL)
+    path = find_in_dir (GST_AX_INSTALLED_MODELS_DIR, model, tried);
+
+done:
+  *tried_out = g_string_free (tried, FALSE);
+  return path;
+}
+
+static gchar *
+format_dims (guint n_dims, const gint64 * dims)
+{
+  GString *s = g_string_new ("[");
+  guint i;
+
+  for (i = 0; i < n_dims; i++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", dims[i]);
+  g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}
+
+static void
+close_device (GstAxInference * self)
+{
+  guint i;
+
+  if (self->pools) {
+    for (i = 0; i < self->n_outputs; i++)
+      if (self->pools[i]) {
+        gst_buffer_pool_set_active (self->pools[i], FALSE);
+        gst_object_unref (self->pools[i]);
+      }
+    g_clear_pointer (&self->pools, g_free);
+  }
+  g_clear_pointer (&self->out_specs, g_free);
+  self->n_outputs = 0;
+  if (self->net) {
+    simnpu_model_unload (self->net);
+    self->net = NULL;
+  }
+  if (self->dev) {
+    if (self->host_profile)
+      simnpu_device_stop_host_profile (self->dev);
+    self->host_profile = FALSE;
+    simnpu_device_close (self->dev);
+    self->dev = NULL;
+  }
+}
+
+static gboolean
+open_device (GstAxInference * self)
+{
+  gchar *model, *device, *profile_host, *model_name, *path = NULL;
+  gchar *tried = NULL;
+  guint in_flight, i;
+  gdouble time_scale;
+  simnpu_error err = { 0, "" };
+  int rc;
+
+  GST_OBJECT_LOCK (self);
+  model = g_strdup (self->model);
+  device = g_strdup (self->device ? self->device : DEFAULT_PROP_DEVICE);
+  profile_host = g_strdup (self->profile_host);
+  model_name = g_strdup (self->model_name);
+  in_flight = self->in_flight;
+  time_scale = self->time_scale;
+  GST_OBJECT_UNLOCK (self);
+
+  if (model == NULL || model[0] == '\0')
+    goto no_model;
+  path = resolve_model (model, &tried);
+  if (path == NULL)
+    goto model_not_found;
+
+  rc = simnpu_device_open (device, &self->dev, &err);
+  if (rc < 0)
+    goto device_failed;
+  simnpu_device_get_info (self->dev, &self->dev_info);
+  simnpu_device_set_time_scale (self->dev, time_scale);
+
+  rc = simnpu_model_load (self->dev, path, &self->net, &err);
+  if (rc < 0)
+    goto model_failed;
+  simnpu_model_get_info (self->net, &self->net_info);
+  if (self->net_info.n_inputs != 1)
+    goto bad_inputs;
+  if (self->net_info.estimate_only)
+    goto estimate_only;
+  if (self->net_info.n_outputs < 1 || self->net_info.n_outputs > MAX_OUTPUTS)
+    goto bad_outputs;
+  simnpu_model_get_input (self->net, 0, &self->in_spec);
+
+  self->n_outputs = self->net_info.n_outputs;
+  self->out_specs = g_new0 (simnpu_tensor_spec, self->n_outputs);
+  self->pools = g_new0 (GstBufferPool *, self->n_outputs);
+  self->window = in_flight ? in_flight :
+      AUTO_IN_FLIGHT_PER_CORE * MAX (self->dev_info.n_cores, 1);
+  for (i = 0; i < self->n_outputs; i++) {
+    GstStructure *config;
+
+    simnpu_model_get_output (self->net, i, &self->out_specs[i]);
+    self->pools[i] = gst_buffer_pool_new ();
+    config = gst_buffer_pool_get_config (self->pools[i]);
+    /* frames downstream keep their outputs alive, so let the pool grow */
+    gst_buffer_pool_config_set_params (config, NULL,
+        self->out_specs[i].size_bytes, self->window, 0);
+    if (!gst_buffer_pool_set_config (self->pools[i], config)
+        || !gst_buffer_pool_set_active (self->pools[i], TRUE))
+      goto pool_failed;
+  }
+
+  if (model_name == NULL || model_name[0] == '\0') {
+    gchar *base = g_path_get_basename (path);
+
+    if (g_str_has_suffix (base, MODEL_SUFFIX))
+      base[strlen (base) - strlen (MODEL_SUFFIX)] = '\0';
+    self->group = g_intern_string (base);
+    g_free (base);
+  } else {
+    self->group = g_intern_string (model_name);
+  }
+  self->device_spec = g_intern_string (device);
+
+  if (profile_host && profile_host[0]) {
+    rc = simnpu_device_start_host_profile (self->dev, profile_host, &err);
+    if (rc < 0)
+      goto profile_failed;
+    self->host_profile = TRUE;
+  }
+
+  GST_INFO_OBJECT (self, "model %s (%s) on %s: %u cores, window %u, device "
+      "time %" G_GUINT64_FORMAT " ns", self->group, path, self->dev_info.spec,
+      self->dev_info.n_cores, self->window, self->net_info.device_ns);
+
+  g_free (model);
+  g_free (device);
+  g_free (profile_host);
+  g_free (model_name);
+  g_free (path);
+  g_free (tried);
+  return TRUE;
+
+  /* ERRORS */
+no_model:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No model given."),
+        ("expected the model property: a path to an .axm file or a model "
+            "name"));
+    goto fail;
+  }
+model_not_found:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("Model \"%s\" not found.", model), ("looked for: %s", tried));
+    goto fail;
+  }
+device_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE,
+        ("Could not open simulated device \"%s\".", device),
+        ("%s: %s", simnpu_strerror (rc), err.message));
+    goto fail;
+  }
+model_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+        ("Could not load model \"%s\".", path),
+        ("%s: %s", simnpu_strerror (rc), err.message));
+    goto fail;
+  }
+bad_inputs:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Model \"%s\" has %u inputs.", path, self->net_info.n_inputs),
+        ("expected a model with exactly one input tensor"));
+    goto fail;
+  }
+bad_outputs:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Model \"%s\" has %u outputs.", path, self->net_info.n_outputs),
+        ("expected 1 to %d output tensors", MAX_OUTPUTS));
+    goto fail;
+  }
+estimate_only:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Model \"%s\" has no weights and can only be estimated.", path),
+        ("expected a model compiled with weights"));
+    goto fail;
+  }
+pool_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not set up the output buffer pool."), (NULL));
+    goto fail;
+  }
+profile_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("Could not write the host profile \"%s\".", profile_host),
+        ("%s: %s", simnpu_strerror (rc), err.message));
+    goto fail;
+  }
+fail:
+  {
+    close_device (self);
+    g_free (model);
+    g_free (device);
+    g_free (profile_host);
+    g_free (model_name);
+    g_free (path);
+    g_free (tried);
+    return FALSE;
+  }
+}
+
+static void
+report_device (GstAxInference * self)
+{
+  GstAxProbeDevice d;
+  simnpu_counters c;
+
+  if (!gst_ax_probe_is_active () || self->dev == NULL)
+    return;
+  if (simnpu_device_get_counters (self->dev, &c) < 0)
+    return;
+  d.element = GST_ELEMENT (self);
+  d.group = self->group;
+  d.device = self->device_spec;
+  d.n_cores = self->dev_info.n_cores;
+  d.in_flight_window = self->window;
+  d.jobs_done = c.jobs_done;
+  d.sim_cpu_ns = c.sim_cpu_ns;
+  d.lag_ns = c.lag_ns;
+  gst_ax_probe_device (&d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Items                                                                */
+
+/* Called with the lock. */
+static Item *
+item_get (GstAxInference * self, guint n_jobs)
+{
+  GList *l = g_queue_pop_head_link (&self->free_items);
+  Item *item;
+  guint i;
+
+  if (l) {
+    item = l->data;
+  } else {
+    item = g_new0 (Item, 1);
+    item->link.data = item;
+  }
+  if (item->n_outputs != self->n_outputs) {
+    for (i = 0; i < item->jobs_size; i++) {
+      g_free (item->jobs[i].outs);
+      g_free (item->jobs[i].maps);
+    }
+    g_free (item->jobs);
+    item->jobs = NULL;
+    item->jobs_size = 0;
+    item->n_outputs = self->n_outputs;
+  }
+  if (item->jobs_size < n_jobs) {
+    item->jobs = g_renew (Job, item->jobs, n_jobs);
+    for (i = item->jobs_size; i < n_jobs; i++) {
+      item->jobs[i].outs = g_new0 (GstBuffer *, MAX (item->n_outputs, 1));
+      item->jobs[i].maps = g_new0 (GstMapInfo, MAX (item->n_outputs, 1));
+    }
+    item->jobs_size = n_jobs;
+  }
+  item->n_jobs = 0;
+  item->n_done = 0;
+  item->frame = NULL;
+  item->event = NULL;
+  item->reported = FALSE;
+  return item;
+}
+
+/* Releases what a frame item holds. The item's jobs must have completed
+ * (their callbacks have run) or never been submitted. */
+static void
+item_clear (GstAxInference * self, Item * item)
+{
+  guint i, o;
+
+  for (i = 0; i < item->n_jobs; i++) {
+    Job *job = &item->jobs[i];
+
+    for (o = 0; o < item->n_outputs; o++) {
+      if (job->outs[o] == NULL)
+        continue;
+      if (job->maps[o].memory != NULL)
+        gst_buffer_unmap (job->outs[o], &job->maps[o]);
+      gst_buffer_unref (job->outs[o]);
+      job->outs[o] = NULL;
+    }
+    if (job->job) {
+      simnpu_job_free (job->job);
+      job->job = NULL;
+    }
+  }
+  item->n_jobs = 0;
+  gst_clear_buffer (&item->frame);
+  gst_clear_event (&item->event);
+}
+
+/* Called with the lock. */
+static void
+item_recycle (GstAxInference * self, Item * item)
+{
+  g_queue_push_tail_link (&self->free_items, &item->link);
+}
+
+static void
+job_done_cb (simnpu_job * sjob, const simnpu_job_result * result,
+    void *user_data)
+{
+  Job *job = user_data;
+  GstAxInference *self = job->self;
+
+  g_mutex_lock (&self->lock);
+  job->result = *result;
+  job->done = TRUE;
+  job->item->n_done++;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+/* Cancels every outstanding job of the queued items. Called without the
+ * lock: a cancel may run the job's callback on this thread. */
+static void
+cancel_all (GstAxInference * self)
+{
+  GPtrArray *jobs = g_ptr_array_new ();
+  GList *l;
+  guint i;
+
+  g_mutex_lock (&self->lock);
+  for (l = self->queue.head; l; l = l->next) {
+    Item *item = l->data;
+
+    for (i = 0; i < item->n_jobs; i++)
+      if (item->jobs[i].job && !item->jobs[i].done)
+        g_ptr_array_add (jobs, item->jobs[i].job);
+  }
+  g_mutex_unlock (&self->lock);
+
+  /* the items cannot go away: only flush-stop, stop and the task free
+   * them, and the task is paused and the others wait for the callbacks */
+  for (i = 0; i < jobs->len; i++)
+    simnpu_job_cancel (g_ptr_array_index (jobs, i));
+  g_ptr_array_unref (jobs);
+}
+
+/* Waits for every queued job's callback, then empties the queue. Called
+ * with the task stopped or paused and the chain function not running. */
+static void
+drain_and_clear (GstAxInference * self)
+{
+  GList *l;
+
+  g_mutex_lock (&self->lock);
+  for (l = self->queue.head; l; l = l->next) {
+    Item *item = l->data;
+
+    while (item->n_done < item->n_jobs)
+      g_cond_wait (&self->cond, &self->lock);
+  }
+  while ((l = g_queue_pop_head_link (&self->queue))) {
+    Item *item = l->data;
+
+    g_mutex_unlock (&self->lock);
+    item_clear (self, item);
+    g_mutex_lock (&self->lock);
+    item_recycle (self, item);
+  }
+  self->n_outstanding = 0;
+  g_mutex_unlock (&self->lock);
+}
+
+static void
+enqueue_event (GstAxInference * self, GstEvent * event)
+{
+  Item *item = g_new0 (Item, 1);
+
+  item->link.data = item;
+  item->event = event;
+  g_mutex_lock (&self->lock);
+  g_queue_push_tail_link (&self->queue, &item->link);
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Upstream side                                                        */
+
+static gboolean
+tensor_matches (const GstAxTensorMeta * m, const simnpu_tensor_spec * spec)
+{
+  guint i;
+
+  if ((gint) m->dtype != (gint) spec->dtype || m->n_dims != spec->n_dims)
+    return FALSE;
+  if (spec->n_dims == SIMNPU_MAX_DIMS && (gint) m->layout != (gint)
+      spec->layout)
+    return FALSE;
+  for (i = 0; i < spec->n_dims; i++)
+    if (m->dims[i] != spec->dims[i])
+      return FALSE;
+  return gst_buffer_get_size (m->data) >= spec->size_bytes;
+}
+
+static GstFlowReturn
+gst_ax_inference_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+{
+  GstAxInference *self = GST_AX_INFERENCE (parent);
+  GstAxTensorMeta *m, *bad = NULL;
+  gpointer state = NULL;
+  guint n_inputs = 0, i, o;
+  Item *item;
+  GstFlowReturn ret;
+  simnpu_error err = { 0, "" };
+  int rc = 0;
+
+  while ((m = gst_buffer_iterate_ax_tensor_meta (buf, &state,
+              GST_AX_TENSOR_ROLE_INPUT))) {
+    if (m->index != 0)
+      continue;
+    if (!tensor_matches (m, &self->in_spec))
+      bad = m;
+    n_inputs++;
+  }
+  if (bad)
+    goto tensor_mismatch;
+
+  if (n_inputs == 0 && !self->warned_no_tensor) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("Frame without an input tensor: passing it through."),
+        ("expected a GstAxTensorMeta of role input, as made by "
+            "axletterbox; frames without one are not inferred"));
+    self->warned_no_tensor = TRUE;
+  }
+
+  /* back-pressure: wait for room in the window (an item with more jobs
+   * than the window runs alone) and in the queue */
+  g_mutex_lock (&self->lock);
+  while (!self->flushing && ((self->n_outstanding > 0
+              && self->n_outstanding + n_inputs > self->window)
+          || self->queue.length >= QUEUED_ITEMS_PER_JOB * self->window))
+    g_cond_wait (&self->cond, &self->lock);
+  if (self->flushing || self->srcresult != GST_FLOW_OK) {
+    ret = self->srcresult;
+    g_mutex_unlock (&self->lock);
+    gst_buffer_unref (buf);
+    return ret;
+  }
+  item = item_get (self, n_inputs);
+  g_mutex_unlock (&self->lock);
+
+  /* output metas are added by the streaming thread */
+  item->frame = gst_buffer_make_writable (buf);
+  state = NULL;
+  while ((m = gst_buffer_iterate_ax_tensor_meta (item->frame, &state,
+              GST_AX_TENSOR_ROLE_INPUT))) {
+    Job *job;
+    simnpu_input_buffer in;
+    simnpu_output_buffer outv[MAX_OUTPUTS];
+    GstMapInfo in_map;
+    GstAxProbeTimer timer;
+
+    if (m->index != 0)
+      continue;
+    job = &item->jobs[item->n_jobs++];
+    job->self = self;
+    job->item = item;
+    job->job = NULL;
+    job->done = FALSE;
+    job->instance = m->instance;
+    job->has_letterbox = m->has_letterbox;
+    job->letterbox = m->letterbox;
+    for (o = 0; o < self->n_outputs; o++) {
+      job->outs[o] = NULL;
+      memset (&job->maps[o], 0, sizeof (GstMapInfo));
+    }
+
+    for (o = 0; o < self->n_outputs; o++) {
+      if (gst_buffer_pool_acquire_buffer (self->pools[o], &job->outs[o],
+              NULL) != GST_FLOW_OK)
+        goto pool_failed;
+      if (!gst_buffer_map (job->outs[o], &job->maps[o], GST_MAP_WRITE))
+        goto map_failed;
+      outv[o].data = job->maps[o].data;
+      outv[o].size_bytes = self->out_specs[o].size_bytes;
+    }
+
+    if (!gst_buffer_map (m->data, &in_map, GST_MAP_READ))
+      goto map_failed;
+    in.data = in_map.data;
+    in.size_bytes = self->in_spec.size_bytes;
+    gst_ax_probe_timer_start (&timer);
+    rc = simnpu_job_submit (self->net, &in, 1, outv, self->n_outputs,
+        job_done_cb, job, &job->job, &err);
+    gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->group,
+        STAGE_HOST_COPY_IN, GST_AX_PROBE_FLAG_STAGE);
+    gst_buffer_unmap (m->data, &in_map);
+    if (rc < 0)
+      goto submit_failed;
+  }
+
+  g_mutex_lock (&self->lock);
+  if (self->flushing) {
+    g_mutex_unlock (&self->lock);
+    goto flushing;
+  }
+  g_queue_push_tail_link (&self->queue, &item->link);
+  self->n_outstanding += item->n_jobs;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+tensor_mismatch:
+  {
+    gchar *got = format_dims (bad->n_dims, bad->dims);
+    gchar *want = format_dims (self->in_spec.n_dims, self->in_spec.dims);
+
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input tensor does not match model \"%s\".", self->group),
+        ("expected %s %s %s (%" G_GSIZE_FORMAT " bytes), got '%s' %s %s %s "
+            "(%" G_GSIZE_FORMAT " bytes)",
+            simnpu_dtype_to_string (self->in_spec.dtype),
+            simnpu_layout_to_string (self->in_spec.layout), want,
+            self->in_spec.size_bytes, bad->name,
+            gst_ax_tensor_dtype_to_string (bad->dtype),
+            bad->layout == GST_AX_TENSOR_LAYOUT_NCHW ? "nchw" : "nhwc", got,
+            gst_buffer_get_size (bad->data)));
+    g_free (got);
+    g_free (want);
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
+pool_failed:
+  {
+    ret = GST_FLOW_FLUSHING;
+    goto release;
+  }
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not map a tensor buffer."), (NULL));
+    ret = GST_FLOW_ERROR;
+    goto release;
+  }
+submit_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("The device refused a job of model \"%s\".", self->group),
+        ("%s: %s", simnpu_strerror (rc), err.message));
+    ret = GST_FLOW_ERROR;
+    goto release;
+  }
+flushing:
+  {
+    ret = GST_FLOW_FLUSHING;
+    goto release;
+  }
+release:
+  {
+    /* jobs already submitted must finish before their outputs go */
+    for (i = 0; i < item->n_jobs; i++)
+      if (item->jobs[i].job)
+        simnpu_job_cancel (item->jobs[i].job);
+    g_mutex_lock (&self->lock);
+    for (i = 0; i < item->n_jobs; i++)
+      while (item->jobs[i].job && !item->jobs[i].done)
+        g_cond_wait (&self->cond, &self->lock);
+    g_mutex_unlock (&self->lock);
+    item_clear (self, item);
+    g_mutex_lock (&self->lock);
+    item_recycle (self, item);
+    g_mutex_unlock (&self->lock);
+    return ret;
+  }
+}
+
+static gboolean
+gst_ax_inference_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  GstAxInference *self = GST_AX_INFERENCE (parent);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:
+    {
+      gboolean ret = gst_pad_push_event (self->srcpad, event);
+
+      g_mutex_lock (&self->lock);
+      self->flushing = TRUE;
+      self->srcresult = GST_FLOW_FLUSHING;
+      g_cond_broadcast (&self->cond);
+      g_mutex_unlock (&self->lock);
+      /* the task frees the jobs it pops: pause it before cancelling */
+      gst_pad_pause_task (self->srcpad);
+      cancel_all (self);
+      return ret;
+    }
+    case GST_EVENT_FLUSH_STOP:
+    {
+      drain_and_clear (self);
+      g_mutex_lock (&self->lock);
+      self->flushing = FALSE;
+      self->srcresult = GST_FLOW_OK;
+      g_mutex_unlock (&self->lock);
+      if (!gst_pad_push_event (self->srcpad, event))
+        return FALSE;
+      return gst_pad_start_task (self->srcpad,
+          (GstTaskFunction) gst_ax_inference_loop, self, NULL);
+    }
+    default:
+      if (GST_EVENT_IS_SERIALIZED (event)) {
+        GstFlowReturn res;
+
+        g_mutex_lock (&self->lock);
+        res = self->srcresult;
+        g_mutex_unlock (&self->lock);
+        if (res != GST_FLOW_OK) {
+          /* the task is paused: an EOS still has to reach the sink so
+           * that the pipeline can finish */
+          if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
+              && res != GST_FLOW_FLUSHING)
+            return gst_pad_push_event (self->srcpad, event);
+          gst_event_unref (event);
+          return FALSE;
+        }
+        enqueue_event (self, event);
+        return TRUE;
+      }
+      return gst_pad_event_default (pad, parent, event);
+  }
+}
+
+static gboolean
+gst_ax_inference_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstAxInference *self = GST_AX_INFERENCE (parent);
+
+  if (gst_ax_model_query_is (query)) {
+    GstAxModelInput input;
+    const simnpu_tensor_spec *s = &self->in_spec;
+
+    if (self->net == NULL || s->n_dims != SIMNPU_MAX_DIMS)
+      return FALSE;
+    input.dtype = (GstAxTensorDType) s->dtype;
+    input.layout = (GstAxTensorLayout) s->layout;
+    if (s->layout == SIMNPU_LAYOUT_NCHW) {
+      input.channels = s->dims[1];
+      input.height = s->dims[2];
+      input.width = s->dims[3];
+    } else {
+      input.height = s->dims[1];
+      input.width = s->dims[2];
+      input.channels = s->dims[3];
+    }
+    input.scale = s->scale;
+    input.zero_point = s->zero_point;
+    input.name = s->name;
+    input.model_name = self->group;
+    gst_ax_model_query_set_input (query, &input);
+    return TRUE;
+  }
+  return gst_pad_query_default (pad, parent, query);
+}
+
+/* ------------------------------------------------------------------ */
+/* Downstream side                                                      */
+
+static gboolean
+gst_ax_inference_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  GstAxInference *self = GST_AX_INFERENCE (parent);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    gboolean live;
+    GstClockTime min, max, lat;
+
+    if (!gst_pad_peer_query (self->sinkpad, query))
+      return FALSE;
+    if (self->net == NULL)
+      return TRUE;
+    gst_query_parse_latency (query, &live, &min, &max);
+    lat = simnpu_model_get_latency_ns (self->net);
+    min += lat;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += lat * self->window;
+    GST_DEBUG_OBJECT (self, "model latency %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (lat));
+    gst_query_set_latency (query, live, min, max);
+    return TRUE;
+  }
+  return gst_pad_query_default (pad, parent, query);
+}
+
+static gboolean
+gst_ax_inference_src_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  return gst_pad_event_default (pad, parent, event);
+}
+
+/* Attaches the outputs of a completed frame item. */
+static void
+attach_outputs (GstAxInference * self, Item * item)
+{
+  guint i, o;
+
+  for (i = 0; i < item->n_jobs; i++) {
+    Job *job = &item->jobs[i];
+
+    for (o = 0; o < self->n_outputs; o++) {
+      const simnpu_tensor_spec *s = &self->out_specs[o];
+      GstAxTensorMeta *m;
+
+      gst_buffer_unmap (job->outs[o], &job->maps[o]);
+      memset (&job->maps[o], 0, sizeof (GstMapInfo));
+      m = gst_buffer_add_ax_tensor_meta (item->frame, s->name,
+          GST_AX_TENSOR_ROLE_OUTPUT, (GstAxTensorDType) s->dtype,
+          (GstAxTensorLayout) s->layout, s->n_dims, s->dims, s->scale,
+          s->zero_point, job->outs[o]);
+      job->outs[o] = NULL;
+      if (m == NULL)
+        continue;
+      m->index = o;
+      m->instance = job->instance;
+      m->has_letterbox = job->has_letterbox;
+      m->letterbox = job->letterbox;
+    }
+  }
+}
+
+static void
+report_jobs (GstAxInference * self, Item * item)
+{
+  guint i;
+
+  if (!gst_ax_probe_is_active ())
+    return;
+  for (i = 0; i < item->n_jobs; i++) {
+    const simnpu_job_result *r = &item->jobs[i].result;
+    GstAxProbeDeviceEvent ev;
+
+    ev.element = GST_ELEMENT (self);
+    ev.group = self->group;
+    ev.resource = r->core;
+    ev.n_resources = self->dev_info.n_cores;
+    ev.job_id = r->job_id;
+    ev.start_ns = r->device_start_ns;
+    ev.end_ns = r->device_end_ns;
+    gst_ax_probe_device_event (&ev);
+  }
+  report_device (self);
+}
+
+static void
+gst_ax_inference_loop (GstAxInference * self)
+{
+  Item *item;
+  guint64 wait_start_ns = 0, wait_end_ns = 0;
+  GstFlowReturn ret;
+  guint i;
+  gint status = 0;
+  GstAxProbeTimer timer;
+
+  g_mutex_lock (&self->lock);
+  while (!self->flushing && g_queue_is_empty (&self->queue))
+    g_cond_wait (&self->cond, &self->lock);
+  if (self->flushing)
+    goto flushing;
+  item = self->queue.head->data;
+  if (item->frame) {
+    gboolean probing = gst_ax_probe_is_active ();
+
+    if (probing)
+      wait_start_ns = gst_ax_probe_now_ns ();
+    while (!self->flushing && item->n_done < item->n_jobs)
+      g_cond_wait (&self->cond, &self->lock);
+    if (self->flushing)
+      goto flushing;
+    if (probing)
+      wait_end_ns = gst_ax_probe_now_ns ();
+  }
+  g_queue_pop_head_link (&self->queue);
+  self->n_outstanding -= item->n_jobs;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+
+  if (item->event) {
+    GstEvent *ev = item->event;
+
+    item->event = NULL;
+    g_free (item);
+    gst_pad_push_event (self->srcpad, ev);
+    return;
+  }
+
+  for (i = 0; i < item->n_jobs; i++)
+    if (item->jobs[i].result.status < 0)
+      status = item->jobs[i].result.status;
+  if (status < 0 || item->reported)
+    goto job_failed;
+
+  if (item->n_jobs > 0) {
+    GstAxProbeSpan span = { GST_ELEMENT (self), self->group,
+      STAGE_DEVICE_WAIT, wait_start_ns, wait_end_ns - wait_start_ns, 0, 0,
+      GST_AX_PROBE_FLAG_DEVICE_WAIT | GST_AX_PROBE_FLAG_STAGE
+    };
+    gst_ax_probe_span (&span);
+
+    gst_ax_probe_timer_start (&timer);
+    attach_outputs (self, item);
+    gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->group,
+        STAGE_HOST_COPY_OUT, GST_AX_PROBE_FLAG_STAGE);
+    report_jobs (self, item);
+  }
+
+  ret = gst_pad_push (self->srcpad, item->frame);
+  item->frame = NULL;
+  item_clear (self, item);
+  g_mutex_lock (&self->lock);
+  item_recycle (self, item);
+  if (ret != GST_FLOW_OK && self->srcresult == GST_FLOW_OK)
+    self->srcresult = ret;
+  g_mutex_unlock (&self->lock);
+
+  if (ret != GST_FLOW_OK) {
+    GST_DEBUG_OBJECT (self, "pausing task: %s", gst_flow_get_name (ret));
+    if (ret == GST_FLOW_EOS || ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS) {
+      if (ret != GST_FLOW_EOS)
+        GST_ELEMENT_FLOW_ERROR (self, ret);
+      gst_pad_push_event (self->srcpad, gst_event_new_eos ());
+    }
+    gst_pad_pause_task (self->srcpad);
+  }
+  return;
+
+  /* ERRORS */
+flushing:
+  {
+    g_mutex_unlock (&self->lock);
+    gst_pad_pause_task (self->srcpad);
+    return;
+  }
+job_failed:
+  {
+    if (!item->reported)
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("The device failed a job of model \"%s\".", self->group),
+          ("%s", simnpu_strerror (status)));
+    item_clear (self, item);
+    g_mutex_lock (&self->lock);
+    item_recycle (self, item);
+    self->srcresult = GST_FLOW_ERROR;
+    g_cond_broadcast (&self->cond);
+    g_mutex_unlock (&self->lock);
+    gst_pad_push_event (self->srcpad, gst_event_new_eos ());
+    gst_pad_pause_task (self->srcpad);
+    return;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* States                                                               */
+
+static gboolean
+start_streaming (GstAxInference * self)
+{
+  g_mutex_lock (&self->lock);
+  self->flushing = FALSE;
+  self->srcresult = GST_FLOW_OK;
+  self->n_outstanding = 0;
+  self->warned_no_tensor = FALSE;
+  g_mutex_unlock (&self->lock);
+  report_device (self);
+  return gst_pad_start_task (self->srcpad,
+      (GstTaskFunction) gst_ax_inference_loop, self, NULL);
+}
+
+static void
+stop_streaming (GstAxInference * self)
+{
+  g_mutex_lock (&self->lock);
+  self->flushing = TRUE;
+  self->srcresult = GST_FLOW_FLUSHING;
+  g_cond_broadcast (&self->cond);
+  g_mutex_unlock (&self->lock);
+  /* the task frees the jobs it pops: stop it before cancelling; the chain
+   * function has returned, the pads are deactivated */
+  gst_pad_stop_task (self->srcpad);
+  cancel_all (self);
+  drain_and_clear (self);
+  report_device (self);
+}
+
+static GstStateChangeReturn
+gst_ax_inference_change_state (GstElement * element, GstStateChange transition)
+{
+  GstAxInference *self = GST_AX_INFERENCE (element);
+  GstStateChangeReturn ret;
+
+  switch (transition) {
+    case GST_STATE_CHANGE_NULL_TO_READY:
+      if (!open_device (self))
+        return GST_STATE_CHANGE_FAILURE;
+      break;
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      if (!start_streaming (self))
+        return GST_STATE_CHANGE_FAILURE;
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      /* unblock the chain function before the pads deactivate */
+      g_mutex_lock (&self->lock);
+      self->flushing = TRUE;
+      self->srcresult = GST_FLOW_FLUSHING;
+      g_cond_broadcast (&self->cond);
+      g_mutex_unlock (&self->lock);
+      break;
+    default:
+      break;
+  }
+
+  ret = GST_ELEMENT_CLASS (gst_ax_inference_parent_class)->change_state
+      (element, transition);
+
+  switch (transition) {
+    case GST_STATE_CHANGE_PAUSED_TO_READY:
+      stop_streaming (self);
+      break;
+    case GST_STATE_CHANGE_READY_TO_NULL:
+      close_device (self);
+      break;
+    default:
+      break;
+  }
+  return ret;
+}

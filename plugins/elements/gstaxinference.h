@@ -1,0 +1,25 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __GST_AX_INFERENCE_H__
+#define __GST_AX_INFERENCE_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_AX_INFERENCE (gst_ax_inference_get_type ())
+G_DECLARE_FINAL_TYPE (GstAxInference, gst_ax_inference, GST, AX_INFERENCE,
+    GstElement);
+
+GST_ELEMENT_REGISTER_DECLARE (axinference);
+
+G_END_DECLS
+
+#endif /* __GST_AX_INFERENCE_H__ */

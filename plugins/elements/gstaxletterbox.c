@@ -1,0 +1,1565 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-axletterbox
+ * @title: axletterbox
+ *
+ * Makes a model's input tensor from each video frame: in one pass over
+ * the tensor it converts the colour to RGB (or BGR), resizes the frame
+ * keeping its aspect ratio (nearest or bilinear), pads it with a fill
+ * value (Ultralytics letterbox geometry, see #GstAxLetterbox) and
+ * quantises it. The tensor is attached to the frame as a #GstAxTensorMeta
+ * of role INPUT carrying the letterbox geometry; the frame itself passes
+ * through unchanged.
+ *
+ * With width, height, dtype and scale left at their defaults the element
+ * asks downstream for the model's input spec (a custom query that
+ * axinference answers), so a plain axletterbox needs no properties.
+ *
+ * YUV input is converted with the matrix and range of the caps'
+ * colorimetry field; when the caps carry none, BT.601 limited range is
+ * assumed. Chroma samples are taken as centred between the luma samples
+ * they cover.
+ *
+ * The quantised value of a pixel p (0..255) is
+ * q = round (p / 255 / scale) + zero-point, saturated to the dtype; for
+ * f32 tensors it is p / 255 / scale + zero-point without rounding. Pad
+ * pixels are the fill value passed through the same quantisation.
+ *
+ * With roi-mode=true the element makes one tensor per
+ * #GstVideoRegionOfInterestMeta on the frame (optionally only those whose
+ * label is listed in roi-classes), each cropped from the full-resolution
+ * frame, with its own instance index and geometry (src_x, src_y set).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=10 ! \
+ *   video/x-raw,width=1280,height=720 ! \
+ *   axletterbox width=640 height=640 ! fakesink
+ * ]|
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstaxletterbox.h"
+
+#include <gst/ax/ax.h>
+#include <gst/video/video.h>
+#include <math.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
+#define GST_CAT_DEFAULT gst_ax_letterbox_element_debug
+
+/* Every tensor has three colour channels. */
+#define N_CHANNELS 3
+#define TENSOR_RANK 4
+#define MAX_TENSOR_SIDE 16384
+#define MAX_PIXEL_VALUE 255
+#define MIN_ZERO_POINT (-32768)
+#define MAX_ZERO_POINT 32767
+/* Buffers kept in the tensor pool; downstream may hold more in flight. */
+#define POOL_MIN_BUFFERS 2
+#define DEFAULT_TENSOR_NAME "input"
+#define CHROMA_OFFSET 128.0f
+
+typedef enum
+{
+  GST_AX_LETTERBOX_CHANNEL_ORDER_RGB,
+  GST_AX_LETTERBOX_CHANNEL_ORDER_BGR,
+} GstAxLetterboxChannelOrder;
+
+typedef enum
+{
+  GST_AX_LETTERBOX_DTYPE_AUTO,
+  GST_AX_LETTERBOX_DTYPE_U8,
+  GST_AX_LETTERBOX_DTYPE_I8,
+  GST_AX_LETTERBOX_DTYPE_F32,
+} GstAxLetterboxDType;
+
+typedef enum
+{
+  GST_AX_LETTERBOX_METHOD_NEAREST,
+  GST_AX_LETTERBOX_METHOD_BILINEAR,
+} GstAxLetterboxMethod;
+
+/* Per-geometry sampling tables, sized once per configuration for the
+ * largest geometry (the tensor) so that ROI crops reuse them. Component c
+ * is R, G, B for RGB formats and Y, U, V for YUV formats. Indices are
+ * byte offsets into a row of the component's plane. */
+typedef struct
+{
+  gint n_planes;
+  gint comp_plane[N_CHANNELS];
+  gint32 *x0[N_CHANNELS];
+  gint32 *x1[N_CHANNELS];
+  gfloat *wx[N_CHANNELS];
+  gint32 *y0[GST_VIDEO_MAX_PLANES];
+  gint32 *y1[GST_VIDEO_MAX_PLANES];
+  gfloat *wy[GST_VIDEO_MAX_PLANES];
+  /* byte range of a plane row that the x tables read */
+  gint col_lo[GST_VIDEO_MAX_PLANES];
+  gint col_hi[GST_VIDEO_MAX_PLANES];
+  /* vertically blended plane rows, bilinear only */
+  gfloat *rowf[GST_VIDEO_MAX_PLANES];
+  /* every x weight of the component is 0: one tap suffices */
+  gboolean one_tap_x[N_CHANNELS];
+  /* one row of each component's samples */
+  gfloat *comp[N_CHANNELS];
+} SampleTables;
+
+/* Output channel k = gain * (Y - offset) + from_u[k] * (U - 128) +
+ * from_v[k] * (V - 128), rows already in the tensor's channel order. */
+typedef struct
+{
+  gfloat y_offset;
+  gfloat y_gain;
+  gfloat from_u[N_CHANNELS];
+  gfloat from_v[N_CHANNELS];
+} YuvMatrix;
+
+struct _GstAxLetterboxElement
+{
+  GstBaseTransform parent;
+
+  /* properties, protected by OBJECT_LOCK */
+  guint prop_width;
+  guint prop_height;
+  guint fill;
+  GstAxLetterboxChannelOrder channel_order;
+  GstAxLetterboxDType dtype;
+  gdouble scale;
+  gint zero_point;
+  gboolean centre;
+  gboolean scale_up;
+  GstAxLetterboxMethod method;
+  gboolean roi_mode;
+  gchar *roi_classes;
+  /* properties or caps changed since the last configuration */
+  gboolean dirty;
+  /* the last configuration succeeded; streaming thread only */
+  gboolean configured;
+
+  /* streaming thread only from here on */
+  GstVideoInfo in_info;
+  gboolean is_yuv;
+  /* YUV to RGB, without the channel order */
+  gfloat y_offset;
+  gfloat y_gain;
+  gfloat r_from_v;
+  gfloat g_from_u;
+  gfloat g_from_v;
+  gfloat b_from_u;
+
+  /* the active configuration */
+  gint tensor_width;
+  gint tensor_height;
+  GstAxTensorDType tensor_dtype;
+  GstAxTensorLayout tensor_layout;
+  gfloat tensor_scale;
+  gint32 tensor_zero_point;
+  const gchar *tensor_name;
+  gsize tensor_bytes;
+  gboolean cfg_centre;
+  gboolean cfg_scale_up;
+  gboolean cfg_bilinear;
+  gboolean cfg_roi_mode;
+  guint8 cfg_fill;
+  gint red_pos;
+  gint blue_pos;
+  /* YUV to tensor channels, in the configured channel order */
+  YuvMatrix matrix;
+  gboolean identity_u8;
+  guint8 lut_u8[MAX_PIXEL_VALUE + 1];
+  gfloat lut_f32[MAX_PIXEL_VALUE + 1];
+  GQuark *roi_class_quarks;
+  guint n_roi_classes;
+
+  GstAxLetterbox frame_lb;
+  SampleTables tables;
+  guint8 *scratch;
+  GstBufferPool *pool;
+};
+
+static void gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass *
+    klass);
+static void gst_ax_letterbox_element_init (GstAxLetterboxElement * self);
+
+static gpointer parent_class = NULL;
+
+static void
+gst_ax_letterbox_element_class_intern_init (gpointer klass)
+{
+  parent_class = g_type_class_peek_parent (klass);
+  gst_ax_letterbox_element_class_init (klass);
+}
+
+/* Registered by hand rather than with G_DEFINE_TYPE so that the GType is
+ * called GstAxLetterbox and instances get the default names axletterbox0,
+ * axletterbox1, ... that the profiler report shows; libgstax's
+ * GstAxLetterbox is a plain struct without a GType. */
+GType
+gst_ax_letterbox_element_get_type (void)
+{
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_type_register_static_simple (GST_TYPE_BASE_TRANSFORM,
+        g_intern_static_string ("GstAxLetterbox"),
+        sizeof (GstAxLetterboxElementClass),
+        (GClassInitFunc) gst_ax_letterbox_element_class_intern_init,
+        sizeof (GstAxLetterboxElement),
+        (GInstanceInitFunc) gst_ax_letterbox_element_init, 0);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (axletterbox, "axletterbox",
+    GST_RANK_NONE, GST_TYPE_AX_LETTERBOX_ELEMENT,
+    GST_DEBUG_CATEGORY_INIT (gst_ax_letterbox_element_debug, "axletterbox", 0,
+        "ax letterbox"));
+
+#define DEFAULT_PROP_WIDTH 0
+#define DEFAULT_PROP_HEIGHT 0
+#define DEFAULT_PROP_FILL GST_AX_LETTERBOX_DEFAULT_FILL
+#define DEFAULT_PROP_CHANNEL_ORDER GST_AX_LETTERBOX_CHANNEL_ORDER_RGB
+#define DEFAULT_PROP_DTYPE GST_AX_LETTERBOX_DTYPE_AUTO
+#define DEFAULT_PROP_SCALE 0.0
+#define DEFAULT_PROP_ZERO_POINT 0
+#define DEFAULT_PROP_CENTRE TRUE
+#define DEFAULT_PROP_SCALE_UP TRUE
+#define DEFAULT_PROP_METHOD GST_AX_LETTERBOX_METHOD_BILINEAR
+#define DEFAULT_PROP_ROI_MODE FALSE
+#define DEFAULT_PROP_ROI_CLASSES NULL
+
+enum
+{
+  PROP_0,
+  PROP_WIDTH,
+  PROP_HEIGHT,
+  PROP_FILL,
+  PROP_CHANNEL_ORDER,
+  PROP_DTYPE,
+  PROP_SCALE,
+  PROP_ZERO_POINT,
+  PROP_CENTRE,
+  PROP_SCALE_UP,
+  PROP_METHOD,
+  PROP_ROI_MODE,
+  PROP_ROI_CLASSES,
+};
+
+#define LETTERBOX_FORMATS \
+  "{ RGB, BGR, RGBx, BGRx, RGBA, BGRA, NV12, I420, YUY2 }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (LETTERBOX_FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (LETTERBOX_FORMATS)));
+
+#define GST_TYPE_AX_LETTERBOX_CHANNEL_ORDER \
+  (gst_ax_letterbox_channel_order_get_type ())
+static GType
+gst_ax_letterbox_channel_order_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_AX_LETTERBOX_CHANNEL_ORDER_RGB, "Red, green, blue", "rgb"},
+    {GST_AX_LETTERBOX_CHANNEL_ORDER_BGR, "Blue, green, red", "bgr"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstAxLetterboxChannelOrder", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_AX_LETTERBOX_DTYPE (gst_ax_letterbox_dtype_get_type ())
+static GType
+gst_ax_letterbox_dtype_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_AX_LETTERBOX_DTYPE_AUTO,
+        "The model's input type (u8 when no model answers)", "auto"},
+    {GST_AX_LETTERBOX_DTYPE_U8, "Unsigned 8-bit integers", "u8"},
+    {GST_AX_LETTERBOX_DTYPE_I8, "Signed 8-bit integers", "i8"},
+    {GST_AX_LETTERBOX_DTYPE_F32, "32-bit floats", "f32"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstAxLetterboxDType", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_AX_LETTERBOX_METHOD (gst_ax_letterbox_method_get_type ())
+static GType
+gst_ax_letterbox_method_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_AX_LETTERBOX_METHOD_NEAREST, "Nearest neighbour", "nearest"},
+    {GST_AX_LETTERBOX_METHOD_BILINEAR, "Bilinear", "bilinear"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstAxLetterboxMethod", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static void gst_ax_letterbox_element_finalize (GObject * object);
+static void gst_ax_letterbox_element_set_property (GObject * object,
+    guint prop_id, const GValue * value, GParamSpec * pspec);
+static void gst_ax_letterbox_element_get_property (GObject * object,
+    guint prop_id, GValue * value, GParamSpec * pspec);
+static gboolean gst_ax_letterbox_element_stop (GstBaseTransform * trans);
+static gboolean gst_ax_letterbox_element_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static GstFlowReturn gst_ax_letterbox_element_transform_ip (GstBaseTransform
+    * trans, GstBuffer * buf);
+
+static void
+gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->finalize = gst_ax_letterbox_element_finalize;
+  gobject_class->set_property = gst_ax_letterbox_element_set_property;
+  gobject_class->get_property = gst_ax_letterbox_element_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_WIDTH,
+      g_param_spec_uint ("width", "Width",
+          "Tensor width in pixels; 0 asks the downstream model",
+          0, MAX_TENSOR_SIDE, DEFAULT_PROP_WIDTH,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_HEIGHT,
+      g_param_spec_uint ("height", "Height",
+          "Tensor height in pixels; 0 asks the downstream model",
+          0, MAX_TENSOR_SIDE, DEFAULT_PROP_HEIGHT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_FILL,
+      g_param_spec_uint ("fill", "Fill",
+          "Pixel value (0-255, all channels) of the padding, quantised "
+          "like the image", 0, MAX_PIXEL_VALUE, DEFAULT_PROP_FILL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CHANNEL_ORDER,
+      g_param_spec_enum ("channel-order", "Channel order",
+          "Order of the colour channels in the tensor",
+          GST_TYPE_AX_LETTERBOX_CHANNEL_ORDER, DEFAULT_PROP_CHANNEL_ORDER,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_DTYPE,
+      g_param_spec_enum ("dtype", "Data type",
+          "Element type of the tensor", GST_TYPE_AX_LETTERBOX_DTYPE,
+          DEFAULT_PROP_DTYPE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_SCALE,
+      g_param_spec_double ("scale", "Quantisation scale",
+          "q = round (pixel / 255 / scale) + zero-point; 0 takes scale and "
+          "zero-point from the model (else 1/255 for u8 and i8, with "
+          "zero-point 0 and -128, and 1 for f32)",
+          0.0, G_MAXFLOAT, DEFAULT_PROP_SCALE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_ZERO_POINT,
+      g_param_spec_int ("zero-point", "Quantisation zero point",
+          "Zero point of the quantisation; used only when scale is set",
+          MIN_ZERO_POINT, MAX_ZERO_POINT, DEFAULT_PROP_ZERO_POINT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CENTRE,
+      g_param_spec_boolean ("centre", "Centre",
+          "Centre the image in the tensor (else place it top-left)",
+          DEFAULT_PROP_CENTRE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_SCALE_UP,
+      g_param_spec_boolean ("scale-up", "Scale up",
+          "Enlarge images smaller than the tensor (else only shrink)",
+          DEFAULT_PROP_SCALE_UP, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method", "Resampling method",
+          GST_TYPE_AX_LETTERBOX_METHOD, DEFAULT_PROP_METHOD,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_ROI_MODE,
+      g_param_spec_boolean ("roi-mode", "ROI mode",
+          "Make one tensor per region-of-interest meta (cropped from the "
+          "frame) instead of one for the whole frame",
+          DEFAULT_PROP_ROI_MODE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_ROI_CLASSES,
+      g_param_spec_string ("roi-classes", "ROI classes",
+          "Comma-separated labels of the regions used in roi-mode; "
+          "empty for all", DEFAULT_PROP_ROI_CLASSES,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Letterbox to tensor", "Filter/Converter/Video/Scaler",
+      "Converts, resizes with aspect ratio kept, pads and quantises each "
+      "frame into a model input tensor attached as meta", "gst-ax developers");
+
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_set_caps);
+  trans_class->transform_ip =
+      GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_transform_ip);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_AX_LETTERBOX_CHANNEL_ORDER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_AX_LETTERBOX_DTYPE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_AX_LETTERBOX_METHOD, 0);
+}
+
+static void
+gst_ax_letterbox_element_init (GstAxLetterboxElement * self)
+{
+  self->prop_width = DEFAULT_PROP_WIDTH;
+  self->prop_height = DEFAULT_PROP_HEIGHT;
+  self->fill = DEFAULT_PROP_FILL;
+  self->channel_order = DEFAULT_PROP_CHANNEL_ORDER;
+  self->dtype = DEFAULT_PROP_DTYPE;
+  self->scale = DEFAULT_PROP_SCALE;
+  self->zero_point = DEFAULT_PROP_ZERO_POINT;
+  self->centre = DEFAULT_PROP_CENTRE;
+  self->scale_up = DEFAULT_PROP_SCALE_UP;
+  self->method = DEFAULT_PROP_METHOD;
+  self->roi_mode = DEFAULT_PROP_ROI_MODE;
+  self->roi_classes = g_strdup (DEFAULT_PROP_ROI_CLASSES);
+  self->dirty = TRUE;
+
+  /* the frame is only read; the tensor rides on it as meta */
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+}
+
+static void
+sample_tables_clear (SampleTables * t)
+{
+  gint i;
+
+  for (i = 0; i < N_CHANNELS; i++) {
+    g_clear_pointer (&t->x0[i], g_free);
+    g_clear_pointer (&t->x1[i], g_free);
+    g_clear_pointer (&t->wx[i], g_free);
+    g_clear_pointer (&t->comp[i], g_free);
+  }
+  for (i = 0; i < GST_VIDEO_MAX_PLANES; i++) {
+    g_clear_pointer (&t->y0[i], g_free);
+    g_clear_pointer (&t->y1[i], g_free);
+    g_clear_pointer (&t->wy[i], g_free);
+    g_clear_pointer (&t->rowf[i], g_free);
+  }
+  t->n_planes = 0;
+}
+
+static void
+gst_ax_letterbox_element_release (GstAxLetterboxElement * self)
+{
+  sample_tables_clear (&self->tables);
+  g_clear_pointer (&self->scratch, g_free);
+  g_clear_pointer (&self->roi_class_quarks, g_free);
+  self->n_roi_classes = 0;
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_clear_object (&self->pool);
+  }
+  self->tensor_bytes = 0;
+}
+
+static void
+gst_ax_letterbox_element_finalize (GObject * object)
+{
+  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (object);
+
+  gst_ax_letterbox_element_release (self);
+  g_free (self->roi_classes);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_ax_letterbox_element_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_WIDTH:
+      self->prop_width = g_value_get_uint (value);
+      break;
+    case PROP_HEIGHT:
+      self->prop_height = g_value_get_uint (value);
+      break;
+    case PROP_FILL:
+      self->fill = g_value_get_uint (value);
+      break;
+    case PROP_CHANNEL_ORDER:
+      self->channel_order = g_value_get_enum (value);
+      break;
+    case PROP_DTYPE:
+      self->dtype = g_value_get_enum (value);
+      break;
+    case PROP_SCALE:
+      self->scale = g_value_get_double (value);
+      break;
+    case PROP_ZERO_POINT:
+      self->zero_point = g_value_get_int (value);
+      break;
+    case PROP_CENTRE:
+      self->centre = g_value_get_boolean (value);
+      break;
+    case PROP_SCALE_UP:
+      self->scale_up = g_value_get_boolean (value);
+      break;
+    case PROP_METHOD:
+      self->method = g_value_get_enum (value);
+      break;
+    case PROP_ROI_MODE:
+      self->roi_mode = g_value_get_boolean (value);
+      break;
+    case PROP_ROI_CLASSES:
+      g_free (self->roi_classes);
+      self->roi_classes = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  self->dirty = TRUE;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_ax_letterbox_element_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_WIDTH:
+      g_value_set_uint (value, self->prop_width);
+      break;
+    case PROP_HEIGHT:
+      g_value_set_uint (value, self->prop_height);
+      break;
+    case PROP_FILL:
+      g_value_set_uint (value, self->fill);
+      break;
+    case PROP_CHANNEL_ORDER:
+      g_value_set_enum (value, self->channel_order);
+      break;
+    case PROP_DTYPE:
+      g_value_set_enum (value, self->dtype);
+      break;
+    case PROP_SCALE:
+      g_value_set_double (value, self->scale);
+      break;
+    case PROP_ZERO_POINT:
+      g_value_set_int (value, self->zero_point);
+      break;
+    case PROP_CENTRE:
+      g_value_set_boolean (value, self->centre);
+      break;
+    case PROP_SCALE_UP:
+      g_value_set_boolean (value, self->scale_up);
+      break;
+    case PROP_METHOD:
+      g_value_set_enum (value, self->method);
+      break;
+    case PROP_ROI_MODE:
+      g_value_set_boolean (value, self->roi_mode);
+      break;
+    case PROP_ROI_CLASSES:
+      g_value_set_string (value, self->roi_classes);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_ax_letterbox_element_stop (GstBaseTransform * trans)
+{
+  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (trans);
+
+  gst_ax_letterbox_element_release (self);
+  self->configured = FALSE;
+  GST_OBJECT_LOCK (self);
+  self->dirty = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+/* Sets the YUV to RGB coefficients: R = g (Y - o) + rv V', G = g (Y - o) -
+ * gu U' - gv V', B = g (Y - o) + bu U', with U' = U - 128, V' = V - 128,
+ * in 0..255 pixel units. */
+static void
+gst_ax_letterbox_element_setup_matrix (GstAxLetterboxElement * self,
+    GstCaps * caps)
+{
+  const GstStructure *s = gst_caps_get_structure (caps, 0);
+  GstVideoColorMatrix matrix = GST_VIDEO_COLOR_MATRIX_BT601;
+  GstVideoColorRange range = GST_VIDEO_COLOR_RANGE_16_235;
+  gdouble kr, kb, kg;
+  gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
+  gdouble y_gain, c_gain;
+
+  if (gst_structure_has_field (s, "colorimetry")) {
+    const GstVideoColorimetry *cinfo = &self->in_info.colorimetry;
+
+    if (cinfo->matrix != GST_VIDEO_COLOR_MATRIX_UNKNOWN &&
+        cinfo->matrix != GST_VIDEO_COLOR_MATRIX_RGB)
+      matrix = cinfo->matrix;
+    if (cinfo->range != GST_VIDEO_COLOR_RANGE_UNKNOWN)
+      range = cinfo->range;
+  }
+
+  if (!gst_video_color_matrix_get_Kr_Kb (matrix, &kr, &kb)) {
+    matrix = GST_VIDEO_COLOR_MATRIX_BT601;
+    gst_video_color_matrix_get_Kr_Kb (matrix, &kr, &kb);
+  }
+  kg = 1.0 - kr - kb;
+  gst_video_color_range_offsets (range, self->in_info.finfo, offset, scale);
+
+  y_gain = (gdouble) MAX_PIXEL_VALUE / scale[0];
+  c_gain = (gdouble) MAX_PIXEL_VALUE / scale[1];
+  self->y_offset = offset[0];
+  self->y_gain = y_gain;
+  self->r_from_v = 2.0 * (1.0 - kr) * c_gain;
+  self->b_from_u = 2.0 * (1.0 - kb) * c_gain;
+  self->g_from_u = 2.0 * (1.0 - kb) * kb / kg * c_gain;
+  self->g_from_v = 2.0 * (1.0 - kr) * kr / kg * c_gain;
+
+  GST_DEBUG_OBJECT (self, "YUV matrix %d range %d (Kr %f Kb %f)", matrix,
+      range, kr, kb);
+}
+
+static gboolean
+gst_ax_letterbox_element_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (trans);
+
+  if (!gst_video_info_from_caps (&self->in_info, incaps))
+    goto invalid_caps;
+
+  self->is_yuv = GST_VIDEO_INFO_IS_YUV (&self->in_info);
+  if (self->is_yuv)
+    gst_ax_letterbox_element_setup_matrix (self, incaps);
+
+  GST_OBJECT_LOCK (self);
+  self->dirty = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+
+  /* ERRORS */
+invalid_caps:
+  {
+    GST_ERROR_OBJECT (self, "invalid video caps %" GST_PTR_FORMAT, incaps);
+    return FALSE;
+  }
+}
+
+/* Fills the sampling tables for the region of @lb. Coordinates follow
+ * pixel centres: tensor column x samples the region at (x + 0.5) * w / rw
+ * - 0.5 in the component's own grid, where a subsampled chroma sample
+ * sits at the centre of the luma samples it covers. Bilinear taps are
+ * clamped to the region like OpenCV's resize; nearest takes the sample
+ * under the pixel centre. */
+static void
+sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
+    const GstAxLetterbox * lb, gboolean bilinear)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  const gdouble fx = (gdouble) lb->src_width / lb->resized_width;
+  const gdouble fy = (gdouble) lb->src_height / lb->resized_height;
+  gint c, p, x, y;
+
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+    t->col_lo[p] = G_MAXINT;
+    t->col_hi[p] = -1;
+  }
+
+  for (c = 0; c < N_CHANNELS; c++) {
+    const gint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c);
+    const gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+    const gint poffset = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
+    const gint wsub = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
+    const gint comp_width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+    const gint lo = lb->src_x >> wsub;
+    const gint hi = MIN ((lb->src_x + lb->src_width - 1) >> wsub,
+        comp_width - 1);
+    const gdouble sub = 1 << wsub;
+
+    t->comp_plane[c] = plane;
+    t->one_tap_x[c] = TRUE;
+    for (x = 0; x < lb->resized_width; x++) {
+      const gdouble luma = lb->src_x + (x + 0.5) * fx;
+      gint i0, i1;
+      gdouble w = 0.0;
+
+      if (bilinear) {
+        gdouble pos = luma / sub - 0.5;
+
+        i0 = (gint) floor (pos);
+        w = pos - i0;
+        if (i0 < lo) {
+          i0 = lo;
+          w = 0.0;
+        }
+        if (i0 >= hi) {
+          i0 = hi;
+          w = 0.0;
+        }
+        i1 = w > 0.0 ? i0 + 1 : i0;
+      } else {
+        i0 = CLAMP ((gint) floor (luma / sub), lo, hi);
+        i1 = i0;
+      }
+      t->x0[c][x] = i0 * pstride + poffset;
+      t->x1[c][x] = i1 * pstride + poffset;
+      t->wx[c][x] = w;
+      if (w != 0.0)
+        t->one_tap_x[c] = FALSE;
+    }
+    t->col_lo[plane] = MIN (t->col_lo[plane], t->x0[c][0]);
+    t->col_hi[plane] = MAX (t->col_hi[plane], t->x1[c][lb->resized_width - 1]);
+  }
+
+  for (p = 0; p < t->n_planes; p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gint hsub, comp_height, lo, hi;
+    gdouble sub;
+
+    gst_video_format_info_component (finfo, p, comp);
+    hsub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comp[0]);
+    comp_height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    lo = lb->src_y >> hsub;
+    hi = MIN ((lb->src_y + lb->src_height - 1) >> hsub, comp_height - 1);
+    sub = 1 << hsub;
+
+    for (y = 0; y < lb->resized_height; y++) {
+      const gdouble luma = lb->src_y + (y + 0.5) * fy;
+      gint i0, i1;
+      gdouble w = 0.0;
+
+      if (bilinear) {
+        gdouble pos = luma / sub - 0.5;
+
+        i0 = (gint) floor (pos);
+        w = pos - i0;
+        if (i0 < lo) {
+          i0 = lo;
+          w = 0.0;
+        }
+        if (i0 >= hi) {
+          i0 = hi;
+          w = 0.0;
+        }
+        i1 = w > 0.0 ? i0 + 1 : i0;
+      } else {
+        i0 = CLAMP ((gint) floor (luma / sub), lo, hi);
+        i1 = i0;
+      }
+      t->y0[p][y] = i0;
+      t->y1[p][y] = i1;
+      t->wy[p][y] = w;
+    }
+  }
+}
+
+static void
+sample_tables_alloc (SampleTables * t, const GstVideoInfo * info,
+    gint max_width, gint max_height)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gint row_bytes[GST_VIDEO_MAX_PLANES] = { 0, };
+  gint c, p;
+
+  sample_tables_clear (t);
+  t->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  for (c = 0; c < N_CHANNELS; c++) {
+    const gint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c);
+    const gint bytes = (GST_VIDEO_INFO_COMP_WIDTH (info, c) - 1) *
+        GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c) +
+        GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c) + 1;
+
+    row_bytes[plane] = MAX (row_bytes[plane], bytes);
+    t->x0[c] = g_new (gint32, max_width);
+    t->x1[c] = g_new (gint32, max_width);
+    t->wx[c] = g_new (gfloat, max_width);
+    t->comp[c] = g_new (gfloat, max_width);
+  }
+  for (p = 0; p < t->n_planes; p++) {
+    t->y0[p] = g_new (gint32, max_height);
+    t->y1[p] = g_new (gint32, max_height);
+    t->wy[p] = g_new (gfloat, max_height);
+    t->rowf[p] = g_new0 (gfloat, row_bytes[p]);
+  }
+}
+
+static gboolean
+parse_roi_classes (GstAxLetterboxElement * self, const gchar * classes)
+{
+  gchar **names;
+  guint i, n = 0;
+
+  g_clear_pointer (&self->roi_class_quarks, g_free);
+  self->n_roi_classes = 0;
+  if (classes == NULL || *classes == '\0')
+    return TRUE;
+
+  names = g_strsplit (classes, ",", -1);
+  self->roi_class_quarks = g_new0 (GQuark, g_strv_length (names));
+  for (i = 0; names[i]; i++) {
+    g_strstrip (names[i]);
+    if (*names[i])
+      self->roi_class_quarks[n++] = g_quark_from_string (names[i]);
+  }
+  self->n_roi_classes = n;
+  g_strfreev (names);
+  return TRUE;
+}
+
+static void
+compute_quantisation (GstAxLetterboxElement * self)
+{
+  gint v;
+  gboolean identity = self->tensor_dtype == GST_AX_TENSOR_DTYPE_U8;
+
+  for (v = 0; v <= MAX_PIXEL_VALUE; v++) {
+    const gdouble real = (gdouble) v / MAX_PIXEL_VALUE / self->tensor_scale;
+    const gdouble q = round (real) + self->tensor_zero_point;
+
+    switch (self->tensor_dtype) {
+      case GST_AX_TENSOR_DTYPE_U8:
+        self->lut_u8[v] = (guint8) CLAMP (q, 0, G_MAXUINT8);
+        break;
+      case GST_AX_TENSOR_DTYPE_I8:
+        self->lut_u8[v] = (guint8) (gint8) CLAMP (q, G_MININT8, G_MAXINT8);
+        break;
+      case GST_AX_TENSOR_DTYPE_F32:
+        self->lut_f32[v] = real + self->tensor_zero_point;
+        break;
+    }
+    if (self->lut_u8[v] != v)
+      identity = FALSE;
+  }
+  self->identity_u8 = identity &&
+      self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC;
+}
+
+/* Resolves the tensor spec from the properties and, for what they leave
+ * open, from the downstream model, then builds tables, LUTs and pool. */
+static gboolean
+gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
+{
+  GstQuery *query;
+  GstAxModelInput model = { 0, };
+  gboolean have_model;
+  guint prop_width, prop_height;
+  GstAxLetterboxDType dtype;
+  gdouble scale;
+  gint zero_point;
+  gchar *roi_classes;
+  gsize tensor_bytes;
+  GstStructure *config;
+
+  self->configured = FALSE;
+  GST_OBJECT_LOCK (self);
+  prop_width = self->prop_width;
+  prop_height = self->prop_height;
+  dtype = self->dtype;
+  scale = self->scale;
+  zero_point = self->zero_point;
+  self->cfg_fill = self->fill;
+  self->cfg_centre = self->centre;
+  self->cfg_scale_up = self->scale_up;
+  self->cfg_bilinear = self->method == GST_AX_LETTERBOX_METHOD_BILINEAR;
+  self->cfg_roi_mode = self->roi_mode;
+  self->red_pos = self->channel_order == GST_AX_LETTERBOX_CHANNEL_ORDER_RGB ?
+      0 : 2;
+  self->blue_pos = 2 - self->red_pos;
+  self->matrix.y_offset = self->y_offset;
+  self->matrix.y_gain = self->y_gain;
+  self->matrix.from_u[self->red_pos] = 0.0f;
+  self->matrix.from_v[self->red_pos] = self->r_from_v;
+  self->matrix.from_u[1] = -self->g_from_u;
+  self->matrix.from_v[1] = -self->g_from_v;
+  self->matrix.from_u[self->blue_pos] = self->b_from_u;
+  self->matrix.from_v[self->blue_pos] = 0.0f;
+  roi_classes = g_strdup (self->roi_classes);
+  self->dirty = FALSE;
+  GST_OBJECT_UNLOCK (self);
+
+  parse_roi_classes (self, roi_classes);
+  g_free (roi_classes);
+
+  query = gst_ax_model_query_new ();
+  have_model = gst_pad_peer_query (GST_BASE_TRANSFORM_SRC_PAD (self), query)
+      && gst_ax_model_query_parse_input (query, &model);
+  gst_query_unref (query);
+  if (have_model)
+    GST_INFO_OBJECT (self, "model '%s' input '%s': %dx%dx%d %s scale %g "
+        "zero point %d", model.model_name, model.name, model.width,
+        model.height, model.channels, gst_ax_tensor_dtype_to_string
+        (model.dtype), model.scale, model.zero_point);
+  else
+    GST_INFO_OBJECT (self, "no model answered the input query");
+
+  self->tensor_width = prop_width ? (gint) prop_width :
+      (have_model ? model.width : 0);
+  self->tensor_height = prop_height ? (gint) prop_height :
+      (have_model ? model.height : 0);
+  if (self->tensor_width <= 0 || self->tensor_height <= 0)
+    goto no_size;
+  if (have_model && model.channels != N_CHANNELS)
+    goto bad_channels;
+
+  switch (dtype) {
+    case GST_AX_LETTERBOX_DTYPE_AUTO:
+      self->tensor_dtype = have_model ? model.dtype : GST_AX_TENSOR_DTYPE_U8;
+      break;
+    case GST_AX_LETTERBOX_DTYPE_U8:
+      self->tensor_dtype = GST_AX_TENSOR_DTYPE_U8;
+      break;
+    case GST_AX_LETTERBOX_DTYPE_I8:
+      self->tensor_dtype = GST_AX_TENSOR_DTYPE_I8;
+      break;
+    case GST_AX_LETTERBOX_DTYPE_F32:
+      self->tensor_dtype = GST_AX_TENSOR_DTYPE_F32;
+      break;
+  }
+
+  if (scale > 0.0) {
+    self->tensor_scale = scale;
+    self->tensor_zero_point = zero_point;
+  } else if (have_model && model.dtype == self->tensor_dtype
+      && model.scale > 0.0f) {
+    self->tensor_scale = model.scale;
+    self->tensor_zero_point = model.zero_point;
+  } else if (self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32) {
+    self->tensor_scale = 1.0f;
+    self->tensor_zero_point = 0;
+  } else {
+    self->tensor_scale = 1.0f / MAX_PIXEL_VALUE;
+    self->tensor_zero_point =
+        self->tensor_dtype == GST_AX_TENSOR_DTYPE_I8 ? G_MININT8 : 0;
+  }
+
+  self->tensor_layout = have_model ? model.layout : GST_AX_TENSOR_LAYOUT_NHWC;
+  self->tensor_name = have_model && model.name && *model.name ? model.name :
+      g_intern_static_string (DEFAULT_TENSOR_NAME);
+  compute_quantisation (self);
+
+  sample_tables_alloc (&self->tables, &self->in_info, self->tensor_width,
+      self->tensor_height);
+  g_free (self->scratch);
+  self->scratch = g_new (guint8, (gsize) self->tensor_width * N_CHANNELS);
+
+  if (!self->cfg_roi_mode) {
+    gst_ax_letterbox_init (&self->frame_lb,
+        GST_VIDEO_INFO_WIDTH (&self->in_info),
+        GST_VIDEO_INFO_HEIGHT (&self->in_info), self->tensor_width,
+        self->tensor_height, self->cfg_centre, self->cfg_scale_up,
+        self->cfg_fill);
+    sample_tables_compute (&self->tables, &self->in_info, &self->frame_lb,
+        self->cfg_bilinear);
+  }
+
+  tensor_bytes = (gsize) self->tensor_width * self->tensor_height *
+      N_CHANNELS * gst_ax_tensor_dtype_size (self->tensor_dtype);
+  if (self->pool == NULL || tensor_bytes != self->tensor_bytes) {
+    if (self->pool) {
+      gst_buffer_pool_set_active (self->pool, FALSE);
+      gst_object_unref (self->pool);
+    }
+    self->pool = gst_buffer_pool_new ();
+    config = gst_buffer_pool_get_config (self->pool);
+    gst_buffer_pool_config_set_params (config, NULL, tensor_bytes,
+        POOL_MIN_BUFFERS, 0);
+    if (!gst_buffer_pool_set_config (self->pool, config) ||
+        !gst_buffer_pool_set_active (self->pool, TRUE))
+      goto pool_failed;
+    self->tensor_bytes = tensor_bytes;
+  }
+
+  GST_INFO_OBJECT (self, "tensor '%s' %dx%dx%d %s %s scale %g zero point "
+      "%d, %s", self->tensor_name, self->tensor_width, self->tensor_height,
+      N_CHANNELS, gst_ax_tensor_dtype_to_string (self->tensor_dtype),
+      self->tensor_layout == GST_AX_TENSOR_LAYOUT_NCHW ? "NCHW" : "NHWC",
+      self->tensor_scale, self->tensor_zero_point,
+      self->cfg_bilinear ? "bilinear" : "nearest");
+  self->configured = TRUE;
+  return TRUE;
+
+  /* ERRORS */
+no_size:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("No tensor size: set the width and height properties, or link "
+            "axletterbox to a model (axinference) that answers the model "
+            "input query."), ("width=%u height=%u, model answered: %s",
+            prop_width, prop_height, have_model ? "yes" : "no"));
+    return FALSE;
+  }
+bad_channels:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Model '%s' wants %d input channels, axletterbox makes %d.",
+            model.model_name, model.channels, N_CHANNELS), (NULL));
+    return FALSE;
+  }
+pool_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not set up a pool of %" G_GSIZE_FORMAT "-byte tensors.",
+            tensor_bytes), (NULL));
+    gst_clear_object (&self->pool);
+    return FALSE;
+  }
+}
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+/* The arithmetic row loops are compiled for AVX2 (8 lanes) and for the
+ * baseline; the loader picks one for the CPU. The gather loops stay
+ * baseline: AVX2 gathers were no faster on the development machine. */
+#define ROW_LOOP __attribute__ ((target_clones ("avx2", "default")))
+#else
+#define ROW_LOOP
+#endif
+#define GATHER_LOOP
+
+/* Vertical pass of bilinear sampling: one plane row blended from two
+ * source rows, over the byte range the x tables read. */
+ROW_LOOP static void
+blend_rows (gfloat * restrict dst, const guint8 * restrict a,
+    const guint8 * restrict b, gfloat w, gint n)
+{
+  gint i;
+
+  for (i = 0; i < n; i++) {
+    const gfloat va = a[i];
+
+    dst[i] = va + ((gfloat) b[i] - va) * w;
+  }
+}
+
+/* Horizontal passes, one component at a time: from a source row (u8) or
+ * a blended row (float), one tap where every weight is 0, else two. */
+GATHER_LOOP static void
+gather_u8 (gfloat * restrict dst, const guint8 * restrict row,
+    const gint32 * restrict i0, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++)
+    dst[x] = row[i0[x]];
+}
+
+GATHER_LOOP static void
+lerp_u8 (gfloat * restrict dst, const guint8 * restrict row,
+    const gint32 * restrict i0, const gint32 * restrict i1,
+    const gfloat * restrict w, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++) {
+    const gfloat a = row[i0[x]];
+
+    dst[x] = a + ((gfloat) row[i1[x]] - a) * w[x];
+  }
+}
+
+GATHER_LOOP static void
+gather_f32 (gfloat * restrict dst, const gfloat * restrict row,
+    const gint32 * restrict i0, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++)
+    dst[x] = row[i0[x]];
+}
+
+GATHER_LOOP static void
+lerp_f32 (gfloat * restrict dst, const gfloat * restrict row,
+    const gint32 * restrict i0, const gint32 * restrict i1,
+    const gfloat * restrict w, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++) {
+    const gfloat a = row[i0[x]];
+
+    dst[x] = a + (row[i1[x]] - a) * w[x];
+  }
+}
+
+/* One-tap RGB rows need no arithmetic: bytes are copied into place. */
+GATHER_LOOP static void
+copy_rgb (guint8 * restrict out, const guint8 * restrict row,
+    const gint32 * restrict c0, const gint32 * restrict c1,
+    const gint32 * restrict c2, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++) {
+    out[N_CHANNELS * x] = row[c0[x]];
+    out[N_CHANNELS * x + 1] = row[c1[x]];
+    out[N_CHANNELS * x + 2] = row[c2[x]];
+  }
+}
+
+/* Two-tap RGB from a blended row: the three components of a pixel sit at
+ * fixed offsets from its first byte, so one index and one weight serve
+ * all three. */
+GATHER_LOOP static void
+lerp_rgb_f32 (guint8 * restrict out, const gfloat * restrict row,
+    const gint32 * restrict i0, const gint32 * restrict i1,
+    const gfloat * restrict w, gint d0, gint d1, gint d2, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++) {
+    const gfloat *a = row + i0[x], *b = row + i1[x];
+    const gfloat wx = w[x];
+
+    out[N_CHANNELS * x] = (guint8) (gint32) (a[d0] + (b[d0] - a[d0]) * wx +
+        0.5f);
+    out[N_CHANNELS * x + 1] = (guint8) (gint32) (a[d1] + (b[d1] - a[d1]) *
+        wx + 0.5f);
+    out[N_CHANNELS * x + 2] = (guint8) (gint32) (a[d2] + (b[d2] - a[d2]) *
+        wx + 0.5f);
+  }
+}
+
+/* Interleaves three 0..255 float rows into u8 pixels; a convex
+ * combination of bytes needs no clamping. */
+ROW_LOOP static void
+combine_rgb (guint8 * restrict out, const gfloat * restrict c0,
+    const gfloat * restrict c1, const gfloat * restrict c2, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++) {
+    out[N_CHANNELS * x] = (guint8) (gint32) (c0[x] + 0.5f);
+    out[N_CHANNELS * x + 1] = (guint8) (gint32) (c1[x] + 0.5f);
+    out[N_CHANNELS * x + 2] = (guint8) (gint32) (c2[x] + 0.5f);
+  }
+}
+
+ROW_LOOP static void
+combine_yuv (guint8 * restrict out, const gfloat * restrict yr,
+    const gfloat * restrict ur, const gfloat * restrict vr,
+    const YuvMatrix * restrict m, gint n)
+{
+  const gfloat yo = m->y_offset, yg = m->y_gain;
+  const gfloat u0 = m->from_u[0], u1 = m->from_u[1], u2 = m->from_u[2];
+  const gfloat v0 = m->from_v[0], v1 = m->from_v[1], v2 = m->from_v[2];
+  gint x;
+
+  for (x = 0; x < n; x++) {
+    const gfloat l = (yr[x] - yo) * yg + 0.5f;
+    const gfloat u = ur[x] - CHROMA_OFFSET;
+    const gfloat v = vr[x] - CHROMA_OFFSET;
+    /* rounded by truncation; clamped as integers, which vectorises where
+     * float clamps (NaN rules) do not */
+    gint32 a = (gint32) (l + u0 * u + v0 * v);
+    gint32 b = (gint32) (l + u1 * u + v1 * v);
+    gint32 c = (gint32) (l + u2 * u + v2 * v);
+
+    a = a < 0 ? 0 : (a > MAX_PIXEL_VALUE ? MAX_PIXEL_VALUE : a);
+    b = b < 0 ? 0 : (b > MAX_PIXEL_VALUE ? MAX_PIXEL_VALUE : b);
+    c = c < 0 ? 0 : (c > MAX_PIXEL_VALUE ? MAX_PIXEL_VALUE : c);
+    out[N_CHANNELS * x] = (guint8) a;
+    out[N_CHANNELS * x + 1] = (guint8) b;
+    out[N_CHANNELS * x + 2] = (guint8) c;
+  }
+}
+
+ROW_LOOP static void
+pack_lut_u8 (guint8 * restrict out, const guint8 * restrict in,
+    const guint8 * restrict lut, gint n)
+{
+  gint i;
+
+  for (i = 0; i < n; i++)
+    out[i] = lut[in[i]];
+}
+
+ROW_LOOP static void
+pack_lut_f32 (gfloat * restrict out, const guint8 * restrict in,
+    const gfloat * restrict lut, gint n)
+{
+  gint i;
+
+  for (i = 0; i < n; i++)
+    out[i] = lut[in[i]];
+}
+
+static void
+pack_planar_u8 (guint8 * restrict out, const guint8 * restrict in,
+    const guint8 * restrict lut, gint channel, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++)
+    out[x] = lut[in[N_CHANNELS * x + channel]];
+}
+
+static void
+pack_planar_f32 (gfloat * restrict out, const guint8 * restrict in,
+    const gfloat * restrict lut, gint channel, gint n)
+{
+  gint x;
+
+  for (x = 0; x < n; x++)
+    out[x] = lut[in[N_CHANNELS * x + channel]];
+}
+
+static void
+fill_f32 (gfloat * restrict out, gfloat value, gsize n)
+{
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    out[i] = value;
+}
+
+/* Fills a rectangle of the tensor with the quantised fill value. */
+static void
+fill_rect (GstAxLetterboxElement * self, guint8 * tensor, gint x, gint y,
+    gint w, gint h)
+{
+  const gsize esize = gst_ax_tensor_dtype_size (self->tensor_dtype);
+  const gint tw = self->tensor_width, th = self->tensor_height;
+  const gboolean f32 = self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32;
+  const guint8 qfill = self->lut_u8[self->cfg_fill];
+  const gfloat ffill = self->lut_f32[self->cfg_fill];
+  gint row, c;
+
+  if (w <= 0 || h <= 0)
+    return;
+
+  if (self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC) {
+    const gsize run = (gsize) w * N_CHANNELS;
+
+    for (row = y; row < y + h; row++) {
+      guint8 *p = tensor + (((gsize) row * tw + x) * N_CHANNELS) * esize;
+
+      if (f32)
+        fill_f32 ((gfloat *) p, ffill, run);
+      else
+        memset (p, qfill, run);
+    }
+  } else {
+    for (c = 0; c < N_CHANNELS; c++) {
+      for (row = y; row < y + h; row++) {
+        guint8 *p = tensor + (((gsize) c * th + row) * tw + x) * esize;
+
+        if (f32)
+          fill_f32 ((gfloat *) p, ffill, w);
+        else
+          memset (p, qfill, w);
+      }
+    }
+  }
+}
+
+/* Writes one tensor: content rows in one pass (sample, convert, quantise
+ * per row), then the pad bands. */
+static void
+gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
+    const GstVideoFrame * frame, const GstAxLetterbox * lb, guint8 * tensor)
+{
+  SampleTables *t = &self->tables;
+  const gint rw = lb->resized_width, rh = lb->resized_height;
+  const gint tw = self->tensor_width, th = self->tensor_height;
+  const gint px = lb->pad_x, py = lb->pad_y;
+  const gsize esize = gst_ax_tensor_dtype_size (self->tensor_dtype);
+  /* components in tensor channel order */
+  const gint first = self->red_pos == 0 ? 0 : 2, third = 2 - first;
+  const gboolean one_tap_x = t->one_tap_x[0] && t->one_tap_x[1] &&
+      t->one_tap_x[2];
+  const guint8 *src_row[GST_VIDEO_MAX_PLANES] = { NULL, };
+  gboolean blended[GST_VIDEO_MAX_PLANES] = { FALSE, };
+  gint y, p, c;
+
+  for (y = 0; y < rh; y++) {
+    const gint ty = py + y;
+    guint8 *out;
+
+    if (self->identity_u8)
+      out = tensor + ((gsize) ty * tw + px) * N_CHANNELS;
+    else
+      out = self->scratch;
+
+    for (p = 0; p < t->n_planes; p++) {
+      const guint8 *base = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+      const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+
+      src_row[p] = base + (gsize) t->y0[p][y] * stride;
+      blended[p] = t->wy[p][y] != 0.0f;
+      if (blended[p]) {
+        const gint lo = t->col_lo[p];
+
+        blend_rows (t->rowf[p] + lo, src_row[p] + lo,
+            base + (gsize) t->y1[p][y] * stride + lo, t->wy[p][y],
+            t->col_hi[p] - lo + 1);
+      }
+    }
+
+    if (!self->is_yuv && one_tap_x && !blended[t->comp_plane[0]]) {
+      copy_rgb (out, src_row[t->comp_plane[0]], t->x0[first], t->x0[1],
+          t->x0[third], rw);
+    } else if (!self->is_yuv && blended[t->comp_plane[0]]) {
+      /* x0[c] - x0[0] is the component's fixed byte offset */
+      lerp_rgb_f32 (out, t->rowf[t->comp_plane[0]], t->x0[0], t->x1[0],
+          t->wx[0], t->x0[first][0] - t->x0[0][0],
+          t->x0[1][0] - t->x0[0][0], t->x0[third][0] - t->x0[0][0], rw);
+    } else {
+      for (c = 0; c < N_CHANNELS; c++) {
+        const gint pl = t->comp_plane[c];
+
+        if (blended[pl] && t->one_tap_x[c])
+          gather_f32 (t->comp[c], t->rowf[pl], t->x0[c], rw);
+        else if (blended[pl])
+          lerp_f32 (t->comp[c], t->rowf[pl], t->x0[c], t->x1[c], t->wx[c], rw);
+        else if (t->one_tap_x[c])
+          gather_u8 (t->comp[c], src_row[pl], t->x0[c], rw);
+        else
+          lerp_u8 (t->comp[c], src_row[pl], t->x0[c], t->x1[c], t->wx[c], rw);
+      }
+      if (self->is_yuv)
+        combine_yuv (out, t->comp[0], t->comp[1], t->comp[2], &self->matrix,
+            rw);
+      else
+        combine_rgb (out, t->comp[first], t->comp[1], t->comp[third], rw);
+    }
+
+    if (self->identity_u8)
+      continue;
+
+    if (self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC) {
+      guint8 *dst = tensor + ((gsize) ty * tw + px) * N_CHANNELS * esize;
+
+      if (self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32)
+        pack_lut_f32 ((gfloat *) dst, out, self->lut_f32, rw * N_CHANNELS);
+      else
+        pack_lut_u8 (dst, out, self->lut_u8, rw * N_CHANNELS);
+    } else {
+      for (c = 0; c < N_CHANNELS; c++) {
+        guint8 *dst = tensor + (((gsize) c * th + ty) * tw + px) * esize;
+
+        if (self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32)
+          pack_planar_f32 ((gfloat *) dst, out, self->lut_f32, c, rw);
+        else
+          pack_planar_u8 (dst, out, self->lut_u8, c, rw);
+      }
+    }
+  }
+
+  fill_rect (self, tensor, 0, 0, tw, py);
+  fill_rect (self, tensor, 0, py + rh, tw, th - py - rh);
+  fill_rect (self, tensor, 0, py, px, rh);
+  fill_rect (self, tensor, px + rw, py, tw - px - rw, rh);
+}
+
+static gboolean
+remove_input_tensor (GstBuffer * buffer, GstMeta ** meta, gpointer user_data)
+{
+  if ((*meta)->info->api == GST_AX_TENSOR_META_API_TYPE &&
+      ((GstAxTensorMeta *) * meta)->role == GST_AX_TENSOR_ROLE_INPUT)
+    *meta = NULL;
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_ax_letterbox_element_make_tensor (GstAxLetterboxElement * self,
+    const GstVideoFrame * frame, GstBuffer * buf, const GstAxLetterbox * lb,
+    guint instance)
+{
+  GstBuffer *tensor = NULL;
+  GstMapInfo map;
+  GstAxTensorMeta *meta;
+  GstFlowReturn ret;
+  gint64 dims[TENSOR_RANK];
+
+  ret = gst_buffer_pool_acquire_buffer (self->pool, &tensor, NULL);
+  if (ret != GST_FLOW_OK)
+    goto no_tensor;
+  if (!gst_buffer_map (tensor, &map, GST_MAP_WRITE))
+    goto map_failed;
+  gst_ax_letterbox_element_render (self, frame, lb, map.data);
+  gst_buffer_unmap (tensor, &map);
+
+  dims[0] = 1;
+  if (self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC) {
+    dims[1] = self->tensor_height;
+    dims[2] = self->tensor_width;
+    dims[3] = N_CHANNELS;
+  } else {
+    dims[1] = N_CHANNELS;
+    dims[2] = self->tensor_height;
+    dims[3] = self->tensor_width;
+  }
+  meta = gst_buffer_add_ax_tensor_meta (buf, self->tensor_name,
+      GST_AX_TENSOR_ROLE_INPUT, self->tensor_dtype, self->tensor_layout,
+      TENSOR_RANK, dims, self->tensor_scale, self->tensor_zero_point, tensor);
+  if (meta == NULL)
+    goto meta_failed;
+  meta->instance = instance;
+  meta->index = 0;
+  meta->has_letterbox = TRUE;
+  meta->letterbox = *lb;
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_tensor:
+  {
+    GST_DEBUG_OBJECT (self, "no tensor from the pool: %s",
+        gst_flow_get_name (ret));
+    return ret;
+  }
+map_failed:
+  {
+    gst_buffer_unref (tensor);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Could not map a tensor for writing."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+meta_failed:
+  {
+    GST_ELEMENT_ERROR (self, CORE, FAILED,
+        ("Could not attach the tensor meta."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+}
+
+static gboolean
+roi_class_selected (GstAxLetterboxElement * self, GQuark roi_type)
+{
+  guint i;
+
+  if (self->n_roi_classes == 0)
+    return TRUE;
+  for (i = 0; i < self->n_roi_classes; i++)
+    if (self->roi_class_quarks[i] == roi_type)
+      return TRUE;
+  return FALSE;
+}
+
+static GstFlowReturn
+gst_ax_letterbox_element_roi_tensors (GstAxLetterboxElement * self,
+    const GstVideoFrame * frame, GstBuffer * buf)
+{
+  const gint fw = GST_VIDEO_FRAME_WIDTH (frame);
+  const gint fh = GST_VIDEO_FRAME_HEIGHT (frame);
+  gpointer state = NULL;
+  GstMeta *m;
+  guint instance = 0;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) m;
+    GstAxLetterbox lb;
+    gint x0, y0, x1, y1;
+
+    if (!roi_class_selected (self, roi->roi_type))
+      continue;
+    x0 = MIN ((gint) MIN (roi->x, (guint) G_MAXINT), fw);
+    y0 = MIN ((gint) MIN (roi->y, (guint) G_MAXINT), fh);
+    x1 = (gint) MIN ((gint64) roi->x + roi->w, (gint64) fw);
+    y1 = (gint) MIN ((gint64) roi->y + roi->h, (gint64) fh);
+    if (!gst_ax_letterbox_init (&lb, x1 - x0, y1 - y0, self->tensor_width,
+            self->tensor_height, self->cfg_centre, self->cfg_scale_up,
+            self->cfg_fill)) {
+      GST_LOG_OBJECT (self, "skipping empty region %u,%u %ux%u", roi->x,
+          roi->y, roi->w, roi->h);
+      continue;
+    }
+    lb.src_x = x0;
+    lb.src_y = y0;
+    sample_tables_compute (&self->tables, &self->in_info, &lb,
+        self->cfg_bilinear);
+    ret = gst_ax_letterbox_element_make_tensor (self, frame, buf, &lb,
+        instance++);
+    if (ret != GST_FLOW_OK)
+      break;
+  }
+  return ret;
+}
+
+static GstFlowReturn
+gst_ax_letterbox_element_transform_ip (GstBaseTransform * trans,
+    GstBuffer * buf)
+{
+  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (trans);
+  GstVideoFrame frame;
+  GstFlowReturn ret;
+  gboolean dirty;
+
+  if (GST_VIDEO_INFO_FORMAT (&self->in_info) == GST_VIDEO_FORMAT_UNKNOWN)
+    goto not_negotiated;
+
+  GST_OBJECT_LOCK (self);
+  dirty = self->dirty;
+  GST_OBJECT_UNLOCK (self);
+  if ((dirty || !self->configured)
+      && !gst_ax_letterbox_element_configure (self))
+    return GST_FLOW_ERROR;
+
+  /* no ref: the buffer must stay writable for the meta */
+  if (!gst_video_frame_map (&frame, &self->in_info, buf,
+          GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF))
+    goto map_failed;
+
+  gst_buffer_foreach_meta (buf, remove_input_tensor, NULL);
+  if (self->cfg_roi_mode)
+    ret = gst_ax_letterbox_element_roi_tensors (self, &frame, buf);
+  else
+    ret = gst_ax_letterbox_element_make_tensor (self, &frame, buf,
+        &self->frame_lb, 0);
+
+  gst_video_frame_unmap (&frame);
+  return ret;
+
+  /* ERRORS */
+not_negotiated:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("axletterbox received a frame before its caps."), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Could not map the input frame for reading."),
+        ("buffer of %" G_GSIZE_FORMAT " bytes for caps of %" G_GSIZE_FORMAT,
+            gst_buffer_get_size (buf), GST_VIDEO_INFO_SIZE (&self->in_info)));
+    return GST_FLOW_ERROR;
+  }
+}

@@ -1,0 +1,25 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifndef __GST_AX_LETTERBOX_ELEMENT_H__
+#define __GST_AX_LETTERBOX_ELEMENT_H__
+
+#include <gst/base/gstbasetransform.h>
+
+G_BEGIN_DECLS
+/* The element's type is GstAxLetterboxElement because libgstax-1.0
+ * already names its geometry struct GstAxLetterbox. */
+#define GST_TYPE_AX_LETTERBOX_ELEMENT (gst_ax_letterbox_element_get_type ())
+G_DECLARE_FINAL_TYPE (GstAxLetterboxElement, gst_ax_letterbox_element,
+    GST, AX_LETTERBOX_ELEMENT, GstBaseTransform);
+
+GST_ELEMENT_REGISTER_DECLARE (axletterbox);
+
+G_END_DECLS
+#endif /* __GST_AX_LETTERBOX_ELEMENT_H__ */

@@ -1,0 +1,995 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/ax/ax.h>
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+/* Tolerances of the float reference, in output steps. */
+#define PIXEL_TOLERANCE 1
+#define N_CHANNELS 3
+#define DEFAULT_FILL 114
+#define RANDOM_SEED 20260
+#define POOL_FRAMES 20
+#define RANDOM_CASES 80
+#define RANDOM_MAX_SIDE 50
+#define POOL_WARMUP_FRAMES 2
+#define BT601_KR 0.299
+#define BT601_KB 0.114
+#define BT709_KR 0.2126
+#define BT709_KB 0.0722
+
+/* Where each component (R, G, B or Y, U, V) lives; written here from the
+ * formats' definitions rather than taken from GStreamer's tables. */
+typedef struct
+{
+  gint plane, pstride, poffset, wsub, hsub;
+} CompLayout;
+
+typedef struct
+{
+  const gchar *name;
+  gboolean yuv;
+  CompLayout comp[N_CHANNELS];
+} FormatLayout;
+
+static const FormatLayout formats[] = {
+  {"RGB", FALSE, {{0, 3, 0, 0, 0}, {0, 3, 1, 0, 0}, {0, 3, 2, 0, 0}}},
+  {"BGR", FALSE, {{0, 3, 2, 0, 0}, {0, 3, 1, 0, 0}, {0, 3, 0, 0, 0}}},
+  {"RGBx", FALSE, {{0, 4, 0, 0, 0}, {0, 4, 1, 0, 0}, {0, 4, 2, 0, 0}}},
+  {"BGRx", FALSE, {{0, 4, 2, 0, 0}, {0, 4, 1, 0, 0}, {0, 4, 0, 0, 0}}},
+  {"RGBA", FALSE, {{0, 4, 0, 0, 0}, {0, 4, 1, 0, 0}, {0, 4, 2, 0, 0}}},
+  {"BGRA", FALSE, {{0, 4, 2, 0, 0}, {0, 4, 1, 0, 0}, {0, 4, 0, 0, 0}}},
+  {"NV12", TRUE, {{0, 1, 0, 0, 0}, {1, 2, 0, 1, 1}, {1, 2, 1, 1, 1}}},
+  {"I420", TRUE, {{0, 1, 0, 0, 0}, {1, 1, 0, 1, 1}, {2, 1, 0, 1, 1}}},
+  {"YUY2", TRUE, {{0, 2, 0, 0, 0}, {0, 4, 1, 1, 0}, {0, 4, 3, 1, 0}}},
+};
+
+typedef struct
+{
+  gdouble kr, kb;
+  gboolean full_range;
+} YuvSpec;
+
+static const YuvSpec bt601_limited = { BT601_KR, BT601_KB, FALSE };
+
+typedef struct
+{
+  gint tw, th;
+  gboolean bilinear;
+  gint red_pos;                 /* 0 for rgb, 2 for bgr */
+  GstAxTensorDType dtype;
+  GstAxTensorLayout layout;
+  gdouble scale;
+  gint zero_point;
+  guint8 fill;
+} TensorSpec;
+
+static const FormatLayout *
+find_format (const gchar * name)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++)
+    if (!strcmp (formats[i].name, name))
+      return &formats[i];
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static GstBuffer *
+make_random_frame (const GstVideoInfo * info, GRand * rand)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstMapInfo map;
+  gsize i;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (i = 0; i < map.size; i++)
+    map.data[i] = g_rand_int_range (rand, 0, 256);
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+/* Samples a component of the frame at a luma-grid position (pixel centres
+ * at i + 0.5), clamped to the region [rx, rx + rw) x [ry, ry + rh). */
+static gdouble
+ref_sample (const guint8 * data, const GstVideoInfo * info,
+    const CompLayout * c, gdouble lx, gdouble ly, gint rx, gint ry,
+    gint rw, gint rh, gboolean bilinear)
+{
+  const guint8 *plane = data + GST_VIDEO_INFO_PLANE_OFFSET (info, c->plane);
+  const gint stride = GST_VIDEO_INFO_PLANE_STRIDE (info, c->plane);
+  const gint sx = 1 << c->wsub, sy = 1 << c->hsub;
+  const gint comp_w = (GST_VIDEO_INFO_WIDTH (info) + sx - 1) / sx;
+  const gint comp_h = (GST_VIDEO_INFO_HEIGHT (info) + sy - 1) / sy;
+  const gint lo_x = rx / sx, hi_x = MIN ((rx + rw - 1) / sx, comp_w - 1);
+  const gint lo_y = ry / sy, hi_y = MIN ((ry + rh - 1) / sy, comp_h - 1);
+#define PX(X, Y) ((gdouble) plane[(Y) * stride + (X) * c->pstride + c->poffset])
+
+  if (bilinear) {
+    gdouble px = CLAMP (lx / sx - 0.5, (gdouble) lo_x, (gdouble) hi_x);
+    gdouble py = CLAMP (ly / sy - 0.5, (gdouble) lo_y, (gdouble) hi_y);
+    gint x0 = (gint) floor (px), y0 = (gint) floor (py);
+    gint x1 = MIN (x0 + 1, hi_x), y1 = MIN (y0 + 1, hi_y);
+    gdouble fx = px - x0, fy = py - y0;
+    gdouble top = PX (x0, y0) * (1 - fx) + PX (x1, y0) * fx;
+    gdouble bottom = PX (x0, y1) * (1 - fx) + PX (x1, y1) * fx;
+
+    return top * (1 - fy) + bottom * fy;
+  } else {
+    gint x = CLAMP ((gint) floor (lx / sx), lo_x, hi_x);
+    gint y = CLAMP ((gint) floor (ly / sy), lo_y, hi_y);
+
+    return PX (x, y);
+  }
+#undef PX
+}
+
+static void
+ref_rgb (const guint8 * data, const GstVideoInfo * info,
+    const FormatLayout * f, const YuvSpec * yuv, gdouble lx, gdouble ly,
+    gint rx, gint ry, gint rw, gint rh, gboolean bilinear, gdouble rgb[3])
+{
+  gdouble v[N_CHANNELS];
+  gint c;
+
+  for (c = 0; c < N_CHANNELS; c++)
+    v[c] = ref_sample (data, info, &f->comp[c], lx, ly, rx, ry, rw, rh,
+        bilinear);
+  if (!f->yuv) {
+    memcpy (rgb, v, sizeof (v));
+    return;
+  } else {
+    gdouble yn, pb, pr, kg = 1 - yuv->kr - yuv->kb;
+
+    if (yuv->full_range) {
+      yn = v[0] / 255.0;
+      pb = (v[1] - 128) / 255.0;
+      pr = (v[2] - 128) / 255.0;
+    } else {
+      yn = (v[0] - 16) / 219.0;
+      pb = (v[1] - 128) / 224.0;
+      pr = (v[2] - 128) / 224.0;
+    }
+    rgb[0] = yn + 2 * (1 - yuv->kr) * pr;
+    rgb[2] = yn + 2 * (1 - yuv->kb) * pb;
+    rgb[1] = (yn - yuv->kr * rgb[0] - yuv->kb * rgb[2]) / kg;
+    for (c = 0; c < N_CHANNELS; c++)
+      rgb[c] = CLAMP (rgb[c] * 255.0, 0.0, 255.0);
+  }
+}
+
+static gdouble
+quantise (const TensorSpec * t, gdouble pixel)
+{
+  gdouble real = pixel / 255.0 / t->scale;
+
+  switch (t->dtype) {
+    case GST_AX_TENSOR_DTYPE_U8:
+      return CLAMP (round (real) + t->zero_point, 0, 255);
+    case GST_AX_TENSOR_DTYPE_I8:
+      return CLAMP (round (real) + t->zero_point, -128, 127);
+    default:
+      return real + t->zero_point;
+  }
+}
+
+static gdouble
+tensor_value (const GstAxTensorMeta * meta, const guint8 * data, gint x,
+    gint y, gint c)
+{
+  const gint tw = meta->letterbox.tensor_width;
+  const gint th = meta->letterbox.tensor_height;
+  gsize i;
+
+  if (meta->layout == GST_AX_TENSOR_LAYOUT_NHWC)
+    i = ((gsize) y * tw + x) * N_CHANNELS + c;
+  else
+    i = ((gsize) c * th + y) * tw + x;
+  switch (meta->dtype) {
+    case GST_AX_TENSOR_DTYPE_U8:
+      return data[i];
+    case GST_AX_TENSOR_DTYPE_I8:
+      return (gint8) data[i];
+    default:
+      return ((const gfloat *) data)[i];
+  }
+}
+
+/* Checks every tensor value against the float reference and every pad
+ * value against the quantised fill exactly. */
+static void
+check_tensor (const GstAxTensorMeta * meta, const guint8 * frame,
+    const GstVideoInfo * info, const FormatLayout * f, const YuvSpec * yuv,
+    const TensorSpec * t)
+{
+  const GstAxLetterbox *lb = &meta->letterbox;
+  const gdouble step = t->dtype == GST_AX_TENSOR_DTYPE_F32 ?
+      1.0 / 255.0 / t->scale : 1.0;
+  const gdouble qfill = quantise (t, t->fill);
+  /* exact for integers; float tensors hold the value rounded to float */
+  const gdouble pad_tolerance = t->dtype == GST_AX_TENSOR_DTYPE_F32 ?
+      FLT_EPSILON * MAX (1.0, fabs (qfill)) : 0.0;
+  GstMapInfo map;
+  gint x, y, c, n_bad = 0;
+  gdouble worst = 0.0;
+
+  fail_unless (gst_buffer_map (meta->data, &map, GST_MAP_READ));
+  for (y = 0; y < lb->tensor_height; y++) {
+    for (x = 0; x < lb->tensor_width; x++) {
+      gboolean inside = x >= lb->pad_x && x < lb->pad_x + lb->resized_width
+          && y >= lb->pad_y && y < lb->pad_y + lb->resized_height;
+      gdouble rgb[3];
+
+      if (inside) {
+        gdouble lx = lb->src_x + (x - lb->pad_x + 0.5) * lb->src_width /
+            lb->resized_width;
+        gdouble ly = lb->src_y + (y - lb->pad_y + 0.5) * lb->src_height /
+            lb->resized_height;
+
+        ref_rgb (frame, info, f, yuv, lx, ly, lb->src_x, lb->src_y,
+            lb->src_width, lb->src_height, t->bilinear, rgb);
+      }
+      for (c = 0; c < N_CHANNELS; c++) {
+        gdouble got = tensor_value (meta, map.data, x, y, c);
+
+        if (inside) {
+          gint src_c = c == 1 ? 1 : (c == t->red_pos ? 0 : 2);
+          gdouble want = quantise (t, rgb[src_c]);
+          gdouble err = fabs (got - want) / step;
+
+          worst = MAX (worst, err);
+          if (err > PIXEL_TOLERANCE + 1e-3 && n_bad++ < 5)
+            GST_ERROR ("%s (%d,%d) c%d: got %f want %f", f->name, x, y, c,
+                got, want);
+        } else if (fabs (got - qfill) > pad_tolerance && n_bad++ < 5) {
+          GST_ERROR ("%s pad (%d,%d) c%d: got %f want %f", f->name, x, y, c,
+              got, qfill);
+        }
+      }
+    }
+  }
+  gst_buffer_unmap (meta->data, &map);
+  GST_INFO ("%s: worst error %.3f steps", f->name, worst);
+  fail_unless_equals_int (n_bad, 0);
+}
+
+static GstHarness *
+make_harness (const TensorSpec * t, gboolean centre, gboolean scale_up)
+{
+  GstHarness *h = gst_harness_new ("axletterbox");
+
+  g_object_set (h->element, "width", t->tw, "height", t->th, "method",
+      t->bilinear ? 1 : 0, "channel-order", t->red_pos ? 1 : 0,
+      "fill", (guint) t->fill, "centre", centre, "scale-up", scale_up, NULL);
+  switch (t->dtype) {
+    case GST_AX_TENSOR_DTYPE_U8:
+      gst_util_set_object_arg (G_OBJECT (h->element), "dtype", "u8");
+      break;
+    case GST_AX_TENSOR_DTYPE_I8:
+      gst_util_set_object_arg (G_OBJECT (h->element), "dtype", "i8");
+      break;
+    case GST_AX_TENSOR_DTYPE_F32:
+      gst_util_set_object_arg (G_OBJECT (h->element), "dtype", "f32");
+      break;
+  }
+  g_object_set (h->element, "scale", t->scale, "zero-point", t->zero_point,
+      NULL);
+  return h;
+}
+
+/* Pushes one random frame of @format through a letterbox, checks the
+ * tensor against the reference and that the frame came out untouched. */
+static void
+run_case (const gchar * format, const gchar * colorimetry, const YuvSpec * yuv,
+    gint w, gint h, const TensorSpec * t, gboolean centre, gboolean scale_up)
+{
+  const FormatLayout *f = find_format (format);
+  GstHarness *hr = make_harness (t, centre, scale_up);
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED + w * h);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstCaps *caps;
+  GstAxTensorMeta *meta;
+  GstAxLetterbox expect;
+  GstMapInfo map;
+  guint8 *before;
+  gchar *caps_str;
+
+  caps_str = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,"
+      "framerate=30/1%s%s", format, w, h, colorimetry ? ",colorimetry=" : "",
+      colorimetry ? colorimetry : "");
+  caps = gst_caps_from_string (caps_str);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_harness_set_src_caps (hr, caps);
+
+  in = make_random_frame (&info, rand);
+  gst_buffer_map (in, &map, GST_MAP_READ);
+  before = g_memdup2 (map.data, map.size);
+  gst_buffer_unmap (in, &map);
+
+  out = gst_harness_push_and_pull (hr, in);
+  fail_unless (out != NULL);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 1);
+  meta = gst_buffer_get_ax_tensor_meta_by_role (out, GST_AX_TENSOR_ROLE_INPUT,
+      0, 0);
+  fail_unless (meta != NULL);
+  fail_unless (meta->has_letterbox);
+  fail_unless_equals_int (meta->dtype, t->dtype);
+  fail_unless_equals_int (meta->n_dims, 4);
+
+  /* the geometry is libgstax's Ultralytics letterbox */
+  fail_unless (gst_ax_letterbox_init (&expect, w, h, t->tw, t->th, centre,
+          scale_up, t->fill));
+  fail_unless_equals_int (meta->letterbox.resized_width, expect.resized_width);
+  fail_unless_equals_int (meta->letterbox.resized_height,
+      expect.resized_height);
+  fail_unless_equals_int (meta->letterbox.pad_x, expect.pad_x);
+  fail_unless_equals_int (meta->letterbox.pad_y, expect.pad_y);
+  fail_unless_equals_int (meta->letterbox.src_width, w);
+  fail_unless_equals_int (meta->letterbox.src_height, h);
+  fail_unless_equals_int (meta->letterbox.tensor_width, t->tw);
+  fail_unless_equals_int (meta->letterbox.tensor_height, t->th);
+
+  GST_INFO ("%s %dx%d -> %dx%d %s", format, w, h, t->tw, t->th,
+      t->bilinear ? "bilinear" : "nearest");
+  check_tensor (meta, before, &info, f, yuv, t);
+
+  gst_buffer_map (out, &map, GST_MAP_READ);
+  fail_unless_equals_int (map.size, info.size);
+  fail_unless (memcmp (map.data, before, map.size) == 0);
+  gst_buffer_unmap (out, &map);
+
+  gst_buffer_unref (out);
+  g_free (before);
+  g_free (caps_str);
+  g_rand_free (rand);
+  gst_harness_teardown (hr);
+}
+
+static const TensorSpec u8_rgb_bilinear = {
+  32, 32, TRUE, 0, GST_AX_TENSOR_DTYPE_U8, GST_AX_TENSOR_LAYOUT_NHWC,
+  1.0 / 255.0, 0, DEFAULT_FILL
+};
+
+/* Odd sizes, shrinking and enlarging, landscape and portrait. */
+static const gint odd_sizes[][2] = { {37, 23}, {13, 21}, {7, 5}, {101, 3} };
+
+GST_START_TEST (test_formats_bilinear)
+{
+  guint i, s;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++)
+    for (s = 0; s < G_N_ELEMENTS (odd_sizes); s++)
+      run_case (formats[i].name, NULL, &bt601_limited, odd_sizes[s][0],
+          odd_sizes[s][1], &u8_rgb_bilinear, TRUE, TRUE);
+}
+
+GST_END_TEST;
+
+/* Exact 3:1 and 1:1 scales, where every weight is 0 and the element
+ * takes its one-tap paths. */
+GST_START_TEST (test_formats_integer_ratios)
+{
+  TensorSpec t = u8_rgb_bilinear;
+  guint i;
+
+  t.tw = 33;
+  t.th = 33;
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    run_case (formats[i].name, NULL, &bt601_limited, 99, 33, &t, TRUE, TRUE);
+    run_case (formats[i].name, NULL, &bt601_limited, 33, 99, &t, TRUE, TRUE);
+    run_case (formats[i].name, NULL, &bt601_limited, 33, 21, &t, TRUE, TRUE);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_formats_nearest)
+{
+  TensorSpec t = u8_rgb_bilinear;
+  guint i, s;
+
+  t.bilinear = FALSE;
+  t.tw = 31;
+  t.th = 27;
+  for (i = 0; i < G_N_ELEMENTS (formats); i++)
+    for (s = 0; s < G_N_ELEMENTS (odd_sizes); s++)
+      run_case (formats[i].name, NULL, &bt601_limited, odd_sizes[s][0],
+          odd_sizes[s][1], &t, TRUE, TRUE);
+}
+
+GST_END_TEST;
+
+/* Random shapes from a fixed seed, down to one pixel, with every option;
+ * each must match the reference. */
+GST_START_TEST (test_random_shapes)
+{
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  guint i;
+
+  for (i = 0; i < RANDOM_CASES; i++) {
+    TensorSpec t = u8_rgb_bilinear;
+    const FormatLayout *f =
+        &formats[g_rand_int_range (rand, 0, G_N_ELEMENTS (formats))];
+    gint w = g_rand_int_range (rand, 1, RANDOM_MAX_SIDE);
+    gint h = g_rand_int_range (rand, 1, RANDOM_MAX_SIDE);
+    gboolean centre = g_rand_boolean (rand);
+    gboolean scale_up = g_rand_boolean (rand);
+
+    t.tw = g_rand_int_range (rand, 1, RANDOM_MAX_SIDE);
+    t.th = g_rand_int_range (rand, 1, RANDOM_MAX_SIDE);
+    t.bilinear = g_rand_boolean (rand);
+    t.red_pos = g_rand_boolean (rand) ? 2 : 0;
+    t.fill = g_rand_int_range (rand, 0, 256);
+    GST_INFO ("case %u", i);
+    run_case (f->name, NULL, &bt601_limited, w, h, &t, centre, scale_up);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_bgr_and_quantisation)
+{
+  TensorSpec t = u8_rgb_bilinear;
+  guint i;
+
+  t.red_pos = 2;
+  t.tw = 29;
+  t.th = 33;
+  t.fill = 0;
+  for (i = 0; i < G_N_ELEMENTS (formats); i++)
+    run_case (formats[i].name, NULL, &bt601_limited, 45, 17, &t, TRUE, TRUE);
+
+  /* int8 with the usual zero point, then an unusual scale that saturates */
+  t.dtype = GST_AX_TENSOR_DTYPE_I8;
+  t.zero_point = -128;
+  t.fill = DEFAULT_FILL;
+  run_case ("I420", NULL, &bt601_limited, 45, 17, &t, TRUE, TRUE);
+  t.scale = 1.0 / 200.0;
+  t.zero_point = -100;
+  run_case ("RGB", NULL, &bt601_limited, 45, 17, &t, TRUE, TRUE);
+
+  /* u8 with a scale that is not the identity */
+  t.dtype = GST_AX_TENSOR_DTYPE_U8;
+  t.scale = 1.0 / 127.0;
+  t.zero_point = 3;
+  run_case ("NV12", NULL, &bt601_limited, 45, 17, &t, TRUE, TRUE);
+
+  /* float output: pixel / 255 / scale + zero-point */
+  t.dtype = GST_AX_TENSOR_DTYPE_F32;
+  t.scale = 1.0;
+  t.zero_point = 0;
+  run_case ("YUY2", NULL, &bt601_limited, 45, 17, &t, TRUE, TRUE);
+  t.scale = 0.5;
+  t.zero_point = -1;
+  run_case ("BGRx", NULL, &bt601_limited, 45, 17, &t, TRUE, TRUE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_colorimetry_from_caps)
+{
+  const YuvSpec bt709_full = { BT709_KR, BT709_KB, TRUE };
+  const YuvSpec bt709_limited = { BT709_KR, BT709_KB, FALSE };
+
+  run_case ("NV12", "bt709", &bt709_limited, 39, 25, &u8_rgb_bilinear, TRUE,
+      TRUE);
+  run_case ("I420", "1:3:5:1", &bt709_full, 39, 25, &u8_rgb_bilinear, TRUE,
+      TRUE);
+  run_case ("YUY2", "bt601", &bt601_limited, 39, 25, &u8_rgb_bilinear, TRUE,
+      TRUE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_placement_options)
+{
+  TensorSpec t = u8_rgb_bilinear;
+
+  /* top-left placement */
+  run_case ("RGB", NULL, &bt601_limited, 37, 23, &t, FALSE, TRUE);
+  run_case ("NV12", NULL, &bt601_limited, 23, 37, &t, FALSE, TRUE);
+  /* no enlarging: a small frame is centred at scale 1 */
+  run_case ("BGRx", NULL, &bt601_limited, 13, 9, &t, TRUE, FALSE);
+  run_case ("I420", NULL, &bt601_limited, 13, 9, &t, FALSE, FALSE);
+}
+
+GST_END_TEST;
+
+/* A flat frame: the content must end exactly where the geometry says. */
+GST_START_TEST (test_content_edges)
+{
+  static const gint sizes[][4] = {
+    {1920, 1080, 640, 640}, {1279, 719, 640, 384}, {100, 51, 64, 64},
+    {51, 100, 64, 64},
+  };
+  const guint8 colour[N_CHANNELS] = { 10, 200, 30 };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    GstHarness *h = gst_harness_new ("axletterbox");
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+    GstAxTensorMeta *meta;
+    GstAxLetterbox lb;
+    GstMapInfo map;
+    gint x, y, c;
+
+    g_object_set (h->element, "width", sizes[i][2], "height", sizes[i][3],
+        NULL);
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, sizes[i][0],
+        sizes[i][1]);
+    gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+    in = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_buffer_map (in, &map, GST_MAP_WRITE);
+    for (y = 0; y < sizes[i][1]; y++)
+      for (x = 0; x < sizes[i][0]; x++)
+        memcpy (map.data + y * info.stride[0] + x * N_CHANNELS, colour,
+            N_CHANNELS);
+    gst_buffer_unmap (in, &map);
+
+    out = gst_harness_push_and_pull (h, in);
+    meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+    fail_unless (meta != NULL);
+    gst_ax_letterbox_init (&lb, sizes[i][0], sizes[i][1], sizes[i][2],
+        sizes[i][3], TRUE, TRUE, DEFAULT_FILL);
+    gst_buffer_map (meta->data, &map, GST_MAP_READ);
+    for (y = 0; y < lb.tensor_height; y++) {
+      for (x = 0; x < lb.tensor_width; x++) {
+        gboolean inside = x >= lb.pad_x && x < lb.pad_x + lb.resized_width
+            && y >= lb.pad_y && y < lb.pad_y + lb.resized_height;
+
+        for (c = 0; c < N_CHANNELS; c++) {
+          guint8 v = map.data[(y * lb.tensor_width + x) * N_CHANNELS + c];
+
+          if (v != (inside ? colour[c] : DEFAULT_FILL))
+            fail ("case %u: (%d,%d) c%d is %u, content %s", i, x, y, c, v,
+                inside ? "inside" : "outside");
+        }
+      }
+    }
+    gst_buffer_unmap (meta->data, &map);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+static GstMessage *
+pop_error (GstBus * bus)
+{
+  return gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+}
+
+GST_START_TEST (test_no_size_is_an_error)
+{
+  GstHarness *h = gst_harness_new ("axletterbox");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=64,height=48,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, 64 * 48 * 3, NULL)), GST_FLOW_ERROR);
+  msg = pop_error (bus);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "width and height") != NULL,
+      "unexpected error: %s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+
+  /* only the height set still needs a model for the width */
+  g_object_set (h->element, "height", 32, NULL);
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, 64 * 48 * 3, NULL)), GST_FLOW_ERROR);
+  msg = pop_error (bus);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+
+  /* and works once both are set */
+  g_object_set (h->element, "width", 32, NULL);
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, 64 * 48 * 3, NULL)), GST_FLOW_OK);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_short_buffer_is_an_error)
+{
+  GstHarness *h = gst_harness_new ("axletterbox");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "width", 32, "height", 32, NULL);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=64,height=48,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, 100, NULL)), GST_FLOW_ERROR);
+  msg = pop_error (bus);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, &debug);
+  fail_unless (strstr (err->message, "map the input frame") != NULL,
+      "unexpected error: %s", err->message);
+  /* the details name what came and what the caps need */
+  fail_unless (strstr (debug, "100 bytes") != NULL, "details: %s", debug);
+  fail_unless (strstr (debug, "9216") != NULL, "details: %s", debug);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_unsupported_format)
+{
+  GstHarness *h = gst_harness_new ("axletterbox");
+
+  g_object_set (h->element, "width", 32, "height", 32, NULL);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, 64 * 48, NULL)),
+      GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A stand-in for axinference downstream: answers the model input query
+ * and leaves everything else to the harness. */
+static GstAxModelInput fake_model;
+static GstPadQueryFunction harness_query;
+
+static gboolean
+fake_model_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  if (gst_ax_model_query_is (query)) {
+    gst_ax_model_query_set_input (query, &fake_model);
+    return TRUE;
+  }
+  return harness_query (pad, parent, query);
+}
+
+static GstHarness *
+make_model_harness (const GstAxModelInput * model)
+{
+  GstHarness *h = gst_harness_new ("axletterbox");
+
+  fake_model = *model;
+  harness_query = GST_PAD_QUERYFUNC (h->sinkpad);
+  gst_pad_set_query_function (h->sinkpad, fake_model_query);
+  return h;
+}
+
+GST_START_TEST (test_model_query)
+{
+  GstAxModelInput model = { 48, 40, 3, GST_AX_TENSOR_DTYPE_I8,
+    GST_AX_TENSOR_LAYOUT_NCHW, 1.0f / 128.0f, -3, "images", "fake-model"
+  };
+  TensorSpec t = { 48, 40, TRUE, 0, GST_AX_TENSOR_DTYPE_I8,
+    GST_AX_TENSOR_LAYOUT_NCHW, 1.0 / 128.0, -3, DEFAULT_FILL
+  };
+  GstHarness *h = make_model_harness (&model);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstAxTensorMeta *meta;
+  GstMapInfo map;
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 61, 35);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  in = make_random_frame (&info, rand);
+  gst_buffer_map (in, &map, GST_MAP_READ);
+  {
+    guint8 *before = g_memdup2 (map.data, map.size);
+
+    gst_buffer_unmap (in, &map);
+    out = gst_harness_push_and_pull (h, in);
+    meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+    fail_unless (meta != NULL);
+    fail_unless_equals_string (meta->name, "images");
+    fail_unless_equals_int (meta->layout, GST_AX_TENSOR_LAYOUT_NCHW);
+    fail_unless_equals_int (meta->dtype, GST_AX_TENSOR_DTYPE_I8);
+    fail_unless_equals_int (meta->dims[0], 1);
+    fail_unless_equals_int (meta->dims[1], 3);
+    fail_unless_equals_int (meta->dims[2], 40);
+    fail_unless_equals_int (meta->dims[3], 48);
+    fail_unless_equals_float (meta->scale, 1.0f / 128.0f);
+    fail_unless_equals_int (meta->zero_point, -3);
+    /* the colorimetry of NV12 caps made by video-info defaults is bt601 */
+    check_tensor (meta, before, &info, find_format ("NV12"), &bt601_limited,
+        &t);
+    g_free (before);
+  }
+  gst_buffer_unref (out);
+
+  /* explicit properties win over the model's spec */
+  g_object_set (h->element, "width", 20, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "dtype", "u8");
+  out = gst_harness_push_and_pull (h, make_random_frame (&info, rand));
+  meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+      GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+  fail_unless_equals_int (meta->dims[3], 20);
+  fail_unless_equals_int (meta->dims[2], 40);
+  fail_unless_equals_int (meta->dtype, GST_AX_TENSOR_DTYPE_U8);
+  fail_unless_equals_float (meta->scale, 1.0f / 255.0f);
+  fail_unless_equals_int (meta->zero_point, 0);
+  gst_buffer_unref (out);
+
+  g_rand_free (rand);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_model_query_f32_nchw)
+{
+  GstAxModelInput model = { 37, 29, 3, GST_AX_TENSOR_DTYPE_F32,
+    GST_AX_TENSOR_LAYOUT_NCHW, 0.5f, 1, "pixels", "float-model"
+  };
+  TensorSpec t = { 37, 29, TRUE, 2, GST_AX_TENSOR_DTYPE_F32,
+    GST_AX_TENSOR_LAYOUT_NCHW, 0.5, 1, 7
+  };
+  GstHarness *h = make_model_harness (&model);
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstAxTensorMeta *meta;
+  GstMapInfo map;
+  guint8 *before;
+
+  g_object_set (h->element, "fill", 7, "channel-order", 1, NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 50, 61);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  in = make_random_frame (&info, rand);
+  gst_buffer_map (in, &map, GST_MAP_READ);
+  before = g_memdup2 (map.data, map.size);
+  gst_buffer_unmap (in, &map);
+  out = gst_harness_push_and_pull (h, in);
+  meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+      GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->dtype, GST_AX_TENSOR_DTYPE_F32);
+  fail_unless_equals_int (meta->layout, GST_AX_TENSOR_LAYOUT_NCHW);
+  fail_unless_equals_int (meta->dims[1], 3);
+  fail_unless_equals_int (meta->dims[2], 29);
+  fail_unless_equals_int (meta->dims[3], 37);
+  check_tensor (meta, before, &info, find_format ("BGRx"), &bt601_limited, &t);
+  gst_buffer_unref (out);
+  g_free (before);
+  g_rand_free (rand);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_model_wrong_channels)
+{
+  GstAxModelInput model = { 32, 32, 1, GST_AX_TENSOR_DTYPE_U8,
+    GST_AX_TENSOR_LAYOUT_NHWC, 1.0f / 255.0f, 0, "gray", "gray-model"
+  };
+  GstHarness *h = make_model_harness (&model);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=64,height=48,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h,
+          gst_buffer_new_allocate (NULL, 64 * 48 * 3, NULL)), GST_FLOW_ERROR);
+  msg = pop_error (bus);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "gray-model") != NULL &&
+      strstr (err->message, "1 input channels") != NULL,
+      "unexpected error: %s", err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pool_reuse)
+{
+  GstHarness *h = gst_harness_new ("axletterbox");
+  GstVideoInfo info;
+  GHashTable *seen = g_hash_table_new (NULL, NULL);
+  guint i, after_warmup = 0;
+
+  g_object_set (h->element, "width", 64, "height", 64, NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 99, 55);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+
+  for (i = 0; i < POOL_FRAMES; i++) {
+    GstBuffer *out = gst_harness_push_and_pull (h,
+        gst_buffer_new_allocate (NULL, info.size, NULL));
+    GstAxTensorMeta *meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+    GstMemory *mem = gst_buffer_peek_memory (meta->data, 0);
+
+    if (i >= POOL_WARMUP_FRAMES && !g_hash_table_contains (seen, mem))
+      after_warmup++;
+    g_hash_table_add (seen, mem);
+    /* releasing the frame returns its tensor to the pool */
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_int (after_warmup, 0);
+  fail_unless (g_hash_table_size (seen) <= POOL_WARMUP_FRAMES);
+  g_hash_table_unref (seen);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Two frames in flight hold two tensors; a frame with an old input tensor
+ * gets it replaced. */
+GST_START_TEST (test_held_tensors_and_replacement)
+{
+  GstHarness *h = gst_harness_new ("axletterbox");
+  GstVideoInfo info;
+  GstBuffer *a, *b, *c;
+  GstAxTensorMeta *ma, *mb;
+
+  g_object_set (h->element, "width", 16, "height", 16, NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, 20, 10);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  a = gst_harness_push_and_pull (h, gst_buffer_new_allocate (NULL, info.size,
+          NULL));
+  b = gst_harness_push_and_pull (h, gst_buffer_new_allocate (NULL, info.size,
+          NULL));
+  ma = gst_buffer_get_ax_tensor_meta_by_role (a, GST_AX_TENSOR_ROLE_INPUT, 0,
+      0);
+  mb = gst_buffer_get_ax_tensor_meta_by_role (b, GST_AX_TENSOR_ROLE_INPUT, 0,
+      0);
+  fail_unless (gst_buffer_peek_memory (ma->data, 0) !=
+      gst_buffer_peek_memory (mb->data, 0));
+
+  c = gst_harness_push_and_pull (h, a);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (c,
+          GST_AX_TENSOR_ROLE_INPUT), 1);
+  gst_buffer_unref (b);
+  gst_buffer_unref (c);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_roi_mode)
+{
+  GstHarness *h = gst_harness_new ("axletterbox");
+  TensorSpec t = u8_rgb_bilinear;
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstMapInfo map;
+  guint8 *before;
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  static const guint rois[][4] = {
+    {5, 7, 21, 13}, {40, 2, 9, 30}, {60, 30, 100, 100}
+  };
+  const gchar *labels[] = { "ball", "cat", "ball" };
+  guint i;
+
+  t.tw = 24;
+  t.th = 20;
+  g_object_set (h->element, "width", t.tw, "height", t.th, "roi-mode", TRUE,
+      NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 71, 45);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+
+  in = make_random_frame (&info, rand);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++)
+    gst_buffer_add_video_region_of_interest_meta (in, labels[i], rois[i][0],
+        rois[i][1], rois[i][2], rois[i][3]);
+  gst_buffer_map (in, &map, GST_MAP_READ);
+  before = g_memdup2 (map.data, map.size);
+  gst_buffer_unmap (in, &map);
+
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 3);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++) {
+    GstAxTensorMeta *meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_INPUT, i, 0);
+    GstAxLetterbox lb;
+    /* the last region runs off the frame and is clipped to it */
+    gint rw = MIN (rois[i][0] + rois[i][2], 71) - rois[i][0];
+    gint rh = MIN (rois[i][1] + rois[i][3], 45) - rois[i][1];
+
+    fail_unless (meta != NULL);
+    gst_ax_letterbox_init (&lb, rw, rh, t.tw, t.th, TRUE, TRUE, DEFAULT_FILL);
+    fail_unless_equals_int (meta->letterbox.src_x, rois[i][0]);
+    fail_unless_equals_int (meta->letterbox.src_y, rois[i][1]);
+    fail_unless_equals_int (meta->letterbox.src_width, rw);
+    fail_unless_equals_int (meta->letterbox.src_height, rh);
+    fail_unless_equals_int (meta->letterbox.resized_width, lb.resized_width);
+    fail_unless_equals_int (meta->letterbox.pad_y, lb.pad_y);
+    check_tensor (meta, before, &info, find_format ("NV12"), &bt601_limited,
+        &t);
+  }
+  gst_buffer_unref (out);
+
+  /* a frame without regions passes without a tensor */
+  out = gst_harness_push_and_pull (h, gst_buffer_new_allocate (NULL,
+          info.size, NULL));
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 0);
+  gst_buffer_unref (out);
+
+  /* only the chosen class */
+  g_object_set (h->element, "roi-classes", "cat", NULL);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 1);
+  fail_unless_equals_int (gst_buffer_get_ax_tensor_meta_by_role (out,
+          GST_AX_TENSOR_ROLE_INPUT, 0, 0)->letterbox.src_x, 40);
+  gst_buffer_unref (out);
+
+  gst_buffer_unref (in);
+  g_free (before);
+  g_rand_free (rand);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+axletterbox_suite (void)
+{
+  Suite *s = suite_create ("axletterbox");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_formats_bilinear);
+  tcase_add_test (tc, test_formats_integer_ratios);
+  tcase_add_test (tc, test_formats_nearest);
+  tcase_add_test (tc, test_random_shapes);
+  tcase_add_test (tc, test_bgr_and_quantisation);
+  tcase_add_test (tc, test_colorimetry_from_caps);
+  tcase_add_test (tc, test_placement_options);
+  tcase_add_test (tc, test_content_edges);
+  tcase_add_test (tc, test_no_size_is_an_error);
+  tcase_add_test (tc, test_short_buffer_is_an_error);
+  tcase_add_test (tc, test_unsupported_format);
+  tcase_add_test (tc, test_model_query);
+  tcase_add_test (tc, test_model_query_f32_nchw);
+  tcase_add_test (tc, test_model_wrong_channels);
+  tcase_add_test (tc, test_pool_reuse);
+  tcase_add_test (tc, test_held_tensors_and_replacement);
+  tcase_add_test (tc, test_roi_mode);
+  return s;
+}
+
+GST_CHECK_MAIN (axletterbox);

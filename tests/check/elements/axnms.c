@@ -1,0 +1,706 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* axnms against a literal reference: decode every anchor and class in
+ * float, qsort, O(n^2) greedy NMS. The fast decoder must give the same
+ * boxes, bit for bit, in the same order. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <glib/gstdio.h>
+#include <gst/ax/ax.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gstaxnmsdecode.h"
+#include "gstaxnmsreference.h"
+
+#define REF_MAX 20000
+
+static void
+params_default (GstAxNmsParams * p, GstAxNmsDecodeKind kind)
+{
+  p->kind = kind;
+  p->box_format = GST_AX_NMS_BOX_XYWH;
+  p->score_threshold = 0.25f;
+  p->iou_threshold = 0.45f;
+  p->max_detections = 300;
+  p->class_agnostic = FALSE;
+  p->box_scale_x = 1.0f;
+  p->box_scale_y = 1.0f;
+}
+
+/* Runs both and asserts identical output; returns the detection count. */
+static guint
+check_same (GstAxNmsWork * w, const GstAxNmsParams * p, const RefTensor * t)
+{
+  GstAxNmsInput in;
+  GstAxNmsResult *res = g_new (GstAxNmsResult, REF_MAX);
+  RefDet *ref = g_new (RefDet, REF_MAX);
+  guint n, nr, i;
+
+  in.data = t->data;
+  in.dtype = t->dtype;
+  in.scale = t->scale;
+  in.zero_point = t->zp;
+  in.n_anchors = t->na;
+  in.n_classes = t->nc;
+
+  n = gst_ax_nms_run (w, p, &in, res, REF_MAX);
+  nr = ref_run (p, t, ref);
+  fail_unless_equals_int (n, nr);
+  for (i = 0; i < n; i++) {
+    fail_unless (res[i].anchor == ref[i].anchor, "det %u: anchor %u vs %u",
+        i, res[i].anchor, ref[i].anchor);
+    fail_unless_equals_int (res[i].class_id, ref[i].cls);
+    fail_unless (res[i].score == ref[i].score);
+    fail_unless (res[i].x0 == ref[i].x0 && res[i].y0 == ref[i].y0
+        && res[i].x1 == ref[i].x1 && res[i].y1 == ref[i].y1);
+  }
+  g_free (res);
+  g_free (ref);
+  return n;
+}
+
+static gsize
+dtype_size (GstAxTensorDType d)
+{
+  return gst_ax_tensor_dtype_size (d);
+}
+
+/* Random tensor whose boxes cluster, so NMS has work to do. Scores are
+ * uniform in the dtype's range, thinned by @sparsity. */
+static gpointer
+make_random (GRand * rng, const RefTensor * t, gdouble sparsity,
+    gdouble box_unit)
+{
+  gsize n = (gsize) t->na * (t->nc + (t->kind == GST_AX_NMS_DECODE_YOLOV8 ?
+          4 : 5));
+  gpointer data = g_malloc (n * dtype_size (t->dtype));
+  guint a, j, nv = t->nc + (t->kind == GST_AX_NMS_DECODE_YOLOV8 ? 4 : 5);
+
+  for (a = 0; a < t->na; a++) {
+    for (j = 0; j < nv; j++) {
+      gsize idx = t->kind == GST_AX_NMS_DECODE_YOLOV8 ?
+          (gsize) j * t->na + a : (gsize) a * nv + j;
+      gdouble v;
+
+      if (j < 4) {
+        /* 8 cluster centres; sizes 5..40 */
+        v = j < 2 ? (a % 8) * 6.0 + g_rand_double_range (rng, -2, 2)
+            : g_rand_double_range (rng, 5, 40);
+        v *= box_unit;
+      } else {
+        v = g_rand_double (rng) < sparsity ? 0.0 : g_rand_double (rng);
+      }
+      if (t->dtype == GST_AX_TENSOR_DTYPE_F32) {
+        ((gfloat *) data)[idx] = v;
+      } else {
+        gint q = (gint) lrint (v / t->scale) + t->zp;
+        if (t->dtype == GST_AX_TENSOR_DTYPE_I8)
+          ((gint8 *) data)[idx] = CLAMP (q, G_MININT8, G_MAXINT8);
+        else
+          ((guint8 *) data)[idx] = CLAMP (q, 0, G_MAXUINT8);
+      }
+    }
+  }
+  return data;
+}
+
+GST_START_TEST (test_random_matches_reference)
+{
+  static const GstAxTensorDType dtypes[] = { GST_AX_TENSOR_DTYPE_I8,
+    GST_AX_TENSOR_DTYPE_U8, GST_AX_TENSOR_DTYPE_F32
+  };
+  GstAxNmsWork *w = gst_ax_nms_work_new ();
+  GRand *rng = g_rand_new_with_seed (12345);
+  guint iter, total = 0;
+
+  for (iter = 0; iter < 120; iter++) {
+    RefTensor t;
+    GstAxNmsParams p;
+    gpointer data;
+
+    t.kind = iter % 2 ? GST_AX_NMS_DECODE_YOLOV5 : GST_AX_NMS_DECODE_YOLOV8;
+    t.dtype = dtypes[(iter / 2) % 3];
+    t.nc = g_rand_int_range (rng, 1, 12);
+    t.na = g_rand_int_range (rng, 1, 1500);
+    /* one scale per tensor: quantised boxes are normalised, so that they
+     * share the 0..1 range of the scores */
+    t.scale = t.dtype == GST_AX_TENSOR_DTYPE_F32 ? 1.0f : 1.0f / 200;
+    t.zp = t.dtype == GST_AX_TENSOR_DTYPE_I8 ? -100 : 3;
+    data = make_random (rng, &t, g_rand_double_range (rng, 0.5, 0.99),
+        t.dtype == GST_AX_TENSOR_DTYPE_F32 ? 1.0 : 0.01);
+    t.data = data;
+
+    params_default (&p, t.kind);
+    p.box_format = (iter / 6) % 2 ? GST_AX_NMS_BOX_LTRB : GST_AX_NMS_BOX_XYWH;
+    p.class_agnostic = (iter / 12) % 2;
+    p.score_threshold = g_rand_double_range (rng, 0.0, 0.9);
+    p.iou_threshold = g_rand_double_range (rng, 0.1, 0.9);
+    p.max_detections = g_rand_int_range (rng, 1, 400);
+    if (t.dtype != GST_AX_TENSOR_DTYPE_F32) {
+      p.box_scale_x = 640.0f;
+      p.box_scale_y = 480.0f;
+    }
+    total += check_same (w, &p, &t);
+    g_free (data);
+  }
+  /* the cases are not all empty */
+  fail_unless (total > 500, "only %u detections in total", total);
+  g_rand_free (rng);
+  gst_ax_nms_work_free (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_no_candidates)
+{
+  GstAxNmsWork *w = gst_ax_nms_work_new ();
+  gint8 data[(4 + 3) * 50];
+  RefTensor t = { GST_AX_NMS_DECODE_YOLOV8, GST_AX_TENSOR_DTYPE_I8, data,
+    1.0f / 255, -128, 50, 3
+  };
+  GstAxNmsParams p;
+
+  /* every score at exactly the threshold's level or below */
+  memset (data, -128 + 63, sizeof (data));
+  params_default (&p, t.kind);
+  fail_unless_equals_int (check_same (w, &p, &t), 0);
+  t.kind = GST_AX_NMS_DECODE_YOLOV5;
+  t.na = 50 * 7 / 8;
+  fail_unless_equals_int (check_same (w, &p, &t), 0);
+  gst_ax_nms_work_free (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_all_above_threshold)
+{
+  GstAxNmsWork *w = gst_ax_nms_work_new ();
+  const guint na = 8400, nc = 3;
+  gfloat *data = g_new (gfloat, (4 + nc) * na);
+  RefTensor t = { GST_AX_NMS_DECODE_YOLOV8, GST_AX_TENSOR_DTYPE_F32, data,
+    1.0f, 0, na, nc
+  };
+  GstAxNmsParams p;
+  guint a, c;
+
+  /* a grid of disjoint boxes, every one a candidate */
+  for (a = 0; a < na; a++) {
+    data[a] = (a % 100) * 10.0f + 4;
+    data[na + a] = (a / 100) * 10.0f + 4;
+    data[2 * na + a] = 8.0f;
+    data[3 * na + a] = 8.0f;
+    for (c = 0; c < nc; c++)
+      data[(4 + c) * na + a] = 0.3f + 0.6f * ((a * 7 + c * 13) % 101) / 100;
+  }
+  params_default (&p, t.kind);
+  fail_unless_equals_int (check_same (w, &p, &t), 300);
+  p.max_detections = 100000;
+  fail_unless_equals_int (check_same (w, &p, &t), na);
+  g_free (data);
+  gst_ax_nms_work_free (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_nan_inf)
+{
+  GstAxNmsWork *w = gst_ax_nms_work_new ();
+  GRand *rng = g_rand_new_with_seed (7);
+  const gfloat specials[] = { NAN, INFINITY, -INFINITY, -NAN };
+  guint iter;
+
+  for (iter = 0; iter < 20; iter++) {
+    RefTensor t;
+    GstAxNmsParams p;
+    gfloat *data;
+    guint i, n, total;
+
+    t.kind = iter % 2 ? GST_AX_NMS_DECODE_YOLOV5 : GST_AX_NMS_DECODE_YOLOV8;
+    t.dtype = GST_AX_TENSOR_DTYPE_F32;
+    t.scale = 1.0f;
+    t.zp = 0;
+    t.nc = g_rand_int_range (rng, 1, 6);
+    t.na = g_rand_int_range (rng, 100, 600);
+    data = make_random (rng, &t, 0.3, 1.0);
+    total = t.na * (t.nc + (iter % 2 ? 5 : 4));
+    n = total / 10;
+    for (i = 0; i < n; i++)
+      data[g_rand_int_range (rng, 0, total)] =
+          specials[g_rand_int_range (rng, 0, G_N_ELEMENTS (specials))];
+    t.data = data;
+    params_default (&p, t.kind);
+    p.score_threshold = 0.1f;
+    check_same (w, &p, &t);
+    g_free (data);
+  }
+  g_rand_free (rng);
+  gst_ax_nms_work_free (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_identical_boxes)
+{
+  GstAxNmsWork *w = gst_ax_nms_work_new ();
+  const guint na = 64, nc = 2;
+  gfloat data[(4 + 2) * 64];
+  RefTensor t = { GST_AX_NMS_DECODE_YOLOV8, GST_AX_TENSOR_DTYPE_F32, data,
+    1.0f, 0, na, nc
+  };
+  GstAxNmsParams p;
+  GstAxNmsResult res[4];
+  GstAxNmsInput in = { data, GST_AX_TENSOR_DTYPE_F32, 1.0f, 0, na, nc };
+  guint a;
+
+  /* the same box everywhere with the same score; classes alternate */
+  for (a = 0; a < na; a++) {
+    data[a] = 100;
+    data[na + a] = 50;
+    data[2 * na + a] = 20;
+    data[3 * na + a] = 10;
+    data[4 * na + a] = a % 2 ? 0.1f : 0.8f;
+    data[5 * na + a] = a % 2 ? 0.8f : 0.1f;
+  }
+  params_default (&p, t.kind);
+  fail_unless_equals_int (check_same (w, &p, &t), 2);
+  /* ties go to the lowest anchor, one per class */
+  fail_unless_equals_int (gst_ax_nms_run (w, &p, &in, res, 4), 2);
+  fail_unless_equals_int (res[0].anchor, 0);
+  fail_unless_equals_int (res[0].class_id, 0);
+  fail_unless_equals_int (res[1].anchor, 1);
+  fail_unless_equals_int (res[1].class_id, 1);
+  fail_unless_equals_float (res[0].x0, 90.0f);
+  fail_unless_equals_float (res[0].y1, 55.0f);
+  p.class_agnostic = TRUE;
+  fail_unless_equals_int (check_same (w, &p, &t), 1);
+  gst_ax_nms_work_free (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_zero_area_boxes)
+{
+  GstAxNmsWork *w = gst_ax_nms_work_new ();
+  const guint na = 40, nc = 1;
+  guint8 data[(5 + 1) * 40];
+  RefTensor t = { GST_AX_NMS_DECODE_YOLOV5, GST_AX_TENSOR_DTYPE_U8, data,
+    1.0f / 255, 0, na, nc
+  };
+  GstAxNmsParams p;
+  guint a;
+
+  /* zero width and height at one point: IoU is 0/0, never a suppression */
+  for (a = 0; a < na; a++) {
+    data[a * 6 + 0] = 100;
+    data[a * 6 + 1] = 100;
+    data[a * 6 + 2] = 0;
+    data[a * 6 + 3] = 0;
+    data[a * 6 + 4] = 255;
+    data[a * 6 + 5] = 200 + (a % 50);
+  }
+  params_default (&p, t.kind);
+  fail_unless_equals_int (check_same (w, &p, &t), na);
+  gst_ax_nms_work_free (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_invalid_tensors)
+{
+  GstBuffer *frame = gst_buffer_new ();
+  gint64 dims3[3] = { 1, 4, 100 }, dims_ok[3] = { 1, 7, 100 };
+  GstAxTensorMeta *m;
+  GstAxNmsInput in;
+  gchar *err = NULL;
+
+  m = gst_buffer_add_ax_tensor_meta (frame, "out", GST_AX_TENSOR_ROLE_OUTPUT,
+      GST_AX_TENSOR_DTYPE_I8, GST_AX_TENSOR_LAYOUT_NHWC, 3, dims3, 0.1f, 0,
+      gst_buffer_new_allocate (NULL, 400, NULL));
+  fail_if (gst_ax_nms_input_from_meta (m, GST_AX_NMS_DECODE_YOLOV8, &in, &err));
+  fail_unless (strstr (err, "[4 + classes, anchors]") != NULL, "%s", err);
+  g_free (err);
+
+  m = gst_buffer_add_ax_tensor_meta (frame, "q", GST_AX_TENSOR_ROLE_OUTPUT,
+      GST_AX_TENSOR_DTYPE_I8, GST_AX_TENSOR_LAYOUT_NHWC, 3, dims_ok, 0.0f, 0,
+      gst_buffer_new_allocate (NULL, 700, NULL));
+  fail_if (gst_ax_nms_input_from_meta (m, GST_AX_NMS_DECODE_YOLOV8, &in, &err));
+  fail_unless (strstr (err, "positive scale") != NULL, "%s", err);
+  g_free (err);
+
+  fail_unless (gst_ax_nms_input_from_meta (m, GST_AX_NMS_DECODE_YOLOV5, &in,
+          &err) == FALSE);
+  g_free (err);
+  gst_buffer_unref (frame);
+}
+
+GST_END_TEST;
+
+/* --- the element --- */
+
+#define FRAME_W 1280
+#define FRAME_H 720
+#define TENSOR_SIZE 640
+
+static GstBuffer *
+make_frame (GstHarness * h, const gint8 * out, guint na, guint nc,
+    gboolean with_input)
+{
+  GstBuffer *buf = gst_harness_create_buffer (h, 16);
+  gint64 odims[3] = { 1, 4 + nc, na };
+  gint64 idims[4] = { 1, TENSOR_SIZE, TENSOR_SIZE, 3 };
+  GstBuffer *odata = gst_buffer_new_memdup (out, (4 + nc) * na);
+  GstAxTensorMeta *m;
+
+  m = gst_buffer_add_ax_tensor_meta (buf, "output0",
+      GST_AX_TENSOR_ROLE_OUTPUT, GST_AX_TENSOR_DTYPE_I8,
+      GST_AX_TENSOR_LAYOUT_NHWC, 3, odims, 1.0f / 255, -128, odata);
+  fail_unless (m != NULL);
+  if (with_input) {
+    m = gst_buffer_add_ax_tensor_meta (buf, "images",
+        GST_AX_TENSOR_ROLE_INPUT, GST_AX_TENSOR_DTYPE_U8,
+        GST_AX_TENSOR_LAYOUT_NHWC, 4, idims, 1.0f / 255, 0,
+        gst_buffer_new_allocate (NULL, TENSOR_SIZE * TENSOR_SIZE * 3, NULL));
+    m->has_letterbox = gst_ax_letterbox_init (&m->letterbox, FRAME_W,
+        FRAME_H, TENSOR_SIZE, TENSOR_SIZE, TRUE, FALSE, 114);
+  }
+  return buf;
+}
+
+/* Two objects in normalised units: class 1 at (0.5, 0.5) size 0.25, class
+ * 0 at (0.1, 0.9) size 0.1, each on several anchors; noise elsewhere. */
+static void
+fill_two_objects (gint8 * t, guint na, guint nc)
+{
+  guint a;
+
+  memset (t, -128, (4 + nc) * na);
+  for (a = 0; a < 6; a++) {
+    guint k = 10 + a;
+    t[k] = -128 + 128 + (gint) a - 3;   /* x ~ 0.5 */
+    t[na + k] = -128 + 128;
+    t[2 * na + k] = -128 + 64;
+    t[3 * na + k] = -128 + 64;
+    t[(4 + 1) * na + k] = -128 + 200 + (gint) a;
+    k = 30 + a;
+    t[k] = -128 + 26;
+    t[na + k] = -128 + 230;
+    t[2 * na + k] = -128 + 26;
+    t[3 * na + k] = -128 + 26;
+    t[(4 + 0) * na + k] = -128 + 150 - (gint) a;
+  }
+}
+
+GST_START_TEST (test_element_letterbox_and_labels)
+{
+  GstHarness *h;
+  gchar *launch;
+  const guint na = 64, nc = 3;
+  gint8 t[(4 + 3) * 64];
+  GstBuffer *out;
+  GstAxDetection det;
+  GstVideoRegionOfInterestMeta *roi;
+  gpointer state = NULL;
+  gchar *labels_path;
+  GError *err = NULL;
+  gint fd;
+  GstAxLetterbox lb;
+  gdouble tb[4], sb[4];
+
+  fd = g_file_open_tmp ("axnms-labels-XXXXXX", &labels_path, &err);
+  fail_unless (fd >= 0);
+  close (fd);
+  fail_unless (g_file_set_contents (labels_path, "cat\nball\ndog\n", -1, NULL));
+
+  /* labels are read when the element starts */
+  launch = g_strdup_printf ("axnms labels=\"%s\" box-units=normalized",
+      labels_path);
+  h = gst_harness_new_parse (launch);
+  g_free (launch);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGB,width=1280,"
+      "height=720,framerate=30/1");
+  fill_two_objects (t, na, nc);
+  out = gst_harness_push_and_pull (h, make_frame (h, t, na, nc, TRUE));
+  fail_unless (out != NULL);
+
+  fail_unless_equals_int (gst_ax_detection_count (out), 2);
+  /* tensors consumed */
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_OUTPUT), 0);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 0);
+
+  gst_ax_letterbox_init (&lb, FRAME_W, FRAME_H, TENSOR_SIZE, TENSOR_SIZE,
+      TRUE, FALSE, 114);
+  /* best: the ball, anchor 15 (score (200+5)/255), x centre 0.5+2/255 */
+  fail_unless (gst_ax_detection_iterate (out, &state, &det, &roi));
+  fail_unless_equals_string (det.label, "ball");
+  fail_unless_equals_int (det.label_id, 1);
+  fail_unless_equals_float (det.confidence, 205.0f / 255);
+  tb[0] = (130.0f / 255 - 64.0f / 255 * 0.5f) * 640;
+  tb[1] = (128.0f / 255 - 64.0f / 255 * 0.5f) * 640;
+  tb[2] = (130.0f / 255 + 64.0f / 255 * 0.5f) * 640;
+  tb[3] = (128.0f / 255 + 64.0f / 255 * 0.5f) * 640;
+  gst_ax_letterbox_box_to_source (&lb, tb, sb, FRAME_W, FRAME_H);
+  fail_unless (fabs (det.x_min - sb[0] / FRAME_W) < 1e-6);
+  fail_unless (fabs (det.y_min - sb[1] / FRAME_H) < 1e-6);
+  fail_unless (fabs (det.x_max - sb[2] / FRAME_W) < 1e-6);
+  fail_unless (fabs (det.y_max - sb[3] / FRAME_H) < 1e-6);
+  /* the letterbox pads 140 rows at the top of the 640x640 tensor */
+  fail_unless_equals_int (roi->y, (gint) lround (sb[1]));
+  fail_unless (sb[1] > 0 && sb[3] < FRAME_H);
+
+  /* second: the cat near the bottom-left corner, clamped to the frame */
+  fail_unless (gst_ax_detection_iterate (out, &state, &det, &roi));
+  fail_unless_equals_string (det.label, "cat");
+  fail_unless_equals_float (det.confidence, 150.0f / 255);
+  fail_unless (det.x_min >= 0.0f && det.y_max <= 1.0f);
+  fail_unless (!gst_ax_detection_iterate (out, &state, &det, &roi));
+  gst_buffer_unref (out);
+
+  gst_harness_teardown (h);
+  g_unlink (labels_path);
+  g_free (labels_path);
+}
+
+GST_END_TEST;
+
+/* A cascade frame: instance 1 is a crop of the frame at (CROP_X, CROP_Y);
+ * each instance's boxes go through its own letterbox, and only the
+ * tensors of decoded instances are removed. */
+#define CROP_X 200
+#define CROP_Y 100
+#define CROP_W 640
+#define CROP_H 360
+
+GST_START_TEST (test_element_two_instances)
+{
+  GstHarness *h = gst_harness_new_parse ("axnms box-units=normalized");
+  const guint na = 64, nc = 3;
+  gint8 t[(4 + 3) * 64];
+  gint64 odims[3] = { 1, 4 + 3, 64 };
+  gint64 idims[4] = { 1, TENSOR_SIZE, TENSOR_SIZE, 3 };
+  GstBuffer *buf, *out;
+  GstAxTensorMeta *m;
+  GstAxDetection det;
+  GstAxLetterbox lb0, lb1;
+  gpointer state = NULL;
+  gdouble tb[4], sb[4];
+  guint n = 0;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGB,width=1280,"
+      "height=720,framerate=30/1");
+  fill_two_objects (t, na, nc);
+  buf = make_frame (h, t, na, nc, TRUE);
+  lb0 = gst_buffer_get_ax_tensor_meta_by_role (buf, GST_AX_TENSOR_ROLE_INPUT,
+      0, 0)->letterbox;
+  m = gst_buffer_add_ax_tensor_meta (buf, "output0",
+      GST_AX_TENSOR_ROLE_OUTPUT, GST_AX_TENSOR_DTYPE_I8,
+      GST_AX_TENSOR_LAYOUT_NHWC, 3, odims, 1.0f / 255, -128,
+      gst_buffer_new_memdup (t, sizeof (t)));
+  m->instance = 1;
+  m = gst_buffer_add_ax_tensor_meta (buf, "images",
+      GST_AX_TENSOR_ROLE_INPUT, GST_AX_TENSOR_DTYPE_U8,
+      GST_AX_TENSOR_LAYOUT_NHWC, 4, idims, 1.0f / 255, 0,
+      gst_buffer_new_allocate (NULL, TENSOR_SIZE * TENSOR_SIZE * 3, NULL));
+  m->instance = 1;
+  m->has_letterbox = gst_ax_letterbox_init (&m->letterbox, CROP_W, CROP_H,
+      TENSOR_SIZE, TENSOR_SIZE, TRUE, FALSE, 114);
+  m->letterbox.src_x = CROP_X;
+  m->letterbox.src_y = CROP_Y;
+  lb1 = m->letterbox;
+  /* an input of a third instance without outputs stays */
+  m = gst_buffer_add_ax_tensor_meta (buf, "images",
+      GST_AX_TENSOR_ROLE_INPUT, GST_AX_TENSOR_DTYPE_U8,
+      GST_AX_TENSOR_LAYOUT_NHWC, 4, idims, 1.0f / 255, 0,
+      gst_buffer_new_allocate (NULL, TENSOR_SIZE * TENSOR_SIZE * 3, NULL));
+  m->instance = 2;
+
+  out = gst_harness_push_and_pull (h, buf);
+  fail_unless_equals_int (gst_ax_detection_count (out), 4);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_OUTPUT), 0);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 1);
+
+  /* the ball of each instance, through its own geometry */
+  tb[0] = (130.0f / 255 - 64.0f / 255 * 0.5f) * 640;
+  tb[1] = (128.0f / 255 - 64.0f / 255 * 0.5f) * 640;
+  tb[2] = (130.0f / 255 + 64.0f / 255 * 0.5f) * 640;
+  tb[3] = (128.0f / 255 + 64.0f / 255 * 0.5f) * 640;
+  while (gst_ax_detection_iterate (out, &state, &det, NULL)) {
+    if (det.label_id != 1)
+      continue;
+    gst_ax_letterbox_box_to_source (n == 0 ? &lb0 : &lb1, tb, sb, FRAME_W,
+        FRAME_H);
+    fail_unless (fabs (det.x_min - sb[0] / FRAME_W) < 1e-6);
+    fail_unless (fabs (det.y_max - sb[3] / FRAME_H) < 1e-6);
+    n++;
+  }
+  fail_unless_equals_int (n, 2);
+  /* the crop's ball is not the full frame's ball */
+  fail_unless (lb0.scale != lb1.scale);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_element_keep_tensors_and_no_letterbox)
+{
+  GstHarness *h = gst_harness_new ("axnms");
+  const guint na = 64, nc = 3;
+  gint8 t[(4 + 3) * 64];
+  GstBuffer *out;
+  GstAxDetection det;
+  gpointer state = NULL;
+
+  g_object_set (h->element, "keep-tensors", TRUE, "class-agnostic", TRUE,
+      "score-threshold", 0.7f, NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGB,width=1280,"
+      "height=720,framerate=30/1");
+  fill_two_objects (t, na, nc);
+  /* pixel units without a letterbox: boxes are frame pixels near (0,0) */
+  out = gst_harness_push_and_pull (h, make_frame (h, t, na, nc, FALSE));
+  fail_unless_equals_int (gst_ax_detection_count (out), 1);
+  fail_unless (gst_ax_detection_iterate (out, &state, &det, NULL));
+  fail_unless_equals_string (det.label, "class1");
+  fail_unless (fabs (det.x_max - (130.0 / 255 + 32.0 / 255) / FRAME_W) < 1e-6);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_OUTPUT), 1);
+  gst_buffer_unref (out);
+
+  /* frames without tensors pass untouched */
+  out = gst_harness_push_and_pull (h, gst_harness_create_buffer (h, 16));
+  fail_unless_equals_int (gst_ax_detection_count (out), 0);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_element_bad_shape_errors)
+{
+  GstHarness *h = gst_harness_new ("axnms");
+  gint8 t[(4 + 3) * 64];
+
+  memset (t, 0, sizeof (t));
+  g_object_set (h->element, "decode", 1, NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGB,width=1280,"
+      "height=720,framerate=30/1");
+  /* yolov5 needs more than 5 columns */
+  {
+    GstBuffer *buf = gst_harness_create_buffer (h, 16);
+    gint64 dims[3] = { 1, 64, 5 };
+    gst_buffer_add_ax_tensor_meta (buf, "output0", GST_AX_TENSOR_ROLE_OUTPUT,
+        GST_AX_TENSOR_DTYPE_I8, GST_AX_TENSOR_LAYOUT_NHWC, 3, dims, 0.1f, 0,
+        gst_buffer_new_memdup (t, 5 * 64));
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_element_missing_labels_file)
+{
+  GstElement *e = gst_element_factory_make ("axnms", NULL);
+
+  g_object_set (e, "labels", "/nonexistent/labels.txt", NULL);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* The real outputs of the ball model on videotestsrc pattern=ball: the
+ * fast path and the reference agree on every frame, for several
+ * settings. */
+GST_START_TEST (test_ball_model_outputs)
+{
+  GstHarness *h = gst_harness_new_parse ("axletterbox ! "
+      "axinference model=ball-detector");
+  GstAxNmsWork *w = gst_ax_nms_work_new ();
+  guint i, total = 0;
+
+  gst_harness_add_src_parse (h, "videotestsrc pattern=ball ! capsfilter "
+      "caps=video/x-raw,format=RGB,width=320,height=240,framerate=30/1", FALSE);
+  for (i = 0; i < 30; i++) {
+    GstBuffer *out;
+    GstAxTensorMeta *m;
+    GstMapInfo map;
+    GstAxNmsInput in;
+    GstAxNmsParams p;
+    RefTensor t;
+
+    fail_unless_equals_int (gst_harness_push_from_src (h), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    m = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_OUTPUT, 0, 0);
+    fail_unless (m != NULL);
+    fail_unless (gst_ax_nms_input_from_meta (m, GST_AX_NMS_DECODE_YOLOV8,
+            &in, NULL));
+    fail_unless (gst_buffer_map (m->data, &map, GST_MAP_READ));
+    t.kind = GST_AX_NMS_DECODE_YOLOV8;
+    t.dtype = in.dtype;
+    t.data = map.data;
+    t.scale = in.scale;
+    t.zp = in.zero_point;
+    t.na = in.n_anchors;
+    t.nc = in.n_classes;
+
+    params_default (&p, t.kind);
+    total += check_same (w, &p, &t);
+    p.score_threshold = 0.0f;
+    p.iou_threshold = 0.1f;
+    check_same (w, &p, &t);
+    p.class_agnostic = TRUE;
+    p.box_format = GST_AX_NMS_BOX_LTRB;
+    check_same (w, &p, &t);
+    gst_buffer_unmap (m->data, &map);
+    gst_buffer_unref (out);
+  }
+  /* the ball is found on (nearly) every frame */
+  fail_unless (total >= 30, "%u detections on 30 frames", total);
+  gst_ax_nms_work_free (w);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+axnms_suite (void)
+{
+  Suite *s = suite_create ("axnms");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_random_matches_reference);
+  tcase_add_test (tc, test_no_candidates);
+  tcase_add_test (tc, test_all_above_threshold);
+  tcase_add_test (tc, test_nan_inf);
+  tcase_add_test (tc, test_identical_boxes);
+  tcase_add_test (tc, test_zero_area_boxes);
+  tcase_add_test (tc, test_invalid_tensors);
+  tcase_add_test (tc, test_element_letterbox_and_labels);
+  tcase_add_test (tc, test_element_keep_tensors_and_no_letterbox);
+  tcase_add_test (tc, test_element_two_instances);
+  tcase_add_test (tc, test_element_bad_shape_errors);
+  tcase_add_test (tc, test_element_missing_labels_file);
+  tcase_add_test (tc, test_ball_model_outputs);
+  return s;
+}
+
+GST_CHECK_MAIN (axnms);

@@ -399,6 +399,9 @@ infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
               "shape dimensions must be >= 1 (one may be -1)");
         else
           known *= d[i];
+        if (known > SIMNPU_MAX_TENSOR_ELEMENTS)
+          return op_error (error, SIMNPU_ESHAPE, op, oi,
+              "new shape has more than 2^26 elements");
       }
       if (infer >= 0) {
         if (simnpu__tensor_elements (in) % known != 0)

@@ -714,6 +714,15 @@ prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
   const simnpu__tensor *out = &g->tensors[op->outputs[0]];
   unsigned i;
 
+  for (i = 0; i < op->n_inputs; i++) {
+    /* conv weights (i8) and bias (i32) are checked below */
+    if (op->type == SIMNPU_OP_CONV2D && i > 0)
+      break;
+    if (g->tensors[op->inputs[i]].dtype != SIMNPU_DTYPE_I8)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "data inputs must be i8 tensors");
+  }
+
   switch (op->type) {
     case SIMNPU_OP_CONV2D:{
       const simnpu__tensor *w = &g->tensors[op->inputs[1]];

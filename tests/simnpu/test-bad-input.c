@@ -194,6 +194,12 @@ test_json_malformed (void)
 
   expect_json_error ("{\"format\": ", SIMNPU_EFORMAT, "graph JSON");
   expect_json_error ("[1, 2]", SIMNPU_EFORMAT, "expected a JSON object");
+  {
+    /* nesting deep enough to exhaust a recursive parser's stack */
+    gchar *deep = g_strnfill (200000, '[');
+    expect_json_error (deep, SIMNPU_EFORMAT, "nested deeper than 64");
+    g_free (deep);
+  }
   expect_json_error ("{\"format\": \"onnx\"}", SIMNPU_EFORMAT, "$.format");
   expect_json_error ("{\"format\": \"simnpu-graph\", \"version\": 2}",
       SIMNPU_EVERSION, "$.version");

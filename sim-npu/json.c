@@ -926,7 +926,9 @@ json_depth (const char *data, size_t size)
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      deepest = MAX (deepest, ++depth);
+      /* not inside MAX (), which evaluates its arguments twice */
+      depth++;
+      deepest = MAX (deepest, depth);
     } else if ((c == ']' || c == '}') && depth > 0) {
       depth--;
     }

@@ -26,17 +26,18 @@ import struct
 HERE = os.path.dirname(os.path.abspath(__file__))
 NAME = "ball-detector"
 
-INPUT = 96           # input tensor is INPUT x INPUT RGB
-STRIDE = 4           # anchor grid stride, pixels
+INPUT = 320          # input tensor is INPUT x INPUT RGB
+STRIDE = 2           # anchor grid stride, pixels
 GRID = INPUT // STRIDE
-REACH = 7            # cells looked at on each side of an anchor
+REACH = 16           # cells looked at on each side of an anchor: blobs up
+                     # to 2 * REACH * STRIDE = 64 px across are measured
 N_CLASSES = 1
 
 # Brightness threshold: the mask is clamp(GAIN * (Y - THRESHOLD), 0, 1) with
 # Y the mean of R, G, B over a 2x2 pixel block, in [0, 1]. A block half
 # covered by a white blob sits at the threshold, so blob edges are not
 # biased; letterbox padding (114/255 = 0.45) stays below it.
-MASK_BLOCK = 2
+MASK_BLOCK = 1
 THRESHOLD = 0.5
 GAIN = 16.0
 
@@ -45,6 +46,9 @@ GAIN = 16.0
 # in cells.
 EXTENT_CAP = 6.0
 ASYM_WEIGHT = 2.0
+# asymmetry below this many cells per direction is not penalised: a blob
+# of 1.5 cells lying across a cell border leaves both anchors at 0.375
+ASYM_DEAD_ZONE = 0.5
 SCORE_BIAS = 1.0
 SCORE_GAIN = 2.0
 
@@ -52,9 +56,12 @@ SCORE_GAIN = 2.0
 # saturation does the clamping the design needs.
 Q_INPUT = (1.0 / 255.0, 0)          # u8
 Q_MASK = (1.0 / 255.0, -128)        # [0, 1]
-Q_EXTENT = (1.0 / 32.0, -128)       # [0, 7.97] cells
-Q_BOXHEAD = (0.5, 0)                # [-64, 63.5] pixels
-Q_OUTPUT = (0.5, -128)              # [0, 127.5] pixels; scores 0, 0.5, 1
+Q_EXTENT = (1.0 / 8.0, -128)       # [0, 31.9] cells
+Q_BOXHEAD = (1.0, 0)                # [-128, 127] pixels
+Q_ANCHORS = (2.0, -128)             # [0, 510] pixels: the cell corners
+                                    # are exact; box_rel's bias adds the
+                                    # half cell
+Q_OUTPUT = (1.25, -128)             # [0, 318.75] pixels
 Q_ASYM = (EXTENT_CAP / 255.0, -128)  # [0, 6] cells: saturates the cap
 Q_LOGIT = (1.0 / 16.0, 0)           # [-8, 7.94]
 Q_SIGMOID = (1.0 / 256.0, -128)     # [0, 1)
@@ -161,7 +168,7 @@ def design():
     ops.append(conv(w, "box_rel", "extents", "box_rel", (1, 1), 4,
                     [[-s / 2, s / 2, 0, 0], [0, 0, -s / 2, s / 2],
                      [s, s, 0, 0], [0, 0, s, s]],
-                    [0.0] * 4, Q_EXTENT, Q_BOXHEAD))
+                    [s / 2, s / 2, 0.0, 0.0], Q_EXTENT, Q_BOXHEAD))
     # 6. add the anchor centres: box = (cx, cy, w, h)
     ops.append({"name": "box", "type": "add",
                 "inputs": ["box_rel", "anchors"], "outputs": ["box"],
@@ -171,7 +178,8 @@ def design():
     ops.append(conv(w, "asym", "extents", "asym", (1, 1), 5,
                     [[-1, 1, 0, 0], [1, -1, 0, 0], [0, 0, -1, 1],
                      [0, 0, 1, -1], [1, 1, 1, 1]],
-                    [0.0] * 5, Q_EXTENT, Q_ASYM, activation="relu"))
+                    [-ASYM_DEAD_ZONE] * 4 + [0.0], Q_EXTENT, Q_ASYM,
+                    activation="relu"))
     a = -SCORE_GAIN * ASYM_WEIGHT
     ops.append(conv(w, "logit", "asym", "logit", (1, 1), 1,
                     [[a, a, a, a, SCORE_GAIN]], [-SCORE_GAIN * SCORE_BIAS],
@@ -196,9 +204,10 @@ def design():
     anchors = bytearray()
     for y in range(GRID):
         for x in range(GRID):
-            for v in (x * STRIDE + STRIDE / 2, y * STRIDE + STRIDE / 2, 0, 0):
-                q = round(v / Q_OUTPUT[0]) + Q_OUTPUT[1]
+            for v in (x * STRIDE, y * STRIDE, 0, 0):
+                q = round(v / Q_ANCHORS[0]) + Q_ANCHORS[1]
                 assert -128 <= q <= 127
+                assert (q - Q_ANCHORS[1]) * Q_ANCHORS[0] == v
                 anchors += struct.pack("b", q)
 
     graph = {
@@ -226,8 +235,8 @@ def design():
                      "dtype": "i8", "layout": "NCHW",
                      "scale": Q_OUTPUT[0], "zero_point": Q_OUTPUT[1]}],
         "constants": [{"name": "anchors", "shape": [1, GRID, GRID, 4],
-                       "dtype": "i8", "scale": Q_OUTPUT[0],
-                       "zero_point": Q_OUTPUT[1],
+                       "dtype": "i8", "scale": Q_ANCHORS[0],
+                       "zero_point": Q_ANCHORS[1],
                        "data": w.add(bytes(anchors))}],
         "ops": ops,
     }

@@ -41,11 +41,16 @@ enum
   SEC_IO,
   SEC_DATA,
   SEC_SCHEDULE,
-  N_SECTIONS = SEC_SCHEDULE
+  SEC_LABELS,
+  N_SECTIONS = SEC_LABELS
 };
 
+/* version 1.0 files end with the schedule section */
+#define N_SECTIONS_V1_0 SEC_SCHEDULE
+#define LABELS_MINOR 1
+
 static const char *const section_names[] = {
-  "", "strings", "tensors", "ops", "io", "data", "schedule"
+  "", "strings", "tensors", "ops", "io", "data", "schedule", "labels"
 };
 
 /* ------------------------------------------------------------------ */
@@ -93,7 +98,7 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
     const char *path, simnpu_error * error)
 {
   writer w;
-  guint8 *tensors, *ops, *io, *sched, *header;
+  guint8 *tensors, *ops, *io, *sched, *labels, *header;
   GByteArray *file;
   size_t sizes[N_SECTIONS + 1], offsets[N_SECTIONS + 1];
   guint8 *blobs[N_SECTIONS + 1];
@@ -175,6 +180,13 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
     put (r, &pos, &a->device_ns, 8);
   }
 
+  /* labels: a string offset each, class 0 first */
+  labels = g_malloc0 ((size_t) MAX (g->n_labels, 1) * 4);
+  for (i = 0; i < g->n_labels; i++) {
+    u32 = add_string (&w, g->labels[i]);
+    memcpy (labels + (size_t) i * 4, &u32, 4);
+  }
+
   blobs[SEC_STRINGS] = w.strings->data;
   sizes[SEC_STRINGS] = w.strings->len;
   blobs[SEC_TENSORS] = tensors;
@@ -187,6 +199,8 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
   sizes[SEC_DATA] = w.data->len;
   blobs[SEC_SCHEDULE] = sched;
   sizes[SEC_SCHEDULE] = (size_t) s->n_actions * ACTION_BYTES;
+  blobs[SEC_LABELS] = labels;
+  sizes[SEC_LABELS] = (size_t) g->n_labels * 4;
 
   total = HEADER_BYTES + N_SECTIONS * SECTION_BYTES;
   for (i = 1; i <= N_SECTIONS; i++) {
@@ -234,6 +248,9 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
       case SEC_SCHEDULE:
         count = s->n_actions;
         break;
+      case SEC_LABELS:
+        count = g->n_labels;
+        break;
       default:
         count = (uint32_t) sizes[i];
         break;
@@ -257,6 +274,7 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
   g_free (ops);
   g_free (io);
   g_free (sched);
+  g_free (labels);
   return ret;
 }
 
@@ -345,8 +363,9 @@ read_sections (reader * r)
     return bad (r, "file_bytes", "%" G_GUINT64_FORMAT " but the file has "
         "%zu bytes (truncated or padded)", (guint64) file_bytes, r->size);
   n_sec = rd32 (h + 24);
-  if (n_sec != N_SECTIONS)
-    return bad (r, "n_sections", "%u; expected %d", n_sec, N_SECTIONS);
+  if (minor < LABELS_MINOR ? n_sec != N_SECTIONS_V1_0 : n_sec != N_SECTIONS)
+    return bad (r, "n_sections", "%u; expected %d for version %u.%u", n_sec,
+        minor < LABELS_MINOR ? N_SECTIONS_V1_0 : N_SECTIONS, major, minor);
   table_end = HEADER_BYTES + (uint64_t) n_sec *SECTION_BYTES;
   if (table_end > r->size)
     return bad (r, "section table", "extends past the end of the file");
@@ -437,8 +456,10 @@ read_tensor (reader * r, simnpu__graph * g, unsigned i)
   bytes = rd64 (p + 64);
   soff = rd64 (p + 72);
   if (t->kind != SIMNPU_TENSOR_CONSTANT && (off != NO_DATA
-          || t->n_channel_scales != 0))
-    return bad (r, field, "only constants may carry data");
+          || (t->n_channel_scales != 0 && (t->kind != SIMNPU_TENSOR_OUTPUT
+                  || t->io_dtype != SIMNPU_DTYPE_F32))))
+    return bad (r, field, "only constants may carry data, and only they and "
+        "f32 outputs per-channel scales");
   if (off != NO_DATA) {
     if ((ret = read_blob (r, off, bytes, field, &t->data)) < 0)
       return ret;
@@ -525,6 +546,29 @@ read_schedule (reader * r, const simnpu__graph * g, simnpu__schedule * s)
   return 0;
 }
 
+/* Absent in 1.0 files: no labels. */
+static int
+read_labels (reader * r, simnpu__graph * g)
+{
+  const guint8 *p = r->base + r->off[SEC_LABELS];
+  unsigned i;
+  int ret;
+
+  g->n_labels = r->count[SEC_LABELS];
+  g->labels = g_new0 (char *, g->n_labels + 1);
+  for (i = 0; i < g->n_labels; i++) {
+    char field[64];
+    const char *problem;
+    snprintf (field, sizeof (field), "labels[%u]", i);
+    if ((ret = get_str (r, rd32 (p + 4 * i), field, &g->labels[i])) < 0)
+      return ret;
+    if ((problem = simnpu__label_problem (g->labels[i])) != NULL)
+      return bad (r, field, "label %s; expected a non-empty name under "
+          "256 bytes without control characters", problem);
+  }
+  return 0;
+}
+
 int
 simnpu__axm_read (const void *data, size_t size, simnpu__graph ** out_graph,
     simnpu__schedule * s, simnpu_error * error)
@@ -546,7 +590,8 @@ simnpu__axm_read (const void *data, size_t size, simnpu__graph ** out_graph,
               SIMNPU_MAX_TENSORS)) < 0
       || (ret = check_count (&r, SEC_OPS, OP_BYTES, SIMNPU_MAX_OPS)) < 0
       || (ret = check_count (&r, SEC_IO, 4, 2 * SIMNPU_MAX_IO)) < 0
-      || (ret = check_count (&r, SEC_SCHEDULE, ACTION_BYTES, MAX_ACTIONS)) < 0)
+      || (ret = check_count (&r, SEC_SCHEDULE, ACTION_BYTES, MAX_ACTIONS)) < 0
+      || (ret = check_count (&r, SEC_LABELS, 4, SIMNPU_MAX_LABELS)) < 0)
     return ret;
 
   flags = rd32 (r.base + 28);
@@ -588,6 +633,8 @@ simnpu__axm_read (const void *data, size_t size, simnpu__graph ** out_graph,
   for (i = 0; i < n_out; i++)
     g->outputs[i] = rd32 (io + 4 * (n_in + i));
   if ((ret = read_schedule (&r, g, s)) < 0)
+    goto fail;
+  if ((ret = read_labels (&r, g)) < 0)
     goto fail;
   if ((ret = simnpu__graph_validate (g, error)) < 0)
     goto fail;

@@ -91,7 +91,26 @@ simnpu__graph_free (simnpu__graph * g)
   g_free (g->tensors);
   g_free (g->ops);
   g_free (g->name);
+  g_strfreev (g->labels);
   g_free (g);
+}
+
+/* NULL if @label is acceptable as a class label, else what is wrong */
+const char *
+simnpu__label_problem (const char *label)
+{
+  const char *p;
+
+  if (label[0] == '\0')
+    return "is empty";
+  if (strlen (label) >= SIMNPU_MAX_NAME_BYTES)
+    return "is longer than 255 bytes";
+  if (!g_utf8_validate (label, -1, NULL))
+    return "is not valid UTF-8";
+  for (p = label; *p; p++)
+    if ((unsigned char) *p < 0x20 || *p == 0x7f)
+      return "contains a control character";
+  return NULL;
 }
 
 int64_t
@@ -626,6 +645,22 @@ simnpu__graph_validate (simnpu__graph * g, simnpu_error * error)
         && t->io_dtype != SIMNPU_DTYPE_I8 && t->io_dtype != SIMNPU_DTYPE_F32)
       return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
           "output '%s': dtype must be u8, i8 or f32", t->name);
+    if (t->n_channel_scales != 0 && t->kind != SIMNPU_TENSOR_CONSTANT
+        && !(t->kind == SIMNPU_TENSOR_OUTPUT
+            && t->io_dtype == SIMNPU_DTYPE_F32))
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "tensor '%s': only constants and f32 outputs carry per-channel "
+          "scales", t->name);
+    if (t->kind == SIMNPU_TENSOR_OUTPUT && t->n_channel_scales != 0) {
+      if (t->channel_scales == NULL)
+        return simnpu__set_error (error, SIMNPU_EFORMAT,
+            "output '%s': row scales missing", t->name);
+      for (unsigned c = 0; c < t->n_channel_scales; c++)
+        if (!(t->channel_scales[c] > 0.0f) || !isfinite (t->channel_scales[c]))
+          return simnpu__set_error (error, SIMNPU_EFORMAT,
+              "output '%s': row scale %u must be a positive finite number",
+              t->name, c);
+    }
     if (t->kind == SIMNPU_TENSOR_CONSTANT) {
       if (t->data == NULL)
         all_data = false;
@@ -647,6 +682,12 @@ simnpu__graph_validate (simnpu__graph * g, simnpu_error * error)
     return ret;
   for (i = 0; i < g->n_tensors; i++) {
     simnpu__tensor *t = &g->tensors[i];
+    if (t->kind == SIMNPU_TENSOR_OUTPUT && t->n_channel_scales != 0
+        && (t->n_dims < 2 || t->n_channel_scales != t->dims[1]))
+      return simnpu__set_error (error, SIMNPU_ESHAPE,
+          "output '%s': %u row scales; expected one per index of axis 1 "
+          "(%" G_GINT64_FORMAT ")", t->name, t->n_channel_scales,
+          t->n_dims >= 2 ? (gint64) t->dims[1] : (gint64) 0);
     if (t->kind != SIMNPU_TENSOR_CONSTANT)
       continue;
     if (t->shape_from_op || t->n_dims == 0)

@@ -312,6 +312,33 @@ parse_io (loader * l, JsonObject * o, const char *path, bool is_input,
   if ((ret = read_quant (l, o, path, dtype == SIMNPU_DTYPE_F32 ?
               SIMNPU_DTYPE_I8 : dtype, t, false)) < 0)
     return ret;
+  if (json_object_has_member (o, "row_scales")) {
+    JsonArray *rows = get_array (o, "row_scales");
+    unsigned i, nr;
+    snprintf (p, sizeof (p), "%s.row_scales", path);
+    if (is_input || dtype != SIMNPU_DTYPE_F32)
+      return fail (l, SIMNPU_EFORMAT, p, "only f32 outputs have row scales");
+    nr = rows ? json_array_get_length (rows) : 0;
+    if (nr < 1 || nr > SIMNPU_MAX_ROW_SCALES)
+      return fail (l, SIMNPU_EFORMAT, p, "expected an array of 1 to 65536 "
+          "positive numbers, one per index of axis 1");
+    t->channel_scales = g_new (float, nr);
+    t->n_channel_scales = nr;
+    for (i = 0; i < nr; i++) {
+      JsonNode *e = json_array_get_element (rows, i);
+      double v = -1;
+      if (JSON_NODE_HOLDS_VALUE (e)
+          && json_node_get_value_type (e) == G_TYPE_INT64)
+        v = (double) json_node_get_int (e);
+      else if (JSON_NODE_HOLDS_VALUE (e)
+          && json_node_get_value_type (e) == G_TYPE_DOUBLE)
+        v = json_node_get_double (e);
+      if (!(v > 0.0) || !isfinite (v))
+        return fail (l, SIMNPU_EFORMAT, p, "row scales must be positive "
+            "finite numbers");
+      t->channel_scales[i] = (float) v;
+    }
+  }
   *out_index = idx;
   return 0;
 }
@@ -812,6 +839,46 @@ out:
   return ret;
 }
 
+
+/* "labels": optional class names, class 0 first */
+static int
+parse_labels (loader * l, JsonObject * o)
+{
+  JsonNode *n;
+  JsonArray *a;
+  unsigned i, len;
+  char p[64];
+
+  if (!json_object_has_member (o, "labels"))
+    return 0;
+  n = json_object_get_member (o, "labels");
+  if (!JSON_NODE_HOLDS_ARRAY (n))
+    return fail (l, SIMNPU_EFORMAT, "$.labels", "expected an array of "
+        "class name strings");
+  a = json_node_get_array (n);
+  len = json_array_get_length (a);
+  if (len > SIMNPU_MAX_LABELS)
+    return fail (l, SIMNPU_EFORMAT, "$.labels", "expected at most 4096 "
+        "labels");
+  l->g->labels = g_new0 (char *, len + 1);
+  for (i = 0; i < len; i++) {
+    JsonNode *e = json_array_get_element (a, i);
+    const char *s, *problem;
+    snprintf (p, sizeof (p), "$.labels[%u]", i);
+    if (!JSON_NODE_HOLDS_VALUE (e)
+        || json_node_get_value_type (e) != G_TYPE_STRING)
+      return fail (l, SIMNPU_EFORMAT, p, "expected a string");
+    s = json_node_get_string (e);
+    if ((problem = simnpu__label_problem (s)) != NULL)
+      return simnpu__set_error (l->error, SIMNPU_EFORMAT, "%s: label %s; "
+          "expected a non-empty name under 256 bytes without control "
+          "characters", p, problem);
+    l->g->labels[i] = g_strdup (s);
+    l->g->n_labels = i + 1;
+  }
+  return 0;
+}
+
 static int
 load_root (loader * l, JsonNode * root)
 {
@@ -846,6 +913,9 @@ load_root (loader * l, JsonNode * root)
       return fail (l, SIMNPU_EFORMAT, "$.estimate_only", "expected a boolean");
     l->g->estimate_only |= json_node_get_boolean (n);
   }
+
+  if ((ret = parse_labels (l, o)) < 0)
+    return ret;
 
   a = get_array (o, "inputs");
   if (a == NULL || json_array_get_length (a) < 1

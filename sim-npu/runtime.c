@@ -451,6 +451,17 @@ copy_outputs (simnpu_model * m, simnpu_job * job, const uint8_t * arena)
     size_t n = (size_t) simnpu__tensor_elements (t);
     if (t->io_dtype == SIMNPU_DTYPE_U8) {
       simnpu__flip_sign_copy (job->outputs[i].data, (const uint8_t *) src, n);
+    } else if (t->io_dtype == SIMNPU_DTYPE_F32 && t->n_channel_scales) {
+      /* one scale per index of axis 1 (validated at load) */
+      size_t rows = (size_t) t->n_channel_scales, inner = n / rows, r;
+      size_t outer = n / (rows * inner), o;
+      float *dst = job->outputs[i].data;
+      for (o = 0; o < outer; o++)
+        for (r = 0; r < rows; r++) {
+          size_t at = (o * rows + r) * inner;
+          simnpu__dequantize (dst + at, src + at, inner,
+              t->channel_scales[r], t->zero_point);
+        }
     } else if (t->io_dtype == SIMNPU_DTYPE_F32) {
       simnpu__dequantize (job->outputs[i].data, src, n, t->scale,
           t->zero_point);
@@ -1072,6 +1083,8 @@ simnpu_model_unload (simnpu_model * m)
 int
 simnpu_model_get_info (simnpu_model * m, simnpu_model_info * info)
 {
+  static const char *const no_labels[] = { NULL };
+
   if (m == NULL || info == NULL)
     return SIMNPU_EINVAL;
   info->name = m->graph->name;
@@ -1085,6 +1098,9 @@ simnpu_model_get_info (simnpu_model * m, simnpu_model_info * info)
   info->device_ns = m->schedule.device_ns;
   info->estimate_only = m->graph->estimate_only;
   info->rescheduled = m->rescheduled;
+  info->n_labels = m->graph->n_labels;
+  info->labels = m->graph->labels ?
+      (const char *const *) m->graph->labels : no_labels;
   return 0;
 }
 

@@ -30,6 +30,11 @@ G_BEGIN_DECLS
 #define SIMNPU_MAX_ARENA_BYTES (G_GUINT64_CONSTANT (1) << 26)
 #define SIMNPU_MAX_KERNEL_DIM 64
 #define SIMNPU_MAX_NAME_BYTES 256
+/* class labels of a model: at most this many, each a non-empty UTF-8
+ * string under SIMNPU_MAX_NAME_BYTES without control characters */
+#define SIMNPU_MAX_LABELS 4096
+/* per-row dequantisation scales of an f32 output (axis 1) */
+#define SIMNPU_MAX_ROW_SCALES 65536
 #define SIMNPU_N_ATTRS 16
 
 #define SIMNPU_NS_PER_S G_GUINT64_CONSTANT (1000000000)
@@ -211,6 +216,8 @@ typedef struct
   unsigned inputs[SIMNPU_MAX_IO];
   unsigned n_outputs;
   unsigned outputs[SIMNPU_MAX_IO];
+  unsigned n_labels;
+  char **labels;                /* n_labels + 1, NULL-terminated */
   /* set by simnpu__graph_prepare() */
   size_t arena_bytes;
   size_t scratch_bytes;
@@ -220,6 +227,7 @@ typedef struct
 
 SIMNPU_INTERNAL simnpu__graph *simnpu__graph_new (void);
 SIMNPU_INTERNAL void simnpu__graph_free (simnpu__graph * graph);
+SIMNPU_INTERNAL const char *simnpu__label_problem (const char *label);
 SIMNPU_INTERNAL size_t simnpu__dtype_size (int dtype);
 SIMNPU_INTERNAL int64_t simnpu__tensor_elements (const simnpu__tensor * t);
 SIMNPU_INTERNAL size_t simnpu__tensor_bytes (const simnpu__tensor * t);
@@ -285,7 +293,8 @@ SIMNPU_INTERNAL void simnpu__schedule_estimate (const simnpu__schedule *
 #define SIMNPU_AXM_MAGIC "SNPUAXM\0"
 #define SIMNPU_AXM_MAGIC_BYTES 8
 #define SIMNPU_AXM_VERSION_MAJOR 1
-#define SIMNPU_AXM_VERSION_MINOR 0
+/* 1.1 added the labels section; 1.0 files (six sections) still load */
+#define SIMNPU_AXM_VERSION_MINOR 1
 
 SIMNPU_INTERNAL int simnpu__axm_write (const simnpu__graph * graph,
     const simnpu__schedule * schedule, const char *path,

@@ -70,7 +70,7 @@ test_torq_profiling_flow (void)
     "torq", "--enable-profiling", trace_arg, debug_arg, NULL
   };
   const char *run_argv[] = { run_tool, module_arg,
-    "--input=1x96x96x3xu8=0", "--iterations", "6", "--in-flight", "2",
+    "--input=1x320x320x3xu8=0", "--iterations", "6", "--in-flight", "2",
     "--time-scale", "0", profile_arg, NULL
   };
   const char *annotate_csv_argv[] = { annotate_tool, debug, runtime,
@@ -95,7 +95,7 @@ test_torq_profiling_flow (void)
   g_free (contents);
 
   out = run (run_argv, 0);
-  g_assert_nonnull (strstr (out, "output output0: i8 [1,5,576]"));
+  g_assert_nonnull (strstr (out, "output output0: f32 [1,5,25600]"));
   g_assert_nonnull (strstr (out, "throughput at in-flight 2"));
   g_free (out);
   /* header, per job: 2 rows per action, 2 host copy rows, 1 core row */
@@ -135,7 +135,7 @@ test_torq_profiling_flow (void)
     g_assert_true (g_spawn_sync (NULL, (gchar **) bad_argv, NULL, 0, NULL,
             NULL, &o, &e, &status, NULL));
     g_assert_false (g_spawn_check_wait_status (status, NULL));
-    g_assert_nonnull (strstr (e, "expected 1x96x96x3xu8"));
+    g_assert_nonnull (strstr (e, "expected 1x320x320x3xu8"));
     g_free (o);
     g_free (e);
   }

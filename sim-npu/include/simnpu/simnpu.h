@@ -303,6 +303,9 @@ typedef struct simnpu_model simnpu_model;
  *   estimated, not run
  * @rescheduled: the device differs from @compiled_for, so the schedule was
  *   recomputed for this device at load
+ * @n_labels: number of class labels the model carries (0 if none)
+ * @labels: (array length=n_labels): the class labels, class 0 first,
+ *   NULL-terminated; never NULL
  *
  * Facts about a loaded model. Strings are valid while it is loaded.
  */
@@ -319,6 +322,8 @@ typedef struct
   uint64_t device_ns;
   bool estimate_only;
   bool rescheduled;
+  unsigned n_labels;
+  const char *const *labels;
 } simnpu_model_info;
 
 SIMNPU_API int simnpu_model_load (simnpu_device * device, const char *path,

@@ -10,13 +10,19 @@
 /**
  * SECTION:gstaxmodelquery
  * @title: GstAxModelQuery
- * @short_description: asking downstream for the model's input spec
+ * @short_description: asking the model for its input spec and labels
  *
- * A custom downstream query. axletterbox sends it when its size or dtype
- * is left to default; axinference answers it with the loaded model's
- * input tensor spec, so a plain `axletterbox ! axinference model=...`
- * needs no properties.
+ * A custom query that axinference answers, on either pad, with the loaded
+ * model's input tensor spec (gst_ax_model_query_set_input()) and its
+ * class labels (gst_ax_model_query_set_labels()).
+ *
+ * axletterbox sends it downstream when its size or dtype is left to
+ * default, so a plain `axletterbox ! axinference model=...` needs no
+ * properties. axnms sends it upstream, once per caps, when its `labels`
+ * property is not set, so its detections carry the model's class names.
  */
+
+#define LABELS_FIELD "labels"
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -116,5 +122,75 @@ gst_ax_model_query_parse_input (GstQuery * query, GstAxModelInput * input)
   input->name = g_intern_string (gst_structure_get_string (s, "name"));
   input->model_name =
       g_intern_string (gst_structure_get_string (s, "model-name"));
+  return TRUE;
+}
+
+/**
+ * gst_ax_model_query_set_labels:
+ * @query: a writable model query
+ * @labels: (array length=n_labels) (nullable): the model's class labels,
+ *   class 0 first
+ * @n_labels: number of labels; 0 for a model that carries none
+ *
+ * Adds the model's class labels to the answer. Call it together with
+ * gst_ax_model_query_set_input().
+
+ */
+void
+gst_ax_model_query_set_labels (GstQuery * query, const gchar * const *labels,
+    guint n_labels)
+{
+  GValue array = G_VALUE_INIT, v = G_VALUE_INIT;
+  GstStructure *s;
+  guint i;
+
+  g_return_if_fail (gst_ax_model_query_is (query));
+  g_return_if_fail (labels != NULL || n_labels == 0);
+
+  gst_value_array_init (&array, n_labels);
+  g_value_init (&v, G_TYPE_STRING);
+  for (i = 0; i < n_labels; i++) {
+    g_value_set_string (&v, labels[i]);
+    gst_value_array_append_value (&array, &v);
+  }
+  g_value_unset (&v);
+  s = gst_query_writable_structure (query);
+  gst_structure_take_value (s, LABELS_FIELD, &array);
+}
+
+/**
+ * gst_ax_model_query_parse_labels:
+ * @query: a model query
+ * @labels: (out) (transfer full) (array zero-terminated=1): the class
+ *   labels, class 0 first; free with g_strfreev()
+ *
+ * Returns: %FALSE, with @labels set to %NULL, if the answer carries no
+ *   labels field (nobody answered, or an answer without labels); %TRUE
+ *   otherwise, also for a model with no labels (an empty list)
+
+ */
+gboolean
+gst_ax_model_query_parse_labels (GstQuery * query, gchar *** labels)
+{
+  const GstStructure *s;
+  const GValue *array;
+  guint i, n;
+
+  g_return_val_if_fail (labels != NULL, FALSE);
+  *labels = NULL;
+  g_return_val_if_fail (gst_ax_model_query_is (query), FALSE);
+
+  s = gst_query_get_structure (query);
+  array = gst_structure_get_value (s, LABELS_FIELD);
+  if (array == NULL || !GST_VALUE_HOLDS_ARRAY (array))
+    return FALSE;
+  n = gst_value_array_get_size (array);
+  for (i = 0; i < n; i++)
+    if (!G_VALUE_HOLDS_STRING (gst_value_array_get_value (array, i)))
+      return FALSE;
+  *labels = g_new0 (gchar *, n + 1);
+  for (i = 0; i < n; i++)
+    (*labels)[i] =
+        g_value_dup_string (gst_value_array_get_value (array, i));
   return TRUE;
 }

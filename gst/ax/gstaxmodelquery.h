@@ -18,8 +18,9 @@ G_BEGIN_DECLS
 /**
  * GST_AX_MODEL_QUERY_NAME:
  *
- * Name of the structure of the custom downstream query by which
- * axletterbox asks the model for its input spec.
+ * Name of the structure of the custom query by which axletterbox asks
+ * downstream for the model's input spec, and axnms asks upstream for the
+ * model's class labels.
  */
 #define GST_AX_MODEL_QUERY_NAME "GstAxModelInputQuery"
 
@@ -57,6 +58,10 @@ GST_AX_API void gst_ax_model_query_set_input (GstQuery * query,
     const GstAxModelInput * input);
 GST_AX_API gboolean gst_ax_model_query_parse_input (GstQuery * query,
     GstAxModelInput * input);
+GST_AX_API void gst_ax_model_query_set_labels (GstQuery * query,
+    const gchar * const *labels, guint n_labels);
+GST_AX_API gboolean gst_ax_model_query_parse_labels (GstQuery * query,
+    gchar *** labels);
 
 G_END_DECLS
 

@@ -25,9 +25,11 @@
  * Frames without an input tensor pass through unchanged (with a warning the
  * first time).
  *
- * The element answers the custom model-input query (see
- * gst_ax_model_query_new()), so an axletterbox upstream needs no
- * properties, and adds the model's device latency to LATENCY queries.
+ * The element answers the custom model query (see
+ * gst_ax_model_query_new()) on both pads with the model's input spec and
+ * class labels, so an axletterbox upstream needs no properties and an
+ * axnms downstream labels its detections with the model's class names. It
+ * adds the model's device latency to LATENCY queries.
  *
  * With a profiler active (e.g. `GST_TRACERS=axprof`) it reports, in the
  * group named by #GstAxInference:model-name, the stages "host copy in",
@@ -1107,35 +1109,44 @@ gst_ax_inference_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
   }
 }
 
+/* Answers the model query, from either side: the input spec for
+ * axletterbox upstream, the class labels for axnms downstream. */
+static gboolean
+answer_model_query (GstAxInference * self, GstQuery * query)
+{
+  GstAxModelInput input;
+  const simnpu_tensor_spec *s = &self->in_spec;
+
+  if (self->net == NULL || s->n_dims != SIMNPU_MAX_DIMS)
+    return FALSE;
+  input.dtype = (GstAxTensorDType) s->dtype;
+  input.layout = (GstAxTensorLayout) s->layout;
+  if (s->layout == SIMNPU_LAYOUT_NCHW) {
+    input.channels = s->dims[1];
+    input.height = s->dims[2];
+    input.width = s->dims[3];
+  } else {
+    input.height = s->dims[1];
+    input.width = s->dims[2];
+    input.channels = s->dims[3];
+  }
+  input.scale = s->scale;
+  input.zero_point = s->zero_point;
+  input.name = s->name;
+  input.model_name = self->group;
+  gst_ax_model_query_set_input (query, &input);
+  gst_ax_model_query_set_labels (query, self->net_info.labels,
+      self->net_info.n_labels);
+  return TRUE;
+}
+
 static gboolean
 gst_ax_inference_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
   GstAxInference *self = GST_AX_INFERENCE (parent);
 
-  if (gst_ax_model_query_is (query)) {
-    GstAxModelInput input;
-    const simnpu_tensor_spec *s = &self->in_spec;
-
-    if (self->net == NULL || s->n_dims != SIMNPU_MAX_DIMS)
-      return FALSE;
-    input.dtype = (GstAxTensorDType) s->dtype;
-    input.layout = (GstAxTensorLayout) s->layout;
-    if (s->layout == SIMNPU_LAYOUT_NCHW) {
-      input.channels = s->dims[1];
-      input.height = s->dims[2];
-      input.width = s->dims[3];
-    } else {
-      input.height = s->dims[1];
-      input.width = s->dims[2];
-      input.channels = s->dims[3];
-    }
-    input.scale = s->scale;
-    input.zero_point = s->zero_point;
-    input.name = s->name;
-    input.model_name = self->group;
-    gst_ax_model_query_set_input (query, &input);
-    return TRUE;
-  }
+  if (gst_ax_model_query_is (query))
+    return answer_model_query (self, query);
   return gst_pad_query_default (pad, parent, query);
 }
 
@@ -1147,6 +1158,8 @@ gst_ax_inference_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
   GstAxInference *self = GST_AX_INFERENCE (parent);
 
+  if (gst_ax_model_query_is (query))
+    return answer_model_query (self, query);
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     gboolean live;
     GstClockTime min, max, lat;

@@ -32,6 +32,12 @@
  * Quantised (int8, uint8) and float tensors are accepted. Each anchor
  * votes for its best class only.
  *
+ * Detections are labelled from the #GstAxNms:labels file when it is set.
+ * Otherwise axnms asks upstream, once per caps, with the model query (see
+ * gst_ax_model_query_new()); axinference answers with its model's class
+ * labels, so `axinference model=ball-detector ! axnms` labels its
+ * detections "ball". Classes without a label are labelled classN.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc pattern=ball num-buffers=100 ! axletterbox ! \
@@ -90,6 +96,10 @@ struct _GstAxNms
 
   /* set in start (), read by the streaming thread */
   GPtrArray *labels;            /* interned strings */
+  gboolean labels_from_file;
+  /* the model's labels when no file is set: asked upstream in set_caps,
+   * streaming thread only; interned strings */
+  GPtrArray *model_labels;
 };
 
 G_DEFINE_TYPE (GstAxNms, gst_ax_nms, GST_TYPE_BASE_TRANSFORM);
@@ -237,7 +247,8 @@ gst_ax_nms_class_init (GstAxNmsClass * klass)
   g_object_class_install_property (gobject_class, PROP_LABELS,
       g_param_spec_string ("labels", "Labels file",
           "Path of a text file with one class label per line (class 0 "
-          "first); without it detections are labelled classN",
+          "first); without it the model's labels are asked upstream "
+          "(axinference answers), else detections are labelled classN",
           DEFAULT_PROP_LABELS,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
@@ -316,6 +327,8 @@ gst_ax_nms_finalize (GObject * object)
   g_ptr_array_unref (self->consumed);
   if (self->labels)
     g_ptr_array_unref (self->labels);
+  if (self->model_labels)
+    g_ptr_array_unref (self->model_labels);
 
   G_OBJECT_CLASS (gst_ax_nms_parent_class)->finalize (object);
 }
@@ -451,6 +464,8 @@ gst_ax_nms_start (GstBaseTransform * trans)
       goto labels_failed;
     GST_INFO_OBJECT (self, "%u labels from %s", self->labels->len, path);
   }
+  self->labels_from_file = self->labels != NULL;
+  g_clear_pointer (&self->model_labels, g_ptr_array_unref);
   self->warned_no_letterbox = FALSE;
   g_free (path);
   return TRUE;
@@ -473,7 +488,38 @@ gst_ax_nms_stop (GstBaseTransform * trans)
   GstAxNms *self = GST_AX_NMS (trans);
 
   self->have_vinfo = FALSE;
+  g_clear_pointer (&self->model_labels, g_ptr_array_unref);
   return TRUE;
+}
+
+/* Without a labels file, asks upstream for the model's class labels.
+ * Nobody answering is not an error: detections are then labelled
+ * classN. */
+static void
+query_model_labels (GstAxNms * self)
+{
+  GstQuery *query;
+  gchar **names = NULL;
+  guint i;
+
+  g_clear_pointer (&self->model_labels, g_ptr_array_unref);
+  if (self->labels_from_file)
+    return;
+  query = gst_ax_model_query_new ();
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query)
+      && gst_ax_model_query_parse_labels (query, &names)) {
+    self->model_labels = g_ptr_array_sized_new (g_strv_length (names));
+    for (i = 0; names[i] != NULL; i++)
+      g_ptr_array_add (self->model_labels,
+          (gpointer) g_intern_string (names[i]));
+    GST_INFO_OBJECT (self, "%u labels from the model upstream",
+        self->model_labels->len);
+    g_strfreev (names);
+  } else {
+    GST_INFO_OBJECT (self, "no labels file and no model labels upstream: "
+        "detections are labelled classN");
+  }
+  gst_query_unref (query);
 }
 
 static gboolean
@@ -488,6 +534,7 @@ gst_ax_nms_set_caps (GstBaseTransform * trans, GstCaps * incaps,
         "with a size", incaps);
     return FALSE;
   }
+  query_model_labels (self);
   return TRUE;
 }
 
@@ -516,7 +563,7 @@ gst_ax_nms_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstAxTensorMeta *out, *in;
   gpointer state = NULL;
   gboolean keep_tensors;
-  GPtrArray *labels = self->labels;
+  GPtrArray *labels = self->labels ? self->labels : self->model_labels;
   gint frame_w, frame_h;
   guint i;
   gchar *why = NULL;

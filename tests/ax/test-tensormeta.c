@@ -170,6 +170,48 @@ GST_START_TEST (test_dtype_strings)
 
 GST_END_TEST;
 
+GST_START_TEST (test_model_query_labels)
+{
+  GstQuery *q = gst_ax_model_query_new ();
+  const gchar *const names[] = { "ball", "grosse Kugel", "" };
+  gchar **labels = (gchar **) 0x1;
+
+  /* unanswered: no labels */
+  fail_if (gst_ax_model_query_parse_labels (q, &labels));
+  fail_unless (labels == NULL);
+
+  gst_ax_model_query_set_labels (q, names, G_N_ELEMENTS (names));
+  fail_unless (gst_ax_model_query_parse_labels (q, &labels));
+  fail_unless_equals_int (g_strv_length (labels), 3);
+  fail_unless_equals_string (labels[0], "ball");
+  fail_unless_equals_string (labels[1], "grosse Kugel");
+  fail_unless_equals_string (labels[2], "");
+  g_strfreev (labels);
+
+  /* answered again: replaced, and a model without labels gives an empty
+   * list rather than none */
+  gst_ax_model_query_set_labels (q, NULL, 0);
+  fail_unless (gst_ax_model_query_parse_labels (q, &labels));
+  fail_unless (labels != NULL && labels[0] == NULL);
+  g_strfreev (labels);
+
+  /* a malformed answer (not strings) is refused */
+  {
+    GValue array = G_VALUE_INIT, v = G_VALUE_INIT;
+    gst_value_array_init (&array, 1);
+    g_value_init (&v, G_TYPE_INT);
+    g_value_set_int (&v, 3);
+    gst_value_array_append_value (&array, &v);
+    gst_structure_take_value (gst_query_writable_structure (q), "labels",
+        &array);
+    fail_if (gst_ax_model_query_parse_labels (q, &labels));
+    fail_unless (labels == NULL);
+  }
+  gst_query_unref (q);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_model_query)
 {
   GstQuery *q = gst_ax_model_query_new ();
@@ -211,6 +253,7 @@ tensormeta_suite (void)
   tcase_add_test (tc, test_transform_scale_drops);
   tcase_add_test (tc, test_dtype_strings);
   tcase_add_test (tc, test_model_query);
+  tcase_add_test (tc, test_model_query_labels);
   return s;
 }
 

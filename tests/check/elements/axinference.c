@@ -310,6 +310,42 @@ GST_START_TEST (test_model_and_latency_queries)
 
 GST_END_TEST;
 
+/* Both pads answer the model query, with the input spec and the labels
+ * the model carries. */
+GST_START_TEST (test_model_query_labels)
+{
+  GstHarness *h = harness_new ("");
+  GstAxModelInput up = query_model (h), down;
+  GstQuery *q;
+  gchar **labels = NULL;
+
+  /* from upstream (axletterbox's side) */
+  q = gst_ax_model_query_new ();
+  fail_unless (gst_pad_peer_query (h->srcpad, q));
+  fail_unless (gst_ax_model_query_parse_labels (q, &labels));
+  fail_unless_equals_int (g_strv_length (labels), 1);
+  fail_unless_equals_string (labels[0], "ball");
+  g_strfreev (labels);
+  gst_query_unref (q);
+
+  /* from downstream (axnms's side): the same answer */
+  q = gst_ax_model_query_new ();
+  fail_unless (gst_pad_peer_query (h->sinkpad, q),
+      "model query unanswered on the src pad");
+  fail_unless (gst_ax_model_query_parse_input (q, &down));
+  fail_unless_equals_int (down.width, up.width);
+  fail_unless_equals_int (down.height, up.height);
+  fail_unless_equals_string (down.model_name, MODEL);
+  fail_unless (gst_ax_model_query_parse_labels (q, &labels));
+  fail_unless_equals_int (g_strv_length (labels), 1);
+  fail_unless_equals_string (labels[0], "ball");
+  g_strfreev (labels);
+  gst_query_unref (q);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static gchar *
 error_message_of (GstElement * e)
 {
@@ -643,6 +679,7 @@ axinference_suite (void)
   tcase_add_test (tc, test_flush_mid_stream);
   tcase_add_test (tc, test_passthrough_without_tensor);
   tcase_add_test (tc, test_model_and_latency_queries);
+  tcase_add_test (tc, test_model_query_labels);
   tcase_add_test (tc, test_error_missing_model);
   tcase_add_test (tc, test_error_invalid_model);
   tcase_add_test (tc, test_error_device);

@@ -680,6 +680,63 @@ GST_START_TEST (test_ball_model_outputs)
 
 GST_END_TEST;
 
+/* Without a labels file axnms asks upstream for the model's labels: the
+ * ball-detector's detections read "ball"; a labels file still wins. */
+static void
+check_ball_labels (const gchar * nms, const gchar * label)
+{
+  gchar *launch = g_strdup_printf ("axletterbox ! axinference "
+      "model=ball-detector ! %s", nms);
+  GstHarness *h = gst_harness_new_parse (launch);
+  guint i;
+
+  g_free (launch);
+  gst_harness_add_src_parse (h, "videotestsrc pattern=ball ! capsfilter "
+      "caps=video/x-raw,format=RGB,width=1280,height=720,framerate=30/1",
+      FALSE);
+  for (i = 0; i < 5; i++) {
+    GstBuffer *out;
+    GstAxDetection det;
+    GstVideoRegionOfInterestMeta *roi;
+    gpointer state = NULL;
+
+    fail_unless_equals_int (gst_harness_push_from_src (h), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless_equals_int (gst_ax_detection_count (out), 1);
+    fail_unless (gst_ax_detection_iterate (out, &state, &det, &roi));
+    fail_unless_equals_string (det.label, label);
+    fail_unless_equals_int (det.label_id, 0);
+    /* a continuous score, not the 0 / 0.5 / 1 of a shared int8 scale */
+    fail_unless (det.confidence > 0.5f && det.confidence < 1.0f,
+        "confidence %f", det.confidence);
+    /* the ball is about 37 px across at any frame size */
+    fail_unless (roi->w > 25 && roi->w < 50, "width %u", roi->w);
+    fail_unless (roi->h > 25 && roi->h < 50, "height %u", roi->h);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_element_model_labels)
+{
+  gchar *labels_path, *nms;
+  gint fd;
+
+  check_ball_labels ("axnms", "ball");
+
+  fd = g_file_open_tmp ("axnms-labels-XXXXXX", &labels_path, NULL);
+  fail_unless (fd >= 0);
+  close (fd);
+  fail_unless (g_file_set_contents (labels_path, "sphere\n", -1, NULL));
+  nms = g_strdup_printf ("axnms labels=\"%s\"", labels_path);
+  check_ball_labels (nms, "sphere");
+  g_free (nms);
+  g_unlink (labels_path);
+  g_free (labels_path);
+}
+
+GST_END_TEST;
+
 static Suite *
 axnms_suite (void)
 {
@@ -695,6 +752,7 @@ axnms_suite (void)
   tcase_add_test (tc, test_zero_area_boxes);
   tcase_add_test (tc, test_invalid_tensors);
   tcase_add_test (tc, test_element_letterbox_and_labels);
+  tcase_add_test (tc, test_element_model_labels);
   tcase_add_test (tc, test_element_keep_tensors_and_no_letterbox);
   tcase_add_test (tc, test_element_two_instances);
   tcase_add_test (tc, test_element_bad_shape_errors);

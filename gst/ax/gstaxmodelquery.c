@@ -190,7 +190,6 @@ gst_ax_model_query_parse_labels (GstQuery * query, gchar *** labels)
       return FALSE;
   *labels = g_new0 (gchar *, n + 1);
   for (i = 0; i < n; i++)
-    (*labels)[i] =
-        g_value_dup_string (gst_value_array_get_value (array, i));
+    (*labels)[i] = g_value_dup_string (gst_value_array_get_value (array, i));
   return TRUE;
 }

@@ -141,8 +141,7 @@ on_handoff (GstElement * sink, GstBuffer * buf, GstPad * pad, Capture * cap)
   if (cap->n >= N_FRAMES || !gst_buffer_map (buf, &map, GST_MAP_READ))
     return;
   fail_unless (map.size >= (gsize) stride * cap->frame_h);
-  cap->truth[cap->n] = true_box (map.data, cap->frame_w, cap->frame_h,
-      stride);
+  cap->truth[cap->n] = true_box (map.data, cap->frame_w, cap->frame_h, stride);
   letterbox (map.data, cap->frame_w, cap->frame_h, stride, &cap->lb,
       cap->inputs + (gsize) cap->n * cap->input_bytes);
   cap->n++;
@@ -267,9 +266,9 @@ run_jobs (simnpu_model * model, const guint8 * inputs, gsize in_bytes,
   for (i = 0; i < n; i++) {
     simnpu_input_buffer in;
     simnpu_output_buffer out;
-    in.data = inputs + (gsize) i * in_bytes;
+    in.data = inputs + (gsize) i *in_bytes;
     in.size_bytes = in_bytes;
-    out.data = outputs + (gsize) i * out_bytes;
+    out.data = outputs + (gsize) i *out_bytes;
     out.size_bytes = out_bytes;
     if (i >= IN_FLIGHT)
       fail_unless_equals_int (simnpu_job_wait (jobs[i - IN_FLIGHT],
@@ -278,8 +277,7 @@ run_jobs (simnpu_model * model, const guint8 * inputs, gsize in_bytes,
             &jobs[i], &error) == 0, "%s", error.message);
   }
   for (i = 0; i < n; i++) {
-    fail_unless_equals_int (simnpu_job_wait (jobs[i], JOB_TIMEOUT_NS, NULL),
-        0);
+    fail_unless_equals_int (simnpu_job_wait (jobs[i], JOB_TIMEOUT_NS, NULL), 0);
     simnpu_job_free (jobs[i]);
   }
   g_free (jobs);
@@ -380,8 +378,7 @@ GST_START_TEST (test_ball_detector_finds_blobs)
     truth[i] = (Box) {
     cx - r, cy - r, cx + r, cy + r};
   }
-  run_jobs (model, inputs, in_spec.size_bytes, outputs, out_spec.size_bytes,
-      n);
+  run_jobs (model, inputs, in_spec.size_bytes, outputs, out_spec.size_bytes, n);
   for (i = 0; i < n; i++) {
     double score, overlap;
     Box found = top_detection (outputs + (gsize) i * out_spec.size_bytes,

@@ -34,20 +34,24 @@ REACH = 16           # cells looked at on each side of an anchor: blobs up
 N_CLASSES = 1
 
 # Brightness threshold: the mask is clamp(GAIN * (Y - THRESHOLD), 0, 1) with
-# Y the mean of R, G, B over a 2x2 pixel block, in [0, 1]. A block half
-# covered by a white blob sits at the threshold, so blob edges are not
-# biased; letterbox padding (114/255 = 0.45) stays below it.
+# Y the mean of R, G, B over a MASK_BLOCK x MASK_BLOCK pixel block (one
+# pixel here), in [0, 1]. An edge pixel half covered by a white blob sits
+# at the threshold, so blob edges are not biased; letterbox padding
+# (114/255 = 0.45) stays below it. The cells then average the mask.
 MASK_BLOCK = 1
 THRESHOLD = 0.5
 GAIN = 16.0
 
 # Score logit: SCORE_GAIN * (min(extent, EXTENT_CAP) - ASYM_WEIGHT * asym
-# - SCORE_BIAS), where extent = L + R + U + D and asym = |R - L| + |D - U|,
-# in cells.
+# - SCORE_BIAS), where extent = L + R + U + D and asym is the sum of
+# relu(|R - L| - ASYM_DEAD_ZONE) and relu(|D - U| - ASYM_DEAD_ZONE), in
+# cells. An empty frame gives SCORE_GAIN * -SCORE_BIAS = -7.5, whose
+# sigmoid rounds to a score of exactly 0.
 EXTENT_CAP = 6.0
 ASYM_WEIGHT = 2.0
-# asymmetry below this many cells per direction is not penalised: a blob
-# of 1.5 cells lying across a cell border leaves both anchors at 0.375
+# asymmetry below this many cells per direction is not penalised: a 6 px
+# blob (3 cells) lying across a cell border leaves both anchors nearest
+# its centre half a cell asymmetric
 ASYM_DEAD_ZONE = 0.5
 SCORE_BIAS = 2.5
 SCORE_GAIN = 3.0
@@ -56,7 +60,7 @@ SCORE_GAIN = 3.0
 # saturation does the clamping the design needs.
 Q_INPUT = (1.0 / 255.0, 0)          # u8
 Q_MASK = (1.0 / 255.0, -128)        # [0, 1]
-Q_EXTENT = (1.0 / 8.0, -128)       # [0, 31.9] cells
+Q_EXTENT = (1.0 / 8.0, -128)        # [0, 31.9] cells
 Q_BOXHEAD = (1.0, 0)                # [-128, 127] pixels
 Q_ANCHORS = (2.0, -128)             # [0, 510] pixels: the cell corners
                                     # are exact; box_rel's bias adds the

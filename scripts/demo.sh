@@ -17,6 +17,6 @@ echo
 set -x
 GST_DEBUG="${GST_DEBUG:-axnms:4}" GST_TRACERS=axprof gst-launch-1.0 -e \
   videotestsrc pattern=ball num-buffers="$frames" ! \
-  video/x-raw,width=320,height=240,framerate=30/1 ! \
+  video/x-raw,width=1280,height=720,framerate=30/1 ! \
   queue ! axletterbox ! axinference model=ball-detector in-flight=4 ! \
   axnms ! axoverlay ! fakesink

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
@@ -112,6 +113,27 @@ enum
   N_CONFIGS
 };
 
+/* A tracer that fails to load leaves the run untraced: its figure would
+ * be the no-tracer one under another name. */
+static gboolean
+tracer_active (const gchar * spec)
+{
+  GList *tracers = gst_tracing_get_active_tracers (), *l;
+  gsize len = strcspn (spec, "(");
+  gboolean found = FALSE;
+
+  for (l = tracers; l != NULL; l = l->next) {
+    gchar *type = g_ascii_strdown (G_OBJECT_TYPE_NAME (l->data), -1);
+
+    /* GstAxProf, GstLatencyTracer, GstStatsTracer */
+    if (strstr (type, "gst") == type && strncmp (type + 3, spec, len) == 0)
+      found = TRUE;
+    g_free (type);
+  }
+  g_list_free_full (tracers, gst_object_unref);
+  return found;
+}
+
 static int
 run_child (const gchar * mode, guint buffers)
 {
@@ -138,6 +160,12 @@ run_child (const gchar * mode, guint buffers)
   gst_init (NULL, NULL);
   if (strcmp (mode, "empty") == 0)
     g_object_new (ax_empty_hooks_get_type (), NULL);
+  if (cfg->tracers != NULL && !tracer_active (cfg->tracers)) {
+    g_printerr ("configuration '%s': GST_TRACERS=%s did not load (is the "
+        "plugin on GST_PLUGIN_PATH_1_0? run through meson test "
+        "--benchmark)\n", mode, cfg->tracers);
+    return 1;
+  }
 
   g_string_printf (desc, "fakesrc num-buffers=%u sizetype=empty", buffers);
   for (i = 0; i < IDENTITIES; i++)
@@ -203,6 +231,19 @@ getrusage_ns (void)
 }
 
 static gdouble
+monotonic_ns (void)
+{
+  guint64 t0, t1;
+  guint i;
+
+  t0 = gst_ax_probe_now_ns ();
+  for (i = 0; i < USAGE_READS; i++)
+    (void) gst_ax_probe_now_ns ();
+  t1 = gst_ax_probe_now_ns ();
+  return (gdouble) (t1 - t0) / USAGE_READS;
+}
+
+static gdouble
 thread_clock_ns (void)
 {
   struct timespec ts;
@@ -216,16 +257,44 @@ thread_clock_ns (void)
   return (gdouble) (t1 - t0) / USAGE_READS;
 }
 
-/* The read axprof makes per span boundary: a perf group of the task
- * clock and minor faults; a negative result when perf is unavailable. */
-static gdouble
-perf_group_ns (void)
+/* A perf event group of the task clock and minor faults: one syscall per
+ * read instead of two, checked against the exact reader axprof uses.
+ * FALSE when perf_event_open() is refused. */
+typedef struct
+{
+  gdouble read_ns;
+  guint64 perf_faults;
+  glong minflt;
+  guint64 pages;
+  guint64 task_clock_ns;
+  guint64 thread_clock_ns;
+} PerfCheck;
+
+#define CHECK_PAGES 2048
+#define CHECK_ROUNDS 4
+#define CHECK_BUSY_NS 20000000
+
+static guint64
+thread_cpu_now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (guint64) ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static gboolean
+perf_group_check (PerfCheck * pc)
 {
   struct perf_event_attr attr;
-  guint64 values[3], t0, t1;
+  /* nr, task clock, minor faults */
+  guint64 v0[3], v1[3], t0, t1, k0, k1;
+  gsize page = sysconf (_SC_PAGESIZE), bytes = CHECK_PAGES * page, off;
   gint leader, faults;
+  struct rusage ru0, ru1;
   guint i;
 
+  memset (pc, 0, sizeof (*pc));
   memset (&attr, 0, sizeof (attr));
   attr.size = sizeof (attr);
   attr.type = PERF_TYPE_SOFTWARE;
@@ -233,21 +302,52 @@ perf_group_ns (void)
   attr.read_format = PERF_FORMAT_GROUP;
   leader = syscall (SYS_perf_event_open, &attr, 0, -1, -1, 0);
   if (leader < 0)
-    return -1;
+    return FALSE;
   attr.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
   faults = syscall (SYS_perf_event_open, &attr, 0, -1, leader, 0);
   if (faults < 0) {
     close (leader);
-    return -1;
+    return FALSE;
+  }
+  /* right after opening, as a thread's first spans would be */
+  for (i = 0; i < CHECK_ROUNDS; i++) {
+    volatile guint8 *p = mmap (NULL, bytes, PROT_READ | PROT_WRITE,
+        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    if (p == MAP_FAILED)
+      break;
+    madvise ((gpointer) p, bytes, MADV_NOHUGEPAGE);
+    if (read (leader, v0, sizeof (v0)) != sizeof (v0))
+      break;
+    getrusage (RUSAGE_THREAD, &ru0);
+    for (off = 0; off < bytes; off += page)
+      p[off] = 1;
+    getrusage (RUSAGE_THREAD, &ru1);
+    if (read (leader, v1, sizeof (v1)) != sizeof (v1))
+      break;
+    munmap ((gpointer) p, bytes);
+    pc->perf_faults += v1[2] - v0[2];
+    pc->minflt += ru1.ru_minflt - ru0.ru_minflt;
+    pc->pages += CHECK_PAGES;
+  }
+  if (read (leader, v0, sizeof (v0)) == sizeof (v0)) {
+    k0 = thread_cpu_now_ns ();
+    while (thread_cpu_now_ns () - k0 < CHECK_BUSY_NS);
+    k1 = thread_cpu_now_ns ();
+    if (read (leader, v1, sizeof (v1)) == sizeof (v1)) {
+      pc->task_clock_ns = v1[1] - v0[1];
+      pc->thread_clock_ns = k1 - k0;
+    }
   }
   t0 = gst_ax_probe_now_ns ();
   for (i = 0; i < USAGE_READS; i++)
-    if (read (leader, values, sizeof (values)) < 0)
+    if (read (leader, v0, sizeof (v0)) < 0)
       break;
   t1 = gst_ax_probe_now_ns ();
   close (faults);
   close (leader);
-  return i == USAGE_READS ? (gdouble) (t1 - t0) / USAGE_READS : -1;
+  pc->read_ns = (gdouble) (t1 - t0) / USAGE_READS;
+  return i == USAGE_READS;
 }
 
 int
@@ -312,12 +412,32 @@ main (int argc, char **argv)
   printf ("  stats / latency(flags=element) overhead  %.3f\n",
       lat_over > 0 ? (per[CFG_STATS] - per[CFG_NONE]) / lat_over : 0);
   printf ("for scale, measured here per call: getrusage(RUSAGE_THREAD) "
-      "%.3f us, CLOCK_THREAD_CPUTIME_ID %.3f us, perf group read (task "
-      "clock + minor faults) %.3f us\n", getrusage_ns () / NS_PER_US,
-      thread_clock_ns () / NS_PER_US, perf_group_ns () / NS_PER_US);
-  printf ("axprof reads the thread CPU clock and getrusage once per span "
-      "boundary: 2 reads (4 syscalls) per element-buffer measured in full, "
-      "2/16 at sample=16\n");
+      "%.3f us, CLOCK_THREAD_CPUTIME_ID %.3f us, CLOCK_MONOTONIC %.3f us\n",
+      getrusage_ns () / NS_PER_US, thread_clock_ns () / NS_PER_US,
+      monotonic_ns () / NS_PER_US);
+  printf ("axprof reads the thread CPU clock and getrusage at every span "
+      "boundary where the thread leaves or re-enters an element (a read "
+      "closing one span opens the next): 2 reads, 4 syscalls, per "
+      "element-buffer measured in full, 2/N at sample=N\n");
+  {
+    PerfCheck pc;
+
+    if (perf_group_check (&pc))
+      printf ("perf group check (task clock + minor faults, 1 syscall): "
+          "%.3f us per read; right after opening it counted %"
+          G_GUINT64_FORMAT " faults where ru_minflt counted %ld (%"
+          G_GUINT64_FORMAT " pages touched); its task clock ran %+.2f%% "
+          "from the thread CPU clock over %.0f ms of CPU; %s\n",
+          pc.read_ns / NS_PER_US, pc.perf_faults, pc.minflt, pc.pages,
+          pc.thread_clock_ns ? 100.0 * ((gdouble) pc.task_clock_ns -
+              (gdouble) pc.thread_clock_ns) / pc.thread_clock_ns : 0.0,
+          pc.thread_clock_ns / 1e6,
+          pc.perf_faults == (guint64) pc.minflt ? "faults agree this time" :
+          "not exact, so axprof does not use it");
+    else
+      printf ("perf group check: perf_event_open() refused here "
+          "(perf_event_paranoid, seccomp or container)\n");
+  }
   g_free (self);
   return 0;
 }

@@ -2733,6 +2733,20 @@ do_post_message_pre (GObject * obj, GstClockTime ts, GstElement * element,
 {
   PipeRec *p;
 
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_STREAM_STATUS) {
+    GstStreamStatusType type;
+    guint64 cpu, faults;
+
+    /* A task's thread posts ENTER itself before its first buffer: its
+     * usage reader is opened (and armed, which sleeps) here rather than
+     * inside the first measured span. */
+    gst_message_parse_stream_status (message, &type, NULL);
+    if (type == GST_STREAM_STATUS_TYPE_ENTER) {
+      (void) thread_state ();
+      gst_ax_probe_thread_usage (&cpu, &faults);
+    }
+    return;
+  }
   if (GST_MESSAGE_TYPE (message) != GST_MESSAGE_EOS ||
       !GST_IS_PIPELINE (element) || GST_OBJECT_PARENT (element) != NULL)
     return;

@@ -701,9 +701,6 @@ elem_info_slow (GstObject * parent)
   return ei;
 }
 
-/* Ghost and proxy pads only forward: the real element's own pad carries
- * the hook we measure, so they are skipped. Unparented pads belong to no
- * element and are skipped too. */
 static inline ElemCacheEntry *
 elem_cache_slot (ThreadState * t, GstObject * parent)
 {
@@ -723,6 +720,9 @@ elem_cache_lookup (ElemCacheEntry * c, GstObject * parent)
   return NULL;
 }
 
+/* Ghost and proxy pads only forward: the real element's own pad carries
+ * the hook we measure, so they are skipped. Unparented pads belong to no
+ * element and are skipped too. */
 static inline ElemInfo *
 elem_of_pad (GstPad * pad)
 {

@@ -2576,7 +2576,11 @@ write_report (GstAxProf * self, PipeRec * p, GstAxReport * r, gchar * timeline)
         "eos" : "cut-short",
         "refused", G_TYPE_BOOLEAN, r->refusal != NULL,
         "constraint", G_TYPE_STRING, r->constraint,
-        "text", G_TYPE_STRING, text, "json", G_TYPE_STRING, json, NULL);
+        "text", G_TYPE_STRING, text, "json", G_TYPE_STRING, json,
+        "usage-reader", G_TYPE_STRING, gst_ax_probe_thread_usage_reader () ==
+        GST_AX_PROBE_USAGE_PERF ? "perf" : "rusage",
+        "usage-fallback-threads", G_TYPE_UINT,
+        gst_ax_probe_thread_usage_fallback_threads (), NULL);
     gst_element_post_message (pipeline,
         gst_message_new_element (GST_OBJECT (pipeline), s));
     gst_object_unref (pipeline);

@@ -399,6 +399,9 @@ infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
               "shape dimensions must be >= 1 (one may be -1)");
         else
           known *= d[i];
+        if (known > SIMNPU_MAX_TENSOR_ELEMENTS)
+          return op_error (error, SIMNPU_ESHAPE, op, oi,
+              "new shape has more than 2^26 elements");
       }
       if (infer >= 0) {
         if (simnpu__tensor_elements (in) % known != 0)
@@ -594,9 +597,10 @@ simnpu__graph_validate (simnpu__graph * g, simnpu_error * error)
     if (simnpu__dtype_size (t->dtype) == 0)
       return simnpu__set_error (error, SIMNPU_EFORMAT,
           "tensor '%s': unknown dtype %d", t->name, t->dtype);
-    if (t->kind == SIMNPU_TENSOR_ACTIVATION && t->dtype != SIMNPU_DTYPE_I8)
+    if (t->kind != SIMNPU_TENSOR_CONSTANT && t->dtype != SIMNPU_DTYPE_I8)
       return simnpu__set_error (error, SIMNPU_EFORMAT,
-          "tensor '%s': activations must be i8", t->name);
+          "tensor '%s': inputs, outputs and activations are int8 inside "
+          "the graph (dtype i8)", t->name);
     if (!t->shape_from_op && (t->kind == SIMNPU_TENSOR_INPUT
             || t->kind == SIMNPU_TENSOR_CONSTANT || t->n_dims > 0)) {
       if (t->n_dims < 1 || t->n_dims > SIMNPU_MAX_DIMS)
@@ -695,6 +699,13 @@ eltwise_multiplier (double real)
 
 #define MAX_ELTWISE_RATIO 4096.0
 
+static bool
+at_zero_pad (const int32_t * at)
+{
+  return at[SIMNPU_A_PT] == 0 && at[SIMNPU_A_PL] == 0 && at[SIMNPU_A_PB] == 0
+      && at[SIMNPU_A_PR] == 0;
+}
+
 static int
 prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
     simnpu_error * error)
@@ -702,6 +713,15 @@ prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
   const simnpu__tensor *in = &g->tensors[op->inputs[0]];
   const simnpu__tensor *out = &g->tensors[op->outputs[0]];
   unsigned i;
+
+  for (i = 0; i < op->n_inputs; i++) {
+    /* conv weights (i8) and bias (i32) are checked below */
+    if (op->type == SIMNPU_OP_CONV2D && i > 0)
+      break;
+    if (g->tensors[op->inputs[i]].dtype != SIMNPU_DTYPE_I8)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "data inputs must be i8 tensors");
+  }
 
   switch (op->type) {
     case SIMNPU_OP_CONV2D:{
@@ -734,6 +754,14 @@ prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
       p->act_min = op->attrs[SIMNPU_A_ACT] == SIMNPU_ACT_RELU ?
           out->zero_point : I8_MIN;
       p->act_max = I8_MAX;
+      if (p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
+          && at_zero_pad (op->attrs) && p->ih == p->oh && p->iw == p->ow) {
+        /* a pointwise conv is the same conv over one long row: the
+         * kernel's row loops then run over the whole image */
+        p->iw *= p->ih;
+        p->ow *= p->oh;
+        p->ih = p->oh = 1;
+      }
       op->macs = (uint64_t) p->n * p->oh * p->ow * p->oc * klen;
       op->weight_bytes = simnpu__tensor_bytes (w) + simnpu__tensor_bytes (b);
       if (klen > MAX_CONV_KLEN)

@@ -20,6 +20,9 @@
 #define GRAPH_VERSION 1
 #define U8_TO_I8_ZP 128
 #define MAX_JSON_BYTES ((size_t) 1 << 30)
+/* The graph format nests a handful of levels; json-glib's recursive
+ * parser would exhaust the stack on absurdly deep input. */
+#define MAX_JSON_DEPTH 64
 
 typedef struct
 {
@@ -905,6 +908,34 @@ load_root (loader * l, JsonNode * root)
   return 0;
 }
 
+/* The deepest array/object nesting of a JSON text, strings skipped. */
+static unsigned
+json_depth (const char *data, size_t size)
+{
+  unsigned depth = 0, deepest = 0;
+  bool in_string = false;
+  size_t i;
+
+  for (i = 0; i < size; i++) {
+    char c = data[i];
+    if (in_string) {
+      if (c == '\\')
+        i++;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      /* not inside MAX (), which evaluates its arguments twice */
+      depth++;
+      deepest = MAX (deepest, depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
 int
 simnpu__graph_load_json_data (const char *data, size_t size,
     const char *base_dir, bool estimate_only, simnpu__graph ** out,
@@ -919,6 +950,10 @@ simnpu__graph_load_json_data (const char *data, size_t size,
   if (size > MAX_JSON_BYTES)
     return simnpu__set_error (error, SIMNPU_ENOMEM, "graph JSON: %zu bytes; "
         "expected at most 1 GiB", size);
+  if (json_depth (data, size) > MAX_JSON_DEPTH)
+    return simnpu__set_error (error, SIMNPU_EFORMAT, "graph JSON: nested "
+        "deeper than %d levels; expected a simnpu-graph object",
+        MAX_JSON_DEPTH);
   parser = json_parser_new ();
   if (!json_parser_load_from_data (parser, data, (gssize) size, &err)) {
     ret = simnpu__set_error (error, SIMNPU_EFORMAT, "graph JSON: %s",

@@ -300,3 +300,24 @@ simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
     }
   }
 }
+
+/* u8 with zero point z is i8 with zero point z - 128: flip the top bit. */
+void
+simnpu__flip_sign_copy (uint8_t * restrict dst, const uint8_t * restrict src,
+    size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    dst[i] = src[i] ^ 0x80;
+}
+
+void
+simnpu__dequantize (float *restrict dst, const int8_t * restrict src,
+    size_t n, float scale, int32_t zp)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    dst[i] = scale * (float) (src[i] - zp);
+}

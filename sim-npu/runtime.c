@@ -82,6 +82,8 @@ struct simnpu_job
   uint64_t *act_end;
   unsigned act_cap;
   unsigned core;
+  /* the time scale the job was scheduled with */
+  double scale;
   uint64_t due_ns;
   int heap_index;
   GList link;
@@ -312,7 +314,9 @@ account_job (simnpu_device * dev, simnpu_job * job)
   for (i = 0; i < m->schedule.n_actions; i++) {
     const simnpu__action *a = &m->schedule.actions[i];
     unsigned r = a->resource < 0 ? job->core : (unsigned) a->resource;
-    uint64_t dur = job->act_end[i] - job->act_start[i];
+    /* the time the resource spent on the action: a split transfer's span
+     * also covers other jobs' pieces */
+    uint64_t dur = (uint64_t) ((double) a->device_ns * job->scale);
     simnpu_event e;
 
     c->resource_busy_ns[r] += dur;
@@ -444,17 +448,12 @@ copy_outputs (simnpu_model * m, simnpu_job * job, const uint8_t * arena)
   for (i = 0; i < g->n_outputs; i++) {
     const simnpu__tensor *t = &g->tensors[g->outputs[i]];
     const int8_t *restrict src = (const int8_t *) (arena + t->offset);
-    size_t n = (size_t) simnpu__tensor_elements (t), k;
+    size_t n = (size_t) simnpu__tensor_elements (t);
     if (t->io_dtype == SIMNPU_DTYPE_U8) {
-      uint8_t *restrict dst = job->outputs[i].data;
-      for (k = 0; k < n; k++)
-        dst[k] = (uint8_t) (src[k] ^ 0x80);
+      simnpu__flip_sign_copy (job->outputs[i].data, (const uint8_t *) src, n);
     } else if (t->io_dtype == SIMNPU_DTYPE_F32) {
-      float *restrict dst = job->outputs[i].data;
-      float scale = t->scale;
-      int32_t zp = t->zero_point;
-      for (k = 0; k < n; k++)
-        dst[k] = scale * (float) (src[k] - zp);
+      simnpu__dequantize (job->outputs[i].data, src, n, t->scale,
+          t->zero_point);
     } else {
       memcpy (job->outputs[i].data, src, n);
     }
@@ -1165,33 +1164,63 @@ simnpu_model_get_latency_ns (simnpu_model * m)
 /* ------------------------------------------------------------------ */
 /* Jobs                                                                 */
 
-/* Reserves the earliest slot of length dur at or after ready on
- * resource r: engines serve requests in the order they become ready, so an
- * action may run in a gap before reservations made by earlier jobs.
- * Returns the start. Lock held. */
+static unsigned
+first_ending_after (GArray * a, uint64_t t)
+{
+  unsigned lo = 0, hi = a->len;
+
+  /* reservations are disjoint and sorted, so their ends are sorted too */
+  while (lo < hi) {
+    unsigned mid = lo + (hi - lo) / 2;
+    if (g_array_index (a, interval, mid).end_ns <= t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Reserves dur of resource r at or after ready, in the earliest free time:
+ * engines serve requests in the order they become ready, so an action may
+ * run in a gap before reservations made by earlier jobs. Compute needs one
+ * gap of the whole length; a transfer (split) may be cut into pieces that
+ * fill several gaps, as a DMA engine interleaves descriptor chains. Sets
+ * the end of the last piece and returns the start of the first. Lock
+ * held. */
 static uint64_t
-reserve (simnpu_device * dev, unsigned r, uint64_t ready, uint64_t dur)
+reserve (simnpu_device * dev, unsigned r, uint64_t ready, uint64_t dur,
+    bool split, uint64_t * end)
 {
   GArray *a = dev->reserved[r];
-  uint64_t start = ready;
+  uint64_t t = ready, first = G_MAXUINT64, left = dur;
+  unsigned i = first_ending_after (a, ready);
   interval iv;
-  unsigned i;
 
-  for (i = 0; i < a->len; i++) {
-    const interval *cur = &g_array_index (a, interval, i);
-    if (cur->end_ns <= start)
-      continue;
-    if (start + dur <= cur->start_ns)
-      break;
-    start = MAX (start, cur->end_ns);
+  if (dur == 0) {
+    *end = ready;
+    return ready;
   }
-  if (dur > 0) {
-    iv.start_ns = start;
-    iv.end_ns = start + dur;
-    g_array_insert_val (a, i, iv);
+  while (left > 0) {
+    uint64_t gap_end = i < a->len ? g_array_index (a, interval,
+        i).start_ns : G_MAXUINT64;
+    if (t < gap_end && (split || gap_end - t >= left)) {
+      uint64_t piece = MIN (left, gap_end - t);
+      iv.start_ns = t;
+      iv.end_ns = t + piece;
+      g_array_insert_val (a, i, iv);
+      i++;
+      first = MIN (first, t);
+      left -= piece;
+      t += piece;
+    }
+    if (left > 0) {
+      t = MAX (t, g_array_index (a, interval, i).end_ns);
+      i++;
+    }
   }
-  dev->free_at_ns[r] = MAX (dev->free_at_ns[r], start + dur);
-  return start;
+  dev->free_at_ns[r] = MAX (dev->free_at_ns[r], t);
+  *end = t;
+  return first;
 }
 
 /* Drops reservations that ended before now; they are disjoint and
@@ -1230,6 +1259,7 @@ schedule_job (simnpu_device * dev, simnpu_job * job, uint64_t now)
       best = i;
   }
   job->core = best;
+  job->scale = scale;
   if (!dev->profile.has_cdma_css)
     t0 += (uint64_t) ((double) dev->profile.job_overhead_ns * scale);
   for (i = 0; i < s->n_actions; i++) {
@@ -1240,13 +1270,27 @@ schedule_job (simnpu_device * dev, simnpu_job * job, uint64_t now)
       ready = MAX (ready, job->act_end[a->dep]);
     if (a->dep2 >= 0)
       ready = MAX (ready, job->act_end[a->dep2]);
-    job->act_start[i] = reserve (dev, r, ready, dur);
-    job->act_end[i] = job->act_start[i] + dur;
+    job->act_start[i] = reserve (dev, r, ready, dur,
+        a->kind != SIMNPU_ACTION_COMPUTE && a->kind != SIMNPU_ACTION_CSS,
+        &job->act_end[i]);
     first = MIN (first, job->act_start[i]);
     last = MAX (last, job->act_end[i]);
   }
   if (s->n_actions == 0)
     first = last = t0;
+  job->result.core_start_ns = G_MAXUINT64;
+  job->result.core_end_ns = 0;
+  job->result.core_busy_ns = 0;
+  for (i = 0; i < s->n_actions; i++) {
+    if (s->actions[i].resource != SIMNPU__RES_CORE)
+      continue;
+    job->result.core_start_ns = MIN (job->result.core_start_ns,
+        job->act_start[i]);
+    job->result.core_end_ns = MAX (job->result.core_end_ns, job->act_end[i]);
+    job->result.core_busy_ns += job->act_end[i] - job->act_start[i];
+  }
+  if (job->result.core_start_ns == G_MAXUINT64)
+    job->result.core_start_ns = job->result.core_end_ns = first;
   job->result.device_start_ns = first;
   job->result.device_end_ns = last;
   job->result.device_ns = s->device_ns;
@@ -1400,16 +1444,11 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
 
   t0 = simnpu__monotonic_ns ();
   for (i = 0; i < n_inputs; i++) {
-    const uint8_t *restrict src = inputs[i].data;
-    uint8_t *restrict dst = job->staging + off;
-    size_t n = inputs[i].size_bytes, k;
-    if (m->in_specs[i].dtype == SIMNPU_DTYPE_U8) {
-      /* u8 with zero point z is i8 with zero point z - 128 */
-      for (k = 0; k < n; k++)
-        dst[k] = src[k] ^ 0x80;
-    } else {
-      memcpy (dst, src, n);
-    }
+    size_t n = inputs[i].size_bytes;
+    if (m->in_specs[i].dtype == SIMNPU_DTYPE_U8)
+      simnpu__flip_sign_copy (job->staging + off, inputs[i].data, n);
+    else
+      memcpy (job->staging + off, inputs[i].data, n);
     off += n;
     copied += n;
   }

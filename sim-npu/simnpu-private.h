@@ -314,6 +314,10 @@ SIMNPU_INTERNAL void simnpu__eltwise (simnpu__op_type type,
 SIMNPU_INTERNAL void simnpu__pool (bool max, const int64_t * in_dims,
     const int8_t * in, const int64_t * out_dims, int8_t * out,
     int kh, int kw, int sh, int sw, int pt, int pl, int32_t zp);
+SIMNPU_INTERNAL void simnpu__flip_sign_copy (uint8_t * dst,
+    const uint8_t * src, size_t n);
+SIMNPU_INTERNAL void simnpu__dequantize (float *dst, const int8_t * src,
+    size_t n, float scale, int32_t zp);
 SIMNPU_INTERNAL void simnpu__requant_copy (const int8_t * in, int8_t * out,
     size_t n, int32_t zp_in, int32_t zp_out, int64_t mult);
 

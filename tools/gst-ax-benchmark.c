@@ -38,14 +38,29 @@ typedef struct
   gboolean overlay;
 } Options;
 
+/* gst_parse_launch() reads double-quoted strings, not shell quoting */
+static gchar *
+parse_quote (const gchar * str)
+{
+  GString *s = g_string_new ("\"");
+
+  for (; *str; str++) {
+    if (*str == '"' || *str == '\\')
+      g_string_append_c (s, '\\');
+    g_string_append_c (s, *str);
+  }
+  g_string_append_c (s, '"');
+  return g_string_free (s, FALSE);
+}
+
 static gchar *
 build_pipeline (const gchar * model, const Options * o)
 {
   GString *s = g_string_new (NULL);
-  gchar *quoted_model = g_shell_quote (model);
+  gchar *quoted_model = parse_quote (model);
 
   if (o->video) {
-    gchar *quoted = g_shell_quote (o->video);
+    gchar *quoted = parse_quote (o->video);
 
     g_string_append_printf (s, "filesrc location=%s ! decodebin ! "
         "videoconvert ! ", quoted);
@@ -96,12 +111,8 @@ run (GstElement * pipeline)
   GstBus *bus = gst_element_get_bus (pipeline);
   gboolean ok = TRUE, done = FALSE;
 
-  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
-      GST_STATE_CHANGE_FAILURE) {
-    g_printerr ("gst-ax-benchmark: the pipeline failed to start\n");
-    ok = FALSE;
-    done = TRUE;
-  }
+  /* a failed start posts its reason as an ERROR message: read it below */
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
   while (!done) {
     GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
         GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
@@ -165,7 +176,6 @@ main (int argc, char **argv)
       "an .axm path)\nin the standard detection pipeline under the axprof "
       "tracer and prints its\nbenchmark report at EOS.");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     g_printerr ("gst-ax-benchmark: %s\n", err->message);
     return 2;
@@ -185,7 +195,8 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
 
-  /* the tracer must be named before GStreamer initialises its tracers */
+  /* the tracer must be named before GStreamer initialises its tracers,
+   * which is why GStreamer's own options are not parsed here */
   tracers = build_tracer_params (&o);
   if (g_getenv ("GST_TRACERS") != NULL)
     g_printerr ("gst-ax-benchmark: replacing GST_TRACERS=%s with %s\n",

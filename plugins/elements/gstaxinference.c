@@ -408,7 +408,9 @@ find_in_dir (const gchar * dir, const gchar * name, GString * tried)
   gchar *path = g_build_filename (dir, file, NULL);
 
   g_free (file);
-  g_string_append_printf (tried, "%s%s", tried->len ? ", " : "", path);
+  /* GST_AX_MODEL_PATH often names the build's models dir as well */
+  if (strstr (tried->str, path) == NULL)
+    g_string_append_printf (tried, "%s%s", tried->len ? ", " : "", path);
   if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
     return path;
   g_free (path);

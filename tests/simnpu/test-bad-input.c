@@ -194,6 +194,25 @@ test_json_malformed (void)
 
   expect_json_error ("{\"format\": ", SIMNPU_EFORMAT, "graph JSON");
   expect_json_error ("[1, 2]", SIMNPU_EFORMAT, "expected a JSON object");
+  {
+    /* nesting deep enough to exhaust a recursive parser's stack */
+    gchar *deep = g_strnfill (200000, '[');
+    expect_json_error (deep, SIMNPU_EFORMAT, "nested deeper than 64");
+    g_free (deep);
+  }
+  {
+    /* the limit itself: 64 levels pass the depth check, 65 do not */
+    gchar *open = g_strnfill (64, '['), *close = g_strnfill (64, ']');
+    gchar *at_limit = g_strconcat (open, close, NULL);
+    gchar *over = g_strconcat ("[", open, close, "]", NULL);
+
+    expect_json_error (at_limit, SIMNPU_EFORMAT, "expected a JSON object");
+    expect_json_error (over, SIMNPU_EFORMAT, "nested deeper than 64");
+    g_free (open);
+    g_free (close);
+    g_free (at_limit);
+    g_free (over);
+  }
   expect_json_error ("{\"format\": \"onnx\"}", SIMNPU_EFORMAT, "$.format");
   expect_json_error ("{\"format\": \"simnpu-graph\", \"version\": 2}",
       SIMNPU_EVERSION, "$.version");

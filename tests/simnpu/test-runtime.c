@@ -109,6 +109,11 @@ test_concurrency_virtual_clock (void)
   /* 4 jobs on 4 cores: one job time, each on its own core */
   run_wave (&f, 4, r);
   for (i = 0; i < 4; i++) {
+    g_assert_cmpuint (r[i].core_start_ns, >=, r[i].device_start_ns);
+    g_assert_cmpuint (r[i].core_end_ns, <=, r[i].device_end_ns);
+    g_assert_cmpuint (r[i].core_busy_ns, ==, r[i].core_end_ns -
+        r[i].core_start_ns);
+    g_assert_cmpuint (r[i].core_busy_ns, >, 0);
     /* the shared DMA engine serialises the inputs: a few ns each */
     g_assert_cmpuint (r[i].device_start_ns, <=, t_job / 100);
     g_assert_cmpuint (r[i].device_ns, ==, t_job);
@@ -185,9 +190,12 @@ test_event_order_and_counters (void)
       dma_bytes += ev[i].bytes;
     }
   }
-  /* ... and a resource runs one action at a time */
+  /* ... and a core runs one action at a time (transfers may be split
+   * between gaps, so DMA spans can interleave) */
   qsort (ev, n, sizeof (simnpu_event), compare_resource_start);
   for (i = 0; i < n; i++) {
+    if (ev[i].resource >= dinfo.n_cores)
+      continue;
     if (i > 0 && ev[i].resource == ev[i - 1].resource)
       g_assert_cmpuint (ev[i].start_ns, >=, last_end[ev[i].resource]);
     last_end[ev[i].resource] = ev[i].end_ns;
@@ -198,9 +206,17 @@ test_event_order_and_counters (void)
   g_assert_cmpuint (c.jobs_submitted, ==, 8);
   g_assert_cmpuint (c.jobs_done + c.jobs_cancelled + c.jobs_failed, ==, 8);
   g_assert_cmpuint (c.n_resources, ==, dinfo.n_resources);
-  for (i = 0; i < dinfo.n_resources; i++)
-    g_assert_cmpuint (c.resource_busy_ns[i], ==, busy[i]);
-  g_assert_cmpuint (c.dma_busy_ns, ==, dma_busy);
+  for (i = 0; i < dinfo.n_resources; i++) {
+    /* on the virtual clock the timeline is in device ns */
+    g_assert_cmpuint (c.resource_busy_ns[i], ==, c.resource_device_ns[i]);
+    if (i < dinfo.n_cores)
+      g_assert_cmpuint (c.resource_busy_ns[i], ==, busy[i]);
+    else
+      g_assert_cmpuint (c.resource_busy_ns[i], <=, busy[i]);
+  }
+  g_assert_cmpuint (c.dma_busy_ns, ==,
+      c.resource_busy_ns[2] + c.resource_busy_ns[3]);
+  g_assert_cmpuint (c.dma_busy_ns, <=, dma_busy);
   g_assert_cmpuint (c.dma_bytes, ==, dma_bytes);
   g_assert_cmpuint (c.dma_bytes, ==, 8 * (f.in.size_bytes + f.out.size_bytes));
   g_assert_cmpuint (c.host_copy_bytes, ==, 8 * f.in.size_bytes);
@@ -211,6 +227,48 @@ test_event_order_and_counters (void)
   g_assert_cmpuint (c.resource_busy_ns[0], >, 0);
   g_assert_cmpuint (c.resource_busy_ns[1], >, 0);
   g_free (ev);
+  fixture_close (&f);
+}
+
+/* A transfer fills a gap left between an earlier job's transfers, split
+ * around them: the span of its event is longer than its duration, and the
+ * engine's busy time is the sum of the durations. */
+static void
+test_dma_transfers_split (void)
+{
+  Fixture f;
+  simnpu_job_result r[2];
+  simnpu_event ev[16];
+  simnpu_counters c;
+  const simnpu_event *in1 = NULL, *out1 = NULL, *in2 = NULL;
+  size_t n, i;
+
+  /* 1x1 conv: little compute between two 48x48x32 transfers */
+  fixture_open (&f, "metis:job_overhead_ns=0", 48, 32, 1);
+  g_assert_cmpint (simnpu_device_use_virtual_clock (f.dev, 0), ==, 0);
+  run_wave (&f, 2, r);
+  n = simnpu_device_read_events (f.dev, ev, G_N_ELEMENTS (ev));
+  for (i = 0; i < n; i++) {
+    if (ev[i].job_id == 1 && ev[i].kind == SIMNPU_ACTION_DMA_IN)
+      in1 = &ev[i];
+    if (ev[i].job_id == 1 && ev[i].kind == SIMNPU_ACTION_DMA_OUT)
+      out1 = &ev[i];
+    if (ev[i].job_id == 2 && ev[i].kind == SIMNPU_ACTION_DMA_IN)
+      in2 = &ev[i];
+  }
+  g_assert_nonnull (in1);
+  g_assert_nonnull (out1);
+  g_assert_nonnull (in2);
+  /* job 2's input starts in the gap during job 1's compute and ends after
+   * job 1's output */
+  g_assert_cmpuint (in2->start_ns, ==, in1->end_ns);
+  g_assert_cmpuint (in2->start_ns, <, out1->start_ns);
+  g_assert_cmpuint (in2->end_ns, >, out1->end_ns);
+  g_assert_cmpuint (in2->end_ns - in2->start_ns, ==, (in1->end_ns -
+          in1->start_ns) + (out1->end_ns - out1->start_ns));
+  simnpu_device_get_counters (f.dev, &c);
+  g_assert_cmpuint (c.dma_busy_ns, ==, 2 * (in1->end_ns - in1->start_ns +
+          out1->end_ns - out1->start_ns));
   fixture_close (&f);
 }
 
@@ -517,6 +575,7 @@ main (int argc, char **argv)
       test_concurrency_virtual_clock);
   g_test_add_func ("/simnpu/runtime/events-counters",
       test_event_order_and_counters);
+  g_test_add_func ("/simnpu/runtime/dma-split", test_dma_transfers_split);
   g_test_add_func ("/simnpu/runtime/cancel-poll-callback",
       test_cancel_poll_callback);
   g_test_add_func ("/simnpu/runtime/detached", test_detached_jobs_and_drain);

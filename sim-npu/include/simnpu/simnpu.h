@@ -381,11 +381,16 @@ typedef struct
  * @lag_ns: how much later than @device_end_ns the outputs were ready
  *   (0 when functional compute kept pace)
  * @user_data: the user data given at submit
+ * @core_start_ns: start of the job's first compute action on its core
+ * @core_end_ns: end of its last compute action on its core
+ * @core_busy_ns: time its core spent computing it (the sum of its compute
+ *   actions, which may be separated by gaps, e.g. streamed weights)
  *
  * Result of a completed job. @device_start_ns and @device_end_ns lie on
  * the modelled timeline, scaled by the time scale: at time scale 1.0 they
  * are when the device was busy with the job, which a profiler can use for
- * occupancy. With a time scale of 0 they coincide.
+ * occupancy; @core_start_ns, @core_end_ns and @core_busy_ns narrow that to
+ * the job's core. With a time scale of 0 they coincide.
  */
 typedef struct
 {
@@ -401,6 +406,9 @@ typedef struct
   uint64_t compute_ns;
   uint64_t lag_ns;
   void *user_data;
+  uint64_t core_start_ns;
+  uint64_t core_end_ns;
+  uint64_t core_busy_ns;
 } simnpu_job_result;
 
 /**

@@ -85,6 +85,12 @@ gst_ax_probe_now_ns (void)
  *   is armed first, and only used once its fault and context-switch
  *   counters agree with getrusage over a page touch and a sleep, twice
  *   in a row;
+ * - the two clocks must agree: arming also requires the task clock and
+ *   the thread CPU clock to agree over the sleep within
+ *   ARM_CLOCK_SKEW_NS (measured here: under 1 us over a 20 us sleep;
+ *   over 20 ms sleeps the thread CPU clock charges the woken thread
+ *   7-70 us more, from a scheduler clock not yet brought up to date at
+ *   the wake-up, while the task clock starts afresh at the switch);
  * - kernel-side faults (a read() into fresh pages) count in ru_minflt
  *   only with exclude_kernel=0, which perf_event_paranoid >= 2 refuses
  *   without CAP_PERFMON; seccomp filters and some containers refuse
@@ -101,11 +107,14 @@ gst_ax_probe_now_ns (void)
 #define PERF_VALUE_SWITCHES 3
 #define PERF_FD_UNOPENED (-2)
 #define PERF_FD_FAILED (-1)
-/* arming: a sleep long enough to block (one context switch), and the
- * attempts before giving up on perf for the thread */
+/* arming: a sleep long enough to block (one context switch); the most
+ * the task clock may differ from the thread CPU clock over it (a
+ * thread-clock read lies inside the group's window: a few us); and the
+ * attempts before giving up on perf */
 #define ARM_SLEEP_NS 20000
+#define ARM_CLOCK_SKEW_NS 10000
 #define ARM_AGREEMENTS 2
-#define ARM_ATTEMPTS 200
+#define ARM_ATTEMPTS 32
 
 typedef struct
 {
@@ -186,36 +195,51 @@ perf_read (gint leader, guint64 * values)
       (gssize) (PERF_GROUP_VALUES * sizeof (guint64));
 }
 
+static guint64
+thread_clock_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
 /* One arming attempt: a fresh page touched and a sleep, seen alike by the
- * group and by getrusage. */
+ * group, by getrusage and by the thread CPU clock. */
 static gboolean
 perf_agrees (gint leader)
 {
   const struct timespec nap = { 0, ARM_SLEEP_NS };
-  guint64 v0[PERF_GROUP_VALUES], v1[PERF_GROUP_VALUES];
+  guint64 v0[PERF_GROUP_VALUES], v1[PERF_GROUP_VALUES], k0, k1;
   gsize page = sysconf (_SC_PAGESIZE);
   struct rusage ru0, ru1;
   volatile guint8 *p;
   glong faults, switches;
+  gint64 skew_ns;
 
   p = mmap (NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
       -1, 0);
   if (p == MAP_FAILED)
     return FALSE;
-  if (!perf_read (leader, v0) || getrusage (RUSAGE_THREAD, &ru0) != 0) {
+  if (getrusage (RUSAGE_THREAD, &ru0) != 0 || !perf_read (leader, v0)) {
     munmap ((gpointer) p, page);
     return FALSE;
   }
+  k0 = thread_clock_ns ();
   p[0] = 1;
   nanosleep (&nap, NULL);
-  getrusage (RUSAGE_THREAD, &ru1);
+  k1 = thread_clock_ns ();
   perf_read (leader, v1);
+  getrusage (RUSAGE_THREAD, &ru1);
   munmap ((gpointer) p, page);
   faults = ru1.ru_minflt - ru0.ru_minflt;
   switches = (ru1.ru_nvcsw + ru1.ru_nivcsw) - (ru0.ru_nvcsw + ru0.ru_nivcsw);
+  skew_ns = (gint64) (v1[PERF_VALUE_CPU] - v0[PERF_VALUE_CPU]) -
+      (gint64) (k1 - k0);
   return faults >= 1 && switches >= 1 &&
       v1[PERF_VALUE_FAULTS] - v0[PERF_VALUE_FAULTS] == (guint64) faults &&
-      v1[PERF_VALUE_SWITCHES] - v0[PERF_VALUE_SWITCHES] == (guint64) switches;
+      v1[PERF_VALUE_SWITCHES] - v0[PERF_VALUE_SWITCHES] == (guint64) switches
+      && ABS (skew_ns) <= ARM_CLOCK_SKEW_NS;
 }
 
 static gboolean
@@ -274,6 +298,14 @@ perf_thread_open (void)
   }
   if (!perf_arm (g.fds[0])) {
     perf_group_close (&g);
+    /* the first group never agreeing is taken as this kernel's nature
+     * (a clock skew does not go away): the whole process reads with the
+     * fallback, and no further thread pays for arming */
+    if (reader == GST_AX_PROBE_USAGE_UNKNOWN &&
+        __atomic_compare_exchange_n (&usage_reader, &reader,
+            GST_AX_PROBE_USAGE_RUSAGE, FALSE, __ATOMIC_ACQ_REL,
+            __ATOMIC_ACQUIRE))
+      return FALSE;
     __atomic_add_fetch (&fallback_threads, 1, __ATOMIC_RELAXED);
     return FALSE;
   }

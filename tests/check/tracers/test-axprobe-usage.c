@@ -27,11 +27,16 @@
 #define BUSY_NS (30 * GST_MSECOND)
 #define SLEEP_US 20000
 /* Both clocks are the scheduler's runtime of the thread. What separates
- * them: the reads themselves (a few microseconds) and, for the perf task
- * clock, time a hypervisor stole, which the thread CPU clock leaves out
- * (0.2-0.6% measured on this VM). */
+ * them over CPU burnt: the reads themselves (a few microseconds) and, for
+ * the perf task clock, time a hypervisor stole, which the thread CPU
+ * clock leaves out (0.1-0.6% measured on this VM). Over a sleep the
+ * thread CPU clock also charges the woken thread from a scheduler clock
+ * that may not have moved since before the wake-up: measured 7-70 us over
+ * a 20 ms sleep on this VM, once 0.6 ms; the task clock starts afresh at
+ * the switch. */
 #define CPU_TOLERANCE_NS (300 * GST_USECOND)
 #define CPU_TOLERANCE_RATIO 0.03
+#define SLEEP_TOLERANCE_NS (1 * GST_MSECOND)
 #define SLEEP_CPU_MAX_NS (2 * GST_MSECOND)
 #define PAGES 512
 #define FAULT_TOLERANCE 2
@@ -136,10 +141,10 @@ work_touch (gpointer data)
 }
 
 static gboolean
-agrees (const Delta * d)
+agrees (const Delta * d, guint64 tolerance_ns)
 {
   return ABS ((gint64) d->probe_ns - (gint64) d->clock_ns) <
-      CPU_TOLERANCE_NS + CPU_TOLERANCE_RATIO * d->clock_ns;
+      tolerance_ns + CPU_TOLERANCE_RATIO * d->clock_ns;
 }
 
 GST_START_TEST (test_reader_in_use)
@@ -160,13 +165,13 @@ GST_START_TEST (test_cpu_busy_and_sleep)
   Delta d;
 
   d = measure (work_busy, NULL);
-  fail_unless (agrees (&d), "busy: probe %" G_GUINT64_FORMAT " ns, thread "
-      "clock %" G_GUINT64_FORMAT " ns", d.probe_ns, d.clock_ns);
+  fail_unless (agrees (&d, CPU_TOLERANCE_NS), "busy: probe %"
+      G_GUINT64_FORMAT " ns, thread clock %" G_GUINT64_FORMAT " ns", d.probe_ns, d.clock_ns);
   fail_unless (d.probe_ns >= BUSY_NS / 2);
 
   d = measure (work_sleep, NULL);
-  fail_unless (agrees (&d), "sleep: probe %" G_GUINT64_FORMAT " ns, thread "
-      "clock %" G_GUINT64_FORMAT " ns", d.probe_ns, d.clock_ns);
+  fail_unless (agrees (&d, SLEEP_TOLERANCE_NS), "sleep: probe %"
+      G_GUINT64_FORMAT " ns, thread clock %" G_GUINT64_FORMAT " ns", d.probe_ns, d.clock_ns);
   fail_unless (d.probe_ns < SLEEP_CPU_MAX_NS);
 }
 
@@ -208,12 +213,12 @@ GST_START_TEST (test_threads_apart)
   for (i = 0; i < G_N_ELEMENTS (th); i++)
     g_thread_join (th[i]);
 
-  fail_unless (agrees (&mine));
+  fail_unless (agrees (&mine, SLEEP_TOLERANCE_NS));
   fail_unless (mine.probe_ns < SLEEP_CPU_MAX_NS, "the sleeping thread read "
       "%" G_GUINT64_FORMAT " ns of CPU", mine.probe_ns);
   for (i = 0; i < G_N_ELEMENTS (th); i++) {
-    fail_unless (agrees (&theirs[i]), "thread %u: probe %" G_GUINT64_FORMAT
-        " ns, thread clock %" G_GUINT64_FORMAT " ns", i, theirs[i].probe_ns,
+    fail_unless (agrees (&theirs[i], CPU_TOLERANCE_NS), "thread %u: probe %"
+        G_GUINT64_FORMAT " ns, thread clock %" G_GUINT64_FORMAT " ns", i, theirs[i].probe_ns,
         theirs[i].clock_ns);
     fail_unless (theirs[i].probe_ns >= BUSY_NS / 2);
   }

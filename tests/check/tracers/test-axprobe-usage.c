@@ -166,12 +166,14 @@ GST_START_TEST (test_cpu_busy_and_sleep)
 
   d = measure (work_busy, NULL);
   fail_unless (agrees (&d, CPU_TOLERANCE_NS), "busy: probe %"
-      G_GUINT64_FORMAT " ns, thread clock %" G_GUINT64_FORMAT " ns", d.probe_ns, d.clock_ns);
+      G_GUINT64_FORMAT " ns, thread clock %" G_GUINT64_FORMAT " ns",
+      d.probe_ns, d.clock_ns);
   fail_unless (d.probe_ns >= BUSY_NS / 2);
 
   d = measure (work_sleep, NULL);
   fail_unless (agrees (&d, SLEEP_TOLERANCE_NS), "sleep: probe %"
-      G_GUINT64_FORMAT " ns, thread clock %" G_GUINT64_FORMAT " ns", d.probe_ns, d.clock_ns);
+      G_GUINT64_FORMAT " ns, thread clock %" G_GUINT64_FORMAT " ns",
+      d.probe_ns, d.clock_ns);
   fail_unless (d.probe_ns < SLEEP_CPU_MAX_NS);
 }
 
@@ -218,8 +220,8 @@ GST_START_TEST (test_threads_apart)
       "%" G_GUINT64_FORMAT " ns of CPU", mine.probe_ns);
   for (i = 0; i < G_N_ELEMENTS (th); i++) {
     fail_unless (agrees (&theirs[i], CPU_TOLERANCE_NS), "thread %u: probe %"
-        G_GUINT64_FORMAT " ns, thread clock %" G_GUINT64_FORMAT " ns", i, theirs[i].probe_ns,
-        theirs[i].clock_ns);
+        G_GUINT64_FORMAT " ns, thread clock %" G_GUINT64_FORMAT " ns", i,
+        theirs[i].probe_ns, theirs[i].clock_ns);
     fail_unless (theirs[i].probe_ns >= BUSY_NS / 2);
   }
 }

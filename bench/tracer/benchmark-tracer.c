@@ -493,7 +493,8 @@ main (int argc, char **argv)
           "from the thread CPU clock over %.0f ms of CPU; %s\n"
           "  (axprof arms each thread's group before use: it waits until "
           "the group's fault and context-switch counters agree with "
-          "getrusage over a page touch and a sleep, twice in a row)\n",
+          "getrusage, and its task clock with the thread CPU clock, over "
+          "a page touch and a 20 us sleep, twice in a row)\n",
           pc.read_ns / NS_PER_US, pc.perf_faults, pc.minflt, pc.pages,
           pc.thread_clock_ns ? 100.0 * ((gdouble) pc.task_clock_ns -
               (gdouble) pc.thread_clock_ns) / pc.thread_clock_ns : 0.0,

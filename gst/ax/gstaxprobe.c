@@ -28,9 +28,15 @@
 
 #include "gstaxprobe.h"
 
+#include <string.h>
 #include <time.h>
 #ifdef __linux__
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 #define GST_AX_PROBE_MAX_SINKS 8
@@ -62,16 +68,258 @@ gst_ax_probe_now_ns (void)
   return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
 }
 
-/**
- * gst_ax_probe_thread_usage:
- * @cpu_ns: (out): CPU time used by the calling thread
- * @faults: (out): minor page faults taken by the calling thread
+/* The usage reader. One read of a per-thread perf event group (the task
+ * clock, the scheduler's runtime of the thread like
+ * CLOCK_THREAD_CPUTIME_ID, and the minor-fault counter, bumped where
+ * ru_minflt is) is one syscall; the thread CPU clock plus getrusage() are
+ * two, and a syscall costs over a microsecond on some VMs.
  *
- * Reads the calling thread's resource usage. On systems without per-thread
- * usage, faults read 0, which means "not measured".
- */
-void
-gst_ax_probe_thread_usage (guint64 * cpu_ns, guint64 * faults)
+ * Pitfalls, each handled:
+ * - the group counts the thread that opened it: each thread opens its
+ *   own on its first read and never reads another's; inherit stays 0;
+ * - a forked child inherits the forking thread's descriptors, which
+ *   still count the parent's thread: the child reopens;
+ * - right after perf_event_open() the software counters can miss events
+ *   for a while (measured on a 6.18 VM kernel: all faults of the first
+ *   ms, a missed context switch), while the task clock runs: a new group
+ *   is armed first, and only used once its fault and context-switch
+ *   counters agree with getrusage over a page touch and a sleep, twice
+ *   in a row;
+ * - the two clocks must agree: arming also requires the task clock and
+ *   the thread CPU clock to agree over the sleep within
+ *   ARM_CLOCK_SKEW_NS (measured here: under 1 us over a 20 us sleep;
+ *   over 20 ms sleeps the thread CPU clock charges the woken thread
+ *   7-70 us more, from a scheduler clock not yet brought up to date at
+ *   the wake-up, while the task clock starts afresh at the switch);
+ * - kernel-side faults (a read() into fresh pages) count in ru_minflt
+ *   only with exclude_kernel=0, which perf_event_paranoid >= 2 refuses
+ *   without CAP_PERFMON; seccomp filters and some containers refuse
+ *   perf_event_open() altogether: then the two-syscall reader runs, for
+ *   the whole process;
+ * - with paravirtual steal accounting the thread CPU clock leaves out
+ *   time the hypervisor stole, the task clock keeps it: the two differ by
+ *   the steal, 0 on an idle host. */
+#ifdef __linux__
+/* nr, task clock ns, minor faults, context switches */
+#define PERF_GROUP_VALUES 4
+#define PERF_VALUE_CPU 1
+#define PERF_VALUE_FAULTS 2
+#define PERF_VALUE_SWITCHES 3
+#define PERF_FD_UNOPENED (-2)
+#define PERF_FD_FAILED (-1)
+/* arming: a sleep long enough to block (one context switch); the most
+ * the task clock may differ from the thread CPU clock over it (a
+ * thread-clock read lies inside the group's window: a few us); and the
+ * attempts before giving up on perf */
+#define ARM_SLEEP_NS 20000
+#define ARM_CLOCK_SKEW_NS 10000
+#define ARM_AGREEMENTS 2
+#define ARM_ATTEMPTS 32
+
+typedef struct
+{
+  gint fds[PERF_GROUP_VALUES - 1];
+} PerfGroup;
+
+static gint usage_reader = GST_AX_PROBE_USAGE_UNKNOWN;
+/* threads that could not arm a group and read with the fallback */
+static gint fallback_threads;
+static __thread gint perf_leader = PERF_FD_UNOPENED;
+static GOnce atfork_once = G_ONCE_INIT;
+
+static void
+perf_group_close (PerfGroup * g)
+{
+  gint i;
+
+  for (i = G_N_ELEMENTS (g->fds) - 1; i >= 0; i--)
+    if (g->fds[i] >= 0)
+      close (g->fds[i]);
+}
+
+static void
+perf_group_free (gpointer data)
+{
+  perf_group_close (data);
+  g_free (data);
+}
+
+/* Closes the thread's group when the thread exits. */
+static GPrivate perf_group_key = G_PRIVATE_INIT (perf_group_free);
+
+static gint
+perf_open (guint64 config, gint group_fd)
+{
+  struct perf_event_attr attr;
+
+  memset (&attr, 0, sizeof (attr));
+  attr.size = sizeof (attr);
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = config;
+  attr.read_format = PERF_FORMAT_GROUP;
+  /* kernel time and kernel-side faults count, as in the thread CPU clock
+   * and ru_minflt; inherit stays 0: this thread only */
+  attr.exclude_kernel = 0;
+  attr.exclude_hv = 0;
+  return syscall (SYS_perf_event_open, &attr, 0, -1, group_fd,
+      PERF_FLAG_FD_CLOEXEC);
+}
+
+static void
+perf_atfork_child (void)
+{
+  perf_leader = PERF_FD_UNOPENED;
+  if (g_private_get (&perf_group_key) != NULL)
+    g_private_replace (&perf_group_key, NULL);
+}
+
+static gpointer
+perf_atfork_install (gpointer data)
+{
+  pthread_atfork (NULL, NULL, perf_atfork_child);
+  return NULL;
+}
+
+static gboolean
+perf_env_disabled (void)
+{
+  const gchar *env = g_getenv ("GST_AX_PROBE_USAGE");
+
+  return env != NULL && strcmp (env, "rusage") == 0;
+}
+
+static gboolean
+perf_read (gint leader, guint64 * values)
+{
+  return read (leader, values, PERF_GROUP_VALUES * sizeof (guint64)) ==
+      (gssize) (PERF_GROUP_VALUES * sizeof (guint64));
+}
+
+static guint64
+thread_clock_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+/* One arming attempt: a fresh page touched and a sleep, seen alike by the
+ * group, by getrusage and by the thread CPU clock. */
+static gboolean
+perf_agrees (gint leader)
+{
+  const struct timespec nap = { 0, ARM_SLEEP_NS };
+  guint64 v0[PERF_GROUP_VALUES], v1[PERF_GROUP_VALUES], k0, k1;
+  gsize page = sysconf (_SC_PAGESIZE);
+  struct rusage ru0, ru1;
+  volatile guint8 *p;
+  glong faults, switches;
+  gint64 skew_ns;
+
+  p = mmap (NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+      -1, 0);
+  if (p == MAP_FAILED)
+    return FALSE;
+  if (getrusage (RUSAGE_THREAD, &ru0) != 0 || !perf_read (leader, v0)) {
+    munmap ((gpointer) p, page);
+    return FALSE;
+  }
+  k0 = thread_clock_ns ();
+  p[0] = 1;
+  nanosleep (&nap, NULL);
+  k1 = thread_clock_ns ();
+  perf_read (leader, v1);
+  getrusage (RUSAGE_THREAD, &ru1);
+  munmap ((gpointer) p, page);
+  faults = ru1.ru_minflt - ru0.ru_minflt;
+  switches = (ru1.ru_nvcsw + ru1.ru_nivcsw) - (ru0.ru_nvcsw + ru0.ru_nivcsw);
+  skew_ns = (gint64) (v1[PERF_VALUE_CPU] - v0[PERF_VALUE_CPU]) -
+      (gint64) (k1 - k0);
+  return faults >= 1 && switches >= 1 &&
+      v1[PERF_VALUE_FAULTS] - v0[PERF_VALUE_FAULTS] == (guint64) faults &&
+      v1[PERF_VALUE_SWITCHES] - v0[PERF_VALUE_SWITCHES] == (guint64) switches
+      && ABS (skew_ns) <= ARM_CLOCK_SKEW_NS;
+}
+
+static gboolean
+perf_arm (gint leader)
+{
+  guint attempt, agreed = 0;
+
+  for (attempt = 0; attempt < ARM_ATTEMPTS && agreed < ARM_AGREEMENTS;
+      attempt++)
+    agreed = perf_agrees (leader) ? agreed + 1 : 0;
+  return agreed == ARM_AGREEMENTS;
+}
+
+/* Opens and arms the calling thread's group; FALSE if this thread reads
+ * with the fallback. */
+static gboolean
+perf_thread_open (void)
+{
+  static const guint64 configs[PERF_GROUP_VALUES - 1] = {
+    PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_PAGE_FAULTS_MIN,
+    PERF_COUNT_SW_CONTEXT_SWITCHES,
+  };
+  PerfGroup g;
+  gint reader;
+  guint i;
+
+  perf_leader = PERF_FD_FAILED;
+  reader = __atomic_load_n (&usage_reader, __ATOMIC_ACQUIRE);
+  if (reader == GST_AX_PROBE_USAGE_RUSAGE)
+    return FALSE;
+  g_once (&atfork_once, perf_atfork_install, NULL);
+  if (reader == GST_AX_PROBE_USAGE_UNKNOWN && perf_env_disabled ()) {
+    __atomic_store_n (&usage_reader, GST_AX_PROBE_USAGE_RUSAGE,
+        __ATOMIC_RELEASE);
+    return FALSE;
+  }
+  for (i = 0; i < G_N_ELEMENTS (g.fds); i++)
+    g.fds[i] = -1;
+  for (i = 0; i < G_N_ELEMENTS (g.fds); i++) {
+    g.fds[i] = perf_open (configs[i], i == 0 ? -1 : g.fds[0]);
+    if (g.fds[i] < 0)
+      break;
+  }
+  if (i < G_N_ELEMENTS (g.fds)) {
+    perf_group_close (&g);
+    /* refused: the whole process reads with the fallback; a thread that
+     * is refused after others opened (a descriptor limit) keeps the
+     * fallback for itself */
+    if (reader == GST_AX_PROBE_USAGE_UNKNOWN &&
+        __atomic_compare_exchange_n (&usage_reader, &reader,
+            GST_AX_PROBE_USAGE_RUSAGE, FALSE, __ATOMIC_ACQ_REL,
+            __ATOMIC_ACQUIRE))
+      return FALSE;
+    __atomic_add_fetch (&fallback_threads, 1, __ATOMIC_RELAXED);
+    return FALSE;
+  }
+  if (!perf_arm (g.fds[0])) {
+    perf_group_close (&g);
+    /* the first group never agreeing is taken as this kernel's nature
+     * (a clock skew does not go away): the whole process reads with the
+     * fallback, and no further thread pays for arming */
+    if (reader == GST_AX_PROBE_USAGE_UNKNOWN &&
+        __atomic_compare_exchange_n (&usage_reader, &reader,
+            GST_AX_PROBE_USAGE_RUSAGE, FALSE, __ATOMIC_ACQ_REL,
+            __ATOMIC_ACQUIRE))
+      return FALSE;
+    __atomic_add_fetch (&fallback_threads, 1, __ATOMIC_RELAXED);
+    return FALSE;
+  }
+  g_private_replace (&perf_group_key, g_memdup2 (&g, sizeof (g)));
+  perf_leader = g.fds[0];
+  if (reader == GST_AX_PROBE_USAGE_UNKNOWN)
+    __atomic_compare_exchange_n (&usage_reader, &reader,
+        GST_AX_PROBE_USAGE_PERF, FALSE, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  return TRUE;
+}
+#endif
+
+static void
+rusage_thread_usage (guint64 * cpu_ns, guint64 * faults)
 {
   struct timespec ts;
 #if defined(__linux__) && defined(RUSAGE_THREAD)
@@ -87,6 +335,95 @@ gst_ax_probe_thread_usage (guint64 * cpu_ns, guint64 * faults)
 #endif
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
   *cpu_ns = (guint64) ts.tv_sec * G_GUINT64_CONSTANT (1000000000) + ts.tv_nsec;
+}
+
+/**
+ * gst_ax_probe_thread_usage:
+ * @cpu_ns: (out): CPU time used by the calling thread
+ * @faults: (out): minor page faults taken by the calling thread
+ *
+ * Reads the calling thread's resource usage: with one read of a per-thread
+ * perf event group where perf_event_open() is allowed, else with
+ * CLOCK_THREAD_CPUTIME_ID and getrusage(RUSAGE_THREAD). Both are exact on
+ * every call and count the same things (see
+ * gst_ax_probe_thread_usage_reader()). On systems without per-thread
+ * usage, faults read 0, which means "not measured".
+ */
+void
+gst_ax_probe_thread_usage (guint64 * cpu_ns, guint64 * faults)
+{
+#ifdef __linux__
+  guint64 values[PERF_GROUP_VALUES];
+
+  if (G_UNLIKELY (perf_leader == PERF_FD_UNOPENED))
+    perf_thread_open ();
+  if (G_LIKELY (perf_leader >= 0) &&
+      G_LIKELY (perf_read (perf_leader, values))) {
+    *cpu_ns = values[PERF_VALUE_CPU];
+    *faults = values[PERF_VALUE_FAULTS];
+    return;
+  }
+#endif
+  rusage_thread_usage (cpu_ns, faults);
+}
+
+/**
+ * gst_ax_probe_thread_usage_reader:
+ *
+ * Which reader gst_ax_probe_thread_usage() uses in this process, deciding
+ * it on the calling thread if no thread has read yet.
+ *
+ * Returns: #GST_AX_PROBE_USAGE_PERF or #GST_AX_PROBE_USAGE_RUSAGE
+ */
+GstAxProbeUsageReader
+gst_ax_probe_thread_usage_reader (void)
+{
+#ifdef __linux__
+  if (__atomic_load_n (&usage_reader, __ATOMIC_ACQUIRE) ==
+      GST_AX_PROBE_USAGE_UNKNOWN && perf_leader == PERF_FD_UNOPENED)
+    perf_thread_open ();
+  return __atomic_load_n (&usage_reader, __ATOMIC_ACQUIRE) ==
+      GST_AX_PROBE_USAGE_PERF ? GST_AX_PROBE_USAGE_PERF :
+      GST_AX_PROBE_USAGE_RUSAGE;
+#else
+  return GST_AX_PROBE_USAGE_RUSAGE;
+#endif
+}
+
+/**
+ * gst_ax_probe_thread_usage_reader_name:
+ * @reader: a #GstAxProbeUsageReader
+ *
+ * Returns: a short description of @reader, for reports
+ */
+const gchar *
+gst_ax_probe_thread_usage_reader_name (GstAxProbeUsageReader reader)
+{
+  switch (reader) {
+    case GST_AX_PROBE_USAGE_PERF:
+      return "perf group of task clock and minor faults (1 syscall per read)";
+    case GST_AX_PROBE_USAGE_RUSAGE:
+      return "CLOCK_THREAD_CPUTIME_ID + getrusage (2 syscalls per read)";
+    default:
+      return "undecided";
+  }
+}
+
+/**
+ * gst_ax_probe_thread_usage_fallback_threads:
+ *
+ * Returns: how many threads read with the two-syscall fallback although
+ *   the process reads with a perf group (a group that was refused, or
+ *   whose counters did not come to agree with getrusage)
+ */
+guint
+gst_ax_probe_thread_usage_fallback_threads (void)
+{
+#ifdef __linux__
+  return __atomic_load_n (&fallback_threads, __ATOMIC_RELAXED);
+#else
+  return 0;
+#endif
 }
 
 /**

@@ -252,6 +252,30 @@ gst_ax_probe_timer_stop (GstAxProbeTimer * timer, GstElement * element,
 GST_AX_API void gst_ax_probe_thread_usage (guint64 * cpu_ns,
     guint64 * faults);
 
+/**
+ * GstAxProbeUsageReader:
+ * @GST_AX_PROBE_USAGE_UNKNOWN: no thread has read yet
+ * @GST_AX_PROBE_USAGE_PERF: a per-thread perf event group of the task clock
+ *   and minor faults, one syscall per read
+ * @GST_AX_PROBE_USAGE_RUSAGE: CLOCK_THREAD_CPUTIME_ID and
+ *   getrusage(RUSAGE_THREAD), two syscalls per read; used where
+ *   perf_event_open() is refused, or when the environment variable
+ *   `GST_AX_PROBE_USAGE=rusage` is set
+ *
+ * How gst_ax_probe_thread_usage() reads.
+ */
+typedef enum
+{
+  GST_AX_PROBE_USAGE_UNKNOWN = 0,
+  GST_AX_PROBE_USAGE_PERF = 1,
+  GST_AX_PROBE_USAGE_RUSAGE = 2,
+} GstAxProbeUsageReader;
+
+GST_AX_API GstAxProbeUsageReader gst_ax_probe_thread_usage_reader (void);
+GST_AX_API const gchar *
+gst_ax_probe_thread_usage_reader_name (GstAxProbeUsageReader reader);
+GST_AX_API guint gst_ax_probe_thread_usage_fallback_threads (void);
+
 G_END_DECLS
 
 #endif /* __GST_AX_PROBE_H__ */

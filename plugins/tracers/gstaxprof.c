@@ -306,9 +306,26 @@ typedef struct
   gpointer value;
 } ProbeCacheEntry;
 
+/* Per-thread memo of pad parent -> element info, so the per-buffer hooks
+ * skip g_object_get_qdata() (a bit lock taken and released, two atomic
+ * read-modify-writes, and a list walk). An entry is trusted only while
+ * its info still names that parent: an info outlives its element and
+ * forgets it when the element is finalized, so an element allocated
+ * later at the same address misses and is looked up afresh. Size a power
+ * of two. */
+#define ELEM_CACHE_SIZE 64
+#define ELEM_CACHE_SHIFT 6
+
+typedef struct
+{
+  GstObject *parent;
+  ElemInfo *ei;
+} ElemCacheEntry;
+
 typedef struct
 {
   gint slot;
+  ElemCacheEntry elems[ELEM_CACHE_SIZE];
   ProbeCacheEntry rows[PROBE_CACHE_SIZE];
   ProbeCacheEntry devs[PROBE_CACHE_SIZE];
   guint event_depth;
@@ -369,14 +386,11 @@ static RowStats overflow_stats;
 
 /* ---------------------------------------------------------------- threads */
 
-/* CPU time and faults of the calling thread, exactly: the thread CPU
- * clock (getrusage's CPU time only moves at scheduler ticks, 4 ms here)
- * and getrusage's fault counter. The same reader as the probe API's
- * spans, so a stage subtracted from its element's span uses the same
- * clock. A perf group of task clock and faults would be one syscall
- * instead of two, but the perf task clock is a different clock from the
- * thread CPU clock elements use for their spans; in a loaded run the two
- * disagreed by far more than the 10% a test allows. */
+/* CPU time and faults of the calling thread, exactly: the probe API's
+ * reader (a per-thread perf group of task clock and minor faults, one
+ * syscall, where perf_event_open() is allowed; else the thread CPU clock
+ * and getrusage's fault counter), so a stage subtracted from its
+ * element's span uses the same clock. */
 static inline void
 thread_usage (ThreadState * t, guint64 * cpu, guint64 * faults)
 {
@@ -687,6 +701,25 @@ elem_info_slow (GstObject * parent)
   return ei;
 }
 
+static inline ElemCacheEntry *
+elem_cache_slot (ThreadState * t, GstObject * parent)
+{
+  guintptr a = (guintptr) parent;
+
+  return &t->elems[((a >> ELEM_CACHE_SHIFT) ^ (a >> (2 * ELEM_CACHE_SHIFT)))
+      & (ELEM_CACHE_SIZE - 1)];
+}
+
+static inline ElemInfo *
+elem_cache_lookup (ElemCacheEntry * c, GstObject * parent)
+{
+  if (G_LIKELY (c->parent == parent) &&
+      G_LIKELY (__atomic_load_n (&c->ei->element, __ATOMIC_RELAXED) ==
+          (GstElement *) parent))
+    return c->ei;
+  return NULL;
+}
+
 /* Ghost and proxy pads only forward: the real element's own pad carries
  * the hook we measure, so they are skipped. Unparented pads belong to no
  * element and are skipped too. */
@@ -695,6 +728,7 @@ elem_of_pad (GstPad * pad)
 {
   GType t = G_TYPE_FROM_INSTANCE (pad);
   GstObject *parent;
+  ElemCacheEntry *c;
   ElemInfo *ei;
 
   if (G_UNLIKELY (t != pad_type) && g_type_is_a (t, GST_TYPE_PROXY_PAD))
@@ -702,9 +736,17 @@ elem_of_pad (GstPad * pad)
   parent = GST_OBJECT_PARENT (pad);
   if (G_UNLIKELY (parent == NULL))
     return NULL;
+  c = elem_cache_slot (thread_state (), parent);
+  ei = elem_cache_lookup (c, parent);
+  if (G_LIKELY (ei != NULL))
+    return ei;
   ei = g_object_get_qdata (G_OBJECT (parent), elem_quark);
   if (G_UNLIKELY (ei == NULL))
     ei = elem_info_slow (parent);
+  if (ei != NULL) {
+    c->parent = parent;
+    c->ei = ei;
+  }
   return ei;
 }
 
@@ -2534,7 +2576,11 @@ write_report (GstAxProf * self, PipeRec * p, GstAxReport * r, gchar * timeline)
         "eos" : "cut-short",
         "refused", G_TYPE_BOOLEAN, r->refusal != NULL,
         "constraint", G_TYPE_STRING, r->constraint,
-        "text", G_TYPE_STRING, text, "json", G_TYPE_STRING, json, NULL);
+        "text", G_TYPE_STRING, text, "json", G_TYPE_STRING, json,
+        "usage-reader", G_TYPE_STRING, gst_ax_probe_thread_usage_reader () ==
+        GST_AX_PROBE_USAGE_PERF ? "perf" : "rusage",
+        "usage-fallback-threads", G_TYPE_UINT,
+        gst_ax_probe_thread_usage_fallback_threads (), NULL);
     gst_element_post_message (pipeline,
         gst_message_new_element (GST_OBJECT (pipeline), s));
     gst_object_unref (pipeline);
@@ -2691,6 +2737,20 @@ do_post_message_pre (GObject * obj, GstClockTime ts, GstElement * element,
 {
   PipeRec *p;
 
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_STREAM_STATUS) {
+    GstStreamStatusType type;
+    guint64 cpu, faults;
+
+    /* A task's thread posts ENTER itself before its first buffer: its
+     * usage reader is opened (and armed, which sleeps) here rather than
+     * inside the first measured span. */
+    gst_message_parse_stream_status (message, &type, NULL);
+    if (type == GST_STREAM_STATUS_TYPE_ENTER) {
+      (void) thread_state ();
+      gst_ax_probe_thread_usage (&cpu, &faults);
+    }
+    return;
+  }
   if (GST_MESSAGE_TYPE (message) != GST_MESSAGE_EOS ||
       !GST_IS_PIPELINE (element) || GST_OBJECT_PARENT (element) != NULL)
     return;
@@ -2741,6 +2801,8 @@ calibrate (GstAxProf * self)
   Row row = { 0, };
   RowStats st = { 0, };
   GObject *dummy = g_object_new (G_TYPE_OBJECT, NULL);
+  ElemInfo ei = { 0, };
+  ElemCacheEntry *c;
   guint64 cpu, faults, t0, t1;
   guint saved = sample_every, i, pass;
 
@@ -2759,6 +2821,10 @@ calibrate (GstAxProf * self)
   /* sampling off so that only bookkeeping is timed */
   sample_every = G_MAXUINT;
   st.countdown = G_MAXUINT;
+  ei.element = GST_ELEMENT_CAST (dummy);
+  c = elem_cache_slot (&t, GST_OBJECT_CAST (dummy));
+  c->parent = GST_OBJECT_CAST (dummy);
+  c->ei = &ei;
   self->hook_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
     t0 = gst_ax_probe_now_ns ();
@@ -2766,22 +2832,28 @@ calibrate (GstAxProf * self)
       Frame *f = &t.stack[0];
 
       /* four hooks per element-buffer: push-pre, chain-pre, chain-post,
-       * push-post, each resolving its pad's element */
-      (void) g_object_get_qdata (dummy, elem_quark);
-      (void) g_object_get_qdata (dummy, elem_quark);
+       * push-post, each resolving its pad's element (a cache hit) */
+      (void) elem_cache_lookup (elem_cache_slot (&t, GST_OBJECT_CAST (dummy)),
+          GST_OBJECT_CAST (dummy));
+      (void) elem_cache_lookup (elem_cache_slot (&t, GST_OBJECT_CAST (dummy)),
+          GST_OBJECT_CAST (dummy));
       frame_open (f, &row, &st, i, &t);
-      (void) g_object_get_qdata (dummy, elem_quark);
+      (void) elem_cache_lookup (elem_cache_slot (&t, GST_OBJECT_CAST (dummy)),
+          GST_OBJECT_CAST (dummy));
       frame_pause (f, i + 1, &t);
       frame_record (f, &t, i + 1);
-      (void) g_object_get_qdata (dummy, elem_quark);
+      (void) elem_cache_lookup (elem_cache_slot (&t, GST_OBJECT_CAST (dummy)),
+          GST_OBJECT_CAST (dummy));
       frame_resume (f, i + 1, &t);
     }
     t1 = gst_ax_probe_now_ns ();
     self->hook_cost_ns = MIN (self->hook_cost_ns,
         (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
   }
-  GST_INFO ("calibrated: %.0f ns per usage read, %.0f ns bookkeeping per "
-      "element-buffer", self->read_cost_ns, self->hook_cost_ns);
+  GST_INFO ("calibrated: %.0f ns per usage read (%s), %.0f ns bookkeeping "
+      "per element-buffer", self->read_cost_ns,
+      gst_ax_probe_thread_usage_reader_name
+      (gst_ax_probe_thread_usage_reader ()), self->hook_cost_ns);
   sample_every = saved;
   g_object_unref (dummy);
 }

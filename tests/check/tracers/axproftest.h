@@ -22,6 +22,8 @@ typedef struct
   gchar *status;
   gchar *text;
   gchar *json;
+  /* the usage reader axprof ran with: "perf" or "rusage" */
+  gchar *usage_reader;
   JsonParser *parser;
   JsonObject *root;
 } AxProfReport;

@@ -119,6 +119,14 @@ GST_START_TEST (test_page_toucher)
 
   fail_unless (row != NULL, "%s", r->text);
   assert_within (member (row, "faults"), PAGES, TOLERANCE, "faults");
+  /* the reader named is the one this process reads with; the fallback
+   * when the environment asks for it */
+  fail_unless (r->usage_reader != NULL);
+  fail_unless_equals_string (r->usage_reader,
+      gst_ax_probe_thread_usage_reader () == GST_AX_PROBE_USAGE_PERF ?
+      "perf" : "rusage");
+  if (g_strcmp0 (g_getenv ("GST_AX_PROBE_USAGE"), "rusage") == 0)
+    fail_unless_equals_string (r->usage_reader, "rusage");
   ax_prof_report_free (r);
 }
 

@@ -112,6 +112,7 @@ gst_ax_report_free (GstAxReport * report)
   g_free (report->pipeline);
   g_free (report->refusal);
   g_free (report->pacing);
+  g_free (report->usage_reader);
   g_free (report->latency_absent);
   g_ptr_array_unref (report->groups);
   g_free (report->groups_absent);
@@ -519,6 +520,9 @@ gst_ax_report_to_text (const GstAxReport * report)
       "the profiled time)%s\n", report->profiler_ns_per_element_buffer / 1000.0,
       report->element_buffers, report->profiler_percent,
       report->sample > 1 ? "; CPU and faults sampled" : "");
+  if (report->usage_reader)
+    g_string_append_printf (s, "  CPU and faults read with: %s\n",
+        report->usage_reader);
   if (report->dropped_threads > 0)
     g_string_append_printf (s, "  %" G_GUINT64_FORMAT " records from threads "
         "beyond the per-thread slot limit were not measured\n",
@@ -740,6 +744,11 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
   json_int (b, "element_buffers", r->element_buffers);
   json_double (b, "percent_of_profiled", r->profiler_percent);
   json_int (b, "dropped_thread_records", r->dropped_threads);
+  json_builder_set_member_name (b, "usage_reader");
+  if (r->usage_reader)
+    json_builder_add_string_value (b, r->usage_reader);
+  else
+    json_builder_add_null_value (b);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "warnings");

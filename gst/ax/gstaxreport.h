@@ -282,6 +282,9 @@ typedef struct
   GPtrArray *warnings;
   gchar *constraint;
   gchar *verdict;
+
+  /* how CPU time and faults were read (gst_ax_probe_thread_usage_reader) */
+  gchar *usage_reader;
 } GstAxReport;
 
 /**

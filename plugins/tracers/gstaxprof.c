@@ -2427,6 +2427,8 @@ make_report (GstAxProf * self, PipeRec * p, GstAxReportStatus status)
       cost_ns / element_buffers : 0;
   r->profiler_percent = profiled_ns > 0 ? PERCENT * cost_ns / profiled_ns : 0;
   r->dropped_threads = __atomic_load_n (&dropped_records, __ATOMIC_RELAXED);
+  r->usage_reader = g_strdup (gst_ax_probe_thread_usage_reader_name
+      (gst_ax_probe_thread_usage_reader ()));
 
   build_verdict (&b);
   g_free (lat);

@@ -29,6 +29,19 @@
 #include <math.h>
 #include <string.h>
 
+/* The hot kernels are also built for AVX2 and picked at load time: the
+ * same C, so the same integer and single-precision arithmetic (no FMA is
+ * enabled, so nothing is contracted), with wider vectors. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
+    && defined(__has_attribute)
+#if __has_attribute (target_clones)
+#define SIMNPU_CLONES __attribute__ ((target_clones ("avx2", "default")))
+#endif
+#endif
+#ifndef SIMNPU_CLONES
+#define SIMNPU_CLONES
+#endif
+
 #define I8_MIN (-128)
 #define I8_MAX 127
 
@@ -55,15 +68,72 @@ requant_one (int32_t acc, float scale, int32_t zp, int32_t lo, int32_t hi)
   return (int8_t) (q < lo ? lo : (q > hi ? hi : q));
 }
 
+/* dst[i] = src[i * step]; constant strides for the few-channel cases so
+ * that the loads vectorise. */
+static inline __attribute__ ((always_inline))
+     void gather_strided (int8_t * restrict dst, const int8_t * restrict src,
+    size_t step, int n)
+{
+  int i;
+
+  switch (step) {
+    case 1:
+      memcpy (dst, src, n);
+      break;
+#define GATHER_CASE(S) \
+    case S: \
+      for (i = 0; i < n; i++) \
+        dst[i] = src[(size_t) i * S]; \
+      break;
+      GATHER_CASE (2) GATHER_CASE (3) GATHER_CASE (4) GATHER_CASE (5)
+          GATHER_CASE (6) GATHER_CASE (8)
+#undef GATHER_CASE
+    default:
+      for (i = 0; i < n; i++)
+        dst[i] = src[(size_t) i * step];
+      break;
+  }
+}
+
+/* dst[ox * oc + o] = rows[o * ow + ox]: interleaves the per-channel output
+ * rows into NHWC, with constant channel counts for the common thin
+ * cases. */
+static inline __attribute__ ((always_inline))
+     void interleave_rows (int8_t * restrict dst,
+    const int8_t * restrict rows, int oc, int ow)
+{
+  int ox, o;
+
+  switch (oc) {
+    case 1:
+      memcpy (dst, rows, ow);
+      break;
+#define INTERLEAVE_CASE(K) \
+    case K: \
+      for (ox = 0; ox < ow; ox++) \
+        for (o = 0; o < K; o++) \
+          dst[(size_t) ox * K + o] = rows[(size_t) o * ow + ox]; \
+      break;
+      INTERLEAVE_CASE (2) INTERLEAVE_CASE (3) INTERLEAVE_CASE (4)
+          INTERLEAVE_CASE (5) INTERLEAVE_CASE (8)
+#undef INTERLEAVE_CASE
+    default:
+      for (o = 0; o < oc; o++)
+        for (ox = 0; ox < ow; ox++)
+          dst[(size_t) ox * oc + o] = rows[(size_t) o * ow + ox];
+      break;
+  }
+}
+
 /* Column buffer of one output row for one group: col[k][ox], k over the
  * kernel window [ky][kx][c]. Padded positions hold the input zero
  * point. */
-static void
-build_columns (const simnpu__conv_params * p, const int8_t * restrict in,
+static inline __attribute__ ((always_inline))
+     void build_columns (const simnpu__conv_params * p, const int8_t * restrict in,
     int oy, int g, int8_t * restrict col)
 {
   int icg = p->ic / p->groups;
-  int ky, kx, c, ox;
+  int ky, kx, c;
   int8_t pad = (int8_t) p->in_zp;
   const int ow = p->ow;
   const size_t step = (size_t) p->sw * p->ic;
@@ -90,11 +160,7 @@ build_columns (const simnpu__conv_params * p, const int8_t * restrict in,
           int64_t ix = (int64_t) off + (int64_t) lo * p->sw;
           const int8_t *restrict src = in + ((size_t) iy * p->iw +
               (size_t) ix) * p->ic + g * icg + c;
-          if (step == 1)
-            memcpy (dst + lo, src, hi - lo);
-          else
-            for (ox = lo; ox < hi; ox++)
-              dst[ox] = src[(size_t) (ox - lo) * step];
+          gather_strided (dst + lo, src, step, hi - lo);
         }
         memset (dst + hi, pad, ow - hi);
       }
@@ -108,7 +174,7 @@ simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
   size_t klen = (size_t) p->kh * p->kw * (p->ic / p->groups);
   size_t col = (klen * p->ow + 63) & ~(size_t) 63;
 
-  return col + (size_t) p->ow * (sizeof (int32_t) + 1);
+  return col + (size_t) p->ow * (sizeof (int32_t) + (size_t) p->oc);
 }
 
 /* bias must already have the input zero point folded in:
@@ -116,7 +182,7 @@ simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
  * time: a column buffer of the row's receptive fields, then per output
  * channel a multiply-accumulate over the row and its requantisation, loops
  * that run along the row and vectorise. */
-void
+SIMNPU_CLONES void
 simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
     const int8_t * weights, const int32_t * bias, const float *scales,
     int8_t * output, int8_t * scratch)
@@ -152,20 +218,22 @@ simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
             for (ox = 0; ox < ow; ox++)
               acc[ox] += wk * c[ox];
           }
+          int8_t *restrict r = row + (size_t) (o - g * ocg) * ow;
           for (ox = 0; ox < ow; ox++)
-            row[ox] = requant_one (acc[ox], scale, out_zp, act_min, act_max);
-          if (oc == 1)
-            memcpy (dst, row, ow);
-          else
-            for (ox = 0; ox < ow; ox++)
-              dst[(size_t) ox * oc + o] = row[ox];
+            r[ox] = requant_one (acc[ox], scale, out_zp, act_min, act_max);
         }
+        if (p->groups == 1)
+          interleave_rows (dst, row, oc, ow);
+        else
+          for (o = 0; o < ocg; o++)
+            for (ox = 0; ox < ow; ox++)
+              dst[(size_t) ox * oc + g * ocg + o] = row[(size_t) o * ow + ox];
       }
     }
   }
 }
 
-void
+SIMNPU_CLONES void
 simnpu__lut (const int8_t * restrict lut, const int8_t * restrict input,
     int8_t * restrict output, size_t n)
 {
@@ -175,7 +243,7 @@ simnpu__lut (const int8_t * restrict lut, const int8_t * restrict input,
     output[i] = lut[(uint8_t) (input[i] - I8_MIN)];
 }
 
-void
+SIMNPU_CLONES void
 simnpu__requant_copy (const int8_t * restrict in, int8_t * restrict out,
     size_t n, int32_t zp_in, int32_t zp_out, int64_t mult)
 {
@@ -219,7 +287,7 @@ eltwise_flat (bool is_add, const int8_t * restrict a, int32_t zp_a,
 }
 
 /* Dims are rank-4; a dimension of size 1 broadcasts. */
-void
+SIMNPU_CLONES void
 simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
     int32_t zp_a, const int64_t * db, const int8_t * b, int32_t zp_b,
     const int64_t * dout, int8_t * out, int32_t zp_out, int64_t ma, int64_t mb)
@@ -258,7 +326,7 @@ simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
         }
 }
 
-void
+SIMNPU_CLONES void
 simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
     const int64_t * dout, int8_t * out, int kh, int kw, int sh, int sw,
     int pt, int pl, int32_t zp)
@@ -302,7 +370,7 @@ simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
 }
 
 /* u8 with zero point z is i8 with zero point z - 128: flip the top bit. */
-void
+SIMNPU_CLONES void
 simnpu__flip_sign_copy (uint8_t * restrict dst, const uint8_t * restrict src,
     size_t n)
 {
@@ -312,7 +380,7 @@ simnpu__flip_sign_copy (uint8_t * restrict dst, const uint8_t * restrict src,
     dst[i] = src[i] ^ 0x80;
 }
 
-void
+SIMNPU_CLONES void
 simnpu__dequantize (float *restrict dst, const int8_t * restrict src,
     size_t n, float scale, int32_t zp)
 {
@@ -320,4 +388,66 @@ simnpu__dequantize (float *restrict dst, const int8_t * restrict src,
 
   for (i = 0; i < n; i++)
     dst[i] = scale * (float) (src[i] - zp);
+}
+
+/* n runs of len bytes, src_stride and dst_stride apart; constant lengths
+ * for the few-channel concats. */
+static inline __attribute__ ((always_inline))
+     void copy_runs (const int8_t * restrict src, size_t src_stride,
+    int8_t * restrict dst, size_t dst_stride, size_t len, size_t n)
+{
+  size_t i, k;
+
+  switch (len) {
+#define RUNS_CASE(L) \
+    case L: \
+      for (i = 0; i < n; i++) \
+        for (k = 0; k < L; k++) \
+          dst[i * dst_stride + k] = src[i * src_stride + k]; \
+      break;
+      RUNS_CASE (1) RUNS_CASE (2) RUNS_CASE (3) RUNS_CASE (4)
+#undef RUNS_CASE
+    default:
+      for (i = 0; i < n; i++)
+        memcpy (dst + i * dst_stride, src + i * src_stride, len);
+      break;
+  }
+}
+
+/* Copies the rank-4 box [sbegin, sbegin + size) of src (dims sd) into dst
+ * at [dbegin, dbegin + size) of dims dd, requantising unless the mapping
+ * is the identity. When the box spans whole rows and columns of both
+ * tensors (a concat, split or slice on the channel axis), the three outer
+ * dimensions collapse into one strided run of runs. */
+SIMNPU_CLONES void
+simnpu__copy_box (const int8_t * src, const int64_t * sd,
+    const int64_t * sbegin, int8_t * dst, const int64_t * dd,
+    const int64_t * dbegin, const int64_t * size, int32_t zp_in,
+    int32_t zp_out, int64_t mult)
+{
+  const int64_t unit = G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT;
+  bool identity = zp_in == zp_out && mult == unit;
+  int64_t i0, i1, i2;
+
+  if (identity && sbegin[1] == 0 && sbegin[2] == 0 && dbegin[1] == 0
+      && dbegin[2] == 0 && size[1] == sd[1] && size[1] == dd[1]
+      && size[2] == sd[2] && size[2] == dd[2]) {
+    const int8_t *s = src + ((sbegin[0] * sd[1]) * sd[2]) * sd[3] + sbegin[3];
+    int8_t *d = dst + ((dbegin[0] * dd[1]) * dd[2]) * dd[3] + dbegin[3];
+    copy_runs (s, (size_t) sd[3], d, (size_t) dd[3], (size_t) size[3],
+        (size_t) (size[0] * size[1] * size[2]));
+    return;
+  }
+  for (i0 = 0; i0 < size[0]; i0++)
+    for (i1 = 0; i1 < size[1]; i1++)
+      for (i2 = 0; i2 < size[2]; i2++) {
+        const int8_t *s = src + (((sbegin[0] + i0) * sd[1] + sbegin[1] + i1)
+            * sd[2] + sbegin[2] + i2) * sd[3] + sbegin[3];
+        int8_t *d = dst + (((dbegin[0] + i0) * dd[1] + dbegin[1] + i1)
+            * dd[2] + dbegin[2] + i2) * dd[3] + dbegin[3];
+        if (identity)
+          copy_runs (s, 0, d, 0, (size_t) size[3], 1);
+        else
+          simnpu__requant_copy (s, d, (size_t) size[3], zp_in, zp_out, mult);
+      }
 }

@@ -54,6 +54,14 @@ clamp_i8 (int32_t v)
 /* Round to nearest even without a libm call, so the loop vectorises:
  * adding and removing 1.5 * 2^23 leaves no fraction bits for |x| < 2^22.
  * The clamp keeps x in that range; the int8 clamp follows anyway. */
+/* taps accumulated per pass over a row (the four-way loop below) */
+#define MAC_TAPS 4
+
+/* the 2x2 pooling window */
+#define POOL2_COUNT 4
+#define POOL2_LOG2 2
+#define POOL2_HALF 2
+
 #define RQ_MAGIC 12582912.0f
 #define RQ_LIMIT 1048576.0f
 
@@ -210,17 +218,53 @@ simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
           const int8_t *w = weights + (size_t) o * klen;
           float scale = scales[o];
           int32_t b0 = bias[o];
-          for (ox = 0; ox < ow; ox++)
-            acc[ox] = b0;
-          for (k = 0; k < klen; k++) {
-            const int8_t *restrict c = col + (size_t) k * ow;
-            int32_t wk = w[k];
-            for (ox = 0; ox < ow; ox++)
-              acc[ox] += wk * c[ox];
-          }
           int8_t *restrict r = row + (size_t) (o - g * ocg) * ow;
-          for (ox = 0; ox < ow; ox++)
-            r[ox] = requant_one (acc[ox], scale, out_zp, act_min, act_max);
+          bool first = true;
+          /* Zero taps add nothing and are skipped; the others go in fours
+           * (padded with zero-weight taps on a valid column), so that acc
+           * is touched once per four taps, and the first and last passes
+           * fold in the bias and the requantisation: a thin conv is one
+           * pass. */
+          k = 0;
+          do {
+            const int8_t *cp[MAC_TAPS];
+            int32_t wv[MAC_TAPS];
+            int m = 0;
+            bool last;
+            for (; k < klen && m < MAC_TAPS; k++)
+              if (w[k] != 0) {
+                cp[m] = col + (size_t) k * ow;
+                wv[m] = w[k];
+                m++;
+              }
+            for (; m < MAC_TAPS; m++) {
+              cp[m] = col;
+              wv[m] = 0;
+            }
+            last = k >= klen;
+            {
+              const int8_t *restrict c0 = cp[0], *restrict c1 = cp[1];
+              const int8_t *restrict c2 = cp[2], *restrict c3 = cp[3];
+              const int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];
+#define DOT4(x) (w0 * c0[x] + w1 * c1[x] + w2 * c2[x] + w3 * c3[x])
+              if (first && last)
+                for (ox = 0; ox < ow; ox++)
+                  r[ox] = requant_one (b0 + DOT4 (ox), scale, out_zp,
+                      act_min, act_max);
+              else if (first)
+                for (ox = 0; ox < ow; ox++)
+                  acc[ox] = b0 + DOT4 (ox);
+              else if (last)
+                for (ox = 0; ox < ow; ox++)
+                  r[ox] = requant_one (acc[ox] + DOT4 (ox), scale, out_zp,
+                      act_min, act_max);
+              else
+                for (ox = 0; ox < ow; ox++)
+                  acc[ox] += DOT4 (ox);
+#undef DOT4
+            }
+            first = false;
+          } while (k < klen);
         }
         if (p->groups == 1)
           interleave_rows (dst, row, oc, ow);
@@ -326,6 +370,60 @@ simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
         }
 }
 
+/* avg of a 2x2 window (count 4) as in simnpu__pool: zp + the rounded
+ * half-away-from-zero quotient */
+static inline int8_t
+avg4 (int32_t sum, int32_t zp)
+{
+  int32_t q = sum >= 0 ? (sum + POOL2_HALF) >> POOL2_LOG2 :
+      -((-sum + POOL2_HALF) >> POOL2_LOG2);
+  return clamp_i8 (zp + q);
+}
+
+/* 2x2 stride-2 pooling with every window inside the input: the common
+ * downsampling case, with row loops that vectorise. */
+static inline __attribute__ ((always_inline))
+     void pool2x2 (bool is_max, const int64_t * din, const int8_t * in,
+    const int64_t * dout, int8_t * out, int32_t zp)
+{
+  const int64_t iw = din[2], ch = din[3], ih = din[1];
+  const int64_t oh = dout[1], ow = dout[2];
+  const int64_t n_row = ow * ch;
+  int64_t n, oy, x, c;
+
+  for (n = 0; n < dout[0]; n++)
+    for (oy = 0; oy < oh; oy++) {
+      const int8_t *restrict r0 = in + ((n * ih + 2 * oy) * iw) * ch;
+      const int8_t *restrict r1 = r0 + iw * ch;
+      int8_t *restrict o = out + ((n * oh + oy) * ow) * ch;
+      if (ch == 1) {
+        if (is_max)
+          for (x = 0; x < n_row; x++) {
+            int32_t a = MAX (r0[2 * x], r0[2 * x + 1]);
+            int32_t b = MAX (r1[2 * x], r1[2 * x + 1]);
+            o[x] = (int8_t) MAX (a, b);
+          }
+        else
+          for (x = 0; x < n_row; x++)
+            o[x] = avg4 (r0[2 * x] + r0[2 * x + 1] + r1[2 * x]
+                + r1[2 * x + 1] - POOL2_COUNT * zp, zp);
+      } else {
+        for (x = 0; x < ow; x++)
+          for (c = 0; c < ch; c++) {
+            int64_t i = 2 * x * ch + c, j = i + ch;
+            if (is_max) {
+              int32_t a = MAX (r0[i], r0[j]);
+              int32_t b = MAX (r1[i], r1[j]);
+              o[x * ch + c] = (int8_t) MAX (a, b);
+            } else {
+              o[x * ch + c] = avg4 (r0[i] + r0[j] + r1[i] + r1[j]
+                  - POOL2_COUNT * zp, zp);
+            }
+          }
+      }
+    }
+}
+
 SIMNPU_CLONES void
 simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
     const int64_t * dout, int8_t * out, int kh, int kw, int sh, int sw,
@@ -333,6 +431,12 @@ simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
 {
   int64_t n, oy, ox, c;
   int64_t ih = din[1], iw = din[2], ch = din[3];
+
+  if (kh == 2 && kw == 2 && sh == 2 && sw == 2 && pt == 0 && pl == 0
+      && 2 * dout[1] <= ih && 2 * dout[2] <= iw) {
+    pool2x2 (is_max, din, in, dout, out, zp);
+    return;
+  }
 
   for (n = 0; n < dout[0]; n++) {
     const int8_t *src = in + n * ih * iw * ch;

@@ -1064,7 +1064,6 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
         break;
       case SIMNPU_OP_TRANSPOSE:{
         int64_t perm[SIMNPU_MAX_DIMS], stride[SIMNPU_MAX_DIMS], ps[4];
-        int64_t i0, i1, i2, i3;
         unsigned pad = SIMNPU_MAX_DIMS - in->n_dims;
         for (i = 0; i < SIMNPU_MAX_DIMS; i++)
           perm[i] = i < pad ? (int64_t) i : op->attrs[SIMNPU_A_PERM0 + i -
@@ -1074,11 +1073,7 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
           stride[i - 1] = stride[i] * di[i];
         for (i = 0; i < SIMNPU_MAX_DIMS; i++)
           ps[i] = stride[perm[i]];
-        for (i0 = 0; i0 < dout[0]; i0++)
-          for (i1 = 0; i1 < dout[1]; i1++)
-            for (i2 = 0; i2 < dout[2]; i2++)
-              for (i3 = 0; i3 < dout[3]; i3++)
-                *dst++ = src[i0 * ps[0] + i1 * ps[1] + i2 * ps[2] + i3 * ps[3]];
+        simnpu__transpose (src, ps, dout, dst);
         break;
       }
       case SIMNPU_OP_RELU:

@@ -51,9 +51,6 @@ clamp_i8 (int32_t v)
   return (int8_t) (v < I8_MIN ? I8_MIN : (v > I8_MAX ? I8_MAX : v));
 }
 
-/* Round to nearest even without a libm call, so the loop vectorises:
- * adding and removing 1.5 * 2^23 leaves no fraction bits for |x| < 2^22.
- * The clamp keeps x in that range; the int8 clamp follows anyway. */
 /* taps accumulated per pass over a row (the four-way loop below) */
 #define MAC_TAPS 4
 
@@ -62,27 +59,39 @@ clamp_i8 (int32_t v)
 #define POOL2_LOG2 2
 #define POOL2_HALF 2
 
+/* Round to nearest even without a libm call, so the loop vectorises:
+ * adding and removing 1.5 * 2^23 leaves no fraction bits for |x| < 2^22;
+ * requant_one's clamp keeps x far inside that range. */
 #define RQ_MAGIC 12582912.0f
-#define RQ_LIMIT 1048576.0f
 
+/* pixels per pass of a pointwise conv's long row: its columns and
+ * accumulators stay in L1/L2 */
+#define POINTWISE_CHUNK 2048
+
+/* The clamps to [act_min, act_max] are applied before rounding, in
+ * float, to the integer bounds lo_f = act_min - zp and hi_f = act_max - zp:
+ * rounding is monotone and leaves integers alone, so this equals clamping
+ * after rounding, and it subsumes the clamp to +-2^20 (|lo_f|, |hi_f| <=
+ * 255) while the conversion to int8 needs no saturation. A NaN product
+ * goes to act_min as the int32 conversion's INT_MIN did. Needs -128 <=
+ * act_min <= act_max <= 127, which the graph guarantees. */
 static inline int8_t
-requant_one (int32_t acc, float scale, int32_t zp, int32_t lo, int32_t hi)
+requant_one (int32_t acc, float scale, int32_t zp, float lo_f, float hi_f)
 {
   float x = (float) acc * scale;
-  int32_t q;
 
-  x = x < -RQ_LIMIT ? -RQ_LIMIT : (x > RQ_LIMIT ? RQ_LIMIT : x);
-  q = (int32_t) ((x + RQ_MAGIC) - RQ_MAGIC) + zp;
-  return (int8_t) (q < lo ? lo : (q > hi ? hi : q));
+  x = x > lo_f ? x : lo_f;
+  x = x < hi_f ? x : hi_f;
+  return (int8_t) ((int32_t) ((x + RQ_MAGIC) - RQ_MAGIC) + zp);
 }
 
 /* dst[i] = src[i * step]; constant strides for the few-channel cases so
  * that the loads vectorise. */
 static inline __attribute__ ((always_inline))
      void gather_strided (int8_t * restrict dst, const int8_t * restrict src,
-    size_t step, int n)
+    size_t step, size_t n)
 {
-  int i;
+  size_t i;
 
   switch (step) {
     case 1:
@@ -91,14 +100,14 @@ static inline __attribute__ ((always_inline))
 #define GATHER_CASE(S) \
     case S: \
       for (i = 0; i < n; i++) \
-        dst[i] = src[(size_t) i * S]; \
+        dst[i] = src[i * S]; \
       break;
       GATHER_CASE (2) GATHER_CASE (3) GATHER_CASE (4) GATHER_CASE (5)
           GATHER_CASE (6) GATHER_CASE (8)
 #undef GATHER_CASE
     default:
       for (i = 0; i < n; i++)
-        dst[i] = src[(size_t) i * step];
+        dst[i] = src[i * step];
       break;
   }
 }
@@ -168,7 +177,7 @@ static inline __attribute__ ((always_inline))
           int64_t ix = (int64_t) off + (int64_t) lo * p->sw;
           const int8_t *restrict src = in + ((size_t) iy * p->iw +
               (size_t) ix) * p->ic + g * icg + c;
-          gather_strided (dst + lo, src, step, hi - lo);
+          gather_strided (dst + lo, src, step, (size_t) (hi - lo));
         }
         memset (dst + hi, pad, ow - hi);
       }
@@ -190,8 +199,8 @@ simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
  * time: a column buffer of the row's receptive fields, then per output
  * channel a multiply-accumulate over the row and its requantisation, loops
  * that run along the row and vectorise. */
-SIMNPU_CLONES void
-simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
+static inline __attribute__ ((always_inline))
+     void conv_rows (const simnpu__conv_params * p, const int8_t * input,
     const int8_t * weights, const int32_t * bias, const float *scales,
     int8_t * output, int8_t * scratch)
 {
@@ -204,7 +213,8 @@ simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
   int8_t *restrict row = (int8_t *) (acc + p->ow);
   /* locals, so that stores through acc cannot alias the parameters */
   const int ow = p->ow, oc = p->oc, out_zp = p->out_zp;
-  const int act_min = p->act_min, act_max = p->act_max;
+  const float lo_f = (float) (p->act_min - out_zp);
+  const float hi_f = (float) (p->act_max - out_zp);
   int b, oy, ox, g, o, k;
 
   for (b = 0; b < p->n; b++) {
@@ -250,14 +260,14 @@ simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
               if (first && last)
                 for (ox = 0; ox < ow; ox++)
                   r[ox] = requant_one (b0 + DOT4 (ox), scale, out_zp,
-                      act_min, act_max);
+                      lo_f, hi_f);
               else if (first)
                 for (ox = 0; ox < ow; ox++)
                   acc[ox] = b0 + DOT4 (ox);
               else if (last)
                 for (ox = 0; ox < ow; ox++)
                   r[ox] = requant_one (acc[ox] + DOT4 (ox), scale, out_zp,
-                      act_min, act_max);
+                      lo_f, hi_f);
               else
                 for (ox = 0; ox < ow; ox++)
                   acc[ox] += DOT4 (ox);
@@ -275,6 +285,33 @@ simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
       }
     }
   }
+}
+
+/* bias must already have the input zero point folded in (see
+ * conv_rows). The graph runs a pointwise conv over one long row (ih = oh
+ * = 1); that row goes in chunks, so that its working set stays in cache. */
+SIMNPU_CLONES void
+simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
+    const int8_t * weights, const int32_t * bias, const float *scales,
+    int8_t * output, int8_t * scratch)
+{
+  if (p->ih == 1 && p->oh == 1 && p->kh == 1 && p->kw == 1 && p->sw == 1
+      && p->pl == 0 && p->pt == 0 && p->iw == p->ow
+      && p->ow > POINTWISE_CHUNK) {
+    simnpu__conv_params c = *p;
+    int b, x0;
+
+    c.n = 1;
+    for (b = 0; b < p->n; b++)
+      for (x0 = 0; x0 < p->ow; x0 += POINTWISE_CHUNK) {
+        c.iw = c.ow = MIN (POINTWISE_CHUNK, p->ow - x0);
+        conv_rows (&c, input + ((size_t) b * p->iw + x0) * p->ic, weights,
+            bias, scales, output + ((size_t) b * p->ow + x0) * p->oc,
+            scratch);
+      }
+    return;
+  }
+  conv_rows (p, input, weights, bias, scales, output, scratch);
 }
 
 SIMNPU_CLONES void
@@ -319,13 +356,34 @@ eltwise_one (bool is_add, int32_t a, int32_t b, int64_t ma, int64_t mb,
   return clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT) + zp_out);
 }
 
-static void
-eltwise_flat (bool is_add, const int8_t * restrict a, int32_t zp_a,
+/* With multipliers that fit in 32 bits the products are 32x32->64-bit
+ * widening multiplies, which vectorise; the values are the same. */
+static inline __attribute__ ((always_inline))
+     void eltwise_flat (bool is_add, const int8_t * restrict a, int32_t zp_a,
     const int8_t * restrict b, int32_t zp_b, int8_t * restrict out, size_t n,
     int32_t zp_out, int64_t ma, int64_t mb)
 {
+  const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
   size_t i;
 
+  if (ma >= G_MININT32 && ma <= G_MAXINT32 && mb >= G_MININT32
+      && mb <= G_MAXINT32) {
+    const int32_t ma32 = (int32_t) ma, mb32 = (int32_t) mb;
+    if (is_add)
+      for (i = 0; i < n; i++) {
+        int64_t v = (int64_t) ma32 * (a[i] - zp_a)
+            + (int64_t) mb32 * (b[i] - zp_b);
+        out[i] = clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT)
+            + zp_out);
+      }
+    else
+      for (i = 0; i < n; i++) {
+        int64_t v = (int64_t) ma32 * ((a[i] - zp_a) * (b[i] - zp_b));
+        out[i] = clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT)
+            + zp_out);
+      }
+    return;
+  }
   for (i = 0; i < n; i++)
     out[i] = eltwise_one (is_add, a[i] - zp_a, b[i] - zp_b, ma, mb, zp_out);
 }
@@ -553,5 +611,23 @@ simnpu__copy_box (const int8_t * src, const int64_t * sd,
           copy_runs (s, 0, d, 0, (size_t) size[3], 1);
         else
           simnpu__requant_copy (s, d, (size_t) size[3], zp_in, zp_out, mult);
+      }
+}
+
+/* out[i0][i1][i2][i3] = in[i0 * ps[0] + i1 * ps[1] + i2 * ps[2] + i3 *
+ * ps[3]]: a rank-4 permutation given by the input strides of the output
+ * dimensions; the innermost run is a constant-stride gather. */
+SIMNPU_CLONES void
+simnpu__transpose (const int8_t * in, const int64_t * ps,
+    const int64_t * dout, int8_t * out)
+{
+  int64_t i0, i1, i2;
+
+  for (i0 = 0; i0 < dout[0]; i0++)
+    for (i1 = 0; i1 < dout[1]; i1++)
+      for (i2 = 0; i2 < dout[2]; i2++) {
+        gather_strided (out, in + i0 * ps[0] + i1 * ps[1] + i2 * ps[2],
+            (size_t) ps[3], (size_t) dout[3]);
+        out += dout[3];
       }
 }

@@ -185,13 +185,98 @@ static inline __attribute__ ((always_inline))
   }
 }
 
+/* Scratch of conv_rows: the column pointers, the column buffer, the
+ * accumulators, the output rows of a group and, for one-channel inputs at
+ * stride 1, the padded input rows plus one row of padding. */
+typedef struct
+{
+  const int8_t **colptr;
+  int8_t *col;
+  int32_t *acc;
+  int8_t *row;
+  int8_t *rows;
+  int8_t *padrow;
+  size_t span;
+} ConvScratch;
+
+#define SCRATCH_ALIGN(n) (((n) + 63) & ~(size_t) 63)
+
+/* Offsets of the scratch parts; returns the scratch size. */
+static inline size_t
+conv_scratch_offsets (const simnpu__conv_params * p, size_t * span,
+    size_t * at_col, size_t * at_acc, size_t * at_row, size_t * at_rows,
+    size_t * at_pad)
+{
+  size_t klen = (size_t) p->kh * p->kw * (p->ic / p->groups);
+
+  *span = SCRATCH_ALIGN ((size_t) p->ow + (size_t) (p->kw - 1) * p->dw);
+  *at_col = SCRATCH_ALIGN (klen * sizeof (const int8_t *));
+  *at_acc = *at_col + SCRATCH_ALIGN (klen * p->ow);
+  *at_row = *at_acc + SCRATCH_ALIGN ((size_t) p->ow * sizeof (int32_t));
+  *at_rows = *at_row + SCRATCH_ALIGN ((size_t) p->ow * p->oc);
+  *at_pad = *at_rows + (size_t) p->kh * *span;
+  return *at_pad + *span;
+}
+
+static inline void
+conv_scratch_layout (const simnpu__conv_params * p, int8_t * base,
+    ConvScratch * s)
+{
+  size_t at_col, at_acc, at_row, at_rows, at_pad;
+
+  conv_scratch_offsets (p, &s->span, &at_col, &at_acc, &at_row, &at_rows,
+      &at_pad);
+  s->colptr = (const int8_t **) (void *) base;
+  s->col = base + at_col;
+  s->acc = (int32_t *) (void *) (base + at_acc);
+  s->row = base + at_row;
+  s->rows = base + at_rows;
+  s->padrow = base + at_pad;
+}
+
 size_t
 simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
 {
-  size_t klen = (size_t) p->kh * p->kw * (p->ic / p->groups);
-  size_t col = (klen * p->ow + 63) & ~(size_t) 63;
+  size_t span, at_col, at_acc, at_row, at_rows, at_pad;
 
-  return col + (size_t) p->ow * (sizeof (int32_t) + (size_t) p->oc);
+  return conv_scratch_offsets (p, &span, &at_col, &at_acc, &at_row,
+      &at_rows, &at_pad);
+}
+
+/* One-channel input at stride 1: column (ky, kx) of an output row is the
+ * padded input row ky from offset kx * dw, so no column is copied; rows
+ * that need no padding are used in place, rows outside the input are the
+ * padding row. */
+static inline __attribute__ ((always_inline))
+     void point_rows (const simnpu__conv_params * p, const int8_t * in,
+    int oy, const ConvScratch * s)
+{
+  const size_t span = (size_t) p->ow + (size_t) (p->kw - 1) * p->dw;
+  const int8_t pad = (int8_t) p->in_zp;
+  int ky, kx;
+
+  for (ky = 0; ky < p->kh; ky++) {
+    int iy = oy * p->sh - p->pt + ky * p->dh;
+    const int8_t *base;
+    if (iy < 0 || iy >= p->ih) {
+      base = s->padrow;
+    } else {
+      const int8_t *src = in + (size_t) iy * p->iw;
+      if (p->pl == 0 && span <= (size_t) p->iw) {
+        base = src;
+      } else {
+        int8_t *buf = s->rows + (size_t) ky * s->span;
+        size_t lo = MIN ((size_t) p->pl, span);
+        size_t n = MIN ((size_t) p->iw, span - lo);
+        memset (buf, pad, lo);
+        memcpy (buf + lo, src, n);
+        memset (buf + lo + n, pad, span - lo - n);
+        base = buf;
+      }
+    }
+    for (kx = 0; kx < p->kw; kx++)
+      s->colptr[ky * p->kw + kx] = base + (size_t) kx * p->dw;
+  }
 }
 
 /* bias must already have the input zero point folded in:
@@ -207,15 +292,28 @@ static inline __attribute__ ((always_inline))
   int icg = p->ic / p->groups;
   int ocg = p->oc / p->groups;
   int klen = p->kh * p->kw * icg;
-  size_t col_bytes = ((size_t) klen * p->ow + 63) & ~(size_t) 63;
-  int8_t *col = scratch;
-  int32_t *restrict acc = (int32_t *) (scratch + col_bytes);
-  int8_t *restrict row = (int8_t *) (acc + p->ow);
+  ConvScratch s;
+  int8_t *col;
+  int32_t *restrict acc;
+  int8_t *restrict row;
+  const int8_t **colptr;
+  const bool pointed = p->ic == 1 && p->sw == 1;
   /* locals, so that stores through acc cannot alias the parameters */
   const int ow = p->ow, oc = p->oc, out_zp = p->out_zp;
   const float lo_f = (float) (p->act_min - out_zp);
   const float hi_f = (float) (p->act_max - out_zp);
   int b, oy, ox, g, o, k;
+
+  conv_scratch_layout (p, scratch, &s);
+  col = s.col;
+  acc = s.acc;
+  row = s.row;
+  colptr = s.colptr;
+  if (pointed)
+    memset (s.padrow, (int8_t) p->in_zp, s.span);
+  else
+    for (k = 0; k < klen; k++)
+      colptr[k] = col + (size_t) k *ow;
 
   for (b = 0; b < p->n; b++) {
     const int8_t *in = input + (size_t) b * p->ih * p->iw * p->ic;
@@ -223,7 +321,10 @@ static inline __attribute__ ((always_inline))
     for (oy = 0; oy < p->oh; oy++) {
       int8_t *restrict dst = out + (size_t) oy * p->ow * p->oc;
       for (g = 0; g < p->groups; g++) {
-        build_columns (p, in, oy, g, col);
+        if (pointed)
+          point_rows (p, in, oy, &s);
+        else
+          build_columns (p, in, oy, g, col);
         for (o = g * ocg; o < (g + 1) * ocg; o++) {
           const int8_t *w = weights + (size_t) o * klen;
           float scale = scales[o];
@@ -243,12 +344,12 @@ static inline __attribute__ ((always_inline))
             bool last;
             for (; k < klen && m < MAC_TAPS; k++)
               if (w[k] != 0) {
-                cp[m] = col + (size_t) k * ow;
+                cp[m] = colptr[k];
                 wv[m] = w[k];
                 m++;
               }
             for (; m < MAC_TAPS; m++) {
-              cp[m] = col;
+              cp[m] = colptr[0];
               wv[m] = 0;
             }
             last = k >= klen;

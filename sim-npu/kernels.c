@@ -54,6 +54,10 @@ clamp_i8 (int32_t v)
 /* taps accumulated per pass over a row (the four-way loop below) */
 #define MAC_TAPS 4
 
+/* half the element-wise shift: add splits its multipliers there */
+#define ELTWISE_HALF_SHIFT (SIMNPU_ELTWISE_SHIFT / 2)
+G_STATIC_ASSERT (SIMNPU_ELTWISE_SHIFT % 2 == 0);
+
 /* the 2x2 pooling window */
 #define POOL2_COUNT 4
 #define POOL2_LOG2 2
@@ -470,14 +474,25 @@ static inline __attribute__ ((always_inline))
   if (ma >= G_MININT32 && ma <= G_MAXINT32 && mb >= G_MININT32
       && mb <= G_MAXINT32) {
     const int32_t ma32 = (int32_t) ma, mb32 = (int32_t) mb;
-    if (is_add)
+    if (is_add) {
+      /* In 32 bits, exactly: with m = mh * 2^H + ml (0 <= ml < 2^H, H =
+       * SHIFT / 2), v + round = hi * 2^H + lo with hi = mah * a + mbh * b
+       * (|hi| < 2^28) and lo = mal * a + mbl * b + round (|lo| < 2^24),
+       * and floor ((v + round) / 2^SHIFT) = (hi + (lo >> H)) >> H, since
+       * nested floors of divisions by 2^H compose. */
+      const int32_t mah = ma32 >> ELTWISE_HALF_SHIFT;
+      const int32_t mbh = mb32 >> ELTWISE_HALF_SHIFT;
+      const int32_t mal = ma32 & ((1 << ELTWISE_HALF_SHIFT) - 1);
+      const int32_t mbl = mb32 & ((1 << ELTWISE_HALF_SHIFT) - 1);
+      const int32_t round32 = 1 << (SIMNPU_ELTWISE_SHIFT - 1);
       for (i = 0; i < n; i++) {
-        int64_t v = (int64_t) ma32 * (a[i] - zp_a)
-            + (int64_t) mb32 * (b[i] - zp_b);
-        out[i] = clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT)
-            + zp_out);
+        int32_t va = a[i] - zp_a, vb = b[i] - zp_b;
+        int32_t hi = mah * va + mbh * vb;
+        int32_t lo = mal * va + mbl * vb + round32;
+        out[i] = clamp_i8 (((hi + (lo >> ELTWISE_HALF_SHIFT))
+                >> ELTWISE_HALF_SHIFT) + zp_out);
       }
-    else
+    } else
       for (i = 0; i < n; i++) {
         int64_t v = (int64_t) ma32 * ((a[i] - zp_a) * (b[i] - zp_b));
         out[i] = clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT)

@@ -293,6 +293,22 @@ test_eltwise_bit_exact (void)
       dout[d] = rand_int (1, d == 0 ? 2 : 7);
       da[d] = rand_int (0, 3) == 0 ? 1 : dout[d];
       db[d] = rand_int (0, 3) == 0 ? 1 : dout[d];
+      if (t % 4 < 2) {
+        /* same shapes: the flat path, with multipliers over the whole
+         * 32-bit range for add (its split arithmetic) and beyond */
+        dout[d] = rand_int (1, d == 0 ? 2 : 23);
+        da[d] = db[d] = dout[d];
+      }
+    }
+    if (t % 4 == 0) {
+      ma = (int32_t) g_rand_int (rng);
+      mb = (int32_t) g_rand_int (rng);
+      if (t % 8 == 0)
+        mb = G_MAXINT32;
+      if (t % 16 == 0)
+        ma = G_MININT32;
+      if (t % 12 == 0)
+        ma = (int64_t) G_MAXINT32 + rand_int (1, 1000);
     }
     na = da[0] * da[1] * da[2] * da[3];
     nb = db[0] * db[1] * db[2] * db[3];

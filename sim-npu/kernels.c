@@ -58,6 +58,9 @@ clamp_i8 (int32_t v)
 #define ELTWISE_HALF_SHIFT (SIMNPU_ELTWISE_SHIFT / 2)
 G_STATIC_ASSERT (SIMNPU_ELTWISE_SHIFT % 2 == 0);
 
+/* the widest output row of copy_runs' constant-stride cases */
+#define RUNS_MAX_STRIDE 8
+
 /* the 2x2 pooling window */
 #define POOL2_COUNT 4
 #define POOL2_LOG2 2
@@ -361,7 +364,11 @@ static inline __attribute__ ((always_inline))
               const int8_t *restrict c0 = cp[0], *restrict c1 = cp[1];
               const int8_t *restrict c2 = cp[2], *restrict c3 = cp[3];
               const int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];
-#define DOT4(x) (w0 * c0[x] + w1 * c1[x] + w2 * c2[x] + w3 * c3[x])
+              /* each int8 x int8 product fits in 16 bits (|p| <= 2^14),
+               * so it is computed there (vpmullw) and widened to add */
+#define MUL16(w, c) ((int32_t) (int16_t) ((w) * (c)))
+#define DOT4(x) (MUL16 (w0, c0[x]) + MUL16 (w1, c1[x]) + MUL16 (w2, c2[x]) \
+    + MUL16 (w3, c3[x]))
               if (first && last)
                 for (ox = 0; ox < ow; ox++)
                   r[ox] = requant_one (b0 + DOT4 (ox), scale, out_zp,
@@ -377,6 +384,7 @@ static inline __attribute__ ((always_inline))
                 for (ox = 0; ox < ow; ox++)
                   acc[ox] += DOT4 (ox);
 #undef DOT4
+#undef MUL16
             }
             first = false;
           } while (k < klen);
@@ -674,14 +682,33 @@ static inline __attribute__ ((always_inline))
      void copy_runs (const int8_t * restrict src, size_t src_stride,
     int8_t * restrict dst, size_t dst_stride, size_t len, size_t n)
 {
-  size_t i, k;
+  size_t i;
 
+  /* a contiguous source into a channel slice of a few-channel output (the
+   * concats of thin heads): constant strides, so the stores vectorise */
+  if (src_stride == len && dst_stride <= RUNS_MAX_STRIDE) {
+    switch (len * (RUNS_MAX_STRIDE + 1) + dst_stride) {
+#define RUNS_INTO(L, S) \
+      case L * (RUNS_MAX_STRIDE + 1) + S: \
+        for (i = 0; i < n; i++) \
+          memcpy (dst + i * S, src + i * L, L); \
+        return;
+      RUNS_INTO (1, 2) RUNS_INTO (1, 3) RUNS_INTO (1, 4) RUNS_INTO (1, 5)
+          RUNS_INTO (1, 6) RUNS_INTO (1, 7) RUNS_INTO (1, 8) RUNS_INTO (2, 3)
+          RUNS_INTO (2, 4) RUNS_INTO (2, 5) RUNS_INTO (2, 6) RUNS_INTO (2, 7)
+          RUNS_INTO (2, 8) RUNS_INTO (3, 4) RUNS_INTO (3, 5) RUNS_INTO (3, 6)
+          RUNS_INTO (3, 7) RUNS_INTO (3, 8) RUNS_INTO (4, 5) RUNS_INTO (4, 6)
+          RUNS_INTO (4, 7) RUNS_INTO (4, 8)
+#undef RUNS_INTO
+      default:
+        break;
+    }
+  }
   switch (len) {
 #define RUNS_CASE(L) \
     case L: \
       for (i = 0; i < n; i++) \
-        for (k = 0; k < L; k++) \
-          dst[i * dst_stride + k] = src[i * src_stride + k]; \
+        memcpy (dst + i * dst_stride, src + i * src_stride, L); \
       break;
       RUNS_CASE (1) RUNS_CASE (2) RUNS_CASE (3) RUNS_CASE (4)
 #undef RUNS_CASE

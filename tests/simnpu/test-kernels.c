@@ -373,6 +373,13 @@ test_copy_box (void)
       if (whole && d < 3)
         sb[d] = db[d] = 0;
     }
+    if (t % 4 == 0) {
+      /* a whole source tensor into a channel slice (a concat) */
+      dd[3] = rand_int (1, 9);
+      sd[3] = size[3] = rand_int (1, (int) dd[3]);
+      sb[3] = 0;
+      db[3] = rand_int (0, (int) (dd[3] - size[3]));
+    }
     ns = sd[0] * sd[1] * sd[2] * sd[3];
     nd = dd[0] * dd[1] * dd[2] * dd[3];
     src = g_malloc (ns);

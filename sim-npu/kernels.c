@@ -364,11 +364,7 @@ static inline __attribute__ ((always_inline))
               const int8_t *restrict c0 = cp[0], *restrict c1 = cp[1];
               const int8_t *restrict c2 = cp[2], *restrict c3 = cp[3];
               const int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];
-              /* each int8 x int8 product fits in 16 bits (|p| <= 2^14),
-               * so it is computed there (vpmullw) and widened to add */
-#define MUL16(w, c) ((int32_t) (int16_t) ((w) * (c)))
-#define DOT4(x) (MUL16 (w0, c0[x]) + MUL16 (w1, c1[x]) + MUL16 (w2, c2[x]) \
-    + MUL16 (w3, c3[x]))
+#define DOT4(x) (w0 * c0[x] + w1 * c1[x] + w2 * c2[x] + w3 * c3[x])
               if (first && last)
                 for (ox = 0; ox < ow; ox++)
                   r[ox] = requant_one (b0 + DOT4 (ox), scale, out_zp,
@@ -384,7 +380,6 @@ static inline __attribute__ ((always_inline))
                 for (ox = 0; ox < ow; ox++)
                   acc[ox] += DOT4 (ox);
 #undef DOT4
-#undef MUL16
             }
             first = false;
           } while (k < klen);

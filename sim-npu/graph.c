@@ -1012,8 +1012,8 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
           const simnpu__tensor *t = &g->tensors[op->inputs[i]];
           int64_t dt[SIMNPU_MAX_DIMS];
           dims4 (t, dt);
-          simnpu__copy_box (tensor_data (g, op->inputs[i], arena), dt, zero, dst,
-              dout, at, dt, t->zero_point, out->zero_point,
+          simnpu__copy_box (tensor_data (g, op->inputs[i], arena), dt, zero,
+              dst, dout, at, dt, t->zero_point, out->zero_point,
               op->eltwise_mult[i]);
           at[a4] += dt[a4];
         }
@@ -1027,8 +1027,8 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
           const simnpu__tensor *t = &g->tensors[op->outputs[i]];
           int64_t dt[SIMNPU_MAX_DIMS];
           dims4 (t, dt);
-          simnpu__copy_box (src, di, at, (int8_t *) arena + t->offset, dt, zero, dt,
-              0, 0, UNIT_MULT);
+          simnpu__copy_box (src, di, at, (int8_t *) arena + t->offset, dt, zero,
+              dt, 0, 0, UNIT_MULT);
           at[a4] += dt[a4];
         }
         break;
@@ -1037,7 +1037,8 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
         int64_t begin[SIMNPU_MAX_DIMS], zero[SIMNPU_MAX_DIMS] = { 0 };
         for (i = 0; i < SIMNPU_MAX_DIMS; i++)
           begin[i] = op->attrs[SIMNPU_A_BEGIN0 + i];
-        simnpu__copy_box (src, di, begin, dst, dout, zero, dout, 0, 0, UNIT_MULT);
+        simnpu__copy_box (src, di, begin, dst, dout, zero, dout, 0, 0,
+            UNIT_MULT);
         break;
       }
       case SIMNPU_OP_MAXPOOL:

@@ -94,7 +94,7 @@ requant_one (int32_t acc, float scale, int32_t zp, float lo_f, float hi_f)
 
 /* dst[i] = src[i * step]; constant strides for the few-channel cases so
  * that the loads vectorise. */
-static inline __attribute__ ((always_inline))
+static inline __attribute__((always_inline))
      void gather_strided (int8_t * restrict dst, const int8_t * restrict src,
     size_t step, size_t n)
 {
@@ -122,7 +122,7 @@ static inline __attribute__ ((always_inline))
 /* dst[ox * oc + o] = rows[o * ow + ox]: interleaves the per-channel output
  * rows into NHWC, with constant channel counts for the common thin
  * cases. */
-static inline __attribute__ ((always_inline))
+static inline __attribute__((always_inline))
      void interleave_rows (int8_t * restrict dst,
     const int8_t * restrict rows, int oc, int ow)
 {
@@ -152,9 +152,9 @@ static inline __attribute__ ((always_inline))
 /* Column buffer of one output row for one group: col[k][ox], k over the
  * kernel window [ky][kx][c]. Padded positions hold the input zero
  * point. */
-static inline __attribute__ ((always_inline))
-     void build_columns (const simnpu__conv_params * p, const int8_t * restrict in,
-    int oy, int g, int8_t * restrict col)
+static inline __attribute__((always_inline))
+     void build_columns (const simnpu__conv_params * p,
+    const int8_t * restrict in, int oy, int g, int8_t * restrict col)
 {
   int icg = p->ic / p->groups;
   int ky, kx, c;
@@ -210,9 +210,9 @@ typedef struct
 
 /* Offsets of the scratch parts; returns the scratch size. */
 static inline size_t
-conv_scratch_offsets (const simnpu__conv_params * p, size_t * span,
-    size_t * at_col, size_t * at_acc, size_t * at_row, size_t * at_rows,
-    size_t * at_pad)
+conv_scratch_offsets (const simnpu__conv_params * p, size_t *span,
+    size_t *at_col, size_t *at_acc, size_t *at_row, size_t *at_rows,
+    size_t *at_pad)
 {
   size_t klen = (size_t) p->kh * p->kw * (p->ic / p->groups);
 
@@ -254,7 +254,7 @@ simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
  * padded input row ky from offset kx * dw, so no column is copied; rows
  * that need no padding are used in place, rows outside the input are the
  * padding row. */
-static inline __attribute__ ((always_inline))
+static inline __attribute__((always_inline))
      void point_rows (const simnpu__conv_params * p, const int8_t * in,
     int oy, const ConvScratch * s)
 {
@@ -282,7 +282,7 @@ static inline __attribute__ ((always_inline))
       }
     }
     for (kx = 0; kx < p->kw; kx++)
-      s->colptr[ky * p->kw + kx] = base + (size_t) kx * p->dw;
+      s->colptr[ky * p->kw + kx] = base + (size_t) kx *p->dw;
   }
 }
 
@@ -291,7 +291,7 @@ static inline __attribute__ ((always_inline))
  * time: a column buffer of the row's receptive fields, then per output
  * channel a multiply-accumulate over the row and its requantisation, loops
  * that run along the row and vectorise. */
-static inline __attribute__ ((always_inline))
+static inline __attribute__((always_inline))
      void conv_rows (const simnpu__conv_params * p, const int8_t * input,
     const int8_t * weights, const int32_t * bias, const float *scales,
     int8_t * output, int8_t * scratch)
@@ -414,8 +414,7 @@ simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
       for (x0 = 0; x0 < p->ow; x0 += POINTWISE_CHUNK) {
         c.iw = c.ow = MIN (POINTWISE_CHUNK, p->ow - x0);
         conv_rows (&c, input + ((size_t) b * p->iw + x0) * p->ic, weights,
-            bias, scales, output + ((size_t) b * p->ow + x0) * p->oc,
-            scratch);
+            bias, scales, output + ((size_t) b * p->ow + x0) * p->oc, scratch);
       }
     return;
   }
@@ -466,7 +465,7 @@ eltwise_one (bool is_add, int32_t a, int32_t b, int64_t ma, int64_t mb,
 
 /* With multipliers that fit in 32 bits the products are 32x32->64-bit
  * widening multiplies, which vectorise; the values are the same. */
-static inline __attribute__ ((always_inline))
+static inline __attribute__((always_inline))
      void eltwise_flat (bool is_add, const int8_t * restrict a, int32_t zp_a,
     const int8_t * restrict b, int32_t zp_b, int8_t * restrict out, size_t n,
     int32_t zp_out, int64_t ma, int64_t mb)
@@ -559,7 +558,7 @@ avg4 (int32_t sum, int32_t zp)
 
 /* 2x2 stride-2 pooling with every window inside the input: the common
  * downsampling case, with row loops that vectorise. */
-static inline __attribute__ ((always_inline))
+static inline __attribute__((always_inline))
      void pool2x2 (bool is_max, const int64_t * din, const int8_t * in,
     const int64_t * dout, int8_t * out, int32_t zp)
 {
@@ -579,8 +578,7 @@ static inline __attribute__ ((always_inline))
             int32_t a = MAX (r0[2 * x], r0[2 * x + 1]);
             int32_t b = MAX (r1[2 * x], r1[2 * x + 1]);
             o[x] = (int8_t) MAX (a, b);
-          }
-        else
+        } else
           for (x = 0; x < n_row; x++)
             o[x] = avg4 (r0[2 * x] + r0[2 * x + 1] + r1[2 * x]
                 + r1[2 * x + 1] - POOL2_COUNT * zp, zp);
@@ -673,7 +671,7 @@ simnpu__dequantize (float *restrict dst, const int8_t * restrict src,
 
 /* n runs of len bytes, src_stride and dst_stride apart; constant lengths
  * for the few-channel concats. */
-static inline __attribute__ ((always_inline))
+static inline __attribute__((always_inline))
      void copy_runs (const int8_t * restrict src, size_t src_stride,
     int8_t * restrict dst, size_t dst_stride, size_t len, size_t n)
 {
@@ -688,12 +686,12 @@ static inline __attribute__ ((always_inline))
         for (i = 0; i < n; i++) \
           memcpy (dst + i * S, src + i * L, L); \
         return;
-      RUNS_INTO (1, 2) RUNS_INTO (1, 3) RUNS_INTO (1, 4) RUNS_INTO (1, 5)
-          RUNS_INTO (1, 6) RUNS_INTO (1, 7) RUNS_INTO (1, 8) RUNS_INTO (2, 3)
-          RUNS_INTO (2, 4) RUNS_INTO (2, 5) RUNS_INTO (2, 6) RUNS_INTO (2, 7)
-          RUNS_INTO (2, 8) RUNS_INTO (3, 4) RUNS_INTO (3, 5) RUNS_INTO (3, 6)
-          RUNS_INTO (3, 7) RUNS_INTO (3, 8) RUNS_INTO (4, 5) RUNS_INTO (4, 6)
-          RUNS_INTO (4, 7) RUNS_INTO (4, 8)
+        RUNS_INTO (1, 2) RUNS_INTO (1, 3) RUNS_INTO (1, 4) RUNS_INTO (1, 5)
+            RUNS_INTO (1, 6) RUNS_INTO (1, 7) RUNS_INTO (1, 8) RUNS_INTO (2, 3)
+            RUNS_INTO (2, 4) RUNS_INTO (2, 5) RUNS_INTO (2, 6) RUNS_INTO (2, 7)
+            RUNS_INTO (2, 8) RUNS_INTO (3, 4) RUNS_INTO (3, 5) RUNS_INTO (3, 6)
+            RUNS_INTO (3, 7) RUNS_INTO (3, 8) RUNS_INTO (4, 5) RUNS_INTO (4, 6)
+            RUNS_INTO (4, 7) RUNS_INTO (4, 8)
 #undef RUNS_INTO
       default:
         break;

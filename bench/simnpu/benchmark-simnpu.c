@@ -408,8 +408,7 @@ bench_pacing (const char *axm)
   pacing_run (dev, model, &in, &out, run);
   pacing_report ("real time", 1.0, device_ns, run);
   if (run->n_paced < PACING_JOBS / 2) {
-    double scale = PACING_HEADROOM * run->mean_compute_us * 1000.0 /
-        device_ns;
+    double scale = PACING_HEADROOM * run->mean_compute_us * 1000.0 / device_ns;
     simnpu_device_set_time_scale (dev, scale);
     pacing_run (dev, model, &in, &out, run);
     pacing_report ("device time stretched past the compute", scale,

@@ -540,8 +540,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   rng = g_rand_new_with_seed (SEED);
   g_test_add_func ("/simnpu/kernels/conv2d", test_conv2d_bit_exact);
-  g_test_add_func ("/simnpu/kernels/conv2d-thin",
-      test_conv2d_thin_bit_exact);
+  g_test_add_func ("/simnpu/kernels/conv2d-thin", test_conv2d_thin_bit_exact);
   g_test_add_func ("/simnpu/kernels/eltwise", test_eltwise_bit_exact);
   g_test_add_func ("/simnpu/kernels/pool", test_pool_bit_exact);
   g_test_add_func ("/simnpu/kernels/copy-box", test_copy_box);

@@ -174,11 +174,12 @@ run (const gchar * model, guint in_flight, gdouble time_scale,
 }
 
 /* Jobs per second of modelled device time that the device can sustain
- * with this model, limited by its busiest resource; *limit gets that
- * resource's name. Returns 0 on error. */
+ * with this model, limited by its busiest resource; *limit gets a copy of
+ * that resource's name (the device's strings die with it). Returns 0 on
+ * error. */
 static gdouble
 device_ceiling (simnpu_device * dev, simnpu_model * net,
-    const simnpu_device_info * di, const gchar ** limit)
+    const simnpu_device_info * di, gchar ** limit)
 {
   simnpu_tensor_spec spec;
   simnpu_input_buffer in[MAX_TENSORS];
@@ -215,7 +216,8 @@ device_ceiling (simnpu_device * dev, simnpu_model * net,
       core_ns += c.resource_device_ns[i];
     if (core_ns > 0) {
       ceiling = di->n_cores / (core_ns / 1e9);
-      *limit = "cores";
+      g_free (*limit);
+      *limit = g_strdup ("cores");
     }
     for (i = di->n_cores; i < c.n_resources; i++) {
       if (c.resource_device_ns[i] == 0)
@@ -223,7 +225,8 @@ device_ceiling (simnpu_device * dev, simnpu_model * net,
       per_s = 1.0 / (c.resource_device_ns[i] / 1e9);
       if (ceiling == 0 || per_s < ceiling) {
         ceiling = per_s;
-        *limit = di->resources[i].name;
+        g_free (*limit);
+        *limit = g_strdup (di->resources[i].name);
       }
     }
   } else {
@@ -248,7 +251,7 @@ main (int argc, char **argv)
   simnpu_error err;
   static const GstAxProbeSinkFuncs funcs = { NULL, on_device_event, NULL };
   gdouble bound, ceiling, fps4, fps1, scale, busy1, busy4;
-  const gchar *limit = "?";
+  gchar *limit = NULL;
 
   gst_init (&argc, &argv);
   if (simnpu_device_open (DEVICE, &dev, &err) < 0
@@ -284,6 +287,7 @@ main (int argc, char **argv)
       "(target >= %.2f), %.3f of the naive bound; %.2fx in-flight=1; "
       "device busy %.3f ms per job\n", fps4, fps4 / ceiling, TARGET_RATIO,
       fps4 / bound, fps4 / fps1, busy4);
+  g_free (limit);
   g_free (path);
   return 0;
 }

@@ -941,33 +941,6 @@ tensor_data (const simnpu__graph * g, unsigned index, uint8_t * arena)
 
 #define UNIT_MULT (G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT)
 
-/* Copies a rank-4 box [begin, begin + size) of src (dims sd) into dst at
- * [dbegin ...] of dims dd; the innermost run is contiguous. */
-static void
-copy_box (const int8_t * src, const int64_t * sd, const int64_t * sbegin,
-    int8_t * dst, const int64_t * dd, const int64_t * dbegin,
-    const int64_t * size, int32_t zp_in, int32_t zp_out, int64_t mult)
-{
-  int64_t i0, i1, i2;
-  bool identity = zp_in == zp_out && mult == UNIT_MULT;
-
-  for (i0 = 0; i0 < size[0]; i0++)
-    for (i1 = 0; i1 < size[1]; i1++)
-      for (i2 = 0; i2 < size[2]; i2++) {
-        const int8_t *s = src + (((sbegin[0] + i0) * sd[1] + sbegin[1] + i1)
-            * sd[2] + sbegin[2] + i2) * sd[3] + sbegin[3];
-        int8_t *d = dst + (((dbegin[0] + i0) * dd[1] + dbegin[1] + i1)
-            * dd[2] + dbegin[2] + i2) * dd[3] + dbegin[3];
-        if (identity) {
-          /* short runs (a few channels): an inline copy beats a call */
-          for (int64_t k = 0; k < size[3]; k++)
-            d[k] = s[k];
-        } else {
-          simnpu__requant_copy (s, d, (size_t) size[3], zp_in, zp_out, mult);
-        }
-      }
-}
-
 static void
 run_softmax (const simnpu__tensor * in, const int8_t * src,
     const simnpu__tensor * out, int8_t * dst, int axis)
@@ -1039,8 +1012,8 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
           const simnpu__tensor *t = &g->tensors[op->inputs[i]];
           int64_t dt[SIMNPU_MAX_DIMS];
           dims4 (t, dt);
-          copy_box (tensor_data (g, op->inputs[i], arena), dt, zero, dst,
-              dout, at, dt, t->zero_point, out->zero_point,
+          simnpu__copy_box (tensor_data (g, op->inputs[i], arena), dt, zero,
+              dst, dout, at, dt, t->zero_point, out->zero_point,
               op->eltwise_mult[i]);
           at[a4] += dt[a4];
         }
@@ -1054,8 +1027,8 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
           const simnpu__tensor *t = &g->tensors[op->outputs[i]];
           int64_t dt[SIMNPU_MAX_DIMS];
           dims4 (t, dt);
-          copy_box (src, di, at, (int8_t *) arena + t->offset, dt, zero, dt,
-              0, 0, UNIT_MULT);
+          simnpu__copy_box (src, di, at, (int8_t *) arena + t->offset, dt, zero,
+              dt, 0, 0, UNIT_MULT);
           at[a4] += dt[a4];
         }
         break;
@@ -1064,7 +1037,8 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
         int64_t begin[SIMNPU_MAX_DIMS], zero[SIMNPU_MAX_DIMS] = { 0 };
         for (i = 0; i < SIMNPU_MAX_DIMS; i++)
           begin[i] = op->attrs[SIMNPU_A_BEGIN0 + i];
-        copy_box (src, di, begin, dst, dout, zero, dout, 0, 0, UNIT_MULT);
+        simnpu__copy_box (src, di, begin, dst, dout, zero, dout, 0, 0,
+            UNIT_MULT);
         break;
       }
       case SIMNPU_OP_MAXPOOL:
@@ -1091,7 +1065,6 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
         break;
       case SIMNPU_OP_TRANSPOSE:{
         int64_t perm[SIMNPU_MAX_DIMS], stride[SIMNPU_MAX_DIMS], ps[4];
-        int64_t i0, i1, i2, i3;
         unsigned pad = SIMNPU_MAX_DIMS - in->n_dims;
         for (i = 0; i < SIMNPU_MAX_DIMS; i++)
           perm[i] = i < pad ? (int64_t) i : op->attrs[SIMNPU_A_PERM0 + i -
@@ -1101,11 +1074,7 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
           stride[i - 1] = stride[i] * di[i];
         for (i = 0; i < SIMNPU_MAX_DIMS; i++)
           ps[i] = stride[perm[i]];
-        for (i0 = 0; i0 < dout[0]; i0++)
-          for (i1 = 0; i1 < dout[1]; i1++)
-            for (i2 = 0; i2 < dout[2]; i2++)
-              for (i3 = 0; i3 < dout[3]; i3++)
-                *dst++ = src[i0 * ps[0] + i1 * ps[1] + i2 * ps[2] + i3 * ps[3]];
+        simnpu__transpose (src, ps, dout, dst);
         break;
       }
       case SIMNPU_OP_RELU:

@@ -29,6 +29,19 @@
 #include <math.h>
 #include <string.h>
 
+/* The hot kernels are also built for AVX2 and picked at load time: the
+ * same C, so the same integer and single-precision arithmetic (no FMA is
+ * enabled, so nothing is contracted), with wider vectors. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
+    && defined(__has_attribute)
+#if __has_attribute (target_clones)
+#define SIMNPU_CLONES __attribute__ ((target_clones ("avx2", "default")))
+#endif
+#endif
+#ifndef SIMNPU_CLONES
+#define SIMNPU_CLONES
+#endif
+
 #define I8_MIN (-128)
 #define I8_MAX 127
 
@@ -38,32 +51,113 @@ clamp_i8 (int32_t v)
   return (int8_t) (v < I8_MIN ? I8_MIN : (v > I8_MAX ? I8_MAX : v));
 }
 
-/* Round to nearest even without a libm call, so the loop vectorises:
- * adding and removing 1.5 * 2^23 leaves no fraction bits for |x| < 2^22.
- * The clamp keeps x in that range; the int8 clamp follows anyway. */
-#define RQ_MAGIC 12582912.0f
-#define RQ_LIMIT 1048576.0f
+/* taps accumulated per pass over a row (the four-way loop below) */
+#define MAC_TAPS 4
 
+/* half the element-wise shift: add splits its multipliers there */
+#define ELTWISE_HALF_SHIFT (SIMNPU_ELTWISE_SHIFT / 2)
+G_STATIC_ASSERT (SIMNPU_ELTWISE_SHIFT % 2 == 0);
+
+/* the widest output row of copy_runs' constant-stride cases */
+#define RUNS_MAX_STRIDE 8
+
+/* the 2x2 pooling window */
+#define POOL2_COUNT 4
+#define POOL2_LOG2 2
+#define POOL2_HALF 2
+
+/* Round to nearest even without a libm call, so the loop vectorises:
+ * adding and removing 1.5 * 2^23 leaves no fraction bits for |x| < 2^22;
+ * requant_one's clamp keeps x far inside that range. */
+#define RQ_MAGIC 12582912.0f
+
+/* pixels per pass of a pointwise conv's long row: its columns and
+ * accumulators stay in L1/L2 */
+#define POINTWISE_CHUNK 2048
+
+/* The clamps to [act_min, act_max] are applied before rounding, in
+ * float, to the integer bounds lo_f = act_min - zp and hi_f = act_max - zp:
+ * rounding is monotone and leaves integers alone, so this equals clamping
+ * after rounding, and it subsumes the clamp to +-2^20 (|lo_f|, |hi_f| <=
+ * 255) while the conversion to int8 needs no saturation. A NaN product
+ * goes to act_min as the int32 conversion's INT_MIN did. Needs -128 <=
+ * act_min <= act_max <= 127, which the graph guarantees. */
 static inline int8_t
-requant_one (int32_t acc, float scale, int32_t zp, int32_t lo, int32_t hi)
+requant_one (int32_t acc, float scale, int32_t zp, float lo_f, float hi_f)
 {
   float x = (float) acc * scale;
-  int32_t q;
 
-  x = x < -RQ_LIMIT ? -RQ_LIMIT : (x > RQ_LIMIT ? RQ_LIMIT : x);
-  q = (int32_t) ((x + RQ_MAGIC) - RQ_MAGIC) + zp;
-  return (int8_t) (q < lo ? lo : (q > hi ? hi : q));
+  x = x > lo_f ? x : lo_f;
+  x = x < hi_f ? x : hi_f;
+  return (int8_t) ((int32_t) ((x + RQ_MAGIC) - RQ_MAGIC) + zp);
+}
+
+/* dst[i] = src[i * step]; constant strides for the few-channel cases so
+ * that the loads vectorise. */
+static inline __attribute__((always_inline))
+     void gather_strided (int8_t * restrict dst, const int8_t * restrict src,
+    size_t step, size_t n)
+{
+  size_t i;
+
+  switch (step) {
+    case 1:
+      memcpy (dst, src, n);
+      break;
+#define GATHER_CASE(S) \
+    case S: \
+      for (i = 0; i < n; i++) \
+        dst[i] = src[i * S]; \
+      break;
+      GATHER_CASE (2) GATHER_CASE (3) GATHER_CASE (4) GATHER_CASE (5)
+          GATHER_CASE (6) GATHER_CASE (8)
+#undef GATHER_CASE
+    default:
+      for (i = 0; i < n; i++)
+        dst[i] = src[i * step];
+      break;
+  }
+}
+
+/* dst[ox * oc + o] = rows[o * ow + ox]: interleaves the per-channel output
+ * rows into NHWC, with constant channel counts for the common thin
+ * cases. */
+static inline __attribute__((always_inline))
+     void interleave_rows (int8_t * restrict dst,
+    const int8_t * restrict rows, int oc, int ow)
+{
+  int ox, o;
+
+  switch (oc) {
+    case 1:
+      memcpy (dst, rows, ow);
+      break;
+#define INTERLEAVE_CASE(K) \
+    case K: \
+      for (ox = 0; ox < ow; ox++) \
+        for (o = 0; o < K; o++) \
+          dst[(size_t) ox * K + o] = rows[(size_t) o * ow + ox]; \
+      break;
+      INTERLEAVE_CASE (2) INTERLEAVE_CASE (3) INTERLEAVE_CASE (4)
+          INTERLEAVE_CASE (5) INTERLEAVE_CASE (8)
+#undef INTERLEAVE_CASE
+    default:
+      for (o = 0; o < oc; o++)
+        for (ox = 0; ox < ow; ox++)
+          dst[(size_t) ox * oc + o] = rows[(size_t) o * ow + ox];
+      break;
+  }
 }
 
 /* Column buffer of one output row for one group: col[k][ox], k over the
  * kernel window [ky][kx][c]. Padded positions hold the input zero
  * point. */
-static void
-build_columns (const simnpu__conv_params * p, const int8_t * restrict in,
-    int oy, int g, int8_t * restrict col)
+static inline __attribute__((always_inline))
+     void build_columns (const simnpu__conv_params * p,
+    const int8_t * restrict in, int oy, int g, int8_t * restrict col)
 {
   int icg = p->ic / p->groups;
-  int ky, kx, c, ox;
+  int ky, kx, c;
   int8_t pad = (int8_t) p->in_zp;
   const int ow = p->ow;
   const size_t step = (size_t) p->sw * p->ic;
@@ -90,11 +184,7 @@ build_columns (const simnpu__conv_params * p, const int8_t * restrict in,
           int64_t ix = (int64_t) off + (int64_t) lo * p->sw;
           const int8_t *restrict src = in + ((size_t) iy * p->iw +
               (size_t) ix) * p->ic + g * icg + c;
-          if (step == 1)
-            memcpy (dst + lo, src, hi - lo);
-          else
-            for (ox = lo; ox < hi; ox++)
-              dst[ox] = src[(size_t) (ox - lo) * step];
+          gather_strided (dst + lo, src, step, (size_t) (hi - lo));
         }
         memset (dst + hi, pad, ow - hi);
       }
@@ -102,13 +192,98 @@ build_columns (const simnpu__conv_params * p, const int8_t * restrict in,
   }
 }
 
+/* Scratch of conv_rows: the column pointers, the column buffer, the
+ * accumulators, the output rows of a group and, for one-channel inputs at
+ * stride 1, the padded input rows plus one row of padding. */
+typedef struct
+{
+  const int8_t **colptr;
+  int8_t *col;
+  int32_t *acc;
+  int8_t *row;
+  int8_t *rows;
+  int8_t *padrow;
+  size_t span;
+} ConvScratch;
+
+#define SCRATCH_ALIGN(n) (((n) + 63) & ~(size_t) 63)
+
+/* Offsets of the scratch parts; returns the scratch size. */
+static inline size_t
+conv_scratch_offsets (const simnpu__conv_params * p, size_t *span,
+    size_t *at_col, size_t *at_acc, size_t *at_row, size_t *at_rows,
+    size_t *at_pad)
+{
+  size_t klen = (size_t) p->kh * p->kw * (p->ic / p->groups);
+
+  *span = SCRATCH_ALIGN ((size_t) p->ow + (size_t) (p->kw - 1) * p->dw);
+  *at_col = SCRATCH_ALIGN (klen * sizeof (const int8_t *));
+  *at_acc = *at_col + SCRATCH_ALIGN (klen * p->ow);
+  *at_row = *at_acc + SCRATCH_ALIGN ((size_t) p->ow * sizeof (int32_t));
+  *at_rows = *at_row + SCRATCH_ALIGN ((size_t) p->ow * p->oc);
+  *at_pad = *at_rows + (size_t) p->kh * *span;
+  return *at_pad + *span;
+}
+
+static inline void
+conv_scratch_layout (const simnpu__conv_params * p, int8_t * base,
+    ConvScratch * s)
+{
+  size_t at_col, at_acc, at_row, at_rows, at_pad;
+
+  conv_scratch_offsets (p, &s->span, &at_col, &at_acc, &at_row, &at_rows,
+      &at_pad);
+  s->colptr = (const int8_t **) (void *) base;
+  s->col = base + at_col;
+  s->acc = (int32_t *) (void *) (base + at_acc);
+  s->row = base + at_row;
+  s->rows = base + at_rows;
+  s->padrow = base + at_pad;
+}
+
 size_t
 simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
 {
-  size_t klen = (size_t) p->kh * p->kw * (p->ic / p->groups);
-  size_t col = (klen * p->ow + 63) & ~(size_t) 63;
+  size_t span, at_col, at_acc, at_row, at_rows, at_pad;
 
-  return col + (size_t) p->ow * (sizeof (int32_t) + 1);
+  return conv_scratch_offsets (p, &span, &at_col, &at_acc, &at_row,
+      &at_rows, &at_pad);
+}
+
+/* One-channel input at stride 1: column (ky, kx) of an output row is the
+ * padded input row ky from offset kx * dw, so no column is copied; rows
+ * that need no padding are used in place, rows outside the input are the
+ * padding row. */
+static inline __attribute__((always_inline))
+     void point_rows (const simnpu__conv_params * p, const int8_t * in,
+    int oy, const ConvScratch * s)
+{
+  const size_t span = (size_t) p->ow + (size_t) (p->kw - 1) * p->dw;
+  const int8_t pad = (int8_t) p->in_zp;
+  int ky, kx;
+
+  for (ky = 0; ky < p->kh; ky++) {
+    int iy = oy * p->sh - p->pt + ky * p->dh;
+    const int8_t *base;
+    if (iy < 0 || iy >= p->ih) {
+      base = s->padrow;
+    } else {
+      const int8_t *src = in + (size_t) iy * p->iw;
+      if (p->pl == 0 && span <= (size_t) p->iw) {
+        base = src;
+      } else {
+        int8_t *buf = s->rows + (size_t) ky * s->span;
+        size_t lo = MIN ((size_t) p->pl, span);
+        size_t n = MIN ((size_t) p->iw, span - lo);
+        memset (buf, pad, lo);
+        memcpy (buf + lo, src, n);
+        memset (buf + lo + n, pad, span - lo - n);
+        base = buf;
+      }
+    }
+    for (kx = 0; kx < p->kw; kx++)
+      s->colptr[ky * p->kw + kx] = base + (size_t) kx *p->dw;
+  }
 }
 
 /* bias must already have the input zero point folded in:
@@ -116,22 +291,36 @@ simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
  * time: a column buffer of the row's receptive fields, then per output
  * channel a multiply-accumulate over the row and its requantisation, loops
  * that run along the row and vectorise. */
-void
-simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
+static inline __attribute__((always_inline))
+     void conv_rows (const simnpu__conv_params * p, const int8_t * input,
     const int8_t * weights, const int32_t * bias, const float *scales,
     int8_t * output, int8_t * scratch)
 {
   int icg = p->ic / p->groups;
   int ocg = p->oc / p->groups;
   int klen = p->kh * p->kw * icg;
-  size_t col_bytes = ((size_t) klen * p->ow + 63) & ~(size_t) 63;
-  int8_t *col = scratch;
-  int32_t *restrict acc = (int32_t *) (scratch + col_bytes);
-  int8_t *restrict row = (int8_t *) (acc + p->ow);
+  ConvScratch s;
+  int8_t *col;
+  int32_t *restrict acc;
+  int8_t *restrict row;
+  const int8_t **colptr;
+  const bool pointed = p->ic == 1 && p->sw == 1;
   /* locals, so that stores through acc cannot alias the parameters */
   const int ow = p->ow, oc = p->oc, out_zp = p->out_zp;
-  const int act_min = p->act_min, act_max = p->act_max;
+  const float lo_f = (float) (p->act_min - out_zp);
+  const float hi_f = (float) (p->act_max - out_zp);
   int b, oy, ox, g, o, k;
+
+  conv_scratch_layout (p, scratch, &s);
+  col = s.col;
+  acc = s.acc;
+  row = s.row;
+  colptr = s.colptr;
+  if (pointed)
+    memset (s.padrow, (int8_t) p->in_zp, s.span);
+  else
+    for (k = 0; k < klen; k++)
+      colptr[k] = col + (size_t) k *ow;
 
   for (b = 0; b < p->n; b++) {
     const int8_t *in = input + (size_t) b * p->ih * p->iw * p->ic;
@@ -139,33 +328,100 @@ simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
     for (oy = 0; oy < p->oh; oy++) {
       int8_t *restrict dst = out + (size_t) oy * p->ow * p->oc;
       for (g = 0; g < p->groups; g++) {
-        build_columns (p, in, oy, g, col);
+        if (pointed)
+          point_rows (p, in, oy, &s);
+        else
+          build_columns (p, in, oy, g, col);
         for (o = g * ocg; o < (g + 1) * ocg; o++) {
           const int8_t *w = weights + (size_t) o * klen;
           float scale = scales[o];
           int32_t b0 = bias[o];
-          for (ox = 0; ox < ow; ox++)
-            acc[ox] = b0;
-          for (k = 0; k < klen; k++) {
-            const int8_t *restrict c = col + (size_t) k * ow;
-            int32_t wk = w[k];
-            for (ox = 0; ox < ow; ox++)
-              acc[ox] += wk * c[ox];
-          }
-          for (ox = 0; ox < ow; ox++)
-            row[ox] = requant_one (acc[ox], scale, out_zp, act_min, act_max);
-          if (oc == 1)
-            memcpy (dst, row, ow);
-          else
-            for (ox = 0; ox < ow; ox++)
-              dst[(size_t) ox * oc + o] = row[ox];
+          int8_t *restrict r = row + (size_t) (o - g * ocg) * ow;
+          bool first = true;
+          /* Zero taps add nothing and are skipped; the others go in fours
+           * (padded with zero-weight taps on a valid column), so that acc
+           * is touched once per four taps, and the first and last passes
+           * fold in the bias and the requantisation: a thin conv is one
+           * pass. */
+          k = 0;
+          do {
+            const int8_t *cp[MAC_TAPS];
+            int32_t wv[MAC_TAPS];
+            int m = 0;
+            bool last;
+            for (; k < klen && m < MAC_TAPS; k++)
+              if (w[k] != 0) {
+                cp[m] = colptr[k];
+                wv[m] = w[k];
+                m++;
+              }
+            for (; m < MAC_TAPS; m++) {
+              cp[m] = colptr[0];
+              wv[m] = 0;
+            }
+            last = k >= klen;
+            {
+              const int8_t *restrict c0 = cp[0], *restrict c1 = cp[1];
+              const int8_t *restrict c2 = cp[2], *restrict c3 = cp[3];
+              const int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];
+#define DOT4(x) (w0 * c0[x] + w1 * c1[x] + w2 * c2[x] + w3 * c3[x])
+              if (first && last)
+                for (ox = 0; ox < ow; ox++)
+                  r[ox] = requant_one (b0 + DOT4 (ox), scale, out_zp,
+                      lo_f, hi_f);
+              else if (first)
+                for (ox = 0; ox < ow; ox++)
+                  acc[ox] = b0 + DOT4 (ox);
+              else if (last)
+                for (ox = 0; ox < ow; ox++)
+                  r[ox] = requant_one (acc[ox] + DOT4 (ox), scale, out_zp,
+                      lo_f, hi_f);
+              else
+                for (ox = 0; ox < ow; ox++)
+                  acc[ox] += DOT4 (ox);
+#undef DOT4
+            }
+            first = false;
+          } while (k < klen);
         }
+        if (p->groups == 1)
+          interleave_rows (dst, row, oc, ow);
+        else
+          for (o = 0; o < ocg; o++)
+            for (ox = 0; ox < ow; ox++)
+              dst[(size_t) ox * oc + g * ocg + o] = row[(size_t) o * ow + ox];
       }
     }
   }
 }
 
-void
+/* bias must already have the input zero point folded in (see
+ * conv_rows). The graph runs a pointwise conv over one long row (ih = oh
+ * = 1); that row goes in chunks, so that its working set stays in cache. */
+SIMNPU_CLONES void
+simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
+    const int8_t * weights, const int32_t * bias, const float *scales,
+    int8_t * output, int8_t * scratch)
+{
+  if (p->ih == 1 && p->oh == 1 && p->kh == 1 && p->kw == 1 && p->sw == 1
+      && p->pl == 0 && p->pt == 0 && p->iw == p->ow
+      && p->ow > POINTWISE_CHUNK) {
+    simnpu__conv_params c = *p;
+    int b, x0;
+
+    c.n = 1;
+    for (b = 0; b < p->n; b++)
+      for (x0 = 0; x0 < p->ow; x0 += POINTWISE_CHUNK) {
+        c.iw = c.ow = MIN (POINTWISE_CHUNK, p->ow - x0);
+        conv_rows (&c, input + ((size_t) b * p->iw + x0) * p->ic, weights,
+            bias, scales, output + ((size_t) b * p->ow + x0) * p->oc, scratch);
+      }
+    return;
+  }
+  conv_rows (p, input, weights, bias, scales, output, scratch);
+}
+
+SIMNPU_CLONES void
 simnpu__lut (const int8_t * restrict lut, const int8_t * restrict input,
     int8_t * restrict output, size_t n)
 {
@@ -175,7 +431,7 @@ simnpu__lut (const int8_t * restrict lut, const int8_t * restrict input,
     output[i] = lut[(uint8_t) (input[i] - I8_MIN)];
 }
 
-void
+SIMNPU_CLONES void
 simnpu__requant_copy (const int8_t * restrict in, int8_t * restrict out,
     size_t n, int32_t zp_in, int32_t zp_out, int64_t mult)
 {
@@ -207,19 +463,51 @@ eltwise_one (bool is_add, int32_t a, int32_t b, int64_t ma, int64_t mb,
   return clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT) + zp_out);
 }
 
-static void
-eltwise_flat (bool is_add, const int8_t * restrict a, int32_t zp_a,
+/* With multipliers that fit in 32 bits the products are 32x32->64-bit
+ * widening multiplies, which vectorise; the values are the same. */
+static inline __attribute__((always_inline))
+     void eltwise_flat (bool is_add, const int8_t * restrict a, int32_t zp_a,
     const int8_t * restrict b, int32_t zp_b, int8_t * restrict out, size_t n,
     int32_t zp_out, int64_t ma, int64_t mb)
 {
+  const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
   size_t i;
 
+  if (ma >= G_MININT32 && ma <= G_MAXINT32 && mb >= G_MININT32
+      && mb <= G_MAXINT32) {
+    const int32_t ma32 = (int32_t) ma, mb32 = (int32_t) mb;
+    if (is_add) {
+      /* In 32 bits, exactly: with m = mh * 2^H + ml (0 <= ml < 2^H, H =
+       * SHIFT / 2), v + round = hi * 2^H + lo with hi = mah * a + mbh * b
+       * (|hi| < 2^28) and lo = mal * a + mbl * b + round (|lo| < 2^24),
+       * and floor ((v + round) / 2^SHIFT) = (hi + (lo >> H)) >> H, since
+       * nested floors of divisions by 2^H compose. */
+      const int32_t mah = ma32 >> ELTWISE_HALF_SHIFT;
+      const int32_t mbh = mb32 >> ELTWISE_HALF_SHIFT;
+      const int32_t mal = ma32 & ((1 << ELTWISE_HALF_SHIFT) - 1);
+      const int32_t mbl = mb32 & ((1 << ELTWISE_HALF_SHIFT) - 1);
+      const int32_t round32 = 1 << (SIMNPU_ELTWISE_SHIFT - 1);
+      for (i = 0; i < n; i++) {
+        int32_t va = a[i] - zp_a, vb = b[i] - zp_b;
+        int32_t hi = mah * va + mbh * vb;
+        int32_t lo = mal * va + mbl * vb + round32;
+        out[i] = clamp_i8 (((hi + (lo >> ELTWISE_HALF_SHIFT))
+                >> ELTWISE_HALF_SHIFT) + zp_out);
+      }
+    } else
+      for (i = 0; i < n; i++) {
+        int64_t v = (int64_t) ma32 * ((a[i] - zp_a) * (b[i] - zp_b));
+        out[i] = clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT)
+            + zp_out);
+      }
+    return;
+  }
   for (i = 0; i < n; i++)
     out[i] = eltwise_one (is_add, a[i] - zp_a, b[i] - zp_b, ma, mb, zp_out);
 }
 
 /* Dims are rank-4; a dimension of size 1 broadcasts. */
-void
+SIMNPU_CLONES void
 simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
     int32_t zp_a, const int64_t * db, const int8_t * b, int32_t zp_b,
     const int64_t * dout, int8_t * out, int32_t zp_out, int64_t ma, int64_t mb)
@@ -258,13 +546,72 @@ simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
         }
 }
 
-void
+/* avg of a 2x2 window (count 4) as in simnpu__pool: zp + the rounded
+ * half-away-from-zero quotient */
+static inline int8_t
+avg4 (int32_t sum, int32_t zp)
+{
+  int32_t q = sum >= 0 ? (sum + POOL2_HALF) >> POOL2_LOG2 :
+      -((-sum + POOL2_HALF) >> POOL2_LOG2);
+  return clamp_i8 (zp + q);
+}
+
+/* 2x2 stride-2 pooling with every window inside the input: the common
+ * downsampling case, with row loops that vectorise. */
+static inline __attribute__((always_inline))
+     void pool2x2 (bool is_max, const int64_t * din, const int8_t * in,
+    const int64_t * dout, int8_t * out, int32_t zp)
+{
+  const int64_t iw = din[2], ch = din[3], ih = din[1];
+  const int64_t oh = dout[1], ow = dout[2];
+  const int64_t n_row = ow * ch;
+  int64_t n, oy, x, c;
+
+  for (n = 0; n < dout[0]; n++)
+    for (oy = 0; oy < oh; oy++) {
+      const int8_t *restrict r0 = in + ((n * ih + 2 * oy) * iw) * ch;
+      const int8_t *restrict r1 = r0 + iw * ch;
+      int8_t *restrict o = out + ((n * oh + oy) * ow) * ch;
+      if (ch == 1) {
+        if (is_max)
+          for (x = 0; x < n_row; x++) {
+            int32_t a = MAX (r0[2 * x], r0[2 * x + 1]);
+            int32_t b = MAX (r1[2 * x], r1[2 * x + 1]);
+            o[x] = (int8_t) MAX (a, b);
+        } else
+          for (x = 0; x < n_row; x++)
+            o[x] = avg4 (r0[2 * x] + r0[2 * x + 1] + r1[2 * x]
+                + r1[2 * x + 1] - POOL2_COUNT * zp, zp);
+      } else {
+        for (x = 0; x < ow; x++)
+          for (c = 0; c < ch; c++) {
+            int64_t i = 2 * x * ch + c, j = i + ch;
+            if (is_max) {
+              int32_t a = MAX (r0[i], r0[j]);
+              int32_t b = MAX (r1[i], r1[j]);
+              o[x * ch + c] = (int8_t) MAX (a, b);
+            } else {
+              o[x * ch + c] = avg4 (r0[i] + r0[j] + r1[i] + r1[j]
+                  - POOL2_COUNT * zp, zp);
+            }
+          }
+      }
+    }
+}
+
+SIMNPU_CLONES void
 simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
     const int64_t * dout, int8_t * out, int kh, int kw, int sh, int sw,
     int pt, int pl, int32_t zp)
 {
   int64_t n, oy, ox, c;
   int64_t ih = din[1], iw = din[2], ch = din[3];
+
+  if (kh == 2 && kw == 2 && sh == 2 && sw == 2 && pt == 0 && pl == 0
+      && 2 * dout[1] <= ih && 2 * dout[2] <= iw) {
+    pool2x2 (is_max, din, in, dout, out, zp);
+    return;
+  }
 
   for (n = 0; n < dout[0]; n++) {
     const int8_t *src = in + n * ih * iw * ch;
@@ -302,7 +649,7 @@ simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
 }
 
 /* u8 with zero point z is i8 with zero point z - 128: flip the top bit. */
-void
+SIMNPU_CLONES void
 simnpu__flip_sign_copy (uint8_t * restrict dst, const uint8_t * restrict src,
     size_t n)
 {
@@ -312,7 +659,7 @@ simnpu__flip_sign_copy (uint8_t * restrict dst, const uint8_t * restrict src,
     dst[i] = src[i] ^ 0x80;
 }
 
-void
+SIMNPU_CLONES void
 simnpu__dequantize (float *restrict dst, const int8_t * restrict src,
     size_t n, float scale, int32_t zp)
 {
@@ -320,4 +667,103 @@ simnpu__dequantize (float *restrict dst, const int8_t * restrict src,
 
   for (i = 0; i < n; i++)
     dst[i] = scale * (float) (src[i] - zp);
+}
+
+/* n runs of len bytes, src_stride and dst_stride apart; constant lengths
+ * for the few-channel concats. */
+static inline __attribute__((always_inline))
+     void copy_runs (const int8_t * restrict src, size_t src_stride,
+    int8_t * restrict dst, size_t dst_stride, size_t len, size_t n)
+{
+  size_t i;
+
+  /* a contiguous source into a channel slice of a few-channel output (the
+   * concats of thin heads): constant strides, so the stores vectorise */
+  if (src_stride == len && dst_stride <= RUNS_MAX_STRIDE) {
+    switch (len * (RUNS_MAX_STRIDE + 1) + dst_stride) {
+#define RUNS_INTO(L, S) \
+      case L * (RUNS_MAX_STRIDE + 1) + S: \
+        for (i = 0; i < n; i++) \
+          memcpy (dst + i * S, src + i * L, L); \
+        return;
+        RUNS_INTO (1, 2) RUNS_INTO (1, 3) RUNS_INTO (1, 4) RUNS_INTO (1, 5)
+            RUNS_INTO (1, 6) RUNS_INTO (1, 7) RUNS_INTO (1, 8) RUNS_INTO (2, 3)
+            RUNS_INTO (2, 4) RUNS_INTO (2, 5) RUNS_INTO (2, 6) RUNS_INTO (2, 7)
+            RUNS_INTO (2, 8) RUNS_INTO (3, 4) RUNS_INTO (3, 5) RUNS_INTO (3, 6)
+            RUNS_INTO (3, 7) RUNS_INTO (3, 8) RUNS_INTO (4, 5) RUNS_INTO (4, 6)
+            RUNS_INTO (4, 7) RUNS_INTO (4, 8)
+#undef RUNS_INTO
+      default:
+        break;
+    }
+  }
+  switch (len) {
+#define RUNS_CASE(L) \
+    case L: \
+      for (i = 0; i < n; i++) \
+        memcpy (dst + i * dst_stride, src + i * src_stride, L); \
+      break;
+      RUNS_CASE (1) RUNS_CASE (2) RUNS_CASE (3) RUNS_CASE (4)
+#undef RUNS_CASE
+    default:
+      for (i = 0; i < n; i++)
+        memcpy (dst + i * dst_stride, src + i * src_stride, len);
+      break;
+  }
+}
+
+/* Copies the rank-4 box [sbegin, sbegin + size) of src (dims sd) into dst
+ * at [dbegin, dbegin + size) of dims dd, requantising unless the mapping
+ * is the identity. When the box spans whole rows and columns of both
+ * tensors (a concat, split or slice on the channel axis), the three outer
+ * dimensions collapse into one strided run of runs. */
+SIMNPU_CLONES void
+simnpu__copy_box (const int8_t * src, const int64_t * sd,
+    const int64_t * sbegin, int8_t * dst, const int64_t * dd,
+    const int64_t * dbegin, const int64_t * size, int32_t zp_in,
+    int32_t zp_out, int64_t mult)
+{
+  const int64_t unit = G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT;
+  bool identity = zp_in == zp_out && mult == unit;
+  int64_t i0, i1, i2;
+
+  if (identity && sbegin[1] == 0 && sbegin[2] == 0 && dbegin[1] == 0
+      && dbegin[2] == 0 && size[1] == sd[1] && size[1] == dd[1]
+      && size[2] == sd[2] && size[2] == dd[2]) {
+    const int8_t *s = src + ((sbegin[0] * sd[1]) * sd[2]) * sd[3] + sbegin[3];
+    int8_t *d = dst + ((dbegin[0] * dd[1]) * dd[2]) * dd[3] + dbegin[3];
+    copy_runs (s, (size_t) sd[3], d, (size_t) dd[3], (size_t) size[3],
+        (size_t) (size[0] * size[1] * size[2]));
+    return;
+  }
+  for (i0 = 0; i0 < size[0]; i0++)
+    for (i1 = 0; i1 < size[1]; i1++)
+      for (i2 = 0; i2 < size[2]; i2++) {
+        const int8_t *s = src + (((sbegin[0] + i0) * sd[1] + sbegin[1] + i1)
+            * sd[2] + sbegin[2] + i2) * sd[3] + sbegin[3];
+        int8_t *d = dst + (((dbegin[0] + i0) * dd[1] + dbegin[1] + i1)
+            * dd[2] + dbegin[2] + i2) * dd[3] + dbegin[3];
+        if (identity)
+          copy_runs (s, 0, d, 0, (size_t) size[3], 1);
+        else
+          simnpu__requant_copy (s, d, (size_t) size[3], zp_in, zp_out, mult);
+      }
+}
+
+/* out[i0][i1][i2][i3] = in[i0 * ps[0] + i1 * ps[1] + i2 * ps[2] + i3 *
+ * ps[3]]: a rank-4 permutation given by the input strides of the output
+ * dimensions; the innermost run is a constant-stride gather. */
+SIMNPU_CLONES void
+simnpu__transpose (const int8_t * in, const int64_t * ps,
+    const int64_t * dout, int8_t * out)
+{
+  int64_t i0, i1, i2;
+
+  for (i0 = 0; i0 < dout[0]; i0++)
+    for (i1 = 0; i1 < dout[1]; i1++)
+      for (i2 = 0; i2 < dout[2]; i2++) {
+        gather_strided (out, in + i0 * ps[0] + i1 * ps[1] + i2 * ps[2],
+            (size_t) ps[3], (size_t) dout[3]);
+        out += dout[3];
+      }
 }

@@ -329,6 +329,12 @@ SIMNPU_INTERNAL void simnpu__dequantize (float *dst, const int8_t * src,
     size_t n, float scale, int32_t zp);
 SIMNPU_INTERNAL void simnpu__requant_copy (const int8_t * in, int8_t * out,
     size_t n, int32_t zp_in, int32_t zp_out, int64_t mult);
+SIMNPU_INTERNAL void simnpu__copy_box (const int8_t * src,
+    const int64_t * src_dims, const int64_t * src_begin, int8_t * dst,
+    const int64_t * dst_dims, const int64_t * dst_begin,
+    const int64_t * size, int32_t zp_in, int32_t zp_out, int64_t mult);
+SIMNPU_INTERNAL void simnpu__transpose (const int8_t * in,
+    const int64_t * in_strides, const int64_t * out_dims, int8_t * out);
 
 G_END_DECLS
 

@@ -89,6 +89,82 @@ ref_conv (const simnpu__conv_params * p, const int8_t * in,
         }
 }
 
+/* Runs simnpu__conv2d on random data for p (weights zero with
+ * probability zero_percent / 100, as in designed filters) and compares it
+ * with the reference. */
+static void
+check_conv (simnpu__conv_params * p, int t, int zero_percent)
+{
+  int icg, klen, o, k;
+  size_t in_n, w_n, out_n, i;
+  int8_t *in, *w, *out, *ref, *scratch;
+  int32_t *bias, *folded;
+  float *scales;
+
+  icg = p->ic / p->groups;
+  klen = p->kh * p->kw * icg;
+  in_n = (size_t) p->n * p->ih * p->iw * p->ic;
+  w_n = (size_t) p->oc * klen;
+  out_n = (size_t) p->n * p->oh * p->ow * p->oc;
+  in = g_malloc (in_n);
+  w = g_malloc (w_n);
+  out = g_malloc (out_n);
+  ref = g_malloc (out_n);
+  bias = g_new (int32_t, p->oc);
+  folded = g_new (int32_t, p->oc);
+  scales = g_new (float, p->oc);
+  scratch = g_malloc (simnpu__conv2d_scratch_bytes (p));
+  fill_i8 (in, in_n);
+  fill_i8 (w, w_n);
+  for (i = 0; i < w_n; i++)
+    if (rand_int (0, 99) < zero_percent)
+      w[i] = 0;
+  for (o = 0; o < p->oc; o++) {
+    int64_t sum = 0;
+    bias[o] = rand_int (-20000, 20000);
+    scales[o] = (float) (g_rand_double_range (rng, 1e-4, 3e-2));
+    for (k = 0; k < klen; k++)
+      sum += w[o * klen + k];
+    folded[o] = (int32_t) (bias[o] - p->in_zp * sum);
+  }
+
+  simnpu__conv2d (p, in, w, folded, scales, out, scratch);
+  ref_conv (p, in, w, bias, scales, ref);
+  if (memcmp (out, ref, out_n) != 0) {
+    for (i = 0; i < out_n && out[i] == ref[i]; i++);
+    g_error ("conv case %d (n%d %dx%dx%d k%dx%d s%dx%d d%dx%d p%d,%d g%d "
+        "oc%d, %d%% zero weights): element %zu is %d, reference %d", t, p->n,
+        p->ih, p->iw, p->ic, p->kh, p->kw, p->sh, p->sw, p->dh, p->dw, p->pt,
+        p->pl, p->groups, p->oc, zero_percent, i, out[i], ref[i]);
+  }
+  g_free (in);
+  g_free (w);
+  g_free (out);
+  g_free (ref);
+  g_free (bias);
+  g_free (folded);
+  g_free (scales);
+  g_free (scratch);
+}
+
+static void
+set_out_size (simnpu__conv_params * p)
+{
+  int pb = rand_int (0, 3), pr = rand_int (0, 3);
+
+  p->oh = (p->ih + p->pt + pb - p->dh * (p->kh - 1) - 1) / p->sh + 1;
+  p->ow = (p->iw + p->pl + pr - p->dw * (p->kw - 1) - 1) / p->sw + 1;
+}
+
+static void
+set_quant (simnpu__conv_params * p)
+{
+  p->in_zp = rand_int (-128, 127);
+  p->out_zp = rand_int (-128, 127);
+  p->act_min = rand_int (0, 1) ? p->out_zp : -128;
+  p->act_max = 127;
+}
+
 static void
 test_conv2d_bit_exact (void)
 {
@@ -96,11 +172,7 @@ test_conv2d_bit_exact (void)
 
   for (t = 0; t < N_CONV_CASES; t++) {
     simnpu__conv_params p = { 0 };
-    int icg, klen, o, k;
-    size_t in_n, w_n, out_n;
-    int8_t *in, *w, *out, *ref, *scratch;
-    int32_t *bias, *folded;
-    float *scales;
+    int icg;
 
     p.groups = rand_int (0, 3) == 0 ? rand_int (1, 4) : 1;
     icg = rand_int (1, 9);
@@ -121,58 +193,69 @@ test_conv2d_bit_exact (void)
     p.pl = rand_int (0, 3);
     p.ih = rand_int (p.dh * (p.kh - 1) + 1, 19);
     p.iw = rand_int (p.dw * (p.kw - 1) + 1, 23);
-    {
-      int pb = rand_int (0, 3), pr = rand_int (0, 3);
-      p.oh = (p.ih + p.pt + pb - p.dh * (p.kh - 1) - 1) / p.sh + 1;
-      p.ow = (p.iw + p.pl + pr - p.dw * (p.kw - 1) - 1) / p.sw + 1;
-    }
-    p.in_zp = rand_int (-128, 127);
-    p.out_zp = rand_int (-128, 127);
-    p.act_min = rand_int (0, 1) ? p.out_zp : -128;
-    p.act_max = 127;
+    set_out_size (&p);
+    set_quant (&p);
+    check_conv (&p, t, t % 3 == 0 ? 0 : rand_int (0, 90));
+  }
+}
 
-    icg = p.ic / p.groups;
-    klen = p.kh * p.kw * icg;
-    in_n = (size_t) p.n * p.ih * p.iw * p.ic;
-    w_n = (size_t) p.oc * klen;
-    out_n = (size_t) p.n * p.oh * p.ow * p.oc;
-    in = g_malloc (in_n);
-    w = g_malloc (w_n);
-    out = g_malloc (out_n);
-    ref = g_malloc (out_n);
-    bias = g_new (int32_t, p.oc);
-    folded = g_new (int32_t, p.oc);
-    scales = g_new (float, p.oc);
-    scratch = g_malloc (simnpu__conv2d_scratch_bytes (&p));
-    fill_i8 (in, in_n);
-    fill_i8 (w, w_n);
-    for (o = 0; o < p.oc; o++) {
-      int64_t sum = 0;
-      bias[o] = rand_int (-20000, 20000);
-      scales[o] = (float) (g_rand_double_range (rng, 1e-4, 3e-2));
-      for (k = 0; k < klen; k++)
-        sum += w[o * klen + k];
-      folded[o] = (int32_t) (bias[o] - p.in_zp * sum);
-    }
+/* The thin convolutions of designed detectors: 1x1 with few channels
+ * (the constant-stride gather and interleave paths, the single fused
+ * pass), and 1xK / Kx1 windows on one or two channels, wider than the
+ * four-tap passes, with many zero taps, odd sizes, pads and strides. */
+static void
+test_conv2d_thin_bit_exact (void)
+{
+  int t;
 
-    simnpu__conv2d (&p, in, w, folded, scales, out, scratch);
-    ref_conv (&p, in, w, bias, scales, ref);
-    if (memcmp (out, ref, out_n) != 0) {
-      size_t i;
-      for (i = 0; i < out_n && out[i] == ref[i]; i++);
-      g_error ("conv case %d (n%d %dx%dx%d k%dx%d s%dx%d d%dx%d p%d,%d g%d "
-          "oc%d): element %zu is %d, reference %d", t, p.n, p.ih, p.iw, p.ic,
-          p.kh, p.kw, p.sh, p.sw, p.dh, p.dw, p.pt, p.pl, p.groups, p.oc, i,
-          out[i], ref[i]);
+  for (t = 0; t < N_CONV_CASES; t++) {
+    simnpu__conv_params p = { 0 };
+    int wide = rand_int (1, 35);
+
+    p.n = 1;
+    p.groups = 1;
+    p.dh = p.dw = 1;
+    switch (t % 3) {
+      case 0:
+        p.ic = rand_int (1, 9);
+        p.oc = rand_int (1, 9);
+        p.kh = p.kw = 1;
+        p.sh = p.sw = t % 2 ? 1 : rand_int (1, 3);
+        p.pt = p.pl = t % 5 == 0 ? rand_int (0, 2) : 0;
+        break;
+      case 1:
+        p.ic = rand_int (1, 2);
+        p.oc = rand_int (1, 3);
+        p.kh = 1;
+        p.kw = wide;
+        p.sh = 1;
+        p.sw = rand_int (1, 2);
+        p.pt = 0;
+        p.pl = rand_int (0, wide / 2 + 1);
+        break;
+      default:
+        p.ic = rand_int (1, 2);
+        p.oc = rand_int (1, 3);
+        p.kh = wide;
+        p.kw = 1;
+        p.sh = rand_int (1, 2);
+        p.sw = 1;
+        p.pt = rand_int (0, wide / 2 + 1);
+        p.pl = 0;
+        break;
     }
-    g_free (in);
-    g_free (w);
-    g_free (out);
-    g_free (ref);
-    g_free (bias);
-    g_free (folded);
-    g_free (scales);
-    g_free (scratch);
+    p.ih = rand_int (p.kh, p.kh + 40);
+    p.iw = rand_int (p.kw, p.kw + 70);
+    set_out_size (&p);
+    if (t % 12 == 0) {
+      /* a pointwise conv as the graph runs it: one long row, in chunks */
+      p.sh = p.sw = 1;
+      p.pt = p.pl = 0;
+      p.ih = p.oh = 1;
+      p.iw = p.ow = rand_int (1, 3) * 2048 + rand_int (-3, 3);
+    }
+    set_quant (&p);
+    check_conv (&p, t, rand_int (0, 2) * 45);
   }
 }
 
@@ -210,6 +293,22 @@ test_eltwise_bit_exact (void)
       dout[d] = rand_int (1, d == 0 ? 2 : 7);
       da[d] = rand_int (0, 3) == 0 ? 1 : dout[d];
       db[d] = rand_int (0, 3) == 0 ? 1 : dout[d];
+      if (t % 4 < 2) {
+        /* same shapes: the flat path, with multipliers over the whole
+         * 32-bit range for add (its split arithmetic) and beyond */
+        dout[d] = rand_int (1, d == 0 ? 2 : 23);
+        da[d] = db[d] = dout[d];
+      }
+    }
+    if (t % 4 == 0) {
+      ma = (int32_t) g_rand_int (rng);
+      mb = (int32_t) g_rand_int (rng);
+      if (t % 8 == 0)
+        mb = G_MAXINT32;
+      if (t % 16 == 0)
+        ma = G_MININT32;
+      if (t % 12 == 0)
+        ma = (int64_t) G_MAXINT32 + rand_int (1, 1000);
     }
     na = da[0] * da[1] * da[2] * da[3];
     nb = db[0] * db[1] * db[2] * db[3];
@@ -241,6 +340,74 @@ test_eltwise_bit_exact (void)
   }
 }
 
+/* ---------------- copy_box (concat, split, slice) ---------------- */
+
+static void
+test_copy_box (void)
+{
+  int t;
+
+  for (t = 0; t < N_POOL_CASES; t++) {
+    int64_t sd[4], dd[4], sb[4], db[4], size[4];
+    int64_t i0, i1, i2, i3;
+    bool whole = t % 2 == 0;
+    bool identity = t % 3 != 0;
+    int32_t zp_in = identity ? 0 : rand_int (-128, 127);
+    int32_t zp_out = identity ? 0 : rand_int (-128, 127);
+    int64_t mult = identity ? G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT :
+        (int64_t) rand_int (1, 1 << 26);
+    size_t ns, nd;
+    int8_t *src, *dst, *ref;
+    int d;
+
+    for (d = 0; d < 4; d++) {
+      sd[d] = rand_int (1, d == 0 ? 2 : 9);
+      dd[d] = whole && (d == 1 || d == 2) ? sd[d] : rand_int (1, 9);
+      if (d == 0)
+        dd[d] = sd[d];
+      size[d] = rand_int (1, (int) MIN (sd[d], dd[d]));
+      if (whole && d < 3)
+        size[d] = sd[d];
+      sb[d] = rand_int (0, (int) (sd[d] - size[d]));
+      db[d] = rand_int (0, (int) (dd[d] - size[d]));
+      if (whole && d < 3)
+        sb[d] = db[d] = 0;
+    }
+    if (t % 4 == 0) {
+      /* a whole source tensor into a channel slice (a concat) */
+      dd[3] = rand_int (1, 9);
+      sd[3] = size[3] = rand_int (1, (int) dd[3]);
+      sb[3] = 0;
+      db[3] = rand_int (0, (int) (dd[3] - size[3]));
+    }
+    ns = sd[0] * sd[1] * sd[2] * sd[3];
+    nd = dd[0] * dd[1] * dd[2] * dd[3];
+    src = g_malloc (ns);
+    dst = g_malloc (nd);
+    ref = g_malloc (nd);
+    fill_i8 (src, ns);
+    fill_i8 (dst, nd);
+    memcpy (ref, dst, nd);
+    simnpu__copy_box (src, sd, sb, dst, dd, db, size, zp_in, zp_out, mult);
+    for (i0 = 0; i0 < size[0]; i0++)
+      for (i1 = 0; i1 < size[1]; i1++)
+        for (i2 = 0; i2 < size[2]; i2++)
+          for (i3 = 0; i3 < size[3]; i3++) {
+            int64_t v = src[(((sb[0] + i0) * sd[1] + sb[1] + i1) * sd[2]
+                    + sb[2] + i2) * sd[3] + sb[3] + i3];
+            int64_t q = (((v - zp_in) * mult + (G_GINT64_CONSTANT (1) <<
+                        (SIMNPU_ELTWISE_SHIFT - 1))) >> SIMNPU_ELTWISE_SHIFT)
+                + zp_out;
+            ref[(((db[0] + i0) * dd[1] + db[1] + i1) * dd[2] + db[2] + i2)
+                * dd[3] + db[3] + i3] = (int8_t) CLAMP (q, -128, 127);
+          }
+    g_assert_cmpmem (dst, nd, ref, nd);
+    g_free (src);
+    g_free (dst);
+    g_free (ref);
+  }
+}
+
 /* ---------------- pools ---------------- */
 
 static void
@@ -256,6 +423,12 @@ test_pool_bit_exact (void)
     int pb = rand_int (0, kh - 1), pr = rand_int (0, kw - 1);
     int64_t din[4], dout[4];
     int32_t zp = rand_int (-128, 127);
+
+    if (t % 5 < 2) {
+      /* the unpadded 2x2 stride-2 fast path, odd sizes included */
+      kh = kw = sh = sw = 2;
+      pt = pl = pb = pr = 0;
+    }
     int64_t n, oy, ox, c;
     size_t ni, no;
     int8_t *in, *out, *ref;
@@ -367,8 +540,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   rng = g_rand_new_with_seed (SEED);
   g_test_add_func ("/simnpu/kernels/conv2d", test_conv2d_bit_exact);
+  g_test_add_func ("/simnpu/kernels/conv2d-thin", test_conv2d_thin_bit_exact);
   g_test_add_func ("/simnpu/kernels/eltwise", test_eltwise_bit_exact);
   g_test_add_func ("/simnpu/kernels/pool", test_pool_bit_exact);
+  g_test_add_func ("/simnpu/kernels/copy-box", test_copy_box);
   g_test_add_func ("/simnpu/kernels/lut", test_lut_ops);
   g_test_add_func ("/simnpu/kernels/requant-copy", test_requant_copy);
   ret = g_test_run ();

@@ -357,8 +357,7 @@ gst_ax_probe_thread_usage (guint64 * cpu_ns, guint64 * faults)
 
   if (G_UNLIKELY (perf_leader == PERF_FD_UNOPENED))
     perf_thread_open ();
-  if (G_LIKELY (perf_leader >= 0) &&
-      G_LIKELY (perf_read (perf_leader, values))) {
+  if (G_LIKELY (perf_leader >= 0) && G_LIKELY (perf_read (perf_leader, values))) {
     *cpu_ns = values[PERF_VALUE_CPU];
     *faults = values[PERF_VALUE_FAULTS];
     return;

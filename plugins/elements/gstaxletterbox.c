@@ -682,6 +682,35 @@ invalid_caps:
   }
 }
 
+/* The source taps of one output sample at @luma (in luma pixels; @sub is
+ * the component's subsampling factor), kept inside [@lo, @hi]. At the
+ * region's edges the sample clamps to one tap rather than blending in
+ * pixels from outside the region. */
+static void
+sample_taps (gdouble luma, gdouble sub, gint lo, gint hi, gboolean bilinear,
+    gint * i0, gint * i1, gdouble * w)
+{
+  *w = 0.0;
+  if (bilinear) {
+    gdouble pos = luma / sub - 0.5;
+
+    *i0 = (gint) floor (pos);
+    *w = pos - *i0;
+    if (*i0 < lo) {
+      *i0 = lo;
+      *w = 0.0;
+    }
+    if (*i0 >= hi) {
+      *i0 = hi;
+      *w = 0.0;
+    }
+    *i1 = *w > 0.0 ? *i0 + 1 : *i0;
+  } else {
+    *i0 = CLAMP ((gint) floor (luma / sub), lo, hi);
+    *i1 = *i0;
+  }
+}
+
 /* Fills the sampling tables for the region of @lb. Coordinates follow
  * pixel centres: tensor column x samples the region at (x + 0.5) * w / rw
  * - 0.5 in the component's own grid, where a subsampled chroma sample
@@ -716,28 +745,11 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
     t->comp_plane[c] = plane;
     t->one_tap_x[c] = TRUE;
     for (x = 0; x < lb->resized_width; x++) {
-      const gdouble luma = lb->src_x + (x + 0.5) * fx;
       gint i0, i1;
-      gdouble w = 0.0;
+      gdouble w;
 
-      if (bilinear) {
-        gdouble pos = luma / sub - 0.5;
-
-        i0 = (gint) floor (pos);
-        w = pos - i0;
-        if (i0 < lo) {
-          i0 = lo;
-          w = 0.0;
-        }
-        if (i0 >= hi) {
-          i0 = hi;
-          w = 0.0;
-        }
-        i1 = w > 0.0 ? i0 + 1 : i0;
-      } else {
-        i0 = CLAMP ((gint) floor (luma / sub), lo, hi);
-        i1 = i0;
-      }
+      sample_taps (lb->src_x + (x + 0.5) * fx, sub, lo, hi, bilinear, &i0,
+          &i1, &w);
       t->x0[c][x] = i0 * pstride + poffset;
       t->x1[c][x] = i1 * pstride + poffset;
       t->wx[c][x] = w;
@@ -761,28 +773,11 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
     sub = 1 << hsub;
 
     for (y = 0; y < lb->resized_height; y++) {
-      const gdouble luma = lb->src_y + (y + 0.5) * fy;
       gint i0, i1;
-      gdouble w = 0.0;
+      gdouble w;
 
-      if (bilinear) {
-        gdouble pos = luma / sub - 0.5;
-
-        i0 = (gint) floor (pos);
-        w = pos - i0;
-        if (i0 < lo) {
-          i0 = lo;
-          w = 0.0;
-        }
-        if (i0 >= hi) {
-          i0 = hi;
-          w = 0.0;
-        }
-        i1 = w > 0.0 ? i0 + 1 : i0;
-      } else {
-        i0 = CLAMP ((gint) floor (luma / sub), lo, hi);
-        i1 = i0;
-      }
+      sample_taps (lb->src_y + (y + 0.5) * fy, sub, lo, hi, bilinear, &i0,
+          &i1, &w);
       t->y0[p][y] = i0;
       t->y1[p][y] = i1;
       t->wy[p][y] = w;

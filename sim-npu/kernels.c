@@ -42,6 +42,18 @@
 #define SIMNPU_CLONES
 #endif
 
+/* The multiply-accumulate passes of conv2d also have a hand-written AVX2
+ * form (GCC's vectorisation of them uses 32-bit multiplies): taps go in
+ * pairs through the 16-bit multiply-add, which is exact here since each
+ * pair of int8 products sums to at most 2 * 128 * 128, and the
+ * requantisation is the same single-precision sequence as requant_one. */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute (target)
+#define SIMNPU_MAC_AVX2 1
+#include <immintrin.h>
+#endif
+#endif
+
 #define I8_MIN (-128)
 #define I8_MAX 127
 
@@ -286,6 +298,92 @@ static inline __attribute__((always_inline))
   }
 }
 
+#ifdef SIMNPU_MAC_AVX2
+/* pixels per step of the AVX2 pass */
+#define MAC_AVX2_STEP 16
+
+/* 16-bit pair of taps (wa, wb) as the multiply-add's operand */
+static inline uint32_t
+weight_pair (int32_t wa, int32_t wb)
+{
+  return (uint32_t) (uint16_t) wa | (uint32_t) (uint16_t) wb << 16;
+}
+
+/* One pass of conv_rows over an output row for the four taps c[], w[]
+ * (unused taps with zero weight): the pixels up to a multiple of
+ * MAC_AVX2_STEP; returns how many it did, the caller does the rest.
+ * first: start from bias b0, else from acc; last: requantise into r,
+ * else store into acc. */
+__attribute__((target ("avx2"), noinline))
+     static int mac_pass_avx2 (const int8_t * const *c, const int32_t * w,
+    int live, bool first, bool last, int32_t b0, int32_t * restrict acc,
+    int8_t * restrict r, int ow, float scale, int32_t out_zp, float lo_f,
+    float hi_f)
+{
+  const __m256i w01 = _mm256_set1_epi32 ((int32_t) weight_pair (w[0], w[1]));
+  const __m256i w23 = _mm256_set1_epi32 ((int32_t) weight_pair (w[2], w[3]));
+  const __m256i bias = _mm256_set1_epi32 (b0);
+  const __m256i zp = _mm256_set1_epi32 (out_zp);
+  const __m256 sc = _mm256_set1_ps (scale);
+  const __m256 lo = _mm256_set1_ps (lo_f), hi = _mm256_set1_ps (hi_f);
+  const __m256 magic = _mm256_set1_ps (RQ_MAGIC);
+  const bool two_pairs = live > 2;
+  const int n = ow - ow % MAC_AVX2_STEP;
+  int x;
+
+  for (x = 0; x < n; x += MAC_AVX2_STEP) {
+    __m128i a = _mm_loadu_si128 ((const __m128i *) (const void *) (c[0] + x));
+    __m128i b = _mm_loadu_si128 ((const __m128i *) (const void *) (c[1] + x));
+    __m256i s0 = _mm256_madd_epi16 (_mm256_cvtepi8_epi16
+        (_mm_unpacklo_epi8 (a, b)), w01);
+    __m256i s1 = _mm256_madd_epi16 (_mm256_cvtepi8_epi16
+        (_mm_unpackhi_epi8 (a, b)), w01);
+    if (two_pairs) {
+      a = _mm_loadu_si128 ((const __m128i *) (const void *) (c[2] + x));
+      b = _mm_loadu_si128 ((const __m128i *) (const void *) (c[3] + x));
+      s0 = _mm256_add_epi32 (s0, _mm256_madd_epi16 (_mm256_cvtepi8_epi16
+              (_mm_unpacklo_epi8 (a, b)), w23));
+      s1 = _mm256_add_epi32 (s1, _mm256_madd_epi16 (_mm256_cvtepi8_epi16
+              (_mm_unpackhi_epi8 (a, b)), w23));
+    }
+    if (first) {
+      s0 = _mm256_add_epi32 (s0, bias);
+      s1 = _mm256_add_epi32 (s1, bias);
+    } else {
+      s0 = _mm256_add_epi32 (s0, _mm256_loadu_si256 ((const __m256i *)
+              (const void *) (acc + x)));
+      s1 = _mm256_add_epi32 (s1, _mm256_loadu_si256 ((const __m256i *)
+              (const void *) (acc + x + MAC_AVX2_STEP / 2)));
+    }
+    if (last) {
+      /* requant_one: max (x, lo) and min (x, hi) take the bound when x is
+       * NaN, as its comparisons do */
+      __m256 f0 = _mm256_mul_ps (_mm256_cvtepi32_ps (s0), sc);
+      __m256 f1 = _mm256_mul_ps (_mm256_cvtepi32_ps (s1), sc);
+      __m256i q0, q1, q;
+      f0 = _mm256_min_ps (_mm256_max_ps (f0, lo), hi);
+      f1 = _mm256_min_ps (_mm256_max_ps (f1, lo), hi);
+      f0 = _mm256_sub_ps (_mm256_add_ps (f0, magic), magic);
+      f1 = _mm256_sub_ps (_mm256_add_ps (f1, magic), magic);
+      q0 = _mm256_add_epi32 (_mm256_cvttps_epi32 (f0), zp);
+      q1 = _mm256_add_epi32 (_mm256_cvttps_epi32 (f1), zp);
+      /* in [act_min, act_max], so the saturating packs are exact; they
+       * work per 128-bit lane, the permutation puts the lanes in order */
+      q = _mm256_packs_epi32 (q0, q1);
+      q = _mm256_permute4x64_epi64 (q, _MM_SHUFFLE (3, 1, 2, 0));
+      _mm_storeu_si128 ((__m128i *) (void *) (r + x),
+          _mm_packs_epi16 (_mm256_castsi256_si128 (q),
+              _mm256_extracti128_si256 (q, 1)));
+    } else {
+      _mm256_storeu_si256 ((__m256i *) (void *) (acc + x), s0);
+      _mm256_storeu_si256 ((__m256i *) (void *) (acc + x + MAC_AVX2_STEP /
+              2), s1);
+    }
+  }
+  return n;
+}
+#endif
+
 /* bias must already have the input zero point folded in:
  * bias[oc] = b[oc] - in_zp * sum (w[oc]). Computes one output row at a
  * time: a column buffer of the row's receptive fields, then per output
@@ -309,6 +407,9 @@ static inline __attribute__((always_inline))
   const int ow = p->ow, oc = p->oc, out_zp = p->out_zp;
   const float lo_f = (float) (p->act_min - out_zp);
   const float hi_f = (float) (p->act_max - out_zp);
+#ifdef SIMNPU_MAC_AVX2
+  const bool use_avx2 = __builtin_cpu_supports ("avx2");
+#endif
   int b, oy, ox, g, o, k;
 
   conv_scratch_layout (p, scratch, &s);
@@ -347,7 +448,7 @@ static inline __attribute__((always_inline))
           do {
             const int8_t *cp[MAC_TAPS];
             int32_t wv[MAC_TAPS];
-            int m = 0;
+            int m = 0, live;
             bool last;
             for (; k < klen && m < MAC_TAPS; k++)
               if (w[k] != 0) {
@@ -355,6 +456,7 @@ static inline __attribute__((always_inline))
                 wv[m] = w[k];
                 m++;
               }
+            live = m;
             for (; m < MAC_TAPS; m++) {
               cp[m] = colptr[0];
               wv[m] = 0;
@@ -364,21 +466,56 @@ static inline __attribute__((always_inline))
               const int8_t *restrict c0 = cp[0], *restrict c1 = cp[1];
               const int8_t *restrict c2 = cp[2], *restrict c3 = cp[3];
               const int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];
+              /* a pass with fewer than four live taps (the end of a row of
+               * taps, or a thin conv) loads and multiplies only those */
+#define DOT0(x) 0
+#define DOT1(x) (w0 * c0[x])
+#define DOT2(x) (w0 * c0[x] + w1 * c1[x])
+#define DOT3(x) (w0 * c0[x] + w1 * c1[x] + w2 * c2[x])
 #define DOT4(x) (w0 * c0[x] + w1 * c1[x] + w2 * c2[x] + w3 * c3[x])
-              if (first && last)
-                for (ox = 0; ox < ow; ox++)
-                  r[ox] = requant_one (b0 + DOT4 (ox), scale, out_zp,
-                      lo_f, hi_f);
-              else if (first)
-                for (ox = 0; ox < ow; ox++)
-                  acc[ox] = b0 + DOT4 (ox);
-              else if (last)
-                for (ox = 0; ox < ow; ox++)
-                  r[ox] = requant_one (acc[ox] + DOT4 (ox), scale, out_zp,
-                      lo_f, hi_f);
-              else
-                for (ox = 0; ox < ow; ox++)
-                  acc[ox] += DOT4 (ox);
+#define MAC_PASS(DOT) \
+              if (first && last) \
+                for (ox = x0; ox < ow; ox++) \
+                  r[ox] = requant_one (b0 + DOT (ox - x0), scale, out_zp, \
+                      lo_f, hi_f); \
+              else if (first) \
+                for (ox = x0; ox < ow; ox++) \
+                  acc[ox] = b0 + DOT (ox - x0); \
+              else if (last) \
+                for (ox = x0; ox < ow; ox++) \
+                  r[ox] = requant_one (acc[ox] + DOT (ox - x0), scale, \
+                      out_zp, lo_f, hi_f); \
+              else \
+                for (ox = x0; ox < ow; ox++) \
+                  acc[ox] += DOT (ox - x0);
+              int x0 = 0;
+#ifdef SIMNPU_MAC_AVX2
+              if (use_avx2) {
+                x0 = mac_pass_avx2 (cp, wv, live, first, last, b0, acc, r,
+                    ow, scale, out_zp, lo_f, hi_f);
+                c0 += x0;
+                c1 += x0;
+                c2 += x0;
+                c3 += x0;
+              }
+#endif
+              switch (live) {
+                case 0:
+                  MAC_PASS (DOT0) break;
+                case 1:
+                  MAC_PASS (DOT1) break;
+                case 2:
+                  MAC_PASS (DOT2) break;
+                case 3:
+                  MAC_PASS (DOT3) break;
+                default:
+                  MAC_PASS (DOT4) break;
+              }
+#undef MAC_PASS
+#undef DOT0
+#undef DOT1
+#undef DOT2
+#undef DOT3
 #undef DOT4
             }
             first = false;

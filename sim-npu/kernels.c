@@ -600,6 +600,56 @@ eltwise_one (bool is_add, int32_t a, int32_t b, int64_t ma, int64_t mb,
   return clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT) + zp_out);
 }
 
+#ifdef SIMNPU_MAC_AVX2
+/* elements per step of add_flat_avx2 */
+#define ADD_AVX2_STEP 16
+
+/* eltwise_flat's 32-bit split add, for high halves mah and mbh that fit
+ * in 16 bits: hi and lo are each one 16-bit multiply-add of the (a, b)
+ * pairs, exact since |a - zp_a|, |b - zp_b| <= 255 and |hi|, |lo| are far
+ * inside 32 bits; the saturating packs are clamp_i8. Does the elements up
+ * to a multiple of ADD_AVX2_STEP and returns how many. */
+__attribute__((target ("avx2"), noinline))
+     static size_t add_flat_avx2 (const int8_t * restrict a, int32_t zp_a,
+    const int8_t * restrict b, int32_t zp_b, int8_t * restrict out, size_t n,
+    int32_t zp_out, int32_t mah, int32_t mbh, int32_t mal, int32_t mbl)
+{
+  const __m256i za = _mm256_set1_epi16 ((int16_t) zp_a);
+  const __m256i zb = _mm256_set1_epi16 ((int16_t) zp_b);
+  const __m256i mh = _mm256_set1_epi32 ((int32_t) weight_pair (mah, mbh));
+  const __m256i ml = _mm256_set1_epi32 ((int32_t) weight_pair (mal, mbl));
+  const __m256i round = _mm256_set1_epi32 (1 << (SIMNPU_ELTWISE_SHIFT - 1));
+  const __m256i zp = _mm256_set1_epi32 (zp_out);
+  const size_t m = n - n % ADD_AVX2_STEP;
+  size_t i;
+
+  for (i = 0; i < m; i += ADD_AVX2_STEP) {
+    __m256i va = _mm256_sub_epi16 (_mm256_cvtepi8_epi16 (_mm_loadu_si128
+            ((const __m128i *) (const void *) (a + i))), za);
+    __m256i vb = _mm256_sub_epi16 (_mm256_cvtepi8_epi16 (_mm_loadu_si128
+            ((const __m128i *) (const void *) (b + i))), zb);
+    /* per 128-bit lane: p0 holds elements 0-3 and 8-11, p1 4-7 and
+     * 12-15, which the lane-wise pack puts back in order */
+    __m256i p0 = _mm256_unpacklo_epi16 (va, vb);
+    __m256i p1 = _mm256_unpackhi_epi16 (va, vb);
+    __m256i r0, r1, q;
+    r0 = _mm256_add_epi32 (_mm256_madd_epi16 (p0, mh),
+        _mm256_srai_epi32 (_mm256_add_epi32 (_mm256_madd_epi16 (p0, ml),
+                round), ELTWISE_HALF_SHIFT));
+    r1 = _mm256_add_epi32 (_mm256_madd_epi16 (p1, mh),
+        _mm256_srai_epi32 (_mm256_add_epi32 (_mm256_madd_epi16 (p1, ml),
+                round), ELTWISE_HALF_SHIFT));
+    r0 = _mm256_add_epi32 (_mm256_srai_epi32 (r0, ELTWISE_HALF_SHIFT), zp);
+    r1 = _mm256_add_epi32 (_mm256_srai_epi32 (r1, ELTWISE_HALF_SHIFT), zp);
+    q = _mm256_packs_epi32 (r0, r1);
+    _mm_storeu_si128 ((__m128i *) (void *) (out + i),
+        _mm_packs_epi16 (_mm256_castsi256_si128 (q),
+            _mm256_extracti128_si256 (q, 1)));
+  }
+  return m;
+}
+#endif
+
 /* With multipliers that fit in 32 bits the products are 32x32->64-bit
  * widening multiplies, which vectorise; the values are the same. */
 static inline __attribute__((always_inline))
@@ -624,7 +674,14 @@ static inline __attribute__((always_inline))
       const int32_t mal = ma32 & ((1 << ELTWISE_HALF_SHIFT) - 1);
       const int32_t mbl = mb32 & ((1 << ELTWISE_HALF_SHIFT) - 1);
       const int32_t round32 = 1 << (SIMNPU_ELTWISE_SHIFT - 1);
-      for (i = 0; i < n; i++) {
+      i = 0;
+#ifdef SIMNPU_MAC_AVX2
+      if (mah >= G_MININT16 && mah <= G_MAXINT16 && mbh >= G_MININT16
+          && mbh <= G_MAXINT16 && __builtin_cpu_supports ("avx2"))
+        i = add_flat_avx2 (a, zp_a, b, zp_b, out, n, zp_out, mah, mbh, mal,
+            mbl);
+#endif
+      for (; i < n; i++) {
         int32_t va = a[i] - zp_a, vb = b[i] - zp_b;
         int32_t hi = mah * va + mbh * vb;
         int32_t lo = mal * va + mbl * vb + round32;

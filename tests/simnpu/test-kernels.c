@@ -328,6 +328,17 @@ test_eltwise_bit_exact (void)
         ma = G_MININT32;
       if (t % 12 == 0)
         ma = (int64_t) G_MAXINT32 + rand_int (1, 1000);
+      if (t % 8 == 4) {
+        /* high halves (m >> SHIFT / 2) in 16 bits, either sign: the AVX2
+         * multiply-add path, up to its bounds */
+        const int32_t half = 1 << (SIMNPU_ELTWISE_SHIFT / 2);
+        ma = rand_int (G_MININT16 * half, G_MAXINT16 * half + half - 1);
+        mb = rand_int (G_MININT16 * half, G_MAXINT16 * half + half - 1);
+        if (t % 24 == 4) {
+          ma = G_MAXINT16 * half + half - 1;
+          mb = G_MININT16 * half;
+        }
+      }
     }
     na = da[0] * da[1] * da[2] * da[3];
     nb = db[0] * db[1] * db[2] * db[3];

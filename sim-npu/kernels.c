@@ -131,6 +131,56 @@ static inline __attribute__((always_inline))
   }
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+/* pixels per step of interleave4_sse2 */
+#define INTERLEAVE_STEP 16
+
+/* The four-channel interleave of interleave_rows in 16-pixel steps: two
+ * rounds of byte and word unpacks give out[x][0..3] = r0..r3[x] as 32-bit
+ * words q[0..3], four pixels each; with a fifth row (dst_stride 5), each
+ * word is followed by that row's byte. Returns the pixels done. */
+static inline __attribute__((always_inline))
+     int interleave4_sse2 (int8_t * restrict dst, const int8_t * restrict r0,
+    const int8_t * restrict r1, const int8_t * restrict r2,
+    const int8_t * restrict r3, const int8_t * restrict r4, int ow)
+{
+  const int n = ow - ow % INTERLEAVE_STEP;
+  int x, i, j;
+
+  for (x = 0; x < n; x += INTERLEAVE_STEP) {
+    __m128i a0 = _mm_loadu_si128 ((const __m128i *) (const void *) (r0 + x));
+    __m128i a1 = _mm_loadu_si128 ((const __m128i *) (const void *) (r1 + x));
+    __m128i a2 = _mm_loadu_si128 ((const __m128i *) (const void *) (r2 + x));
+    __m128i a3 = _mm_loadu_si128 ((const __m128i *) (const void *) (r3 + x));
+    __m128i lo01 = _mm_unpacklo_epi8 (a0, a1), hi01 = _mm_unpackhi_epi8 (a0,
+        a1);
+    __m128i lo23 = _mm_unpacklo_epi8 (a2, a3), hi23 = _mm_unpackhi_epi8 (a2,
+        a3);
+    __m128i q[4];
+    q[0] = _mm_unpacklo_epi16 (lo01, lo23);
+    q[1] = _mm_unpackhi_epi16 (lo01, lo23);
+    q[2] = _mm_unpacklo_epi16 (hi01, hi23);
+    q[3] = _mm_unpackhi_epi16 (hi01, hi23);
+    if (r4 == NULL) {
+      for (i = 0; i < 4; i++)
+        _mm_storeu_si128 ((__m128i *) (void *) (dst + (size_t) (x + 4 * i)
+                * 4), q[i]);
+    } else {
+      for (i = 0; i < 4; i++)
+        for (j = 0; j < 4; j++) {
+          int8_t *o = dst + (size_t) (x + 4 * i + j) * 5;
+          int32_t word = _mm_cvtsi128_si32 (q[i]);
+          memcpy (o, &word, sizeof (word));
+          o[4] = r4[x + 4 * i + j];
+          q[i] = _mm_srli_si128 (q[i], 4);
+        }
+    }
+  }
+  return n;
+}
+#endif
+
 /* dst[ox * oc + o] = rows[o * ow + ox]: interleaves the per-channel output
  * rows into NHWC, with constant channel counts for the common thin
  * cases. */
@@ -150,8 +200,19 @@ static inline __attribute__((always_inline))
         for (o = 0; o < K; o++) \
           dst[(size_t) ox * K + o] = rows[(size_t) o * ow + ox]; \
       break;
-      INTERLEAVE_CASE (2) INTERLEAVE_CASE (3) INTERLEAVE_CASE (4)
-          INTERLEAVE_CASE (5) INTERLEAVE_CASE (8)
+#ifdef __SSE2__
+    case 4:
+    case 5:
+      ox = interleave4_sse2 (dst, rows, rows + ow, rows + 2 * ow,
+          rows + 3 * (size_t) ow, oc == 5 ? rows + 4 * (size_t) ow : NULL, ow);
+      for (; ox < ow; ox++)
+        for (o = 0; o < oc; o++)
+          dst[(size_t) ox * oc + o] = rows[(size_t) o * ow + ox];
+      break;
+#else
+      INTERLEAVE_CASE (4) INTERLEAVE_CASE (5)
+#endif
+          INTERLEAVE_CASE (2) INTERLEAVE_CASE (3) INTERLEAVE_CASE (8)
 #undef INTERLEAVE_CASE
     default:
       for (o = 0; o < oc; o++)

@@ -104,14 +104,66 @@ requant_one (int32_t acc, float scale, int32_t zp, float lo_f, float hi_f)
   return (int8_t) ((int32_t) ((x + RQ_MAGIC) - RQ_MAGIC) + zp);
 }
 
+#ifdef SIMNPU_MAC_AVX2
+/* the widest stride of gather_avx2 */
+#define GATHER_AVX2_MAX_STEP 8
+/* elements per step of gather_avx2 */
+#define GATHER_AVX2_STEP 16
+#define SHUFFLE_ZERO ((int8_t) 0x80)
+
+/* dst[i] = src[i * step] for 2 <= step <= GATHER_AVX2_MAX_STEP, 16
+ * elements from step 16-byte loads at a time: byte shuffles pick each
+ * load's elements into place (the others zero) and are or-ed together.
+ * Reads no byte past src[(n - 1) * step]: a block runs only when another
+ * element follows it. Returns the elements done. */
+__attribute__((target ("avx2"), noinline))
+     static size_t gather_avx2 (int8_t * restrict dst,
+    const int8_t * restrict src, size_t step, size_t n)
+{
+  int8_t sel[GATHER_AVX2_MAX_STEP][GATHER_AVX2_STEP];
+  __m128i mask[GATHER_AVX2_MAX_STEP];
+  size_t v, j, x;
+
+  for (v = 0; v < step; v++) {
+    for (j = 0; j < GATHER_AVX2_STEP; j++) {
+      size_t at = j * step;
+      sel[v][j] = at >= v * GATHER_AVX2_STEP
+          && at < (v + 1) * GATHER_AVX2_STEP ?
+          (int8_t) (at - v * GATHER_AVX2_STEP) : SHUFFLE_ZERO;
+    }
+    mask[v] = _mm_loadu_si128 ((const __m128i *) (const void *) sel[v]);
+  }
+  for (x = 0; x + GATHER_AVX2_STEP < n; x += GATHER_AVX2_STEP) {
+    const int8_t *s = src + x * step;
+    __m128i acc = _mm_shuffle_epi8 (_mm_loadu_si128 ((const __m128i *)
+            (const void *) s), mask[0]);
+    for (v = 1; v < step; v++)
+      acc = _mm_or_si128 (acc, _mm_shuffle_epi8 (_mm_loadu_si128 ((const
+                      __m128i *) (const void *) (s + v * GATHER_AVX2_STEP)),
+              mask[v]));
+    _mm_storeu_si128 ((__m128i *) (void *) (dst + x), acc);
+  }
+  return x;
+}
+#endif
+
 /* dst[i] = src[i * step]; constant strides for the few-channel cases so
  * that the loads vectorise. */
 static inline __attribute__((always_inline))
      void gather_strided (int8_t * restrict dst, const int8_t * restrict src,
     size_t step, size_t n)
 {
-  size_t i;
+  size_t i = 0;
 
+#ifdef SIMNPU_MAC_AVX2
+  if (step >= 2 && step <= GATHER_AVX2_MAX_STEP
+      && n > 2 * GATHER_AVX2_STEP && __builtin_cpu_supports ("avx2")) {
+    i = gather_avx2 (dst, src, step, n);
+    dst += i;
+    src += i * step;
+    n -= i;
+  }
+#endif
   switch (step) {
     case 1:
       memcpy (dst, src, n);

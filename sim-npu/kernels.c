@@ -550,7 +550,9 @@ static inline __attribute__((always_inline))
           const int8_t *w = weights + (size_t) o * klen;
           float scale = scales[o];
           int32_t b0 = bias[o];
-          int8_t *restrict r = row + (size_t) (o - g * ocg) * ow;
+          /* one output channel: the row is the output row itself */
+          int8_t *restrict r = oc == 1 ? dst :
+              row + (size_t) (o - g * ocg) * ow;
           bool first = true;
           /* Zero taps add nothing and are skipped; the others go in fours
            * (padded with zero-weight taps on a valid column), so that acc
@@ -634,6 +636,8 @@ static inline __attribute__((always_inline))
             first = false;
           } while (k < klen);
         }
+        if (oc == 1)
+          continue;
         if (p->groups == 1)
           interleave_rows (dst, row, oc, ow);
         else

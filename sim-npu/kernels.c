@@ -42,6 +42,18 @@
 #define SIMNPU_CLONES
 #endif
 
+/* The multiply-accumulate passes of conv2d also have a hand-written AVX2
+ * form (GCC's vectorisation of them uses 32-bit multiplies): taps go in
+ * pairs through the 16-bit multiply-add, which is exact here since each
+ * pair of int8 products sums to at most 2 * 128 * 128, and the
+ * requantisation is the same single-precision sequence as requant_one. */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute (target)
+#define SIMNPU_MAC_AVX2 1
+#include <immintrin.h>
+#endif
+#endif
+
 #define I8_MIN (-128)
 #define I8_MAX 127
 
@@ -92,14 +104,66 @@ requant_one (int32_t acc, float scale, int32_t zp, float lo_f, float hi_f)
   return (int8_t) ((int32_t) ((x + RQ_MAGIC) - RQ_MAGIC) + zp);
 }
 
+#ifdef SIMNPU_MAC_AVX2
+/* the widest stride of gather_avx2 */
+#define GATHER_AVX2_MAX_STEP 8
+/* elements per step of gather_avx2 */
+#define GATHER_AVX2_STEP 16
+#define SHUFFLE_ZERO ((int8_t) 0x80)
+
+/* dst[i] = src[i * step] for 2 <= step <= GATHER_AVX2_MAX_STEP, 16
+ * elements from step 16-byte loads at a time: byte shuffles pick each
+ * load's elements into place (the others zero) and are or-ed together.
+ * Reads no byte past src[(n - 1) * step]: a block runs only when another
+ * element follows it. Returns the elements done. */
+__attribute__((target ("avx2"), noinline))
+     static size_t gather_avx2 (int8_t * restrict dst,
+    const int8_t * restrict src, size_t step, size_t n)
+{
+  int8_t sel[GATHER_AVX2_MAX_STEP][GATHER_AVX2_STEP];
+  __m128i mask[GATHER_AVX2_MAX_STEP];
+  size_t v, j, x;
+
+  for (v = 0; v < step; v++) {
+    for (j = 0; j < GATHER_AVX2_STEP; j++) {
+      size_t at = j * step;
+      sel[v][j] = at >= v * GATHER_AVX2_STEP
+          && at < (v + 1) * GATHER_AVX2_STEP ?
+          (int8_t) (at - v * GATHER_AVX2_STEP) : SHUFFLE_ZERO;
+    }
+    mask[v] = _mm_loadu_si128 ((const __m128i *) (const void *) sel[v]);
+  }
+  for (x = 0; x + GATHER_AVX2_STEP < n; x += GATHER_AVX2_STEP) {
+    const int8_t *s = src + x * step;
+    __m128i acc = _mm_shuffle_epi8 (_mm_loadu_si128 ((const __m128i *)
+            (const void *) s), mask[0]);
+    for (v = 1; v < step; v++)
+      acc = _mm_or_si128 (acc, _mm_shuffle_epi8 (_mm_loadu_si128 ((const
+                      __m128i *) (const void *) (s + v * GATHER_AVX2_STEP)),
+              mask[v]));
+    _mm_storeu_si128 ((__m128i *) (void *) (dst + x), acc);
+  }
+  return x;
+}
+#endif
+
 /* dst[i] = src[i * step]; constant strides for the few-channel cases so
  * that the loads vectorise. */
 static inline __attribute__((always_inline))
      void gather_strided (int8_t * restrict dst, const int8_t * restrict src,
     size_t step, size_t n)
 {
-  size_t i;
+  size_t i = 0;
 
+#ifdef SIMNPU_MAC_AVX2
+  if (step >= 2 && step <= GATHER_AVX2_MAX_STEP
+      && n > 2 * GATHER_AVX2_STEP && __builtin_cpu_supports ("avx2")) {
+    i = gather_avx2 (dst, src, step, n);
+    dst += i;
+    src += i * step;
+    n -= i;
+  }
+#endif
   switch (step) {
     case 1:
       memcpy (dst, src, n);
@@ -118,6 +182,56 @@ static inline __attribute__((always_inline))
       break;
   }
 }
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+/* pixels per step of interleave4_sse2 */
+#define INTERLEAVE_STEP 16
+
+/* The four-channel interleave of interleave_rows in 16-pixel steps: two
+ * rounds of byte and word unpacks give out[x][0..3] = r0..r3[x] as 32-bit
+ * words q[0..3], four pixels each; with a fifth row (dst_stride 5), each
+ * word is followed by that row's byte. Returns the pixels done. */
+static inline __attribute__((always_inline))
+     int interleave4_sse2 (int8_t * restrict dst, const int8_t * restrict r0,
+    const int8_t * restrict r1, const int8_t * restrict r2,
+    const int8_t * restrict r3, const int8_t * restrict r4, int ow)
+{
+  const int n = ow - ow % INTERLEAVE_STEP;
+  int x, i, j;
+
+  for (x = 0; x < n; x += INTERLEAVE_STEP) {
+    __m128i a0 = _mm_loadu_si128 ((const __m128i *) (const void *) (r0 + x));
+    __m128i a1 = _mm_loadu_si128 ((const __m128i *) (const void *) (r1 + x));
+    __m128i a2 = _mm_loadu_si128 ((const __m128i *) (const void *) (r2 + x));
+    __m128i a3 = _mm_loadu_si128 ((const __m128i *) (const void *) (r3 + x));
+    __m128i lo01 = _mm_unpacklo_epi8 (a0, a1), hi01 = _mm_unpackhi_epi8 (a0,
+        a1);
+    __m128i lo23 = _mm_unpacklo_epi8 (a2, a3), hi23 = _mm_unpackhi_epi8 (a2,
+        a3);
+    __m128i q[4];
+    q[0] = _mm_unpacklo_epi16 (lo01, lo23);
+    q[1] = _mm_unpackhi_epi16 (lo01, lo23);
+    q[2] = _mm_unpacklo_epi16 (hi01, hi23);
+    q[3] = _mm_unpackhi_epi16 (hi01, hi23);
+    if (r4 == NULL) {
+      for (i = 0; i < 4; i++)
+        _mm_storeu_si128 ((__m128i *) (void *) (dst + (size_t) (x + 4 * i)
+                * 4), q[i]);
+    } else {
+      for (i = 0; i < 4; i++)
+        for (j = 0; j < 4; j++) {
+          int8_t *o = dst + (size_t) (x + 4 * i + j) * 5;
+          int32_t word = _mm_cvtsi128_si32 (q[i]);
+          memcpy (o, &word, sizeof (word));
+          o[4] = r4[x + 4 * i + j];
+          q[i] = _mm_srli_si128 (q[i], 4);
+        }
+    }
+  }
+  return n;
+}
+#endif
 
 /* dst[ox * oc + o] = rows[o * ow + ox]: interleaves the per-channel output
  * rows into NHWC, with constant channel counts for the common thin
@@ -138,8 +252,19 @@ static inline __attribute__((always_inline))
         for (o = 0; o < K; o++) \
           dst[(size_t) ox * K + o] = rows[(size_t) o * ow + ox]; \
       break;
-      INTERLEAVE_CASE (2) INTERLEAVE_CASE (3) INTERLEAVE_CASE (4)
-          INTERLEAVE_CASE (5) INTERLEAVE_CASE (8)
+#ifdef __SSE2__
+    case 4:
+    case 5:
+      ox = interleave4_sse2 (dst, rows, rows + ow, rows + 2 * ow,
+          rows + 3 * (size_t) ow, oc == 5 ? rows + 4 * (size_t) ow : NULL, ow);
+      for (; ox < ow; ox++)
+        for (o = 0; o < oc; o++)
+          dst[(size_t) ox * oc + o] = rows[(size_t) o * ow + ox];
+      break;
+#else
+      INTERLEAVE_CASE (4) INTERLEAVE_CASE (5)
+#endif
+          INTERLEAVE_CASE (2) INTERLEAVE_CASE (3) INTERLEAVE_CASE (8)
 #undef INTERLEAVE_CASE
     default:
       for (o = 0; o < oc; o++)
@@ -286,6 +411,92 @@ static inline __attribute__((always_inline))
   }
 }
 
+#ifdef SIMNPU_MAC_AVX2
+/* pixels per step of the AVX2 pass */
+#define MAC_AVX2_STEP 16
+
+/* 16-bit pair of taps (wa, wb) as the multiply-add's operand */
+static inline uint32_t
+weight_pair (int32_t wa, int32_t wb)
+{
+  return (uint32_t) (uint16_t) wa | (uint32_t) (uint16_t) wb << 16;
+}
+
+/* One pass of conv_rows over an output row for the four taps c[], w[]
+ * (unused taps with zero weight): the pixels up to a multiple of
+ * MAC_AVX2_STEP; returns how many it did, the caller does the rest.
+ * first: start from bias b0, else from acc; last: requantise into r,
+ * else store into acc. */
+__attribute__((target ("avx2"), noinline))
+     static int mac_pass_avx2 (const int8_t * const *c, const int32_t * w,
+    int live, bool first, bool last, int32_t b0, int32_t * restrict acc,
+    int8_t * restrict r, int ow, float scale, int32_t out_zp, float lo_f,
+    float hi_f)
+{
+  const __m256i w01 = _mm256_set1_epi32 ((int32_t) weight_pair (w[0], w[1]));
+  const __m256i w23 = _mm256_set1_epi32 ((int32_t) weight_pair (w[2], w[3]));
+  const __m256i bias = _mm256_set1_epi32 (b0);
+  const __m256i zp = _mm256_set1_epi32 (out_zp);
+  const __m256 sc = _mm256_set1_ps (scale);
+  const __m256 lo = _mm256_set1_ps (lo_f), hi = _mm256_set1_ps (hi_f);
+  const __m256 magic = _mm256_set1_ps (RQ_MAGIC);
+  const bool two_pairs = live > 2;
+  const int n = ow - ow % MAC_AVX2_STEP;
+  int x;
+
+  for (x = 0; x < n; x += MAC_AVX2_STEP) {
+    __m128i a = _mm_loadu_si128 ((const __m128i *) (const void *) (c[0] + x));
+    __m128i b = _mm_loadu_si128 ((const __m128i *) (const void *) (c[1] + x));
+    __m256i s0 = _mm256_madd_epi16 (_mm256_cvtepi8_epi16
+        (_mm_unpacklo_epi8 (a, b)), w01);
+    __m256i s1 = _mm256_madd_epi16 (_mm256_cvtepi8_epi16
+        (_mm_unpackhi_epi8 (a, b)), w01);
+    if (two_pairs) {
+      a = _mm_loadu_si128 ((const __m128i *) (const void *) (c[2] + x));
+      b = _mm_loadu_si128 ((const __m128i *) (const void *) (c[3] + x));
+      s0 = _mm256_add_epi32 (s0, _mm256_madd_epi16 (_mm256_cvtepi8_epi16
+              (_mm_unpacklo_epi8 (a, b)), w23));
+      s1 = _mm256_add_epi32 (s1, _mm256_madd_epi16 (_mm256_cvtepi8_epi16
+              (_mm_unpackhi_epi8 (a, b)), w23));
+    }
+    if (first) {
+      s0 = _mm256_add_epi32 (s0, bias);
+      s1 = _mm256_add_epi32 (s1, bias);
+    } else {
+      s0 = _mm256_add_epi32 (s0, _mm256_loadu_si256 ((const __m256i *)
+              (const void *) (acc + x)));
+      s1 = _mm256_add_epi32 (s1, _mm256_loadu_si256 ((const __m256i *)
+              (const void *) (acc + x + MAC_AVX2_STEP / 2)));
+    }
+    if (last) {
+      /* requant_one: max (x, lo) and min (x, hi) take the bound when x is
+       * NaN, as its comparisons do */
+      __m256 f0 = _mm256_mul_ps (_mm256_cvtepi32_ps (s0), sc);
+      __m256 f1 = _mm256_mul_ps (_mm256_cvtepi32_ps (s1), sc);
+      __m256i q0, q1, q;
+      f0 = _mm256_min_ps (_mm256_max_ps (f0, lo), hi);
+      f1 = _mm256_min_ps (_mm256_max_ps (f1, lo), hi);
+      f0 = _mm256_sub_ps (_mm256_add_ps (f0, magic), magic);
+      f1 = _mm256_sub_ps (_mm256_add_ps (f1, magic), magic);
+      q0 = _mm256_add_epi32 (_mm256_cvttps_epi32 (f0), zp);
+      q1 = _mm256_add_epi32 (_mm256_cvttps_epi32 (f1), zp);
+      /* in [act_min, act_max], so the saturating packs are exact; they
+       * work per 128-bit lane, the permutation puts the lanes in order */
+      q = _mm256_packs_epi32 (q0, q1);
+      q = _mm256_permute4x64_epi64 (q, _MM_SHUFFLE (3, 1, 2, 0));
+      _mm_storeu_si128 ((__m128i *) (void *) (r + x),
+          _mm_packs_epi16 (_mm256_castsi256_si128 (q),
+              _mm256_extracti128_si256 (q, 1)));
+    } else {
+      _mm256_storeu_si256 ((__m256i *) (void *) (acc + x), s0);
+      _mm256_storeu_si256 ((__m256i *) (void *) (acc + x + MAC_AVX2_STEP /
+              2), s1);
+    }
+  }
+  return n;
+}
+#endif
+
 /* bias must already have the input zero point folded in:
  * bias[oc] = b[oc] - in_zp * sum (w[oc]). Computes one output row at a
  * time: a column buffer of the row's receptive fields, then per output
@@ -309,6 +520,9 @@ static inline __attribute__((always_inline))
   const int ow = p->ow, oc = p->oc, out_zp = p->out_zp;
   const float lo_f = (float) (p->act_min - out_zp);
   const float hi_f = (float) (p->act_max - out_zp);
+#ifdef SIMNPU_MAC_AVX2
+  const bool use_avx2 = __builtin_cpu_supports ("avx2");
+#endif
   int b, oy, ox, g, o, k;
 
   conv_scratch_layout (p, scratch, &s);
@@ -336,7 +550,9 @@ static inline __attribute__((always_inline))
           const int8_t *w = weights + (size_t) o * klen;
           float scale = scales[o];
           int32_t b0 = bias[o];
-          int8_t *restrict r = row + (size_t) (o - g * ocg) * ow;
+          /* one output channel: the row is the output row itself */
+          int8_t *restrict r = oc == 1 ? dst :
+              row + (size_t) (o - g * ocg) * ow;
           bool first = true;
           /* Zero taps add nothing and are skipped; the others go in fours
            * (padded with zero-weight taps on a valid column), so that acc
@@ -347,7 +563,7 @@ static inline __attribute__((always_inline))
           do {
             const int8_t *cp[MAC_TAPS];
             int32_t wv[MAC_TAPS];
-            int m = 0;
+            int m = 0, live;
             bool last;
             for (; k < klen && m < MAC_TAPS; k++)
               if (w[k] != 0) {
@@ -355,6 +571,7 @@ static inline __attribute__((always_inline))
                 wv[m] = w[k];
                 m++;
               }
+            live = m;
             for (; m < MAC_TAPS; m++) {
               cp[m] = colptr[0];
               wv[m] = 0;
@@ -364,26 +581,63 @@ static inline __attribute__((always_inline))
               const int8_t *restrict c0 = cp[0], *restrict c1 = cp[1];
               const int8_t *restrict c2 = cp[2], *restrict c3 = cp[3];
               const int32_t w0 = wv[0], w1 = wv[1], w2 = wv[2], w3 = wv[3];
+              /* a pass with fewer than four live taps (the end of a row of
+               * taps, or a thin conv) loads and multiplies only those */
+#define DOT0(x) 0
+#define DOT1(x) (w0 * c0[x])
+#define DOT2(x) (w0 * c0[x] + w1 * c1[x])
+#define DOT3(x) (w0 * c0[x] + w1 * c1[x] + w2 * c2[x])
 #define DOT4(x) (w0 * c0[x] + w1 * c1[x] + w2 * c2[x] + w3 * c3[x])
-              if (first && last)
-                for (ox = 0; ox < ow; ox++)
-                  r[ox] = requant_one (b0 + DOT4 (ox), scale, out_zp,
-                      lo_f, hi_f);
-              else if (first)
-                for (ox = 0; ox < ow; ox++)
-                  acc[ox] = b0 + DOT4 (ox);
-              else if (last)
-                for (ox = 0; ox < ow; ox++)
-                  r[ox] = requant_one (acc[ox] + DOT4 (ox), scale, out_zp,
-                      lo_f, hi_f);
-              else
-                for (ox = 0; ox < ow; ox++)
-                  acc[ox] += DOT4 (ox);
+#define MAC_PASS(DOT) \
+              if (first && last) \
+                for (ox = x0; ox < ow; ox++) \
+                  r[ox] = requant_one (b0 + DOT (ox - x0), scale, out_zp, \
+                      lo_f, hi_f); \
+              else if (first) \
+                for (ox = x0; ox < ow; ox++) \
+                  acc[ox] = b0 + DOT (ox - x0); \
+              else if (last) \
+                for (ox = x0; ox < ow; ox++) \
+                  r[ox] = requant_one (acc[ox] + DOT (ox - x0), scale, \
+                      out_zp, lo_f, hi_f); \
+              else \
+                for (ox = x0; ox < ow; ox++) \
+                  acc[ox] += DOT (ox - x0);
+              int x0 = 0;
+#ifdef SIMNPU_MAC_AVX2
+              if (use_avx2) {
+                x0 = mac_pass_avx2 (cp, wv, live, first, last, b0, acc, r,
+                    ow, scale, out_zp, lo_f, hi_f);
+                c0 += x0;
+                c1 += x0;
+                c2 += x0;
+                c3 += x0;
+              }
+#endif
+              switch (live) {
+                case 0:
+                  MAC_PASS (DOT0) break;
+                case 1:
+                  MAC_PASS (DOT1) break;
+                case 2:
+                  MAC_PASS (DOT2) break;
+                case 3:
+                  MAC_PASS (DOT3) break;
+                default:
+                  MAC_PASS (DOT4) break;
+              }
+#undef MAC_PASS
+#undef DOT0
+#undef DOT1
+#undef DOT2
+#undef DOT3
 #undef DOT4
             }
             first = false;
           } while (k < klen);
         }
+        if (oc == 1)
+          continue;
         if (p->groups == 1)
           interleave_rows (dst, row, oc, ow);
         else
@@ -463,6 +717,56 @@ eltwise_one (bool is_add, int32_t a, int32_t b, int64_t ma, int64_t mb,
   return clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT) + zp_out);
 }
 
+#ifdef SIMNPU_MAC_AVX2
+/* elements per step of add_flat_avx2 */
+#define ADD_AVX2_STEP 16
+
+/* eltwise_flat's 32-bit split add, for high halves mah and mbh that fit
+ * in 16 bits: hi and lo are each one 16-bit multiply-add of the (a, b)
+ * pairs, exact since |a - zp_a|, |b - zp_b| <= 255 and |hi|, |lo| are far
+ * inside 32 bits; the saturating packs are clamp_i8. Does the elements up
+ * to a multiple of ADD_AVX2_STEP and returns how many. */
+__attribute__((target ("avx2"), noinline))
+     static size_t add_flat_avx2 (const int8_t * restrict a, int32_t zp_a,
+    const int8_t * restrict b, int32_t zp_b, int8_t * restrict out, size_t n,
+    int32_t zp_out, int32_t mah, int32_t mbh, int32_t mal, int32_t mbl)
+{
+  const __m256i za = _mm256_set1_epi16 ((int16_t) zp_a);
+  const __m256i zb = _mm256_set1_epi16 ((int16_t) zp_b);
+  const __m256i mh = _mm256_set1_epi32 ((int32_t) weight_pair (mah, mbh));
+  const __m256i ml = _mm256_set1_epi32 ((int32_t) weight_pair (mal, mbl));
+  const __m256i round = _mm256_set1_epi32 (1 << (SIMNPU_ELTWISE_SHIFT - 1));
+  const __m256i zp = _mm256_set1_epi32 (zp_out);
+  const size_t m = n - n % ADD_AVX2_STEP;
+  size_t i;
+
+  for (i = 0; i < m; i += ADD_AVX2_STEP) {
+    __m256i va = _mm256_sub_epi16 (_mm256_cvtepi8_epi16 (_mm_loadu_si128
+            ((const __m128i *) (const void *) (a + i))), za);
+    __m256i vb = _mm256_sub_epi16 (_mm256_cvtepi8_epi16 (_mm_loadu_si128
+            ((const __m128i *) (const void *) (b + i))), zb);
+    /* per 128-bit lane: p0 holds elements 0-3 and 8-11, p1 4-7 and
+     * 12-15, which the lane-wise pack puts back in order */
+    __m256i p0 = _mm256_unpacklo_epi16 (va, vb);
+    __m256i p1 = _mm256_unpackhi_epi16 (va, vb);
+    __m256i r0, r1, q;
+    r0 = _mm256_add_epi32 (_mm256_madd_epi16 (p0, mh),
+        _mm256_srai_epi32 (_mm256_add_epi32 (_mm256_madd_epi16 (p0, ml),
+                round), ELTWISE_HALF_SHIFT));
+    r1 = _mm256_add_epi32 (_mm256_madd_epi16 (p1, mh),
+        _mm256_srai_epi32 (_mm256_add_epi32 (_mm256_madd_epi16 (p1, ml),
+                round), ELTWISE_HALF_SHIFT));
+    r0 = _mm256_add_epi32 (_mm256_srai_epi32 (r0, ELTWISE_HALF_SHIFT), zp);
+    r1 = _mm256_add_epi32 (_mm256_srai_epi32 (r1, ELTWISE_HALF_SHIFT), zp);
+    q = _mm256_packs_epi32 (r0, r1);
+    _mm_storeu_si128 ((__m128i *) (void *) (out + i),
+        _mm_packs_epi16 (_mm256_castsi256_si128 (q),
+            _mm256_extracti128_si256 (q, 1)));
+  }
+  return m;
+}
+#endif
+
 /* With multipliers that fit in 32 bits the products are 32x32->64-bit
  * widening multiplies, which vectorise; the values are the same. */
 static inline __attribute__((always_inline))
@@ -487,7 +791,14 @@ static inline __attribute__((always_inline))
       const int32_t mal = ma32 & ((1 << ELTWISE_HALF_SHIFT) - 1);
       const int32_t mbl = mb32 & ((1 << ELTWISE_HALF_SHIFT) - 1);
       const int32_t round32 = 1 << (SIMNPU_ELTWISE_SHIFT - 1);
-      for (i = 0; i < n; i++) {
+      i = 0;
+#ifdef SIMNPU_MAC_AVX2
+      if (mah >= G_MININT16 && mah <= G_MAXINT16 && mbh >= G_MININT16
+          && mbh <= G_MAXINT16 && __builtin_cpu_supports ("avx2"))
+        i = add_flat_avx2 (a, zp_a, b, zp_b, out, n, zp_out, mah, mbh, mal,
+            mbl);
+#endif
+      for (; i < n; i++) {
         int32_t va = a[i] - zp_a, vb = b[i] - zp_b;
         int32_t hi = mah * va + mbh * vb;
         int32_t lo = mal * va + mbl * vb + round32;

@@ -21,6 +21,7 @@
 #define N_CONV_CASES 300
 #define N_ELTWISE_CASES 200
 #define N_POOL_CASES 200
+#define N_TRANSPOSE_CASES 200
 
 static GRand *rng;
 
@@ -89,11 +90,24 @@ ref_conv (const simnpu__conv_params * p, const int8_t * in,
         }
 }
 
+/* int8 values at the ends of the range, where pairs of products are
+ * largest (the 16-bit multiply-add of the AVX2 passes) */
+static void
+fill_extremes (int8_t * p, size_t n)
+{
+  static const int8_t ends[] = { -128, -127, 126, 127 };
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    p[i] = ends[rand_int (0, G_N_ELEMENTS (ends) - 1)];
+}
+
 /* Runs simnpu__conv2d on random data for p (weights zero with
- * probability zero_percent / 100, as in designed filters) and compares it
+ * probability zero_percent / 100, as in designed filters; inputs and
+ * weights only at the ends of the int8 range if extremes) and compares it
  * with the reference. */
 static void
-check_conv (simnpu__conv_params * p, int t, int zero_percent)
+check_conv (simnpu__conv_params * p, int t, int zero_percent, bool extremes)
 {
   int icg, klen, o, k;
   size_t in_n, w_n, out_n, i;
@@ -114,8 +128,13 @@ check_conv (simnpu__conv_params * p, int t, int zero_percent)
   folded = g_new (int32_t, p->oc);
   scales = g_new (float, p->oc);
   scratch = g_malloc (simnpu__conv2d_scratch_bytes (p));
-  fill_i8 (in, in_n);
-  fill_i8 (w, w_n);
+  if (extremes) {
+    fill_extremes (in, in_n);
+    fill_extremes (w, w_n);
+  } else {
+    fill_i8 (in, in_n);
+    fill_i8 (w, w_n);
+  }
   for (i = 0; i < w_n; i++)
     if (rand_int (0, 99) < zero_percent)
       w[i] = 0;
@@ -133,9 +152,10 @@ check_conv (simnpu__conv_params * p, int t, int zero_percent)
   if (memcmp (out, ref, out_n) != 0) {
     for (i = 0; i < out_n && out[i] == ref[i]; i++);
     g_error ("conv case %d (n%d %dx%dx%d k%dx%d s%dx%d d%dx%d p%d,%d g%d "
-        "oc%d, %d%% zero weights): element %zu is %d, reference %d", t, p->n,
-        p->ih, p->iw, p->ic, p->kh, p->kw, p->sh, p->sw, p->dh, p->dw, p->pt,
-        p->pl, p->groups, p->oc, zero_percent, i, out[i], ref[i]);
+        "oc%d, %d%% zero weights%s): element %zu is %d, reference %d", t,
+        p->n, p->ih, p->iw, p->ic, p->kh, p->kw, p->sh, p->sw, p->dh, p->dw,
+        p->pt, p->pl, p->groups, p->oc, zero_percent,
+        extremes ? ", extreme values" : "", i, out[i], ref[i]);
   }
   g_free (in);
   g_free (w);
@@ -195,7 +215,7 @@ test_conv2d_bit_exact (void)
     p.iw = rand_int (p.dw * (p.kw - 1) + 1, 23);
     set_out_size (&p);
     set_quant (&p);
-    check_conv (&p, t, t % 3 == 0 ? 0 : rand_int (0, 90));
+    check_conv (&p, t, t % 3 == 0 ? 0 : rand_int (0, 90), t % 5 == 4);
   }
 }
 
@@ -255,7 +275,7 @@ test_conv2d_thin_bit_exact (void)
       p.iw = p.ow = rand_int (1, 3) * 2048 + rand_int (-3, 3);
     }
     set_quant (&p);
-    check_conv (&p, t, rand_int (0, 2) * 45);
+    check_conv (&p, t, rand_int (0, 2) * 45, t % 4 == 3);
   }
 }
 
@@ -309,6 +329,17 @@ test_eltwise_bit_exact (void)
         ma = G_MININT32;
       if (t % 12 == 0)
         ma = (int64_t) G_MAXINT32 + rand_int (1, 1000);
+      if (t % 8 == 4) {
+        /* high halves (m >> SHIFT / 2) in 16 bits, either sign: the AVX2
+         * multiply-add path, up to its bounds */
+        const int32_t half = 1 << (SIMNPU_ELTWISE_SHIFT / 2);
+        ma = rand_int (G_MININT16 * half, G_MAXINT16 * half + half - 1);
+        mb = rand_int (G_MININT16 * half, G_MAXINT16 * half + half - 1);
+        if (t % 24 == 4) {
+          ma = G_MAXINT16 * half + half - 1;
+          mb = G_MININT16 * half;
+        }
+      }
     }
     na = da[0] * da[1] * da[2] * da[3];
     nb = db[0] * db[1] * db[2] * db[3];
@@ -335,6 +366,59 @@ test_eltwise_bit_exact (void)
     g_assert_cmpmem (out, no, ref, no);
     g_free (a);
     g_free (b);
+    g_free (out);
+    g_free (ref);
+  }
+}
+
+/* ---------------- transpose ---------------- */
+
+/* Random rank-4 permutations, one dimension often long enough for the
+ * shuffled gathers of the strided innermost run (strides 2..8 among
+ * others), against a plain index loop. */
+static void
+test_transpose (void)
+{
+  int t;
+
+  for (t = 0; t < N_TRANSPOSE_CASES; t++) {
+    int64_t din[4], dout[4], stride[4], ps[4];
+    int perm[4] = { 0, 1, 2, 3 };
+    int64_t i0, i1, i2, i3;
+    size_t n;
+    int8_t *in, *out, *ref;
+    int d;
+
+    for (d = 3; d > 0; d--) {
+      int e = rand_int (0, d), tmp = perm[d];
+      perm[d] = perm[e];
+      perm[e] = tmp;
+    }
+    for (d = 0; d < 4; d++)
+      din[d] = rand_int (1, 6);
+    /* the output's innermost run, long enough to take the fast gather */
+    din[perm[3]] = rand_int (1, 120);
+    stride[3] = 1;
+    for (d = 2; d >= 0; d--)
+      stride[d] = stride[d + 1] * din[d + 1];
+    for (d = 0; d < 4; d++) {
+      dout[d] = din[perm[d]];
+      ps[d] = stride[perm[d]];
+    }
+    n = din[0] * din[1] * din[2] * din[3];
+    in = g_malloc (n);
+    out = g_malloc (n);
+    ref = g_malloc (n);
+    fill_i8 (in, n);
+    simnpu__transpose (in, ps, dout, out);
+    for (i0 = 0; i0 < dout[0]; i0++)
+      for (i1 = 0; i1 < dout[1]; i1++)
+        for (i2 = 0; i2 < dout[2]; i2++)
+          for (i3 = 0; i3 < dout[3]; i3++)
+            ref[((i0 * dout[1] + i1) * dout[2] + i2) * dout[3] + i3] =
+                in[i0 * ps[0] + i1 * ps[1] + i2 * ps[2] + i3 * ps[3]];
+    g_assert_cmpmem (out, n, ref, n);
+    g_free (in);
     g_free (out);
     g_free (ref);
   }
@@ -544,6 +628,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/kernels/eltwise", test_eltwise_bit_exact);
   g_test_add_func ("/simnpu/kernels/pool", test_pool_bit_exact);
   g_test_add_func ("/simnpu/kernels/copy-box", test_copy_box);
+  g_test_add_func ("/simnpu/kernels/transpose", test_transpose);
   g_test_add_func ("/simnpu/kernels/lut", test_lut_ops);
   g_test_add_func ("/simnpu/kernels/requant-copy", test_requant_copy);
   ret = g_test_run ();

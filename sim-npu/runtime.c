@@ -188,6 +188,14 @@ device_now (simnpu_device * dev)
   return dev->virtual_clock ? dev->virtual_now_ns : simnpu__monotonic_ns ();
 }
 
+/* GLib's monotonic clock is CLOCK_MONOTONIC in microseconds; rounded up,
+ * so a wait until then does not end before the job is due */
+static gint64
+due_to_monotonic_us (uint64_t due_ns)
+{
+  return (gint64) ((due_ns + NS_PER_US - 1) / NS_PER_US);
+}
+
 /* Waits on dev->cond; the count lets notifiers skip the broadcast (a
  * syscall) when nobody waits. Lock held. */
 static void
@@ -526,10 +534,9 @@ pacer_main (gpointer data)
     job = dev->heap[0];
     now = device_now (dev);
     if (!dev->virtual_clock && job->due_ns > now) {
-      /* GLib's monotonic clock is CLOCK_MONOTONIC in microseconds */
-      gint64 until_us = (gint64) ((job->due_ns + NS_PER_US - 1) / NS_PER_US);
       dev->pacer_waiting = true;
-      g_cond_wait_until (&dev->pacer_cond, &dev->lock, until_us);
+      g_cond_wait_until (&dev->pacer_cond, &dev->lock,
+          due_to_monotonic_us (job->due_ns));
       dev->pacer_waiting = false;
       continue;
     }
@@ -640,10 +647,9 @@ worker_main (gpointer data)
     link = g_queue_pop_head_link (&dev->queues[core]);
     if (link == NULL) {
       if (held != NULL) {
-        gint64 until_us =
-            (gint64) ((held->due_ns + NS_PER_US - 1) / NS_PER_US);
         dev->worker_waiting[core] = true;
-        g_cond_wait_until (&dev->queue_cond[core], &dev->lock, until_us);
+        g_cond_wait_until (&dev->queue_cond[core], &dev->lock,
+            due_to_monotonic_us (held->due_ns));
         dev->worker_waiting[core] = false;
         continue;
       }

@@ -11,7 +11,8 @@
  *
  * 1. int8 conv2d throughput (GMAC/s) against the naive reference loop;
  * 2. host overhead per job (scheduling, pacing, bookkeeping; timing-only
- *    jobs, so no kernels) against a thread hand-off round trip;
+ *    jobs, so no kernels) at time scale 0 and, paced, at 1.0, against a
+ *    thread hand-off round trip;
  * 3. pacing at time scale 1.0: lag, and completion time minus the
  *    modelled end, p50 and p99, against the OS's own sleep accuracy; if
  *    the compute cannot keep pace, again with the device time stretched
@@ -32,6 +33,8 @@
 #define CONV_REPEATS 5
 #define OVERHEAD_JOBS 20000
 #define OVERHEAD_IN_FLIGHT 8
+/* paced jobs take their modelled time, so fewer of them */
+#define PACED_OVERHEAD_JOBS 2000
 #define HANDOFF_ROUNDS 20000
 #define PACING_JOBS 300
 #define SLEEP_SAMPLES 300
@@ -205,8 +208,11 @@ compile_model (const char *json_path, bool estimate_only)
   return path;
 }
 
+/* Process CPU per job (all threads) for n_jobs timing-only jobs kept
+ * in_flight at a time, at time_scale. */
 static double
-job_overhead_ns (const char *axm, unsigned *n_actions, double *submit_ns)
+job_overhead_ns (const char *axm, double time_scale, int n_jobs,
+    int in_flight, unsigned *n_actions, double *submit_ns)
 {
   simnpu_error error = { 0 };
   simnpu_device *dev;
@@ -216,17 +222,19 @@ job_overhead_ns (const char *axm, unsigned *n_actions, double *submit_ns)
   uint64_t cpu0, in_submit = 0;
   int i;
 
+  g_assert (in_flight > 0 && in_flight <= OVERHEAD_IN_FLIGHT);
+
   if (simnpu_device_open ("metis", &dev, &error) < 0
       || simnpu_model_load (dev, axm, &model, &error) < 0) {
     fprintf (stderr, "benchmark: %s\n", error.message);
     exit (1);
   }
-  simnpu_device_set_time_scale (dev, 0.0);
+  simnpu_device_set_time_scale (dev, time_scale);
   simnpu_model_get_info (model, &info);
   *n_actions = info.n_actions;
   cpu0 = process_cpu_ns ();
-  for (i = 0; i < OVERHEAD_JOBS; i++) {
-    int slot = i % OVERHEAD_IN_FLIGHT;
+  for (i = 0; i < n_jobs; i++) {
+    int slot = i % in_flight;
     if (jobs[slot]) {
       simnpu_job_wait (jobs[slot], WAIT_NS, NULL);
       simnpu_job_free (jobs[slot]);
@@ -242,15 +250,15 @@ job_overhead_ns (const char *axm, unsigned *n_actions, double *submit_ns)
       }
     }
   }
-  for (i = 0; i < OVERHEAD_IN_FLIGHT; i++) {
+  for (i = 0; i < in_flight; i++) {
     simnpu_job_wait (jobs[i], WAIT_NS, NULL);
     simnpu_job_free (jobs[i]);
   }
   cpu0 = process_cpu_ns () - cpu0;
   simnpu_model_unload (model);
   simnpu_device_close (dev);
-  *submit_ns = (double) in_submit / OVERHEAD_JOBS;
-  return (double) cpu0 / OVERHEAD_JOBS;
+  *submit_ns = (double) in_submit / n_jobs;
+  return (double) cpu0 / n_jobs;
 }
 
 /* ---------------- 3. pacing ---------------- */
@@ -431,6 +439,7 @@ main (int argc, char **argv)
   gchar *yolo_axm = g_build_filename (models_build, "yolov8n.axm", NULL);
   gchar *ball_timing;
   double handoff, ball_ns, yolo_ns, ball_submit, yolo_submit;
+  double paced_ns, paced_one_ns, paced_submit;
   unsigned ball_actions, yolo_actions;
 
   printf ("== int8 kernels ==\n");
@@ -441,16 +450,27 @@ main (int argc, char **argv)
   printf ("== host overhead per job (timing-only jobs, no kernels) ==\n");
   ball_timing = compile_model (ball_json, true);
   handoff = handoff_round_trip_ns ();
-  ball_ns = job_overhead_ns (ball_timing, &ball_actions, &ball_submit);
-  yolo_ns = job_overhead_ns (yolo_axm, &yolo_actions, &yolo_submit);
+  ball_ns = job_overhead_ns (ball_timing, 0.0, OVERHEAD_JOBS,
+      OVERHEAD_IN_FLIGHT, &ball_actions, &ball_submit);
+  yolo_ns = job_overhead_ns (yolo_axm, 0.0, OVERHEAD_JOBS,
+      OVERHEAD_IN_FLIGHT, &yolo_actions, &yolo_submit);
+  paced_ns = job_overhead_ns (ball_timing, 1.0, PACED_OVERHEAD_JOBS,
+      OVERHEAD_IN_FLIGHT, &ball_actions, &paced_submit);
+  paced_one_ns = job_overhead_ns (ball_timing, 1.0, PACED_OVERHEAD_JOBS, 1,
+      &ball_actions, &paced_submit);
   printf ("ball-detector (%u actions): %.2f us process CPU per job, all "
-      "threads (target < 20 us); %.2f us in the submit call\n",
+      "threads, time scale 0 (target < 20 us); %.2f us in the submit call\n",
       ball_actions, ball_ns / 1000.0, ball_submit / 1000.0);
   printf ("yolov8n (%u actions):      %.2f us process CPU per job, all "
       "threads; %.2f us in the submit call\n", yolo_actions, yolo_ns / 1000.0,
       yolo_submit / 1000.0);
+  printf ("ball-detector paced at time scale 1.0: %.2f us process CPU per "
+      "job at %d in flight, %.2f us at 1 in flight\n", paced_ns / 1000.0,
+      OVERHEAD_IN_FLIGHT, paced_one_ns / 1000.0);
   printf ("baseline thread hand-off round trip: %.2f us CPU; ratio %.1fx "
-      "(ball-detector)\n", handoff / 1000.0, ball_ns / handoff);
+      "(ball-detector), %.1fx (paced, %d in flight), %.1fx (paced, 1 in "
+      "flight)\n", handoff / 1000.0, ball_ns / handoff, paced_ns / handoff,
+      OVERHEAD_IN_FLIGHT, paced_one_ns / handoff);
 
   printf ("== pacing ==\n");
   bench_pacing (ball_axm);

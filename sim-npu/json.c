@@ -879,6 +879,35 @@ parse_labels (loader * l, JsonObject * o)
   return 0;
 }
 
+/* The graph's "inputs" or "outputs": 1 to SIMNPU_MAX_IO tensor objects. */
+static int
+parse_io_array (loader * l, JsonObject * o, bool is_input, unsigned *indices,
+    unsigned *n_out)
+{
+  const char *member = is_input ? "inputs" : "outputs";
+  JsonArray *a = get_array (o, member);
+  char p[64];
+  unsigned i;
+  int ret;
+
+  snprintf (p, sizeof (p), "$.%s", member);
+  if (a == NULL || json_array_get_length (a) < 1
+      || json_array_get_length (a) > SIMNPU_MAX_IO)
+    return fail (l, SIMNPU_EFORMAT, p, "expected an array of 1 to "
+        "16 tensor objects");
+  for (i = 0; i < json_array_get_length (a); i++) {
+    JsonNode *e = json_array_get_element (a, i);
+    snprintf (p, sizeof (p), "$.%s[%u]", member, i);
+    if (!JSON_NODE_HOLDS_OBJECT (e))
+      return fail (l, SIMNPU_EFORMAT, p, "expected an object");
+    if ((ret = parse_io (l, json_node_get_object (e), p, is_input,
+                &indices[i])) < 0)
+      return ret;
+    *n_out = i + 1;
+  }
+  return 0;
+}
+
 static int
 load_root (loader * l, JsonNode * root)
 {
@@ -917,36 +946,11 @@ load_root (loader * l, JsonNode * root)
   if ((ret = parse_labels (l, o)) < 0)
     return ret;
 
-  a = get_array (o, "inputs");
-  if (a == NULL || json_array_get_length (a) < 1
-      || json_array_get_length (a) > SIMNPU_MAX_IO)
-    return fail (l, SIMNPU_EFORMAT, "$.inputs", "expected an array of 1 to "
-        "16 tensor objects");
-  for (i = 0; i < json_array_get_length (a); i++) {
-    JsonNode *e = json_array_get_element (a, i);
-    snprintf (p, sizeof (p), "$.inputs[%u]", i);
-    if (!JSON_NODE_HOLDS_OBJECT (e))
-      return fail (l, SIMNPU_EFORMAT, p, "expected an object");
-    if ((ret = parse_io (l, json_node_get_object (e), p, true,
-                &l->g->inputs[i])) < 0)
-      return ret;
-    l->g->n_inputs = i + 1;
-  }
-  a = get_array (o, "outputs");
-  if (a == NULL || json_array_get_length (a) < 1
-      || json_array_get_length (a) > SIMNPU_MAX_IO)
-    return fail (l, SIMNPU_EFORMAT, "$.outputs", "expected an array of 1 to "
-        "16 tensor objects");
-  for (i = 0; i < json_array_get_length (a); i++) {
-    JsonNode *e = json_array_get_element (a, i);
-    snprintf (p, sizeof (p), "$.outputs[%u]", i);
-    if (!JSON_NODE_HOLDS_OBJECT (e))
-      return fail (l, SIMNPU_EFORMAT, p, "expected an object");
-    if ((ret = parse_io (l, json_node_get_object (e), p, false,
-                &l->g->outputs[i])) < 0)
-      return ret;
-    l->g->n_outputs = i + 1;
-  }
+  if ((ret = parse_io_array (l, o, true, l->g->inputs, &l->g->n_inputs)) < 0)
+    return ret;
+  if ((ret = parse_io_array (l, o, false, l->g->outputs,
+              &l->g->n_outputs)) < 0)
+    return ret;
   a = get_array (o, "constants");
   if (a != NULL) {
     if (json_array_get_length (a) > SIMNPU_MAX_TENSORS)

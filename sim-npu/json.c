@@ -948,8 +948,7 @@ load_root (loader * l, JsonNode * root)
 
   if ((ret = parse_io_array (l, o, true, l->g->inputs, &l->g->n_inputs)) < 0)
     return ret;
-  if ((ret = parse_io_array (l, o, false, l->g->outputs,
-              &l->g->n_outputs)) < 0)
+  if ((ret = parse_io_array (l, o, false, l->g->outputs, &l->g->n_outputs)) < 0)
     return ret;
   a = get_array (o, "constants");
   if (a != NULL) {

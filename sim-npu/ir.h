@@ -259,7 +259,7 @@ typedef struct
   simnpu__ir_attrs attrs;
 } simnpu__ir_node;
 
-typedef struct
+typedef struct _simnpu__ir_graph
 {
   char *name;
   unsigned n_tensors, tensors_alloc;

@@ -204,6 +204,34 @@ typedef struct
   int64_t eltwise_mult[SIMNPU_MAX_OP_INPUTS];
 } simnpu__op;
 
+/* How pixels become the model's input, stored in compiled models so that
+ * axletterbox applies exactly what calibration used: each channel's value
+ * is (pixel * scale - mean[c]) / std[c], pixel in 0..255. */
+typedef enum
+{
+  SIMNPU_COLOR_RGB = 0,
+  SIMNPU_COLOR_BGR,
+  SIMNPU_COLOR_GRAY,
+} simnpu__color_order;
+
+typedef enum
+{
+  SIMNPU_RESIZE_LETTERBOX = 0,  /* keep aspect ratio, pad centred */
+  SIMNPU_RESIZE_STRETCH,
+} simnpu__resize_kind;
+
+typedef struct
+{
+  simnpu__color_order color;
+  simnpu__resize_kind resize;
+  uint8_t fill;                 /* letterbox padding, each channel */
+  float scale;
+  float mean[3];
+  float std[3];
+} simnpu__preprocess;
+
+struct _simnpu__ir_graph;
+
 typedef struct
 {
   char *name;
@@ -218,6 +246,17 @@ typedef struct
   unsigned outputs[SIMNPU_MAX_IO];
   unsigned n_labels;
   char **labels;                /* n_labels + 1, NULL-terminated */
+  /* Compiled models (.axm >= 1.2). Host sections run on the host around
+   * the device graph, bound by tensor name: the preamble's outputs are
+   * device inputs, the postamble's inputs are device outputs. NULL when
+   * absent. */
+  struct _simnpu__ir_graph *preamble;
+  struct _simnpu__ir_graph *postamble;
+  bool has_preprocess;
+  simnpu__preprocess preprocess;
+  /* decoder type and parameters, a JSON object ({"type": "ssd", ...}),
+   * or NULL */
+  char *decoder;
   /* set by simnpu__graph_prepare() */
   size_t arena_bytes;
   size_t scratch_bytes;

@@ -68,7 +68,9 @@ void simnpu_image_free (simnpu_image * image);
  * VIDEO_STRIDE and MAX_VIDEO_FRAMES must be at least 1 (they do not affect
  * still images). Decoding: filesrc ! decodebin ! videoconvert !
  * video/x-raw,format=RGB ! appsink; audio streams are ignored. Calls
- * gst_init_check() itself.
+ * gst_init_check() itself. Pixel values are GStreamer's: JPEGs decoded by
+ * jpegdec (libjpeg's fast IDCT) and videoconvert's chroma upsampling can
+ * differ from other decoders' by a few levels.
  *
  * Returns the number of images appended (>= 1), or -1 with ERROR set
  * (domain SIMNPU_IMAGESET_ERROR, the message naming the file and what went

@@ -24,6 +24,13 @@
 #define VTEST_FRAMES 5
 #define VTEST_STRIDE 10
 #define FLOAT_TOL 1e-5f
+/* Mean R, G, B of face-api/sample1.jpg as decoded by another decoder,
+ * Debian 12's python3-pil 9.4.0 (Image.open (...).convert ("RGB")).
+ * GStreamer's jpegdec uses libjpeg's fast integer IDCT and videoconvert
+ * upsamples the chroma itself, so the means agree to a few levels only. */
+static const double sample1_pil_mean[RGB] = { 45.796, 35.306, 30.977 };
+
+#define PIL_MEAN_TOL 2.0
 /* JPEG markers (ITU-T T.81 table B.1) */
 #define JPEG_MARKER 0xff
 #define JPEG_SOI 0xd8
@@ -175,9 +182,7 @@ test_jpeg (void)
     g_test_message ("mean colour channel %u: %.3f (reference %.3f)", c,
         mean[c], ref_mean[c]);
     g_assert_cmpfloat_with_epsilon (mean[c], ref_mean[c], 0.5);
-    /* a photo, not a blank frame */
-    g_assert_cmpfloat (mean[c], >, 10.0);
-    g_assert_cmpfloat (mean[c], <, 245.0);
+    g_assert_cmpfloat_with_epsilon (mean[c], sample1_pil_mean[c], PIL_MEAN_TOL);
   }
   /* same libjpeg underneath: the pixels agree exactly */
   g_assert_true (memcmp (img->rgb, ref, n * RGB) == 0);

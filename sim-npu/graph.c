@@ -837,6 +837,7 @@ simnpu__build_lut_params (simnpu__op_type type, float p0, float p1,
     float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
     int8_t * lut)
 {
+  const double a = p0, b = p1;
   int q;
 
   for (q = I8_MIN; q <= I8_MAX; q++) {
@@ -857,16 +858,16 @@ simnpu__build_lut_params (simnpu__op_type type, float p0, float p1,
             / HARD_SWISH_LIMIT;
         break;
       case SIMNPU_OP_HARD_SIGMOID:
-        y = fmax (0.0, fmin (1.0, (double) p0 * x + (double) p1));
+        y = fmax (0.0, fmin (1.0, a * x + b));
         break;
       case SIMNPU_OP_LEAKY_RELU:
-        y = x >= 0.0 ? x : (double) p0 * x;
+        y = x >= 0.0 ? x : a * x;
         break;
       case SIMNPU_OP_CLIP:
-        y = fmin (fmax (x, (double) p0), (double) p1);
+        y = fmin (fmax (x, a), b);
         break;
       case SIMNPU_OP_ELU:
-        y = x >= 0.0 ? x : (double) p0 * expm1 (x);
+        y = x >= 0.0 ? x : a * expm1 (x);
         break;
       default:
         y = x > 0.0 ? x : 0.0;
@@ -1005,7 +1006,9 @@ prepare_resize (simnpu__graph * g, simnpu__op * op, unsigned oi,
         "output height + width above 5.5 million");
   op->eltwise_mult[0] = eltwise_multiplier (r);
   op->rescale = r;
-  op->macs = (uint64_t) simnpu__tensor_elements (out) * (bilinear ? RESIZE_BILINEAR_TAPS : 1);
+  op->macs =
+      (uint64_t) simnpu__tensor_elements (out) *
+      (bilinear ? RESIZE_BILINEAR_TAPS : 1);
   if (g->estimate_only)
     return 0;
   g_free (op->table);

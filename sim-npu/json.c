@@ -34,6 +34,7 @@
 
 /* "linear" is ONNX's name of bilinear */
 static const char *const resize_modes[] = { "nearest", "bilinear", "linear" };
+
 static const char *const coord_modes[SIMNPU_N_COORD_MODES] = {
   [SIMNPU_COORD_HALF_PIXEL] = "half_pixel",
   [SIMNPU_COORD_PYTORCH_HALF_PIXEL] = "pytorch_half_pixel",
@@ -41,6 +42,7 @@ static const char *const coord_modes[SIMNPU_N_COORD_MODES] = {
   [SIMNPU_COORD_ASYMMETRIC] = "asymmetric",
   [SIMNPU_COORD_TF_HALF_PIXEL_FOR_NN] = "tf_half_pixel_for_nn",
 };
+
 static const char *const nearest_modes[SIMNPU_N_NEAREST_MODES] = {
   [SIMNPU_NEAREST_ROUND_PREFER_FLOOR] = "round_prefer_floor",
   [SIMNPU_NEAREST_ROUND_PREFER_CEIL] = "round_prefer_ceil",
@@ -942,8 +944,7 @@ parse_op (loader * l, JsonObject * o, const char *path)
       bool hs = op.type == SIMNPU_OP_HARD_SIGMOID;
       if (op.type == SIMNPU_OP_CLIP) {
         if ((ret = attr_number (l, attrs, path, "min", -INFINITY, &p0)) < 0
-            || (ret = attr_number (l, attrs, path, "max", INFINITY,
-                    &p1)) < 0)
+            || (ret = attr_number (l, attrs, path, "max", INFINITY, &p1)) < 0)
           break;
         if (p0 > p1) {
           snprintf (p, sizeof (p), "%s.attrs", path);

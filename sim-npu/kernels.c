@@ -695,6 +695,20 @@ simnpu__lut (const int8_t * restrict lut, const int8_t * restrict input,
     output[i] = lut[(uint8_t) (input[i] - I8_MIN)];
 }
 
+/* floor ((v * m + 2^(SHIFT - 1)) / 2^SHIFT) in 32 bits, for m = mh *
+ * 2^H + ml (H = SHIFT / 2, 0 <= ml < 2^H) in int32 and |v| <= 255: as
+ * in eltwise_flat's add, nested floors of divisions by 2^H compose,
+ * |v * mh| < 2^28 and |v * ml + round| < 2^24. Vectorises as 32-bit
+ * multiplies where the 64-bit product does not. */
+static inline int32_t
+requant32 (int32_t v, int32_t mh, int32_t ml)
+{
+  const int32_t round = 1 << (SIMNPU_ELTWISE_SHIFT - 1);
+
+  return (v * mh + ((v * ml + round) >> ELTWISE_HALF_SHIFT))
+      >> ELTWISE_HALF_SHIFT;
+}
+
 SIMNPU_CLONES void
 simnpu__requant_copy (const int8_t * restrict in, int8_t * restrict out,
     size_t n, int32_t zp_in, int32_t zp_out, int64_t mult)
@@ -705,6 +719,13 @@ simnpu__requant_copy (const int8_t * restrict in, int8_t * restrict out,
   if (zp_in == zp_out && mult == (G_GINT64_CONSTANT (1) <<
           SIMNPU_ELTWISE_SHIFT)) {
     memcpy (out, in, n);
+    return;
+  }
+  if (mult >= G_MININT32 && mult <= G_MAXINT32) {
+    const int32_t mh = (int32_t) mult >> ELTWISE_HALF_SHIFT;
+    const int32_t ml = (int32_t) mult & ((1 << ELTWISE_HALF_SHIFT) - 1);
+    for (i = 0; i < n; i++)
+      out[i] = clamp_i8 (requant32 (in[i] - zp_in, mh, ml) + zp_out);
     return;
   }
   for (i = 0; i < n; i++) {
@@ -749,16 +770,14 @@ eltwise_one (elt_kind kind, int32_t a, int32_t b, int64_t ma, int64_t mb,
 }
 
 /* maximum and minimum of whole tensors: with one quantisation throughout
- * a byte-wise max or min; with one multiplier for both inputs the max or
- * min of the centred values, scaled once (multiplication by a positive
- * number keeps the order) */
+ * a byte-wise max or min, else as eltwise_one in 32 bits when the
+ * multipliers fit */
 static inline __attribute__((always_inline))
      void minmax_flat (bool is_max, const int8_t * restrict a, int32_t zp_a,
     const int8_t * restrict b, int32_t zp_b, int8_t * restrict out, size_t n,
     int32_t zp_out, int64_t ma, int64_t mb)
 {
   const int64_t unit = G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT;
-  const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
   size_t i;
 
   if (ma == unit && mb == unit && zp_a == zp_out && zp_b == zp_out) {
@@ -770,14 +789,25 @@ static inline __attribute__((always_inline))
         out[i] = MIN (a[i], b[i]);
     return;
   }
-  if (ma == mb && ma > 0 && ma <= G_MAXINT32) {
-    const int32_t m32 = (int32_t) ma;
-    for (i = 0; i < n; i++) {
-      int32_t va = a[i] - zp_a, vb = b[i] - zp_b;
-      int64_t v = (int64_t) m32 * (is_max ? MAX (va, vb) : MIN (va, vb));
-      out[i] = clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT)
-          + zp_out);
-    }
+  if (ma >= G_MININT32 && ma <= G_MAXINT32 && mb >= G_MININT32
+      && mb <= G_MAXINT32) {
+    /* the floor of a max (min) is the max (min) of the floors, so each
+     * operand is requantised on its own, in 32 bits */
+    const int32_t mah = (int32_t) ma >> ELTWISE_HALF_SHIFT;
+    const int32_t mbh = (int32_t) mb >> ELTWISE_HALF_SHIFT;
+    const int32_t mal = (int32_t) ma & ((1 << ELTWISE_HALF_SHIFT) - 1);
+    const int32_t mbl = (int32_t) mb & ((1 << ELTWISE_HALF_SHIFT) - 1);
+    if (is_max)
+      for (i = 0; i < n; i++) {
+        int32_t ra = requant32 (a[i] - zp_a, mah, mal);
+        int32_t rb = requant32 (b[i] - zp_b, mbh, mbl);
+        out[i] = clamp_i8 (MAX (ra, rb) + zp_out);
+    } else
+      for (i = 0; i < n; i++) {
+        int32_t ra = requant32 (a[i] - zp_a, mah, mal);
+        int32_t rb = requant32 (b[i] - zp_b, mbh, mbl);
+        out[i] = clamp_i8 (MIN (ra, rb) + zp_out);
+      }
     return;
   }
   for (i = 0; i < n; i++)

@@ -405,19 +405,16 @@ static const char *const nearest_names[] = { "round_prefer_floor",
 static double
 ref_coord (int coord, int x, int in, int out)
 {
-  double scale = (double) out / in;
-
   switch (coord) {
     case 0:
       return (x + 0.5) * in / out - 0.5;
     case 1:
       return out > 1 ? (x + 0.5) * in / out - 0.5 : 0.0;
     case 2:
-      return out == 1 ? 0.0 : (double) x * (in - 1) / (out - 1);
+      return out == 1 ? 0.0 : x * (double) (in - 1) / (out - 1);
     case 3:
-      return (double) x * in / out;
+      return x * (double) in / out;
     default:
-      (void) scale;
       return (x + 0.5) * in / out;
   }
 }
@@ -524,8 +521,7 @@ test_resize_scale (void)
   simnpu__graph_free (g);
   g_free (json);
 
-  json = unary_graph ("resize", "\"size\": [6, 8]", shape, 0.1f, 4, 0.07f,
-      -9);
+  json = unary_graph ("resize", "\"size\": [6, 8]", shape, 0.1f, 4, 0.07f, -9);
   g = load (json);
   run (g, ins, &y);
   for (oy = 0; oy < 6; oy++)
@@ -880,8 +876,7 @@ test_axm_round_trip (void)
   if (path == NULL)
     g_error ("compile: %s", error.message);
   g_assert_true (g_file_get_contents (path, &data, &size, NULL));
-  g_assert_cmpint (simnpu__axm_read (data, size, &back, &sched, &error), ==,
-      0);
+  g_assert_cmpint (simnpu__axm_read (data, size, &back, &sched, &error), ==, 0);
   g_assert_cmpint (simnpu__graph_prepare (back, &error), ==, 0);
   g_assert_cmpuint (back->n_ops, ==, g->n_ops);
   for (i = 0; i < g->n_ops; i++) {
@@ -974,8 +969,7 @@ test_bad_attrs (void)
     simnpu__graph_free (g);
     g_free (json);
 
-    json = unary_graph ("resize", "\"size\": [3, 3]", shape, 0.1f, 0, 0.1f,
-        0);
+    json = unary_graph ("resize", "\"size\": [3, 3]", shape, 0.1f, 0, 0.1f, 0);
     g_assert_cmpint (simnpu__graph_load_json_data (json, strlen (json), ".",
             false, &g, &error), ==, 0);
     g->ops[0].attrs[SIMNPU_A_COORD] = SIMNPU_N_COORD_MODES;
@@ -1012,8 +1006,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/device-ops/conv-clip", test_conv_clip);
   g_test_add_func ("/simnpu/device-ops/resize-nearest", test_resize_nearest);
   g_test_add_func ("/simnpu/device-ops/resize-scale", test_resize_scale);
-  g_test_add_func ("/simnpu/device-ops/resize-bilinear",
-      test_resize_bilinear);
+  g_test_add_func ("/simnpu/device-ops/resize-bilinear", test_resize_bilinear);
   g_test_add_func ("/simnpu/device-ops/mean", test_mean);
   g_test_add_func ("/simnpu/device-ops/pad", test_pad);
   g_test_add_func ("/simnpu/device-ops/binary", test_binary);

@@ -522,6 +522,19 @@ test_binary (void)
     one_op_check_f32 (&o, add, 6, 0);
   }
   {
+    /* a lower-rank first operand: [1] x [3, 1] -> [3, 1] */
+    float al = 2, xs[3] = { 1, 2, 3 }, mul[3] = { 2, 4, 6 };
+    in_spec in[2] = { {F32 (1, 1),.data = &al}, {F32 (2, 3, 1),.data = xs} };
+    one_op_init (&o, SIMNPU_IR_MUL, 2, in, 1);
+    one_op_run (&o);
+    g_assert_cmpint (one_op_out (&o, 0)->rank, ==, 2);
+    g_assert_cmpint (one_op_out (&o, 0)->dims[0], ==, 3);
+    g_assert_cmpint (one_op_out (&o, 0)->dims[1], ==, 1);
+    one_op_clear (&o);
+    one_op_init (&o, SIMNPU_IR_MUL, 2, in, 1);
+    one_op_check_f32 (&o, mul, 3, 0);
+  }
+  {
     in_spec in[2] = { {SIMNPU_IR_I32, 1, {4},.data = ia},
     {SIMNPU_IR_I32, 1, {4},.data = ib}
     };
@@ -742,6 +755,16 @@ test_pool (void)
   o.n->attrs.kernel[0] = o.n->attrs.kernel[1] = 2;
   o.n->attrs.dilation[0] = o.n->attrs.dilation[1] = 2;
   one_op_check_f32 (&o, max_dil, 4, 0);
+  {
+    uint8_t u[16], um[4] = { 11, 12, 15, 16 };
+    in_spec inu[1] = { {SIMNPU_IR_U8, 4, {1, 4, 4, 1},.data = u} };
+    for (i = 0; i < 16; i++)
+      u[i] = (uint8_t) (i + 1);
+    one_op_init (&o, SIMNPU_IR_MAXPOOL, 1, inu, 1);
+    o.n->attrs.kernel[0] = o.n->attrs.kernel[1] = 2;
+    o.n->attrs.dilation[0] = o.n->attrs.dilation[1] = 2;
+    one_op_check_bytes (&o, SIMNPU_IR_U8, um, 4);
+  }
   /* 5x5, kernel 3, pads 2: the first outputs (of 7x7), corners of the
    * window in the padding */
   one_op_init (&o, SIMNPU_IR_AVGPOOL, 1, in25, 1);
@@ -813,6 +836,25 @@ test_resize (void)
 
   check_resize (SIMNPU_IR_RESIZE_BILINEAR, SIMNPU_IR_COORD_HALF_PIXEL, 0, 4,
       4, half_pixel);
+  {
+    /* explicit scales: ONNX's resize_downsample_scales_linear and
+     * _nearest (scale 0.6 on 2x4) */
+    float x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    float lin[2] = { 2.6666665f, 4.3333331f }, nn[2] = { 1, 3 };
+    in_spec in[1] = { {F32 (4, 1, 2, 4, 1),.data = x} };
+    one_op o;
+    int m;
+    for (m = 0; m < 2; m++) {
+      one_op_init (&o, SIMNPU_IR_RESIZE, 1, in, 1);
+      o.n->attrs.mode = m == 0 ? SIMNPU_IR_RESIZE_BILINEAR
+          : SIMNPU_IR_RESIZE_NEAREST;
+      o.n->attrs.n_ints = 2;
+      o.n->attrs.ints[0] = 1;
+      o.n->attrs.ints[1] = 2;
+      o.n->attrs.f[1] = o.n->attrs.f[2] = 0.6f;
+      one_op_check_f32 (&o, m == 0 ? lin : nn, 2, 1e-5f);
+    }
+  }
   check_resize (SIMNPU_IR_RESIZE_BILINEAR,
       SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL, 0, 4, 4, half_pixel);
   check_resize (SIMNPU_IR_RESIZE_BILINEAR, SIMNPU_IR_COORD_ALIGN_CORNERS, 0,

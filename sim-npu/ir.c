@@ -1530,7 +1530,10 @@ simnpu__ir_infer_shapes (simnpu__ir_graph * g, simnpu_error * error)
     }
     for (j = 0; j < n->n_inputs; j++) {
       int t = n->inputs[j];
-      if (t == SIMNPU_IR_NONE && j >= info->min_inputs)
+      /* only the trailing inputs of fixed-arity ops (biases) are
+       * optional */
+      if (t == SIMNPU_IR_NONE && j >= info->min_inputs
+          && info->max_inputs != SIMNPU_IR_MAX_INPUTS)
         continue;
       if (t < 0 || (unsigned) t >= g->n_tensors) {
         ret = node_error (error, SIMNPU_EFORMAT, n,

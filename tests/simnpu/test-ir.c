@@ -191,10 +191,25 @@ one_op_init (one_op * o, simnpu__ir_op op, unsigned n_in,
   g_assert_nonnull (o->n);
 }
 
+static void write_seed (const char *dir, const char *name, const void *data,
+    size_t len);
+
 static const void *
 one_op_run (one_op * o)
 {
+  const char *seeds = g_getenv (SEEDS_ENV);
+
   o->x = run_graph (o->g, o->data);
+  if (seeds != NULL) {
+    /* the fuzz corpus: one graph per op the tests use */
+    GByteArray *a = g_byte_array_new ();
+    gchar *name = g_strdup_printf ("%s.bin",
+        simnpu__ir_op_name (o->n->op));
+    simnpu__ir_serialize (o->g, a);
+    write_seed (seeds, name, a->data, a->len);
+    g_free (name);
+    g_byte_array_unref (a);
+  }
   return simnpu__ir_exec_data (o->x, o->outs[0]);
 }
 

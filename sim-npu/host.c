@@ -106,6 +106,7 @@ check_section (const simnpu__graph * g, const simnpu__ir_graph * s,
   const int *dev = pre ? s->outputs : s->inputs;
   const char *pub_io = pre ? "input" : "output";
   const char *dev_io = pre ? "output" : "input";
+  uint64_t buffer_bytes = 0;
   unsigned j, k;
   int ret;
 
@@ -113,6 +114,22 @@ check_section (const simnpu__graph * g, const simnpu__ir_graph * s,
     return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: %u inputs "
         "and %u outputs; expected 1 to %d each", sec, s->n_inputs,
         s->n_outputs, SIMNPU_MAX_IO);
+  /* the executor allocates a buffer per tensor at load */
+  for (j = 0; j < s->n_tensors; j++) {
+    int64_t n = simnpu__ir_tensor_elements (&s->tensors[j]);
+    if (s->tensors[j].is_const)
+      continue;
+    if (n < 0 || n > SIMNPU_IR_MAX_ELEMENTS)
+      return simnpu__set_error (error, SIMNPU_ENOMEM, ".axm %s: tensor '%s' "
+          "has %" G_GINT64_FORMAT " elements; expected at most 2^28", sec,
+          s->tensors[j].name, (gint64) n);
+    buffer_bytes += simnpu__ir_tensor_bytes (&s->tensors[j]);
+  }
+  if (buffer_bytes > SIMNPU_MAX_ARENA_BYTES)
+    return simnpu__set_error (error, SIMNPU_ENOMEM, ".axm %s: its tensors "
+        "need %" G_GUINT64_FORMAT " bytes of buffers; expected at most %"
+        G_GUINT64_FORMAT, sec, (guint64) buffer_bytes,
+        (guint64) SIMNPU_MAX_ARENA_BYTES);
   for (j = 0; j < n_pub; j++) {
     if ((ret = check_io_tensor (s, sec, pub_io, j, pub[j], true, error)) < 0)
       return ret;

@@ -12,7 +12,7 @@
  * quantisation parameters, the interpreter that runs a job's ops, and the
  * cost model that turns ops into a schedule of device actions. */
 
-#include "simnpu-private.h"
+#include "ir.h"
 
 #include <math.h>
 #include <string.h>
@@ -112,6 +112,9 @@ simnpu__graph_free (simnpu__graph * g)
   g_free (g->ops);
   g_free (g->name);
   g_strfreev (g->labels);
+  simnpu__ir_graph_free (g->preamble);
+  simnpu__ir_graph_free (g->postamble);
+  g_free (g->decoder);
   g_free (g);
 }
 

@@ -1190,9 +1190,8 @@ load_root (loader * l, JsonNode * root)
   return 0;
 }
 
-/* The deepest array/object nesting of a JSON text, strings skipped. */
-static unsigned
-json_depth (const char *data, size_t size)
+unsigned
+simnpu__json_depth (const char *data, size_t size)
 {
   unsigned depth = 0, deepest = 0;
   bool in_string = false;
@@ -1232,7 +1231,7 @@ simnpu__graph_load_json_data (const char *data, size_t size,
   if (size > MAX_JSON_BYTES)
     return simnpu__set_error (error, SIMNPU_ENOMEM, "graph JSON: %zu bytes; "
         "expected at most 1 GiB", size);
-  if (json_depth (data, size) > MAX_JSON_DEPTH)
+  if (simnpu__json_depth (data, size) > MAX_JSON_DEPTH)
     return simnpu__set_error (error, SIMNPU_EFORMAT, "graph JSON: nested "
         "deeper than %d levels; expected a simnpu-graph object",
         MAX_JSON_DEPTH);

@@ -362,6 +362,9 @@ SIMNPU_INTERNAL int simnpu__graph_load_json_file (const char *path,
 SIMNPU_INTERNAL int simnpu__graph_load_json_data (const char *data,
     size_t size, const char *base_dir, bool estimate_only,
     simnpu__graph ** out, simnpu_error * error);
+/* The deepest array/object nesting of a JSON text, strings skipped (to
+ * refuse input that would exhaust json-glib's recursive parser). */
+SIMNPU_INTERNAL unsigned simnpu__json_depth (const char *data, size_t size);
 
 /* ------------------------------------------------------------------ */
 /* Schedule and cost model                                              */
@@ -406,8 +409,13 @@ SIMNPU_INTERNAL void simnpu__schedule_estimate (const simnpu__schedule *
 #define SIMNPU_AXM_MAGIC "SNPUAXM\0"
 #define SIMNPU_AXM_MAGIC_BYTES 8
 #define SIMNPU_AXM_VERSION_MAJOR 1
-/* 1.1 added the labels section; 1.0 files (six sections) still load */
-#define SIMNPU_AXM_VERSION_MINOR 1
+/* 1.1 added the labels section; 1.0 files (six sections) still load.
+ * 1.2 added the optional host sections (preamble, postamble), the
+ * preprocessing record and the decoder JSON. */
+#define SIMNPU_AXM_VERSION_MINOR 2
+/* the decoder parameters of a compiled model (a JSON object) */
+#define SIMNPU_MAX_DECODER_BYTES (64 * 1024)
+#define SIMNPU_MAX_DECODER_DEPTH 16
 
 SIMNPU_INTERNAL int simnpu__axm_write (const simnpu__graph * graph,
     const simnpu__schedule * schedule, const char *path,

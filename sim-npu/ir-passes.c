@@ -24,6 +24,10 @@
 #define NEAR_NAMES 3
 /* names longer than this are not compared for similarity */
 #define NEAR_MAX_LEN 256
+/* hard swish as TF writes it: x * relu6 (x + 3) / 6 */
+#define HARD_SWISH_SHIFT 3.0f
+#define HARD_SWISH_CLIP 6.0f
+#define HARD_SWISH_TOL 1e-3f
 
 /* ------------------------------------------------------------------ */
 /* Helpers */
@@ -463,13 +467,23 @@ fuse_one (simnpu__ir_graph * g, unsigned ni, unsigned ci, unsigned slot,
       break;
     case SIMNPU_IR_MUL:
     case SIMNPU_IR_DIV:
-      if (act != SIMNPU_IR_ACT_NONE || c->n_inputs != 2
-          || (c->op == SIMNPU_IR_DIV && slot != 0)
+      if (c->n_inputs != 2 || (c->op == SIMNPU_IR_DIV && slot != 0)
           || !per_channel (g, other, oc, out_rank, &v[0], &scalar))
         return 0;
-      for (o = 0; c->op == SIMNPU_IR_DIV && o < (scalar ? 1 : oc); o++)
-        if (v[0][o] == 0.0f)
+      for (o = 0; o < (scalar ? 1 : oc); o++)
+        if (v[0][o] == 0.0f || !isfinite (v[0][o])
+            || (act != SIMNPU_IR_ACT_NONE && v[0][o] < 0.0f))
           return 0;
+      /* a positive scale commutes with relu, and with a clip whose bounds
+       * scale too (relu6 (x + 3) / 6 of hard sigmoids) */
+      if (act != SIMNPU_IR_ACT_NONE && act != SIMNPU_IR_ACT_RELU
+          && !(act == SIMNPU_IR_ACT_CLIP && scalar))
+        return 0;
+      if (act == SIMNPU_IR_ACT_CLIP) {
+        s = c->op == SIMNPU_IR_DIV ? 1.0f / v[0][0] : v[0][0];
+        n->attrs.act_min *= s;
+        n->attrs.act_max *= s;
+      }
       if ((ret = fuse_prepare (g, ni, &f, error)) < 0)
         return ret;
       c = &g->nodes[ci];
@@ -599,16 +613,223 @@ fuse_pad (simnpu__ir_graph * g, bool *dead, unsigned pi)
   return true;
 }
 
+/* The producer of t when it is a live node of op whose output only node
+ * `reader` reads; else -1. */
+static int
+sole_producer (const simnpu__ir_graph * g, const bool *dead, int t,
+    simnpu__ir_op op, unsigned reader)
+{
+  unsigned slot;
+  int p;
+
+  if (t == SIMNPU_IR_NONE || g->tensors[t].is_const)
+    return -1;
+  p = g->tensors[t].producer;
+  if (p < 0 || dead[p] || g->nodes[p].op != op || g->nodes[p].n_outputs != 1
+      || single_consumer (g, dead, t, &slot) != (int) reader)
+    return -1;
+  return p;
+}
+
+/* The input x of binary node n whose other input is a scalar constant
+ * within HARD_SWISH_TOL (relative) of want, or SIMNPU_IR_NONE; *v gets
+ * the constant (float16 weights hold 1/6 inexactly). */
+static int
+with_scalar (const simnpu__ir_graph * g, const simnpu__ir_node * n,
+    float want, float *v)
+{
+  unsigned i;
+
+  if (n->n_inputs != 2)
+    return SIMNPU_IR_NONE;
+  for (i = 0; i < 2; i++)
+    if (const_scalar (g, n->inputs[1 - i], v)
+        && fabsf (*v - want) <= HARD_SWISH_TOL * fabsf (want)
+        && !g->tensors[n->inputs[i]].is_const)
+      return n->inputs[i];
+  return SIMNPU_IR_NONE;
+}
+
+/* The x of relu6 (x + 3) computed by clip node *k for reader r, or
+ * SIMNPU_IR_NONE. */
+static int
+relu6_plus3 (const simnpu__ir_graph * g, const bool *dead, int t, unsigned r,
+    int *k)
+{
+  int d;
+  float v;
+
+  *k = sole_producer (g, dead, t, SIMNPU_IR_CLIP, r);
+  if (*k < 0 || g->nodes[*k].attrs.f[0] != 0.0f
+      || g->nodes[*k].attrs.f[1] != HARD_SWISH_CLIP)
+    return SIMNPU_IR_NONE;
+  d = sole_producer (g, dead, g->nodes[*k].inputs[0], SIMNPU_IR_ADD,
+      (unsigned) *k);
+  if (d < 0 || with_scalar (g, &g->nodes[d], HARD_SWISH_SHIFT, &v)
+      == SIMNPU_IR_NONE || v != HARD_SWISH_SHIFT)
+    return SIMNPU_IR_NONE;
+  return with_scalar (g, &g->nodes[d], HARD_SWISH_SHIFT, &v);
+}
+
+/* Rewrites the pattern ending at mul node fi: clip node k becomes
+ * hard_swish (x) and fi multiplies it by 6c (c the pattern's 1/6), or fi
+ * becomes the hard_swish when 6c is 1. */
+static int
+rewrite_hard_swish (simnpu__ir_graph * g, bool *dead, unsigned fi, int k,
+    int m, int x, float c, simnpu_error * error)
+{
+  simnpu__ir_node *f;
+  float scale = c * HARD_SWISH_CLIP;
+
+  dead[g->tensors[g->nodes[k].inputs[0]].producer] = true;
+  dead[m] = true;
+  if (scale == 1.0f) {
+    dead[k] = true;
+    f = &g->nodes[fi];
+    f->op = SIMNPU_IR_HARD_SWISH;
+    f->inputs[0] = x;
+    f->n_inputs = 1;
+    return 0;
+  } else {
+    char *base = g_strdup_printf ("%s/scale", g->nodes[fi].name);
+    char *name = fresh_name (g, base);
+    float *data = g_new (float, 1);
+    int sc;
+    data[0] = scale;
+    sc = simnpu__ir_add_const (g, name, SIMNPU_IR_F32, 0, NULL, data);
+    g_free (base);
+    g_free (name);
+    if (sc < 0)
+      return simnpu__set_error (error, SIMNPU_ENOMEM, "graph '%s': too many "
+          "tensors", g->name);
+    g->nodes[k].op = SIMNPU_IR_HARD_SWISH;
+    g->nodes[k].inputs[0] = x;
+    f = &g->nodes[fi];
+    f->inputs[0] = g->nodes[k].outputs[0];
+    f->inputs[1] = sc;
+  }
+  return 0;
+}
+
+/* x * relu6 (x + 3) * c with c about 1/6, as TF spells hard swish ((x *
+ * c) * relu6 (x + 3) or (x * relu6 (x + 3)) * c), becomes one hard_swish
+ * node (and a multiply when c is not exactly 1/6). */
+static int
+fuse_hard_swish (simnpu__ir_graph * g, bool *dead, unsigned fi,
+    simnpu_error * error)
+{
+  simnpu__ir_node *f = &g->nodes[fi];
+  unsigned i, j;
+  float c;
+
+  if (f->op != SIMNPU_IR_MUL || f->n_inputs != 2)
+    return 0;
+  for (i = 0; i < 2; i++) {
+    int a = f->inputs[i], b = f->inputs[1 - i], x, m, k;
+    /* (x * c) * relu6 (x + 3) */
+    x = relu6_plus3 (g, dead, b, fi, &k);
+    m = sole_producer (g, dead, a, SIMNPU_IR_MUL, fi);
+    if (x != SIMNPU_IR_NONE && m >= 0
+        && with_scalar (g, &g->nodes[m], 1.0f / HARD_SWISH_CLIP, &c) == x)
+      return rewrite_hard_swish (g, dead, fi, k, m, x, c, error);
+  }
+  /* (x * relu6 (x + 3)) * c */
+  {
+    int y = with_scalar (g, f, 1.0f / HARD_SWISH_CLIP, &c), m, k;
+    m = sole_producer (g, dead, y, SIMNPU_IR_MUL, fi);
+    if (y == SIMNPU_IR_NONE || m < 0 || g->nodes[m].n_inputs != 2)
+      return 0;
+    for (j = 0; j < 2; j++) {
+      int xx = g->nodes[m].inputs[j];
+      if (relu6_plus3 (g, dead, g->nodes[m].inputs[1 - j], m, &k) == xx) {
+        /* the inner mul becomes the hard swish, the outer scales it */
+        float scale = c * HARD_SWISH_CLIP;
+        dead[k] = true;
+        dead[g->tensors[g->nodes[k].inputs[0]].producer] = true;
+        g->nodes[m].op = SIMNPU_IR_HARD_SWISH;
+        g->nodes[m].inputs[0] = xx;
+        g->nodes[m].n_inputs = 1;
+        if (scale == 1.0f) {
+          f = &g->nodes[fi];
+          f->op = SIMNPU_IR_IDENTITY;
+          f->inputs[0] = g->nodes[m].outputs[0];
+          f->n_inputs = 1;
+        } else {
+          /* the outer mul keeps its constant, scaled to 6c */
+          unsigned cs = y == f->inputs[0] ? 1 : 0;
+          int cl = clone_const (g, f->inputs[cs], "scale", error);
+          if (cl < 0)
+            return cl;
+          ((float *) g->tensors[cl].data)[0] = scale;
+          g->nodes[fi].inputs[cs] = cl;
+        }
+        return 0;
+      }
+    }
+  }
+  return 0;
+}
+
+/* A multiply by a scalar constant whose only reader is a conv2d's input
+ * scales the conv's weights instead (the zero padding scales too). */
+static int
+fuse_mul_into_conv (simnpu__ir_graph * g, bool *dead, unsigned mi,
+    simnpu_error * error)
+{
+  const simnpu__ir_node *m = &g->nodes[mi];
+  unsigned slot, i;
+  int ci, y = SIMNPU_IR_NONE, w;
+  float s = 0.0f, *data;
+  int64_t n;
+
+  if (m->op != SIMNPU_IR_MUL || m->n_inputs != 2 || m->n_outputs != 1)
+    return 0;
+  for (i = 0; i < 2; i++)
+    if (const_scalar (g, m->inputs[1 - i], &s)
+        && !g->tensors[m->inputs[i]].is_const)
+      y = m->inputs[i];
+  if (y == SIMNPU_IR_NONE || !isfinite (s)
+      || g->tensors[y].dtype != SIMNPU_IR_F32)
+    return 0;
+  ci = single_consumer (g, dead, m->outputs[0], &slot);
+  if (ci < 0 || slot != 0 || g->nodes[ci].op != SIMNPU_IR_CONV2D
+      || !g->tensors[g->nodes[ci].inputs[1]].is_const
+      || g->tensors[y].rank != 4)
+    return 0;
+  w = clone_const (g, g->nodes[ci].inputs[1], "scaled", error);
+  if (w < 0)
+    return w;
+  data = g->tensors[w].data;
+  n = simnpu__ir_tensor_elements (&g->tensors[w]);
+  for (i = 0; i < n; i++)
+    data[i] *= s;
+  g->nodes[ci].inputs[1] = w;
+  g->nodes[ci].inputs[0] = y;
+  dead[mi] = true;
+  return 1;
+}
+
 int
 simnpu__ir_fuse (simnpu__ir_graph * g, simnpu_error * error)
 {
-  bool *dead = g_new0 (bool, MAX (g->n_nodes, 1));
+  bool *dead;
   unsigned i, slot;
-  int ret = 0;
+  int ret = simnpu__ir_infer_shapes (g, error);
 
+  if (ret < 0)
+    return ret;
+  dead = g_new0 (bool, MAX (g->n_nodes, 1));
+  for (i = 0; i < g->n_nodes && ret == 0; i++)
+    if (!dead[i])
+      ret = fuse_hard_swish (g, dead, i, error);
   for (i = 0; i < g->n_nodes && ret == 0; i++) {
     if (dead[i])
       continue;
+    if (g->nodes[i].op == SIMNPU_IR_MUL) {
+      ret = fuse_mul_into_conv (g, dead, i, error);
+      ret = MIN (ret, 0);
+      continue;
+    }
     if (g->nodes[i].op == SIMNPU_IR_PAD) {
       fuse_pad (g, dead, i);
       continue;

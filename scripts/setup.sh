@@ -14,6 +14,7 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   clang libclang-rt-14-dev
+  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
 )
 
 missing=()

@@ -529,6 +529,8 @@ onnx_emit (onnx_ctx * c, simnpu__ir_op op, const int *ins, unsigned n_in,
     return onnx_err (c, SIMNPU_ENOMEM, "more than %d IR nodes",
         SIMNPU_IR_MAX_NODES);
   n = simnpu__ir_add_node (c->g, op, c->node_name, n_in, ins, n_out, outs);
+  if (n == NULL)
+    return onnx_err (c, SIMNPU_ENOMEM, "cannot add an IR node");
   if (attrs != NULL)
     n->attrs = *attrs;
   ret = info->infer (c->g, n, c->error);
@@ -950,7 +952,9 @@ imp_clip (onnx_ctx * c, const onnx_op * op)
 static bool
 onnx_dtype_from_attr (int64_t to, simnpu__ir_dtype * d)
 {
+  /* doubles are computed in float, as the importer reads them */
   return to == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
+      || to == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
       || to == ONNX__TENSOR_PROTO__DATA_TYPE__INT64
       || to == ONNX__TENSOR_PROTO__DATA_TYPE__INT32
       || to == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8
@@ -1107,19 +1111,43 @@ imp_arg (onnx_ctx * c, const onnx_op * op)
   simnpu__ir_attrs a;
   int x, out, ret;
 
-  if (onnx_attr_int (c, "select_last_index", 0) != 0)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
-        "select_last_index=1 is not supported");
+  bool last = onnx_attr_int (c, "select_last_index", 0) != 0;
+  simnpu__ir_attrs s;
+  unsigned r, rank;
+  int rev, idx;
+  int64_t dim;
+
   if ((ret = onnx_in (c, 0, &x)) < 0)
     return ret;
+  rank = T (c, x)->rank;
   onnx_attrs_init (&a);
-  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0),
-              T (c, x)->rank, &a.axis)) < 0)
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0), rank,
+              &a.axis)) < 0)
     return ret;
   a.keepdims = onnx_attr_int (c, "keepdims", 1) != 0;
   if ((ret = onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, op->ir, &x, 1, &out, 1, &a);
+  if (!last)
+    return onnx_emit (c, op->ir, &x, 1, &out, 1, &a);
+  /* the last extremum is the first of the reversed axis:
+   * dim - 1 - arg (reverse (x)) */
+  dim = T (c, x)->dims[a.axis];
+  onnx_attrs_init (&s);
+  for (r = 0; r < rank; r++) {
+    bool ax = r == (unsigned) a.axis;
+    s.ints[r] = ax ? T (c, x)->dims[r] - 1 : 0;
+    s.ints[rank + r] = ax ? -1 : T (c, x)->dims[r];
+    s.steps[r] = ax ? -1 : 1;
+  }
+  s.n_ints = 2 * rank;
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_SLICE, x, &rev, &s)) < 0
+      || (ret = onnx_emit1 (c, op->ir, rev, &idx, &a)) < 0)
+    return ret;
+  {
+    int64_t top = dim - 1;
+    int pair[2] = { onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &top), idx };
+    return onnx_emit (c, SIMNPU_IR_SUB, pair, 2, &out, 1, NULL);
+  }
 }
 
 /* kernel, strides, dilations, pads (with auto_pad resolved) of conv and
@@ -1382,7 +1410,7 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
     const simnpu__ir_tensor *st = T (c, scales);
     if (!st->is_const || st->dtype != SIMNPU_IR_F32)
       return onnx_err (c, SIMNPU_EUNSUPPORTED,
-          "scales input must be a float constant");
+          "scales input must be constant (float)");
     n = (int) simnpu__ir_tensor_elements (st);
     if (n != (int) xt->rank)
       return onnx_err (c, SIMNPU_ESHAPE, "%d scales for rank %u", n, xt->rank);
@@ -2061,6 +2089,29 @@ imp_mish (onnx_ctx * c, const onnx_op * op)
   }
 }
 
+/* alpha * elu (x / alpha) */
+static int
+imp_celu (onnx_ctx * c, const onnx_op * op)
+{
+  float alpha = onnx_attr_float (c, "alpha", 1.0f);
+  simnpu__ir_attrs a;
+  int x, d, e, out, ret;
+
+  if (alpha == 0.0f)
+    return onnx_err (c, SIMNPU_EFORMAT, "alpha 0");
+  onnx_attrs_init (&a);
+  a.f[0] = 1.0f;
+  if ((ret = onnx_in (c, 0, &x)) < 0
+      || (ret = onnx_scale (c, x, 1.0f / alpha, &d)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_ELU, d, &e, &a)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  {
+    int pair[2] = { e, onnx_scalar_f32 (c, alpha) };
+    return onnx_emit (c, SIMNPU_IR_MUL, pair, 2, &out, 1, NULL);
+  }
+}
+
 /* sin / cos */
 static int
 imp_tan (onnx_ctx * c, const onnx_op * op)
@@ -2089,6 +2140,7 @@ static const onnx_op onnx_ops[] = {
   {"Cast", imp_cast, SIMNPU_IR_CAST},
   {"CastLike", imp_cast, SIMNPU_IR_CAST},
   {"Ceil", imp_unary, SIMNPU_IR_CEIL},
+  {"Celu", imp_celu, SIMNPU_IR_ELU},
   {"Clip", imp_clip, SIMNPU_IR_CLIP},
   {"Concat", imp_concat, SIMNPU_IR_CONCAT},
   {"Constant", imp_constant, SIMNPU_IR_IDENTITY},
@@ -2200,8 +2252,10 @@ onnx_opset (const Onnx__ModelProto * m, int *opset, simnpu_error * error)
       *opset = o->has_version ? (int) CLAMP (o->version, -1, G_MAXINT) : -1;
   }
   if (*opset < 0)
-    return simnpu__set_error (error, SIMNPU_EFORMAT,
-        "model: opset_import has no version for the default ONNX domain");
+    return simnpu__set_error (error, m->n_opset_import > 0 ?
+        SIMNPU_EUNSUPPORTED : SIMNPU_EFORMAT,
+        "model: opset_import has no version for the default ONNX domain "
+        "(other domains are not supported)");
   if (*opset < ONNX_MIN_OPSET || *opset > ONNX_MAX_OPSET)
     return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
         "model: opset %d is not supported (expected %d to %d; convert the "

@@ -47,6 +47,9 @@
 #define ONNX_DEFAULT_CUBIC_A -0.75f
 #define ONNX_SPATIAL_DIMS 2
 #define ONNX_CONV_RANK 4
+/* constants made at import (folding, ConstantOfShape) stay under this, so
+ * a small file cannot make the importer allocate gigabytes */
+#define ONNX_MAX_FOLD_ELEMENTS (G_GINT64_CONSTANT (1) << 24)
 
 typedef struct
 {
@@ -539,8 +542,12 @@ onnx_emit (onnx_ctx * c, simnpu__ir_op op, const int *ins, unsigned n_in,
   for (i = 0; i < n_in; i++)
     if (ins[i] != SIMNPU_IR_NONE && !c->g->tensors[ins[i]].is_const)
       all_const = false;
-  for (i = 0; i < n_out; i++)
+  for (i = 0; i < n_out; i++) {
     c->g->tensors[outs[i]].producer = c->g->n_nodes - 1;
+    if (simnpu__ir_tensor_elements (&c->g->tensors[outs[i]]) >
+        ONNX_MAX_FOLD_ELEMENTS)
+      all_const = false;
+  }
   if (all_const)
     return onnx_fold_last (c);
   return 0;
@@ -2042,8 +2049,9 @@ imp_constant_of_shape (onnx_ctx * c, const onnx_op * op)
       return onnx_err (c, SIMNPU_ESHAPE, "shape[%d] = %" G_GINT64_FORMAT, i,
           dims[i]);
     total *= dims[i];
-    if (total > SIMNPU_IR_MAX_ELEMENTS)
-      return onnx_err (c, SIMNPU_ENOMEM, "shape too large");
+    if (total > ONNX_MAX_FOLD_ELEMENTS)
+      return onnx_err (c, SIMNPU_ENOMEM, "shape above %" G_GINT64_FORMAT
+          " elements", (gint64) ONNX_MAX_FOLD_ELEMENTS);
   }
   tmp.dtype = SIMNPU_IR_F32;
   if (at != NULL && at->t != NULL) {

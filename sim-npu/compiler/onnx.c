@@ -1424,6 +1424,10 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
     for (i = 0; i < xt->rank; i++)
       out_dims[i] = (int64_t) floor ((double) xt->dims[i] *
           ((const float *) st->data)[i]);
+    /* ONNX maps coordinates with the given scales, not out / in (they
+     * differ when in * scale is not whole) */
+    a.f[1] = ((const float *) st->data)[2];
+    a.f[2] = ((const float *) st->data)[3];
   } else {
     return onnx_err (c, SIMNPU_EFORMAT, "neither scales nor sizes given");
   }

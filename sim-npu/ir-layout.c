@@ -259,6 +259,7 @@ rewrite (simnpu__ir_graph * g, unsigned ti)
       if (u->inputs[i] == b)
         u->inputs[i] = a;
     u->outputs[0] = b;
+    tn->inputs[0] = b;
     tn->outputs[0] = out;
     /* u now runs where the transpose was, the transpose where u was */
     tmp = *tn;

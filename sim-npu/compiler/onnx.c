@@ -1039,7 +1039,7 @@ imp_reduce (onnx_ctx * c, const onnx_op * op)
   int64_t axes[SIMNPU_IR_MAX_INTS];
   int x, out, ret, n = -1, i;
   unsigned rank;
-  bool sum_input = c->opset >= 13 && op->ir == SIMNPU_IR_REDUCE_SUM;
+  bool sum_input = c->opset >= 13 && strcmp (op->name, "ReduceSum") == 0;
   const char *name = op->name;
   int cur, t;
 
@@ -2101,6 +2101,120 @@ imp_mish (onnx_ctx * c, const onnx_op * op)
   }
 }
 
+static int
+onnx_emit2 (onnx_ctx * c, simnpu__ir_op op, int a, int b, int out)
+{
+  int pair[2] = { a, b };
+  return onnx_emit (c, op, pair, 2, &out, 1, NULL);
+}
+
+static bool
+onnx_has_output (onnx_ctx * c, unsigned k)
+{
+  return k < c->node->n_output && c->node->output[k] != NULL
+      && c->node->output[k][0] != '\0';
+}
+
+/* (x - mean) / sqrt (var + epsilon) * scale + bias over the axes from
+ * axis on; outputs Y, Mean, InvStdDev */
+static int
+imp_layer_norm (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int x, scale, bias, mean, d, dd, var, ve, sd, inv, nrm, ys, y, ret;
+  unsigned rank, i;
+  int32_t axis = 0;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &scale)) < 0
+      || (ret = onnx_opt_in (c, 2, &bias)) < 0
+      || (ret = onnx_check_outputs (c, 3)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", -1), rank,
+              &axis)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  for (i = axis; i < rank; i++)
+    a.ints[a.n_ints++] = i;
+  a.keepdims = true;
+  if ((ret = onnx_out (c, 0, &y)) < 0)
+    return ret;
+  if (onnx_has_output (c, 1)) {
+    if ((ret = onnx_out (c, 1, &mean)) < 0)
+      return ret;
+  } else {
+    mean = onnx_tmp (c);
+  }
+  if (onnx_has_output (c, 2)) {
+    if ((ret = onnx_out (c, 2, &inv)) < 0)
+      return ret;
+  } else {
+    inv = onnx_tmp (c);
+  }
+  d = onnx_tmp (c);
+  dd = onnx_tmp (c);
+  ve = onnx_tmp (c);
+  nrm = onnx_tmp (c);
+  ys = bias != SIMNPU_IR_NONE ? onnx_tmp (c) : y;
+  if ((ret = onnx_emit (c, SIMNPU_IR_REDUCE_MEAN, &x, 1, &mean, 1, &a)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, x, mean, d)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, d, d, dd)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, dd, &var, &a)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, var, onnx_scalar_f32 (c,
+                  onnx_attr_float (c, "epsilon",
+                      ONNX_DEFAULT_BN_EPSILON)), ve)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_SQRT, ve, &sd, NULL)) < 0
+      || (ret = onnx_emit (c, SIMNPU_IR_RECIPROCAL, &sd, 1, &inv, 1,
+              NULL)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, d, inv, nrm)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, nrm, scale, ys)) < 0)
+    return ret;
+  if (bias != SIMNPU_IR_NONE)
+    return onnx_emit2 (c, SIMNPU_IR_ADD, ys, bias, y);
+  return 0;
+}
+
+/* x != x */
+static int
+imp_isnan (onnx_ctx * c, const onnx_op * op)
+{
+  int x, eq, out, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  eq = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, x, x, eq)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_NOT, &eq, 1, &out, 1, NULL);
+}
+
+/* |x| == inf, or x == +inf / -inf when only one sign is detected */
+static int
+imp_isinf (onnx_ctx * c, const onnx_op * op)
+{
+  bool pos = onnx_attr_int (c, "detect_positive", 1) != 0;
+  bool neg = onnx_attr_int (c, "detect_negative", 1) != 0;
+  int x, v, out, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (!pos && !neg) {
+    int eq = onnx_tmp (c);
+    /* never true: x == x and x != x */
+    if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, x, x, eq)) < 0)
+      return ret;
+    v = onnx_tmp (c);
+    if ((ret = onnx_emit (c, SIMNPU_IR_NOT, &eq, 1, &v, 1, NULL)) < 0)
+      return ret;
+    return onnx_emit2 (c, SIMNPU_IR_AND, eq, v, out);
+  }
+  v = x;
+  if (pos && neg && (ret = onnx_emit1 (c, SIMNPU_IR_ABS, x, &v, NULL)) < 0)
+    return ret;
+  return onnx_emit2 (c, SIMNPU_IR_EQUAL, v, onnx_scalar_f32 (c,
+          neg && !pos ? -INFINITY : INFINITY), out);
+}
+
 /* alpha * elu (x / alpha) */
 static int
 imp_celu (onnx_ctx * c, const onnx_op * op)
@@ -2178,6 +2292,9 @@ static const onnx_op onnx_ops[] = {
   {"HardSigmoid", imp_unary, SIMNPU_IR_HARD_SIGMOID},
   {"HardSwish", imp_unary, SIMNPU_IR_HARD_SWISH},
   {"Identity", imp_identity, SIMNPU_IR_IDENTITY},
+  {"IsInf", imp_isinf, SIMNPU_IR_EQUAL},
+  {"IsNaN", imp_isnan, SIMNPU_IR_EQUAL},
+  {"LayerNormalization", imp_layer_norm, SIMNPU_IR_REDUCE_MEAN},
   {"LeakyRelu", imp_unary, SIMNPU_IR_LEAKY_RELU},
   {"Less", imp_binary, SIMNPU_IR_LESS},
   {"LessOrEqual", imp_binary, SIMNPU_IR_LESS_EQUAL},

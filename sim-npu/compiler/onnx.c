@@ -20,11 +20,14 @@
 #include "onnx.pb-c.h"
 
 #include <glib/gstdio.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #define ONNX_MIN_OPSET 11
 #define ONNX_MAX_OPSET 17
+/* the oldest opset any op's import reads (see onnx_op.min_opset) */
+#define ONNX_OLDEST_OPSET 1
 /* protobuf-c parses from one buffer; ONNX keeps models under 2 GiB */
 #define ONNX_MAX_FILE_SIZE (G_GINT64_CONSTANT (2) << 30)
 #define ONNX_FLOAT16_EXP_BITS 0x1f
@@ -788,6 +791,11 @@ struct _onnx_op
   const char *name;
   onnx_import_fn fn;
   simnpu__ir_op ir;
+  /* Oldest opset whose definition of the op this import reads (0:
+   * ONNX_MIN_OPSET). A model of an older opset is accepted when all its
+   * ops are unchanged since then: ONNX tests ops at the opset that last
+   * changed them. */
+  int min_opset;
 };
 
 static int
@@ -945,6 +953,12 @@ imp_clip (onnx_ctx * c, const onnx_op * op)
   if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_opt_in (c, 1, &lo)) < 0
       || (ret = onnx_opt_in (c, 2, &hi)) < 0)
     return ret;
+  if (c->opset < 11) {
+    /* attributes before opset 11 */
+    a.f[0] = onnx_attr_float (c, "min", -FLT_MAX);
+    a.f[1] = onnx_attr_float (c, "max", FLT_MAX);
+    lo = hi = SIMNPU_IR_NONE;
+  }
   if (lo != SIMNPU_IR_NONE
       && (ret = onnx_const_float (c, lo, "min", &a.f[0])) < 0)
     return ret;
@@ -1762,19 +1776,29 @@ imp_pad (onnx_ctx * c, const onnx_op * op)
   int x, tp, tv, out, ret, n;
   unsigned rank;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &tp)) < 0
-      || (ret = onnx_opt_in (c, 2, &tv)) < 0)
+  tp = tv = SIMNPU_IR_NONE;
+  if ((ret = onnx_in (c, 0, &x)) < 0)
     return ret;
-  if (c->node->n_input > 3)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "the axes input (opset 18)");
   rank = T (c, x)->rank;
-  if ((ret = onnx_const_ints (c, tp, "pads", pads, 2 * SIMNPU_IR_MAX_RANK,
-              &n)) < 0)
-    return ret;
+  onnx_attrs_init (&a);
+  if (c->opset < 11) {
+    /* attributes before opset 11 */
+    if ((ret = onnx_attr_ints (c, "pads", pads, 2 * SIMNPU_IR_MAX_RANK,
+                &n)) < 0)
+      return ret;
+    a.f[0] = onnx_attr_float (c, "value", 0.0f);
+  } else {
+    if ((ret = onnx_in (c, 1, &tp)) < 0 || (ret = onnx_opt_in (c, 2, &tv)) < 0)
+      return ret;
+    if (c->node->n_input > 3)
+      return onnx_err (c, SIMNPU_EUNSUPPORTED, "the axes input (opset 18)");
+    if ((ret = onnx_const_ints (c, tp, "pads", pads,
+                2 * SIMNPU_IR_MAX_RANK, &n)) < 0)
+      return ret;
+  }
   if (n != 2 * (int) rank)
     return onnx_err (c, SIMNPU_ESHAPE, "%d pads for rank %u (expected %u)",
         n, rank, 2 * rank);
-  onnx_attrs_init (&a);
   memcpy (a.ints, pads, n * sizeof pads[0]);
   a.n_ints = n;
   if (tv != SIMNPU_IR_NONE
@@ -2174,6 +2198,75 @@ imp_layer_norm (onnx_ctx * c, const onnx_op * op)
   return 0;
 }
 
+/* where (x > alpha, x, 0) */
+static int
+imp_thresholded_relu (onnx_ctx * c, const onnx_op * op)
+{
+  int x, gt, out, ret;
+  float zero = 0;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  gt = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_GREATER, x, onnx_scalar_f32 (c,
+                  onnx_attr_float (c, "alpha", 1.0f)), gt)) < 0)
+    return ret;
+  {
+    int ins[3] = { gt, x, onnx_scalar_f32 (c, zero) };
+    return onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
+  }
+}
+
+/* per (sample, channel) over the spatial axes:
+ * (x - mean) / sqrt (var + epsilon) * scale[c] + bias[c] */
+static int
+imp_instance_norm (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int64_t cdims[SIMNPU_IR_MAX_RANK];
+  int x, scale, bias, mean, d, dd, var, ve, sd, nrm, s2, b2, ys, y, ret;
+  unsigned rank, i;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &scale)) < 0
+      || (ret = onnx_in (c, 2, &bias)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if (rank < 3)
+    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected >= 3)",
+        rank);
+  onnx_attrs_init (&a);
+  for (i = 2; i < rank; i++)
+    a.ints[a.n_ints++] = i;
+  a.keepdims = true;
+  /* scale and bias [C] broadcast as [C, 1, ...] */
+  cdims[0] = T (c, x)->dims[1];
+  for (i = 1; i + 1 < rank; i++)
+    cdims[i] = 1;
+  if ((ret = onnx_out (c, 0, &y)) < 0)
+    return ret;
+  s2 = onnx_tmp (c);
+  b2 = onnx_tmp (c);
+  d = onnx_tmp (c);
+  dd = onnx_tmp (c);
+  ve = onnx_tmp (c);
+  nrm = onnx_tmp (c);
+  ys = onnx_tmp (c);
+  if ((ret = onnx_emit_reshape (c, scale, s2, cdims, rank - 1)) < 0
+      || (ret = onnx_emit_reshape (c, bias, b2, cdims, rank - 1)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, x, &mean, &a)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, x, mean, d)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, d, d, dd)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, dd, &var, &a)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, var, onnx_scalar_f32 (c,
+                  onnx_attr_float (c, "epsilon",
+                      ONNX_DEFAULT_BN_EPSILON)), ve)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_SQRT, ve, &sd, NULL)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_DIV, d, sd, nrm)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, nrm, s2, ys)) < 0)
+    return ret;
+  return onnx_emit2 (c, SIMNPU_IR_ADD, ys, b2, y);
+}
+
 /* x != x */
 static int
 imp_isnan (onnx_ctx * c, const onnx_op * op)
@@ -2256,103 +2349,105 @@ imp_tan (onnx_ctx * c, const onnx_op * op)
 }
 
 static const onnx_op onnx_ops[] = {
-  {"Abs", imp_unary, SIMNPU_IR_ABS},
-  {"Add", imp_binary, SIMNPU_IR_ADD},
-  {"And", imp_binary, SIMNPU_IR_AND},
-  {"ArgMax", imp_arg, SIMNPU_IR_ARGMAX},
-  {"ArgMin", imp_arg, SIMNPU_IR_ARGMIN},
-  {"AveragePool", imp_pool, SIMNPU_IR_AVGPOOL},
-  {"BatchNormalization", imp_batchnorm, SIMNPU_IR_BATCHNORM},
-  {"Cast", imp_cast, SIMNPU_IR_CAST},
+  {"Abs", imp_unary, SIMNPU_IR_ABS, 6},
+  {"Add", imp_binary, SIMNPU_IR_ADD, 7},
+  {"And", imp_binary, SIMNPU_IR_AND, 7},
+  {"ArgMax", imp_arg, SIMNPU_IR_ARGMAX, 1},
+  {"ArgMin", imp_arg, SIMNPU_IR_ARGMIN, 1},
+  {"AveragePool", imp_pool, SIMNPU_IR_AVGPOOL, 1},
+  {"BatchNormalization", imp_batchnorm, SIMNPU_IR_BATCHNORM, 9},
+  {"Cast", imp_cast, SIMNPU_IR_CAST, 6},
   {"CastLike", imp_cast, SIMNPU_IR_CAST},
-  {"Ceil", imp_unary, SIMNPU_IR_CEIL},
+  {"Ceil", imp_unary, SIMNPU_IR_CEIL, 6},
   {"Celu", imp_celu, SIMNPU_IR_ELU},
-  {"Clip", imp_clip, SIMNPU_IR_CLIP},
-  {"Concat", imp_concat, SIMNPU_IR_CONCAT},
-  {"Constant", imp_constant, SIMNPU_IR_IDENTITY},
-  {"ConstantOfShape", imp_constant_of_shape, SIMNPU_IR_IDENTITY},
-  {"Conv", imp_conv, SIMNPU_IR_CONV2D},
-  {"Cos", imp_unary, SIMNPU_IR_COS},
-  {"DepthToSpace", imp_depth_space, SIMNPU_IR_DEPTH_TO_SPACE},
-  {"Div", imp_binary, SIMNPU_IR_DIV},
-  {"Dropout", imp_dropout, SIMNPU_IR_IDENTITY},
-  {"Elu", imp_unary, SIMNPU_IR_ELU},
-  {"Equal", imp_binary, SIMNPU_IR_EQUAL},
-  {"Erf", imp_unary, SIMNPU_IR_ERF},
-  {"Exp", imp_unary, SIMNPU_IR_EXP},
-  {"Expand", imp_expand, SIMNPU_IR_EXPAND},
-  {"Flatten", imp_flatten, SIMNPU_IR_RESHAPE},
-  {"Floor", imp_unary, SIMNPU_IR_FLOOR},
-  {"Gather", imp_gather, SIMNPU_IR_GATHER},
+  {"Clip", imp_clip, SIMNPU_IR_CLIP, 6},
+  {"Concat", imp_concat, SIMNPU_IR_CONCAT, 4},
+  {"Constant", imp_constant, SIMNPU_IR_IDENTITY, 1},
+  {"ConstantOfShape", imp_constant_of_shape, SIMNPU_IR_IDENTITY, 9},
+  {"Conv", imp_conv, SIMNPU_IR_CONV2D, 1},
+  {"Cos", imp_unary, SIMNPU_IR_COS, 7},
+  {"DepthToSpace", imp_depth_space, SIMNPU_IR_DEPTH_TO_SPACE, 1},
+  {"Div", imp_binary, SIMNPU_IR_DIV, 7},
+  {"Dropout", imp_dropout, SIMNPU_IR_IDENTITY, 7},
+  {"Elu", imp_unary, SIMNPU_IR_ELU, 6},
+  {"Equal", imp_binary, SIMNPU_IR_EQUAL, 7},
+  {"Erf", imp_unary, SIMNPU_IR_ERF, 9},
+  {"Exp", imp_unary, SIMNPU_IR_EXP, 6},
+  {"Expand", imp_expand, SIMNPU_IR_EXPAND, 8},
+  {"Flatten", imp_flatten, SIMNPU_IR_RESHAPE, 1},
+  {"Floor", imp_unary, SIMNPU_IR_FLOOR, 6},
+  {"Gather", imp_gather, SIMNPU_IR_GATHER, 1},
   {"Gemm", imp_gemm, SIMNPU_IR_MATMUL},
-  {"GlobalAveragePool", imp_global_pool, SIMNPU_IR_AVGPOOL},
-  {"GlobalMaxPool", imp_global_pool, SIMNPU_IR_MAXPOOL},
-  {"Greater", imp_binary, SIMNPU_IR_GREATER},
+  {"GlobalAveragePool", imp_global_pool, SIMNPU_IR_AVGPOOL, 1},
+  {"GlobalMaxPool", imp_global_pool, SIMNPU_IR_MAXPOOL, 1},
+  {"Greater", imp_binary, SIMNPU_IR_GREATER, 7},
   {"GreaterOrEqual", imp_binary, SIMNPU_IR_GREATER_EQUAL},
-  {"HardSigmoid", imp_unary, SIMNPU_IR_HARD_SIGMOID},
+  {"HardSigmoid", imp_unary, SIMNPU_IR_HARD_SIGMOID, 6},
   {"HardSwish", imp_unary, SIMNPU_IR_HARD_SWISH},
-  {"Identity", imp_identity, SIMNPU_IR_IDENTITY},
-  {"IsInf", imp_isinf, SIMNPU_IR_EQUAL},
-  {"IsNaN", imp_isnan, SIMNPU_IR_EQUAL},
+  {"Identity", imp_identity, SIMNPU_IR_IDENTITY, 1},
+  {"InstanceNormalization", imp_instance_norm, SIMNPU_IR_REDUCE_MEAN, 6},
+  {"IsInf", imp_isinf, SIMNPU_IR_EQUAL, 10},
+  {"IsNaN", imp_isnan, SIMNPU_IR_EQUAL, 9},
   {"LayerNormalization", imp_layer_norm, SIMNPU_IR_REDUCE_MEAN},
-  {"LeakyRelu", imp_unary, SIMNPU_IR_LEAKY_RELU},
-  {"Less", imp_binary, SIMNPU_IR_LESS},
+  {"LeakyRelu", imp_unary, SIMNPU_IR_LEAKY_RELU, 6},
+  {"Less", imp_binary, SIMNPU_IR_LESS, 7},
   {"LessOrEqual", imp_binary, SIMNPU_IR_LESS_EQUAL},
-  {"Log", imp_unary, SIMNPU_IR_LOG},
-  {"LogSoftmax", imp_softmax, SIMNPU_IR_LOG_SOFTMAX},
-  {"MatMul", imp_matmul, SIMNPU_IR_MATMUL},
-  {"Max", imp_variadic, SIMNPU_IR_MAXIMUM},
-  {"MaxPool", imp_pool, SIMNPU_IR_MAXPOOL},
-  {"Mean", imp_variadic, SIMNPU_IR_ADD},
-  {"Min", imp_variadic, SIMNPU_IR_MINIMUM},
+  {"Log", imp_unary, SIMNPU_IR_LOG, 6},
+  {"LogSoftmax", imp_softmax, SIMNPU_IR_LOG_SOFTMAX, 1},
+  {"MatMul", imp_matmul, SIMNPU_IR_MATMUL, 1},
+  {"Max", imp_variadic, SIMNPU_IR_MAXIMUM, 8},
+  {"MaxPool", imp_pool, SIMNPU_IR_MAXPOOL, 1},
+  {"Mean", imp_variadic, SIMNPU_IR_ADD, 8},
+  {"Min", imp_variadic, SIMNPU_IR_MINIMUM, 8},
   {"Mish", imp_mish, SIMNPU_IR_MUL},
-  {"Mod", imp_mod, SIMNPU_IR_FLOOR_MOD},
-  {"Mul", imp_binary, SIMNPU_IR_MUL},
-  {"Neg", imp_unary, SIMNPU_IR_NEG},
-  {"Not", imp_unary, SIMNPU_IR_NOT},
-  {"Or", imp_binary, SIMNPU_IR_OR},
-  {"Pad", imp_pad, SIMNPU_IR_PAD},
-  {"Pow", imp_pow, SIMNPU_IR_POW},
-  {"PRelu", imp_binary, SIMNPU_IR_PRELU},
+  {"Mod", imp_mod, SIMNPU_IR_FLOOR_MOD, 10},
+  {"Mul", imp_binary, SIMNPU_IR_MUL, 7},
+  {"Neg", imp_unary, SIMNPU_IR_NEG, 6},
+  {"Not", imp_unary, SIMNPU_IR_NOT, 1},
+  {"Or", imp_binary, SIMNPU_IR_OR, 7},
+  {"Pad", imp_pad, SIMNPU_IR_PAD, 2},
+  {"Pow", imp_pow, SIMNPU_IR_POW, 7},
+  {"PRelu", imp_binary, SIMNPU_IR_PRELU, 7},
   {"Range", imp_range, SIMNPU_IR_RANGE},
-  {"Reciprocal", imp_unary, SIMNPU_IR_RECIPROCAL},
-  {"ReduceL1", imp_reduce, SIMNPU_IR_REDUCE_SUM},
-  {"ReduceL2", imp_reduce, SIMNPU_IR_REDUCE_SUM},
-  {"ReduceLogSum", imp_reduce, SIMNPU_IR_REDUCE_SUM},
-  {"ReduceLogSumExp", imp_reduce, SIMNPU_IR_REDUCE_SUM},
-  {"ReduceMax", imp_reduce, SIMNPU_IR_REDUCE_MAX},
-  {"ReduceMean", imp_reduce, SIMNPU_IR_REDUCE_MEAN},
-  {"ReduceMin", imp_reduce, SIMNPU_IR_REDUCE_MIN},
-  {"ReduceProd", imp_reduce, SIMNPU_IR_REDUCE_PROD},
-  {"ReduceSum", imp_reduce, SIMNPU_IR_REDUCE_SUM},
-  {"ReduceSumSquare", imp_reduce, SIMNPU_IR_REDUCE_SUM},
-  {"Relu", imp_unary, SIMNPU_IR_RELU},
-  {"Reshape", imp_reshape, SIMNPU_IR_RESHAPE},
+  {"Reciprocal", imp_unary, SIMNPU_IR_RECIPROCAL, 6},
+  {"ReduceL1", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceL2", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceLogSum", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceLogSumExp", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceMax", imp_reduce, SIMNPU_IR_REDUCE_MAX, 1},
+  {"ReduceMean", imp_reduce, SIMNPU_IR_REDUCE_MEAN, 1},
+  {"ReduceMin", imp_reduce, SIMNPU_IR_REDUCE_MIN, 1},
+  {"ReduceProd", imp_reduce, SIMNPU_IR_REDUCE_PROD, 1},
+  {"ReduceSum", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceSumSquare", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"Relu", imp_unary, SIMNPU_IR_RELU, 6},
+  {"Reshape", imp_reshape, SIMNPU_IR_RESHAPE, 5},
   {"Resize", imp_resize, SIMNPU_IR_RESIZE},
   {"Round", imp_unary, SIMNPU_IR_ROUND},
-  {"Selu", imp_unary, SIMNPU_IR_SELU},
-  {"Shape", imp_shape, SIMNPU_IR_SHAPE},
-  {"Sigmoid", imp_unary, SIMNPU_IR_SIGMOID},
-  {"Sign", imp_unary, SIMNPU_IR_SIGN},
-  {"Sin", imp_unary, SIMNPU_IR_SIN},
-  {"Size", imp_shape, SIMNPU_IR_SHAPE},
-  {"Slice", imp_slice, SIMNPU_IR_SLICE},
-  {"Softmax", imp_softmax, SIMNPU_IR_SOFTMAX},
-  {"Softplus", imp_unary, SIMNPU_IR_SOFTPLUS},
-  {"Softsign", imp_unary, SIMNPU_IR_SOFTSIGN},
-  {"SpaceToDepth", imp_depth_space, SIMNPU_IR_SPACE_TO_DEPTH},
-  {"Split", imp_split, SIMNPU_IR_SPLIT},
-  {"Sqrt", imp_unary, SIMNPU_IR_SQRT},
-  {"Squeeze", imp_squeeze, SIMNPU_IR_RESHAPE},
-  {"Sub", imp_binary, SIMNPU_IR_SUB},
-  {"Sum", imp_variadic, SIMNPU_IR_ADD},
-  {"Tan", imp_tan, SIMNPU_IR_DIV},
-  {"Tanh", imp_unary, SIMNPU_IR_TANH},
-  {"Tile", imp_tile, SIMNPU_IR_TILE},
-  {"Transpose", imp_transpose, SIMNPU_IR_TRANSPOSE},
-  {"Unsqueeze", imp_squeeze, SIMNPU_IR_IDENTITY},
-  {"Where", imp_where, SIMNPU_IR_WHERE},
-  {"Xor", imp_binary, SIMNPU_IR_XOR},
+  {"Selu", imp_unary, SIMNPU_IR_SELU, 6},
+  {"Shape", imp_shape, SIMNPU_IR_SHAPE, 1},
+  {"Sigmoid", imp_unary, SIMNPU_IR_SIGMOID, 6},
+  {"Sign", imp_unary, SIMNPU_IR_SIGN, 9},
+  {"Sin", imp_unary, SIMNPU_IR_SIN, 7},
+  {"Size", imp_shape, SIMNPU_IR_SHAPE, 1},
+  {"Slice", imp_slice, SIMNPU_IR_SLICE, 10},
+  {"Softmax", imp_softmax, SIMNPU_IR_SOFTMAX, 1},
+  {"Softplus", imp_unary, SIMNPU_IR_SOFTPLUS, 1},
+  {"Softsign", imp_unary, SIMNPU_IR_SOFTSIGN, 1},
+  {"SpaceToDepth", imp_depth_space, SIMNPU_IR_SPACE_TO_DEPTH, 1},
+  {"Split", imp_split, SIMNPU_IR_SPLIT, 2},
+  {"Sqrt", imp_unary, SIMNPU_IR_SQRT, 6},
+  {"Squeeze", imp_squeeze, SIMNPU_IR_RESHAPE, 1},
+  {"Sub", imp_binary, SIMNPU_IR_SUB, 7},
+  {"Sum", imp_variadic, SIMNPU_IR_ADD, 8},
+  {"Tan", imp_tan, SIMNPU_IR_DIV, 7},
+  {"Tanh", imp_unary, SIMNPU_IR_TANH, 6},
+  {"Tile", imp_tile, SIMNPU_IR_TILE, 6},
+  {"ThresholdedRelu", imp_thresholded_relu, SIMNPU_IR_WHERE, 10},
+  {"Transpose", imp_transpose, SIMNPU_IR_TRANSPOSE, 1},
+  {"Unsqueeze", imp_squeeze, SIMNPU_IR_IDENTITY, 1},
+  {"Where", imp_where, SIMNPU_IR_WHERE, 9},
+  {"Xor", imp_binary, SIMNPU_IR_XOR, 7},
 };
 
 static const onnx_op *
@@ -2385,11 +2480,12 @@ onnx_opset (const Onnx__ModelProto * m, int *opset, simnpu_error * error)
         SIMNPU_EUNSUPPORTED : SIMNPU_EFORMAT,
         "model: opset_import has no version for the default ONNX domain "
         "(other domains are not supported)");
-  if (*opset < ONNX_MIN_OPSET || *opset > ONNX_MAX_OPSET)
+  if (*opset < ONNX_OLDEST_OPSET || *opset > ONNX_MAX_OPSET)
     return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
-        "model: opset %d is not supported (expected %d to %d; convert the "
-        "model with onnx.version_converter)", *opset, ONNX_MIN_OPSET,
-        ONNX_MAX_OPSET);
+        "model: opset %d is not supported (expected %d to %d: opsets %d "
+        "to %d, and older ones for ops unchanged since; convert the model "
+        "with onnx.version_converter)", *opset, ONNX_OLDEST_OPSET,
+        ONNX_MAX_OPSET, ONNX_MIN_OPSET, ONNX_MAX_OPSET);
   return 0;
 }
 
@@ -2505,6 +2601,11 @@ onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
     } else if ((op = onnx_find_op (n->op_type)) == NULL) {
       ret = onnx_err (c, SIMNPU_EUNSUPPORTED, "op '%s' is not supported",
           n->op_type);
+    } else if (c->opset < (op->min_opset ? op->min_opset : ONNX_MIN_OPSET)) {
+      ret = onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "model opset %d is not supported for this op (expected %d to %d; "
+          "convert the model with onnx.version_converter)", c->opset,
+          op->min_opset ? op->min_opset : ONNX_MIN_OPSET, ONNX_MAX_OPSET);
     } else if (c->g->n_tensors >= SIMNPU_IR_MAX_TENSORS - SIMNPU_IR_MAX_RANK
         * SIMNPU_IR_MAX_OUTPUTS) {
       ret = onnx_err (c, SIMNPU_ENOMEM, "more than %d tensors",

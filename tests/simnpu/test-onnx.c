@@ -22,6 +22,7 @@
 #define HW 3
 #define OPSET 13
 #define BAD_OPSET 9
+#define NEW_OPSET 18
 #define FLOAT16_ONE 0x3c00
 #define FLOAT16_MINUS_TWO 0xc000
 
@@ -437,11 +438,33 @@ test_opset (void)
   static const int64_t xd[] = { 2, 3 };
   builder b;
 
-  builder_init (&b, BAD_OPSET);
+  /* above the range: the model */
+  builder_init (&b, NEW_OPSET);
   add_input (&b, "x", 2, xd);
   add_output (&b, "y");
   add_node (&b, "Relu", "r", "x", NULL, "y");
-  expect_error (&b, SIMNPU_EUNSUPPORTED, "opset 9", "11 to 17");
+  expect_error (&b, SIMNPU_EUNSUPPORTED, "opset 18", "1 to 17");
+
+  /* below: an op whose definition changed since (Resize, opset 10) */
+  builder_init (&b, BAD_OPSET);
+  add_input (&b, "x", 2, xd);
+  add_output (&b, "y");
+  add_node (&b, "Resize", "rsz", "x", "x", "y");
+  expect_error (&b, SIMNPU_EUNSUPPORTED, "'rsz' (Resize)", "opset 9");
+
+  /* below, but the op is unchanged since: accepted */
+  {
+    simnpu_error error = { 0 };
+    simnpu__ir_graph *g = NULL;
+    builder_init (&b, BAD_OPSET);
+    add_input (&b, "x", 2, xd);
+    add_output (&b, "y");
+    add_node (&b, "Relu", "r", "x", NULL, "y");
+    g_assert_cmpint (load (&b, &g, &error), ==, 0);
+    g_assert_cmpuint (count_op (g, SIMNPU_IR_RELU), ==, 1);
+    simnpu__ir_graph_free (g);
+    builder_clear (&b);
+  }
 }
 
 static void

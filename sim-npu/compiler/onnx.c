@@ -855,14 +855,39 @@ imp_dropout (onnx_ctx * c, const onnx_op * op)
   if (train != SIMNPU_IR_NONE) {
     if ((ret = onnx_const_float (c, train, "training_mode", &v)) < 0)
       return ret;
-    if (v != 0)
-      return onnx_err (c, SIMNPU_EUNSUPPORTED,
-          "training mode is not supported");
+    if (v != 0) {
+      float r = 0.5f;
+      /* training with ratio 0 drops nothing either */
+      if (ratio == SIMNPU_IR_NONE
+          || onnx_const_float (c, ratio, "ratio", &r) < 0 || r != 0.0f)
+        return onnx_err (c, SIMNPU_EUNSUPPORTED,
+            "training mode is not supported");
+    }
   }
-  if ((ret = onnx_check_outputs (c, 1)) < 0
+  if ((ret = onnx_check_outputs (c, 2)) < 0
       || (ret = onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_IDENTITY, &x, 1, &out, 1, NULL);
+  if ((ret = onnx_emit (c, SIMNPU_IR_IDENTITY, &x, 1, &out, 1, NULL)) < 0)
+    return ret;
+  if (c->node->n_output > 1 && c->node->output[1] != NULL
+      && c->node->output[1][0] != '\0') {
+    /* outside training nothing is dropped: the mask is all true */
+    const simnpu__ir_tensor *xt = T (c, x);
+    int64_t n = simnpu__ir_tensor_elements (xt);
+    uint8_t *ones;
+    int k, mask;
+    if (n > ONNX_MAX_FOLD_ELEMENTS)
+      return onnx_err (c, SIMNPU_ENOMEM, "mask above %" G_GINT64_FORMAT
+          " elements", (gint64) ONNX_MAX_FOLD_ELEMENTS);
+    ones = g_malloc (MAX (n, 1));
+    memset (ones, 1, MAX (n, 1));
+    k = onnx_add_const (c, SIMNPU_IR_BOOL, xt->rank, xt->dims, ones);
+    g_free (ones);
+    if ((ret = onnx_out (c, 1, &mask)) < 0)
+      return ret;
+    return onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &mask, 1, NULL);
+  }
+  return 0;
 }
 
 static int

@@ -1592,6 +1592,38 @@ pool_run (const float *in, int64_t h, int64_t w, int64_t c, float *out,
   }
 }
 
+/* max pooling of u8 and i8 */
+static void
+pool_max_int (const simnpu__ir_tensor * t, const void *in,
+    const simnpu__ir_tensor * to, void *out, const simnpu__ir_attrs * at)
+{
+  const int64_t h = t->dims[1], w = t->dims[2], c = t->dims[3];
+  const int64_t oh = to->dims[1], ow = to->dims[2];
+  int64_t b, y, x0, ky, kx, ch;
+
+  for (b = 0; b < t->dims[0]; b++)
+    for (y = 0; y < oh; y++)
+      for (x0 = 0; x0 < ow; x0++)
+        for (ch = 0; ch < c; ch++) {
+          int64_t best = G_MININT64;
+          for (ky = 0; ky < at->kernel[0]; ky++) {
+            int64_t iy = y * at->stride[0] - at->pads[0]
+                + ky * at->dilation[0];
+            if (iy < 0 || iy >= h)
+              continue;
+            for (kx = 0; kx < at->kernel[1]; kx++) {
+              int64_t ix = x0 * at->stride[1] - at->pads[1]
+                  + kx * at->dilation[1];
+              if (ix >= 0 && ix < w)
+                best = MAX (best, load_int (t->dtype, in,
+                        ((b * h + iy) * w + ix) * c + ch));
+            }
+          }
+          store_int (t->dtype, out, ((b * oh + y) * ow + x0) * c + ch,
+              best == G_MININT64 ? 0 : best);
+        }
+}
+
 int
 simnpu__ir_run_pool (simnpu__ir_exec * x, const simnpu__ir_node * n,
     simnpu_error * error)
@@ -1601,6 +1633,10 @@ simnpu__ir_run_pool (simnpu__ir_exec * x, const simnpu__ir_node * n,
   float *o = dout (x, n, 0);
   int64_t b;
 
+  if (t->dtype != SIMNPU_IR_F32) {
+    pool_max_int (t, in, to, o, &n->attrs);
+    return 0;
+  }
   for (b = 0; b < t->dims[0]; b++)
     pool_run (in + b * t->dims[1] * t->dims[2] * t->dims[3], t->dims[1],
         t->dims[2], t->dims[3], o + b * to->dims[1] * to->dims[2] *
@@ -1615,9 +1651,13 @@ simnpu__ir_run_pool (simnpu__ir_exec * x, const simnpu__ir_node * n,
 /* ONNX Resize-13 coordinate transformation: the source coordinate of
  * output coordinate o */
 static double
-resize_coord (int coord, int64_t o, int64_t in_len, int64_t out_len)
+resize_coord (int coord, int64_t o, int64_t in_len, int64_t out_len,
+    float given_scale)
 {
-  double scale = (double) out_len / (double) in_len;
+  /* a model's explicit scale (output / input) maps coordinates rather
+   * than the ratio of the rounded sizes */
+  double scale = given_scale > 0 ? (double) given_scale
+      : (double) out_len / (double) in_len;
 
   switch (coord) {
     case SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL:
@@ -1679,12 +1719,16 @@ IR_CLONES static void
 resize_run (const float *in, int64_t h, int64_t w, int64_t c, float *out,
     int64_t oh, int64_t ow, const simnpu__ir_attrs * at)
 {
+  /* f[1], f[2]: the model's height and width scales, 0 when it gave
+   * sizes */
+  const bool scales = at->f[1] > 0 && at->f[2] > 0;
   int64_t y, x0, ch;
 
   for (y = 0; y < oh; y++) {
-    double sy = resize_coord (at->coord, y, h, oh);
+    double sy = resize_coord (at->coord, y, h, oh, scales ? at->f[1] : 0);
     for (x0 = 0; x0 < ow; x0++) {
-      double sx = resize_coord (at->coord, x0, w, ow);
+      double sx = resize_coord (at->coord, x0, w, ow,
+          scales ? at->f[2] : 0);
       float *restrict o = out + (y * ow + x0) * c;
       if (at->mode == SIMNPU_IR_RESIZE_NEAREST) {
         int64_t iy = resize_nearest (at->nearest, sy, h);

@@ -230,18 +230,23 @@ bool
 simnpu__ir_broadcast (unsigned ra, const int64_t * da, unsigned rb,
     const int64_t * db, unsigned *rank, int64_t * dims)
 {
+  int64_t out[SIMNPU_IR_MAX_RANK];
   unsigned r = MAX (ra, rb), i;
 
+  if (r > SIMNPU_IR_MAX_RANK)
+    return false;
+  /* into a local array: dims may be da or db */
   for (i = 0; i < r; i++) {
     int64_t a = i < r - ra ? 1 : da[i - (r - ra)];
     int64_t b = i < r - rb ? 1 : db[i - (r - rb)];
     if (a == b || b == 1)
-      dims[i] = a;
+      out[i] = a;
     else if (a == 1)
-      dims[i] = b;
+      out[i] = b;
     else
       return false;
   }
+  memcpy (dims, out, r * sizeof (int64_t));
   *rank = r;
   return true;
 }
@@ -813,9 +818,17 @@ infer_pool (simnpu__ir_graph * g, simnpu__ir_node * n, simnpu_error * error)
   int ret;
 
   if ((ret = need_outputs (n, 1, error)) < 0
-      || (ret = need_f32 (n, x, "input", error)) < 0
       || (ret = need_rank (n, x, "input", 4, "NHWC", error)) < 0)
     return ret;
+  /* the max of integers needs no float; the average does */
+  if (n->op == SIMNPU_IR_MAXPOOL) {
+    if ((ret = need_dtype (n, x, "input", x->dtype == SIMNPU_IR_F32
+                || x->dtype == SIMNPU_IR_U8 || x->dtype == SIMNPU_IR_I8,
+                "f32, u8 or i8", error)) < 0)
+      return ret;
+  } else if ((ret = need_f32 (n, x, "input", error)) < 0) {
+    return ret;
+  }
   for (i = 0; i < 4; i++)
     if (a->pads[i] < 0)
       return node_error (error, SIMNPU_EINVAL, n,
@@ -1517,7 +1530,10 @@ simnpu__ir_infer_shapes (simnpu__ir_graph * g, simnpu_error * error)
     }
     for (j = 0; j < n->n_inputs; j++) {
       int t = n->inputs[j];
-      if (t == SIMNPU_IR_NONE && j >= info->min_inputs)
+      /* only the trailing inputs of fixed-arity ops (biases) are
+       * optional */
+      if (t == SIMNPU_IR_NONE && j >= info->min_inputs
+          && info->max_inputs != SIMNPU_IR_MAX_INPUTS)
         continue;
       if (t < 0 || (unsigned) t >= g->n_tensors) {
         ret = node_error (error, SIMNPU_EFORMAT, n,

@@ -136,7 +136,9 @@ typedef enum
   SIMNPU_IR_MAXPOOL,
   SIMNPU_IR_AVGPOOL,
   /* resize, NHWC: ints[0..1] = output height and width; mode, coord,
-   * nearest; f[0] = cubic coefficient (unused for nearest/bilinear) */
+   * nearest; f[0] = cubic coefficient (unused for nearest/bilinear);
+   * f[1], f[2] = the model's height and width scales (output / input)
+   * when it gave scales, else 0: coordinates map with them */
   SIMNPU_IR_RESIZE,
   SIMNPU_IR_DEPTH_TO_SPACE,     /* NHWC, ints[0] = block size, mode (DCR/CRD) */
   SIMNPU_IR_SPACE_TO_DEPTH,     /* NHWC, ints[0] = block size */

@@ -121,7 +121,7 @@ random_floats (GRand * rng, size_t n)
 }
 
 /* one op on one f32 input, output compared with want */
-G_GNUC_UNUSED static void
+static void
 check_unary_graph (simnpu__ir_op op, const simnpu__ir_attrs * attrs,
     unsigned rank, const int64_t * dims, const float *in, const float *want,
     size_t n_want)
@@ -140,6 +140,118 @@ check_unary_graph (simnpu__ir_op op, const simnpu__ir_attrs * attrs,
   simnpu__ir_exec_free (ex);
   simnpu__ir_graph_free (g);
 }
+
+
+/* a graph of one node whose inputs are graph inputs (or constants) */
+typedef struct
+{
+  simnpu__ir_dtype dtype;
+  unsigned rank;
+  int64_t dims[SIMNPU_IR_MAX_RANK];
+  const void *data;
+  bool is_const;
+} in_spec;
+
+typedef struct
+{
+  simnpu__ir_graph *g;
+  simnpu__ir_node *n;
+  int outs[SIMNPU_IR_MAX_OUTPUTS];
+  const void *data[SIMNPU_IR_MAX_INPUTS];
+  simnpu__ir_exec *x;
+} one_op;
+
+static void
+one_op_init (one_op * o, simnpu__ir_op op, unsigned n_in,
+    const in_spec * specs, unsigned n_out)
+{
+  int ins[SIMNPU_IR_MAX_INPUTS];
+  unsigned i, k = 0;
+
+  memset (o, 0, sizeof (*o));
+  o->g = simnpu__ir_graph_new ("one");
+  for (i = 0; i < n_in; i++) {
+    gchar *name = g_strdup_printf ("in%u", i);
+    if (specs[i].is_const)
+      ins[i] = add_const (o->g, name, specs[i].dtype, specs[i].rank,
+          specs[i].dims, specs[i].data);
+    else {
+      ins[i] = add_input (o->g, name, specs[i].dtype, specs[i].rank,
+          specs[i].dims);
+      o->data[k++] = specs[i].data;
+    }
+    g_free (name);
+  }
+  for (i = 0; i < n_out; i++) {
+    gchar *name = g_strdup_printf ("out%u", i);
+    o->outs[i] = add_out (o->g, name);
+    g_free (name);
+  }
+  o->n = simnpu__ir_add_node (o->g, op, "op", n_in, ins, n_out, o->outs);
+  g_assert_nonnull (o->n);
+}
+
+static void write_seed (const char *dir, const char *name, const void *data,
+    size_t len);
+
+static const void *
+one_op_run (one_op * o)
+{
+  const char *seeds = g_getenv (SEEDS_ENV);
+
+  o->x = run_graph (o->g, o->data);
+  if (seeds != NULL) {
+    /* the fuzz corpus: one graph per op the tests use */
+    GByteArray *a = g_byte_array_new ();
+    gchar *name = g_strdup_printf ("%s.bin",
+        simnpu__ir_op_name (o->n->op));
+    simnpu__ir_serialize (o->g, a);
+    write_seed (seeds, name, a->data, a->len);
+    g_free (name);
+    g_byte_array_unref (a);
+  }
+  return simnpu__ir_exec_data (o->x, o->outs[0]);
+}
+
+static const simnpu__ir_tensor *
+one_op_out (one_op * o, unsigned i)
+{
+  return &o->g->tensors[o->outs[i]];
+}
+
+static void
+one_op_clear (one_op * o)
+{
+  simnpu__ir_exec_free (o->x);
+  simnpu__ir_graph_free (o->g);
+}
+
+/* runs and compares the first output with want (f32) */
+static void
+one_op_check_f32 (one_op * o, const float *want, size_t n, float tol)
+{
+  const float *got = one_op_run (o);
+
+  g_assert_cmpint (one_op_out (o, 0)->dtype, ==, SIMNPU_IR_F32);
+  g_assert_cmpint (simnpu__ir_tensor_elements (one_op_out (o, 0)), ==, n);
+  assert_close (got, want, n, tol);
+  one_op_clear (o);
+}
+
+static void
+one_op_check_bytes (one_op * o, simnpu__ir_dtype dtype, const void *want,
+    size_t n)
+{
+  const void *got = one_op_run (o);
+
+  g_assert_cmpint (one_op_out (o, 0)->dtype, ==, dtype);
+  g_assert_cmpint (simnpu__ir_tensor_elements (one_op_out (o, 0)), ==, n);
+  g_assert_cmpmem (got, n * simnpu__ir_dtype_size (dtype), want,
+      n * simnpu__ir_dtype_size (dtype));
+  one_op_clear (o);
+}
+
+#define F32(r, ...) SIMNPU_IR_F32, r, { __VA_ARGS__ }
 
 /* ------------------------------------------------------------------ */
 /* conv2d against a direct loop */
@@ -313,11 +425,1063 @@ test_conv2d_bench (void)
   g_free (w);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* matmul */
+
+static void
+naive_matmul (const float *a, const float *b, float *o, int m, int k, int n)
+{
+  int i, j, l;
+
+  for (i = 0; i < m; i++)
+    for (j = 0; j < n; j++) {
+      double acc = 0;
+      for (l = 0; l < k; l++)
+        acc += (double) a[i * k + l] * b[l * n + j];
+      o[i * n + j] = (float) acc;
+    }
+}
+
+static void
+test_matmul (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  /* [2, 1, 3, 4] x [3, 4, 21] -> [2, 3, 3, 21] */
+  float *a = random_floats (rng, 2 * 3 * 4), *b = random_floats (rng,
+      3 * 4 * 21), *bias = random_floats (rng, 21);
+  float want[2 * 3 * 3 * 21], v[3] = { 1, 2, 3 }, m23[6] = { 1, 2, 3, 4, 5,
+    6
+  };
+  one_op o;
+  int i, j;
+
+  {
+    in_spec in[2] = { {F32 (4, 2, 1, 3, 4),.data = a},
+    {F32 (3, 3, 4, 21),.data = b,.is_const = true}
+    };
+    for (i = 0; i < 2; i++)
+      for (j = 0; j < 3; j++)
+        naive_matmul (a + i * 12, b + j * 84, want + (i * 3 + j) * 63, 3, 4,
+            21);
+    one_op_init (&o, SIMNPU_IR_MATMUL, 2, in, 1);
+    one_op_run (&o);
+    g_assert_cmpint (one_op_out (&o, 0)->rank, ==, 4);
+    g_assert_cmpint (one_op_out (&o, 0)->dims[1], ==, 3);
+    g_assert_cmpint (one_op_out (&o, 0)->dims[3], ==, 21);
+    one_op_clear (&o);
+    one_op_init (&o, SIMNPU_IR_MATMUL, 2, in, 1);
+    one_op_check_f32 (&o, want, G_N_ELEMENTS (want), TOL);
+    /* B as a run-time input, bias and relu */
+    in[1].is_const = false;
+    {
+      in_spec in3[3] = { in[0], in[1], {F32 (1, 21),.data = bias}
+      };
+      for (i = 0; i < (int) G_N_ELEMENTS (want); i++)
+        want[i] = MAX (0.0f, want[i] + bias[i % 21]);
+      one_op_init (&o, SIMNPU_IR_MATMUL, 3, in3, 1);
+      o.n->attrs.act = SIMNPU_IR_ACT_RELU;
+      one_op_check_f32 (&o, want, G_N_ELEMENTS (want), TOL);
+    }
+  }
+  {
+    /* [3] x [3, 2] -> [2]; [2, 3] x [3] -> [2] */
+    in_spec in[2] = { {F32 (1, 3),.data = v}, {F32 (2, 3, 2),.data = m23} };
+    float w1[2] = { 1 * 1 + 2 * 3 + 3 * 5, 1 * 2 + 2 * 4 + 3 * 6 };
+    float w2[2] = { 1 * 1 + 2 * 2 + 3 * 3, 4 * 1 + 5 * 2 + 6 * 3 };
+    one_op_init (&o, SIMNPU_IR_MATMUL, 2, in, 1);
+    one_op_run (&o);
+    g_assert_cmpint (one_op_out (&o, 0)->rank, ==, 1);
+    one_op_clear (&o);
+    one_op_init (&o, SIMNPU_IR_MATMUL, 2, in, 1);
+    one_op_check_f32 (&o, w1, 2, TOL);
+    in[0] = (in_spec) {
+    F32 (2, 2, 3),.data = m23};
+    in[1] = (in_spec) {
+    F32 (1, 3),.data = v};
+    one_op_init (&o, SIMNPU_IR_MATMUL, 2, in, 1);
+    one_op_check_f32 (&o, w2, 2, TOL);
+  }
+  g_free (a);
+  g_free (b);
+  g_free (bias);
+  g_rand_free (rng);
+}
+
+/* ------------------------------------------------------------------ */
+/* element-wise */
+
+static void
+test_binary (void)
+{
+  float a[6] = { 1, 2, 3, 4, 5, 6 }, b[3] = { 10, 20, 30 };
+  float add[6] = { 11, 22, 33, 14, 25, 36 };
+  int32_t ia[4] = { 7, -7, 7, -7 }, ib[4] = { 2, 2, -2, -2 };
+  int32_t div[4] = { 3, -3, -3, 3 }, fdiv[4] = { 3, -4, -4, 3 };
+  int32_t fmod_[4] = { 1, 1, -1, -1 };
+  float fa[2] = { 5.5f, -5.5f }, fb[2] = { 2, 2 }, fm[2] = { 1.5f, 0.5f };
+  float two = 2.5f;
+  uint8_t less[6] = { 1, 1, 0, 0, 0, 0 };
+  int64_t pa[3] = { 2, -3, 5 }, pb[3] = { 10, 3, 0 };
+  int64_t pw[3] = { 1024, -27, 1 };
+  float m0[2] = { 1, 8 }, m1[2] = { 5, 2 }, m2[1] = { 4 };
+  float mx[2] = { 5, 8 }, mn[2] = { 1, 2 };
+  float pr_x[4] = { -2, -1, 1, 2 }, pr_s[2] = { 0.5f, 0.25f };
+  float pr[4] = { -1, -0.25f, 1, 2 };
+  one_op o;
+
+  {
+    in_spec in[2] = { {F32 (2, 2, 3),.data = a}, {F32 (1, 3),.data = b} };
+    one_op_init (&o, SIMNPU_IR_ADD, 2, in, 1);
+    one_op_check_f32 (&o, add, 6, 0);
+  }
+  {
+    /* a lower-rank first operand: [1] x [3, 1] -> [3, 1] */
+    float al = 2, xs[3] = { 1, 2, 3 }, mul[3] = { 2, 4, 6 };
+    in_spec in[2] = { {F32 (1, 1),.data = &al}, {F32 (2, 3, 1),.data = xs} };
+    one_op_init (&o, SIMNPU_IR_MUL, 2, in, 1);
+    one_op_run (&o);
+    g_assert_cmpint (one_op_out (&o, 0)->rank, ==, 2);
+    g_assert_cmpint (one_op_out (&o, 0)->dims[0], ==, 3);
+    g_assert_cmpint (one_op_out (&o, 0)->dims[1], ==, 1);
+    one_op_clear (&o);
+    one_op_init (&o, SIMNPU_IR_MUL, 2, in, 1);
+    one_op_check_f32 (&o, mul, 3, 0);
+  }
+  {
+    in_spec in[2] = { {SIMNPU_IR_I32, 1, {4},.data = ia},
+    {SIMNPU_IR_I32, 1, {4},.data = ib}
+    };
+    one_op_init (&o, SIMNPU_IR_DIV, 2, in, 1);
+    one_op_check_bytes (&o, SIMNPU_IR_I32, div, 4);
+    one_op_init (&o, SIMNPU_IR_FLOOR_DIV, 2, in, 1);
+    one_op_check_bytes (&o, SIMNPU_IR_I32, fdiv, 4);
+    one_op_init (&o, SIMNPU_IR_FLOOR_MOD, 2, in, 1);
+    one_op_check_bytes (&o, SIMNPU_IR_I32, fmod_, 4);
+  }
+  {
+    in_spec in[2] = { {F32 (1, 2),.data = fa}, {F32 (1, 2),.data = fb} };
+    one_op_init (&o, SIMNPU_IR_FLOOR_MOD, 2, in, 1);
+    one_op_check_f32 (&o, fm, 2, TOL);
+  }
+  {
+    in_spec in[2] = { {F32 (2, 2, 3),.data = a}, {F32 (0),.data = &two} };
+    one_op_init (&o, SIMNPU_IR_LESS, 2, in, 1);
+    one_op_check_bytes (&o, SIMNPU_IR_BOOL, less, 6);
+  }
+  {
+    in_spec in[2] = { {SIMNPU_IR_I64, 1, {3},.data = pa},
+    {SIMNPU_IR_I64, 1, {3},.data = pb}
+    };
+    one_op_init (&o, SIMNPU_IR_POW, 2, in, 1);
+    one_op_check_bytes (&o, SIMNPU_IR_I64, pw, 3);
+  }
+  {
+    in_spec in[3] = { {F32 (1, 2),.data = m0}, {F32 (1, 2),.data = m1},
+    {F32 (1, 1),.data = m2}
+    };
+    float mx3[2] = { 5, 8 };
+    one_op_init (&o, SIMNPU_IR_MAXIMUM, 2, in, 1);
+    one_op_check_f32 (&o, mx, 2, 0);
+    one_op_init (&o, SIMNPU_IR_MINIMUM, 2, in, 1);
+    one_op_check_f32 (&o, mn, 2, 0);
+    one_op_init (&o, SIMNPU_IR_MAXIMUM, 3, in, 1);
+    one_op_check_f32 (&o, mx3, 2, 0);
+  }
+  {
+    /* slope broadcast along the last axis */
+    in_spec in[2] = { {F32 (2, 2, 2),.data = pr_x}, {F32 (1, 2),.data = pr_s}
+    };
+    one_op_init (&o, SIMNPU_IR_PRELU, 2, in, 1);
+    one_op_check_f32 (&o, pr, 4, 0);
+  }
+  {
+    uint8_t c[2] = { 1, 0 }, t[2] = { 1, 1 }, ao[2] = { 1, 0 };
+    int64_t wx[4] = { 1, 2, 3, 4 }, wy = -1, wr[4] = { 1, 2, -1, -1 };
+    in_spec in[3] = { {SIMNPU_IR_BOOL, 2, {2, 1},.data = c},
+    {SIMNPU_IR_I64, 2, {2, 2},.data = wx}, {SIMNPU_IR_I64, 0,.data = &wy}
+    };
+    in_spec inb[2] = { {SIMNPU_IR_BOOL, 1, {2},.data = c},
+    {SIMNPU_IR_BOOL, 1, {2},.data = t}
+    };
+    one_op_init (&o, SIMNPU_IR_WHERE, 3, in, 1);
+    one_op_check_bytes (&o, SIMNPU_IR_I64, wr, 4);
+    one_op_init (&o, SIMNPU_IR_AND, 2, inb, 1);
+    one_op_check_bytes (&o, SIMNPU_IR_BOOL, ao, 2);
+  }
+}
+
+static void
+test_unary (void)
+{
+  float x[6] = { -3, -0.5f, 0, 0.5f, 1.5f, 4 };
+  float hs[6] = { 0, 0.4f, 0.5f, 0.6f, 0.8f, 1 };
+  float hw[6] = { 0, -0.5f * (0.5f - 0.5f / 6), 0, 0.5f * (0.5f + 0.5f / 6),
+    1.5f * (0.5f + 1.5f / 6), 4
+  };
+  float rd_in[6] = { 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.6f };
+  float rd[6] = { 0, 2, 2, -0.0f, -2, 3 };
+  float sg[6] = { -1, -1, 0, 1, 1, 1 };
+  float elu[6], selu[6], sp[6], erf_[6], clip[6];
+  int32_t ix[4] = { -5, 0, 3, G_MININT32 + 1 }, iabs[4] = { 5, 0, 3,
+    G_MAXINT32
+  };
+  simnpu__ir_attrs at = { 0 };
+  int64_t d6[1] = { 6 };
+  one_op o;
+  int i;
+
+  for (i = 0; i < 6; i++) {
+    elu[i] = x[i] < 0 ? 2.0f * (expf (x[i]) - 1) : x[i];
+    selu[i] = 1.0507f * (x[i] <= 0 ? 1.6733f * (expf (x[i]) - 1) : x[i]);
+    sp[i] = logf (1 + expf (x[i]));
+    erf_[i] = erff (x[i]);
+    clip[i] = CLAMP (x[i], -1.0f, 1.0f);
+  }
+  at.f[0] = 0.2f;
+  at.f[1] = 0.5f;
+  hs[0] = MAX (0.0f, 0.2f * -3 + 0.5f);
+  hs[1] = 0.2f * -0.5f + 0.5f;
+  hs[3] = 0.2f * 0.5f + 0.5f;
+  hs[4] = 0.2f * 1.5f + 0.5f;
+  hs[5] = MIN (1.0f, 0.2f * 4 + 0.5f);
+  check_unary_graph (SIMNPU_IR_HARD_SIGMOID, &at, 1, d6, x, hs, 6);
+  check_unary_graph (SIMNPU_IR_HARD_SWISH, NULL, 1, d6, x, hw, 6);
+  check_unary_graph (SIMNPU_IR_ROUND, NULL, 1, d6, rd_in, rd, 6);
+  check_unary_graph (SIMNPU_IR_SIGN, NULL, 1, d6, x, sg, 6);
+  at.f[0] = 2.0f;
+  check_unary_graph (SIMNPU_IR_ELU, &at, 1, d6, x, elu, 6);
+  at.f[0] = 1.6733f;
+  at.f[1] = 1.0507f;
+  check_unary_graph (SIMNPU_IR_SELU, &at, 1, d6, x, selu, 6);
+  check_unary_graph (SIMNPU_IR_SOFTPLUS, NULL, 1, d6, x, sp, 6);
+  check_unary_graph (SIMNPU_IR_ERF, NULL, 1, d6, x, erf_, 6);
+  at.f[0] = -1;
+  at.f[1] = 1;
+  check_unary_graph (SIMNPU_IR_CLIP, &at, 1, d6, x, clip, 6);
+  {
+    in_spec in[1] = { {SIMNPU_IR_I32, 1, {4},.data = ix}
+    };
+    one_op_init (&o, SIMNPU_IR_ABS, 1, in, 1);
+    one_op_check_bytes (&o, SIMNPU_IR_I32, iabs, 4);
+  }
+  {
+    /* float-only ops reject integers at inference */
+    in_spec in[1] = { {SIMNPU_IR_I32, 1, {4},.data = ix}
+    };
+    simnpu_error error = { 0 };
+    one_op_init (&o, SIMNPU_IR_SIGMOID, 1, in, 1);
+    g_assert_cmpint (simnpu__ir_infer_shapes (o.g, &error), ==,
+        SIMNPU_EUNSUPPORTED);
+    g_assert_nonnull (strstr (error.message, "node 'op' (sigmoid)"));
+    g_assert_nonnull (strstr (error.message, "f32"));
+    one_op_clear (&o);
+  }
+}
+
+static void
+test_cast (void)
+{
+  float f[7] = { -1.7f, -0.5f, 0.5f, 1.7f, 2.5f, 0, 300.9f };
+  int32_t fi[7] = { -1, 0, 0, 1, 2, 0, 300 };
+  uint8_t fb[7] = { 1, 1, 1, 1, 1, 0, 1 };
+  uint8_t fu[7] = { 255, 0, 0, 1, 2, 0, 44 };
+  int64_t l[3] = { -3, 1 << 20, G_MAXINT64 };
+  float lf[3] = { -3, 1 << 20, 9223372036854775807.0f };
+  int8_t l8[3] = { -3, 0, -1 };
+  one_op o;
+  in_spec in[1] = { {F32 (1, 7),.data = f} };
+  in_spec inl[1] = { {SIMNPU_IR_I64, 1, {3},.data = l} };
+
+  one_op_init (&o, SIMNPU_IR_CAST, 1, in, 1);
+  o.n->attrs.dtype = SIMNPU_IR_I32;
+  one_op_check_bytes (&o, SIMNPU_IR_I32, fi, 7);
+  one_op_init (&o, SIMNPU_IR_CAST, 1, in, 1);
+  o.n->attrs.dtype = SIMNPU_IR_BOOL;
+  one_op_check_bytes (&o, SIMNPU_IR_BOOL, fb, 7);
+  one_op_init (&o, SIMNPU_IR_CAST, 1, in, 1);
+  o.n->attrs.dtype = SIMNPU_IR_U8;
+  one_op_check_bytes (&o, SIMNPU_IR_U8, fu, 7);
+  one_op_init (&o, SIMNPU_IR_CAST, 1, inl, 1);
+  o.n->attrs.dtype = SIMNPU_IR_F32;
+  one_op_check_f32 (&o, lf, 3, 0);
+  one_op_init (&o, SIMNPU_IR_CAST, 1, inl, 1);
+  o.n->attrs.dtype = SIMNPU_IR_I8;
+  one_op_check_bytes (&o, SIMNPU_IR_I8, l8, 3);
+}
+
+static void
+test_softmax (void)
+{
+  float x[6] = { 1, 2, 3, 1, 1, 1001 };
+  float sm1[6] = { 0.09003057f, 0.24472847f, 0.66524096f, 0, 0, 1 };
+  float lsm1[6] = { -2.40760596f, -1.40760596f, -0.40760596f, -1000, -1000,
+    0
+  };
+  float sm0[6] = { 0.5f, 0.73105858f, 0, 0.5f, 0.26894142f, 1 };
+  one_op o;
+  in_spec in[1] = { {F32 (2, 2, 3),.data = x} };
+
+  one_op_init (&o, SIMNPU_IR_SOFTMAX, 1, in, 1);
+  o.n->attrs.axis = 1;
+  one_op_check_f32 (&o, sm1, 6, TOL);
+  one_op_init (&o, SIMNPU_IR_LOG_SOFTMAX, 1, in, 1);
+  o.n->attrs.axis = 1;
+  one_op_check_f32 (&o, lsm1, 6, TOL);
+  one_op_init (&o, SIMNPU_IR_SOFTMAX, 1, in, 1);
+  o.n->attrs.axis = 0;
+  one_op_check_f32 (&o, sm0, 6, TOL);
+}
+
+/* ------------------------------------------------------------------ */
+/* pooling, resize (ONNX operator docs' examples, NHWC with one channel) */
+
+static void
+test_pool (void)
+{
+  float x[16], x25[25];
+  float max_ceil[4] = { 11, 12, 15, 16 };
+  float avg_ceil[4] = { 6, 7.5f, 12, 13.5f };
+  float max_dil[4] = { 11, 12, 15, 16 };
+  float avg_pad[4] = { 1.0f / 9, 3.0f / 9, 6.0f / 9, 9.0f / 9 };
+  float avg_pad_row1 = 7.0f / 9;
+  float avg_nopad[4] = { 1, 1.5f, 2, 3 };
+  one_op o;
+  in_spec in[1] = { {F32 (4, 1, 4, 4, 1),.data = x} };
+  in_spec in25[1] = { {F32 (4, 1, 5, 5, 1),.data = x25} };
+  int i;
+
+  for (i = 0; i < 16; i++)
+    x[i] = (float) (i + 1);
+  for (i = 0; i < 25; i++)
+    x25[i] = (float) (i + 1);
+  one_op_init (&o, SIMNPU_IR_MAXPOOL, 1, in, 1);
+  o.n->attrs.kernel[0] = o.n->attrs.kernel[1] = 3;
+  o.n->attrs.stride[0] = o.n->attrs.stride[1] = 2;
+  o.n->attrs.ceil_mode = true;
+  one_op_check_f32 (&o, max_ceil, 4, 0);
+  one_op_init (&o, SIMNPU_IR_AVGPOOL, 1, in, 1);
+  o.n->attrs.kernel[0] = o.n->attrs.kernel[1] = 3;
+  o.n->attrs.stride[0] = o.n->attrs.stride[1] = 2;
+  o.n->attrs.ceil_mode = true;
+  one_op_check_f32 (&o, avg_ceil, 4, TOL);
+  one_op_init (&o, SIMNPU_IR_MAXPOOL, 1, in, 1);
+  o.n->attrs.kernel[0] = o.n->attrs.kernel[1] = 2;
+  o.n->attrs.dilation[0] = o.n->attrs.dilation[1] = 2;
+  one_op_check_f32 (&o, max_dil, 4, 0);
+  {
+    uint8_t u[16], um[4] = { 11, 12, 15, 16 };
+    in_spec inu[1] = { {SIMNPU_IR_U8, 4, {1, 4, 4, 1},.data = u} };
+    for (i = 0; i < 16; i++)
+      u[i] = (uint8_t) (i + 1);
+    one_op_init (&o, SIMNPU_IR_MAXPOOL, 1, inu, 1);
+    o.n->attrs.kernel[0] = o.n->attrs.kernel[1] = 2;
+    o.n->attrs.dilation[0] = o.n->attrs.dilation[1] = 2;
+    one_op_check_bytes (&o, SIMNPU_IR_U8, um, 4);
+  }
+  /* 5x5, kernel 3, pads 2: the first outputs (of 7x7), corners of the
+   * window in the padding */
+  one_op_init (&o, SIMNPU_IR_AVGPOOL, 1, in25, 1);
+  o.n->attrs.kernel[0] = o.n->attrs.kernel[1] = 3;
+  for (i = 0; i < 4; i++)
+    o.n->attrs.pads[i] = 2;
+  o.n->attrs.count_include_pad = true;
+  one_op_run (&o);
+  g_assert_cmpint (one_op_out (&o, 0)->dims[1], ==, 7);
+  g_assert_cmpint (one_op_out (&o, 0)->dims[2], ==, 7);
+  assert_close (simnpu__ir_exec_data (o.x, o.outs[0]), avg_pad, 4, TOL);
+  assert_close ((const float *) simnpu__ir_exec_data (o.x, o.outs[0]) + 7,
+      &avg_pad_row1, 1, TOL);
+  one_op_clear (&o);
+  one_op_init (&o, SIMNPU_IR_AVGPOOL, 1, in25, 1);
+  o.n->attrs.kernel[0] = o.n->attrs.kernel[1] = 3;
+  for (i = 0; i < 4; i++)
+    o.n->attrs.pads[i] = 2;
+  one_op_run (&o);
+  assert_close (simnpu__ir_exec_data (o.x, o.outs[0]), avg_nopad, 4, TOL);
+  one_op_clear (&o);
+}
+
+static void
+check_resize (int mode, int coord, int nearest, int64_t oh, int64_t ow,
+    const float *want)
+{
+  float x[4] = { 1, 2, 3, 4 };
+  in_spec in[1] = { {F32 (4, 1, 2, 2, 1),.data = x} };
+  one_op o;
+
+  one_op_init (&o, SIMNPU_IR_RESIZE, 1, in, 1);
+  o.n->attrs.mode = mode;
+  o.n->attrs.coord = coord;
+  o.n->attrs.nearest = nearest;
+  o.n->attrs.n_ints = 2;
+  o.n->attrs.ints[0] = oh;
+  o.n->attrs.ints[1] = ow;
+  one_op_check_f32 (&o, want, (size_t) (oh * ow), 1e-4f);
+}
+
+static void
+test_resize (void)
+{
+  static const float half_pixel[16] = { 1, 1.25f, 1.75f, 2, 1.5f, 1.75f,
+    2.25f, 2.5f, 2.5f, 2.75f, 3.25f, 3.5f, 3, 3.25f, 3.75f, 4
+  };
+  static const float align[16] = { 1, 1.3333333f, 1.6666667f, 2,
+    1.6666667f, 2, 2.3333333f, 2.6666667f, 2.3333333f, 2.6666667f, 3,
+    3.3333333f, 3, 3.3333333f, 3.6666667f, 4
+  };
+  static const float asym[16] = { 1, 1.5f, 2, 2, 2, 2.5f, 3, 3, 3, 3.5f, 4,
+    4, 3, 3.5f, 4, 4
+  };
+  static const float pytorch_col[4] = { 1, 1.5f, 2.5f, 3 };
+  static const float nn_floor[16] = { 1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3,
+    3, 4, 4
+  };
+  static const float nn_tf[16] = { 1, 2, 2, 2, 3, 4, 4, 4, 3, 4, 4, 4, 3, 4,
+    4, 4
+  };
+  static const float nn_ceil_hp[16] = { 1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4,
+    3, 3, 4, 4
+  };
+  /* 2 -> 3, half_pixel: coordinates -1/6, 0.5, 7/6: round_prefer_floor
+   * gives 0, 0, 1 and round_prefer_ceil 0, 1, 1 */
+  static const float nn_pf[9] = { 1, 1, 2, 1, 1, 2, 3, 3, 4 };
+  static const float nn_pc[9] = { 1, 2, 2, 3, 4, 4, 3, 4, 4 };
+
+  check_resize (SIMNPU_IR_RESIZE_BILINEAR, SIMNPU_IR_COORD_HALF_PIXEL, 0, 4,
+      4, half_pixel);
+  {
+    /* explicit scales: ONNX's resize_downsample_scales_linear and
+     * _nearest (scale 0.6 on 2x4) */
+    float x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    float lin[2] = { 2.6666665f, 4.3333331f }, nn[2] = { 1, 3 };
+    in_spec in[1] = { {F32 (4, 1, 2, 4, 1),.data = x} };
+    one_op o;
+    int m;
+    for (m = 0; m < 2; m++) {
+      one_op_init (&o, SIMNPU_IR_RESIZE, 1, in, 1);
+      o.n->attrs.mode = m == 0 ? SIMNPU_IR_RESIZE_BILINEAR
+          : SIMNPU_IR_RESIZE_NEAREST;
+      o.n->attrs.n_ints = 2;
+      o.n->attrs.ints[0] = 1;
+      o.n->attrs.ints[1] = 2;
+      o.n->attrs.f[1] = o.n->attrs.f[2] = 0.6f;
+      one_op_check_f32 (&o, m == 0 ? lin : nn, 2, 1e-5f);
+    }
+  }
+  check_resize (SIMNPU_IR_RESIZE_BILINEAR,
+      SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL, 0, 4, 4, half_pixel);
+  check_resize (SIMNPU_IR_RESIZE_BILINEAR, SIMNPU_IR_COORD_ALIGN_CORNERS, 0,
+      4, 4, align);
+  check_resize (SIMNPU_IR_RESIZE_BILINEAR, SIMNPU_IR_COORD_ASYMMETRIC, 0, 4,
+      4, asym);
+  check_resize (SIMNPU_IR_RESIZE_BILINEAR,
+      SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL, 0, 4, 1, pytorch_col);
+  check_resize (SIMNPU_IR_RESIZE_NEAREST, SIMNPU_IR_COORD_ASYMMETRIC,
+      SIMNPU_IR_NEAREST_FLOOR, 4, 4, nn_floor);
+  check_resize (SIMNPU_IR_RESIZE_NEAREST,
+      SIMNPU_IR_COORD_TF_HALF_PIXEL_FOR_NN,
+      SIMNPU_IR_NEAREST_ROUND_PREFER_FLOOR, 4, 4, nn_tf);
+  check_resize (SIMNPU_IR_RESIZE_NEAREST, SIMNPU_IR_COORD_HALF_PIXEL,
+      SIMNPU_IR_NEAREST_ROUND_PREFER_CEIL, 4, 4, nn_ceil_hp);
+  check_resize (SIMNPU_IR_RESIZE_NEAREST, SIMNPU_IR_COORD_HALF_PIXEL,
+      SIMNPU_IR_NEAREST_ROUND_PREFER_FLOOR, 3, 3, nn_pf);
+  check_resize (SIMNPU_IR_RESIZE_NEAREST, SIMNPU_IR_COORD_HALF_PIXEL,
+      SIMNPU_IR_NEAREST_ROUND_PREFER_CEIL, 3, 3, nn_pc);
+}
+
+/* ------------------------------------------------------------------ */
+/* data movement */
+
+static void
+test_slice (void)
+{
+  float x[10] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+  float s1[3] = { 8, 5, 2 }, rev[10] = { 9, 8, 7, 6, 5, 4, 3, 2, 1, 0 };
+  float m[6] = { 0, 1, 2, 3, 4, 5 }, s2[2] = { 5, 3 };
+  int64_t i8[3] = { 1, 2, 3 }, i8s[1] = { 2 };
+  in_spec in[1] = { {F32 (1, 10),.data = x} };
+  in_spec in2[1] = { {F32 (2, 2, 3),.data = m} };
+  in_spec ini[1] = { {SIMNPU_IR_I64, 1, {3},.data = i8} };
+  one_op o;
+
+  one_op_init (&o, SIMNPU_IR_SLICE, 1, in, 1);
+  o.n->attrs.n_ints = 2;
+  o.n->attrs.ints[0] = 8;
+  o.n->attrs.ints[1] = 1;
+  o.n->attrs.steps[0] = -3;
+  one_op_check_f32 (&o, s1, 3, 0);
+  /* the whole axis reversed: end -1 is "before index 0" once resolved */
+  one_op_init (&o, SIMNPU_IR_SLICE, 1, in, 1);
+  o.n->attrs.n_ints = 2;
+  o.n->attrs.ints[0] = G_MAXINT64;
+  o.n->attrs.ints[1] = -1;
+  o.n->attrs.steps[0] = -1;
+  one_op_check_f32 (&o, rev, 10, 0);
+  /* [2, 3]: row 1, columns 2 down to 0 step -2 */
+  one_op_init (&o, SIMNPU_IR_SLICE, 1, in2, 1);
+  o.n->attrs.n_ints = 4;
+  o.n->attrs.ints[0] = 1;
+  o.n->attrs.ints[1] = 2;
+  o.n->attrs.ints[2] = 2;
+  o.n->attrs.ints[3] = -1;
+  o.n->attrs.steps[0] = 1;
+  o.n->attrs.steps[1] = -2;
+  one_op_check_f32 (&o, s2, 2, 0);
+  one_op_init (&o, SIMNPU_IR_SLICE, 1, ini, 1);
+  o.n->attrs.n_ints = 2;
+  o.n->attrs.ints[0] = 1;
+  o.n->attrs.ints[1] = 2;
+  o.n->attrs.steps[0] = 1;
+  one_op_check_bytes (&o, SIMNPU_IR_I64, i8s, 1);
+}
+
+static void
+test_pad (void)
+{
+  float x[3] = { 1, 2, 3 };
+  float reflect[7] = { 3, 2, 1, 2, 3, 2, 1 };
+  float edge[6] = { 1, 1, 2, 3, 3, 3 };
+  float cst[5] = { 9, 1, 2, 3, 9 };
+  float m[6] = { 1, 2, 3, 4, 5, 6 };
+  /* [2, 3] reflect by 1 on both axes -> [4, 5] */
+  float m_reflect[20] = { 5, 4, 5, 6, 5, 2, 1, 2, 3, 2, 5, 4, 5, 6, 5, 2, 1,
+    2, 3, 2
+  };
+  uint8_t u[2] = { 7, 8 }, upad[4] = { 5, 7, 8, 5 };
+  in_spec in[1] = { {F32 (1, 3),.data = x} };
+  in_spec in2[1] = { {F32 (2, 2, 3),.data = m} };
+  in_spec inu[1] = { {SIMNPU_IR_U8, 1, {2},.data = u} };
+  one_op o;
+  int i;
+
+  one_op_init (&o, SIMNPU_IR_PAD, 1, in, 1);
+  o.n->attrs.mode = SIMNPU_IR_PAD_REFLECT;
+  o.n->attrs.n_ints = 2;
+  o.n->attrs.ints[0] = 2;
+  o.n->attrs.ints[1] = 2;
+  one_op_check_f32 (&o, reflect, 7, 0);
+  one_op_init (&o, SIMNPU_IR_PAD, 1, in, 1);
+  o.n->attrs.mode = SIMNPU_IR_PAD_EDGE;
+  o.n->attrs.n_ints = 2;
+  o.n->attrs.ints[0] = 1;
+  o.n->attrs.ints[1] = 2;
+  one_op_check_f32 (&o, edge, 6, 0);
+  one_op_init (&o, SIMNPU_IR_PAD, 1, in, 1);
+  o.n->attrs.n_ints = 2;
+  o.n->attrs.ints[0] = 1;
+  o.n->attrs.ints[1] = 1;
+  o.n->attrs.f[0] = 9;
+  one_op_check_f32 (&o, cst, 5, 0);
+  /* negative pads crop, also next to positive ones */
+  for (i = 0; i < 3; i++) {
+    static const int64_t after[3] = { -1, 0, 1 };
+    static const float crops[3][3] = { {2}, {2, 3}, {2, 3, 9} };
+    one_op_init (&o, SIMNPU_IR_PAD, 1, in, 1);
+    o.n->attrs.n_ints = 2;
+    o.n->attrs.ints[0] = -1;
+    o.n->attrs.ints[1] = after[i];
+    o.n->attrs.f[0] = 9;
+    one_op_check_f32 (&o, crops[i], (size_t) i + 1, 0);
+  }
+  one_op_init (&o, SIMNPU_IR_PAD, 1, in2, 1);
+  o.n->attrs.mode = SIMNPU_IR_PAD_REFLECT;
+  o.n->attrs.n_ints = 4;
+  o.n->attrs.ints[0] = o.n->attrs.ints[1] = o.n->attrs.ints[2] =
+      o.n->attrs.ints[3] = 1;
+  one_op_check_f32 (&o, m_reflect, 20, 0);
+  one_op_init (&o, SIMNPU_IR_PAD, 1, inu, 1);
+  o.n->attrs.n_ints = 2;
+  o.n->attrs.ints[0] = o.n->attrs.ints[1] = 1;
+  o.n->attrs.f[0] = 5;
+  one_op_check_bytes (&o, SIMNPU_IR_U8, upad, 4);
+}
+
+static void
+test_gather (void)
+{
+  float x[6] = { 1, 2, 3, 4, 5, 6 };
+  int64_t idx[3] = { -1, 0, 1 };
+  int32_t idx32[2] = { 2, -3 };
+  float rows[9] = { 4, 5, 6, 1, 2, 3, 4, 5, 6 };
+  float cols[4] = { 3, 1, 6, 4 };
+  in_spec in[2] = { {F32 (2, 2, 3),.data = x},
+  {SIMNPU_IR_I64, 1, {3},.data = idx,.is_const = true}
+  };
+  in_spec in32[2] = { {F32 (2, 2, 3),.data = x},
+  {SIMNPU_IR_I32, 1, {2},.data = idx32}
+  };
+  int64_t bad = 2;
+  in_spec inb[2] = { {F32 (2, 2, 3),.data = x},
+  {SIMNPU_IR_I64, 0,.data = &bad}
+  };
+  simnpu_error error = { 0 };
+  one_op o;
+
+  one_op_init (&o, SIMNPU_IR_GATHER, 2, in, 1);
+  one_op_check_f32 (&o, rows, 9, 0);
+  one_op_init (&o, SIMNPU_IR_GATHER, 2, in32, 1);
+  o.n->attrs.axis = 1;
+  one_op_check_f32 (&o, cols, 4, 0);
+  /* out of range at run time: an error, not a read past the data */
+  one_op_init (&o, SIMNPU_IR_GATHER, 2, inb, 1);
+  g_assert_cmpint (simnpu__ir_infer_shapes (o.g, &error), ==, 0);
+  g_assert_cmpint (one_op_out (&o, 0)->rank, ==, 1);
+  o.x = simnpu__ir_exec_new (o.g, &error);
+  memcpy (simnpu__ir_exec_data (o.x, o.g->inputs[0]), x, sizeof (x));
+  memcpy (simnpu__ir_exec_data (o.x, o.g->inputs[1]), &bad, sizeof (bad));
+  g_assert_cmpint (simnpu__ir_exec_run (o.x, 0, 1, &error), ==, SIMNPU_EINVAL);
+  g_assert_nonnull (strstr (error.message, "node 'op' (gather)"));
+  one_op_clear (&o);
+}
+
+static void
+test_movement (void)
+{
+  /* NCHW [1, 8, 2, 3] = 0..47 of ONNX's DepthToSpace example, as NHWC */
+  static const float dcr[2][4][6] = {
+    {{0, 12, 1, 13, 2, 14}, {24, 36, 25, 37, 26, 38}, {3, 15, 4, 16, 5, 17},
+        {27, 39, 28, 40, 29, 41}},
+    {{6, 18, 7, 19, 8, 20}, {30, 42, 31, 43, 32, 44}, {9, 21, 10, 22, 11, 23},
+        {33, 45, 34, 46, 35, 47}}
+  };
+  static const float crd[2][4][6] = {
+    {{0, 6, 1, 7, 2, 8}, {12, 18, 13, 19, 14, 20}, {3, 9, 4, 10, 5, 11},
+        {15, 21, 16, 22, 17, 23}},
+    {{24, 30, 25, 31, 26, 32}, {36, 42, 37, 43, 38, 44},
+        {27, 33, 28, 34, 29, 35}, {39, 45, 40, 46, 41, 47}}
+  };
+  float x[48], want[48], m[6] = { 1, 2, 3, 4, 5, 6 };
+  float tr[6] = { 1, 4, 2, 5, 3, 6 };
+  float cat[12] = { 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6 };
+  float tile[12] = { 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6 };
+  float expd[12] = { 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6 };
+  float split1[2] = { 1, 4 }, split2[4] = { 2, 3, 5, 6 };
+  in_spec in[1] = { {F32 (4, 1, 2, 3, 8),.data = x} };
+  in_spec im[1] = { {F32 (2, 2, 3),.data = m} };
+  in_spec im2[2] = { {F32 (2, 2, 3),.data = m}, {F32 (2, 2, 3),.data = m} };
+  int64_t shape[2] = { 2, 3 };
+  one_op o;
+  int c, y, xx, mode;
+
+  for (c = 0; c < 8; c++)
+    for (y = 0; y < 2; y++)
+      for (xx = 0; xx < 3; xx++)
+        x[(y * 3 + xx) * 8 + c] = (float) (c * 6 + y * 3 + xx);
+  for (mode = 0; mode < 2; mode++) {
+    for (c = 0; c < 2; c++)
+      for (y = 0; y < 4; y++)
+        for (xx = 0; xx < 6; xx++)
+          want[(y * 6 + xx) * 2 + c] = mode == 0 ? dcr[c][y][xx]
+              : crd[c][y][xx];
+    one_op_init (&o, SIMNPU_IR_DEPTH_TO_SPACE, 1, in, 1);
+    o.n->attrs.mode = mode;
+    o.n->attrs.n_ints = 1;
+    o.n->attrs.ints[0] = 2;
+    one_op_check_f32 (&o, want, 48, 0);
+  }
+  {
+    /* space_to_depth undoes depth_to_space (DCR) */
+    in_spec ind[1] = { {F32 (4, 1, 4, 6, 2),.data = want}
+    };
+    for (c = 0; c < 2; c++)
+      for (y = 0; y < 4; y++)
+        for (xx = 0; xx < 6; xx++)
+          want[(y * 6 + xx) * 2 + c] = dcr[c][y][xx];
+    one_op_init (&o, SIMNPU_IR_SPACE_TO_DEPTH, 1, ind, 1);
+    o.n->attrs.n_ints = 1;
+    o.n->attrs.ints[0] = 2;
+    one_op_check_f32 (&o, x, 48, 0);
+  }
+  one_op_init (&o, SIMNPU_IR_TRANSPOSE, 1, im, 1);
+  o.n->attrs.n_ints = 2;
+  o.n->attrs.ints[0] = 1;
+  o.n->attrs.ints[1] = 0;
+  one_op_check_f32 (&o, tr, 6, 0);
+  one_op_init (&o, SIMNPU_IR_CONCAT, 2, im2, 1);
+  o.n->attrs.axis = 1;
+  one_op_check_f32 (&o, cat, 12, 0);
+  one_op_init (&o, SIMNPU_IR_TILE, 1, im, 1);
+  o.n->attrs.n_ints = 2;
+  o.n->attrs.ints[0] = 1;
+  o.n->attrs.ints[1] = 2;
+  one_op_check_f32 (&o, tile, 12, 0);
+  one_op_init (&o, SIMNPU_IR_EXPAND, 1, im, 1);
+  o.n->attrs.n_ints = 3;
+  o.n->attrs.ints[0] = 2;
+  o.n->attrs.ints[1] = 1;
+  o.n->attrs.ints[2] = 3;
+  one_op_check_f32 (&o, expd, 12, 0);
+  one_op_init (&o, SIMNPU_IR_SPLIT, 1, im, 2);
+  o.n->attrs.axis = 1;
+  o.n->attrs.n_ints = 2;
+  o.n->attrs.ints[0] = 1;
+  o.n->attrs.ints[1] = 2;
+  one_op_run (&o);
+  assert_close (simnpu__ir_exec_data (o.x, o.outs[0]), split1, 2, 0);
+  assert_close (simnpu__ir_exec_data (o.x, o.outs[1]), split2, 4, 0);
+  one_op_clear (&o);
+  one_op_init (&o, SIMNPU_IR_SHAPE, 1, im, 1);
+  one_op_check_bytes (&o, SIMNPU_IR_I64, shape, 2);
+  {
+    int64_t s = 10, l = 1, d = -3, r[3] = { 10, 7, 4 };
+    in_spec ir[3] = { {SIMNPU_IR_I64, 0,.data = &s,.is_const = true},
+    {SIMNPU_IR_I64, 0,.data = &l,.is_const = true},
+    {SIMNPU_IR_I64, 0,.data = &d,.is_const = true}
+    };
+    one_op_init (&o, SIMNPU_IR_RANGE, 3, ir, 1);
+    one_op_check_bytes (&o, SIMNPU_IR_I64, r, 3);
+  }
+  {
+    int64_t r3[6];
+    in_spec ir[1] = { {SIMNPU_IR_I64, 2, {2, 3},.data = r3}
+    };
+    int64_t want_r[6] = { 1, 2, 3, 4, 5, 6 };
+    for (c = 0; c < 6; c++)
+      r3[c] = c + 1;
+    one_op_init (&o, SIMNPU_IR_RESHAPE, 1, ir, 1);
+    o.n->attrs.n_ints = 3;
+    o.n->attrs.ints[0] = 3;
+    o.n->attrs.ints[1] = -1;
+    o.n->attrs.ints[2] = 1;
+    one_op_run (&o);
+    g_assert_cmpint (one_op_out (&o, 0)->dims[1], ==, 2);
+    g_assert_cmpmem (simnpu__ir_exec_data (o.x, o.outs[0]), 48, want_r, 48);
+    one_op_clear (&o);
+  }
+}
+
+static void
+test_reduce (void)
+{
+  float x[6] = { 1, 5, 3, 4, 2, 6 };
+  float mean1[2] = { 3, 4 }, sum0[3] = { 5, 7, 9 }, mx[1] = { 6 };
+  float prod1[2] = { 15, 48 };
+  int64_t am1[2] = { 1, 2 }, amin0[3] = { 0, 1, 0 };
+  float ties[4] = { 2, 7, 7, 1 };
+  int64_t tie[1] = { 1 };
+  int32_t ix[4] = { 3, -1, 4, 2 }, isum[1] = { 8 };
+  float bx[4] = { 1, 2, 3, 4 }, sc[2] = { 2, 1 }, bb[2] = { 0, 1 };
+  float mu[2] = { 1, 2 }, var[2] = { 4, 0 };
+  float bn[4];
+  in_spec in[1] = { {F32 (2, 2, 3),.data = x} };
+  in_spec it[1] = { {F32 (1, 4),.data = ties} };
+  in_spec ii[1] = { {SIMNPU_IR_I32, 1, {4},.data = ix} };
+  in_spec ib[5] = { {F32 (2, 2, 2),.data = bx}, {F32 (1, 2),.data = sc},
+  {F32 (1, 2),.data = bb}, {F32 (1, 2),.data = mu}, {F32 (1, 2),.data = var}
+  };
+  one_op o;
+  int i;
+
+  one_op_init (&o, SIMNPU_IR_REDUCE_MEAN, 1, in, 1);
+  o.n->attrs.n_ints = 1;
+  o.n->attrs.ints[0] = 1;
+  o.n->attrs.keepdims = true;
+  one_op_run (&o);
+  g_assert_cmpint (one_op_out (&o, 0)->rank, ==, 2);
+  g_assert_cmpint (one_op_out (&o, 0)->dims[1], ==, 1);
+  one_op_clear (&o);
+  one_op_init (&o, SIMNPU_IR_REDUCE_MEAN, 1, in, 1);
+  o.n->attrs.n_ints = 1;
+  o.n->attrs.ints[0] = -1;
+  one_op_check_f32 (&o, mean1, 2, TOL);
+  one_op_init (&o, SIMNPU_IR_REDUCE_SUM, 1, in, 1);
+  o.n->attrs.n_ints = 1;
+  o.n->attrs.ints[0] = 0;
+  one_op_check_f32 (&o, sum0, 3, 0);
+  one_op_init (&o, SIMNPU_IR_REDUCE_MAX, 1, in, 1);
+  one_op_check_f32 (&o, mx, 1, 0);
+  one_op_init (&o, SIMNPU_IR_REDUCE_PROD, 1, in, 1);
+  o.n->attrs.n_ints = 1;
+  o.n->attrs.ints[0] = 1;
+  one_op_check_f32 (&o, prod1, 2, 0);
+  one_op_init (&o, SIMNPU_IR_REDUCE_SUM, 1, ii, 1);
+  one_op_check_bytes (&o, SIMNPU_IR_I32, isum, 1);
+  one_op_init (&o, SIMNPU_IR_ARGMAX, 1, in, 1);
+  o.n->attrs.axis = 1;
+  one_op_check_bytes (&o, SIMNPU_IR_I64, am1, 2);
+  one_op_init (&o, SIMNPU_IR_ARGMIN, 1, in, 1);
+  o.n->attrs.axis = 0;
+  one_op_check_bytes (&o, SIMNPU_IR_I64, amin0, 3);
+  one_op_init (&o, SIMNPU_IR_ARGMAX, 1, it, 1);
+  one_op_check_bytes (&o, SIMNPU_IR_I64, tie, 1);
+  for (i = 0; i < 4; i++)
+    bn[i] = (bx[i] - mu[i % 2]) / sqrtf (var[i % 2] + 0.5f) * sc[i % 2]
+        + bb[i % 2];
+  one_op_init (&o, SIMNPU_IR_BATCHNORM, 5, ib, 1);
+  o.n->attrs.f[0] = 0.5f;
+  one_op_check_f32 (&o, bn, 4, TOL);
+}
+
+/* ------------------------------------------------------------------ */
+/* inference errors */
+
+static void
+test_infer_errors (void)
+{
+  simnpu__ir_graph *g = simnpu__ir_graph_new ("bad");
+  int64_t xd[4] = { 1, 8, 8, 6 }, wd[4] = { 4, 3, 3, 5 };
+  float w[4 * 3 * 3 * 5] = { 0 };
+  simnpu_error error = { 0 };
+  int ins[2], y, z, t;
+
+  ins[0] = add_input (g, "x", SIMNPU_IR_F32, 4, xd);
+  ins[1] = add_const (g, "w", SIMNPU_IR_F32, 4, wd, w);
+  y = add_out (g, "y");
+  add_node1 (g, SIMNPU_IR_CONV2D, "conv_3", 2, ins, y);
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, SIMNPU_ESHAPE);
+  g_assert_nonnull (strstr (error.message, "node 'conv_3' (conv2d)"));
+  g_assert_nonnull (strstr (error.message, "[4,3,3,5]"));
+  g_assert_nonnull (strstr (error.message, "[oc,kh,kw,6]"));
+  simnpu__ir_graph_free (g);
+
+  /* use before definition */
+  g = simnpu__ir_graph_new ("order");
+  ins[0] = add_input (g, "x", SIMNPU_IR_F32, 4, xd);
+  y = simnpu__ir_add_tensor (g, "y", SIMNPU_IR_F32, 0, NULL);
+  z = add_out (g, "z");
+  add_node1 (g, SIMNPU_IR_RELU, "first", 1, &y, z);
+  add_node1 (g, SIMNPU_IR_RELU, "second", 1, ins, y);
+  error.message[0] = '\0';
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, SIMNPU_EFORMAT);
+  g_assert_nonnull (strstr (error.message, "node 'first' (relu)"));
+  g_assert_nonnull (strstr (error.message, "before it is defined"));
+  simnpu__ir_graph_free (g);
+
+  /* two producers */
+  g = simnpu__ir_graph_new ("twice");
+  ins[0] = add_input (g, "x", SIMNPU_IR_F32, 4, xd);
+  y = add_out (g, "y");
+  add_node1 (g, SIMNPU_IR_RELU, "a", 1, ins, y);
+  add_node1 (g, SIMNPU_IR_SIGMOID, "b", 1, ins, y);
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, SIMNPU_EFORMAT);
+  g_assert_nonnull (strstr (error.message, "node 'b' (sigmoid)"));
+  g_assert_nonnull (strstr (error.message, "already defined"));
+  simnpu__ir_graph_free (g);
+
+  /* arity, index range, broadcast, reshape count */
+  g = simnpu__ir_graph_new ("misc");
+  ins[0] = add_input (g, "x", SIMNPU_IR_F32, 4, xd);
+  y = add_out (g, "y");
+  add_node1 (g, SIMNPU_IR_ADD, "add1", 1, ins, y);
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, SIMNPU_EFORMAT);
+  g_assert_nonnull (strstr (error.message, "node 'add1' (add)"));
+  g->nodes[0].n_inputs = 2;
+  g->nodes[0].inputs[1] = 99;
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, SIMNPU_EFORMAT);
+  g_assert_nonnull (strstr (error.message, "out of range"));
+  t = add_const (g, "w", SIMNPU_IR_F32, 4, wd, w);
+  g->nodes[0].inputs[1] = t;
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, SIMNPU_ESHAPE);
+  g_assert_nonnull (strstr (error.message, "does not broadcast"));
+  g->nodes[0].op = SIMNPU_IR_RESHAPE;
+  g->nodes[0].n_inputs = 1;
+  g->nodes[0].attrs.n_ints = 2;
+  g->nodes[0].attrs.ints[0] = 7;
+  g->nodes[0].attrs.ints[1] = 55;
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, SIMNPU_ESHAPE);
+  g_assert_nonnull (strstr (error.message, "node 'add1' (reshape)"));
+  g_assert_nonnull (strstr (error.message, "[1,8,8,6] to [7,55]"));
+  simnpu__ir_graph_free (g);
+}
+
+/* ------------------------------------------------------------------ */
+/* serialisation */
+
+/* conv (bias, relu6) -> avgpool -> reshape -> matmul (bias) -> softmax,
+ * and an i64 shape branch -> cast */
+static simnpu__ir_graph *
+sample_graph (GRand * rng)
+{
+  simnpu__ir_graph *g = simnpu__ir_graph_new ("sample");
+  int64_t xd[4] = { 1, 6, 6, 3 }, wd[4] = { 8, 3, 3, 3 }, bd[1] = { 8 };
+  int64_t md[2] = { 8, 5 }, mb[1] = { 5 };
+  float *w = random_floats (rng, 8 * 27), *b = random_floats (rng, 8);
+  float *m = random_floats (rng, 40), *mbias = random_floats (rng, 5);
+  int x, t[12];
+  simnpu__ir_node *n;
+
+  x = add_input (g, "x", SIMNPU_IR_F32, 4, xd);
+  t[0] = add_const (g, "w", SIMNPU_IR_F32, 4, wd, w);
+  t[1] = add_const (g, "b", SIMNPU_IR_F32, 1, bd, b);
+  t[2] = simnpu__ir_add_tensor (g, "conv", SIMNPU_IR_F32, 0, NULL);
+  t[3] = simnpu__ir_add_tensor (g, "pool", SIMNPU_IR_F32, 0, NULL);
+  t[4] = simnpu__ir_add_tensor (g, "flat", SIMNPU_IR_F32, 0, NULL);
+  t[5] = add_const (g, "m", SIMNPU_IR_F32, 2, md, m);
+  t[6] = add_const (g, "mb", SIMNPU_IR_F32, 1, mb, mbias);
+  t[7] = simnpu__ir_add_tensor (g, "logits", SIMNPU_IR_F32, 0, NULL);
+  t[8] = add_out (g, "probs");
+  t[9] = simnpu__ir_add_tensor (g, "shape", SIMNPU_IR_I64, 0, NULL);
+  t[10] = add_out (g, "shape_f");
+  {
+    int ins[3] = { x, t[0], t[1] };
+    n = add_node1 (g, SIMNPU_IR_CONV2D, "conv", 3, ins, t[2]);
+    n->attrs.pads[0] = n->attrs.pads[1] = 1;
+    n->attrs.stride[0] = n->attrs.stride[1] = 2;
+    n->attrs.act = SIMNPU_IR_ACT_CLIP;
+    n->attrs.act_min = 0;
+    n->attrs.act_max = 6;
+  }
+  n = add_node1 (g, SIMNPU_IR_AVGPOOL, "pool", 1, &t[2], t[3]);
+  n->attrs.kernel[0] = n->attrs.kernel[1] = 3;
+  n = add_node1 (g, SIMNPU_IR_RESHAPE, "flat", 1, &t[3], t[4]);
+  n->attrs.n_ints = 2;
+  n->attrs.ints[0] = 1;
+  n->attrs.ints[1] = 8;
+  {
+    int ins[3] = { t[4], t[5], t[6] };
+    add_node1 (g, SIMNPU_IR_MATMUL, "fc", 3, ins, t[7]);
+  }
+  n = add_node1 (g, SIMNPU_IR_SOFTMAX, "softmax", 1, &t[7], t[8]);
+  n->attrs.axis = 1;
+  add_node1 (g, SIMNPU_IR_SHAPE, "shape", 1, &t[2], t[9]);
+  n = add_node1 (g, SIMNPU_IR_CAST, "cast", 1, &t[9], t[10]);
+  n->attrs.dtype = SIMNPU_IR_F32;
+  g->tensors[t[2]].has_range = true;
+  g->tensors[t[2]].min = -1.5f;
+  g->tensors[t[2]].max = 6;
+  g_free (w);
+  g_free (b);
+  g_free (m);
+  g_free (mbias);
+  return g;
+}
+
+static void
+write_seed (const char *dir, const char *name, const void *data, size_t len)
+{
+  gchar *path = g_build_filename (dir, name, NULL);
+  g_assert_true (g_file_set_contents (path, data, (gssize) len, NULL));
+  g_free (path);
+}
+
+static void
+test_serialize (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  simnpu__ir_graph *g = sample_graph (rng), *g2 = NULL;
+  float *in = random_floats (rng, 6 * 6 * 3);
+  const void *data[1] = { in };
+  GByteArray *a = g_byte_array_new (), *b = g_byte_array_new ();
+  simnpu_error error = { 0 };
+  simnpu__ir_exec *x1, *x2;
+  const char *seeds = g_getenv (SEEDS_ENV);
+  unsigned i;
+  size_t cut;
+
+  x1 = run_graph (g, data);
+  simnpu__ir_serialize (g, a);
+  g_assert_cmpint (simnpu__ir_deserialize (a->data, a->len, &g2, &error),
+      ==, 0);
+  g_assert_cmpuint (g2->n_tensors, ==, g->n_tensors);
+  g_assert_cmpuint (g2->n_nodes, ==, g->n_nodes);
+  g_assert_cmpstr (g2->nodes[0].name, ==, "conv");
+  g_assert_cmpint (g2->nodes[0].attrs.act, ==, SIMNPU_IR_ACT_CLIP);
+  g_assert_true (g2->tensors[g->nodes[0].outputs[0]].has_range);
+  g_assert_cmpfloat (g2->tensors[g->nodes[0].outputs[0]].max, ==, 6);
+  simnpu__ir_serialize (g2, b);
+  g_assert_cmpmem (a->data, a->len, b->data, b->len);
+  x2 = run_graph (g2, data);
+  for (i = 0; i < g->n_outputs; i++)
+    g_assert_cmpmem (simnpu__ir_exec_data (x1, g->outputs[i]),
+        simnpu__ir_tensor_bytes (&g->tensors[g->outputs[i]]),
+        simnpu__ir_exec_data (x2, g2->outputs[i]),
+        simnpu__ir_tensor_bytes (&g2->tensors[g2->outputs[i]]));
+  {
+    const float *sf = simnpu__ir_exec_data (x2, g2->outputs[1]);
+    g_assert_cmpfloat (sf[1], ==, 3);
+    g_assert_cmpfloat (sf[3], ==, 8);
+  }
+  /* every truncation and a flipped byte per field fail cleanly */
+  for (cut = 0; cut < a->len; cut++) {
+    simnpu__ir_graph *g3 = NULL;
+    error.message[0] = '\0';
+    if (simnpu__ir_deserialize (a->data, cut, &g3, &error) == 0)
+      g_error ("a graph cut to %zu of %u bytes was accepted", cut, a->len);
+    g_assert_null (g3);
+    g_assert_cmpuint (strlen (error.message), >, 0);
+  }
+  for (cut = 0; cut < a->len; cut++) {
+    simnpu__ir_graph *g3 = NULL;
+    guint8 save = a->data[cut];
+    a->data[cut] ^= 0xff;
+    if (simnpu__ir_deserialize (a->data, a->len, &g3, &error) == 0)
+      simnpu__ir_graph_free (g3);
+    a->data[cut] = save;
+  }
+  if (seeds != NULL) {
+    /* the fuzz corpus: this graph, a copy, and single-op graphs */
+    simnpu__ir_graph *c = simnpu__ir_graph_copy (g);
+    write_seed (seeds, "sample.bin", a->data, a->len);
+    g_byte_array_set_size (b, 0);
+    c->nodes[0].attrs.groups = 1;
+    simnpu__ir_serialize (c, b);
+    write_seed (seeds, "copy.bin", b->data, b->len);
+    simnpu__ir_graph_free (c);
+  }
+  simnpu__ir_exec_free (x1);
+  simnpu__ir_exec_free (x2);
+  simnpu__ir_graph_free (g);
+  simnpu__ir_graph_free (g2);
+  g_byte_array_unref (a);
+  g_byte_array_unref (b);
+  g_free (in);
+  g_rand_free (rng);
+}
+
+/* a deep copy: same results, and changing it leaves the original alone */
+static void
+test_copy (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  simnpu__ir_graph *g = sample_graph (rng), *c;
+  float *in = random_floats (rng, 6 * 6 * 3);
+  const void *data[1] = { in };
+  simnpu__ir_exec *x1, *x2;
+  int w = simnpu__ir_find_tensor (g, "w");
+  float w0;
+
+  g_assert_cmpint (w, >=, 0);
+  g_assert_cmpint (simnpu__ir_find_tensor (g, "nothing"), ==, SIMNPU_IR_NONE);
+  c = simnpu__ir_graph_copy (g);
+  w0 = ((float *) g->tensors[w].data)[0];
+  x1 = run_graph (g, data);
+  x2 = run_graph (c, data);
+  g_assert_cmpmem (simnpu__ir_exec_data (x1, g->outputs[0]), 5 * 4,
+      simnpu__ir_exec_data (x2, c->outputs[0]), 5 * 4);
+  ((float *) c->tensors[w].data)[0] = w0 + 1;
+  g_free (c->nodes[0].name);
+  c->nodes[0].name = g_strdup ("changed");
+  g_assert_cmpfloat (((float *) g->tensors[w].data)[0], ==, w0);
+  g_assert_cmpstr (g->nodes[0].name, ==, "conv");
+  simnpu__ir_exec_free (x1);
+  simnpu__ir_exec_free (x2);
+  simnpu__ir_graph_free (c);
+  simnpu__ir_graph_free (g);
+  g_free (in);
+  g_rand_free (rng);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ir/conv2d", test_conv2d);
   g_test_add_func ("/ir/conv2d-bench", test_conv2d_bench);
+  g_test_add_func ("/ir/matmul", test_matmul);
+  g_test_add_func ("/ir/binary", test_binary);
+  g_test_add_func ("/ir/unary", test_unary);
+  g_test_add_func ("/ir/cast", test_cast);
+  g_test_add_func ("/ir/softmax", test_softmax);
+  g_test_add_func ("/ir/pool", test_pool);
+  g_test_add_func ("/ir/resize", test_resize);
+  g_test_add_func ("/ir/slice", test_slice);
+  g_test_add_func ("/ir/pad", test_pad);
+  g_test_add_func ("/ir/gather", test_gather);
+  g_test_add_func ("/ir/movement", test_movement);
+  g_test_add_func ("/ir/reduce", test_reduce);
+  g_test_add_func ("/ir/infer-errors", test_infer_errors);
+  g_test_add_func ("/ir/serialize", test_serialize);
+  g_test_add_func ("/ir/copy", test_copy);
   return g_test_run ();
 }

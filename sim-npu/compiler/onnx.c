@@ -872,8 +872,9 @@ imp_dropout (onnx_ctx * c, const onnx_op * op)
   if (c->node->n_output > 1 && c->node->output[1] != NULL
       && c->node->output[1][0] != '\0') {
     /* outside training nothing is dropped: the mask is all true */
-    const simnpu__ir_tensor *xt = T (c, x);
-    int64_t n = simnpu__ir_tensor_elements (xt);
+    int64_t n = simnpu__ir_tensor_elements (T (c, x));
+    int64_t dims[SIMNPU_IR_MAX_RANK];
+    unsigned rank = T (c, x)->rank;
     uint8_t *ones;
     int k, mask;
     if (n > ONNX_MAX_FOLD_ELEMENTS)
@@ -881,7 +882,8 @@ imp_dropout (onnx_ctx * c, const onnx_op * op)
           " elements", (gint64) ONNX_MAX_FOLD_ELEMENTS);
     ones = g_malloc (MAX (n, 1));
     memset (ones, 1, MAX (n, 1));
-    k = onnx_add_const (c, SIMNPU_IR_BOOL, xt->rank, xt->dims, ones);
+    memcpy (dims, T (c, x)->dims, sizeof dims);
+    k = onnx_add_const (c, SIMNPU_IR_BOOL, rank, dims, ones);
     g_free (ones);
     if ((ret = onnx_out (c, 1, &mask)) < 0)
       return ret;
@@ -2292,6 +2294,425 @@ imp_instance_norm (onnx_ctx * c, const onnx_op * op)
   return onnx_emit2 (c, SIMNPU_IR_ADD, ys, b2, y);
 }
 
+/* a zero scalar of dtype */
+static int
+onnx_zero (onnx_ctx * c, simnpu__ir_dtype dtype)
+{
+  int64_t zero = 0;
+  return onnx_add_const (c, dtype, 0, NULL, &zero);
+}
+
+/* dims that place a [n] vector on axis of a rank-r tensor: [n, 1, ...] */
+static unsigned
+onnx_axis_dims (unsigned rank, unsigned axis, int64_t n, int64_t * dims)
+{
+  unsigned i, k = 0;
+  dims[k++] = n;
+  for (i = axis + 1; i < rank; i++)
+    dims[k++] = 1;
+  return k;
+}
+
+/* 0, 1, ... n-1 (I64) shaped to lie on axis of a rank-r tensor */
+static int
+onnx_iota_on_axis (onnx_ctx * c, int64_t n, unsigned rank, unsigned axis,
+    int *out)
+{
+  int64_t dims[SIMNPU_IR_MAX_RANK], i;
+  int64_t *v;
+  unsigned r;
+
+  if (n < 1 || n > ONNX_MAX_FOLD_ELEMENTS)
+    return onnx_err (c, SIMNPU_ESHAPE, "axis of size %" G_GINT64_FORMAT, n);
+  v = g_new (int64_t, n);
+  for (i = 0; i < n; i++)
+    v[i] = i;
+  r = onnx_axis_dims (rank, axis, n, dims);
+  *out = onnx_add_const (c, SIMNPU_IR_I64, r, dims, v);
+  g_free (v);
+  return 0;
+}
+
+static int
+onnx_cast (onnx_ctx * c, int x, simnpu__ir_dtype dtype, int *out)
+{
+  simnpu__ir_attrs a;
+
+  if (T (c, x)->dtype == dtype) {
+    *out = x;
+    return 0;
+  }
+  onnx_attrs_init (&a);
+  a.dtype = dtype;
+  return onnx_emit1 (c, SIMNPU_IR_CAST, x, out, &a);
+}
+
+/* where (j - i >= k, x, 0) on the last two axes (upper; <= k for lower) */
+static int
+imp_trilu (onnx_ctx * c, const onnx_op * op)
+{
+  bool upper = onnx_attr_int (c, "upper", 1) != 0;
+  int64_t k = 0, dims[2], i, j;
+  int x, tk, out, mask, ret, n;
+  uint8_t *m;
+  const simnpu__ir_tensor *xt;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_opt_in (c, 1, &tk)) < 0)
+    return ret;
+  if (tk != SIMNPU_IR_NONE
+      && (ret = onnx_const_ints (c, tk, "k", &k, 1, &n)) < 0)
+    return ret;
+  xt = T (c, x);
+  if (xt->rank < 2)
+    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected >= 2)",
+        xt->rank);
+  dims[0] = xt->dims[xt->rank - 2];
+  dims[1] = xt->dims[xt->rank - 1];
+  if (dims[0] * dims[1] > ONNX_MAX_FOLD_ELEMENTS)
+    return onnx_err (c, SIMNPU_ENOMEM, "matrix too large");
+  m = g_malloc (MAX (dims[0] * dims[1], 1));
+  for (i = 0; i < dims[0]; i++)
+    for (j = 0; j < dims[1]; j++)
+      m[i * dims[1] + j] = upper ? j - i >= k : j - i <= k;
+  mask = onnx_add_const (c, SIMNPU_IR_BOOL, 2, dims, m);
+  g_free (m);
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  {
+    int ins[3] = { mask, x, onnx_zero (c, T (c, x)->dtype) };
+    return onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
+  }
+}
+
+/* a per-axis [C] parameter as [C, 1, ...] against x, in F32 */
+static int
+onnx_axis_param (onnx_ctx * c, int x, int p, int64_t axis_attr, int *out)
+{
+  /* copies: adding tensors may move the array */
+  unsigned prank = T (c, p)->rank, rank = T (c, x)->rank, r;
+  int64_t pn = simnpu__ir_tensor_elements (T (c, p));
+  int64_t dims[SIMNPU_IR_MAX_RANK];
+  int32_t axis = 0;
+  int ret, f;
+
+  if ((ret = onnx_cast (c, p, SIMNPU_IR_F32, &f)) < 0)
+    return ret;
+  if (prank == 0 || pn == 1) {
+    *out = f;
+    return 0;
+  }
+  if (prank != 1)
+    return onnx_err (c, SIMNPU_ESHAPE, "scale or zero point of rank %u "
+        "(expected a scalar or 1-D)", prank);
+  if ((ret = onnx_norm_axis (c, axis_attr, rank, &axis)) < 0)
+    return ret;
+  r = onnx_axis_dims (rank, axis, pn, dims);
+  *out = onnx_tmp (c);
+  return onnx_emit_reshape (c, f, *out, dims, r);
+}
+
+/* saturate (round (x / scale) + zero_point) */
+static int
+imp_quantize (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t axis = onnx_attr_int (c, "axis", 1);
+  simnpu__ir_dtype dtype = SIMNPU_IR_U8;
+  simnpu__ir_attrs a;
+  int x, ts, tz, sc, zp, q, r, out, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0
+      || (ret = onnx_opt_in (c, 2, &tz)) < 0)
+    return ret;
+  if (tz != SIMNPU_IR_NONE)
+    dtype = T (c, tz)->dtype;
+  if (dtype != SIMNPU_IR_U8 && dtype != SIMNPU_IR_I8)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "output %s (uint8 or int8)",
+        simnpu__ir_dtype_name (dtype));
+  if ((ret = onnx_cast (c, x, SIMNPU_IR_F32, &x)) < 0
+      || (ret = onnx_axis_param (c, x, ts, axis, &sc)) < 0)
+    return ret;
+  q = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_DIV, x, sc, q)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_ROUND, q, &r, NULL)) < 0)
+    return ret;
+  if (tz != SIMNPU_IR_NONE) {
+    int s;
+    if ((ret = onnx_axis_param (c, x, tz, axis, &zp)) < 0)
+      return ret;
+    s = onnx_tmp (c);
+    if ((ret = onnx_emit2 (c, SIMNPU_IR_ADD, r, zp, s)) < 0)
+      return ret;
+    r = s;
+  }
+  onnx_attrs_init (&a);
+  a.f[0] = dtype == SIMNPU_IR_U8 ? 0.0f : (float) G_MININT8;
+  a.f[1] = dtype == SIMNPU_IR_U8 ? (float) G_MAXUINT8 : (float) G_MAXINT8;
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_CLIP, r, &q, &a)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  a.dtype = dtype;
+  return onnx_emit (c, SIMNPU_IR_CAST, &q, 1, &out, 1, &a);
+}
+
+/* (x - zero_point) * scale */
+static int
+imp_dequantize (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t axis = onnx_attr_int (c, "axis", 1);
+  int x, ts, tz, sc, zp, xf, out, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0
+      || (ret = onnx_opt_in (c, 2, &tz)) < 0)
+    return ret;
+  if ((ret = onnx_cast (c, x, SIMNPU_IR_F32, &xf)) < 0
+      || (ret = onnx_axis_param (c, x, ts, axis, &sc)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (tz != SIMNPU_IR_NONE) {
+    int d = onnx_tmp (c);
+    if ((ret = onnx_axis_param (c, x, tz, axis, &zp)) < 0
+        || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, xf, zp, d)) < 0)
+      return ret;
+    xf = d;
+  }
+  return onnx_emit2 (c, SIMNPU_IR_MUL, xf, sc, out);
+}
+
+/* cast (argmax (x, axis) == iota, x's dtype) */
+static int
+imp_hardmax (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int x, am, iota, eq, out, ret;
+  unsigned rank;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  onnx_attrs_init (&a);
+  if (rank == 0)
+    return onnx_err (c, SIMNPU_ESHAPE, "scalar input");
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", -1), rank,
+              &a.axis)) < 0)
+    return ret;
+  a.keepdims = true;
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_ARGMAX, x, &am, &a)) < 0
+      || (ret = onnx_iota_on_axis (c, T (c, x)->dims[a.axis], rank, a.axis,
+              &iota)) < 0)
+    return ret;
+  eq = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, am, iota, eq)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  a.dtype = T (c, x)->dtype;
+  return onnx_emit (c, SIMNPU_IR_CAST, &eq, 1, &out, 1, &a);
+}
+
+/* where (x < -lambd, x + bias, where (x > lambd, x - bias, 0)) */
+static int
+imp_shrink (onnx_ctx * c, const onnx_op * op)
+{
+  float lambd = onnx_attr_float (c, "lambd", 0.5f);
+  float bias = onnx_attr_float (c, "bias", 0.0f);
+  int x, lo, hi, xp, xm, inner, out, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  if (T (c, x)->dtype != SIMNPU_IR_F32)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input (float only)",
+        simnpu__ir_dtype_name (T (c, x)->dtype));
+  lo = onnx_tmp (c);
+  hi = onnx_tmp (c);
+  xp = onnx_tmp (c);
+  xm = onnx_tmp (c);
+  inner = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_LESS, x, onnx_scalar_f32 (c, -lambd),
+              lo)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_GREATER, x, onnx_scalar_f32 (c,
+                  lambd), hi)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, x, onnx_scalar_f32 (c, bias),
+              xp)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, x, onnx_scalar_f32 (c, bias),
+              xm)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  {
+    int in1[3] = { hi, xm, onnx_scalar_f32 (c, 0.0f) };
+    int in2[3] = { lo, xp, inner };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, in1, 3, &inner, 1, NULL)) < 0)
+      return ret;
+    return onnx_emit (c, SIMNPU_IR_WHERE, in2, 3, &out, 1, NULL);
+  }
+}
+
+/* hyperbolic functions from exp, log and sqrt */
+static int
+imp_hyperbolic (onnx_ctx * c, const onnx_op * op)
+{
+  const char *name = op->name;
+  int x, out, ret, t1, t2, t3;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  t1 = onnx_tmp (c);
+  t2 = onnx_tmp (c);
+  t3 = onnx_tmp (c);
+  if (strcmp (name, "Sinh") == 0 || strcmp (name, "Cosh") == 0) {
+    int e, n, en;
+    /* (exp (x) -+ exp (-x)) / 2 */
+    if ((ret = onnx_emit1 (c, SIMNPU_IR_EXP, x, &e, NULL)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_NEG, x, &n, NULL)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_EXP, n, &en, NULL)) < 0
+        || (ret = onnx_emit2 (c, name[0] == 'S' ? SIMNPU_IR_SUB :
+                SIMNPU_IR_ADD, e, en, t1)) < 0)
+      return ret;
+    return onnx_emit2 (c, SIMNPU_IR_MUL, t1, onnx_scalar_f32 (c, 0.5f), out);
+  }
+  if (strcmp (name, "Atanh") == 0) {
+    int one = onnx_scalar_f32 (c, 1.0f), l;
+    /* log ((1 + x) / (1 - x)) / 2 */
+    if ((ret = onnx_emit2 (c, SIMNPU_IR_ADD, one, x, t1)) < 0
+        || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, one, x, t2)) < 0
+        || (ret = onnx_emit2 (c, SIMNPU_IR_DIV, t1, t2, t3)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_LOG, t3, &l, NULL)) < 0)
+      return ret;
+    return onnx_emit2 (c, SIMNPU_IR_MUL, l, onnx_scalar_f32 (c, 0.5f), out);
+  }
+  {
+    /* log (x + sqrt (x * x +- 1)) */
+    int sq, t4 = onnx_tmp (c);
+    if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, x, x, t1)) < 0
+        || (ret = onnx_emit2 (c, strcmp (name, "Asinh") == 0 ?
+                SIMNPU_IR_ADD : SIMNPU_IR_SUB, t1, onnx_scalar_f32 (c, 1.0f),
+                t2)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_SQRT, t2, &sq, NULL)) < 0
+        || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, x, sq, t4)) < 0)
+      return ret;
+    return onnx_emit (c, SIMNPU_IR_LOG, &t4, 1, &out, 1, NULL);
+  }
+}
+
+#define ONNX_MVN_EPSILON 1e-9f
+
+/* (x - mean) / (sqrt (var) + epsilon) over axes (default 0, 2, 3) */
+static int
+imp_mvn (onnx_ctx * c, const onnx_op * op)
+{
+  static const int64_t def_axes[] = { 0, 2, 3 };
+  int64_t axes[SIMNPU_IR_MAX_RANK];
+  simnpu__ir_attrs a;
+  int x, mean, d, dd, var, sd, se, out, ret, n, i;
+  unsigned rank;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0
+      || (ret = onnx_attr_ints (c, "axes", axes, SIMNPU_IR_MAX_RANK, &n)) < 0)
+    return ret;
+  if (n < 0) {
+    memcpy (axes, def_axes, sizeof def_axes);
+    n = G_N_ELEMENTS (def_axes);
+  }
+  rank = T (c, x)->rank;
+  onnx_attrs_init (&a);
+  for (i = 0; i < n; i++) {
+    int32_t ax = 0;
+    if ((ret = onnx_norm_axis (c, axes[i], rank, &ax)) < 0)
+      return ret;
+    a.ints[a.n_ints++] = ax;
+  }
+  a.keepdims = true;
+  d = onnx_tmp (c);
+  dd = onnx_tmp (c);
+  se = onnx_tmp (c);
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, x, &mean, &a)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, x, mean, d)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, d, d, dd)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, dd, &var, &a)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_SQRT, var, &sd, NULL)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, sd, onnx_scalar_f32 (c,
+                  ONNX_MVN_EPSILON), se)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit2 (c, SIMNPU_IR_DIV, d, se, out);
+}
+
+/* where (unsqueeze (wrap (indices), axis) == iota, on, off) */
+static int
+imp_onehot (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t dims[SIMNPU_IR_MAX_RANK], depth_v[1] = { 0 };
+  int idx, td, tv, ii, neg, wrapped, un, iota, eq, on, off, out, ret;
+  unsigned rank, r, j;
+  int32_t axis = 0;
+  float depth_f;
+  simnpu__ir_attrs a;
+  int64_t zero = 0, one = 1;
+
+  if ((ret = onnx_in (c, 0, &idx)) < 0 || (ret = onnx_in (c, 1, &td)) < 0
+      || (ret = onnx_in (c, 2, &tv)) < 0)
+    return ret;
+  if ((ret = onnx_const_float (c, td, "depth", &depth_f)) < 0)
+    return ret;
+  depth_v[0] = (int64_t) depth_f;
+  rank = T (c, idx)->rank + 1;
+  if (rank > SIMNPU_IR_MAX_RANK)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "output rank above %d",
+        SIMNPU_IR_MAX_RANK);
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", -1), rank,
+              &axis)) < 0)
+    return ret;
+  if (simnpu__ir_tensor_elements (T (c, tv)) != 2)
+    return onnx_err (c, SIMNPU_ESHAPE, "values must hold [off, on]");
+  /* indices below 0 count from depth */
+  neg = onnx_tmp (c);
+  wrapped = onnx_tmp (c);
+  ii = onnx_tmp (c);
+  if ((ret = onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_LESS, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, &zero), neg)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, depth_v), ii)) < 0)
+    return ret;
+  {
+    int ins[3] = { neg, ii, idx };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1, NULL)) < 0)
+      return ret;
+  }
+  for (r = 0, j = 0; r < rank; r++)
+    dims[r] = r == (unsigned) axis ? 1 : T (c, idx)->dims[j++];
+  un = onnx_tmp (c);
+  if ((ret = onnx_emit_reshape (c, wrapped, un, dims, rank)) < 0
+      || (ret = onnx_iota_on_axis (c, depth_v[0], rank, axis, &iota)) < 0)
+    return ret;
+  eq = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, un, iota, eq)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  {
+    int flat = onnx_tmp (c);
+    int64_t two = 2;
+    if ((ret = onnx_emit_reshape (c, tv, flat, &two, 1)) < 0)
+      return ret;
+    off = onnx_tmp (c);
+    on = onnx_tmp (c);
+    {
+      int g0[2] = { flat, onnx_add_const (c, SIMNPU_IR_I64, 0, NULL,
+            &zero)
+      };
+      int g1[2] = { flat, onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &one) };
+      if ((ret = onnx_emit (c, SIMNPU_IR_GATHER, g0, 2, &off, 1, &a)) < 0
+          || (ret = onnx_emit (c, SIMNPU_IR_GATHER, g1, 2, &on, 1, &a)) < 0)
+        return ret;
+    }
+  }
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  {
+    int ins[3] = { eq, on, off };
+    return onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
+  }
+}
+
 /* x != x */
 static int
 imp_isnan (onnx_ctx * c, const onnx_op * op)
@@ -2375,10 +2796,13 @@ imp_tan (onnx_ctx * c, const onnx_op * op)
 
 static const onnx_op onnx_ops[] = {
   {"Abs", imp_unary, SIMNPU_IR_ABS, 6},
+  {"Acosh", imp_hyperbolic, SIMNPU_IR_LOG, 9},
   {"Add", imp_binary, SIMNPU_IR_ADD, 7},
   {"And", imp_binary, SIMNPU_IR_AND, 7},
   {"ArgMax", imp_arg, SIMNPU_IR_ARGMAX, 1},
   {"ArgMin", imp_arg, SIMNPU_IR_ARGMIN, 1},
+  {"Asinh", imp_hyperbolic, SIMNPU_IR_LOG, 9},
+  {"Atanh", imp_hyperbolic, SIMNPU_IR_LOG, 9},
   {"AveragePool", imp_pool, SIMNPU_IR_AVGPOOL, 1},
   {"BatchNormalization", imp_batchnorm, SIMNPU_IR_BATCHNORM, 9},
   {"Cast", imp_cast, SIMNPU_IR_CAST, 6},
@@ -2391,7 +2815,9 @@ static const onnx_op onnx_ops[] = {
   {"ConstantOfShape", imp_constant_of_shape, SIMNPU_IR_IDENTITY, 9},
   {"Conv", imp_conv, SIMNPU_IR_CONV2D, 1},
   {"Cos", imp_unary, SIMNPU_IR_COS, 7},
+  {"Cosh", imp_hyperbolic, SIMNPU_IR_EXP, 9},
   {"DepthToSpace", imp_depth_space, SIMNPU_IR_DEPTH_TO_SPACE, 1},
+  {"DequantizeLinear", imp_dequantize, SIMNPU_IR_MUL, 10},
   {"Div", imp_binary, SIMNPU_IR_DIV, 7},
   {"Dropout", imp_dropout, SIMNPU_IR_IDENTITY, 7},
   {"Elu", imp_unary, SIMNPU_IR_ELU, 6},
@@ -2409,6 +2835,7 @@ static const onnx_op onnx_ops[] = {
   {"GreaterOrEqual", imp_binary, SIMNPU_IR_GREATER_EQUAL},
   {"HardSigmoid", imp_unary, SIMNPU_IR_HARD_SIGMOID, 6},
   {"HardSwish", imp_unary, SIMNPU_IR_HARD_SWISH},
+  {"Hardmax", imp_hardmax, SIMNPU_IR_ARGMAX, 13},
   {"Identity", imp_identity, SIMNPU_IR_IDENTITY, 1},
   {"InstanceNormalization", imp_instance_norm, SIMNPU_IR_REDUCE_MEAN, 6},
   {"IsInf", imp_isinf, SIMNPU_IR_EQUAL, 10},
@@ -2423,16 +2850,19 @@ static const onnx_op onnx_ops[] = {
   {"Max", imp_variadic, SIMNPU_IR_MAXIMUM, 8},
   {"MaxPool", imp_pool, SIMNPU_IR_MAXPOOL, 1},
   {"Mean", imp_variadic, SIMNPU_IR_ADD, 8},
+  {"MeanVarianceNormalization", imp_mvn, SIMNPU_IR_REDUCE_MEAN, 9},
   {"Min", imp_variadic, SIMNPU_IR_MINIMUM, 8},
   {"Mish", imp_mish, SIMNPU_IR_MUL},
   {"Mod", imp_mod, SIMNPU_IR_FLOOR_MOD, 10},
   {"Mul", imp_binary, SIMNPU_IR_MUL, 7},
   {"Neg", imp_unary, SIMNPU_IR_NEG, 6},
   {"Not", imp_unary, SIMNPU_IR_NOT, 1},
+  {"OneHot", imp_onehot, SIMNPU_IR_WHERE, 11},
   {"Or", imp_binary, SIMNPU_IR_OR, 7},
+  {"PRelu", imp_binary, SIMNPU_IR_PRELU, 7},
   {"Pad", imp_pad, SIMNPU_IR_PAD, 2},
   {"Pow", imp_pow, SIMNPU_IR_POW, 7},
-  {"PRelu", imp_binary, SIMNPU_IR_PRELU, 7},
+  {"QuantizeLinear", imp_quantize, SIMNPU_IR_CAST, 10},
   {"Range", imp_range, SIMNPU_IR_RANGE},
   {"Reciprocal", imp_unary, SIMNPU_IR_RECIPROCAL, 6},
   {"ReduceL1", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
@@ -2451,9 +2881,11 @@ static const onnx_op onnx_ops[] = {
   {"Round", imp_unary, SIMNPU_IR_ROUND},
   {"Selu", imp_unary, SIMNPU_IR_SELU, 6},
   {"Shape", imp_shape, SIMNPU_IR_SHAPE, 1},
+  {"Shrink", imp_shrink, SIMNPU_IR_WHERE, 9},
   {"Sigmoid", imp_unary, SIMNPU_IR_SIGMOID, 6},
   {"Sign", imp_unary, SIMNPU_IR_SIGN, 9},
   {"Sin", imp_unary, SIMNPU_IR_SIN, 7},
+  {"Sinh", imp_hyperbolic, SIMNPU_IR_EXP, 9},
   {"Size", imp_shape, SIMNPU_IR_SHAPE, 1},
   {"Slice", imp_slice, SIMNPU_IR_SLICE, 10},
   {"Softmax", imp_softmax, SIMNPU_IR_SOFTMAX, 1},
@@ -2467,9 +2899,10 @@ static const onnx_op onnx_ops[] = {
   {"Sum", imp_variadic, SIMNPU_IR_ADD, 8},
   {"Tan", imp_tan, SIMNPU_IR_DIV, 7},
   {"Tanh", imp_unary, SIMNPU_IR_TANH, 6},
-  {"Tile", imp_tile, SIMNPU_IR_TILE, 6},
   {"ThresholdedRelu", imp_thresholded_relu, SIMNPU_IR_WHERE, 10},
+  {"Tile", imp_tile, SIMNPU_IR_TILE, 6},
   {"Transpose", imp_transpose, SIMNPU_IR_TRANSPOSE, 1},
+  {"Trilu", imp_trilu, SIMNPU_IR_WHERE, 14},
   {"Unsqueeze", imp_squeeze, SIMNPU_IR_IDENTITY, 1},
   {"Where", imp_where, SIMNPU_IR_WHERE, 9},
   {"Xor", imp_binary, SIMNPU_IR_XOR, 7},

@@ -625,20 +625,18 @@ onnx_to_nhwc (onnx_ctx * c, int x, int *y)
   return onnx_emit_transpose (c, x, *y, perm, rank);
 }
 
-/* Runs op on NHWC of x (NCHW) and writes NCHW into output 0. */
+/* Runs op on NHWC of x (NCHW) and writes NCHW into out. */
 static int
-onnx_emit_nhwc (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
-    const simnpu__ir_attrs * a)
+onnx_emit_nhwc_to (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
+    const simnpu__ir_attrs * a, int out)
 {
   int64_t perm[SIMNPU_IR_MAX_RANK], back[SIMNPU_IR_MAX_RANK];
   unsigned rank = T (c, ins[0])->rank;
-  int xt = SIMNPU_IR_NONE, yt, out, ret;
+  int xt = SIMNPU_IR_NONE, yt, ret;
 
   if ((ret = onnx_to_nhwc (c, ins[0], &xt)) < 0)
     return ret;
   ins[0] = xt;
-  if ((ret = onnx_out (c, 0, &out)) < 0)
-    return ret;
   if (rank == 2)
     return onnx_emit (c, op, ins, n_in, &out, 1, a);
   yt = onnx_tmp (c);
@@ -646,6 +644,53 @@ onnx_emit_nhwc (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
     return ret;
   onnx_perm_to_last (rank, perm, back);
   return onnx_emit_transpose (c, yt, out, back, rank);
+}
+
+/* ... into output 0 */
+static int
+onnx_emit_nhwc (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
+    const simnpu__ir_attrs * a)
+{
+  int out, ret;
+
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit_nhwc_to (c, op, ins, n_in, a, out);
+}
+
+/* 1-D spatial ops run as 2-D ones of height 1: [N, C, L] as [N, C, 1, L] */
+static int
+onnx_unsqueeze_h (onnx_ctx * c, int x, int *y)
+{
+  int64_t d[ONNX_CONV_RANK];
+  const simnpu__ir_tensor *t = T (c, x);
+
+  d[0] = t->dims[0];
+  d[1] = t->dims[1];
+  d[2] = 1;
+  d[3] = t->dims[2];
+  *y = onnx_tmp (c);
+  return onnx_emit_reshape (c, x, *y, d, ONNX_CONV_RANK);
+}
+
+/* runs a 2-D op on a 1-D (rank 3) or 2-D input, into output 0 */
+static int
+onnx_emit_spatial (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
+    const simnpu__ir_attrs * a, bool one_d)
+{
+  int64_t d[ONNX_CONV_RANK - 1];
+  int y, out, ret;
+
+  if (!one_d)
+    return onnx_emit_nhwc (c, op, ins, n_in, a);
+  y = onnx_tmp (c);
+  if ((ret = onnx_emit_nhwc_to (c, op, ins, n_in, a, y)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  d[0] = T (c, y)->dims[0];
+  d[1] = T (c, y)->dims[1];
+  d[2] = T (c, y)->dims[3];
+  return onnx_emit_reshape (c, y, out, d, ONNX_CONV_RANK - 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1199,56 +1244,59 @@ imp_arg (onnx_ctx * c, const onnx_op * op)
 }
 
 /* kernel, strides, dilations, pads (with auto_pad resolved) of conv and
- * pools on a rank-4 NCHW input */
+ * pools on a rank-4 NCHW input; a 1-D op's (one_d: the input has been
+ * given a height of 1) attributes go to the width */
 static int
-onnx_spatial_attrs (onnx_ctx * c, int x, const int64_t * kernel,
+onnx_spatial_attrs (onnx_ctx * c, int x, const int64_t * kernel, bool one_d,
     simnpu__ir_attrs * a)
 {
   int64_t v[2 * ONNX_SPATIAL_DIMS];
   char buf[ONNX_STR_SIZE];
   const char *auto_pad;
+  int nsp = one_d ? 1 : ONNX_SPATIAL_DIMS, off = ONNX_SPATIAL_DIMS - nsp;
   int n, ret, i;
 
   if (T (c, x)->rank != ONNX_CONV_RANK)
     return onnx_err (c, SIMNPU_EUNSUPPORTED,
-        "input of rank %u: only 2-D (rank-4 NCHW) is supported",
-        T (c, x)->rank);
-  for (i = 0; i < ONNX_SPATIAL_DIMS; i++) {
+        "input of rank %u: only 1-D and 2-D (rank-3 and rank-4 NCHW) are "
+        "supported", T (c, x)->rank);
+  for (i = 0; i < nsp; i++) {
     if (kernel[i] < 1 || kernel[i] > G_MAXINT32)
       return onnx_err (c, SIMNPU_EFORMAT, "kernel size %" G_GINT64_FORMAT,
           kernel[i]);
-    a->kernel[i] = (int32_t) kernel[i];
+    a->kernel[off + i] = (int32_t) kernel[i];
   }
-  if ((ret = onnx_attr_ints (c, "strides", v, 2, &n)) < 0)
+  if ((ret = onnx_attr_ints (c, "strides", v, nsp, &n)) < 0)
     return ret;
   for (i = 0; i < n; i++) {
     if (v[i] < 1 || v[i] > G_MAXINT32)
       return onnx_err (c, SIMNPU_EFORMAT, "stride %" G_GINT64_FORMAT, v[i]);
-    a->stride[i] = (int32_t) v[i];
+    a->stride[off + i] = (int32_t) v[i];
   }
-  if ((ret = onnx_attr_ints (c, "dilations", v, 2, &n)) < 0)
+  if ((ret = onnx_attr_ints (c, "dilations", v, nsp, &n)) < 0)
     return ret;
   for (i = 0; i < n; i++) {
     if (v[i] < 1 || v[i] > G_MAXINT32)
       return onnx_err (c, SIMNPU_EFORMAT, "dilation %" G_GINT64_FORMAT, v[i]);
-    a->dilation[i] = (int32_t) v[i];
+    a->dilation[off + i] = (int32_t) v[i];
   }
   auto_pad = onnx_attr_str (c, "auto_pad", "NOTSET", buf, sizeof buf);
   if (strcmp (auto_pad, "NOTSET") == 0) {
-    if ((ret = onnx_attr_ints (c, "pads", v, 4, &n)) < 0)
+    if ((ret = onnx_attr_ints (c, "pads", v, 2 * nsp, &n)) < 0)
       return ret;
-    if (n > 0 && n != 4)
-      return onnx_err (c, SIMNPU_EFORMAT, "%d pads (expected 4)", n);
+    if (n > 0 && n != 2 * nsp)
+      return onnx_err (c, SIMNPU_EFORMAT, "%d pads (expected %d)", n, 2 * nsp);
     for (i = 0; i < n; i++) {
       if (v[i] < 0 || v[i] > G_MAXINT32)
         return onnx_err (c, SIMNPU_EFORMAT, "pad %" G_GINT64_FORMAT, v[i]);
-      /* ONNX: h_begin, w_begin, h_end, w_end, as the IR */
-      a->pads[i] = (int32_t) v[i];
+      /* ONNX: begins then ends (h, w), as the IR's top, left, bottom,
+       * right */
+      a->pads[(i / nsp) * ONNX_SPATIAL_DIMS + off + i % nsp] = (int32_t) v[i];
     }
   } else if (strcmp (auto_pad, "SAME_UPPER") == 0
       || strcmp (auto_pad, "SAME_LOWER") == 0) {
     bool lower = strcmp (auto_pad, "SAME_LOWER") == 0;
-    for (i = 0; i < ONNX_SPATIAL_DIMS; i++) {
+    for (i = off; i < ONNX_SPATIAL_DIMS; i++) {
       int64_t in = T (c, x)->dims[2 + i];
       int64_t out = (in + a->stride[i] - 1) / a->stride[i];
       int64_t k = (int64_t) (a->kernel[i] - 1) * a->dilation[i] + 1;
@@ -1271,18 +1319,24 @@ imp_conv (onnx_ctx * c, const onnx_op * op)
   simnpu__ir_attrs a;
   int ins[3], wt, ret;
   int64_t k[2];
+  bool one_d;
 
   if ((ret = onnx_in (c, 0, &ins[0])) < 0 || (ret = onnx_in (c, 1, &ins[1])) < 0
       || (ret = onnx_opt_in (c, 2, &ins[2])) < 0)
     return ret;
-  if (T (c, ins[1])->rank != ONNX_CONV_RANK)
+  one_d = T (c, ins[1])->rank == ONNX_CONV_RANK - 1
+      && T (c, ins[0])->rank == ONNX_CONV_RANK - 1;
+  if (T (c, ins[1])->rank != ONNX_CONV_RANK && !one_d)
     return onnx_err (c, SIMNPU_EUNSUPPORTED,
-        "weights of rank %u: only 2-D convolutions are supported",
+        "weights of rank %u: only 1-D and 2-D convolutions are supported",
         T (c, ins[1])->rank);
+  if (one_d && ((ret = onnx_unsqueeze_h (c, ins[0], &ins[0])) < 0
+          || (ret = onnx_unsqueeze_h (c, ins[1], &ins[1])) < 0))
+    return ret;
   onnx_attrs_init (&a);
-  k[0] = T (c, ins[1])->dims[2];
+  k[0] = T (c, ins[1])->dims[one_d ? 3 : 2];
   k[1] = T (c, ins[1])->dims[3];
-  if ((ret = onnx_spatial_attrs (c, ins[0], k, &a)) < 0)
+  if ((ret = onnx_spatial_attrs (c, ins[0], k, one_d, &a)) < 0)
     return ret;
   a.groups = (int32_t) onnx_attr_int (c, "group", 1);
   if (a.groups < 1)
@@ -1291,8 +1345,8 @@ imp_conv (onnx_ctx * c, const onnx_op * op)
   if ((ret = onnx_emit_transpose (c, ins[1], wt, oihw_to_ohwi, 4)) < 0)
     return ret;
   ins[1] = wt;
-  return onnx_emit_nhwc (c, SIMNPU_IR_CONV2D, ins,
-      ins[2] == SIMNPU_IR_NONE ? 2 : 3, &a);
+  return onnx_emit_spatial (c, SIMNPU_IR_CONV2D, ins,
+      ins[2] == SIMNPU_IR_NONE ? 2 : 3, &a, one_d);
 }
 
 static int
@@ -1301,25 +1355,30 @@ imp_pool (onnx_ctx * c, const onnx_op * op)
   simnpu__ir_attrs a;
   int64_t k[2];
   int x, n, ret;
+  bool one_d;
 
   if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_check_outputs (c, 1)) < 0)
     return ret;
-  if (T (c, x)->rank != ONNX_CONV_RANK)
+  one_d = T (c, x)->rank == ONNX_CONV_RANK - 1;
+  if (T (c, x)->rank != ONNX_CONV_RANK && !one_d)
     return onnx_err (c, SIMNPU_EUNSUPPORTED,
-        "input of rank %u: only 2-D pooling is supported", T (c, x)->rank);
+        "input of rank %u: only 1-D and 2-D pooling are supported",
+        T (c, x)->rank);
   if ((ret = onnx_attr_ints (c, "kernel_shape", k, 2, &n)) < 0)
     return ret;
-  if (n != 2)
+  if (n != (one_d ? 1 : 2))
     return onnx_err (c, SIMNPU_EFORMAT, "kernel_shape has %d values "
-        "(expected 2)", n);
+        "(expected %d)", n, one_d ? 1 : 2);
+  if (one_d && (ret = onnx_unsqueeze_h (c, x, &x)) < 0)
+    return ret;
   onnx_attrs_init (&a);
-  if ((ret = onnx_spatial_attrs (c, x, k, &a)) < 0)
+  if ((ret = onnx_spatial_attrs (c, x, k, one_d, &a)) < 0)
     return ret;
   a.ceil_mode = onnx_attr_int (c, "ceil_mode", 0) != 0;
   a.count_include_pad = onnx_attr_int (c, "count_include_pad", 0) != 0;
   if (onnx_attr_int (c, "storage_order", 0) != 0)
     return onnx_err (c, SIMNPU_EUNSUPPORTED, "storage_order=1");
-  return onnx_emit_nhwc (c, op->ir, &x, 1, &a);
+  return onnx_emit_spatial (c, op->ir, &x, 1, &a, one_d);
 }
 
 static int

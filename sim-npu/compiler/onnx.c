@@ -2772,6 +2772,111 @@ imp_onehot (onnx_ctx * c, const onnx_op * op)
   }
 }
 
+/* scale = (max (0, max x) - min (0, min x)) / 255, zero point =
+ * saturate (round (-min / scale)), y = saturate (round (x / scale) + zp):
+ * outputs y, y_scale, y_zero_point (uint8) */
+static int
+imp_dynamic_quantize (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs r, clip, cast;
+  int x, mn, mx, mn0, mx0, range, scale, nmn, zf, zr, zc, q, qr, qz, qc;
+  int y, ys, yz, ret;
+  unsigned i;
+  float zero = 0;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &y)) < 0
+      || (ret = onnx_out (c, 1, &ys)) < 0 || (ret = onnx_out (c, 2, &yz)) < 0)
+    return ret;
+  if (T (c, x)->dtype != SIMNPU_IR_F32)
+    return onnx_err (c, SIMNPU_EFORMAT, "input must be float");
+  onnx_attrs_init (&r);
+  for (i = 0; i < T (c, x)->rank; i++)
+    r.ints[r.n_ints++] = i;
+  onnx_attrs_init (&clip);
+  clip.f[0] = 0.0f;
+  clip.f[1] = (float) G_MAXUINT8;
+  onnx_attrs_init (&cast);
+  cast.dtype = SIMNPU_IR_U8;
+  mn0 = onnx_tmp (c);
+  mx0 = onnx_tmp (c);
+  range = onnx_tmp (c);
+  nmn = onnx_tmp (c);
+  q = onnx_tmp (c);
+  qz = onnx_tmp (c);
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MIN, x, &mn, &r)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MAX, x, &mx, &r)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MINIMUM, mn, onnx_scalar_f32 (c,
+                  zero), mn0)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MAXIMUM, mx, onnx_scalar_f32 (c,
+                  zero), mx0)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, mx0, mn0, range)) < 0)
+    return ret;
+  scale = ys;
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_DIV, range, onnx_scalar_f32 (c,
+                  (float) G_MAXUINT8), scale)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_DIV, mn0, scale, nmn)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_NEG, nmn, &zf, NULL)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_ROUND, zf, &zr, NULL)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_CLIP, zr, &zc, &clip)) < 0
+      || (ret = onnx_emit (c, SIMNPU_IR_CAST, &zc, 1, &yz, 1, &cast)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_DIV, x, scale, q)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_ROUND, q, &qr, NULL)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, qr, zc, qz)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_CLIP, qz, &qc, &clip)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_CAST, &qc, 1, &y, 1, &cast);
+}
+
+/* x @ M along the axis, M[j][i] = 1 where j runs into i (exclusive,
+ * reverse), with the axis moved last */
+static int
+imp_cumsum (onnx_ctx * c, const onnx_op * op)
+{
+  bool excl = onnx_attr_int (c, "exclusive", 0) != 0;
+  bool rev = onnx_attr_int (c, "reverse", 0) != 0;
+  int64_t perm[SIMNPU_IR_MAX_RANK], axis_v, len, i, j, dims[2];
+  int x, ta, m, xt, y, out, ret, n;
+  unsigned rank, k;
+  int32_t axis = 0;
+  float *mv;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ta)) < 0
+      || (ret = onnx_const_ints (c, ta, "axis", &axis_v, 1, &n)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if (n != 1 || (ret = onnx_norm_axis (c, axis_v, rank, &axis)) < 0)
+    return n != 1 ? onnx_err (c, SIMNPU_EFORMAT, "axis must be a scalar") : ret;
+  if (T (c, x)->dtype != SIMNPU_IR_F32)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input (float only)",
+        simnpu__ir_dtype_name (T (c, x)->dtype));
+  len = T (c, x)->dims[axis];
+  if (len * len > ONNX_MAX_FOLD_ELEMENTS)
+    return onnx_err (c, SIMNPU_ENOMEM, "axis too long");
+  mv = g_new0 (float, MAX (len * len, 1));
+  for (j = 0; j < len; j++)
+    for (i = 0; i < len; i++)
+      mv[j * len + i] = (rev ? (excl ? j > i : j >= i)
+          : (excl ? j < i : j <= i)) ? 1.0f : 0.0f;
+  dims[0] = dims[1] = len;
+  m = onnx_add_const (c, SIMNPU_IR_F32, 2, dims, mv);
+  g_free (mv);
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (axis == (int32_t) rank - 1)
+    return onnx_emit2 (c, SIMNPU_IR_MATMUL, x, m, out);
+  /* swapping the axis with the last is its own inverse */
+  for (k = 0; k < rank; k++)
+    perm[k] = k;
+  perm[axis] = rank - 1;
+  perm[rank - 1] = axis;
+  xt = onnx_tmp (c);
+  y = onnx_tmp (c);
+  if ((ret = onnx_emit_transpose (c, x, xt, perm, rank)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MATMUL, xt, m, y)) < 0)
+    return ret;
+  return onnx_emit_transpose (c, y, out, perm, rank);
+}
+
 /* x != x */
 static int
 imp_isnan (onnx_ctx * c, const onnx_op * op)
@@ -2875,10 +2980,12 @@ static const onnx_op onnx_ops[] = {
   {"Conv", imp_conv, SIMNPU_IR_CONV2D, 1},
   {"Cos", imp_unary, SIMNPU_IR_COS, 7},
   {"Cosh", imp_hyperbolic, SIMNPU_IR_EXP, 9},
+  {"CumSum", imp_cumsum, SIMNPU_IR_MATMUL, 11},
   {"DepthToSpace", imp_depth_space, SIMNPU_IR_DEPTH_TO_SPACE, 1},
   {"DequantizeLinear", imp_dequantize, SIMNPU_IR_MUL, 10},
   {"Div", imp_binary, SIMNPU_IR_DIV, 7},
   {"Dropout", imp_dropout, SIMNPU_IR_IDENTITY, 7},
+  {"DynamicQuantizeLinear", imp_dynamic_quantize, SIMNPU_IR_CAST, 11},
   {"Elu", imp_unary, SIMNPU_IR_ELU, 6},
   {"Equal", imp_binary, SIMNPU_IR_EQUAL, 7},
   {"Erf", imp_unary, SIMNPU_IR_ERF, 9},

@@ -23,6 +23,7 @@
 #define OPSET 13
 #define BAD_OPSET 9
 #define NEW_OPSET 18
+#define UNKNOWN_DTYPE 99
 #define FLOAT16_ONE 0x3c00
 #define FLOAT16_MINUS_TWO 0xc000
 
@@ -582,6 +583,30 @@ test_read_tensor (void)
           dims, &data, &error), ==, SIMNPU_EUNSUPPORTED);
   g_assert_nonnull (strstr (error.message, "words"));
   g_assert_nonnull (strstr (error.message, "STRING"));
+
+  /* a data type ONNX does not define */
+  t.data_type = UNKNOWN_DTYPE;
+  len = onnx__tensor_proto__pack (&t, buf);
+  g_assert_cmpint (simnpu__onnx_read_tensor (buf, len, NULL, &dtype, &rank,
+          dims, &data, &error), ==, SIMNPU_EUNSUPPORTED);
+  g_assert_nonnull (strstr (error.message, "words"));
+  g_assert_nonnull (strstr (error.message, "unknown"));
+}
+
+/* a graph input of a type the IR lacks: the message names the input */
+static void
+test_input_dtype (void)
+{
+  static const int64_t xd[] = { 2, 3 };
+  builder b;
+
+  builder_init (&b, OPSET);
+  add_input (&b, "x16", 2, xd);
+  ((Onnx__ValueInfoProto *) b.inputs->pdata[0])->type->tensor_type->elem_type =
+      ONNX__TENSOR_PROTO__DATA_TYPE__UINT16;
+  add_output (&b, "y");
+  add_node (&b, "Relu", "r", "x16", NULL, "y");
+  expect_error (&b, SIMNPU_EUNSUPPORTED, "'x16'", "UINT16");
 }
 
 int
@@ -597,5 +622,6 @@ main (int argc, char **argv)
   g_test_add_func ("/onnx/shape-mismatch", test_shape_mismatch);
   g_test_add_func ("/onnx/reshape-not-constant", test_reshape_not_constant);
   g_test_add_func ("/onnx/read-tensor", test_read_tensor);
+  g_test_add_func ("/onnx/input-dtype", test_input_dtype);
   return g_test_run ();
 }

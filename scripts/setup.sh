@@ -15,6 +15,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   clang libclang-rt-14-dev
   gstreamer1.0-libav nodejs openssl
+  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
 )
 
 missing=()

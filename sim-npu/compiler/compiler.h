@@ -71,13 +71,8 @@ SIMNPU_INTERNAL int simnpu__import_model (const char *path,
 /* ------------------------------------------------------------------ */
 /* Partition, calibration, quantisation and lowering (quantize.c) */
 
-/* Where a node runs. */
-typedef enum
-{
-  SIMNPU_SECTION_PREAMBLE = 0,  /* host, before the device */
-  SIMNPU_SECTION_DEVICE,
-  SIMNPU_SECTION_POSTAMBLE,     /* host, after the device */
-} simnpu__section;
+/* Where a node runs: the public section kinds of a compiled model. */
+typedef simnpu_section_kind simnpu__section;
 
 /* The ways the compiler protects accuracy where per-tensor int8 loses it. */
 typedef enum

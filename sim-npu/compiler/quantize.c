@@ -1781,8 +1781,10 @@ report_placement (compile_ctx * c, simnpu__compile_result * r)
   unsigned counts[SIMNPU_IR_N_OPS][3] = { {0} };
   uint64_t macs[SIMNPU_IR_N_OPS][3] = { {0} };
   const char *refusal[SIMNPU_IR_N_OPS] = { 0 };
-  static const char *const section_names[] = { "preamble", "device",
-    "postamble"
+  static const char *const section_names[] = {
+    [SIMNPU_SECTION_PREAMBLE] = "preamble",
+    [SIMNPU_SECTION_POSTAMBLE] = "postamble",
+    [SIMNPU_SECTION_DEVICE] = "device",
   };
   unsigned i, k;
 

@@ -84,6 +84,9 @@ typedef enum
   /* cross-layer equalisation of conv -> (relu) -> conv pairs (Nagel et
    * al. 2019) before weight quantisation */
   SIMNPU_TECHNIQUE_EQUALIZATION = 1 << 1,
+  /* the layers that make an output whose int8 SQNR stays below
+   * fallback_db run on the host in float (in the postamble) */
+  SIMNPU_TECHNIQUE_HOST_FALLBACK = 1 << 2,
 } simnpu__technique;
 
 typedef struct
@@ -105,6 +108,7 @@ typedef struct
    * decoder dequantises) or SIMNPU_DTYPE_F32 */
   int output_dtype;
   unsigned techniques;          /* simnpu__technique flags */
+  double fallback_db;           /* SIMNPU_TECHNIQUE_HOST_FALLBACK's bar */
   /* foreground for the accuracy report: outputs whose float value above
    * fg_threshold marks an object at a position (all axes but the last);
    * each output with as many positions shares that mask. NULL: no
@@ -133,6 +137,7 @@ typedef struct
   unsigned n_outputs;
   simnpu__output_accuracy *outputs;
   unsigned techniques_applied;
+  unsigned n_fallback;          /* layers moved to the host by it */
   /* the whole human-readable report (placement table, accuracy) */
   GString *text;
 } simnpu__compile_result;

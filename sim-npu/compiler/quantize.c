@@ -33,6 +33,10 @@
 #define MAX_BIAS_ABS (1 << 30)
 #define N_WORST_LAYERS 5
 #define DEFAULT_LOGIT_FLOOR (-12.0f)
+#define DEFAULT_FALLBACK_DB 20.0
+/* weight clipping search: scales from amax down to 50 % of it */
+#define WEIGHT_CLIP_STEPS 26
+#define WEIGHT_CLIP_STEP 0.02f
 
 void
 simnpu__compile_options_init (simnpu__compile_options * o)
@@ -41,6 +45,7 @@ simnpu__compile_options_init (simnpu__compile_options * o)
   o->logit_floor = DEFAULT_LOGIT_FLOOR;
   o->output_dtype = SIMNPU_DTYPE_F32;
   o->fg_threshold = 0.5f;
+  o->fallback_db = DEFAULT_FALLBACK_DB;
 }
 
 void
@@ -340,7 +345,9 @@ typedef struct
   simnpu__ir_graph *g;
   const simnpu__compile_options *opts;
   simnpu__section *place;       /* per node */
+  bool *force_host;             /* per node: host fallback */
   int *consumers;               /* per tensor: number of consuming nodes */
+  int *reader;                  /* per tensor: the last consuming node */
   /* quantisation of every tensor the device sees */
   bool *has_q;
   float *q_scale;
@@ -349,6 +356,10 @@ typedef struct
   /* graph input 0 is u8 pixels with the preprocessing folded into its
    * quantisation */
   bool pixel_input;
+  /* what the integer zero point of the pixel input loses: the real value
+   * the device sees plus this is the model's (mean / scale need not be
+   * an integer, e.g. 127.5) */
+  float input_offset;
   /* float values of the last executed input, per tensor (the executor's
    * buffers) */
   simnpu__ir_exec *exec;
@@ -379,7 +390,7 @@ place_nodes (compile_ctx * c, simnpu_error * error)
   for (i = 0; i < g->n_nodes; i++) {
     const simnpu__ir_node *n = &g->nodes[i];
     bool dep = false, post_in = false;
-    bool dev_ok = simnpu__device_refusal (g, n) == NULL;
+    bool dev_ok = simnpu__device_refusal (g, n) == NULL && !c->force_host[i];
     for (j = 0; j < n->n_inputs; j++) {
       int t = n->inputs[j];
       if (t < 0)
@@ -615,6 +626,13 @@ assign_quant (compile_ctx * c, simnpu_error * error)
   for (i = 0; i < g->n_outputs; i++)
     if (name_in (o->logit_outputs, g->tensors[g->outputs[i]].name))
       c->is_logit[g->outputs[i]] = true;
+  /* ops that keep their input's quantisation pass the rule back to the
+   * tensor that sets it */
+  for (i = g->n_nodes; i-- > 0;) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    if (op_keeps_quant (n->op) && c->is_logit[n->outputs[0]])
+      c->is_logit[n->inputs[0]] = true;
+  }
 
   for (i = 0; i < g->n_inputs; i++) {
     int t = g->inputs[i];
@@ -624,6 +642,8 @@ assign_quant (compile_ctx * c, simnpu_error * error)
             &c->q_scale[t], &zp_u8)) {
       c->q_zp[t] = zp_u8 - U8_TO_I8_ZP;
       c->pixel_input = true;
+      c->input_offset = c->q_scale[t] * ((float) zp_u8 -
+          o->preprocess.mean[0] / o->preprocess.scale);
     } else if (ti->has_range) {
       range_to_q (ti->min, ti->max, &c->q_scale[t], &c->q_zp[t]);
     } else {
@@ -677,6 +697,21 @@ assign_quant (compile_ctx * c, simnpu_error * error)
             "empty)", n->name, simnpu__ir_op_name (n->op), ti->name);
       mn = ti->min;
       mx = ti->max;
+      /* A result whose only reader clamps it (relu, clip) needs only the
+       * clamped range: the int8 result saturates where the clamp would
+       * cut, with twice the resolution for what is kept. */
+      if (c->consumers[t] == 1 && !is_graph_output (g, t)) {
+        const simnpu__ir_node *r = &g->nodes[c->reader[t]];
+        if (c->place[c->reader[t]] == SIMNPU_SECTION_DEVICE
+            && (r->op == SIMNPU_IR_RELU || r->op == SIMNPU_IR_CLIP)) {
+          float lo = r->op == SIMNPU_IR_RELU ? 0.0f : r->attrs.f[0];
+          float hi = r->op == SIMNPU_IR_RELU ? INFINITY : r->attrs.f[1];
+          mn = MAX (mn, lo);
+          mx = MIN (mx, hi);
+          if (mx < mn)
+            mx = mn;
+        }
+      }
       /* Background logits far below zero would stretch the range until
        * moderate negatives round to zero, i.e. score 0.5. */
       if (c->is_logit[t] && mn < o->logit_floor)
@@ -805,28 +840,70 @@ lower_act (const simnpu__ir_attrs * a, float out_scale, int32_t out_zp,
   }
 }
 
+/* The scale of one output channel's weights that minimises the squared
+ * rounding error: a few large weights would otherwise set a step too
+ * coarse for all the others. Clipping weights is not clipping activation
+ * ranges: the error is measured on the weights themselves. */
+static float
+weight_scale (const float *row, int64_t klen, float amax)
+{
+  float best = amax / I8_MAX;
+  double best_err = INFINITY;
+  int step;
+
+  if (!(amax > 0.0f))
+    return 0.0f;
+  for (step = 0; step < WEIGHT_CLIP_STEPS; step++) {
+    float s = amax * (1.0f - step * WEIGHT_CLIP_STEP) / I8_MAX;
+    double err = 0.0;
+    int64_t k;
+    for (k = 0; k < klen; k++) {
+      float q = roundf (row[k] / s);
+      float d = s * CLAMP (q, -I8_MAX, I8_MAX) - row[k];
+      err += (double) d * d;
+    }
+    if (err < best_err) {
+      best_err = err;
+      best = s;
+    }
+  }
+  return best;
+}
+
 /* Conv weights [oc, k...] float -> int8 symmetric per output channel, bias
  * -> int32 at in_scale * w_scale[oc]. */
 static void
 quantize_weights (const float *w, const float *bias, const float *fix,
-    int64_t oc, int64_t klen, float in_scale, int8_t * qw, float *scales,
-    int32_t * qb, bool *clamped)
+    float in_offset, int64_t oc, int64_t klen, float in_scale, int8_t * qw,
+    float *scales, int32_t * qb, bool *clamped)
 {
   int64_t o, k;
 
   for (o = 0; o < oc; o++) {
     const float *row = w + o * klen;
     float amax = 0.0f, s;
-    double b;
-    for (k = 0; k < klen; k++)
-      amax = MAX (amax, fabsf (row[k]));
-    s = amax > 0.0f ? amax / I8_MAX : 1.0f;
-    for (k = 0; k < klen; k++)
-      qw[o * klen + k] = quantize_one (row[k], s, 0);
-    scales[o] = s;
+    double b, wsum = 0.0;
     b = bias ? bias[o] : 0.0;
     if (fix)
       b -= fix[o];
+    for (k = 0; k < klen; k++) {
+      amax = MAX (amax, fabsf (row[k]));
+      wsum += row[k];
+    }
+    /* the input's offset is a constant per output channel */
+    b += in_offset * wsum;
+    s = weight_scale (row, klen, amax);
+    /* a channel of tiny weights beside a large bias: a scale that keeps
+     * the bias inside the device's int32 range */
+    s = MAX (s, (float) (fabs (b) / ((double) in_scale * MAX_BIAS_ABS) *
+            (1.0 + 1e-6)));
+    if (!(s > 0.0f))
+      s = 1.0f;
+    for (k = 0; k < klen; k++) {
+      float q = roundf (row[k] / s);
+      qw[o * klen + k] = (int8_t) CLAMP (q, -I8_MAX, I8_MAX);
+    }
+    scales[o] = s;
     b = round (b / ((double) in_scale * s));
     if (b > MAX_BIAS_ABS || b < -MAX_BIAS_ABS)
       *clamped = true;
@@ -852,8 +929,9 @@ lower_conv (lowering * l, unsigned ni, const simnpu__ir_node * n,
   simnpu__tensor *t;
   float in_scale = dev_tensor (l, in)->scale;
 
-  quantize_weights (w, bias, l->bias_fix ? l->bias_fix[ni] : NULL, oc, klen,
-      in_scale, qw, scales, qb, &clamped);
+  quantize_weights (w, bias, l->bias_fix ? l->bias_fix[ni] : NULL,
+      n->inputs[0] == c->g->inputs[0] && c->pixel_input ? c->input_offset :
+      0.0f, oc, klen, in_scale, qw, scales, qb, &clamped);
   if (clamped)
     g_printerr ("simnpu-compile: warning: node '%s': bias clamped to the "
         "device's int32 range (+-2^30)\n", n->name);
@@ -1441,6 +1519,7 @@ typedef struct
   double sig, noise;            /* sums of squares */
   double fg_sig, fg_noise;
   uint64_t fg_n;
+  uint64_t n;
 } sqnr_acc;
 
 static double
@@ -1560,8 +1639,10 @@ evaluate_one (compile_ctx * c, const simnpu__graph * dg, evaluator * e,
     const float *v = simnpu__ir_exec_data (c->exec, it);
     int8_t *q = (int8_t *) (e->arena + t->offset);
     int64_t k, count = simnpu__tensor_elements (t);
+    /* the pixel input's real zero point may lie between two integers */
+    float off = it == g->inputs[0] && c->pixel_input ? c->input_offset : 0.0f;
     for (k = 0; k < count; k++)
-      q[k] = quantize_one (v[k], t->scale, t->zero_point);
+      q[k] = quantize_one (v[k] - off, t->scale, t->zero_point);
   }
   if (simnpu__graph_run (dg, e->arena, e->scratch) < 0)
     return simnpu__set_error (error, SIMNPU_EINTERNAL,
@@ -1592,6 +1673,7 @@ evaluate_one (compile_ctx * c, const simnpu__graph * dg, evaluator * e,
       double d = got - ref;
       a->sig += ref * ref;
       a->noise += d * d;
+      a->n++;
       if (fg != NULL && fg[k / inner]) {
         a->fg_sig += ref * ref;
         a->fg_noise += d * d;
@@ -1758,6 +1840,17 @@ report_accuracy (compile_ctx * c, const simnpu__graph * dg,
       continue;
     g_array_append_val (layers, l);
   }
+  if (g_getenv ("SIMNPU_COMPILE_LAYERS"))
+    for (i = 0; i < layers->len; i++) {
+      const layer_db *l = &g_array_index (layers, layer_db, i);
+      const sqnr_acc *a = have_valid ? &valid->acc[l->dev] :
+          &calib->acc[l->dev];
+      double rms = a->n ? sqrt (a->sig / a->n) : 0.0;
+      double step = dg->tensors[l->dev].scale;
+      g_string_append_printf (s, "    layer %-60s %8.1f  rms %.4g step %.4g "
+          "rounding-only %.1f\n", dg->tensors[l->dev].name, l->db, rms, step,
+          10.0 * log10 (rms * rms * 12.0 / (step * step)));
+    }
   g_array_sort (layers, cmp_layer_db);
   g_string_append_printf (s, "  worst layers (%s):\n", have_valid ?
       "validation" : "calibration");
@@ -1817,6 +1910,44 @@ report_placement (compile_ctx * c, simnpu__compile_result * r)
       (double) (r->device_macs + r->host_macs) : 0.0);
 }
 
+/* Host fallback: for each device output whose int8 SQNR (over the
+ * foreground when there is one) is below the bar, the layers that make it,
+ * back to and including its conv or matmul, are marked for the host.
+ * Returns how many nodes were marked. */
+static unsigned
+mark_fallback (compile_ctx * c, const simnpu__graph * dg, const evaluator * e,
+    GString * text)
+{
+  const simnpu__ir_graph *g = c->g;
+  unsigned i, marked = 0;
+
+  for (i = 0; i < dg->n_outputs; i++) {
+    unsigned d = dg->outputs[i];
+    const sqnr_acc *a = &e->acc[d];
+    double db = a->fg_n ? sqnr_db (a->fg_sig, a->fg_noise) :
+        sqnr_db (a->sig, a->noise);
+    int t = e->ir_of_dev[d];
+    if (t < 0 || !(db < c->opts->fallback_db))
+      continue;
+    while (t >= 0 && g->tensors[t].producer >= 0) {
+      int p = g->tensors[t].producer;
+      const simnpu__ir_node *n = &g->nodes[p];
+      if (c->place[p] != SIMNPU_SECTION_DEVICE || c->force_host[p])
+        break;
+      c->force_host[p] = true;
+      marked++;
+      g_string_append_printf (text, "  host fallback: '%s' (%s), for "
+          "output '%s' at %.1f dB\n", n->name, simnpu__ir_op_name (n->op),
+          dg->tensors[d].name, db);
+      if (n->op == SIMNPU_IR_CONV2D || n->op == SIMNPU_IR_MATMUL
+          || !(op_keeps_quant (n->op) || is_unary_lut (n->op)))
+        break;
+      t = n->inputs[0];
+    }
+  }
+  return marked;
+}
+
 /* ------------------------------------------------------------------ */
 
 int
@@ -1829,6 +1960,7 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
   float **fix = NULL;
   evaluator ecal = { 0 }, eval = { 0 };
   bool have_valid = o->validation && o->validation->len > 0;
+  GString *fb = g_string_new (NULL);
   unsigned i;
   int ret;
 
@@ -1850,12 +1982,42 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
   c.g = g;
   c.opts = o;
   c.place = g_new0 (simnpu__section, g->n_nodes);
+  c.force_host = g_new0 (bool, g->n_nodes);
+  c.consumers = g_new0 (int, g->n_tensors);
+  c.reader = g_new0 (int, g->n_tensors);
+  for (i = 0; i < g->n_nodes; i++) {
+    unsigned j;
+    for (j = 0; j < g->nodes[i].n_inputs; j++)
+      if (g->nodes[i].inputs[j] >= 0) {
+        c.consumers[g->nodes[i].inputs[j]]++;
+        c.reader[g->nodes[i].inputs[j]] = (int) i;
+      }
+  }
   c.has_q = g_new0 (bool, g->n_tensors);
   c.q_scale = g_new0 (float, g->n_tensors);
   c.q_zp = g_new0 (int32_t, g->n_tensors);
   c.is_logit = g_new0 (bool, g->n_tensors);
   if ((ret = place_nodes (&c, error)) < 0)
     goto out;
+  if (g_getenv ("SIMNPU_DEBUG_WQ"))
+    for (i = 0; i < g->n_nodes; i++) {
+      simnpu__ir_node *n = &g->nodes[i];
+      simnpu__ir_tensor *w;
+      int64_t oc, klen, o2, k;
+      if (n->op != SIMNPU_IR_CONV2D)
+        continue;
+      w = &g->tensors[n->inputs[1]];
+      oc = w->dims[0];
+      klen = simnpu__ir_tensor_elements (w) / oc;
+      for (o2 = 0; o2 < oc; o2++) {
+        float *row = (float *) w->data + o2 * klen, amax = 0, sc;
+        for (k = 0; k < klen; k++)
+          amax = MAX (amax, fabsf (row[k]));
+        sc = amax > 0 ? amax / 127 : 1;
+        for (k = 0; k < klen; k++)
+          row[k] = sc * roundf (row[k] / sc);
+      }
+    }
   report_placement (&c, r);
   if ((c.exec = simnpu__ir_exec_new (g, error)) == NULL) {
     ret = error->code ? error->code : SIMNPU_ENOMEM;
@@ -1887,6 +2049,28 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
   evaluator_init (&ecal, dg, g);
   if ((ret = evaluate (&c, dg, calib, &ecal, NULL, NULL, error)) < 0)
     goto out;
+  if ((o->techniques & SIMNPU_TECHNIQUE_HOST_FALLBACK)
+      && (r->n_fallback = mark_fallback (&c, dg, &ecal, fb)) > 0) {
+    /* place and quantise again with those layers on the host */
+    evaluator_clear (&ecal);
+    simnpu__graph_free (dg);
+    dg = NULL;
+    memset (c.has_q, 0, g->n_tensors * sizeof (bool));
+    memset (c.is_logit, 0, g->n_tensors * sizeof (bool));
+    c.pixel_input = false;
+    if ((ret = place_nodes (&c, error)) < 0
+        || (ret = assign_quant (&c, error)) < 0
+        || (ret = lower (&c, fix, &dg, error)) < 0)
+      goto out;
+    g_string_truncate (r->text, 0);
+    r->device_macs = r->host_macs = 0;
+    report_placement (&c, r);
+    g_string_append (r->text, fb->str);
+    r->techniques_applied |= SIMNPU_TECHNIQUE_HOST_FALLBACK;
+    evaluator_init (&ecal, dg, g);
+    if ((ret = evaluate (&c, dg, calib, &ecal, NULL, NULL, error)) < 0)
+      goto out;
+  }
   if (have_valid) {
     evaluator_init (&eval, dg, g);
     if ((ret = evaluate (&c, dg, o->validation, &eval, NULL, NULL,
@@ -1927,7 +2111,11 @@ out:
   simnpu__ir_exec_free (c.exec);
   if (owned)
     g_ptr_array_unref (owned);
+  g_string_free (fb, TRUE);
   g_free (c.place);
+  g_free (c.force_host);
+  g_free (c.consumers);
+  g_free (c.reader);
   g_free (c.has_q);
   g_free (c.q_scale);
   g_free (c.q_zp);

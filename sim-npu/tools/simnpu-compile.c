@@ -465,14 +465,24 @@ compile_model (const char *src, const model_args * a,
     o.fg_logit = f[2] != NULL;
     g_strfreev (f);
   }
-  if (a->technique == NULL || strcmp (a->technique, "bias-correction") == 0)
-    o.techniques = SIMNPU_TECHNIQUE_BIAS_CORRECTION;
-  else if (strcmp (a->technique, "none") == 0)
+  o.techniques = SIMNPU_TECHNIQUE_HOST_FALLBACK;
+  if (a->technique) {
+    gchar **t = g_strsplit (a->technique, ",", -1);
     o.techniques = SIMNPU_TECHNIQUE_NONE;
-  else {
-    fprintf (stderr, "simnpu-compile: --technique '%s': expected "
-        "bias-correction or none\n", a->technique);
-    goto out;
+    for (i = 0; t[i]; i++) {
+      if (strcmp (t[i], "host-fallback") == 0)
+        o.techniques |= SIMNPU_TECHNIQUE_HOST_FALLBACK;
+      else if (strcmp (t[i], "bias-correction") == 0)
+        o.techniques |= SIMNPU_TECHNIQUE_BIAS_CORRECTION;
+      else if (strcmp (t[i], "none") != 0) {
+        fprintf (stderr, "simnpu-compile: --technique '%s': expected a "
+            "comma-separated list of host-fallback, bias-correction, or "
+            "none\n", t[i]);
+        g_strfreev (t);
+        goto out;
+      }
+    }
+    g_strfreev (t);
   }
   if (a->output_dtype == NULL || strcmp (a->output_dtype, "f32") == 0)
     o.output_dtype = SIMNPU_DTYPE_F32;
@@ -490,9 +500,11 @@ compile_model (const char *src, const model_args * a,
     goto out;
   }
   printf ("%s", r.text->str);
-  printf ("technique:      %s\n", r.techniques_applied &
-      SIMNPU_TECHNIQUE_BIAS_CORRECTION ? "bias correction (empirical, "
-      "per output channel)" : "none");
+  printf ("technique:      %s%s%s\n", r.techniques_applied ? "" : "none",
+      r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK ?
+      "host fallback of the layers of low-SQNR outputs " : "",
+      r.techniques_applied & SIMNPU_TECHNIQUE_BIAS_CORRECTION ?
+      "bias correction (empirical, per output channel)" : "");
   ret = 0;
 
 out:
@@ -543,7 +555,8 @@ main (int argc, char **argv)
           "THRESHOLD, after a sigmoid with :logit",
         "OUTPUTS:THRESHOLD[:logit]"},
     {"technique", 0, 0, G_OPTION_ARG_STRING, &ma.technique,
-        "Accuracy technique: bias-correction (default) or none", "NAME"},
+        "Accuracy techniques: host-fallback (default), bias-correction, "
+          "none", "LIST"},
     {"output-dtype", 0, 0, G_OPTION_ARG_STRING, &ma.output_dtype,
         "Dtype of the outputs: f32 (default) or i8", "DTYPE"},
     {"max-frames", 0, 0, G_OPTION_ARG_INT, &ma.max_frames,

@@ -210,52 +210,86 @@ float_output (model * md, const char *name)
   return simnpu__ir_exec_data (md->x, t);
 }
 
-/* Runs the int8 model on the pixels; out[i] receives public output i as
- * float (the model's outputs are f32). */
+/* Runs the int8 model on the pixels as an application would: the device
+ * job, then the postamble on the host when the model has one; out[k]
+ * receives the public output named names[k] as float. */
 static void
 model_run_int8 (model * md, float **out, const char *const *names,
     unsigned n_names)
 {
   simnpu_model_info info;
   simnpu_input_buffer in = { 0 };
-  simnpu_output_buffer outs[SIMNPU_MAX_IO];
-  float *bufs[SIMNPU_MAX_IO] = { 0 };
+  simnpu_output_buffer douts[SIMNPU_MAX_IO];
+  void *dbufs[SIMNPU_MAX_IO] = { 0 };
+  void *pbufs[SIMNPU_MAX_IO] = { 0 };
+  unsigned n_dout = 0, n_pout = 0;
+  simnpu_host_section *post;
   simnpu_tensor_spec spec;
+  simnpu_binding bind;
   simnpu_error error = { 0 };
   simnpu_job *job = NULL;
   unsigned i, k;
 
   g_assert_cmpint (simnpu_model_get_info (md->m, &info), ==, 0);
-  g_assert_cmpint (simnpu_model_get_input (md->m, 0, &spec), ==, 0);
+  g_assert_null (simnpu_model_get_host_section (md->m,
+          SIMNPU_SECTION_PREAMBLE));
+  g_assert_cmpint (simnpu_model_get_device_input (md->m, 0, &spec), ==, 0);
   g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_U8);
   g_assert_cmpuint (spec.size_bytes, ==, (size_t) md->w * md->h * md->ch);
   in.data = md->pixels;
   in.size_bytes = spec.size_bytes;
-  for (i = 0; i < info.n_outputs; i++) {
-    g_assert_cmpint (simnpu_model_get_output (md->m, i, &spec), ==, 0);
-    g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_F32);
-    bufs[i] = g_malloc (spec.size_bytes);
-    outs[i].data = bufs[i];
-    outs[i].size_bytes = spec.size_bytes;
+  while (simnpu_model_get_device_output (md->m, n_dout, &spec) == 0) {
+    dbufs[n_dout] = g_malloc (spec.size_bytes);
+    douts[n_dout].data = dbufs[n_dout];
+    douts[n_dout].size_bytes = spec.size_bytes;
+    n_dout++;
   }
-  g_assert_cmpint (simnpu_job_submit (md->m, &in, 1, outs, info.n_outputs,
-          NULL, NULL, &job, &error), ==, 0);
+  g_assert_cmpint (simnpu_job_submit (md->m, &in, 1, douts, n_dout, NULL,
+          NULL, &job, &error), ==, 0);
   g_assert_cmpint (simnpu_job_wait (job, JOB_TIMEOUT_NS, NULL), ==, 0);
   simnpu_job_free (job);
+  post = simnpu_model_get_host_section (md->m, SIMNPU_SECTION_POSTAMBLE);
+  if (post) {
+    simnpu_host_section_info pi;
+    const void *pin[SIMNPU_MAX_IO * 2];
+    unsigned bound;
+    g_assert_cmpint (simnpu_host_section_get_info (post, &pi), ==, 0);
+    for (i = 0; i < pi.n_inputs; i++) {
+      g_assert_cmpint (simnpu_host_section_get_input (post, i, &spec,
+              &bound), ==, 0);
+      g_assert_cmpuint (bound, <, n_dout);
+      pin[i] = dbufs[bound];
+    }
+    for (i = 0; i < pi.n_outputs; i++) {
+      g_assert_cmpint (simnpu_host_section_get_output (post, i, &spec,
+              &bound), ==, 0);
+      pbufs[i] = g_malloc (spec.size_bytes);
+    }
+    n_pout = pi.n_outputs;
+    if (simnpu_host_section_run (post, pin, pbufs, &error) != 0)
+      g_error ("postamble: %s", error.message);
+  }
   for (k = 0; k < n_names; k++) {
     out[k] = NULL;
-    for (i = 0; i < info.n_outputs; i++) {
+    for (i = 0; i < info.n_outputs && out[k] == NULL; i++) {
+      void **slot;
       g_assert_cmpint (simnpu_model_get_output (md->m, i, &spec), ==, 0);
-      if (strcmp (spec.name, names[k]) == 0) {
-        out[k] = bufs[i];
-        bufs[i] = NULL;
-      }
+      if (strcmp (spec.name, names[k]) != 0)
+        continue;
+      g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_F32);
+      g_assert_cmpint (simnpu_model_get_output_binding (md->m, i, &bind),
+          ==, 0);
+      slot = bind.section == SIMNPU_SECTION_DEVICE ? &dbufs[bind.index] :
+          &pbufs[bind.index];
+      out[k] = g_memdup2 (*slot, spec.size_bytes);
     }
     if (out[k] == NULL)
       g_error ("the compiled model has no output '%s'", names[k]);
   }
-  for (i = 0; i < info.n_outputs; i++)
-    g_free (bufs[i]);
+  for (i = 0; i < n_dout; i++)
+    g_free (dbufs[i]);
+  for (i = 0; i < n_pout; i++)
+    g_free (pbufs[i]);
 }
 
 /* ------------------------------------------------------------------ */

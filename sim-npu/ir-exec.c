@@ -43,10 +43,13 @@
 
 typedef float v8sf __attribute__((vector_size (OC_HALF * sizeof (float))));
 
-/* unaligned vector loads and stores (macros: vectors passed by value
- * would change the ABI between the clones) */
-#define LOAD8(v, p) memcpy (&(v), (p), sizeof (v8sf))
-#define STORE8(p, v) memcpy ((p), &(v), sizeof (v8sf))
+/* unaligned vector loads and stores: a vector type of float alignment
+ * that may alias the float data (macros: vectors passed by value would
+ * change the ABI between the clones) */
+typedef float v8sf_u __attribute__((vector_size (OC_HALF * sizeof (float)),
+        aligned (sizeof (float)), may_alias));
+#define LOAD8(v, p) ((v) = *(const v8sf_u *) (const void *) (p))
+#define STORE8(p, v) (*(v8sf_u *) (void *) (p) = (v))
 
 static const simnpu__ir_tensor *
 tin (const simnpu__ir_exec * x, const simnpu__ir_node * n, unsigned i)
@@ -1658,13 +1661,15 @@ resize_coord (int coord, int64_t o, int64_t in_len, int64_t out_len,
    * than the ratio of the rounded sizes */
   double scale = given_scale > 0 ? (double) given_scale
       : (double) out_len / (double) in_len;
+  /* ONNX's reference takes the resized length unrounded when given a
+   * scale */
+  double len = given_scale > 0 ? (double) in_len * scale : (double) out_len;
 
   switch (coord) {
     case SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL:
-      return out_len > 1 ? ((double) o + 0.5) / scale - 0.5 : 0.0;
+      return len > 1 ? ((double) o + 0.5) / scale - 0.5 : 0.0;
     case SIMNPU_IR_COORD_ALIGN_CORNERS:
-      return out_len == 1 ? 0.0
-          : (double) o *(double) (in_len - 1) / (double) (out_len - 1);
+      return len == 1 ? 0.0 : (double) o *(double) (in_len - 1) / (len - 1);
     case SIMNPU_IR_COORD_ASYMMETRIC:
       return (double) o / scale;
     case SIMNPU_IR_COORD_TF_HALF_PIXEL_FOR_NN:

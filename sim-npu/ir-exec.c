@@ -347,6 +347,7 @@ typedef struct
 {
   simnpu__ir_op op;
   simnpu__ir_dtype dtype;       /* of the inputs */
+  simnpu__ir_dtype dtype_b;     /* pow's exponent may differ */
   const void *a, *b;
   void *out;
 } binary_ctx;
@@ -571,6 +572,23 @@ binary_fn (void *ctx, int64_t o, const int64_t * offs, const int64_t * st,
     }
     return;
   }
+  if (c->dtype != c->dtype_b) {
+    /* pow with an exponent of another dtype */
+    for (i = 0; i < len; i++) {
+      int64_t ia = offs[0] + i * st[0], ib = offs[1] + i * st[1];
+      if (c->dtype == SIMNPU_IR_F32)
+        ((float *) c->out)[o + i] = powf (((const float *) c->a)[ia],
+            (float) load_f64 (c->dtype_b, c->b, ib));
+      else if (c->dtype_b == SIMNPU_IR_F32)
+        store_int (c->dtype, c->out, o + i, f2i (powf ((float)
+                    load_int (c->dtype, c->a, ia),
+                    ((const float *) c->b)[ib])));
+      else
+        store_int (c->dtype, c->out, o + i, int_pow (load_int (c->dtype,
+                    c->a, ia), load_int (c->dtype_b, c->b, ib)));
+    }
+    return;
+  }
   if (c->dtype == SIMNPU_IR_F32) {
     f32_binary_run (c->op, (float *) c->out + o,
         (const float *) c->a + offs[0], st[0],
@@ -589,7 +607,7 @@ binary_apply (const simnpu__ir_tensor * out, void *od,
     const simnpu__ir_tensor * tb, const void *b, simnpu__ir_op op)
 {
   const simnpu__ir_tensor *ins[2] = { ta, tb };
-  binary_ctx c = { op, ta->dtype, a, b, od };
+  binary_ctx c = { op, ta->dtype, tb->dtype, a, b, od };
   bcast bc;
 
   bcast_init (&bc, out, 2, ins);

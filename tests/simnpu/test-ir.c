@@ -577,6 +577,23 @@ test_binary (void)
     one_op_check_bytes (&o, SIMNPU_IR_I64, pw, 3);
   }
   {
+    /* exponents of another dtype (ONNX test_pow_types_*) */
+    float fx[3] = { 1, 2, 3 }, fp[3] = { 1, 32, 729 };
+    int64_t le[3] = { 4, 5, 6 };
+    int32_t ix[3] = { 1, 2, 3 }, ip[3] = { 1, 32, 729 };
+    float fe[3] = { 4, 5, 6 };
+    in_spec in1[2] = { {F32 (1, 3),.data = fx},
+    {SIMNPU_IR_I64, 1, {3},.data = le}
+    };
+    in_spec in2[2] = { {SIMNPU_IR_I32, 1, {3},.data = ix},
+    {F32 (1, 3),.data = fe}
+    };
+    one_op_init (&o, SIMNPU_IR_POW, 2, in1, 1);
+    one_op_check_f32 (&o, fp, 3, TOL);
+    one_op_init (&o, SIMNPU_IR_POW, 2, in2, 1);
+    one_op_check_bytes (&o, SIMNPU_IR_I32, ip, 3);
+  }
+  {
     in_spec in[3] = { {F32 (1, 2),.data = m0}, {F32 (1, 2),.data = m1},
     {F32 (1, 1),.data = m2}
     };

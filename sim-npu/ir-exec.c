@@ -38,6 +38,9 @@
 #define OC_HALF 8
 /* output pixels (matmul: rows) of one tile */
 #define PIXEL_BLOCK 6
+/* channels of one depthwise block: DW_VECS vectors */
+#define DW_VECS 4
+#define DW_BLOCK (DW_VECS * OC_HALF)
 /* a strided view may split every axis in two (tile) */
 #define MAX_VIEW (2 * SIMNPU_IR_MAX_RANK)
 
@@ -1087,16 +1090,36 @@ depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
   for (y = 0; y < oh; y++) {
     for (x0 = 0; x0 < ow; x0++) {
       float *restrict o = out + (y * ow + x0) * c;
-      for (ch = 0; ch < c; ch++)
-        o[ch] = bias[ch];
-      for (ky = 0; ky < kh; ky++) {
-        for (kx = 0; kx < kw; kx++) {
-          const float *restrict ip = in + ((y * sh + ky * dh) * wp
-              + x0 * sw + kx * dw) * c;
-          const float *restrict wk = w + ((int64_t) ky * kw + kx) * c;
-          for (ch = 0; ch < c; ch++)
-            o[ch] += ip[ch] * wk[ch];
+      const float *base = in + (y * sh * wp + x0 * sw) * c;
+      /* blocks of DW_BLOCK channels accumulate in registers over the
+       * taps */
+      for (ch = 0; ch + DW_BLOCK <= c; ch += DW_BLOCK) {
+        v8sf acc[DW_VECS];
+        int v;
+        for (v = 0; v < DW_VECS; v++)
+          LOAD8 (acc[v], bias + ch + v * OC_HALF);
+        for (ky = 0; ky < kh; ky++) {
+          for (kx = 0; kx < kw; kx++) {
+            const float *ip = base + (ky * dh * wp + kx * dw) * c + ch;
+            const float *wk = w + ((int64_t) ky * kw + kx) * c + ch;
+            for (v = 0; v < DW_VECS; v++) {
+              v8sf a, b;
+              LOAD8 (a, ip + v * OC_HALF);
+              LOAD8 (b, wk + v * OC_HALF);
+              acc[v] += a * b;
+            }
+          }
         }
+        for (v = 0; v < DW_VECS; v++)
+          STORE8 (o + ch + v * OC_HALF, acc[v]);
+      }
+      for (; ch < c; ch++) {
+        float acc = bias[ch];
+        for (ky = 0; ky < kh; ky++)
+          for (kx = 0; kx < kw; kx++)
+            acc += base[(ky * dh * wp + kx * dw) * c + ch]
+                * w[((int64_t) ky * kw + kx) * c + ch];
+        o[ch] = acc;
       }
       apply_act (o, c, at);
     }

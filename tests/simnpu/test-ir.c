@@ -367,6 +367,9 @@ test_conv2d (void)
         SIMNPU_IR_ACT_CLIP, -0.2f, 0.3f},
     {1, 4, 13, 17, 40, 1, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, true},
     {1, 6, 6, 4, 8, 2, 2, 2, 2, 1, 1, 2, {0, 0, 1, 1}, true},
+    /* depthwise over a register block and a tail of channels */
+    {1, 7, 6, 40, 40, 3, 3, 2, 1, 2, 1, 40, {2, 1, 0, 1}, true,
+        SIMNPU_IR_ACT_RELU},
     /* depthwise with multiplier 2 */
     {1, 5, 6, 3, 6, 3, 3, 1, 1, 1, 1, 3, {1, 1, 1, 1}, true},
   };

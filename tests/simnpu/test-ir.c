@@ -1494,6 +1494,119 @@ test_copy (void)
   g_rand_free (rng);
 }
 
+/* ------------------------------------------------------------------ */
+/* the op table, the observer, partial runs, run-time weights */
+
+static void
+test_op_table (void)
+{
+  GHashTable *names = g_hash_table_new (g_str_hash, g_str_equal);
+  unsigned i;
+
+  for (i = 0; i < SIMNPU_IR_N_OPS; i++) {
+    const simnpu__ir_op_info *info = simnpu__ir_op_get ((simnpu__ir_op) i);
+    g_assert_nonnull (info);
+    g_assert_nonnull (info->name);
+    g_assert_nonnull (info->infer);
+    g_assert_nonnull (info->run);
+    g_assert_nonnull (info->cost);
+    g_assert_cmpuint (info->min_inputs, >=, 1);
+    g_assert_cmpuint (info->min_inputs, <=, info->max_inputs);
+    g_assert_false (g_hash_table_contains (names, info->name));
+    g_hash_table_add (names, (gpointer) info->name);
+    g_assert_cmpstr (simnpu__ir_op_name ((simnpu__ir_op) i), ==, info->name);
+  }
+  g_assert_null (simnpu__ir_op_get (SIMNPU_IR_N_OPS));
+  g_assert_cmpstr (simnpu__ir_op_name (SIMNPU_IR_CONV2D), ==, "conv2d");
+  g_assert_cmpstr (simnpu__ir_dtype_name (SIMNPU_IR_BOOL), ==, "bool");
+  g_assert_cmpuint (simnpu__ir_dtype_size (SIMNPU_IR_I64), ==, 8);
+  g_assert_cmpuint (simnpu__ir_dtype_size (SIMNPU_IR_N_DTYPES), ==, 0);
+  g_hash_table_unref (names);
+}
+
+static void
+count_nodes (simnpu__ir_exec * x, const simnpu__ir_node * n, gpointer data)
+{
+  GString *order = data;
+  const simnpu__ir_graph *g = simnpu__ir_exec_graph (x);
+  const float *out = simnpu__ir_exec_data (x, n->outputs[0]);
+
+  g_assert_nonnull (g);
+  g_string_append_printf (order, "%s=%g;", n->name, out[0]);
+}
+
+static void
+test_exec (void)
+{
+  simnpu__ir_graph *g = simnpu__ir_graph_new ("chain");
+  int64_t d[1] = { 2 }, wd[4] = { 2, 1, 1, 2 }, xd[4] = { 1, 1, 1, 2 };
+  float x[2] = { -1, 2 }, w[4] = { 1, 2, 3, 4 };
+  int in, t1, t2, t3, ins[2];
+  GString *order = g_string_new (NULL);
+  simnpu__ir_exec *ex;
+  simnpu_error error = { 0 };
+  simnpu__ir_tensor big = { 0 };
+
+  in = add_input (g, "x", SIMNPU_IR_F32, 1, d);
+  t1 = simnpu__ir_add_tensor (g, "a", SIMNPU_IR_F32, 0, NULL);
+  t2 = simnpu__ir_add_tensor (g, "b", SIMNPU_IR_F32, 0, NULL);
+  t3 = add_out (g, "c");
+  add_node1 (g, SIMNPU_IR_NEG, "neg", 1, &in, t1);
+  add_node1 (g, SIMNPU_IR_RELU, "relu", 1, &t1, t2);
+  add_node1 (g, SIMNPU_IR_EXP, "exp", 1, &t2, t3);
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, 0);
+  g_assert_cmpint (g->tensors[t2].producer, ==, 1);
+  g_assert_cmpint (g->tensors[in].producer, ==, SIMNPU_IR_NONE);
+  ex = simnpu__ir_exec_new (g, &error);
+  g_assert_nonnull (ex);
+  memcpy (simnpu__ir_exec_data (ex, in), x, sizeof (x));
+  simnpu__ir_exec_set_observer (ex, count_nodes, order);
+  g_assert_cmpint (simnpu__ir_exec_run (ex, 0, 2, &error), ==, 0);
+  g_assert_cmpstr (order->str, ==, "neg=1;relu=1;");
+  g_assert_cmpint (simnpu__ir_exec_run (ex, 2, 3, &error), ==, 0);
+  g_assert_cmpstr (order->str, ==, "neg=1;relu=1;exp=2.71828;");
+  g_assert_cmpint (simnpu__ir_exec_run (ex, 2, 4, &error), ==, SIMNPU_EINVAL);
+  simnpu__ir_exec_set_observer (ex, NULL, NULL);
+  g_assert_cmpint (simnpu__ir_exec_run (ex, 0, 3, &error), ==, 0);
+  g_assert_null (simnpu__ir_exec_data (ex, 99));
+  simnpu__ir_exec_free (ex);
+  simnpu__ir_graph_free (g);
+  g_string_free (order, TRUE);
+
+  /* conv weights as a run-time input are packed on every run */
+  g = simnpu__ir_graph_new ("runtime-weights");
+  ins[0] = add_input (g, "x", SIMNPU_IR_F32, 4, xd);
+  ins[1] = add_input (g, "w", SIMNPU_IR_F32, 4, wd);
+  t1 = add_out (g, "y");
+  add_node1 (g, SIMNPU_IR_CONV2D, "conv", 2, ins, t1);
+  {
+    const void *data[2] = { x, w };
+    float want[2] = { -1 + 4, -3 + 8 };
+    ex = run_graph (g, data);
+    assert_close (simnpu__ir_exec_data (ex, t1), want, 2, 0);
+    w[0] = 2;
+    memcpy (simnpu__ir_exec_data (ex, ins[1]), w, sizeof (w));
+    want[0] = -2 + 4;
+    g_assert_cmpint (simnpu__ir_exec_run (ex, 0, 1, &error), ==, 0);
+    assert_close (simnpu__ir_exec_data (ex, t1), want, 2, 0);
+    simnpu__ir_exec_free (ex);
+  }
+  simnpu__ir_graph_free (g);
+
+  /* sizes: overflow and the element bound */
+  big.rank = 3;
+  big.dims[0] = big.dims[1] = big.dims[2] = G_GINT64_CONSTANT (1) << 20;
+  g_assert_cmpint (simnpu__ir_tensor_elements (&big), ==, -1);
+  g_assert_cmpuint (simnpu__ir_tensor_bytes (&big), ==, 0);
+  big.rank = 2;
+  big.dims[0] = -1;
+  g_assert_cmpint (simnpu__ir_tensor_elements (&big), ==, -1);
+  big.rank = 0;
+  big.dtype = SIMNPU_IR_I64;
+  g_assert_cmpint (simnpu__ir_tensor_elements (&big), ==, 1);
+  g_assert_cmpuint (simnpu__ir_tensor_bytes (&big), ==, 8);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1515,5 +1628,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/infer-errors", test_infer_errors);
   g_test_add_func ("/ir/serialize", test_serialize);
   g_test_add_func ("/ir/copy", test_copy);
+  g_test_add_func ("/ir/op-table", test_op_table);
+  g_test_add_func ("/ir/exec", test_exec);
   return g_test_run ();
 }

@@ -1016,6 +1016,18 @@ test_pad (void)
     o.n->attrs.f[0] = 9;
     one_op_check_f32 (&o, crops[i], (size_t) i + 1, 0);
   }
+  {
+    /* ONNX crops first and reflects within what is kept: [1, 2, 3, 4]
+     * with pads 3, -2 -> reflect [1, 2] by 3 */
+    float x4[4] = { 1, 2, 3, 4 }, want4[5] = { 2, 1, 2, 1, 2 };
+    in_spec in4[1] = { {F32 (1, 4),.data = x4} };
+    one_op_init (&o, SIMNPU_IR_PAD, 1, in4, 1);
+    o.n->attrs.mode = SIMNPU_IR_PAD_REFLECT;
+    o.n->attrs.n_ints = 2;
+    o.n->attrs.ints[0] = 3;
+    o.n->attrs.ints[1] = -2;
+    one_op_check_f32 (&o, want4, 5, 0);
+  }
   one_op_init (&o, SIMNPU_IR_PAD, 1, in2, 1);
   o.n->attrs.mode = SIMNPU_IR_PAD_REFLECT;
   o.n->attrs.n_ints = 4;
@@ -1607,6 +1619,237 @@ test_exec (void)
   g_assert_cmpuint (simnpu__ir_tensor_bytes (&big), ==, 8);
 }
 
+/* ------------------------------------------------------------------ */
+/* random shapes against index arithmetic */
+
+#define RANDOM_ROUNDS 200
+#define RANDOM_RANK 4
+#define RANDOM_DIM 4
+
+/* flat index of a multi-index in a shape, broadcast axes (size 1) read 0 */
+static int64_t
+flat_index (unsigned rank, const int64_t * dims, unsigned out_rank,
+    const int64_t * idx)
+{
+  int64_t f = 0;
+  unsigned i, off = out_rank - rank;
+
+  for (i = 0; i < rank; i++)
+    f = f * dims[i] + (dims[i] == 1 ? 0 : idx[i + off]);
+  return f;
+}
+
+static bool
+next_index (unsigned rank, const int64_t * dims, int64_t * idx)
+{
+  unsigned i;
+
+  for (i = rank; i-- > 0;) {
+    if (++idx[i] < dims[i])
+      return true;
+    idx[i] = 0;
+  }
+  return false;
+}
+
+static void
+test_random_broadcast (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  unsigned round;
+
+  for (round = 0; round < RANDOM_ROUNDS; round++) {
+    unsigned ro = (unsigned) g_rand_int_range (rng, 0, RANDOM_RANK + 1);
+    unsigned ra = (unsigned) g_rand_int_range (rng, 0, ro + 1);
+    unsigned rb = (unsigned) g_rand_int_range (rng, 0, ro + 1), i;
+    int64_t od[RANDOM_RANK], ad[RANDOM_RANK] = { 0 }, bd[RANDOM_RANK] = { 0 };
+    int64_t idx[RANDOM_RANK] = { 0 }, na = 1, nb = 1, no = 1, k = 0;
+    float *a, *b, *want;
+    in_spec in[2];
+    one_op o;
+
+    for (i = 0; i < ro; i++)
+      od[i] = g_rand_int_range (rng, 1, RANDOM_DIM + 1);
+    /* each operand takes the trailing axes, some of them as 1 */
+    for (i = 0; i < ra; i++) {
+      ad[i] = g_rand_boolean (rng) ? od[ro - ra + i] : 1;
+      na *= ad[i];
+    }
+    for (i = 0; i < rb; i++) {
+      bd[i] = g_rand_boolean (rng) ? od[ro - rb + i] : 1;
+      nb *= bd[i];
+    }
+    /* the output keeps an axis only where an operand has it */
+    for (i = 0; i < ro; i++) {
+      int64_t da = i >= ro - ra ? ad[i - (ro - ra)] : 1;
+      int64_t db = i >= ro - rb ? bd[i - (ro - rb)] : 1;
+      od[i] = MAX (da, db);
+      no *= od[i];
+    }
+    a = random_floats (rng, (size_t) na);
+    b = random_floats (rng, (size_t) nb);
+    want = g_new (float, no);
+    do {
+      want[k++] = a[flat_index (ra, ad, ro, idx)]
+          - b[flat_index (rb, bd, ro, idx)];
+    } while (ro > 0 && next_index (ro, od, idx));
+    g_assert_cmpint (k, ==, no);
+    in[0] = (in_spec) {
+    SIMNPU_IR_F32, ra,.data = a};
+    memcpy (in[0].dims, ad, sizeof (ad));
+    in[1] = (in_spec) {
+    SIMNPU_IR_F32, rb,.data = b};
+    memcpy (in[1].dims, bd, sizeof (bd));
+    one_op_init (&o, SIMNPU_IR_SUB, 2, in, 1);
+    one_op_run (&o);
+    g_assert_cmpuint (one_op_out (&o, 0)->rank, ==, MAX (ra, rb));
+    one_op_clear (&o);
+    one_op_init (&o, SIMNPU_IR_SUB, 2, in, 1);
+    one_op_check_f32 (&o, want, (size_t) no, 0);
+    g_free (a);
+    g_free (b);
+    g_free (want);
+  }
+  g_rand_free (rng);
+}
+
+static void
+test_random_movement (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED + 1);
+  unsigned round;
+
+  for (round = 0; round < RANDOM_ROUNDS; round++) {
+    unsigned r = (unsigned) g_rand_int_range (rng, 1, RANDOM_RANK + 1), i;
+    int64_t d[RANDOM_RANK] = { 0 }, st[RANDOM_RANK], perm[RANDOM_RANK];
+    int64_t start[RANDOM_RANK], step[RANDOM_RANK], len[RANDOM_RANK];
+    int64_t before[RANDOM_RANK], after[RANDOM_RANK], pd[RANDOM_RANK];
+    int64_t kept[RANDOM_RANK];
+    int64_t idx[RANDOM_RANK] = { 0 }, n = 1, k, no;
+    float *x, *want;
+    in_spec in[1];
+    one_op o;
+    int mode = g_rand_int_range (rng, 0, 3);
+
+    for (i = r; i-- > 0;) {
+      d[i] = g_rand_int_range (rng, 1, RANDOM_DIM + 2);
+      st[i] = n;
+      n *= d[i];
+      perm[i] = i;
+    }
+    for (i = r; i > 1; i--) {
+      unsigned j = (unsigned) g_rand_int_range (rng, 0, (gint32) i);
+      int64_t tmp = perm[i - 1];
+      perm[i - 1] = perm[j];
+      perm[j] = tmp;
+    }
+    x = random_floats (rng, (size_t) n);
+    in[0] = (in_spec) {
+    SIMNPU_IR_F32, r,.data = x};
+    memcpy (in[0].dims, d, sizeof (d));
+
+    /* transpose */
+    {
+      int64_t od[RANDOM_RANK];
+      for (i = 0; i < r; i++)
+        od[i] = d[perm[i]];
+      want = g_new (float, n);
+      k = 0;
+      memset (idx, 0, sizeof (idx));
+      do {
+        int64_t f = 0;
+        for (i = 0; i < r; i++)
+          f += idx[i] * st[perm[i]];
+        want[k++] = x[f];
+      } while (next_index (r, od, idx));
+      one_op_init (&o, SIMNPU_IR_TRANSPOSE, 1, in, 1);
+      o.n->attrs.n_ints = r;
+      memcpy (o.n->attrs.ints, perm, r * sizeof (int64_t));
+      one_op_check_f32 (&o, want, (size_t) n, 0);
+      g_free (want);
+    }
+
+    /* slice with steps of either sign */
+    no = 1;
+    for (i = 0; i < r; i++) {
+      step[i] = g_rand_int_range (rng, 1, 3) * (g_rand_boolean (rng) ? 1 : -1);
+      start[i] = g_rand_int_range (rng, 0, (gint32) d[i]);
+      if (step[i] > 0)
+        len[i] = (d[i] - start[i] + step[i] - 1) / step[i];
+      else
+        len[i] = (start[i] + 1 + (-step[i]) - 1) / (-step[i]);
+      no *= len[i];
+    }
+    want = g_new (float, no);
+    k = 0;
+    memset (idx, 0, sizeof (idx));
+    do {
+      int64_t f = 0;
+      for (i = 0; i < r; i++)
+        f += (start[i] + idx[i] * step[i]) * st[i];
+      want[k++] = x[f];
+    } while (next_index (r, len, idx));
+    one_op_init (&o, SIMNPU_IR_SLICE, 1, in, 1);
+    o.n->attrs.n_ints = 2 * r;
+    for (i = 0; i < r; i++) {
+      o.n->attrs.ints[i] = start[i];
+      o.n->attrs.ints[r + i] = step[i] > 0 ? d[i] : -1;
+      o.n->attrs.steps[i] = step[i];
+    }
+    one_op_check_f32 (&o, want, (size_t) no, 0);
+    g_free (want);
+
+    /* pad, pads in [-1, 2] that leave at least one element */
+    no = 1;
+    for (i = 0; i < r; i++) {
+      before[i] = g_rand_int_range (rng, -1, 3);
+      after[i] = g_rand_int_range (rng, -1, 3);
+      if (d[i] + MIN (before[i], 0) + MIN (after[i], 0) <= 0)
+        before[i] = after[i] = 0;
+      kept[i] = d[i] + MIN (before[i], 0) + MIN (after[i], 0);
+      if (mode == SIMNPU_IR_PAD_REFLECT) {
+        before[i] = MIN (before[i], kept[i] - 1);
+        after[i] = MIN (after[i], kept[i] - 1);
+      }
+      pd[i] = d[i] + before[i] + after[i];
+      no *= pd[i];
+    }
+    want = g_new (float, no);
+    k = 0;
+    memset (idx, 0, sizeof (idx));
+    do {
+      int64_t f = 0;
+      bool cst = false;
+      /* ONNX: crop by the negative pads, then pad what is kept */
+      for (i = 0; i < r; i++) {
+        int64_t s = idx[i] - MAX (before[i], 0);
+        if (s < 0 || s >= kept[i]) {
+          if (mode == SIMNPU_IR_PAD_CONSTANT)
+            cst = true;
+          else if (mode == SIMNPU_IR_PAD_EDGE)
+            s = s < 0 ? 0 : kept[i] - 1;
+          else
+            s = s < 0 ? -s : 2 * (kept[i] - 1) - s;
+        }
+        f += (s + MAX (-before[i], 0)) * st[i];
+      }
+      want[k++] = cst ? 0.25f : x[f];
+    } while (next_index (r, pd, idx));
+    one_op_init (&o, SIMNPU_IR_PAD, 1, in, 1);
+    o.n->attrs.mode = mode;
+    o.n->attrs.f[0] = 0.25f;
+    o.n->attrs.n_ints = 2 * r;
+    for (i = 0; i < r; i++) {
+      o.n->attrs.ints[i] = before[i];
+      o.n->attrs.ints[r + i] = after[i];
+    }
+    one_op_check_f32 (&o, want, (size_t) no, 0);
+    g_free (want);
+    g_free (x);
+  }
+  g_rand_free (rng);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1630,5 +1873,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/copy", test_copy);
   g_test_add_func ("/ir/op-table", test_op_table);
   g_test_add_func ("/ir/exec", test_exec);
+  g_test_add_func ("/ir/random-broadcast", test_random_broadcast);
+  g_test_add_func ("/ir/random-movement", test_random_movement);
   return g_test_run ();
 }

@@ -505,6 +505,43 @@ test_matmul (void)
     one_op_init (&o, SIMNPU_IR_MATMUL, 2, in, 1);
     one_op_check_f32 (&o, w2, 2, TOL);
   }
+  {
+    /* batch broadcast either way: [3, 4] x [2, 4, 5], [2, 3, 4] x [4, 5],
+     * [2, 1, 3, 4] x [1, 2, 4, 5] */
+    static const int64_t shapes[3][2][4] = {
+      {{0, 0, 3, 4}, {0, 2, 4, 5}},
+      {{0, 2, 3, 4}, {0, 0, 4, 5}},
+      {{2, 1, 3, 4}, {1, 2, 4, 5}},
+    };
+    static const unsigned ranks[3][2] = { {2, 3}, {3, 2}, {4, 4} };
+    int c;
+    for (c = 0; c < 3; c++) {
+      float *aa = random_floats (rng, 2 * 3 * 4);
+      float *bb = random_floats (rng, 2 * 4 * 5), ww[2 * 2 * 3 * 5];
+      in_spec in[2] = { {SIMNPU_IR_F32, ranks[c][0],.data = aa},
+      {SIMNPU_IR_F32, ranks[c][1],.data = bb,.is_const = c == 1}
+      };
+      int p, q;
+      memcpy (in[0].dims, shapes[c][0] + 4 - ranks[c][0],
+          ranks[c][0] * sizeof (int64_t));
+      memcpy (in[1].dims, shapes[c][1] + 4 - ranks[c][1],
+          ranks[c][1] * sizeof (int64_t));
+      /* output batch [p, q] over at most 2 x 2; A and B matrices picked
+       * by their own batch dims */
+      for (p = 0; p < 2; p++)
+        for (q = 0; q < 2; q++) {
+          int ia = c == 0 ? 0 : c == 1 ? q : p;
+          int ib = c == 0 ? q : c == 1 ? 0 : q;
+          naive_matmul (aa + ia * 12, bb + ib * 20, ww + (p * 2 + q) * 15,
+              3, 4, 5);
+        }
+      one_op_init (&o, SIMNPU_IR_MATMUL, 2, in, 1);
+      /* cases 0 and 1 have one batch axis of 2: the outputs of p = 0 */
+      one_op_check_f32 (&o, ww, (size_t) (c < 2 ? 2 : 4) * 15, TOL);
+      g_free (aa);
+      g_free (bb);
+    }
+  }
   g_free (a);
   g_free (b);
   g_free (bias);

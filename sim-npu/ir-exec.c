@@ -38,6 +38,12 @@
 #define OC_HALF 8
 /* output pixels (matmul: rows) of one tile */
 #define PIXEL_BLOCK 6
+/* ONNX HardSwish's fixed slope and offset */
+#define HARD_SWISH_ALPHA (1.0f / 6.0f)
+#define HARD_SWISH_BETA 0.5f
+/* the centre of a pixel (resize coordinates), and the fraction that
+ * nearest rounding treats as a tie */
+#define HALF 0.5
 /* channels of one depthwise block: DW_VECS vectors */
 #define DW_VECS 4
 #define DW_BLOCK (DW_VECS * OC_HALF)
@@ -700,8 +706,7 @@ sigmoidf (float v)
 static inline float
 hard_swishf (float v)
 {
-  /* ONNX HardSwish: alpha 1/6, beta 0.5 */
-  float g = v / 6.0f + 0.5f;
+  float g = v * HARD_SWISH_ALPHA + HARD_SWISH_BETA;
 
   g = g < 0 ? 0 : g > 1 ? 1 : g;
   return v * g;
@@ -1708,15 +1713,15 @@ resize_coord (int coord, int64_t o, int64_t in_len, int64_t out_len,
 
   switch (coord) {
     case SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL:
-      return len > 1 ? ((double) o + 0.5) / scale - 0.5 : 0.0;
+      return len > 1 ? ((double) o + HALF) / scale - HALF : 0.0;
     case SIMNPU_IR_COORD_ALIGN_CORNERS:
       return len == 1 ? 0.0 : (double) o *(double) (in_len - 1) / (len - 1);
     case SIMNPU_IR_COORD_ASYMMETRIC:
       return (double) o / scale;
     case SIMNPU_IR_COORD_TF_HALF_PIXEL_FOR_NN:
-      return ((double) o + 0.5) / scale;
+      return ((double) o + HALF) / scale;
     default:
-      return ((double) o + 0.5) / scale - 0.5;
+      return ((double) o + HALF) / scale - HALF;
   }
 }
 
@@ -1734,7 +1739,7 @@ resize_nearest (int mode, double v, int64_t in_len)
   fl = floor (v);
   switch (mode) {
     case SIMNPU_IR_NEAREST_ROUND_PREFER_CEIL:
-      i = (int64_t) (v - fl == 0.5 ? fl + 1 : floor (v + 0.5));
+      i = (int64_t) (v - fl == HALF ? fl + 1 : floor (v + HALF));
       break;
     case SIMNPU_IR_NEAREST_FLOOR:
       i = (int64_t) fl;
@@ -1743,7 +1748,7 @@ resize_nearest (int mode, double v, int64_t in_len)
       i = (int64_t) ceil (v);
       break;
     default:
-      i = (int64_t) (v - fl == 0.5 ? fl : floor (v + 0.5));
+      i = (int64_t) (v - fl == HALF ? fl : floor (v + HALF));
       break;
   }
   return CLAMP (i, 0, in_len - 1);
@@ -2240,7 +2245,7 @@ simnpu__ir_exec_new (const simnpu__ir_graph * g, simnpu_error * error)
       goto fail;
     }
     if (t->is_const) {
-      x->bufs[i] = t->data;
+      x->bufs[i] = t->data != NULL ? t->data : &x->empty;
       continue;
     }
     x->bufs[i] = try_alloc0 ((int64_t) simnpu__ir_tensor_bytes (t));

@@ -96,8 +96,12 @@ simnpu__ir_graph_copy (const simnpu__ir_graph * g)
     const simnpu__ir_tensor *t = &g->tensors[i];
     c->tensors[i] = *t;
     c->tensors[i].name = g_strdup (t->name);
-    c->tensors[i].data = t->data != NULL ?
-        g_memdup2 (t->data, simnpu__ir_tensor_bytes (t)) : NULL;
+    if (t->data != NULL) {
+      size_t bytes = simnpu__ir_tensor_bytes (t);
+      /* empty constants keep a (one-byte) buffer */
+      c->tensors[i].data = g_malloc0 (MAX (bytes, 1));
+      memcpy (c->tensors[i].data, t->data, bytes);
+    }
   }
   c->nodes_alloc = g->n_nodes;
   c->nodes = g_new0 (simnpu__ir_node, MAX (g->n_nodes, 1));
@@ -1467,7 +1471,7 @@ check_defined_shape (const simnpu__ir_graph * g, const simnpu__ir_tensor * t,
     return simnpu__set_error (error, SIMNPU_ESHAPE,
         "graph '%s': %s '%s' has an invalid dtype or shape", g->name, what,
         t->name);
-  if (t->is_const && t->data == NULL)
+  if (t->is_const && t->data == NULL && simnpu__ir_tensor_bytes (t) > 0)
     return simnpu__set_error (error, SIMNPU_EFORMAT,
         "graph '%s': constant '%s' has no data", g->name, t->name);
   return 0;

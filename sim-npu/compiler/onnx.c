@@ -7,4 +7,3324 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
+/* The ONNX front-end: ModelProto (parsed by protobuf-c code generated from
+ * Debian's onnx.proto) into the float IR.
+ *
+ * Every IR node is shape-inferred as soon as it is added, and a node whose
+ * inputs are all constants is executed at once and replaced by constants,
+ * so that shape-valued inputs computed in the model (Shape -> Gather ->
+ * Concat -> Reshape) are constants by the time a consumer needs them as
+ * attributes. */
+
 #include "compiler.h"
+#include "onnx.pb-c.h"
+
+#include <glib/gstdio.h>
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#define ONNX_MIN_OPSET 11
+#define ONNX_MAX_OPSET 17
+/* the oldest opset any op's import reads (see onnx_op.min_opset) */
+#define ONNX_OLDEST_OPSET 1
+/* protobuf-c parses from one buffer; ONNX keeps models under 2 GiB */
+#define ONNX_MAX_FILE_SIZE (G_GINT64_CONSTANT (2) << 30)
+#define ONNX_FLOAT16_EXP_BITS 0x1f
+#define ONNX_FLOAT16_MANT_BITS 0x3ff
+#define ONNX_FLOAT16_MANT_SHIFT 10
+#define ONNX_FLOAT16_EXP_SHIFT 10
+#define ONNX_FLOAT16_SIGN_SHIFT 15
+#define ONNX_FLOAT16_BIAS 15
+#define ONNX_FLOAT32_BIAS 127
+#define ONNX_FLOAT32_MANT_SHIFT 13
+#define ONNX_FLOAT32_EXP_SHIFT 23
+#define ONNX_FLOAT32_SIGN_SHIFT 31
+#define ONNX_FLOAT32_EXP_BITS 0xff
+#define ONNX_DEFAULT_LEAKY_ALPHA 0.01f
+#define ONNX_DEFAULT_SELU_ALPHA 1.67326319217681884765625f
+#define ONNX_DEFAULT_SELU_GAMMA 1.05070102214813232421875f
+#define ONNX_DEFAULT_HARD_SIGMOID_ALPHA 0.2f
+#define ONNX_DEFAULT_HARD_SIGMOID_BETA 0.5f
+#define ONNX_DEFAULT_BN_EPSILON 1e-5f
+#define ONNX_DEFAULT_CUBIC_A -0.75f
+#define ONNX_SPATIAL_DIMS 2
+#define ONNX_CONV_RANK 4
+/* constants made at import (folding, ConstantOfShape) stay under this, so
+ * a small file cannot make the importer allocate gigabytes */
+#define ONNX_MAX_FOLD_ELEMENTS (G_GINT64_CONSTANT (1) << 24)
+
+typedef struct
+{
+  simnpu__ir_graph *g;
+  int opset;
+  /* ONNX value name -> IR tensor index + 1 */
+  GHashTable *names;
+  const Onnx__NodeProto *node;
+  const char *node_name;
+  simnpu_error *error;
+  unsigned tmp;
+} onnx_ctx;
+
+/* ------------------------------------------------------------------ */
+/* Tensors */
+
+static bool
+onnx_dtype_to_ir (int32_t onnx, simnpu__ir_dtype * out)
+{
+  switch (onnx) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16:
+      *out = SIMNPU_IR_F32;
+      return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+      *out = SIMNPU_IR_I64;
+      return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+      *out = SIMNPU_IR_I32;
+      return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+      *out = SIMNPU_IR_U8;
+      return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
+      *out = SIMNPU_IR_I8;
+      return true;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL:
+      *out = SIMNPU_IR_BOOL;
+      return true;
+    default:
+      return false;
+  }
+}
+
+static const char *
+onnx_dtype_name (int32_t onnx)
+{
+  const ProtobufCEnumValue *v =
+      protobuf_c_enum_descriptor_get_value
+      (&onnx__tensor_proto__data_type__descriptor, onnx);
+  return v != NULL ? v->name : "unknown";
+}
+
+static float
+onnx_half_to_float (uint16_t h)
+{
+  uint32_t sign = (uint32_t) (h >> ONNX_FLOAT16_SIGN_SHIFT) <<
+      ONNX_FLOAT32_SIGN_SHIFT;
+  uint32_t exp = (h >> ONNX_FLOAT16_EXP_SHIFT) & ONNX_FLOAT16_EXP_BITS;
+  uint32_t mant = h & ONNX_FLOAT16_MANT_BITS;
+  uint32_t bits;
+  float f;
+
+  if (exp == 0) {
+    /* zero or subnormal: exact in float */
+    f = ldexpf ((float) mant, 1 - ONNX_FLOAT16_BIAS - ONNX_FLOAT16_MANT_SHIFT);
+    return sign ? -f : f;
+  }
+  if (exp == ONNX_FLOAT16_EXP_BITS)
+    bits = sign | ((uint32_t) ONNX_FLOAT32_EXP_BITS << ONNX_FLOAT32_EXP_SHIFT)
+        | (mant << ONNX_FLOAT32_MANT_SHIFT);
+  else
+    bits = sign | ((exp - ONNX_FLOAT16_BIAS + ONNX_FLOAT32_BIAS) <<
+        ONNX_FLOAT32_EXP_SHIFT) | (mant << ONNX_FLOAT32_MANT_SHIFT);
+  memcpy (&f, &bits, sizeof f);
+  return f;
+}
+
+/* size of one element as stored in raw_data */
+static size_t
+onnx_raw_size (int32_t onnx)
+{
+  switch (onnx) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+      return 8;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+      return 4;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16:
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+static int
+onnx_tensor_from_proto (const Onnx__TensorProto * t, const char *what,
+    simnpu__ir_dtype * dtype_out, unsigned *rank_out, int64_t * dims_out,
+    void **data_out, simnpu_error * error)
+{
+  simnpu__ir_dtype dtype;
+  int64_t n = 1;
+  size_t i, esize, n_typed;
+  uint8_t *data;
+  int32_t dt = t->has_data_type ? t->data_type : 0;
+
+  if (!onnx_dtype_to_ir (dt, &dtype))
+    return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+        "%s: data type %s (%d) is not supported (expected float, double, "
+        "float16, int64, int32, uint8, int8 or bool)", what,
+        onnx_dtype_name (dt), (int) dt);
+  if (t->has_data_location
+      && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+    return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+        "%s: external data is not supported (save the model with its "
+        "weights inside)", what);
+  if (t->segment != NULL)
+    return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+        "%s: segmented tensors are not supported", what);
+  if (t->n_dims > SIMNPU_IR_MAX_RANK)
+    return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+        "%s: rank %zu is above the maximum %d", what, t->n_dims,
+        SIMNPU_IR_MAX_RANK);
+  for (i = 0; i < t->n_dims; i++) {
+    if (t->dims[i] < 0 || t->dims[i] > SIMNPU_IR_MAX_ELEMENTS)
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "%s: dimension %zu is %" G_GINT64_FORMAT
+          " (expected 0 to %" G_GINT64_FORMAT ")", what, i, t->dims[i],
+          (gint64) SIMNPU_IR_MAX_ELEMENTS);
+    n *= t->dims[i];
+    if (n > SIMNPU_IR_MAX_ELEMENTS)
+      return simnpu__set_error (error, SIMNPU_ENOMEM,
+          "%s: more than %" G_GINT64_FORMAT " elements", what,
+          (gint64) SIMNPU_IR_MAX_ELEMENTS);
+    dims_out[i] = t->dims[i];
+  }
+  esize = simnpu__ir_dtype_size (dtype);
+
+  switch (dt) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+      n_typed = t->n_float_data;
+      break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+      n_typed = t->n_double_data;
+      break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+      n_typed = t->n_int64_data;
+      break;
+    default:
+      n_typed = t->n_int32_data;
+      break;
+  }
+  if (t->has_raw_data && t->raw_data.len > 0) {
+    if (t->raw_data.len != (size_t) n * onnx_raw_size (dt))
+      return simnpu__set_error (error, SIMNPU_EFORMAT,
+          "%s: raw_data has %zu bytes, expected %" G_GINT64_FORMAT
+          " (%" G_GINT64_FORMAT " elements of %s)", what, t->raw_data.len,
+          (gint64) (n * onnx_raw_size (dt)), (gint64) n, onnx_dtype_name (dt));
+  } else if (n_typed != (size_t) n) {
+    return simnpu__set_error (error, SIMNPU_EFORMAT,
+        "%s: has %zu values, expected %" G_GINT64_FORMAT " (the product of "
+        "its dims)", what, n_typed, (gint64) n);
+  }
+
+  data = g_malloc0 (MAX (1, (size_t) n * esize));
+  for (i = 0; i < (size_t) n; i++) {
+    if (t->has_raw_data && t->raw_data.len > 0) {
+      const uint8_t *src = t->raw_data.data + i * onnx_raw_size (dt);
+      if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE) {
+        double d;
+        float f;
+        memcpy (&d, src, sizeof d);
+        f = (float) d;
+        memcpy (data + i * esize, &f, esize);
+      } else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) {
+        uint16_t h;
+        float f;
+        memcpy (&h, src, sizeof h);
+        f = onnx_half_to_float (h);
+        memcpy (data + i * esize, &f, esize);
+      } else if (dt == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL) {
+        data[i] = src[0] != 0;
+      } else {
+        memcpy (data + i * esize, src, esize);
+      }
+      continue;
+    }
+    switch (dt) {
+      case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
+        ((float *) data)[i] = t->float_data[i];
+        break;
+      case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE:
+        ((float *) data)[i] = (float) t->double_data[i];
+        break;
+      case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16:
+        ((float *) data)[i] = onnx_half_to_float ((uint16_t)
+            t->int32_data[i]);
+        break;
+      case ONNX__TENSOR_PROTO__DATA_TYPE__INT64:
+        ((int64_t *) data)[i] = t->int64_data[i];
+        break;
+      case ONNX__TENSOR_PROTO__DATA_TYPE__INT32:
+        ((int32_t *) data)[i] = t->int32_data[i];
+        break;
+      case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8:
+        data[i] = (uint8_t) t->int32_data[i];
+        break;
+      case ONNX__TENSOR_PROTO__DATA_TYPE__INT8:
+        ((int8_t *) data)[i] = (int8_t) t->int32_data[i];
+        break;
+      default:
+        data[i] = t->int32_data[i] != 0;
+        break;
+    }
+  }
+  *dtype_out = dtype;
+  *rank_out = t->n_dims;
+  *data_out = data;
+  return 0;
+}
+
+int
+simnpu__onnx_read_tensor (const void *data, size_t size, char **name_out,
+    simnpu__ir_dtype * dtype_out, unsigned *rank_out, int64_t * dims_out,
+    void **data_out, simnpu_error * error)
+{
+  Onnx__TensorProto *t;
+  int ret;
+
+  t = onnx__tensor_proto__unpack (NULL, size, data);
+  if (t == NULL)
+    return simnpu__set_error (error, SIMNPU_EFORMAT,
+        "not a valid ONNX TensorProto (%zu bytes; protobuf parse failed)",
+        size);
+  ret = onnx_tensor_from_proto (t, t->name && t->name[0] ? t->name :
+      "tensor", dtype_out, rank_out, dims_out, data_out, error);
+  if (ret == 0 && name_out != NULL)
+    *name_out = g_strdup (t->name ? t->name : "");
+  onnx__tensor_proto__free_unpacked (t, NULL);
+  return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Context helpers */
+
+static int
+onnx_err (onnx_ctx * c, int code, const char *fmt, ...)
+G_GNUC_PRINTF (3, 4);
+
+     static int onnx_err (onnx_ctx * c, int code, const char *fmt, ...)
+{
+  va_list ap;
+  gchar *msg;
+  int ret;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  ret = simnpu__set_error (c->error, code, "node '%s' (%s): %s",
+      c->node_name, c->node->op_type, msg);
+  g_free (msg);
+  return ret;
+}
+
+static int
+onnx_lookup (onnx_ctx * c, const char *name)
+{
+  gpointer v = g_hash_table_lookup (c->names, name);
+  return v != NULL ? GPOINTER_TO_INT (v) - 1 : SIMNPU_IR_NONE;
+}
+
+static void
+onnx_bind (onnx_ctx * c, const char *name, int t)
+{
+  g_hash_table_replace (c->names, g_strdup (name), GINT_TO_POINTER (t + 1));
+}
+
+static simnpu__ir_tensor *
+T (onnx_ctx * c, int t)
+{
+  return &c->g->tensors[t];
+}
+
+/* optional input k: SIMNPU_IR_NONE when absent or empty */
+static int
+onnx_opt_in (onnx_ctx * c, unsigned k, int *t)
+{
+  const char *name;
+
+  *t = SIMNPU_IR_NONE;
+  if (k >= c->node->n_input)
+    return 0;
+  name = c->node->input[k];
+  if (name == NULL || name[0] == '\0')
+    return 0;
+  *t = onnx_lookup (c, name);
+  if (*t == SIMNPU_IR_NONE)
+    return onnx_err (c, SIMNPU_EFORMAT,
+        "input %u '%s' is not defined (no initializer, graph input or "
+        "earlier node output of that name)", k, name);
+  return 0;
+}
+
+static int
+onnx_in (onnx_ctx * c, unsigned k, int *t)
+{
+  int ret = onnx_opt_in (c, k, t);
+  if (ret < 0)
+    return ret;
+  if (*t == SIMNPU_IR_NONE)
+    return onnx_err (c, SIMNPU_EFORMAT, "input %u is missing", k);
+  return 0;
+}
+
+/* a new intermediate tensor */
+static int
+onnx_tmp (onnx_ctx * c)
+{
+  gchar *name = g_strdup_printf ("%s/tmp%u", c->node_name, c->tmp++);
+  int t = simnpu__ir_add_tensor (c->g, name, SIMNPU_IR_F32, 0, NULL);
+  g_free (name);
+  return t;
+}
+
+/* the tensor of ONNX output k (bound to its name) */
+static int
+onnx_out (onnx_ctx * c, unsigned k, int *t)
+{
+  const char *name;
+
+  if (k >= c->node->n_output || c->node->output[k] == NULL
+      || c->node->output[k][0] == '\0')
+    return onnx_err (c, SIMNPU_EFORMAT, "output %u is missing", k);
+  name = c->node->output[k];
+  if (onnx_lookup (c, name) != SIMNPU_IR_NONE)
+    return onnx_err (c, SIMNPU_EFORMAT,
+        "output '%s' is already defined (each value has one producer)", name);
+  *t = simnpu__ir_add_tensor (c->g, name, SIMNPU_IR_F32, 0, NULL);
+  onnx_bind (c, name, *t);
+  return 0;
+}
+
+/* Only the first n outputs are produced. */
+static int
+onnx_check_outputs (onnx_ctx * c, unsigned n)
+{
+  unsigned i;
+
+  for (i = n; i < c->node->n_output; i++)
+    if (c->node->output[i] != NULL && c->node->output[i][0] != '\0')
+      return onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "output %u ('%s') is not supported (only the first %u)", i,
+          c->node->output[i], n);
+  return 0;
+}
+
+static int
+onnx_add_const (onnx_ctx * c, simnpu__ir_dtype dtype, unsigned rank,
+    const int64_t * dims, const void *src)
+{
+  simnpu__ir_tensor tmp = { 0 };
+  gchar *name;
+  size_t bytes;
+  int t;
+
+  tmp.dtype = dtype;
+  tmp.rank = rank;
+  if (rank > 0)
+    memcpy (tmp.dims, dims, rank * sizeof dims[0]);
+  bytes = simnpu__ir_tensor_bytes (&tmp);
+  name = g_strdup_printf ("%s/const%u", c->node_name, c->tmp++);
+  t = simnpu__ir_add_const (c->g, name, dtype, rank, dims,
+      g_memdup2 (src, MAX (bytes, 1)));
+  g_free (name);
+  return t;
+}
+
+static int
+onnx_scalar_f32 (onnx_ctx * c, float v)
+{
+  return onnx_add_const (c, SIMNPU_IR_F32, 0, NULL, &v);
+}
+
+static void
+onnx_attrs_init (simnpu__ir_attrs * a)
+{
+  memset (a, 0, sizeof *a);
+  a->kernel[0] = a->kernel[1] = 1;
+  a->stride[0] = a->stride[1] = 1;
+  a->dilation[0] = a->dilation[1] = 1;
+  a->groups = 1;
+  a->act_max = INFINITY;
+  a->act_min = -INFINITY;
+}
+
+/* Replaces the last node, whose inputs are all constants, by constants:
+ * runs it alone in a graph of its own. */
+static int
+onnx_fold_last (onnx_ctx * c)
+{
+  simnpu__ir_graph *g = c->g;
+  simnpu__ir_node *n = &g->nodes[g->n_nodes - 1];
+  simnpu__ir_graph *tg;
+  simnpu__ir_exec *x = NULL;
+  int ins[SIMNPU_IR_MAX_INPUTS], outs[SIMNPU_IR_MAX_OUTPUTS];
+  unsigned i;
+  int ret = 0;
+
+  tg = simnpu__ir_graph_new ("fold");
+  for (i = 0; i < n->n_inputs; i++) {
+    simnpu__ir_tensor *t;
+    if (n->inputs[i] == SIMNPU_IR_NONE) {
+      ins[i] = SIMNPU_IR_NONE;
+      continue;
+    }
+    t = &g->tensors[n->inputs[i]];
+    ins[i] = simnpu__ir_add_const (tg, t->name, t->dtype, t->rank, t->dims,
+        g_memdup2 (t->data, MAX (simnpu__ir_tensor_bytes (t), 1)));
+  }
+  for (i = 0; i < n->n_outputs; i++)
+    outs[i] = simnpu__ir_add_tensor (tg, g->tensors[n->outputs[i]].name,
+        SIMNPU_IR_F32, 0, NULL);
+  simnpu__ir_add_node (tg, n->op, n->name, n->n_inputs, ins, n->n_outputs,
+      outs)->attrs = n->attrs;
+  tg->n_outputs = n->n_outputs;
+  memcpy (tg->outputs, outs, n->n_outputs * sizeof outs[0]);
+  ret = simnpu__ir_infer_shapes (tg, c->error);
+  if (ret == 0) {
+    x = simnpu__ir_exec_new (tg, c->error);
+    if (x == NULL)
+      ret = c->error->code < 0 ? c->error->code : SIMNPU_EINTERNAL;
+  }
+  if (ret == 0)
+    ret = simnpu__ir_exec_run (x, 0, tg->n_nodes, c->error);
+  if (ret == 0) {
+    for (i = 0; i < n->n_outputs; i++) {
+      simnpu__ir_tensor *dst = &g->tensors[n->outputs[i]];
+      const simnpu__ir_tensor *src = &tg->tensors[outs[i]];
+      size_t bytes = simnpu__ir_tensor_bytes (src);
+      dst->dtype = src->dtype;
+      dst->rank = src->rank;
+      memcpy (dst->dims, src->dims, sizeof dst->dims);
+      g_free (dst->data);
+      dst->data = g_memdup2 (simnpu__ir_exec_data (x, outs[i]), MAX (bytes, 1));
+      dst->is_const = true;
+      dst->producer = SIMNPU_IR_NONE;
+    }
+    g_free (n->name);
+    n->name = NULL;
+    g->n_nodes--;
+  }
+  if (x != NULL)
+    simnpu__ir_exec_free (x);
+  simnpu__ir_graph_free (tg);
+  return ret;
+}
+
+/* Adds an IR node, infers its outputs at once and folds it when all its
+ * inputs are constants. */
+static int
+onnx_emit (onnx_ctx * c, simnpu__ir_op op, const int *ins, unsigned n_in,
+    const int *outs, unsigned n_out, const simnpu__ir_attrs * attrs)
+{
+  const simnpu__ir_op_info *info = simnpu__ir_op_get (op);
+  simnpu__ir_node *n;
+  bool all_const = true;
+  unsigned i;
+  int ret;
+
+  if (info == NULL || info->infer == NULL)
+    return onnx_err (c, SIMNPU_EINTERNAL, "IR op %d has no shape inference",
+        (int) op);
+  if (n_in < info->min_inputs || n_in > info->max_inputs)
+    return onnx_err (c, SIMNPU_EFORMAT,
+        "%u inputs for IR op %s (expected %u to %u)", n_in,
+        simnpu__ir_op_name (op), info->min_inputs, info->max_inputs);
+  if (c->g->n_nodes >= SIMNPU_IR_MAX_NODES)
+    return onnx_err (c, SIMNPU_ENOMEM, "more than %d IR nodes",
+        SIMNPU_IR_MAX_NODES);
+  n = simnpu__ir_add_node (c->g, op, c->node_name, n_in, ins, n_out, outs);
+  if (n == NULL)
+    return onnx_err (c, SIMNPU_ENOMEM, "cannot add an IR node");
+  if (attrs != NULL)
+    n->attrs = *attrs;
+  ret = info->infer (c->g, n, c->error);
+  if (ret < 0)
+    return ret;
+  for (i = 0; i < n_in; i++)
+    if (ins[i] != SIMNPU_IR_NONE && !c->g->tensors[ins[i]].is_const)
+      all_const = false;
+  for (i = 0; i < n_out; i++) {
+    c->g->tensors[outs[i]].producer = c->g->n_nodes - 1;
+    if (simnpu__ir_tensor_elements (&c->g->tensors[outs[i]]) >
+        ONNX_MAX_FOLD_ELEMENTS)
+      all_const = false;
+  }
+  if (all_const)
+    return onnx_fold_last (c);
+  return 0;
+}
+
+/* one input, one new output */
+static int
+onnx_emit1 (onnx_ctx * c, simnpu__ir_op op, int in, int *out,
+    const simnpu__ir_attrs * attrs)
+{
+  *out = onnx_tmp (c);
+  return onnx_emit (c, op, &in, 1, out, 1, attrs);
+}
+
+static int
+onnx_emit_transpose (onnx_ctx * c, int in, int out, const int64_t * perm,
+    unsigned rank)
+{
+  simnpu__ir_attrs a;
+  onnx_attrs_init (&a);
+  a.n_ints = rank;
+  memcpy (a.ints, perm, rank * sizeof perm[0]);
+  return onnx_emit (c, SIMNPU_IR_TRANSPOSE, &in, 1, &out, 1, &a);
+}
+
+static int
+onnx_emit_reshape (onnx_ctx * c, int in, int out, const int64_t * dims,
+    unsigned rank)
+{
+  simnpu__ir_attrs a;
+  onnx_attrs_init (&a);
+  if (rank > SIMNPU_IR_MAX_INTS)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "rank %u above %d", rank,
+        SIMNPU_IR_MAX_INTS);
+  a.n_ints = rank;
+  if (rank > 0)
+    memcpy (a.ints, dims, rank * sizeof dims[0]);
+  return onnx_emit (c, SIMNPU_IR_RESHAPE, &in, 1, &out, 1, &a);
+}
+
+/* channels (axis 1) to last and back, for the NHWC ops */
+static void
+onnx_perm_to_last (unsigned rank, int64_t * perm, int64_t * back)
+{
+  unsigned i;
+
+  perm[0] = 0;
+  for (i = 1; i + 1 < rank; i++)
+    perm[i] = i + 1;
+  perm[rank - 1] = 1;
+  back[0] = 0;
+  back[1] = rank - 1;
+  for (i = 2; i < rank; i++)
+    back[i] = i - 1;
+}
+
+static int
+onnx_to_nhwc (onnx_ctx * c, int x, int *y)
+{
+  int64_t perm[SIMNPU_IR_MAX_RANK], back[SIMNPU_IR_MAX_RANK];
+  unsigned rank = T (c, x)->rank;
+
+  if (rank < 2)
+    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected >= 2)",
+        rank);
+  if (rank == 2) {
+    *y = x;
+    return 0;
+  }
+  onnx_perm_to_last (rank, perm, back);
+  *y = onnx_tmp (c);
+  return onnx_emit_transpose (c, x, *y, perm, rank);
+}
+
+/* Runs op on NHWC of x (NCHW) and writes NCHW into out. */
+static int
+onnx_emit_nhwc_to (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
+    const simnpu__ir_attrs * a, int out)
+{
+  int64_t perm[SIMNPU_IR_MAX_RANK], back[SIMNPU_IR_MAX_RANK];
+  unsigned rank = T (c, ins[0])->rank;
+  int xt = SIMNPU_IR_NONE, yt, ret;
+
+  if ((ret = onnx_to_nhwc (c, ins[0], &xt)) < 0)
+    return ret;
+  ins[0] = xt;
+  if (rank == 2)
+    return onnx_emit (c, op, ins, n_in, &out, 1, a);
+  yt = onnx_tmp (c);
+  if ((ret = onnx_emit (c, op, ins, n_in, &yt, 1, a)) < 0)
+    return ret;
+  onnx_perm_to_last (rank, perm, back);
+  return onnx_emit_transpose (c, yt, out, back, rank);
+}
+
+/* ... into output 0 */
+static int
+onnx_emit_nhwc (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
+    const simnpu__ir_attrs * a)
+{
+  int out, ret;
+
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit_nhwc_to (c, op, ins, n_in, a, out);
+}
+
+/* 1-D spatial ops run as 2-D ones of height 1: [N, C, L] as [N, C, 1, L] */
+static int
+onnx_unsqueeze_h (onnx_ctx * c, int x, int *y)
+{
+  int64_t d[ONNX_CONV_RANK];
+  const simnpu__ir_tensor *t = T (c, x);
+
+  d[0] = t->dims[0];
+  d[1] = t->dims[1];
+  d[2] = 1;
+  d[3] = t->dims[2];
+  *y = onnx_tmp (c);
+  return onnx_emit_reshape (c, x, *y, d, ONNX_CONV_RANK);
+}
+
+/* runs a 2-D op on a 1-D (rank 3) or 2-D input, into output 0 */
+static int
+onnx_emit_spatial (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
+    const simnpu__ir_attrs * a, bool one_d)
+{
+  int64_t d[ONNX_CONV_RANK - 1];
+  int y, out, ret;
+
+  if (!one_d)
+    return onnx_emit_nhwc (c, op, ins, n_in, a);
+  y = onnx_tmp (c);
+  if ((ret = onnx_emit_nhwc_to (c, op, ins, n_in, a, y)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  d[0] = T (c, y)->dims[0];
+  d[1] = T (c, y)->dims[1];
+  d[2] = T (c, y)->dims[3];
+  return onnx_emit_reshape (c, y, out, d, ONNX_CONV_RANK - 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Attributes and constant inputs */
+
+static const Onnx__AttributeProto *
+onnx_attr (onnx_ctx * c, const char *name)
+{
+  size_t i;
+  for (i = 0; i < c->node->n_attribute; i++)
+    if (c->node->attribute[i]->name != NULL
+        && strcmp (c->node->attribute[i]->name, name) == 0)
+      return c->node->attribute[i];
+  return NULL;
+}
+
+static int64_t
+onnx_attr_int (onnx_ctx * c, const char *name, int64_t def)
+{
+  const Onnx__AttributeProto *a = onnx_attr (c, name);
+  return a != NULL && a->has_i ? a->i : def;
+}
+
+static float
+onnx_attr_float (onnx_ctx * c, const char *name, float def)
+{
+  const Onnx__AttributeProto *a = onnx_attr (c, name);
+  return a != NULL && a->has_f ? a->f : def;
+}
+
+/* the string attribute, or def ("" when absent and def is NULL) */
+static const char *
+onnx_attr_str (onnx_ctx * c, const char *name, const char *def, char *buf,
+    size_t size)
+{
+  const Onnx__AttributeProto *a = onnx_attr (c, name);
+  size_t len;
+
+  if (a == NULL || !a->has_s)
+    return def ? def : "";
+  len = MIN (a->s.len, size - 1);
+  memcpy (buf, a->s.data, len);
+  buf[len] = '\0';
+  return buf;
+}
+
+#define ONNX_STR_SIZE 64
+
+/* ints attribute: *n = -1 when absent */
+static int
+onnx_attr_ints (onnx_ctx * c, const char *name, int64_t * out, int max, int *n)
+{
+  const Onnx__AttributeProto *a = onnx_attr (c, name);
+
+  *n = -1;
+  if (a == NULL)
+    return 0;
+  if (a->n_ints > (size_t) max)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "attribute '%s' has %zu values (at most %d supported)", name,
+        a->n_ints, max);
+  memcpy (out, a->ints, a->n_ints * sizeof out[0]);
+  *n = a->n_ints;
+  return 0;
+}
+
+/* the values of a constant integer input (I64 or I32) */
+static int
+onnx_const_ints (onnx_ctx * c, int t, const char *what, int64_t * out,
+    int max, int *n)
+{
+  const simnpu__ir_tensor *x = T (c, t);
+  int64_t count, i;
+
+  if (!x->is_const)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input must be constant", what);
+  if (x->dtype != SIMNPU_IR_I64 && x->dtype != SIMNPU_IR_I32)
+    return onnx_err (c, SIMNPU_EFORMAT, "%s input is %s (expected int64)",
+        what, simnpu__ir_dtype_name (x->dtype));
+  count = simnpu__ir_tensor_elements (x);
+  if (count > max)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "%s input has %" G_GINT64_FORMAT " values (at most %d)", what,
+        count, max);
+  for (i = 0; i < count; i++)
+    out[i] = x->dtype == SIMNPU_IR_I64 ? ((const int64_t *) x->data)[i] :
+        ((const int32_t *) x->data)[i];
+  *n = (int) count;
+  return 0;
+}
+
+/* a constant scalar input as float */
+static int
+onnx_const_float (onnx_ctx * c, int t, const char *what, float *v)
+{
+  const simnpu__ir_tensor *x = T (c, t);
+
+  if (!x->is_const)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input must be constant", what);
+  if (simnpu__ir_tensor_elements (x) != 1)
+    return onnx_err (c, SIMNPU_ESHAPE, "%s input must be a scalar", what);
+  switch (x->dtype) {
+    case SIMNPU_IR_F32:
+      *v = *(const float *) x->data;
+      break;
+    case SIMNPU_IR_I64:
+      *v = (float) *(const int64_t *) x->data;
+      break;
+    case SIMNPU_IR_I32:
+      *v = (float) *(const int32_t *) x->data;
+      break;
+    case SIMNPU_IR_U8:
+    case SIMNPU_IR_BOOL:
+      *v = *(const uint8_t *) x->data;
+      break;
+    case SIMNPU_IR_I8:
+      *v = *(const int8_t *) x->data;
+      break;
+    default:
+      return onnx_err (c, SIMNPU_EFORMAT, "%s input has an unknown dtype",
+          what);
+  }
+  return 0;
+}
+
+static int
+onnx_norm_axis (onnx_ctx * c, int64_t axis, unsigned rank, int32_t * out)
+{
+  if (axis < -(int64_t) rank || axis >= (int64_t) rank)
+    return onnx_err (c, SIMNPU_EFORMAT,
+        "axis %" G_GINT64_FORMAT " out of range for rank %u", axis, rank);
+  *out = axis < 0 ? (int32_t) (axis + rank) : (int32_t) axis;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Op import functions */
+
+typedef struct _onnx_op onnx_op;
+typedef int (*onnx_import_fn) (onnx_ctx * c, const onnx_op * op);
+struct _onnx_op
+{
+  const char *name;
+  onnx_import_fn fn;
+  simnpu__ir_op ir;
+  /* Oldest opset whose definition of the op this import reads (0:
+   * ONNX_MIN_OPSET). A model of an older opset is accepted when all its
+   * ops are unchanged since then: ONNX tests ops at the opset that last
+   * changed them. */
+  int min_opset;
+};
+
+static int
+imp_simple (onnx_ctx * c, const onnx_op * op, unsigned n_in,
+    const simnpu__ir_attrs * a)
+{
+  int ins[SIMNPU_IR_MAX_INPUTS], out, ret;
+  unsigned i;
+
+  if (c->node->n_input != n_in)
+    return onnx_err (c, SIMNPU_EFORMAT, "%zu inputs (expected %u)",
+        c->node->n_input, n_in);
+  for (i = 0; i < n_in; i++)
+    if ((ret = onnx_in (c, i, &ins[i])) < 0)
+      return ret;
+  if ((ret = onnx_check_outputs (c, 1)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, op->ir, ins, n_in, &out, 1, a);
+}
+
+static int
+imp_unary (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  onnx_attrs_init (&a);
+  switch (op->ir) {
+    case SIMNPU_IR_LEAKY_RELU:
+      a.f[0] = onnx_attr_float (c, "alpha", ONNX_DEFAULT_LEAKY_ALPHA);
+      break;
+    case SIMNPU_IR_ELU:
+      a.f[0] = onnx_attr_float (c, "alpha", 1.0f);
+      break;
+    case SIMNPU_IR_SELU:
+      a.f[0] = onnx_attr_float (c, "alpha", ONNX_DEFAULT_SELU_ALPHA);
+      a.f[1] = onnx_attr_float (c, "gamma", ONNX_DEFAULT_SELU_GAMMA);
+      break;
+    case SIMNPU_IR_HARD_SIGMOID:
+      a.f[0] = onnx_attr_float (c, "alpha", ONNX_DEFAULT_HARD_SIGMOID_ALPHA);
+      a.f[1] = onnx_attr_float (c, "beta", ONNX_DEFAULT_HARD_SIGMOID_BETA);
+      break;
+    default:
+      break;
+  }
+  return imp_simple (c, op, 1, &a);
+}
+
+static int
+imp_dropout (onnx_ctx * c, const onnx_op * op)
+{
+  int x, ratio, train, out, ret;
+  float v;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_opt_in (c, 1, &ratio)) < 0
+      || (ret = onnx_opt_in (c, 2, &train)) < 0)
+    return ret;
+  if (train != SIMNPU_IR_NONE) {
+    if ((ret = onnx_const_float (c, train, "training_mode", &v)) < 0)
+      return ret;
+    if (v != 0) {
+      float r = 0.5f;
+      /* training with ratio 0 drops nothing either */
+      if (ratio == SIMNPU_IR_NONE
+          || onnx_const_float (c, ratio, "ratio", &r) < 0 || r != 0.0f)
+        return onnx_err (c, SIMNPU_EUNSUPPORTED,
+            "training mode is not supported");
+    }
+  }
+  if ((ret = onnx_check_outputs (c, 2)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if ((ret = onnx_emit (c, SIMNPU_IR_IDENTITY, &x, 1, &out, 1, NULL)) < 0)
+    return ret;
+  if (c->node->n_output > 1 && c->node->output[1] != NULL
+      && c->node->output[1][0] != '\0') {
+    /* outside training nothing is dropped: the mask is all true */
+    int64_t n = simnpu__ir_tensor_elements (T (c, x));
+    int64_t dims[SIMNPU_IR_MAX_RANK];
+    unsigned rank = T (c, x)->rank;
+    uint8_t *ones;
+    int k, mask;
+    if (n > ONNX_MAX_FOLD_ELEMENTS)
+      return onnx_err (c, SIMNPU_ENOMEM, "mask above %" G_GINT64_FORMAT
+          " elements", (gint64) ONNX_MAX_FOLD_ELEMENTS);
+    ones = g_malloc (MAX (n, 1));
+    memset (ones, 1, MAX (n, 1));
+    memcpy (dims, T (c, x)->dims, sizeof dims);
+    k = onnx_add_const (c, SIMNPU_IR_BOOL, rank, dims, ones);
+    g_free (ones);
+    if ((ret = onnx_out (c, 1, &mask)) < 0)
+      return ret;
+    return onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &mask, 1, NULL);
+  }
+  return 0;
+}
+
+static int
+imp_binary (onnx_ctx * c, const onnx_op * op)
+{
+  return imp_simple (c, op, 2, NULL);
+}
+
+static int
+imp_pow (onnx_ctx * c, const onnx_op * op)
+{
+  int ins[2], out, ret;
+  simnpu__ir_attrs a;
+
+  if ((ret = onnx_in (c, 0, &ins[0])) < 0 || (ret = onnx_in (c, 1, &ins[1])) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (T (c, ins[1])->dtype != T (c, ins[0])->dtype) {
+    int e;
+    onnx_attrs_init (&a);
+    a.dtype = T (c, ins[0])->dtype;
+    if ((ret = onnx_emit1 (c, SIMNPU_IR_CAST, ins[1], &e, &a)) < 0)
+      return ret;
+    ins[1] = e;
+  }
+  return onnx_emit (c, SIMNPU_IR_POW, ins, 2, &out, 1, NULL);
+}
+
+static int
+imp_mod (onnx_ctx * c, const onnx_op * op)
+{
+  if (onnx_attr_int (c, "fmod", 0) != 0)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "fmod=1 is not supported");
+  return imp_simple (c, op, 2, NULL);
+}
+
+static int
+imp_where (onnx_ctx * c, const onnx_op * op)
+{
+  return imp_simple (c, op, 3, NULL);
+}
+
+/* Max, Min: n-ary IR ops; Sum, Mean: chains of adds */
+static int
+imp_variadic (onnx_ctx * c, const onnx_op * op)
+{
+  int ins[SIMNPU_IR_MAX_INPUTS], out, ret, acc;
+  unsigned i, n = c->node->n_input;
+
+  if (n == 0 || n > SIMNPU_IR_MAX_INPUTS)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%u inputs (expected 1 to %d)",
+        n, SIMNPU_IR_MAX_INPUTS);
+  for (i = 0; i < n; i++)
+    if ((ret = onnx_in (c, i, &ins[i])) < 0)
+      return ret;
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (op->ir != SIMNPU_IR_ADD || n == 1) {
+    if (n == 1)
+      return onnx_emit (c, SIMNPU_IR_IDENTITY, ins, 1, &out, 1, NULL);
+    return onnx_emit (c, op->ir, ins, n, &out, 1, NULL);
+  }
+  acc = ins[0];
+  for (i = 1; i < n; i++) {
+    int pair[2] = { acc, ins[i] };
+    bool last = i + 1 == n && strcmp (op->name, "Sum") == 0;
+    int o = last ? out : onnx_tmp (c);
+    if ((ret = onnx_emit (c, SIMNPU_IR_ADD, pair, 2, &o, 1, NULL)) < 0)
+      return ret;
+    acc = o;
+  }
+  if (strcmp (op->name, "Mean") == 0) {
+    int pair[2] = { acc, onnx_scalar_f32 (c, (float) n) };
+    return onnx_emit (c, SIMNPU_IR_DIV, pair, 2, &out, 1, NULL);
+  }
+  return 0;
+}
+
+static int
+imp_clip (onnx_ctx * c, const onnx_op * op)
+{
+  int x, lo, hi, out, ret;
+  simnpu__ir_attrs a;
+
+  onnx_attrs_init (&a);
+  a.f[0] = -INFINITY;
+  a.f[1] = INFINITY;
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_opt_in (c, 1, &lo)) < 0
+      || (ret = onnx_opt_in (c, 2, &hi)) < 0)
+    return ret;
+  if (c->opset < 11) {
+    /* attributes before opset 11 */
+    a.f[0] = onnx_attr_float (c, "min", -FLT_MAX);
+    a.f[1] = onnx_attr_float (c, "max", FLT_MAX);
+    lo = hi = SIMNPU_IR_NONE;
+  }
+  if (lo != SIMNPU_IR_NONE
+      && (ret = onnx_const_float (c, lo, "min", &a.f[0])) < 0)
+    return ret;
+  if (hi != SIMNPU_IR_NONE
+      && (ret = onnx_const_float (c, hi, "max", &a.f[1])) < 0)
+    return ret;
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_CLIP, &x, 1, &out, 1, &a);
+}
+
+static bool
+onnx_dtype_from_attr (int64_t to, simnpu__ir_dtype * d)
+{
+  /* doubles are computed in float, as the importer reads them */
+  return to == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
+      || to == ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE
+      || to == ONNX__TENSOR_PROTO__DATA_TYPE__INT64
+      || to == ONNX__TENSOR_PROTO__DATA_TYPE__INT32
+      || to == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8
+      || to == ONNX__TENSOR_PROTO__DATA_TYPE__INT8
+      || to == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL ?
+      onnx_dtype_to_ir ((int32_t) to, d) : false;
+}
+
+static int
+imp_cast (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int x, out, ret;
+
+  onnx_attrs_init (&a);
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  if (strcmp (op->name, "CastLike") == 0) {
+    int like;
+    if ((ret = onnx_in (c, 1, &like)) < 0)
+      return ret;
+    a.dtype = T (c, like)->dtype;
+  } else {
+    int64_t to = onnx_attr_int (c, "to", 0);
+    if (!onnx_dtype_from_attr (to, &a.dtype))
+      return onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "cast to %s is not supported", onnx_dtype_name ((int32_t) to));
+  }
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_CAST, &x, 1, &out, 1, &a);
+}
+
+static int
+imp_softmax (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int x, out, ret;
+  unsigned rank, i;
+  int32_t axis = 0;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if (rank == 0)
+    return onnx_err (c, SIMNPU_ESHAPE, "scalar input");
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis",
+                  c->opset < 13 ? 1 : -1), rank, &axis)) < 0)
+    return ret;
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  if (c->opset < 13 && axis != (int32_t) rank - 1) {
+    /* before opset 13 the input is coerced to 2-D at axis */
+    int64_t d2[2] = { 1, 1 };
+    int r, s;
+    for (i = 0; i < rank; i++)
+      d2[i < (unsigned) axis ? 0 : 1] *= T (c, x)->dims[i];
+    r = onnx_tmp (c);
+    if ((ret = onnx_emit_reshape (c, x, r, d2, 2)) < 0)
+      return ret;
+    a.axis = 1;
+    if ((ret = onnx_emit1 (c, op->ir, r, &s, &a)) < 0)
+      return ret;
+    return onnx_emit_reshape (c, s, out, T (c, x)->dims, rank);
+  }
+  a.axis = axis;
+  return onnx_emit (c, op->ir, &x, 1, &out, 1, &a);
+}
+
+static int
+imp_reduce (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int64_t axes[SIMNPU_IR_MAX_INTS];
+  int x, out, ret, n = -1, i;
+  unsigned rank;
+  bool sum_input = c->opset >= 13 && strcmp (op->name, "ReduceSum") == 0;
+  const char *name = op->name;
+  int cur, t;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  onnx_attrs_init (&a);
+  a.keepdims = onnx_attr_int (c, "keepdims", 1) != 0;
+  if (sum_input) {
+    int ta;
+    if ((ret = onnx_opt_in (c, 1, &ta)) < 0)
+      return ret;
+    if (ta != SIMNPU_IR_NONE
+        && (ret = onnx_const_ints (c, ta, "axes", axes, SIMNPU_IR_MAX_INTS,
+                &n)) < 0)
+      return ret;
+  } else if ((ret = onnx_attr_ints (c, "axes", axes, SIMNPU_IR_MAX_INTS,
+              &n)) < 0) {
+    return ret;
+  }
+  if (n <= 0) {
+    if (sum_input && onnx_attr_int (c, "noop_with_empty_axes", 0) != 0) {
+      if ((ret = onnx_out (c, 0, &out)) < 0)
+        return ret;
+      return onnx_emit (c, SIMNPU_IR_IDENTITY, &x, 1, &out, 1, NULL);
+    }
+    n = 0;
+  }
+  for (i = 0; i < n; i++) {
+    int32_t ax = 0;
+    if ((ret = onnx_norm_axis (c, axes[i], rank, &ax)) < 0)
+      return ret;
+    a.ints[i] = ax;
+  }
+  a.n_ints = n;
+  if (n == 0 && rank > 0) {
+    /* all axes, explicitly */
+    for (i = 0; i < (int) rank; i++)
+      a.ints[i] = i;
+    a.n_ints = rank;
+  }
+  if ((ret = onnx_check_outputs (c, 1)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+
+  cur = x;
+  if (strcmp (name, "ReduceL1") == 0) {
+    if ((ret = onnx_emit1 (c, SIMNPU_IR_ABS, cur, &t, NULL)) < 0)
+      return ret;
+    cur = t;
+  } else if (strcmp (name, "ReduceL2") == 0
+      || strcmp (name, "ReduceSumSquare") == 0) {
+    int pair[2] = { cur, cur };
+    t = onnx_tmp (c);
+    if ((ret = onnx_emit (c, SIMNPU_IR_MUL, pair, 2, &t, 1, NULL)) < 0)
+      return ret;
+    cur = t;
+  } else if (strcmp (name, "ReduceLogSumExp") == 0) {
+    if ((ret = onnx_emit1 (c, SIMNPU_IR_EXP, cur, &t, NULL)) < 0)
+      return ret;
+    cur = t;
+  }
+  if (strcmp (name, "ReduceL2") == 0 || strcmp (name, "ReduceLogSum") == 0
+      || strcmp (name, "ReduceLogSumExp") == 0) {
+    if ((ret = onnx_emit1 (c, op->ir, cur, &t, &a)) < 0)
+      return ret;
+    return onnx_emit (c, strcmp (name, "ReduceL2") == 0 ? SIMNPU_IR_SQRT :
+        SIMNPU_IR_LOG, &t, 1, &out, 1, NULL);
+  }
+  return onnx_emit (c, op->ir, &cur, 1, &out, 1, &a);
+}
+
+static int
+imp_arg (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int x, out, ret;
+
+  bool last = onnx_attr_int (c, "select_last_index", 0) != 0;
+  simnpu__ir_attrs s;
+  unsigned r, rank;
+  int rev, idx;
+  int64_t dim;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  onnx_attrs_init (&a);
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0), rank,
+              &a.axis)) < 0)
+    return ret;
+  a.keepdims = onnx_attr_int (c, "keepdims", 1) != 0;
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (!last)
+    return onnx_emit (c, op->ir, &x, 1, &out, 1, &a);
+  /* the last extremum is the first of the reversed axis:
+   * dim - 1 - arg (reverse (x)) */
+  dim = T (c, x)->dims[a.axis];
+  onnx_attrs_init (&s);
+  for (r = 0; r < rank; r++) {
+    bool ax = r == (unsigned) a.axis;
+    s.ints[r] = ax ? T (c, x)->dims[r] - 1 : 0;
+    s.ints[rank + r] = ax ? -1 : T (c, x)->dims[r];
+    s.steps[r] = ax ? -1 : 1;
+  }
+  s.n_ints = 2 * rank;
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_SLICE, x, &rev, &s)) < 0
+      || (ret = onnx_emit1 (c, op->ir, rev, &idx, &a)) < 0)
+    return ret;
+  {
+    int64_t top = dim - 1;
+    int pair[2] = { onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &top), idx };
+    return onnx_emit (c, SIMNPU_IR_SUB, pair, 2, &out, 1, NULL);
+  }
+}
+
+/* kernel, strides, dilations, pads (with auto_pad resolved) of conv and
+ * pools on a rank-4 NCHW input; a 1-D op's (one_d: the input has been
+ * given a height of 1) attributes go to the width */
+static int
+onnx_spatial_attrs (onnx_ctx * c, int x, const int64_t * kernel, bool one_d,
+    simnpu__ir_attrs * a)
+{
+  int64_t v[2 * ONNX_SPATIAL_DIMS];
+  char buf[ONNX_STR_SIZE];
+  const char *auto_pad;
+  int nsp = one_d ? 1 : ONNX_SPATIAL_DIMS, off = ONNX_SPATIAL_DIMS - nsp;
+  int n, ret, i;
+
+  if (T (c, x)->rank != ONNX_CONV_RANK)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "input of rank %u: only 1-D and 2-D (rank-3 and rank-4 NCHW) are "
+        "supported", T (c, x)->rank);
+  for (i = 0; i < nsp; i++) {
+    if (kernel[i] < 1 || kernel[i] > G_MAXINT32)
+      return onnx_err (c, SIMNPU_EFORMAT, "kernel size %" G_GINT64_FORMAT,
+          kernel[i]);
+    a->kernel[off + i] = (int32_t) kernel[i];
+  }
+  if ((ret = onnx_attr_ints (c, "strides", v, nsp, &n)) < 0)
+    return ret;
+  for (i = 0; i < n; i++) {
+    if (v[i] < 1 || v[i] > G_MAXINT32)
+      return onnx_err (c, SIMNPU_EFORMAT, "stride %" G_GINT64_FORMAT, v[i]);
+    a->stride[off + i] = (int32_t) v[i];
+  }
+  if ((ret = onnx_attr_ints (c, "dilations", v, nsp, &n)) < 0)
+    return ret;
+  for (i = 0; i < n; i++) {
+    if (v[i] < 1 || v[i] > G_MAXINT32)
+      return onnx_err (c, SIMNPU_EFORMAT, "dilation %" G_GINT64_FORMAT, v[i]);
+    a->dilation[off + i] = (int32_t) v[i];
+  }
+  auto_pad = onnx_attr_str (c, "auto_pad", "NOTSET", buf, sizeof buf);
+  if (strcmp (auto_pad, "NOTSET") == 0) {
+    if ((ret = onnx_attr_ints (c, "pads", v, 2 * nsp, &n)) < 0)
+      return ret;
+    if (n > 0 && n != 2 * nsp)
+      return onnx_err (c, SIMNPU_EFORMAT, "%d pads (expected %d)", n, 2 * nsp);
+    for (i = 0; i < n; i++) {
+      if (v[i] < 0 || v[i] > G_MAXINT32)
+        return onnx_err (c, SIMNPU_EFORMAT, "pad %" G_GINT64_FORMAT, v[i]);
+      /* ONNX: begins then ends (h, w), as the IR's top, left, bottom,
+       * right */
+      a->pads[(i / nsp) * ONNX_SPATIAL_DIMS + off + i % nsp] = (int32_t) v[i];
+    }
+  } else if (strcmp (auto_pad, "SAME_UPPER") == 0
+      || strcmp (auto_pad, "SAME_LOWER") == 0) {
+    bool lower = strcmp (auto_pad, "SAME_LOWER") == 0;
+    for (i = off; i < ONNX_SPATIAL_DIMS; i++) {
+      int64_t in = T (c, x)->dims[2 + i];
+      int64_t out = (in + a->stride[i] - 1) / a->stride[i];
+      int64_t k = (int64_t) (a->kernel[i] - 1) * a->dilation[i] + 1;
+      int64_t total = MAX (0, (out - 1) * a->stride[i] + k - in);
+      int64_t small = total / 2;
+      a->pads[i] = (int32_t) (lower ? total - small : small);
+      a->pads[i + 2] = (int32_t) (lower ? small : total - small);
+    }
+  } else if (strcmp (auto_pad, "VALID") != 0) {
+    return onnx_err (c, SIMNPU_EFORMAT, "auto_pad '%s' is not one of "
+        "NOTSET, SAME_UPPER, SAME_LOWER, VALID", auto_pad);
+  }
+  return 0;
+}
+
+static int
+imp_conv (onnx_ctx * c, const onnx_op * op)
+{
+  static const int64_t oihw_to_ohwi[] = { 0, 2, 3, 1 };
+  simnpu__ir_attrs a;
+  int ins[3], wt, ret;
+  int64_t k[2];
+  bool one_d;
+
+  if ((ret = onnx_in (c, 0, &ins[0])) < 0 || (ret = onnx_in (c, 1, &ins[1])) < 0
+      || (ret = onnx_opt_in (c, 2, &ins[2])) < 0)
+    return ret;
+  one_d = T (c, ins[1])->rank == ONNX_CONV_RANK - 1
+      && T (c, ins[0])->rank == ONNX_CONV_RANK - 1;
+  if (T (c, ins[1])->rank != ONNX_CONV_RANK && !one_d)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "weights of rank %u: only 1-D and 2-D convolutions are supported",
+        T (c, ins[1])->rank);
+  if (one_d && ((ret = onnx_unsqueeze_h (c, ins[0], &ins[0])) < 0
+          || (ret = onnx_unsqueeze_h (c, ins[1], &ins[1])) < 0))
+    return ret;
+  onnx_attrs_init (&a);
+  k[0] = T (c, ins[1])->dims[one_d ? 3 : 2];
+  k[1] = T (c, ins[1])->dims[3];
+  if ((ret = onnx_spatial_attrs (c, ins[0], k, one_d, &a)) < 0)
+    return ret;
+  a.groups = (int32_t) onnx_attr_int (c, "group", 1);
+  if (a.groups < 1)
+    return onnx_err (c, SIMNPU_EFORMAT, "group %d", a.groups);
+  wt = onnx_tmp (c);
+  if ((ret = onnx_emit_transpose (c, ins[1], wt, oihw_to_ohwi, 4)) < 0)
+    return ret;
+  ins[1] = wt;
+  return onnx_emit_spatial (c, SIMNPU_IR_CONV2D, ins,
+      ins[2] == SIMNPU_IR_NONE ? 2 : 3, &a, one_d);
+}
+
+static int
+imp_pool (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int64_t k[2];
+  int x, n, ret;
+  bool one_d;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_check_outputs (c, 1)) < 0)
+    return ret;
+  one_d = T (c, x)->rank == ONNX_CONV_RANK - 1;
+  if (T (c, x)->rank != ONNX_CONV_RANK && !one_d)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "input of rank %u: only 1-D and 2-D pooling are supported",
+        T (c, x)->rank);
+  if ((ret = onnx_attr_ints (c, "kernel_shape", k, 2, &n)) < 0)
+    return ret;
+  if (n != (one_d ? 1 : 2))
+    return onnx_err (c, SIMNPU_EFORMAT, "kernel_shape has %d values "
+        "(expected %d)", n, one_d ? 1 : 2);
+  if (one_d && (ret = onnx_unsqueeze_h (c, x, &x)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  if ((ret = onnx_spatial_attrs (c, x, k, one_d, &a)) < 0)
+    return ret;
+  a.ceil_mode = onnx_attr_int (c, "ceil_mode", 0) != 0;
+  a.count_include_pad = onnx_attr_int (c, "count_include_pad", 0) != 0;
+  if (onnx_attr_int (c, "storage_order", 0) != 0)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "storage_order=1");
+  return onnx_emit_spatial (c, op->ir, &x, 1, &a, one_d);
+}
+
+static int
+imp_global_pool (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int x, ret, out;
+  unsigned i, rank;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  onnx_attrs_init (&a);
+  if (rank == ONNX_CONV_RANK) {
+    a.kernel[0] = (int32_t) T (c, x)->dims[2];
+    a.kernel[1] = (int32_t) T (c, x)->dims[3];
+    return onnx_emit_nhwc (c, op->ir, &x, 1, &a);
+  }
+  if (rank < 3)
+    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected >= 3)",
+        rank);
+  for (i = 2; i < rank; i++)
+    a.ints[a.n_ints++] = i;
+  a.keepdims = true;
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, op->ir == SIMNPU_IR_MAXPOOL ? SIMNPU_IR_REDUCE_MAX :
+      SIMNPU_IR_REDUCE_MEAN, &x, 1, &out, 1, &a);
+}
+
+static int
+imp_batchnorm (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int ins[5], ret;
+  unsigned i;
+
+  if (c->node->n_input != 5)
+    return onnx_err (c, SIMNPU_EFORMAT, "%zu inputs (expected 5)",
+        c->node->n_input);
+  for (i = 0; i < 5; i++)
+    if ((ret = onnx_in (c, i, &ins[i])) < 0)
+      return ret;
+  if ((ret = onnx_check_outputs (c, 1)) < 0)
+    return ret;
+  if (onnx_attr_int (c, "training_mode", 0) != 0)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "training mode");
+  onnx_attrs_init (&a);
+  a.f[0] = onnx_attr_float (c, "epsilon", ONNX_DEFAULT_BN_EPSILON);
+  return onnx_emit_nhwc (c, SIMNPU_IR_BATCHNORM, ins, 5, &a);
+}
+
+static int
+imp_depth_space (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  char buf[ONNX_STR_SIZE];
+  const char *mode;
+  int x, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  if (T (c, x)->rank != ONNX_CONV_RANK)
+    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected 4)",
+        T (c, x)->rank);
+  onnx_attrs_init (&a);
+  a.ints[0] = onnx_attr_int (c, "blocksize", 0);
+  a.n_ints = 1;
+  if (a.ints[0] < 1)
+    return onnx_err (c, SIMNPU_EFORMAT, "blocksize %" G_GINT64_FORMAT
+        " (expected >= 1)", a.ints[0]);
+  mode = onnx_attr_str (c, "mode", "DCR", buf, sizeof buf);
+  if (strcmp (mode, "CRD") == 0)
+    a.mode = 1;
+  else if (strcmp (mode, "DCR") != 0)
+    return onnx_err (c, SIMNPU_EFORMAT, "mode '%s' (expected DCR or CRD)",
+        mode);
+  return onnx_emit_nhwc (c, op->ir, &x, 1, &a);
+}
+
+static int
+imp_resize (onnx_ctx * c, const onnx_op * op)
+{
+  static const char *const coords[] = { "half_pixel", "pytorch_half_pixel",
+    "align_corners", "asymmetric", "tf_half_pixel_for_nn"
+  };
+  static const char *const nearests[] = { "round_prefer_floor",
+    "round_prefer_ceil", "floor", "ceil"
+  };
+  simnpu__ir_attrs a;
+  char buf[ONNX_STR_SIZE];
+  const char *s;
+  int x, scales, sizes, ret, n = 0;
+  int64_t out_dims[SIMNPU_IR_MAX_RANK];
+  unsigned i;
+  const simnpu__ir_tensor *xt;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0
+      || (ret = onnx_opt_in (c, 2, &scales)) < 0
+      || (ret = onnx_opt_in (c, 3, &sizes)) < 0)
+    return ret;
+  xt = T (c, x);
+  if (xt->rank != ONNX_CONV_RANK)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "input of rank %u: only rank-4 NCHW is supported", xt->rank);
+  onnx_attrs_init (&a);
+  s = onnx_attr_str (c, "mode", "nearest", buf, sizeof buf);
+  if (strcmp (s, "linear") == 0)
+    a.mode = SIMNPU_IR_RESIZE_BILINEAR;
+  else if (strcmp (s, "nearest") != 0)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "mode '%s' is not supported "
+        "(nearest or linear)", s);
+  s = onnx_attr_str (c, "coordinate_transformation_mode", "half_pixel", buf,
+      sizeof buf);
+  for (i = 0; i < G_N_ELEMENTS (coords); i++)
+    if (strcmp (s, coords[i]) == 0)
+      break;
+  if (i == G_N_ELEMENTS (coords))
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "coordinate_transformation_mode '%s' is not supported", s);
+  a.coord = i;
+  s = onnx_attr_str (c, "nearest_mode", "round_prefer_floor", buf, sizeof buf);
+  for (i = 0; i < G_N_ELEMENTS (nearests); i++)
+    if (strcmp (s, nearests[i]) == 0)
+      break;
+  if (i == G_N_ELEMENTS (nearests))
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "nearest_mode '%s'", s);
+  a.nearest = i;
+  a.f[0] = onnx_attr_float (c, "cubic_coeff_a", ONNX_DEFAULT_CUBIC_A);
+
+  if (sizes != SIMNPU_IR_NONE && simnpu__ir_tensor_elements (T (c, sizes)) > 0) {
+    if ((ret = onnx_const_ints (c, sizes, "sizes", out_dims,
+                SIMNPU_IR_MAX_RANK, &n)) < 0)
+      return ret;
+  } else if (scales != SIMNPU_IR_NONE) {
+    const simnpu__ir_tensor *st = T (c, scales);
+    if (!st->is_const || st->dtype != SIMNPU_IR_F32)
+      return onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "scales input must be constant (float)");
+    n = (int) simnpu__ir_tensor_elements (st);
+    if (n != (int) xt->rank)
+      return onnx_err (c, SIMNPU_ESHAPE, "%d scales for rank %u", n, xt->rank);
+    for (i = 0; i < xt->rank; i++)
+      out_dims[i] = (int64_t) floor ((double) xt->dims[i] *
+          ((const float *) st->data)[i]);
+    /* ONNX maps coordinates with the given scales, not out / in (they
+     * differ when in * scale is not whole) */
+    a.f[1] = ((const float *) st->data)[2];
+    a.f[2] = ((const float *) st->data)[3];
+  } else {
+    return onnx_err (c, SIMNPU_EFORMAT, "neither scales nor sizes given");
+  }
+  if (n != (int) xt->rank)
+    return onnx_err (c, SIMNPU_ESHAPE, "%d sizes for rank %u", n, xt->rank);
+  if (out_dims[0] != xt->dims[0] || out_dims[1] != xt->dims[1])
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "resizing the batch or channel axis is not supported");
+  for (i = 2; i < 4; i++)
+    if (out_dims[i] < 1 || out_dims[i] > SIMNPU_IR_MAX_ELEMENTS)
+      return onnx_err (c, SIMNPU_ESHAPE, "output size %" G_GINT64_FORMAT,
+          out_dims[i]);
+  a.ints[0] = out_dims[2];
+  a.ints[1] = out_dims[3];
+  a.n_ints = 2;
+  return onnx_emit_nhwc (c, SIMNPU_IR_RESIZE, &x, 1, &a);
+}
+
+static int
+imp_reshape (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t shape[SIMNPU_IR_MAX_RANK];
+  int x, st, out, ret, n, i, infer = -1;
+  int64_t known = 1, total;
+  const simnpu__ir_tensor *xt;
+  bool allowzero = onnx_attr_int (c, "allowzero", 0) != 0;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &st)) < 0)
+    return ret;
+  if ((ret = onnx_const_ints (c, st, "shape", shape, SIMNPU_IR_MAX_RANK,
+              &n)) < 0)
+    return ret;
+  xt = T (c, x);
+  total = simnpu__ir_tensor_elements (xt);
+  for (i = 0; i < n; i++) {
+    if (shape[i] == 0 && !allowzero) {
+      if (i >= (int) xt->rank)
+        return onnx_err (c, SIMNPU_ESHAPE,
+            "shape[%d] = 0 copies a dimension the input (rank %u) lacks", i,
+            xt->rank);
+      shape[i] = xt->dims[i];
+    }
+    if (shape[i] == -1) {
+      if (infer >= 0)
+        return onnx_err (c, SIMNPU_ESHAPE, "more than one -1 in shape");
+      infer = i;
+      continue;
+    }
+    if (shape[i] < 0)
+      return onnx_err (c, SIMNPU_ESHAPE, "shape[%d] = %" G_GINT64_FORMAT, i,
+          shape[i]);
+    known *= shape[i];
+    if (known > SIMNPU_IR_MAX_ELEMENTS)
+      return onnx_err (c, SIMNPU_ESHAPE, "shape too large");
+  }
+  if (infer >= 0) {
+    if (known == 0 || total % known != 0)
+      return onnx_err (c, SIMNPU_ESHAPE, "cannot infer the -1 of shape: %"
+          G_GINT64_FORMAT " elements into %" G_GINT64_FORMAT, total, known);
+    shape[infer] = total / known;
+  } else if (known != total) {
+    return onnx_err (c, SIMNPU_ESHAPE, "shape has %" G_GINT64_FORMAT
+        " elements, the input %" G_GINT64_FORMAT, known, total);
+  }
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit_reshape (c, x, out, shape, n);
+}
+
+static int
+imp_flatten (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t d2[2] = { 1, 1 };
+  int x, out, ret;
+  int64_t axis;
+  unsigned i, rank;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  axis = onnx_attr_int (c, "axis", 1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    return onnx_err (c, SIMNPU_EFORMAT, "axis out of range for rank %u", rank);
+  for (i = 0; i < rank; i++)
+    d2[i < axis ? 0 : 1] *= T (c, x)->dims[i];
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit_reshape (c, x, out, d2, 2);
+}
+
+static int
+imp_squeeze (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t axes[SIMNPU_IR_MAX_RANK], dims[SIMNPU_IR_MAX_RANK];
+  bool sel[SIMNPU_IR_MAX_RANK] = { false };
+  bool unsq = op->ir != SIMNPU_IR_RESHAPE;
+  int x, ta, out, ret, n = -1, i;
+  unsigned rank, orank, k = 0, j = 0;
+  const simnpu__ir_tensor *xt;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  xt = T (c, x);
+  rank = xt->rank;
+  if (c->opset >= 13) {
+    if ((ret = onnx_opt_in (c, 1, &ta)) < 0)
+      return ret;
+    if (ta != SIMNPU_IR_NONE
+        && (ret = onnx_const_ints (c, ta, "axes", axes, SIMNPU_IR_MAX_RANK,
+                &n)) < 0)
+      return ret;
+  } else if ((ret = onnx_attr_ints (c, "axes", axes, SIMNPU_IR_MAX_RANK,
+              &n)) < 0) {
+    return ret;
+  }
+  if (unsq && n <= 0)
+    return onnx_err (c, SIMNPU_EFORMAT, "axes missing");
+  orank = unsq ? rank + n : rank;
+  if (orank > SIMNPU_IR_MAX_RANK)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "output rank above %d",
+        SIMNPU_IR_MAX_RANK);
+  for (i = 0; i < n; i++) {
+    int32_t ax = 0;
+    if ((ret = onnx_norm_axis (c, axes[i], orank, &ax)) < 0)
+      return ret;
+    if (sel[ax])
+      return onnx_err (c, SIMNPU_EFORMAT, "axis %d repeated", ax);
+    sel[ax] = true;
+  }
+  if (unsq) {
+    for (k = 0; k < orank; k++)
+      dims[k] = sel[k] ? 1 : xt->dims[j++];
+  } else {
+    for (j = 0; j < rank; j++) {
+      if (n > 0 && sel[j] && xt->dims[j] != 1)
+        return onnx_err (c, SIMNPU_ESHAPE,
+            "cannot squeeze axis %u of size %" G_GINT64_FORMAT, j, xt->dims[j]);
+      if (n > 0 ? !sel[j] : xt->dims[j] != 1)
+        dims[k++] = xt->dims[j];
+    }
+    orank = k;
+  }
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit_reshape (c, x, out, dims, orank);
+}
+
+static int
+imp_transpose (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t perm[SIMNPU_IR_MAX_RANK];
+  bool seen[SIMNPU_IR_MAX_RANK] = { false };
+  int x, out, ret, n, i;
+  unsigned rank;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if ((ret = onnx_attr_ints (c, "perm", perm, SIMNPU_IR_MAX_RANK, &n)) < 0)
+    return ret;
+  if (n < 0) {
+    for (i = 0; i < (int) rank; i++)
+      perm[i] = rank - 1 - i;
+    n = rank;
+  }
+  if (n != (int) rank)
+    return onnx_err (c, SIMNPU_ESHAPE, "perm has %d values for rank %u", n,
+        rank);
+  for (i = 0; i < n; i++) {
+    if (perm[i] < 0 || perm[i] >= n || seen[perm[i]])
+      return onnx_err (c, SIMNPU_EFORMAT, "perm is not a permutation");
+    seen[perm[i]] = true;
+  }
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit_transpose (c, x, out, perm, rank);
+}
+
+static int
+imp_concat (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int ins[SIMNPU_IR_MAX_INPUTS], out, ret;
+  unsigned i, n = c->node->n_input;
+
+  if (n == 0 || n > SIMNPU_IR_MAX_INPUTS)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%u inputs (expected 1 to %d)",
+        n, SIMNPU_IR_MAX_INPUTS);
+  for (i = 0; i < n; i++)
+    if ((ret = onnx_in (c, i, &ins[i])) < 0)
+      return ret;
+  onnx_attrs_init (&a);
+  if (onnx_attr (c, "axis") == NULL)
+    return onnx_err (c, SIMNPU_EFORMAT, "attribute 'axis' missing");
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0),
+              T (c, ins[0])->rank, &a.axis)) < 0)
+    return ret;
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_CONCAT, ins, n, &out, 1, &a);
+}
+
+static int
+imp_split (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int64_t split[SIMNPU_IR_MAX_INTS];
+  int x, ts, outs[SIMNPU_IR_MAX_OUTPUTS], ret, n = -1;
+  unsigned i, n_out = c->node->n_output;
+  int64_t dim;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  if (n_out == 0 || n_out > SIMNPU_IR_MAX_INTS)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%u outputs (expected 1 to %d)",
+        n_out, SIMNPU_IR_MAX_INTS);
+  onnx_attrs_init (&a);
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0),
+              T (c, x)->rank, &a.axis)) < 0)
+    return ret;
+  dim = T (c, x)->dims[a.axis];
+  if (c->opset >= 13) {
+    if ((ret = onnx_opt_in (c, 1, &ts)) < 0)
+      return ret;
+    if (ts != SIMNPU_IR_NONE
+        && (ret = onnx_const_ints (c, ts, "split", split, SIMNPU_IR_MAX_INTS,
+                &n)) < 0)
+      return ret;
+  } else if ((ret = onnx_attr_ints (c, "split", split, SIMNPU_IR_MAX_INTS,
+              &n)) < 0) {
+    return ret;
+  }
+  if (n < 0) {
+    if (dim % n_out != 0)
+      return onnx_err (c, SIMNPU_ESHAPE, "axis of size %" G_GINT64_FORMAT
+          " does not split evenly into %u", dim, n_out);
+    for (i = 0; i < n_out; i++)
+      split[i] = dim / n_out;
+    n = n_out;
+  }
+  if (n != (int) n_out)
+    return onnx_err (c, SIMNPU_ESHAPE, "split has %d sizes for %u outputs",
+        n, n_out);
+  memcpy (a.ints, split, n * sizeof split[0]);
+  a.n_ints = n;
+  for (i = 0; i < n_out; i++)
+    if ((ret = onnx_out (c, i, &outs[i])) < 0)
+      return ret;
+  return onnx_emit (c, SIMNPU_IR_SPLIT, &x, 1, outs, n_out, &a);
+}
+
+static int
+imp_slice (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t starts[SIMNPU_IR_MAX_RANK], ends[SIMNPU_IR_MAX_RANK];
+  int64_t axes[SIMNPU_IR_MAX_RANK], steps[SIMNPU_IR_MAX_RANK];
+  bool seen[SIMNPU_IR_MAX_RANK] = { false };
+  simnpu__ir_attrs a;
+  int x, ts, te, ta, tp, out, ret, n, ne, na = -1, np = -1, i;
+  unsigned rank, r;
+  const simnpu__ir_tensor *xt;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0
+      || (ret = onnx_in (c, 2, &te)) < 0 || (ret = onnx_opt_in (c, 3, &ta)) < 0
+      || (ret = onnx_opt_in (c, 4, &tp)) < 0)
+    return ret;
+  xt = T (c, x);
+  rank = xt->rank;
+  if ((ret = onnx_const_ints (c, ts, "starts", starts, SIMNPU_IR_MAX_RANK,
+              &n)) < 0
+      || (ret = onnx_const_ints (c, te, "ends", ends, SIMNPU_IR_MAX_RANK,
+              &ne)) < 0)
+    return ret;
+  if (ta != SIMNPU_IR_NONE && (ret = onnx_const_ints (c, ta, "axes", axes,
+              SIMNPU_IR_MAX_RANK, &na)) < 0)
+    return ret;
+  if (tp != SIMNPU_IR_NONE && (ret = onnx_const_ints (c, tp, "steps", steps,
+              SIMNPU_IR_MAX_RANK, &np)) < 0)
+    return ret;
+  if (ne != n || (na >= 0 && na != n) || (np >= 0 && np != n))
+    return onnx_err (c, SIMNPU_ESHAPE,
+        "starts, ends, axes and steps differ in length");
+  onnx_attrs_init (&a);
+  for (r = 0; r < rank; r++) {
+    a.ints[r] = 0;
+    a.ints[rank + r] = xt->dims[r];
+    a.steps[r] = 1;
+  }
+  for (i = 0; i < n; i++) {
+    int32_t ax = 0;
+    int64_t dim, s, e, st = np >= 0 ? steps[i] : 1;
+    if ((ret = onnx_norm_axis (c, na >= 0 ? axes[i] : i, rank, &ax)) < 0)
+      return ret;
+    if (seen[ax])
+      return onnx_err (c, SIMNPU_EFORMAT, "axis %d repeated", ax);
+    seen[ax] = true;
+    if (st == 0)
+      return onnx_err (c, SIMNPU_EFORMAT, "step 0");
+    dim = xt->dims[ax];
+    s = starts[i];
+    e = ends[i];
+    if (s < 0)
+      s += dim;
+    if (e < 0)
+      e += dim;
+    if (st > 0) {
+      s = CLAMP (s, 0, dim);
+      e = CLAMP (e, 0, dim);
+    } else {
+      s = CLAMP (s, 0, dim - 1);
+      e = CLAMP (e, -1, dim - 1);
+    }
+    a.ints[ax] = s;
+    a.ints[rank + ax] = e;
+    a.steps[ax] = st;
+  }
+  a.n_ints = 2 * rank;
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_SLICE, &x, 1, &out, 1, &a);
+}
+
+static int
+imp_pad (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t pads[2 * SIMNPU_IR_MAX_RANK];
+  simnpu__ir_attrs a;
+  char buf[ONNX_STR_SIZE];
+  const char *mode;
+  int x, tp, tv, out, ret, n;
+  unsigned rank;
+
+  tp = tv = SIMNPU_IR_NONE;
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  onnx_attrs_init (&a);
+  if (c->opset < 11) {
+    /* attributes before opset 11 */
+    if ((ret = onnx_attr_ints (c, "pads", pads, 2 * SIMNPU_IR_MAX_RANK,
+                &n)) < 0)
+      return ret;
+    a.f[0] = onnx_attr_float (c, "value", 0.0f);
+  } else {
+    if ((ret = onnx_in (c, 1, &tp)) < 0 || (ret = onnx_opt_in (c, 2, &tv)) < 0)
+      return ret;
+    if (c->node->n_input > 3)
+      return onnx_err (c, SIMNPU_EUNSUPPORTED, "the axes input (opset 18)");
+    if ((ret = onnx_const_ints (c, tp, "pads", pads,
+                2 * SIMNPU_IR_MAX_RANK, &n)) < 0)
+      return ret;
+  }
+  if (n != 2 * (int) rank)
+    return onnx_err (c, SIMNPU_ESHAPE, "%d pads for rank %u (expected %u)",
+        n, rank, 2 * rank);
+  memcpy (a.ints, pads, n * sizeof pads[0]);
+  a.n_ints = n;
+  if (tv != SIMNPU_IR_NONE
+      && (ret = onnx_const_float (c, tv, "constant_value", &a.f[0])) < 0)
+    return ret;
+  mode = onnx_attr_str (c, "mode", "constant", buf, sizeof buf);
+  if (strcmp (mode, "reflect") == 0)
+    a.mode = SIMNPU_IR_PAD_REFLECT;
+  else if (strcmp (mode, "edge") == 0)
+    a.mode = SIMNPU_IR_PAD_EDGE;
+  else if (strcmp (mode, "constant") != 0)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "mode '%s' is not supported",
+        mode);
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_PAD, &x, 1, &out, 1, &a);
+}
+
+static int
+imp_gather (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int ins[2], out, ret;
+
+  if ((ret = onnx_in (c, 0, &ins[0])) < 0
+      || (ret = onnx_in (c, 1, &ins[1])) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0),
+              T (c, ins[0])->rank, &a.axis)) < 0)
+    return ret;
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_GATHER, ins, 2, &out, 1, &a);
+}
+
+static int
+imp_tile (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int x, tr, out, ret, n;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &tr)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  if ((ret = onnx_const_ints (c, tr, "repeats", a.ints, SIMNPU_IR_MAX_RANK,
+              &n)) < 0)
+    return ret;
+  if (n != (int) T (c, x)->rank)
+    return onnx_err (c, SIMNPU_ESHAPE, "%d repeats for rank %u", n,
+        T (c, x)->rank);
+  a.n_ints = n;
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_TILE, &x, 1, &out, 1, &a);
+}
+
+static int
+imp_expand (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int64_t shape[SIMNPU_IR_MAX_RANK];
+  int x, ts, out, ret, n, i;
+  unsigned rank, r;
+  const simnpu__ir_tensor *xt;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0)
+    return ret;
+  if ((ret = onnx_const_ints (c, ts, "shape", shape, SIMNPU_IR_MAX_RANK,
+              &n)) < 0)
+    return ret;
+  xt = T (c, x);
+  rank = MAX ((unsigned) n, xt->rank);
+  onnx_attrs_init (&a);
+  /* ONNX broadcasts both ways: the output is the broadcast of the two */
+  for (r = 0; r < rank; r++) {
+    int si = (int) r - (int) (rank - n);
+    int xi = (int) r - (int) (rank - xt->rank);
+    int64_t sd = si >= 0 ? shape[si] : 1;
+    int64_t xd = xi >= 0 ? xt->dims[xi] : 1;
+    if (sd != xd && sd != 1 && xd != 1)
+      return onnx_err (c, SIMNPU_ESHAPE, "cannot broadcast dimension %"
+          G_GINT64_FORMAT " to %" G_GINT64_FORMAT, xd, sd);
+    if (sd < 0)
+      return onnx_err (c, SIMNPU_ESHAPE, "negative shape");
+    a.ints[r] = sd == 1 ? xd : sd;
+  }
+  a.n_ints = rank;
+  (void) i;
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_EXPAND, &x, 1, &out, 1, &a);
+}
+
+static int
+imp_shape (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t dims[SIMNPU_IR_MAX_RANK];
+  int x, out, ret, i, n;
+  int64_t start, end, rank;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if (strcmp (op->name, "Size") == 0) {
+    int64_t size = simnpu__ir_tensor_elements (T (c, x));
+    int k;
+    if ((ret = onnx_out (c, 0, &out)) < 0)
+      return ret;
+    k = onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &size);
+    return onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &out, 1, NULL);
+  }
+  start = onnx_attr_int (c, "start", 0);
+  end = onnx_attr_int (c, "end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = CLAMP (start, 0, rank);
+  end = CLAMP (end, 0, rank);
+  n = 0;
+  for (i = start; i < end; i++)
+    dims[n++] = T (c, x)->dims[i];
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  {
+    int64_t len = n;
+    int k = onnx_add_const (c, SIMNPU_IR_I64, 1, &len, dims);
+    return onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &out, 1, NULL);
+  }
+}
+
+static int
+imp_range (onnx_ctx * c, const onnx_op * op)
+{
+  return imp_simple (c, op, 3, NULL);
+}
+
+static int
+imp_matmul (onnx_ctx * c, const onnx_op * op)
+{
+  return imp_simple (c, op, 2, NULL);
+}
+
+static int
+onnx_scale (onnx_ctx * c, int x, float s, int *out)
+{
+  int pair[2] = { x, onnx_scalar_f32 (c, s) };
+  *out = onnx_tmp (c);
+  return onnx_emit (c, SIMNPU_IR_MUL, pair, 2, out, 1, NULL);
+}
+
+static int
+imp_gemm (onnx_ctx * c, const onnx_op * op)
+{
+  static const int64_t swap[] = { 1, 0 };
+  int ab[2], cc, out, ret, y, i;
+  float alpha = onnx_attr_float (c, "alpha", 1.0f);
+  float beta = onnx_attr_float (c, "beta", 1.0f);
+  bool trans[2];
+
+  trans[0] = onnx_attr_int (c, "transA", 0) != 0;
+  trans[1] = onnx_attr_int (c, "transB", 0) != 0;
+  if ((ret = onnx_in (c, 0, &ab[0])) < 0 || (ret = onnx_in (c, 1, &ab[1])) < 0
+      || (ret = onnx_opt_in (c, 2, &cc)) < 0)
+    return ret;
+  for (i = 0; i < 2; i++) {
+    if (T (c, ab[i])->rank != 2)
+      return onnx_err (c, SIMNPU_ESHAPE, "input %d of rank %u (expected 2)",
+          i, T (c, ab[i])->rank);
+    if (trans[i]) {
+      int t = onnx_tmp (c);
+      if ((ret = onnx_emit_transpose (c, ab[i], t, swap, 2)) < 0)
+        return ret;
+      ab[i] = t;
+    }
+  }
+  /* alpha on the constant operand when there is one */
+  if (alpha != 1.0f) {
+    int k = T (c, ab[1])->is_const ? 1 : 0;
+    if ((ret = onnx_scale (c, ab[k], alpha, &ab[k])) < 0)
+      return ret;
+  }
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (cc == SIMNPU_IR_NONE || beta == 0.0f)
+    return onnx_emit (c, SIMNPU_IR_MATMUL, ab, 2, &out, 1, NULL);
+  y = onnx_tmp (c);
+  if ((ret = onnx_emit (c, SIMNPU_IR_MATMUL, ab, 2, &y, 1, NULL)) < 0)
+    return ret;
+  if (beta != 1.0f && (ret = onnx_scale (c, cc, beta, &cc)) < 0)
+    return ret;
+  {
+    int pair[2] = { y, cc };
+    return onnx_emit (c, SIMNPU_IR_ADD, pair, 2, &out, 1, NULL);
+  }
+}
+
+static int
+onnx_attr_tensor_const (onnx_ctx * c, const Onnx__AttributeProto * at, int *t)
+{
+  simnpu__ir_dtype dtype;
+  unsigned rank;
+  int64_t dims[SIMNPU_IR_MAX_RANK];
+  void *data;
+  gchar *what;
+  int ret;
+
+  what = g_strdup_printf ("node '%s' (%s): attribute '%s'", c->node_name,
+      c->node->op_type, at->name);
+  ret = onnx_tensor_from_proto (at->t, what, &dtype, &rank, dims, &data,
+      c->error);
+  g_free (what);
+  if (ret < 0)
+    return ret;
+  *t = onnx_add_const (c, dtype, rank, dims, data);
+  g_free (data);
+  return 0;
+}
+
+static int
+imp_constant (onnx_ctx * c, const onnx_op * op)
+{
+  const Onnx__AttributeProto *at;
+  int k, out, ret;
+
+  if (c->node->n_attribute != 1)
+    return onnx_err (c, SIMNPU_EFORMAT,
+        "%zu attributes (expected exactly one value)", c->node->n_attribute);
+  at = c->node->attribute[0];
+  if (at->name == NULL)
+    return onnx_err (c, SIMNPU_EFORMAT, "attribute without a name");
+  if (strcmp (at->name, "value") == 0 && at->t != NULL) {
+    if ((ret = onnx_attr_tensor_const (c, at, &k)) < 0)
+      return ret;
+  } else if (strcmp (at->name, "value_float") == 0) {
+    k = onnx_scalar_f32 (c, at->f);
+  } else if (strcmp (at->name, "value_int") == 0) {
+    k = onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &at->i);
+  } else if (strcmp (at->name, "value_floats") == 0) {
+    int64_t len = at->n_floats;
+    k = onnx_add_const (c, SIMNPU_IR_F32, 1, &len, at->floats);
+  } else if (strcmp (at->name, "value_ints") == 0) {
+    int64_t len = at->n_ints;
+    k = onnx_add_const (c, SIMNPU_IR_I64, 1, &len, at->ints);
+  } else {
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "constant attribute '%s' is not supported", at->name);
+  }
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &out, 1, NULL);
+}
+
+static int
+imp_constant_of_shape (onnx_ctx * c, const onnx_op * op)
+{
+  const Onnx__AttributeProto *at = onnx_attr (c, "value");
+  int64_t dims[SIMNPU_IR_MAX_RANK];
+  int ts, k, out, ret, n, i;
+  int64_t total = 1;
+  simnpu__ir_tensor tmp = { 0 };
+  uint8_t *data;
+  size_t esize;
+  float zero = 0;
+  const void *value = &zero;
+  int vk = SIMNPU_IR_NONE;
+
+  if ((ret = onnx_in (c, 0, &ts)) < 0)
+    return ret;
+  if ((ret = onnx_const_ints (c, ts, "shape", dims, SIMNPU_IR_MAX_RANK,
+              &n)) < 0)
+    return ret;
+  for (i = 0; i < n; i++) {
+    if (dims[i] < 0 || dims[i] > SIMNPU_IR_MAX_ELEMENTS)
+      return onnx_err (c, SIMNPU_ESHAPE, "shape[%d] = %" G_GINT64_FORMAT, i,
+          dims[i]);
+    total *= dims[i];
+    if (total > ONNX_MAX_FOLD_ELEMENTS)
+      return onnx_err (c, SIMNPU_ENOMEM, "shape above %" G_GINT64_FORMAT
+          " elements", (gint64) ONNX_MAX_FOLD_ELEMENTS);
+  }
+  tmp.dtype = SIMNPU_IR_F32;
+  if (at != NULL && at->t != NULL) {
+    if ((ret = onnx_attr_tensor_const (c, at, &vk)) < 0)
+      return ret;
+    if (simnpu__ir_tensor_elements (T (c, vk)) != 1)
+      return onnx_err (c, SIMNPU_ESHAPE, "value must have one element");
+    tmp.dtype = T (c, vk)->dtype;
+    value = T (c, vk)->data;
+  }
+  esize = simnpu__ir_dtype_size (tmp.dtype);
+  data = g_malloc (MAX (1, total * esize));
+  for (i = 0; i < total; i++)
+    memcpy (data + i * esize, value, esize);
+  tmp.rank = n;
+  k = onnx_add_const (c, tmp.dtype, n, dims, data);
+  g_free (data);
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &out, 1, NULL);
+}
+
+static int
+imp_identity (onnx_ctx * c, const onnx_op * op)
+{
+  return imp_simple (c, op, 1, NULL);
+}
+
+/* x * tanh (softplus (x)) */
+static int
+imp_mish (onnx_ctx * c, const onnx_op * op)
+{
+  int x, sp, th, out, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_SOFTPLUS, x, &sp, NULL)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_TANH, sp, &th, NULL)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  {
+    int pair[2] = { x, th };
+    return onnx_emit (c, SIMNPU_IR_MUL, pair, 2, &out, 1, NULL);
+  }
+}
+
+static int
+onnx_emit2 (onnx_ctx * c, simnpu__ir_op op, int a, int b, int out)
+{
+  int pair[2] = { a, b };
+  return onnx_emit (c, op, pair, 2, &out, 1, NULL);
+}
+
+static bool
+onnx_has_output (onnx_ctx * c, unsigned k)
+{
+  return k < c->node->n_output && c->node->output[k] != NULL
+      && c->node->output[k][0] != '\0';
+}
+
+/* (x - mean) / sqrt (var + epsilon) * scale + bias over the axes from
+ * axis on; outputs Y, Mean, InvStdDev */
+static int
+imp_layer_norm (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int x, scale, bias, mean, d, dd, var, ve, sd, inv, nrm, ys, y, ret;
+  unsigned rank, i;
+  int32_t axis = 0;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &scale)) < 0
+      || (ret = onnx_opt_in (c, 2, &bias)) < 0
+      || (ret = onnx_check_outputs (c, 3)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", -1), rank,
+              &axis)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  for (i = axis; i < rank; i++)
+    a.ints[a.n_ints++] = i;
+  a.keepdims = true;
+  if ((ret = onnx_out (c, 0, &y)) < 0)
+    return ret;
+  if (onnx_has_output (c, 1)) {
+    if ((ret = onnx_out (c, 1, &mean)) < 0)
+      return ret;
+  } else {
+    mean = onnx_tmp (c);
+  }
+  if (onnx_has_output (c, 2)) {
+    if ((ret = onnx_out (c, 2, &inv)) < 0)
+      return ret;
+  } else {
+    inv = onnx_tmp (c);
+  }
+  d = onnx_tmp (c);
+  dd = onnx_tmp (c);
+  ve = onnx_tmp (c);
+  nrm = onnx_tmp (c);
+  ys = bias != SIMNPU_IR_NONE ? onnx_tmp (c) : y;
+  if ((ret = onnx_emit (c, SIMNPU_IR_REDUCE_MEAN, &x, 1, &mean, 1, &a)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, x, mean, d)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, d, d, dd)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, dd, &var, &a)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, var, onnx_scalar_f32 (c,
+                  onnx_attr_float (c, "epsilon",
+                      ONNX_DEFAULT_BN_EPSILON)), ve)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_SQRT, ve, &sd, NULL)) < 0
+      || (ret = onnx_emit (c, SIMNPU_IR_RECIPROCAL, &sd, 1, &inv, 1,
+              NULL)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, d, inv, nrm)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, nrm, scale, ys)) < 0)
+    return ret;
+  if (bias != SIMNPU_IR_NONE)
+    return onnx_emit2 (c, SIMNPU_IR_ADD, ys, bias, y);
+  return 0;
+}
+
+/* where (x > alpha, x, 0) */
+static int
+imp_thresholded_relu (onnx_ctx * c, const onnx_op * op)
+{
+  int x, gt, out, ret;
+  float zero = 0;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  gt = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_GREATER, x, onnx_scalar_f32 (c,
+                  onnx_attr_float (c, "alpha", 1.0f)), gt)) < 0)
+    return ret;
+  {
+    int ins[3] = { gt, x, onnx_scalar_f32 (c, zero) };
+    return onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
+  }
+}
+
+/* per (sample, channel) over the spatial axes:
+ * (x - mean) / sqrt (var + epsilon) * scale[c] + bias[c] */
+static int
+imp_instance_norm (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int64_t cdims[SIMNPU_IR_MAX_RANK];
+  int x, scale, bias, mean, d, dd, var, ve, sd, nrm, s2, b2, ys, y, ret;
+  unsigned rank, i;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &scale)) < 0
+      || (ret = onnx_in (c, 2, &bias)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if (rank < 3)
+    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected >= 3)",
+        rank);
+  onnx_attrs_init (&a);
+  for (i = 2; i < rank; i++)
+    a.ints[a.n_ints++] = i;
+  a.keepdims = true;
+  /* scale and bias [C] broadcast as [C, 1, ...] */
+  cdims[0] = T (c, x)->dims[1];
+  for (i = 1; i + 1 < rank; i++)
+    cdims[i] = 1;
+  if ((ret = onnx_out (c, 0, &y)) < 0)
+    return ret;
+  s2 = onnx_tmp (c);
+  b2 = onnx_tmp (c);
+  d = onnx_tmp (c);
+  dd = onnx_tmp (c);
+  ve = onnx_tmp (c);
+  nrm = onnx_tmp (c);
+  ys = onnx_tmp (c);
+  if ((ret = onnx_emit_reshape (c, scale, s2, cdims, rank - 1)) < 0
+      || (ret = onnx_emit_reshape (c, bias, b2, cdims, rank - 1)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, x, &mean, &a)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, x, mean, d)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, d, d, dd)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, dd, &var, &a)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, var, onnx_scalar_f32 (c,
+                  onnx_attr_float (c, "epsilon",
+                      ONNX_DEFAULT_BN_EPSILON)), ve)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_SQRT, ve, &sd, NULL)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_DIV, d, sd, nrm)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, nrm, s2, ys)) < 0)
+    return ret;
+  return onnx_emit2 (c, SIMNPU_IR_ADD, ys, b2, y);
+}
+
+/* a zero scalar of dtype */
+static int
+onnx_zero (onnx_ctx * c, simnpu__ir_dtype dtype)
+{
+  int64_t zero = 0;
+  return onnx_add_const (c, dtype, 0, NULL, &zero);
+}
+
+/* dims that place a [n] vector on axis of a rank-r tensor: [n, 1, ...] */
+static unsigned
+onnx_axis_dims (unsigned rank, unsigned axis, int64_t n, int64_t * dims)
+{
+  unsigned i, k = 0;
+  dims[k++] = n;
+  for (i = axis + 1; i < rank; i++)
+    dims[k++] = 1;
+  return k;
+}
+
+/* 0, 1, ... n-1 (I64) shaped to lie on axis of a rank-r tensor */
+static int
+onnx_iota_on_axis (onnx_ctx * c, int64_t n, unsigned rank, unsigned axis,
+    int *out)
+{
+  int64_t dims[SIMNPU_IR_MAX_RANK], i;
+  int64_t *v;
+  unsigned r;
+
+  if (n < 1 || n > ONNX_MAX_FOLD_ELEMENTS)
+    return onnx_err (c, SIMNPU_ESHAPE, "axis of size %" G_GINT64_FORMAT, n);
+  v = g_new (int64_t, n);
+  for (i = 0; i < n; i++)
+    v[i] = i;
+  r = onnx_axis_dims (rank, axis, n, dims);
+  *out = onnx_add_const (c, SIMNPU_IR_I64, r, dims, v);
+  g_free (v);
+  return 0;
+}
+
+static int
+onnx_cast (onnx_ctx * c, int x, simnpu__ir_dtype dtype, int *out)
+{
+  simnpu__ir_attrs a;
+
+  if (T (c, x)->dtype == dtype) {
+    *out = x;
+    return 0;
+  }
+  onnx_attrs_init (&a);
+  a.dtype = dtype;
+  return onnx_emit1 (c, SIMNPU_IR_CAST, x, out, &a);
+}
+
+/* where (j - i >= k, x, 0) on the last two axes (upper; <= k for lower) */
+static int
+imp_trilu (onnx_ctx * c, const onnx_op * op)
+{
+  bool upper = onnx_attr_int (c, "upper", 1) != 0;
+  int64_t k = 0, dims[2], i, j;
+  int x, tk, out, mask, ret, n;
+  uint8_t *m;
+  const simnpu__ir_tensor *xt;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_opt_in (c, 1, &tk)) < 0)
+    return ret;
+  if (tk != SIMNPU_IR_NONE
+      && (ret = onnx_const_ints (c, tk, "k", &k, 1, &n)) < 0)
+    return ret;
+  xt = T (c, x);
+  if (xt->rank < 2)
+    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected >= 2)",
+        xt->rank);
+  dims[0] = xt->dims[xt->rank - 2];
+  dims[1] = xt->dims[xt->rank - 1];
+  if (dims[0] * dims[1] > ONNX_MAX_FOLD_ELEMENTS)
+    return onnx_err (c, SIMNPU_ENOMEM, "matrix too large");
+  m = g_malloc (MAX (dims[0] * dims[1], 1));
+  for (i = 0; i < dims[0]; i++)
+    for (j = 0; j < dims[1]; j++)
+      m[i * dims[1] + j] = upper ? j - i >= k : j - i <= k;
+  mask = onnx_add_const (c, SIMNPU_IR_BOOL, 2, dims, m);
+  g_free (m);
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  {
+    int ins[3] = { mask, x, onnx_zero (c, T (c, x)->dtype) };
+    return onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
+  }
+}
+
+/* a per-axis [C] parameter as [C, 1, ...] against x, in F32 */
+static int
+onnx_axis_param (onnx_ctx * c, int x, int p, int64_t axis_attr, int *out)
+{
+  /* copies: adding tensors may move the array */
+  unsigned prank = T (c, p)->rank, rank = T (c, x)->rank, r;
+  int64_t pn = simnpu__ir_tensor_elements (T (c, p));
+  int64_t dims[SIMNPU_IR_MAX_RANK];
+  int32_t axis = 0;
+  int ret, f;
+
+  if ((ret = onnx_cast (c, p, SIMNPU_IR_F32, &f)) < 0)
+    return ret;
+  if (prank == 0 || pn == 1) {
+    *out = f;
+    return 0;
+  }
+  if (prank != 1)
+    return onnx_err (c, SIMNPU_ESHAPE, "scale or zero point of rank %u "
+        "(expected a scalar or 1-D)", prank);
+  if ((ret = onnx_norm_axis (c, axis_attr, rank, &axis)) < 0)
+    return ret;
+  r = onnx_axis_dims (rank, axis, pn, dims);
+  *out = onnx_tmp (c);
+  return onnx_emit_reshape (c, f, *out, dims, r);
+}
+
+/* saturate (round (x / scale) + zero_point) */
+static int
+imp_quantize (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t axis = onnx_attr_int (c, "axis", 1);
+  simnpu__ir_dtype dtype = SIMNPU_IR_U8;
+  simnpu__ir_attrs a;
+  int x, ts, tz, sc, zp, q, r, out, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0
+      || (ret = onnx_opt_in (c, 2, &tz)) < 0)
+    return ret;
+  if (tz != SIMNPU_IR_NONE)
+    dtype = T (c, tz)->dtype;
+  if (dtype != SIMNPU_IR_U8 && dtype != SIMNPU_IR_I8)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "output %s (uint8 or int8)",
+        simnpu__ir_dtype_name (dtype));
+  if ((ret = onnx_cast (c, x, SIMNPU_IR_F32, &x)) < 0
+      || (ret = onnx_axis_param (c, x, ts, axis, &sc)) < 0)
+    return ret;
+  q = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_DIV, x, sc, q)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_ROUND, q, &r, NULL)) < 0)
+    return ret;
+  if (tz != SIMNPU_IR_NONE) {
+    int s;
+    if ((ret = onnx_axis_param (c, x, tz, axis, &zp)) < 0)
+      return ret;
+    s = onnx_tmp (c);
+    if ((ret = onnx_emit2 (c, SIMNPU_IR_ADD, r, zp, s)) < 0)
+      return ret;
+    r = s;
+  }
+  onnx_attrs_init (&a);
+  a.f[0] = dtype == SIMNPU_IR_U8 ? 0.0f : (float) G_MININT8;
+  a.f[1] = dtype == SIMNPU_IR_U8 ? (float) G_MAXUINT8 : (float) G_MAXINT8;
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_CLIP, r, &q, &a)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  a.dtype = dtype;
+  return onnx_emit (c, SIMNPU_IR_CAST, &q, 1, &out, 1, &a);
+}
+
+/* (x - zero_point) * scale */
+static int
+imp_dequantize (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t axis = onnx_attr_int (c, "axis", 1);
+  int x, ts, tz, sc, zp, xf, out, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0
+      || (ret = onnx_opt_in (c, 2, &tz)) < 0)
+    return ret;
+  if ((ret = onnx_cast (c, x, SIMNPU_IR_F32, &xf)) < 0
+      || (ret = onnx_axis_param (c, x, ts, axis, &sc)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (tz != SIMNPU_IR_NONE) {
+    int d = onnx_tmp (c);
+    if ((ret = onnx_axis_param (c, x, tz, axis, &zp)) < 0
+        || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, xf, zp, d)) < 0)
+      return ret;
+    xf = d;
+  }
+  return onnx_emit2 (c, SIMNPU_IR_MUL, xf, sc, out);
+}
+
+/* cast (argmax (x, axis) == iota, x's dtype) */
+static int
+imp_hardmax (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int x, am, iota, eq, out, ret;
+  unsigned rank;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  onnx_attrs_init (&a);
+  if (rank == 0)
+    return onnx_err (c, SIMNPU_ESHAPE, "scalar input");
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", -1), rank,
+              &a.axis)) < 0)
+    return ret;
+  a.keepdims = true;
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_ARGMAX, x, &am, &a)) < 0
+      || (ret = onnx_iota_on_axis (c, T (c, x)->dims[a.axis], rank, a.axis,
+              &iota)) < 0)
+    return ret;
+  eq = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, am, iota, eq)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  a.dtype = T (c, x)->dtype;
+  return onnx_emit (c, SIMNPU_IR_CAST, &eq, 1, &out, 1, &a);
+}
+
+/* where (x < -lambd, x + bias, where (x > lambd, x - bias, 0)) */
+static int
+imp_shrink (onnx_ctx * c, const onnx_op * op)
+{
+  float lambd = onnx_attr_float (c, "lambd", 0.5f);
+  float bias = onnx_attr_float (c, "bias", 0.0f);
+  int x, lo, hi, xp, xm, inner, out, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  if (T (c, x)->dtype != SIMNPU_IR_F32)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input (float only)",
+        simnpu__ir_dtype_name (T (c, x)->dtype));
+  lo = onnx_tmp (c);
+  hi = onnx_tmp (c);
+  xp = onnx_tmp (c);
+  xm = onnx_tmp (c);
+  inner = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_LESS, x, onnx_scalar_f32 (c, -lambd),
+              lo)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_GREATER, x, onnx_scalar_f32 (c,
+                  lambd), hi)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, x, onnx_scalar_f32 (c, bias),
+              xp)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, x, onnx_scalar_f32 (c, bias),
+              xm)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  {
+    int in1[3] = { hi, xm, onnx_scalar_f32 (c, 0.0f) };
+    int in2[3] = { lo, xp, inner };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, in1, 3, &inner, 1, NULL)) < 0)
+      return ret;
+    return onnx_emit (c, SIMNPU_IR_WHERE, in2, 3, &out, 1, NULL);
+  }
+}
+
+/* hyperbolic functions from exp, log and sqrt */
+static int
+imp_hyperbolic (onnx_ctx * c, const onnx_op * op)
+{
+  const char *name = op->name;
+  int x, out, ret, t1, t2, t3;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  t1 = onnx_tmp (c);
+  t2 = onnx_tmp (c);
+  t3 = onnx_tmp (c);
+  if (strcmp (name, "Sinh") == 0 || strcmp (name, "Cosh") == 0) {
+    int e, n, en;
+    /* (exp (x) -+ exp (-x)) / 2 */
+    if ((ret = onnx_emit1 (c, SIMNPU_IR_EXP, x, &e, NULL)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_NEG, x, &n, NULL)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_EXP, n, &en, NULL)) < 0
+        || (ret = onnx_emit2 (c, name[0] == 'S' ? SIMNPU_IR_SUB :
+                SIMNPU_IR_ADD, e, en, t1)) < 0)
+      return ret;
+    return onnx_emit2 (c, SIMNPU_IR_MUL, t1, onnx_scalar_f32 (c, 0.5f), out);
+  }
+  if (strcmp (name, "Atanh") == 0) {
+    int one = onnx_scalar_f32 (c, 1.0f), l;
+    /* log ((1 + x) / (1 - x)) / 2 */
+    if ((ret = onnx_emit2 (c, SIMNPU_IR_ADD, one, x, t1)) < 0
+        || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, one, x, t2)) < 0
+        || (ret = onnx_emit2 (c, SIMNPU_IR_DIV, t1, t2, t3)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_LOG, t3, &l, NULL)) < 0)
+      return ret;
+    return onnx_emit2 (c, SIMNPU_IR_MUL, l, onnx_scalar_f32 (c, 0.5f), out);
+  }
+  {
+    /* log (x + sqrt (x * x +- 1)) */
+    int sq, t4 = onnx_tmp (c);
+    if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, x, x, t1)) < 0
+        || (ret = onnx_emit2 (c, strcmp (name, "Asinh") == 0 ?
+                SIMNPU_IR_ADD : SIMNPU_IR_SUB, t1, onnx_scalar_f32 (c, 1.0f),
+                t2)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_SQRT, t2, &sq, NULL)) < 0
+        || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, x, sq, t4)) < 0)
+      return ret;
+    return onnx_emit (c, SIMNPU_IR_LOG, &t4, 1, &out, 1, NULL);
+  }
+}
+
+#define ONNX_MVN_EPSILON 1e-9f
+
+/* (x - mean) / (sqrt (var) + epsilon) over axes (default 0, 2, 3) */
+static int
+imp_mvn (onnx_ctx * c, const onnx_op * op)
+{
+  static const int64_t def_axes[] = { 0, 2, 3 };
+  int64_t axes[SIMNPU_IR_MAX_RANK];
+  simnpu__ir_attrs a;
+  int x, mean, d, dd, var, sd, se, out, ret, n, i;
+  unsigned rank;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0
+      || (ret = onnx_attr_ints (c, "axes", axes, SIMNPU_IR_MAX_RANK, &n)) < 0)
+    return ret;
+  if (n < 0) {
+    memcpy (axes, def_axes, sizeof def_axes);
+    n = G_N_ELEMENTS (def_axes);
+  }
+  rank = T (c, x)->rank;
+  onnx_attrs_init (&a);
+  for (i = 0; i < n; i++) {
+    int32_t ax = 0;
+    if ((ret = onnx_norm_axis (c, axes[i], rank, &ax)) < 0)
+      return ret;
+    a.ints[a.n_ints++] = ax;
+  }
+  a.keepdims = true;
+  d = onnx_tmp (c);
+  dd = onnx_tmp (c);
+  se = onnx_tmp (c);
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, x, &mean, &a)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, x, mean, d)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, d, d, dd)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, dd, &var, &a)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_SQRT, var, &sd, NULL)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, sd, onnx_scalar_f32 (c,
+                  ONNX_MVN_EPSILON), se)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit2 (c, SIMNPU_IR_DIV, d, se, out);
+}
+
+/* where (unsqueeze (wrap (indices), axis) == iota, on, off) */
+static int
+imp_onehot (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t dims[SIMNPU_IR_MAX_RANK], depth_v[1] = { 0 };
+  int idx, td, tv, ii, neg, wrapped, un, iota, eq, on, off, out, ret;
+  unsigned rank, r, j;
+  int32_t axis = 0;
+  float depth_f;
+  simnpu__ir_attrs a;
+  int64_t zero = 0, one = 1;
+
+  if ((ret = onnx_in (c, 0, &idx)) < 0 || (ret = onnx_in (c, 1, &td)) < 0
+      || (ret = onnx_in (c, 2, &tv)) < 0)
+    return ret;
+  if ((ret = onnx_const_float (c, td, "depth", &depth_f)) < 0)
+    return ret;
+  depth_v[0] = (int64_t) depth_f;
+  rank = T (c, idx)->rank + 1;
+  if (rank > SIMNPU_IR_MAX_RANK)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "output rank above %d",
+        SIMNPU_IR_MAX_RANK);
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", -1), rank,
+              &axis)) < 0)
+    return ret;
+  if (simnpu__ir_tensor_elements (T (c, tv)) != 2)
+    return onnx_err (c, SIMNPU_ESHAPE, "values must hold [off, on]");
+  /* indices below 0 count from depth */
+  neg = onnx_tmp (c);
+  wrapped = onnx_tmp (c);
+  ii = onnx_tmp (c);
+  if ((ret = onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_LESS, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, &zero), neg)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, depth_v), ii)) < 0)
+    return ret;
+  {
+    int ins[3] = { neg, ii, idx };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1, NULL)) < 0)
+      return ret;
+  }
+  for (r = 0, j = 0; r < rank; r++)
+    dims[r] = r == (unsigned) axis ? 1 : T (c, idx)->dims[j++];
+  un = onnx_tmp (c);
+  if ((ret = onnx_emit_reshape (c, wrapped, un, dims, rank)) < 0
+      || (ret = onnx_iota_on_axis (c, depth_v[0], rank, axis, &iota)) < 0)
+    return ret;
+  eq = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, un, iota, eq)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  {
+    int flat = onnx_tmp (c);
+    int64_t two = 2;
+    if ((ret = onnx_emit_reshape (c, tv, flat, &two, 1)) < 0)
+      return ret;
+    off = onnx_tmp (c);
+    on = onnx_tmp (c);
+    {
+      int g0[2] = { flat, onnx_add_const (c, SIMNPU_IR_I64, 0, NULL,
+            &zero)
+      };
+      int g1[2] = { flat, onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &one) };
+      if ((ret = onnx_emit (c, SIMNPU_IR_GATHER, g0, 2, &off, 1, &a)) < 0
+          || (ret = onnx_emit (c, SIMNPU_IR_GATHER, g1, 2, &on, 1, &a)) < 0)
+        return ret;
+    }
+  }
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  {
+    int ins[3] = { eq, on, off };
+    return onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
+  }
+}
+
+/* scale = (max (0, max x) - min (0, min x)) / 255, zero point =
+ * saturate (round (-min / scale)), y = saturate (round (x / scale) + zp):
+ * outputs y, y_scale, y_zero_point (uint8) */
+static int
+imp_dynamic_quantize (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs r, clip, cast;
+  int x, mn, mx, mn0, mx0, range, scale, nmn, zf, zr, zc, q, qr, qz, qc;
+  int y, ys, yz, ret;
+  unsigned i;
+  float zero = 0;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &y)) < 0
+      || (ret = onnx_out (c, 1, &ys)) < 0 || (ret = onnx_out (c, 2, &yz)) < 0)
+    return ret;
+  if (T (c, x)->dtype != SIMNPU_IR_F32)
+    return onnx_err (c, SIMNPU_EFORMAT, "input must be float");
+  onnx_attrs_init (&r);
+  for (i = 0; i < T (c, x)->rank; i++)
+    r.ints[r.n_ints++] = i;
+  onnx_attrs_init (&clip);
+  clip.f[0] = 0.0f;
+  clip.f[1] = (float) G_MAXUINT8;
+  onnx_attrs_init (&cast);
+  cast.dtype = SIMNPU_IR_U8;
+  mn0 = onnx_tmp (c);
+  mx0 = onnx_tmp (c);
+  range = onnx_tmp (c);
+  nmn = onnx_tmp (c);
+  q = onnx_tmp (c);
+  qz = onnx_tmp (c);
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MIN, x, &mn, &r)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MAX, x, &mx, &r)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MINIMUM, mn, onnx_scalar_f32 (c,
+                  zero), mn0)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MAXIMUM, mx, onnx_scalar_f32 (c,
+                  zero), mx0)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, mx0, mn0, range)) < 0)
+    return ret;
+  scale = ys;
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_DIV, range, onnx_scalar_f32 (c,
+                  (float) G_MAXUINT8), scale)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_DIV, mn0, scale, nmn)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_NEG, nmn, &zf, NULL)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_ROUND, zf, &zr, NULL)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_CLIP, zr, &zc, &clip)) < 0
+      || (ret = onnx_emit (c, SIMNPU_IR_CAST, &zc, 1, &yz, 1, &cast)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_DIV, x, scale, q)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_ROUND, q, &qr, NULL)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, qr, zc, qz)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_CLIP, qz, &qc, &clip)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_CAST, &qc, 1, &y, 1, &cast);
+}
+
+/* x @ M along the axis, M[j][i] = 1 where j runs into i (exclusive,
+ * reverse), with the axis moved last */
+static int
+imp_cumsum (onnx_ctx * c, const onnx_op * op)
+{
+  bool excl = onnx_attr_int (c, "exclusive", 0) != 0;
+  bool rev = onnx_attr_int (c, "reverse", 0) != 0;
+  int64_t perm[SIMNPU_IR_MAX_RANK], axis_v, len, i, j, dims[2];
+  int x, ta, m, xt, y, out, ret, n;
+  unsigned rank, k;
+  int32_t axis = 0;
+  float *mv;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ta)) < 0
+      || (ret = onnx_const_ints (c, ta, "axis", &axis_v, 1, &n)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if (n != 1 || (ret = onnx_norm_axis (c, axis_v, rank, &axis)) < 0)
+    return n != 1 ? onnx_err (c, SIMNPU_EFORMAT, "axis must be a scalar") : ret;
+  if (T (c, x)->dtype != SIMNPU_IR_F32)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input (float only)",
+        simnpu__ir_dtype_name (T (c, x)->dtype));
+  len = T (c, x)->dims[axis];
+  if (len * len > ONNX_MAX_FOLD_ELEMENTS)
+    return onnx_err (c, SIMNPU_ENOMEM, "axis too long");
+  mv = g_new0 (float, MAX (len * len, 1));
+  for (j = 0; j < len; j++)
+    for (i = 0; i < len; i++)
+      mv[j * len + i] = (rev ? (excl ? j > i : j >= i)
+          : (excl ? j < i : j <= i)) ? 1.0f : 0.0f;
+  dims[0] = dims[1] = len;
+  m = onnx_add_const (c, SIMNPU_IR_F32, 2, dims, mv);
+  g_free (mv);
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (axis == (int32_t) rank - 1)
+    return onnx_emit2 (c, SIMNPU_IR_MATMUL, x, m, out);
+  /* swapping the axis with the last is its own inverse */
+  for (k = 0; k < rank; k++)
+    perm[k] = k;
+  perm[axis] = rank - 1;
+  perm[rank - 1] = axis;
+  xt = onnx_tmp (c);
+  y = onnx_tmp (c);
+  if ((ret = onnx_emit_transpose (c, x, xt, perm, rank)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MATMUL, xt, m, y)) < 0)
+    return ret;
+  return onnx_emit_transpose (c, y, out, perm, rank);
+}
+
+/* x != x */
+static int
+imp_isnan (onnx_ctx * c, const onnx_op * op)
+{
+  int x, eq, out, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  eq = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, x, x, eq)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_NOT, &eq, 1, &out, 1, NULL);
+}
+
+/* |x| == inf, or x == +inf / -inf when only one sign is detected */
+static int
+imp_isinf (onnx_ctx * c, const onnx_op * op)
+{
+  bool pos = onnx_attr_int (c, "detect_positive", 1) != 0;
+  bool neg = onnx_attr_int (c, "detect_negative", 1) != 0;
+  int x, v, out, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (!pos && !neg) {
+    int eq = onnx_tmp (c);
+    /* never true: x == x and x != x */
+    if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, x, x, eq)) < 0)
+      return ret;
+    v = onnx_tmp (c);
+    if ((ret = onnx_emit (c, SIMNPU_IR_NOT, &eq, 1, &v, 1, NULL)) < 0)
+      return ret;
+    return onnx_emit2 (c, SIMNPU_IR_AND, eq, v, out);
+  }
+  v = x;
+  if (pos && neg && (ret = onnx_emit1 (c, SIMNPU_IR_ABS, x, &v, NULL)) < 0)
+    return ret;
+  return onnx_emit2 (c, SIMNPU_IR_EQUAL, v, onnx_scalar_f32 (c,
+          neg && !pos ? -INFINITY : INFINITY), out);
+}
+
+/* alpha * elu (x / alpha) */
+static int
+imp_celu (onnx_ctx * c, const onnx_op * op)
+{
+  float alpha = onnx_attr_float (c, "alpha", 1.0f);
+  simnpu__ir_attrs a;
+  int x, d, e, out, ret;
+
+  if (alpha == 0.0f)
+    return onnx_err (c, SIMNPU_EFORMAT, "alpha 0");
+  onnx_attrs_init (&a);
+  a.f[0] = 1.0f;
+  if ((ret = onnx_in (c, 0, &x)) < 0
+      || (ret = onnx_scale (c, x, 1.0f / alpha, &d)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_ELU, d, &e, &a)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  {
+    int pair[2] = { e, onnx_scalar_f32 (c, alpha) };
+    return onnx_emit (c, SIMNPU_IR_MUL, pair, 2, &out, 1, NULL);
+  }
+}
+
+/* sin / cos */
+static int
+imp_tan (onnx_ctx * c, const onnx_op * op)
+{
+  int x, s, co, out, ret;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_SIN, x, &s, NULL)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_COS, x, &co, NULL)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  {
+    int pair[2] = { s, co };
+    return onnx_emit (c, SIMNPU_IR_DIV, pair, 2, &out, 1, NULL);
+  }
+}
+
+static const onnx_op onnx_ops[] = {
+  {"Abs", imp_unary, SIMNPU_IR_ABS, 6},
+  {"Acosh", imp_hyperbolic, SIMNPU_IR_LOG, 9},
+  {"Add", imp_binary, SIMNPU_IR_ADD, 7},
+  {"And", imp_binary, SIMNPU_IR_AND, 7},
+  {"ArgMax", imp_arg, SIMNPU_IR_ARGMAX, 1},
+  {"ArgMin", imp_arg, SIMNPU_IR_ARGMIN, 1},
+  {"Asinh", imp_hyperbolic, SIMNPU_IR_LOG, 9},
+  {"Atanh", imp_hyperbolic, SIMNPU_IR_LOG, 9},
+  {"AveragePool", imp_pool, SIMNPU_IR_AVGPOOL, 1},
+  {"BatchNormalization", imp_batchnorm, SIMNPU_IR_BATCHNORM, 9},
+  {"Cast", imp_cast, SIMNPU_IR_CAST, 6},
+  {"CastLike", imp_cast, SIMNPU_IR_CAST},
+  {"Ceil", imp_unary, SIMNPU_IR_CEIL, 6},
+  {"Celu", imp_celu, SIMNPU_IR_ELU},
+  {"Clip", imp_clip, SIMNPU_IR_CLIP, 6},
+  {"Concat", imp_concat, SIMNPU_IR_CONCAT, 4},
+  {"Constant", imp_constant, SIMNPU_IR_IDENTITY, 1},
+  {"ConstantOfShape", imp_constant_of_shape, SIMNPU_IR_IDENTITY, 9},
+  {"Conv", imp_conv, SIMNPU_IR_CONV2D, 1},
+  {"Cos", imp_unary, SIMNPU_IR_COS, 7},
+  {"Cosh", imp_hyperbolic, SIMNPU_IR_EXP, 9},
+  {"CumSum", imp_cumsum, SIMNPU_IR_MATMUL, 11},
+  {"DepthToSpace", imp_depth_space, SIMNPU_IR_DEPTH_TO_SPACE, 1},
+  {"DequantizeLinear", imp_dequantize, SIMNPU_IR_MUL, 10},
+  {"Div", imp_binary, SIMNPU_IR_DIV, 7},
+  {"Dropout", imp_dropout, SIMNPU_IR_IDENTITY, 7},
+  {"DynamicQuantizeLinear", imp_dynamic_quantize, SIMNPU_IR_CAST, 11},
+  {"Elu", imp_unary, SIMNPU_IR_ELU, 6},
+  {"Equal", imp_binary, SIMNPU_IR_EQUAL, 7},
+  {"Erf", imp_unary, SIMNPU_IR_ERF, 9},
+  {"Exp", imp_unary, SIMNPU_IR_EXP, 6},
+  {"Expand", imp_expand, SIMNPU_IR_EXPAND, 8},
+  {"Flatten", imp_flatten, SIMNPU_IR_RESHAPE, 1},
+  {"Floor", imp_unary, SIMNPU_IR_FLOOR, 6},
+  {"Gather", imp_gather, SIMNPU_IR_GATHER, 1},
+  {"Gemm", imp_gemm, SIMNPU_IR_MATMUL},
+  {"GlobalAveragePool", imp_global_pool, SIMNPU_IR_AVGPOOL, 1},
+  {"GlobalMaxPool", imp_global_pool, SIMNPU_IR_MAXPOOL, 1},
+  {"Greater", imp_binary, SIMNPU_IR_GREATER, 7},
+  {"GreaterOrEqual", imp_binary, SIMNPU_IR_GREATER_EQUAL},
+  {"HardSigmoid", imp_unary, SIMNPU_IR_HARD_SIGMOID, 6},
+  {"HardSwish", imp_unary, SIMNPU_IR_HARD_SWISH},
+  {"Hardmax", imp_hardmax, SIMNPU_IR_ARGMAX, 13},
+  {"Identity", imp_identity, SIMNPU_IR_IDENTITY, 1},
+  {"InstanceNormalization", imp_instance_norm, SIMNPU_IR_REDUCE_MEAN, 6},
+  {"IsInf", imp_isinf, SIMNPU_IR_EQUAL, 10},
+  {"IsNaN", imp_isnan, SIMNPU_IR_EQUAL, 9},
+  {"LayerNormalization", imp_layer_norm, SIMNPU_IR_REDUCE_MEAN},
+  {"LeakyRelu", imp_unary, SIMNPU_IR_LEAKY_RELU, 6},
+  {"Less", imp_binary, SIMNPU_IR_LESS, 7},
+  {"LessOrEqual", imp_binary, SIMNPU_IR_LESS_EQUAL},
+  {"Log", imp_unary, SIMNPU_IR_LOG, 6},
+  {"LogSoftmax", imp_softmax, SIMNPU_IR_LOG_SOFTMAX, 1},
+  {"MatMul", imp_matmul, SIMNPU_IR_MATMUL, 1},
+  {"Max", imp_variadic, SIMNPU_IR_MAXIMUM, 8},
+  {"MaxPool", imp_pool, SIMNPU_IR_MAXPOOL, 1},
+  {"Mean", imp_variadic, SIMNPU_IR_ADD, 8},
+  {"MeanVarianceNormalization", imp_mvn, SIMNPU_IR_REDUCE_MEAN, 9},
+  {"Min", imp_variadic, SIMNPU_IR_MINIMUM, 8},
+  {"Mish", imp_mish, SIMNPU_IR_MUL},
+  {"Mod", imp_mod, SIMNPU_IR_FLOOR_MOD, 10},
+  {"Mul", imp_binary, SIMNPU_IR_MUL, 7},
+  {"Neg", imp_unary, SIMNPU_IR_NEG, 6},
+  {"Not", imp_unary, SIMNPU_IR_NOT, 1},
+  {"OneHot", imp_onehot, SIMNPU_IR_WHERE, 11},
+  {"Or", imp_binary, SIMNPU_IR_OR, 7},
+  {"PRelu", imp_binary, SIMNPU_IR_PRELU, 7},
+  {"Pad", imp_pad, SIMNPU_IR_PAD, 2},
+  {"Pow", imp_pow, SIMNPU_IR_POW, 7},
+  {"QuantizeLinear", imp_quantize, SIMNPU_IR_CAST, 10},
+  {"Range", imp_range, SIMNPU_IR_RANGE},
+  {"Reciprocal", imp_unary, SIMNPU_IR_RECIPROCAL, 6},
+  {"ReduceL1", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceL2", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceLogSum", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceLogSumExp", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceMax", imp_reduce, SIMNPU_IR_REDUCE_MAX, 1},
+  {"ReduceMean", imp_reduce, SIMNPU_IR_REDUCE_MEAN, 1},
+  {"ReduceMin", imp_reduce, SIMNPU_IR_REDUCE_MIN, 1},
+  {"ReduceProd", imp_reduce, SIMNPU_IR_REDUCE_PROD, 1},
+  {"ReduceSum", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceSumSquare", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"Relu", imp_unary, SIMNPU_IR_RELU, 6},
+  {"Reshape", imp_reshape, SIMNPU_IR_RESHAPE, 5},
+  {"Resize", imp_resize, SIMNPU_IR_RESIZE},
+  {"Round", imp_unary, SIMNPU_IR_ROUND},
+  {"Selu", imp_unary, SIMNPU_IR_SELU, 6},
+  {"Shape", imp_shape, SIMNPU_IR_SHAPE, 1},
+  {"Shrink", imp_shrink, SIMNPU_IR_WHERE, 9},
+  {"Sigmoid", imp_unary, SIMNPU_IR_SIGMOID, 6},
+  {"Sign", imp_unary, SIMNPU_IR_SIGN, 9},
+  {"Sin", imp_unary, SIMNPU_IR_SIN, 7},
+  {"Sinh", imp_hyperbolic, SIMNPU_IR_EXP, 9},
+  {"Size", imp_shape, SIMNPU_IR_SHAPE, 1},
+  {"Slice", imp_slice, SIMNPU_IR_SLICE, 10},
+  {"Softmax", imp_softmax, SIMNPU_IR_SOFTMAX, 1},
+  {"Softplus", imp_unary, SIMNPU_IR_SOFTPLUS, 1},
+  {"Softsign", imp_unary, SIMNPU_IR_SOFTSIGN, 1},
+  {"SpaceToDepth", imp_depth_space, SIMNPU_IR_SPACE_TO_DEPTH, 1},
+  {"Split", imp_split, SIMNPU_IR_SPLIT, 2},
+  {"Sqrt", imp_unary, SIMNPU_IR_SQRT, 6},
+  {"Squeeze", imp_squeeze, SIMNPU_IR_RESHAPE, 1},
+  {"Sub", imp_binary, SIMNPU_IR_SUB, 7},
+  {"Sum", imp_variadic, SIMNPU_IR_ADD, 8},
+  {"Tan", imp_tan, SIMNPU_IR_DIV, 7},
+  {"Tanh", imp_unary, SIMNPU_IR_TANH, 6},
+  {"ThresholdedRelu", imp_thresholded_relu, SIMNPU_IR_WHERE, 10},
+  {"Tile", imp_tile, SIMNPU_IR_TILE, 6},
+  {"Transpose", imp_transpose, SIMNPU_IR_TRANSPOSE, 1},
+  {"Trilu", imp_trilu, SIMNPU_IR_WHERE, 14},
+  {"Unsqueeze", imp_squeeze, SIMNPU_IR_IDENTITY, 1},
+  {"Where", imp_where, SIMNPU_IR_WHERE, 9},
+  {"Xor", imp_binary, SIMNPU_IR_XOR, 7},
+};
+
+static const onnx_op *
+onnx_find_op (const char *name)
+{
+  unsigned i;
+  for (i = 0; i < G_N_ELEMENTS (onnx_ops); i++)
+    if (strcmp (onnx_ops[i].name, name) == 0)
+      return &onnx_ops[i];
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The model */
+
+static int
+onnx_opset (const Onnx__ModelProto * m, int *opset, simnpu_error * error)
+{
+  size_t i;
+
+  *opset = -1;
+  for (i = 0; i < m->n_opset_import; i++) {
+    const Onnx__OperatorSetIdProto *o = m->opset_import[i];
+    if (o->domain == NULL || o->domain[0] == '\0'
+        || strcmp (o->domain, "ai.onnx") == 0)
+      *opset = o->has_version ? (int) CLAMP (o->version, -1, G_MAXINT) : -1;
+  }
+  if (*opset < 0)
+    return simnpu__set_error (error, m->n_opset_import > 0 ?
+        SIMNPU_EUNSUPPORTED : SIMNPU_EFORMAT,
+        "model: opset_import has no version for the default ONNX domain "
+        "(other domains are not supported)");
+  if (*opset < ONNX_OLDEST_OPSET || *opset > ONNX_MAX_OPSET)
+    return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+        "model: opset %d is not supported (expected %d to %d: opsets %d "
+        "to %d, and older ones for ops unchanged since; convert the model "
+        "with onnx.version_converter)", *opset, ONNX_OLDEST_OPSET,
+        ONNX_MAX_OPSET, ONNX_MIN_OPSET, ONNX_MAX_OPSET);
+  return 0;
+}
+
+static int
+onnx_add_input (onnx_ctx * c, const Onnx__ValueInfoProto * vi)
+{
+  const Onnx__TypeProto__Tensor *tt;
+  simnpu__ir_dtype dtype;
+  int64_t dims[SIMNPU_IR_MAX_RANK];
+  size_t i;
+  int t;
+
+  if (vi->name == NULL || vi->name[0] == '\0')
+    return simnpu__set_error (c->error, SIMNPU_EFORMAT,
+        "graph input without a name");
+  if (onnx_lookup (c, vi->name) != SIMNPU_IR_NONE)
+    return 0;                   /* an initializer's default: a constant */
+  if (vi->type == NULL
+      || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE
+      || vi->type->tensor_type == NULL)
+    return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
+        "graph input '%s': not a tensor", vi->name);
+  tt = vi->type->tensor_type;
+  if (!onnx_dtype_to_ir (tt->has_elem_type ? tt->elem_type : 0, &dtype))
+    return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
+        "graph input '%s': data type %s is not supported", vi->name,
+        onnx_dtype_name (tt->elem_type));
+  if (tt->shape == NULL)
+    return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
+        "graph input '%s': no shape", vi->name);
+  if (tt->shape->n_dim > SIMNPU_IR_MAX_RANK)
+    return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
+        "graph input '%s': rank %zu above %d", vi->name, tt->shape->n_dim,
+        SIMNPU_IR_MAX_RANK);
+  for (i = 0; i < tt->shape->n_dim; i++) {
+    const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+    dims[i] = 1;
+    if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+      if (d->dim_value < 0 || d->dim_value > SIMNPU_IR_MAX_ELEMENTS)
+        return simnpu__set_error (c->error, SIMNPU_EFORMAT,
+            "graph input '%s': dimension %zu is %" G_GINT64_FORMAT,
+            vi->name, i, d->dim_value);
+      dims[i] = d->dim_value;
+    }
+  }
+  if (c->g->n_inputs >= SIMNPU_IR_MAX_INPUTS)
+    return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
+        "more than %d graph inputs", SIMNPU_IR_MAX_INPUTS);
+  t = simnpu__ir_add_tensor (c->g, vi->name, dtype, tt->shape->n_dim, dims);
+  onnx_bind (c, vi->name, t);
+  c->g->inputs[c->g->n_inputs++] = t;
+  return 0;
+}
+
+static int
+onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
+{
+  size_t i;
+  int ret;
+
+  for (i = 0; i < gp->n_initializer; i++) {
+    const Onnx__TensorProto *tp = gp->initializer[i];
+    simnpu__ir_dtype dtype;
+    unsigned rank;
+    int64_t dims[SIMNPU_IR_MAX_RANK];
+    void *data;
+    gchar *what;
+    int t;
+
+    if (tp->name == NULL || tp->name[0] == '\0')
+      return simnpu__set_error (c->error, SIMNPU_EFORMAT,
+          "initializer %zu has no name", i);
+    what = g_strdup_printf ("initializer '%s'", tp->name);
+    ret = onnx_tensor_from_proto (tp, what, &dtype, &rank, dims, &data,
+        c->error);
+    g_free (what);
+    if (ret < 0)
+      return ret;
+    if (c->g->n_tensors >= SIMNPU_IR_MAX_TENSORS) {
+      g_free (data);
+      return simnpu__set_error (c->error, SIMNPU_ENOMEM,
+          "more than %d tensors", SIMNPU_IR_MAX_TENSORS);
+    }
+    t = simnpu__ir_add_const (c->g, tp->name, dtype, rank, dims, data);
+    onnx_bind (c, tp->name, t);
+  }
+  if (gp->n_sparse_initializer > 0)
+    return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
+        "sparse initializers are not supported");
+  for (i = 0; i < gp->n_input; i++)
+    if ((ret = onnx_add_input (c, gp->input[i])) < 0)
+      return ret;
+
+  for (i = 0; i < gp->n_node; i++) {
+    const Onnx__NodeProto *n = gp->node[i];
+    const onnx_op *op;
+    gchar *fallback = NULL;
+
+    c->node = n;
+    if (n->name != NULL && n->name[0] != '\0')
+      c->node_name = n->name;
+    else if (n->n_output > 0 && n->output[0] != NULL && n->output[0][0])
+      c->node_name = n->output[0];
+    else
+      c->node_name = fallback = g_strdup_printf ("#%zu", i);
+    if (n->op_type == NULL) {
+      ret = simnpu__set_error (c->error, SIMNPU_EFORMAT,
+          "node '%s' has no op_type", c->node_name);
+    } else if (n->domain != NULL && n->domain[0] != '\0'
+        && strcmp (n->domain, "ai.onnx") != 0) {
+      ret = onnx_err (c, SIMNPU_EUNSUPPORTED, "domain '%s' is not supported",
+          n->domain);
+    } else if ((op = onnx_find_op (n->op_type)) == NULL) {
+      ret = onnx_err (c, SIMNPU_EUNSUPPORTED, "op '%s' is not supported",
+          n->op_type);
+    } else if (c->opset < (op->min_opset ? op->min_opset : ONNX_MIN_OPSET)) {
+      ret = onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "model opset %d is not supported for this op (expected %d to %d; "
+          "convert the model with onnx.version_converter)", c->opset,
+          op->min_opset ? op->min_opset : ONNX_MIN_OPSET, ONNX_MAX_OPSET);
+    } else if (c->g->n_tensors >= SIMNPU_IR_MAX_TENSORS - SIMNPU_IR_MAX_RANK
+        * SIMNPU_IR_MAX_OUTPUTS) {
+      ret = onnx_err (c, SIMNPU_ENOMEM, "more than %d tensors",
+          SIMNPU_IR_MAX_TENSORS);
+    } else {
+      ret = op->fn (c, op);
+    }
+    g_free (fallback);
+    if (ret < 0)
+      return ret;
+  }
+
+  for (i = 0; i < gp->n_output; i++) {
+    const char *name = gp->output[i]->name;
+    int t = name != NULL ? onnx_lookup (c, name) : SIMNPU_IR_NONE;
+    if (t == SIMNPU_IR_NONE)
+      return simnpu__set_error (c->error, SIMNPU_EFORMAT,
+          "graph output '%s' is not produced by any node, input or "
+          "initializer", name ? name : "");
+    if (c->g->n_outputs >= SIMNPU_IR_MAX_OUTPUTS)
+      return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
+          "more than %d graph outputs", SIMNPU_IR_MAX_OUTPUTS);
+    c->g->outputs[c->g->n_outputs++] = t;
+  }
+  if (gp->n_output == 0)
+    return simnpu__set_error (c->error, SIMNPU_EFORMAT, "graph has no outputs");
+  return simnpu__ir_infer_shapes (c->g, c->error);
+}
+
+int
+simnpu__onnx_load_data (const void *data, size_t size,
+    simnpu__ir_graph ** out, simnpu_error * error)
+{
+  Onnx__ModelProto *m;
+  onnx_ctx c = { 0 };
+  int ret;
+
+  *out = NULL;
+  if (data == NULL && size > 0)
+    return simnpu__set_error (error, SIMNPU_EINVAL, "no data");
+  m = onnx__model_proto__unpack (NULL, size, data);
+  if (m == NULL)
+    return simnpu__set_error (error, SIMNPU_EFORMAT,
+        "not a valid ONNX model (%zu bytes; protobuf parse of ModelProto "
+        "failed: truncated or not ONNX)", size);
+  if (m->graph == NULL) {
+    onnx__model_proto__free_unpacked (m, NULL);
+    return simnpu__set_error (error, SIMNPU_EFORMAT, "model has no graph");
+  }
+  if ((ret = onnx_opset (m, &c.opset, error)) < 0) {
+    onnx__model_proto__free_unpacked (m, NULL);
+    return ret;
+  }
+  c.g = simnpu__ir_graph_new (m->graph->name ? m->graph->name : "onnx");
+  c.names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  c.error = error;
+  ret = onnx_import_graph (&c, m->graph);
+  g_hash_table_unref (c.names);
+  onnx__model_proto__free_unpacked (m, NULL);
+  if (ret < 0) {
+    if (error != NULL && error->code == 0)
+      simnpu__set_error (error, ret, "ONNX import failed");
+    simnpu__ir_graph_free (c.g);
+    return ret;
+  }
+  *out = c.g;
+  return 0;
+}
+
+int
+simnpu__onnx_load_file (const char *path, simnpu__ir_graph ** out,
+    simnpu_error * error)
+{
+  gchar *data = NULL;
+  gsize len = 0;
+  GError *gerr = NULL;
+  GStatBuf st;
+  int ret;
+
+  *out = NULL;
+  if (g_stat (path, &st) == 0 && st.st_size > ONNX_MAX_FILE_SIZE)
+    return simnpu__set_error (error, SIMNPU_ENOMEM,
+        "%s: %lld bytes, above the %lld-byte limit", path,
+        (long long) st.st_size, (long long) ONNX_MAX_FILE_SIZE);
+  if (!g_file_get_contents (path, &data, &len, &gerr)) {
+    ret = simnpu__set_error (error, SIMNPU_EIO, "%s: %s", path, gerr->message);
+    g_error_free (gerr);
+    return ret;
+  }
+  ret = simnpu__onnx_load_data (data, len, out, error);
+  g_free (data);
+  if (ret < 0 && error != NULL) {
+    gchar *msg = g_strdup (error->message);
+    simnpu__set_error (error, ret, "%s: %s", path, msg);
+    g_free (msg);
+  }
+  return ret;
+}

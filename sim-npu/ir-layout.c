@@ -1,0 +1,300 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Transpose cancellation: the ONNX front-end wraps every spatial op in
+ * NCHW -> NHWC -> NCHW transposes. Between two spatial ops the pair
+ * "to NCHW, (element-wise ops), to NHWC" is the identity once the
+ * transpose is pushed below the element-wise ops; this pass does that and
+ * removes the pairs. Transposes that produce graph outputs stay, so the
+ * graph's interface keeps its layout. */
+
+#include "ir.h"
+
+#include <string.h>
+
+/* Each rewrite removes or moves one transpose down; the bound stops a
+ * pathological graph from looping. */
+#define LAYOUT_MAX_ROUNDS_PER_NODE 16
+
+static bool
+is_graph_output (const simnpu__ir_graph * g, int t)
+{
+  unsigned i;
+  for (i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i] == t)
+      return true;
+  return false;
+}
+
+/* number of node inputs reading t; *user = the last such node */
+static unsigned
+count_uses (const simnpu__ir_graph * g, int t, int *user)
+{
+  unsigned i, j, n = 0;
+
+  *user = SIMNPU_IR_NONE;
+  for (i = 0; i < g->n_nodes; i++)
+    for (j = 0; j < g->nodes[i].n_inputs; j++)
+      if (g->nodes[i].inputs[j] == t) {
+        n++;
+        *user = (int) i;
+      }
+  return n;
+}
+
+static int
+producer_of (const simnpu__ir_graph * g, int t)
+{
+  unsigned i, j;
+  for (i = 0; i < g->n_nodes; i++)
+    for (j = 0; j < g->nodes[i].n_outputs; j++)
+      if (g->nodes[i].outputs[j] == t)
+        return (int) i;
+  return SIMNPU_IR_NONE;
+}
+
+static bool
+is_unary (simnpu__ir_op op)
+{
+  switch (op) {
+    case SIMNPU_IR_IDENTITY:
+    case SIMNPU_IR_RELU:
+    case SIMNPU_IR_CLIP:
+    case SIMNPU_IR_LEAKY_RELU:
+    case SIMNPU_IR_ELU:
+    case SIMNPU_IR_SELU:
+    case SIMNPU_IR_SIGMOID:
+    case SIMNPU_IR_HARD_SIGMOID:
+    case SIMNPU_IR_HARD_SWISH:
+    case SIMNPU_IR_SILU:
+    case SIMNPU_IR_TANH:
+    case SIMNPU_IR_SOFTPLUS:
+    case SIMNPU_IR_SOFTSIGN:
+    case SIMNPU_IR_EXP:
+    case SIMNPU_IR_LOG:
+    case SIMNPU_IR_SQRT:
+    case SIMNPU_IR_RSQRT:
+    case SIMNPU_IR_RECIPROCAL:
+    case SIMNPU_IR_NEG:
+    case SIMNPU_IR_ABS:
+    case SIMNPU_IR_FLOOR:
+    case SIMNPU_IR_CEIL:
+    case SIMNPU_IR_ROUND:
+    case SIMNPU_IR_SIGN:
+    case SIMNPU_IR_ERF:
+    case SIMNPU_IR_SIN:
+    case SIMNPU_IR_COS:
+    case SIMNPU_IR_NOT:
+    case SIMNPU_IR_CAST:
+      return true;
+    default:
+      return false;
+  }
+}
+
+static bool
+is_binary (simnpu__ir_op op)
+{
+  switch (op) {
+    case SIMNPU_IR_ADD:
+    case SIMNPU_IR_SUB:
+    case SIMNPU_IR_MUL:
+    case SIMNPU_IR_DIV:
+    case SIMNPU_IR_FLOOR_DIV:
+    case SIMNPU_IR_FLOOR_MOD:
+    case SIMNPU_IR_POW:
+    case SIMNPU_IR_MAXIMUM:
+    case SIMNPU_IR_MINIMUM:
+    case SIMNPU_IR_EQUAL:
+    case SIMNPU_IR_LESS:
+    case SIMNPU_IR_LESS_EQUAL:
+    case SIMNPU_IR_GREATER:
+    case SIMNPU_IR_GREATER_EQUAL:
+    case SIMNPU_IR_AND:
+    case SIMNPU_IR_OR:
+    case SIMNPU_IR_XOR:
+    case SIMNPU_IR_PRELU:
+      return true;
+    default:
+      return false;
+  }
+}
+
+static void
+remove_node (simnpu__ir_graph * g, unsigned i)
+{
+  g_free (g->nodes[i].name);
+  memmove (&g->nodes[i], &g->nodes[i + 1],
+      (g->n_nodes - i - 1) * sizeof g->nodes[0]);
+  g->n_nodes--;
+}
+
+static void
+replace_uses (simnpu__ir_graph * g, int from, int to)
+{
+  unsigned i, j;
+  for (i = 0; i < g->n_nodes; i++)
+    for (j = 0; j < g->nodes[i].n_inputs; j++)
+      if (g->nodes[i].inputs[j] == from)
+        g->nodes[i].inputs[j] = to;
+}
+
+/* The constant c (rank <= r) as seen through the transpose's inverse:
+ * c' such that transpose (c', perm) broadcasts like c. A new constant. */
+static int
+permuted_const (simnpu__ir_graph * g, int ci, const int64_t * perm, unsigned r)
+{
+  const simnpu__ir_tensor *c = &g->tensors[ci];
+  int64_t cd[SIMNPU_IR_MAX_RANK], od[SIMNPU_IR_MAX_RANK];
+  int64_t cstride[SIMNPU_IR_MAX_RANK], idx[SIMNPU_IR_MAX_RANK];
+  size_t esize = simnpu__ir_dtype_size (c->dtype);
+  int64_t n = simnpu__ir_tensor_elements (c), e;
+  uint8_t *data;
+  gchar *name;
+  unsigned i;
+  int t;
+
+  /* c right-aligned to rank r */
+  for (i = 0; i < r; i++)
+    cd[i] = i < r - c->rank ? 1 : c->dims[i - (r - c->rank)];
+  /* transpose (c', perm)[i] = c'[perm[i]] = c[i] */
+  for (i = 0; i < r; i++)
+    od[perm[i]] = cd[i];
+  cstride[r - 1] = 1;
+  for (i = r - 1; i > 0; i--)
+    cstride[i - 1] = cstride[i] * cd[i];
+  data = g_malloc (MAX ((size_t) n * esize, 1));
+  memset (idx, 0, sizeof idx);
+  for (e = 0; e < n; e++) {
+    /* idx: position in c' (dims od); its value is c at idx[perm[i]] */
+    int64_t src = 0;
+    for (i = 0; i < r; i++)
+      src += idx[perm[i]] * cstride[i];
+    memcpy (data + e * esize, (const uint8_t *) c->data + src * esize, esize);
+    for (i = r; i-- > 0;) {
+      if (++idx[i] < od[i])
+        break;
+      idx[i] = 0;
+    }
+  }
+  name = g_strdup_printf ("%s/perm", c->name);
+  t = simnpu__ir_add_const (g, name, c->dtype, r, od, data);
+  g_free (name);
+  return t;
+}
+
+/* One rewrite at transpose node ti; true if the graph changed. */
+static bool
+rewrite (simnpu__ir_graph * g, unsigned ti)
+{
+  simnpu__ir_node *tn = &g->nodes[ti];
+  int a = tn->inputs[0], b = tn->outputs[0];
+  unsigned r = tn->attrs.n_ints, i, uses;
+  int user, pi;
+  bool ident = true;
+
+  for (i = 0; i < r; i++)
+    if (tn->attrs.ints[i] != (int64_t) i)
+      ident = false;
+  /* an identity transpose: its output is its input */
+  if (ident && !is_graph_output (g, b)) {
+    replace_uses (g, b, a);
+    remove_node (g, ti);
+    return true;
+  }
+
+  /* compose with a transpose above that has no other reader */
+  pi = producer_of (g, a);
+  if (pi != SIMNPU_IR_NONE && g->nodes[pi].op == SIMNPU_IR_TRANSPOSE
+      && g->nodes[pi].attrs.n_ints == r) {
+    const simnpu__ir_node *p = &g->nodes[pi];
+    int64_t q[SIMNPU_IR_MAX_RANK];
+    for (i = 0; i < r; i++)
+      q[i] = p->attrs.ints[tn->attrs.ints[i]];
+    tn->inputs[0] = p->inputs[0];
+    memcpy (tn->attrs.ints, q, r * sizeof q[0]);
+    if (count_uses (g, a, &user) == 0 && !is_graph_output (g, a))
+      remove_node (g, pi);
+    return true;
+  }
+
+  /* push below a sole element-wise reader */
+  if (is_graph_output (g, b))
+    return false;
+  uses = count_uses (g, b, &user);
+  if (uses != 1)
+    return false;
+  {
+    simnpu__ir_node *u = &g->nodes[user];
+    simnpu__ir_node tmp;
+    int out = u->outputs[0];
+    if (u->n_outputs != 1)
+      return false;
+    if (is_unary (u->op) && u->n_inputs == 1) {
+      /* u reads a; the transpose reads u's result */
+    } else if (is_binary (u->op) && u->n_inputs == 2) {
+      int k = u->inputs[0] == b ? 1 : 0;
+      const simnpu__ir_tensor *c = &g->tensors[u->inputs[k]];
+      if (!c->is_const || c->rank > r)
+        return false;
+      if (simnpu__ir_tensor_elements (c) != 1) {
+        int nc = permuted_const (g, u->inputs[k], tn->attrs.ints, r);
+        if (nc < 0)
+          return false;
+        /* the add may have moved the arrays */
+        tn = &g->nodes[ti];
+        u = &g->nodes[user];
+        u->inputs[k] = nc;
+      }
+    } else {
+      return false;
+    }
+    for (i = 0; i < u->n_inputs; i++)
+      if (u->inputs[i] == b)
+        u->inputs[i] = a;
+    u->outputs[0] = b;
+    tn->inputs[0] = b;
+    tn->outputs[0] = out;
+    /* u now runs where the transpose was, the transpose where u was */
+    tmp = *tn;
+    *tn = *u;
+    *u = tmp;
+    return true;
+  }
+}
+
+int
+simnpu__ir_cancel_transposes (simnpu__ir_graph * g, simnpu_error * error)
+{
+  unsigned rounds = 0, max_rounds;
+  bool changed = true;
+  int ret;
+
+  if (g == NULL)
+    return simnpu__set_error (error, SIMNPU_EINVAL, "no graph");
+  max_rounds = LAYOUT_MAX_ROUNDS_PER_NODE * MAX (g->n_nodes, 1);
+  while (changed && rounds < max_rounds) {
+    unsigned i;
+    changed = false;
+    for (i = 0; i < g->n_nodes; i++) {
+      if (g->nodes[i].op != SIMNPU_IR_TRANSPOSE || g->nodes[i].n_inputs != 1
+          || g->nodes[i].n_outputs != 1)
+        continue;
+      if (rewrite (g, i)) {
+        changed = true;
+        rounds++;
+        /* the moved tensors' shapes change */
+        if ((ret = simnpu__ir_infer_shapes (g, error)) < 0)
+          return ret;
+        break;
+      }
+    }
+  }
+  return simnpu__ir_infer_shapes (g, error);
+}

@@ -1,0 +1,627 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The ONNX front-end: models serialised here with the protobuf-c API,
+ * malformed ones rejected with messages naming the fault, a small conv
+ * model executed against hand-computed values, and the transpose
+ * cancellation pass on the NCHW wrapping of a conv -> relu -> conv chain. */
+
+#include "compiler.h"
+#include "onnx.pb-c.h"
+
+#include <math.h>
+#include <string.h>
+
+#define CH 2
+#define HW 3
+#define OPSET 13
+#define BAD_OPSET 9
+#define NEW_OPSET 18
+#define UNKNOWN_DTYPE 99
+#define FLOAT16_ONE 0x3c00
+#define FLOAT16_MINUS_TWO 0xc000
+
+/* Everything a test model allocates, freed at once. */
+typedef struct
+{
+  GPtrArray *mem;
+  Onnx__ModelProto model;
+  Onnx__GraphProto graph;
+  Onnx__OperatorSetIdProto opset;
+  Onnx__OperatorSetIdProto *opsets[1];
+  GPtrArray *nodes, *inits, *inputs, *outputs;
+} builder;
+
+static gpointer
+keep (builder * b, gpointer p)
+{
+  g_ptr_array_add (b->mem, p);
+  return p;
+}
+
+static void
+builder_init (builder * b, int64_t opset)
+{
+  memset (b, 0, sizeof *b);
+  b->mem = g_ptr_array_new_with_free_func (g_free);
+  b->nodes = g_ptr_array_new ();
+  b->inits = g_ptr_array_new ();
+  b->inputs = g_ptr_array_new ();
+  b->outputs = g_ptr_array_new ();
+  onnx__model_proto__init (&b->model);
+  onnx__graph_proto__init (&b->graph);
+  onnx__operator_set_id_proto__init (&b->opset);
+  b->opset.domain = (char *) "";
+  b->opset.has_version = true;
+  b->opset.version = opset;
+  b->opsets[0] = &b->opset;
+  b->model.has_ir_version = true;
+  b->model.ir_version = 8;
+  b->model.n_opset_import = 1;
+  b->model.opset_import = b->opsets;
+  b->model.graph = &b->graph;
+  b->graph.name = (char *) "test";
+}
+
+static void
+builder_clear (builder * b)
+{
+  g_ptr_array_unref (b->nodes);
+  g_ptr_array_unref (b->inits);
+  g_ptr_array_unref (b->inputs);
+  g_ptr_array_unref (b->outputs);
+  g_ptr_array_unref (b->mem);
+}
+
+static Onnx__ValueInfoProto *
+value_info (builder * b, const char *name, unsigned rank, const int64_t * dims)
+{
+  Onnx__ValueInfoProto *vi = keep (b, g_new0 (Onnx__ValueInfoProto, 1));
+  Onnx__TypeProto *tp = keep (b, g_new0 (Onnx__TypeProto, 1));
+  Onnx__TypeProto__Tensor *tt = keep (b, g_new0 (Onnx__TypeProto__Tensor,
+          1));
+  Onnx__TensorShapeProto *sp = keep (b, g_new0 (Onnx__TensorShapeProto, 1));
+  Onnx__TensorShapeProto__Dimension **dp = keep (b,
+      g_new0 (Onnx__TensorShapeProto__Dimension *, MAX (rank, 1)));
+  unsigned i;
+
+  onnx__value_info_proto__init (vi);
+  onnx__type_proto__init (tp);
+  onnx__type_proto__tensor__init (tt);
+  onnx__tensor_shape_proto__init (sp);
+  for (i = 0; i < rank; i++) {
+    dp[i] = keep (b, g_new0 (Onnx__TensorShapeProto__Dimension, 1));
+    onnx__tensor_shape_proto__dimension__init (dp[i]);
+    dp[i]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+    dp[i]->dim_value = dims[i];
+  }
+  sp->n_dim = rank;
+  sp->dim = dp;
+  tt->has_elem_type = true;
+  tt->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  tt->shape = sp;
+  tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+  tp->tensor_type = tt;
+  vi->name = (char *) name;
+  vi->type = tp;
+  return vi;
+}
+
+static void
+add_input (builder * b, const char *name, unsigned rank, const int64_t * dims)
+{
+  g_ptr_array_add (b->inputs, value_info (b, name, rank, dims));
+}
+
+static void
+add_output (builder * b, const char *name)
+{
+  g_ptr_array_add (b->outputs, value_info (b, name, 0, NULL));
+}
+
+static void
+add_float_init (builder * b, const char *name, unsigned rank,
+    const int64_t * dims, const float *v)
+{
+  Onnx__TensorProto *t = keep (b, g_new0 (Onnx__TensorProto, 1));
+  size_t n = 1, i;
+
+  onnx__tensor_proto__init (t);
+  for (i = 0; i < rank; i++)
+    n *= dims[i];
+  t->name = (char *) name;
+  t->n_dims = rank;
+  t->dims = keep (b, g_memdup2 (dims, MAX (rank, 1) * sizeof dims[0]));
+  t->has_data_type = true;
+  t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  t->n_float_data = n;
+  t->float_data = keep (b, g_memdup2 (v, n * sizeof v[0]));
+  g_ptr_array_add (b->inits, t);
+}
+
+static Onnx__NodeProto *
+add_node (builder * b, const char *op, const char *name, const char *in0,
+    const char *in1, const char *out)
+{
+  Onnx__NodeProto *n = keep (b, g_new0 (Onnx__NodeProto, 1));
+  char **ins = keep (b, g_new0 (char *, 2));
+  char **outs = keep (b, g_new0 (char *, 1));
+
+  onnx__node_proto__init (n);
+  n->op_type = (char *) op;
+  n->name = (char *) name;
+  ins[0] = (char *) in0;
+  ins[1] = (char *) in1;
+  n->n_input = in1 != NULL ? 2 : 1;
+  n->input = ins;
+  outs[0] = (char *) out;
+  n->n_output = 1;
+  n->output = outs;
+  g_ptr_array_add (b->nodes, n);
+  return n;
+}
+
+static guint8 *
+builder_pack (builder * b, size_t *len)
+{
+  guint8 *buf;
+
+  b->graph.n_node = b->nodes->len;
+  b->graph.node = (Onnx__NodeProto **) b->nodes->pdata;
+  b->graph.n_initializer = b->inits->len;
+  b->graph.initializer = (Onnx__TensorProto **) b->inits->pdata;
+  b->graph.n_input = b->inputs->len;
+  b->graph.input = (Onnx__ValueInfoProto **) b->inputs->pdata;
+  b->graph.n_output = b->outputs->len;
+  b->graph.output = (Onnx__ValueInfoProto **) b->outputs->pdata;
+  *len = onnx__model_proto__get_packed_size (&b->model);
+  buf = g_malloc (*len);
+  onnx__model_proto__pack (&b->model, buf);
+  return buf;
+}
+
+static int
+load (builder * b, simnpu__ir_graph ** g, simnpu_error * error)
+{
+  size_t len;
+  guint8 *buf = builder_pack (b, &len);
+  int ret = simnpu__onnx_load_data (buf, len, g, error);
+  g_free (buf);
+  return ret;
+}
+
+/* x [1, CH, HW, HW] -> Conv (1x1, w1, b1) -> Relu -> Conv (1x1, w2) -> y */
+static const float w1[CH * CH] = { 1, -1, 0.5f, 2 };
+static const float b1[CH] = { 0.25f, -0.5f };
+static const float w2[CH * CH] = { -1, 1, 2, 0.5f };
+
+static void
+build_conv_chain (builder * b)
+{
+  static const int64_t xd[] = { 1, CH, HW, HW };
+  static const int64_t wd[] = { CH, CH, 1, 1 };
+  static const int64_t bd[] = { CH };
+  Onnx__NodeProto *n;
+  char **ins;
+
+  builder_init (b, OPSET);
+  add_input (b, "x", 4, xd);
+  add_output (b, "y");
+  add_float_init (b, "w1", 4, wd, w1);
+  add_float_init (b, "b1", 1, bd, b1);
+  add_float_init (b, "w2", 4, wd, w2);
+  n = add_node (b, "Conv", "conv1", "x", "w1", "c1");
+  ins = keep (b, g_new0 (char *, 3));
+  ins[0] = (char *) "x";
+  ins[1] = (char *) "w1";
+  ins[2] = (char *) "b1";
+  n->input = ins;
+  n->n_input = 3;
+  add_node (b, "Relu", "relu", "c1", NULL, "r");
+  add_node (b, "Conv", "conv2", "r", "w2", "y");
+}
+
+static float
+xval (int c, int i)
+{
+  return (float) ((c * HW * HW + i) % 7) - 3.0f;
+}
+
+static void
+expected_chain (float *y)
+{
+  int i, o, c;
+
+  for (i = 0; i < HW * HW; i++) {
+    float r[CH];
+    for (o = 0; o < CH; o++) {
+      float s = b1[o];
+      for (c = 0; c < CH; c++)
+        s += w1[o * CH + c] * xval (c, i);
+      r[o] = s > 0 ? s : 0;
+    }
+    for (o = 0; o < CH; o++) {
+      float s = 0;
+      for (c = 0; c < CH; c++)
+        s += w2[o * CH + c] * r[c];
+      y[o * HW * HW + i] = s;
+    }
+  }
+}
+
+static void
+run_graph (const simnpu__ir_graph * g, float *y)
+{
+  simnpu_error error = { 0 };
+  simnpu__ir_exec *x = simnpu__ir_exec_new (g, &error);
+  float *in;
+  int c, i;
+
+  g_assert_nonnull (x);
+  g_assert_cmpuint (g->n_inputs, ==, 1);
+  in = simnpu__ir_exec_data (x, g->inputs[0]);
+  for (c = 0; c < CH; c++)
+    for (i = 0; i < HW * HW; i++)
+      in[c * HW * HW + i] = xval (c, i);
+  g_assert_cmpint (simnpu__ir_exec_run (x, 0, g->n_nodes, &error), ==, 0);
+  memcpy (y, simnpu__ir_exec_data (x, g->outputs[0]),
+      CH * HW * HW * sizeof (float));
+  simnpu__ir_exec_free (x);
+}
+
+static unsigned
+count_op (const simnpu__ir_graph * g, simnpu__ir_op op)
+{
+  unsigned i, n = 0;
+  for (i = 0; i < g->n_nodes; i++)
+    n += g->nodes[i].op == op;
+  return n;
+}
+
+static void
+test_conv_chain (void)
+{
+  simnpu_error error = { 0 };
+  simnpu__ir_graph *g = NULL;
+  float y[CH * HW * HW], want[CH * HW * HW], after[CH * HW * HW];
+  const simnpu__ir_tensor *out;
+  unsigned i;
+  builder b;
+
+  build_conv_chain (&b);
+  g_assert_cmpint (load (&b, &g, &error), ==, 0);
+  builder_clear (&b);
+  out = &g->tensors[g->outputs[0]];
+  g_assert_cmpuint (out->rank, ==, 4);
+  g_assert_cmpint (out->dims[1], ==, CH);
+  g_assert_cmpint (out->dims[2], ==, HW);
+  /* constant weights were transposed at import: two transposes per conv */
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_CONV2D), ==, 2);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_TRANSPOSE), ==, 4);
+
+  expected_chain (want);
+  run_graph (g, y);
+  for (i = 0; i < G_N_ELEMENTS (y); i++)
+    g_assert_cmpfloat_with_epsilon (y[i], want[i], 1e-5);
+
+  g_assert_cmpint (simnpu__ir_cancel_transposes (g, &error), ==, 0);
+  /* only the graph's NCHW boundary remains */
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_TRANSPOSE), ==, 2);
+  g_assert_cmpint (g->nodes[0].op, ==, SIMNPU_IR_TRANSPOSE);
+  g_assert_cmpint (g->nodes[g->n_nodes - 1].op, ==, SIMNPU_IR_TRANSPOSE);
+  g_assert_cmpint (g->nodes[g->n_nodes - 1].outputs[0], ==, g->outputs[0]);
+  run_graph (g, after);
+  for (i = 0; i < G_N_ELEMENTS (y); i++)
+    g_assert_cmpfloat (after[i], ==, y[i]);
+  simnpu__ir_graph_free (g);
+}
+
+/* a transpose pushed below an add of a per-channel constant */
+static void
+test_cancel_through_const (void)
+{
+  static const int64_t nchw_dims[] = { 1, CH, 1, 1 };
+  static const int64_t to_nhwc[] = { 0, 2, 3, 1 };
+  static const int64_t to_nchw[] = { 0, 3, 1, 2 };
+  static const int64_t xd[] = { 1, HW, HW, CH };
+  simnpu_error error = { 0 };
+  simnpu__ir_graph *g = simnpu__ir_graph_new ("push");
+  float *bias = g_new (float, CH);
+  float before[CH * HW * HW], after[CH * HW * HW];
+  int x, t1, k, s, t2, r;
+  simnpu__ir_node *n;
+  simnpu__ir_exec *ex;
+  unsigned i;
+
+  bias[0] = 10;
+  bias[1] = -20;
+  x = simnpu__ir_add_tensor (g, "x", SIMNPU_IR_F32, 4, xd);
+  t1 = simnpu__ir_add_tensor (g, "t1", SIMNPU_IR_F32, 0, NULL);
+  k = simnpu__ir_add_const (g, "k", SIMNPU_IR_F32, 4, nchw_dims, bias);
+  s = simnpu__ir_add_tensor (g, "s", SIMNPU_IR_F32, 0, NULL);
+  t2 = simnpu__ir_add_tensor (g, "t2", SIMNPU_IR_F32, 0, NULL);
+  r = simnpu__ir_add_tensor (g, "r", SIMNPU_IR_F32, 0, NULL);
+  n = simnpu__ir_add_node (g, SIMNPU_IR_TRANSPOSE, "a", 1, &x, 1, &t1);
+  n->attrs.n_ints = 4;
+  memcpy (n->attrs.ints, to_nchw, sizeof to_nchw);
+  {
+    int ins[2] = { t1, k };
+    simnpu__ir_add_node (g, SIMNPU_IR_ADD, "add", 2, ins, 1, &s);
+  }
+  n = simnpu__ir_add_node (g, SIMNPU_IR_TRANSPOSE, "b", 1, &s, 1, &t2);
+  n->attrs.n_ints = 4;
+  memcpy (n->attrs.ints, to_nhwc, sizeof to_nhwc);
+  simnpu__ir_add_node (g, SIMNPU_IR_RELU, "relu", 1, &t2, 1, &r);
+  g->inputs[g->n_inputs++] = x;
+  g->outputs[g->n_outputs++] = r;
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, 0);
+
+  for (i = 0; i < 2; i++) {
+    float *out = i == 0 ? before : after;
+    unsigned j;
+    if (i == 1) {
+      g_assert_cmpint (simnpu__ir_cancel_transposes (g, &error), ==, 0);
+      g_assert_cmpuint (count_op (g, SIMNPU_IR_TRANSPOSE), ==, 0);
+    }
+    ex = simnpu__ir_exec_new (g, &error);
+    g_assert_nonnull (ex);
+    for (j = 0; j < CH * HW * HW; j++)
+      ((float *) simnpu__ir_exec_data (ex, g->inputs[0]))[j] = (float) j - 5.0f;
+    g_assert_cmpint (simnpu__ir_exec_run (ex, 0, g->n_nodes, &error), ==, 0);
+    memcpy (out, simnpu__ir_exec_data (ex, g->outputs[0]), sizeof before);
+    simnpu__ir_exec_free (ex);
+  }
+  for (i = 0; i < G_N_ELEMENTS (before); i++)
+    g_assert_cmpfloat (after[i], ==, before[i]);
+  /* channel 0 of element 0: relu (-5 + 10) */
+  g_assert_cmpfloat (after[0], ==, 5.0f);
+  g_assert_cmpfloat (after[1], ==, 0.0f);
+  simnpu__ir_graph_free (g);
+}
+
+static void
+test_truncated (void)
+{
+  simnpu_error error = { 0 };
+  simnpu__ir_graph *g = NULL;
+  size_t len;
+  guint8 *buf;
+  builder b;
+
+  build_conv_chain (&b);
+  buf = builder_pack (&b, &len);
+  /* the last byte lies inside opset_import, the last field */
+  g_assert_cmpint (simnpu__onnx_load_data (buf, len - 1, &g, &error), ==,
+      SIMNPU_EFORMAT);
+  g_assert_null (g);
+  g_assert_nonnull (strstr (error.message, "protobuf"));
+  g_free (buf);
+  builder_clear (&b);
+}
+
+static void
+expect_error (builder * b, int code, const char *s1, const char *s2)
+{
+  simnpu_error error = { 0 };
+  simnpu__ir_graph *g = NULL;
+
+  g_assert_cmpint (load (b, &g, &error), ==, code);
+  g_assert_null (g);
+  g_assert_cmpint (error.code, ==, code);
+  if (strstr (error.message, s1) == NULL || (s2 != NULL
+          && strstr (error.message, s2) == NULL))
+    g_error ("message '%s' lacks '%s' / '%s'", error.message, s1, s2 ? s2 : "");
+  builder_clear (b);
+}
+
+static void
+test_unknown_op (void)
+{
+  static const int64_t xd[] = { 2, 3 };
+  builder b;
+
+  builder_init (&b, OPSET);
+  add_input (&b, "x", 2, xd);
+  add_output (&b, "y");
+  add_node (&b, "FrobnicateV2", "mynode", "x", NULL, "y");
+  expect_error (&b, SIMNPU_EUNSUPPORTED, "'mynode'", "FrobnicateV2");
+}
+
+static void
+test_opset (void)
+{
+  static const int64_t xd[] = { 2, 3 };
+  builder b;
+
+  /* above the range: the model */
+  builder_init (&b, NEW_OPSET);
+  add_input (&b, "x", 2, xd);
+  add_output (&b, "y");
+  add_node (&b, "Relu", "r", "x", NULL, "y");
+  expect_error (&b, SIMNPU_EUNSUPPORTED, "opset 18", "1 to 17");
+
+  /* below: an op whose definition changed since (Resize, opset 10) */
+  builder_init (&b, BAD_OPSET);
+  add_input (&b, "x", 2, xd);
+  add_output (&b, "y");
+  add_node (&b, "Resize", "rsz", "x", "x", "y");
+  expect_error (&b, SIMNPU_EUNSUPPORTED, "'rsz' (Resize)", "opset 9");
+
+  /* below, but the op is unchanged since: accepted */
+  {
+    simnpu_error error = { 0 };
+    simnpu__ir_graph *g = NULL;
+    builder_init (&b, BAD_OPSET);
+    add_input (&b, "x", 2, xd);
+    add_output (&b, "y");
+    add_node (&b, "Relu", "r", "x", NULL, "y");
+    g_assert_cmpint (load (&b, &g, &error), ==, 0);
+    g_assert_cmpuint (count_op (g, SIMNPU_IR_RELU), ==, 1);
+    simnpu__ir_graph_free (g);
+    builder_clear (&b);
+  }
+}
+
+static void
+test_missing_initializer (void)
+{
+  static const int64_t xd[] = { 2, 3 };
+  builder b;
+
+  builder_init (&b, OPSET);
+  add_input (&b, "x", 2, xd);
+  add_output (&b, "y");
+  add_node (&b, "MatMul", "mm", "x", "weights", "y");
+  expect_error (&b, SIMNPU_EFORMAT, "'mm'", "'weights'");
+}
+
+static void
+test_shape_mismatch (void)
+{
+  static const int64_t xd[] = { 2, 3 };
+  static const int64_t kd[] = { 4, 5 };
+  static const float k[4 * 5] = { 0 };
+  builder b;
+
+  builder_init (&b, OPSET);
+  add_input (&b, "x", 2, xd);
+  add_output (&b, "y");
+  add_float_init (&b, "k", 2, kd, k);
+  add_node (&b, "Add", "badd", "x", "k", "y");
+  expect_error (&b, SIMNPU_ESHAPE, "badd", NULL);
+}
+
+static void
+test_reshape_not_constant (void)
+{
+  static const int64_t xd[] = { 2, 3 };
+  static const int64_t sd[] = { 2 };
+  builder b;
+
+  builder_init (&b, OPSET);
+  add_input (&b, "x", 2, xd);
+  add_input (&b, "s", 1, sd);
+  add_output (&b, "y");
+  add_node (&b, "Reshape", "resh", "x", "s", "y");
+  expect_error (&b, SIMNPU_EUNSUPPORTED, "'resh' (Reshape)",
+      "shape input must be constant");
+}
+
+static void
+test_read_tensor (void)
+{
+  Onnx__TensorProto t;
+  simnpu_error error = { 0 };
+  simnpu__ir_dtype dtype;
+  unsigned rank;
+  int64_t dims[SIMNPU_IR_MAX_RANK];
+  int64_t tdims[] = { 2 };
+  int32_t halves[] = { FLOAT16_ONE, FLOAT16_MINUS_TWO };
+  int64_t raw[] = { -7, 1ll << 40 };
+  void *data = NULL;
+  char *name = NULL;
+  guint8 buf[256];
+  size_t len;
+
+  /* float16 in int32_data becomes f32 */
+  onnx__tensor_proto__init (&t);
+  t.name = (char *) "h";
+  t.n_dims = 1;
+  t.dims = tdims;
+  t.has_data_type = true;
+  t.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16;
+  t.n_int32_data = 2;
+  t.int32_data = halves;
+  len = onnx__tensor_proto__pack (&t, buf);
+  g_assert_cmpint (simnpu__onnx_read_tensor (buf, len, &name, &dtype, &rank,
+          dims, &data, &error), ==, 0);
+  g_assert_cmpstr (name, ==, "h");
+  g_assert_cmpint (dtype, ==, SIMNPU_IR_F32);
+  g_assert_cmpuint (rank, ==, 1);
+  g_assert_cmpint (dims[0], ==, 2);
+  g_assert_cmpfloat (((float *) data)[0], ==, 1.0f);
+  g_assert_cmpfloat (((float *) data)[1], ==, -2.0f);
+  g_free (data);
+  g_free (name);
+
+  /* int64 raw_data */
+  onnx__tensor_proto__init (&t);
+  t.n_dims = 1;
+  t.dims = tdims;
+  t.has_data_type = true;
+  t.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+  t.has_raw_data = true;
+  t.raw_data.len = sizeof raw;
+  t.raw_data.data = (uint8_t *) raw;
+  len = onnx__tensor_proto__pack (&t, buf);
+  g_assert_cmpint (simnpu__onnx_read_tensor (buf, len, NULL, &dtype, &rank,
+          dims, &data, &error), ==, 0);
+  g_assert_cmpint (dtype, ==, SIMNPU_IR_I64);
+  g_assert_cmpint (((int64_t *) data)[1], ==, 1ll << 40);
+  g_free (data);
+
+  /* raw_data of the wrong size */
+  t.raw_data.len = sizeof raw - 1;
+  len = onnx__tensor_proto__pack (&t, buf);
+  g_assert_cmpint (simnpu__onnx_read_tensor (buf, len, NULL, &dtype, &rank,
+          dims, &data, &error), ==, SIMNPU_EFORMAT);
+  g_assert_nonnull (strstr (error.message, "raw_data"));
+
+  /* strings are not supported; the message names the tensor */
+  onnx__tensor_proto__init (&t);
+  t.name = (char *) "words";
+  t.has_data_type = true;
+  t.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__STRING;
+  len = onnx__tensor_proto__pack (&t, buf);
+  g_assert_cmpint (simnpu__onnx_read_tensor (buf, len, NULL, &dtype, &rank,
+          dims, &data, &error), ==, SIMNPU_EUNSUPPORTED);
+  g_assert_nonnull (strstr (error.message, "words"));
+  g_assert_nonnull (strstr (error.message, "STRING"));
+
+  /* a data type ONNX does not define */
+  t.data_type = UNKNOWN_DTYPE;
+  len = onnx__tensor_proto__pack (&t, buf);
+  g_assert_cmpint (simnpu__onnx_read_tensor (buf, len, NULL, &dtype, &rank,
+          dims, &data, &error), ==, SIMNPU_EUNSUPPORTED);
+  g_assert_nonnull (strstr (error.message, "words"));
+  g_assert_nonnull (strstr (error.message, "unknown"));
+}
+
+/* a graph input of a type the IR lacks: the message names the input */
+static void
+test_input_dtype (void)
+{
+  static const int64_t xd[] = { 2, 3 };
+  builder b;
+
+  builder_init (&b, OPSET);
+  add_input (&b, "x16", 2, xd);
+  ((Onnx__ValueInfoProto *) b.inputs->pdata[0])->type->tensor_type->elem_type =
+      ONNX__TENSOR_PROTO__DATA_TYPE__UINT16;
+  add_output (&b, "y");
+  add_node (&b, "Relu", "r", "x16", NULL, "y");
+  expect_error (&b, SIMNPU_EUNSUPPORTED, "'x16'", "UINT16");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/onnx/conv-chain", test_conv_chain);
+  g_test_add_func ("/onnx/cancel-through-const", test_cancel_through_const);
+  g_test_add_func ("/onnx/truncated", test_truncated);
+  g_test_add_func ("/onnx/unknown-op", test_unknown_op);
+  g_test_add_func ("/onnx/opset", test_opset);
+  g_test_add_func ("/onnx/missing-initializer", test_missing_initializer);
+  g_test_add_func ("/onnx/shape-mismatch", test_shape_mismatch);
+  g_test_add_func ("/onnx/reshape-not-constant", test_reshape_not_constant);
+  g_test_add_func ("/onnx/read-tensor", test_read_tensor);
+  g_test_add_func ("/onnx/input-dtype", test_input_dtype);
+  return g_test_run ();
+}

@@ -855,47 +855,6 @@ simnpu__ir_fuse (simnpu__ir_graph * g, simnpu_error * error)
   return simnpu__ir_prune (g, error);
 }
 
-/* Pushing transposes through element-wise ops is not done yet: only
- * adjacent pairs that compose to the identity are removed. */
-int
-simnpu__ir_cancel_transposes (simnpu__ir_graph * g, simnpu_error * error)
-{
-  bool *dead = g_new0 (bool, MAX (g->n_nodes, 1));
-  unsigned i, j, slot, r;
-  bool any = false;
-
-  for (i = 0; i < g->n_nodes; i++) {
-    simnpu__ir_node *a = &g->nodes[i], *b;
-    int bi;
-    bool ident = true;
-    if (dead[i] || a->op != SIMNPU_IR_TRANSPOSE)
-      continue;
-    bi = single_consumer (g, dead, a->outputs[0], &slot);
-    if (bi < 0 || g->nodes[bi].op != SIMNPU_IR_TRANSPOSE)
-      continue;
-    b = &g->nodes[bi];
-    r = a->attrs.n_ints;
-    if (b->attrs.n_ints != r)
-      continue;
-    for (j = 0; j < r && ident; j++) {
-      int64_t p = b->attrs.ints[j];
-      ident = p >= 0 && p < r && a->attrs.ints[p] == j;
-    }
-    if (!ident)
-      continue;
-    /* b's output becomes an identity of a's input; prune removes it */
-    b->op = SIMNPU_IR_IDENTITY;
-    b->inputs[0] = a->inputs[0];
-    b->attrs.n_ints = 0;
-    dead[i] = true;
-    any = true;
-  }
-  if (any)
-    compact_nodes (g, dead);
-  g_free (dead);
-  return any ? simnpu__ir_prune (g, error) : simnpu__ir_infer_shapes (g, error);
-}
-
 /* ------------------------------------------------------------------ */
 /* Pruning */
 

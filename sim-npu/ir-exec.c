@@ -38,15 +38,21 @@
 #define OC_HALF 8
 /* output pixels (matmul: rows) of one tile */
 #define PIXEL_BLOCK 6
+/* channels of one depthwise block: DW_VECS vectors */
+#define DW_VECS 4
+#define DW_BLOCK (DW_VECS * OC_HALF)
 /* a strided view may split every axis in two (tile) */
 #define MAX_VIEW (2 * SIMNPU_IR_MAX_RANK)
 
 typedef float v8sf __attribute__((vector_size (OC_HALF * sizeof (float))));
 
-/* unaligned vector loads and stores (macros: vectors passed by value
- * would change the ABI between the clones) */
-#define LOAD8(v, p) memcpy (&(v), (p), sizeof (v8sf))
-#define STORE8(p, v) memcpy ((p), &(v), sizeof (v8sf))
+/* unaligned vector loads and stores: a vector type of float alignment
+ * that may alias the float data (macros: vectors passed by value would
+ * change the ABI between the clones) */
+typedef float v8sf_u __attribute__((vector_size (OC_HALF * sizeof (float)),
+        aligned (sizeof (float)), may_alias));
+#define LOAD8(v, p) ((v) = *(const v8sf_u *) (const void *) (p))
+#define STORE8(p, v) (*(v8sf_u *) (void *) (p) = (v))
 
 static const simnpu__ir_tensor *
 tin (const simnpu__ir_exec * x, const simnpu__ir_node * n, unsigned i)
@@ -344,6 +350,7 @@ typedef struct
 {
   simnpu__ir_op op;
   simnpu__ir_dtype dtype;       /* of the inputs */
+  simnpu__ir_dtype dtype_b;     /* pow's exponent may differ */
   const void *a, *b;
   void *out;
 } binary_ctx;
@@ -493,7 +500,7 @@ compare_int (simnpu__ir_op op, int64_t a, int64_t b)
 
 /* the common f32 cases as plain loops GCC vectorises */
 IR_CLONES static void
-f32_binary_run (simnpu__ir_op op, float *restrict o, const float *a,
+f32_binary_run (simnpu__ir_op op, float *o, const float *a,
     int64_t sa, const float *b, int64_t sb, int64_t len)
 {
   int64_t i;
@@ -568,6 +575,23 @@ binary_fn (void *ctx, int64_t o, const int64_t * offs, const int64_t * st,
     }
     return;
   }
+  if (c->dtype != c->dtype_b) {
+    /* pow with an exponent of another dtype */
+    for (i = 0; i < len; i++) {
+      int64_t ia = offs[0] + i * st[0], ib = offs[1] + i * st[1];
+      if (c->dtype == SIMNPU_IR_F32)
+        ((float *) c->out)[o + i] = powf (((const float *) c->a)[ia],
+            (float) load_f64 (c->dtype_b, c->b, ib));
+      else if (c->dtype_b == SIMNPU_IR_F32)
+        store_int (c->dtype, c->out, o + i, f2i (powf ((float)
+                    load_int (c->dtype, c->a, ia),
+                    ((const float *) c->b)[ib])));
+      else
+        store_int (c->dtype, c->out, o + i, int_pow (load_int (c->dtype,
+                    c->a, ia), load_int (c->dtype_b, c->b, ib)));
+    }
+    return;
+  }
   if (c->dtype == SIMNPU_IR_F32) {
     f32_binary_run (c->op, (float *) c->out + o,
         (const float *) c->a + offs[0], st[0],
@@ -586,7 +610,7 @@ binary_apply (const simnpu__ir_tensor * out, void *od,
     const simnpu__ir_tensor * tb, const void *b, simnpu__ir_op op)
 {
   const simnpu__ir_tensor *ins[2] = { ta, tb };
-  binary_ctx c = { op, ta->dtype, a, b, od };
+  binary_ctx c = { op, ta->dtype, tb->dtype, a, b, od };
   bcast bc;
 
   bcast_init (&bc, out, 2, ins);
@@ -1066,16 +1090,36 @@ depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
   for (y = 0; y < oh; y++) {
     for (x0 = 0; x0 < ow; x0++) {
       float *restrict o = out + (y * ow + x0) * c;
-      for (ch = 0; ch < c; ch++)
-        o[ch] = bias[ch];
-      for (ky = 0; ky < kh; ky++) {
-        for (kx = 0; kx < kw; kx++) {
-          const float *restrict ip = in + ((y * sh + ky * dh) * wp
-              + x0 * sw + kx * dw) * c;
-          const float *restrict wk = w + ((int64_t) ky * kw + kx) * c;
-          for (ch = 0; ch < c; ch++)
-            o[ch] += ip[ch] * wk[ch];
+      const float *base = in + (y * sh * wp + x0 * sw) * c;
+      /* blocks of DW_BLOCK channels accumulate in registers over the
+       * taps */
+      for (ch = 0; ch + DW_BLOCK <= c; ch += DW_BLOCK) {
+        v8sf acc[DW_VECS];
+        int v;
+        for (v = 0; v < DW_VECS; v++)
+          LOAD8 (acc[v], bias + ch + v * OC_HALF);
+        for (ky = 0; ky < kh; ky++) {
+          for (kx = 0; kx < kw; kx++) {
+            const float *ip = base + (ky * dh * wp + kx * dw) * c + ch;
+            const float *wk = w + ((int64_t) ky * kw + kx) * c + ch;
+            for (v = 0; v < DW_VECS; v++) {
+              v8sf a, b;
+              LOAD8 (a, ip + v * OC_HALF);
+              LOAD8 (b, wk + v * OC_HALF);
+              acc[v] += a * b;
+            }
+          }
         }
+        for (v = 0; v < DW_VECS; v++)
+          STORE8 (o + ch + v * OC_HALF, acc[v]);
+      }
+      for (; ch < c; ch++) {
+        float acc = bias[ch];
+        for (ky = 0; ky < kh; ky++)
+          for (kx = 0; kx < kw; kx++)
+            acc += base[(ky * dh * wp + kx * dw) * c + ch]
+                * w[((int64_t) ky * kw + kx) * c + ch];
+        o[ch] = acc;
       }
       apply_act (o, c, at);
     }
@@ -1658,13 +1702,15 @@ resize_coord (int coord, int64_t o, int64_t in_len, int64_t out_len,
    * than the ratio of the rounded sizes */
   double scale = given_scale > 0 ? (double) given_scale
       : (double) out_len / (double) in_len;
+  /* ONNX's reference takes the resized length unrounded when given a
+   * scale */
+  double len = given_scale > 0 ? (double) in_len * scale : (double) out_len;
 
   switch (coord) {
     case SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL:
-      return out_len > 1 ? ((double) o + 0.5) / scale - 0.5 : 0.0;
+      return len > 1 ? ((double) o + 0.5) / scale - 0.5 : 0.0;
     case SIMNPU_IR_COORD_ALIGN_CORNERS:
-      return out_len == 1 ? 0.0
-          : (double) o *(double) (in_len - 1) / (double) (out_len - 1);
+      return len == 1 ? 0.0 : (double) o *(double) (in_len - 1) / (len - 1);
     case SIMNPU_IR_COORD_ASYMMETRIC:
       return (double) o / scale;
     case SIMNPU_IR_COORD_TF_HALF_PIXEL_FOR_NN:
@@ -1677,9 +1723,15 @@ resize_coord (int coord, int64_t o, int64_t in_len, int64_t out_len,
 static int64_t
 resize_nearest (int mode, double v, int64_t in_len)
 {
-  double fl = floor (v);
+  double fl;
   int64_t i;
 
+  /* far outside (or NaN, from a degenerate scale) clamps like the edge */
+  if (!(v >= 0))
+    v = 0;
+  if (v > (double) in_len)
+    v = (double) in_len;
+  fl = floor (v);
   switch (mode) {
     case SIMNPU_IR_NEAREST_ROUND_PREFER_CEIL:
       i = (int64_t) (v - fl == 0.5 ? fl + 1 : floor (v + 0.5));
@@ -1705,7 +1757,7 @@ resize_linear (double v, int64_t in_len, int64_t * i0, int64_t * i1,
 {
   double fl;
 
-  if (v < 0)
+  if (!(v >= 0))
     v = 0;
   if (v > (double) (in_len - 1))
     v = (double) (in_len - 1);
@@ -2251,8 +2303,15 @@ simnpu__ir_exec_run (simnpu__ir_exec * x, unsigned first, unsigned last,
         "ir exec: node range [%u, %u) invalid", first, last);
   for (i = first; i < last; i++) {
     const simnpu__ir_node *n = &x->g->nodes[i];
-    int ret = simnpu__ir_op_get (n->op)->run (x, n, error);
-    if (ret < 0)
+    bool empty = true;
+    unsigned k;
+    int ret;
+    /* nothing to compute, and the loops over the other axes of an empty
+     * tensor could still be long */
+    for (k = 0; k < n->n_outputs && empty; k++)
+      empty = simnpu__ir_tensor_elements (&x->g->tensors[n->outputs[k]])
+          == 0;
+    if (!empty && (ret = simnpu__ir_op_get (n->op)->run (x, n, error)) < 0)
       return ret;
     if (x->observer != NULL)
       x->observer (x, n, x->observer_data);

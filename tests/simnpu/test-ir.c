@@ -367,6 +367,9 @@ test_conv2d (void)
         SIMNPU_IR_ACT_CLIP, -0.2f, 0.3f},
     {1, 4, 13, 17, 40, 1, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, true},
     {1, 6, 6, 4, 8, 2, 2, 2, 2, 1, 1, 2, {0, 0, 1, 1}, true},
+    /* depthwise over a register block and a tail of channels */
+    {1, 7, 6, 40, 40, 3, 3, 2, 1, 2, 1, 40, {2, 1, 0, 1}, true,
+        SIMNPU_IR_ACT_RELU},
     /* depthwise with multiplier 2 */
     {1, 5, 6, 3, 6, 3, 3, 1, 1, 1, 1, 3, {1, 1, 1, 1}, true},
   };
@@ -575,6 +578,23 @@ test_binary (void)
     };
     one_op_init (&o, SIMNPU_IR_POW, 2, in, 1);
     one_op_check_bytes (&o, SIMNPU_IR_I64, pw, 3);
+  }
+  {
+    /* exponents of another dtype (ONNX test_pow_types_*) */
+    float fx[3] = { 1, 2, 3 }, fp[3] = { 1, 32, 729 };
+    int64_t le[3] = { 4, 5, 6 };
+    int32_t ix[3] = { 1, 2, 3 }, ip[3] = { 1, 32, 729 };
+    float fe[3] = { 4, 5, 6 };
+    in_spec in1[2] = { {F32 (1, 3),.data = fx},
+    {SIMNPU_IR_I64, 1, {3},.data = le}
+    };
+    in_spec in2[2] = { {SIMNPU_IR_I32, 1, {3},.data = ix},
+    {F32 (1, 3),.data = fe}
+    };
+    one_op_init (&o, SIMNPU_IR_POW, 2, in1, 1);
+    one_op_check_f32 (&o, fp, 3, TOL);
+    one_op_init (&o, SIMNPU_IR_POW, 2, in2, 1);
+    one_op_check_bytes (&o, SIMNPU_IR_I32, ip, 3);
   }
   {
     in_spec in[3] = { {F32 (1, 2),.data = m0}, {F32 (1, 2),.data = m1},
@@ -867,6 +887,18 @@ test_resize (void)
       o.n->attrs.ints[1] = 2;
       o.n->attrs.f[1] = o.n->attrs.f[2] = 0.6f;
       one_op_check_f32 (&o, m == 0 ? lin : nn, 2, 1e-5f);
+    }
+    /* align_corners maps with the unrounded length 4 * 0.6 */
+    {
+      float ac[2] = { 1, 1 + 3 / 1.4f };
+      one_op_init (&o, SIMNPU_IR_RESIZE, 1, in, 1);
+      o.n->attrs.mode = SIMNPU_IR_RESIZE_BILINEAR;
+      o.n->attrs.coord = SIMNPU_IR_COORD_ALIGN_CORNERS;
+      o.n->attrs.n_ints = 2;
+      o.n->attrs.ints[0] = 1;
+      o.n->attrs.ints[1] = 2;
+      o.n->attrs.f[1] = o.n->attrs.f[2] = 0.6f;
+      one_op_check_f32 (&o, ac, 2, 1e-5f);
     }
   }
   check_resize (SIMNPU_IR_RESIZE_BILINEAR,

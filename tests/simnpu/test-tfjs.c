@@ -86,6 +86,21 @@ assert_dims (const simnpu__ir_tensor * t, unsigned rank, const int64_t * d)
     g_assert_cmpint (t->dims[i], ==, d[i]);
 }
 
+/* The output named name has shape dims. */
+static void
+assert_output (const simnpu__ir_graph * g, const char *name, unsigned rank,
+    const int64_t * dims)
+{
+  unsigned i;
+
+  for (i = 0; i < g->n_outputs; i++)
+    if (strcmp (g->tensors[g->outputs[i]].name, name) == 0) {
+      assert_dims (&g->tensors[g->outputs[i]], rank, dims);
+      return;
+    }
+  g_error ("no output named '%s'", name);
+}
+
 static unsigned
 count_op (const simnpu__ir_graph * g, simnpu__ir_op op)
 {
@@ -348,6 +363,140 @@ test_depthwise_explicit (void)
                   m], acc, 1e-5);
         }
   free_outputs (out, 1);
+  simnpu__ir_graph_free (g);
+  shard_set_free (s);
+  g_rand_free (rng);
+}
+
+/* A fused conv with a batch norm and a leaky relu, AvgPool (TF leaves the
+ * padding out of the average), strided slices with an ellipsis and with
+ * shrink and new axes, MatMul with transpose_b: against index loops. */
+#define OPS_EPS 0.5f
+#define OPS_ALPHA 0.25f
+
+static const char ops_json[] =
+    "{\"modelTopology\":{\"node\":[{\"name\":\"x\",\"op\":\"Placeholder\",\"attr\":{\"dtyp"
+    "e\":{\"type\":\"DT_FLOAT\"},\"shape\":{\"shape\":{\"dim\":[{\"size\":\"1\"},{\"size\":\""
+    "3\"},{\"size\":\"3\"},{\"size\":\"2\"}]}}}},{\"name\":\"f\",\"op\":\"Const\"},{\"name\":\""
+    "s\",\"op\":\"Const\"},{\"name\":\"o\",\"op\":\"Const\"},{\"name\":\"m\",\"op\":\"Const\"},{"
+    "\"name\":\"v\",\"op\":\"Const\"},{\"name\":\"c\",\"op\":\"_FusedConv2D\",\"input\":[\"x\","
+    "\"f\",\"s\",\"o\",\"m\",\"v\"],\"attr\":{\"fused_ops\":{\"list\":{\"s\":[\"RnVzZWRCYXRjaE"
+    "5vcm0=\",\"TGVha3lSZWx1\"]}},\"num_args\":{\"i\":\"4\"},\"epsilon\":{\"f\":0.5},\"le"
+    "akyrelu_alpha\":{\"f\":0.25},\"strides\":{\"list\":{\"i\":[\"1\",\"1\",\"1\",\"1\"]}},\""
+    "padding\":{\"s\":\"VkFMSUQ=\"}}},{\"name\":\"ap\",\"op\":\"AvgPool\",\"input\":[\"c\"],"
+    "\"attr\":{\"ksize\":{\"list\":{\"i\":[\"1\",\"3\",\"3\",\"1\"]}},\"strides\":{\"list\":{\"i"
+    "\":[\"1\",\"1\",\"1\",\"1\"]}},\"padding\":{\"s\":\"U0FNRQ==\"}}},{\"name\":\"b1\",\"op\":\""
+    "Const\"},{\"name\":\"e1\",\"op\":\"Const\"},{\"name\":\"s1\",\"op\":\"Const\"},{\"name\":"
+    "\"ss1\",\"op\":\"StridedSlice\",\"input\":[\"c\",\"b1\",\"e1\",\"s1\"],\"attr\":{\"ellips"
+    "is_mask\":{\"i\":\"1\"}}},{\"name\":\"b2\",\"op\":\"Const\"},{\"name\":\"e2\",\"op\":\"Con"
+    "st\"},{\"name\":\"s2\",\"op\":\"Const\"},{\"name\":\"ss2\",\"op\":\"StridedSlice\",\"inp"
+    "ut\":[\"c\",\"b2\",\"e2\",\"s2\"],\"attr\":{\"shrink_axis_mask\":{\"i\":\"1\"},\"new_axi"
+    "s_mask\":{\"i\":\"2\"},\"end_mask\":{\"i\":\"4\"}}},{\"name\":\"y\",\"op\":\"Placeholder"
+    "\",\"attr\":{\"dtype\":{\"type\":\"DT_FLOAT\"},\"shape\":{\"shape\":{\"dim\":[{\"size\""
+    ":\"2\"},{\"size\":\"3\"}]}}}},{\"name\":\"k\",\"op\":\"Const\"},{\"name\":\"mm\",\"op\":\"M"
+    "atMul\",\"input\":[\"y\",\"k\"],\"attr\":{\"transpose_b\":{\"b\":true}}}]},\"weights"
+    "Manifest\":[{\"paths\":[\"m.bin\"],\"weights\":[{\"name\":\"f\",\"shape\":[1,1,2,3]"
+    ",\"dtype\":\"float32\"},{\"name\":\"s\",\"shape\":[3],\"dtype\":\"float32\"},{\"name\""
+    ":\"o\",\"shape\":[3],\"dtype\":\"float32\"},{\"name\":\"m\",\"shape\":[3],\"dtype\":\"f"
+    "loat32\"},{\"name\":\"v\",\"shape\":[3],\"dtype\":\"float32\"},{\"name\":\"b1\",\"shap"
+    "e\":[2],\"dtype\":\"int32\"},{\"name\":\"e1\",\"shape\":[2],\"dtype\":\"int32\"},{\"na"
+    "me\":\"s1\",\"shape\":[2],\"dtype\":\"int32\"},{\"name\":\"b2\",\"shape\":[4],\"dtype\""
+    ":\"int32\"},{\"name\":\"e2\",\"shape\":[4],\"dtype\":\"int32\"},{\"name\":\"s2\",\"shap"
+    "e\":[4],\"dtype\":\"int32\"},{\"name\":\"k\",\"shape\":[4,3],\"dtype\":\"float32\"}]}"
+    "],\"signature\":{\"outputs\":{\"ap\":{\"name\":\"ap:0\"},\"ss1\":{\"name\":\"ss1\"},\"s"
+    "s2\":{\"name\":\"ss2\"},\"mm\":{\"name\":\"mm\"}}}}";
+
+static void
+test_ops (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED + 2);
+  float f[6], bn[12], k[12], x[18], y[6], c[27];
+  static const gint32 slices[18] = {
+    0, 1, 0, 3, 1, 1,           /* [..., 1:3] */
+    0, 0, 0, 0, 1, 0, 2, 3, 1, 1, 1, 2  /* [0, newaxis, :, 0:3:2] */
+  };
+  static const int64_t ap_dims[4] = { 1, 3, 3, 3 };
+  static const int64_t ss1_dims[4] = { 1, 3, 3, 2 };
+  static const int64_t ss2_dims[4] = { 1, 3, 2, 3 };
+  static const int64_t mm_dims[2] = { 2, 4 };
+  const float *ins[2];
+  guint8 buf[sizeof f + sizeof bn + sizeof slices + sizeof k];
+  shard_set *s = shard_set_new ();
+  simnpu__ir_graph *g;
+  simnpu_error error;
+  float **out;
+  const float *ap = NULL, *ss1 = NULL, *ss2 = NULL, *mm = NULL;
+  int h, w, ch, i, j;
+  unsigned o;
+
+  fill_random (f, 6, rng);
+  fill_random (bn, 12, rng);
+  for (i = 9; i < 12; i++)
+    bn[i] += 1.5f;              /* variances */
+  fill_random (k, 12, rng);
+  fill_random (x, 18, rng);
+  fill_random (y, 6, rng);
+  memcpy (buf, f, sizeof f);
+  memcpy (buf + sizeof f, bn, sizeof bn);
+  memcpy (buf + sizeof f + sizeof bn, slices, sizeof slices);
+  memcpy (buf + sizeof f + sizeof bn + sizeof slices, k, sizeof k);
+  shard_set_add (s, "m.bin", buf, sizeof buf);
+  g_assert_cmpint (load (ops_json, s, &g, &error), ==, 0);
+  g_assert_cmpuint (g->n_inputs, ==, 2);
+  g_assert_cmpuint (g->n_outputs, ==, 4);
+  assert_output (g, "ap", 4, ap_dims);
+  assert_output (g, "ss1", 4, ss1_dims);
+  assert_output (g, "ss2", 4, ss2_dims);
+  assert_output (g, "mm", 2, mm_dims);
+  ins[0] = x;
+  ins[1] = y;
+  out = run_graph (g, ins);
+  for (o = 0; o < g->n_outputs; o++) {
+    const char *name = g->tensors[g->outputs[o]].name;
+    if (strcmp (name, "ap") == 0)
+      ap = out[o];
+    else if (strcmp (name, "ss1") == 0)
+      ss1 = out[o];
+    else if (strcmp (name, "ss2") == 0)
+      ss2 = out[o];
+    else
+      mm = out[o];
+  }
+  /* c = leaky_relu (batchnorm (x . f)) */
+  for (i = 0; i < 9; i++)
+    for (ch = 0; ch < 3; ch++) {
+      float v = x[i * 2] * f[ch] + x[i * 2 + 1] * f[3 + ch];
+      v = (v - bn[6 + ch]) / sqrtf (bn[9 + ch] + OPS_EPS) * bn[ch] + bn[3 + ch];
+      c[i * 3 + ch] = v < 0 ? OPS_ALPHA * v : v;
+    }
+  for (h = 0; h < 3; h++)
+    for (w = 0; w < 3; w++)
+      for (ch = 0; ch < 3; ch++) {
+        float sum = 0.0f;
+        int n = 0, dy, dx;
+        for (dy = -1; dy <= 1; dy++)
+          for (dx = -1; dx <= 1; dx++)
+            if (h + dy >= 0 && h + dy < 3 && w + dx >= 0 && w + dx < 3) {
+              sum += c[((h + dy) * 3 + w + dx) * 3 + ch];
+              n++;
+            }
+        g_assert_cmpfloat_with_epsilon (ap[(h * 3 + w) * 3 + ch], sum / n,
+            1e-5);
+        if (ch >= 1)
+          g_assert_cmpfloat_with_epsilon (ss1[(h * 3 + w) * 2 + ch - 1],
+              c[(h * 3 + w) * 3 + ch], 1e-5);
+        if (w < 2)
+          g_assert_cmpfloat_with_epsilon (ss2[(h * 2 + w) * 3 + ch],
+              c[(h * 3 + 2 * w) * 3 + ch], 1e-5);
+      }
+  for (i = 0; i < 2; i++)
+    for (j = 0; j < 4; j++) {
+      float v = 0.0f;
+      for (ch = 0; ch < 3; ch++)
+        v += y[i * 3 + ch] * k[j * 3 + ch];
+      g_assert_cmpfloat_with_epsilon (mm[i * 4 + j], v, 1e-5);
+    }
+  free_outputs (out, g->n_outputs);
   simnpu__ir_graph_free (g);
   shard_set_free (s);
   g_rand_free (rng);
@@ -759,21 +908,6 @@ load_model (const char *name)
   return g;
 }
 
-/* The output named name has shape dims. */
-static void
-assert_output (const simnpu__ir_graph * g, const char *name, unsigned rank,
-    const int64_t * dims)
-{
-  unsigned i;
-
-  for (i = 0; i < g->n_outputs; i++)
-    if (strcmp (g->tensors[g->outputs[i]].name, name) == 0) {
-      assert_dims (&g->tensors[g->outputs[i]], rank, dims);
-      return;
-    }
-  g_error ("no output named '%s'", name);
-}
-
 /* Fuses a copy of g, checks what must be gone, and compares both graphs'
  * outputs on one random input. */
 static void
@@ -961,6 +1095,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/tfjs/conv-same-stride2", test_conv_same_stride2);
   g_test_add_func ("/tfjs/depthwise-explicit", test_depthwise_explicit);
+  g_test_add_func ("/tfjs/ops", test_ops);
   g_test_add_func ("/tfjs/quantised-weights", test_quantised_weights);
   g_test_add_func ("/tfjs/malformed", test_malformed);
   g_test_add_func ("/tfjs/cut", test_cut);

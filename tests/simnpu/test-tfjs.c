@@ -867,6 +867,102 @@ test_fuse_hard_swish (void)
   g_rand_free (rng);
 }
 
+static int
+add_pad (simnpu__ir_graph * g, const char *name, int x, const int64_t * p,
+    float value)
+{
+  simnpu__ir_node *n;
+  int out = add_op (g, SIMNPU_IR_PAD, name, 1, &x, &n);
+  unsigned i;
+
+  for (i = 0; i < 8; i++)
+    n->attrs.ints[i] = p[i];
+  n->attrs.n_ints = 8;
+  n->attrs.f[0] = value;
+  return out;
+}
+
+/* A zero pad of H and W before a conv and a -inf pad before a maxpool
+ * become their padding; a pad of 1 before a conv, a pad of the channels
+ * and a zero pad before a maxpool stay. */
+static void
+test_fuse_pad (void)
+{
+  static const int64_t xd[4] = { 1, 4, 5, 2 }, wd[4] = { 3, 2, 2, 2 };
+  /* before N, H, W, C, then after */
+  static const int64_t spatial[8] = { 0, 1, 0, 0, 0, 2, 1, 0 };
+  static const int64_t channels[8] = { 0, 0, 0, 0, 0, 0, 0, 2 };
+  GRand *rng = g_rand_new_with_seed (SEED + 3);
+  simnpu__ir_graph *g = simnpu__ir_graph_new ("pads"), *f;
+  simnpu_error error = { 0 };
+  float w[24], w2[36], x[40];
+  const float *ins[1] = { x };
+  float **a, **b;
+  simnpu__ir_node *n;
+  int in, wt, wt2, p, ci[2], outs[4];
+  unsigned i, k;
+  static const char *const names[4] = { "conv", "conv1", "pool", "pool0" };
+
+  in = simnpu__ir_add_tensor (g, "x", SIMNPU_IR_F32, 4, xd);
+  g->inputs[g->n_inputs++] = in;
+  fill_random (w, 24, rng);
+  fill_random (w2, 36, rng);
+  fill_random (x, 40, rng);
+  wt = add_const_f (g, "w", 4, wd, w, 24);
+  {
+    static const int64_t wd2[4] = { 3, 2, 2, 4 };
+    wt2 = add_const_f (g, "w2", 4, wd2, w2, 36);
+  }
+  ci[0] = add_pad (g, "pad", in, spatial, 0.0f);
+  ci[1] = wt;
+  outs[0] = add_op (g, SIMNPU_IR_CONV2D, names[0], 2, ci, NULL);
+  ci[0] = add_pad (g, "pad1", in, spatial, 1.0f);
+  outs[1] = add_op (g, SIMNPU_IR_CONV2D, names[1], 2, ci, NULL);
+  p = add_pad (g, "padinf", in, spatial, -INFINITY);
+  outs[2] = add_op (g, SIMNPU_IR_MAXPOOL, names[2], 1, &p, &n);
+  n->attrs.kernel[0] = n->attrs.kernel[1] = 3;
+  p = add_pad (g, "pad0", in, spatial, 0.0f);
+  outs[3] = add_op (g, SIMNPU_IR_MAXPOOL, names[3], 1, &p, &n);
+  n->attrs.kernel[0] = n->attrs.kernel[1] = 3;
+  for (k = 0; k < 4; k++)
+    g->outputs[g->n_outputs++] = outs[k];
+  /* a channel pad feeding a conv (4 input channels) */
+  ci[0] = add_pad (g, "padc", in, channels, 0.0f);
+  ci[1] = wt2;
+  g->outputs[g->n_outputs++] = add_op (g, SIMNPU_IR_CONV2D, "convc", 2, ci,
+      NULL);
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, 0);
+
+  f = simnpu__ir_graph_copy (g);
+  g_assert_cmpint (simnpu__ir_fuse (f, &error), ==, 0);
+  /* pad1, pad0 and padc stay */
+  g_assert_cmpuint (f->n_nodes, ==, g->n_nodes - 2);
+  g_assert_cmpuint (count_op (f, SIMNPU_IR_PAD), ==, 3);
+  for (i = 0; i < f->n_nodes; i++) {
+    const simnpu__ir_node *nd = &f->nodes[i];
+    const char *name = f->tensors[nd->outputs[0]].name;
+    if (strcmp (name, "conv") == 0 || strcmp (name, "pool") == 0) {
+      g_assert_cmpint (f->tensors[nd->inputs[0]].producer, <, 0);
+      g_assert_cmpint (nd->attrs.pads[0], ==, 1);
+      g_assert_cmpint (nd->attrs.pads[1], ==, 0);
+      g_assert_cmpint (nd->attrs.pads[2], ==, 2);
+      g_assert_cmpint (nd->attrs.pads[3], ==, 1);
+    }
+  }
+  a = run_graph (g, ins);
+  b = run_graph (f, ins);
+  for (k = 0; k < g->n_outputs; k++) {
+    int64_t m = simnpu__ir_tensor_elements (&g->tensors[g->outputs[k]]);
+    for (i = 0; i < m; i++)
+      g_assert_cmpfloat_with_epsilon (a[k][i], b[k][i], 1e-6);
+  }
+  free_outputs (a, g->n_outputs);
+  free_outputs (b, f->n_outputs);
+  simnpu__ir_graph_free (f);
+  simnpu__ir_graph_free (g);
+  g_rand_free (rng);
+}
+
 /* ------------------------------------------------------------------ */
 /* (c) the real models */
 
@@ -1101,6 +1197,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tfjs/cut", test_cut);
   g_test_add_func ("/tfjs/fold", test_fold);
   g_test_add_func ("/tfjs/fuse-hard-swish", test_fuse_hard_swish);
+  g_test_add_func ("/tfjs/fuse-pad", test_fuse_pad);
   g_test_add_func ("/tfjs/blazeface", test_blazeface);
   g_test_add_func ("/tfjs/emotion", test_emotion);
   g_test_add_func ("/tfjs/centernet", test_centernet);

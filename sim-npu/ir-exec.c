@@ -1982,9 +1982,13 @@ simnpu__ir_run_pad (simnpu__ir_exec * x, const simnpu__ir_node * n,
     simnpu_error * error)
 {
   const simnpu__ir_tensor *t = tin (x, n, 0), *to = tout (x, n, 0);
-  const int64_t *before = n->attrs.ints;
+  const int64_t *ints = n->attrs.ints;
   size_t es = simnpu__ir_dtype_size (t->dtype);
   int64_t st[SIMNPU_IR_MAX_RANK], idx[SIMNPU_IR_MAX_RANK] = { 0 };
+  /* per axis, as ONNX: negative pads crop first (keeping kept elements
+   * from first), then the kept part is padded by pad */
+  int64_t first[SIMNPU_IR_MAX_RANK], kept[SIMNPU_IR_MAX_RANK];
+  int64_t pad[SIMNPU_IR_MAX_RANK];
   int64_t total = elems (to), inner, done, j, lo, hi;
   const uint8_t *in = din (x, n, 0);
   uint8_t *o = dout (x, n, 0), value[sizeof (int64_t)];
@@ -2002,29 +2006,35 @@ simnpu__ir_run_pad (simnpu__ir_exec * x, const simnpu__ir_node * n,
     return 0;
   }
   contiguous_strides (r, t->dims, st);
+  for (d = 0; d < r; d++) {
+    first[d] = MAX (0, -ints[d]);
+    kept[d] = t->dims[d] + MIN (ints[d], 0) + MIN (ints[r + d], 0);
+    pad[d] = MAX (ints[d], 0);
+  }
   inner = to->dims[r - 1];
   /* the output positions of the last axis that copy straight */
-  lo = CLAMP (before[r - 1], 0, inner);
-  hi = CLAMP (before[r - 1] + t->dims[r - 1], lo, inner);
+  lo = pad[r - 1];
+  hi = lo + MAX (kept[r - 1], 0);
   for (done = 0; done < total; done += inner) {
     int64_t src = 0;
     bool constant = false;
     for (d = 0; d + 1 < r; d++) {
-      int64_t s = pad_map (idx[d] - before[d], t->dims[d], mode);
+      int64_t s = pad_map (idx[d] - pad[d], kept[d], mode);
       if (s < 0)
         constant = true;
       else
-        src += s * st[d];
+        src += (first[d] + s) * st[d];
     }
+    src += first[r - 1];
     for (j = 0; j < inner; j++) {
       int64_t s;
       if (j == lo && !constant && hi > lo) {
-        memcpy (o + j * (int64_t) es, in + (src + j - before[r - 1]) *
-            (int64_t) es, (size_t) (hi - lo) * es);
+        memcpy (o + j * (int64_t) es, in + src * (int64_t) es,
+            (size_t) (hi - lo) * es);
         j = hi - 1;
         continue;
       }
-      s = constant ? -1 : pad_map (j - before[r - 1], t->dims[r - 1], mode);
+      s = constant ? -1 : pad_map (j - lo, kept[r - 1], mode);
       memcpy (o + j * (int64_t) es, s < 0 ? value : in + (src + s) *
           (int64_t) es, es);
     }

@@ -1072,9 +1072,10 @@ infer_split (simnpu__ir_graph * g, simnpu__ir_node * n, simnpu_error * error)
       a->ints[i] = MAX (0, MIN (part, dim - part * (int64_t) i));
     }
   }
-  if (a->n_ints != n->n_outputs)
+  if (a->n_ints != n->n_outputs || a->n_ints > SIMNPU_IR_MAX_INTS)
     return node_error (error, SIMNPU_EINVAL, n,
-        "%u sizes for %u outputs", a->n_ints, n->n_outputs);
+        "%u sizes for %u outputs (at most %d)", a->n_ints, n->n_outputs,
+        SIMNPU_IR_MAX_INTS);
   for (i = 0; i < a->n_ints; i++) {
     if (a->ints[i] < 0 || a->ints[i] > dim)
       return node_error (error, SIMNPU_EINVAL, n,

@@ -383,7 +383,7 @@ attr_type (tfjs_loader * l, const tfjs_node * tn, const char *key,
   return 0;
 }
 
-/* A TensorShapeProto's dims (-1 for unknown); false on unknown rank. */
+/* A TensorShapeProto's dims (-1 for unknown); an unknown rank fails. */
 static int
 parse_shape (tfjs_loader * l, JsonObject * shape, const char *what,
     unsigned *rank, int64_t * dims)

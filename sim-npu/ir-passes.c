@@ -20,6 +20,9 @@
 /* a folded node's outputs stay below this (elements): folding must not
  * materialise huge constants (a tile or expand of a small one) */
 #define FOLD_MAX_ELEMENTS (G_GINT64_CONSTANT (1) << 22)
+/* and all the folded values of one call together stay below this (the
+ * executor holds them at once); what is left folds on the next call */
+#define FOLD_MAX_TOTAL_BYTES (G_GINT64_CONSTANT (1) << 28)
 /* unknown-name errors list this many similar names */
 #define NEAR_NAMES 3
 /* names longer than this are not compared for similarity */
@@ -156,6 +159,7 @@ simnpu__ir_fold_constants (simnpu__ir_graph * g, simnpu_error * error)
   bool *cst, *fold;
   int *map = NULL;
   unsigned i, j, n_fold = 0;
+  int64_t total = 0, bytes;
   simnpu__ir_graph *sub = NULL;
   simnpu__ir_exec *x = NULL;
   int ret = 0;
@@ -177,13 +181,18 @@ simnpu__ir_fold_constants (simnpu__ir_graph * g, simnpu_error * error)
     for (j = 0; j < n->n_inputs && ok; j++)
       if (n->inputs[j] != SIMNPU_IR_NONE && !cst[n->inputs[j]])
         ok = false;
-    for (j = 0; j < n->n_outputs && ok; j++) {
+    for (j = 0, bytes = 0; j < n->n_outputs && ok; j++) {
       int64_t e = simnpu__ir_tensor_elements (&g->tensors[n->outputs[j]]);
       if (e < 0 || e > FOLD_MAX_ELEMENTS)
         ok = false;
+      bytes += simnpu__ir_tensor_bytes (&g->tensors[n->outputs[j]]);
     }
-    if (!ok)
+    for (j = 0; j < n->n_inputs && ok; j++)
+      if (n->inputs[j] != SIMNPU_IR_NONE && g->tensors[n->inputs[j]].is_const)
+        bytes += simnpu__ir_tensor_bytes (&g->tensors[n->inputs[j]]);
+    if (!ok || total + bytes > FOLD_MAX_TOTAL_BYTES)
       continue;
+    total += bytes;
     fold[i] = true;
     n_fold++;
     for (j = 0; j < n->n_outputs; j++)
@@ -854,7 +863,6 @@ simnpu__ir_fuse (simnpu__ir_graph * g, simnpu_error * error)
     return ret;
   return simnpu__ir_prune (g, error);
 }
-
 
 /* ------------------------------------------------------------------ */
 /* Pruning */

@@ -383,18 +383,22 @@ attr_type (tfjs_loader * l, const tfjs_node * tn, const char *key,
   return 0;
 }
 
-/* A TensorShapeProto's dims (-1 for unknown); false on unknown rank. */
+/* A TensorShapeProto's dims (-1 for unknown); an unknown rank fails. */
 static int
 parse_shape (tfjs_loader * l, JsonObject * shape, const char *what,
     unsigned *rank, int64_t * dims)
 {
   JsonArray *dim;
+  JsonNode *unknown;
   unsigned i, len;
 
   *rank = 0;
   if (shape == NULL)
     return 0;
-  if (json_object_has_member (shape, "unknownRank"))
+  unknown = json_object_get_member (shape, "unknownRank");
+  if (unknown && JSON_NODE_HOLDS_VALUE (unknown)
+      && json_node_get_value_type (unknown) == G_TYPE_BOOLEAN
+      && json_node_get_boolean (unknown))
     return fail (l, SIMNPU_EUNSUPPORTED, "%s: the shape's rank is unknown",
         what);
   dim = get_array (shape, "dim");

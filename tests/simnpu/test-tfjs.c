@@ -86,6 +86,21 @@ assert_dims (const simnpu__ir_tensor * t, unsigned rank, const int64_t * d)
     g_assert_cmpint (t->dims[i], ==, d[i]);
 }
 
+/* The output named name has shape dims. */
+static void
+assert_output (const simnpu__ir_graph * g, const char *name, unsigned rank,
+    const int64_t * dims)
+{
+  unsigned i;
+
+  for (i = 0; i < g->n_outputs; i++)
+    if (strcmp (g->tensors[g->outputs[i]].name, name) == 0) {
+      assert_dims (&g->tensors[g->outputs[i]], rank, dims);
+      return;
+    }
+  g_error ("no output named '%s'", name);
+}
+
 static unsigned
 count_op (const simnpu__ir_graph * g, simnpu__ir_op op)
 {
@@ -160,8 +175,9 @@ static const char conv_json[] =
     "{\"name\": \"bias\", \"op\": \"BiasAdd\", \"input\": [\"conv\", \"b\","
     " \"^w\"], \"attr\": {\"data_format\": {\"s\": \"TkhXQw==\"}}},"
     "{\"name\": \"conv\", \"op\": \"Conv2D\", \"input\": [\"x\", \"w:0\"],"
-    " \"attr\": {\"strides\": {\"list\": {\"i\": [\"1\", \"2\", \"2\", \"1\"]}},"
-    " \"padding\": {\"s\": \"U0FNRQ==\"}, \"data_format\": {\"s\": \"TkhXQw==\"},"
+    " \"attr\": {\"strides\": {\"list\": {\"i\": [\"1\", \"2\", \"2\","
+    " \"1\"]}}, \"padding\": {\"s\": \"U0FNRQ==\"},"
+    " \"data_format\": {\"s\": \"TkhXQw==\"},"
     " \"dilations\": {\"list\": {\"i\": [\"1\", \"1\", \"1\", \"1\"]}},"
     " \"explicit_paddings\": {\"list\": {}}}},"
     "{\"name\": \"b\", \"op\": \"Const\", \"attr\": {\"dtype\": {\"type\":"
@@ -353,13 +369,155 @@ test_depthwise_explicit (void)
   g_rand_free (rng);
 }
 
+/* A fused conv with a batch norm and a leaky relu, AvgPool (TF leaves the
+ * padding out of the average), strided slices with an ellipsis and with
+ * shrink and new axes, MatMul with transpose_b: against index loops. */
+#define OPS_EPS 0.5f
+#define OPS_ALPHA 0.25f
+
+static const char ops_json[] =
+    "{\"modelTopology\":{\"node\":[{\"name\":\"x\",\"op\":\"Placeholder\",\"a"
+    "ttr\":{\"dtype\":{\"type\":\"DT_FLOAT\"},\"shape\":{\"shape\":{\"dim\":["
+    "{\"size\":\"1\"},{\"size\":\"3\"},{\"size\":\"3\"},{\"size\":\"2\"}]}}}}"
+    ",{\"name\":\"f\",\"op\":\"Const\"},{\"name\":\"s\",\"op\":\"Const\"},{\""
+    "name\":\"o\",\"op\":\"Const\"},{\"name\":\"m\",\"op\":\"Const\"},{\"name"
+    "\":\"v\",\"op\":\"Const\"},{\"name\":\"c\",\"op\":\"_FusedConv2D\",\"inp"
+    "ut\":[\"x\",\"f\",\"s\",\"o\",\"m\",\"v\"],\"attr\":{\"fused_ops\":{\"li"
+    "st\":{\"s\":[\"RnVzZWRCYXRjaE5vcm0=\",\"TGVha3lSZWx1\"]}},\"num_args\":{"
+    "\"i\":\"4\"},\"epsilon\":{\"f\":0.5},\"leakyrelu_alpha\":{\"f\":0.25},\""
+    "strides\":{\"list\":{\"i\":[\"1\",\"1\",\"1\",\"1\"]}},\"padding\":{\"s"
+    "\":\"VkFMSUQ=\"}}},{\"name\":\"ap\",\"op\":\"AvgPool\",\"input\":[\"c\"]"
+    ",\"attr\":{\"ksize\":{\"list\":{\"i\":[\"1\",\"3\",\"3\",\"1\"]}},\"stri"
+    "des\":{\"list\":{\"i\":[\"1\",\"1\",\"1\",\"1\"]}},\"padding\":{\"s\":\""
+    "U0FNRQ==\"}}},{\"name\":\"b1\",\"op\":\"Const\"},{\"name\":\"e1\",\"op\""
+    ":\"Const\"},{\"name\":\"s1\",\"op\":\"Const\"},{\"name\":\"ss1\",\"op\":"
+    "\"StridedSlice\",\"input\":[\"c\",\"b1\",\"e1\",\"s1\"],\"attr\":{\"elli"
+    "psis_mask\":{\"i\":\"1\"}}},{\"name\":\"b2\",\"op\":\"Const\"},{\"name\""
+    ":\"e2\",\"op\":\"Const\"},{\"name\":\"s2\",\"op\":\"Const\"},{\"name\":"
+    "\"ss2\",\"op\":\"StridedSlice\",\"input\":[\"c\",\"b2\",\"e2\",\"s2\"],"
+    "\"attr\":{\"shrink_axis_mask\":{\"i\":\"1\"},\"new_axis_mask\":{\"i\":\""
+    "2\"},\"end_mask\":{\"i\":\"4\"}}},{\"name\":\"y\",\"op\":\"Placeholder\""
+    ",\"attr\":{\"dtype\":{\"type\":\"DT_FLOAT\"},\"shape\":{\"shape\":{\"dim"
+    "\":[{\"size\":\"2\"},{\"size\":\"3\"}]}}}},{\"name\":\"k\",\"op\":\"Cons"
+    "t\"},{\"name\":\"mm\",\"op\":\"MatMul\",\"input\":[\"y\",\"k\"],\"attr\""
+    ":{\"transpose_b\":{\"b\":true}}}]},\"weightsManifest\":[{\"paths\":[\"m."
+    "bin\"],\"weights\":[{\"name\":\"f\",\"shape\":[1,1,2,3],\"dtype\":\"floa"
+    "t32\"},{\"name\":\"s\",\"shape\":[3],\"dtype\":\"float32\"},{\"name\":\""
+    "o\",\"shape\":[3],\"dtype\":\"float32\"},{\"name\":\"m\",\"shape\":[3],"
+    "\"dtype\":\"float32\"},{\"name\":\"v\",\"shape\":[3],\"dtype\":\"float32"
+    "\"},{\"name\":\"b1\",\"shape\":[2],\"dtype\":\"int32\"},{\"name\":\"e1\""
+    ",\"shape\":[2],\"dtype\":\"int32\"},{\"name\":\"s1\",\"shape\":[2],\"dty"
+    "pe\":\"int32\"},{\"name\":\"b2\",\"shape\":[4],\"dtype\":\"int32\"},{\"n"
+    "ame\":\"e2\",\"shape\":[4],\"dtype\":\"int32\"},{\"name\":\"s2\",\"shape"
+    "\":[4],\"dtype\":\"int32\"},{\"name\":\"k\",\"shape\":[4,3],\"dtype\":\""
+    "float32\"}]}],\"signature\":{\"outputs\":{\"ap\":{\"name\":\"ap:0\"},\"s"
+    "s1\":{\"name\":\"ss1\"},\"ss2\":{\"name\":\"ss2\"},\"mm\":{\"name\":\"mm"
+    "\"}}}}";
+
+static void
+test_ops (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED + 2);
+  float f[6], bn[12], k[12], x[18], y[6], c[27];
+  static const gint32 slices[18] = {
+    0, 1, 0, 3, 1, 1,           /* [..., 1:3] */
+    0, 0, 0, 0, 1, 0, 2, 3, 1, 1, 1, 2  /* [0, newaxis, :, 0:3:2] */
+  };
+  static const int64_t ap_dims[4] = { 1, 3, 3, 3 };
+  static const int64_t ss1_dims[4] = { 1, 3, 3, 2 };
+  static const int64_t ss2_dims[4] = { 1, 3, 2, 3 };
+  static const int64_t mm_dims[2] = { 2, 4 };
+  const float *ins[2];
+  guint8 buf[sizeof f + sizeof bn + sizeof slices + sizeof k];
+  shard_set *s = shard_set_new ();
+  simnpu__ir_graph *g;
+  simnpu_error error;
+  float **out;
+  const float *ap = NULL, *ss1 = NULL, *ss2 = NULL, *mm = NULL;
+  int h, w, ch, i, j;
+  unsigned o;
+
+  fill_random (f, 6, rng);
+  fill_random (bn, 12, rng);
+  for (i = 9; i < 12; i++)
+    bn[i] += 1.5f;              /* variances */
+  fill_random (k, 12, rng);
+  fill_random (x, 18, rng);
+  fill_random (y, 6, rng);
+  memcpy (buf, f, sizeof f);
+  memcpy (buf + sizeof f, bn, sizeof bn);
+  memcpy (buf + sizeof f + sizeof bn, slices, sizeof slices);
+  memcpy (buf + sizeof f + sizeof bn + sizeof slices, k, sizeof k);
+  shard_set_add (s, "m.bin", buf, sizeof buf);
+  g_assert_cmpint (load (ops_json, s, &g, &error), ==, 0);
+  g_assert_cmpuint (g->n_inputs, ==, 2);
+  g_assert_cmpuint (g->n_outputs, ==, 4);
+  assert_output (g, "ap", 4, ap_dims);
+  assert_output (g, "ss1", 4, ss1_dims);
+  assert_output (g, "ss2", 4, ss2_dims);
+  assert_output (g, "mm", 2, mm_dims);
+  ins[0] = x;
+  ins[1] = y;
+  out = run_graph (g, ins);
+  for (o = 0; o < g->n_outputs; o++) {
+    const char *name = g->tensors[g->outputs[o]].name;
+    if (strcmp (name, "ap") == 0)
+      ap = out[o];
+    else if (strcmp (name, "ss1") == 0)
+      ss1 = out[o];
+    else if (strcmp (name, "ss2") == 0)
+      ss2 = out[o];
+    else
+      mm = out[o];
+  }
+  /* c = leaky_relu (batchnorm (x . f)) */
+  for (i = 0; i < 9; i++)
+    for (ch = 0; ch < 3; ch++) {
+      float v = x[i * 2] * f[ch] + x[i * 2 + 1] * f[3 + ch];
+      v = (v - bn[6 + ch]) / sqrtf (bn[9 + ch] + OPS_EPS) * bn[ch] + bn[3 + ch];
+      c[i * 3 + ch] = v < 0 ? OPS_ALPHA * v : v;
+    }
+  for (h = 0; h < 3; h++)
+    for (w = 0; w < 3; w++)
+      for (ch = 0; ch < 3; ch++) {
+        float sum = 0.0f;
+        int n = 0, dy, dx;
+        for (dy = -1; dy <= 1; dy++)
+          for (dx = -1; dx <= 1; dx++)
+            if (h + dy >= 0 && h + dy < 3 && w + dx >= 0 && w + dx < 3) {
+              sum += c[((h + dy) * 3 + w + dx) * 3 + ch];
+              n++;
+            }
+        g_assert_cmpfloat_with_epsilon (ap[(h * 3 + w) * 3 + ch], sum / n,
+            1e-5);
+        if (ch >= 1)
+          g_assert_cmpfloat_with_epsilon (ss1[(h * 3 + w) * 2 + ch - 1],
+              c[(h * 3 + w) * 3 + ch], 1e-5);
+        if (w < 2)
+          g_assert_cmpfloat_with_epsilon (ss2[(h * 2 + w) * 3 + ch],
+              c[(h * 3 + 2 * w) * 3 + ch], 1e-5);
+      }
+  for (i = 0; i < 2; i++)
+    for (j = 0; j < 4; j++) {
+      float v = 0.0f;
+      for (ch = 0; ch < 3; ch++)
+        v += y[i * 3 + ch] * k[j * 3 + ch];
+      g_assert_cmpfloat_with_epsilon (mm[i * 4 + j], v, 1e-5);
+    }
+  free_outputs (out, g->n_outputs);
+  simnpu__ir_graph_free (g);
+  shard_set_free (s);
+  g_rand_free (rng);
+}
+
 /* float16 and uint8-quantised weights */
 static const char quant_json[] =
     "{\"modelTopology\": {\"node\": ["
     "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
     " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"dim\": [{\"size\":"
     " \"6\"}]}}}},"
-    "{\"name\": \"h\", \"op\": \"Const\"}, {\"name\": \"q\", \"op\": \"Const\"},"
+    "{\"name\": \"h\", \"op\": \"Const\"},"
+    "{\"name\": \"q\", \"op\": \"Const\"},"
     "{\"name\": \"n\", \"op\": \"Const\"},"
     "{\"name\": \"add\", \"op\": \"AddV2\", \"input\": [\"x\", \"h\"]},"
     "{\"name\": \"mul\", \"op\": \"Mul\", \"input\": [\"add\", \"q\"]},"
@@ -578,7 +736,8 @@ static const char fold_json[] =
     "{\"name\": \"two\", \"op\": \"Const\"},"
     "{\"name\": \"hw\", \"op\": \"StridedSlice\", \"input\": [\"shape\","
     " \"b\", \"e\", \"st\"], \"attr\": {}},"
-    "{\"name\": \"b\", \"op\": \"Const\"}, {\"name\": \"e\", \"op\": \"Const\"},"
+    "{\"name\": \"b\", \"op\": \"Const\"},"
+    "{\"name\": \"e\", \"op\": \"Const\"},"
     "{\"name\": \"st\", \"op\": \"Const\"},"
     "{\"name\": \"size\", \"op\": \"Mul\", \"input\": [\"hw\", \"two\"]},"
     "{\"name\": \"up\", \"op\": \"ResizeNearestNeighbor\", \"input\": [\"x\","
@@ -718,6 +877,102 @@ test_fuse_hard_swish (void)
   g_rand_free (rng);
 }
 
+static int
+add_pad (simnpu__ir_graph * g, const char *name, int x, const int64_t * p,
+    float value)
+{
+  simnpu__ir_node *n;
+  int out = add_op (g, SIMNPU_IR_PAD, name, 1, &x, &n);
+  unsigned i;
+
+  for (i = 0; i < 8; i++)
+    n->attrs.ints[i] = p[i];
+  n->attrs.n_ints = 8;
+  n->attrs.f[0] = value;
+  return out;
+}
+
+/* A zero pad of H and W before a conv and a -inf pad before a maxpool
+ * become their padding; a pad of 1 before a conv, a pad of the channels
+ * and a zero pad before a maxpool stay. */
+static void
+test_fuse_pad (void)
+{
+  static const int64_t xd[4] = { 1, 4, 5, 2 }, wd[4] = { 3, 2, 2, 2 };
+  /* before N, H, W, C, then after */
+  static const int64_t spatial[8] = { 0, 1, 0, 0, 0, 2, 1, 0 };
+  static const int64_t channels[8] = { 0, 0, 0, 0, 0, 0, 0, 2 };
+  GRand *rng = g_rand_new_with_seed (SEED + 3);
+  simnpu__ir_graph *g = simnpu__ir_graph_new ("pads"), *f;
+  simnpu_error error = { 0 };
+  float w[24], w2[36], x[40];
+  const float *ins[1] = { x };
+  float **a, **b;
+  simnpu__ir_node *n;
+  int in, wt, wt2, p, ci[2], outs[4];
+  unsigned i, k;
+  static const char *const names[4] = { "conv", "conv1", "pool", "pool0" };
+
+  in = simnpu__ir_add_tensor (g, "x", SIMNPU_IR_F32, 4, xd);
+  g->inputs[g->n_inputs++] = in;
+  fill_random (w, 24, rng);
+  fill_random (w2, 36, rng);
+  fill_random (x, 40, rng);
+  wt = add_const_f (g, "w", 4, wd, w, 24);
+  {
+    static const int64_t wd2[4] = { 3, 2, 2, 4 };
+    wt2 = add_const_f (g, "w2", 4, wd2, w2, 36);
+  }
+  ci[0] = add_pad (g, "pad", in, spatial, 0.0f);
+  ci[1] = wt;
+  outs[0] = add_op (g, SIMNPU_IR_CONV2D, names[0], 2, ci, NULL);
+  ci[0] = add_pad (g, "pad1", in, spatial, 1.0f);
+  outs[1] = add_op (g, SIMNPU_IR_CONV2D, names[1], 2, ci, NULL);
+  p = add_pad (g, "padinf", in, spatial, -INFINITY);
+  outs[2] = add_op (g, SIMNPU_IR_MAXPOOL, names[2], 1, &p, &n);
+  n->attrs.kernel[0] = n->attrs.kernel[1] = 3;
+  p = add_pad (g, "pad0", in, spatial, 0.0f);
+  outs[3] = add_op (g, SIMNPU_IR_MAXPOOL, names[3], 1, &p, &n);
+  n->attrs.kernel[0] = n->attrs.kernel[1] = 3;
+  for (k = 0; k < 4; k++)
+    g->outputs[g->n_outputs++] = outs[k];
+  /* a channel pad feeding a conv (4 input channels) */
+  ci[0] = add_pad (g, "padc", in, channels, 0.0f);
+  ci[1] = wt2;
+  g->outputs[g->n_outputs++] = add_op (g, SIMNPU_IR_CONV2D, "convc", 2, ci,
+      NULL);
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, 0);
+
+  f = simnpu__ir_graph_copy (g);
+  g_assert_cmpint (simnpu__ir_fuse (f, &error), ==, 0);
+  /* pad1, pad0 and padc stay */
+  g_assert_cmpuint (f->n_nodes, ==, g->n_nodes - 2);
+  g_assert_cmpuint (count_op (f, SIMNPU_IR_PAD), ==, 3);
+  for (i = 0; i < f->n_nodes; i++) {
+    const simnpu__ir_node *nd = &f->nodes[i];
+    const char *name = f->tensors[nd->outputs[0]].name;
+    if (strcmp (name, "conv") == 0 || strcmp (name, "pool") == 0) {
+      g_assert_cmpint (f->tensors[nd->inputs[0]].producer, <, 0);
+      g_assert_cmpint (nd->attrs.pads[0], ==, 1);
+      g_assert_cmpint (nd->attrs.pads[1], ==, 0);
+      g_assert_cmpint (nd->attrs.pads[2], ==, 2);
+      g_assert_cmpint (nd->attrs.pads[3], ==, 1);
+    }
+  }
+  a = run_graph (g, ins);
+  b = run_graph (f, ins);
+  for (k = 0; k < g->n_outputs; k++) {
+    int64_t m = simnpu__ir_tensor_elements (&g->tensors[g->outputs[k]]);
+    for (i = 0; i < m; i++)
+      g_assert_cmpfloat_with_epsilon (a[k][i], b[k][i], 1e-6);
+  }
+  free_outputs (a, g->n_outputs);
+  free_outputs (b, f->n_outputs);
+  simnpu__ir_graph_free (f);
+  simnpu__ir_graph_free (g);
+  g_rand_free (rng);
+}
+
 /* ------------------------------------------------------------------ */
 /* (c) the real models */
 
@@ -757,21 +1012,6 @@ load_model (const char *name)
     g_error ("%s: %s", path, error.message);
   g_free (path);
   return g;
-}
-
-/* The output named name has shape dims. */
-static void
-assert_output (const simnpu__ir_graph * g, const char *name, unsigned rank,
-    const int64_t * dims)
-{
-  unsigned i;
-
-  for (i = 0; i < g->n_outputs; i++)
-    if (strcmp (g->tensors[g->outputs[i]].name, name) == 0) {
-      assert_dims (&g->tensors[g->outputs[i]], rank, dims);
-      return;
-    }
-  g_error ("no output named '%s'", name);
 }
 
 /* Fuses a copy of g, checks what must be gone, and compares both graphs'
@@ -961,11 +1201,13 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/tfjs/conv-same-stride2", test_conv_same_stride2);
   g_test_add_func ("/tfjs/depthwise-explicit", test_depthwise_explicit);
+  g_test_add_func ("/tfjs/ops", test_ops);
   g_test_add_func ("/tfjs/quantised-weights", test_quantised_weights);
   g_test_add_func ("/tfjs/malformed", test_malformed);
   g_test_add_func ("/tfjs/cut", test_cut);
   g_test_add_func ("/tfjs/fold", test_fold);
   g_test_add_func ("/tfjs/fuse-hard-swish", test_fuse_hard_swish);
+  g_test_add_func ("/tfjs/fuse-pad", test_fuse_pad);
   g_test_add_func ("/tfjs/blazeface", test_blazeface);
   g_test_add_func ("/tfjs/emotion", test_emotion);
   g_test_add_func ("/tfjs/centernet", test_centernet);

@@ -67,12 +67,18 @@ check_io_tensor (const simnpu__ir_graph * s, const char *sec, const char *io,
     unsigned j, int t, bool public_side, simnpu_error * error)
 {
   const simnpu__ir_tensor *x;
+  const char *problem;
   int64_t n;
 
   if (t < 0 || (unsigned) t >= s->n_tensors)
     return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: %s %u is "
         "tensor %d; expected 0 to %u", sec, io, j, t, s->n_tensors - 1);
   x = &s->tensors[t];
+  /* public names reach the caller (tensor metas, messages) */
+  if (public_side && (problem = simnpu__label_problem (x->name)) != NULL)
+    return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: %s %u: name "
+        "%s; expected a non-empty UTF-8 name under %d bytes without control "
+        "characters", sec, io, j, problem, SIMNPU_MAX_NAME_BYTES);
   if (x->dtype != SIMNPU_IR_F32)
     return simnpu__set_error (error, SIMNPU_EUNSUPPORTED, ".axm %s: %s '%s' "
         "is %s; expected f32", sec, io, x->name,

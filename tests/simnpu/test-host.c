@@ -490,6 +490,14 @@ clash_public_output (simnpu__graph * g)
 }
 
 static void
+unnamed_public_input (simnpu__graph * g)
+{
+  simnpu__ir_tensor *t = &g->preamble->tensors[g->preamble->inputs[0]];
+  g_free (t->name);
+  t->name = g_strdup ("");
+}
+
+static void
 shrink_preamble (simnpu__graph * g)
 {
   static const int64_t dims[4] = { 1, 2, 2, 2 };
@@ -535,6 +543,8 @@ test_bindings (void)
   expect_bad_binding (shrink_preamble, SIMNPU_ESHAPE,
       "output 'x' has 8 elements; the device input has 12");
   expect_bad_binding (bad_decoder, SIMNPU_EFORMAT, "expected a JSON object");
+  expect_bad_binding (unnamed_public_input, SIMNPU_EFORMAT,
+      "preamble: input 0: name is empty");
 }
 
 int

@@ -493,7 +493,7 @@ compare_int (simnpu__ir_op op, int64_t a, int64_t b)
 
 /* the common f32 cases as plain loops GCC vectorises */
 IR_CLONES static void
-f32_binary_run (simnpu__ir_op op, float *restrict o, const float *a,
+f32_binary_run (simnpu__ir_op op, float *o, const float *a,
     int64_t sa, const float *b, int64_t sb, int64_t len)
 {
   int64_t i;
@@ -1677,9 +1677,15 @@ resize_coord (int coord, int64_t o, int64_t in_len, int64_t out_len,
 static int64_t
 resize_nearest (int mode, double v, int64_t in_len)
 {
-  double fl = floor (v);
+  double fl;
   int64_t i;
 
+  /* far outside (or NaN, from a degenerate scale) clamps like the edge */
+  if (!(v >= 0))
+    v = 0;
+  if (v > (double) in_len)
+    v = (double) in_len;
+  fl = floor (v);
   switch (mode) {
     case SIMNPU_IR_NEAREST_ROUND_PREFER_CEIL:
       i = (int64_t) (v - fl == 0.5 ? fl + 1 : floor (v + 0.5));
@@ -1705,7 +1711,7 @@ resize_linear (double v, int64_t in_len, int64_t * i0, int64_t * i1,
 {
   double fl;
 
-  if (v < 0)
+  if (!(v >= 0))
     v = 0;
   if (v > (double) (in_len - 1))
     v = (double) (in_len - 1);
@@ -2251,8 +2257,15 @@ simnpu__ir_exec_run (simnpu__ir_exec * x, unsigned first, unsigned last,
         "ir exec: node range [%u, %u) invalid", first, last);
   for (i = first; i < last; i++) {
     const simnpu__ir_node *n = &x->g->nodes[i];
-    int ret = simnpu__ir_op_get (n->op)->run (x, n, error);
-    if (ret < 0)
+    bool empty = true;
+    unsigned k;
+    int ret;
+    /* nothing to compute, and the loops over the other axes of an empty
+     * tensor could still be long */
+    for (k = 0; k < n->n_outputs && empty; k++)
+      empty = simnpu__ir_tensor_elements (&x->g->tensors[n->outputs[k]])
+          == 0;
+    if (!empty && (ret = simnpu__ir_op_get (n->op)->run (x, n, error)) < 0)
       return ret;
     if (x->observer != NULL)
       x->observer (x, n, x->observer_data);

@@ -348,6 +348,44 @@ test_plain_model (void)
   simnpu_model_unload (model);
 }
 
+/* Containers from before 1.2 load as they did: no host sections, no
+ * metadata, public tensors = device tensors. */
+static void
+test_old_versions (void)
+{
+  static const char *const files[] = { "ball-detector.bin",
+    "ball-detector-1.1.bin", "all-ops.bin"
+  };
+  unsigned i;
+
+  for (i = 0; i < G_N_ELEMENTS (files); i++) {
+    gchar *path = g_test_build_filename (G_TEST_DIST, "..", "fuzz", "corpus",
+        "axm", files[i], NULL);
+    simnpu_error error = { 0 };
+    simnpu_model *model = NULL;
+    simnpu_model_info info;
+    simnpu_tensor_spec pub, devspec;
+    simnpu_preprocess pp;
+
+    if (simnpu_model_load (dev, path, &model, &error) < 0)
+      g_error ("%s: %s", files[i], error.message);
+    simnpu_model_get_info (model, &info);
+    g_assert_false (info.has_preamble);
+    g_assert_false (info.has_postamble);
+    g_assert_cmpuint (info.n_inputs, ==, info.n_device_inputs);
+    g_assert_cmpuint (info.n_outputs, ==, info.n_device_outputs);
+    g_assert_cmpint (simnpu_model_get_input (model, 0, &pub), ==, 0);
+    g_assert_cmpint (simnpu_model_get_device_input (model, 0, &devspec), ==, 0);
+    g_assert_cmpstr (pub.name, ==, devspec.name);
+    g_assert_cmpuint (pub.size_bytes, ==, devspec.size_bytes);
+    g_assert_cmpint (simnpu_model_get_preprocess (model, &pp), ==,
+        SIMNPU_ENOENT);
+    g_assert_null (simnpu_model_get_decoder_json (model));
+    simnpu_model_unload (model);
+    g_free (path);
+  }
+}
+
 static void
 test_corrupt_sections (void)
 {
@@ -561,6 +599,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/host/metadata", test_metadata);
   g_test_add_func ("/simnpu/host/run", test_run);
   g_test_add_func ("/simnpu/host/plain-model", test_plain_model);
+  g_test_add_func ("/simnpu/host/old-versions", test_old_versions);
   g_test_add_func ("/simnpu/host/corrupt-sections", test_corrupt_sections);
   g_test_add_func ("/simnpu/host/bindings", test_bindings);
   ret = g_test_run ();

@@ -51,9 +51,11 @@ extern "C" {
 # endif
 #endif
 
-/* Version of the library API; the .axm container has its own version. */
+/* Version of the library API; the .axm container has its own version.
+ * 1.1 added host sections, device tensors, preprocessing and decoder
+ * metadata. */
 #define SIMNPU_VERSION_MAJOR 1
-#define SIMNPU_VERSION_MINOR 0
+#define SIMNPU_VERSION_MINOR 1
 
 /* Maximum rank of a tensor (the same as GST_AX_TENSOR_MAX_DIMS). */
 #define SIMNPU_MAX_DIMS 4

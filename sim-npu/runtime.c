@@ -1479,6 +1479,7 @@ simnpu_model_get_preprocess (simnpu_model * m, simnpu_preprocess * pp)
   pp->resize = (simnpu_resize_kind) p->resize;
   pp->fill = p->fill;
   pp->scale = p->scale;
+  pp->layout = p->layout;
   for (c = 0; c < G_N_ELEMENTS (p->mean); c++) {
     pp->mean[c] = p->mean[c];
     pp->std[c] = p->std[c];

@@ -33,6 +33,7 @@
 #define PRE_COLOR 0
 #define PRE_SCALE 12
 #define PRE_STD 28
+#define PRE_LAYOUT 40
 
 static simnpu_device *dev;
 
@@ -217,6 +218,7 @@ test_metadata (void)
   g_assert_cmpint (pp.resize, ==, SIMNPU_PREPROCESS_LETTERBOX);
   g_assert_cmpuint (pp.fill, ==, HOST_MODEL_FILL);
   g_assert_cmpfloat (pp.scale, ==, HOST_MODEL_PIXEL_SCALE);
+  g_assert_cmpint (pp.layout, ==, SIMNPU_LAYOUT_NHWC);
   for (c = 0; c < 3; c++) {
     g_assert_cmpfloat (pp.mean[c], ==, 0.1f * (float) c);
     g_assert_cmpfloat (pp.std[c], ==, 1.0f + (float) c);
@@ -414,6 +416,27 @@ test_corrupt_sections (void)
   p = section_data (d, SEC_PREPROCESS, NULL);
   memcpy (p + PRE_SCALE, &nan, 4);
   expect_load_error (d, len, SIMNPU_EFORMAT, "scale is nan");
+  g_free (d);
+
+  FRESH ();
+  p = section_data (d, SEC_PREPROCESS, NULL);
+  put_u32 (p + PRE_LAYOUT, 2);
+  expect_load_error (d, len, SIMNPU_EFORMAT, "preprocess: layout 2");
+  g_free (d);
+
+  /* the layout of the image input is the record's */
+  FRESH ();
+  p = section_data (d, SEC_PREPROCESS, NULL);
+  put_u32 (p + PRE_LAYOUT, SIMNPU_LAYOUT_NCHW);
+  {
+    simnpu_model *model = load (d, len);
+    simnpu_tensor_spec spec;
+    g_assert_cmpint (simnpu_model_get_input (model, 0, &spec), ==, 0);
+    g_assert_cmpint (spec.layout, ==, SIMNPU_LAYOUT_NCHW);
+    g_assert_cmpint (simnpu_model_get_output (model, 0, &spec), ==, 0);
+    g_assert_cmpint (spec.layout, ==, SIMNPU_LAYOUT_NHWC);
+    simnpu_model_unload (model);
+  }
   g_free (d);
 
   /* the preprocessing record has one size */

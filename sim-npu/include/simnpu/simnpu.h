@@ -473,6 +473,8 @@ typedef enum
  * @scale: pixel scale
  * @mean: per-channel mean
  * @std: per-channel standard deviation (never 0)
+ * @layout: the memory layout of the image input (the one the public input
+ *   reports)
  *
  * How pixels become a model's input, as calibrated: channel c of a pixel
  * p (0 to 255) is (p * @scale - @mean[c]) / @std[c].
@@ -485,6 +487,7 @@ typedef struct
   float scale;
   float mean[3];
   float std[3];
+  simnpu_layout layout;
 } simnpu_preprocess;
 
 SIMNPU_API int simnpu_model_get_preprocess (simnpu_model * model,

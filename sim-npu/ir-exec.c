@@ -38,15 +38,21 @@
 #define OC_HALF 8
 /* output pixels (matmul: rows) of one tile */
 #define PIXEL_BLOCK 6
+/* channels of one depthwise block: DW_VECS vectors */
+#define DW_VECS 4
+#define DW_BLOCK (DW_VECS * OC_HALF)
 /* a strided view may split every axis in two (tile) */
 #define MAX_VIEW (2 * SIMNPU_IR_MAX_RANK)
 
 typedef float v8sf __attribute__((vector_size (OC_HALF * sizeof (float))));
 
-/* unaligned vector loads and stores (macros: vectors passed by value
- * would change the ABI between the clones) */
-#define LOAD8(v, p) memcpy (&(v), (p), sizeof (v8sf))
-#define STORE8(p, v) memcpy ((p), &(v), sizeof (v8sf))
+/* unaligned vector loads and stores: a vector type of float alignment
+ * that may alias the float data (macros: vectors passed by value would
+ * change the ABI between the clones) */
+typedef float v8sf_u __attribute__((vector_size (OC_HALF * sizeof (float)),
+        aligned (sizeof (float)), may_alias));
+#define LOAD8(v, p) ((v) = *(const v8sf_u *) (const void *) (p))
+#define STORE8(p, v) (*(v8sf_u *) (void *) (p) = (v))
 
 static const simnpu__ir_tensor *
 tin (const simnpu__ir_exec * x, const simnpu__ir_node * n, unsigned i)
@@ -344,6 +350,7 @@ typedef struct
 {
   simnpu__ir_op op;
   simnpu__ir_dtype dtype;       /* of the inputs */
+  simnpu__ir_dtype dtype_b;     /* pow's exponent may differ */
   const void *a, *b;
   void *out;
 } binary_ctx;
@@ -568,6 +575,23 @@ binary_fn (void *ctx, int64_t o, const int64_t * offs, const int64_t * st,
     }
     return;
   }
+  if (c->dtype != c->dtype_b) {
+    /* pow with an exponent of another dtype */
+    for (i = 0; i < len; i++) {
+      int64_t ia = offs[0] + i * st[0], ib = offs[1] + i * st[1];
+      if (c->dtype == SIMNPU_IR_F32)
+        ((float *) c->out)[o + i] = powf (((const float *) c->a)[ia],
+            (float) load_f64 (c->dtype_b, c->b, ib));
+      else if (c->dtype_b == SIMNPU_IR_F32)
+        store_int (c->dtype, c->out, o + i, f2i (powf ((float)
+                    load_int (c->dtype, c->a, ia),
+                    ((const float *) c->b)[ib])));
+      else
+        store_int (c->dtype, c->out, o + i, int_pow (load_int (c->dtype,
+                    c->a, ia), load_int (c->dtype_b, c->b, ib)));
+    }
+    return;
+  }
   if (c->dtype == SIMNPU_IR_F32) {
     f32_binary_run (c->op, (float *) c->out + o,
         (const float *) c->a + offs[0], st[0],
@@ -586,7 +610,7 @@ binary_apply (const simnpu__ir_tensor * out, void *od,
     const simnpu__ir_tensor * tb, const void *b, simnpu__ir_op op)
 {
   const simnpu__ir_tensor *ins[2] = { ta, tb };
-  binary_ctx c = { op, ta->dtype, a, b, od };
+  binary_ctx c = { op, ta->dtype, tb->dtype, a, b, od };
   bcast bc;
 
   bcast_init (&bc, out, 2, ins);
@@ -1066,16 +1090,36 @@ depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
   for (y = 0; y < oh; y++) {
     for (x0 = 0; x0 < ow; x0++) {
       float *restrict o = out + (y * ow + x0) * c;
-      for (ch = 0; ch < c; ch++)
-        o[ch] = bias[ch];
-      for (ky = 0; ky < kh; ky++) {
-        for (kx = 0; kx < kw; kx++) {
-          const float *restrict ip = in + ((y * sh + ky * dh) * wp
-              + x0 * sw + kx * dw) * c;
-          const float *restrict wk = w + ((int64_t) ky * kw + kx) * c;
-          for (ch = 0; ch < c; ch++)
-            o[ch] += ip[ch] * wk[ch];
+      const float *base = in + (y * sh * wp + x0 * sw) * c;
+      /* blocks of DW_BLOCK channels accumulate in registers over the
+       * taps */
+      for (ch = 0; ch + DW_BLOCK <= c; ch += DW_BLOCK) {
+        v8sf acc[DW_VECS];
+        int v;
+        for (v = 0; v < DW_VECS; v++)
+          LOAD8 (acc[v], bias + ch + v * OC_HALF);
+        for (ky = 0; ky < kh; ky++) {
+          for (kx = 0; kx < kw; kx++) {
+            const float *ip = base + (ky * dh * wp + kx * dw) * c + ch;
+            const float *wk = w + ((int64_t) ky * kw + kx) * c + ch;
+            for (v = 0; v < DW_VECS; v++) {
+              v8sf a, b;
+              LOAD8 (a, ip + v * OC_HALF);
+              LOAD8 (b, wk + v * OC_HALF);
+              acc[v] += a * b;
+            }
+          }
         }
+        for (v = 0; v < DW_VECS; v++)
+          STORE8 (o + ch + v * OC_HALF, acc[v]);
+      }
+      for (; ch < c; ch++) {
+        float acc = bias[ch];
+        for (ky = 0; ky < kh; ky++)
+          for (kx = 0; kx < kw; kx++)
+            acc += base[(ky * dh * wp + kx * dw) * c + ch]
+                * w[((int64_t) ky * kw + kx) * c + ch];
+        o[ch] = acc;
       }
       apply_act (o, c, at);
     }
@@ -1658,13 +1702,15 @@ resize_coord (int coord, int64_t o, int64_t in_len, int64_t out_len,
    * than the ratio of the rounded sizes */
   double scale = given_scale > 0 ? (double) given_scale
       : (double) out_len / (double) in_len;
+  /* ONNX's reference takes the resized length unrounded when given a
+   * scale */
+  double len = given_scale > 0 ? (double) in_len * scale : (double) out_len;
 
   switch (coord) {
     case SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL:
-      return out_len > 1 ? ((double) o + 0.5) / scale - 0.5 : 0.0;
+      return len > 1 ? ((double) o + 0.5) / scale - 0.5 : 0.0;
     case SIMNPU_IR_COORD_ALIGN_CORNERS:
-      return out_len == 1 ? 0.0
-          : (double) o *(double) (in_len - 1) / (double) (out_len - 1);
+      return len == 1 ? 0.0 : (double) o *(double) (in_len - 1) / (len - 1);
     case SIMNPU_IR_COORD_ASYMMETRIC:
       return (double) o / scale;
     case SIMNPU_IR_COORD_TF_HALF_PIXEL_FOR_NN:
@@ -1936,9 +1982,13 @@ simnpu__ir_run_pad (simnpu__ir_exec * x, const simnpu__ir_node * n,
     simnpu_error * error)
 {
   const simnpu__ir_tensor *t = tin (x, n, 0), *to = tout (x, n, 0);
-  const int64_t *before = n->attrs.ints;
+  const int64_t *ints = n->attrs.ints;
   size_t es = simnpu__ir_dtype_size (t->dtype);
   int64_t st[SIMNPU_IR_MAX_RANK], idx[SIMNPU_IR_MAX_RANK] = { 0 };
+  /* per axis, as ONNX: negative pads crop first (keeping kept elements
+   * from first), then the kept part is padded by pad */
+  int64_t first[SIMNPU_IR_MAX_RANK], kept[SIMNPU_IR_MAX_RANK];
+  int64_t pad[SIMNPU_IR_MAX_RANK];
   int64_t total = elems (to), inner, done, j, lo, hi;
   const uint8_t *in = din (x, n, 0);
   uint8_t *o = dout (x, n, 0), value[sizeof (int64_t)];
@@ -1956,29 +2006,35 @@ simnpu__ir_run_pad (simnpu__ir_exec * x, const simnpu__ir_node * n,
     return 0;
   }
   contiguous_strides (r, t->dims, st);
+  for (d = 0; d < r; d++) {
+    first[d] = MAX (0, -ints[d]);
+    kept[d] = t->dims[d] + MIN (ints[d], 0) + MIN (ints[r + d], 0);
+    pad[d] = MAX (ints[d], 0);
+  }
   inner = to->dims[r - 1];
   /* the output positions of the last axis that copy straight */
-  lo = CLAMP (before[r - 1], 0, inner);
-  hi = CLAMP (before[r - 1] + t->dims[r - 1], lo, inner);
+  lo = pad[r - 1];
+  hi = lo + MAX (kept[r - 1], 0);
   for (done = 0; done < total; done += inner) {
     int64_t src = 0;
     bool constant = false;
     for (d = 0; d + 1 < r; d++) {
-      int64_t s = pad_map (idx[d] - before[d], t->dims[d], mode);
+      int64_t s = pad_map (idx[d] - pad[d], kept[d], mode);
       if (s < 0)
         constant = true;
       else
-        src += s * st[d];
+        src += (first[d] + s) * st[d];
     }
+    src += first[r - 1];
     for (j = 0; j < inner; j++) {
       int64_t s;
       if (j == lo && !constant && hi > lo) {
-        memcpy (o + j * (int64_t) es, in + (src + j - before[r - 1]) *
-            (int64_t) es, (size_t) (hi - lo) * es);
+        memcpy (o + j * (int64_t) es, in + src * (int64_t) es,
+            (size_t) (hi - lo) * es);
         j = hi - 1;
         continue;
       }
-      s = constant ? -1 : pad_map (j - before[r - 1], t->dims[r - 1], mode);
+      s = constant ? -1 : pad_map (j - lo, kept[r - 1], mode);
       memcpy (o + j * (int64_t) es, s < 0 ? value : in + (src + s) *
           (int64_t) es, es);
     }

@@ -601,9 +601,16 @@ infer_binary (simnpu__ir_graph * g, simnpu__ir_node * n, simnpu_error * error)
   simnpu__ir_dtype out = a->dtype;
   int ret;
 
-  if ((ret = need_outputs (n, 1, error)) < 0
-      || (ret = same_dtypes (g, n, 0, error)) < 0)
+  if ((ret = need_outputs (n, 1, error)) < 0)
     return ret;
+  /* pow's exponent may have another numeric dtype (ONNX Pow-15) */
+  if (n->op == SIMNPU_IR_POW) {
+    if ((ret = need_dtype (n, in_t (g, n, 1), "exponent",
+                is_numeric (in_t (g, n, 1)->dtype), "numeric", error)) < 0)
+      return ret;
+  } else if ((ret = same_dtypes (g, n, 0, error)) < 0) {
+    return ret;
+  }
   switch (n->op) {
     case SIMNPU_IR_EQUAL:
       out = SIMNPU_IR_BOOL;
@@ -1065,9 +1072,10 @@ infer_split (simnpu__ir_graph * g, simnpu__ir_node * n, simnpu_error * error)
       a->ints[i] = MAX (0, MIN (part, dim - part * (int64_t) i));
     }
   }
-  if (a->n_ints != n->n_outputs)
+  if (a->n_ints != n->n_outputs || a->n_ints > SIMNPU_IR_MAX_INTS)
     return node_error (error, SIMNPU_EINVAL, n,
-        "%u sizes for %u outputs", a->n_ints, n->n_outputs);
+        "%u sizes for %u outputs (at most %d)", a->n_ints, n->n_outputs,
+        SIMNPU_IR_MAX_INTS);
   for (i = 0; i < a->n_ints; i++) {
     if (a->ints[i] < 0 || a->ints[i] > dim)
       return node_error (error, SIMNPU_EINVAL, n,

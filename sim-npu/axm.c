@@ -29,7 +29,7 @@
 #define TENSOR_BYTES 80
 #define OP_BYTES 152
 #define ACTION_BYTES 48
-#define PREPROCESS_BYTES 40
+#define PREPROCESS_BYTES 44
 #define SECTION_ALIGN 8
 #define NO_DATA G_MAXUINT64
 #define FLAG_ESTIMATE_ONLY 1u
@@ -246,6 +246,8 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
     put (preprocess, &pos, &p->scale, 4);
     put (preprocess, &pos, p->mean, 3 * 4);
     put (preprocess, &pos, p->std, 3 * 4);
+    u32 = p->layout;
+    put (preprocess, &pos, &u32, 4);
     blobs[SEC_PREPROCESS] = preprocess;
     sizes[SEC_PREPROCESS] = PREPROCESS_BYTES;
     present[n_present++] = SEC_PREPROCESS;
@@ -690,7 +692,7 @@ read_preprocess (reader * r, simnpu__graph * g)
 {
   const guint8 *p = r->base + r->off[SEC_PREPROCESS];
   simnpu__preprocess *pp = &g->preprocess;
-  uint32_t color, resize, fill;
+  uint32_t color, resize, fill, layout;
   char field[16];
   unsigned c;
   int ret;
@@ -713,6 +715,11 @@ read_preprocess (reader * r, simnpu__graph * g)
         "1 (stretch)", resize);
   if (fill > G_MAXUINT8)
     return bad (r, "preprocess", "fill %u; expected 0 to 255", fill);
+  layout = rd32 (p + 40);
+  if (layout > SIMNPU_LAYOUT_NCHW)
+    return bad (r, "preprocess", "layout %u; expected 0 (NHWC) or 1 (NCHW)",
+        layout);
+  pp->layout = layout;
   pp->color = color;
   pp->resize = resize;
   pp->fill = (uint8_t) fill;

@@ -67,12 +67,18 @@ check_io_tensor (const simnpu__ir_graph * s, const char *sec, const char *io,
     unsigned j, int t, bool public_side, simnpu_error * error)
 {
   const simnpu__ir_tensor *x;
+  const char *problem;
   int64_t n;
 
   if (t < 0 || (unsigned) t >= s->n_tensors)
     return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: %s %u is "
         "tensor %d; expected 0 to %u", sec, io, j, t, s->n_tensors - 1);
   x = &s->tensors[t];
+  /* public names reach the caller (tensor metas, messages) */
+  if (public_side && (problem = simnpu__label_problem (x->name)) != NULL)
+    return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: %s %u: name "
+        "%s; expected a non-empty UTF-8 name under %d bytes without control "
+        "characters", sec, io, j, problem, SIMNPU_MAX_NAME_BYTES);
   if (x->dtype != SIMNPU_IR_F32)
     return simnpu__set_error (error, SIMNPU_EUNSUPPORTED, ".axm %s: %s '%s' "
         "is %s; expected f32", sec, io, x->name,
@@ -202,17 +208,24 @@ simnpu__host_check (const simnpu__graph * g, simnpu_error * error)
 /* ------------------------------------------------------------------ */
 /* The public view                                                      */
 
+/* The IR does not say how a rank-4 public tensor is laid out: the
+ * preprocessing record does for the image input, else NHWC (the IR's
+ * spatial convention). */
 static void
-fill_ir_spec (const simnpu__ir_tensor * t, simnpu_tensor_spec * spec)
+fill_ir_spec (const simnpu__graph * g, const simnpu__ir_tensor * t,
+    bool input, simnpu_tensor_spec * spec)
 {
   unsigned i;
 
   memset (spec, 0, sizeof (*spec));
   spec->name = t->name;
   spec->dtype = SIMNPU_DTYPE_F32;
-  /* the IR's spatial tensors are channels-last */
-  spec->layout = t->rank == SIMNPU_MAX_DIMS ? SIMNPU_LAYOUT_NHWC :
-      SIMNPU_LAYOUT_NCHW;
+  if (t->rank != SIMNPU_MAX_DIMS)
+    spec->layout = SIMNPU_LAYOUT_NCHW;
+  else if (input && g->has_preprocess)
+    spec->layout = g->preprocess.layout;
+  else
+    spec->layout = SIMNPU_LAYOUT_NHWC;
   spec->n_dims = t->rank;
   for (i = 0; i < t->rank; i++)
     spec->dims[i] = t->dims[i];
@@ -248,7 +261,7 @@ section_new (const simnpu__graph * g, simnpu_section_kind kind,
   for (j = 0; j < ir->n_inputs; j++) {
     const simnpu__ir_tensor *t = &ir->tensors[ir->inputs[j]];
     if (pre) {
-      fill_ir_spec (t, &s->in_specs[j]);
+      fill_ir_spec (g, t, true, &s->in_specs[j]);
       s->in_bound[j] = j;
     } else {
       int k = find_device_io (g, false, t->name);
@@ -263,7 +276,7 @@ section_new (const simnpu__graph * g, simnpu_section_kind kind,
       s->out_specs[j] = dev_in[k];
       s->out_bound[j] = (unsigned) k;
     } else {
-      fill_ir_spec (t, &s->out_specs[j]);
+      fill_ir_spec (g, t, false, &s->out_specs[j]);
       s->out_bound[j] = j;
     }
   }
@@ -297,7 +310,8 @@ simnpu__host_view_init (simnpu__host_view * v, const simnpu__graph * g,
   if (g->preamble != NULL) {
     const simnpu__ir_graph *ir = g->preamble;
     for (j = 0; j < ir->n_inputs; j++) {
-      fill_ir_spec (&ir->tensors[ir->inputs[j]], &v->inputs[v->n_inputs]);
+      fill_ir_spec (g, &ir->tensors[ir->inputs[j]], true,
+          &v->inputs[v->n_inputs]);
       v->in_bind[v->n_inputs].section = SIMNPU_SECTION_PREAMBLE;
       v->in_bind[v->n_inputs++].index = j;
     }
@@ -315,7 +329,8 @@ simnpu__host_view_init (simnpu__host_view * v, const simnpu__graph * g,
   if (g->postamble != NULL) {
     const simnpu__ir_graph *ir = g->postamble;
     for (j = 0; j < ir->n_outputs; j++) {
-      fill_ir_spec (&ir->tensors[ir->outputs[j]], &v->outputs[v->n_outputs]);
+      fill_ir_spec (g, &ir->tensors[ir->outputs[j]], false,
+          &v->outputs[v->n_outputs]);
       v->out_bind[v->n_outputs].section = SIMNPU_SECTION_POSTAMBLE;
       v->out_bind[v->n_outputs++].index = j;
     }

@@ -1479,6 +1479,7 @@ simnpu_model_get_preprocess (simnpu_model * m, simnpu_preprocess * pp)
   pp->resize = (simnpu_resize_kind) p->resize;
   pp->fill = p->fill;
   pp->scale = p->scale;
+  pp->layout = p->layout;
   for (c = 0; c < G_N_ELEMENTS (p->mean); c++) {
     pp->mean[c] = p->mean[c];
     pp->std[c] = p->std[c];
@@ -1690,12 +1691,14 @@ validate_buffers (simnpu_model * m, const simnpu_input_buffer * inputs,
   }
   if (n_inputs != g->n_inputs || (n_inputs > 0 && inputs == NULL))
     return simnpu__set_error (error, SIMNPU_EINVAL,
-        "submit: %u input buffers; model '%s' expects %u", n_inputs, g->name,
-        g->n_inputs);
+        "submit: %u input buffers; model '%s' expects %u%s", n_inputs,
+        g->name, g->n_inputs, g->preamble ? " (its device inputs, made by "
+        "the preamble)" : "");
   if (n_outputs != g->n_outputs || (n_outputs > 0 && outputs == NULL))
     return simnpu__set_error (error, SIMNPU_EINVAL,
-        "submit: %u output buffers; model '%s' expects %u", n_outputs,
-        g->name, g->n_outputs);
+        "submit: %u output buffers; model '%s' expects %u%s", n_outputs,
+        g->name, g->n_outputs, g->postamble ? " (its device outputs, read by "
+        "the postamble)" : "");
   for (i = 0; i < n_inputs; i++) {
     const simnpu_tensor_spec *s = &m->in_specs[i];
     if (inputs[i].data == NULL)
@@ -1745,9 +1748,11 @@ take_job (simnpu_device * dev)
 /**
  * simnpu_job_submit:
  * @model: a loaded model
- * @inputs: one buffer per model input, in order; copied before returning
+ * @inputs: one buffer per device input (simnpu_model_get_device_input()),
+ *   in order; copied before returning
  * @n_inputs: number of input buffers
- * @outputs: one caller-owned buffer per model output
+ * @outputs: one caller-owned buffer per device output
+ *   (simnpu_model_get_device_output())
  * @n_outputs: number of output buffers
  * @callback: (nullable): called on a device thread when the job completes
  * @user_data: passed to @callback and returned in the result
@@ -1760,6 +1765,11 @@ take_job (simnpu_device * dev)
  * the device's resources and queued on the chosen core. A shape-only
  * model (estimate_only) takes timing-only jobs: no buffers, nothing
  * computed, the modelled timing and events as for any job.
+ *
+ * A job runs the device graph only: for a model with host sections the
+ * caller runs the preamble before (its outputs are device inputs) and the
+ * postamble after completion (see simnpu_model_get_host_section()).
+ * Without host sections the device tensors are the model's public ones.
  *
  * Returns: 0, or %SIMNPU_ESIZE / %SIMNPU_EINVAL for wrong buffers,
  *   %SIMNPU_ENOWEIGHTS for a shape-only model, %SIMNPU_ECLOSED

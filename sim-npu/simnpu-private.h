@@ -294,6 +294,9 @@ typedef struct
   float scale;
   float mean[3];
   float std[3];
+  /* of a rank-4 image input made by the preamble (the float IR does not
+   * say): NHWC or NCHW */
+  simnpu_layout layout;
 } simnpu__preprocess;
 
 struct _simnpu__ir_graph;

@@ -114,6 +114,7 @@ host_model_graph (simnpu_error * error)
   g->preprocess.resize = SIMNPU_RESIZE_LETTERBOX;
   g->preprocess.fill = HOST_MODEL_FILL;
   g->preprocess.scale = HOST_MODEL_PIXEL_SCALE;
+  g->preprocess.layout = SIMNPU_LAYOUT_NHWC;
   for (c = 0; c < 3; c++) {
     g->preprocess.mean[c] = 0.1f * (float) c;
     g->preprocess.std[c] = 1.0f + (float) c;

@@ -33,6 +33,7 @@
 #define PRE_COLOR 0
 #define PRE_SCALE 12
 #define PRE_STD 28
+#define PRE_LAYOUT 40
 
 static simnpu_device *dev;
 
@@ -217,6 +218,7 @@ test_metadata (void)
   g_assert_cmpint (pp.resize, ==, SIMNPU_PREPROCESS_LETTERBOX);
   g_assert_cmpuint (pp.fill, ==, HOST_MODEL_FILL);
   g_assert_cmpfloat (pp.scale, ==, HOST_MODEL_PIXEL_SCALE);
+  g_assert_cmpint (pp.layout, ==, SIMNPU_LAYOUT_NHWC);
   for (c = 0; c < 3; c++) {
     g_assert_cmpfloat (pp.mean[c], ==, 0.1f * (float) c);
     g_assert_cmpfloat (pp.std[c], ==, 1.0f + (float) c);
@@ -348,6 +350,44 @@ test_plain_model (void)
   simnpu_model_unload (model);
 }
 
+/* Containers from before 1.2 load as they did: no host sections, no
+ * metadata, public tensors = device tensors. */
+static void
+test_old_versions (void)
+{
+  static const char *const files[] = { "ball-detector.bin",
+    "ball-detector-1.1.bin", "all-ops.bin"
+  };
+  unsigned i;
+
+  for (i = 0; i < G_N_ELEMENTS (files); i++) {
+    gchar *path = g_test_build_filename (G_TEST_DIST, "..", "fuzz", "corpus",
+        "axm", files[i], NULL);
+    simnpu_error error = { 0 };
+    simnpu_model *model = NULL;
+    simnpu_model_info info;
+    simnpu_tensor_spec pub, devspec;
+    simnpu_preprocess pp;
+
+    if (simnpu_model_load (dev, path, &model, &error) < 0)
+      g_error ("%s: %s", files[i], error.message);
+    simnpu_model_get_info (model, &info);
+    g_assert_false (info.has_preamble);
+    g_assert_false (info.has_postamble);
+    g_assert_cmpuint (info.n_inputs, ==, info.n_device_inputs);
+    g_assert_cmpuint (info.n_outputs, ==, info.n_device_outputs);
+    g_assert_cmpint (simnpu_model_get_input (model, 0, &pub), ==, 0);
+    g_assert_cmpint (simnpu_model_get_device_input (model, 0, &devspec), ==, 0);
+    g_assert_cmpstr (pub.name, ==, devspec.name);
+    g_assert_cmpuint (pub.size_bytes, ==, devspec.size_bytes);
+    g_assert_cmpint (simnpu_model_get_preprocess (model, &pp), ==,
+        SIMNPU_ENOENT);
+    g_assert_null (simnpu_model_get_decoder_json (model));
+    simnpu_model_unload (model);
+    g_free (path);
+  }
+}
+
 static void
 test_corrupt_sections (void)
 {
@@ -376,6 +416,27 @@ test_corrupt_sections (void)
   p = section_data (d, SEC_PREPROCESS, NULL);
   memcpy (p + PRE_SCALE, &nan, 4);
   expect_load_error (d, len, SIMNPU_EFORMAT, "scale is nan");
+  g_free (d);
+
+  FRESH ();
+  p = section_data (d, SEC_PREPROCESS, NULL);
+  put_u32 (p + PRE_LAYOUT, 2);
+  expect_load_error (d, len, SIMNPU_EFORMAT, "preprocess: layout 2");
+  g_free (d);
+
+  /* the layout of the image input is the record's */
+  FRESH ();
+  p = section_data (d, SEC_PREPROCESS, NULL);
+  put_u32 (p + PRE_LAYOUT, SIMNPU_LAYOUT_NCHW);
+  {
+    simnpu_model *model = load (d, len);
+    simnpu_tensor_spec spec;
+    g_assert_cmpint (simnpu_model_get_input (model, 0, &spec), ==, 0);
+    g_assert_cmpint (spec.layout, ==, SIMNPU_LAYOUT_NCHW);
+    g_assert_cmpint (simnpu_model_get_output (model, 0, &spec), ==, 0);
+    g_assert_cmpint (spec.layout, ==, SIMNPU_LAYOUT_NHWC);
+    simnpu_model_unload (model);
+  }
   g_free (d);
 
   /* the preprocessing record has one size */
@@ -490,6 +551,14 @@ clash_public_output (simnpu__graph * g)
 }
 
 static void
+unnamed_public_input (simnpu__graph * g)
+{
+  simnpu__ir_tensor *t = &g->preamble->tensors[g->preamble->inputs[0]];
+  g_free (t->name);
+  t->name = g_strdup ("");
+}
+
+static void
 shrink_preamble (simnpu__graph * g)
 {
   static const int64_t dims[4] = { 1, 2, 2, 2 };
@@ -535,6 +604,8 @@ test_bindings (void)
   expect_bad_binding (shrink_preamble, SIMNPU_ESHAPE,
       "output 'x' has 8 elements; the device input has 12");
   expect_bad_binding (bad_decoder, SIMNPU_EFORMAT, "expected a JSON object");
+  expect_bad_binding (unnamed_public_input, SIMNPU_EFORMAT,
+      "preamble: input 0: name is empty");
 }
 
 int
@@ -551,6 +622,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/host/metadata", test_metadata);
   g_test_add_func ("/simnpu/host/run", test_run);
   g_test_add_func ("/simnpu/host/plain-model", test_plain_model);
+  g_test_add_func ("/simnpu/host/old-versions", test_old_versions);
   g_test_add_func ("/simnpu/host/corrupt-sections", test_corrupt_sections);
   g_test_add_func ("/simnpu/host/bindings", test_bindings);
   ret = g_test_run ();

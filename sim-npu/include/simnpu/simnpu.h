@@ -51,9 +51,11 @@ extern "C" {
 # endif
 #endif
 
-/* Version of the library API; the .axm container has its own version. */
+/* Version of the library API; the .axm container has its own version.
+ * 1.1 added host sections, device tensors, preprocessing and decoder
+ * metadata. */
 #define SIMNPU_VERSION_MAJOR 1
-#define SIMNPU_VERSION_MINOR 0
+#define SIMNPU_VERSION_MINOR 1
 
 /* Maximum rank of a tensor (the same as GST_AX_TENSOR_MAX_DIMS). */
 #define SIMNPU_MAX_DIMS 4
@@ -471,6 +473,8 @@ typedef enum
  * @scale: pixel scale
  * @mean: per-channel mean
  * @std: per-channel standard deviation (never 0)
+ * @layout: the memory layout of the image input (the one the public input
+ *   reports)
  *
  * How pixels become a model's input, as calibrated: channel c of a pixel
  * p (0 to 255) is (p * @scale - @mean[c]) / @std[c].
@@ -483,6 +487,7 @@ typedef struct
   float scale;
   float mean[3];
   float std[3];
+  simnpu_layout layout;
 } simnpu_preprocess;
 
 SIMNPU_API int simnpu_model_get_preprocess (simnpu_model * model,

@@ -59,8 +59,7 @@ static const char *const op_names[SIMNPU_N_OP_TYPES] = {
 #define MAX_MEAN_POSITIONS (1 << 23)
 /* a generic LUT op's table: one int8 per input value */
 #define LUT_ENTRIES 256
-/* resize index tables: three int32 per output row and column */
-#define RESIZE_TABLE_STRIDE 3
+#define RESIZE_TABLE_STRIDE SIMNPU_RESIZE_TAB_STRIDE
 #define RESIZE_BILINEAR_TAPS 4
 
 const char *
@@ -981,9 +980,9 @@ resize_axis (int64_t in, int64_t out, int coord, int nearest, bool bilinear,
       i1 = i0 + 1;
       w = (2 * (num - i0 * den) * one + den) / (2 * den);
     }
-    t[RESIZE_TABLE_STRIDE * x] = (int32_t) i0;
-    t[RESIZE_TABLE_STRIDE * x + 1] = (int32_t) i1;
-    t[RESIZE_TABLE_STRIDE * x + 2] = (int32_t) w;
+    t[RESIZE_TABLE_STRIDE * x + SIMNPU_RESIZE_TAB_I0] = (int32_t) i0;
+    t[RESIZE_TABLE_STRIDE * x + SIMNPU_RESIZE_TAB_I1] = (int32_t) i1;
+    t[RESIZE_TABLE_STRIDE * x + SIMNPU_RESIZE_TAB_W] = (int32_t) w;
   }
 }
 

@@ -1198,11 +1198,10 @@ simnpu__transpose (const int8_t * in, const int64_t * ps,
       }
 }
 
-/* Index tables: see simnpu__op.table. */
-#define TAB_I0 0
-#define TAB_I1 1
-#define TAB_W 2
-#define TAB_STRIDE 3
+#define TAB_I0 SIMNPU_RESIZE_TAB_I0
+#define TAB_I1 SIMNPU_RESIZE_TAB_I1
+#define TAB_W SIMNPU_RESIZE_TAB_W
+#define TAB_STRIDE SIMNPU_RESIZE_TAB_STRIDE
 
 SIMNPU_CLONES void
 simnpu__resize_nearest (const int64_t * din, const int8_t * in,

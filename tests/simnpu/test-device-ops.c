@@ -916,6 +916,68 @@ test_axm_round_trip (void)
   g_free (t64);
 }
 
+/* The cost model: the new ops cost like comparable ones (bytes over the
+ * vector width plus the per-op overhead), mean its input, bilinear four
+ * taps per output; on Torq pad and nearest resize move data on the CDMA
+ * engine, bilinear resize computes. */
+static void
+test_cost (void)
+{
+  static const char json[] =
+      "{\"format\": \"simnpu-graph\", \"version\": 1, \"name\": \"cost\","
+      "\"inputs\": [{\"name\": \"x\", \"shape\": [1, 8, 8, 16], \"dtype\": "
+      "\"i8\", \"scale\": 0.1}],"
+      "\"outputs\": [{\"name\": \"y\", \"dtype\": \"i8\", \"scale\": 0.1}, "
+      "{\"name\": \"z\", \"dtype\": \"i8\", \"scale\": 0.1}],"
+      "\"ops\": ["
+      " {\"type\": \"resize\", \"inputs\": [\"x\"], \"outputs\": [\"b\"],"
+      "  \"attrs\": {\"mode\": \"bilinear\", \"size\": [16, 16]}},"
+      " {\"type\": \"resize\", \"inputs\": [\"b\"], \"outputs\": [\"n\"],"
+      "  \"attrs\": {\"scale\": [2, 2]}},"
+      " {\"type\": \"mean\", \"inputs\": [\"n\"], \"outputs\": [\"y\"]},"
+      " {\"type\": \"pad\", \"inputs\": [\"x\"], \"outputs\": [\"p\"],"
+      "  \"attrs\": {\"pads\": [0, 1, 1, 0, 0, 1, 1, 0]}},"
+      " {\"type\": \"hard_swish\", \"inputs\": [\"p\"], \"outputs\": [\"z\"]}"
+      "]}";
+  /* bytes each op's cost counts, and whether Torq runs it on the CDMA */
+  static const struct
+  {
+    uint64_t bytes;
+    bool cdma;
+  } want[] = {
+    {4 * 16 * 16 * 16, false},
+    {32 * 32 * 16, true},
+    {32 * 32 * 16, false},
+    {10 * 10 * 16, true},
+    {10 * 10 * 16, false},
+  };
+  simnpu__graph *g = load (json);
+  simnpu__profile p;
+  simnpu__schedule s = { 0 };
+  simnpu_error error = { 0 };
+  unsigned i, seen = 0;
+
+  g_assert_cmpint (simnpu__profile_parse ("torq", &p, &error), ==, 0);
+  g_assert_cmpint (simnpu__schedule_build (g, &p, &s, &error), ==, 0);
+  for (i = 0; i < s.n_actions; i++) {
+    const simnpu__action *a = &s.actions[i];
+    uint64_t cycles;
+    if (a->op_index < 0 || (a->kind != SIMNPU_ACTION_COMPUTE
+            && a->kind != SIMNPU_ACTION_CDMA))
+      continue;
+    g_assert_cmpint (a->op_index, <, (int) G_N_ELEMENTS (want));
+    cycles = (want[a->op_index].bytes + p.vector_bytes_per_cycle - 1) /
+        p.vector_bytes_per_cycle + p.op_overhead_cycles;
+    g_assert_cmpuint (a->cycles, ==, cycles);
+    g_assert_cmpint (a->kind, ==, want[a->op_index].cdma ?
+        SIMNPU_ACTION_CDMA : SIMNPU_ACTION_COMPUTE);
+    seen++;
+  }
+  g_assert_cmpuint (seen, ==, G_N_ELEMENTS (want));
+  simnpu__schedule_clear (&s);
+  simnpu__graph_free (g);
+}
+
 static void
 test_bad_attrs (void)
 {
@@ -1011,6 +1073,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/device-ops/pad", test_pad);
   g_test_add_func ("/simnpu/device-ops/binary", test_binary);
   g_test_add_func ("/simnpu/device-ops/axm-round-trip", test_axm_round_trip);
+  g_test_add_func ("/simnpu/device-ops/cost", test_cost);
   g_test_add_func ("/simnpu/device-ops/bad-attrs", test_bad_attrs);
   ret = g_test_run ();
   g_rand_free (rng);

@@ -1005,6 +1005,12 @@ prepare_resize (simnpu__graph * g, simnpu__op * op, unsigned oi,
         "output height + width above 5.5 million");
   op->eltwise_mult[0] = eltwise_multiplier (r);
   op->rescale = r;
+  /* the row buffers of the faster bilinear pass, when they are not
+   * absurdly large (the kernel works without them) */
+  if (bilinear && simnpu__resize_bilinear_scratch_bytes (out->dims) <=
+      SIMNPU_MAX_ARENA_BYTES)
+    g->scratch_bytes = MAX (g->scratch_bytes,
+        simnpu__resize_bilinear_scratch_bytes (out->dims));
   op->macs =
       (uint64_t) simnpu__tensor_elements (out) *
       (bilinear ? RESIZE_BILINEAR_TAPS : 1);
@@ -1392,7 +1398,9 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
           simnpu__resize_bilinear (di, src, dout, dst, op->table,
               in->zero_point, out->zero_point, (float) (op->rescale /
                   (double) (G_GINT64_CONSTANT (1) << (2 *
-                          SIMNPU_RESIZE_WEIGHT_BITS))));
+                          SIMNPU_RESIZE_WEIGHT_BITS))),
+              simnpu__resize_bilinear_scratch_bytes (dout) <=
+              g->scratch_bytes ? (int32_t *) (void *) scratch : NULL);
         else
           simnpu__resize_nearest (di, src, dout, dst, op->table,
               in->zero_point, out->zero_point, op->eltwise_mult[0]);

@@ -441,9 +441,14 @@ SIMNPU_INTERNAL void simnpu__eltwise (simnpu__op_type type,
 SIMNPU_INTERNAL void simnpu__resize_nearest (const int64_t * in_dims,
     const int8_t * in, const int64_t * out_dims, int8_t * out,
     const int32_t * table, int32_t zp_in, int32_t zp_out, int64_t mult);
+/* rows: NULL, or scratch for two rows of horizontal taps, 2 * out_dims[2]
+ * * out_dims[3] int32 (see simnpu__resize_bilinear_scratch_bytes) */
 SIMNPU_INTERNAL void simnpu__resize_bilinear (const int64_t * in_dims,
     const int8_t * in, const int64_t * out_dims, int8_t * out,
-    const int32_t * table, int32_t zp_in, int32_t zp_out, float scale);
+    const int32_t * table, int32_t zp_in, int32_t zp_out, float scale,
+    int32_t * rows);
+SIMNPU_INTERNAL size_t simnpu__resize_bilinear_scratch_bytes (const int64_t
+    * out_dims);
 SIMNPU_INTERNAL void simnpu__mean (const int64_t * in_dims, const int8_t * in,
     int8_t * out, int32_t * acc, int32_t zp_in, int32_t zp_out,
     double rescale);

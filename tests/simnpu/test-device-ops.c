@@ -599,6 +599,49 @@ test_resize_bilinear (void)
   g_assert_cmpint (exact, >, total * 9 / 10);
 }
 
+/* The kernel's two passes (cached rows of horizontal taps, or per pixel
+ * without scratch) compute the same integers. */
+static void
+test_resize_bilinear_paths (void)
+{
+  static const int sizes[][5] = {
+    {4, 5, 8, 10, 3}, {9, 7, 4, 3, 16}, {3, 3, 9, 2, 1}, {6, 4, 13, 11, 8},
+  };
+  unsigned s, coord;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (coord = 0; coord < 4; coord++) {
+      const int ih = sizes[s][0], iw = sizes[s][1];
+      const int oh = sizes[s][2], ow = sizes[s][3], ch = sizes[s][4];
+      const int64_t shape[4] = { 2, ih, iw, ch };
+      gchar *attrs = resize_attrs ("bilinear", oh, ow, coord, 0);
+      gchar *json = unary_graph ("resize", attrs, shape, 0.05f, -3, 0.04f,
+          7);
+      simnpu__graph *g = load (json);
+      const simnpu__op *op = &g->ops[0];
+      const simnpu__tensor *out = out_tensor (g, 0);
+      size_t ni = (size_t) 2 * ih * iw * ch, no = (size_t) 2 *oh * ow * ch;
+      int8_t *x = g_malloc (ni), *a = g_malloc (no), *b = g_malloc (no);
+      int32_t *rows = g_malloc (simnpu__resize_bilinear_scratch_bytes
+          (out->dims));
+      float scale = (float) (op->rescale / (1 << (2 *
+                  SIMNPU_RESIZE_WEIGHT_BITS)));
+      fill_i8 (x, ni);
+      simnpu__resize_bilinear (in_tensor (g, 0)->dims, x, out->dims, a,
+          op->table, -3, 7, scale, rows);
+      simnpu__resize_bilinear (in_tensor (g, 0)->dims, x, out->dims, b,
+          op->table, -3, 7, scale, NULL);
+      g_assert_cmpmem (a, no, b, no);
+      g_free (x);
+      g_free (a);
+      g_free (b);
+      g_free (rows);
+      simnpu__graph_free (g);
+      g_free (json);
+      g_free (attrs);
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* mean                                                                 */
 
@@ -1069,6 +1112,8 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/device-ops/resize-nearest", test_resize_nearest);
   g_test_add_func ("/simnpu/device-ops/resize-scale", test_resize_scale);
   g_test_add_func ("/simnpu/device-ops/resize-bilinear", test_resize_bilinear);
+  g_test_add_func ("/simnpu/device-ops/resize-bilinear-paths",
+      test_resize_bilinear_paths);
   g_test_add_func ("/simnpu/device-ops/mean", test_mean);
   g_test_add_func ("/simnpu/device-ops/pad", test_pad);
   g_test_add_func ("/simnpu/device-ops/binary", test_binary);

@@ -313,10 +313,10 @@ test_lut (void)
 static void
 check_conv_clip (const char *act, double lo, double hi, float so)
 {
-  const int n = 9, ic = 3, oc = 4;
+  const int n = 21, ic = 3, oc = 4;
   const float si = 0.05f, ws = 0.02f;
   const int zi = 5, zo = -10;
-  int8_t x[9 * 9 * 3], w[4 * 3 * 3 * 3], *y;
+  int8_t x[21 * 21 * 3], w[4 * 3 * 3 * 3], *y;
   int32_t b[4];
   gchar *w64, *b64, *json;
   simnpu__graph *g;

@@ -59,8 +59,7 @@ static const char *const op_names[SIMNPU_N_OP_TYPES] = {
 #define MAX_MEAN_POSITIONS (1 << 23)
 /* a generic LUT op's table: one int8 per input value */
 #define LUT_ENTRIES 256
-/* resize index tables: three int32 per output row and column */
-#define RESIZE_TABLE_STRIDE 3
+#define RESIZE_TABLE_STRIDE SIMNPU_RESIZE_TAB_STRIDE
 #define RESIZE_BILINEAR_TAPS 4
 
 const char *
@@ -984,9 +983,9 @@ resize_axis (int64_t in, int64_t out, int coord, int nearest, bool bilinear,
       i1 = i0 + 1;
       w = (2 * (num - i0 * den) * one + den) / (2 * den);
     }
-    t[RESIZE_TABLE_STRIDE * x] = (int32_t) i0;
-    t[RESIZE_TABLE_STRIDE * x + 1] = (int32_t) i1;
-    t[RESIZE_TABLE_STRIDE * x + 2] = (int32_t) w;
+    t[RESIZE_TABLE_STRIDE * x + SIMNPU_RESIZE_TAB_I0] = (int32_t) i0;
+    t[RESIZE_TABLE_STRIDE * x + SIMNPU_RESIZE_TAB_I1] = (int32_t) i1;
+    t[RESIZE_TABLE_STRIDE * x + SIMNPU_RESIZE_TAB_W] = (int32_t) w;
   }
 }
 
@@ -1009,6 +1008,12 @@ prepare_resize (simnpu__graph * g, simnpu__op * op, unsigned oi,
         "output height + width above 5.5 million");
   op->eltwise_mult[0] = eltwise_multiplier (r);
   op->rescale = r;
+  /* the row buffers of the faster bilinear pass, when they are not
+   * absurdly large (the kernel works without them) */
+  if (bilinear && simnpu__resize_bilinear_scratch_bytes (out->dims) <=
+      SIMNPU_MAX_ARENA_BYTES)
+    g->scratch_bytes = MAX (g->scratch_bytes,
+        simnpu__resize_bilinear_scratch_bytes (out->dims));
   op->macs =
       (uint64_t) simnpu__tensor_elements (out) *
       (bilinear ? RESIZE_BILINEAR_TAPS : 1);
@@ -1396,7 +1401,9 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
           simnpu__resize_bilinear (di, src, dout, dst, op->table,
               in->zero_point, out->zero_point, (float) (op->rescale /
                   (double) (G_GINT64_CONSTANT (1) << (2 *
-                          SIMNPU_RESIZE_WEIGHT_BITS))));
+                          SIMNPU_RESIZE_WEIGHT_BITS))),
+              simnpu__resize_bilinear_scratch_bytes (dout) <=
+              g->scratch_bytes ? (int32_t *) (void *) scratch : NULL);
         else
           simnpu__resize_nearest (di, src, dout, dst, op->table,
               in->zero_point, out->zero_point, op->eltwise_mult[0]);

@@ -1198,11 +1198,10 @@ simnpu__transpose (const int8_t * in, const int64_t * ps,
       }
 }
 
-/* Index tables: see simnpu__op.table. */
-#define TAB_I0 0
-#define TAB_I1 1
-#define TAB_W 2
-#define TAB_STRIDE 3
+#define TAB_I0 SIMNPU_RESIZE_TAB_I0
+#define TAB_I1 SIMNPU_RESIZE_TAB_I1
+#define TAB_W SIMNPU_RESIZE_TAB_W
+#define TAB_STRIDE SIMNPU_RESIZE_TAB_STRIDE
 
 SIMNPU_CLONES void
 simnpu__resize_nearest (const int64_t * din, const int8_t * in,
@@ -1241,14 +1240,61 @@ simnpu__resize_nearest (const int64_t * din, const int8_t * in,
     }
 }
 
-/* The four taps of an output pixel along its channels: a loop that
- * vectorises for the channel counts of feature maps. The input zero
- * point comes out once, as zp * 2^22: |row tap| <= 128 * 2^11 and |v| <
- * 2^30. */
+/* Horizontal taps of one source row for every output column: h[x][c] =
+ * a * wx0 + b * wx1 with |h| <= 128 * 2^11. */
+static inline __attribute__((always_inline))
+     void bilinear_row (const int8_t * src, const int32_t * tx, int64_t ow,
+    int64_t ch, int32_t * restrict h)
+{
+  const int32_t one = 1 << SIMNPU_RESIZE_WEIGHT_BITS;
+  int64_t x, c;
+
+  for (x = 0; x < ow; x++) {
+    const int32_t *t = tx + TAB_STRIDE * x;
+    const int8_t *restrict a = src + t[TAB_I0] * ch;
+    const int8_t *restrict b = src + t[TAB_I1] * ch;
+    const int32_t wx1 = t[TAB_W], wx0 = one - wx1;
+    int32_t *restrict o = h + x * ch;
+    for (c = 0; c < ch; c++)
+      o[c] = a[c] * wx0 + b[c] * wx1;
+  }
+}
+
+/* the row buffer of the two holding source row want, computing it into
+ * the one that does not hold keep when neither does */
+static inline int32_t *
+bilinear_fetch (const int8_t * in_rows, int64_t row_bytes, int64_t want,
+    int64_t keep, int32_t * buf[2], int64_t have[2], const int32_t * tx,
+    int64_t ow, int64_t ch)
+{
+  int k;
+
+  if (have[0] == want)
+    return buf[0];
+  if (have[1] == want)
+    return buf[1];
+  k = have[0] == keep ? 1 : 0;
+  bilinear_row (in_rows + want * row_bytes, tx, ow, ch, buf[k]);
+  have[k] = want;
+  return buf[k];
+}
+
+size_t
+simnpu__resize_bilinear_scratch_bytes (const int64_t * dout)
+{
+  return 2 * (size_t) dout[2] * (size_t) dout[3] * sizeof (int32_t);
+}
+
+/* v = (top * wy0 + bottom * wy1) - zp * 2^22 with top and bottom the
+ * horizontal taps of the two source rows (|v| < 2^30), requantised as
+ * conv2d. With rows, each source row's horizontal taps are computed once
+ * (upscaling reuses them for several output rows) and the vertical pass
+ * runs along the whole output row; without, per pixel along its
+ * channels. Both give the same integers. */
 SIMNPU_CLONES void
 simnpu__resize_bilinear (const int64_t * din, const int8_t * in,
     const int64_t * dout, int8_t * out, const int32_t * table, int32_t zp_in,
-    int32_t zp_out, float scale)
+    int32_t zp_out, float scale, int32_t * rows)
 {
   const int32_t one = 1 << SIMNPU_RESIZE_WEIGHT_BITS;
   const int32_t zp_acc = zp_in * one * one;
@@ -1259,13 +1305,26 @@ simnpu__resize_bilinear (const int64_t * din, const int8_t * in,
   const int32_t *tx = table + TAB_STRIDE * oh;
   int64_t n, y, x, c;
 
-  for (n = 0; n < dout[0]; n++)
+  for (n = 0; n < dout[0]; n++) {
+    int32_t *buf[2] = { rows, rows + ow * ch };
+    int64_t have[2] = { -1, -1 };
     for (y = 0; y < oh; y++) {
       const int32_t *ty = table + TAB_STRIDE * y;
       const int8_t *r0 = in + (n * ih + ty[TAB_I0]) * iw * ch;
       const int8_t *r1 = in + (n * ih + ty[TAB_I1]) * iw * ch;
       const int32_t wy1 = ty[TAB_W], wy0 = one - wy1;
-      int8_t *dst = out + (n * oh + y) * ow * ch;
+      int8_t *restrict dst = out + (n * oh + y) * ow * ch;
+      if (rows != NULL) {
+        const int8_t *plane = in + n * ih * iw * ch;
+        const int32_t *restrict top = bilinear_fetch (plane, iw * ch,
+            ty[TAB_I0], ty[TAB_I1], buf, have, tx, ow, ch);
+        const int32_t *restrict bottom = bilinear_fetch (plane, iw * ch,
+            ty[TAB_I1], ty[TAB_I0], buf, have, tx, ow, ch);
+        for (x = 0; x < ow * ch; x++)
+          dst[x] = requant_one (top[x] * wy0 + bottom[x] * wy1 - zp_acc,
+              scale, zp_out, lo_f, hi_f);
+        continue;
+      }
       for (x = 0; x < ow; x++) {
         const int32_t *t = tx + TAB_STRIDE * x;
         const int8_t *restrict a = r0 + t[TAB_I0] * ch;
@@ -1275,13 +1334,14 @@ simnpu__resize_bilinear (const int64_t * din, const int8_t * in,
         const int32_t wx1 = t[TAB_W], wx0 = one - wx1;
         int8_t *restrict o = dst + x * ch;
         for (c = 0; c < ch; c++) {
-          int32_t top = a[c] * wx0 + b[c] * wx1;
-          int32_t bottom = p[c] * wx0 + q[c] * wx1;
-          o[c] = requant_one (top * wy0 + bottom * wy1 - zp_acc, scale,
+          int32_t upper = a[c] * wx0 + b[c] * wx1;
+          int32_t lower = p[c] * wx0 + q[c] * wx1;
+          o[c] = requant_one (upper * wy0 + lower * wy1 - zp_acc, scale,
               zp_out, lo_f, hi_f);
         }
       }
     }
+  }
 }
 
 /* acc: din[3] int32 of scratch. Raw values are summed (|sum| <= 128 *

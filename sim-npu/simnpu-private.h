@@ -204,6 +204,12 @@ typedef enum
 
 /* Fixed-point precision of bilinear resize weights, per axis. */
 #define SIMNPU_RESIZE_WEIGHT_BITS 11
+/* A resize's index table (simnpu__op.table): per output row, then per
+ * output column, the source indices i0, i1 and the weight of i1. */
+#define SIMNPU_RESIZE_TAB_I0 0
+#define SIMNPU_RESIZE_TAB_I1 1
+#define SIMNPU_RESIZE_TAB_W 2
+#define SIMNPU_RESIZE_TAB_STRIDE 3
 
 /* Internal element types: the public ones plus i32 for biases. */
 #define SIMNPU__DTYPE_I32 3
@@ -263,8 +269,7 @@ typedef struct
   int8_t lut[256];
   simnpu__conv_params conv;
   int64_t eltwise_mult[SIMNPU_MAX_OP_INPUTS];
-  /* resize: per output row then per output column, the source indices
-   * i0, i1 and the weight of i1 (bilinear), three int32 each; mean: input
+  /* resize: its index table (SIMNPU_RESIZE_TAB_*); resize and mean: input
    * scale / output scale */
   int32_t *table;
   double rescale;
@@ -447,9 +452,14 @@ SIMNPU_INTERNAL void simnpu__eltwise (simnpu__op_type type,
 SIMNPU_INTERNAL void simnpu__resize_nearest (const int64_t * in_dims,
     const int8_t * in, const int64_t * out_dims, int8_t * out,
     const int32_t * table, int32_t zp_in, int32_t zp_out, int64_t mult);
+/* rows: NULL, or scratch for two rows of horizontal taps, 2 * out_dims[2]
+ * * out_dims[3] int32 (see simnpu__resize_bilinear_scratch_bytes) */
 SIMNPU_INTERNAL void simnpu__resize_bilinear (const int64_t * in_dims,
     const int8_t * in, const int64_t * out_dims, int8_t * out,
-    const int32_t * table, int32_t zp_in, int32_t zp_out, float scale);
+    const int32_t * table, int32_t zp_in, int32_t zp_out, float scale,
+    int32_t * rows);
+SIMNPU_INTERNAL size_t simnpu__resize_bilinear_scratch_bytes (const int64_t
+    * out_dims);
 SIMNPU_INTERNAL void simnpu__mean (const int64_t * in_dims, const int8_t * in,
     int8_t * out, int32_t * acc, int32_t zp_in, int32_t zp_out,
     double rescale);

@@ -313,10 +313,10 @@ test_lut (void)
 static void
 check_conv_clip (const char *act, double lo, double hi, float so)
 {
-  const int n = 9, ic = 3, oc = 4;
+  const int n = 21, ic = 3, oc = 4;
   const float si = 0.05f, ws = 0.02f;
   const int zi = 5, zo = -10;
-  int8_t x[9 * 9 * 3], w[4 * 3 * 3 * 3], *y;
+  int8_t x[21 * 21 * 3], w[4 * 3 * 3 * 3], *y;
   int32_t b[4];
   gchar *w64, *b64, *json;
   simnpu__graph *g;
@@ -597,6 +597,49 @@ test_resize_bilinear (void)
       }
   /* off by one only near ties */
   g_assert_cmpint (exact, >, total * 9 / 10);
+}
+
+/* The kernel's two passes (cached rows of horizontal taps, or per pixel
+ * without scratch) compute the same integers. */
+static void
+test_resize_bilinear_paths (void)
+{
+  static const int sizes[][5] = {
+    {4, 5, 8, 10, 3}, {9, 7, 4, 3, 16}, {3, 3, 9, 2, 1}, {6, 4, 13, 11, 8},
+  };
+  unsigned s, coord;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (coord = 0; coord < 4; coord++) {
+      const int ih = sizes[s][0], iw = sizes[s][1];
+      const int oh = sizes[s][2], ow = sizes[s][3], ch = sizes[s][4];
+      const int64_t shape[4] = { 2, ih, iw, ch };
+      gchar *attrs = resize_attrs ("bilinear", oh, ow, coord, 0);
+      gchar *json = unary_graph ("resize", attrs, shape, 0.05f, -3, 0.04f,
+          7);
+      simnpu__graph *g = load (json);
+      const simnpu__op *op = &g->ops[0];
+      const simnpu__tensor *out = out_tensor (g, 0);
+      size_t ni = (size_t) 2 * ih * iw * ch, no = (size_t) 2 *oh * ow * ch;
+      int8_t *x = g_malloc (ni), *a = g_malloc (no), *b = g_malloc (no);
+      int32_t *rows = g_malloc (simnpu__resize_bilinear_scratch_bytes
+          (out->dims));
+      float scale = (float) (op->rescale / (1 << (2 *
+                  SIMNPU_RESIZE_WEIGHT_BITS)));
+      fill_i8 (x, ni);
+      simnpu__resize_bilinear (in_tensor (g, 0)->dims, x, out->dims, a,
+          op->table, -3, 7, scale, rows);
+      simnpu__resize_bilinear (in_tensor (g, 0)->dims, x, out->dims, b,
+          op->table, -3, 7, scale, NULL);
+      g_assert_cmpmem (a, no, b, no);
+      g_free (x);
+      g_free (a);
+      g_free (b);
+      g_free (rows);
+      simnpu__graph_free (g);
+      g_free (json);
+      g_free (attrs);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -916,6 +959,68 @@ test_axm_round_trip (void)
   g_free (t64);
 }
 
+/* The cost model: the new ops cost like comparable ones (bytes over the
+ * vector width plus the per-op overhead), mean its input, bilinear four
+ * taps per output; on Torq pad and nearest resize move data on the CDMA
+ * engine, bilinear resize computes. */
+static void
+test_cost (void)
+{
+  static const char json[] =
+      "{\"format\": \"simnpu-graph\", \"version\": 1, \"name\": \"cost\","
+      "\"inputs\": [{\"name\": \"x\", \"shape\": [1, 8, 8, 16], \"dtype\": "
+      "\"i8\", \"scale\": 0.1}],"
+      "\"outputs\": [{\"name\": \"y\", \"dtype\": \"i8\", \"scale\": 0.1}, "
+      "{\"name\": \"z\", \"dtype\": \"i8\", \"scale\": 0.1}],"
+      "\"ops\": ["
+      " {\"type\": \"resize\", \"inputs\": [\"x\"], \"outputs\": [\"b\"],"
+      "  \"attrs\": {\"mode\": \"bilinear\", \"size\": [16, 16]}},"
+      " {\"type\": \"resize\", \"inputs\": [\"b\"], \"outputs\": [\"n\"],"
+      "  \"attrs\": {\"scale\": [2, 2]}},"
+      " {\"type\": \"mean\", \"inputs\": [\"n\"], \"outputs\": [\"y\"]},"
+      " {\"type\": \"pad\", \"inputs\": [\"x\"], \"outputs\": [\"p\"],"
+      "  \"attrs\": {\"pads\": [0, 1, 1, 0, 0, 1, 1, 0]}},"
+      " {\"type\": \"hard_swish\", \"inputs\": [\"p\"], \"outputs\": [\"z\"]}"
+      "]}";
+  /* bytes each op's cost counts, and whether Torq runs it on the CDMA */
+  static const struct
+  {
+    uint64_t bytes;
+    bool cdma;
+  } want[] = {
+    {4 * 16 * 16 * 16, false},
+    {32 * 32 * 16, true},
+    {32 * 32 * 16, false},
+    {10 * 10 * 16, true},
+    {10 * 10 * 16, false},
+  };
+  simnpu__graph *g = load (json);
+  simnpu__profile p;
+  simnpu__schedule s = { 0 };
+  simnpu_error error = { 0 };
+  unsigned i, seen = 0;
+
+  g_assert_cmpint (simnpu__profile_parse ("torq", &p, &error), ==, 0);
+  g_assert_cmpint (simnpu__schedule_build (g, &p, &s, &error), ==, 0);
+  for (i = 0; i < s.n_actions; i++) {
+    const simnpu__action *a = &s.actions[i];
+    uint64_t cycles;
+    if (a->op_index < 0 || (a->kind != SIMNPU_ACTION_COMPUTE
+            && a->kind != SIMNPU_ACTION_CDMA))
+      continue;
+    g_assert_cmpint (a->op_index, <, (int) G_N_ELEMENTS (want));
+    cycles = (want[a->op_index].bytes + p.vector_bytes_per_cycle - 1) /
+        p.vector_bytes_per_cycle + p.op_overhead_cycles;
+    g_assert_cmpuint (a->cycles, ==, cycles);
+    g_assert_cmpint (a->kind, ==, want[a->op_index].cdma ?
+        SIMNPU_ACTION_CDMA : SIMNPU_ACTION_COMPUTE);
+    seen++;
+  }
+  g_assert_cmpuint (seen, ==, G_N_ELEMENTS (want));
+  simnpu__schedule_clear (&s);
+  simnpu__graph_free (g);
+}
+
 static void
 test_bad_attrs (void)
 {
@@ -1007,10 +1112,13 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/device-ops/resize-nearest", test_resize_nearest);
   g_test_add_func ("/simnpu/device-ops/resize-scale", test_resize_scale);
   g_test_add_func ("/simnpu/device-ops/resize-bilinear", test_resize_bilinear);
+  g_test_add_func ("/simnpu/device-ops/resize-bilinear-paths",
+      test_resize_bilinear_paths);
   g_test_add_func ("/simnpu/device-ops/mean", test_mean);
   g_test_add_func ("/simnpu/device-ops/pad", test_pad);
   g_test_add_func ("/simnpu/device-ops/binary", test_binary);
   g_test_add_func ("/simnpu/device-ops/axm-round-trip", test_axm_round_trip);
+  g_test_add_func ("/simnpu/device-ops/cost", test_cost);
   g_test_add_func ("/simnpu/device-ops/bad-attrs", test_bad_attrs);
   ret = g_test_run ();
   g_rand_free (rng);

@@ -183,6 +183,12 @@ set_quant (simnpu__conv_params * p)
   p->out_zp = rand_int (-128, 127);
   p->act_min = rand_int (0, 1) ? p->out_zp : -128;
   p->act_max = 127;
+  if (rand_int (0, 2) == 0) {
+    /* a fused clip (relu6 and the like): any bounds, also inside one
+     * step */
+    p->act_min = rand_int (-128, 127);
+    p->act_max = rand_int (p->act_min, 127);
+  }
 }
 
 static void

@@ -427,7 +427,8 @@ onnx_add_const (onnx_ctx * c, simnpu__ir_dtype dtype, unsigned rank,
   bytes = simnpu__ir_tensor_bytes (&tmp);
   name = g_strdup_printf ("%s/const%u", c->node_name, c->tmp++);
   t = simnpu__ir_add_const (c->g, name, dtype, rank, dims,
-      g_memdup2 (src, MAX (bytes, 1)));
+      src != NULL ? g_memdup2 (src, MAX (bytes, 1)) : g_malloc0 (MAX (bytes,
+              1)));
   g_free (name);
   return t;
 }
@@ -732,7 +733,8 @@ onnx_attr_str (onnx_ctx * c, const char *name, const char *def, char *buf,
   if (a == NULL || !a->has_s)
     return def ? def : "";
   len = MIN (a->s.len, size - 1);
-  memcpy (buf, a->s.data, len);
+  if (len > 0)
+    memcpy (buf, a->s.data, len);
   buf[len] = '\0';
   return buf;
 }
@@ -752,7 +754,8 @@ onnx_attr_ints (onnx_ctx * c, const char *name, int64_t * out, int max, int *n)
     return onnx_err (c, SIMNPU_EUNSUPPORTED,
         "attribute '%s' has %zu values (at most %d supported)", name,
         a->n_ints, max);
-  memcpy (out, a->ints, a->n_ints * sizeof out[0]);
+  if (a->n_ints > 0)
+    memcpy (out, a->ints, a->n_ints * sizeof out[0]);
   *n = a->n_ints;
   return 0;
 }

@@ -11,12 +11,14 @@
  * test_data_set_N/{input,output}_K.pb) through the ONNX front-end and the
  * float reference executor.
  *
- *   simnpu-onnx-test [--expected FILE] [--verbose] [--no-fork] DIR...
+ *   simnpu-onnx-test [--expected FILE] [--verbose] [--no-fork]
+ *       [--cancel-transposes] DIR...
  *
  * A DIR is one case or a folder of cases. Each case runs in a child
  * process (unless --no-fork) so that a crash or hang is reported as that
  * case's failure. Exit status 0 iff no case failed and every case listed
- * in FILE passed. */
+ * in FILE passed. --cancel-transposes runs the transpose cancellation pass
+ * on each graph before executing it. */
 
 #include "compiler.h"
 #include "onnx.pb-c.h"
@@ -45,6 +47,8 @@ typedef enum
 } case_result;
 
 static bool verbose;
+/* run simnpu__ir_cancel_transposes() on each imported graph */
+static bool cancel;
 
 typedef struct
 {
@@ -452,6 +456,8 @@ run_case (const char *dir, char *msg, size_t size)
       }
       g_free (b2);
     }
+    if (ret == 0 && cancel)
+      ret = simnpu__ir_cancel_transposes (g, &error);
     if (ret < 0) {
       g_snprintf (msg, size, "%s", error.message);
       res = ret == SIMNPU_EUNSUPPORTED ? CASE_UNSUPPORTED : CASE_FAIL;
@@ -594,7 +600,7 @@ static void
 usage (void)
 {
   fprintf (stderr, "usage: simnpu-onnx-test [--expected FILE] [--verbose] "
-      "[--no-fork] DIR...\n");
+      "[--no-fork] [--cancel-transposes] DIR...\n");
 }
 
 int
@@ -613,6 +619,8 @@ main (int argc, char **argv)
       expected = argv[++i];
     else if (strcmp (argv[i], "--verbose") == 0)
       verbose = true;
+    else if (strcmp (argv[i], "--cancel-transposes") == 0)
+      cancel = true;
     else if (strcmp (argv[i], "--no-fork") == 0)
       tot.fork = false;
     else if (argv[i][0] == '-') {

@@ -322,6 +322,52 @@ test_conv_chain (void)
   simnpu__ir_graph_free (g);
 }
 
+/* conv -> x * sigmoid (x) -> conv: the transpose after the first conv
+ * feeds both the sigmoid and the mul, and still cancels */
+static void
+test_silu_chain (void)
+{
+  static const int64_t xd[] = { 1, CH, HW, HW };
+  static const int64_t wd[] = { CH, CH, 1, 1 };
+  static const int64_t bd[] = { CH };
+  simnpu_error error = { 0 };
+  simnpu__ir_graph *g = NULL;
+  float before[CH * HW * HW], after[CH * HW * HW];
+  Onnx__NodeProto *n;
+  char **ins;
+  unsigned i;
+  builder b;
+
+  builder_init (&b, OPSET);
+  add_input (&b, "x", 4, xd);
+  add_output (&b, "y");
+  add_float_init (&b, "w1", 4, wd, w1);
+  add_float_init (&b, "b1", 1, bd, b1);
+  add_float_init (&b, "w2", 4, wd, w2);
+  n = add_node (&b, "Conv", "conv1", "x", "w1", "c1");
+  ins = keep (&b, g_new0 (char *, 3));
+  ins[0] = (char *) "x";
+  ins[1] = (char *) "w1";
+  ins[2] = (char *) "b1";
+  n->input = ins;
+  n->n_input = 3;
+  add_node (&b, "Sigmoid", "sig", "c1", NULL, "s");
+  add_node (&b, "Mul", "silu", "c1", "s", "m");
+  add_node (&b, "Conv", "conv2", "m", "w2", "y");
+  g_assert_cmpint (load (&b, &g, &error), ==, 0);
+  builder_clear (&b);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_TRANSPOSE), ==, 4);
+  run_graph (g, before);
+  g_assert_cmpint (simnpu__ir_cancel_transposes (g, &error), ==, 0);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_TRANSPOSE), ==, 2);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_SIGMOID), ==, 1);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_MUL), ==, 1);
+  run_graph (g, after);
+  for (i = 0; i < G_N_ELEMENTS (before); i++)
+    g_assert_cmpfloat (after[i], ==, before[i]);
+  simnpu__ir_graph_free (g);
+}
+
 /* a transpose pushed below an add of a per-channel constant */
 static void
 test_cancel_through_const (void)
@@ -615,6 +661,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/onnx/conv-chain", test_conv_chain);
   g_test_add_func ("/onnx/cancel-through-const", test_cancel_through_const);
+  g_test_add_func ("/onnx/silu-chain", test_silu_chain);
   g_test_add_func ("/onnx/truncated", test_truncated);
   g_test_add_func ("/onnx/unknown-op", test_unknown_op);
   g_test_add_func ("/onnx/opset", test_opset);

@@ -2880,6 +2880,90 @@ imp_cumsum (onnx_ctx * c, const onnx_op * op)
   return onnx_emit_transpose (c, y, out, perm, rank);
 }
 
+/* out[.., i, ..] = data[.., idx[.., i, ..], ..] as
+ * reduce_sum (where (unsqueeze (idx) == iota, unsqueeze (data), 0)) over
+ * a new axis after axis: exact, one term is not zero */
+static int
+imp_gather_elements (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t dd[SIMNPU_IR_MAX_RANK], id[SIMNPU_IR_MAX_RANK];
+  int64_t ud[SIMNPU_IR_MAX_RANK], ui[SIMNPU_IR_MAX_RANK];
+  int data, idx, neg, ii, wrapped, di, du, iu, iota, eq, sel, out, ret;
+  simnpu__ir_attrs a;
+  unsigned rank, r, k;
+  int32_t axis = 0;
+  int64_t zero = 0, len;
+
+  if ((ret = onnx_in (c, 0, &data)) < 0 || (ret = onnx_in (c, 1, &idx)) < 0)
+    return ret;
+  rank = T (c, data)->rank;
+  if (T (c, idx)->rank != rank || rank == 0 || rank >= SIMNPU_IR_MAX_RANK)
+    return onnx_err (c, SIMNPU_ESHAPE, "indices of rank %u for data of "
+        "rank %u", T (c, idx)->rank, rank);
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0), rank, &axis)) < 0)
+    return ret;
+  memcpy (dd, T (c, data)->dims, sizeof dd);
+  memcpy (id, T (c, idx)->dims, sizeof id);
+  len = dd[axis];
+  /* data cut to the indices' extent off the axis */
+  onnx_attrs_init (&a);
+  for (r = 0; r < rank; r++) {
+    if (r != (unsigned) axis && id[r] > dd[r])
+      return onnx_err (c, SIMNPU_ESHAPE, "indices exceed data on axis %u", r);
+    a.ints[r] = 0;
+    a.ints[rank + r] = r == (unsigned) axis ? dd[r] : id[r];
+    a.steps[r] = 1;
+  }
+  a.n_ints = 2 * rank;
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_SLICE, data, &di, &a)) < 0)
+    return ret;
+  /* indices below 0 count from the axis' end */
+  neg = onnx_tmp (c);
+  ii = onnx_tmp (c);
+  wrapped = onnx_tmp (c);
+  if ((ret = onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_LESS, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, &zero), neg)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, &len), ii)) < 0)
+    return ret;
+  {
+    int ins[3] = { neg, ii, idx };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1, NULL)) < 0)
+      return ret;
+  }
+  /* indices [.., I, 1, ..], data [.., 1, D, ..], iota [D, 1, ..] */
+  for (r = 0, k = 0; r < rank; r++) {
+    ui[k] = id[r];
+    ud[k++] = r == (unsigned) axis ? 1 : id[r];
+    if (r == (unsigned) axis) {
+      ui[k] = 1;
+      ud[k++] = len;
+    }
+  }
+  iu = onnx_tmp (c);
+  du = onnx_tmp (c);
+  eq = onnx_tmp (c);
+  sel = onnx_tmp (c);
+  if ((ret = onnx_emit_reshape (c, wrapped, iu, ui, rank + 1)) < 0
+      || (ret = onnx_emit_reshape (c, di, du, ud, rank + 1)) < 0
+      || (ret = onnx_iota_on_axis (c, len, rank + 1, axis + 1, &iota)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, iu, iota, eq)) < 0)
+    return ret;
+  {
+    int ins[3] = { eq, du, onnx_zero (c, T (c, data)->dtype) };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &sel, 1, NULL)) < 0)
+      return ret;
+  }
+  onnx_attrs_init (&a);
+  a.ints[0] = axis + 1;
+  a.n_ints = 1;
+  a.keepdims = false;
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_REDUCE_SUM, &sel, 1, &out, 1, &a);
+}
+
 /* x != x */
 static int
 imp_isnan (onnx_ctx * c, const onnx_op * op)
@@ -2997,6 +3081,7 @@ static const onnx_op onnx_ops[] = {
   {"Flatten", imp_flatten, SIMNPU_IR_RESHAPE, 1},
   {"Floor", imp_unary, SIMNPU_IR_FLOOR, 6},
   {"Gather", imp_gather, SIMNPU_IR_GATHER, 1},
+  {"GatherElements", imp_gather_elements, SIMNPU_IR_REDUCE_SUM, 11},
   {"Gemm", imp_gemm, SIMNPU_IR_MATMUL},
   {"GlobalAveragePool", imp_global_pool, SIMNPU_IR_AVGPOOL, 1},
   {"GlobalMaxPool", imp_global_pool, SIMNPU_IR_MAXPOOL, 1},

@@ -43,10 +43,13 @@
 
 typedef float v8sf __attribute__((vector_size (OC_HALF * sizeof (float))));
 
-/* unaligned vector loads and stores (macros: vectors passed by value
- * would change the ABI between the clones) */
-#define LOAD8(v, p) memcpy (&(v), (p), sizeof (v8sf))
-#define STORE8(p, v) memcpy ((p), &(v), sizeof (v8sf))
+/* unaligned vector loads and stores: a vector type of float alignment
+ * that may alias the float data (macros: vectors passed by value would
+ * change the ABI between the clones) */
+typedef float v8sf_u __attribute__((vector_size (OC_HALF * sizeof (float)),
+        aligned (sizeof (float)), may_alias));
+#define LOAD8(v, p) ((v) = *(const v8sf_u *) (const void *) (p))
+#define STORE8(p, v) (*(v8sf_u *) (void *) (p) = (v))
 
 static const simnpu__ir_tensor *
 tin (const simnpu__ir_exec * x, const simnpu__ir_node * n, unsigned i)
@@ -493,7 +496,7 @@ compare_int (simnpu__ir_op op, int64_t a, int64_t b)
 
 /* the common f32 cases as plain loops GCC vectorises */
 IR_CLONES static void
-f32_binary_run (simnpu__ir_op op, float *restrict o, const float *a,
+f32_binary_run (simnpu__ir_op op, float *o, const float *a,
     int64_t sa, const float *b, int64_t sb, int64_t len)
 {
   int64_t i;
@@ -1658,13 +1661,15 @@ resize_coord (int coord, int64_t o, int64_t in_len, int64_t out_len,
    * than the ratio of the rounded sizes */
   double scale = given_scale > 0 ? (double) given_scale
       : (double) out_len / (double) in_len;
+  /* ONNX's reference takes the resized length unrounded when given a
+   * scale */
+  double len = given_scale > 0 ? (double) in_len * scale : (double) out_len;
 
   switch (coord) {
     case SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL:
-      return out_len > 1 ? ((double) o + 0.5) / scale - 0.5 : 0.0;
+      return len > 1 ? ((double) o + 0.5) / scale - 0.5 : 0.0;
     case SIMNPU_IR_COORD_ALIGN_CORNERS:
-      return out_len == 1 ? 0.0
-          : (double) o *(double) (in_len - 1) / (double) (out_len - 1);
+      return len == 1 ? 0.0 : (double) o *(double) (in_len - 1) / (len - 1);
     case SIMNPU_IR_COORD_ASYMMETRIC:
       return (double) o / scale;
     case SIMNPU_IR_COORD_TF_HALF_PIXEL_FOR_NN:
@@ -1677,9 +1682,15 @@ resize_coord (int coord, int64_t o, int64_t in_len, int64_t out_len,
 static int64_t
 resize_nearest (int mode, double v, int64_t in_len)
 {
-  double fl = floor (v);
+  double fl;
   int64_t i;
 
+  /* far outside (or NaN, from a degenerate scale) clamps like the edge */
+  if (!(v >= 0))
+    v = 0;
+  if (v > (double) in_len)
+    v = (double) in_len;
+  fl = floor (v);
   switch (mode) {
     case SIMNPU_IR_NEAREST_ROUND_PREFER_CEIL:
       i = (int64_t) (v - fl == 0.5 ? fl + 1 : floor (v + 0.5));
@@ -1705,7 +1716,7 @@ resize_linear (double v, int64_t in_len, int64_t * i0, int64_t * i1,
 {
   double fl;
 
-  if (v < 0)
+  if (!(v >= 0))
     v = 0;
   if (v > (double) (in_len - 1))
     v = (double) (in_len - 1);
@@ -2251,8 +2262,15 @@ simnpu__ir_exec_run (simnpu__ir_exec * x, unsigned first, unsigned last,
         "ir exec: node range [%u, %u) invalid", first, last);
   for (i = first; i < last; i++) {
     const simnpu__ir_node *n = &x->g->nodes[i];
-    int ret = simnpu__ir_op_get (n->op)->run (x, n, error);
-    if (ret < 0)
+    bool empty = true;
+    unsigned k;
+    int ret;
+    /* nothing to compute, and the loops over the other axes of an empty
+     * tensor could still be long */
+    for (k = 0; k < n->n_outputs && empty; k++)
+      empty = simnpu__ir_tensor_elements (&x->g->tensors[n->outputs[k]])
+          == 0;
+    if (!empty && (ret = simnpu__ir_op_get (n->op)->run (x, n, error)) < 0)
       return ret;
     if (x->observer != NULL)
       x->observer (x, n, x->observer_data);

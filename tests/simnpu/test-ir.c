@@ -868,6 +868,18 @@ test_resize (void)
       o.n->attrs.f[1] = o.n->attrs.f[2] = 0.6f;
       one_op_check_f32 (&o, m == 0 ? lin : nn, 2, 1e-5f);
     }
+    /* align_corners maps with the unrounded length 4 * 0.6 */
+    {
+      float ac[2] = { 1, 1 + 3 / 1.4f };
+      one_op_init (&o, SIMNPU_IR_RESIZE, 1, in, 1);
+      o.n->attrs.mode = SIMNPU_IR_RESIZE_BILINEAR;
+      o.n->attrs.coord = SIMNPU_IR_COORD_ALIGN_CORNERS;
+      o.n->attrs.n_ints = 2;
+      o.n->attrs.ints[0] = 1;
+      o.n->attrs.ints[1] = 2;
+      o.n->attrs.f[1] = o.n->attrs.f[2] = 0.6f;
+      one_op_check_f32 (&o, ac, 2, 1e-5f);
+    }
   }
   check_resize (SIMNPU_IR_RESIZE_BILINEAR,
       SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL, 0, 4, 4, half_pixel);

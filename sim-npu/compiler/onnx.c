@@ -2884,23 +2884,22 @@ imp_cumsum (onnx_ctx * c, const onnx_op * op)
  * reduce_sum (where (unsqueeze (idx) == iota, unsqueeze (data), 0)) over
  * a new axis after axis: exact, one term is not zero */
 static int
-imp_gather_elements (onnx_ctx * c, const onnx_op * op)
+onnx_gather_elements (onnx_ctx * c, int data, int idx, int64_t axis_attr,
+    int out)
 {
   int64_t dd[SIMNPU_IR_MAX_RANK], id[SIMNPU_IR_MAX_RANK];
   int64_t ud[SIMNPU_IR_MAX_RANK], ui[SIMNPU_IR_MAX_RANK];
-  int data, idx, neg, ii, wrapped, di, du, iu, iota, eq, sel, out, ret;
+  int neg, ii, wrapped, di, du, iu, iota, eq, sel, ret;
   simnpu__ir_attrs a;
   unsigned rank, r, k;
   int32_t axis = 0;
   int64_t zero = 0, len;
 
-  if ((ret = onnx_in (c, 0, &data)) < 0 || (ret = onnx_in (c, 1, &idx)) < 0)
-    return ret;
   rank = T (c, data)->rank;
   if (T (c, idx)->rank != rank || rank == 0 || rank >= SIMNPU_IR_MAX_RANK)
     return onnx_err (c, SIMNPU_ESHAPE, "indices of rank %u for data of "
         "rank %u", T (c, idx)->rank, rank);
-  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0), rank, &axis)) < 0)
+  if ((ret = onnx_norm_axis (c, axis_attr, rank, &axis)) < 0)
     return ret;
   memcpy (dd, T (c, data)->dims, sizeof dd);
   memcpy (id, T (c, idx)->dims, sizeof id);
@@ -2959,9 +2958,157 @@ imp_gather_elements (onnx_ctx * c, const onnx_op * op)
   a.ints[0] = axis + 1;
   a.n_ints = 1;
   a.keepdims = false;
-  if ((ret = onnx_out (c, 0, &out)) < 0)
-    return ret;
   return onnx_emit (c, SIMNPU_IR_REDUCE_SUM, &sel, 1, &out, 1, &a);
+}
+
+static int
+imp_gather_elements (onnx_ctx * c, const onnx_op * op)
+{
+  int data, idx, out, ret;
+
+  if ((ret = onnx_in (c, 0, &data)) < 0 || (ret = onnx_in (c, 1, &idx)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_gather_elements (c, data, idx, onnx_attr_int (c, "axis", 0), out);
+}
+
+/* loss[n, d..] = -input[n, target[n, d..], d..] * weight[target], 0 where
+ * target is ignore_index; reduced by none, sum or mean (over the
+ * weights) */
+static int
+onnx_nll (onnx_ctx * c, int input, int target, int weight, int out)
+{
+  char buf[ONNX_STR_SIZE];
+  const char *red = onnx_attr_str (c, "reduction", "mean", buf, sizeof buf);
+  bool has_ignore = onnx_attr (c, "ignore_index") != NULL;
+  int64_t ignore = onnx_attr_int (c, "ignore_index", 0), zero = 0;
+  int64_t td[SIMNPU_IR_MAX_RANK], ud[SIMNPU_IR_MAX_RANK];
+  int t, ign = SIMNPU_IR_NONE, tu, sel, selr, w, wl, loss, ret;
+  unsigned rank, r, tr;
+  simnpu__ir_attrs all;
+
+  if (strcmp (red, "none") != 0 && strcmp (red, "sum") != 0
+      && strcmp (red, "mean") != 0)
+    return onnx_err (c, SIMNPU_EFORMAT, "reduction '%s' (none, sum or "
+        "mean)", red);
+  rank = T (c, input)->rank;
+  tr = T (c, target)->rank;
+  if (rank < 2 || tr + 1 != rank)
+    return onnx_err (c, SIMNPU_ESHAPE, "target of rank %u for input of "
+        "rank %u", tr, rank);
+  memcpy (td, T (c, target)->dims, sizeof td);
+  if ((ret = onnx_cast (c, target, SIMNPU_IR_I64, &t)) < 0)
+    return ret;
+  if (has_ignore) {
+    int safe = onnx_tmp (c);
+    ign = onnx_tmp (c);
+    if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, t, onnx_add_const (c,
+                    SIMNPU_IR_I64, 0, NULL, &ignore), ign)) < 0)
+      return ret;
+    {
+      int ins[3] = { ign, onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &zero),
+        t
+      };
+      if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &safe, 1, NULL)) < 0)
+        return ret;
+    }
+    t = safe;
+  }
+  /* target as [N, 1, d..] picks along the classes */
+  ud[0] = td[0];
+  ud[1] = 1;
+  for (r = 1; r < tr; r++)
+    ud[r + 1] = td[r];
+  tu = onnx_tmp (c);
+  sel = onnx_tmp (c);
+  selr = onnx_tmp (c);
+  if ((ret = onnx_emit_reshape (c, t, tu, ud, rank)) < 0
+      || (ret = onnx_gather_elements (c, input, tu, 1, sel)) < 0
+      || (ret = onnx_emit_reshape (c, sel, selr, td, tr)) < 0)
+    return ret;
+  /* the weight of each element: weight[target], 1 without weights, 0 where
+   * ignored */
+  if (weight != SIMNPU_IR_NONE) {
+    simnpu__ir_attrs g;
+    int gi[2] = { weight, t };
+    onnx_attrs_init (&g);
+    w = onnx_tmp (c);
+    if ((ret = onnx_emit (c, SIMNPU_IR_GATHER, gi, 2, &w, 1, &g)) < 0)
+      return ret;
+  } else {
+    w = onnx_scalar_f32 (c, 1.0f);
+  }
+  if (ign != SIMNPU_IR_NONE) {
+    int ins[3] = { ign, onnx_scalar_f32 (c, 0.0f), w };
+    int wi = onnx_tmp (c);
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wi, 1, NULL)) < 0)
+      return ret;
+    w = wi;
+  }
+  wl = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, selr, w, wl)) < 0)
+    return ret;
+  if (strcmp (red, "none") == 0)
+    return onnx_emit (c, SIMNPU_IR_NEG, &wl, 1, &out, 1, NULL);
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_NEG, wl, &loss, NULL)) < 0)
+    return ret;
+  onnx_attrs_init (&all);
+  for (r = 0; r < tr; r++)
+    all.ints[all.n_ints++] = r;
+  if (strcmp (red, "sum") == 0)
+    return onnx_emit (c, SIMNPU_IR_REDUCE_SUM, &loss, 1, &out, 1, &all);
+  if (T (c, w)->rank == 0)
+    return onnx_emit (c, SIMNPU_IR_REDUCE_MEAN, &loss, 1, &out, 1, &all);
+  {
+    int num, den;
+    if ((ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_SUM, loss, &num, &all)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_SUM, w, &den, &all)) < 0)
+      return ret;
+    return onnx_emit2 (c, SIMNPU_IR_DIV, num, den, out);
+  }
+}
+
+static int
+imp_nll_loss (onnx_ctx * c, const onnx_op * op)
+{
+  int input, target, weight, out, ret;
+
+  if ((ret = onnx_in (c, 0, &input)) < 0
+      || (ret = onnx_in (c, 1, &target)) < 0
+      || (ret = onnx_opt_in (c, 2, &weight)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_nll (c, input, target, weight, out);
+}
+
+/* nll (log_softmax (scores, 1)); outputs the loss and the log
+ * probabilities */
+static int
+imp_sce_loss (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int scores, labels, weight, out, lp, ret;
+
+  if ((ret = onnx_in (c, 0, &scores)) < 0
+      || (ret = onnx_in (c, 1, &labels)) < 0
+      || (ret = onnx_opt_in (c, 2, &weight)) < 0
+      || (ret = onnx_check_outputs (c, 2)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (T (c, scores)->rank < 2)
+    return onnx_err (c, SIMNPU_ESHAPE, "scores of rank %u (expected >= 2)",
+        T (c, scores)->rank);
+  if (onnx_has_output (c, 1)) {
+    if ((ret = onnx_out (c, 1, &lp)) < 0)
+      return ret;
+  } else {
+    lp = onnx_tmp (c);
+  }
+  onnx_attrs_init (&a);
+  a.axis = 1;
+  if ((ret = onnx_emit (c, SIMNPU_IR_LOG_SOFTMAX, &scores, 1, &lp, 1, &a)) < 0)
+    return ret;
+  return onnx_nll (c, lp, labels, weight, out);
 }
 
 /* x != x */
@@ -3110,6 +3257,7 @@ static const onnx_op onnx_ops[] = {
   {"Mod", imp_mod, SIMNPU_IR_FLOOR_MOD, 10},
   {"Mul", imp_binary, SIMNPU_IR_MUL, 7},
   {"Neg", imp_unary, SIMNPU_IR_NEG, 6},
+  {"NegativeLogLikelihoodLoss", imp_nll_loss, SIMNPU_IR_NEG, 13},
   {"Not", imp_unary, SIMNPU_IR_NOT, 1},
   {"OneHot", imp_onehot, SIMNPU_IR_WHERE, 11},
   {"Or", imp_binary, SIMNPU_IR_OR, 7},
@@ -3143,6 +3291,7 @@ static const onnx_op onnx_ops[] = {
   {"Size", imp_shape, SIMNPU_IR_SHAPE, 1},
   {"Slice", imp_slice, SIMNPU_IR_SLICE, 10},
   {"Softmax", imp_softmax, SIMNPU_IR_SOFTMAX, 1},
+  {"SoftmaxCrossEntropyLoss", imp_sce_loss, SIMNPU_IR_LOG_SOFTMAX, 13},
   {"Softplus", imp_unary, SIMNPU_IR_SOFTPLUS, 1},
   {"Softsign", imp_unary, SIMNPU_IR_SOFTSIGN, 1},
   {"SpaceToDepth", imp_depth_space, SIMNPU_IR_SPACE_TO_DEPTH, 1},

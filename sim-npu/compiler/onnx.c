@@ -1352,6 +1352,175 @@ imp_conv (onnx_ctx * c, const onnx_op * op)
       ins[2] == SIMNPU_IR_NONE ? 2 : 3, &a, one_d);
 }
 
+/* ConvTranspose as a convolution: the input with stride - 1 zeros between
+ * its pixels, padded by (k - 1) * dilation less the pads, convolved at
+ * stride 1 with the kernel flipped and its in/out channels swapped */
+static int
+imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t v[2 * ONNX_SPATIAL_DIMS], k[ONNX_SPATIAL_DIMS];
+  int64_t s[ONNX_SPATIAL_DIMS] = { 1, 1 }, d[ONNX_SPATIAL_DIMS] = { 1, 1 };
+  int64_t pb[ONNX_SPATIAL_DIMS] = { 0, 0 }, pe[ONNX_SPATIAL_DIMS] = { 0, 0 };
+  int64_t opad[ONNX_SPATIAL_DIMS] = { 0, 0 }, in[ONNX_SPATIAL_DIMS];
+  int64_t xd[ONNX_CONV_RANK], wd[ONNX_CONV_RANK], dims[2 * ONNX_CONV_RANK];
+  char buf[ONNX_STR_SIZE];
+  const char *auto_pad;
+  simnpu__ir_attrs a;
+  int ins[3], x, w, ret, n, i, nsp, off, os_n;
+  int64_t os[ONNX_SPATIAL_DIMS], g;
+  bool one_d;
+
+  if ((ret = onnx_in (c, 0, &ins[0])) < 0 || (ret = onnx_in (c, 1, &ins[1])) < 0
+      || (ret = onnx_opt_in (c, 2, &ins[2])) < 0)
+    return ret;
+  one_d = T (c, ins[0])->rank == ONNX_CONV_RANK - 1
+      && T (c, ins[1])->rank == ONNX_CONV_RANK - 1;
+  if (!one_d && (T (c, ins[0])->rank != ONNX_CONV_RANK
+          || T (c, ins[1])->rank != ONNX_CONV_RANK))
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "input of rank %u: only 1-D and 2-D transposed convolutions are "
+        "supported", T (c, ins[0])->rank);
+  x = ins[0];
+  w = ins[1];
+  if (one_d && ((ret = onnx_unsqueeze_h (c, x, &x)) < 0
+          || (ret = onnx_unsqueeze_h (c, w, &w)) < 0))
+    return ret;
+  nsp = one_d ? 1 : ONNX_SPATIAL_DIMS;
+  off = ONNX_SPATIAL_DIMS - nsp;
+  memcpy (xd, T (c, x)->dims, sizeof xd);
+  memcpy (wd, T (c, w)->dims, sizeof wd);
+  g = onnx_attr_int (c, "group", 1);
+  if (g < 1 || xd[1] != wd[0] || wd[0] % g != 0)
+    return onnx_err (c, SIMNPU_ESHAPE, "weights [%" G_GINT64_FORMAT ", ...] "
+        "for %" G_GINT64_FORMAT " input channels in %" G_GINT64_FORMAT
+        " groups", wd[0], xd[1], g);
+  for (i = 0; i < ONNX_SPATIAL_DIMS; i++) {
+    k[i] = wd[2 + i];
+    in[i] = xd[2 + i];
+  }
+  if ((ret = onnx_attr_ints (c, "strides", v, nsp, &n)) < 0)
+    return ret;
+  for (i = 0; i < n; i++)
+    s[off + i] = v[i];
+  if ((ret = onnx_attr_ints (c, "dilations", v, nsp, &n)) < 0)
+    return ret;
+  for (i = 0; i < n; i++)
+    d[off + i] = v[i];
+  if ((ret = onnx_attr_ints (c, "output_padding", v, nsp, &n)) < 0)
+    return ret;
+  for (i = 0; i < n; i++)
+    opad[off + i] = v[i];
+  for (i = 0; i < ONNX_SPATIAL_DIMS; i++)
+    if (s[i] < 1 || s[i] > G_MAXINT32 || d[i] < 1 || d[i] > G_MAXINT32
+        || opad[i] < 0 || opad[i] >= MAX (s[i], d[i]))
+      return onnx_err (c, SIMNPU_EFORMAT, "strides, dilations or "
+          "output_padding out of range");
+  if ((ret = onnx_attr_ints (c, "output_shape", v, 2 * ONNX_SPATIAL_DIMS,
+              &os_n)) < 0)
+    return ret;
+  if (os_n >= nsp)
+    for (i = 0; i < nsp; i++)
+      os[off + i] = v[os_n - nsp + i];
+  auto_pad = onnx_attr_str (c, "auto_pad", "NOTSET", buf, sizeof buf);
+  if (os_n >= nsp || strcmp (auto_pad, "SAME_UPPER") == 0
+      || strcmp (auto_pad, "SAME_LOWER") == 0) {
+    bool upper = strcmp (auto_pad, "SAME_UPPER") == 0;
+    for (i = off; i < ONNX_SPATIAL_DIMS; i++) {
+      int64_t out = os_n >= nsp ? os[i] : in[i] * s[i];
+      int64_t total = s[i] * (in[i] - 1) + opad[i] + (k[i] - 1) * d[i] + 1
+          - out;
+      /* floor division, as ONNX's reference: a negative total (an output
+       * larger than the stride gives) pads the end */
+      int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
+      pb[i] = upper ? half : total - half;
+      pe[i] = upper ? total - half : half;
+    }
+  } else if (strcmp (auto_pad, "NOTSET") == 0) {
+    if ((ret = onnx_attr_ints (c, "pads", v, 2 * nsp, &n)) < 0)
+      return ret;
+    if (n > 0 && n != 2 * nsp)
+      return onnx_err (c, SIMNPU_EFORMAT, "%d pads (expected %d)", n, 2 * nsp);
+    for (i = 0; i < n; i++)
+      (i < nsp ? pb : pe)[off + i % nsp] = v[i];
+  } else if (strcmp (auto_pad, "VALID") != 0) {
+    return onnx_err (c, SIMNPU_EFORMAT, "auto_pad '%s'", auto_pad);
+  }
+  for (i = 0; i < ONNX_SPATIAL_DIMS; i++)
+    if (pb[i] < -G_MAXINT32 || pe[i] < -G_MAXINT32 || pb[i] > G_MAXINT32
+        || pe[i] > G_MAXINT32 || k[i] > G_MAXINT32
+        || in[i] * s[i] > SIMNPU_IR_MAX_ELEMENTS)
+      return onnx_err (c, SIMNPU_EFORMAT, "pads or sizes out of range");
+
+  /* zeros between the pixels: [N, C, H, 1, W, 1] padded to
+   * [N, C, H, sh, W, sw], the trailing zeros cut by the padding below */
+  if (s[0] > 1 || s[1] > 1) {
+    int64_t r6[6] = { xd[0], xd[1], in[0], 1, in[1], 1 };
+    int64_t r4[ONNX_CONV_RANK] = { xd[0], xd[1], in[0] * s[0],
+      in[1] * s[1]
+    };
+    int t6 = onnx_tmp (c), z = onnx_tmp (c), t4 = onnx_tmp (c);
+    onnx_attrs_init (&a);
+    memset (a.ints, 0, sizeof a.ints);
+    a.ints[6 + 3] = s[0] - 1;
+    a.ints[6 + 5] = s[1] - 1;
+    a.n_ints = 12;
+    if ((ret = onnx_emit_reshape (c, x, t6, r6, 6)) < 0
+        || (ret = onnx_emit (c, SIMNPU_IR_PAD, &t6, 1, &z, 1, &a)) < 0
+        || (ret = onnx_emit_reshape (c, z, t4, r4, ONNX_CONV_RANK)) < 0)
+      return ret;
+    x = t4;
+  }
+  onnx_attrs_init (&a);
+  memset (dims, 0, sizeof dims);
+  for (i = 0; i < ONNX_SPATIAL_DIMS; i++) {
+    a.ints[2 + i] = (k[i] - 1) * d[i] - pb[i];
+    a.ints[ONNX_CONV_RANK + 2 + i] = (k[i] - 1) * d[i] - pe[i] + opad[i]
+        - (s[i] - 1);
+  }
+  a.n_ints = 2 * ONNX_CONV_RANK;
+  {
+    int p = onnx_tmp (c);
+    if ((ret = onnx_emit (c, SIMNPU_IR_PAD, &x, 1, &p, 1, &a)) < 0)
+      return ret;
+    x = p;
+  }
+  /* weights [C, M/g, kh, kw] flipped, as [g, C/g, M/g, kh, kw] ->
+   * [g, M/g, kh, kw, C/g] -> OHWI [M, kh, kw, C/g] */
+  {
+    static const int64_t perm[] = { 0, 2, 3, 4, 1 };
+    int64_t w5[5] = { g, wd[0] / g, wd[1], k[0], k[1] };
+    int64_t ohwi[ONNX_CONV_RANK] = { g * wd[1], k[0], k[1], wd[0] / g };
+    int fl = onnx_tmp (c), r5 = onnx_tmp (c), t5 = onnx_tmp (c);
+    int wo = onnx_tmp (c);
+    simnpu__ir_attrs sl;
+    unsigned r;
+    onnx_attrs_init (&sl);
+    for (r = 0; r < ONNX_CONV_RANK; r++) {
+      bool sp = r >= 2;
+      sl.ints[r] = sp ? wd[r] - 1 : 0;
+      sl.ints[ONNX_CONV_RANK + r] = sp ? -1 : wd[r];
+      sl.steps[r] = sp ? -1 : 1;
+    }
+    sl.n_ints = 2 * ONNX_CONV_RANK;
+    if ((ret = onnx_emit (c, SIMNPU_IR_SLICE, &w, 1, &fl, 1, &sl)) < 0
+        || (ret = onnx_emit_reshape (c, fl, r5, w5, 5)) < 0
+        || (ret = onnx_emit_transpose (c, r5, t5, perm, 5)) < 0
+        || (ret = onnx_emit_reshape (c, t5, wo, ohwi, ONNX_CONV_RANK)) < 0)
+      return ret;
+    w = wo;
+  }
+  onnx_attrs_init (&a);
+  a.kernel[0] = (int32_t) k[0];
+  a.kernel[1] = (int32_t) k[1];
+  a.dilation[0] = (int32_t) d[0];
+  a.dilation[1] = (int32_t) d[1];
+  a.groups = (int32_t) g;
+  ins[0] = x;
+  ins[1] = w;
+  return onnx_emit_spatial (c, SIMNPU_IR_CONV2D, ins,
+      ins[2] == SIMNPU_IR_NONE ? 2 : 3, &a, one_d);
+}
+
 static int
 imp_pool (onnx_ctx * c, const onnx_op * op)
 {
@@ -3212,6 +3381,7 @@ static const onnx_op onnx_ops[] = {
   {"Constant", imp_constant, SIMNPU_IR_IDENTITY, 1},
   {"ConstantOfShape", imp_constant_of_shape, SIMNPU_IR_IDENTITY, 9},
   {"Conv", imp_conv, SIMNPU_IR_CONV2D, 1},
+  {"ConvTranspose", imp_conv_transpose, SIMNPU_IR_CONV2D, 11},
   {"Cos", imp_unary, SIMNPU_IR_COS, 7},
   {"Cosh", imp_hyperbolic, SIMNPU_IR_EXP, 9},
   {"CumSum", imp_cumsum, SIMNPU_IR_MATMUL, 11},

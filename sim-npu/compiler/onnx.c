@@ -3280,6 +3280,162 @@ imp_sce_loss (onnx_ctx * c, const onnx_op * op)
   return onnx_nll (c, lp, labels, weight, out);
 }
 
+/* ones on the k-th diagonal of a static 2-D shape: a constant */
+static int
+imp_eye_like (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t dims[2], i, kd = onnx_attr_int (c, "k", 0);
+  simnpu__ir_dtype dtype;
+  simnpu__ir_tensor tmp = { 0 };
+  int x, kt, out, ret;
+  uint8_t *data;
+  size_t esize;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  if (T (c, x)->rank != 2)
+    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected 2)",
+        T (c, x)->rank);
+  dtype = T (c, x)->dtype;
+  if (onnx_attr (c, "dtype") != NULL
+      && !onnx_dtype_from_attr (onnx_attr_int (c, "dtype", 0), &dtype))
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "dtype %s",
+        onnx_dtype_name ((int32_t) onnx_attr_int (c, "dtype", 0)));
+  dims[0] = T (c, x)->dims[0];
+  dims[1] = T (c, x)->dims[1];
+  if (dims[0] * dims[1] > ONNX_MAX_FOLD_ELEMENTS)
+    return onnx_err (c, SIMNPU_ENOMEM, "shape too large");
+  tmp.dtype = dtype;
+  tmp.rank = 2;
+  memcpy (tmp.dims, dims, sizeof dims);
+  esize = simnpu__ir_dtype_size (dtype);
+  data = g_malloc0 (MAX (simnpu__ir_tensor_bytes (&tmp), 1));
+  for (i = 0; i < dims[0]; i++) {
+    int64_t j = i + kd;
+    uint8_t *e;
+    if (j < 0 || j >= dims[1])
+      continue;
+    e = data + (i * dims[1] + j) * esize;
+    switch (dtype) {
+      case SIMNPU_IR_F32:
+        *(float *) e = 1.0f;
+        break;
+      case SIMNPU_IR_I64:
+        *(int64_t *) e = 1;
+        break;
+      case SIMNPU_IR_I32:
+        *(int32_t *) e = 1;
+        break;
+      default:
+        *e = 1;
+        break;
+    }
+  }
+  kt = onnx_add_const (c, dtype, 2, dims, data);
+  g_free (data);
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_IDENTITY, &kt, 1, &out, 1, NULL);
+}
+
+/* Upsample (opset 9): Resize with asymmetric coordinates, nearest rounding
+ * down */
+static int
+imp_upsample (onnx_ctx * c, const onnx_op * op)
+{
+  char buf[ONNX_STR_SIZE];
+  const char *mode = onnx_attr_str (c, "mode", "nearest", buf, sizeof buf);
+  const simnpu__ir_tensor *st;
+  simnpu__ir_attrs a;
+  int x, ts, ret;
+  unsigned i;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0)
+    return ret;
+  st = T (c, ts);
+  if (!st->is_const || st->dtype != SIMNPU_IR_F32)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "scales input must be constant (float)");
+  if (T (c, x)->rank != ONNX_CONV_RANK
+      || simnpu__ir_tensor_elements (st) != ONNX_CONV_RANK)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "only rank-4 NCHW with 4 scales is supported");
+  onnx_attrs_init (&a);
+  if (strcmp (mode, "linear") == 0 || strcmp (mode, "bilinear") == 0)
+    a.mode = SIMNPU_IR_RESIZE_BILINEAR;
+  else if (strcmp (mode, "nearest") != 0)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "mode '%s'", mode);
+  a.coord = SIMNPU_IR_COORD_ASYMMETRIC;
+  a.nearest = SIMNPU_IR_NEAREST_FLOOR;
+  for (i = 0; i < 2; i++)
+    if (((const float *) st->data)[i] != 1.0f)
+      return onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "scaling the batch or channel axis is not supported");
+  for (i = 0; i < 2; i++) {
+    float sc = ((const float *) st->data)[2 + i];
+    double o = floor ((double) T (c, x)->dims[2 + i] * sc);
+    if (!(o >= 1 && o <= SIMNPU_IR_MAX_ELEMENTS))
+      return onnx_err (c, SIMNPU_ESHAPE, "scale %g", sc);
+    a.ints[i] = (int64_t) o;
+    a.f[1 + i] = sc;
+  }
+  a.n_ints = 2;
+  return onnx_emit_nhwc (c, SIMNPU_IR_RESIZE, &x, 1, &a);
+}
+
+/* x / (bias + alpha / size * sum of squares over a window of channels) ^
+ * beta, the sum by a 1x1 convolution with a band of ones */
+static int
+imp_lrn (onnx_ctx * c, const onnx_op * op)
+{
+  float alpha = onnx_attr_float (c, "alpha", 1e-4f);
+  float beta = onnx_attr_float (c, "beta", 0.75f);
+  float bias = onnx_attr_float (c, "bias", 1.0f);
+  int64_t size = onnx_attr_int (c, "size", 0), ch, o, i, wdims[4];
+  int x, sq, sum, sc, den, pw, out, ret, band;
+  simnpu__ir_attrs a;
+  float *w;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  if (T (c, x)->rank != ONNX_CONV_RANK || size < 1)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "rank-4 input and size >= 1 "
+        "expected");
+  ch = T (c, x)->dims[1];
+  if (ch * ch > ONNX_MAX_FOLD_ELEMENTS)
+    return onnx_err (c, SIMNPU_ENOMEM, "too many channels");
+  w = g_new0 (float, MAX (ch * ch, 1));
+  for (o = 0; o < ch; o++)
+    for (i = MAX (0, o - (size - 1) / 2); i <= MIN (ch - 1, o + size / 2); i++)
+      w[o * ch + i] = 1.0f;
+  wdims[0] = ch;
+  wdims[1] = wdims[2] = 1;
+  wdims[3] = ch;
+  band = onnx_add_const (c, SIMNPU_IR_F32, 4, wdims, w);
+  g_free (w);
+  sq = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, x, x, sq)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  sum = onnx_tmp (c);
+  {
+    int ins[2] = { sq, band };
+    if ((ret = onnx_emit_nhwc_to (c, SIMNPU_IR_CONV2D, ins, 2, &a, sum)) < 0)
+      return ret;
+  }
+  sc = onnx_tmp (c);
+  den = onnx_tmp (c);
+  pw = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, sum, onnx_scalar_f32 (c,
+                  alpha / (float) size), sc)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, sc, onnx_scalar_f32 (c, bias),
+              den)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_POW, den, onnx_scalar_f32 (c,
+                  beta), pw)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit2 (c, SIMNPU_IR_DIV, x, pw, out);
+}
+
 /* x != x */
 static int
 imp_isnan (onnx_ctx * c, const onnx_op * op)
@@ -3395,6 +3551,7 @@ static const onnx_op onnx_ops[] = {
   {"Erf", imp_unary, SIMNPU_IR_ERF, 9},
   {"Exp", imp_unary, SIMNPU_IR_EXP, 6},
   {"Expand", imp_expand, SIMNPU_IR_EXPAND, 8},
+  {"EyeLike", imp_eye_like, SIMNPU_IR_IDENTITY, 9},
   {"Flatten", imp_flatten, SIMNPU_IR_RESHAPE, 1},
   {"Floor", imp_unary, SIMNPU_IR_FLOOR, 6},
   {"Gather", imp_gather, SIMNPU_IR_GATHER, 1},
@@ -3411,6 +3568,7 @@ static const onnx_op onnx_ops[] = {
   {"InstanceNormalization", imp_instance_norm, SIMNPU_IR_REDUCE_MEAN, 6},
   {"IsInf", imp_isinf, SIMNPU_IR_EQUAL, 10},
   {"IsNaN", imp_isnan, SIMNPU_IR_EQUAL, 9},
+  {"LRN", imp_lrn, SIMNPU_IR_CONV2D, 1},
   {"LayerNormalization", imp_layer_norm, SIMNPU_IR_REDUCE_MEAN},
   {"LeakyRelu", imp_unary, SIMNPU_IR_LEAKY_RELU, 6},
   {"Less", imp_binary, SIMNPU_IR_LESS, 7},
@@ -3477,6 +3635,7 @@ static const onnx_op onnx_ops[] = {
   {"Transpose", imp_transpose, SIMNPU_IR_TRANSPOSE, 1},
   {"Trilu", imp_trilu, SIMNPU_IR_WHERE, 14},
   {"Unsqueeze", imp_squeeze, SIMNPU_IR_IDENTITY, 1},
+  {"Upsample", imp_upsample, SIMNPU_IR_RESIZE, 9},
   {"Where", imp_where, SIMNPU_IR_WHERE, 9},
   {"Xor", imp_binary, SIMNPU_IR_XOR, 7},
 };

@@ -14,7 +14,18 @@
  * inputs are all constants is executed at once and replaced by constants,
  * so that shape-valued inputs computed in the model (Shape -> Gather ->
  * Concat -> Reshape) are constants by the time a consumer needs them as
- * attributes. */
+ * attributes.
+ *
+ * Layout: tensors stay NCHW as in the model; each spatial op (conv, pools,
+ * resize, batchnorm, depth/space) runs on a transpose to NHWC and back
+ * (simnpu__ir_cancel_transposes() removes the pairs that cancel). 1-D
+ * convs and pools run as 2-D ones of height 1.
+ *
+ * ONNX ops without an IR op of their own are compositions of IR ops
+ * (Gemm, Celu, Mish, LayerNormalization, InstanceNormalization, LRN,
+ * ConvTranspose, GatherElements, the losses, the quantize ops, ...): one
+ * static table maps each ONNX op to its import function and the oldest
+ * opset whose definition that function reads. */
 
 #include "compiler.h"
 #include "onnx.pb-c.h"
@@ -2119,7 +2130,7 @@ imp_expand (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int64_t shape[SIMNPU_IR_MAX_RANK];
-  int x, ts, out, ret, n, i;
+  int x, ts, out, ret, n;
   unsigned rank, r;
   const simnpu__ir_tensor *xt;
 
@@ -2145,7 +2156,6 @@ imp_expand (onnx_ctx * c, const onnx_op * op)
     a.ints[r] = sd == 1 ? xd : sd;
   }
   a.n_ints = rank;
-  (void) i;
   if ((ret = onnx_out (c, 0, &out)) < 0)
     return ret;
   return onnx_emit (c, SIMNPU_IR_EXPAND, &x, 1, &out, 1, &a);

@@ -8,7 +8,7 @@ set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${GST_AX_FUZZ_BUILD_DIR:-$top/build-fuzz}"
 seconds="${FUZZ_SECONDS:-30}"
-targets=(axm json ir onnx)
+targets=(axm json ir tfjs onnx)
 
 if ! command -v clang >/dev/null 2>&1; then
   echo "fuzz.sh: clang is missing; install it with: apt-get install clang libclang-rt-14-dev" >&2

@@ -14,6 +14,7 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   clang libclang-rt-14-dev
+  gstreamer1.0-libav nodejs openssl
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
 )
 
@@ -23,6 +24,11 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# Debian's nodejs comes without npm (a package of its own); other builds of
+# nodejs (e.g. NodeSource's) bring it and conflict with Debian's npm.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "gst-ax setup: installing missing Debian packages: ${missing[*]}"
@@ -46,13 +52,23 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# The models, images and video the compiler tests run on, and the TF.js
+# oracle (set GST_AX_FETCH_DATA=0 to skip, e.g. offline on a fresh tree).
+data_args=()
+if [ "${GST_AX_FETCH_DATA:-1}" != 0 ]; then
+  "$top/scripts/fetch-data.sh"
+fi
+if [ -n "${GST_AX_DATA_DIR:-}" ]; then
+  data_args=(-Ddata_dir="$GST_AX_DATA_DIR")
+fi
+
 if [ ! -f "$build_dir/build.ninja" ]; then
   echo "gst-ax setup: configuring $build_dir"
-  meson setup "$build_dir" "$top" "$@"
+  meson setup "$build_dir" "$top" "${data_args[@]}" "$@"
 else
   # picks up folders added since the last configure (subdirs are found
   # with fs.is_dir, which meson cannot watch)
-  meson setup --reconfigure "$build_dir" "$top" "$@" >/dev/null
+  meson setup --reconfigure "$build_dir" "$top" "${data_args[@]}" "$@" >/dev/null
 fi
 echo "gst-ax setup: building"
 meson compile -C "$build_dir"

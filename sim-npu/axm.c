@@ -13,8 +13,10 @@
  * checked against the file before any allocation, and sections may not
  * overlap. */
 
-#include "simnpu-private.h"
+#include "host.h"
 
+#include <json-glib/json-glib.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -27,6 +29,7 @@
 #define TENSOR_BYTES 80
 #define OP_BYTES 152
 #define ACTION_BYTES 48
+#define PREPROCESS_BYTES 40
 #define SECTION_ALIGN 8
 #define NO_DATA G_MAXUINT64
 #define FLAG_ESTIMATE_ONLY 1u
@@ -42,15 +45,25 @@ enum
   SEC_DATA,
   SEC_SCHEDULE,
   SEC_LABELS,
-  N_SECTIONS = SEC_LABELS
+  /* optional, since 1.2 */
+  SEC_PREAMBLE,
+  SEC_POSTAMBLE,
+  SEC_PREPROCESS,
+  SEC_DECODER,
+  N_SECTIONS = SEC_DECODER
 };
 
-/* version 1.0 files end with the schedule section */
+/* version 1.0 files end with the schedule section, 1.1 files with the
+ * labels; from 1.2 on the sections after the labels may be absent */
 #define N_SECTIONS_V1_0 SEC_SCHEDULE
+#define N_SECTIONS_V1_1 SEC_LABELS
+#define N_REQUIRED_SECTIONS SEC_LABELS
 #define LABELS_MINOR 1
+#define HOST_SECTIONS_MINOR 2
 
 static const char *const section_names[] = {
-  "", "strings", "tensors", "ops", "io", "data", "schedule", "labels"
+  "", "strings", "tensors", "ops", "io", "data", "schedule", "labels",
+  "preamble", "postamble", "preprocess", "decoder"
 };
 
 /* ------------------------------------------------------------------ */
@@ -99,12 +112,14 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
 {
   writer w;
   guint8 *tensors, *ops, *io, *sched, *labels, *header;
-  GByteArray *file;
+  guint8 preprocess[PREPROCESS_BYTES];
+  GByteArray *file, *preamble = NULL, *postamble = NULL;
   size_t sizes[N_SECTIONS + 1], offsets[N_SECTIONS + 1];
   guint8 *blobs[N_SECTIONS + 1];
+  unsigned present[N_SECTIONS], n_present = 0;
   uint32_t name_str, spec_str, flags, u32;
   uint64_t total;
-  unsigned i;
+  unsigned i, k;
   GError *err = NULL;
   int ret = 0;
 
@@ -201,9 +216,49 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
   sizes[SEC_SCHEDULE] = (size_t) s->n_actions * ACTION_BYTES;
   blobs[SEC_LABELS] = labels;
   sizes[SEC_LABELS] = (size_t) g->n_labels * 4;
+  for (i = 1; i <= N_REQUIRED_SECTIONS; i++)
+    present[n_present++] = i;
 
-  total = HEADER_BYTES + N_SECTIONS * SECTION_BYTES;
-  for (i = 1; i <= N_SECTIONS; i++) {
+  /* the optional sections, when the model has them */
+  if (g->preamble) {
+    preamble = g_byte_array_new ();
+    simnpu__ir_serialize (g->preamble, preamble);
+    blobs[SEC_PREAMBLE] = preamble->data;
+    sizes[SEC_PREAMBLE] = preamble->len;
+    present[n_present++] = SEC_PREAMBLE;
+  }
+  if (g->postamble) {
+    postamble = g_byte_array_new ();
+    simnpu__ir_serialize (g->postamble, postamble);
+    blobs[SEC_POSTAMBLE] = postamble->data;
+    sizes[SEC_POSTAMBLE] = postamble->len;
+    present[n_present++] = SEC_POSTAMBLE;
+  }
+  if (g->has_preprocess) {
+    const simnpu__preprocess *p = &g->preprocess;
+    size_t pos = 0;
+    u32 = p->color;
+    put (preprocess, &pos, &u32, 4);
+    u32 = p->resize;
+    put (preprocess, &pos, &u32, 4);
+    u32 = p->fill;
+    put (preprocess, &pos, &u32, 4);
+    put (preprocess, &pos, &p->scale, 4);
+    put (preprocess, &pos, p->mean, 3 * 4);
+    put (preprocess, &pos, p->std, 3 * 4);
+    blobs[SEC_PREPROCESS] = preprocess;
+    sizes[SEC_PREPROCESS] = PREPROCESS_BYTES;
+    present[n_present++] = SEC_PREPROCESS;
+  }
+  if (g->decoder) {
+    blobs[SEC_DECODER] = (guint8 *) g->decoder;
+    sizes[SEC_DECODER] = strlen (g->decoder);
+    present[n_present++] = SEC_DECODER;
+  }
+
+  total = HEADER_BYTES + (uint64_t) n_present *SECTION_BYTES;
+  for (k = 0; k < n_present; k++) {
+    i = present[k];
     total = (total + SECTION_ALIGN - 1) & ~(uint64_t) (SECTION_ALIGN - 1);
     offsets[i] = total;
     total += sizes[i];
@@ -215,7 +270,7 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
   {
     size_t pos = 0;
     uint16_t v16;
-    uint32_t n_sec = N_SECTIONS, hb = HEADER_BYTES;
+    uint32_t n_sec = n_present, hb = HEADER_BYTES;
     put (header, &pos, SIMNPU_AXM_MAGIC, SIMNPU_AXM_MAGIC_BYTES);
     v16 = SIMNPU_AXM_VERSION_MAJOR;
     put (header, &pos, &v16, 2);
@@ -231,9 +286,11 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
     put (header, &pos, &g->n_inputs, 4);
     put (header, &pos, &g->n_outputs, 4);
   }
-  for (i = 1; i <= N_SECTIONS; i++) {
-    size_t pos = HEADER_BYTES + (i - 1) * SECTION_BYTES;
-    uint32_t type = i, count;
+  for (k = 0; k < n_present; k++) {
+    size_t pos = HEADER_BYTES + k * SECTION_BYTES;
+    uint32_t type, count;
+    i = present[k];
+    type = i;
     uint64_t off = offsets[i], bytes = sizes[i];
     switch (i) {
       case SEC_TENSORS:
@@ -250,6 +307,9 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
         break;
       case SEC_LABELS:
         count = g->n_labels;
+        break;
+      case SEC_PREPROCESS:
+        count = 1;
         break;
       default:
         count = (uint32_t) sizes[i];
@@ -275,6 +335,10 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
   g_free (io);
   g_free (sched);
   g_free (labels);
+  if (preamble)
+    g_byte_array_free (preamble, TRUE);
+  if (postamble)
+    g_byte_array_free (postamble, TRUE);
   return ret;
 }
 
@@ -339,7 +403,7 @@ static int
 read_sections (reader * r)
 {
   const guint8 *h = r->base;
-  uint32_t n_sec, hb;
+  uint32_t n_sec, hb, max_type;
   uint64_t file_bytes, table_end;
   unsigned i, j;
   uint16_t major, minor;
@@ -363,9 +427,18 @@ read_sections (reader * r)
     return bad (r, "file_bytes", "%" G_GUINT64_FORMAT " but the file has "
         "%zu bytes (truncated or padded)", (guint64) file_bytes, r->size);
   n_sec = rd32 (h + 24);
-  if (minor < LABELS_MINOR ? n_sec != N_SECTIONS_V1_0 : n_sec != N_SECTIONS)
-    return bad (r, "n_sections", "%u; expected %d for version %u.%u", n_sec,
-        minor < LABELS_MINOR ? N_SECTIONS_V1_0 : N_SECTIONS, major, minor);
+  if (minor < HOST_SECTIONS_MINOR) {
+    /* the sections up to the version's last, all present */
+    max_type = minor < LABELS_MINOR ? N_SECTIONS_V1_0 : N_SECTIONS_V1_1;
+    if (n_sec != max_type)
+      return bad (r, "n_sections", "%u; expected %u for version %u.%u",
+          n_sec, max_type, major, minor);
+  } else {
+    max_type = N_SECTIONS;
+    if (n_sec < N_REQUIRED_SECTIONS || n_sec > N_SECTIONS)
+      return bad (r, "n_sections", "%u; expected %d to %d for version "
+          "%u.%u", n_sec, N_REQUIRED_SECTIONS, N_SECTIONS, major, minor);
+  }
   table_end = HEADER_BYTES + (uint64_t) n_sec *SECTION_BYTES;
   if (table_end > r->size)
     return bad (r, "section table", "extends past the end of the file");
@@ -373,9 +446,9 @@ read_sections (reader * r)
     const guint8 *e = h + HEADER_BYTES + i * SECTION_BYTES;
     uint32_t type = rd32 (e);
     uint64_t off = rd64 (e + 8), bytes = rd64 (e + 16);
-    if (type < 1 || type > N_SECTIONS)
-      return bad (r, "section type", "entry %u has type %u; expected 1 to %d",
-          i, type, N_SECTIONS);
+    if (type < 1 || type > max_type)
+      return bad (r, "section type", "entry %u has type %u; expected 1 to %u",
+          i, type, max_type);
     if (r->off[type] != 0)
       return bad (r, section_names[type], "section listed twice");
     if (off < table_end || off % SECTION_ALIGN != 0 || off > r->size
@@ -388,6 +461,11 @@ read_sections (reader * r)
     r->bytes[type] = bytes;
     r->count[type] = rd32 (e + 4);
   }
+  /* every section up to the labels must be there (1.2 lists optional
+   * ones besides); offsets are past the table, so 0 means absent */
+  for (i = 1; i <= MIN (max_type, N_REQUIRED_SECTIONS); i++)
+    if (r->off[i] == 0)
+      return bad (r, section_names[i], "section missing");
   for (i = 1; i <= N_SECTIONS; i++)
     for (j = i + 1; j <= N_SECTIONS; j++)
       if (r->off[i] < r->off[j] + r->bytes[j]
@@ -569,6 +647,132 @@ read_labels (reader * r, simnpu__graph * g)
   return 0;
 }
 
+/* A host section (absent: NULL): the IR's own reader validates it field
+ * by field; its shapes are then inferred, which the binding check and the
+ * executor need. */
+static int
+read_host_section (reader * r, int sec, simnpu__ir_graph ** out)
+{
+  simnpu_error sub = { 0 };
+  int ret;
+
+  *out = NULL;
+  if (r->off[sec] == 0)
+    return 0;
+  if (r->count[sec] != r->bytes[sec])
+    return bad (r, section_names[sec], "count %u; expected the section's "
+        "size, %" G_GUINT64_FORMAT " bytes", r->count[sec],
+        (guint64) r->bytes[sec]);
+  ret = simnpu__ir_deserialize (r->base + r->off[sec],
+      (size_t) r->bytes[sec], out, &sub);
+  if (ret == 0)
+    ret = simnpu__ir_infer_shapes (*out, &sub);
+  if (ret < 0) {
+    simnpu__ir_graph_free (*out);
+    *out = NULL;
+    return simnpu__set_error (r->error, ret, ".axm %s: %s",
+        section_names[sec], sub.message);
+  }
+  return 0;
+}
+
+static int
+check_finite (reader * r, const char *field, float v, bool nonzero)
+{
+  if (!isfinite (v) || (nonzero && v == 0.0f))
+    return bad (r, "preprocess", "%s is %g; expected a finite%s number",
+        field, v, nonzero ? ", non-zero" : "");
+  return 0;
+}
+
+static int
+read_preprocess (reader * r, simnpu__graph * g)
+{
+  const guint8 *p = r->base + r->off[SEC_PREPROCESS];
+  simnpu__preprocess *pp = &g->preprocess;
+  uint32_t color, resize, fill;
+  char field[16];
+  unsigned c;
+  int ret;
+
+  if (r->off[SEC_PREPROCESS] == 0)
+    return 0;
+  if (r->count[SEC_PREPROCESS] != 1 || r->bytes[SEC_PREPROCESS] !=
+      PREPROCESS_BYTES)
+    return bad (r, "preprocess", "%u records in %" G_GUINT64_FORMAT " bytes; "
+        "expected one of %d bytes", r->count[SEC_PREPROCESS],
+        (guint64) r->bytes[SEC_PREPROCESS], PREPROCESS_BYTES);
+  color = rd32 (p);
+  resize = rd32 (p + 4);
+  fill = rd32 (p + 8);
+  if (color > SIMNPU_COLOR_GRAY)
+    return bad (r, "preprocess", "color order %u; expected 0 (RGB), 1 (BGR) "
+        "or 2 (gray)", color);
+  if (resize > SIMNPU_RESIZE_STRETCH)
+    return bad (r, "preprocess", "resize kind %u; expected 0 (letterbox) or "
+        "1 (stretch)", resize);
+  if (fill > G_MAXUINT8)
+    return bad (r, "preprocess", "fill %u; expected 0 to 255", fill);
+  pp->color = color;
+  pp->resize = resize;
+  pp->fill = (uint8_t) fill;
+  memcpy (&pp->scale, p + 12, 4);
+  memcpy (pp->mean, p + 16, sizeof (pp->mean));
+  memcpy (pp->std, p + 28, sizeof (pp->std));
+  if ((ret = check_finite (r, "scale", pp->scale, true)) < 0)
+    return ret;
+  for (c = 0; c < G_N_ELEMENTS (pp->mean); c++) {
+    snprintf (field, sizeof (field), "mean[%u]", c);
+    if ((ret = check_finite (r, field, pp->mean[c], false)) < 0)
+      return ret;
+    snprintf (field, sizeof (field), "std[%u]", c);
+    if ((ret = check_finite (r, field, pp->std[c], true)) < 0)
+      return ret;
+  }
+  g->has_preprocess = true;
+  return 0;
+}
+
+/* UTF-8 text of one JSON object, no NUL, bounded in size and depth. */
+static int
+read_decoder (reader * r, simnpu__graph * g)
+{
+  const char *text = (const char *) r->base + r->off[SEC_DECODER];
+  size_t n = (size_t) r->bytes[SEC_DECODER];
+  JsonParser *parser;
+  JsonNode *root;
+  GError *err = NULL;
+  int ret = 0;
+
+  if (r->off[SEC_DECODER] == 0)
+    return 0;
+  if (r->count[SEC_DECODER] != r->bytes[SEC_DECODER])
+    return bad (r, "decoder", "count %u; expected the section's size, %zu "
+        "bytes", r->count[SEC_DECODER], n);
+  if (n == 0 || n > SIMNPU_MAX_DECODER_BYTES)
+    return bad (r, "decoder", "%zu bytes; expected a JSON object of 1 to %d "
+        "bytes", n, SIMNPU_MAX_DECODER_BYTES);
+  if (memchr (text, '\0', n) != NULL || !g_utf8_validate (text, (gssize) n,
+          NULL))
+    return bad (r, "decoder", "not UTF-8 text (or contains a NUL); expected "
+        "a JSON object");
+  if (simnpu__json_depth (text, n) > SIMNPU_MAX_DECODER_DEPTH)
+    return bad (r, "decoder", "nested deeper than %d levels",
+        SIMNPU_MAX_DECODER_DEPTH);
+  parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, text, (gssize) n, &err)) {
+    ret = bad (r, "decoder", "invalid JSON: %s", err->message);
+    g_error_free (err);
+  } else if ((root = json_parser_get_root (parser)) == NULL
+      || !JSON_NODE_HOLDS_OBJECT (root)) {
+    ret = bad (r, "decoder", "expected a JSON object ({\"type\": ...})");
+  } else {
+    g->decoder = g_strndup (text, n);
+  }
+  g_object_unref (parser);
+  return ret;
+}
+
 int
 simnpu__axm_read (const void *data, size_t size, simnpu__graph ** out_graph,
     simnpu__schedule * s, simnpu_error * error)
@@ -636,7 +840,13 @@ simnpu__axm_read (const void *data, size_t size, simnpu__graph ** out_graph,
     goto fail;
   if ((ret = read_labels (&r, g)) < 0)
     goto fail;
-  if ((ret = simnpu__graph_validate (g, error)) < 0)
+  if ((ret = read_host_section (&r, SEC_PREAMBLE, &g->preamble)) < 0
+      || (ret = read_host_section (&r, SEC_POSTAMBLE, &g->postamble)) < 0
+      || (ret = read_preprocess (&r, g)) < 0
+      || (ret = read_decoder (&r, g)) < 0)
+    goto fail;
+  if ((ret = simnpu__graph_validate (g, error)) < 0
+      || (ret = simnpu__host_check (g, error)) < 0)
     goto fail;
   *out_graph = g;
   return 0;

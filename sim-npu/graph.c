@@ -12,7 +12,7 @@
  * quantisation parameters, the interpreter that runs a job's ops, and the
  * cost model that turns ops into a schedule of device actions. */
 
-#include "simnpu-private.h"
+#include "ir.h"
 
 #include <math.h>
 #include <string.h>
@@ -33,6 +33,18 @@ static const char *const op_names[SIMNPU_N_OP_TYPES] = {
   [SIMNPU_OP_SIGMOID] = "sigmoid",
   [SIMNPU_OP_SILU] = "silu",
   [SIMNPU_OP_SOFTMAX] = "softmax",
+  [SIMNPU_OP_TANH] = "tanh",
+  [SIMNPU_OP_HARD_SWISH] = "hard_swish",
+  [SIMNPU_OP_HARD_SIGMOID] = "hard_sigmoid",
+  [SIMNPU_OP_LEAKY_RELU] = "leaky_relu",
+  [SIMNPU_OP_CLIP] = "clip",
+  [SIMNPU_OP_ELU] = "elu",
+  [SIMNPU_OP_LUT] = "lut",
+  [SIMNPU_OP_MEAN] = "mean",
+  [SIMNPU_OP_PAD] = "pad",
+  [SIMNPU_OP_SUB] = "sub",
+  [SIMNPU_OP_MAXIMUM] = "maximum",
+  [SIMNPU_OP_MINIMUM] = "minimum",
 };
 
 #define I8_MIN (-128)
@@ -43,6 +55,13 @@ static const char *const op_names[SIMNPU_N_OP_TYPES] = {
 #define MAX_CONV_KLEN 32768
 #define MAX_BIAS_ABS (1 << 30)
 #define MAX_REQUANT_SCALE 65536.0
+/* mean sums int8 in int32: 128 * H * W < 2^31 */
+#define MAX_MEAN_POSITIONS (1 << 23)
+/* a generic LUT op's table: one int8 per input value */
+#define LUT_ENTRIES 256
+/* resize index tables: three int32 per output row and column */
+#define RESIZE_TABLE_STRIDE 3
+#define RESIZE_BILINEAR_TAPS 4
 
 const char *
 simnpu__op_type_name (simnpu__op_type type)
@@ -87,11 +106,15 @@ simnpu__graph_free (simnpu__graph * g)
     g_free (g->ops[i].requant_scales);
     g_free (g->ops[i].bias_folded);
     g_free (g->ops[i].weights_packed);
+    g_free (g->ops[i].table);
   }
   g_free (g->tensors);
   g_free (g->ops);
   g_free (g->name);
   g_strfreev (g->labels);
+  simnpu__ir_graph_free (g->preamble);
+  simnpu__ir_graph_free (g->postamble);
+  g_free (g->decoder);
   g_free (g);
 }
 
@@ -293,6 +316,17 @@ infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
             || bias->kind != SIMNPU_TENSOR_CONSTANT)
           return op_error (error, SIMNPU_EFORMAT, op, oi,
               "weights and bias must be constants");
+        if (at[SIMNPU_A_ACT] < SIMNPU_ACT_NONE
+            || at[SIMNPU_A_ACT] > SIMNPU_ACT_CLIP)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "activation must be 0 (none), 1 (relu) or 2 (clip)");
+        if (at[SIMNPU_A_ACT] == SIMNPU_ACT_CLIP
+            && (at[SIMNPU_A_ACT_QMIN] < I8_MIN
+                || at[SIMNPU_A_ACT_QMAX] > I8_MAX
+                || at[SIMNPU_A_ACT_QMIN] > at[SIMNPU_A_ACT_QMAX]))
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "clip bounds must satisfy -128 <= min <= max <= 127 "
+              "(quantised)");
       }
       d[0] = in->dims[0];
       d[1] = eh / sh + 1;
@@ -301,7 +335,10 @@ infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
       return assign_output (g, op, oi, 0, 4, d, error);
     }
     case SIMNPU_OP_ADD:
-    case SIMNPU_OP_MUL:{
+    case SIMNPU_OP_MUL:
+    case SIMNPU_OP_SUB:
+    case SIMNPU_OP_MAXIMUM:
+    case SIMNPU_OP_MINIMUM:{
       const simnpu__tensor *in2;
       unsigned rank;
       if (op->n_inputs != 2 || op->n_outputs != 1)
@@ -390,14 +427,66 @@ infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
       if (in->n_dims != 4 || op->n_inputs != 1 || op->n_outputs != 1)
         return op_error (error, SIMNPU_ESHAPE, op, oi,
             "expected one rank-4 (NHWC) input and one output");
-      if (at[SIMNPU_A_SCALE_H] < 1 || at[SIMNPU_A_SCALE_W] < 1
-          || at[SIMNPU_A_SCALE_H] > SIMNPU_MAX_KERNEL_DIM
-          || at[SIMNPU_A_SCALE_W] > SIMNPU_MAX_KERNEL_DIM)
+      if (at[SIMNPU_A_RESIZE_MODE] != SIMNPU_RESIZE_MODE_NEAREST
+          && at[SIMNPU_A_RESIZE_MODE] != SIMNPU_RESIZE_MODE_BILINEAR)
         return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "scale factors must be integers in [1, 64]");
+            "mode must be 0 (nearest) or 1 (bilinear)");
+      if (at[SIMNPU_A_COORD] < 0 || at[SIMNPU_A_COORD] >= SIMNPU_N_COORD_MODES)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "coordinate mode must be in [0, 4]");
+      if (at[SIMNPU_A_NEAREST] < 0
+          || at[SIMNPU_A_NEAREST] >= SIMNPU_N_NEAREST_MODES)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "nearest mode must be in [0, 3]");
       memcpy (d, in->dims, sizeof (d));
-      d[1] *= at[SIMNPU_A_SCALE_H];
-      d[2] *= at[SIMNPU_A_SCALE_W];
+      if (at[SIMNPU_A_OUT_H] != 0 || at[SIMNPU_A_OUT_W] != 0) {
+        if (at[SIMNPU_A_OUT_H] < 1 || at[SIMNPU_A_OUT_W] < 1)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "output size must have both dimensions >= 1");
+        d[1] = at[SIMNPU_A_OUT_H];
+        d[2] = at[SIMNPU_A_OUT_W];
+      } else {
+        if (at[SIMNPU_A_SCALE_H] < 1 || at[SIMNPU_A_SCALE_W] < 1
+            || at[SIMNPU_A_SCALE_H] > SIMNPU_MAX_KERNEL_DIM
+            || at[SIMNPU_A_SCALE_W] > SIMNPU_MAX_KERNEL_DIM)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "scale factors must be integers in [1, 64]");
+        d[1] *= at[SIMNPU_A_SCALE_H];
+        d[2] *= at[SIMNPU_A_SCALE_W];
+      }
+      return assign_output (g, op, oi, 0, 4, d, error);
+    case SIMNPU_OP_MEAN:
+      if (in->n_dims != 4 || op->n_inputs != 1 || op->n_outputs != 1)
+        return op_error (error, SIMNPU_ESHAPE, op, oi,
+            "expected one rank-4 (NHWC) input and one output");
+      if (in->dims[1] * in->dims[2] > MAX_MEAN_POSITIONS)
+        return op_error (error, SIMNPU_EUNSUPPORTED, op, oi,
+            "height * width must be at most 2^23");
+      d[0] = in->dims[0];
+      d[1] = 1;
+      d[2] = 1;
+      d[3] = in->dims[3];
+      return assign_output (g, op, oi, 0, 4, d, error);
+    case SIMNPU_OP_PAD:
+      if (in->n_dims != 4 || op->n_inputs != 1 || op->n_outputs != 1)
+        return op_error (error, SIMNPU_ESHAPE, op, oi,
+            "expected one rank-4 (NHWC) input and one output");
+      if (at[SIMNPU_A_PAD_MODE] != SIMNPU_PAD_CONSTANT
+          && at[SIMNPU_A_PAD_MODE] != SIMNPU_PAD_EDGE)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "mode must be 0 (constant) or 1 (edge)");
+      if (at[SIMNPU_A_PAD_VALUE] < I8_MIN || at[SIMNPU_A_PAD_VALUE] > I8_MAX)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "pad value must be an int8 in [-128, 127]");
+      for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
+        int64_t b0 = at[SIMNPU_A_PAD0 + i];
+        int64_t a0 = at[SIMNPU_A_PAD0 + SIMNPU_MAX_DIMS + i];
+        if (b0 < 0 || a0 < 0 || b0 > SIMNPU_MAX_TENSOR_ELEMENTS
+            || a0 > SIMNPU_MAX_TENSOR_ELEMENTS)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "pads must be in [0, 2^26]");
+        d[i] = in->dims[i] + b0 + a0;
+      }
       return assign_output (g, op, oi, 0, 4, d, error);
     case SIMNPU_OP_RESHAPE:{
       int rank = at[SIMNPU_A_RANK];
@@ -449,9 +538,28 @@ infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
       }
       return assign_output (g, op, oi, 0, in->n_dims, d, error);
     }
+    case SIMNPU_OP_LUT:{
+      const simnpu__tensor *table;
+      if (op->n_inputs != 2 || op->n_outputs != 1)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "expected inputs [x, table] and one output");
+      table = &g->tensors[op->inputs[1]];
+      if (table->kind != SIMNPU_TENSOR_CONSTANT
+          || table->dtype != SIMNPU_DTYPE_I8 || table->n_dims != 1
+          || table->dims[0] != LUT_ENTRIES)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "table must be an i8 constant of shape [256]");
+      return assign_output (g, op, oi, 0, in->n_dims, in->dims, error);
+    }
     case SIMNPU_OP_RELU:
     case SIMNPU_OP_SIGMOID:
     case SIMNPU_OP_SILU:
+    case SIMNPU_OP_TANH:
+    case SIMNPU_OP_HARD_SWISH:
+    case SIMNPU_OP_HARD_SIGMOID:
+    case SIMNPU_OP_LEAKY_RELU:
+    case SIMNPU_OP_CLIP:
+    case SIMNPU_OP_ELU:
     case SIMNPU_OP_SOFTMAX:
       if (op->n_inputs != 1 || op->n_outputs != 1)
         return op_error (error, SIMNPU_EFORMAT, op, oi,
@@ -705,10 +813,34 @@ simnpu__graph_validate (simnpu__graph * g, simnpu_error * error)
   return 0;
 }
 
-void
-simnpu__build_lut (simnpu__op_type type, float in_scale, int32_t in_zp,
-    float out_scale, int32_t out_zp, int8_t * lut)
+float
+simnpu__attr_float (int32_t bits)
 {
+  float f;
+
+  memcpy (&f, &bits, sizeof (f));
+  return f;
+}
+
+int32_t
+simnpu__float_attr (float value)
+{
+  int32_t bits;
+
+  memcpy (&bits, &value, sizeof (bits));
+  return bits;
+}
+
+/* hard_swish's and hard_sigmoid's ReLU6 and its divisor */
+#define HARD_SWISH_SHIFT 3.0
+#define HARD_SWISH_LIMIT 6.0
+
+void
+simnpu__build_lut_params (simnpu__op_type type, float p0, float p1,
+    float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
+    int8_t * lut)
+{
+  const double a = p0, b = p1;
   int q;
 
   for (q = I8_MIN; q <= I8_MAX; q++) {
@@ -721,14 +853,45 @@ simnpu__build_lut (simnpu__op_type type, float in_scale, int32_t in_zp,
       case SIMNPU_OP_SILU:
         y = x / (1.0 + exp (-x));
         break;
+      case SIMNPU_OP_TANH:
+        y = tanh (x);
+        break;
+      case SIMNPU_OP_HARD_SWISH:
+        y = x * fmin (fmax (x + HARD_SWISH_SHIFT, 0.0), HARD_SWISH_LIMIT)
+            / HARD_SWISH_LIMIT;
+        break;
+      case SIMNPU_OP_HARD_SIGMOID:
+        y = fmax (0.0, fmin (1.0, a * x + b));
+        break;
+      case SIMNPU_OP_LEAKY_RELU:
+        y = x >= 0.0 ? x : a * x;
+        break;
+      case SIMNPU_OP_CLIP:
+        y = fmin (fmax (x, a), b);
+        break;
+      case SIMNPU_OP_ELU:
+        y = x >= 0.0 ? x : a * expm1 (x);
+        break;
       default:
         y = x > 0.0 ? x : 0.0;
         break;
     }
     r = round (y / out_scale) + out_zp;
+    /* a NaN (from parameters the graph rejects) must not reach the
+     * conversion */
+    if (isnan (r))
+      r = out_zp;
     lut[q - I8_MIN] = (int8_t) (r < I8_MIN ? I8_MIN : (r > I8_MAX ? I8_MAX :
             r));
   }
+}
+
+void
+simnpu__build_lut (simnpu__op_type type, float in_scale, int32_t in_zp,
+    float out_scale, int32_t out_zp, int8_t * lut)
+{
+  simnpu__build_lut_params (type, 0.0f, 0.0f, in_scale, in_zp, out_scale,
+      out_zp, lut);
 }
 
 static int64_t
@@ -745,6 +908,120 @@ at_zero_pad (const int32_t * at)
 {
   return at[SIMNPU_A_PT] == 0 && at[SIMNPU_A_PL] == 0 && at[SIMNPU_A_PB] == 0
       && at[SIMNPU_A_PR] == 0;
+}
+
+/* floor and ceiling of a / b for b > 0 */
+static int64_t
+floor_div (int64_t a, int64_t b)
+{
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+static int64_t
+ceil_div (int64_t a, int64_t b)
+{
+  return -floor_div (-a, b);
+}
+
+/* Source indices and weights of one axis of a resize (ONNX Resize-13):
+ * the source coordinate of output x is the exact fraction num / den, so
+ * that ties of the nearest modes are exact; bilinear clamps it to the
+ * edge. */
+static void
+resize_axis (int64_t in, int64_t out, int coord, int nearest, bool bilinear,
+    int32_t * t)
+{
+  const int64_t one = 1 << SIMNPU_RESIZE_WEIGHT_BITS;
+  int64_t x;
+
+  for (x = 0; x < out; x++) {
+    int64_t num, den, i0, i1, w = 0;
+    switch (coord) {
+      case SIMNPU_COORD_PYTORCH_HALF_PIXEL:
+        num = out > 1 ? (2 * x + 1) * in - out : 0;
+        den = out > 1 ? 2 * out : 1;
+        break;
+      case SIMNPU_COORD_ALIGN_CORNERS:
+        num = out > 1 ? x * (in - 1) : 0;
+        den = out > 1 ? out - 1 : 1;
+        break;
+      case SIMNPU_COORD_ASYMMETRIC:
+        num = x * in;
+        den = out;
+        break;
+      case SIMNPU_COORD_TF_HALF_PIXEL_FOR_NN:
+        num = (2 * x + 1) * in;
+        den = 2 * out;
+        break;
+      default:
+        num = (2 * x + 1) * in - out;
+        den = 2 * out;
+        break;
+    }
+    if (!bilinear) {
+      switch (nearest) {
+        case SIMNPU_NEAREST_ROUND_PREFER_CEIL:
+          i0 = floor_div (2 * num + den, 2 * den);
+          break;
+        case SIMNPU_NEAREST_FLOOR:
+          i0 = floor_div (num, den);
+          break;
+        case SIMNPU_NEAREST_CEIL:
+          i0 = ceil_div (num, den);
+          break;
+        default:
+          i0 = ceil_div (2 * num - den, 2 * den);
+          break;
+      }
+      i0 = CLAMP (i0, 0, in - 1);
+      i1 = i0;
+    } else if (num <= 0) {
+      i0 = i1 = 0;
+    } else if (num >= (in - 1) * den) {
+      i0 = i1 = in - 1;
+    } else {
+      i0 = num / den;
+      i1 = i0 + 1;
+      w = (2 * (num - i0 * den) * one + den) / (2 * den);
+    }
+    t[RESIZE_TABLE_STRIDE * x] = (int32_t) i0;
+    t[RESIZE_TABLE_STRIDE * x + 1] = (int32_t) i1;
+    t[RESIZE_TABLE_STRIDE * x + 2] = (int32_t) w;
+  }
+}
+
+static int
+prepare_resize (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+  bool bilinear = op->attrs[SIMNPU_A_RESIZE_MODE] ==
+      SIMNPU_RESIZE_MODE_BILINEAR;
+  double r = (double) in->scale / out->scale;
+  uint64_t n_rows = (uint64_t) out->dims[1] + (uint64_t) out->dims[2];
+
+  if (r > MAX_ELTWISE_RATIO)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "input/output scale ratio above 4096");
+  if (n_rows * RESIZE_TABLE_STRIDE * sizeof (int32_t) > SIMNPU_MAX_ARENA_BYTES)
+    return op_error (error, SIMNPU_EUNSUPPORTED, op, oi,
+        "output height + width above 5.5 million");
+  op->eltwise_mult[0] = eltwise_multiplier (r);
+  op->rescale = r;
+  op->macs =
+      (uint64_t) simnpu__tensor_elements (out) *
+      (bilinear ? RESIZE_BILINEAR_TAPS : 1);
+  if (g->estimate_only)
+    return 0;
+  g_free (op->table);
+  op->table = g_new (int32_t, n_rows * RESIZE_TABLE_STRIDE);
+  resize_axis (in->dims[1], out->dims[1], op->attrs[SIMNPU_A_COORD],
+      op->attrs[SIMNPU_A_NEAREST], bilinear, op->table);
+  resize_axis (in->dims[2], out->dims[2], op->attrs[SIMNPU_A_COORD],
+      op->attrs[SIMNPU_A_NEAREST], bilinear,
+      op->table + RESIZE_TABLE_STRIDE * out->dims[1]);
+  return 0;
 }
 
 static int
@@ -792,9 +1069,14 @@ prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
       p->groups = op->attrs[SIMNPU_A_GROUPS];
       p->in_zp = in->zero_point;
       p->out_zp = out->zero_point;
-      p->act_min = op->attrs[SIMNPU_A_ACT] == SIMNPU_ACT_RELU ?
-          out->zero_point : I8_MIN;
+      p->act_min = I8_MIN;
       p->act_max = I8_MAX;
+      if (op->attrs[SIMNPU_A_ACT] == SIMNPU_ACT_RELU) {
+        p->act_min = out->zero_point;
+      } else if (op->attrs[SIMNPU_A_ACT] == SIMNPU_ACT_CLIP) {
+        p->act_min = op->attrs[SIMNPU_A_ACT_QMIN];
+        p->act_max = op->attrs[SIMNPU_A_ACT_QMAX];
+      }
       if (p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
           && at_zero_pad (op->attrs) && p->ih == p->oh && p->iw == p->ow) {
         /* a pointwise conv is the same conv over one long row: the
@@ -830,14 +1112,17 @@ prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
       return 0;
     }
     case SIMNPU_OP_ADD:
-    case SIMNPU_OP_MUL:{
+    case SIMNPU_OP_MUL:
+    case SIMNPU_OP_SUB:
+    case SIMNPU_OP_MAXIMUM:
+    case SIMNPU_OP_MINIMUM:{
       const simnpu__tensor *in2 = &g->tensors[op->inputs[1]];
       double ra, rb;
       if (in2->kind == SIMNPU_TENSOR_CONSTANT && in2->dtype != SIMNPU_DTYPE_I8)
         return op_error (error, SIMNPU_EFORMAT, op, oi,
             "constant operand must be i8");
       op->macs = (uint64_t) simnpu__tensor_elements (out);
-      if (op->type == SIMNPU_OP_ADD) {
+      if (op->type != SIMNPU_OP_MUL) {
         ra = (double) in->scale / out->scale;
         rb = (double) in2->scale / out->scale;
       } else {
@@ -849,6 +1134,59 @@ prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
             "input/output scale ratio above 4096");
       op->eltwise_mult[0] = eltwise_multiplier (ra);
       op->eltwise_mult[1] = eltwise_multiplier (rb);
+      /* a - b = a + (-1) b: the add kernel's arithmetic takes negative
+       * multipliers exactly (floor shifts) */
+      if (op->type == SIMNPU_OP_SUB)
+        op->eltwise_mult[1] = -op->eltwise_mult[1];
+      return 0;
+    }
+    case SIMNPU_OP_RESIZE:
+      return prepare_resize (g, op, oi, error);
+    case SIMNPU_OP_MEAN:
+      op->rescale = (double) in->scale / out->scale;
+      op->macs = (uint64_t) simnpu__tensor_elements (in);
+      if ((uint64_t) in->dims[3] * sizeof (int32_t) > SIMNPU_MAX_ARENA_BYTES)
+        return op_error (error, SIMNPU_EUNSUPPORTED, op, oi,
+            "more than 2^24 channels");
+      g->scratch_bytes = MAX (g->scratch_bytes, (size_t) in->dims[3] *
+          sizeof (int32_t));
+      return 0;
+    case SIMNPU_OP_PAD:{
+      double r = (double) in->scale / out->scale;
+      if (r > MAX_ELTWISE_RATIO)
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "input/output scale ratio above 4096");
+      op->eltwise_mult[0] = eltwise_multiplier (r);
+      op->macs = (uint64_t) simnpu__tensor_elements (out);
+      return 0;
+    }
+    case SIMNPU_OP_LUT:{
+      const simnpu__tensor *table = &g->tensors[op->inputs[1]];
+      if (table->data != NULL)
+        memcpy (op->lut, table->data, LUT_ENTRIES);
+      op->macs = (uint64_t) simnpu__tensor_elements (out);
+      return 0;
+    }
+    case SIMNPU_OP_TANH:
+    case SIMNPU_OP_HARD_SWISH:
+    case SIMNPU_OP_HARD_SIGMOID:
+    case SIMNPU_OP_LEAKY_RELU:
+    case SIMNPU_OP_CLIP:
+    case SIMNPU_OP_ELU:{
+      float p0 = simnpu__attr_float (op->attrs[SIMNPU_A_F0]);
+      float p1 = simnpu__attr_float (op->attrs[SIMNPU_A_F1]);
+      if (op->type == SIMNPU_OP_CLIP) {
+        if (isnan (p0) || isnan (p1) || p0 > p1)
+          return op_error (error, SIMNPU_EFORMAT, op, oi,
+              "clip bounds must be numbers with min <= max");
+      } else if (!isfinite (p0) || ((op->type == SIMNPU_OP_HARD_SIGMOID)
+              && !isfinite (p1))) {
+        return op_error (error, SIMNPU_EFORMAT, op, oi,
+            "alpha and beta must be finite numbers");
+      }
+      simnpu__build_lut_params (op->type, p0, p1, in->scale, in->zero_point,
+          out->scale, out->zero_point, op->lut);
+      op->macs = (uint64_t) simnpu__tensor_elements (out);
       return 0;
     }
     case SIMNPU_OP_CONCAT:
@@ -995,7 +1333,10 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
             op->bias_folded, op->requant_scales, dst, scratch);
         break;
       case SIMNPU_OP_ADD:
-      case SIMNPU_OP_MUL:{
+      case SIMNPU_OP_MUL:
+      case SIMNPU_OP_SUB:
+      case SIMNPU_OP_MAXIMUM:
+      case SIMNPU_OP_MINIMUM:{
         const simnpu__tensor *in2 = &g->tensors[op->inputs[1]];
         int64_t d2[SIMNPU_MAX_DIMS];
         dims4 (in2, d2);
@@ -1048,18 +1389,28 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
             op->attrs[SIMNPU_A_SH], op->attrs[SIMNPU_A_SW],
             op->attrs[SIMNPU_A_PT], op->attrs[SIMNPU_A_PL], in->zero_point);
         break;
-      case SIMNPU_OP_RESIZE:{
-        int64_t n, y, x;
-        int64_t sy = op->attrs[SIMNPU_A_SCALE_H], sx =
-            op->attrs[SIMNPU_A_SCALE_W];
-        for (n = 0; n < dout[0]; n++)
-          for (y = 0; y < dout[1]; y++)
-            for (x = 0; x < dout[2]; x++)
-              memcpy (dst + ((n * dout[1] + y) * dout[2] + x) * dout[3],
-                  src + ((n * di[1] + y / sy) * di[2] + x / sx) * di[3],
-                  (size_t) dout[3]);
+      case SIMNPU_OP_RESIZE:
+        if (op->table == NULL)
+          return SIMNPU_EINTERNAL;
+        if (op->attrs[SIMNPU_A_RESIZE_MODE] == SIMNPU_RESIZE_MODE_BILINEAR)
+          simnpu__resize_bilinear (di, src, dout, dst, op->table,
+              in->zero_point, out->zero_point, (float) (op->rescale /
+                  (double) (G_GINT64_CONSTANT (1) << (2 *
+                          SIMNPU_RESIZE_WEIGHT_BITS))));
+        else
+          simnpu__resize_nearest (di, src, dout, dst, op->table,
+              in->zero_point, out->zero_point, op->eltwise_mult[0]);
         break;
-      }
+      case SIMNPU_OP_MEAN:
+        simnpu__mean (di, src, dst, (int32_t *) (void *) scratch,
+            in->zero_point, out->zero_point, op->rescale);
+        break;
+      case SIMNPU_OP_PAD:
+        simnpu__pad (di, src, dout, dst, &op->attrs[SIMNPU_A_PAD0],
+            op->attrs[SIMNPU_A_PAD_MODE] == SIMNPU_PAD_EDGE,
+            (int8_t) op->attrs[SIMNPU_A_PAD_VALUE], in->zero_point,
+            out->zero_point, op->eltwise_mult[0]);
+        break;
       case SIMNPU_OP_RESHAPE:
         memcpy (dst, src, n_out);
         break;
@@ -1080,6 +1431,13 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
       case SIMNPU_OP_RELU:
       case SIMNPU_OP_SIGMOID:
       case SIMNPU_OP_SILU:
+      case SIMNPU_OP_TANH:
+      case SIMNPU_OP_HARD_SWISH:
+      case SIMNPU_OP_HARD_SIGMOID:
+      case SIMNPU_OP_LEAKY_RELU:
+      case SIMNPU_OP_CLIP:
+      case SIMNPU_OP_ELU:
+      case SIMNPU_OP_LUT:
         simnpu__lut (op->lut, src, dst, n_out);
         break;
       case SIMNPU_OP_SOFTMAX:
@@ -1095,12 +1453,17 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
 /* ------------------------------------------------------------------ */
 /* Cost model and schedule                                              */
 
+/* bilinear resize computes, nearest only moves data */
 static bool
-op_is_data_movement (simnpu__op_type t)
+op_is_data_movement (const simnpu__op * op)
 {
+  simnpu__op_type t = op->type;
+
   return t == SIMNPU_OP_CONCAT || t == SIMNPU_OP_SPLIT
       || t == SIMNPU_OP_SLICE || t == SIMNPU_OP_RESHAPE
-      || t == SIMNPU_OP_TRANSPOSE || t == SIMNPU_OP_RESIZE;
+      || t == SIMNPU_OP_TRANSPOSE || t == SIMNPU_OP_PAD
+      || (t == SIMNPU_OP_RESIZE && op->attrs[SIMNPU_A_RESIZE_MODE] ==
+      SIMNPU_RESIZE_MODE_NEAREST);
 }
 
 static uint64_t
@@ -1131,6 +1494,13 @@ op_cycles (const simnpu__graph * g, const simnpu__op * op,
       bytes += simnpu__tensor_bytes (&g->tensors[op->outputs[i]]);
     if (op->type == SIMNPU_OP_MAXPOOL || op->type == SIMNPU_OP_AVGPOOL)
       bytes *= (uint64_t) op->attrs[SIMNPU_A_KH] * op->attrs[SIMNPU_A_KW];
+    /* a reduction reads its whole input; bilinear reads four taps per
+     * output */
+    if (op->type == SIMNPU_OP_MEAN)
+      bytes = simnpu__tensor_bytes (&g->tensors[op->inputs[0]]);
+    if (op->type == SIMNPU_OP_RESIZE && op->attrs[SIMNPU_A_RESIZE_MODE] ==
+        SIMNPU_RESIZE_MODE_BILINEAR)
+      bytes *= RESIZE_BILINEAR_TAPS;
     c = (bytes + p->vector_bytes_per_cycle - 1) / p->vector_bytes_per_cycle;
   }
   return c + p->op_overhead_cycles;
@@ -1230,7 +1600,7 @@ simnpu__schedule_build (const simnpu__graph * g, const simnpu__profile * p,
       wdep = last_in = (int32_t) a->len - 1;
     }
     cyc = op_cycles (g, op, p);
-    if (cdma >= 0 && op_is_data_movement (op->type))
+    if (cdma >= 0 && op_is_data_movement (op))
       push_action (a, SIMNPU_ACTION_CDMA, cdma, (int32_t) i, last_compute,
           wdep, 0, cyc, cycles_to_ns (cyc, p));
     else

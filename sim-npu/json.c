@@ -23,6 +23,33 @@
 /* The graph format nests a handful of levels; json-glib's recursive
  * parser would exhaust the stack on absurdly deep input. */
 #define MAX_JSON_DEPTH 64
+#define RELU6_MAX 6.0
+/* ONNX's and TF's defaults */
+#define HARD_SIGMOID_ALPHA 0.2
+#define HARD_SIGMOID_BETA 0.5
+#define LEAKY_RELU_ALPHA 0.01
+#define ELU_ALPHA 1.0
+/* pad: before and after, per NHWC dimension */
+#define N_PADS (2 * SIMNPU_MAX_DIMS)
+
+/* "linear" is ONNX's name of bilinear */
+static const char *const resize_modes[] = { "nearest", "bilinear", "linear" };
+
+static const char *const coord_modes[SIMNPU_N_COORD_MODES] = {
+  [SIMNPU_COORD_HALF_PIXEL] = "half_pixel",
+  [SIMNPU_COORD_PYTORCH_HALF_PIXEL] = "pytorch_half_pixel",
+  [SIMNPU_COORD_ALIGN_CORNERS] = "align_corners",
+  [SIMNPU_COORD_ASYMMETRIC] = "asymmetric",
+  [SIMNPU_COORD_TF_HALF_PIXEL_FOR_NN] = "tf_half_pixel_for_nn",
+};
+
+static const char *const nearest_modes[SIMNPU_N_NEAREST_MODES] = {
+  [SIMNPU_NEAREST_ROUND_PREFER_FLOOR] = "round_prefer_floor",
+  [SIMNPU_NEAREST_ROUND_PREFER_CEIL] = "round_prefer_ceil",
+  [SIMNPU_NEAREST_FLOOR] = "floor",
+  [SIMNPU_NEAREST_CEIL] = "ceil",
+};
+static const char *const pad_modes[] = { "constant", "edge" };
 
 typedef struct
 {
@@ -537,6 +564,66 @@ attr_int (loader * l, JsonObject * attrs, const char *path,
   return 0;
 }
 
+/* An optional real attribute; def when absent. */
+static int
+attr_number (loader * l, JsonObject * attrs, const char *path,
+    const char *member, double def, double *out)
+{
+  char p[512];
+
+  snprintf (p, sizeof (p), "%s.attrs.%s", path, member);
+  if (attrs == NULL || !json_object_has_member (attrs, member)) {
+    *out = def;
+    return 0;
+  }
+  if (!get_number (attrs, member, out))
+    return fail (l, SIMNPU_EFORMAT, p, "expected a finite number");
+  return 0;
+}
+
+/* An optional string attribute, one of names[n] (its index), def when
+ * absent. */
+static int
+attr_choice (loader * l, JsonObject * attrs, const char *path,
+    const char *member, const char *const *names, unsigned n, int def,
+    int32_t * out)
+{
+  const char *v;
+  char p[512];
+  GString *msg;
+  unsigned i;
+  int ret;
+
+  if (attrs == NULL || !json_object_has_member (attrs, member)) {
+    *out = def;
+    return 0;
+  }
+  v = get_string (attrs, member);
+  for (i = 0; v != NULL && i < n; i++)
+    if (strcmp (v, names[i]) == 0) {
+      *out = (int32_t) i;
+      return 0;
+    }
+  snprintf (p, sizeof (p), "%s.attrs.%s", path, member);
+  msg = g_string_new ("expected one of");
+  for (i = 0; i < n; i++)
+    g_string_append_printf (msg, "%s \"%s\"", i ? "," : "", names[i]);
+  ret = fail (l, SIMNPU_EFORMAT, p, msg->str);
+  g_string_free (msg, TRUE);
+  return ret;
+}
+
+/* A real value in the quantised domain of tensor t, rounded half to even
+ * as conv2d's requantisation (so that clamping before or after the
+ * rounding agrees) and saturated to int8. */
+static int32_t
+quantise_real (const simnpu__tensor * t, double v)
+{
+  double q = nearbyint (v / t->scale) + t->zero_point;
+
+  return (int32_t) CLAMP (q, -128.0, 127.0);
+}
+
 static unsigned
 input_rank (loader * l, const simnpu__op * op)
 {
@@ -563,9 +650,19 @@ normalise_axis (loader * l, const char *path, simnpu__op * op, unsigned rank)
 static const int64_t ones2[2] = { 1, 1 };
 static const int64_t zeros4[4] = { 0, 0, 0, 0 };
 
+/* Real values of an op that become quantised attributes once its
+ * output's quantisation is known. */
+typedef struct
+{
+  bool clip;
+  double clip_min, clip_max;
+  bool pad_value;
+  double value;
+} pending_reals;
+
 static int
 parse_conv (loader * l, JsonObject * o, JsonObject * attrs, const char *path,
-    simnpu__op * op)
+    simnpu__op * op, pending_reals * pend)
 {
   int32_t *at = op->attrs;
   const char *act;
@@ -592,10 +689,42 @@ parse_conv (loader * l, JsonObject * o, JsonObject * attrs, const char *path,
     at[SIMNPU_A_ACT] = SIMNPU_ACT_NONE;
   } else if (strcmp (act, "relu") == 0) {
     at[SIMNPU_A_ACT] = SIMNPU_ACT_RELU;
+  } else if (strcmp (act, "relu6") == 0) {
+    at[SIMNPU_A_ACT] = SIMNPU_ACT_CLIP;
+    pend->clip = true;
+    pend->clip_min = 0.0;
+    pend->clip_max = RELU6_MAX;
+  } else if (strcmp (act, "clip") == 0) {
+    JsonArray *c = get_array (attrs, "clip");
+    unsigned i;
+    snprintf (p, sizeof (p), "%s.attrs.clip", path);
+    if (c == NULL || json_array_get_length (c) != 2)
+      return fail (l, SIMNPU_EFORMAT, p, "expected [min, max] (real "
+          "values) with \"activation\": \"clip\"");
+    for (i = 0; i < 2; i++) {
+      JsonNode *e = json_array_get_element (c, i);
+      double v;
+      if (!JSON_NODE_HOLDS_VALUE (e)
+          || (json_node_get_value_type (e) != G_TYPE_INT64
+              && json_node_get_value_type (e) != G_TYPE_DOUBLE))
+        return fail (l, SIMNPU_EFORMAT, p, "elements must be numbers");
+      v = json_node_get_value_type (e) == G_TYPE_INT64 ?
+          (double) json_node_get_int (e) : json_node_get_double (e);
+      if (!isfinite (v))
+        return fail (l, SIMNPU_EFORMAT, p, "elements must be finite");
+      if (i == 0)
+        pend->clip_min = v;
+      else
+        pend->clip_max = v;
+    }
+    if (pend->clip_min > pend->clip_max)
+      return fail (l, SIMNPU_EFORMAT, p, "min must be <= max");
+    at[SIMNPU_A_ACT] = SIMNPU_ACT_CLIP;
+    pend->clip = true;
   } else {
     snprintf (p, sizeof (p), "%s.attrs.activation", path);
-    return fail (l, SIMNPU_EUNSUPPORTED, p, "expected \"none\" or \"relu\" "
-        "(use a separate sigmoid or silu op)");
+    return fail (l, SIMNPU_EUNSUPPORTED, p, "expected \"none\", \"relu\", "
+        "\"relu6\" or \"clip\" (use a separate sigmoid or silu op)");
   }
   if (op->n_inputs != 1) {
     snprintf (p, sizeof (p), "%s.inputs", path);
@@ -677,17 +806,22 @@ parse_op (loader * l, JsonObject * o, const char *path)
   int type, ret;
   char p[512];
   unsigned rank;
+  pending_reals pend = { 0 };
 
   snprintf (p, sizeof (p), "%s.type", path);
   if (type_s == NULL)
     return fail (l, SIMNPU_EFORMAT, p, "missing or not a string");
   type = simnpu__op_type_from_name (type_s);
   if (type < 0) {
-    char msg[512];
-    snprintf (msg, sizeof (msg), "unknown op '%.200s'; expected one of "
-        "conv2d, add, mul, concat, split, slice, maxpool, avgpool, resize, "
-        "reshape, transpose, relu, sigmoid, silu, softmax", type_s);
-    return fail (l, SIMNPU_EUNSUPPORTED, p, msg);
+    GString *msg = g_string_new (NULL);
+    int i;
+    g_string_printf (msg, "unknown op '%.200s'; expected one of ", type_s);
+    for (i = 0; i < SIMNPU_N_OP_TYPES; i++)
+      g_string_append_printf (msg, "%s%s", i ? ", " : "",
+          simnpu__op_type_name (i));
+    ret = fail (l, SIMNPU_EUNSUPPORTED, p, msg->str);
+    g_string_free (msg, TRUE);
+    return ret;
   }
   if (name != NULL && strlen (name) >= SIMNPU_MAX_NAME_BYTES) {
     snprintf (p, sizeof (p), "%s.name", path);
@@ -714,7 +848,7 @@ parse_op (loader * l, JsonObject * o, const char *path)
 
   switch (op.type) {
     case SIMNPU_OP_CONV2D:
-      ret = parse_conv (l, o, attrs, path, &op);
+      ret = parse_conv (l, o, attrs, path, &op, &pend);
       break;
     case SIMNPU_OP_MAXPOOL:
     case SIMNPU_OP_AVGPOOL:
@@ -778,10 +912,77 @@ parse_op (loader * l, JsonObject * o, const char *path)
       }
       break;
     }
-    case SIMNPU_OP_RESIZE:
-      ret = attr_ints (l, attrs, path, "scale", 2, 1, SIMNPU_MAX_KERNEL_DIM,
-          NULL, &op.attrs[SIMNPU_A_SCALE_H]);
+    case SIMNPU_OP_RESIZE:{
+      bool sized = attrs != NULL && json_object_has_member (attrs, "size");
+      if ((ret = attr_ints (l, attrs, path, "scale", 2, 1,
+                  SIMNPU_MAX_KERNEL_DIM, sized ? ones2 : NULL,
+                  &op.attrs[SIMNPU_A_SCALE_H])) < 0
+          || (sized && (ret = attr_ints (l, attrs, path, "size", 2, 1,
+                      SIMNPU_MAX_TENSOR_ELEMENTS, NULL,
+                      &op.attrs[SIMNPU_A_OUT_H])) < 0)
+          || (ret = attr_choice (l, attrs, path, "mode", resize_modes,
+                  G_N_ELEMENTS (resize_modes), SIMNPU_RESIZE_MODE_NEAREST,
+                  &op.attrs[SIMNPU_A_RESIZE_MODE])) < 0
+          || (ret = attr_choice (l, attrs, path,
+                  "coordinate_transformation_mode", coord_modes,
+                  G_N_ELEMENTS (coord_modes), SIMNPU_COORD_HALF_PIXEL,
+                  &op.attrs[SIMNPU_A_COORD])) < 0
+          || (ret = attr_choice (l, attrs, path, "nearest_mode",
+                  nearest_modes, G_N_ELEMENTS (nearest_modes),
+                  SIMNPU_NEAREST_ROUND_PREFER_FLOOR,
+                  &op.attrs[SIMNPU_A_NEAREST])) < 0)
+        break;
+      if (op.attrs[SIMNPU_A_RESIZE_MODE] > SIMNPU_RESIZE_MODE_BILINEAR)
+        op.attrs[SIMNPU_A_RESIZE_MODE] = SIMNPU_RESIZE_MODE_BILINEAR;
       break;
+    }
+    case SIMNPU_OP_HARD_SIGMOID:
+    case SIMNPU_OP_LEAKY_RELU:
+    case SIMNPU_OP_ELU:
+    case SIMNPU_OP_CLIP:{
+      double p0 = 0.0, p1 = 0.0;
+      bool hs = op.type == SIMNPU_OP_HARD_SIGMOID;
+      if (op.type == SIMNPU_OP_CLIP) {
+        if ((ret = attr_number (l, attrs, path, "min", -INFINITY, &p0)) < 0
+            || (ret = attr_number (l, attrs, path, "max", INFINITY, &p1)) < 0)
+          break;
+        if (p0 > p1) {
+          snprintf (p, sizeof (p), "%s.attrs", path);
+          ret = fail (l, SIMNPU_EFORMAT, p, "min must be <= max");
+          break;
+        }
+      } else if ((ret = attr_number (l, attrs, path, "alpha",
+                  hs ? HARD_SIGMOID_ALPHA : op.type == SIMNPU_OP_ELU ?
+                  ELU_ALPHA : LEAKY_RELU_ALPHA, &p0)) < 0
+          || (hs && (ret = attr_number (l, attrs, path, "beta",
+                      HARD_SIGMOID_BETA, &p1)) < 0)) {
+        break;
+      }
+      op.attrs[SIMNPU_A_F0] = simnpu__float_attr ((float) p0);
+      op.attrs[SIMNPU_A_F1] = simnpu__float_attr ((float) p1);
+      break;
+    }
+    case SIMNPU_OP_PAD:{
+      int64_t pads[N_PADS];
+      unsigned n = 0, i;
+      snprintf (p, sizeof (p), "%s.attrs", path);
+      if (attrs == NULL) {
+        ret = fail (l, SIMNPU_EFORMAT, p, "missing \"pads\"");
+        break;
+      }
+      if ((ret = get_int_array (l, attrs, "pads", p, N_PADS, N_PADS, 0,
+                  SIMNPU_MAX_TENSOR_ELEMENTS, pads, &n)) < 0
+          || (ret = attr_choice (l, attrs, path, "mode", pad_modes,
+                  G_N_ELEMENTS (pad_modes), SIMNPU_PAD_CONSTANT,
+                  &op.attrs[SIMNPU_A_PAD_MODE])) < 0
+          || (ret = attr_number (l, attrs, path, "value", 0.0,
+                  &pend.value)) < 0)
+        break;
+      for (i = 0; i < N_PADS; i++)
+        op.attrs[SIMNPU_A_PAD0 + i] = (int32_t) pads[i];
+      pend.pad_value = true;
+      break;
+    }
     case SIMNPU_OP_RESHAPE:{
       int64_t shape[SIMNPU_MAX_DIMS];
       unsigned n = 0, i;
@@ -822,6 +1023,14 @@ parse_op (loader * l, JsonObject * o, const char *path)
   ret = resolve_outputs (l, o, path, &op, get_object (o, "quant"));
   if (ret < 0)
     goto out;
+  if (pend.clip) {
+    const simnpu__tensor *t = tensor_at (l, op.outputs[0]);
+    op.attrs[SIMNPU_A_ACT_QMIN] = quantise_real (t, pend.clip_min);
+    op.attrs[SIMNPU_A_ACT_QMAX] = quantise_real (t, pend.clip_max);
+  }
+  if (pend.pad_value)
+    op.attrs[SIMNPU_A_PAD_VALUE] = quantise_real (tensor_at (l,
+            op.outputs[0]), pend.value);
   g_array_append_val (l->ops, op);
   {
     /* infer now so later ops can use this op's output ranks */
@@ -981,9 +1190,8 @@ load_root (loader * l, JsonNode * root)
   return 0;
 }
 
-/* The deepest array/object nesting of a JSON text, strings skipped. */
-static unsigned
-json_depth (const char *data, size_t size)
+unsigned
+simnpu__json_depth (const char *data, size_t size)
 {
   unsigned depth = 0, deepest = 0;
   bool in_string = false;
@@ -1023,7 +1231,7 @@ simnpu__graph_load_json_data (const char *data, size_t size,
   if (size > MAX_JSON_BYTES)
     return simnpu__set_error (error, SIMNPU_ENOMEM, "graph JSON: %zu bytes; "
         "expected at most 1 GiB", size);
-  if (json_depth (data, size) > MAX_JSON_DEPTH)
+  if (simnpu__json_depth (data, size) > MAX_JSON_DEPTH)
     return simnpu__set_error (error, SIMNPU_EFORMAT, "graph JSON: nested "
         "deeper than %d levels; expected a simnpu-graph object",
         MAX_JSON_DEPTH);

@@ -18,8 +18,18 @@
  *   positions contributing 0; out = clamp (requant (acc) + out_zp);
  * - add: out = out_zp + round_half_up (((a - za) * ma + (b - zb) * mb)
  *   / 2^SIMNPU_ELTWISE_SHIFT); mul: ((a - za) * (b - zb) * ma) likewise;
+ * - sub: add with mb negated; maximum, minimum: out = out_zp +
+ *   round_half_up (max or min ((a - za) * ma, (b - zb) * mb) / 2^SHIFT);
  * - pools: max ignores padding; avg averages valid positions only,
- *   rounding half away from zero.
+ *   rounding half away from zero;
+ * - resize: nearest copies the source pixel of precomputed indices
+ *   (requantised like concat); bilinear: v = sum of the four taps (x -
+ *   zp) * wy * wx with 11-bit weights per axis, out = requant_one (v, in_scale
+ *   / out_scale / 2^22) as conv2d's requantisation;
+ * - mean: s = sum (x - zp) over H x W in integers, out = out_zp +
+ *   round_half_away ((double) s * (in_scale / out_scale) / (H * W));
+ * - pad: the input requantised like concat, the border the constant or
+ *   the nearest edge value of the requantised input.
  *
  * This file is built at -O3: inner loops are simple and use restrict
  * pointers so that GCC vectorises them. */
@@ -685,6 +695,20 @@ simnpu__lut (const int8_t * restrict lut, const int8_t * restrict input,
     output[i] = lut[(uint8_t) (input[i] - I8_MIN)];
 }
 
+/* floor ((v * m + 2^(SHIFT - 1)) / 2^SHIFT) in 32 bits, for m = mh *
+ * 2^H + ml (H = SHIFT / 2, 0 <= ml < 2^H) in int32 and |v| <= 255: as
+ * in eltwise_flat's add, nested floors of divisions by 2^H compose,
+ * |v * mh| < 2^28 and |v * ml + round| < 2^24. Vectorises as 32-bit
+ * multiplies where the 64-bit product does not. */
+static inline int32_t
+requant32 (int32_t v, int32_t mh, int32_t ml)
+{
+  const int32_t round = 1 << (SIMNPU_ELTWISE_SHIFT - 1);
+
+  return (v * mh + ((v * ml + round) >> ELTWISE_HALF_SHIFT))
+      >> ELTWISE_HALF_SHIFT;
+}
+
 SIMNPU_CLONES void
 simnpu__requant_copy (const int8_t * restrict in, int8_t * restrict out,
     size_t n, int32_t zp_in, int32_t zp_out, int64_t mult)
@@ -697,24 +721,98 @@ simnpu__requant_copy (const int8_t * restrict in, int8_t * restrict out,
     memcpy (out, in, n);
     return;
   }
+  if (mult >= G_MININT32 && mult <= G_MAXINT32) {
+    const int32_t mh = (int32_t) mult >> ELTWISE_HALF_SHIFT;
+    const int32_t ml = (int32_t) mult & ((1 << ELTWISE_HALF_SHIFT) - 1);
+    for (i = 0; i < n; i++)
+      out[i] = clamp_i8 (requant32 (in[i] - zp_in, mh, ml) + zp_out);
+    return;
+  }
   for (i = 0; i < n; i++) {
     int64_t v = ((in[i] - zp_in) * mult + round) >> SIMNPU_ELTWISE_SHIFT;
     out[i] = clamp_i8 ((int32_t) v + zp_out);
   }
 }
 
+/* The element-wise ops of simnpu__eltwise: sub is add with a negated
+ * second multiplier. */
+typedef enum
+{
+  ELT_ADD,
+  ELT_MUL,
+  ELT_MAX,
+  ELT_MIN,
+} elt_kind;
+
 static inline int8_t
-eltwise_one (bool is_add, int32_t a, int32_t b, int64_t ma, int64_t mb,
+eltwise_one (elt_kind kind, int32_t a, int32_t b, int64_t ma, int64_t mb,
     int32_t zp_out)
 {
   const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
-  int64_t v;
+  int64_t v, va, vb;
 
-  if (is_add)
-    v = ma * a + mb * b;
-  else
-    v = ma * a * b;
+  switch (kind) {
+    case ELT_ADD:
+      v = ma * a + mb * b;
+      break;
+    case ELT_MUL:
+      v = ma * a * b;
+      break;
+    default:
+      /* rounding is monotone: the larger (smaller) operand in output
+       * units gives the larger (smaller) result */
+      va = ma * a;
+      vb = mb * b;
+      v = kind == ELT_MAX ? MAX (va, vb) : MIN (va, vb);
+      break;
+  }
   return clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT) + zp_out);
+}
+
+/* maximum and minimum of whole tensors: with one quantisation throughout
+ * a byte-wise max or min, else as eltwise_one in 32 bits when the
+ * multipliers fit */
+static inline __attribute__((always_inline))
+     void minmax_flat (bool is_max, const int8_t * restrict a, int32_t zp_a,
+    const int8_t * restrict b, int32_t zp_b, int8_t * restrict out, size_t n,
+    int32_t zp_out, int64_t ma, int64_t mb)
+{
+  const int64_t unit = G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT;
+  size_t i;
+
+  if (ma == unit && mb == unit && zp_a == zp_out && zp_b == zp_out) {
+    if (is_max)
+      for (i = 0; i < n; i++)
+        out[i] = MAX (a[i], b[i]);
+    else
+      for (i = 0; i < n; i++)
+        out[i] = MIN (a[i], b[i]);
+    return;
+  }
+  if (ma >= G_MININT32 && ma <= G_MAXINT32 && mb >= G_MININT32
+      && mb <= G_MAXINT32) {
+    /* the floor of a max (min) is the max (min) of the floors, so each
+     * operand is requantised on its own, in 32 bits */
+    const int32_t mah = (int32_t) ma >> ELTWISE_HALF_SHIFT;
+    const int32_t mbh = (int32_t) mb >> ELTWISE_HALF_SHIFT;
+    const int32_t mal = (int32_t) ma & ((1 << ELTWISE_HALF_SHIFT) - 1);
+    const int32_t mbl = (int32_t) mb & ((1 << ELTWISE_HALF_SHIFT) - 1);
+    if (is_max)
+      for (i = 0; i < n; i++) {
+        int32_t ra = requant32 (a[i] - zp_a, mah, mal);
+        int32_t rb = requant32 (b[i] - zp_b, mbh, mbl);
+        out[i] = clamp_i8 (MAX (ra, rb) + zp_out);
+    } else
+      for (i = 0; i < n; i++) {
+        int32_t ra = requant32 (a[i] - zp_a, mah, mal);
+        int32_t rb = requant32 (b[i] - zp_b, mbh, mbl);
+        out[i] = clamp_i8 (MIN (ra, rb) + zp_out);
+      }
+    return;
+  }
+  for (i = 0; i < n; i++)
+    out[i] = eltwise_one (is_max ? ELT_MAX : ELT_MIN, a[i] - zp_a,
+        b[i] - zp_b, ma, mb, zp_out);
 }
 
 #ifdef SIMNPU_MAC_AVX2
@@ -770,12 +868,18 @@ __attribute__((target ("avx2"), noinline))
 /* With multipliers that fit in 32 bits the products are 32x32->64-bit
  * widening multiplies, which vectorise; the values are the same. */
 static inline __attribute__((always_inline))
-     void eltwise_flat (bool is_add, const int8_t * restrict a, int32_t zp_a,
-    const int8_t * restrict b, int32_t zp_b, int8_t * restrict out, size_t n,
-    int32_t zp_out, int64_t ma, int64_t mb)
+     void eltwise_flat (elt_kind kind, const int8_t * restrict a,
+    int32_t zp_a, const int8_t * restrict b, int32_t zp_b,
+    int8_t * restrict out, size_t n, int32_t zp_out, int64_t ma, int64_t mb)
 {
   const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
+  const bool is_add = kind == ELT_ADD;
   size_t i;
+
+  if (kind == ELT_MAX || kind == ELT_MIN) {
+    minmax_flat (kind == ELT_MAX, a, zp_a, b, zp_b, out, n, zp_out, ma, mb);
+    return;
+  }
 
   if (ma >= G_MININT32 && ma <= G_MAXINT32 && mb >= G_MININT32
       && mb <= G_MAXINT32) {
@@ -814,7 +918,7 @@ static inline __attribute__((always_inline))
     return;
   }
   for (i = 0; i < n; i++)
-    out[i] = eltwise_one (is_add, a[i] - zp_a, b[i] - zp_b, ma, mb, zp_out);
+    out[i] = eltwise_one (kind, a[i] - zp_a, b[i] - zp_b, ma, mb, zp_out);
 }
 
 /* Dims are rank-4; a dimension of size 1 broadcasts. */
@@ -823,14 +927,29 @@ simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
     int32_t zp_a, const int64_t * db, const int8_t * b, int32_t zp_b,
     const int64_t * dout, int8_t * out, int32_t zp_out, int64_t ma, int64_t mb)
 {
-  bool is_add = type == SIMNPU_OP_ADD;
+  elt_kind kind;
   int64_t i0, i1, i2, i3;
   int64_t sa[4], sb[4];
   int d;
 
+  switch (type) {
+    case SIMNPU_OP_ADD:
+    case SIMNPU_OP_SUB:
+      kind = ELT_ADD;
+      break;
+    case SIMNPU_OP_MAXIMUM:
+      kind = ELT_MAX;
+      break;
+    case SIMNPU_OP_MINIMUM:
+      kind = ELT_MIN;
+      break;
+    default:
+      kind = ELT_MUL;
+      break;
+  }
   if (memcmp (da, dout, 4 * sizeof (int64_t)) == 0
       && memcmp (db, dout, 4 * sizeof (int64_t)) == 0) {
-    eltwise_flat (is_add, a, zp_a, b, zp_b, out,
+    eltwise_flat (kind, a, zp_a, b, zp_b, out,
         (size_t) (dout[0] * dout[1] * dout[2] * dout[3]), zp_out, ma, mb);
     return;
   }
@@ -853,7 +972,7 @@ simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
         for (i3 = 0; i3 < dout[3]; i3++) {
           int32_t va = a[i0 * sa[0] + i1 * sa[1] + i2 * sa[2] + i3 * sa[3]];
           int32_t vb = b[i0 * sb[0] + i1 * sb[1] + i2 * sb[2] + i3 * sb[3]];
-          *out++ = eltwise_one (is_add, va - zp_a, vb - zp_b, ma, mb, zp_out);
+          *out++ = eltwise_one (kind, va - zp_a, vb - zp_b, ma, mb, zp_out);
         }
 }
 
@@ -1077,4 +1196,189 @@ simnpu__transpose (const int8_t * in, const int64_t * ps,
             (size_t) ps[3], (size_t) dout[3]);
         out += dout[3];
       }
+}
+
+/* Index tables: see simnpu__op.table. */
+#define TAB_I0 0
+#define TAB_I1 1
+#define TAB_W 2
+#define TAB_STRIDE 3
+
+SIMNPU_CLONES void
+simnpu__resize_nearest (const int64_t * din, const int8_t * in,
+    const int64_t * dout, int8_t * out, const int32_t * table, int32_t zp_in,
+    int32_t zp_out, int64_t mult)
+{
+  const int64_t unit = G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT;
+  const bool identity = zp_in == zp_out && mult == unit;
+  const int64_t ih = din[1], iw = din[2], ch = din[3];
+  const int64_t oh = dout[1], ow = dout[2];
+  const size_t row = (size_t) (ow * ch);
+  const int32_t *tx = table + TAB_STRIDE * oh;
+  int64_t n, y, x;
+
+  for (n = 0; n < dout[0]; n++)
+    for (y = 0; y < oh; y++) {
+      const int32_t sy = table[TAB_STRIDE * y + TAB_I0];
+      const int8_t *src = in + (n * ih + sy) * iw * ch;
+      int8_t *restrict dst = out + (n * oh + y) * (int64_t) row;
+      /* upscaling repeats rows: copy the one just written */
+      if (y > 0 && table[TAB_STRIDE * (y - 1) + TAB_I0] == sy) {
+        memcpy (dst, dst - row, row);
+        continue;
+      }
+      if (identity && ch == 1)
+        for (x = 0; x < ow; x++)
+          dst[x] = src[tx[TAB_STRIDE * x + TAB_I0]];
+      else if (identity)
+        for (x = 0; x < ow; x++)
+          memcpy (dst + x * ch, src + tx[TAB_STRIDE * x + TAB_I0] * ch,
+              (size_t) ch);
+      else
+        for (x = 0; x < ow; x++)
+          simnpu__requant_copy (src + tx[TAB_STRIDE * x + TAB_I0] * ch,
+              dst + x * ch, (size_t) ch, zp_in, zp_out, mult);
+    }
+}
+
+/* The four taps of an output pixel along its channels: a loop that
+ * vectorises for the channel counts of feature maps. The input zero
+ * point comes out once, as zp * 2^22: |row tap| <= 128 * 2^11 and |v| <
+ * 2^30. */
+SIMNPU_CLONES void
+simnpu__resize_bilinear (const int64_t * din, const int8_t * in,
+    const int64_t * dout, int8_t * out, const int32_t * table, int32_t zp_in,
+    int32_t zp_out, float scale)
+{
+  const int32_t one = 1 << SIMNPU_RESIZE_WEIGHT_BITS;
+  const int32_t zp_acc = zp_in * one * one;
+  const int64_t ih = din[1], iw = din[2], ch = din[3];
+  const int64_t oh = dout[1], ow = dout[2];
+  const float lo_f = (float) (I8_MIN - zp_out), hi_f = (float) (I8_MAX -
+      zp_out);
+  const int32_t *tx = table + TAB_STRIDE * oh;
+  int64_t n, y, x, c;
+
+  for (n = 0; n < dout[0]; n++)
+    for (y = 0; y < oh; y++) {
+      const int32_t *ty = table + TAB_STRIDE * y;
+      const int8_t *r0 = in + (n * ih + ty[TAB_I0]) * iw * ch;
+      const int8_t *r1 = in + (n * ih + ty[TAB_I1]) * iw * ch;
+      const int32_t wy1 = ty[TAB_W], wy0 = one - wy1;
+      int8_t *dst = out + (n * oh + y) * ow * ch;
+      for (x = 0; x < ow; x++) {
+        const int32_t *t = tx + TAB_STRIDE * x;
+        const int8_t *restrict a = r0 + t[TAB_I0] * ch;
+        const int8_t *restrict b = r0 + t[TAB_I1] * ch;
+        const int8_t *restrict p = r1 + t[TAB_I0] * ch;
+        const int8_t *restrict q = r1 + t[TAB_I1] * ch;
+        const int32_t wx1 = t[TAB_W], wx0 = one - wx1;
+        int8_t *restrict o = dst + x * ch;
+        for (c = 0; c < ch; c++) {
+          int32_t top = a[c] * wx0 + b[c] * wx1;
+          int32_t bottom = p[c] * wx0 + q[c] * wx1;
+          o[c] = requant_one (top * wy0 + bottom * wy1 - zp_acc, scale,
+              zp_out, lo_f, hi_f);
+        }
+      }
+    }
+}
+
+/* acc: din[3] int32 of scratch. Raw values are summed (|sum| <= 128 *
+ * H * W < 2^31 for the H * W <= 2^23 the graph allows) and the zero point
+ * taken out once. */
+SIMNPU_CLONES void
+simnpu__mean (const int64_t * din, const int8_t * in, int8_t * out,
+    int32_t * acc, int32_t zp_in, int32_t zp_out, double rescale)
+{
+  const int64_t hw = din[1] * din[2], ch = din[3];
+  int64_t n, i, c;
+
+  for (n = 0; n < din[0]; n++) {
+    const int8_t *restrict src = in + n * hw * ch;
+    int32_t *restrict sum = acc;
+    if (ch == 1) {
+      int32_t s = 0;
+      for (i = 0; i < hw; i++)
+        s += src[i];
+      sum[0] = s;
+    } else {
+      memset (sum, 0, (size_t) ch * sizeof (int32_t));
+      for (i = 0; i < hw; i++)
+        for (c = 0; c < ch; c++)
+          sum[c] += src[i * ch + c];
+    }
+    for (c = 0; c < ch; c++) {
+      double v = (double) ((int64_t) sum[c] - (int64_t) zp_in * hw);
+      double r = round (v * rescale / (double) hw) + zp_out;
+      out[n * ch + c] = (int8_t) (r < I8_MIN ? I8_MIN : (r > I8_MAX ? I8_MAX :
+              r));
+    }
+  }
+}
+
+/* One output row of pad from the source row src (iw pixels of ic
+ * channels): left and right pixels and the channels around each pixel's
+ * are the constant, or copies of the nearest requantised value. */
+static void
+pad_row (const int8_t * src, int64_t iw, int64_t ic, int8_t * dst,
+    int64_t ow, int64_t oc, int64_t bw, int64_t bc, bool edge, int8_t value,
+    int32_t zp_in, int32_t zp_out, int64_t mult)
+{
+  const int64_t ac = oc - bc - ic;
+  int64_t x;
+
+  if (bc == 0 && ac == 0) {
+    int64_t aw = ow - bw - iw;
+    simnpu__requant_copy (src, dst + bw * oc, (size_t) (iw * ic), zp_in,
+        zp_out, mult);
+    for (x = 0; x < bw; x++)
+      if (edge)
+        memcpy (dst + x * oc, dst + bw * oc, (size_t) oc);
+      else
+        memset (dst + x * oc, value, (size_t) oc);
+    for (x = ow - aw; x < ow; x++)
+      if (edge)
+        memcpy (dst + x * oc, dst + (ow - aw - 1) * oc, (size_t) oc);
+      else
+        memset (dst + x * oc, value, (size_t) oc);
+    return;
+  }
+  for (x = 0; x < ow; x++) {
+    int64_t sx = x - bw;
+    int8_t *o = dst + x * oc;
+    if (!edge && (sx < 0 || sx >= iw)) {
+      memset (o, value, (size_t) oc);
+      continue;
+    }
+    sx = CLAMP (sx, 0, iw - 1);
+    simnpu__requant_copy (src + sx * ic, o + bc, (size_t) ic, zp_in, zp_out,
+        mult);
+    memset (o, edge ? o[bc] : value, (size_t) bc);
+    memset (o + bc + ic, edge ? o[bc + ic - 1] : value, (size_t) ac);
+  }
+}
+
+SIMNPU_CLONES void
+simnpu__pad (const int64_t * din, const int8_t * in, const int64_t * dout,
+    int8_t * out, const int32_t * before, bool edge, int8_t value,
+    int32_t zp_in, int32_t zp_out, int64_t mult)
+{
+  const int64_t row_in = din[2] * din[3], row_out = dout[2] * dout[3];
+  int64_t n, y;
+
+  for (n = 0; n < dout[0]; n++)
+    for (y = 0; y < dout[1]; y++) {
+      int64_t sn = n - before[0], sy = y - before[1];
+      int8_t *dst = out + (n * dout[1] + y) * row_out;
+      if (!edge && (sn < 0 || sn >= din[0] || sy < 0 || sy >= din[1])) {
+        memset (dst, value, (size_t) row_out);
+        continue;
+      }
+      sn = CLAMP (sn, 0, din[0] - 1);
+      sy = CLAMP (sy, 0, din[1] - 1);
+      pad_row (in + (sn * din[1] + sy) * row_in, din[2], din[3], dst,
+          dout[2], dout[3], before[2], before[3], edge, value, zp_in, zp_out,
+          mult);
+    }
 }

@@ -29,7 +29,7 @@
  * both the device and the user are done with it, so the steady state
  * allocates nothing. */
 
-#include "simnpu-private.h"
+#include "host.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -68,6 +68,8 @@ struct simnpu_model
   int8_t *scratch[MAX_CORES];
   simnpu_tensor_spec in_specs[SIMNPU_MAX_IO];
   simnpu_tensor_spec out_specs[SIMNPU_MAX_IO];
+  /* the public tensors and the host sections */
+  simnpu__host_view host;
   size_t staging_bytes;
   /* protected by the device lock */
   unsigned outstanding;
@@ -1159,6 +1161,13 @@ simnpu_model_load_from_memory (simnpu_device * dev, const void *data,
   }
   for (i = 0; i < g->n_outputs; i++)
     fill_spec (&g->tensors[g->outputs[i]], &m->out_specs[i]);
+  if ((ret = simnpu__host_view_init (&m->host, g, m->in_specs, m->out_specs,
+              error)) < 0) {
+    simnpu__schedule_clear (&m->schedule);
+    simnpu__graph_free (g);
+    g_free (m);
+    return ret;
+  }
   if (!g->estimate_only) {
     for (i = 0; i < dev->profile.cores; i++) {
       m->arenas[i] = g_malloc0 (MAX (g->arena_bytes, 1));
@@ -1236,6 +1245,7 @@ simnpu_model_unload (simnpu_model * m)
     g_free (m->arenas[i]);
     g_free (m->scratch[i]);
   }
+  simnpu__host_view_clear (&m->host);
   simnpu__schedule_clear (&m->schedule);
   simnpu__graph_free (m->graph);
   g_free (m);
@@ -1257,8 +1267,8 @@ simnpu_model_get_info (simnpu_model * m, simnpu_model_info * info)
     return SIMNPU_EINVAL;
   info->name = m->graph->name;
   info->compiled_for = m->schedule.spec;
-  info->n_inputs = m->graph->n_inputs;
-  info->n_outputs = m->graph->n_outputs;
+  info->n_inputs = m->host.n_inputs;
+  info->n_outputs = m->host.n_outputs;
   info->n_ops = m->graph->n_ops;
   info->n_actions = m->schedule.n_actions;
   info->total_macs = m->graph->total_macs;
@@ -1269,6 +1279,10 @@ simnpu_model_get_info (simnpu_model * m, simnpu_model_info * info)
   info->n_labels = m->graph->n_labels;
   info->labels = m->graph->labels ?
       (const char *const *) m->graph->labels : no_labels;
+  info->n_device_inputs = m->graph->n_inputs;
+  info->n_device_outputs = m->graph->n_outputs;
+  info->has_preamble = m->graph->preamble != NULL;
+  info->has_postamble = m->graph->postamble != NULL;
   return 0;
 }
 
@@ -1278,10 +1292,63 @@ simnpu_model_get_info (simnpu_model * m, simnpu_model_info * info)
  * @index: input index
  * @spec: (out): its description
  *
+ * Describes a public input of the model: what the caller provides for a
+ * frame. Without a preamble these are the device inputs. With one, they
+ * are the preamble's (f32) inputs, in order, followed by the device
+ * inputs the preamble does not produce; simnpu_model_get_input_binding()
+ * says which is which.
+ *
  * Returns: 0, %SIMNPU_EINVAL or %SIMNPU_ENOENT (no such input)
  */
 int
 simnpu_model_get_input (simnpu_model * m, unsigned index,
+    simnpu_tensor_spec * spec)
+{
+  if (m == NULL || spec == NULL)
+    return SIMNPU_EINVAL;
+  if (index >= m->host.n_inputs)
+    return SIMNPU_ENOENT;
+  *spec = m->host.inputs[index];
+  return 0;
+}
+
+/**
+ * simnpu_model_get_output:
+ * @model: a model
+ * @index: output index
+ * @spec: (out): its description
+ *
+ * Describes a public output of the model: without a postamble the device
+ * outputs; with one, the postamble's (f32) outputs, in order, followed by
+ * the device outputs the postamble does not consume.
+ *
+ * Returns: 0, %SIMNPU_EINVAL or %SIMNPU_ENOENT (no such output)
+ */
+int
+simnpu_model_get_output (simnpu_model * m, unsigned index,
+    simnpu_tensor_spec * spec)
+{
+  if (m == NULL || spec == NULL)
+    return SIMNPU_EINVAL;
+  if (index >= m->host.n_outputs)
+    return SIMNPU_ENOENT;
+  *spec = m->host.outputs[index];
+  return 0;
+}
+
+/**
+ * simnpu_model_get_device_input:
+ * @model: a model
+ * @index: device input index
+ * @spec: (out): its description
+ *
+ * Describes an input of the device graph: the buffers simnpu_job_submit()
+ * takes, in this order (%simnpu_model_info.n_device_inputs of them).
+ *
+ * Returns: 0, %SIMNPU_EINVAL or %SIMNPU_ENOENT (no such input)
+ */
+int
+simnpu_model_get_device_input (simnpu_model * m, unsigned index,
     simnpu_tensor_spec * spec)
 {
   if (m == NULL || spec == NULL)
@@ -1293,15 +1360,18 @@ simnpu_model_get_input (simnpu_model * m, unsigned index,
 }
 
 /**
- * simnpu_model_get_output:
+ * simnpu_model_get_device_output:
  * @model: a model
- * @index: output index
+ * @index: device output index
  * @spec: (out): its description
+ *
+ * Describes an output of the device graph: the buffers simnpu_job_submit()
+ * fills, in this order (%simnpu_model_info.n_device_outputs of them).
  *
  * Returns: 0, %SIMNPU_EINVAL or %SIMNPU_ENOENT (no such output)
  */
 int
-simnpu_model_get_output (simnpu_model * m, unsigned index,
+simnpu_model_get_device_output (simnpu_model * m, unsigned index,
     simnpu_tensor_spec * spec)
 {
   if (m == NULL || spec == NULL)
@@ -1310,6 +1380,127 @@ simnpu_model_get_output (simnpu_model * m, unsigned index,
     return SIMNPU_ENOENT;
   *spec = m->out_specs[index];
   return 0;
+}
+
+/**
+ * simnpu_model_get_input_binding:
+ * @model: a model
+ * @index: public input index
+ * @binding: (out): %SIMNPU_SECTION_PREAMBLE and the preamble input it
+ *   feeds, or %SIMNPU_SECTION_DEVICE and the device input it is passed to
+ *   as is
+ *
+ * Returns: 0, %SIMNPU_EINVAL or %SIMNPU_ENOENT (no such input)
+ */
+int
+simnpu_model_get_input_binding (simnpu_model * m, unsigned index,
+    simnpu_binding * binding)
+{
+  if (m == NULL || binding == NULL)
+    return SIMNPU_EINVAL;
+  if (index >= m->host.n_inputs)
+    return SIMNPU_ENOENT;
+  *binding = m->host.in_bind[index];
+  return 0;
+}
+
+/**
+ * simnpu_model_get_output_binding:
+ * @model: a model
+ * @index: public output index
+ * @binding: (out): %SIMNPU_SECTION_POSTAMBLE and the postamble output it
+ *   is, or %SIMNPU_SECTION_DEVICE and the device output it is as is
+ *
+ * Returns: 0, %SIMNPU_EINVAL or %SIMNPU_ENOENT (no such output)
+ */
+int
+simnpu_model_get_output_binding (simnpu_model * m, unsigned index,
+    simnpu_binding * binding)
+{
+  if (m == NULL || binding == NULL)
+    return SIMNPU_EINVAL;
+  if (index >= m->host.n_outputs)
+    return SIMNPU_ENOENT;
+  *binding = m->host.out_bind[index];
+  return 0;
+}
+
+/**
+ * simnpu_model_get_host_section:
+ * @model: a model
+ * @kind: %SIMNPU_SECTION_PREAMBLE or %SIMNPU_SECTION_POSTAMBLE
+ *
+ * A frame of a model with host sections goes: the public inputs through
+ * simnpu_host_section_run() of the preamble into device inputs,
+ * simnpu_job_submit() with the device inputs, then on completion the
+ * device outputs through the postamble's run into public outputs. The
+ * sections run on the caller's thread, so the caller can time them.
+ *
+ * Returns: (transfer none) (nullable): the section, valid while the model
+ *   is loaded, or NULL if the model has none of that kind
+ */
+simnpu_host_section *
+simnpu_model_get_host_section (simnpu_model * m, simnpu_section_kind kind)
+{
+  if (m == NULL || (kind != SIMNPU_SECTION_PREAMBLE
+          && kind != SIMNPU_SECTION_POSTAMBLE))
+    return NULL;
+  return m->host.sections[kind];
+}
+
+/**
+ * simnpu_model_get_preprocess:
+ * @model: a model
+ * @preprocess: (out): how pixels become the model's input
+ *
+ * Returns: 0, %SIMNPU_EINVAL, or %SIMNPU_ENOENT if the model does not say
+ *   (containers before 1.2, or compiled without preprocessing)
+ */
+G_STATIC_ASSERT ((int) SIMNPU_COLOR_RGB == (int) SIMNPU_PREPROCESS_RGB);
+G_STATIC_ASSERT ((int) SIMNPU_COLOR_BGR == (int) SIMNPU_PREPROCESS_BGR);
+G_STATIC_ASSERT ((int) SIMNPU_COLOR_GRAY == (int) SIMNPU_PREPROCESS_GRAY);
+G_STATIC_ASSERT ((int) SIMNPU_RESIZE_LETTERBOX ==
+    (int) SIMNPU_PREPROCESS_LETTERBOX);
+G_STATIC_ASSERT ((int) SIMNPU_RESIZE_STRETCH ==
+    (int) SIMNPU_PREPROCESS_STRETCH);
+
+int
+simnpu_model_get_preprocess (simnpu_model * m, simnpu_preprocess * pp)
+{
+  const simnpu__preprocess *p;
+  unsigned c;
+
+  if (m == NULL || pp == NULL)
+    return SIMNPU_EINVAL;
+  if (!m->graph->has_preprocess)
+    return SIMNPU_ENOENT;
+  p = &m->graph->preprocess;
+  pp->color = (simnpu_color_order) p->color;
+  pp->resize = (simnpu_resize_kind) p->resize;
+  pp->fill = p->fill;
+  pp->scale = p->scale;
+  for (c = 0; c < G_N_ELEMENTS (p->mean); c++) {
+    pp->mean[c] = p->mean[c];
+    pp->std[c] = p->std[c];
+  }
+  return 0;
+}
+
+/**
+ * simnpu_model_get_decoder_json:
+ * @model: a model
+ *
+ * The decoder the model's outputs are meant for and its parameters, as
+ * compiled: a JSON object such as `{"type": "ssd", ...}`, validated at
+ * load.
+ *
+ * Returns: (nullable): the JSON text, valid while the model is loaded, or
+ *   NULL if the model carries none
+ */
+const char *
+simnpu_model_get_decoder_json (simnpu_model * m)
+{
+  return m ? m->graph->decoder : NULL;
 }
 
 /**

@@ -101,6 +101,18 @@ typedef enum
   SIMNPU_OP_SIGMOID,
   SIMNPU_OP_SILU,
   SIMNPU_OP_SOFTMAX,
+  SIMNPU_OP_TANH,
+  SIMNPU_OP_HARD_SWISH,
+  SIMNPU_OP_HARD_SIGMOID,
+  SIMNPU_OP_LEAKY_RELU,
+  SIMNPU_OP_CLIP,
+  SIMNPU_OP_ELU,
+  SIMNPU_OP_LUT,
+  SIMNPU_OP_MEAN,
+  SIMNPU_OP_PAD,
+  SIMNPU_OP_SUB,
+  SIMNPU_OP_MAXIMUM,
+  SIMNPU_OP_MINIMUM,
   SIMNPU_N_OP_TYPES
 } simnpu__op_type;
 
@@ -115,8 +127,20 @@ enum
   SIMNPU_A_PT, SIMNPU_A_PL, SIMNPU_A_PB, SIMNPU_A_PR,
   SIMNPU_A_DH, SIMNPU_A_DW, SIMNPU_A_GROUPS, SIMNPU_A_OC,
   SIMNPU_A_ACT,
-  /* resize: integer scale factors */
+  /* conv2d with SIMNPU_ACT_CLIP: inclusive output bounds, quantised */
+  SIMNPU_A_ACT_QMIN = 13, SIMNPU_A_ACT_QMAX = 14,
+  /* resize: integer scale factors (used when OUT_H/OUT_W are 0), mode
+   * (simnpu__resize_mode), explicit output size, coordinate mode
+   * (simnpu__coord_mode) and nearest rounding (simnpu__nearest_mode) */
   SIMNPU_A_SCALE_H = 0, SIMNPU_A_SCALE_W = 1,
+  SIMNPU_A_RESIZE_MODE = 2, SIMNPU_A_OUT_H = 3, SIMNPU_A_OUT_W = 4,
+  SIMNPU_A_COORD = 5, SIMNPU_A_NEAREST = 6,
+  /* unary LUT ops' float parameters as IEEE bits (memcpy): hard_sigmoid
+   * alpha, beta; leaky_relu and elu alpha; clip min, max */
+  SIMNPU_A_F0 = 0, SIMNPU_A_F1 = 1,
+  /* pad: before[0..3] then after[0..3], mode (simnpu__pad_mode), the
+   * constant in the output's quantised domain */
+  SIMNPU_A_PAD0 = 0, SIMNPU_A_PAD_MODE = 8, SIMNPU_A_PAD_VALUE = 9,
   /* reshape: rank then dims (-1 infers one dimension) */
   SIMNPU_A_RANK = 0, SIMNPU_A_DIM0 = 1,
   /* concat, split, slice, softmax */
@@ -142,7 +166,44 @@ typedef enum
 {
   SIMNPU_ACT_NONE = 0,
   SIMNPU_ACT_RELU = 1,
+  SIMNPU_ACT_CLIP = 2,
 } simnpu__activation;
+
+typedef enum
+{
+  SIMNPU_RESIZE_MODE_NEAREST = 0,
+  SIMNPU_RESIZE_MODE_BILINEAR = 1,
+} simnpu__resize_mode;
+
+/* ONNX Resize-13 coordinate_transformation_mode */
+typedef enum
+{
+  SIMNPU_COORD_HALF_PIXEL = 0,
+  SIMNPU_COORD_PYTORCH_HALF_PIXEL = 1,
+  SIMNPU_COORD_ALIGN_CORNERS = 2,
+  SIMNPU_COORD_ASYMMETRIC = 3,
+  SIMNPU_COORD_TF_HALF_PIXEL_FOR_NN = 4,
+  SIMNPU_N_COORD_MODES
+} simnpu__coord_mode;
+
+/* ONNX Resize-13 nearest_mode */
+typedef enum
+{
+  SIMNPU_NEAREST_ROUND_PREFER_FLOOR = 0,
+  SIMNPU_NEAREST_ROUND_PREFER_CEIL = 1,
+  SIMNPU_NEAREST_FLOOR = 2,
+  SIMNPU_NEAREST_CEIL = 3,
+  SIMNPU_N_NEAREST_MODES
+} simnpu__nearest_mode;
+
+typedef enum
+{
+  SIMNPU_PAD_CONSTANT = 0,
+  SIMNPU_PAD_EDGE = 1,
+} simnpu__pad_mode;
+
+/* Fixed-point precision of bilinear resize weights, per axis. */
+#define SIMNPU_RESIZE_WEIGHT_BITS 11
 
 /* Internal element types: the public ones plus i32 for biases. */
 #define SIMNPU__DTYPE_I32 3
@@ -202,6 +263,11 @@ typedef struct
   int8_t lut[256];
   simnpu__conv_params conv;
   int64_t eltwise_mult[SIMNPU_MAX_OP_INPUTS];
+  /* resize: per output row then per output column, the source indices
+   * i0, i1 and the weight of i1 (bilinear), three int32 each; mean: input
+   * scale / output scale */
+  int32_t *table;
+  double rescale;
 } simnpu__op;
 
 /* How pixels become the model's input, stored in compiled models so that
@@ -282,12 +348,23 @@ SIMNPU_INTERNAL int simnpu__graph_run (const simnpu__graph * graph,
     uint8_t * arena, int8_t * scratch);
 SIMNPU_INTERNAL void simnpu__build_lut (simnpu__op_type type, float in_scale,
     int32_t in_zp, float out_scale, int32_t out_zp, int8_t * lut);
+/* as simnpu__build_lut, with the op's float parameters p0, p1 (the values
+ * of SIMNPU_A_F0 and SIMNPU_A_F1) */
+SIMNPU_INTERNAL void simnpu__build_lut_params (simnpu__op_type type,
+    float p0, float p1, float in_scale, int32_t in_zp, float out_scale,
+    int32_t out_zp, int8_t * lut);
+/* float <-> attribute bits */
+SIMNPU_INTERNAL float simnpu__attr_float (int32_t bits);
+SIMNPU_INTERNAL int32_t simnpu__float_attr (float value);
 
 SIMNPU_INTERNAL int simnpu__graph_load_json_file (const char *path,
     bool estimate_only, simnpu__graph ** out, simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__graph_load_json_data (const char *data,
     size_t size, const char *base_dir, bool estimate_only,
     simnpu__graph ** out, simnpu_error * error);
+/* The deepest array/object nesting of a JSON text, strings skipped (to
+ * refuse input that would exhaust json-glib's recursive parser). */
+SIMNPU_INTERNAL unsigned simnpu__json_depth (const char *data, size_t size);
 
 /* ------------------------------------------------------------------ */
 /* Schedule and cost model                                              */
@@ -332,8 +409,13 @@ SIMNPU_INTERNAL void simnpu__schedule_estimate (const simnpu__schedule *
 #define SIMNPU_AXM_MAGIC "SNPUAXM\0"
 #define SIMNPU_AXM_MAGIC_BYTES 8
 #define SIMNPU_AXM_VERSION_MAJOR 1
-/* 1.1 added the labels section; 1.0 files (six sections) still load */
-#define SIMNPU_AXM_VERSION_MINOR 1
+/* 1.1 added the labels section; 1.0 files (six sections) still load.
+ * 1.2 added the optional host sections (preamble, postamble), the
+ * preprocessing record and the decoder JSON. */
+#define SIMNPU_AXM_VERSION_MINOR 2
+/* the decoder parameters of a compiled model (a JSON object) */
+#define SIMNPU_MAX_DECODER_BYTES (64 * 1024)
+#define SIMNPU_MAX_DECODER_DEPTH 16
 
 SIMNPU_INTERNAL int simnpu__axm_write (const simnpu__graph * graph,
     const simnpu__schedule * schedule, const char *path,
@@ -359,6 +441,18 @@ SIMNPU_INTERNAL void simnpu__eltwise (simnpu__op_type type,
     const int64_t * in_dims_b, const int8_t * b, int32_t zp_b,
     const int64_t * out_dims, int8_t * out, int32_t zp_out,
     int64_t mult_a, int64_t mult_b);
+SIMNPU_INTERNAL void simnpu__resize_nearest (const int64_t * in_dims,
+    const int8_t * in, const int64_t * out_dims, int8_t * out,
+    const int32_t * table, int32_t zp_in, int32_t zp_out, int64_t mult);
+SIMNPU_INTERNAL void simnpu__resize_bilinear (const int64_t * in_dims,
+    const int8_t * in, const int64_t * out_dims, int8_t * out,
+    const int32_t * table, int32_t zp_in, int32_t zp_out, float scale);
+SIMNPU_INTERNAL void simnpu__mean (const int64_t * in_dims, const int8_t * in,
+    int8_t * out, int32_t * acc, int32_t zp_in, int32_t zp_out,
+    double rescale);
+SIMNPU_INTERNAL void simnpu__pad (const int64_t * in_dims, const int8_t * in,
+    const int64_t * out_dims, int8_t * out, const int32_t * before,
+    bool edge, int8_t value, int32_t zp_in, int32_t zp_out, int64_t mult);
 SIMNPU_INTERNAL void simnpu__pool (bool max, const int64_t * in_dims,
     const int8_t * in, const int64_t * out_dims, int8_t * out,
     int kh, int kw, int sh, int sw, int pt, int pl, int32_t zp);

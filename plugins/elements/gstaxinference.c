@@ -36,6 +36,13 @@
  * "device wait" (flagged as a device wait) and "host copy out" of every
  * frame, one device event per job, and the device's counters.
  *
+ * A compiled model may carry host sections: a float preamble, run in the
+ * chain function on the frame's input tensor before the job is submitted
+ * (the model's input is then f32, and the model query says so), and a
+ * float postamble, run on the job's device outputs before the frame is
+ * pushed (the output tensors are then its outputs). Each is reported as a
+ * stage of the model's group, "preamble" and "postamble".
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc pattern=ball num-buffers=100 ! axletterbox ! \
@@ -77,6 +84,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_inference_debug);
 #define STAGE_HOST_COPY_IN "host copy in"
 #define STAGE_DEVICE_WAIT "device wait"
 #define STAGE_HOST_COPY_OUT "host copy out"
+#define STAGE_PREAMBLE "preamble"
+#define STAGE_POSTAMBLE "postamble"
+/* a device output that is a public output as is */
+#define NOT_PUBLIC (-1)
 
 enum
 {
@@ -102,6 +113,8 @@ typedef struct
   GstAxLetterbox letterbox;
   GstBuffer **outs;             /* n_outputs, mapped for writing */
   GstMapInfo *maps;
+  /* the device outputs the postamble consumes (scratch_bytes) */
+  guint8 *scratch;
   /* protected by the element's lock */
   gboolean done;
   simnpu_job_result result;
@@ -119,6 +132,7 @@ struct _Item
   guint n_jobs;
   guint jobs_size;
   guint n_outputs;              /* size of each job's outs / maps */
+  gsize scratch_bytes;          /* size of each job's scratch */
   /* protected by the element's lock */
   guint n_done;
   gboolean reported;            /* error already posted by the chain */
@@ -147,6 +161,20 @@ struct _GstAxInference
   simnpu_tensor_spec in_spec;
   simnpu_tensor_spec *out_specs;
   guint n_outputs;
+  /* host sections (NULL when absent) and the buffers around them: the
+   * device inputs the preamble writes (the chain function's, reused for
+   * every job since submit copies them), and where each device output
+   * goes: a public output, or the job's scratch at an offset */
+  simnpu_host_section *preamble;
+  simnpu_host_section *postamble;
+  guint n_device_inputs;
+  guint n_device_outputs;
+  simnpu_tensor_spec dev_in_specs[MAX_OUTPUTS];
+  simnpu_tensor_spec dev_out_specs[MAX_OUTPUTS];
+  guint8 *dev_in_bufs[MAX_OUTPUTS];
+  gint dev_out_public[MAX_OUTPUTS];
+  gsize dev_out_offset[MAX_OUTPUTS];
+  gsize scratch_bytes;
   GstBufferPool **pools;
   const gchar *group;           /* interned model name */
   const gchar *device_spec;     /* interned device string */
@@ -302,6 +330,7 @@ item_free (Item * item)
   for (i = 0; i < item->jobs_size; i++) {
     g_free (item->jobs[i].outs);
     g_free (item->jobs[i].maps);
+    g_free (item->jobs[i].scratch);
   }
   g_free (item->jobs);
   g_free (item);
@@ -482,6 +511,13 @@ close_device (GstAxInference * self)
   }
   g_clear_pointer (&self->out_specs, g_free);
   self->n_outputs = 0;
+  for (i = 0; i < MAX_OUTPUTS; i++)
+    g_clear_pointer (&self->dev_in_bufs[i], g_free);
+  self->preamble = NULL;
+  self->postamble = NULL;
+  self->n_device_inputs = 0;
+  self->n_device_outputs = 0;
+  self->scratch_bytes = 0;
   if (self->net) {
     simnpu_model_unload (self->net);
     self->net = NULL;
@@ -493,6 +529,58 @@ close_device (GstAxInference * self)
     simnpu_device_close (self->dev);
     self->dev = NULL;
   }
+}
+
+/* Where the device tensors of a job come from and go to. The element has
+ * one public input, so with a preamble every device input is one of its
+ * outputs. */
+static gboolean
+setup_host_sections (GstAxInference * self)
+{
+  simnpu_binding b;
+  guint k, o;
+
+  self->preamble = simnpu_model_get_host_section (self->net,
+      SIMNPU_SECTION_PREAMBLE);
+  self->postamble = simnpu_model_get_host_section (self->net,
+      SIMNPU_SECTION_POSTAMBLE);
+  self->n_device_inputs = self->net_info.n_device_inputs;
+  self->n_device_outputs = self->net_info.n_device_outputs;
+  if (self->n_device_inputs < 1 || self->n_device_inputs > MAX_OUTPUTS
+      || self->n_device_outputs < 1 || self->n_device_outputs > MAX_OUTPUTS)
+    return FALSE;
+  if (self->preamble == NULL && self->n_device_inputs != 1)
+    return FALSE;
+  for (k = 0; k < self->n_device_inputs; k++) {
+    simnpu_model_get_device_input (self->net, k, &self->dev_in_specs[k]);
+    if (self->preamble)
+      self->dev_in_bufs[k] = g_malloc0 (self->dev_in_specs[k].size_bytes);
+  }
+  if (self->preamble) {
+    simnpu_host_section_info info;
+
+    simnpu_host_section_get_info (self->preamble, &info);
+    if (info.n_outputs != self->n_device_inputs)
+      return FALSE;
+  }
+  self->scratch_bytes = 0;
+  for (k = 0; k < self->n_device_outputs; k++) {
+    simnpu_model_get_device_output (self->net, k, &self->dev_out_specs[k]);
+    self->dev_out_public[k] = NOT_PUBLIC;
+  }
+  for (o = 0; o < self->net_info.n_outputs; o++) {
+    simnpu_model_get_output_binding (self->net, o, &b);
+    if (b.section == SIMNPU_SECTION_DEVICE)
+      self->dev_out_public[b.index] = (gint) o;
+  }
+  for (k = 0; k < self->n_device_outputs; k++) {
+    if (self->dev_out_public[k] != NOT_PUBLIC)
+      continue;
+    self->dev_out_offset[k] = self->scratch_bytes;
+    /* aligned for the float outputs the postamble reads */
+    self->scratch_bytes += GST_ROUND_UP_8 (self->dev_out_specs[k].size_bytes);
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -537,6 +625,8 @@ open_device (GstAxInference * self)
   if (self->net_info.n_outputs < 1 || self->net_info.n_outputs > MAX_OUTPUTS)
     goto bad_outputs;
   simnpu_model_get_input (self->net, 0, &self->in_spec);
+  if (!setup_host_sections (self))
+    goto bad_device_io;
 
   self->n_outputs = self->net_info.n_outputs;
   self->out_specs = g_new0 (simnpu_tensor_spec, self->n_outputs);
@@ -631,6 +721,15 @@ bad_outputs:
         ("expected 1 to %d output tensors", MAX_OUTPUTS));
     goto fail;
   }
+bad_device_io:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Model \"%s\" has %u device inputs and %u device outputs.", path,
+            self->net_info.n_device_inputs, self->net_info.n_device_outputs),
+        ("expected 1 to %d of each, the inputs all made by the preamble",
+            MAX_OUTPUTS));
+    goto fail;
+  }
 estimate_only:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
@@ -702,21 +801,26 @@ item_get (GstAxInference * self, guint n_jobs)
     item = g_new0 (Item, 1);
     item->link.data = item;
   }
-  if (item->n_outputs != self->n_outputs) {
+  if (item->n_outputs != self->n_outputs
+      || item->scratch_bytes != self->scratch_bytes) {
     for (i = 0; i < item->jobs_size; i++) {
       g_free (item->jobs[i].outs);
       g_free (item->jobs[i].maps);
+      g_free (item->jobs[i].scratch);
     }
     g_free (item->jobs);
     item->jobs = NULL;
     item->jobs_size = 0;
     item->n_outputs = self->n_outputs;
+    item->scratch_bytes = self->scratch_bytes;
   }
   if (item->jobs_size < n_jobs) {
     item->jobs = g_renew (Job, item->jobs, n_jobs);
     for (i = item->jobs_size; i < n_jobs; i++) {
       item->jobs[i].outs = g_new0 (GstBuffer *, MAX (item->n_outputs, 1));
       item->jobs[i].maps = g_new0 (GstMapInfo, MAX (item->n_outputs, 1));
+      item->jobs[i].scratch = item->scratch_bytes ?
+          g_malloc0 (item->scratch_bytes) : NULL;
     }
     item->jobs_size = n_jobs;
   }
@@ -925,10 +1029,11 @@ gst_ax_inference_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   while ((m = gst_buffer_iterate_ax_tensor_meta (item->frame, &state,
               GST_AX_TENSOR_ROLE_INPUT))) {
     Job *job;
-    simnpu_input_buffer in;
+    simnpu_input_buffer inv[MAX_OUTPUTS];
     simnpu_output_buffer outv[MAX_OUTPUTS];
     GstMapInfo in_map;
     GstAxProbeTimer timer;
+    guint k;
 
     if (m->index != 0)
       continue;
@@ -951,17 +1056,46 @@ gst_ax_inference_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
         goto pool_failed;
       if (!gst_buffer_map (job->outs[o], &job->maps[o], GST_MAP_WRITE))
         goto map_failed;
-      outv[o].data = job->maps[o].data;
-      outv[o].size_bytes = self->out_specs[o].size_bytes;
+    }
+    for (k = 0; k < self->n_device_outputs; k++) {
+      gint pub = self->dev_out_public[k];
+
+      outv[k].data = pub != NOT_PUBLIC ? job->maps[pub].data :
+          job->scratch + self->dev_out_offset[k];
+      outv[k].size_bytes = self->dev_out_specs[k].size_bytes;
     }
 
     if (!gst_buffer_map (m->data, &in_map, GST_MAP_READ))
       goto map_failed;
-    in.data = in_map.data;
-    in.size_bytes = self->in_spec.size_bytes;
+    if (self->preamble) {
+      const void *pre_in[1] = { in_map.data };
+      void *pre_out[MAX_OUTPUTS];
+      simnpu_tensor_spec spec;
+      guint bound;
+
+      for (k = 0; k < self->n_device_inputs; k++) {
+        simnpu_host_section_get_output (self->preamble, k, &spec, &bound);
+        pre_out[k] = self->dev_in_bufs[bound];
+      }
+      gst_ax_probe_timer_start (&timer);
+      rc = simnpu_host_section_run (self->preamble, pre_in, pre_out, &err);
+      gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->group,
+          STAGE_PREAMBLE, GST_AX_PROBE_FLAG_STAGE);
+      if (rc < 0) {
+        gst_buffer_unmap (m->data, &in_map);
+        goto preamble_failed;
+      }
+      for (k = 0; k < self->n_device_inputs; k++) {
+        inv[k].data = self->dev_in_bufs[k];
+        inv[k].size_bytes = self->dev_in_specs[k].size_bytes;
+      }
+    } else {
+      inv[0].data = in_map.data;
+      inv[0].size_bytes = self->in_spec.size_bytes;
+    }
     gst_ax_probe_timer_start (&timer);
-    rc = simnpu_job_submit (self->net, &in, 1, outv, self->n_outputs,
-        job_done_cb, job, &job->job, &err);
+    rc = simnpu_job_submit (self->net, inv, self->n_device_inputs, outv,
+        self->n_device_outputs, job_done_cb, job, &job->job, &err);
     gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->group,
         STAGE_HOST_COPY_IN, GST_AX_PROBE_FLAG_STAGE);
     gst_buffer_unmap (m->data, &in_map);
@@ -1010,6 +1144,14 @@ map_failed:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Could not map a tensor buffer."), (NULL));
+    ret = GST_FLOW_ERROR;
+    goto release;
+  }
+preamble_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The preamble of model \"%s\" failed.", self->group),
+        ("%s: %s", simnpu_strerror (rc), err.message));
     ret = GST_FLOW_ERROR;
     goto release;
   }
@@ -1240,6 +1382,46 @@ report_jobs (GstAxInference * self, Item * item)
   report_device (self);
 }
 
+/* Runs the postamble of each job of a completed frame item, from the
+ * device outputs in the job's scratch into its mapped public outputs. */
+static gboolean
+run_postamble (GstAxInference * self, Item * item)
+{
+  simnpu_host_section_info info;
+  simnpu_tensor_spec spec;
+  simnpu_error err = { 0, "" };
+  guint i, j, bound;
+  int rc;
+
+  simnpu_host_section_get_info (self->postamble, &info);
+  for (i = 0; i < item->n_jobs; i++) {
+    Job *job = &item->jobs[i];
+    const void *in[MAX_OUTPUTS];
+    void *out[MAX_OUTPUTS];
+    GstAxProbeTimer timer;
+
+    for (j = 0; j < info.n_inputs; j++) {
+      simnpu_host_section_get_input (self->postamble, j, &spec, &bound);
+      in[j] = job->scratch + self->dev_out_offset[bound];
+    }
+    for (j = 0; j < info.n_outputs; j++) {
+      simnpu_host_section_get_output (self->postamble, j, &spec, &bound);
+      out[j] = job->maps[bound].data;
+    }
+    gst_ax_probe_timer_start (&timer);
+    rc = simnpu_host_section_run (self->postamble, in, out, &err);
+    gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->group,
+        STAGE_POSTAMBLE, GST_AX_PROBE_FLAG_STAGE);
+    if (rc < 0) {
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("The postamble of model \"%s\" failed.", self->group),
+          ("%s: %s", simnpu_strerror (rc), err.message));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static void
 gst_ax_inference_loop (GstAxInference * self)
 {
@@ -1295,6 +1477,11 @@ gst_ax_inference_loop (GstAxInference * self)
     };
     gst_ax_probe_span (&span);
 
+    if (self->postamble && !run_postamble (self, item)) {
+      item->reported = TRUE;
+      status = SIMNPU_EINTERNAL;
+      goto job_failed;
+    }
     gst_ax_probe_timer_start (&timer);
     attach_outputs (self, item);
     gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->group,

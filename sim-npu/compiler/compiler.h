@@ -50,6 +50,108 @@ SIMNPU_INTERNAL int simnpu__tfjs_load_data (const char *json, size_t size,
     simnpu__tfjs_shard_reader reader, gpointer user_data,
     simnpu__ir_graph ** out, simnpu_error * error);
 
+typedef enum
+{
+  SIMNPU_MODEL_FORMAT_UNKNOWN = 0,
+  SIMNPU_MODEL_FORMAT_SIMNPU_JSON,      /* our int8 JSON graph */
+  SIMNPU_MODEL_FORMAT_ONNX,
+  SIMNPU_MODEL_FORMAT_TFJS,
+} simnpu__model_format;
+
+/* By the file name and its first bytes. */
+SIMNPU_INTERNAL simnpu__model_format simnpu__model_format_of (const char
+    *path);
+/* Imports an ONNX or TF.js model and prepares it for simnpu__compile():
+ * cuts at inputs / outputs (comma-separated tensor names, or NULL), folds
+ * constants, cancels layout transposes, fuses and prunes. */
+SIMNPU_INTERNAL int simnpu__import_model (const char *path,
+    const char *inputs, const char *outputs, simnpu__ir_graph ** out,
+    simnpu_error * error);
+
+/* ------------------------------------------------------------------ */
+/* Partition, calibration, quantisation and lowering (quantize.c) */
+
+/* Where a node runs: the public section kinds of a compiled model. */
+typedef simnpu_section_kind simnpu__section;
+
+/* The ways the compiler protects accuracy where per-tensor int8 loses it. */
+typedef enum
+{
+  SIMNPU_TECHNIQUE_NONE = 0,
+  /* empirical bias correction: each conv's per-channel mean output error
+   * on the calibration set is removed from its bias */
+  SIMNPU_TECHNIQUE_BIAS_CORRECTION = 1 << 0,
+  /* cross-layer equalisation of conv -> (relu) -> conv pairs (Nagel et
+   * al. 2019) before weight quantisation */
+  SIMNPU_TECHNIQUE_EQUALIZATION = 1 << 1,
+} simnpu__technique;
+
+typedef struct
+{
+  const char *name;             /* model name (default: the graph's) */
+  const char *device;           /* device profile spec (default metis) */
+  bool has_preprocess;
+  simnpu__preprocess preprocess;
+  /* graph input 0's calibration and validation tensors (float, that
+   * input's element count each); an empty calibration set means random
+   * data */
+  GPtrArray *calibration;
+  GPtrArray *validation;
+  /* lower bound of the range of logits that feed a sigmoid or softmax,
+   * inside the graph or (logit_outputs) in the decoder */
+  float logit_floor;
+  char **logit_outputs;
+  /* dtype of device outputs seen by the caller: SIMNPU_DTYPE_I8 (the
+   * decoder dequantises) or SIMNPU_DTYPE_F32 */
+  int output_dtype;
+  unsigned techniques;          /* simnpu__technique flags */
+  /* foreground for the accuracy report: outputs whose float value above
+   * fg_threshold marks an object at a position (all axes but the last);
+   * each output with as many positions shares that mask. NULL: no
+   * foreground figures. */
+  char **fg_outputs;
+  float fg_threshold;
+  bool fg_logit;                /* fg_output holds logits: compare sigmoid */
+  char **labels;
+  const char *decoder;          /* JSON object text, or NULL */
+} simnpu__compile_options;
+
+typedef struct
+{
+  char *name;
+  double sqnr_calib_db, sqnr_valid_db;
+  double fg_sqnr_calib_db, fg_sqnr_valid_db;    /* NAN when none */
+  uint64_t fg_elements_valid;
+} simnpu__output_accuracy;
+
+typedef struct
+{
+  /* node placement, indexed like the input graph's nodes */
+  unsigned n_nodes;
+  simnpu__section *placement;
+  uint64_t device_macs, host_macs;
+  unsigned n_outputs;
+  simnpu__output_accuracy *outputs;
+  unsigned techniques_applied;
+  /* the whole human-readable report (placement table, accuracy) */
+  GString *text;
+} simnpu__compile_result;
+
+SIMNPU_INTERNAL void simnpu__compile_options_init (simnpu__compile_options *
+    opts);
+/* Compiles a float graph (front-end output, fused and cut) into a device
+ * graph with host sections, quantised with the options' calibration set.
+ * The graph is modified (ranges recorded). On success *out holds a
+ * prepared graph for simnpu__schedule_build() and simnpu__axm_write(). */
+SIMNPU_INTERNAL int simnpu__compile (simnpu__ir_graph * g,
+    const simnpu__compile_options * opts, simnpu__graph ** out,
+    simnpu__compile_result * result, simnpu_error * error);
+SIMNPU_INTERNAL void simnpu__compile_result_clear (simnpu__compile_result *
+    result);
+/* Why a node cannot run on the device, or NULL when it can. */
+SIMNPU_INTERNAL const char *simnpu__device_refusal (const simnpu__ir_graph *
+    g, const simnpu__ir_node * n);
+
 G_END_DECLS
 
 #endif /* __SIMNPU_COMPILER_H__ */

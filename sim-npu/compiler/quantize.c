@@ -7,4 +7,1930 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
+/* From a float IR graph to a compiled model: placement of every node on
+ * the device or the host (preamble / postamble), calibration with the
+ * float executor, int8 quantisation (per-channel symmetric weights,
+ * per-tensor asymmetric activations, int32 bias at in_scale * w_scale, as
+ * TFLite's int8 spec), lowering to the device graph, and the accuracy
+ * report (SQNR of int8 against float). */
+
 #include "compiler.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define I8_MIN (-128)
+#define I8_MAX 127
+#define U8_TO_I8_ZP 128
+#define LUT_SIZE 256
+/* below this a range is degenerate; it is widened so the scale is > 0 */
+#define MIN_RANGE 1e-6f
+/* random calibration when the user gives no images */
+#define N_RANDOM_INPUTS 8
+#define RANDOM_SEED 0x5eed
+/* bias magnitude the device accepts (graph.c) */
+#define MAX_BIAS_ABS (1 << 30)
+#define N_WORST_LAYERS 5
+#define DEFAULT_LOGIT_FLOOR (-12.0f)
+
+void
+simnpu__compile_options_init (simnpu__compile_options * o)
+{
+  memset (o, 0, sizeof (*o));
+  o->logit_floor = DEFAULT_LOGIT_FLOOR;
+  o->output_dtype = SIMNPU_DTYPE_F32;
+  o->fg_threshold = 0.5f;
+}
+
+void
+simnpu__compile_result_clear (simnpu__compile_result * r)
+{
+  unsigned i;
+
+  g_free (r->placement);
+  for (i = 0; i < r->n_outputs; i++)
+    g_free (r->outputs[i].name);
+  g_free (r->outputs);
+  if (r->text)
+    g_string_free (r->text, TRUE);
+  memset (r, 0, sizeof (*r));
+}
+
+/* ------------------------------------------------------------------ */
+/* What the device runs */
+
+static bool
+is_f32 (const simnpu__ir_graph * g, int t)
+{
+  return t >= 0 && g->tensors[t].dtype == SIMNPU_IR_F32;
+}
+
+static bool
+is_const (const simnpu__ir_graph * g, int t)
+{
+  return t >= 0 && g->tensors[t].is_const;
+}
+
+static bool
+device_shape_ok (const simnpu__ir_tensor * t)
+{
+  unsigned i;
+  int64_t n = 1;
+
+  if (t->rank > SIMNPU_MAX_DIMS)
+    return false;
+  for (i = 0; i < t->rank; i++)
+    n *= t->dims[i];
+  return n <= SIMNPU_MAX_TENSOR_ELEMENTS;
+}
+
+static bool
+is_unary_lut (simnpu__ir_op op)
+{
+  switch (op) {
+    case SIMNPU_IR_RELU:
+    case SIMNPU_IR_CLIP:
+    case SIMNPU_IR_LEAKY_RELU:
+    case SIMNPU_IR_ELU:
+    case SIMNPU_IR_SELU:
+    case SIMNPU_IR_SIGMOID:
+    case SIMNPU_IR_HARD_SIGMOID:
+    case SIMNPU_IR_HARD_SWISH:
+    case SIMNPU_IR_SILU:
+    case SIMNPU_IR_TANH:
+    case SIMNPU_IR_SOFTPLUS:
+    case SIMNPU_IR_SOFTSIGN:
+    case SIMNPU_IR_EXP:
+    case SIMNPU_IR_NEG:
+    case SIMNPU_IR_ABS:
+    case SIMNPU_IR_ERF:
+    case SIMNPU_IR_SQRT:
+    case SIMNPU_IR_RSQRT:
+    case SIMNPU_IR_RECIPROCAL:
+    case SIMNPU_IR_LOG:
+    case SIMNPU_IR_SIN:
+    case SIMNPU_IR_COS:
+    case SIMNPU_IR_FLOOR:
+    case SIMNPU_IR_CEIL:
+    case SIMNPU_IR_ROUND:
+    case SIMNPU_IR_SIGN:
+      return true;
+    default:
+      return false;
+  }
+}
+
+const char *
+simnpu__device_refusal (const simnpu__ir_graph * g, const simnpu__ir_node * n)
+{
+  const simnpu__ir_attrs *a = &n->attrs;
+  unsigned i, n_data = 0;
+
+  for (i = 0; i < n->n_inputs; i++) {
+    int t = n->inputs[i];
+    if (t < 0)
+      continue;
+    if (!is_f32 (g, t))
+      return "non-float operand";
+    if (!device_shape_ok (&g->tensors[t]))
+      return "rank above 4 or too many elements";
+    if (!is_const (g, t))
+      n_data++;
+  }
+  for (i = 0; i < n->n_outputs; i++) {
+    if (!is_f32 (g, n->outputs[i]))
+      return "non-float result";
+    if (!device_shape_ok (&g->tensors[n->outputs[i]]))
+      return "rank above 4 or too many elements";
+  }
+  if (n_data == 0)
+    return "constant operands only";
+  if (n->n_outputs > SIMNPU_MAX_OP_OUTPUTS
+      || n->n_inputs > SIMNPU_MAX_OP_INPUTS)
+    return "too many operands";
+
+  switch (n->op) {
+    case SIMNPU_IR_CONV2D:{
+      const simnpu__ir_tensor *w = &g->tensors[n->inputs[1]];
+      if (!is_const (g, n->inputs[1]) || (n->n_inputs > 2
+              && n->inputs[2] >= 0 && !is_const (g, n->inputs[2])))
+        return "weights or bias computed at run time";
+      if (a->kernel[0] > SIMNPU_MAX_KERNEL_DIM
+          || a->kernel[1] > SIMNPU_MAX_KERNEL_DIM
+          || a->stride[0] > SIMNPU_MAX_KERNEL_DIM
+          || a->stride[1] > SIMNPU_MAX_KERNEL_DIM
+          || a->dilation[0] > SIMNPU_MAX_KERNEL_DIM
+          || a->dilation[1] > SIMNPU_MAX_KERNEL_DIM)
+        return "kernel, stride or dilation above 64";
+      for (i = 0; i < 4; i++)
+        if (a->pads[i] < 0 || a->pads[i] > SIMNPU_MAX_KERNEL_DIM)
+          return "padding outside [0, 64]";
+      if (w->dims[1] * w->dims[2] * w->dims[3] > 32768)
+        return "kernel window above 32768 taps";
+      if (a->act != SIMNPU_IR_ACT_NONE && a->act != SIMNPU_IR_ACT_RELU
+          && a->act != SIMNPU_IR_ACT_CLIP)
+        return "fused activation (split before lowering)";
+      return NULL;
+    }
+    case SIMNPU_IR_MATMUL:{
+      const simnpu__ir_tensor *b = &g->tensors[n->inputs[1]];
+      if (!is_const (g, n->inputs[1]) || b->rank != 2)
+        return "matmul by a run-time or batched right operand";
+      if (n->n_inputs > 2 && n->inputs[2] >= 0 && !is_const (g, n->inputs[2]))
+        return "bias computed at run time";
+      if (g->tensors[n->inputs[0]].rank < 1 || b->dims[0] > 32768)
+        return "inner dimension above 32768";
+      if (a->act != SIMNPU_IR_ACT_NONE && a->act != SIMNPU_IR_ACT_RELU
+          && a->act != SIMNPU_IR_ACT_CLIP)
+        return "fused activation (split before lowering)";
+      return NULL;
+    }
+    case SIMNPU_IR_ADD:
+    case SIMNPU_IR_SUB:
+    case SIMNPU_IR_MUL:
+    case SIMNPU_IR_MAXIMUM:
+    case SIMNPU_IR_MINIMUM:
+      if (n->n_inputs != 2)
+        return "more than two operands";
+      return NULL;
+    case SIMNPU_IR_CONCAT:
+      for (i = 0; i < n->n_inputs; i++)
+        if (is_const (g, n->inputs[i]))
+          return "constant operand";
+      return NULL;
+    case SIMNPU_IR_SPLIT:
+      if (n->n_outputs > SIMNPU_N_ATTRS - 1)
+        return "too many outputs";
+      return NULL;
+    case SIMNPU_IR_SLICE:{
+      unsigned r = g->tensors[n->inputs[0]].rank;
+      for (i = 0; i < r; i++)
+        if (a->steps[i] != 1)
+          return "strided slice";
+      return NULL;
+    }
+    case SIMNPU_IR_RESHAPE:
+    case SIMNPU_IR_TRANSPOSE:
+      return NULL;
+    case SIMNPU_IR_MAXPOOL:
+    case SIMNPU_IR_AVGPOOL:
+      if (a->dilation[0] != 1 || a->dilation[1] != 1)
+        return "dilated pooling";
+      if (n->op == SIMNPU_IR_AVGPOOL && a->count_include_pad
+          && (a->pads[0] || a->pads[1] || a->pads[2] || a->pads[3]))
+        return "average pooling that counts the padding";
+      if (a->kernel[0] > SIMNPU_MAX_KERNEL_DIM
+          || a->kernel[1] > SIMNPU_MAX_KERNEL_DIM
+          || a->stride[0] > SIMNPU_MAX_KERNEL_DIM
+          || a->stride[1] > SIMNPU_MAX_KERNEL_DIM)
+        return "window or stride above 64";
+      for (i = 0; i < 4; i++)
+        if (a->pads[i] < 0 || a->pads[i] > SIMNPU_MAX_KERNEL_DIM)
+          return "padding outside [0, 64]";
+      return NULL;
+    case SIMNPU_IR_RESIZE:
+      if (a->mode != SIMNPU_IR_RESIZE_NEAREST
+          && a->mode != SIMNPU_IR_RESIZE_BILINEAR)
+        return "resize mode other than nearest or bilinear";
+      return NULL;
+    case SIMNPU_IR_REDUCE_MEAN:{
+      const simnpu__ir_tensor *in = &g->tensors[n->inputs[0]];
+      if (in->rank != 4 || a->n_ints != 2 || !((a->ints[0] == 1
+                  && a->ints[1] == 2) || (a->ints[0] == 2 && a->ints[1] == 1)))
+        return "mean over axes other than height and width";
+      return NULL;
+    }
+    case SIMNPU_IR_SOFTMAX:
+      return NULL;
+    case SIMNPU_IR_PAD:{
+      unsigned r = g->tensors[n->inputs[0]].rank;
+      if (r != 4)
+        return "pad of a tensor of rank other than 4";
+      if (a->mode != SIMNPU_IR_PAD_CONSTANT && a->mode != SIMNPU_IR_PAD_EDGE)
+        return "reflect padding";
+      for (i = 0; i < 2 * r; i++)
+        if (a->ints[i] < 0 || a->ints[i] > G_MAXINT16)
+          return "negative or huge padding";
+      return NULL;
+    }
+    case SIMNPU_IR_IDENTITY:
+      return NULL;
+    default:
+      if (is_unary_lut (n->op))
+        return NULL;
+      return "no device kernel";
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Graph surgery */
+
+/* Moves the node just appended (the last one) to position pos. */
+static void
+move_last_node (simnpu__ir_graph * g, unsigned pos)
+{
+  simnpu__ir_node tmp = g->nodes[g->n_nodes - 1];
+
+  memmove (&g->nodes[pos + 1], &g->nodes[pos],
+      (g->n_nodes - 1 - pos) * sizeof (simnpu__ir_node));
+  g->nodes[pos] = tmp;
+}
+
+static simnpu__ir_op
+act_to_op (simnpu__ir_act act)
+{
+  switch (act) {
+    case SIMNPU_IR_ACT_LEAKY_RELU:
+      return SIMNPU_IR_LEAKY_RELU;
+    case SIMNPU_IR_ACT_SIGMOID:
+      return SIMNPU_IR_SIGMOID;
+    case SIMNPU_IR_ACT_TANH:
+      return SIMNPU_IR_TANH;
+    case SIMNPU_IR_ACT_HARD_SWISH:
+      return SIMNPU_IR_HARD_SWISH;
+    case SIMNPU_IR_ACT_ELU:
+      return SIMNPU_IR_ELU;
+    default:
+      return SIMNPU_IR_IDENTITY;
+  }
+}
+
+/* The device fuses only clamps into conv; any other fused activation
+ * becomes its own element-wise node, whose input range calibration then
+ * sees. */
+static int
+split_activations (simnpu__ir_graph * g, simnpu_error * error)
+{
+  unsigned i;
+  bool changed = false;
+
+  for (i = 0; i < g->n_nodes; i++) {
+    simnpu__ir_node *n = &g->nodes[i];
+    simnpu__ir_act act = n->attrs.act;
+    float alpha = n->attrs.act_alpha;
+    int out, pre;
+    char *pre_name;
+    simnpu__ir_node *u;
+
+    if ((n->op != SIMNPU_IR_CONV2D && n->op != SIMNPU_IR_MATMUL)
+        || act == SIMNPU_IR_ACT_NONE || act == SIMNPU_IR_ACT_RELU
+        || act == SIMNPU_IR_ACT_CLIP)
+      continue;
+    out = n->outputs[0];
+    pre_name = g_strdup_printf ("%s/preact", g->tensors[out].name);
+    pre = simnpu__ir_add_tensor (g, pre_name, SIMNPU_IR_F32, 0, NULL);
+    g_free (pre_name);
+    n = &g->nodes[i];
+    n->outputs[0] = pre;
+    n->attrs.act = SIMNPU_IR_ACT_NONE;
+    u = simnpu__ir_add_node (g, act_to_op (act), n->name, 1, &pre, 1, &out);
+    u->attrs.f[0] = alpha;
+    move_last_node (g, i + 1);
+    changed = true;
+  }
+  return changed ? simnpu__ir_infer_shapes (g, error) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Placement */
+
+typedef struct
+{
+  simnpu__ir_graph *g;
+  const simnpu__compile_options *opts;
+  simnpu__section *place;       /* per node */
+  int *consumers;               /* per tensor: number of consuming nodes */
+  /* quantisation of every tensor the device sees */
+  bool *has_q;
+  float *q_scale;
+  int32_t *q_zp;                /* internal int8 zero point */
+  bool *is_logit;
+  /* graph input 0 is u8 pixels with the preprocessing folded into its
+   * quantisation */
+  bool pixel_input;
+  /* float values of the last executed input, per tensor (the executor's
+   * buffers) */
+  simnpu__ir_exec *exec;
+} compile_ctx;
+
+static bool
+is_graph_output (const simnpu__ir_graph * g, int t)
+{
+  unsigned i;
+
+  for (i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i] == t)
+      return true;
+  return false;
+}
+
+static int
+place_nodes (compile_ctx * c, simnpu_error * error)
+{
+  simnpu__ir_graph *g = c->g;
+  /* per tensor: produced (directly or through its inputs) by a device or
+   * postamble node; produced by a postamble node */
+  bool *after_dev = g_new0 (bool, g->n_tensors);
+  bool *from_post = g_new0 (bool, g->n_tensors);
+  unsigned i, j;
+  int ret = 0;
+
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    bool dep = false, post_in = false;
+    bool dev_ok = simnpu__device_refusal (g, n) == NULL;
+    for (j = 0; j < n->n_inputs; j++) {
+      int t = n->inputs[j];
+      if (t < 0)
+        continue;
+      dep |= after_dev[t];
+      post_in |= from_post[t];
+    }
+    if (dep)
+      c->place[i] = dev_ok && !post_in ? SIMNPU_SECTION_DEVICE :
+          SIMNPU_SECTION_POSTAMBLE;
+    else
+      c->place[i] = dev_ok ? SIMNPU_SECTION_DEVICE : SIMNPU_SECTION_PREAMBLE;
+    for (j = 0; j < n->n_outputs; j++) {
+      after_dev[n->outputs[j]] = c->place[i] != SIMNPU_SECTION_PREAMBLE;
+      from_post[n->outputs[j]] = c->place[i] == SIMNPU_SECTION_POSTAMBLE;
+    }
+  }
+  /* A preamble result that bypasses the device, or a graph output straight
+   * from the preamble, has no place in the three-section model. */
+  for (i = 0; i < g->n_nodes && ret == 0; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    if (c->place[i] != SIMNPU_SECTION_POSTAMBLE)
+      continue;
+    for (j = 0; j < n->n_inputs; j++) {
+      int t = n->inputs[j];
+      int p = t >= 0 ? g->tensors[t].producer : SIMNPU_IR_NONE;
+      if (t >= 0 && !g->tensors[t].is_const && (p < 0
+              || c->place[p] == SIMNPU_SECTION_PREAMBLE)) {
+        ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+            "node '%s' (%s) runs after the device but reads '%s', which "
+            "the device does not produce; cut the model with --inputs or "
+            "--outputs", n->name, simnpu__ir_op_name (n->op),
+            g->tensors[t].name);
+        break;
+      }
+    }
+  }
+  for (i = 0; i < g->n_outputs && ret == 0; i++) {
+    int p = g->tensors[g->outputs[i]].producer;
+    if (p < 0 || c->place[p] == SIMNPU_SECTION_PREAMBLE)
+      ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+          "output '%s' does not come from the device or after it",
+          g->tensors[g->outputs[i]].name);
+  }
+  g_free (after_dev);
+  g_free (from_post);
+  return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Calibration */
+
+static void
+observe_range (simnpu__ir_exec * x, const simnpu__ir_node * n,
+    gpointer user_data)
+{
+  const simnpu__ir_graph *g = simnpu__ir_exec_graph (x);
+  simnpu__ir_graph *mg = user_data;
+  unsigned i;
+
+  for (i = 0; i < n->n_outputs; i++) {
+    int t = n->outputs[i];
+    const simnpu__ir_tensor *ti = &g->tensors[t];
+    simnpu__ir_tensor *tm = &mg->tensors[t];
+    const float *v;
+    int64_t k, count;
+    float mn, mx;
+    if (ti->dtype != SIMNPU_IR_F32)
+      continue;
+    v = simnpu__ir_exec_data (x, t);
+    count = simnpu__ir_tensor_elements (ti);
+    mn = tm->has_range ? tm->min : INFINITY;
+    mx = tm->has_range ? tm->max : -INFINITY;
+    for (k = 0; k < count; k++) {
+      float f = v[k];
+      /* NaN compares false and is skipped */
+      mn = f < mn ? f : mn;
+      mx = f > mx ? f : mx;
+    }
+    if (mn <= mx) {
+      tm->min = mn;
+      tm->max = mx;
+      tm->has_range = true;
+    }
+  }
+}
+
+static void
+record_input_range (simnpu__ir_graph * g, int t, const float *v, int64_t n)
+{
+  simnpu__ir_tensor *ti = &g->tensors[t];
+  float mn = ti->has_range ? ti->min : INFINITY;
+  float mx = ti->has_range ? ti->max : -INFINITY;
+  int64_t k;
+
+  for (k = 0; k < n; k++) {
+    mn = v[k] < mn ? v[k] : mn;
+    mx = v[k] > mx ? v[k] : mx;
+  }
+  if (mn <= mx) {
+    ti->min = mn;
+    ti->max = mx;
+    ti->has_range = true;
+  }
+}
+
+/* Pixels 0..255 through the preprocessing, as images would give. */
+static float *
+random_input (const simnpu__ir_tensor * t, const simnpu__compile_options * o,
+    GRand * rand)
+{
+  int64_t n = simnpu__ir_tensor_elements (t), k;
+  unsigned channels = t->rank == 4 ? (unsigned) t->dims[3] : 1;
+  float *v = g_new (float, n);
+
+  for (k = 0; k < n; k++) {
+    float p = (float) g_rand_int_range (rand, 0, 256);
+    unsigned ch = channels <= 3 ? (unsigned) (k % channels) : 0;
+    if (o->has_preprocess)
+      p = (p * o->preprocess.scale - o->preprocess.mean[ch]) /
+          o->preprocess.std[ch];
+    v[k] = p;
+  }
+  return v;
+}
+
+static int
+run_float (compile_ctx * c, const float *input, simnpu_error * error)
+{
+  simnpu__ir_graph *g = c->g;
+  int t = g->inputs[0];
+
+  memcpy (simnpu__ir_exec_data (c->exec, t), input,
+      simnpu__ir_tensor_bytes (&g->tensors[t]));
+  return simnpu__ir_exec_run (c->exec, 0, g->n_nodes, error);
+}
+
+static int
+calibrate (compile_ctx * c, GPtrArray * inputs, simnpu_error * error)
+{
+  simnpu__ir_graph *g = c->g;
+  int in = g->inputs[0];
+  int64_t n_in = simnpu__ir_tensor_elements (&g->tensors[in]);
+  unsigned i;
+  int ret = 0;
+
+  for (i = 0; i < g->n_tensors; i++)
+    g->tensors[i].has_range = false;
+  simnpu__ir_exec_set_observer (c->exec, observe_range, g);
+  for (i = 0; i < inputs->len && ret == 0; i++) {
+    record_input_range (g, in, inputs->pdata[i], n_in);
+    ret = run_float (c, inputs->pdata[i], error);
+  }
+  simnpu__ir_exec_set_observer (c->exec, NULL, NULL);
+  return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Quantisation parameters */
+
+static void
+range_to_q (float mn, float mx, float *scale, int32_t * zp)
+{
+  double s, z;
+
+  mn = MIN (mn, 0.0f);
+  mx = MAX (mx, 0.0f);
+  if (mx - mn < MIN_RANGE)
+    mx = mn + MIN_RANGE;
+  s = ((double) mx - mn) / (I8_MAX - I8_MIN);
+  z = round (I8_MIN - mn / s);
+  *scale = (float) s;
+  *zp = (int32_t) CLAMP (z, I8_MIN, I8_MAX);
+}
+
+/* Whether op keeps its input's quantisation on its outputs (the device
+ * kernels move int8 values without requantising). */
+static bool
+op_keeps_quant (simnpu__ir_op op)
+{
+  switch (op) {
+    case SIMNPU_IR_RESHAPE:
+    case SIMNPU_IR_TRANSPOSE:
+    case SIMNPU_IR_SPLIT:
+    case SIMNPU_IR_SLICE:
+    case SIMNPU_IR_MAXPOOL:
+    case SIMNPU_IR_AVGPOOL:
+    case SIMNPU_IR_RESIZE:
+    case SIMNPU_IR_PAD:
+    case SIMNPU_IR_IDENTITY:
+      return true;
+    default:
+      return false;
+  }
+}
+
+static bool
+name_in (char **names, const char *name)
+{
+  for (; names && *names; names++)
+    if (strcmp (*names, name) == 0)
+      return true;
+  return false;
+}
+
+/* The quantisation of the image input when the preprocessing folds into
+ * it: u8 pixels with real = scale / std * (pixel - mean / scale). */
+static bool
+pixel_quant (const simnpu__preprocess * pp, float *scale, int32_t * zp_u8)
+{
+  if (pp->std[0] != pp->std[1] || pp->std[0] != pp->std[2]
+      || pp->mean[0] != pp->mean[1] || pp->mean[0] != pp->mean[2]
+      || !(pp->scale > 0.0f) || !(pp->std[0] > 0.0f))
+    return false;
+  *scale = pp->scale / pp->std[0];
+  *zp_u8 = (int32_t) lround (pp->mean[0] / pp->scale);
+  return *zp_u8 >= 0 && *zp_u8 <= 255;
+}
+
+static int
+assign_quant (compile_ctx * c, simnpu_error * error)
+{
+  simnpu__ir_graph *g = c->g;
+  const simnpu__compile_options *o = c->opts;
+  unsigned i, j;
+
+  /* logits: inputs of sigmoid and softmax, and outputs named as such */
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    if (n->op == SIMNPU_IR_SIGMOID || n->op == SIMNPU_IR_SOFTMAX)
+      c->is_logit[n->inputs[0]] = true;
+  }
+  for (i = 0; i < g->n_outputs; i++)
+    if (name_in (o->logit_outputs, g->tensors[g->outputs[i]].name))
+      c->is_logit[g->outputs[i]] = true;
+
+  for (i = 0; i < g->n_inputs; i++) {
+    int t = g->inputs[i];
+    const simnpu__ir_tensor *ti = &g->tensors[t];
+    int32_t zp_u8;
+    if (i == 0 && o->has_preprocess && pixel_quant (&o->preprocess,
+            &c->q_scale[t], &zp_u8)) {
+      c->q_zp[t] = zp_u8 - U8_TO_I8_ZP;
+      c->pixel_input = true;
+    } else if (ti->has_range) {
+      range_to_q (ti->min, ti->max, &c->q_scale[t], &c->q_zp[t]);
+    } else {
+      return simnpu__set_error (error, SIMNPU_EINVAL,
+          "input '%s': no calibration data reached it", ti->name);
+    }
+    c->has_q[t] = true;
+  }
+
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    if (c->place[i] != SIMNPU_SECTION_DEVICE)
+      continue;
+    for (j = 0; j < n->n_inputs; j++) {
+      int t = n->inputs[j];
+      const simnpu__ir_tensor *ti;
+      if (t < 0 || c->has_q[t])
+        continue;
+      ti = &g->tensors[t];
+      if (ti->is_const) {
+        const float *v = ti->data;
+        int64_t k, count = simnpu__ir_tensor_elements (ti);
+        float mn = 0.0f, mx = 0.0f;
+        for (k = 0; k < count; k++) {
+          mn = MIN (mn, v[k]);
+          mx = MAX (mx, v[k]);
+        }
+        range_to_q (mn, mx, &c->q_scale[t], &c->q_zp[t]);
+      } else if (ti->has_range) {
+        /* a device input produced by the preamble */
+        range_to_q (ti->min, ti->max, &c->q_scale[t], &c->q_zp[t]);
+      } else {
+        return simnpu__set_error (error, SIMNPU_EINVAL,
+            "tensor '%s': calibration never produced it", ti->name);
+      }
+      c->has_q[t] = true;
+    }
+    for (j = 0; j < n->n_outputs; j++) {
+      int t = n->outputs[j];
+      const simnpu__ir_tensor *ti = &g->tensors[t];
+      float mn, mx;
+      if (op_keeps_quant (n->op)) {
+        c->q_scale[t] = c->q_scale[n->inputs[0]];
+        c->q_zp[t] = c->q_zp[n->inputs[0]];
+        c->has_q[t] = true;
+        continue;
+      }
+      if (!ti->has_range)
+        return simnpu__set_error (error, SIMNPU_EINVAL,
+            "node '%s' (%s): calibration never produced '%s' (NaN or "
+            "empty)", n->name, simnpu__ir_op_name (n->op), ti->name);
+      mn = ti->min;
+      mx = ti->max;
+      /* Background logits far below zero would stretch the range until
+       * moderate negatives round to zero, i.e. score 0.5. */
+      if (c->is_logit[t] && mn < o->logit_floor)
+        mn = o->logit_floor;
+      range_to_q (mn, mx, &c->q_scale[t], &c->q_zp[t]);
+      c->has_q[t] = true;
+    }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lowering to the device graph */
+
+typedef struct
+{
+  compile_ctx *c;
+  GArray *tensors;              /* simnpu__tensor */
+  GArray *ops;                  /* simnpu__op */
+  int *map;                     /* IR tensor -> device tensor, or -1 */
+  /* per IR conv/matmul node: real-valued per-channel bias corrections
+   * (subtracted), or NULL */
+  float **bias_fix;
+} lowering;
+
+static int8_t
+quantize_one (float v, float scale, int32_t zp)
+{
+  double q = round ((double) v / scale) + zp;
+  return (int8_t) CLAMP (q, I8_MIN, I8_MAX);
+}
+
+static unsigned
+dev_add_tensor (lowering * l, const char *name, simnpu__tensor_kind kind,
+    unsigned rank, const int64_t * dims, float scale, int32_t zp)
+{
+  simnpu__tensor t = { 0 };
+
+  t.name = g_strdup (name);
+  t.kind = kind;
+  t.dtype = SIMNPU_DTYPE_I8;
+  t.io_dtype = SIMNPU_DTYPE_I8;
+  t.layout = rank == 4 ? SIMNPU_LAYOUT_NHWC : SIMNPU_LAYOUT_NCHW;
+  t.n_dims = rank;
+  if (rank)
+    memcpy (t.dims, dims, rank * sizeof (int64_t));
+  t.scale = scale;
+  t.zero_point = zp;
+  g_array_append_val (l->tensors, t);
+  return l->tensors->len - 1;
+}
+
+static simnpu__tensor *
+dev_tensor (lowering * l, unsigned i)
+{
+  return &g_array_index (l->tensors, simnpu__tensor, i);
+}
+
+/* The device tensor of IR tensor t, created on first use: a constant
+ * quantised per tensor, or an activation. */
+static unsigned
+dev_of (lowering * l, int t)
+{
+  compile_ctx *c = l->c;
+  const simnpu__ir_tensor *ti = &c->g->tensors[t];
+  unsigned idx;
+
+  if (l->map[t] >= 0)
+    return (unsigned) l->map[t];
+  if (ti->is_const) {
+    int64_t one = 1, k, count = simnpu__ir_tensor_elements (ti);
+    const float *v = ti->data;
+    int8_t *q = g_new (int8_t, count);
+    simnpu__tensor *dt;
+    idx = dev_add_tensor (l, ti->name, SIMNPU_TENSOR_CONSTANT,
+        ti->rank ? ti->rank : 1, ti->rank ? ti->dims : &one,
+        c->q_scale[t], c->q_zp[t]);
+    for (k = 0; k < count; k++)
+      q[k] = quantize_one (v[k], c->q_scale[t], c->q_zp[t]);
+    dt = dev_tensor (l, idx);
+    dt->data = q;
+    dt->data_bytes = (size_t) count;
+  } else {
+    idx = dev_add_tensor (l, ti->name, SIMNPU_TENSOR_ACTIVATION, ti->rank,
+        ti->dims, c->q_scale[t], c->q_zp[t]);
+  }
+  l->map[t] = (int) idx;
+  return idx;
+}
+
+static simnpu__op *
+dev_add_op (lowering * l, simnpu__op_type type, const simnpu__ir_node * n,
+    unsigned n_in, const unsigned *in, unsigned n_out, const unsigned *out)
+{
+  simnpu__op op = { 0 };
+
+  op.type = type;
+  op.name = g_strdup_printf ("%s#%u", n->name, l->ops->len);
+  op.location = g_strdup_printf ("%s (%s)", n->name,
+      simnpu__ir_op_name (n->op));
+  op.n_inputs = n_in;
+  memcpy (op.inputs, in, n_in * sizeof (unsigned));
+  op.n_outputs = n_out;
+  memcpy (op.outputs, out, n_out * sizeof (unsigned));
+  g_array_append_val (l->ops, op);
+  return &g_array_index (l->ops, simnpu__op, l->ops->len - 1);
+}
+
+/* act of a conv in the output's int8 domain */
+static void
+lower_act (const simnpu__ir_attrs * a, float out_scale, int32_t out_zp,
+    int32_t * at)
+{
+  if (a->act == SIMNPU_IR_ACT_RELU) {
+    at[SIMNPU_A_ACT] = SIMNPU_ACT_RELU;
+  } else if (a->act == SIMNPU_IR_ACT_CLIP) {
+    double lo = isfinite (a->act_min) ? round (a->act_min / out_scale) +
+        out_zp : I8_MIN;
+    double hi = isfinite (a->act_max) ? round (a->act_max / out_scale) +
+        out_zp : I8_MAX;
+    at[SIMNPU_A_ACT] = SIMNPU_ACT_CLIP;
+    at[SIMNPU_A_ACT_QMIN] = (int32_t) CLAMP (lo, I8_MIN, I8_MAX);
+    at[SIMNPU_A_ACT_QMAX] = (int32_t) CLAMP (hi, I8_MIN, I8_MAX);
+  } else {
+    at[SIMNPU_A_ACT] = SIMNPU_ACT_NONE;
+  }
+}
+
+/* Conv weights [oc, k...] float -> int8 symmetric per output channel, bias
+ * -> int32 at in_scale * w_scale[oc]. */
+static void
+quantize_weights (const float *w, const float *bias, const float *fix,
+    int64_t oc, int64_t klen, float in_scale, int8_t * qw, float *scales,
+    int32_t * qb, bool *clamped)
+{
+  int64_t o, k;
+
+  for (o = 0; o < oc; o++) {
+    const float *row = w + o * klen;
+    float amax = 0.0f, s;
+    double b;
+    for (k = 0; k < klen; k++)
+      amax = MAX (amax, fabsf (row[k]));
+    s = amax > 0.0f ? amax / I8_MAX : 1.0f;
+    for (k = 0; k < klen; k++)
+      qw[o * klen + k] = quantize_one (row[k], s, 0);
+    scales[o] = s;
+    b = bias ? bias[o] : 0.0;
+    if (fix)
+      b -= fix[o];
+    b = round (b / ((double) in_scale * s));
+    if (b > MAX_BIAS_ABS || b < -MAX_BIAS_ABS)
+      *clamped = true;
+    qb[o] = (int32_t) CLAMP (b, -MAX_BIAS_ABS, MAX_BIAS_ABS);
+  }
+}
+
+static int
+lower_conv (lowering * l, unsigned ni, const simnpu__ir_node * n,
+    unsigned in, unsigned out, int64_t oc, int64_t kh, int64_t kw,
+    int64_t kic, const float *w, const float *bias, simnpu_error * error)
+{
+  compile_ctx *c = l->c;
+  int64_t klen = kh * kw * kic;
+  int8_t *qw = g_new (int8_t, oc * klen);
+  int32_t *qb = g_new (int32_t, oc);
+  float *scales = g_new (float, oc);
+  int64_t wd[4] = { oc, kh, kw, kic }, bd[1] = { oc };
+  unsigned wi, bi, ins[3];
+  bool clamped = false;
+  char *name;
+  simnpu__op *op;
+  simnpu__tensor *t;
+  float in_scale = dev_tensor (l, in)->scale;
+
+  quantize_weights (w, bias, l->bias_fix ? l->bias_fix[ni] : NULL, oc, klen,
+      in_scale, qw, scales, qb, &clamped);
+  if (clamped)
+    g_printerr ("simnpu-compile: warning: node '%s': bias clamped to the "
+        "device's int32 range (+-2^30)\n", n->name);
+  name = g_strdup_printf ("%s/weights", n->name);
+  wi = dev_add_tensor (l, name, SIMNPU_TENSOR_CONSTANT, 4, wd, 1.0f, 0);
+  g_free (name);
+  t = dev_tensor (l, wi);
+  t->data = qw;
+  t->data_bytes = (size_t) (oc * klen);
+  t->channel_scales = scales;
+  t->n_channel_scales = (unsigned) oc;
+  name = g_strdup_printf ("%s/bias", n->name);
+  bi = dev_add_tensor (l, name, SIMNPU_TENSOR_CONSTANT, 1, bd, 1.0f, 0);
+  g_free (name);
+  t = dev_tensor (l, bi);
+  t->dtype = SIMNPU__DTYPE_I32;
+  t->data = qb;
+  t->data_bytes = (size_t) oc *sizeof (int32_t);
+  ins[0] = in;
+  ins[1] = wi;
+  ins[2] = bi;
+  op = dev_add_op (l, SIMNPU_OP_CONV2D, n, 3, ins, 1, &out);
+  op->attrs[SIMNPU_A_OC] = (int32_t) oc;
+  if (n->op == SIMNPU_IR_CONV2D) {
+    const simnpu__ir_attrs *a = &n->attrs;
+    op->attrs[SIMNPU_A_KH] = a->kernel[0];
+    op->attrs[SIMNPU_A_KW] = a->kernel[1];
+    op->attrs[SIMNPU_A_SH] = a->stride[0];
+    op->attrs[SIMNPU_A_SW] = a->stride[1];
+    op->attrs[SIMNPU_A_PT] = a->pads[0];
+    op->attrs[SIMNPU_A_PL] = a->pads[1];
+    op->attrs[SIMNPU_A_PB] = a->pads[2];
+    op->attrs[SIMNPU_A_PR] = a->pads[3];
+    op->attrs[SIMNPU_A_DH] = a->dilation[0];
+    op->attrs[SIMNPU_A_DW] = a->dilation[1];
+    op->attrs[SIMNPU_A_GROUPS] = a->groups;
+  } else {
+    op->attrs[SIMNPU_A_KH] = op->attrs[SIMNPU_A_KW] = 1;
+    op->attrs[SIMNPU_A_SH] = op->attrs[SIMNPU_A_SW] = 1;
+    op->attrs[SIMNPU_A_DH] = op->attrs[SIMNPU_A_DW] = 1;
+    op->attrs[SIMNPU_A_GROUPS] = 1;
+  }
+  lower_act (&n->attrs, c->q_scale[n->outputs[0]], c->q_zp[n->outputs[0]],
+      op->attrs);
+  (void) error;
+  return 0;
+}
+
+static unsigned
+dev_reshape (lowering * l, const simnpu__ir_node * n, unsigned in,
+    const char *suffix, unsigned rank, const int64_t * dims)
+{
+  simnpu__tensor *src = dev_tensor (l, in);
+  char *name = g_strdup_printf ("%s/%s", n->name, suffix);
+  unsigned out = dev_add_tensor (l, name, SIMNPU_TENSOR_ACTIVATION, rank,
+      dims, src->scale, src->zero_point);
+  simnpu__op *op;
+  unsigned i;
+
+  g_free (name);
+  op = dev_add_op (l, SIMNPU_OP_RESHAPE, n, 1, &in, 1, &out);
+  op->attrs[SIMNPU_A_RANK] = (int32_t) rank;
+  for (i = 0; i < rank; i++)
+    op->attrs[SIMNPU_A_DIM0 + i] = (int32_t) dims[i];
+  return out;
+}
+
+static int
+lower_matmul (lowering * l, unsigned ni, const simnpu__ir_node * n,
+    simnpu_error * error)
+{
+  compile_ctx *c = l->c;
+  const simnpu__ir_graph *g = c->g;
+  const simnpu__ir_tensor *a = &g->tensors[n->inputs[0]];
+  const simnpu__ir_tensor *b = &g->tensors[n->inputs[1]];
+  const float *bd = b->data;
+  int64_t k = b->dims[0], oc = b->dims[1], m = 1, i, j;
+  int64_t d4[4], o4[4];
+  float *w = g_new (float, k * oc);
+  const float *bias = n->n_inputs > 2 && n->inputs[2] >= 0 ?
+      g->tensors[n->inputs[2]].data : NULL;
+  unsigned in = dev_of (l, n->inputs[0]), out = dev_of (l, n->outputs[0]);
+  unsigned in4, out4;
+  simnpu__tensor *ot;
+  int ret;
+
+  for (i = 0; i + 1 < a->rank; i++)
+    m *= a->dims[i];
+  /* [K, N] -> OHWI [N, 1, 1, K] */
+  for (i = 0; i < k; i++)
+    for (j = 0; j < oc; j++)
+      w[j * k + i] = bd[i * oc + j];
+  d4[0] = d4[1] = 1;
+  d4[2] = m;
+  d4[3] = k;
+  in4 = dev_reshape (l, n, in, "rows", 4, d4);
+  o4[0] = o4[1] = 1;
+  o4[2] = m;
+  o4[3] = oc;
+  ot = dev_tensor (l, out);
+  {
+    char *name = g_strdup_printf ("%s/conv", n->name);
+    out4 = dev_add_tensor (l, name, SIMNPU_TENSOR_ACTIVATION, 4, o4,
+        ot->scale, ot->zero_point);
+    g_free (name);
+  }
+  ret = lower_conv (l, ni, n, in4, out4, oc, 1, 1, k, w, bias, error);
+  g_free (w);
+  if (ret < 0)
+    return ret;
+  {
+    simnpu__op *op;
+    const simnpu__tensor *o = dev_tensor (l, out);
+    op = dev_add_op (l, SIMNPU_OP_RESHAPE, n, 1, &out4, 1, &out);
+    op->attrs[SIMNPU_A_RANK] = (int32_t) o->n_dims;
+    for (i = 0; i < o->n_dims; i++)
+      op->attrs[SIMNPU_A_DIM0 + i] = (int32_t) o->dims[i];
+  }
+  return 0;
+}
+
+/* A 256-entry table of f over every int8 input, computed by the op's own
+ * float kernel, so the device matches the float reference. */
+static int
+make_lut (const simnpu__ir_node * n, float in_scale, int32_t in_zp,
+    float out_scale, int32_t out_zp, int8_t * table, simnpu_error * error)
+{
+  simnpu__ir_graph *lg = simnpu__ir_graph_new ("lut");
+  int64_t dims[1] = { LUT_SIZE };
+  int x, y, ret;
+  simnpu__ir_node *u;
+  simnpu__ir_exec *ex = NULL;
+  float *in, *out;
+  int q;
+
+  x = simnpu__ir_add_tensor (lg, "x", SIMNPU_IR_F32, 1, dims);
+  y = simnpu__ir_add_tensor (lg, "y", SIMNPU_IR_F32, 1, dims);
+  lg->inputs[lg->n_inputs++] = x;
+  lg->outputs[lg->n_outputs++] = y;
+  u = simnpu__ir_add_node (lg, n->op, n->name, 1, &x, 1, &y);
+  u->attrs = n->attrs;
+  if ((ret = simnpu__ir_infer_shapes (lg, error)) < 0
+      || (ex = simnpu__ir_exec_new (lg, error)) == NULL) {
+    ret = ret < 0 ? ret : error->code;
+    goto out;
+  }
+  in = simnpu__ir_exec_data (ex, x);
+  for (q = I8_MIN; q <= I8_MAX; q++)
+    in[q - I8_MIN] = in_scale * (float) (q - in_zp);
+  if ((ret = simnpu__ir_exec_run (ex, 0, lg->n_nodes, error)) < 0)
+    goto out;
+  out = simnpu__ir_exec_data (ex, y);
+  for (q = 0; q < LUT_SIZE; q++)
+    table[q] = isnan (out[q]) ? (int8_t) out_zp :
+        quantize_one (out[q], out_scale, out_zp);
+out:
+  simnpu__ir_exec_free (ex);
+  simnpu__ir_graph_free (lg);
+  return ret;
+}
+
+static int
+lower_node (lowering * l, unsigned ni, simnpu_error * error)
+{
+  compile_ctx *c = l->c;
+  const simnpu__ir_graph *g = c->g;
+  const simnpu__ir_node *n = &g->nodes[ni];
+  const simnpu__ir_attrs *a = &n->attrs;
+  unsigned ins[SIMNPU_MAX_OP_INPUTS], outs[SIMNPU_MAX_OP_OUTPUTS];
+  unsigned i, n_in = 0, n_out = 0;
+  simnpu__op *op;
+
+  if (n->op == SIMNPU_IR_CONV2D) {
+    const simnpu__ir_tensor *w = &g->tensors[n->inputs[1]];
+    const float *bias = n->n_inputs > 2 && n->inputs[2] >= 0 ?
+        g->tensors[n->inputs[2]].data : NULL;
+    return lower_conv (l, ni, n, dev_of (l, n->inputs[0]),
+        dev_of (l, n->outputs[0]), w->dims[0], w->dims[1], w->dims[2],
+        w->dims[3], w->data, bias, error);
+  }
+  if (n->op == SIMNPU_IR_MATMUL)
+    return lower_matmul (l, ni, n, error);
+
+  for (i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i] >= 0)
+      ins[n_in++] = dev_of (l, n->inputs[i]);
+  for (i = 0; i < n->n_outputs; i++)
+    outs[n_out++] = dev_of (l, n->outputs[i]);
+
+  switch (n->op) {
+    case SIMNPU_IR_ADD:
+      dev_add_op (l, SIMNPU_OP_ADD, n, n_in, ins, n_out, outs);
+      return 0;
+    case SIMNPU_IR_SUB:
+      dev_add_op (l, SIMNPU_OP_SUB, n, n_in, ins, n_out, outs);
+      return 0;
+    case SIMNPU_IR_MUL:
+      dev_add_op (l, SIMNPU_OP_MUL, n, n_in, ins, n_out, outs);
+      return 0;
+    case SIMNPU_IR_MAXIMUM:
+      dev_add_op (l, SIMNPU_OP_MAXIMUM, n, n_in, ins, n_out, outs);
+      return 0;
+    case SIMNPU_IR_MINIMUM:
+      dev_add_op (l, SIMNPU_OP_MINIMUM, n, n_in, ins, n_out, outs);
+      return 0;
+    case SIMNPU_IR_CONCAT:
+      op = dev_add_op (l, SIMNPU_OP_CONCAT, n, n_in, ins, n_out, outs);
+      op->attrs[SIMNPU_A_AXIS] = a->axis;
+      return 0;
+    case SIMNPU_IR_SPLIT:
+      op = dev_add_op (l, SIMNPU_OP_SPLIT, n, n_in, ins, n_out, outs);
+      op->attrs[SIMNPU_A_AXIS] = a->axis;
+      for (i = 0; i < n_out; i++)
+        op->attrs[SIMNPU_A_SIZES0 + i] =
+            (int32_t) g->tensors[n->outputs[i]].dims[a->axis];
+      return 0;
+    case SIMNPU_IR_SLICE:{
+      const simnpu__ir_tensor *in = &g->tensors[n->inputs[0]];
+      const simnpu__ir_tensor *out = &g->tensors[n->outputs[0]];
+      unsigned pad = SIMNPU_MAX_DIMS - in->rank;
+      op = dev_add_op (l, SIMNPU_OP_SLICE, n, 1, ins, 1, outs);
+      for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
+        op->attrs[SIMNPU_A_BEGIN0 + i] = i < pad ? 0 :
+            (int32_t) a->ints[i - pad];
+        op->attrs[SIMNPU_A_SIZE0 + i] = i < pad ? 1 :
+            (int32_t) out->dims[i - pad];
+      }
+      return 0;
+    }
+    case SIMNPU_IR_RESHAPE:
+    case SIMNPU_IR_IDENTITY:{
+      const simnpu__ir_tensor *out = &g->tensors[n->outputs[0]];
+      int64_t one = 1;
+      unsigned rank = out->rank ? out->rank : 1;
+      op = dev_add_op (l, SIMNPU_OP_RESHAPE, n, 1, ins, 1, outs);
+      op->attrs[SIMNPU_A_RANK] = (int32_t) rank;
+      for (i = 0; i < rank; i++)
+        op->attrs[SIMNPU_A_DIM0 + i] = (int32_t) (out->rank ? out->dims[i] :
+            one);
+      return 0;
+    }
+    case SIMNPU_IR_TRANSPOSE:
+      op = dev_add_op (l, SIMNPU_OP_TRANSPOSE, n, 1, ins, 1, outs);
+      for (i = 0; i < a->n_ints; i++)
+        op->attrs[SIMNPU_A_PERM0 + i] = (int32_t) a->ints[i];
+      return 0;
+    case SIMNPU_IR_MAXPOOL:
+    case SIMNPU_IR_AVGPOOL:{
+      const simnpu__ir_tensor *in = &g->tensors[n->inputs[0]];
+      const simnpu__ir_tensor *out = &g->tensors[n->outputs[0]];
+      int64_t need_h, need_w;
+      op = dev_add_op (l, n->op == SIMNPU_IR_MAXPOOL ? SIMNPU_OP_MAXPOOL :
+          SIMNPU_OP_AVGPOOL, n, 1, ins, 1, outs);
+      op->attrs[SIMNPU_A_KH] = a->kernel[0];
+      op->attrs[SIMNPU_A_KW] = a->kernel[1];
+      op->attrs[SIMNPU_A_SH] = a->stride[0];
+      op->attrs[SIMNPU_A_SW] = a->stride[1];
+      op->attrs[SIMNPU_A_PT] = a->pads[0];
+      op->attrs[SIMNPU_A_PL] = a->pads[1];
+      /* ceil mode: the last window may hang over the bottom/right edge;
+       * extra padding there gives the same output size, and the device
+       * pools over the valid part of each window only */
+      need_h = (out->dims[1] - 1) * a->stride[0] + a->kernel[0] -
+          in->dims[1] - a->pads[0];
+      need_w = (out->dims[2] - 1) * a->stride[1] + a->kernel[1] -
+          in->dims[2] - a->pads[1];
+      op->attrs[SIMNPU_A_PB] = (int32_t) MAX (a->pads[2], need_h);
+      op->attrs[SIMNPU_A_PR] = (int32_t) MAX (a->pads[3], need_w);
+      if (op->attrs[SIMNPU_A_PB] > SIMNPU_MAX_KERNEL_DIM
+          || op->attrs[SIMNPU_A_PR] > SIMNPU_MAX_KERNEL_DIM)
+        return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+            "node '%s' (%s): padding above 64", n->name,
+            simnpu__ir_op_name (n->op));
+      return 0;
+    }
+    case SIMNPU_IR_RESIZE:{
+      const simnpu__ir_tensor *out = &g->tensors[n->outputs[0]];
+      op = dev_add_op (l, SIMNPU_OP_RESIZE, n, 1, ins, 1, outs);
+      op->attrs[SIMNPU_A_SCALE_H] = 1;
+      op->attrs[SIMNPU_A_SCALE_W] = 1;
+      op->attrs[SIMNPU_A_RESIZE_MODE] = a->mode;
+      op->attrs[SIMNPU_A_OUT_H] = (int32_t) out->dims[1];
+      op->attrs[SIMNPU_A_OUT_W] = (int32_t) out->dims[2];
+      op->attrs[SIMNPU_A_COORD] = a->coord;
+      op->attrs[SIMNPU_A_NEAREST] = a->nearest;
+      return 0;
+    }
+    case SIMNPU_IR_REDUCE_MEAN:{
+      const simnpu__ir_tensor *in = &g->tensors[n->inputs[0]];
+      if (a->keepdims) {
+        dev_add_op (l, SIMNPU_OP_MEAN, n, 1, ins, 1, outs);
+      } else {
+        int64_t d4[4] = { in->dims[0], 1, 1, in->dims[3] };
+        const simnpu__ir_tensor *out = &g->tensors[n->outputs[0]];
+        const simnpu__tensor *ot = dev_tensor (l, outs[0]);
+        char *name = g_strdup_printf ("%s/keepdims", n->name);
+        unsigned mid = dev_add_tensor (l, name, SIMNPU_TENSOR_ACTIVATION, 4,
+            d4, ot->scale, ot->zero_point);
+        g_free (name);
+        dev_add_op (l, SIMNPU_OP_MEAN, n, 1, ins, 1, &mid);
+        op = dev_add_op (l, SIMNPU_OP_RESHAPE, n, 1, &mid, 1, outs);
+        op->attrs[SIMNPU_A_RANK] = (int32_t) out->rank;
+        for (i = 0; i < out->rank; i++)
+          op->attrs[SIMNPU_A_DIM0 + i] = (int32_t) out->dims[i];
+      }
+      return 0;
+    }
+    case SIMNPU_IR_SOFTMAX:
+      op = dev_add_op (l, SIMNPU_OP_SOFTMAX, n, 1, ins, 1, outs);
+      op->attrs[SIMNPU_A_AXIS] = a->axis;
+      return 0;
+    case SIMNPU_IR_PAD:{
+      const simnpu__tensor *it = dev_tensor (l, ins[0]);
+      op = dev_add_op (l, SIMNPU_OP_PAD, n, 1, ins, 1, outs);
+      for (i = 0; i < 8; i++)
+        op->attrs[SIMNPU_A_PAD0 + i] = (int32_t) a->ints[i];
+      op->attrs[SIMNPU_A_PAD_MODE] = a->mode == SIMNPU_IR_PAD_EDGE ? 1 : 0;
+      op->attrs[SIMNPU_A_PAD_VALUE] = quantize_one (a->f[0], it->scale,
+          it->zero_point);
+      return 0;
+    }
+    default:
+      break;
+  }
+
+  if (is_unary_lut (n->op)) {
+    const simnpu__tensor *it = dev_tensor (l, ins[0]);
+    const simnpu__tensor *ot = dev_tensor (l, outs[0]);
+    int64_t d[1] = { LUT_SIZE };
+    int8_t *table = g_new (int8_t, LUT_SIZE);
+    char *name = g_strdup_printf ("%s/table", n->name);
+    unsigned ti, lin[2];
+    int ret = make_lut (n, it->scale, it->zero_point, ot->scale,
+        ot->zero_point, table, error);
+    simnpu__tensor *tt;
+    if (ret < 0) {
+      g_free (table);
+      g_free (name);
+      return ret;
+    }
+    ti = dev_add_tensor (l, name, SIMNPU_TENSOR_CONSTANT, 1, d, 1.0f, 0);
+    g_free (name);
+    tt = dev_tensor (l, ti);
+    tt->data = table;
+    tt->data_bytes = LUT_SIZE;
+    lin[0] = ins[0];
+    lin[1] = ti;
+    dev_add_op (l, SIMNPU_OP_LUT, n, 2, lin, 1, outs);
+    return 0;
+  }
+  return simnpu__set_error (error, SIMNPU_EINTERNAL,
+      "node '%s' (%s): placed on the device without a lowering", n->name,
+      simnpu__ir_op_name (n->op));
+}
+
+/* Builds the device graph from the device section. */
+static int
+lower (compile_ctx * c, float **bias_fix, simnpu__graph ** out,
+    simnpu_error * error)
+{
+  simnpu__ir_graph *g = c->g;
+  const simnpu__compile_options *o = c->opts;
+  lowering l = { 0 };
+  simnpu__graph *dg;
+  unsigned i, j;
+  int ret = 0;
+
+  l.c = c;
+  l.tensors = g_array_new (FALSE, TRUE, sizeof (simnpu__tensor));
+  l.ops = g_array_new (FALSE, TRUE, sizeof (simnpu__op));
+  l.map = g_new (int, g->n_tensors);
+  l.bias_fix = bias_fix;
+  for (i = 0; i < g->n_tensors; i++)
+    l.map[i] = -1;
+  dg = simnpu__graph_new ();
+  dg->name = g_strdup (o->name ? o->name : g->name);
+
+  /* device inputs: non-constant tensors read by device nodes and made
+   * outside the device, in graph-input order first */
+  for (i = 0; i < g->n_nodes && ret == 0; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    if (c->place[i] != SIMNPU_SECTION_DEVICE)
+      continue;
+    for (j = 0; j < n->n_inputs; j++) {
+      int t = n->inputs[j], p;
+      unsigned d;
+      simnpu__tensor *dt;
+      if (t < 0 || g->tensors[t].is_const || l.map[t] >= 0)
+        continue;
+      p = g->tensors[t].producer;
+      if (p >= 0 && c->place[p] == SIMNPU_SECTION_DEVICE)
+        continue;
+      if (dg->n_inputs >= SIMNPU_MAX_IO) {
+        ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+            "the device section has more than %d inputs", SIMNPU_MAX_IO);
+        break;
+      }
+      d = dev_of (&l, t);
+      dt = dev_tensor (&l, d);
+      dt->kind = SIMNPU_TENSOR_INPUT;
+      /* the image enters as u8 pixels; other inputs as int8 */
+      if (t == g->inputs[0] && c->pixel_input)
+        dt->io_dtype = SIMNPU_DTYPE_U8;
+      dg->inputs[dg->n_inputs++] = d;
+    }
+  }
+  for (i = 0; i < g->n_nodes && ret == 0; i++)
+    if (c->place[i] == SIMNPU_SECTION_DEVICE)
+      ret = lower_node (&l, i, error);
+
+  /* device outputs: device results read by the postamble or that are
+   * graph outputs */
+  for (i = 0; i < g->n_tensors && ret == 0; i++) {
+    int p = g->tensors[i].producer;
+    bool used_after = is_graph_output (g, (int) i);
+    simnpu__tensor *dt;
+    if (p < 0 || c->place[p] != SIMNPU_SECTION_DEVICE || l.map[i] < 0)
+      continue;
+    for (j = 0; j < g->n_nodes && !used_after; j++) {
+      const simnpu__ir_node *n = &g->nodes[j];
+      unsigned k;
+      if (c->place[j] != SIMNPU_SECTION_POSTAMBLE)
+        continue;
+      for (k = 0; k < n->n_inputs; k++)
+        used_after |= n->inputs[k] == (int) i;
+    }
+    if (!used_after)
+      continue;
+    if (dg->n_outputs >= SIMNPU_MAX_IO) {
+      ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+          "the device section has more than %d outputs", SIMNPU_MAX_IO);
+      break;
+    }
+    dt = dev_tensor (&l, (unsigned) l.map[i]);
+    dt->kind = SIMNPU_TENSOR_OUTPUT;
+    dt->io_dtype = is_graph_output (g, (int) i) ? o->output_dtype :
+        SIMNPU_DTYPE_F32;
+    dg->outputs[dg->n_outputs++] = (unsigned) l.map[i];
+  }
+
+  dg->n_tensors = l.tensors->len;
+  dg->tensors = (simnpu__tensor *) g_array_free (l.tensors, FALSE);
+  dg->n_ops = l.ops->len;
+  dg->ops = (simnpu__op *) g_array_free (l.ops, FALSE);
+  g_free (l.map);
+  if (ret == 0 && dg->n_ops == 0)
+    ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+        "no node of the model can run on the device");
+  if (ret == 0 && (dg->n_tensors > SIMNPU_MAX_TENSORS
+          || dg->n_ops > SIMNPU_MAX_OPS))
+    ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+        "the device section has %u tensors and %u ops; the device takes "
+        "at most %d and %d", dg->n_tensors, dg->n_ops, SIMNPU_MAX_TENSORS,
+        SIMNPU_MAX_OPS);
+  if (ret == 0)
+    ret = simnpu__graph_validate (dg, error);
+  if (ret == 0)
+    ret = simnpu__graph_prepare (dg, error);
+  if (ret < 0) {
+    simnpu__graph_free (dg);
+    return ret;
+  }
+  *out = dg;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Host sections */
+
+static int
+copy_tensor_into (simnpu__ir_graph * dst, const simnpu__ir_graph * src,
+    int t, int *map)
+{
+  const simnpu__ir_tensor *s = &src->tensors[t];
+
+  if (map[t] >= 0)
+    return map[t];
+  if (s->is_const) {
+    size_t bytes = simnpu__ir_tensor_bytes (s);
+    map[t] = simnpu__ir_add_const (dst, s->name, s->dtype, s->rank, s->dims,
+        g_memdup2 (s->data, bytes));
+  } else {
+    map[t] = simnpu__ir_add_tensor (dst, s->name, s->dtype, s->rank,
+        s->dims);
+  }
+  return map[t];
+}
+
+/* The nodes of one host section as a graph of their own: inputs are the
+ * non-constant tensors they read and do not make; outputs what they make
+ * that others read or the model returns. */
+static int
+extract_section (compile_ctx * c, simnpu__section which,
+    simnpu__ir_graph ** out, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  simnpu__ir_graph *s;
+  int *map;
+  bool *made;
+  unsigned i, j, k;
+  int ret;
+
+  *out = NULL;
+  for (i = 0; i < g->n_nodes; i++)
+    if (c->place[i] == which)
+      break;
+  if (i == g->n_nodes)
+    return 0;
+  s = simnpu__ir_graph_new (which == SIMNPU_SECTION_PREAMBLE ? "preamble" :
+      "postamble");
+  map = g_new (int, g->n_tensors);
+  made = g_new0 (bool, g->n_tensors);
+  for (i = 0; i < g->n_tensors; i++)
+    map[i] = -1;
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    int ins[SIMNPU_IR_MAX_INPUTS], outs[SIMNPU_IR_MAX_OUTPUTS];
+    simnpu__ir_node *m;
+    if (c->place[i] != which)
+      continue;
+    for (j = 0; j < n->n_inputs; j++) {
+      int t = n->inputs[j];
+      if (t < 0) {
+        ins[j] = SIMNPU_IR_NONE;
+        continue;
+      }
+      if (!made[t] && !g->tensors[t].is_const && map[t] < 0) {
+        if (s->n_inputs >= SIMNPU_IR_MAX_INPUTS) {
+          ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+              "%s: more than %d inputs", s->name, SIMNPU_IR_MAX_INPUTS);
+          goto fail;
+        }
+        copy_tensor_into (s, g, t, map);
+        s->inputs[s->n_inputs++] = map[t];
+      }
+      ins[j] = copy_tensor_into (s, g, t, map);
+    }
+    for (j = 0; j < n->n_outputs; j++) {
+      outs[j] = copy_tensor_into (s, g, n->outputs[j], map);
+      made[n->outputs[j]] = true;
+    }
+    m = simnpu__ir_add_node (s, n->op, n->name, n->n_inputs, ins,
+        n->n_outputs, outs);
+    m->attrs = n->attrs;
+  }
+  for (i = 0; i < g->n_tensors; i++) {
+    bool used = false;
+    if (!made[i])
+      continue;
+    used = is_graph_output (g, (int) i);
+    for (j = 0; j < g->n_nodes && !used; j++) {
+      if (c->place[j] == which)
+        continue;
+      for (k = 0; k < g->nodes[j].n_inputs; k++)
+        used |= g->nodes[j].inputs[k] == (int) i;
+    }
+    if (!used)
+      continue;
+    if (s->n_outputs >= SIMNPU_IR_MAX_OUTPUTS) {
+      ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+          "%s: more than %d outputs", s->name, SIMNPU_IR_MAX_OUTPUTS);
+      goto fail;
+    }
+    s->outputs[s->n_outputs++] = map[i];
+  }
+  if ((ret = simnpu__ir_infer_shapes (s, error)) < 0)
+    goto fail;
+  g_free (map);
+  g_free (made);
+  *out = s;
+  return 0;
+
+fail:
+  g_free (map);
+  g_free (made);
+  simnpu__ir_graph_free (s);
+  return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Accuracy: int8 device results against the float executor */
+
+typedef struct
+{
+  double sig, noise;            /* sums of squares */
+  double fg_sig, fg_noise;
+  uint64_t fg_n;
+} sqnr_acc;
+
+static double
+sqnr_db (double sig, double noise)
+{
+  if (sig <= 0.0)
+    return NAN;
+  if (noise <= 0.0)
+    return INFINITY;
+  return 10.0 * log10 (sig / noise);
+}
+
+typedef struct
+{
+  uint8_t *arena;
+  int8_t *scratch;
+  int *ir_of_dev;               /* device tensor -> IR tensor or -1 */
+  sqnr_acc *acc;                /* per device tensor */
+} evaluator;
+
+static void
+evaluator_init (evaluator * e, const simnpu__graph * dg,
+    const simnpu__ir_graph * g)
+{
+  unsigned i;
+
+  e->arena = g_malloc0 (dg->arena_bytes + 64);
+  e->scratch = g_malloc0 (dg->scratch_bytes + 64);
+  e->ir_of_dev = g_new (int, dg->n_tensors);
+  e->acc = g_new0 (sqnr_acc, dg->n_tensors);
+  for (i = 0; i < dg->n_tensors; i++)
+    e->ir_of_dev[i] = dg->tensors[i].kind == SIMNPU_TENSOR_CONSTANT ? -1 :
+        simnpu__ir_find_tensor (g, dg->tensors[i].name);
+}
+
+static void
+evaluator_clear (evaluator * e)
+{
+  g_free (e->arena);
+  g_free (e->scratch);
+  g_free (e->ir_of_dev);
+  g_free (e->acc);
+}
+
+static float
+sigmoidf (float x)
+{
+  return 1.0f / (1.0f + expf (-x));
+}
+
+/* Foreground positions of the float run: position p (all axes but the
+ * last) of a listed output holds an object when any of its values passes
+ * the threshold. One mask per listed output. */
+typedef struct
+{
+  int64_t n_pos;
+  bool *mask;
+} fg_mask;
+
+static GArray *
+foreground_masks (compile_ctx * c)
+{
+  const simnpu__compile_options *o = c->opts;
+  GArray *masks = g_array_new (FALSE, FALSE, sizeof (fg_mask));
+  char **name;
+
+  for (name = o->fg_outputs; name && *name; name++) {
+    int ti = simnpu__ir_find_tensor (c->g, *name);
+    const simnpu__ir_tensor *t;
+    int64_t count, inner, p, k;
+    const float *v;
+    fg_mask m;
+    if (ti < 0)
+      continue;
+    t = &c->g->tensors[ti];
+    count = simnpu__ir_tensor_elements (t);
+    inner = t->rank ? t->dims[t->rank - 1] : 1;
+    m.n_pos = count / inner;
+    m.mask = g_new0 (bool, m.n_pos);
+    v = simnpu__ir_exec_data (c->exec, ti);
+    for (p = 0; p < m.n_pos; p++)
+      for (k = 0; k < inner; k++) {
+        float s = v[p * inner + k];
+        if ((o->fg_logit ? sigmoidf (s) : s) > o->fg_threshold)
+          m.mask[p] = true;
+      }
+    g_array_append_val (masks, m);
+  }
+  return masks;
+}
+
+static void
+foreground_masks_free (GArray * masks)
+{
+  unsigned i;
+
+  for (i = 0; i < masks->len; i++)
+    g_free (g_array_index (masks, fg_mask, i).mask);
+  g_array_free (masks, TRUE);
+}
+
+static int
+evaluate_one (compile_ctx * c, const simnpu__graph * dg, evaluator * e,
+    const float *input, float **channel_err, int64_t ** channel_n,
+    simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  unsigned i;
+  int ret;
+  GArray *masks;
+
+  if ((ret = run_float (c, input, error)) < 0)
+    return ret;
+  for (i = 0; i < dg->n_inputs; i++) {
+    const simnpu__tensor *t = &dg->tensors[dg->inputs[i]];
+    int it = e->ir_of_dev[dg->inputs[i]];
+    const float *v = simnpu__ir_exec_data (c->exec, it);
+    int8_t *q = (int8_t *) (e->arena + t->offset);
+    int64_t k, count = simnpu__tensor_elements (t);
+    for (k = 0; k < count; k++)
+      q[k] = quantize_one (v[k], t->scale, t->zero_point);
+  }
+  if (simnpu__graph_run (dg, e->arena, e->scratch) < 0)
+    return simnpu__set_error (error, SIMNPU_EINTERNAL,
+        "the int8 device graph failed to run");
+  masks = foreground_masks (c);
+  for (i = 0; i < dg->n_tensors; i++) {
+    const simnpu__tensor *t = &dg->tensors[i];
+    int it = e->ir_of_dev[i];
+    const float *v;
+    const int8_t *q;
+    int64_t k, count, inner;
+    sqnr_acc *a = &e->acc[i];
+    const bool *fg = NULL;
+    unsigned m;
+    if (it < 0 || t->kind == SIMNPU_TENSOR_INPUT
+        || g->tensors[it].dtype != SIMNPU_IR_F32)
+      continue;
+    v = simnpu__ir_exec_data (c->exec, it);
+    q = (const int8_t *) (e->arena + t->offset);
+    count = simnpu__tensor_elements (t);
+    inner = t->n_dims ? t->dims[t->n_dims - 1] : 1;
+    for (m = 0; m < masks->len && fg == NULL; m++)
+      if (g_array_index (masks, fg_mask, m).n_pos == count / inner)
+        fg = g_array_index (masks, fg_mask, m).mask;
+    for (k = 0; k < count; k++) {
+      double ref = v[k];
+      double got = (double) t->scale * (q[k] - t->zero_point);
+      double d = got - ref;
+      a->sig += ref * ref;
+      a->noise += d * d;
+      if (fg != NULL && fg[k / inner]) {
+        a->fg_sig += ref * ref;
+        a->fg_noise += d * d;
+        a->fg_n++;
+      }
+    }
+  }
+  /* per-channel mean error of conv results where the float result is
+   * active, for bias correction */
+  if (channel_err != NULL) {
+    for (i = 0; i < g->n_nodes; i++) {
+      const simnpu__ir_node *n = &g->nodes[i];
+      int out = n->outputs[0];
+      const simnpu__ir_tensor *ot = &g->tensors[out];
+      int64_t oc, k, count;
+      const float *v;
+      const int8_t *q;
+      const simnpu__tensor *dt = NULL;
+      unsigned d;
+      float lo;
+      if (channel_err[i] == NULL)
+        continue;
+      for (d = 0; d < dg->n_tensors; d++)
+        if (e->ir_of_dev[d] == out) {
+          dt = &dg->tensors[d];
+          break;
+        }
+      if (dt == NULL)
+        continue;
+      oc = ot->dims[ot->rank - 1];
+      count = simnpu__ir_tensor_elements (ot);
+      v = simnpu__ir_exec_data (c->exec, out);
+      q = (const int8_t *) (e->arena + dt->offset);
+      lo = n->attrs.act == SIMNPU_IR_ACT_NONE ? -INFINITY :
+          (n->attrs.act == SIMNPU_IR_ACT_RELU ? 0.0f : n->attrs.act_min);
+      for (k = 0; k < count; k++) {
+        float got = dt->scale * (float) (q[k] - dt->zero_point);
+        float hi = n->attrs.act == SIMNPU_IR_ACT_CLIP ? n->attrs.act_max :
+            INFINITY;
+        if (v[k] <= lo || v[k] >= hi || got <= lo || got >= hi)
+          continue;
+        channel_err[i][k % oc] += got - v[k];
+        channel_n[i][k % oc]++;
+      }
+    }
+  }
+  foreground_masks_free (masks);
+  return 0;
+}
+
+static int
+evaluate (compile_ctx * c, const simnpu__graph * dg, GPtrArray * inputs,
+    evaluator * e, float **channel_err, int64_t ** channel_n,
+    simnpu_error * error)
+{
+  unsigned i;
+  int ret = 0;
+
+  memset (e->acc, 0, dg->n_tensors * sizeof (sqnr_acc));
+  for (i = 0; i < inputs->len && ret == 0; i++)
+    ret = evaluate_one (c, dg, e, inputs->pdata[i], channel_err, channel_n,
+        error);
+  return ret;
+}
+
+/* Bias correction: the mean per-channel error of each conv on the
+ * calibration set, in real units, removed from its bias. */
+static int
+bias_correction (compile_ctx * c, const simnpu__graph * dg,
+    GPtrArray * inputs, float ***fix_out, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  float **err = g_new0 (float *, g->n_nodes);
+  int64_t **cnt = g_new0 (int64_t *, g->n_nodes);
+  evaluator e;
+  unsigned i;
+  int ret;
+
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    if (c->place[i] == SIMNPU_SECTION_DEVICE && (n->op == SIMNPU_IR_CONV2D
+            || n->op == SIMNPU_IR_MATMUL)) {
+      const simnpu__ir_tensor *ot = &g->tensors[n->outputs[0]];
+      int64_t oc = ot->dims[ot->rank - 1];
+      err[i] = g_new0 (float, oc);
+      cnt[i] = g_new0 (int64_t, oc);
+    }
+  }
+  evaluator_init (&e, dg, g);
+  ret = evaluate (c, dg, inputs, &e, err, cnt, error);
+  evaluator_clear (&e);
+  for (i = 0; i < g->n_nodes; i++) {
+    if (err[i] == NULL)
+      continue;
+    {
+      const simnpu__ir_tensor *ot = &g->tensors[g->nodes[i].outputs[0]];
+      int64_t oc = ot->dims[ot->rank - 1], k;
+      for (k = 0; k < oc; k++)
+        err[i][k] = cnt[i][k] ? err[i][k] / (float) cnt[i][k] : 0.0f;
+    }
+    g_free (cnt[i]);
+  }
+  g_free (cnt);
+  if (ret < 0) {
+    for (i = 0; i < g->n_nodes; i++)
+      g_free (err[i]);
+    g_free (err);
+    return ret;
+  }
+  *fix_out = err;
+  return 0;
+}
+
+typedef struct
+{
+  unsigned dev;
+  double db;
+} layer_db;
+
+static int
+cmp_layer_db (gconstpointer a, gconstpointer b)
+{
+  const layer_db *x = a, *y = b;
+  return (x->db > y->db) - (x->db < y->db);
+}
+
+static void
+report_accuracy (compile_ctx * c, const simnpu__graph * dg,
+    const evaluator * calib, const evaluator * valid, bool have_valid,
+    simnpu__compile_result * r)
+{
+  const simnpu__ir_graph *g = c->g;
+  GString *s = r->text;
+  GArray *layers = g_array_new (FALSE, FALSE, sizeof (layer_db));
+  unsigned i;
+
+  g_string_append_printf (s, "\nAccuracy (SQNR of int8 against float, dB; "
+      "higher is better)\n");
+  g_string_append_printf (s, "  %-40s %12s %12s %12s %12s\n", "output",
+      "calibration", "validation", "fg calib", "fg valid");
+  r->n_outputs = dg->n_outputs;
+  r->outputs = g_new0 (simnpu__output_accuracy, dg->n_outputs);
+  for (i = 0; i < dg->n_outputs; i++) {
+    unsigned d = dg->outputs[i];
+    const sqnr_acc *a = &calib->acc[d];
+    const sqnr_acc *v = have_valid ? &valid->acc[d] : NULL;
+    simnpu__output_accuracy *oa = &r->outputs[i];
+    oa->name = g_strdup (dg->tensors[d].name);
+    oa->sqnr_calib_db = sqnr_db (a->sig, a->noise);
+    oa->sqnr_valid_db = v ? sqnr_db (v->sig, v->noise) : NAN;
+    oa->fg_sqnr_calib_db = a->fg_n ? sqnr_db (a->fg_sig, a->fg_noise) : NAN;
+    oa->fg_sqnr_valid_db = v && v->fg_n ? sqnr_db (v->fg_sig, v->fg_noise) :
+        NAN;
+    oa->fg_elements_valid = v ? v->fg_n : 0;
+    g_string_append_printf (s, "  %-40s %12.1f %12.1f %12.1f %12.1f\n",
+        oa->name, oa->sqnr_calib_db, oa->sqnr_valid_db, oa->fg_sqnr_calib_db,
+        oa->fg_sqnr_valid_db);
+  }
+  for (i = 0; i < dg->n_tensors; i++) {
+    const sqnr_acc *a = have_valid ? &valid->acc[i] : &calib->acc[i];
+    layer_db l = { i, sqnr_db (a->sig, a->noise) };
+    if (calib->ir_of_dev[i] < 0 || dg->tensors[i].producer < 0
+        || isnan (l.db))
+      continue;
+    g_array_append_val (layers, l);
+  }
+  g_array_sort (layers, cmp_layer_db);
+  g_string_append_printf (s, "  worst layers (%s):\n", have_valid ?
+      "validation" : "calibration");
+  for (i = 0; i < layers->len && i < N_WORST_LAYERS; i++) {
+    const layer_db *l = &g_array_index (layers, layer_db, i);
+    int it = calib->ir_of_dev[l->dev];
+    int p = g->tensors[it].producer;
+    g_string_append_printf (s, "    %-40s %8.1f  (%s)\n",
+        dg->tensors[l->dev].name, l->db, p >= 0 ?
+        simnpu__ir_op_name (g->nodes[p].op) : "input");
+  }
+  g_array_free (layers, TRUE);
+}
+
+static void
+report_placement (compile_ctx * c, simnpu__compile_result * r)
+{
+  const simnpu__ir_graph *g = c->g;
+  GString *s = r->text;
+  /* per op and section: node count and MACs */
+  unsigned counts[SIMNPU_IR_N_OPS][3] = { {0} };
+  uint64_t macs[SIMNPU_IR_N_OPS][3] = { {0} };
+  const char *refusal[SIMNPU_IR_N_OPS] = { 0 };
+  static const char *const section_names[] = {
+    [SIMNPU_SECTION_PREAMBLE] = "preamble",
+    [SIMNPU_SECTION_POSTAMBLE] = "postamble",
+    [SIMNPU_SECTION_DEVICE] = "device",
+  };
+  unsigned i, k;
+
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    const simnpu__ir_op_info *info = simnpu__ir_op_get (n->op);
+    uint64_t m = info && info->cost ? info->cost (g, n) : 0;
+    counts[n->op][c->place[i]]++;
+    macs[n->op][c->place[i]] += m;
+    if (c->place[i] == SIMNPU_SECTION_DEVICE)
+      r->device_macs += m;
+    else
+      r->host_macs += m;
+    if (c->place[i] != SIMNPU_SECTION_DEVICE && refusal[n->op] == NULL)
+      refusal[n->op] = simnpu__device_refusal (g, n);
+  }
+  g_string_append_printf (s, "Placement (%u nodes)\n", g->n_nodes);
+  g_string_append_printf (s, "  %-16s %-10s %6s %14s  %s\n", "op", "section",
+      "nodes", "MACs", "why on the host");
+  for (i = 0; i < SIMNPU_IR_N_OPS; i++)
+    for (k = 0; k < 3; k++)
+      if (counts[i][k])
+        g_string_append_printf (s, "  %-16s %-10s %6u %14" G_GUINT64_FORMAT
+            "  %s\n", simnpu__ir_op_name ((simnpu__ir_op) i),
+            section_names[k], counts[i][k], macs[i][k],
+            k != SIMNPU_SECTION_DEVICE && refusal[i] ? refusal[i] : "");
+  g_string_append_printf (s, "  device MACs %.3f M, host MACs %.3f M (%.1f%% "
+      "on the device)\n", r->device_macs / 1e6, r->host_macs / 1e6,
+      r->device_macs + r->host_macs ? 100.0 * r->device_macs /
+      (double) (r->device_macs + r->host_macs) : 0.0);
+}
+
+/* ------------------------------------------------------------------ */
+
+int
+simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
+    simnpu__graph ** out, simnpu__compile_result * r, simnpu_error * error)
+{
+  compile_ctx c = { 0 };
+  GPtrArray *calib = o->calibration, *owned = NULL;
+  simnpu__graph *dg = NULL;
+  float **fix = NULL;
+  evaluator ecal = { 0 }, eval = { 0 };
+  bool have_valid = o->validation && o->validation->len > 0;
+  unsigned i;
+  int ret;
+
+  *out = NULL;
+  memset (r, 0, sizeof (*r));
+  r->text = g_string_new (NULL);
+  if (g->n_inputs != 1)
+    return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+        "the model has %u inputs; calibration needs exactly one (cut it "
+        "with --inputs)", g->n_inputs);
+  if (g->tensors[g->inputs[0]].dtype != SIMNPU_IR_F32)
+    return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+        "input '%s' is %s; expected a float input",
+        g->tensors[g->inputs[0]].name,
+        simnpu__ir_dtype_name (g->tensors[g->inputs[0]].dtype));
+  if ((ret = split_activations (g, error)) < 0)
+    return ret;
+
+  c.g = g;
+  c.opts = o;
+  c.place = g_new0 (simnpu__section, g->n_nodes);
+  c.has_q = g_new0 (bool, g->n_tensors);
+  c.q_scale = g_new0 (float, g->n_tensors);
+  c.q_zp = g_new0 (int32_t, g->n_tensors);
+  c.is_logit = g_new0 (bool, g->n_tensors);
+  if ((ret = place_nodes (&c, error)) < 0)
+    goto out;
+  report_placement (&c, r);
+  if ((c.exec = simnpu__ir_exec_new (g, error)) == NULL) {
+    ret = error->code ? error->code : SIMNPU_ENOMEM;
+    goto out;
+  }
+  if (calib == NULL || calib->len == 0) {
+    GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+    owned = g_ptr_array_new_with_free_func (g_free);
+    for (i = 0; i < N_RANDOM_INPUTS; i++)
+      g_ptr_array_add (owned, random_input (&g->tensors[g->inputs[0]], o,
+              rand));
+    g_rand_free (rand);
+    calib = owned;
+  }
+  if ((ret = calibrate (&c, calib, error)) < 0
+      || (ret = assign_quant (&c, error)) < 0
+      || (ret = lower (&c, NULL, &dg, error)) < 0)
+    goto out;
+  if (o->techniques & SIMNPU_TECHNIQUE_BIAS_CORRECTION) {
+    if ((ret = bias_correction (&c, dg, calib, &fix, error)) < 0)
+      goto out;
+    simnpu__graph_free (dg);
+    dg = NULL;
+    if ((ret = lower (&c, fix, &dg, error)) < 0)
+      goto out;
+    r->techniques_applied |= SIMNPU_TECHNIQUE_BIAS_CORRECTION;
+  }
+
+  evaluator_init (&ecal, dg, g);
+  if ((ret = evaluate (&c, dg, calib, &ecal, NULL, NULL, error)) < 0)
+    goto out;
+  if (have_valid) {
+    evaluator_init (&eval, dg, g);
+    if ((ret = evaluate (&c, dg, o->validation, &eval, NULL, NULL,
+                error)) < 0)
+      goto out;
+  }
+  report_accuracy (&c, dg, &ecal, &eval, have_valid, r);
+
+  if ((ret = extract_section (&c, SIMNPU_SECTION_PREAMBLE, &dg->preamble,
+              error)) < 0
+      || (ret = extract_section (&c, SIMNPU_SECTION_POSTAMBLE,
+              &dg->postamble, error)) < 0)
+    goto out;
+  dg->has_preprocess = o->has_preprocess;
+  dg->preprocess = o->preprocess;
+  dg->decoder = g_strdup (o->decoder);
+  if (o->labels) {
+    dg->n_labels = g_strv_length (o->labels);
+    dg->labels = g_strdupv (o->labels);
+  }
+  r->n_nodes = g->n_nodes;
+  r->placement = g_memdup2 (c.place, g->n_nodes * sizeof (simnpu__section));
+  *out = dg;
+  dg = NULL;
+  ret = 0;
+
+out:
+  if (ecal.arena)
+    evaluator_clear (&ecal);
+  if (eval.arena)
+    evaluator_clear (&eval);
+  if (fix) {
+    for (i = 0; i < g->n_nodes; i++)
+      g_free (fix[i]);
+    g_free (fix);
+  }
+  simnpu__graph_free (dg);
+  simnpu__ir_exec_free (c.exec);
+  if (owned)
+    g_ptr_array_unref (owned);
+  g_free (c.place);
+  g_free (c.has_q);
+  g_free (c.q_scale);
+  g_free (c.q_zp);
+  g_free (c.is_logit);
+  return ret;
+}

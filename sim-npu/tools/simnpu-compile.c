@@ -7,17 +7,24 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* simnpu-compile: JSON graph -> .axm container, with the schedule and its
- * cycle estimates for one device profile.
+/* simnpu-compile: a model -> .axm container, with the schedule and its
+ * cycle estimates for one device profile. The model is our JSON graph
+ * (already int8), or a trained float model (ONNX, TF.js graph model) that
+ * is imported, calibrated on images, quantised to int8 and split into
+ * device and host sections.
  *
  *   simnpu-compile models/yolov8n.json -o yolov8n.axm --device torq \
  *     --estimate-only --enable-profiling --dump-profiling=trace.csv \
  *     --debug-info=yolov8n_debug
+ *   simnpu-compile blazeface.json -o blazeface.axm --calibration photos/ \
+ *     --preprocess scale=1/127.5,mean=1 --outputs Identity,Identity_1
  */
 
-#include "simnpu-private.h"
+#include "compiler.h"
+#include "imageset.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,11 +194,368 @@ out:
   return ret;
 }
 
+/* ------------------------------------------------------------------ */
+/* Trained float models: import, calibrate, quantise */
+
+typedef struct
+{
+  gchar **calibration, **validation;
+  gchar *preprocess, *outputs, *inputs;
+  gchar *labels, *decoder, *logit_outputs, *foreground, *technique;
+  gchar *output_dtype;
+  gint max_frames, frame_stride;
+  gboolean quantize_only;
+} model_args;
+
+/* "1/255" or "0.0039" */
+static bool
+parse_number (const char *s, float *out)
+{
+  char *end;
+  double v = g_ascii_strtod (s, &end);
+
+  if (end == s)
+    return false;
+  if (*end == '/') {
+    const char *d = end + 1;
+    double div = g_ascii_strtod (d, &end);
+    if (end == d || div == 0.0)
+      return false;
+    v /= div;
+  }
+  if (*end != '\0' || !isfinite (v))
+    return false;
+  *out = (float) v;
+  return true;
+}
+
+/* one value, or three separated by ':' */
+static bool
+parse_triple (const char *s, float *v)
+{
+  gchar **parts = g_strsplit (s, ":", -1);
+  guint n = g_strv_length (parts), i;
+  bool ok = n == 1 || n == 3;
+
+  for (i = 0; ok && i < 3; i++)
+    ok = parse_number (parts[n == 1 ? 0 : i], &v[i]);
+  g_strfreev (parts);
+  return ok;
+}
+
+static int
+parse_preprocess (const char *spec, simnpu__preprocess * pp)
+{
+  gchar **items;
+  guint i;
+  int ret = 0;
+
+  /* pixels enter unchanged: RGB 0..255, letterboxed with fill 114 */
+  pp->color = SIMNPU_COLOR_RGB;
+  pp->resize = SIMNPU_RESIZE_LETTERBOX;
+  pp->fill = 114;
+  pp->scale = 1.0f;
+  for (i = 0; i < 3; i++) {
+    pp->mean[i] = 0.0f;
+    pp->std[i] = 1.0f;
+  }
+  if (spec == NULL)
+    return 0;
+  items = g_strsplit (spec, ",", -1);
+  for (i = 0; items[i] && ret == 0; i++) {
+    gchar *eq = strchr (items[i], '=');
+    const char *key = items[i], *val;
+    float f;
+    if (items[i][0] == '\0')
+      continue;
+    if (eq == NULL) {
+      fprintf (stderr, "simnpu-compile: --preprocess '%s': expected "
+          "KEY=VALUE\n", items[i]);
+      ret = -1;
+      break;
+    }
+    *eq = '\0';
+    val = eq + 1;
+    if (strcmp (key, "scale") == 0 && parse_number (val, &f) && f > 0.0f) {
+      pp->scale = f;
+    } else if (strcmp (key, "mean") == 0 && parse_triple (val, pp->mean)) {
+    } else if (strcmp (key, "std") == 0 && parse_triple (val, pp->std)
+        && pp->std[0] != 0.0f && pp->std[1] != 0.0f && pp->std[2] != 0.0f) {
+    } else if (strcmp (key, "color") == 0 && (strcmp (val, "rgb") == 0
+            || strcmp (val, "bgr") == 0 || strcmp (val, "gray") == 0)) {
+      pp->color = val[0] == 'r' ? SIMNPU_COLOR_RGB : val[0] == 'b' ?
+          SIMNPU_COLOR_BGR : SIMNPU_COLOR_GRAY;
+    } else if (strcmp (key, "resize") == 0 && (strcmp (val, "letterbox") == 0
+            || strcmp (val, "stretch") == 0)) {
+      pp->resize = val[0] == 'l' ? SIMNPU_RESIZE_LETTERBOX :
+          SIMNPU_RESIZE_STRETCH;
+    } else if (strcmp (key, "fill") == 0 && parse_number (val, &f)
+        && f >= 0.0f && f <= 255.0f && f == floorf (f)) {
+      pp->fill = (uint8_t) f;
+    } else {
+      fprintf (stderr, "simnpu-compile: --preprocess %s=%s: expected "
+          "scale=NUMBER (e.g. 1/255), mean=M or M:M:M, std=S or S:S:S "
+          "(non-zero), color=rgb|bgr|gray, resize=letterbox|stretch, "
+          "fill=0..255\n", key, val);
+      ret = -1;
+    }
+  }
+  g_strfreev (items);
+  return ret;
+}
+
+/* Graph input geometry: NHWC or NCHW, height, width, channels. */
+static bool
+input_geometry (const simnpu__ir_tensor * t, bool *nchw, unsigned *h,
+    unsigned *w, unsigned *ch)
+{
+  if (t->rank != 4 || t->dims[0] != 1)
+    return false;
+  *nchw = (t->dims[1] == 1 || t->dims[1] == 3) && t->dims[3] != 1
+      && t->dims[3] != 3;
+  *ch = (unsigned) (*nchw ? t->dims[1] : t->dims[3]);
+  *h = (unsigned) (*nchw ? t->dims[2] : t->dims[1]);
+  *w = (unsigned) (*nchw ? t->dims[3] : t->dims[2]);
+  return *ch == 1 || *ch == 3;
+}
+
+/* Decodes the images of a directory, file or video and makes one input
+ * tensor of each. */
+static int
+load_inputs (const char *what, const char *path, const simnpu__ir_tensor * t,
+    const simnpu__preprocess * pp, const model_args * a, GPtrArray * out)
+{
+  GPtrArray *images = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      simnpu_image_free);
+  GError *err = NULL;
+  bool nchw;
+  unsigned h, w, ch, i;
+
+  if (!input_geometry (t, &nchw, &h, &w, &ch)) {
+    fprintf (stderr, "simnpu-compile: --%s: input '%s' is not an image "
+        "([1,H,W,1|3] or [1,1|3,H,W])\n", what, t->name);
+    g_ptr_array_unref (images);
+    return -1;
+  }
+  fprintf (stderr, "simnpu-compile: decoding %s images from %s ...\n", what,
+      path);
+  if (!simnpu_imageset_load (path, (unsigned) a->max_frames,
+          (unsigned) a->frame_stride, images, &err)) {
+    fprintf (stderr, "simnpu-compile: --%s: %s\n", what, err->message);
+    g_error_free (err);
+    g_ptr_array_unref (images);
+    return -1;
+  }
+  for (i = 0; i < images->len; i++) {
+    const simnpu_image *img = images->pdata[i];
+    size_t n = (size_t) h * w * ch, k;
+    float *nhwc = g_new (float, n);
+    float scale;
+    int px, py;
+    simnpu_image_to_tensor (img, pp, w, h, ch, nhwc, &scale, &px, &py);
+    if (nchw) {
+      float *v = g_new (float, n);
+      for (k = 0; k < n; k++) {
+        size_t c = k % ch, p = k / ch;
+        v[c * h * w + p] = nhwc[k];
+      }
+      g_free (nhwc);
+      nhwc = v;
+    }
+    g_ptr_array_add (out, nhwc);
+  }
+  fprintf (stderr, "simnpu-compile: %u %s images (%ux%u, %u channel%s)\n",
+      images->len, what, w, h, ch, ch == 1 ? "" : "s");
+  g_ptr_array_unref (images);
+  return 0;
+}
+
+static int
+load_labels (const char *path, char ***out)
+{
+  gchar *text = NULL;
+  GError *err = NULL;
+  gchar **lines;
+  GPtrArray *labels;
+  guint i;
+
+  if (!g_file_get_contents (path, &text, NULL, &err)) {
+    fprintf (stderr, "simnpu-compile: --labels: %s\n", err->message);
+    g_error_free (err);
+    return -1;
+  }
+  lines = g_strsplit (text, "\n", -1);
+  labels = g_ptr_array_new ();
+  for (i = 0; lines[i]; i++) {
+    g_strstrip (lines[i]);
+    if (lines[i][0] != '\0')
+      g_ptr_array_add (labels, g_strdup (lines[i]));
+  }
+  g_ptr_array_add (labels, NULL);
+  *out = (char **) g_ptr_array_free (labels, FALSE);
+  g_strfreev (lines);
+  g_free (text);
+  return 0;
+}
+
+static int
+compile_model (const char *src, const model_args * a,
+    const char *name, const char *device, simnpu__graph ** out)
+{
+  simnpu__compile_options o;
+  simnpu__compile_result r = { 0 };
+  simnpu__ir_graph *g = NULL;
+  simnpu_error error = { 0 };
+  gchar *decoder = NULL;
+  unsigned i;
+  char **labels = NULL, **logits = NULL, **fg = NULL;
+  int ret = -1;
+
+  simnpu__compile_options_init (&o);
+  o.name = name;
+  o.device = device;
+  o.calibration = g_ptr_array_new_with_free_func (g_free);
+  o.validation = g_ptr_array_new_with_free_func (g_free);
+  if (parse_preprocess (a->preprocess, &o.preprocess) < 0)
+    goto out;
+  o.has_preprocess = true;
+  fprintf (stderr, "simnpu-compile: importing %s\n", src);
+  if (simnpu__import_model (src, a->inputs, a->outputs, &g, &error) < 0) {
+    fprintf (stderr, "simnpu-compile: %s: %s (%s)\n", src, error.message,
+        simnpu_strerror (error.code));
+    goto out;
+  }
+  for (i = 0; a->calibration && a->calibration[i]; i++)
+    if (load_inputs ("calibration", a->calibration[i],
+            &g->tensors[g->inputs[0]], &o.preprocess, a, o.calibration) < 0)
+      goto out;
+  for (i = 0; a->validation && a->validation[i]; i++)
+    if (load_inputs ("validation", a->validation[i],
+            &g->tensors[g->inputs[0]], &o.preprocess, a, o.validation) < 0)
+      goto out;
+  if (o.calibration->len == 0)
+    fprintf (stderr, "simnpu-compile: WARNING: no --calibration images: "
+        "calibrating on random pixels. Accuracy will suffer; give a "
+        "folder of representative images.\n");
+  if (a->labels && load_labels (a->labels, &labels) < 0)
+    goto out;
+  o.labels = labels;
+  if (a->decoder) {
+    GError *err = NULL;
+    if (!g_file_get_contents (a->decoder, &decoder, NULL, &err)) {
+      fprintf (stderr, "simnpu-compile: --decoder: %s\n", err->message);
+      g_error_free (err);
+      goto out;
+    }
+    o.decoder = decoder;
+  }
+  if (a->logit_outputs)
+    o.logit_outputs = logits = g_strsplit (a->logit_outputs, ",", -1);
+  if (a->foreground) {
+    /* NAME[,NAME...]:THRESHOLD[:logit] */
+    gchar **f = g_strsplit (a->foreground, ":", 3);
+    if (f[0] == NULL || f[1] == NULL || !parse_number (f[1],
+            &o.fg_threshold) || (f[2] && strcmp (f[2], "logit") != 0)) {
+      fprintf (stderr, "simnpu-compile: --foreground '%s': expected "
+          "OUTPUT[,OUTPUT...]:THRESHOLD[:logit]\n", a->foreground);
+      g_strfreev (f);
+      goto out;
+    }
+    o.fg_outputs = fg = g_strsplit (f[0], ",", -1);
+    o.fg_logit = f[2] != NULL;
+    g_strfreev (f);
+  }
+  if (a->technique == NULL || strcmp (a->technique, "bias-correction") == 0)
+    o.techniques = SIMNPU_TECHNIQUE_BIAS_CORRECTION;
+  else if (strcmp (a->technique, "none") == 0)
+    o.techniques = SIMNPU_TECHNIQUE_NONE;
+  else {
+    fprintf (stderr, "simnpu-compile: --technique '%s': expected "
+        "bias-correction or none\n", a->technique);
+    goto out;
+  }
+  if (a->output_dtype == NULL || strcmp (a->output_dtype, "f32") == 0)
+    o.output_dtype = SIMNPU_DTYPE_F32;
+  else if (strcmp (a->output_dtype, "i8") == 0)
+    o.output_dtype = SIMNPU_DTYPE_I8;
+  else {
+    fprintf (stderr, "simnpu-compile: --output-dtype '%s': expected f32 or "
+        "i8\n", a->output_dtype);
+    goto out;
+  }
+  fprintf (stderr, "simnpu-compile: calibrating and quantising ...\n");
+  if (simnpu__compile (g, &o, out, &r, &error) < 0) {
+    fprintf (stderr, "simnpu-compile: %s: %s (%s)\n", src, error.message,
+        simnpu_strerror (error.code));
+    goto out;
+  }
+  printf ("%s", r.text->str);
+  printf ("technique:      %s\n", r.techniques_applied &
+      SIMNPU_TECHNIQUE_BIAS_CORRECTION ? "bias correction (empirical, "
+      "per output channel)" : "none");
+  ret = 0;
+
+out:
+  simnpu__compile_result_clear (&r);
+  simnpu__ir_graph_free (g);
+  g_ptr_array_unref (o.calibration);
+  g_ptr_array_unref (o.validation);
+  g_strfreev (labels);
+  g_strfreev (logits);
+  g_strfreev (fg);
+  g_free (decoder);
+  return ret;
+}
+
 int
 main (int argc, char **argv)
 {
   gchar *output = NULL, *device = NULL, *trace = NULL, *debug_dir = NULL;
   gboolean estimate_only = FALSE, profiling = FALSE, quiet = FALSE;
+  gchar *name = NULL;
+  model_args ma = { 0 };
+  GOptionEntry model_entries[] = {
+    {"calibration", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &ma.calibration,
+          "Calibration images: a folder of JPEG/PNG, one image, or a video "
+          "(repeatable)",
+        "PATH"},
+    {"validation", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &ma.validation,
+        "Held-out images for the accuracy report (repeatable)", "PATH"},
+    {"preprocess", 0, 0, G_OPTION_ARG_STRING, &ma.preprocess,
+          "How pixels become the input: scale=1/255,mean=M[:M:M],"
+          "std=S[:S:S],color=rgb|bgr|gray,resize=letterbox|stretch,"
+          "fill=114 (default: RGB 0..255 letterboxed)",
+        "SPEC"},
+    {"outputs", 0, 0, G_OPTION_ARG_STRING, &ma.outputs,
+        "Cut the model at these tensors (comma-separated)", "NAMES"},
+    {"inputs", 0, 0, G_OPTION_ARG_STRING, &ma.inputs,
+        "Start the model at these tensors (comma-separated)", "NAMES"},
+    {"labels", 0, 0, G_OPTION_ARG_FILENAME, &ma.labels,
+        "Class labels, one per line", "FILE"},
+    {"decoder", 0, 0, G_OPTION_ARG_FILENAME, &ma.decoder,
+        "Decoder type and parameters (a JSON object) stored in the model",
+        "FILE"},
+    {"logit-outputs", 0, 0, G_OPTION_ARG_STRING, &ma.logit_outputs,
+        "Outputs holding logits that the decoder passes through a sigmoid "
+          "(their range is floored)", "NAMES"},
+    {"foreground", 0, 0, G_OPTION_ARG_STRING, &ma.foreground,
+          "Report SQNR over the positions where OUTPUT (float) exceeds "
+          "THRESHOLD, after a sigmoid with :logit",
+        "OUTPUTS:THRESHOLD[:logit]"},
+    {"technique", 0, 0, G_OPTION_ARG_STRING, &ma.technique,
+        "Accuracy technique: bias-correction (default) or none", "NAME"},
+    {"output-dtype", 0, 0, G_OPTION_ARG_STRING, &ma.output_dtype,
+        "Dtype of the outputs: f32 (default) or i8", "DTYPE"},
+    {"max-frames", 0, 0, G_OPTION_ARG_INT, &ma.max_frames,
+        "Frames taken from a video (default 16)", "N"},
+    {"frame-stride", 0, 0, G_OPTION_ARG_INT, &ma.frame_stride,
+        "Take every Nth frame of a video (default 25)", "N"},
+    {"quantize-only", 0, 0, G_OPTION_ARG_NONE, &ma.quantize_only,
+        "Stop after the accuracy report; write nothing", NULL},
+    {"name", 0, 0, G_OPTION_ARG_STRING, &name,
+        "Model name (default: the source's)", "NAME"},
+    {NULL}
+  };
   GOptionEntry entries[] = {
     {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
         "Write the compiled model to FILE (.axm)", "FILE"},
@@ -211,8 +575,10 @@ main (int argc, char **argv)
         NULL},
     {NULL}
   };
-  GOptionContext *ctx = g_option_context_new ("SRC.json - compile a model "
+  GOptionContext *ctx = g_option_context_new ("SRC - compile a model "
       "for the simulated NPU");
+  GOptionGroup *group;
+  simnpu__model_format kind;
   GError *err = NULL;
   simnpu_error error = { 0 };
   simnpu__profile profile;
@@ -221,16 +587,26 @@ main (int argc, char **argv)
   int status = EXIT_FAILURE;
   unsigned i;
 
+  g_option_context_set_summary (ctx, "SRC is our JSON graph (int8, "
+      "compiled as is), an ONNX model (.onnx) or a TF.js graph model "
+      "(model.json beside its .bin shards), which is calibrated on images, "
+      "quantised to int8 and split into device and host sections.");
   g_option_context_add_main_entries (ctx, entries, NULL);
+  group = g_option_group_new ("model", "Importing trained float models:",
+      "Options for ONNX and TF.js models", NULL, NULL);
+  g_option_group_add_entries (group, model_entries);
+  g_option_context_add_group (ctx, group);
+  ma.max_frames = 16;
+  ma.frame_stride = 25;
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     fprintf (stderr, "simnpu-compile: %s\n", err->message);
     g_error_free (err);
     g_option_context_free (ctx);
     return EXIT_USAGE;
   }
-  if (argc != 2 || output == NULL) {
+  if (argc != 2 || (output == NULL && !ma.quantize_only)) {
     gchar *help = g_option_context_get_help (ctx, TRUE, NULL);
-    fprintf (stderr, "simnpu-compile: expected one SRC.json and -o "
+    fprintf (stderr, "simnpu-compile: expected one SRC and -o "
         "MODEL.axm\n\n%s", help);
     g_free (help);
     g_option_context_free (ctx);
@@ -240,11 +616,38 @@ main (int argc, char **argv)
   if (profiling && trace == NULL)
     trace = g_strdup ("timeline.csv");
 
-  if (simnpu__profile_parse (device ? device : "metis", &profile, &error) < 0
-      || simnpu__graph_load_json_file (argv[1], estimate_only, &g,
-          &error) < 0
-      || simnpu__graph_prepare (g, &error) < 0
-      || simnpu__schedule_build (g, &profile, &schedule, &error) < 0) {
+  if (ma.max_frames < 1 || ma.frame_stride < 1) {
+    fprintf (stderr, "simnpu-compile: --max-frames and --frame-stride must "
+        "be >= 1\n");
+    status = EXIT_USAGE;
+    goto out;
+  }
+  kind = simnpu__model_format_of (argv[1]);
+  if (simnpu__profile_parse (device ? device : "metis", &profile, &error) < 0) {
+    fprintf (stderr, "simnpu-compile: --device: %s\n", error.message);
+    status = EXIT_USAGE;
+    goto out;
+  }
+  if (kind == SIMNPU_MODEL_FORMAT_ONNX || kind == SIMNPU_MODEL_FORMAT_TFJS) {
+    if (estimate_only) {
+      fprintf (stderr, "simnpu-compile: --estimate-only applies to JSON "
+          "graphs; a trained model is always compiled with its weights\n");
+      status = EXIT_USAGE;
+      goto out;
+    }
+    if (compile_model (argv[1], &ma, name, device, &g) < 0)
+      goto out;
+    if (ma.quantize_only) {
+      status = EXIT_SUCCESS;
+      goto out;
+    }
+  } else if (simnpu__graph_load_json_file (argv[1], estimate_only, &g,
+          &error) < 0 || simnpu__graph_prepare (g, &error) < 0) {
+    fprintf (stderr, "simnpu-compile: %s: %s (%s)\n", argv[1],
+        error.message, simnpu_strerror (error.code));
+    goto out;
+  }
+  if (simnpu__schedule_build (g, &profile, &schedule, &error) < 0) {
     fprintf (stderr, "simnpu-compile: %s: %s (%s)\n", argv[1],
         error.message, simnpu_strerror (error.code));
     goto out;
@@ -292,5 +695,17 @@ out:
   g_free (device);
   g_free (trace);
   g_free (debug_dir);
+  g_free (name);
+  g_strfreev (ma.calibration);
+  g_strfreev (ma.validation);
+  g_free (ma.preprocess);
+  g_free (ma.outputs);
+  g_free (ma.inputs);
+  g_free (ma.labels);
+  g_free (ma.decoder);
+  g_free (ma.logit_outputs);
+  g_free (ma.foreground);
+  g_free (ma.technique);
+  g_free (ma.output_dtype);
   return status;
 }

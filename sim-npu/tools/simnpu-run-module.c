@@ -15,7 +15,12 @@
  * --input is DIMSxDTYPE=VALUE (every element VALUE, in the tensor's
  * quantised representation) or DIMSxDTYPE=@FILE (raw bytes). One --input
  * per model input, in order. Shape-only models run timing-only jobs and
- * take no --input. */
+ * take no --input.
+ *
+ * A model with host sections takes its public inputs (the preamble's are
+ * f32): each job runs the preamble on this thread, submits the device
+ * inputs it made, and runs the postamble on the device outputs when the
+ * job completes; the outputs printed are the public ones. */
 
 #include "simnpu-private.h"
 
@@ -157,6 +162,41 @@ print_output (const simnpu_tensor_spec * spec, const void *data)
   printf ("\n");
 }
 
+/* Runs a host section and adds its wall time to @ns. The preamble reads
+ * public inputs (@pub_in) and writes the device inputs (@dev_in) it is
+ * bound to; the postamble reads the device outputs (@dev_out) it is bound
+ * to and writes public outputs (@pub_out). */
+static int
+run_section (simnpu_host_section * s, void *const *pub_in,
+    const simnpu_input_buffer * dev_in, const simnpu_output_buffer * dev_out,
+    void *const *pub_out, uint64_t * ns, simnpu_error * error)
+{
+  simnpu_host_section_info info;
+  simnpu_tensor_spec spec;
+  const void *in[SIMNPU_MAX_IO];
+  void *out[SIMNPU_MAX_IO];
+  unsigned j, bound;
+  uint64_t t0;
+  int ret;
+
+  simnpu_host_section_get_info (s, &info);
+  for (j = 0; j < info.n_inputs; j++) {
+    simnpu_host_section_get_input (s, j, &spec, &bound);
+    in[j] = info.kind == SIMNPU_SECTION_PREAMBLE ? pub_in[bound] :
+        dev_out[bound].data;
+  }
+  for (j = 0; j < info.n_outputs; j++) {
+    simnpu_host_section_get_output (s, j, &spec, &bound);
+    /* the device inputs the preamble writes are this tool's buffers */
+    out[j] = info.kind == SIMNPU_SECTION_PREAMBLE ?
+        (void *) dev_in[bound].data : pub_out[bound];
+  }
+  t0 = simnpu__monotonic_ns ();
+  ret = simnpu_host_section_run (s, in, out, error);
+  *ns += simnpu__monotonic_ns () - t0;
+  return ret;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -199,7 +239,12 @@ main (int argc, char **argv)
   simnpu_tensor_spec spec;
   simnpu_job **jobs = NULL;
   void *in_data[SIMNPU_MAX_IO] = { NULL };
-  unsigned n_in = 0, n_out = 0, i, n_inputs_given;
+  void *made_in[SIMNPU_MAX_IO] = { NULL };
+  void **pub_out = NULL, **made_out = NULL;
+  simnpu_host_section *pre = NULL, *post = NULL;
+  simnpu_binding b;
+  uint64_t pre_ns = 0, post_ns = 0;
+  unsigned n_in = 0, n_out = 0, n_din = 0, n_dout = 0, i, n_inputs_given;
   int status = EXIT_FAILURE, ret;
   gint submitted = 0, completed = 0;
   uint64_t t_start, t_end, first_dev = G_MAXUINT64, last_dev = 0;
@@ -248,6 +293,10 @@ main (int argc, char **argv)
   if (!info.estimate_only) {
     n_in = info.n_inputs;
     n_out = info.n_outputs;
+    n_din = info.n_device_inputs;
+    n_dout = info.n_device_outputs;
+    pre = simnpu_model_get_host_section (model, SIMNPU_SECTION_PREAMBLE);
+    post = simnpu_model_get_host_section (model, SIMNPU_SECTION_POSTAMBLE);
     if (n_inputs_given != n_in) {
       fprintf (stderr, "simnpu-run-module: %u --input given; the model "
           "has %u inputs:", n_inputs_given, n_in);
@@ -270,17 +319,42 @@ main (int argc, char **argv)
       fprintf (stderr, "simnpu-run-module: --input %s\n", msg);
       goto out;
     }
-    in_bufs[i].data = in_data[i];
+  }
+  /* device inputs: the public ones passed as is, the rest the preamble's */
+  for (i = 0; i < n_din; i++) {
+    simnpu_model_get_device_input (model, i, &spec);
+    made_in[i] = g_malloc0 (spec.size_bytes);
+    in_bufs[i].data = made_in[i];
     in_bufs[i].size_bytes = spec.size_bytes;
   }
-  /* one set of output buffers per in-flight slot */
-  out_bufs = g_new0 (simnpu_output_buffer, (size_t) in_flight * MAX (n_out, 1));
-  for (int slot = 0; slot < in_flight; slot++)
+  for (i = 0; i < n_in; i++) {
+    simnpu_model_get_input_binding (model, i, &b);
+    if (b.section == SIMNPU_SECTION_DEVICE)
+      in_bufs[b.index].data = in_data[i];
+  }
+  /* one set of device and public output buffers per in-flight slot; a
+   * public output the postamble does not make is a device output */
+  out_bufs = g_new0 (simnpu_output_buffer, (size_t) in_flight *
+      MAX (n_dout, 1));
+  made_out = g_new0 (void *, (size_t) in_flight * MAX (n_out, 1));
+  pub_out = g_new0 (void *, (size_t) in_flight * MAX (n_out, 1));
+  for (int slot = 0; slot < in_flight; slot++) {
+    for (i = 0; i < n_dout; i++) {
+      simnpu_model_get_device_output (model, i, &spec);
+      out_bufs[slot * n_dout + i].data = g_malloc0 (spec.size_bytes);
+      out_bufs[slot * n_dout + i].size_bytes = spec.size_bytes;
+    }
     for (i = 0; i < n_out; i++) {
       simnpu_model_get_output (model, i, &spec);
-      out_bufs[slot * n_out + i].data = g_malloc0 (spec.size_bytes);
-      out_bufs[slot * n_out + i].size_bytes = spec.size_bytes;
+      simnpu_model_get_output_binding (model, i, &b);
+      if (b.section == SIMNPU_SECTION_DEVICE) {
+        pub_out[slot * n_out + i] = out_bufs[slot * n_dout + b.index].data;
+      } else {
+        made_out[slot * n_out + i] = g_malloc0 (spec.size_bytes);
+        pub_out[slot * n_out + i] = made_out[slot * n_out + i];
+      }
     }
+  }
   jobs = g_new0 (simnpu_job *, in_flight);
   if (profile && simnpu_device_start_host_profile (dev, profile, &error) < 0) {
     fprintf (stderr, "simnpu-run-module: %s\n", error.message);
@@ -291,8 +365,13 @@ main (int argc, char **argv)
   while (completed < iterations) {
     while (submitted < iterations && submitted - completed < in_flight) {
       int slot = submitted % in_flight;
-      ret = simnpu_job_submit (model, n_in ? in_bufs : NULL, n_in,
-          n_out ? &out_bufs[slot * n_out] : NULL, n_out, NULL, NULL,
+      if (pre && run_section (pre, in_data, in_bufs, NULL, NULL, &pre_ns,
+              &error) < 0) {
+        fprintf (stderr, "simnpu-run-module: preamble: %s\n", error.message);
+        goto out;
+      }
+      ret = simnpu_job_submit (model, n_din ? in_bufs : NULL, n_din,
+          n_dout ? &out_bufs[slot * n_dout] : NULL, n_dout, NULL, NULL,
           &jobs[slot], &error);
       if (ret < 0) {
         fprintf (stderr, "simnpu-run-module: submit: %s\n", error.message);
@@ -311,6 +390,11 @@ main (int argc, char **argv)
             " failed: %s\n", (guint64) r.job_id, simnpu_strerror (ret));
         goto out;
       }
+      if (post && run_section (post, NULL, NULL, &out_bufs[slot * n_dout],
+              &pub_out[slot * n_out], &post_ns, &error) < 0) {
+        fprintf (stderr, "simnpu-run-module: postamble: %s\n", error.message);
+        goto out;
+      }
       sum_latency_ns += (double) (r.complete_ns - r.submit_ns);
       sum_device_ns += (double) (r.device_end_ns - r.device_start_ns);
       first_dev = MIN (first_dev, r.device_start_ns);
@@ -318,7 +402,7 @@ main (int argc, char **argv)
       if (completed + 1 == iterations)
         for (i = 0; i < n_out; i++) {
           simnpu_model_get_output (model, i, &spec);
-          print_output (&spec, out_bufs[slot * n_out + i].data);
+          print_output (&spec, pub_out[slot * n_out + i]);
         }
       completed++;
     }
@@ -334,6 +418,10 @@ main (int argc, char **argv)
       info.device_ns / 1000.0, sum_device_ns / completed / 1000.0, time_scale);
   printf ("latency per job: %.1f us mean (submit to completion)\n",
       sum_latency_ns / completed / 1000.0);
+  if (pre || post)
+    printf ("host sections per job: preamble %.1f us, postamble %.1f us "
+        "mean (wall, this thread)\n", pre_ns / 1000.0 / completed,
+        post_ns / 1000.0 / completed);
   printf ("throughput at in-flight %d: %.1f jobs/s wall", in_flight,
       completed * 1e9 / (double) (t_end - t_start));
   if (time_scale > 0.0 && last_dev > first_dev)
@@ -363,9 +451,16 @@ out:
   simnpu_model_unload (model);
   simnpu_device_close (dev);
   if (out_bufs)
-    for (i = 0; i < (unsigned) in_flight * n_out; i++)
+    for (i = 0; i < (unsigned) in_flight * n_dout; i++)
       g_free (out_bufs[i].data);
+  if (made_out)
+    for (i = 0; i < (unsigned) in_flight * n_out; i++)
+      g_free (made_out[i]);
   g_free (out_bufs);
+  g_free (made_out);
+  g_free (pub_out);
+  for (i = 0; i < SIMNPU_MAX_IO; i++)
+    g_free (made_in[i]);
   g_free (jobs);
   for (i = 0; i < SIMNPU_MAX_IO; i++)
     g_free (in_data[i]);

@@ -18,23 +18,73 @@ import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 rng = random.Random(4)
+# the device ops added later draw from their own generator, so that the
+# older seeds' weights stay as they were
+rng_ops = random.Random(5)
 
 
 def b64(data):
     return {"base64": base64.b64encode(bytes(data)).decode()}
 
 
-def conv_weights(oc, k, ic):
-    w = [rng.randint(-127, 127) & 0xff for _ in range(oc * k * k * ic)]
-    b = b"".join(struct.pack("<i", rng.randint(-500, 500)) for _ in range(oc))
+def conv_weights(oc, k, ic, r=rng):
+    w = [r.randint(-127, 127) & 0xff for _ in range(oc * k * k * ic)]
+    b = b"".join(struct.pack("<i", r.randint(-500, 500)) for _ in range(oc))
     return ({"scales": [0.01 + 0.001 * i for i in range(oc)], "data": b64(w)},
             {"data": b64(b)})
+
+
+def device_ops(q):
+    """The third output's branch: the device ops of real models."""
+    w6, b6 = conv_weights(8, 1, 8, rng_ops)
+    table = [rng_ops.randint(-128, 127) & 0xff for _ in range(256)]
+    const = {"name": "table", "shape": [256], "dtype": "i8",
+             "data": b64(table)}
+    ops = [
+        {"name": "c6", "type": "conv2d", "inputs": ["c1"],
+         "outputs": ["c6"], "weights": w6, "bias": b6,
+         "attrs": {"kernel": [1, 1], "out_channels": 8,
+                   "activation": "relu6"}, "quant": q(0.05, -128)},
+        {"name": "th", "type": "tanh", "inputs": ["c6"], "outputs": ["th"],
+         "quant": q(1.0 / 128, 0)},
+        {"name": "hs", "type": "hard_swish", "inputs": ["c1"],
+         "outputs": ["hs"]},
+        {"name": "hg", "type": "hard_sigmoid", "inputs": ["hs"],
+         "outputs": ["hg"], "attrs": {"alpha": 0.25},
+         "quant": q(1.0 / 256, -128)},
+        {"name": "lr", "type": "leaky_relu", "inputs": ["c1"],
+         "outputs": ["lr"], "attrs": {"alpha": 0.1}},
+        {"name": "cl", "type": "clip", "inputs": ["lr"], "outputs": ["cl"],
+         "attrs": {"min": -0.5, "max": 2.0}},
+        {"name": "el", "type": "elu", "inputs": ["cl"], "outputs": ["el"]},
+        {"name": "lu", "type": "lut", "inputs": ["el", "table"],
+         "outputs": ["lu"]},
+        {"name": "df", "type": "sub", "inputs": ["lu", "th"],
+         "outputs": ["df"], "quant": q(0.1, 0)},
+        {"name": "mx", "type": "maximum", "inputs": ["df", "hg"],
+         "outputs": ["mx"]},
+        {"name": "mn", "type": "minimum", "inputs": ["mx", "hs"],
+         "outputs": ["mn"]},
+        {"name": "pd", "type": "pad", "inputs": ["mn"], "outputs": ["pd"],
+         "attrs": {"pads": [0, 1, 1, 0, 0, 1, 1, 2], "mode": "edge"}},
+        {"name": "rb", "type": "resize", "inputs": ["pd"],
+         "outputs": ["rb"], "attrs": {"mode": "bilinear", "size": [7, 5]}},
+        {"name": "rn", "type": "resize", "inputs": ["rb"],
+         "outputs": ["rn"],
+         "attrs": {"size": [14, 9],
+                   "coordinate_transformation_mode": "asymmetric",
+                   "nearest_mode": "floor"}},
+        {"name": "mean", "type": "mean", "inputs": ["rn"],
+         "outputs": ["pooled"]},
+    ]
+    return const, ops
 
 
 def all_ops():
     w1, b1 = conv_weights(8, 3, 4)
     w2, b2 = conv_weights(8, 3, 1)
     q = lambda s, z: {"scale": s, "zero_point": z}  # noqa: E731
+    table, device = device_ops(q)
     return {
         "format": "simnpu-graph", "version": 1, "name": "all-ops",
         "inputs": [{"name": "x", "shape": [1, 8, 8, 4], "dtype": "u8",
@@ -43,10 +93,12 @@ def all_ops():
             {"name": "probs", "dtype": "f32", "layout": "NCHW",
              "scale": 1.0 / 256, "zero_point": -128},
             {"name": "crop", "dtype": "u8", "scale": 0.2, "zero_point": 128},
+            {"name": "pooled", "dtype": "f32", "scale": 0.02,
+             "zero_point": 0},
         ],
         "constants": [{"name": "bias3", "shape": [1, 1, 1, 3], "dtype": "i8",
                        "scale": 0.05, "zero_point": 0,
-                       "data": b64([10, 256 - 20, 30])}],
+                       "data": b64([10, 256 - 20, 30])}, table],
         "ops": [
             {"name": "c1", "type": "conv2d", "inputs": ["x"],
              "outputs": ["c1"], "weights": w1, "bias": b1,
@@ -89,7 +141,7 @@ def all_ops():
              "outputs": ["tp"], "attrs": {"perm": [0, 2, 1]}},
             {"name": "sm", "type": "softmax", "inputs": ["tp"],
              "outputs": ["probs"], "attrs": {"axis": -1}},
-        ],
+        ] + device,
     }
 
 

@@ -163,11 +163,11 @@ test_all_ops (void)
   simnpu_error error = { 0 };
   simnpu_model *model;
   simnpu_model_info info;
-  simnpu_tensor_spec in_spec, probs, crop;
+  simnpu_tensor_spec in_spec, probs, crop, pooled;
   gchar *json = NULL, *file;
   guint8 *in;
-  void *outs[2], *again[2];
-  float *p;
+  void *outs[3], *again[3];
+  float *p, *f;
   size_t i;
   int row, k;
 
@@ -178,23 +178,37 @@ test_all_ops (void)
   simnpu_device_set_time_scale (dev, 0.0);
   model = load (dev, json);
   simnpu_model_get_info (model, &info);
-  g_assert_cmpuint (info.n_ops, ==, 17);
+  g_assert_cmpuint (info.n_ops, ==, 32);
   simnpu_model_get_input (model, 0, &in_spec);
   simnpu_model_get_output (model, 0, &probs);
   simnpu_model_get_output (model, 1, &crop);
+  simnpu_model_get_output (model, 2, &pooled);
   g_assert_cmpint (probs.dtype, ==, SIMNPU_DTYPE_F32);
   g_assert_cmpint (probs.n_dims, ==, 3);
   g_assert_cmpint (probs.dims[1], ==, 11);
   g_assert_cmpint (crop.dims[2], ==, 3);
+  /* the device ops' branch: pad to 10 channels, resize, mean */
+  g_assert_cmpint (pooled.n_dims, ==, 4);
+  g_assert_cmpint (pooled.dims[1], ==, 1);
+  g_assert_cmpint (pooled.dims[2], ==, 1);
+  g_assert_cmpint (pooled.dims[3], ==, 10);
 
   in = g_malloc (in_spec.size_bytes);
   for (i = 0; i < in_spec.size_bytes; i++)
     in[i] = (guint8) (i * 53 + 7);
-  run_job (model, in, outs, 2);
-  run_job (model, in, again, 2);
+  run_job (model, in, outs, 3);
+  run_job (model, in, again, 3);
   /* deterministic */
   g_assert_cmpmem (outs[0], probs.size_bytes, again[0], probs.size_bytes);
   g_assert_cmpmem (outs[1], crop.size_bytes, again[1], crop.size_bytes);
+  g_assert_cmpmem (outs[2], pooled.size_bytes, again[2], pooled.size_bytes);
+  /* a mean of the 0.1-step values of sub, maximum and minimum, at the
+   * output's 0.02 steps */
+  f = outs[2];
+  for (k = 0; k < 10; k++) {
+    g_assert_true (isfinite (f[k]));
+    g_assert_cmpfloat (fabs (f[k]), <=, 128 * 0.02 + 1e-6);
+  }
   /* each softmax row is a distribution, up to the int8 quantisation of
    * its 64 entries */
   p = outs[0];
@@ -207,7 +221,7 @@ test_all_ops (void)
     }
     g_assert_cmpfloat (fabs (sum - 1.0), <, 64 * 0.5 / 256 + 1e-6);
   }
-  for (i = 0; i < 2; i++) {
+  for (i = 0; i < 3; i++) {
     g_free (outs[i]);
     g_free (again[i]);
   }

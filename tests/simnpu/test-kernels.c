@@ -371,6 +371,70 @@ test_eltwise_bit_exact (void)
   }
 }
 
+/* maximum and minimum: every path of the flat kernel (byte-wise with one
+ * quantisation, 32-bit split multipliers, 64-bit beyond) and the
+ * broadcast one against the 64-bit definition */
+static void
+test_minmax_bit_exact (void)
+{
+  const int64_t unit = G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT;
+  const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
+  int t;
+
+  for (t = 0; t < N_ELTWISE_CASES; t++) {
+    bool is_max = t % 2 == 0, flat = t % 3 != 0;
+    int32_t za = rand_int (-128, 127), zb = rand_int (-128, 127);
+    int32_t zo = rand_int (-128, 127);
+    int64_t ma = rand_int (1, G_MAXINT32 - 1), mb = rand_int (1, 1 << 25);
+    int64_t da[4], db[4], dout[4], i0, i1, i2, i3;
+    size_t na, nb, no;
+    int8_t *a, *b, *out, *ref;
+    int d;
+
+    if (t % 5 == 0) {
+      ma = mb = unit;
+      za = zb = zo;
+    } else if (t % 7 == 0) {
+      ma = (int64_t) G_MAXINT32 + rand_int (1, 1 << 20);
+    }
+    for (d = 0; d < 4; d++) {
+      dout[d] = rand_int (1, d == 0 ? 2 : 9);
+      da[d] = flat || rand_int (0, 2) ? dout[d] : 1;
+      db[d] = flat || rand_int (0, 2) ? dout[d] : 1;
+    }
+    na = da[0] * da[1] * da[2] * da[3];
+    nb = db[0] * db[1] * db[2] * db[3];
+    no = dout[0] * dout[1] * dout[2] * dout[3];
+    a = g_malloc (na);
+    b = g_malloc (nb);
+    out = g_malloc (no);
+    ref = g_malloc (no);
+    fill_i8 (a, na);
+    fill_i8 (b, nb);
+    simnpu__eltwise (is_max ? SIMNPU_OP_MAXIMUM : SIMNPU_OP_MINIMUM, da, a,
+        za, db, b, zb, dout, out, zo, ma, mb);
+    for (i0 = 0; i0 < dout[0]; i0++)
+      for (i1 = 0; i1 < dout[1]; i1++)
+        for (i2 = 0; i2 < dout[2]; i2++)
+          for (i3 = 0; i3 < dout[3]; i3++) {
+            int64_t ia = (((i0 % da[0]) * da[1] + i1 % da[1]) * da[2] +
+                i2 % da[2]) * da[3] + i3 % da[3];
+            int64_t ib = (((i0 % db[0]) * db[1] + i1 % db[1]) * db[2] +
+                i2 % db[2]) * db[3] + i3 % db[3];
+            int64_t io = ((i0 * dout[1] + i1) * dout[2] + i2) * dout[3] + i3;
+            int64_t va = (a[ia] - za) * ma, vb = (b[ib] - zb) * mb;
+            int64_t v = is_max ? MAX (va, vb) : MIN (va, vb);
+            ref[io] = (int8_t) CLAMP (((v + round) >> SIMNPU_ELTWISE_SHIFT)
+                + zo, -128, 127);
+          }
+    g_assert_cmpmem (out, no, ref, no);
+    g_free (a);
+    g_free (b);
+    g_free (out);
+    g_free (ref);
+  }
+}
+
 /* ---------------- transpose ---------------- */
 
 /* Random rank-4 permutations, one dimension often long enough for the
@@ -603,7 +667,7 @@ static void
 test_requant_copy (void)
 {
   int8_t in[100], out[100];
-  int i;
+  int i, t;
 
   fill_i8 (in, sizeof (in));
   /* scale ratio 0.5, zero point -10 -> 20 */
@@ -613,6 +677,19 @@ test_requant_copy (void)
     int64_t v = ((int64_t) (in[i] + 10) * (1 << (SIMNPU_ELTWISE_SHIFT - 1)) +
         (1 << (SIMNPU_ELTWISE_SHIFT - 1))) >> SIMNPU_ELTWISE_SHIFT;
     g_assert_cmpint (out[i], ==, CLAMP (v + 20, -128, 127));
+  }
+  /* multipliers over the 32-bit split path's range and beyond it */
+  for (t = 0; t < 64; t++) {
+    int32_t zi = rand_int (-128, 127), zo = rand_int (-128, 127);
+    int64_t m = t % 8 == 7 ? (int64_t) G_MAXINT32 + rand_int (1, 1 << 20) :
+        t % 8 == 6 ? G_MAXINT32 : rand_int (0, G_MAXINT32 - 1);
+    fill_i8 (in, sizeof (in));
+    simnpu__requant_copy (in, out, sizeof (in), zi, zo, m);
+    for (i = 0; i < 100; i++) {
+      int64_t v = ((int64_t) (in[i] - zi) * m +
+          (1 << (SIMNPU_ELTWISE_SHIFT - 1))) >> SIMNPU_ELTWISE_SHIFT;
+      g_assert_cmpint (out[i], ==, CLAMP (v + zo, -128, 127));
+    }
   }
 }
 
@@ -626,6 +703,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/kernels/conv2d", test_conv2d_bit_exact);
   g_test_add_func ("/simnpu/kernels/conv2d-thin", test_conv2d_thin_bit_exact);
   g_test_add_func ("/simnpu/kernels/eltwise", test_eltwise_bit_exact);
+  g_test_add_func ("/simnpu/kernels/minmax", test_minmax_bit_exact);
   g_test_add_func ("/simnpu/kernels/pool", test_pool_bit_exact);
   g_test_add_func ("/simnpu/kernels/copy-box", test_copy_box);
   g_test_add_func ("/simnpu/kernels/transpose", test_transpose);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 static const char *compile_tool, *run_tool, *annotate_tool, *models_dir;
+static const char *host_model;
 static gchar *tmp;
 
 static gchar *
@@ -153,6 +154,32 @@ test_torq_profiling_flow (void)
   g_free (profile_arg);
 }
 
+/* The host-sections model (tests/simnpu/host-model.h): the public input is
+ * the preamble's f32, the outputs printed are the public ones. An input
+ * of 1.5 everywhere gives x = 4 on the device: prob = sigmoid (4), z = 4. */
+static void
+test_run_module_host_sections (void)
+{
+  gchar *module_arg = g_strdup_printf ("--module=%s", host_model);
+  const char *run_argv[] = { run_tool, module_arg, "--input=1x2x2x3xf32=1.5",
+    "--iterations", "3", "--in-flight", "2", "--time-scale", "0", NULL
+  };
+  const char *bad_argv[] = { run_tool, module_arg, "--input=1x2x2x3xi8=1",
+    "--time-scale", "0", NULL
+  };
+  gchar *out = run (run_argv, 0);
+
+  g_assert_nonnull (strstr (out, "output prob: f32 [1,2,2,3]"));
+  g_assert_nonnull (strstr (out, "min 0.982014 max 0.982014"));
+  g_assert_nonnull (strstr (out, "output z: u8 [1,2,2,3]"));
+  g_assert_nonnull (strstr (out, "dequantised: min 4 max 4"));
+  g_assert_nonnull (strstr (out, "host sections per job: preamble"));
+  g_free (out);
+  /* the device's i8 input is not the model's input */
+  g_free (run (bad_argv, 1));
+  g_free (module_arg);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -160,17 +187,21 @@ main (int argc, char **argv)
   gchar *cmd;
 
   g_test_init (&argc, &argv, NULL);
-  if (argc != 5) {
-    g_printerr ("usage: test-tools COMPILE RUN-MODULE ANNOTATE MODELS_DIR\n");
+  if (argc != 6) {
+    g_printerr ("usage: test-tools COMPILE RUN-MODULE ANNOTATE MODELS_DIR "
+        "HOST_MODEL\n");
     return 1;
   }
   compile_tool = argv[1];
   run_tool = argv[2];
   annotate_tool = argv[3];
   models_dir = argv[4];
+  host_model = argv[5];
   tmp = g_dir_make_tmp ("simnpu-tools-XXXXXX", NULL);
   g_assert_nonnull (tmp);
   g_test_add_func ("/simnpu/tools/profiling-flow", test_torq_profiling_flow);
+  g_test_add_func ("/simnpu/tools/run-module-host-sections",
+      test_run_module_host_sections);
   ret = g_test_run ();
   cmd = g_strdup_printf ("rm -rf '%s'", tmp);
   if (system (cmd) != 0)

@@ -306,8 +306,16 @@ typedef struct simnpu_model simnpu_model;
  * @n_labels: number of class labels the model carries (0 if none)
  * @labels: (array length=n_labels): the class labels, class 0 first,
  *   NULL-terminated; never NULL
+ * @n_device_inputs: inputs of the device graph, which simnpu_job_submit()
+ *   takes (equal to @n_inputs when the model has no preamble)
+ * @n_device_outputs: outputs of the device graph, which simnpu_job_submit()
+ *   fills (equal to @n_outputs when the model has no postamble)
+ * @has_preamble: the model has a host section run before the device
+ * @has_postamble: the model has a host section run after the device
  *
  * Facts about a loaded model. Strings are valid while it is loaded.
+ * @n_inputs and @n_outputs count the model's public tensors, see
+ * simnpu_model_get_input().
  */
 typedef struct
 {
@@ -324,6 +332,10 @@ typedef struct
   bool rescheduled;
   unsigned n_labels;
   const char *const *labels;
+  unsigned n_device_inputs;
+  unsigned n_device_outputs;
+  bool has_preamble;
+  bool has_postamble;
 } simnpu_model_info;
 
 SIMNPU_API int simnpu_model_load (simnpu_device * device, const char *path,
@@ -341,6 +353,141 @@ SIMNPU_API int simnpu_model_get_output (simnpu_model * model,
     unsigned index, simnpu_tensor_spec * spec);
 SIMNPU_API uint64_t simnpu_model_get_device_ns (simnpu_model * model);
 SIMNPU_API uint64_t simnpu_model_get_latency_ns (simnpu_model * model);
+
+/* ------------------------------------------------------------------ */
+/* Host sections, preprocessing and decoder metadata                    */
+
+/**
+ * simnpu_section_kind:
+ * @SIMNPU_SECTION_PREAMBLE: the float host section run before the device
+ *   graph: it turns public inputs into device inputs
+ * @SIMNPU_SECTION_POSTAMBLE: the float host section run after the device
+ *   graph: it turns device outputs into public outputs
+ * @SIMNPU_SECTION_DEVICE: the device graph, run by simnpu_job_submit()
+ *
+ * The parts of a compiled model, in the order a frame goes through them.
+ */
+typedef enum
+{
+  SIMNPU_SECTION_PREAMBLE = 0,
+  SIMNPU_SECTION_POSTAMBLE = 1,
+  SIMNPU_SECTION_DEVICE = 2,
+} simnpu_section_kind;
+
+/**
+ * simnpu_binding:
+ * @section: the part of the model the public tensor belongs to
+ * @index: its index among that part's inputs (for a public input) or
+ *   outputs (for a public output)
+ *
+ * Where a public tensor of a model goes (see
+ * simnpu_model_get_input_binding()).
+ */
+typedef struct
+{
+  simnpu_section_kind section;
+  unsigned index;
+} simnpu_binding;
+
+SIMNPU_API int simnpu_model_get_device_input (simnpu_model * model,
+    unsigned index, simnpu_tensor_spec * spec);
+SIMNPU_API int simnpu_model_get_device_output (simnpu_model * model,
+    unsigned index, simnpu_tensor_spec * spec);
+SIMNPU_API int simnpu_model_get_input_binding (simnpu_model * model,
+    unsigned index, simnpu_binding * binding);
+SIMNPU_API int simnpu_model_get_output_binding (simnpu_model * model,
+    unsigned index, simnpu_binding * binding);
+
+typedef struct simnpu_host_section simnpu_host_section;
+
+/**
+ * simnpu_host_section_info:
+ * @kind: %SIMNPU_SECTION_PREAMBLE or %SIMNPU_SECTION_POSTAMBLE
+ * @name: the section's graph name; valid while the model is loaded
+ * @n_inputs: number of inputs
+ * @n_outputs: number of outputs
+ * @n_nodes: float operations (graph nodes) it runs
+ * @cost: element operations (multiply-accumulates for convolutions and
+ *   matrix products) of one run
+ *
+ * Facts about a host section.
+ */
+typedef struct
+{
+  simnpu_section_kind kind;
+  const char *name;
+  unsigned n_inputs;
+  unsigned n_outputs;
+  unsigned n_nodes;
+  uint64_t cost;
+} simnpu_host_section_info;
+
+SIMNPU_API simnpu_host_section *simnpu_model_get_host_section (simnpu_model *
+    model, simnpu_section_kind kind);
+SIMNPU_API int simnpu_host_section_get_info (simnpu_host_section * section,
+    simnpu_host_section_info * info);
+SIMNPU_API int simnpu_host_section_get_input (simnpu_host_section * section,
+    unsigned index, simnpu_tensor_spec * spec, unsigned *bound_index);
+SIMNPU_API int simnpu_host_section_get_output (simnpu_host_section *
+    section, unsigned index, simnpu_tensor_spec * spec,
+    unsigned *bound_index);
+SIMNPU_API int simnpu_host_section_run (simnpu_host_section * section,
+    const void *const *inputs, void *const *outputs, simnpu_error * error);
+
+/**
+ * simnpu_color_order:
+ * @SIMNPU_PREPROCESS_RGB: three channels, red first
+ * @SIMNPU_PREPROCESS_BGR: three channels, blue first
+ * @SIMNPU_PREPROCESS_GRAY: one channel
+ *
+ * Channel order of a model's input image.
+ */
+typedef enum
+{
+  SIMNPU_PREPROCESS_RGB = 0,
+  SIMNPU_PREPROCESS_BGR = 1,
+  SIMNPU_PREPROCESS_GRAY = 2,
+} simnpu_color_order;
+
+/**
+ * simnpu_resize_kind:
+ * @SIMNPU_PREPROCESS_LETTERBOX: keep the aspect ratio, pad centred with
+ *   the fill value
+ * @SIMNPU_PREPROCESS_STRETCH: scale each axis to the input size
+ *
+ * How a frame is resized to a model's input.
+ */
+typedef enum
+{
+  SIMNPU_PREPROCESS_LETTERBOX = 0,
+  SIMNPU_PREPROCESS_STRETCH = 1,
+} simnpu_resize_kind;
+
+/**
+ * simnpu_preprocess:
+ * @color: channel order
+ * @resize: resize kind
+ * @fill: letterbox padding, each channel, 0 to 255
+ * @scale: pixel scale
+ * @mean: per-channel mean
+ * @std: per-channel standard deviation (never 0)
+ *
+ * How pixels become a model's input, as calibrated: channel c of a pixel
+ * p (0 to 255) is (p * @scale - @mean[c]) / @std[c].
+ */
+typedef struct
+{
+  simnpu_color_order color;
+  simnpu_resize_kind resize;
+  uint8_t fill;
+  float scale;
+  float mean[3];
+  float std[3];
+} simnpu_preprocess;
+
+SIMNPU_API int simnpu_model_get_preprocess (simnpu_model * model,
+    simnpu_preprocess * preprocess);
+SIMNPU_API const char *simnpu_model_get_decoder_json (simnpu_model * model);
 
 /* ------------------------------------------------------------------ */
 /* Jobs                                                                 */

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../simnpu/host-model-values.h"
+
 #define MODEL "ball-detector"
 #define N_FRAMES 16
 #define FRAME_CAPS "video/x-raw,format=RGB,width=320,height=240,framerate=30/1"
@@ -667,6 +669,131 @@ GST_START_TEST (test_two_instances)
 
 GST_END_TEST;
 
+/* --- host sections: a model with a float preamble (x = 2 image + 1) and
+ * postamble (sigmoid), see tests/simnpu/host-model.h: f32 in, its
+ * outputs' values out, both sections reported as stages --- */
+
+#define HOST_GROUP "hostmodel"
+#define HOST_FRAMES 3
+#define HOST_PROB_TOLERANCE 1e-6
+
+typedef struct
+{
+  GMutex lock;
+  guint preamble, postamble, copy_in;
+  gboolean stages_flagged;
+} HostCounts;
+
+static void
+on_host_span (const GstAxProbeSpan * span, gpointer user_data)
+{
+  HostCounts *c = user_data;
+
+  g_mutex_lock (&c->lock);
+  if (g_strcmp0 (span->group, HOST_GROUP) == 0) {
+    if (g_str_equal (span->stage, "preamble"))
+      c->preamble++;
+    else if (g_str_equal (span->stage, "postamble"))
+      c->postamble++;
+    else if (g_str_equal (span->stage, "host copy in"))
+      c->copy_in++;
+    if (g_str_equal (span->stage, "preamble")
+        || g_str_equal (span->stage, "postamble"))
+      c->stages_flagged &= (span->flags & GST_AX_PROBE_FLAG_STAGE) != 0;
+  }
+  g_mutex_unlock (&c->lock);
+}
+
+static GstBuffer *
+make_host_frame (const GstAxModelInput * in, const float *values)
+{
+  GstBuffer *frame = gst_buffer_new_allocate (NULL, 16, NULL);
+  GstBuffer *data = gst_buffer_new_allocate (NULL,
+      HOST_MODEL_ELEMENTS * sizeof (float), NULL);
+  gint64 dims[4];
+  guint i;
+
+  for (i = 0; i < 4; i++)
+    dims[i] = host_model_dims[i];
+  gst_buffer_fill (data, 0, values, HOST_MODEL_ELEMENTS * sizeof (float));
+  fail_unless (gst_buffer_add_ax_tensor_meta (frame, in->name,
+          GST_AX_TENSOR_ROLE_INPUT, in->dtype, in->layout, 4, dims,
+          in->scale, in->zero_point, data) != NULL);
+  return frame;
+}
+
+GST_START_TEST (test_host_sections)
+{
+  static const GstAxProbeSinkFuncs funcs = { on_host_span, NULL, NULL };
+  HostCounts c = { 0 };
+  float image[HOST_MODEL_ELEMENTS], want_prob[HOST_MODEL_ELEMENTS];
+  uint8_t want_z[HOST_MODEL_ELEMENTS];
+  GstHarness *h;
+  GstAxModelInput in;
+  guint sink, f, i;
+
+  g_mutex_init (&c.lock);
+  c.stages_flagged = TRUE;
+  host_model_input (image);
+  host_model_expected (image, want_prob, want_z);
+  sink = gst_ax_probe_add_sink (&funcs, &c);
+  h = gst_harness_new_parse ("axinference model=" HOST_MODEL_PATH
+      " model-name=" HOST_GROUP " time-scale=0 in-flight=2");
+  gst_harness_set_src_caps_str (h, FRAME_CAPS);
+  in = query_model (h);
+  /* the model's input is the preamble's */
+  fail_unless_equals_int (in.dtype, GST_AX_TENSOR_DTYPE_F32);
+  fail_unless_equals_string (in.name, "image");
+  fail_unless_equals_int (in.height, host_model_dims[1]);
+  fail_unless_equals_int (in.width, host_model_dims[2]);
+  fail_unless_equals_int (in.channels, host_model_dims[3]);
+
+  for (f = 0; f < HOST_FRAMES; f++) {
+    GstBuffer *out = gst_harness_push_and_pull (h, make_host_frame (&in,
+            image));
+    GstAxTensorMeta *prob, *z;
+    GstMapInfo map;
+
+    fail_unless (out != NULL);
+    fail_unless_equals_int (n_outputs_of (out), 2);
+    prob = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_OUTPUT, 0, 0);
+    z = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_OUTPUT, 0, 1);
+    fail_unless_equals_string (prob->name, "prob");
+    fail_unless_equals_int (prob->dtype, GST_AX_TENSOR_DTYPE_F32);
+    fail_unless_equals_string (z->name, "z");
+    fail_unless_equals_int (z->dtype, GST_AX_TENSOR_DTYPE_U8);
+
+    fail_unless (gst_buffer_map (prob->data, &map, GST_MAP_READ));
+    fail_unless (map.size >= sizeof (want_prob));
+    for (i = 0; i < HOST_MODEL_ELEMENTS; i++) {
+      float v;
+
+      memcpy (&v, map.data + i * sizeof (float), sizeof (float));
+      fail_unless (fabs (v - want_prob[i]) <= HOST_PROB_TOLERANCE,
+          "prob[%u] = %g; expected %g", i, v, want_prob[i]);
+    }
+    gst_buffer_unmap (prob->data, &map);
+    fail_unless (gst_buffer_map (z->data, &map, GST_MAP_READ));
+    fail_unless (map.size >= sizeof (want_z));
+    for (i = 0; i < HOST_MODEL_ELEMENTS; i++)
+      fail_unless_equals_int (map.data[i], want_z[i]);
+    gst_buffer_unmap (z->data, &map);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+  gst_ax_probe_remove_sink (sink);
+
+  fail_unless_equals_int (c.preamble, HOST_FRAMES);
+  fail_unless_equals_int (c.postamble, HOST_FRAMES);
+  fail_unless_equals_int (c.copy_in, HOST_FRAMES);
+  fail_unless (c.stages_flagged);
+  g_mutex_clear (&c.lock);
+}
+
+GST_END_TEST;
+
 static Suite *
 axinference_suite (void)
 {
@@ -688,6 +815,7 @@ axinference_suite (void)
   tcase_add_test (tc, test_probe_reports);
   tcase_add_test (tc, test_back_pressure);
   tcase_add_test (tc, test_two_instances);
+  tcase_add_test (tc, test_host_sections);
   return s;
 }
 

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# Fetches the real inputs of the model-compiler tests into the data dir
+# ($GST_AX_DATA_DIR, default <source root>/data; never committed):
+#
+#   human/{blazeface,centernet,emotion,faceres}.{json,bin}
+#       TF.js graph models from the npm package @vladmandic/human
+#   face-api/sample1..6.jpg
+#       photos from the npm package @vladmandic/face-api (demo/)
+#   opencv/vtest.avi
+#       a street video from Debian 12's opencv-doc package (the .deb is
+#       downloaded and unpacked here, not installed)
+#   oracle/node_modules
+#       the pinned TF.js packages of tests/oracle (npm ci from its lockfile)
+#
+# Every download is checked against a pinned hash (npm integrity sha512,
+# the .deb's sha256) and every file against scripts/data.sha256. What is
+# already present and verified is skipped, so running this again is fast
+# and needs no network.
+set -euo pipefail
+
+top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+data_dir="${GST_AX_DATA_DIR:-$top/data}"
+manifest="$top/scripts/data.sha256"
+oracle_src="$top/tests/oracle"
+
+human_pkg="@vladmandic/human@3.3.6"
+human_integrity="sha512-Nr5mPfq1gQ+uKeXY5uM3Fj8UxvF5CEh2s6txM5wRThqaW0mF9huooOuZSrT8hhGho0hGaXLFdAwfD/2+teCv6A=="
+human_size="28 MB"
+human_models=(blazeface centernet emotion faceres)
+
+faceapi_pkg="@vladmandic/face-api@1.7.15"
+faceapi_integrity="sha512-WDMmK3CfNLo8jylWqMoQgf4nIst3M0fzx1dnac96wv/dvMTN4DxC/Pq1DGtduDk1lktCamQ3MIDXFnvrdHTXDw=="
+faceapi_size="12 MB"
+faceapi_samples=6
+
+opencv_deb_pkg="opencv-doc"
+opencv_deb_version="4.6.0+dfsg-12"
+opencv_deb_sha256="4b12681df35878207ac7097dc66184b2ae552e4bf4ddd2af04a0f03ed0b8682a"
+opencv_deb_size="96 MB"
+opencv_video_in_deb="./usr/share/doc/opencv-doc/examples/data/vtest.avi"
+
+say () { echo "gst-ax data: $*"; }
+die () { echo "gst-ax data: error: $*" >&2; exit 1; }
+
+for tool in npm openssl tar sha256sum base64 dpkg-deb apt-get; do
+  command -v "$tool" >/dev/null 2>&1 ||
+    die "$tool is missing (scripts/setup.sh installs what is needed)"
+done
+[ -f "$manifest" ] || die "the hash manifest $manifest is missing"
+
+tmp=""
+cleanup () { if [ -n "$tmp" ]; then rm -rf "$tmp"; fi; }
+trap cleanup EXIT
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/gst-ax-data.XXXXXX")"
+# apt-get download runs as the _apt user when it can, which must be able
+# to reach the download directory
+chmod 0755 "$tmp"
+
+# The pinned sha256 of a data file (path relative to the data dir).
+pinned_sha256 () {
+  local h
+  h="$(awk -v f="$1" '$1 !~ /^#/ && $2 == f { print $1 }' "$manifest")"
+  [ -n "$h" ] || die "$1 has no hash in $manifest"
+  echo "$h"
+}
+
+# True when every named data file is present with its pinned hash.
+all_verified () {
+  local rel
+  for rel in "$@"; do
+    [ -f "$data_dir/$rel" ] || return 1
+    [ "$(sha256sum < "$data_dir/$rel" | cut -d' ' -f1)" = \
+      "$(pinned_sha256 "$rel")" ] || return 1
+  done
+}
+
+# Checks a file taken from a download against the manifest, then moves it
+# into the data dir (rename within one file system when possible, so an
+# interrupted run never leaves a half-written file under the final name).
+install_verified () {
+  local src="$1" rel="$2" got want
+  got="$(sha256sum < "$src" | cut -d' ' -f1)"
+  want="$(pinned_sha256 "$rel")"
+  [ "$got" = "$want" ] ||
+    die "$rel: sha256 mismatch (expected $want, got $got; see $manifest)"
+  mkdir -p "$(dirname "$data_dir/$rel")"
+  cp "$src" "$data_dir/$rel.part"
+  mv -f "$data_dir/$rel.part" "$data_dir/$rel"
+}
+
+# npm pack SPEC into a fresh directory, check the tarball's sha512
+# integrity, print its path (on stdout, so progress goes to the caller).
+npm_fetch () {
+  local spec="$1" integrity="$2" dir got tgz
+  dir="$(mktemp -d "$tmp/npm.XXXXXX")"
+  (cd "$dir" && npm pack "$spec" --pack-destination "$dir" --silent \
+    >/dev/null) || die "npm pack $spec failed (network? registry?)"
+  tgz="$(find "$dir" -maxdepth 1 -name '*.tgz' | head -n1)"
+  [ -n "$tgz" ] || die "npm pack $spec produced no tarball"
+  got="sha512-$(openssl dgst -sha512 -binary "$tgz" | base64 -w0)"
+  [ "$got" = "$integrity" ] ||
+    die "$spec: tarball integrity mismatch: expected $integrity, got $got"
+  echo "$tgz"
+}
+
+fetch_human () {
+  local files=() m ext tgz
+  for m in "${human_models[@]}"; do
+    for ext in json bin; do files+=("human/$m.$ext"); done
+  done
+  if all_verified "${files[@]}"; then
+    say "$human_pkg models present and verified"
+    return
+  fi
+  say "fetching $human_pkg ($human_size) ..."
+  tgz="$(npm_fetch "$human_pkg" "$human_integrity")"
+  local members=() rel
+  for rel in "${files[@]}"; do members+=("package/models/${rel#human/}"); done
+  mkdir -p "$tmp/human"
+  tar -xzf "$tgz" -C "$tmp/human" "${members[@]}" ||
+    die "$human_pkg: the tarball lacks some of: ${members[*]}"
+  for rel in "${files[@]}"; do
+    install_verified "$tmp/human/package/models/${rel#human/}" "$rel"
+  done
+  say "$human_pkg: ${#files[@]} files in $data_dir/human"
+}
+
+fetch_faceapi () {
+  local files=() i tgz rel
+  for i in $(seq 1 "$faceapi_samples"); do files+=("face-api/sample$i.jpg"); done
+  if all_verified "${files[@]}"; then
+    say "$faceapi_pkg samples present and verified"
+    return
+  fi
+  say "fetching $faceapi_pkg ($faceapi_size) ..."
+  tgz="$(npm_fetch "$faceapi_pkg" "$faceapi_integrity")"
+  local members=()
+  for rel in "${files[@]}"; do members+=("package/demo/${rel#face-api/}"); done
+  mkdir -p "$tmp/face-api"
+  tar -xzf "$tgz" -C "$tmp/face-api" "${members[@]}" ||
+    die "$faceapi_pkg: the tarball lacks some of: ${members[*]}"
+  for rel in "${files[@]}"; do
+    install_verified "$tmp/face-api/package/demo/${rel#face-api/}" "$rel"
+  done
+  say "$faceapi_pkg: ${#files[@]} files in $data_dir/face-api"
+}
+
+fetch_opencv () {
+  local rel="opencv/vtest.avi" deb got
+  if all_verified "$rel"; then
+    say "$rel present and verified"
+    return
+  fi
+  say "fetching $opencv_deb_pkg=$opencv_deb_version ($opencv_deb_size) ..."
+  mkdir -p "$tmp/deb"
+  chmod 0777 "$tmp/deb"
+  (cd "$tmp/deb" && apt-get download -q "$opencv_deb_pkg=$opencv_deb_version") ||
+    die "apt-get download $opencv_deb_pkg=$opencv_deb_version failed" \
+      "(try apt-get update; Debian 12 sources are needed)"
+  deb="$(find "$tmp/deb" -maxdepth 1 -name '*.deb' | head -n1)"
+  [ -n "$deb" ] || die "apt-get download $opencv_deb_pkg produced no .deb"
+  got="$(sha256sum < "$deb" | cut -d' ' -f1)"
+  [ "$got" = "$opencv_deb_sha256" ] ||
+    die "$opencv_deb_pkg $opencv_deb_version: .deb sha256 mismatch:" \
+      "expected $opencv_deb_sha256, got $got"
+  mkdir -p "$tmp/deb/root"
+  dpkg-deb --fsys-tarfile "$deb" |
+    tar -x -C "$tmp/deb/root" "$opencv_video_in_deb" ||
+    die "$opencv_deb_pkg: cannot extract $opencv_video_in_deb from $deb"
+  install_verified "$tmp/deb/root/$opencv_video_in_deb" "$rel"
+  say "$opencv_deb_pkg: $rel in $data_dir"
+}
+
+# npm ci into the data dir, never the source tree, so node_modules stays
+# out of git; skipped when the installed lockfile is the committed one.
+fetch_oracle () {
+  local dst="$data_dir/oracle"
+  if [ -f "$dst/node_modules/.package-lock.json" ] &&
+    cmp -s "$oracle_src/package.json" "$dst/package.json" &&
+    cmp -s "$oracle_src/package-lock.json" "$dst/package-lock.json"; then
+    say "TF.js oracle packages present ($dst)"
+    return
+  fi
+  say "installing the TF.js oracle packages (npm ci, about 90 MB) ..."
+  mkdir -p "$dst"
+  cp "$oracle_src/package.json" "$oracle_src/package-lock.json" "$dst/"
+  npm ci --prefix "$dst" --no-audit --no-fund --silent ||
+    die "npm ci in $dst failed (the lockfile is tests/oracle/package-lock.json)"
+  say "TF.js oracle packages in $dst"
+}
+
+mkdir -p "$data_dir"
+fetch_human
+fetch_faceapi
+fetch_opencv
+fetch_oracle
+say "all inputs in $data_dir"

@@ -1,0 +1,556 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Host sections: float IR graphs a compiled model runs on the host around
+ * its device graph, bound to it by tensor name. They run on the caller's
+ * thread (not on the device workers) so that the caller can time them,
+ * each with one executor created at load: a run allocates nothing, and
+ * one caller at a time may run a given section.
+ *
+ * Across the binding the representations differ: the preamble computes
+ * float but the device takes its inputs quantised, so its outputs are
+ * quantised into the device inputs' dtype here; the device outputs may be
+ * quantised, so the postamble's inputs are dequantised here. */
+
+#include "host.h"
+
+#include <math.h>
+#include <string.h>
+
+#define U8_MIN 0
+#define U8_MAX 255
+#define I8_MIN (-128)
+#define I8_MAX 127
+
+struct simnpu_host_section
+{
+  simnpu_section_kind kind;
+  const simnpu__ir_graph *graph;
+  simnpu__ir_exec *exec;
+  simnpu_tensor_spec in_specs[SIMNPU_IR_MAX_INPUTS];
+  simnpu_tensor_spec out_specs[SIMNPU_IR_MAX_OUTPUTS];
+  unsigned in_bound[SIMNPU_IR_MAX_INPUTS];
+  unsigned out_bound[SIMNPU_IR_MAX_OUTPUTS];
+  uint64_t cost;
+};
+
+static const char *
+section_name (simnpu_section_kind kind)
+{
+  return kind == SIMNPU_SECTION_PREAMBLE ? "preamble" : "postamble";
+}
+
+/* Index of the device input (outputs: false) or output named @name, or
+ * -1. */
+static int
+find_device_io (const simnpu__graph * g, bool inputs, const char *name)
+{
+  unsigned n = inputs ? g->n_inputs : g->n_outputs, i;
+  const unsigned *idx = inputs ? g->inputs : g->outputs;
+
+  for (i = 0; i < n; i++)
+    if (strcmp (g->tensors[idx[i]].name, name) == 0)
+      return (int) i;
+  return -1;
+}
+
+/* A tensor of a section's input or output list: in range, f32, not a
+ * constant, with a known shape; public ones also of rank 1 to 4. */
+static int
+check_io_tensor (const simnpu__ir_graph * s, const char *sec, const char *io,
+    unsigned j, int t, bool public_side, simnpu_error * error)
+{
+  const simnpu__ir_tensor *x;
+  int64_t n;
+
+  if (t < 0 || (unsigned) t >= s->n_tensors)
+    return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: %s %u is "
+        "tensor %d; expected 0 to %u", sec, io, j, t, s->n_tensors - 1);
+  x = &s->tensors[t];
+  if (x->dtype != SIMNPU_IR_F32)
+    return simnpu__set_error (error, SIMNPU_EUNSUPPORTED, ".axm %s: %s '%s' "
+        "is %s; expected f32", sec, io, x->name,
+        simnpu__ir_dtype_name (x->dtype));
+  if (x->is_const && strcmp (io, "input") == 0)
+    return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: input '%s' "
+        "is a constant; expected a tensor the caller fills", sec, x->name);
+  n = simnpu__ir_tensor_elements (x);
+  if (n < 1 || n > SIMNPU_MAX_TENSOR_ELEMENTS)
+    return simnpu__set_error (error, SIMNPU_ESHAPE, ".axm %s: %s '%s' has "
+        "%" G_GINT64_FORMAT " elements; expected 1 to 2^26", sec, io,
+        x->name, (gint64) n);
+  if (public_side && (x->rank < 1 || x->rank > SIMNPU_MAX_DIMS))
+    return simnpu__set_error (error, SIMNPU_ESHAPE, ".axm %s: %s '%s' is "
+        "the model's; rank %u, expected 1 to %d", sec, io, x->name, x->rank,
+        SIMNPU_MAX_DIMS);
+  return 0;
+}
+
+/* One section: its public side checked, its device side bound by name to
+ * distinct device tensors (marked in @bound) of equal element counts. */
+static int
+check_section (const simnpu__graph * g, const simnpu__ir_graph * s,
+    simnpu_section_kind kind, bool *bound, simnpu_error * error)
+{
+  const char *sec = section_name (kind);
+  bool pre = kind == SIMNPU_SECTION_PREAMBLE;
+  unsigned n_pub = pre ? s->n_inputs : s->n_outputs;
+  unsigned n_dev = pre ? s->n_outputs : s->n_inputs;
+  const int *pub = pre ? s->inputs : s->outputs;
+  const int *dev = pre ? s->outputs : s->inputs;
+  const char *pub_io = pre ? "input" : "output";
+  const char *dev_io = pre ? "output" : "input";
+  uint64_t buffer_bytes = 0;
+  unsigned j, k;
+  int ret;
+
+  if (n_pub < 1 || n_pub > SIMNPU_MAX_IO || n_dev < 1 || n_dev > SIMNPU_MAX_IO)
+    return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: %u inputs "
+        "and %u outputs; expected 1 to %d each", sec, s->n_inputs,
+        s->n_outputs, SIMNPU_MAX_IO);
+  /* the executor allocates a buffer per tensor at load */
+  for (j = 0; j < s->n_tensors; j++) {
+    int64_t n = simnpu__ir_tensor_elements (&s->tensors[j]);
+    if (s->tensors[j].is_const)
+      continue;
+    if (n < 0 || n > SIMNPU_IR_MAX_ELEMENTS)
+      return simnpu__set_error (error, SIMNPU_ENOMEM, ".axm %s: tensor '%s' "
+          "has %" G_GINT64_FORMAT " elements; expected at most 2^28", sec,
+          s->tensors[j].name, (gint64) n);
+    buffer_bytes += simnpu__ir_tensor_bytes (&s->tensors[j]);
+  }
+  if (buffer_bytes > SIMNPU_MAX_ARENA_BYTES)
+    return simnpu__set_error (error, SIMNPU_ENOMEM, ".axm %s: its tensors "
+        "need %" G_GUINT64_FORMAT " bytes of buffers; expected at most %"
+        G_GUINT64_FORMAT, sec, (guint64) buffer_bytes,
+        (guint64) SIMNPU_MAX_ARENA_BYTES);
+  for (j = 0; j < n_pub; j++) {
+    if ((ret = check_io_tensor (s, sec, pub_io, j, pub[j], true, error)) < 0)
+      return ret;
+    for (k = 0; k < j; k++)
+      if (strcmp (s->tensors[pub[k]].name, s->tensors[pub[j]].name) == 0)
+        return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: %s '%s' "
+            "listed twice", sec, pub_io, s->tensors[pub[j]].name);
+  }
+  for (j = 0; j < n_dev; j++) {
+    const simnpu__ir_tensor *x;
+    const simnpu__tensor *d;
+    int at;
+
+    if ((ret = check_io_tensor (s, sec, dev_io, j, dev[j], false, error)) < 0)
+      return ret;
+    x = &s->tensors[dev[j]];
+    at = find_device_io (g, pre, x->name);
+    if (at < 0)
+      return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: %s '%s' is "
+          "not a device %s; expected the name of one of the device graph's "
+          "%u %ss", sec, dev_io, x->name, pre ? "input" : "output",
+          pre ? g->n_inputs : g->n_outputs, pre ? "input" : "output");
+    if (bound[at])
+      return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: device %s "
+          "'%s' is bound twice", sec, pre ? "input" : "output", x->name);
+    bound[at] = true;
+    d = &g->tensors[pre ? g->inputs[at] : g->outputs[at]];
+    if (simnpu__ir_tensor_elements (x) != simnpu__tensor_elements (d))
+      return simnpu__set_error (error, SIMNPU_ESHAPE, ".axm %s: %s '%s' has "
+          "%" G_GINT64_FORMAT " elements; the device %s has %"
+          G_GINT64_FORMAT, sec, dev_io, x->name,
+          (gint64) simnpu__ir_tensor_elements (x), pre ? "input" : "output",
+          (gint64) simnpu__tensor_elements (d));
+  }
+  /* the public tensors: the section's, then the unbound device ones */
+  for (k = 0; k < (pre ? g->n_inputs : g->n_outputs); k++) {
+    const simnpu__tensor *d;
+
+    if (bound[k])
+      continue;
+    if (++n_pub > SIMNPU_MAX_IO)
+      return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: the model "
+          "would have more than %d public %ss", sec, SIMNPU_MAX_IO, pub_io);
+    d = &g->tensors[pre ? g->inputs[k] : g->outputs[k]];
+    for (j = 0; j < (pre ? s->n_inputs : s->n_outputs); j++)
+      if (strcmp (s->tensors[pub[j]].name, d->name) == 0)
+        return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: %s '%s' "
+            "has the name of a device %s the model also exposes", sec,
+            pub_io, d->name, pub_io);
+  }
+  return 0;
+}
+
+int
+simnpu__host_check (const simnpu__graph * g, simnpu_error * error)
+{
+  bool bound_in[SIMNPU_MAX_IO] = { false };
+  bool bound_out[SIMNPU_MAX_IO] = { false };
+  int ret;
+
+  if (g->preamble != NULL && (ret = check_section (g, g->preamble,
+              SIMNPU_SECTION_PREAMBLE, bound_in, error)) < 0)
+    return ret;
+  if (g->postamble != NULL && (ret = check_section (g, g->postamble,
+              SIMNPU_SECTION_POSTAMBLE, bound_out, error)) < 0)
+    return ret;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The public view                                                      */
+
+static void
+fill_ir_spec (const simnpu__ir_tensor * t, simnpu_tensor_spec * spec)
+{
+  unsigned i;
+
+  memset (spec, 0, sizeof (*spec));
+  spec->name = t->name;
+  spec->dtype = SIMNPU_DTYPE_F32;
+  /* the IR's spatial tensors are channels-last */
+  spec->layout = t->rank == SIMNPU_MAX_DIMS ? SIMNPU_LAYOUT_NHWC :
+      SIMNPU_LAYOUT_NCHW;
+  spec->n_dims = t->rank;
+  for (i = 0; i < t->rank; i++)
+    spec->dims[i] = t->dims[i];
+  spec->scale = 1.0f;
+  spec->zero_point = 0;
+  spec->size_bytes = simnpu__ir_tensor_bytes (t);
+}
+
+static void
+section_free (simnpu_host_section * s)
+{
+  if (s == NULL)
+    return;
+  simnpu__ir_exec_free (s->exec);
+  g_free (s);
+}
+
+static int
+section_new (const simnpu__graph * g, simnpu_section_kind kind,
+    const simnpu_tensor_spec * dev_in, const simnpu_tensor_spec * dev_out,
+    simnpu_host_section ** out, simnpu_error * error)
+{
+  const simnpu__ir_graph *ir = kind == SIMNPU_SECTION_PREAMBLE ?
+      g->preamble : g->postamble;
+  bool pre = kind == SIMNPU_SECTION_PREAMBLE;
+  simnpu_host_section *s;
+  simnpu_error sub = { 0 };
+  unsigned j;
+
+  s = g_new0 (simnpu_host_section, 1);
+  s->kind = kind;
+  s->graph = ir;
+  for (j = 0; j < ir->n_inputs; j++) {
+    const simnpu__ir_tensor *t = &ir->tensors[ir->inputs[j]];
+    if (pre) {
+      fill_ir_spec (t, &s->in_specs[j]);
+      s->in_bound[j] = j;
+    } else {
+      int k = find_device_io (g, false, t->name);
+      s->in_specs[j] = dev_out[k];
+      s->in_bound[j] = (unsigned) k;
+    }
+  }
+  for (j = 0; j < ir->n_outputs; j++) {
+    const simnpu__ir_tensor *t = &ir->tensors[ir->outputs[j]];
+    if (pre) {
+      int k = find_device_io (g, true, t->name);
+      s->out_specs[j] = dev_in[k];
+      s->out_bound[j] = (unsigned) k;
+    } else {
+      fill_ir_spec (t, &s->out_specs[j]);
+      s->out_bound[j] = j;
+    }
+  }
+  for (j = 0; j < ir->n_nodes; j++) {
+    const simnpu__ir_op_info *info = simnpu__ir_op_get (ir->nodes[j].op);
+    if (info != NULL && info->cost != NULL)
+      s->cost += info->cost (ir, &ir->nodes[j]);
+  }
+  s->exec = simnpu__ir_exec_new (ir, &sub);
+  if (s->exec == NULL) {
+    section_free (s);
+    return simnpu__set_error (error, sub.code < 0 ? sub.code :
+        SIMNPU_EINTERNAL, "%s '%s': %s", section_name (kind),
+        ir->name ? ir->name : "", sub.message);
+  }
+  *out = s;
+  return 0;
+}
+
+int
+simnpu__host_view_init (simnpu__host_view * v, const simnpu__graph * g,
+    const simnpu_tensor_spec * dev_in, const simnpu_tensor_spec * dev_out,
+    simnpu_error * error)
+{
+  bool bound_in[SIMNPU_MAX_IO] = { false };
+  bool bound_out[SIMNPU_MAX_IO] = { false };
+  unsigned j, k;
+  int ret;
+
+  memset (v, 0, sizeof (*v));
+  if (g->preamble != NULL) {
+    const simnpu__ir_graph *ir = g->preamble;
+    for (j = 0; j < ir->n_inputs; j++) {
+      fill_ir_spec (&ir->tensors[ir->inputs[j]], &v->inputs[v->n_inputs]);
+      v->in_bind[v->n_inputs].section = SIMNPU_SECTION_PREAMBLE;
+      v->in_bind[v->n_inputs++].index = j;
+    }
+    for (j = 0; j < ir->n_outputs; j++)
+      bound_in[find_device_io (g, true,
+              ir->tensors[ir->outputs[j]].name)] = true;
+  }
+  for (k = 0; k < g->n_inputs; k++) {
+    if (bound_in[k])
+      continue;
+    v->inputs[v->n_inputs] = dev_in[k];
+    v->in_bind[v->n_inputs].section = SIMNPU_SECTION_DEVICE;
+    v->in_bind[v->n_inputs++].index = k;
+  }
+  if (g->postamble != NULL) {
+    const simnpu__ir_graph *ir = g->postamble;
+    for (j = 0; j < ir->n_outputs; j++) {
+      fill_ir_spec (&ir->tensors[ir->outputs[j]], &v->outputs[v->n_outputs]);
+      v->out_bind[v->n_outputs].section = SIMNPU_SECTION_POSTAMBLE;
+      v->out_bind[v->n_outputs++].index = j;
+    }
+    for (j = 0; j < ir->n_inputs; j++)
+      bound_out[find_device_io (g, false,
+              ir->tensors[ir->inputs[j]].name)] = true;
+  }
+  for (k = 0; k < g->n_outputs; k++) {
+    if (bound_out[k])
+      continue;
+    v->outputs[v->n_outputs] = dev_out[k];
+    v->out_bind[v->n_outputs].section = SIMNPU_SECTION_DEVICE;
+    v->out_bind[v->n_outputs++].index = k;
+  }
+  if (g->preamble != NULL && (ret = section_new (g, SIMNPU_SECTION_PREAMBLE,
+              dev_in, dev_out, &v->sections[SIMNPU_SECTION_PREAMBLE],
+              error)) < 0)
+    goto fail;
+  if (g->postamble != NULL && (ret = section_new (g,
+              SIMNPU_SECTION_POSTAMBLE, dev_in, dev_out,
+              &v->sections[SIMNPU_SECTION_POSTAMBLE], error)) < 0)
+    goto fail;
+  return 0;
+
+fail:
+  simnpu__host_view_clear (v);
+  return ret;
+}
+
+void
+simnpu__host_view_clear (simnpu__host_view * v)
+{
+  unsigned i;
+
+  for (i = 0; i < SIMNPU__N_HOST_SECTIONS; i++) {
+    section_free (v->sections[i]);
+    v->sections[i] = NULL;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Public API                                                           */
+
+/**
+ * simnpu_host_section_get_info:
+ * @section: a host section
+ * @info: (out): facts about it
+ *
+ * Returns: 0 or %SIMNPU_EINVAL
+ */
+int
+simnpu_host_section_get_info (simnpu_host_section * s,
+    simnpu_host_section_info * info)
+{
+  if (s == NULL || info == NULL)
+    return SIMNPU_EINVAL;
+  info->kind = s->kind;
+  info->name = s->graph->name ? s->graph->name : "";
+  info->n_inputs = s->graph->n_inputs;
+  info->n_outputs = s->graph->n_outputs;
+  info->n_nodes = s->graph->n_nodes;
+  info->cost = s->cost;
+  return 0;
+}
+
+/**
+ * simnpu_host_section_get_input:
+ * @section: a host section
+ * @index: input index
+ * @spec: (out): the buffer simnpu_host_section_run() reads for it
+ * @bound_index: (out) (nullable): what the input is bound to: for the
+ *   preamble, the model's public input of that index (the preamble's
+ *   inputs are the first public inputs, in order); for the postamble, the
+ *   device output of that index, whose spec (dtype, quantisation) @spec
+ *   repeats, so that the job's output buffer can be passed as is
+ *
+ * Returns: 0, %SIMNPU_EINVAL or %SIMNPU_ENOENT (no such input)
+ */
+int
+simnpu_host_section_get_input (simnpu_host_section * s, unsigned index,
+    simnpu_tensor_spec * spec, unsigned *bound_index)
+{
+  if (s == NULL || spec == NULL)
+    return SIMNPU_EINVAL;
+  if (index >= s->graph->n_inputs)
+    return SIMNPU_ENOENT;
+  *spec = s->in_specs[index];
+  if (bound_index)
+    *bound_index = s->in_bound[index];
+  return 0;
+}
+
+/**
+ * simnpu_host_section_get_output:
+ * @section: a host section
+ * @index: output index
+ * @spec: (out): the buffer simnpu_host_section_run() writes for it
+ * @bound_index: (out) (nullable): what the output is bound to: for the
+ *   preamble, the device input of that index, whose spec @spec repeats
+ *   (the preamble's float result is quantised into it), so that the
+ *   buffer can be submitted as is; for the postamble, the model's public
+ *   output of that index (the postamble's outputs are the first public
+ *   outputs, in order)
+ *
+ * Returns: 0, %SIMNPU_EINVAL or %SIMNPU_ENOENT (no such output)
+ */
+int
+simnpu_host_section_get_output (simnpu_host_section * s, unsigned index,
+    simnpu_tensor_spec * spec, unsigned *bound_index)
+{
+  if (s == NULL || spec == NULL)
+    return SIMNPU_EINVAL;
+  if (index >= s->graph->n_outputs)
+    return SIMNPU_ENOENT;
+  *spec = s->out_specs[index];
+  if (bound_index)
+    *bound_index = s->out_bound[index];
+  return 0;
+}
+
+/* Into the device's representation: round half to even, saturate; NaN
+ * becomes the zero point. */
+static void
+from_float (const simnpu_tensor_spec * spec, const float *src, void *dst,
+    size_t n)
+{
+  float inv = 1.0f / spec->scale, lo, hi;
+  size_t i;
+
+  if (spec->dtype == SIMNPU_DTYPE_F32) {
+    memcpy (dst, src, n * sizeof (float));
+    return;
+  }
+  lo = spec->dtype == SIMNPU_DTYPE_U8 ? U8_MIN : I8_MIN;
+  hi = spec->dtype == SIMNPU_DTYPE_U8 ? U8_MAX : I8_MAX;
+  for (i = 0; i < n; i++) {
+    float v = src[i] * inv + (float) spec->zero_point;
+    long q;
+    if (isnan (v))
+      v = (float) spec->zero_point;
+    v = CLAMP (v, lo, hi);
+    q = lrintf (v);
+    if (spec->dtype == SIMNPU_DTYPE_U8)
+      ((uint8_t *) dst)[i] = (uint8_t) q;
+    else
+      ((int8_t *) dst)[i] = (int8_t) q;
+  }
+}
+
+static void
+to_float (const simnpu_tensor_spec * spec, const void *src, float *dst,
+    size_t n)
+{
+  size_t i;
+
+  if (spec->dtype == SIMNPU_DTYPE_F32) {
+    memcpy (dst, src, n * sizeof (float));
+  } else if (spec->dtype == SIMNPU_DTYPE_U8) {
+    for (i = 0; i < n; i++)
+      dst[i] = spec->scale * (float) (((const uint8_t *) src)[i] -
+          spec->zero_point);
+  } else {
+    for (i = 0; i < n; i++)
+      dst[i] = spec->scale * (float) (((const int8_t *) src)[i] -
+          spec->zero_point);
+  }
+}
+
+static size_t
+spec_elements (const simnpu_tensor_spec * spec)
+{
+  return spec->size_bytes / simnpu_dtype_size (spec->dtype);
+}
+
+/**
+ * simnpu_host_section_run:
+ * @section: a host section
+ * @inputs: one buffer per section input, as simnpu_host_section_get_input()
+ *   describes it
+ * @outputs: one buffer per section output, as
+ *   simnpu_host_section_get_output() describes it
+ * @error: (nullable): filled on failure
+ *
+ * Runs the section on the calling thread with the float reference
+ * executor, without allocating. The preamble's outputs are quantised
+ * into the device inputs' representation (round half to even,
+ * saturated), ready for simnpu_job_submit(); the postamble's inputs are
+ * the device outputs as a job wrote them.
+ *
+ * One caller at a time per section: the section owns the executor's
+ * buffers. The preamble and the postamble of a model may run at the same
+ * time on different threads.
+ *
+ * Returns: 0, %SIMNPU_EINVAL for missing buffers, or the executor's error
+ */
+int
+simnpu_host_section_run (simnpu_host_section * s, const void *const *inputs,
+    void *const *outputs, simnpu_error * error)
+{
+  const simnpu__ir_graph *g;
+  bool pre;
+  unsigned j;
+  int ret;
+
+  if (s == NULL || inputs == NULL || outputs == NULL)
+    return simnpu__set_error (error, SIMNPU_EINVAL, "host section run: "
+        "section, inputs and outputs must not be NULL");
+  g = s->graph;
+  pre = s->kind == SIMNPU_SECTION_PREAMBLE;
+  for (j = 0; j < g->n_inputs; j++)
+    if (inputs[j] == NULL)
+      return simnpu__set_error (error, SIMNPU_EINVAL, "%s: input %u ('%s') "
+          "is NULL", section_name (s->kind), j, s->in_specs[j].name);
+  for (j = 0; j < g->n_outputs; j++)
+    if (outputs[j] == NULL)
+      return simnpu__set_error (error, SIMNPU_EINVAL, "%s: output %u ('%s') "
+          "is NULL", section_name (s->kind), j, s->out_specs[j].name);
+
+  for (j = 0; j < g->n_inputs; j++) {
+    float *dst = simnpu__ir_exec_data (s->exec, g->inputs[j]);
+    const simnpu_tensor_spec *spec = &s->in_specs[j];
+    if (pre)
+      memcpy (dst, inputs[j], spec->size_bytes);
+    else
+      to_float (spec, inputs[j], dst, spec_elements (spec));
+  }
+  if ((ret = simnpu__ir_exec_run (s->exec, 0, g->n_nodes, error)) < 0)
+    return ret;
+  for (j = 0; j < g->n_outputs; j++) {
+    const float *src = simnpu__ir_exec_data (s->exec, g->outputs[j]);
+    const simnpu_tensor_spec *spec = &s->out_specs[j];
+    if (pre)
+      from_float (spec, src, outputs[j], spec_elements (spec));
+    else
+      memcpy (outputs[j], src, spec->size_bytes);
+  }
+  return 0;
+}

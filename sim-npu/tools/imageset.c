@@ -1,0 +1,502 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Decoding of calibration and test images with GStreamer, and their
+ * preprocessing into float model inputs (see imageset.h). */
+
+#include "imageset.h"
+
+#include <gst/app/gstappsink.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <math.h>
+#include <string.h>
+
+#define RGB_BYTES 3
+/* how often the bus is looked at while waiting for a frame */
+#define POLL_INTERVAL_MS 100
+/* ITU-R BT.601 luma weights */
+#define LUMA_R 0.299f
+#define LUMA_G 0.587f
+#define LUMA_B 0.114f
+
+G_DEFINE_QUARK (simnpu - imageset - error - quark, simnpu_imageset_error);
+
+void
+simnpu_image_free (simnpu_image * image)
+{
+  if (image == NULL)
+    return;
+  g_free (image->source);
+  g_free (image->rgb);
+  g_free (image);
+}
+
+static gboolean
+is_image_name (const char *name)
+{
+  static const char *const exts[] = { ".jpg", ".jpeg", ".png" };
+  gsize len = strlen (name);
+  unsigned i;
+
+  for (i = 0; i < G_N_ELEMENTS (exts); i++) {
+    gsize n = strlen (exts[i]);
+    if (len > n && g_ascii_strcasecmp (name + len - n, exts[i]) == 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Video frames into an appsink, pulled one by one; a decodebin pad that
+ * is not video (audio, subtitles) is left unlinked. */
+typedef struct
+{
+  GstElement *pipeline;
+  GstElement *convert;
+  GstAppSink *sink;
+  GstBus *bus;
+} decoder;
+
+static void
+on_pad_added (GstElement * decodebin, GstPad * pad, gpointer user_data)
+{
+  decoder *d = user_data;
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  GstPad *sinkpad;
+  const char *media;
+
+  if (caps == NULL)
+    caps = gst_pad_query_caps (pad, NULL);
+  media = gst_structure_get_name (gst_caps_get_structure (caps, 0));
+  if (g_str_has_prefix (media, "video/")) {
+    sinkpad = gst_element_get_static_pad (d->convert, "sink");
+    if (!gst_pad_is_linked (sinkpad))
+      gst_pad_link (pad, sinkpad);
+    gst_object_unref (sinkpad);
+  }
+  gst_caps_unref (caps);
+}
+
+static void
+decoder_clear (decoder * d)
+{
+  if (d->pipeline != NULL) {
+    gst_element_set_state (d->pipeline, GST_STATE_NULL);
+    gst_object_unref (d->pipeline);
+  }
+  if (d->bus != NULL)
+    gst_object_unref (d->bus);
+  memset (d, 0, sizeof (*d));
+}
+
+static GstElement *
+make_element (const char *factory, const char *path, GError ** error)
+{
+  GstElement *e = gst_element_factory_make (factory, NULL);
+
+  if (e == NULL)
+    g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_DECODE,
+        "%s: the GStreamer element '%s' is missing (install "
+        "gstreamer1.0-plugins-base/-good/-libav)", path, factory);
+  return e;
+}
+
+static gboolean
+decoder_open (decoder * d, const char *path, GError ** error)
+{
+  GstElement *src, *decodebin, *filter;
+  GstCaps *caps;
+
+  memset (d, 0, sizeof (*d));
+  d->pipeline = gst_pipeline_new (NULL);
+  if (!(src = make_element ("filesrc", path, error)))
+    goto fail;
+  gst_bin_add (GST_BIN (d->pipeline), src);
+  if (!(decodebin = make_element ("decodebin", path, error)))
+    goto fail;
+  gst_bin_add (GST_BIN (d->pipeline), decodebin);
+  if (!(d->convert = make_element ("videoconvert", path, error)))
+    goto fail;
+  gst_bin_add (GST_BIN (d->pipeline), d->convert);
+  if (!(filter = make_element ("capsfilter", path, error)))
+    goto fail;
+  gst_bin_add (GST_BIN (d->pipeline), filter);
+  {
+    GstElement *sink = make_element ("appsink", path, error);
+    if (sink == NULL)
+      goto fail;
+    gst_bin_add (GST_BIN (d->pipeline), sink);
+    d->sink = GST_APP_SINK (sink);
+  }
+
+  g_object_set (src, "location", path, NULL);
+  caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, "RGB",
+      NULL);
+  g_object_set (filter, "caps", caps, NULL);
+  gst_caps_unref (caps);
+  /* as fast as decoding goes, and the decoder waits for us rather than
+   * queueing a whole video */
+  g_object_set (d->sink, "sync", FALSE, "max-buffers", 2, "drop", FALSE, NULL);
+  if (!gst_element_link (src, decodebin)
+      || !gst_element_link_many (d->convert, filter, GST_ELEMENT (d->sink),
+          NULL)) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_DECODE,
+        "%s: cannot link the decoding pipeline", path);
+    goto fail;
+  }
+  g_signal_connect (decodebin, "pad-added", G_CALLBACK (on_pad_added), d);
+  d->bus = gst_element_get_bus (d->pipeline);
+  /* a failed state change posts the reason on the bus, read below */
+  gst_element_set_state (d->pipeline, GST_STATE_PLAYING);
+  return TRUE;
+
+fail:
+  decoder_clear (d);
+  return FALSE;
+}
+
+/* The first error on the bus, as a GError naming PATH; FALSE if none. */
+static gboolean
+decoder_bus_error (decoder * d, const char *path, GError ** error)
+{
+  GstMessage *msg = gst_bus_pop_filtered (d->bus, GST_MESSAGE_ERROR);
+  GError *gerr = NULL;
+  gchar *dbg = NULL;
+
+  if (msg == NULL)
+    return FALSE;
+  gst_message_parse_error (msg, &gerr, &dbg);
+  g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_DECODE,
+      "%s: cannot decode: %s (%s: %s)", path, gerr->message,
+      GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), dbg ? dbg : "no details");
+  g_error_free (gerr);
+  g_free (dbg);
+  gst_message_unref (msg);
+  return TRUE;
+}
+
+/* The next decoded frame, NULL at the end of the stream (*error unset) or
+ * on an error (*error set). */
+static GstSample *
+decoder_pull (decoder * d, const char *path, GError ** error)
+{
+  guint waited_ms = 0;
+
+  for (;;) {
+    GstSample *sample = gst_app_sink_try_pull_sample (d->sink,
+        POLL_INTERVAL_MS * GST_MSECOND);
+    if (sample != NULL)
+      return sample;
+    if (decoder_bus_error (d, path, error))
+      return NULL;
+    if (gst_app_sink_is_eos (d->sink))
+      return NULL;
+    waited_ms += POLL_INTERVAL_MS;
+    if (waited_ms >= SIMNPU_IMAGESET_STALL_TIMEOUT_MS) {
+      g_set_error (error, SIMNPU_IMAGESET_ERROR,
+          SIMNPU_IMAGESET_ERROR_DECODE,
+          "%s: decoding made no progress for %u ms", path,
+          SIMNPU_IMAGESET_STALL_TIMEOUT_MS);
+      return NULL;
+    }
+  }
+}
+
+static simnpu_image *
+image_from_sample (GstSample * sample, const char *source, GError ** error)
+{
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  GstCaps *caps = gst_sample_get_caps (sample);
+  GstBuffer *buffer = gst_sample_get_buffer (sample);
+  simnpu_image *image;
+  unsigned y;
+
+  if (caps == NULL || buffer == NULL || !gst_video_info_from_caps (&info,
+          caps) || GST_VIDEO_INFO_FORMAT (&info) != GST_VIDEO_FORMAT_RGB) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_DECODE,
+        "%s: the decoder gave no RGB video frame", source);
+    return NULL;
+  }
+  if (GST_VIDEO_INFO_WIDTH (&info) <= 0 || GST_VIDEO_INFO_HEIGHT (&info) <= 0
+      || (guint64) GST_VIDEO_INFO_WIDTH (&info) * GST_VIDEO_INFO_HEIGHT (&info)
+      > SIMNPU_IMAGESET_MAX_PIXELS) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR,
+        SIMNPU_IMAGESET_ERROR_TOO_LARGE,
+        "%s: %dx%d pixels; expected 1 to %u pixels", source,
+        GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info),
+        SIMNPU_IMAGESET_MAX_PIXELS);
+    return NULL;
+  }
+  if (!gst_video_frame_map (&frame, &info, buffer, GST_MAP_READ)) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_DECODE,
+        "%s: cannot map the decoded frame", source);
+    return NULL;
+  }
+  image = g_new0 (simnpu_image, 1);
+  image->source = g_strdup (source);
+  image->width = GST_VIDEO_INFO_WIDTH (&info);
+  image->height = GST_VIDEO_INFO_HEIGHT (&info);
+  image->rgb = g_malloc ((gsize) image->width * image->height * RGB_BYTES);
+  for (y = 0; y < image->height; y++) {
+    const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
+        0) + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+    memcpy (image->rgb + (gsize) y * image->width * RGB_BYTES, row,
+        (gsize) image->width * RGB_BYTES);
+  }
+  gst_video_frame_unmap (&frame);
+  return image;
+}
+
+/* Decodes frames 0, STRIDE, 2 * STRIDE, ... of PATH, at most MAX_FRAMES,
+ * into OUT (a still image is a one-frame stream). */
+static gboolean
+decode_file (const char *path, gboolean is_video, unsigned max_frames,
+    unsigned stride, GPtrArray * out, GError ** error)
+{
+  decoder d;
+  unsigned index = 0, taken = 0;
+  GError *err = NULL;
+
+  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR,
+        SIMNPU_IMAGESET_ERROR_NOT_FOUND, "%s: no such file", path);
+    return FALSE;
+  }
+  if (!decoder_open (&d, path, error))
+    return FALSE;
+  while (taken < max_frames) {
+    GstSample *sample = decoder_pull (&d, path, &err);
+    if (sample == NULL)
+      break;
+    if (index % stride == 0) {
+      gchar *source = is_video ? g_strdup_printf ("%s#%u", path, index)
+          : g_strdup (path);
+      simnpu_image *image = image_from_sample (sample, source, &err);
+      g_free (source);
+      if (image == NULL) {
+        gst_sample_unref (sample);
+        break;
+      }
+      g_ptr_array_add (out, image);
+      taken++;
+    }
+    gst_sample_unref (sample);
+    index++;
+  }
+  if (err == NULL && taken == 0)
+    g_set_error (&err, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_EMPTY,
+        "%s: no video frames decoded", path);
+  decoder_clear (&d);
+  if (err != NULL) {
+    g_propagate_error (error, err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gint
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static gboolean
+load_dir (const char *dir_path, GPtrArray * out, GError ** error)
+{
+  GError *gerr = NULL;
+  GDir *dir = g_dir_open (dir_path, 0, &gerr);
+  GPtrArray *names;
+  const char *name;
+  gboolean ok = TRUE;
+  unsigned i;
+
+  if (dir == NULL) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR,
+        SIMNPU_IMAGESET_ERROR_NOT_FOUND, "%s: cannot read the directory: %s",
+        dir_path, gerr->message);
+    g_error_free (gerr);
+    return FALSE;
+  }
+  names = g_ptr_array_new_with_free_func (g_free);
+  while ((name = g_dir_read_name (dir)) != NULL) {
+    gchar *path = g_build_filename (dir_path, name, NULL);
+    if (is_image_name (name) && g_file_test (path, G_FILE_TEST_IS_REGULAR))
+      g_ptr_array_add (names, g_strdup (name));
+    g_free (path);
+  }
+  g_dir_close (dir);
+  if (names->len == 0) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_EMPTY,
+        "%s: no .jpg, .jpeg or .png files in the directory", dir_path);
+    g_ptr_array_free (names, TRUE);
+    return FALSE;
+  }
+  g_ptr_array_sort (names, compare_names);
+  for (i = 0; i < names->len && ok; i++) {
+    gchar *path = g_build_filename (dir_path, names->pdata[i], NULL);
+    ok = decode_file (path, FALSE, 1, 1, out, error);
+    g_free (path);
+  }
+  g_ptr_array_free (names, TRUE);
+  return ok;
+}
+
+int
+simnpu_imageset_load (const char *path_or_dir, unsigned max_video_frames,
+    unsigned video_stride, GPtrArray * out_images, GError ** error)
+{
+  guint before;
+  gboolean ok;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+  if (path_or_dir == NULL || out_images == NULL || max_video_frames == 0
+      || video_stride == 0) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_INVALID,
+        "%s: expected a path, an output array, and a video frame count "
+        "and stride of at least 1", path_or_dir ? path_or_dir : "(null)");
+    return -1;
+  }
+  if (!gst_init_check (NULL, NULL, error))
+    return -1;
+
+  before = out_images->len;
+  if (g_file_test (path_or_dir, G_FILE_TEST_IS_DIR))
+    ok = load_dir (path_or_dir, out_images, error);
+  else if (!g_file_test (path_or_dir, G_FILE_TEST_EXISTS)) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR,
+        SIMNPU_IMAGESET_ERROR_NOT_FOUND, "%s: no such file or directory",
+        path_or_dir);
+    ok = FALSE;
+  } else if (is_image_name (path_or_dir))
+    ok = decode_file (path_or_dir, FALSE, 1, 1, out_images, error);
+  else
+    ok = decode_file (path_or_dir, TRUE, max_video_frames, video_stride,
+        out_images, error);
+
+  if (!ok) {
+    g_ptr_array_remove_range (out_images, before, out_images->len - before);
+    return -1;
+  }
+  return (int) (out_images->len - before);
+}
+
+/* The bilinear sample of channel CH at (sx, sy), coordinates already
+ * clamped to the image. */
+static float
+sample_bilinear (const simnpu_image * image, float sx, float sy, unsigned ch)
+{
+  unsigned x0 = (unsigned) sx, y0 = (unsigned) sy;
+  unsigned x1 = x0 + 1 < image->width ? x0 + 1 : x0;
+  unsigned y1 = y0 + 1 < image->height ? y0 + 1 : y0;
+  float fx = sx - (float) x0, fy = sy - (float) y0;
+  gsize row0 = (gsize) y0 * image->width, row1 = (gsize) y1 *image->width;
+  float p00 = image->rgb[(row0 + x0) * RGB_BYTES + ch];
+  float p01 = image->rgb[(row0 + x1) * RGB_BYTES + ch];
+  float p10 = image->rgb[(row1 + x0) * RGB_BYTES + ch];
+  float p11 = image->rgb[(row1 + x1) * RGB_BYTES + ch];
+  float top = p00 + (p01 - p00) * fx;
+  float bottom = p10 + (p11 - p10) * fx;
+
+  return top + (bottom - top) * fy;
+}
+
+static float
+clampf (float v, float lo, float hi)
+{
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+static unsigned
+clamp_extent (float v, unsigned max)
+{
+  long r = lroundf (v);
+  return r < 1 ? 1 : ((unsigned long) r > max ? max : (unsigned) r);
+}
+
+int
+simnpu_image_to_tensor (const simnpu_image * image,
+    const simnpu__preprocess * pp, unsigned dst_w, unsigned dst_h,
+    unsigned channels, float *dst, float *out_scale, int *out_pad_x,
+    int *out_pad_y)
+{
+  unsigned new_w, new_h, pad_x, pad_y, x, y, c;
+  float s, step_x, step_y;
+
+  if (image == NULL || pp == NULL || dst == NULL || image->rgb == NULL
+      || image->width == 0 || image->height == 0 || dst_w == 0 || dst_h == 0)
+    return SIMNPU_EINVAL;
+  if ((pp->color == SIMNPU_COLOR_GRAY && channels != 1)
+      || ((pp->color == SIMNPU_COLOR_RGB || pp->color == SIMNPU_COLOR_BGR)
+          && channels != RGB_BYTES)
+      || (pp->color != SIMNPU_COLOR_GRAY && pp->color != SIMNPU_COLOR_RGB
+          && pp->color != SIMNPU_COLOR_BGR))
+    return SIMNPU_EINVAL;
+  for (c = 0; c < channels; c++)
+    if (!isfinite (pp->std[c]) || pp->std[c] == 0.0f)
+      return SIMNPU_EINVAL;
+
+  if (pp->resize == SIMNPU_RESIZE_LETTERBOX) {
+    float sw = (float) dst_w / (float) image->width;
+    float sh = (float) dst_h / (float) image->height;
+    s = sw < sh ? sw : sh;
+    new_w = clamp_extent ((float) image->width * s, dst_w);
+    new_h = clamp_extent ((float) image->height * s, dst_h);
+    pad_x = (dst_w - new_w) / 2;
+    pad_y = (dst_h - new_h) / 2;
+  } else if (pp->resize == SIMNPU_RESIZE_STRETCH) {
+    s = (float) dst_w / (float) image->width;
+    new_w = dst_w;
+    new_h = dst_h;
+    pad_x = pad_y = 0;
+  } else {
+    return SIMNPU_EINVAL;
+  }
+  step_x = (float) image->width / (float) new_w;
+  step_y = (float) image->height / (float) new_h;
+
+  for (y = 0; y < dst_h; y++) {
+    gboolean row_inside = y >= pad_y && y < pad_y + new_h;
+    float sy = clampf (((float) (y - pad_y) + 0.5f) * step_y - 0.5f, 0.0f,
+        (float) (image->height - 1));
+
+    for (x = 0; x < dst_w; x++) {
+      float *out = dst + ((gsize) y * dst_w + x) * channels;
+      float rgb[RGB_BYTES];
+
+      if (row_inside && x >= pad_x && x < pad_x + new_w) {
+        float sx = clampf (((float) (x - pad_x) + 0.5f) * step_x - 0.5f,
+            0.0f, (float) (image->width - 1));
+        for (c = 0; c < RGB_BYTES; c++)
+          rgb[c] = sample_bilinear (image, sx, sy, c);
+      } else {
+        rgb[0] = rgb[1] = rgb[2] = pp->fill;
+      }
+
+      if (pp->color == SIMNPU_COLOR_GRAY) {
+        float v = LUMA_R * rgb[0] + LUMA_G * rgb[1] + LUMA_B * rgb[2];
+        out[0] = (v * pp->scale - pp->mean[0]) / pp->std[0];
+      } else {
+        for (c = 0; c < RGB_BYTES; c++) {
+          float v = pp->color == SIMNPU_COLOR_BGR ? rgb[RGB_BYTES - 1 - c]
+              : rgb[c];
+          out[c] = (v * pp->scale - pp->mean[c]) / pp->std[c];
+        }
+      }
+    }
+  }
+
+  if (out_scale)
+    *out_scale = s;
+  if (out_pad_x)
+    *out_pad_x = (int) pad_x;
+  if (out_pad_y)
+    *out_pad_y = (int) pad_y;
+  return 0;
+}

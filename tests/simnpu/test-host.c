@@ -1,0 +1,559 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Host sections and self-description (.axm 1.2): a model with a float
+ * preamble and postamble written, loaded and run end to end through the
+ * host-section API against a hand computation; the public tensors and
+ * bindings; preprocessing and decoder metadata; corrupt sections and
+ * broken bindings refused with the field named. */
+
+#include "simnpu-test-util.h"
+#include "host-model.h"
+
+#define WAIT_NS (G_GINT64_CONSTANT (30) * 1000000000)
+#define PROB_TOLERANCE 1e-6
+
+/* .axm layout (see sim-npu/axm.c) */
+#define AXM_MINOR_OFFSET 10
+#define AXM_N_SECTIONS_OFFSET 24
+#define AXM_SECTION_TABLE 64
+#define AXM_SECTION_BYTES 24
+#define SEC_LABELS 7
+#define SEC_PREAMBLE 8
+#define SEC_POSTAMBLE 9
+#define SEC_PREPROCESS 10
+#define SEC_DECODER 11
+#define N_SECTIONS_V1_2_FULL 11
+#define PRE_COLOR 0
+#define PRE_SCALE 12
+#define PRE_STD 28
+
+static simnpu_device *dev;
+
+static guint32
+get_u32 (const guint8 * p)
+{
+  guint32 v;
+  memcpy (&v, p, 4);
+  return v;
+}
+
+static guint64
+get_u64 (const guint8 * p)
+{
+  guint64 v;
+  memcpy (&v, p, 8);
+  return v;
+}
+
+static void
+put_u32 (guint8 * p, guint32 v)
+{
+  memcpy (p, &v, 4);
+}
+
+/* The section table entry of a section type, or NULL. */
+static guint8 *
+entry_of (guint8 * d, guint32 type)
+{
+  guint32 n = get_u32 (d + AXM_N_SECTIONS_OFFSET), i;
+
+  for (i = 0; i < n; i++) {
+    guint8 *e = d + AXM_SECTION_TABLE + i * AXM_SECTION_BYTES;
+    if (get_u32 (e) == type)
+      return e;
+  }
+  return NULL;
+}
+
+static guint8 *
+section_data (guint8 * d, guint32 type, gsize * bytes)
+{
+  guint8 *e = entry_of (d, type);
+
+  g_assert_nonnull (e);
+  if (bytes)
+    *bytes = (gsize) get_u64 (e + 16);
+  return d + get_u64 (e + 8);
+}
+
+static guint8 *
+write_graph (simnpu__graph * g, gsize * len)
+{
+  simnpu_error error = { 0 };
+  gchar *path = NULL, *data = NULL;
+  int fd = g_file_open_tmp ("simnpu-host-XXXXXX.axm", &path, NULL);
+
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  if (host_model_write_graph (g, path, &error) < 0)
+    g_error ("write: %s", error.message);
+  g_assert_true (g_file_get_contents (path, &data, len, NULL));
+  g_unlink (path);
+  g_free (path);
+  return (guint8 *) data;
+}
+
+static guint8 *
+model_bytes (gsize * len)
+{
+  simnpu_error error = { 0 };
+  simnpu__graph *g = host_model_graph (&error);
+  guint8 *d;
+
+  if (g == NULL)
+    g_error ("build: %s", error.message);
+  d = write_graph (g, len);
+  simnpu__graph_free (g);
+  return d;
+}
+
+static simnpu_model *
+load (const guint8 * data, gsize len)
+{
+  simnpu_error error = { 0 };
+  simnpu_model *model = NULL;
+
+  if (simnpu_model_load_from_memory (dev, data, len, &model, &error) < 0)
+    g_error ("load: %s", error.message);
+  return model;
+}
+
+static void
+expect_load_error (const guint8 * data, gsize len, int code, const char *needle)
+{
+  simnpu_error error = { 0 };
+  simnpu_model *model = NULL;
+  int ret = simnpu_model_load_from_memory (dev, data, len, &model, &error);
+
+  if (ret != code || strstr (error.message, needle) == NULL)
+    g_error ("expected %s with '%s', got %d: %s", simnpu_strerror (code),
+        needle, ret, error.message);
+  g_assert_null (model);
+}
+
+static void
+test_public_tensors (void)
+{
+  gsize len;
+  guint8 *d = model_bytes (&len);
+  simnpu_model *model = load (d, len);
+  simnpu_model_info info;
+  simnpu_tensor_spec spec;
+  simnpu_binding b;
+  unsigned i;
+
+  g_assert_cmpuint (get_u32 (d + 8) >> 16, ==, 2);      /* minor 2 */
+  g_assert_cmpint (simnpu_model_get_info (model, &info), ==, 0);
+  g_assert_cmpuint (info.n_inputs, ==, 1);
+  g_assert_cmpuint (info.n_outputs, ==, 2);
+  g_assert_cmpuint (info.n_device_inputs, ==, 1);
+  g_assert_cmpuint (info.n_device_outputs, ==, 2);
+  g_assert_true (info.has_preamble);
+  g_assert_true (info.has_postamble);
+
+  /* the public input is the preamble's, f32 */
+  g_assert_cmpint (simnpu_model_get_input (model, 0, &spec), ==, 0);
+  g_assert_cmpstr (spec.name, ==, "image");
+  g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_F32);
+  g_assert_cmpint (spec.layout, ==, SIMNPU_LAYOUT_NHWC);
+  g_assert_cmpuint (spec.n_dims, ==, 4);
+  for (i = 0; i < 4; i++)
+    g_assert_cmpint (spec.dims[i], ==, host_model_dims[i]);
+  g_assert_cmpuint (spec.size_bytes, ==, HOST_MODEL_ELEMENTS * 4);
+  g_assert_cmpint (simnpu_model_get_input (model, 1, &spec), ==, SIMNPU_ENOENT);
+  g_assert_cmpint (simnpu_model_get_input_binding (model, 0, &b), ==, 0);
+  g_assert_cmpint (b.section, ==, SIMNPU_SECTION_PREAMBLE);
+  g_assert_cmpuint (b.index, ==, 0);
+
+  /* the device input is what the preamble feeds, i8 */
+  g_assert_cmpint (simnpu_model_get_device_input (model, 0, &spec), ==, 0);
+  g_assert_cmpstr (spec.name, ==, "x");
+  g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_I8);
+  g_assert_cmpuint (spec.size_bytes, ==, HOST_MODEL_ELEMENTS);
+
+  /* public outputs: the postamble's, then the unconsumed device output */
+  g_assert_cmpint (simnpu_model_get_output (model, 0, &spec), ==, 0);
+  g_assert_cmpstr (spec.name, ==, "prob");
+  g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_F32);
+  g_assert_cmpuint (spec.size_bytes, ==, HOST_MODEL_ELEMENTS * 4);
+  g_assert_cmpint (simnpu_model_get_output_binding (model, 0, &b), ==, 0);
+  g_assert_cmpint (b.section, ==, SIMNPU_SECTION_POSTAMBLE);
+  g_assert_cmpuint (b.index, ==, 0);
+  g_assert_cmpint (simnpu_model_get_output (model, 1, &spec), ==, 0);
+  g_assert_cmpstr (spec.name, ==, "z");
+  g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_U8);
+  g_assert_cmpint (spec.zero_point, ==, HOST_MODEL_U8_ZP);
+  g_assert_cmpint (simnpu_model_get_output_binding (model, 1, &b), ==, 0);
+  g_assert_cmpint (b.section, ==, SIMNPU_SECTION_DEVICE);
+  g_assert_cmpuint (b.index, ==, 1);
+  g_assert_cmpint (simnpu_model_get_output (model, 2, &spec), ==,
+      SIMNPU_ENOENT);
+
+  simnpu_model_unload (model);
+  g_free (d);
+}
+
+static void
+test_metadata (void)
+{
+  gsize len;
+  guint8 *d = model_bytes (&len);
+  simnpu_model *model = load (d, len);
+  simnpu_preprocess pp;
+  simnpu_host_section *pre, *post;
+  simnpu_host_section_info si;
+  simnpu_tensor_spec spec;
+  unsigned bound, c;
+
+  g_assert_cmpint (simnpu_model_get_preprocess (model, &pp), ==, 0);
+  g_assert_cmpint (pp.color, ==, SIMNPU_PREPROCESS_BGR);
+  g_assert_cmpint (pp.resize, ==, SIMNPU_PREPROCESS_LETTERBOX);
+  g_assert_cmpuint (pp.fill, ==, HOST_MODEL_FILL);
+  g_assert_cmpfloat (pp.scale, ==, HOST_MODEL_PIXEL_SCALE);
+  for (c = 0; c < 3; c++) {
+    g_assert_cmpfloat (pp.mean[c], ==, 0.1f * (float) c);
+    g_assert_cmpfloat (pp.std[c], ==, 1.0f + (float) c);
+  }
+  g_assert_cmpstr (simnpu_model_get_decoder_json (model), ==,
+      HOST_MODEL_DECODER);
+
+  pre = simnpu_model_get_host_section (model, SIMNPU_SECTION_PREAMBLE);
+  post = simnpu_model_get_host_section (model, SIMNPU_SECTION_POSTAMBLE);
+  g_assert_nonnull (pre);
+  g_assert_nonnull (post);
+  g_assert_null (simnpu_model_get_host_section (model, SIMNPU_SECTION_DEVICE));
+  g_assert_cmpint (simnpu_host_section_get_info (pre, &si), ==, 0);
+  g_assert_cmpint (si.kind, ==, SIMNPU_SECTION_PREAMBLE);
+  g_assert_cmpstr (si.name, ==, "pre");
+  g_assert_cmpuint (si.n_inputs, ==, 1);
+  g_assert_cmpuint (si.n_outputs, ==, 1);
+  g_assert_cmpuint (si.n_nodes, ==, 2);
+  /* preamble output 0 is device input 0, in its representation */
+  g_assert_cmpint (simnpu_host_section_get_output (pre, 0, &spec, &bound),
+      ==, 0);
+  g_assert_cmpuint (bound, ==, 0);
+  g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_I8);
+  g_assert_cmpint (simnpu_host_section_get_output (pre, 1, &spec, NULL), ==,
+      SIMNPU_ENOENT);
+  /* postamble input 0 is device output 0 ("y") */
+  g_assert_cmpint (simnpu_host_section_get_info (post, &si), ==, 0);
+  g_assert_cmpint (si.kind, ==, SIMNPU_SECTION_POSTAMBLE);
+  g_assert_cmpuint (si.n_nodes, ==, 1);
+  g_assert_cmpint (simnpu_host_section_get_input (post, 0, &spec, &bound),
+      ==, 0);
+  g_assert_cmpuint (bound, ==, 0);
+  g_assert_cmpstr (spec.name, ==, "y");
+  g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_I8);
+  simnpu_model_unload (model);
+  g_free (d);
+}
+
+/* preamble -> job -> postamble, against the hand computation */
+static void
+test_run (void)
+{
+  gsize len;
+  guint8 *d = model_bytes (&len);
+  simnpu_model *model = load (d, len);
+  simnpu_host_section *pre, *post;
+  float image[HOST_MODEL_ELEMENTS], prob[HOST_MODEL_ELEMENTS];
+  float want_prob[HOST_MODEL_ELEMENTS];
+  int8_t x[HOST_MODEL_ELEMENTS], y[HOST_MODEL_ELEMENTS];
+  uint8_t z[HOST_MODEL_ELEMENTS], want_z[HOST_MODEL_ELEMENTS];
+  simnpu_input_buffer in = { x, sizeof (x) };
+  simnpu_output_buffer out[2] = { {y, sizeof (y)}, {z, sizeof (z)}
+  };
+  simnpu_error error = { 0 };
+  simnpu_job *job;
+  unsigned i, round;
+
+  pre = simnpu_model_get_host_section (model, SIMNPU_SECTION_PREAMBLE);
+  post = simnpu_model_get_host_section (model, SIMNPU_SECTION_POSTAMBLE);
+  host_model_input (image);
+  host_model_expected (image, want_prob, want_z);
+  /* twice: the executors are reused */
+  for (round = 0; round < 2; round++) {
+    const void *pre_in[1] = { image };
+    void *pre_out[1] = { x };
+    const void *post_in[1] = { y };
+    void *post_out[1] = { prob };
+
+    memset (prob, 0, sizeof (prob));
+    memset (z, 0, sizeof (z));
+    if (simnpu_host_section_run (pre, pre_in, pre_out, &error) < 0)
+      g_error ("preamble: %s", error.message);
+    g_assert_cmpint (simnpu_job_submit (model, &in, 1, out, 2, NULL, NULL,
+            &job, &error), ==, 0);
+    g_assert_cmpint (simnpu_job_wait (job, WAIT_NS, NULL), ==, 0);
+    simnpu_job_free (job);
+    if (simnpu_host_section_run (post, post_in, post_out, &error) < 0)
+      g_error ("postamble: %s", error.message);
+    for (i = 0; i < HOST_MODEL_ELEMENTS; i++) {
+      g_assert_cmpfloat_with_epsilon (prob[i], want_prob[i], PROB_TOLERANCE);
+      g_assert_cmpuint (z[i], ==, want_z[i]);
+    }
+  }
+  /* the values cover both sides of the relu and of 0.5 */
+  g_assert_cmpfloat (want_prob[0], ==, 0.5f);
+  g_assert_cmpfloat (want_prob[HOST_MODEL_ELEMENTS - 1], >, 0.99f);
+
+  /* missing buffers are refused with the tensor named */
+  {
+    const void *none[1] = { NULL };
+    void *pre_out[1] = { x };
+    g_assert_cmpint (simnpu_host_section_run (pre, none, pre_out, &error),
+        ==, SIMNPU_EINVAL);
+    g_assert_nonnull (strstr (error.message, "image"));
+  }
+  simnpu_model_unload (model);
+  g_free (d);
+}
+
+/* A model without host sections: public tensors are the device's. */
+static void
+test_plain_model (void)
+{
+  simnpu_error error = { 0 };
+  gchar *path = test_compile_json (HOST_MODEL_DEVICE_JSON, "metis", false,
+      &error);
+  simnpu_model *model = NULL;
+  simnpu_model_info info;
+  simnpu_preprocess pp;
+  simnpu_binding b;
+
+  g_assert_nonnull (path);
+  g_assert_cmpint (simnpu_model_load (dev, path, &model, &error), ==, 0);
+  g_unlink (path);
+  g_free (path);
+  simnpu_model_get_info (model, &info);
+  g_assert_cmpuint (info.n_inputs, ==, info.n_device_inputs);
+  g_assert_cmpuint (info.n_outputs, ==, 2);
+  g_assert_cmpuint (info.n_device_outputs, ==, 2);
+  g_assert_false (info.has_preamble);
+  g_assert_false (info.has_postamble);
+  g_assert_null (simnpu_model_get_host_section (model,
+          SIMNPU_SECTION_PREAMBLE));
+  g_assert_cmpint (simnpu_model_get_preprocess (model, &pp), ==, SIMNPU_ENOENT);
+  g_assert_null (simnpu_model_get_decoder_json (model));
+  g_assert_cmpint (simnpu_model_get_output_binding (model, 1, &b), ==, 0);
+  g_assert_cmpint (b.section, ==, SIMNPU_SECTION_DEVICE);
+  g_assert_cmpuint (b.index, ==, 1);
+  simnpu_model_unload (model);
+}
+
+static void
+test_corrupt_sections (void)
+{
+  gsize len, n;
+  guint8 *orig = model_bytes (&len), *d;
+  guint8 *p;
+  float nan = NAN, zero = 0.0f;
+
+  g_assert_cmpuint (get_u32 (orig + AXM_N_SECTIONS_OFFSET), ==,
+      N_SECTIONS_V1_2_FULL);
+
+#define FRESH() (d = g_memdup2 (orig, len))
+  FRESH ();
+  p = section_data (d, SEC_PREPROCESS, NULL);
+  put_u32 (p + PRE_COLOR, 7);
+  expect_load_error (d, len, SIMNPU_EFORMAT, "preprocess: color order 7");
+  g_free (d);
+
+  FRESH ();
+  p = section_data (d, SEC_PREPROCESS, NULL);
+  memcpy (p + PRE_STD + 4, &zero, 4);
+  expect_load_error (d, len, SIMNPU_EFORMAT, "std[1] is 0");
+  g_free (d);
+
+  FRESH ();
+  p = section_data (d, SEC_PREPROCESS, NULL);
+  memcpy (p + PRE_SCALE, &nan, 4);
+  expect_load_error (d, len, SIMNPU_EFORMAT, "scale is nan");
+  g_free (d);
+
+  /* the preprocessing record has one size */
+  FRESH ();
+  put_u32 (entry_of (d, SEC_PREPROCESS) + 4, 2);
+  expect_load_error (d, len, SIMNPU_EFORMAT, "preprocess: 2 records");
+  g_free (d);
+
+  FRESH ();
+  p = section_data (d, SEC_DECODER, &n);
+  p[0] = 'x';
+  expect_load_error (d, len, SIMNPU_EFORMAT, "decoder: invalid JSON");
+  g_free (d);
+
+  /* valid JSON, not an object */
+  FRESH ();
+  p = section_data (d, SEC_DECODER, &n);
+  memset (p, ' ', n);
+  memcpy (p, "[1, 2]", 6);
+  expect_load_error (d, len, SIMNPU_EFORMAT, "expected a JSON object");
+  g_free (d);
+
+  FRESH ();
+  p = section_data (d, SEC_DECODER, &n);
+  p[n / 2] = '\0';
+  expect_load_error (d, len, SIMNPU_EFORMAT, "NUL");
+  g_free (d);
+
+  FRESH ();
+  p = section_data (d, SEC_DECODER, &n);
+  p[1] = (guint8) 0xff;
+  expect_load_error (d, len, SIMNPU_EFORMAT, "UTF-8");
+  g_free (d);
+
+  /* the IR reader validates the host sections; its error is prefixed */
+  FRESH ();
+  p = section_data (d, SEC_PREAMBLE, &n);
+  memset (p, 0xff, MIN (n, 16));
+  {
+    simnpu_error error = { 0 };
+    simnpu_model *model = NULL;
+    int ret = simnpu_model_load_from_memory (dev, d, len, &model, &error);
+    g_assert_cmpint (ret, <, 0);
+    g_assert_null (model);
+    g_assert_nonnull (strstr (error.message, ".axm preamble: "));
+  }
+  g_free (d);
+
+  /* a blob section's count is its size */
+  FRESH ();
+  put_u32 (entry_of (d, SEC_POSTAMBLE) + 4, 3);
+  expect_load_error (d, len, SIMNPU_EFORMAT, "postamble: count 3");
+  g_free (d);
+
+  /* a 1.1 header cannot list the 1.2 sections */
+  FRESH ();
+  d[AXM_MINOR_OFFSET] = 1;
+  expect_load_error (d, len, SIMNPU_EFORMAT, "n_sections: 11; expected 7");
+  g_free (d);
+
+  FRESH ();
+  put_u32 (entry_of (d, SEC_LABELS), SEC_DECODER);
+  expect_load_error (d, len, SIMNPU_EFORMAT, "decoder: section listed twice");
+  g_free (d);
+#undef FRESH
+  g_free (orig);
+
+  /* the sections up to the labels are not optional */
+  {
+    simnpu_error error = { 0 };
+    gchar *path = test_compile_json (HOST_MODEL_DEVICE_JSON, "metis", false,
+        &error);
+    gchar *data = NULL;
+
+    g_assert_nonnull (path);
+    g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+    g_unlink (path);
+    g_free (path);
+    d = (guint8 *) data;
+    g_assert_cmpuint (get_u32 (d + AXM_N_SECTIONS_OFFSET), ==, SEC_LABELS);
+    put_u32 (entry_of (d, SEC_LABELS), SEC_PREAMBLE);
+    expect_load_error (d, len, SIMNPU_EFORMAT, "labels: section missing");
+    g_free (d);
+  }
+}
+
+typedef void (*graph_edit) (simnpu__graph * g);
+
+static void
+rename_preamble_output (simnpu__graph * g)
+{
+  simnpu__ir_tensor *t = &g->preamble->tensors[g->preamble->outputs[0]];
+  g_free (t->name);
+  t->name = g_strdup ("nope");
+}
+
+static void
+rename_postamble_input (simnpu__graph * g)
+{
+  simnpu__ir_tensor *t = &g->postamble->tensors[g->postamble->inputs[0]];
+  g_free (t->name);
+  t->name = g_strdup ("w");
+}
+
+/* a postamble output named like the device output it leaves public */
+static void
+clash_public_output (simnpu__graph * g)
+{
+  simnpu__ir_tensor *t = &g->postamble->tensors[g->postamble->outputs[0]];
+  g_free (t->name);
+  t->name = g_strdup ("z");
+}
+
+static void
+shrink_preamble (simnpu__graph * g)
+{
+  static const int64_t dims[4] = { 1, 2, 2, 2 };
+  simnpu__ir_graph_free (g->preamble);
+  g->preamble = host_model_preamble ();
+  memcpy (g->preamble->tensors[g->preamble->inputs[0]].dims, dims,
+      sizeof (dims));
+  g_assert_cmpint (simnpu__ir_infer_shapes (g->preamble, NULL), ==, 0);
+}
+
+static void
+bad_decoder (simnpu__graph * g)
+{
+  g_free (g->decoder);
+  g->decoder = g_strdup ("\"just a string\"");
+}
+
+static void
+expect_bad_binding (graph_edit edit, int code, const char *needle)
+{
+  simnpu_error error = { 0 };
+  simnpu__graph *g = host_model_graph (&error);
+  guint8 *d;
+  gsize len;
+
+  g_assert_nonnull (g);
+  edit (g);
+  d = write_graph (g, &len);
+  simnpu__graph_free (g);
+  expect_load_error (d, len, code, needle);
+  g_free (d);
+}
+
+static void
+test_bindings (void)
+{
+  expect_bad_binding (rename_preamble_output, SIMNPU_EFORMAT,
+      "preamble: output 'nope' is not a device input");
+  expect_bad_binding (rename_postamble_input, SIMNPU_EFORMAT,
+      "postamble: input 'w' is not a device output");
+  expect_bad_binding (clash_public_output, SIMNPU_EFORMAT,
+      "output 'z' has the name of a device output");
+  expect_bad_binding (shrink_preamble, SIMNPU_ESHAPE,
+      "output 'x' has 8 elements; the device input has 12");
+  expect_bad_binding (bad_decoder, SIMNPU_EFORMAT, "expected a JSON object");
+}
+
+int
+main (int argc, char **argv)
+{
+  simnpu_error error = { 0 };
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  if (simnpu_device_open ("metis", &dev, &error) < 0)
+    g_error ("open: %s", error.message);
+  simnpu_device_set_time_scale (dev, 0.0);
+  g_test_add_func ("/simnpu/host/public-tensors", test_public_tensors);
+  g_test_add_func ("/simnpu/host/metadata", test_metadata);
+  g_test_add_func ("/simnpu/host/run", test_run);
+  g_test_add_func ("/simnpu/host/plain-model", test_plain_model);
+  g_test_add_func ("/simnpu/host/corrupt-sections", test_corrupt_sections);
+  g_test_add_func ("/simnpu/host/bindings", test_bindings);
+  ret = g_test_run ();
+  simnpu_device_close (dev);
+  return ret;
+}

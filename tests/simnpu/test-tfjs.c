@@ -1,0 +1,974 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The TF.js graph-model front-end and the generic IR passes: small
+ * hand-made models against naive arithmetic, malformed models, and the
+ * real models of @vladmandic/human found under $GST_AX_DATA_DIR/human. */
+
+#include "compiler.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#define REL_TOL 1e-5
+#define CENTERNET_TOL 5e-5
+#define SEED 42
+
+/* ------------------------------------------------------------------ */
+/* Helpers */
+
+typedef struct
+{
+  GHashTable *shards;           /* path -> GBytes */
+} shard_set;
+
+static GBytes *
+read_shard (const char *path, gpointer user_data)
+{
+  shard_set *s = user_data;
+  GBytes *b = g_hash_table_lookup (s->shards, path);
+  return b ? g_bytes_ref (b) : NULL;
+}
+
+static shard_set *
+shard_set_new (void)
+{
+  shard_set *s = g_new0 (shard_set, 1);
+  s->shards = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      (GDestroyNotify) g_bytes_unref);
+  return s;
+}
+
+static void
+shard_set_add (shard_set * s, const char *path, const void *data, size_t n)
+{
+  g_hash_table_insert (s->shards, g_strdup (path), g_bytes_new (data, n));
+}
+
+static void
+shard_set_free (shard_set * s)
+{
+  g_hash_table_destroy (s->shards);
+  g_free (s);
+}
+
+static int
+load (const char *json, shard_set * s, simnpu__ir_graph ** g,
+    simnpu_error * error)
+{
+  memset (error, 0, sizeof *error);
+  return simnpu__tfjs_load_data (json, strlen (json), read_shard, s, g, error);
+}
+
+static const simnpu__ir_tensor *
+tensor (const simnpu__ir_graph * g, const char *name)
+{
+  int t = simnpu__ir_find_tensor (g, name);
+  if (t < 0)
+    g_error ("no tensor '%s'", name);
+  return &g->tensors[t];
+}
+
+static void
+assert_dims (const simnpu__ir_tensor * t, unsigned rank, const int64_t * d)
+{
+  unsigned i;
+
+  g_assert_cmpuint (t->rank, ==, rank);
+  for (i = 0; i < rank; i++)
+    g_assert_cmpint (t->dims[i], ==, d[i]);
+}
+
+static unsigned
+count_op (const simnpu__ir_graph * g, simnpu__ir_op op)
+{
+  unsigned i, n = 0;
+
+  for (i = 0; i < g->n_nodes; i++)
+    n += g->nodes[i].op == op;
+  return n;
+}
+
+static void
+fill_random (float *x, int64_t n, GRand * rng)
+{
+  int64_t i;
+
+  for (i = 0; i < n; i++)
+    x[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
+}
+
+/* Runs g on input data (one input) and returns copies of its outputs. */
+static float **
+run_graph (const simnpu__ir_graph * g, const float *const *inputs)
+{
+  simnpu_error error = { 0 };
+  simnpu__ir_exec *x = simnpu__ir_exec_new (g, &error);
+  float **outs;
+  unsigned i;
+
+  if (x == NULL)
+    g_error ("exec_new: %s", error.message);
+  for (i = 0; i < g->n_inputs; i++)
+    memcpy (simnpu__ir_exec_data (x, g->inputs[i]), inputs[i],
+        simnpu__ir_tensor_bytes (&g->tensors[g->inputs[i]]));
+  if (simnpu__ir_exec_run (x, 0, g->n_nodes, &error) < 0)
+    g_error ("exec_run: %s", error.message);
+  outs = g_new0 (float *, g->n_outputs);
+  for (i = 0; i < g->n_outputs; i++)
+    outs[i] = g_memdup2 (simnpu__ir_exec_data (x, g->outputs[i]),
+        simnpu__ir_tensor_bytes (&g->tensors[g->outputs[i]]));
+  simnpu__ir_exec_free (x);
+  return outs;
+}
+
+static void
+free_outputs (float **outs, unsigned n)
+{
+  unsigned i;
+
+  for (i = 0; i < n; i++)
+    g_free (outs[i]);
+  g_free (outs);
+}
+
+/* ------------------------------------------------------------------ */
+/* (a) a hand-made model: Conv2D SAME stride 2, BiasAdd, Relu6 */
+
+#define CH 5                    /* odd: SAME pads 1 before, 1 after */
+#define CW 6                    /* even: SAME pads 0 before, 1 after */
+#define CI 3
+#define CO 4
+#define CK 3
+#define CS 2
+#define COH 3
+#define COW 3
+#define RELU6 6.0f
+
+/* the nodes in reverse order: the loader must sort them */
+static const char conv_json[] =
+    "{\"format\": \"graph-model\", \"modelTopology\": {\"node\": ["
+    "{\"name\": \"Identity\", \"op\": \"Identity\", \"input\": [\"relu6\"]},"
+    "{\"name\": \"relu6\", \"op\": \"Relu6\", \"input\": [\"bias\"]},"
+    "{\"name\": \"bias\", \"op\": \"BiasAdd\", \"input\": [\"conv\", \"b\","
+    " \"^w\"], \"attr\": {\"data_format\": {\"s\": \"TkhXQw==\"}}},"
+    "{\"name\": \"conv\", \"op\": \"Conv2D\", \"input\": [\"x\", \"w:0\"],"
+    " \"attr\": {\"strides\": {\"list\": {\"i\": [\"1\", \"2\", \"2\", \"1\"]}},"
+    " \"padding\": {\"s\": \"U0FNRQ==\"}, \"data_format\": {\"s\": \"TkhXQw==\"},"
+    " \"dilations\": {\"list\": {\"i\": [\"1\", \"1\", \"1\", \"1\"]}},"
+    " \"explicit_paddings\": {\"list\": {}}}},"
+    "{\"name\": \"b\", \"op\": \"Const\", \"attr\": {\"dtype\": {\"type\":"
+    " \"DT_FLOAT\"}, \"value\": {\"tensor\": {\"dtype\": \"DT_FLOAT\","
+    " \"tensorShape\": {\"dim\": [{\"size\": \"4\"}]}}}}},"
+    "{\"name\": \"w\", \"op\": \"Const\", \"attr\": {\"dtype\": {\"type\":"
+    " \"DT_FLOAT\"}, \"value\": {\"tensor\": {\"dtype\": \"DT_FLOAT\","
+    " \"tensorShape\": {\"dim\": [{\"size\": \"3\"}, {\"size\": \"3\"},"
+    " {\"size\": \"3\"}, {\"size\": \"4\"}]}}}}},"
+    "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
+    " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"dim\": [{\"size\":"
+    " \"-1\"}, {\"size\": \"5\"}, {\"size\": \"6\"}, {\"size\": \"3\"}]}}}}"
+    "]}, \"weightsManifest\": [{\"paths\": [\"a.bin\", \"b.bin\"],"
+    " \"weights\": [{\"name\": \"w\", \"shape\": [3, 3, 3, 4], \"dtype\":"
+    " \"float32\"}, {\"name\": \"b\", \"shape\": [4], \"dtype\": \"float32\"}"
+    "]}]}";
+
+static void
+conv_reference (const float *x, const float *w, const float *b, float *y)
+{
+  int oy, ox, o, ky, kx, i;
+  /* TF SAME: total = (out - 1) * s + k - in, the smaller half first */
+  int pad_top = ((COH - 1) * CS + CK - CH) / 2;
+  int pad_left = ((COW - 1) * CS + CK - CW) / 2;
+
+  for (oy = 0; oy < COH; oy++)
+    for (ox = 0; ox < COW; ox++)
+      for (o = 0; o < CO; o++) {
+        double acc = b[o];
+        for (ky = 0; ky < CK; ky++)
+          for (kx = 0; kx < CK; kx++)
+            for (i = 0; i < CI; i++) {
+              int iy = oy * CS - pad_top + ky, ix = ox * CS - pad_left + kx;
+              if (iy < 0 || iy >= CH || ix < 0 || ix >= CW)
+                continue;
+              acc += x[(iy * CW + ix) * CI + i]
+                  * w[((ky * CK + kx) * CI + i) * CO + o];
+            }
+        y[(oy * COW + ox) * CO + o] = (float) CLAMP (acc, 0.0, RELU6);
+      }
+}
+
+static void
+make_conv_model (shard_set * s, float *w, float *b, GRand * rng)
+{
+  unsigned i;
+
+  /* weights large enough for Relu6 to clip some outputs */
+  for (i = 0; i < CK * CK * CI * CO; i++)
+    w[i] = (float) g_rand_double_range (rng, -2.0, 2.0);
+  for (i = 0; i < CO; i++)
+    b[i] = (float) g_rand_double_range (rng, -1.0, 3.0);
+  /* the first shard ends inside w: shards are one byte stream */
+  shard_set_add (s, "a.bin", w, 100);
+  {
+    guint8 *rest = g_malloc (sizeof (float) * (CK * CK * CI * CO + CO) - 100);
+    memcpy (rest, (guint8 *) w + 100, sizeof (float) * CK * CK * CI * CO - 100);
+    memcpy (rest + sizeof (float) * CK * CK * CI * CO - 100, b,
+        sizeof (float) * CO);
+    shard_set_add (s, "b.bin", rest,
+        sizeof (float) * (CK * CK * CI * CO + CO) - 100);
+    g_free (rest);
+  }
+}
+
+static void
+test_conv_same_stride2 (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  float w[CK * CK * CI * CO], b[CO], x[CH * CW * CI], ref[COH * COW * CO];
+  const float *ins[1] = { x };
+  static const int64_t in_dims[4] = { 1, CH, CW, CI };
+  static const int64_t out_dims[4] = { 1, COH, COW, CO };
+  shard_set *s = shard_set_new ();
+  simnpu__ir_graph *g, *fused;
+  simnpu_error error;
+  float **out, **out_fused;
+  unsigned i, clipped = 0;
+
+  make_conv_model (s, w, b, rng);
+  g_assert_cmpint (load (conv_json, s, &g, &error), ==, 0);
+  g_assert_cmpuint (g->n_inputs, ==, 1);
+  g_assert_cmpuint (g->n_outputs, ==, 1);
+  assert_dims (&g->tensors[g->inputs[0]], 4, in_dims);
+  g_assert_cmpstr (g->tensors[g->outputs[0]].name, ==, "Identity");
+  assert_dims (&g->tensors[g->outputs[0]], 4, out_dims);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_CONV2D), ==, 1);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_IDENTITY), ==, 0);
+  /* SAME, stride 2: H 5 pads 1 + 1, W 6 pads 0 + 1 */
+  for (i = 0; i < g->n_nodes; i++)
+    if (g->nodes[i].op == SIMNPU_IR_CONV2D) {
+      const simnpu__ir_attrs *a = &g->nodes[i].attrs;
+      g_assert_cmpint (a->pads[0], ==, 1);
+      g_assert_cmpint (a->pads[1], ==, 0);
+      g_assert_cmpint (a->pads[2], ==, 1);
+      g_assert_cmpint (a->pads[3], ==, 1);
+      g_assert_cmpint (a->stride[0], ==, CS);
+      g_assert_cmpint (a->stride[1], ==, CS);
+    }
+
+  fill_random (x, G_N_ELEMENTS (x), rng);
+  for (i = 0; i < G_N_ELEMENTS (x); i++)
+    x[i] *= 2.0f;
+  conv_reference (x, w, b, ref);
+  for (i = 0; i < G_N_ELEMENTS (ref); i++)
+    clipped += ref[i] == 0.0f || ref[i] == RELU6;
+  g_assert_cmpuint (clipped, >, 0);
+  g_assert_cmpuint (clipped, <, G_N_ELEMENTS (ref));
+
+  out = run_graph (g, ins);
+  for (i = 0; i < G_N_ELEMENTS (ref); i++)
+    g_assert_cmpfloat_with_epsilon (out[0][i], ref[i], 1e-4);
+
+  /* fused: one conv with bias and clip (0, 6), same values */
+  fused = simnpu__ir_graph_copy (g);
+  g_assert_cmpint (simnpu__ir_fuse (fused, &error), ==, 0);
+  g_assert_cmpuint (fused->n_nodes, ==, 1);
+  g_assert_cmpint (fused->nodes[0].op, ==, SIMNPU_IR_CONV2D);
+  g_assert_cmpint (fused->nodes[0].attrs.act, ==, SIMNPU_IR_ACT_CLIP);
+  g_assert_cmpfloat (fused->nodes[0].attrs.act_max, ==, RELU6);
+  g_assert_cmpstr (fused->tensors[fused->outputs[0]].name, ==, "Identity");
+  out_fused = run_graph (fused, ins);
+  for (i = 0; i < G_N_ELEMENTS (ref); i++)
+    g_assert_cmpfloat_with_epsilon (out_fused[0][i], out[0][i], 1e-5);
+
+  free_outputs (out, 1);
+  free_outputs (out_fused, 1);
+  simnpu__ir_graph_free (fused);
+  simnpu__ir_graph_free (g);
+  shard_set_free (s);
+  g_rand_free (rng);
+}
+
+/* A fused conv with a Relu, a depthwise conv with multiplier 2 and
+ * EXPLICIT padding, against naive arithmetic. */
+static const char dw_json[] =
+    "{\"modelTopology\": {\"node\": ["
+    "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
+    " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"dim\": [{\"size\":"
+    " \"1\"}, {\"size\": \"4\"}, {\"size\": \"4\"}, {\"size\": \"2\"}]}}}},"
+    "{\"name\": \"w\", \"op\": \"Const\"},"
+    "{\"name\": \"y\", \"op\": \"DepthwiseConv2dNative\", \"input\": [\"x\","
+    " \"w\"], \"attr\": {\"padding\": {\"s\": \"RVhQTElDSVQ=\"},"
+    " \"explicit_paddings\": {\"list\": {\"i\": [\"0\", \"0\", \"1\", \"0\","
+    " \"0\", \"1\", \"0\", \"0\"]}}}}"
+    "]}, \"weightsManifest\": [{\"paths\": [\"w.bin\"],"
+    " \"weights\": [{\"name\": \"w\", \"shape\": [2, 2, 2, 2], \"dtype\":"
+    " \"float32\"}]}]}";
+
+static void
+test_depthwise_explicit (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED + 1);
+  float w[2 * 2 * 2 * 2], x[4 * 4 * 2];
+  const float *ins[1] = { x };
+  shard_set *s = shard_set_new ();
+  static const int64_t out_dims[4] = { 1, 4, 4, 4 };
+  simnpu__ir_graph *g;
+  simnpu_error error;
+  float **out;
+  int oy, ox, c, m, ky, kx;
+
+  fill_random (w, G_N_ELEMENTS (w), rng);
+  fill_random (x, G_N_ELEMENTS (x), rng);
+  shard_set_add (s, "w.bin", w, sizeof w);
+  g_assert_cmpint (load (dw_json, s, &g, &error), ==, 0);
+  assert_dims (&g->tensors[g->outputs[0]], 4, out_dims);
+  out = run_graph (g, ins);
+  /* pads: top 1, bottom 0, left 0, right 1 */
+  for (oy = 0; oy < 4; oy++)
+    for (ox = 0; ox < 4; ox++)
+      for (c = 0; c < 2; c++)
+        for (m = 0; m < 2; m++) {
+          float acc = 0.0f;
+          for (ky = 0; ky < 2; ky++)
+            for (kx = 0; kx < 2; kx++) {
+              int iy = oy - 1 + ky, ix = ox + kx;
+              if (iy < 0 || iy >= 4 || ix < 0 || ix >= 4)
+                continue;
+              acc += x[(iy * 4 + ix) * 2 + c] * w[((ky * 2 + kx) * 2 + c) * 2
+                  + m];
+            }
+          g_assert_cmpfloat_with_epsilon (out[0][(oy * 4 + ox) * 4 + c * 2 +
+                  m], acc, 1e-5);
+        }
+  free_outputs (out, 1);
+  simnpu__ir_graph_free (g);
+  shard_set_free (s);
+  g_rand_free (rng);
+}
+
+/* float16 and uint8-quantised weights */
+static const char quant_json[] =
+    "{\"modelTopology\": {\"node\": ["
+    "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
+    " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"dim\": [{\"size\":"
+    " \"6\"}]}}}},"
+    "{\"name\": \"h\", \"op\": \"Const\"}, {\"name\": \"q\", \"op\": \"Const\"},"
+    "{\"name\": \"n\", \"op\": \"Const\"},"
+    "{\"name\": \"add\", \"op\": \"AddV2\", \"input\": [\"x\", \"h\"]},"
+    "{\"name\": \"mul\", \"op\": \"Mul\", \"input\": [\"add\", \"q\"]},"
+    "{\"name\": \"out\", \"op\": \"Reshape\", \"input\": [\"mul\", \"n\"]}"
+    "]}, \"weightsManifest\": [{\"paths\": [\"q.bin\"], \"weights\": ["
+    " {\"name\": \"h\", \"shape\": [6], \"dtype\": \"float32\","
+    "  \"quantization\": {\"dtype\": \"float16\", \"original_dtype\":"
+    "  \"float32\"}},"
+    " {\"name\": \"q\", \"shape\": [6], \"dtype\": \"float32\","
+    "  \"quantization\": {\"dtype\": \"uint8\", \"min\": -1.5, \"scale\": 0.25,"
+    "  \"original_dtype\": \"float32\"}},"
+    " {\"name\": \"n\", \"shape\": [2], \"dtype\": \"int32\","
+    "  \"quantization\": {\"dtype\": \"uint8\", \"min\": -1, \"scale\": 1}}"
+    "]}]}";
+
+static void
+test_quantised_weights (void)
+{
+  /* 1, -2.5, 0.5, 65504 (largest half), 2^-24 (smallest subnormal), -0 */
+  static const guint16 halves[6] = { 0x3c00, 0xc100, 0x3800, 0x7bff, 0x0001,
+    0x8000
+  };
+  static const float half_values[6] = { 1.0f, -2.5f, 0.5f, 65504.0f,
+    5.9604645e-8f, -0.0f
+  };
+  static const guint8 bytes[6] = { 0, 1, 6, 10, 128, 255 };
+  /* [-1 + 3, -1 + 4]: reshape to [2, 3] */
+  static const guint8 shape_q[2] = { 3, 4 };
+  static const int64_t out_dims[2] = { 2, 3 };
+  guint8 buf[12 + 6 + 2];
+  shard_set *s = shard_set_new ();
+  const simnpu__ir_tensor *h, *q;
+  simnpu__ir_graph *g;
+  simnpu_error error;
+  unsigned i;
+
+  for (i = 0; i < 6; i++) {
+    guint16 le = GUINT16_TO_LE (halves[i]);
+    memcpy (buf + 2 * i, &le, 2);
+  }
+  memcpy (buf + 12, bytes, 6);
+  memcpy (buf + 18, shape_q, 2);
+  shard_set_add (s, "q.bin", buf, sizeof buf);
+  g_assert_cmpint (load (quant_json, s, &g, &error), ==, 0);
+  h = tensor (g, "h");
+  q = tensor (g, "q");
+  g_assert_true (h->is_const);
+  g_assert_cmpint (h->dtype, ==, SIMNPU_IR_F32);
+  for (i = 0; i < 6; i++) {
+    g_assert_cmpfloat (((const float *) h->data)[i], ==, half_values[i]);
+    g_assert_cmpfloat_with_epsilon (((const float *) q->data)[i],
+        -1.5f + 0.25f * bytes[i], 1e-6);
+  }
+  g_assert_true (signbit (((const float *) h->data)[5]));
+  assert_dims (&g->tensors[g->outputs[0]], 2, out_dims);
+  simnpu__ir_graph_free (g);
+  shard_set_free (s);
+}
+
+/* ------------------------------------------------------------------ */
+/* (b) malformed models: the error names the culprit */
+
+/* json with the first old replaced by new */
+static char *
+replace (const char *json, const char *old, const char *new_text)
+{
+  const char *at = strstr (json, old);
+  GString *s = g_string_new (NULL);
+
+  g_assert_nonnull (at);
+  g_string_append_len (s, json, at - json);
+  g_string_append (s, new_text);
+  g_string_append (s, at + strlen (old));
+  return g_string_free (s, FALSE);
+}
+
+static void
+expect_error (const char *json, shard_set * s, int code, const char *needle)
+{
+  simnpu__ir_graph *g = NULL;
+  simnpu_error error;
+
+  g_assert_cmpint (load (json, s, &g, &error), ==, code);
+  g_assert_null (g);
+  g_assert_cmpint (error.code, ==, code);
+  if (strstr (error.message, needle) == NULL)
+    g_error ("expected '%s' in the error: %s", needle, error.message);
+}
+
+static void
+test_malformed (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  float w[CK * CK * CI * CO], b[CO];
+  shard_set *s = shard_set_new ();
+  char *json;
+  guint8 *all;
+
+  /* missing shard */
+  make_conv_model (s, w, b, rng);
+  g_hash_table_remove (s->shards, "b.bin");
+  expect_error (conv_json, s, SIMNPU_EIO, "'b.bin'");
+
+  /* short shard: one float missing */
+  all = g_malloc (sizeof w + sizeof b);
+  memcpy (all, w, sizeof w);
+  memcpy (all + sizeof w, b, sizeof b);
+  shard_set_add (s, "b.bin", all + 100, sizeof w + sizeof b - 100 - 4);
+  expect_error (conv_json, s, SIMNPU_ESIZE, "b.bin");
+  /* and a long one */
+  shard_set_add (s, "b.bin", all + 100, sizeof w + sizeof b - 100);
+  {
+    guint8 *longer = g_malloc0 (sizeof w + sizeof b - 100 + 8);
+    memcpy (longer, all + 100, sizeof w + sizeof b - 100);
+    shard_set_add (s, "b.bin", longer, sizeof w + sizeof b - 100 + 8);
+    expect_error (conv_json, s, SIMNPU_ESIZE, "b.bin");
+    g_free (longer);
+  }
+  shard_set_add (s, "b.bin", all + 100, sizeof w + sizeof b - 100);
+
+  /* unknown dtype */
+  json = replace (conv_json, "\"float32\"}, {\"name\": \"b\"",
+      "\"complex64\"}, {\"name\": \"b\"");
+  expect_error (json, s, SIMNPU_EUNSUPPORTED, "weight 'w'");
+  g_free (json);
+
+  /* the node's shape and the manifest's differ */
+  json = replace (conv_json, "{\"size\": \"4\"}]}}}}},",
+      "{\"size\": \"5\"}]}}}}},");
+  expect_error (json, s, SIMNPU_ESHAPE, "'b'");
+  g_free (json);
+
+  /* unknown op feeding the only output */
+  json = replace (conv_json, "\"Relu6\"", "\"Frob6\"");
+  expect_error (json, s, SIMNPU_EUNSUPPORTED, "'relu6'");
+  g_free (json);
+
+  /* an input naming no node */
+  json = replace (conv_json, "[\"relu6\"]", "[\"relu7\"]");
+  expect_error (json, s, SIMNPU_EFORMAT, "'relu7'");
+  g_free (json);
+
+  /* a cycle */
+  json = replace (conv_json, "[\"x\", \"w:0\"]", "[\"bias\", \"w\"]");
+  expect_error (json, s, SIMNPU_EFORMAT, "cycle");
+  g_free (json);
+
+  /* a dynamic spatial dimension */
+  json = replace (conv_json, "{\"size\": \"5\"}, {\"size\": \"6\"}",
+      "{\"size\": \"-1\"}, {\"size\": \"6\"}");
+  expect_error (json, s, SIMNPU_EUNSUPPORTED, "'x'");
+  g_free (json);
+
+  /* a shape-valued input that is not constant */
+  json =
+      replace (conv_json, "\"op\": \"BiasAdd\", \"input\": [\"conv\", \"b\",",
+      "\"op\": \"Reshape\", \"input\": [\"conv\", \"x\",");
+  expect_error (json, s, SIMNPU_EUNSUPPORTED, "'bias'");
+  g_free (json);
+
+  /* not JSON, not a graph model */
+  expect_error ("{\"modelTopology\": [", s, SIMNPU_EFORMAT, "model.json");
+  expect_error ("{\"format\": \"layers-model\"}", s, SIMNPU_EFORMAT,
+      "modelTopology");
+
+  g_free (all);
+  shard_set_free (s);
+  g_rand_free (rng);
+}
+
+/* ------------------------------------------------------------------ */
+/* Passes on small graphs */
+
+static void
+test_cut (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  float w[CK * CK * CI * CO], b[CO];
+  static const int64_t bias_dims[4] = { 1, COH, COW, CO };
+  shard_set *s = shard_set_new ();
+  simnpu__ir_graph *g;
+  simnpu_error error;
+
+  make_conv_model (s, w, b, rng);
+  g_assert_cmpint (load (conv_json, s, &g, &error), ==, 0);
+  g_assert_cmpint (simnpu__ir_cut_outputs (g, "bias:0", &error), ==, 0);
+  g_assert_cmpuint (g->n_outputs, ==, 1);
+  g_assert_cmpstr (g->tensors[g->outputs[0]].name, ==, "bias");
+  assert_dims (&g->tensors[g->outputs[0]], 4, bias_dims);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_CLIP), ==, 0);
+  g_assert_cmpuint (g->n_nodes, ==, 2);
+
+  g_assert_cmpint (simnpu__ir_cut_outputs (g, "bais", &error), ==,
+      SIMNPU_ENOENT);
+  g_assert_nonnull (strstr (error.message, "'bias'"));
+
+  /* the bias add alone, fed by the conv's output */
+  g_assert_cmpint (simnpu__ir_cut_inputs (g, "conv", &error), ==, 0);
+  g_assert_cmpuint (g->n_nodes, ==, 1);
+  g_assert_cmpint (g->nodes[0].op, ==, SIMNPU_IR_ADD);
+  g_assert_cmpstr (g->tensors[g->inputs[0]].name, ==, "conv");
+  g_assert_cmpint (simnpu__ir_cut_inputs (g, "nothing", &error), ==,
+      SIMNPU_ENOENT);
+  simnpu__ir_graph_free (g);
+  shard_set_free (s);
+  g_rand_free (rng);
+}
+
+/* Folding: shape arithmetic on constants and Shape of a static tensor. */
+static const char fold_json[] =
+    "{\"modelTopology\": {\"node\": ["
+    "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
+    " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"dim\": [{\"size\":"
+    " \"1\"}, {\"size\": \"2\"}, {\"size\": \"3\"}, {\"size\": \"4\"}]}}}},"
+    "{\"name\": \"shape\", \"op\": \"Shape\", \"input\": [\"x\"]},"
+    "{\"name\": \"two\", \"op\": \"Const\"},"
+    "{\"name\": \"hw\", \"op\": \"StridedSlice\", \"input\": [\"shape\","
+    " \"b\", \"e\", \"st\"], \"attr\": {}},"
+    "{\"name\": \"b\", \"op\": \"Const\"}, {\"name\": \"e\", \"op\": \"Const\"},"
+    "{\"name\": \"st\", \"op\": \"Const\"},"
+    "{\"name\": \"size\", \"op\": \"Mul\", \"input\": [\"hw\", \"two\"]},"
+    "{\"name\": \"up\", \"op\": \"ResizeNearestNeighbor\", \"input\": [\"x\","
+    " \"size\"]}"
+    "]}, \"weightsManifest\": [{\"paths\": [\"f.bin\"], \"weights\": ["
+    " {\"name\": \"two\", \"shape\": [], \"dtype\": \"int32\"},"
+    " {\"name\": \"b\", \"shape\": [1], \"dtype\": \"int32\"},"
+    " {\"name\": \"e\", \"shape\": [1], \"dtype\": \"int32\"},"
+    " {\"name\": \"st\", \"shape\": [1], \"dtype\": \"int32\"}" "]}]}";
+
+static void
+test_fold (void)
+{
+  static const gint32 vals[4] = { 2, 1, 3, 1 };
+  static const int64_t up_dims[4] = { 1, 4, 6, 4 };
+  shard_set *s = shard_set_new ();
+  simnpu__ir_graph *g;
+  simnpu_error error;
+
+  shard_set_add (s, "f.bin", vals, sizeof vals);
+  g_assert_cmpint (load (fold_json, s, &g, &error), ==, 0);
+  g_assert_cmpuint (g->n_outputs, ==, 1);
+  assert_dims (&g->tensors[g->outputs[0]], 4, up_dims);
+  g_assert_cmpuint (g->n_nodes, ==, 1);
+  g_assert_cmpint (g->nodes[0].op, ==, SIMNPU_IR_RESIZE);
+  simnpu__ir_graph_free (g);
+  shard_set_free (s);
+}
+
+
+/* float16's 1/6 */
+#define F16_SIXTH 0.1666259765625f
+
+static int
+add_const_f (simnpu__ir_graph * g, const char *name, unsigned rank,
+    const int64_t * dims, const float *vals, int64_t n)
+{
+  return simnpu__ir_add_const (g, name, SIMNPU_IR_F32, rank, dims,
+      g_memdup2 (vals, n * sizeof (float)));
+}
+
+static int
+add_op (simnpu__ir_graph * g, simnpu__ir_op op, const char *name,
+    unsigned n_in, const int *in, simnpu__ir_node ** node)
+{
+  int out = simnpu__ir_add_tensor (g, name, SIMNPU_IR_F32, 0, NULL);
+  simnpu__ir_node *n = simnpu__ir_add_node (g, op, name, n_in, in, 1, &out);
+  if (node)
+    *node = n;
+  return out;
+}
+
+/* TF's two spellings of hard swish after 1x1 convs: (y * c) * relu6 (y +
+ * 3) feeding another conv, and (y * relu6 (y + 3)) * c as an output. */
+static void
+test_fuse_hard_swish (void)
+{
+  static const int64_t xd[4] = { 1, 3, 3, 3 }, wd[4] = { 3, 1, 1, 3 };
+  GRand *rng = g_rand_new_with_seed (SEED);
+  simnpu__ir_graph *g = simnpu__ir_graph_new ("hs"), *f;
+  simnpu_error error = { 0 };
+  float w[9], sixth = F16_SIXTH, three = 3.0f, x[27];
+  const float *ins[1] = { x };
+  float **a, **b;
+  simnpu__ir_node *n;
+  int in, t[4], y, z, out1, out2;
+  unsigned i, k;
+
+  in = simnpu__ir_add_tensor (g, "x", SIMNPU_IR_F32, 4, xd);
+  g->inputs[g->n_inputs++] = in;
+  for (k = 0; k < 3; k++) {
+    char name[16];
+    g_snprintf (name, sizeof name, "w%u", k);
+    fill_random (w, 9, rng);
+    for (i = 0; i < 9; i++)
+      w[i] *= 4.0f;
+    t[k] = add_const_f (g, name, 4, wd, w, 9);
+  }
+  t[3] = add_const_f (g, "sixth", 0, NULL, &sixth, 1);
+  {
+    int three_t = add_const_f (g, "three", 0, NULL, &three, 1);
+    int ci[2] = { in, t[0] }, m_in[2], d_in[2], k_in[1], f_in[2];
+    /* branch 1 */
+    y = add_op (g, SIMNPU_IR_CONV2D, "conv0", 2, ci, NULL);
+    m_in[0] = y;
+    m_in[1] = t[3];
+    d_in[0] = y;
+    d_in[1] = three_t;
+    f_in[0] = add_op (g, SIMNPU_IR_MUL, "m", 2, m_in, NULL);
+    k_in[0] = add_op (g, SIMNPU_IR_ADD, "d", 2, d_in, NULL);
+    f_in[1] = add_op (g, SIMNPU_IR_CLIP, "k", 1, k_in, &n);
+    n->attrs.f[0] = 0.0f;
+    n->attrs.f[1] = 6.0f;
+    ci[0] = add_op (g, SIMNPU_IR_MUL, "hs", 2, f_in, NULL);
+    ci[1] = t[1];
+    out1 = add_op (g, SIMNPU_IR_CONV2D, "conv1", 2, ci, NULL);
+    /* branch 2 */
+    ci[0] = in;
+    ci[1] = t[2];
+    z = add_op (g, SIMNPU_IR_CONV2D, "conv2", 2, ci, NULL);
+    d_in[0] = z;
+    k_in[0] = add_op (g, SIMNPU_IR_ADD, "d2", 2, d_in, NULL);
+    m_in[0] = z;
+    m_in[1] = add_op (g, SIMNPU_IR_CLIP, "k2", 1, k_in, &n);
+    n->attrs.f[0] = 0.0f;
+    n->attrs.f[1] = 6.0f;
+    f_in[0] = add_op (g, SIMNPU_IR_MUL, "m2", 2, m_in, NULL);
+    f_in[1] = t[3];
+    out2 = add_op (g, SIMNPU_IR_MUL, "hs2", 2, f_in, NULL);
+  }
+  g->outputs[g->n_outputs++] = out1;
+  g->outputs[g->n_outputs++] = out2;
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, 0);
+
+  f = simnpu__ir_graph_copy (g);
+  g_assert_cmpint (simnpu__ir_fuse (f, &error), ==, 0);
+  /* conv0 (hard swish), conv1 (weights scaled by 6c), conv2 (hard swish),
+   * the output's multiply by 6c */
+  g_assert_cmpuint (f->n_nodes, ==, 4);
+  g_assert_cmpuint (count_op (f, SIMNPU_IR_CONV2D), ==, 3);
+  g_assert_cmpint (f->nodes[0].attrs.act, ==, SIMNPU_IR_ACT_HARD_SWISH);
+  g_assert_cmpuint (count_op (f, SIMNPU_IR_MUL), ==, 1);
+
+  fill_random (x, 27, rng);
+  for (i = 0; i < 27; i++)
+    x[i] *= 3.0f;
+  a = run_graph (g, ins);
+  b = run_graph (f, ins);
+  for (k = 0; k < 2; k++)
+    for (i = 0; i < 27; i++)
+      g_assert_cmpfloat_with_epsilon (a[k][i], b[k][i],
+          1e-5 * MAX (1.0, fabs (a[k][i])));
+  free_outputs (a, 2);
+  free_outputs (b, 2);
+  simnpu__ir_graph_free (f);
+  simnpu__ir_graph_free (g);
+  g_rand_free (rng);
+}
+
+/* ------------------------------------------------------------------ */
+/* (c) the real models */
+
+static char *
+model_path (const char *name)
+{
+  const char *dir = g_getenv ("GST_AX_DATA_DIR");
+  char *file, *path;
+
+  if (dir == NULL || dir[0] == '\0') {
+    g_test_skip ("GST_AX_DATA_DIR is not set");
+    return NULL;
+  }
+  file = g_strdup_printf ("%s.json", name);
+  path = g_build_filename (dir, "human", file, NULL);
+  g_free (file);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
+    char *msg = g_strdup_printf ("%s is missing", path);
+    g_test_skip (msg);
+    g_free (msg);
+    g_free (path);
+    return NULL;
+  }
+  return path;
+}
+
+static simnpu__ir_graph *
+load_model (const char *name)
+{
+  char *path = model_path (name);
+  simnpu__ir_graph *g = NULL;
+  simnpu_error error = { 0 };
+
+  if (path == NULL)
+    return NULL;
+  if (simnpu__tfjs_load_file (path, &g, &error) < 0)
+    g_error ("%s: %s", path, error.message);
+  g_free (path);
+  return g;
+}
+
+/* The output named name has shape dims. */
+static void
+assert_output (const simnpu__ir_graph * g, const char *name, unsigned rank,
+    const int64_t * dims)
+{
+  unsigned i;
+
+  for (i = 0; i < g->n_outputs; i++)
+    if (strcmp (g->tensors[g->outputs[i]].name, name) == 0) {
+      assert_dims (&g->tensors[g->outputs[i]], rank, dims);
+      return;
+    }
+  g_error ("no output named '%s'", name);
+}
+
+/* Fuses a copy of g, checks what must be gone, and compares both graphs'
+ * outputs on one random input. */
+static void
+check_fusion (const simnpu__ir_graph * g, const char *model,
+    unsigned min_removed, double tol)
+{
+  simnpu__ir_graph *f = simnpu__ir_graph_copy (g);
+  GRand *rng = g_rand_new_with_seed (SEED);
+  simnpu_error error = { 0 };
+  float **ins, **a, **b;
+  unsigned i, j;
+  int64_t k, n;
+
+  if (simnpu__ir_fuse (f, &error) < 0)
+    g_error ("fuse: %s", error.message);
+  g_test_message ("%s: %u nodes, %u after fusion", model, g->n_nodes,
+      f->n_nodes);
+  g_assert_cmpuint (f->n_nodes + min_removed, <=, g->n_nodes);
+  g_assert_cmpuint (count_op (f, SIMNPU_IR_BATCHNORM), ==, 0);
+  g_assert_cmpuint (f->n_outputs, ==, g->n_outputs);
+  for (i = 0; i < f->n_nodes; i++) {
+    const simnpu__ir_node *nd = &f->nodes[i];
+    for (j = 0; j < nd->n_inputs; j++) {
+      int t = nd->inputs[j], p;
+      unsigned uses = 0, x, y;
+      if (t < 0 || f->tensors[t].is_const)
+        continue;
+      p = f->tensors[t].producer;
+      if (p < 0)
+        continue;
+      for (x = 0; x < f->n_nodes; x++)
+        for (y = 0; y < f->nodes[x].n_inputs; y++)
+          uses += f->nodes[x].inputs[y] == t;
+      /* no bias add left behind a conv or matmul it could join */
+      if (nd->op == SIMNPU_IR_ADD && uses == 1
+          && (f->nodes[p].op == SIMNPU_IR_CONV2D
+              || f->nodes[p].op == SIMNPU_IR_MATMUL)
+          && f->nodes[p].attrs.act == SIMNPU_IR_ACT_NONE) {
+        int other = nd->inputs[1 - j];
+        g_assert_false (f->tensors[other].is_const
+            && f->tensors[other].rank <= 1);
+      }
+      /* no zero pad of the spatial axes before a conv */
+      if (nd->op == SIMNPU_IR_CONV2D && j == 0
+          && f->nodes[p].op == SIMNPU_IR_PAD) {
+        const simnpu__ir_attrs *pa = &f->nodes[p].attrs;
+        g_assert_false (pa->f[0] == 0.0f && pa->ints[0] == 0
+            && pa->ints[3] == 0 && pa->ints[4] == 0 && pa->ints[7] == 0);
+      }
+    }
+  }
+
+  ins = g_new0 (float *, g->n_inputs);
+  for (i = 0; i < g->n_inputs; i++) {
+    n = simnpu__ir_tensor_elements (&g->tensors[g->inputs[i]]);
+    ins[i] = g_new (float, n);
+    fill_random (ins[i], n, rng);
+  }
+  a = run_graph (g, (const float *const *) ins);
+  b = run_graph (f, (const float *const *) ins);
+  for (i = 0; i < g->n_outputs; i++) {
+    const simnpu__ir_tensor *t = &g->tensors[g->outputs[i]];
+    double peak = 0.0, worst = 0.0;
+    g_assert_cmpstr (t->name, ==, f->tensors[f->outputs[i]].name);
+    n = simnpu__ir_tensor_elements (t);
+    for (k = 0; k < n; k++)
+      peak = MAX (peak, fabs (a[i][k]));
+    /* relative to the output's range, absolute below 1 (probabilities):
+     * fused weights and activations round differently */
+    for (k = 0; k < n; k++) {
+      double d = fabs ((double) a[i][k] - b[i][k]) / MAX (peak, 1.0);
+      worst = MAX (worst, d);
+    }
+    g_test_message ("%s: output '%s' peak %g, worst relative difference %g",
+        model, t->name, peak, worst);
+    g_assert_cmpfloat (worst, <=, tol);
+  }
+  free_outputs (a, g->n_outputs);
+  free_outputs (b, g->n_outputs);
+  for (i = 0; i < g->n_inputs; i++)
+    g_free (ins[i]);
+  g_free (ins);
+  g_rand_free (rng);
+  simnpu__ir_graph_free (f);
+}
+
+static void
+test_blazeface (void)
+{
+  static const int64_t in_dims[4] = { 1, 256, 256, 3 };
+  static const int64_t d0[3] = { 1, 512, 1 }, d1[3] = { 1, 384, 1 };
+  static const int64_t d2[3] = { 1, 512, 16 }, d3[3] = { 1, 384, 16 };
+  simnpu__ir_graph *g = load_model ("blazeface");
+
+  if (g == NULL)
+    return;
+  g_assert_cmpuint (g->n_inputs, ==, 1);
+  g_assert_cmpstr (g->tensors[g->inputs[0]].name, ==, "input");
+  assert_dims (&g->tensors[g->inputs[0]], 4, in_dims);
+  g_assert_cmpuint (g->n_outputs, ==, 4);
+  /* classificators (scores) and regressors (boxes, keypoints) of the 16x16
+   * (512 anchors) and 8x8 (384 anchors) heads */
+  assert_output (g, "Identity", 3, d0);
+  assert_output (g, "Identity_1", 3, d1);
+  assert_output (g, "Identity_2", 3, d2);
+  assert_output (g, "Identity_3", 3, d3);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_CONV2D), ==, 37 + 32);
+  check_fusion (g, "blazeface", 0, REL_TOL);
+  simnpu__ir_graph_free (g);
+}
+
+static void
+test_emotion (void)
+{
+  static const int64_t in_dims[4] = { 1, 64, 64, 1 };
+  static const int64_t out_dims[2] = { 1, 7 };
+  simnpu__ir_graph *g = load_model ("emotion");
+
+  if (g == NULL)
+    return;
+  g_assert_cmpuint (g->n_inputs, ==, 1);
+  assert_dims (&g->tensors[g->inputs[0]], 4, in_dims);
+  g_assert_cmpuint (g->n_outputs, ==, 1);
+  assert_output (g, "Identity", 2, out_dims);
+  check_fusion (g, "emotion", 0, REL_TOL);
+  simnpu__ir_graph_free (g);
+}
+
+static void
+test_centernet (void)
+{
+  static const int64_t in_dims[4] = { 1, 512, 512, 3 };
+  static const int64_t heat_dims[4] = { 1, 128, 128, 80 };
+  static const int64_t wh_dims[4] = { 1, 128, 128, 4 };
+  simnpu__ir_graph *g = load_model ("centernet");
+  simnpu_error error = { 0 };
+  unsigned i;
+
+  if (g == NULL)
+    return;
+  g_assert_cmpuint (g->n_inputs, ==, 1);
+  g_assert_cmpstr (g->tensors[g->inputs[0]].name, ==, "tower_0/images");
+  assert_dims (&g->tensors[g->inputs[0]], 4, in_dims);
+  /* the heat map (sigmoid of the class logits) and the box sizes feed
+   * the TopKV2 peak-picking tail */
+  if (simnpu__ir_cut_outputs (g, "tower_0/keypoints,tower_0/wh", &error) < 0)
+    g_error ("cut: %s", error.message);
+  g_assert_cmpuint (g->n_outputs, ==, 2);
+  assert_output (g, "tower_0/keypoints", 4, heat_dims);
+  assert_output (g, "tower_0/wh", 4, wh_dims);
+  for (i = 0; i < g->n_nodes; i++) {
+    g_assert_nonnull (simnpu__ir_op_get (g->nodes[i].op));
+    g_assert_cmpint (g->nodes[i].op, !=, SIMNPU_IR_GATHER);
+    g_assert_cmpint (g->nodes[i].op, !=, SIMNPU_IR_EQUAL);
+  }
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_RESIZE), ==, 3);
+  /* its hard swishes, x * relu6 (x + 3) * c with c a float16 1/6, become
+   * hard_swish (x) * 6c: that rounds differently (1.5e-5 measured) */
+  check_fusion (g, "centernet", 80, CENTERNET_TOL);
+  simnpu__ir_graph_free (g);
+}
+
+static void
+test_faceres (void)
+{
+  static const int64_t in_dims[4] = { 1, 224, 224, 3 };
+  static const int64_t gender[2] = { 1, 1 }, emb[2] = { 1, 1024 };
+  static const int64_t age[2] = { 1, 100 };
+  simnpu__ir_graph *g = load_model ("faceres");
+
+  if (g == NULL)
+    return;
+  assert_dims (&g->tensors[g->inputs[0]], 4, in_dims);
+  g_assert_cmpuint (g->n_outputs, ==, 3);
+  assert_output (g, "gender_pred/Sigmoid", 2, gender);
+  assert_output (g, "global_pooling/Mean", 2, emb);
+  assert_output (g, "age_pred/Softmax", 2, age);
+  check_fusion (g, "faceres", 100, REL_TOL);
+  simnpu__ir_graph_free (g);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/tfjs/conv-same-stride2", test_conv_same_stride2);
+  g_test_add_func ("/tfjs/depthwise-explicit", test_depthwise_explicit);
+  g_test_add_func ("/tfjs/quantised-weights", test_quantised_weights);
+  g_test_add_func ("/tfjs/malformed", test_malformed);
+  g_test_add_func ("/tfjs/cut", test_cut);
+  g_test_add_func ("/tfjs/fold", test_fold);
+  g_test_add_func ("/tfjs/fuse-hard-swish", test_fuse_hard_swish);
+  g_test_add_func ("/tfjs/blazeface", test_blazeface);
+  g_test_add_func ("/tfjs/emotion", test_emotion);
+  g_test_add_func ("/tfjs/centernet", test_centernet);
+  g_test_add_func ("/tfjs/faceres", test_faceres);
+  return g_test_run ();
+}

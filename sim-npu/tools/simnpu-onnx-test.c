@@ -12,13 +12,14 @@
  * float reference executor.
  *
  *   simnpu-onnx-test [--expected FILE] [--verbose] [--no-fork]
- *       [--cancel-transposes] DIR...
+ *       [--cancel-transposes] [--passes] DIR...
  *
  * A DIR is one case or a folder of cases. Each case runs in a child
  * process (unless --no-fork) so that a crash or hang is reported as that
  * case's failure. Exit status 0 iff no case failed and every case listed
  * in FILE passed. --cancel-transposes runs the transpose cancellation pass
- * on each graph before executing it. */
+ * on each graph before executing it, --passes the passes simnpu-compile
+ * runs after import (cancel transposes, fold constants, fuse, prune). */
 
 #include "compiler.h"
 #include "onnx.pb-c.h"
@@ -49,6 +50,8 @@ typedef enum
 static bool verbose;
 /* run simnpu__ir_cancel_transposes() on each imported graph */
 static bool cancel;
+/* run simnpu-compile's passes (fold, cancel transposes, fuse, prune) */
+static bool pipeline;
 
 typedef struct
 {
@@ -456,8 +459,14 @@ run_case (const char *dir, char *msg, size_t size)
       }
       g_free (b2);
     }
-    if (ret == 0 && cancel)
+    if (ret == 0 && (cancel || pipeline))
       ret = simnpu__ir_cancel_transposes (g, &error);
+    if (ret == 0 && pipeline)
+      ret = simnpu__ir_fold_constants (g, &error);
+    if (ret == 0 && pipeline)
+      ret = simnpu__ir_fuse (g, &error);
+    if (ret == 0 && pipeline)
+      ret = simnpu__ir_prune (g, &error);
     if (ret < 0) {
       g_snprintf (msg, size, "%s", error.message);
       res = ret == SIMNPU_EUNSUPPORTED ? CASE_UNSUPPORTED : CASE_FAIL;
@@ -600,7 +609,7 @@ static void
 usage (void)
 {
   fprintf (stderr, "usage: simnpu-onnx-test [--expected FILE] [--verbose] "
-      "[--no-fork] [--cancel-transposes] DIR...\n");
+      "[--no-fork] [--cancel-transposes] [--passes] DIR...\n");
 }
 
 int
@@ -621,6 +630,8 @@ main (int argc, char **argv)
       verbose = true;
     else if (strcmp (argv[i], "--cancel-transposes") == 0)
       cancel = true;
+    else if (strcmp (argv[i], "--passes") == 0)
+      pipeline = true;
     else if (strcmp (argv[i], "--no-fork") == 0)
       tot.fork = false;
     else if (argv[i][0] == '-') {

@@ -21,6 +21,8 @@
 /* Each rewrite removes or moves one transpose down; the bound stops a
  * pathological graph from looping. */
 #define LAYOUT_MAX_ROUNDS_PER_NODE 16
+/* a transpose read by more nodes stays where it is */
+#define LAYOUT_MAX_CONSUMERS 64
 
 static bool
 is_graph_output (const simnpu__ir_graph * g, int t)
@@ -266,7 +268,7 @@ insert_transpose_after (simnpu__ir_graph * g, unsigned i, unsigned ti,
 static bool
 sink (simnpu__ir_graph * g, unsigned ti)
 {
-  unsigned users[SIMNPU_IR_MAX_NODES / 1024 + 1];
+  unsigned users[LAYOUT_MAX_CONSUMERS];
   unsigned n_users = 0, i, j, k, inserted = 0, r;
   int a = g->nodes[ti].inputs[0], b = g->nodes[ti].outputs[0];
 

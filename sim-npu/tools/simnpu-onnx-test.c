@@ -39,6 +39,9 @@
 /* a case that takes longer is reported as hung */
 #define CASE_TIMEOUT_S 120
 #define MAX_TEST_FILE_SIZE (G_GINT64_CONSTANT (1) << 30)
+/* inputs baked as initializers: the bits of a guint64 mask */
+#define MAX_BAKED_INPUTS 64
+#define SHAPE_STR_SIZE 128
 
 typedef enum
 {
@@ -135,7 +138,7 @@ static bool
 compare (unsigned k, const simnpu__ir_tensor * got_t, const void *got,
     const pb_tensor * exp, char *msg, size_t size)
 {
-  char shape[128];
+  char shape[SHAPE_STR_SIZE];
   int64_t n, i;
   unsigned d;
 
@@ -148,7 +151,7 @@ compare (unsigned k, const simnpu__ir_tensor * got_t, const void *got,
   }
   if (got_t->rank != exp->rank
       || memcmp (got_t->dims, exp->dims, exp->rank * sizeof exp->dims[0])) {
-    char gs[128];
+    char gs[SHAPE_STR_SIZE];
     format_shape (gs, sizeof gs, got_t->rank, got_t->dims);
     g_snprintf (msg, size, "output %u: shape %s, expected %s", k, gs, shape);
     return false;
@@ -333,7 +336,7 @@ out:
 static void
 dump_graph (const char *dir, const simnpu__ir_graph * g)
 {
-  char shape[128];
+  char shape[SHAPE_STR_SIZE];
   unsigned i, j;
 
   fprintf (stderr, "%s: %u nodes, %u tensors\n", dir, g->n_nodes, g->n_tensors);
@@ -382,7 +385,7 @@ bake_inputs (const gchar * model, gsize len, const char *set_dir,
   for (i = 0; i < gp->n_initializer; i++)
     if (gp->initializer[i]->name != NULL)
       g_hash_table_add (inits, gp->initializer[i]->name);
-  for (i = 0; i < gp->n_input && k < 64; i++) {
+  for (i = 0; i < gp->n_input && k < MAX_BAKED_INPUTS; i++) {
     const char *name = gp->input[i]->name;
     gchar *p, *data = NULL;
     gsize dlen = 0;

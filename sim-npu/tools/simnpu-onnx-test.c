@@ -227,27 +227,25 @@ run_data_set (simnpu__ir_graph * g, const char *set_dir, guint64 baked,
   pb_tensor exp = { 0 };
   simnpu__ir_exec *x = NULL;
   case_result res = CASE_FAIL;
-  unsigned n_in = 0, n_files = 0, i, k;
+  unsigned n_in = 0, f, i, k;
   bool reshape = false;
   int ret;
 
-  for (n_in = 0; n_in <= SIMNPU_IR_MAX_INPUTS; n_in++) {
-    gchar *p = g_strdup_printf ("%s/input_%u.pb", set_dir, n_in + n_files);
-    bool exists = g_file_test (p, G_FILE_TEST_EXISTS);
-    if (exists && n_in == SIMNPU_IR_MAX_INPUTS) {
-      g_snprintf (msg, size, "more than %d inputs", SIMNPU_IR_MAX_INPUTS);
-      g_free (p);
-      goto out;
-    }
-    if (!exists) {
+  /* input_F.pb for file F; those baked into the model are not inputs */
+  for (f = 0; f < SIMNPU_IR_MAX_INPUTS + MAX_BAKED_INPUTS; f++) {
+    gchar *p = g_strdup_printf ("%s/input_%u.pb", set_dir, f);
+    if (!g_file_test (p, G_FILE_TEST_EXISTS)) {
       g_free (p);
       break;
     }
-    if (baked & (G_GUINT64_CONSTANT (1) << n_in)) {
+    if (f < MAX_BAKED_INPUTS && (baked & (G_GUINT64_CONSTANT (1) << f))) {
       g_free (p);
-      n_files++;
-      n_in--;
       continue;
+    }
+    if (n_in == SIMNPU_IR_MAX_INPUTS) {
+      g_snprintf (msg, size, "more than %d inputs", SIMNPU_IR_MAX_INPUTS);
+      g_free (p);
+      goto out;
     }
     ret = pb_read (p, &ins[n_in], &error);
     g_free (p);
@@ -256,6 +254,7 @@ run_data_set (simnpu__ir_graph * g, const char *set_dir, guint64 baked,
       res = ret == SIMNPU_EUNSUPPORTED ? CASE_UNSUPPORTED : CASE_FAIL;
       goto out;
     }
+    n_in++;
   }
   if (n_in != g->n_inputs) {
     g_snprintf (msg, size, "%u input files for %u graph inputs", n_in,

@@ -432,6 +432,68 @@ test_cancel_through_const (void)
 }
 
 static void
+add_int64_init (builder * b, const char *name, unsigned rank,
+    const int64_t * dims, const int64_t * v, size_t n)
+{
+  Onnx__TensorProto *t = keep (b, g_new0 (Onnx__TensorProto, 1));
+
+  onnx__tensor_proto__init (t);
+  t->name = (char *) name;
+  t->n_dims = rank;
+  t->dims = keep (b, g_memdup2 (dims, MAX (rank, 1) * sizeof dims[0]));
+  t->has_data_type = true;
+  t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+  t->n_int64_data = n;
+  t->int64_data = keep (b, g_memdup2 (v, MAX (n, 1) * sizeof v[0]));
+  g_ptr_array_add (b->inits, t);
+}
+
+/* the exporters' dynamic reshape, Shape -> Gather -> Unsqueeze -> Concat
+ * -> Reshape, folds at import into one reshape by a constant shape */
+static void
+test_shape_folding (void)
+{
+  static const int64_t xd[] = { 2, 3, 4 };
+  static const int64_t one[] = { 1 };
+  static const int64_t zero = 0, minus_one = -1;
+  simnpu_error error = { 0 };
+  simnpu__ir_graph *g = NULL;
+  const simnpu__ir_tensor *y;
+  Onnx__NodeProto *n;
+  builder b;
+
+  builder_init (&b, OPSET);
+  add_input (&b, "x", 3, xd);
+  add_output (&b, "y");
+  add_int64_init (&b, "i0", 0, NULL, &zero, 1);
+  add_int64_init (&b, "ax0", 1, one, &zero, 1);
+  add_int64_init (&b, "rest", 1, one, &minus_one, 1);
+  add_node (&b, "Shape", "shape", "x", NULL, "s");
+  add_node (&b, "Gather", "batch", "s", "i0", "n");
+  add_node (&b, "Unsqueeze", "unsq", "n", "ax0", "n1");
+  n = add_node (&b, "Concat", "cat", "n1", "rest", "target");
+  n->n_attribute = 1;
+  n->attribute = keep (&b, g_new0 (Onnx__AttributeProto *, 1));
+  n->attribute[0] = keep (&b, g_new0 (Onnx__AttributeProto, 1));
+  onnx__attribute_proto__init (n->attribute[0]);
+  n->attribute[0]->name = (char *) "axis";
+  n->attribute[0]->has_type = true;
+  n->attribute[0]->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+  n->attribute[0]->has_i = true;
+  n->attribute[0]->i = 0;
+  add_node (&b, "Reshape", "resh", "x", "target", "y");
+  g_assert_cmpint (load (&b, &g, &error), ==, 0);
+  builder_clear (&b);
+  g_assert_cmpuint (g->n_nodes, ==, 1);
+  g_assert_cmpint (g->nodes[0].op, ==, SIMNPU_IR_RESHAPE);
+  y = &g->tensors[g->outputs[0]];
+  g_assert_cmpuint (y->rank, ==, 2);
+  g_assert_cmpint (y->dims[0], ==, 2);
+  g_assert_cmpint (y->dims[1], ==, 12);
+  simnpu__ir_graph_free (g);
+}
+
+static void
 test_truncated (void)
 {
   simnpu_error error = { 0 };
@@ -662,6 +724,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onnx/conv-chain", test_conv_chain);
   g_test_add_func ("/onnx/cancel-through-const", test_cancel_through_const);
   g_test_add_func ("/onnx/silu-chain", test_silu_chain);
+  g_test_add_func ("/onnx/shape-folding", test_shape_folding);
   g_test_add_func ("/onnx/truncated", test_truncated);
   g_test_add_func ("/onnx/unknown-op", test_unknown_op);
   g_test_add_func ("/onnx/opset", test_opset);

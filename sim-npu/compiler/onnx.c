@@ -3446,6 +3446,132 @@ imp_lrn (onnx_ctx * c, const onnx_op * op)
   return onnx_emit2 (c, SIMNPU_IR_DIV, x, pw, out);
 }
 
+/* a scalar of dtype with value v (small integers) */
+static int
+onnx_scalar_of (onnx_ctx * c, simnpu__ir_dtype dtype, int v)
+{
+  uint8_t buf[sizeof (int64_t)] = { 0 };
+
+  switch (dtype) {
+    case SIMNPU_IR_F32:{
+      float f = (float) v;
+      memcpy (buf, &f, sizeof f);
+      break;
+    }
+    case SIMNPU_IR_I64:{
+      int64_t i = v;
+      memcpy (buf, &i, sizeof i);
+      break;
+    }
+    case SIMNPU_IR_I32:{
+      int32_t i = v;
+      memcpy (buf, &i, sizeof i);
+      break;
+    }
+    default:
+      buf[0] = (uint8_t) v;
+      break;
+  }
+  return onnx_add_const (c, dtype, 0, NULL, buf);
+}
+
+/* data with data[.., idx[.., i, ..], ..] = updates[.., i, ..] (or += / *=
+ * for reduction add / mul): the updates spread over a new axis by a
+ * one-hot mask of the indices, reduced over the indices' axis */
+static int
+imp_scatter_elements (onnx_ctx * c, const onnx_op * op)
+{
+  char buf[ONNX_STR_SIZE];
+  const char *red = onnx_attr_str (c, "reduction", "none", buf, sizeof buf);
+  bool mul = strcmp (red, "mul") == 0, add = strcmp (red, "add") == 0;
+  int64_t dd[SIMNPU_IR_MAX_RANK], id[SIMNPU_IR_MAX_RANK];
+  int64_t ui[SIMNPU_IR_MAX_RANK], zero = 0, len;
+  int data, idx, upd, neg, ii, wrapped, iu, uu, iota, eq, contrib, sum;
+  int maskf, hitf, hit, out, ret;
+  simnpu__ir_attrs a, cf;
+  simnpu__ir_dtype dtype;
+  unsigned rank, r, k;
+  int32_t axis = 0;
+
+  if ((ret = onnx_in (c, 0, &data)) < 0 || (ret = onnx_in (c, 1, &idx)) < 0
+      || (ret = onnx_in (c, 2, &upd)) < 0)
+    return ret;
+  if (!mul && !add && strcmp (red, "none") != 0)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "reduction '%s'", red);
+  rank = T (c, data)->rank;
+  dtype = T (c, data)->dtype;
+  if (T (c, idx)->rank != rank || T (c, upd)->rank != rank || rank == 0
+      || rank >= SIMNPU_IR_MAX_RANK)
+    return onnx_err (c, SIMNPU_ESHAPE, "indices, updates and data differ "
+        "in rank");
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0), rank, &axis)) < 0)
+    return ret;
+  memcpy (dd, T (c, data)->dims, sizeof dd);
+  memcpy (id, T (c, idx)->dims, sizeof id);
+  for (r = 0; r < rank; r++)
+    if ((r != (unsigned) axis && id[r] != dd[r])
+        || id[r] != T (c, upd)->dims[r])
+      return onnx_err (c, SIMNPU_EUNSUPPORTED, "indices must cover the data "
+          "off the axis and match the updates");
+  len = dd[axis];
+  neg = onnx_tmp (c);
+  ii = onnx_tmp (c);
+  wrapped = onnx_tmp (c);
+  if ((ret = onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_LESS, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, &zero), neg)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, &len), ii)) < 0)
+    return ret;
+  {
+    int ins[3] = { neg, ii, idx };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1, NULL)) < 0)
+      return ret;
+  }
+  for (r = 0, k = 0; r < rank; r++) {
+    ui[k++] = id[r];
+    if (r == (unsigned) axis)
+      ui[k++] = 1;
+  }
+  iu = onnx_tmp (c);
+  uu = onnx_tmp (c);
+  eq = onnx_tmp (c);
+  contrib = onnx_tmp (c);
+  sum = onnx_tmp (c);
+  if ((ret = onnx_emit_reshape (c, wrapped, iu, ui, rank + 1)) < 0
+      || (ret = onnx_emit_reshape (c, upd, uu, ui, rank + 1)) < 0
+      || (ret = onnx_iota_on_axis (c, len, rank + 1, axis + 1, &iota)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, iu, iota, eq)) < 0)
+    return ret;
+  {
+    int ins[3] = { eq, uu, onnx_scalar_of (c, dtype, mul ? 1 : 0) };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &contrib, 1, NULL)) < 0)
+      return ret;
+  }
+  onnx_attrs_init (&a);
+  a.ints[0] = axis;
+  a.n_ints = 1;
+  if ((ret = onnx_emit (c, mul ? SIMNPU_IR_REDUCE_PROD : SIMNPU_IR_REDUCE_SUM,
+              &contrib, 1, &sum, 1, &a)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (add || mul)
+    return onnx_emit2 (c, add ? SIMNPU_IR_ADD : SIMNPU_IR_MUL, data, sum, out);
+  /* where any index hit, the update; elsewhere the data */
+  onnx_attrs_init (&cf);
+  cf.dtype = SIMNPU_IR_F32;
+  hit = onnx_tmp (c);
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_CAST, eq, &maskf, &cf)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MAX, maskf, &hitf, &a)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_GREATER, hitf, onnx_scalar_f32 (c,
+                  0.0f), hit)) < 0)
+    return ret;
+  {
+    int ins[3] = { hit, sum, data };
+    return onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
+  }
+}
+
 /* x != x */
 static int
 imp_isnan (onnx_ctx * c, const onnx_op * op)
@@ -3619,6 +3745,8 @@ static const onnx_op onnx_ops[] = {
   {"Reshape", imp_reshape, SIMNPU_IR_RESHAPE, 5},
   {"Resize", imp_resize, SIMNPU_IR_RESIZE},
   {"Round", imp_unary, SIMNPU_IR_ROUND},
+  {"Scatter", imp_scatter_elements, SIMNPU_IR_WHERE, 9},
+  {"ScatterElements", imp_scatter_elements, SIMNPU_IR_WHERE, 11},
   {"Selu", imp_unary, SIMNPU_IR_SELU, 6},
   {"Shape", imp_shape, SIMNPU_IR_SHAPE, 1},
   {"Shrink", imp_shrink, SIMNPU_IR_WHERE, 9},

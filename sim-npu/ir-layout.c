@@ -21,6 +21,8 @@
 /* Each rewrite removes or moves one transpose down; the bound stops a
  * pathological graph from looping. */
 #define LAYOUT_MAX_ROUNDS_PER_NODE 16
+/* a transpose read by more nodes stays where it is */
+#define LAYOUT_MAX_CONSUMERS 64
 
 static bool
 is_graph_output (const simnpu__ir_graph * g, int t)
@@ -189,27 +191,159 @@ permuted_const (simnpu__ir_graph * g, int ci, const int64_t * perm, unsigned r)
   return t;
 }
 
+static bool
+same_perm (const simnpu__ir_node * a, const simnpu__ir_node * b)
+{
+  return a->attrs.n_ints == b->attrs.n_ints
+      && memcmp (a->attrs.ints, b->attrs.ints,
+      a->attrs.n_ints * sizeof a->attrs.ints[0]) == 0;
+}
+
+/* Whether consumer u of b (the output of transpose tn) can run before the
+ * transpose: element-wise, and every other operand is a constant that
+ * broadcasts into the rank, the output of a transpose by the same
+ * permutation, or the output of a unary consumer of b (which moves too). */
+static bool
+can_sink_into (const simnpu__ir_graph * g, const simnpu__ir_node * tn,
+    const simnpu__ir_node * u)
+{
+  int b = tn->outputs[0];
+  unsigned r = tn->attrs.n_ints, i;
+
+  if (u->n_outputs != 1)
+    return false;
+  if (is_unary (u->op) && u->n_inputs == 1)
+    return true;
+  if (!is_binary (u->op) || u->n_inputs != 2)
+    return false;
+  for (i = 0; i < 2; i++) {
+    int t = u->inputs[i], p;
+    const simnpu__ir_node *pn;
+    if (t == b)
+      continue;
+    if (g->tensors[t].is_const) {
+      if (g->tensors[t].rank > r)
+        return false;
+      continue;
+    }
+    p = producer_of (g, t);
+    if (p == SIMNPU_IR_NONE)
+      return false;
+    pn = &g->nodes[p];
+    if (pn->op == SIMNPU_IR_TRANSPOSE && same_perm (pn, tn)
+        && g->tensors[pn->inputs[0]].rank == r)
+      continue;
+    if (is_unary (pn->op) && pn->n_inputs == 1 && pn->inputs[0] == b
+        && pn->n_outputs == 1)
+      continue;
+    return false;
+  }
+  return true;
+}
+
+/* Inserts a transpose by tn's permutation from in to out right after node
+ * i. */
+static int
+insert_transpose_after (simnpu__ir_graph * g, unsigned i, unsigned ti,
+    int in, int out)
+{
+  simnpu__ir_attrs attrs = g->nodes[ti].attrs;
+  gchar *name = g_strdup (g->nodes[ti].name);
+  simnpu__ir_node *n, tmp;
+
+  n = simnpu__ir_add_node (g, SIMNPU_IR_TRANSPOSE, name, 1, &in, 1, &out);
+  g_free (name);
+  if (n == NULL)
+    return -1;
+  n->attrs = attrs;
+  tmp = *n;
+  memmove (&g->nodes[i + 2], &g->nodes[i + 1],
+      (g->n_nodes - 1 - (i + 1)) * sizeof g->nodes[0]);
+  g->nodes[i + 1] = tmp;
+  return 0;
+}
+
+/* Moves transpose ti below all its consumers (each gets its own copy of
+ * the transpose after it), when every consumer allows it. */
+static bool
+sink (simnpu__ir_graph * g, unsigned ti)
+{
+  unsigned users[LAYOUT_MAX_CONSUMERS];
+  unsigned n_users = 0, i, j, k, inserted = 0, r;
+  int a = g->nodes[ti].inputs[0], b = g->nodes[ti].outputs[0];
+
+  r = g->nodes[ti].attrs.n_ints;
+  for (i = ti + 1; i < g->n_nodes; i++)
+    for (j = 0; j < g->nodes[i].n_inputs; j++)
+      if (g->nodes[i].inputs[j] == b) {
+        if (n_users == G_N_ELEMENTS (users)
+            || !can_sink_into (g, &g->nodes[ti], &g->nodes[i]))
+          return false;
+        users[n_users++] = i;
+        break;
+      }
+  if (n_users == 0)
+    return false;
+  for (k = 0; k < n_users; k++) {
+    unsigned ui = users[k] + inserted;
+    simnpu__ir_node *u = &g->nodes[ui];
+    int out = u->outputs[0], nt;
+    gchar *name;
+
+    for (j = 0; j < u->n_inputs; j++) {
+      int t = u->inputs[j], p;
+      if (t == b) {
+        u->inputs[j] = a;
+      } else if (g->tensors[t].is_const) {
+        if (simnpu__ir_tensor_elements (&g->tensors[t]) != 1) {
+          int nc = permuted_const (g, t, g->nodes[ti].attrs.ints, r);
+          u = &g->nodes[ui];
+          u->inputs[j] = nc;
+        }
+      } else {
+        /* a transpose by the same permutation (possibly one just placed
+         * after an earlier consumer) */
+        p = producer_of (g, t);
+        u->inputs[j] = g->nodes[p].inputs[0];
+      }
+    }
+    name = g_strdup_printf ("%s/pre", g->tensors[out].name);
+    nt = simnpu__ir_add_tensor (g, name, g->tensors[out].dtype, 0, NULL);
+    g_free (name);
+    if (nt < 0)
+      return false;
+    g->nodes[ui].outputs[0] = nt;
+    if (insert_transpose_after (g, ui, ti, nt, out) < 0)
+      return false;
+    inserted++;
+  }
+  remove_node (g, ti);
+  return true;
+}
+
 /* One rewrite at transpose node ti; true if the graph changed. */
 static bool
 rewrite (simnpu__ir_graph * g, unsigned ti)
 {
   simnpu__ir_node *tn = &g->nodes[ti];
   int a = tn->inputs[0], b = tn->outputs[0];
-  unsigned r = tn->attrs.n_ints, i, uses;
+  unsigned r = tn->attrs.n_ints, i;
   int user, pi;
   bool ident = true;
 
   for (i = 0; i < r; i++)
     if (tn->attrs.ints[i] != (int64_t) i)
       ident = false;
-  /* an identity transpose: its output is its input */
-  if (ident && !is_graph_output (g, b)) {
+  if (is_graph_output (g, b))
+    return false;
+  /* unused, or an identity: its output is its input */
+  if (count_uses (g, b, &user) == 0 || ident) {
     replace_uses (g, b, a);
     remove_node (g, ti);
     return true;
   }
 
-  /* compose with a transpose above that has no other reader */
+  /* compose with a transpose above */
   pi = producer_of (g, a);
   if (pi != SIMNPU_IR_NONE && g->nodes[pi].op == SIMNPU_IR_TRANSPOSE
       && g->nodes[pi].attrs.n_ints == r) {
@@ -219,54 +353,10 @@ rewrite (simnpu__ir_graph * g, unsigned ti)
       q[i] = p->attrs.ints[tn->attrs.ints[i]];
     tn->inputs[0] = p->inputs[0];
     memcpy (tn->attrs.ints, q, r * sizeof q[0]);
-    if (count_uses (g, a, &user) == 0 && !is_graph_output (g, a))
-      remove_node (g, pi);
     return true;
   }
 
-  /* push below a sole element-wise reader */
-  if (is_graph_output (g, b))
-    return false;
-  uses = count_uses (g, b, &user);
-  if (uses != 1)
-    return false;
-  {
-    simnpu__ir_node *u = &g->nodes[user];
-    simnpu__ir_node tmp;
-    int out = u->outputs[0];
-    if (u->n_outputs != 1)
-      return false;
-    if (is_unary (u->op) && u->n_inputs == 1) {
-      /* u reads a; the transpose reads u's result */
-    } else if (is_binary (u->op) && u->n_inputs == 2) {
-      int k = u->inputs[0] == b ? 1 : 0;
-      const simnpu__ir_tensor *c = &g->tensors[u->inputs[k]];
-      if (!c->is_const || c->rank > r)
-        return false;
-      if (simnpu__ir_tensor_elements (c) != 1) {
-        int nc = permuted_const (g, u->inputs[k], tn->attrs.ints, r);
-        if (nc < 0)
-          return false;
-        /* the add may have moved the arrays */
-        tn = &g->nodes[ti];
-        u = &g->nodes[user];
-        u->inputs[k] = nc;
-      }
-    } else {
-      return false;
-    }
-    for (i = 0; i < u->n_inputs; i++)
-      if (u->inputs[i] == b)
-        u->inputs[i] = a;
-    u->outputs[0] = b;
-    tn->inputs[0] = b;
-    tn->outputs[0] = out;
-    /* u now runs where the transpose was, the transpose where u was */
-    tmp = *tn;
-    *tn = *u;
-    *u = tmp;
-    return true;
-  }
+  return sink (g, ti);
 }
 
 int

@@ -14,7 +14,18 @@
  * inputs are all constants is executed at once and replaced by constants,
  * so that shape-valued inputs computed in the model (Shape -> Gather ->
  * Concat -> Reshape) are constants by the time a consumer needs them as
- * attributes. */
+ * attributes.
+ *
+ * Layout: tensors stay NCHW as in the model; each spatial op (conv, pools,
+ * resize, batchnorm, depth/space) runs on a transpose to NHWC and back
+ * (simnpu__ir_cancel_transposes() removes the pairs that cancel). 1-D
+ * convs and pools run as 2-D ones of height 1.
+ *
+ * ONNX ops without an IR op of their own are compositions of IR ops
+ * (Gemm, Celu, Mish, LayerNormalization, InstanceNormalization, LRN,
+ * ConvTranspose, GatherElements, the losses, the quantize ops, ...): one
+ * static table maps each ONNX op to its import function and the oldest
+ * opset whose definition that function reads. */
 
 #include "compiler.h"
 #include "onnx.pb-c.h"
@@ -427,7 +438,8 @@ onnx_add_const (onnx_ctx * c, simnpu__ir_dtype dtype, unsigned rank,
   bytes = simnpu__ir_tensor_bytes (&tmp);
   name = g_strdup_printf ("%s/const%u", c->node_name, c->tmp++);
   t = simnpu__ir_add_const (c->g, name, dtype, rank, dims,
-      g_memdup2 (src, MAX (bytes, 1)));
+      src != NULL ? g_memdup2 (src, MAX (bytes, 1)) : g_malloc0 (MAX (bytes,
+              1)));
   g_free (name);
   return t;
 }
@@ -732,7 +744,8 @@ onnx_attr_str (onnx_ctx * c, const char *name, const char *def, char *buf,
   if (a == NULL || !a->has_s)
     return def ? def : "";
   len = MIN (a->s.len, size - 1);
-  memcpy (buf, a->s.data, len);
+  if (len > 0)
+    memcpy (buf, a->s.data, len);
   buf[len] = '\0';
   return buf;
 }
@@ -752,7 +765,8 @@ onnx_attr_ints (onnx_ctx * c, const char *name, int64_t * out, int max, int *n)
     return onnx_err (c, SIMNPU_EUNSUPPORTED,
         "attribute '%s' has %zu values (at most %d supported)", name,
         a->n_ints, max);
-  memcpy (out, a->ints, a->n_ints * sizeof out[0]);
+  if (a->n_ints > 0)
+    memcpy (out, a->ints, a->n_ints * sizeof out[0]);
   *n = a->n_ints;
   return 0;
 }
@@ -1345,6 +1359,175 @@ imp_conv (onnx_ctx * c, const onnx_op * op)
   if ((ret = onnx_emit_transpose (c, ins[1], wt, oihw_to_ohwi, 4)) < 0)
     return ret;
   ins[1] = wt;
+  return onnx_emit_spatial (c, SIMNPU_IR_CONV2D, ins,
+      ins[2] == SIMNPU_IR_NONE ? 2 : 3, &a, one_d);
+}
+
+/* ConvTranspose as a convolution: the input with stride - 1 zeros between
+ * its pixels, padded by (k - 1) * dilation less the pads, convolved at
+ * stride 1 with the kernel flipped and its in/out channels swapped */
+static int
+imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t v[2 * ONNX_SPATIAL_DIMS], k[ONNX_SPATIAL_DIMS];
+  int64_t s[ONNX_SPATIAL_DIMS] = { 1, 1 }, d[ONNX_SPATIAL_DIMS] = { 1, 1 };
+  int64_t pb[ONNX_SPATIAL_DIMS] = { 0, 0 }, pe[ONNX_SPATIAL_DIMS] = { 0, 0 };
+  int64_t opad[ONNX_SPATIAL_DIMS] = { 0, 0 }, in[ONNX_SPATIAL_DIMS];
+  int64_t xd[ONNX_CONV_RANK], wd[ONNX_CONV_RANK], dims[2 * ONNX_CONV_RANK];
+  char buf[ONNX_STR_SIZE];
+  const char *auto_pad;
+  simnpu__ir_attrs a;
+  int ins[3], x, w, ret, n, i, nsp, off, os_n;
+  int64_t os[ONNX_SPATIAL_DIMS], g;
+  bool one_d;
+
+  if ((ret = onnx_in (c, 0, &ins[0])) < 0 || (ret = onnx_in (c, 1, &ins[1])) < 0
+      || (ret = onnx_opt_in (c, 2, &ins[2])) < 0)
+    return ret;
+  one_d = T (c, ins[0])->rank == ONNX_CONV_RANK - 1
+      && T (c, ins[1])->rank == ONNX_CONV_RANK - 1;
+  if (!one_d && (T (c, ins[0])->rank != ONNX_CONV_RANK
+          || T (c, ins[1])->rank != ONNX_CONV_RANK))
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "input of rank %u: only 1-D and 2-D transposed convolutions are "
+        "supported", T (c, ins[0])->rank);
+  x = ins[0];
+  w = ins[1];
+  if (one_d && ((ret = onnx_unsqueeze_h (c, x, &x)) < 0
+          || (ret = onnx_unsqueeze_h (c, w, &w)) < 0))
+    return ret;
+  nsp = one_d ? 1 : ONNX_SPATIAL_DIMS;
+  off = ONNX_SPATIAL_DIMS - nsp;
+  memcpy (xd, T (c, x)->dims, sizeof xd);
+  memcpy (wd, T (c, w)->dims, sizeof wd);
+  g = onnx_attr_int (c, "group", 1);
+  if (g < 1 || xd[1] != wd[0] || wd[0] % g != 0)
+    return onnx_err (c, SIMNPU_ESHAPE, "weights [%" G_GINT64_FORMAT ", ...] "
+        "for %" G_GINT64_FORMAT " input channels in %" G_GINT64_FORMAT
+        " groups", wd[0], xd[1], g);
+  for (i = 0; i < ONNX_SPATIAL_DIMS; i++) {
+    k[i] = wd[2 + i];
+    in[i] = xd[2 + i];
+  }
+  if ((ret = onnx_attr_ints (c, "strides", v, nsp, &n)) < 0)
+    return ret;
+  for (i = 0; i < n; i++)
+    s[off + i] = v[i];
+  if ((ret = onnx_attr_ints (c, "dilations", v, nsp, &n)) < 0)
+    return ret;
+  for (i = 0; i < n; i++)
+    d[off + i] = v[i];
+  if ((ret = onnx_attr_ints (c, "output_padding", v, nsp, &n)) < 0)
+    return ret;
+  for (i = 0; i < n; i++)
+    opad[off + i] = v[i];
+  for (i = 0; i < ONNX_SPATIAL_DIMS; i++)
+    if (s[i] < 1 || s[i] > G_MAXINT32 || d[i] < 1 || d[i] > G_MAXINT32
+        || opad[i] < 0 || opad[i] >= MAX (s[i], d[i]))
+      return onnx_err (c, SIMNPU_EFORMAT, "strides, dilations or "
+          "output_padding out of range");
+  if ((ret = onnx_attr_ints (c, "output_shape", v, 2 * ONNX_SPATIAL_DIMS,
+              &os_n)) < 0)
+    return ret;
+  if (os_n >= nsp)
+    for (i = 0; i < nsp; i++)
+      os[off + i] = v[os_n - nsp + i];
+  auto_pad = onnx_attr_str (c, "auto_pad", "NOTSET", buf, sizeof buf);
+  if (os_n >= nsp || strcmp (auto_pad, "SAME_UPPER") == 0
+      || strcmp (auto_pad, "SAME_LOWER") == 0) {
+    bool upper = strcmp (auto_pad, "SAME_UPPER") == 0;
+    for (i = off; i < ONNX_SPATIAL_DIMS; i++) {
+      int64_t out = os_n >= nsp ? os[i] : in[i] * s[i];
+      int64_t total = s[i] * (in[i] - 1) + opad[i] + (k[i] - 1) * d[i] + 1
+          - out;
+      /* floor division, as ONNX's reference: a negative total (an output
+       * larger than the stride gives) pads the end */
+      int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
+      pb[i] = upper ? half : total - half;
+      pe[i] = upper ? total - half : half;
+    }
+  } else if (strcmp (auto_pad, "NOTSET") == 0) {
+    if ((ret = onnx_attr_ints (c, "pads", v, 2 * nsp, &n)) < 0)
+      return ret;
+    if (n > 0 && n != 2 * nsp)
+      return onnx_err (c, SIMNPU_EFORMAT, "%d pads (expected %d)", n, 2 * nsp);
+    for (i = 0; i < n; i++)
+      (i < nsp ? pb : pe)[off + i % nsp] = v[i];
+  } else if (strcmp (auto_pad, "VALID") != 0) {
+    return onnx_err (c, SIMNPU_EFORMAT, "auto_pad '%s'", auto_pad);
+  }
+  for (i = 0; i < ONNX_SPATIAL_DIMS; i++)
+    if (pb[i] < -G_MAXINT32 || pe[i] < -G_MAXINT32 || pb[i] > G_MAXINT32
+        || pe[i] > G_MAXINT32 || k[i] > G_MAXINT32
+        || in[i] * s[i] > SIMNPU_IR_MAX_ELEMENTS)
+      return onnx_err (c, SIMNPU_EFORMAT, "pads or sizes out of range");
+
+  /* zeros between the pixels: [N, C, H, 1, W, 1] padded to
+   * [N, C, H, sh, W, sw], the trailing zeros cut by the padding below */
+  if (s[0] > 1 || s[1] > 1) {
+    int64_t r6[6] = { xd[0], xd[1], in[0], 1, in[1], 1 };
+    int64_t r4[ONNX_CONV_RANK] = { xd[0], xd[1], in[0] * s[0],
+      in[1] * s[1]
+    };
+    int t6 = onnx_tmp (c), z = onnx_tmp (c), t4 = onnx_tmp (c);
+    onnx_attrs_init (&a);
+    memset (a.ints, 0, sizeof a.ints);
+    a.ints[6 + 3] = s[0] - 1;
+    a.ints[6 + 5] = s[1] - 1;
+    a.n_ints = 12;
+    if ((ret = onnx_emit_reshape (c, x, t6, r6, 6)) < 0
+        || (ret = onnx_emit (c, SIMNPU_IR_PAD, &t6, 1, &z, 1, &a)) < 0
+        || (ret = onnx_emit_reshape (c, z, t4, r4, ONNX_CONV_RANK)) < 0)
+      return ret;
+    x = t4;
+  }
+  onnx_attrs_init (&a);
+  memset (dims, 0, sizeof dims);
+  for (i = 0; i < ONNX_SPATIAL_DIMS; i++) {
+    a.ints[2 + i] = (k[i] - 1) * d[i] - pb[i];
+    a.ints[ONNX_CONV_RANK + 2 + i] = (k[i] - 1) * d[i] - pe[i] + opad[i]
+        - (s[i] - 1);
+  }
+  a.n_ints = 2 * ONNX_CONV_RANK;
+  {
+    int p = onnx_tmp (c);
+    if ((ret = onnx_emit (c, SIMNPU_IR_PAD, &x, 1, &p, 1, &a)) < 0)
+      return ret;
+    x = p;
+  }
+  /* weights [C, M/g, kh, kw] flipped, as [g, C/g, M/g, kh, kw] ->
+   * [g, M/g, kh, kw, C/g] -> OHWI [M, kh, kw, C/g] */
+  {
+    static const int64_t perm[] = { 0, 2, 3, 4, 1 };
+    int64_t w5[5] = { g, wd[0] / g, wd[1], k[0], k[1] };
+    int64_t ohwi[ONNX_CONV_RANK] = { g * wd[1], k[0], k[1], wd[0] / g };
+    int fl = onnx_tmp (c), r5 = onnx_tmp (c), t5 = onnx_tmp (c);
+    int wo = onnx_tmp (c);
+    simnpu__ir_attrs sl;
+    unsigned r;
+    onnx_attrs_init (&sl);
+    for (r = 0; r < ONNX_CONV_RANK; r++) {
+      bool sp = r >= 2;
+      sl.ints[r] = sp ? wd[r] - 1 : 0;
+      sl.ints[ONNX_CONV_RANK + r] = sp ? -1 : wd[r];
+      sl.steps[r] = sp ? -1 : 1;
+    }
+    sl.n_ints = 2 * ONNX_CONV_RANK;
+    if ((ret = onnx_emit (c, SIMNPU_IR_SLICE, &w, 1, &fl, 1, &sl)) < 0
+        || (ret = onnx_emit_reshape (c, fl, r5, w5, 5)) < 0
+        || (ret = onnx_emit_transpose (c, r5, t5, perm, 5)) < 0
+        || (ret = onnx_emit_reshape (c, t5, wo, ohwi, ONNX_CONV_RANK)) < 0)
+      return ret;
+    w = wo;
+  }
+  onnx_attrs_init (&a);
+  a.kernel[0] = (int32_t) k[0];
+  a.kernel[1] = (int32_t) k[1];
+  a.dilation[0] = (int32_t) d[0];
+  a.dilation[1] = (int32_t) d[1];
+  a.groups = (int32_t) g;
+  ins[0] = x;
+  ins[1] = w;
   return onnx_emit_spatial (c, SIMNPU_IR_CONV2D, ins,
       ins[2] == SIMNPU_IR_NONE ? 2 : 3, &a, one_d);
 }
@@ -1947,7 +2130,7 @@ imp_expand (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int64_t shape[SIMNPU_IR_MAX_RANK];
-  int x, ts, out, ret, n, i;
+  int x, ts, out, ret, n;
   unsigned rank, r;
   const simnpu__ir_tensor *xt;
 
@@ -1973,7 +2156,6 @@ imp_expand (onnx_ctx * c, const onnx_op * op)
     a.ints[r] = sd == 1 ? xd : sd;
   }
   a.n_ints = rank;
-  (void) i;
   if ((ret = onnx_out (c, 0, &out)) < 0)
     return ret;
   return onnx_emit (c, SIMNPU_IR_EXPAND, &x, 1, &out, 1, &a);
@@ -2877,6 +3059,519 @@ imp_cumsum (onnx_ctx * c, const onnx_op * op)
   return onnx_emit_transpose (c, y, out, perm, rank);
 }
 
+/* out[.., i, ..] = data[.., idx[.., i, ..], ..] as
+ * reduce_sum (where (unsqueeze (idx) == iota, unsqueeze (data), 0)) over
+ * a new axis after axis: exact, one term is not zero */
+static int
+onnx_gather_elements (onnx_ctx * c, int data, int idx, int64_t axis_attr,
+    int out)
+{
+  int64_t dd[SIMNPU_IR_MAX_RANK], id[SIMNPU_IR_MAX_RANK];
+  int64_t ud[SIMNPU_IR_MAX_RANK], ui[SIMNPU_IR_MAX_RANK];
+  int neg, ii, wrapped, di, du, iu, iota, eq, sel, ret;
+  simnpu__ir_attrs a;
+  unsigned rank, r, k;
+  int32_t axis = 0;
+  int64_t zero = 0, len;
+
+  rank = T (c, data)->rank;
+  if (T (c, idx)->rank != rank || rank == 0 || rank >= SIMNPU_IR_MAX_RANK)
+    return onnx_err (c, SIMNPU_ESHAPE, "indices of rank %u for data of "
+        "rank %u", T (c, idx)->rank, rank);
+  if ((ret = onnx_norm_axis (c, axis_attr, rank, &axis)) < 0)
+    return ret;
+  memcpy (dd, T (c, data)->dims, sizeof dd);
+  memcpy (id, T (c, idx)->dims, sizeof id);
+  len = dd[axis];
+  /* data cut to the indices' extent off the axis */
+  onnx_attrs_init (&a);
+  for (r = 0; r < rank; r++) {
+    if (r != (unsigned) axis && id[r] > dd[r])
+      return onnx_err (c, SIMNPU_ESHAPE, "indices exceed data on axis %u", r);
+    a.ints[r] = 0;
+    a.ints[rank + r] = r == (unsigned) axis ? dd[r] : id[r];
+    a.steps[r] = 1;
+  }
+  a.n_ints = 2 * rank;
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_SLICE, data, &di, &a)) < 0)
+    return ret;
+  /* indices below 0 count from the axis' end */
+  neg = onnx_tmp (c);
+  ii = onnx_tmp (c);
+  wrapped = onnx_tmp (c);
+  if ((ret = onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_LESS, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, &zero), neg)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, &len), ii)) < 0)
+    return ret;
+  {
+    int ins[3] = { neg, ii, idx };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1, NULL)) < 0)
+      return ret;
+  }
+  /* indices [.., I, 1, ..], data [.., 1, D, ..], iota [D, 1, ..] */
+  for (r = 0, k = 0; r < rank; r++) {
+    ui[k] = id[r];
+    ud[k++] = r == (unsigned) axis ? 1 : id[r];
+    if (r == (unsigned) axis) {
+      ui[k] = 1;
+      ud[k++] = len;
+    }
+  }
+  iu = onnx_tmp (c);
+  du = onnx_tmp (c);
+  eq = onnx_tmp (c);
+  sel = onnx_tmp (c);
+  if ((ret = onnx_emit_reshape (c, wrapped, iu, ui, rank + 1)) < 0
+      || (ret = onnx_emit_reshape (c, di, du, ud, rank + 1)) < 0
+      || (ret = onnx_iota_on_axis (c, len, rank + 1, axis + 1, &iota)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, iu, iota, eq)) < 0)
+    return ret;
+  {
+    int ins[3] = { eq, du, onnx_zero (c, T (c, data)->dtype) };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &sel, 1, NULL)) < 0)
+      return ret;
+  }
+  onnx_attrs_init (&a);
+  a.ints[0] = axis + 1;
+  a.n_ints = 1;
+  a.keepdims = false;
+  return onnx_emit (c, SIMNPU_IR_REDUCE_SUM, &sel, 1, &out, 1, &a);
+}
+
+static int
+imp_gather_elements (onnx_ctx * c, const onnx_op * op)
+{
+  int data, idx, out, ret;
+
+  if ((ret = onnx_in (c, 0, &data)) < 0 || (ret = onnx_in (c, 1, &idx)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_gather_elements (c, data, idx, onnx_attr_int (c, "axis", 0), out);
+}
+
+/* loss[n, d..] = -input[n, target[n, d..], d..] * weight[target], 0 where
+ * target is ignore_index; reduced by none, sum or mean (over the
+ * weights) */
+static int
+onnx_nll (onnx_ctx * c, int input, int target, int weight, int out)
+{
+  char buf[ONNX_STR_SIZE];
+  const char *red = onnx_attr_str (c, "reduction", "mean", buf, sizeof buf);
+  bool has_ignore = onnx_attr (c, "ignore_index") != NULL;
+  int64_t ignore = onnx_attr_int (c, "ignore_index", 0), zero = 0;
+  int64_t td[SIMNPU_IR_MAX_RANK], ud[SIMNPU_IR_MAX_RANK];
+  int t, ign = SIMNPU_IR_NONE, tu, sel, selr, w, wl, loss, ret;
+  unsigned rank, r, tr;
+  simnpu__ir_attrs all;
+
+  if (strcmp (red, "none") != 0 && strcmp (red, "sum") != 0
+      && strcmp (red, "mean") != 0)
+    return onnx_err (c, SIMNPU_EFORMAT, "reduction '%s' (none, sum or "
+        "mean)", red);
+  rank = T (c, input)->rank;
+  tr = T (c, target)->rank;
+  if (rank < 2 || tr + 1 != rank)
+    return onnx_err (c, SIMNPU_ESHAPE, "target of rank %u for input of "
+        "rank %u", tr, rank);
+  memcpy (td, T (c, target)->dims, sizeof td);
+  if ((ret = onnx_cast (c, target, SIMNPU_IR_I64, &t)) < 0)
+    return ret;
+  if (has_ignore) {
+    int safe = onnx_tmp (c);
+    ign = onnx_tmp (c);
+    if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, t, onnx_add_const (c,
+                    SIMNPU_IR_I64, 0, NULL, &ignore), ign)) < 0)
+      return ret;
+    {
+      int ins[3] = { ign, onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &zero),
+        t
+      };
+      if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &safe, 1, NULL)) < 0)
+        return ret;
+    }
+    t = safe;
+  }
+  /* target as [N, 1, d..] picks along the classes */
+  ud[0] = td[0];
+  ud[1] = 1;
+  for (r = 1; r < tr; r++)
+    ud[r + 1] = td[r];
+  tu = onnx_tmp (c);
+  sel = onnx_tmp (c);
+  selr = onnx_tmp (c);
+  if ((ret = onnx_emit_reshape (c, t, tu, ud, rank)) < 0
+      || (ret = onnx_gather_elements (c, input, tu, 1, sel)) < 0
+      || (ret = onnx_emit_reshape (c, sel, selr, td, tr)) < 0)
+    return ret;
+  /* the weight of each element: weight[target], 1 without weights, 0 where
+   * ignored */
+  if (weight != SIMNPU_IR_NONE) {
+    simnpu__ir_attrs g;
+    int gi[2] = { weight, t };
+    onnx_attrs_init (&g);
+    w = onnx_tmp (c);
+    if ((ret = onnx_emit (c, SIMNPU_IR_GATHER, gi, 2, &w, 1, &g)) < 0)
+      return ret;
+  } else {
+    w = onnx_scalar_f32 (c, 1.0f);
+  }
+  if (ign != SIMNPU_IR_NONE) {
+    int ins[3] = { ign, onnx_scalar_f32 (c, 0.0f), w };
+    int wi = onnx_tmp (c);
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wi, 1, NULL)) < 0)
+      return ret;
+    w = wi;
+  }
+  wl = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, selr, w, wl)) < 0)
+    return ret;
+  if (strcmp (red, "none") == 0)
+    return onnx_emit (c, SIMNPU_IR_NEG, &wl, 1, &out, 1, NULL);
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_NEG, wl, &loss, NULL)) < 0)
+    return ret;
+  onnx_attrs_init (&all);
+  for (r = 0; r < tr; r++)
+    all.ints[all.n_ints++] = r;
+  if (strcmp (red, "sum") == 0)
+    return onnx_emit (c, SIMNPU_IR_REDUCE_SUM, &loss, 1, &out, 1, &all);
+  if (T (c, w)->rank == 0)
+    return onnx_emit (c, SIMNPU_IR_REDUCE_MEAN, &loss, 1, &out, 1, &all);
+  {
+    int num, den;
+    if ((ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_SUM, loss, &num, &all)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_SUM, w, &den, &all)) < 0)
+      return ret;
+    return onnx_emit2 (c, SIMNPU_IR_DIV, num, den, out);
+  }
+}
+
+static int
+imp_nll_loss (onnx_ctx * c, const onnx_op * op)
+{
+  int input, target, weight, out, ret;
+
+  if ((ret = onnx_in (c, 0, &input)) < 0
+      || (ret = onnx_in (c, 1, &target)) < 0
+      || (ret = onnx_opt_in (c, 2, &weight)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_nll (c, input, target, weight, out);
+}
+
+/* nll (log_softmax (scores, 1)); outputs the loss and the log
+ * probabilities */
+static int
+imp_sce_loss (onnx_ctx * c, const onnx_op * op)
+{
+  simnpu__ir_attrs a;
+  int scores, labels, weight, out, lp, ret;
+
+  if ((ret = onnx_in (c, 0, &scores)) < 0
+      || (ret = onnx_in (c, 1, &labels)) < 0
+      || (ret = onnx_opt_in (c, 2, &weight)) < 0
+      || (ret = onnx_check_outputs (c, 2)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (T (c, scores)->rank < 2)
+    return onnx_err (c, SIMNPU_ESHAPE, "scores of rank %u (expected >= 2)",
+        T (c, scores)->rank);
+  if (onnx_has_output (c, 1)) {
+    if ((ret = onnx_out (c, 1, &lp)) < 0)
+      return ret;
+  } else {
+    lp = onnx_tmp (c);
+  }
+  onnx_attrs_init (&a);
+  a.axis = 1;
+  if ((ret = onnx_emit (c, SIMNPU_IR_LOG_SOFTMAX, &scores, 1, &lp, 1, &a)) < 0)
+    return ret;
+  return onnx_nll (c, lp, labels, weight, out);
+}
+
+/* ones on the k-th diagonal of a static 2-D shape: a constant */
+static int
+imp_eye_like (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t dims[2], i, kd = onnx_attr_int (c, "k", 0);
+  simnpu__ir_dtype dtype;
+  simnpu__ir_tensor tmp = { 0 };
+  int x, kt, out, ret;
+  uint8_t *data;
+  size_t esize;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  if (T (c, x)->rank != 2)
+    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected 2)",
+        T (c, x)->rank);
+  dtype = T (c, x)->dtype;
+  if (onnx_attr (c, "dtype") != NULL
+      && !onnx_dtype_from_attr (onnx_attr_int (c, "dtype", 0), &dtype))
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "dtype %s",
+        onnx_dtype_name ((int32_t) onnx_attr_int (c, "dtype", 0)));
+  dims[0] = T (c, x)->dims[0];
+  dims[1] = T (c, x)->dims[1];
+  if (dims[0] * dims[1] > ONNX_MAX_FOLD_ELEMENTS)
+    return onnx_err (c, SIMNPU_ENOMEM, "shape too large");
+  tmp.dtype = dtype;
+  tmp.rank = 2;
+  memcpy (tmp.dims, dims, sizeof dims);
+  esize = simnpu__ir_dtype_size (dtype);
+  data = g_malloc0 (MAX (simnpu__ir_tensor_bytes (&tmp), 1));
+  for (i = 0; i < dims[0]; i++) {
+    int64_t j = i + kd;
+    uint8_t *e;
+    if (j < 0 || j >= dims[1])
+      continue;
+    e = data + (i * dims[1] + j) * esize;
+    switch (dtype) {
+      case SIMNPU_IR_F32:
+        *(float *) e = 1.0f;
+        break;
+      case SIMNPU_IR_I64:
+        *(int64_t *) e = 1;
+        break;
+      case SIMNPU_IR_I32:
+        *(int32_t *) e = 1;
+        break;
+      default:
+        *e = 1;
+        break;
+    }
+  }
+  kt = onnx_add_const (c, dtype, 2, dims, data);
+  g_free (data);
+  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit (c, SIMNPU_IR_IDENTITY, &kt, 1, &out, 1, NULL);
+}
+
+/* Upsample (opset 9): Resize with asymmetric coordinates, nearest rounding
+ * down */
+static int
+imp_upsample (onnx_ctx * c, const onnx_op * op)
+{
+  char buf[ONNX_STR_SIZE];
+  const char *mode = onnx_attr_str (c, "mode", "nearest", buf, sizeof buf);
+  const simnpu__ir_tensor *st;
+  simnpu__ir_attrs a;
+  int x, ts, ret;
+  unsigned i;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0)
+    return ret;
+  st = T (c, ts);
+  if (!st->is_const || st->dtype != SIMNPU_IR_F32)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "scales input must be constant (float)");
+  if (T (c, x)->rank != ONNX_CONV_RANK
+      || simnpu__ir_tensor_elements (st) != ONNX_CONV_RANK)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "only rank-4 NCHW with 4 scales is supported");
+  onnx_attrs_init (&a);
+  if (strcmp (mode, "linear") == 0 || strcmp (mode, "bilinear") == 0)
+    a.mode = SIMNPU_IR_RESIZE_BILINEAR;
+  else if (strcmp (mode, "nearest") != 0)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "mode '%s'", mode);
+  a.coord = SIMNPU_IR_COORD_ASYMMETRIC;
+  a.nearest = SIMNPU_IR_NEAREST_FLOOR;
+  for (i = 0; i < 2; i++)
+    if (((const float *) st->data)[i] != 1.0f)
+      return onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "scaling the batch or channel axis is not supported");
+  for (i = 0; i < 2; i++) {
+    float sc = ((const float *) st->data)[2 + i];
+    double o = floor ((double) T (c, x)->dims[2 + i] * sc);
+    if (!(o >= 1 && o <= SIMNPU_IR_MAX_ELEMENTS))
+      return onnx_err (c, SIMNPU_ESHAPE, "scale %g", sc);
+    a.ints[i] = (int64_t) o;
+    a.f[1 + i] = sc;
+  }
+  a.n_ints = 2;
+  return onnx_emit_nhwc (c, SIMNPU_IR_RESIZE, &x, 1, &a);
+}
+
+/* x / (bias + alpha / size * sum of squares over a window of channels) ^
+ * beta, the sum by a 1x1 convolution with a band of ones */
+static int
+imp_lrn (onnx_ctx * c, const onnx_op * op)
+{
+  float alpha = onnx_attr_float (c, "alpha", 1e-4f);
+  float beta = onnx_attr_float (c, "beta", 0.75f);
+  float bias = onnx_attr_float (c, "bias", 1.0f);
+  int64_t size = onnx_attr_int (c, "size", 0), ch, o, i, wdims[4];
+  int x, sq, sum, sc, den, pw, out, ret, band;
+  simnpu__ir_attrs a;
+  float *w;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0)
+    return ret;
+  if (T (c, x)->rank != ONNX_CONV_RANK || size < 1)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "rank-4 input and size >= 1 "
+        "expected");
+  ch = T (c, x)->dims[1];
+  if (ch * ch > ONNX_MAX_FOLD_ELEMENTS)
+    return onnx_err (c, SIMNPU_ENOMEM, "too many channels");
+  w = g_new0 (float, MAX (ch * ch, 1));
+  for (o = 0; o < ch; o++)
+    for (i = MAX (0, o - (size - 1) / 2); i <= MIN (ch - 1, o + size / 2); i++)
+      w[o * ch + i] = 1.0f;
+  wdims[0] = ch;
+  wdims[1] = wdims[2] = 1;
+  wdims[3] = ch;
+  band = onnx_add_const (c, SIMNPU_IR_F32, 4, wdims, w);
+  g_free (w);
+  sq = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, x, x, sq)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  sum = onnx_tmp (c);
+  {
+    int ins[2] = { sq, band };
+    if ((ret = onnx_emit_nhwc_to (c, SIMNPU_IR_CONV2D, ins, 2, &a, sum)) < 0)
+      return ret;
+  }
+  sc = onnx_tmp (c);
+  den = onnx_tmp (c);
+  pw = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, sum, onnx_scalar_f32 (c,
+                  alpha / (float) size), sc)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, sc, onnx_scalar_f32 (c, bias),
+              den)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_POW, den, onnx_scalar_f32 (c,
+                  beta), pw)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit2 (c, SIMNPU_IR_DIV, x, pw, out);
+}
+
+/* a scalar of dtype with value v (small integers) */
+static int
+onnx_scalar_of (onnx_ctx * c, simnpu__ir_dtype dtype, int v)
+{
+  uint8_t buf[sizeof (int64_t)] = { 0 };
+
+  switch (dtype) {
+    case SIMNPU_IR_F32:{
+      float f = (float) v;
+      memcpy (buf, &f, sizeof f);
+      break;
+    }
+    case SIMNPU_IR_I64:{
+      int64_t i = v;
+      memcpy (buf, &i, sizeof i);
+      break;
+    }
+    case SIMNPU_IR_I32:{
+      int32_t i = v;
+      memcpy (buf, &i, sizeof i);
+      break;
+    }
+    default:
+      buf[0] = (uint8_t) v;
+      break;
+  }
+  return onnx_add_const (c, dtype, 0, NULL, buf);
+}
+
+/* data with data[.., idx[.., i, ..], ..] = updates[.., i, ..] (or += / *=
+ * for reduction add / mul): the updates spread over a new axis by a
+ * one-hot mask of the indices, reduced over the indices' axis */
+static int
+imp_scatter_elements (onnx_ctx * c, const onnx_op * op)
+{
+  char buf[ONNX_STR_SIZE];
+  const char *red = onnx_attr_str (c, "reduction", "none", buf, sizeof buf);
+  bool mul = strcmp (red, "mul") == 0, add = strcmp (red, "add") == 0;
+  int64_t dd[SIMNPU_IR_MAX_RANK], id[SIMNPU_IR_MAX_RANK];
+  int64_t ui[SIMNPU_IR_MAX_RANK], zero = 0, len;
+  int data, idx, upd, neg, ii, wrapped, iu, uu, iota, eq, contrib, sum;
+  int maskf, hitf, hit, out, ret;
+  simnpu__ir_attrs a, cf;
+  simnpu__ir_dtype dtype;
+  unsigned rank, r, k;
+  int32_t axis = 0;
+
+  if ((ret = onnx_in (c, 0, &data)) < 0 || (ret = onnx_in (c, 1, &idx)) < 0
+      || (ret = onnx_in (c, 2, &upd)) < 0)
+    return ret;
+  if (!mul && !add && strcmp (red, "none") != 0)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "reduction '%s'", red);
+  rank = T (c, data)->rank;
+  dtype = T (c, data)->dtype;
+  if (T (c, idx)->rank != rank || T (c, upd)->rank != rank || rank == 0
+      || rank >= SIMNPU_IR_MAX_RANK)
+    return onnx_err (c, SIMNPU_ESHAPE, "indices, updates and data differ "
+        "in rank");
+  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0), rank, &axis)) < 0)
+    return ret;
+  memcpy (dd, T (c, data)->dims, sizeof dd);
+  memcpy (id, T (c, idx)->dims, sizeof id);
+  for (r = 0; r < rank; r++)
+    if ((r != (unsigned) axis && id[r] != dd[r])
+        || id[r] != T (c, upd)->dims[r])
+      return onnx_err (c, SIMNPU_EUNSUPPORTED, "indices must cover the data "
+          "off the axis and match the updates");
+  len = dd[axis];
+  neg = onnx_tmp (c);
+  ii = onnx_tmp (c);
+  wrapped = onnx_tmp (c);
+  if ((ret = onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_LESS, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, &zero), neg)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, &len), ii)) < 0)
+    return ret;
+  {
+    int ins[3] = { neg, ii, idx };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1, NULL)) < 0)
+      return ret;
+  }
+  for (r = 0, k = 0; r < rank; r++) {
+    ui[k++] = id[r];
+    if (r == (unsigned) axis)
+      ui[k++] = 1;
+  }
+  iu = onnx_tmp (c);
+  uu = onnx_tmp (c);
+  eq = onnx_tmp (c);
+  contrib = onnx_tmp (c);
+  sum = onnx_tmp (c);
+  if ((ret = onnx_emit_reshape (c, wrapped, iu, ui, rank + 1)) < 0
+      || (ret = onnx_emit_reshape (c, upd, uu, ui, rank + 1)) < 0
+      || (ret = onnx_iota_on_axis (c, len, rank + 1, axis + 1, &iota)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, iu, iota, eq)) < 0)
+    return ret;
+  {
+    int ins[3] = { eq, uu, onnx_scalar_of (c, dtype, mul ? 1 : 0) };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &contrib, 1, NULL)) < 0)
+      return ret;
+  }
+  onnx_attrs_init (&a);
+  a.ints[0] = axis;
+  a.n_ints = 1;
+  if ((ret = onnx_emit (c, mul ? SIMNPU_IR_REDUCE_PROD : SIMNPU_IR_REDUCE_SUM,
+              &contrib, 1, &sum, 1, &a)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (add || mul)
+    return onnx_emit2 (c, add ? SIMNPU_IR_ADD : SIMNPU_IR_MUL, data, sum, out);
+  /* where any index hit, the update; elsewhere the data */
+  onnx_attrs_init (&cf);
+  cf.dtype = SIMNPU_IR_F32;
+  hit = onnx_tmp (c);
+  if ((ret = onnx_emit1 (c, SIMNPU_IR_CAST, eq, &maskf, &cf)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MAX, maskf, &hitf, &a)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_GREATER, hitf, onnx_scalar_f32 (c,
+                  0.0f), hit)) < 0)
+    return ret;
+  {
+    int ins[3] = { hit, sum, data };
+    return onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
+  }
+}
+
 /* x != x */
 static int
 imp_isnan (onnx_ctx * c, const onnx_op * op)
@@ -2978,6 +3673,7 @@ static const onnx_op onnx_ops[] = {
   {"Constant", imp_constant, SIMNPU_IR_IDENTITY, 1},
   {"ConstantOfShape", imp_constant_of_shape, SIMNPU_IR_IDENTITY, 9},
   {"Conv", imp_conv, SIMNPU_IR_CONV2D, 1},
+  {"ConvTranspose", imp_conv_transpose, SIMNPU_IR_CONV2D, 11},
   {"Cos", imp_unary, SIMNPU_IR_COS, 7},
   {"Cosh", imp_hyperbolic, SIMNPU_IR_EXP, 9},
   {"CumSum", imp_cumsum, SIMNPU_IR_MATMUL, 11},
@@ -2991,9 +3687,11 @@ static const onnx_op onnx_ops[] = {
   {"Erf", imp_unary, SIMNPU_IR_ERF, 9},
   {"Exp", imp_unary, SIMNPU_IR_EXP, 6},
   {"Expand", imp_expand, SIMNPU_IR_EXPAND, 8},
+  {"EyeLike", imp_eye_like, SIMNPU_IR_IDENTITY, 9},
   {"Flatten", imp_flatten, SIMNPU_IR_RESHAPE, 1},
   {"Floor", imp_unary, SIMNPU_IR_FLOOR, 6},
   {"Gather", imp_gather, SIMNPU_IR_GATHER, 1},
+  {"GatherElements", imp_gather_elements, SIMNPU_IR_REDUCE_SUM, 11},
   {"Gemm", imp_gemm, SIMNPU_IR_MATMUL},
   {"GlobalAveragePool", imp_global_pool, SIMNPU_IR_AVGPOOL, 1},
   {"GlobalMaxPool", imp_global_pool, SIMNPU_IR_MAXPOOL, 1},
@@ -3006,6 +3704,7 @@ static const onnx_op onnx_ops[] = {
   {"InstanceNormalization", imp_instance_norm, SIMNPU_IR_REDUCE_MEAN, 6},
   {"IsInf", imp_isinf, SIMNPU_IR_EQUAL, 10},
   {"IsNaN", imp_isnan, SIMNPU_IR_EQUAL, 9},
+  {"LRN", imp_lrn, SIMNPU_IR_CONV2D, 1},
   {"LayerNormalization", imp_layer_norm, SIMNPU_IR_REDUCE_MEAN},
   {"LeakyRelu", imp_unary, SIMNPU_IR_LEAKY_RELU, 6},
   {"Less", imp_binary, SIMNPU_IR_LESS, 7},
@@ -3022,6 +3721,7 @@ static const onnx_op onnx_ops[] = {
   {"Mod", imp_mod, SIMNPU_IR_FLOOR_MOD, 10},
   {"Mul", imp_binary, SIMNPU_IR_MUL, 7},
   {"Neg", imp_unary, SIMNPU_IR_NEG, 6},
+  {"NegativeLogLikelihoodLoss", imp_nll_loss, SIMNPU_IR_NEG, 13},
   {"Not", imp_unary, SIMNPU_IR_NOT, 1},
   {"OneHot", imp_onehot, SIMNPU_IR_WHERE, 11},
   {"Or", imp_binary, SIMNPU_IR_OR, 7},
@@ -3045,6 +3745,8 @@ static const onnx_op onnx_ops[] = {
   {"Reshape", imp_reshape, SIMNPU_IR_RESHAPE, 5},
   {"Resize", imp_resize, SIMNPU_IR_RESIZE},
   {"Round", imp_unary, SIMNPU_IR_ROUND},
+  {"Scatter", imp_scatter_elements, SIMNPU_IR_WHERE, 9},
+  {"ScatterElements", imp_scatter_elements, SIMNPU_IR_WHERE, 11},
   {"Selu", imp_unary, SIMNPU_IR_SELU, 6},
   {"Shape", imp_shape, SIMNPU_IR_SHAPE, 1},
   {"Shrink", imp_shrink, SIMNPU_IR_WHERE, 9},
@@ -3055,6 +3757,7 @@ static const onnx_op onnx_ops[] = {
   {"Size", imp_shape, SIMNPU_IR_SHAPE, 1},
   {"Slice", imp_slice, SIMNPU_IR_SLICE, 10},
   {"Softmax", imp_softmax, SIMNPU_IR_SOFTMAX, 1},
+  {"SoftmaxCrossEntropyLoss", imp_sce_loss, SIMNPU_IR_LOG_SOFTMAX, 13},
   {"Softplus", imp_unary, SIMNPU_IR_SOFTPLUS, 1},
   {"Softsign", imp_unary, SIMNPU_IR_SOFTSIGN, 1},
   {"SpaceToDepth", imp_depth_space, SIMNPU_IR_SPACE_TO_DEPTH, 1},
@@ -3070,6 +3773,7 @@ static const onnx_op onnx_ops[] = {
   {"Transpose", imp_transpose, SIMNPU_IR_TRANSPOSE, 1},
   {"Trilu", imp_trilu, SIMNPU_IR_WHERE, 14},
   {"Unsqueeze", imp_squeeze, SIMNPU_IR_IDENTITY, 1},
+  {"Upsample", imp_upsample, SIMNPU_IR_RESIZE, 9},
   {"Where", imp_where, SIMNPU_IR_WHERE, 9},
   {"Xor", imp_binary, SIMNPU_IR_XOR, 7},
 };

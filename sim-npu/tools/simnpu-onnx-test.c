@@ -11,12 +11,15 @@
  * test_data_set_N/{input,output}_K.pb) through the ONNX front-end and the
  * float reference executor.
  *
- *   simnpu-onnx-test [--expected FILE] [--verbose] [--no-fork] DIR...
+ *   simnpu-onnx-test [--expected FILE] [--verbose] [--no-fork]
+ *       [--cancel-transposes] [--passes] DIR...
  *
  * A DIR is one case or a folder of cases. Each case runs in a child
  * process (unless --no-fork) so that a crash or hang is reported as that
  * case's failure. Exit status 0 iff no case failed and every case listed
- * in FILE passed. */
+ * in FILE passed. --cancel-transposes runs the transpose cancellation pass
+ * on each graph before executing it, --passes the passes simnpu-compile
+ * runs after import (cancel transposes, fold constants, fuse, prune). */
 
 #include "compiler.h"
 #include "onnx.pb-c.h"
@@ -36,6 +39,9 @@
 /* a case that takes longer is reported as hung */
 #define CASE_TIMEOUT_S 120
 #define MAX_TEST_FILE_SIZE (G_GINT64_CONSTANT (1) << 30)
+/* inputs baked as initializers: the bits of a guint64 mask */
+#define MAX_BAKED_INPUTS 64
+#define SHAPE_STR_SIZE 128
 
 typedef enum
 {
@@ -45,6 +51,10 @@ typedef enum
 } case_result;
 
 static bool verbose;
+/* run simnpu__ir_cancel_transposes() on each imported graph */
+static bool cancel;
+/* run simnpu-compile's passes (fold, cancel transposes, fuse, prune) */
+static bool pipeline;
 
 typedef struct
 {
@@ -128,7 +138,7 @@ static bool
 compare (unsigned k, const simnpu__ir_tensor * got_t, const void *got,
     const pb_tensor * exp, char *msg, size_t size)
 {
-  char shape[128];
+  char shape[SHAPE_STR_SIZE];
   int64_t n, i;
   unsigned d;
 
@@ -141,7 +151,7 @@ compare (unsigned k, const simnpu__ir_tensor * got_t, const void *got,
   }
   if (got_t->rank != exp->rank
       || memcmp (got_t->dims, exp->dims, exp->rank * sizeof exp->dims[0])) {
-    char gs[128];
+    char gs[SHAPE_STR_SIZE];
     format_shape (gs, sizeof gs, got_t->rank, got_t->dims);
     g_snprintf (msg, size, "output %u: shape %s, expected %s", k, gs, shape);
     return false;
@@ -217,27 +227,25 @@ run_data_set (simnpu__ir_graph * g, const char *set_dir, guint64 baked,
   pb_tensor exp = { 0 };
   simnpu__ir_exec *x = NULL;
   case_result res = CASE_FAIL;
-  unsigned n_in = 0, n_files = 0, i, k;
+  unsigned n_in = 0, f, i, k;
   bool reshape = false;
   int ret;
 
-  for (n_in = 0; n_in <= SIMNPU_IR_MAX_INPUTS; n_in++) {
-    gchar *p = g_strdup_printf ("%s/input_%u.pb", set_dir, n_in + n_files);
-    bool exists = g_file_test (p, G_FILE_TEST_EXISTS);
-    if (exists && n_in == SIMNPU_IR_MAX_INPUTS) {
-      g_snprintf (msg, size, "more than %d inputs", SIMNPU_IR_MAX_INPUTS);
-      g_free (p);
-      goto out;
-    }
-    if (!exists) {
+  /* input_F.pb for file F; those baked into the model are not inputs */
+  for (f = 0; f < SIMNPU_IR_MAX_INPUTS + MAX_BAKED_INPUTS; f++) {
+    gchar *p = g_strdup_printf ("%s/input_%u.pb", set_dir, f);
+    if (!g_file_test (p, G_FILE_TEST_EXISTS)) {
       g_free (p);
       break;
     }
-    if (baked & (G_GUINT64_CONSTANT (1) << n_in)) {
+    if (f < MAX_BAKED_INPUTS && (baked & (G_GUINT64_CONSTANT (1) << f))) {
       g_free (p);
-      n_files++;
-      n_in--;
       continue;
+    }
+    if (n_in == SIMNPU_IR_MAX_INPUTS) {
+      g_snprintf (msg, size, "more than %d inputs", SIMNPU_IR_MAX_INPUTS);
+      g_free (p);
+      goto out;
     }
     ret = pb_read (p, &ins[n_in], &error);
     g_free (p);
@@ -246,6 +254,7 @@ run_data_set (simnpu__ir_graph * g, const char *set_dir, guint64 baked,
       res = ret == SIMNPU_EUNSUPPORTED ? CASE_UNSUPPORTED : CASE_FAIL;
       goto out;
     }
+    n_in++;
   }
   if (n_in != g->n_inputs) {
     g_snprintf (msg, size, "%u input files for %u graph inputs", n_in,
@@ -326,7 +335,7 @@ out:
 static void
 dump_graph (const char *dir, const simnpu__ir_graph * g)
 {
-  char shape[128];
+  char shape[SHAPE_STR_SIZE];
   unsigned i, j;
 
   fprintf (stderr, "%s: %u nodes, %u tensors\n", dir, g->n_nodes, g->n_tensors);
@@ -375,7 +384,7 @@ bake_inputs (const gchar * model, gsize len, const char *set_dir,
   for (i = 0; i < gp->n_initializer; i++)
     if (gp->initializer[i]->name != NULL)
       g_hash_table_add (inits, gp->initializer[i]->name);
-  for (i = 0; i < gp->n_input && k < 64; i++) {
+  for (i = 0; i < gp->n_input && k < MAX_BAKED_INPUTS; i++) {
     const char *name = gp->input[i]->name;
     gchar *p, *data = NULL;
     gsize dlen = 0;
@@ -452,6 +461,14 @@ run_case (const char *dir, char *msg, size_t size)
       }
       g_free (b2);
     }
+    if (ret == 0 && (cancel || pipeline))
+      ret = simnpu__ir_cancel_transposes (g, &error);
+    if (ret == 0 && pipeline)
+      ret = simnpu__ir_fold_constants (g, &error);
+    if (ret == 0 && pipeline)
+      ret = simnpu__ir_fuse (g, &error);
+    if (ret == 0 && pipeline)
+      ret = simnpu__ir_prune (g, &error);
     if (ret < 0) {
       g_snprintf (msg, size, "%s", error.message);
       res = ret == SIMNPU_EUNSUPPORTED ? CASE_UNSUPPORTED : CASE_FAIL;
@@ -594,7 +611,7 @@ static void
 usage (void)
 {
   fprintf (stderr, "usage: simnpu-onnx-test [--expected FILE] [--verbose] "
-      "[--no-fork] DIR...\n");
+      "[--no-fork] [--cancel-transposes] [--passes] DIR...\n");
 }
 
 int
@@ -613,6 +630,10 @@ main (int argc, char **argv)
       expected = argv[++i];
     else if (strcmp (argv[i], "--verbose") == 0)
       verbose = true;
+    else if (strcmp (argv[i], "--cancel-transposes") == 0)
+      cancel = true;
+    else if (strcmp (argv[i], "--passes") == 0)
+      pipeline = true;
     else if (strcmp (argv[i], "--no-fork") == 0)
       tot.fork = false;
     else if (argv[i][0] == '-') {

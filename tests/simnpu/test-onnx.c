@@ -322,6 +322,52 @@ test_conv_chain (void)
   simnpu__ir_graph_free (g);
 }
 
+/* conv -> x * sigmoid (x) -> conv: the transpose after the first conv
+ * feeds both the sigmoid and the mul, and still cancels */
+static void
+test_silu_chain (void)
+{
+  static const int64_t xd[] = { 1, CH, HW, HW };
+  static const int64_t wd[] = { CH, CH, 1, 1 };
+  static const int64_t bd[] = { CH };
+  simnpu_error error = { 0 };
+  simnpu__ir_graph *g = NULL;
+  float before[CH * HW * HW], after[CH * HW * HW];
+  Onnx__NodeProto *n;
+  char **ins;
+  unsigned i;
+  builder b;
+
+  builder_init (&b, OPSET);
+  add_input (&b, "x", 4, xd);
+  add_output (&b, "y");
+  add_float_init (&b, "w1", 4, wd, w1);
+  add_float_init (&b, "b1", 1, bd, b1);
+  add_float_init (&b, "w2", 4, wd, w2);
+  n = add_node (&b, "Conv", "conv1", "x", "w1", "c1");
+  ins = keep (&b, g_new0 (char *, 3));
+  ins[0] = (char *) "x";
+  ins[1] = (char *) "w1";
+  ins[2] = (char *) "b1";
+  n->input = ins;
+  n->n_input = 3;
+  add_node (&b, "Sigmoid", "sig", "c1", NULL, "s");
+  add_node (&b, "Mul", "silu", "c1", "s", "m");
+  add_node (&b, "Conv", "conv2", "m", "w2", "y");
+  g_assert_cmpint (load (&b, &g, &error), ==, 0);
+  builder_clear (&b);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_TRANSPOSE), ==, 4);
+  run_graph (g, before);
+  g_assert_cmpint (simnpu__ir_cancel_transposes (g, &error), ==, 0);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_TRANSPOSE), ==, 2);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_SIGMOID), ==, 1);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_MUL), ==, 1);
+  run_graph (g, after);
+  for (i = 0; i < G_N_ELEMENTS (before); i++)
+    g_assert_cmpfloat (after[i], ==, before[i]);
+  simnpu__ir_graph_free (g);
+}
+
 /* a transpose pushed below an add of a per-channel constant */
 static void
 test_cancel_through_const (void)
@@ -382,6 +428,68 @@ test_cancel_through_const (void)
   /* channel 0 of element 0: relu (-5 + 10) */
   g_assert_cmpfloat (after[0], ==, 5.0f);
   g_assert_cmpfloat (after[1], ==, 0.0f);
+  simnpu__ir_graph_free (g);
+}
+
+static void
+add_int64_init (builder * b, const char *name, unsigned rank,
+    const int64_t * dims, const int64_t * v, size_t n)
+{
+  Onnx__TensorProto *t = keep (b, g_new0 (Onnx__TensorProto, 1));
+
+  onnx__tensor_proto__init (t);
+  t->name = (char *) name;
+  t->n_dims = rank;
+  t->dims = keep (b, g_memdup2 (dims, MAX (rank, 1) * sizeof dims[0]));
+  t->has_data_type = true;
+  t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+  t->n_int64_data = n;
+  t->int64_data = keep (b, g_memdup2 (v, MAX (n, 1) * sizeof v[0]));
+  g_ptr_array_add (b->inits, t);
+}
+
+/* the exporters' dynamic reshape, Shape -> Gather -> Unsqueeze -> Concat
+ * -> Reshape, folds at import into one reshape by a constant shape */
+static void
+test_shape_folding (void)
+{
+  static const int64_t xd[] = { 2, 3, 4 };
+  static const int64_t one[] = { 1 };
+  static const int64_t zero = 0, minus_one = -1;
+  simnpu_error error = { 0 };
+  simnpu__ir_graph *g = NULL;
+  const simnpu__ir_tensor *y;
+  Onnx__NodeProto *n;
+  builder b;
+
+  builder_init (&b, OPSET);
+  add_input (&b, "x", 3, xd);
+  add_output (&b, "y");
+  add_int64_init (&b, "i0", 0, NULL, &zero, 1);
+  add_int64_init (&b, "ax0", 1, one, &zero, 1);
+  add_int64_init (&b, "rest", 1, one, &minus_one, 1);
+  add_node (&b, "Shape", "shape", "x", NULL, "s");
+  add_node (&b, "Gather", "batch", "s", "i0", "n");
+  add_node (&b, "Unsqueeze", "unsq", "n", "ax0", "n1");
+  n = add_node (&b, "Concat", "cat", "n1", "rest", "target");
+  n->n_attribute = 1;
+  n->attribute = keep (&b, g_new0 (Onnx__AttributeProto *, 1));
+  n->attribute[0] = keep (&b, g_new0 (Onnx__AttributeProto, 1));
+  onnx__attribute_proto__init (n->attribute[0]);
+  n->attribute[0]->name = (char *) "axis";
+  n->attribute[0]->has_type = true;
+  n->attribute[0]->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+  n->attribute[0]->has_i = true;
+  n->attribute[0]->i = 0;
+  add_node (&b, "Reshape", "resh", "x", "target", "y");
+  g_assert_cmpint (load (&b, &g, &error), ==, 0);
+  builder_clear (&b);
+  g_assert_cmpuint (g->n_nodes, ==, 1);
+  g_assert_cmpint (g->nodes[0].op, ==, SIMNPU_IR_RESHAPE);
+  y = &g->tensors[g->outputs[0]];
+  g_assert_cmpuint (y->rank, ==, 2);
+  g_assert_cmpint (y->dims[0], ==, 2);
+  g_assert_cmpint (y->dims[1], ==, 12);
   simnpu__ir_graph_free (g);
 }
 
@@ -615,6 +723,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/onnx/conv-chain", test_conv_chain);
   g_test_add_func ("/onnx/cancel-through-const", test_cancel_through_const);
+  g_test_add_func ("/onnx/silu-chain", test_silu_chain);
+  g_test_add_func ("/onnx/shape-folding", test_shape_folding);
   g_test_add_func ("/onnx/truncated", test_truncated);
   g_test_add_func ("/onnx/unknown-op", test_unknown_op);
   g_test_add_func ("/onnx/opset", test_opset);

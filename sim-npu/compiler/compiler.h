@@ -16,12 +16,10 @@
 #include "ir.h"
 
 G_BEGIN_DECLS
-
 /* ------------------------------------------------------------------ */
 /* Front-ends. Each returns a graph whose nodes are in execution order and
  * whose shapes are inferred (simnpu__ir_infer_shapes() succeeded), or a
  * SIMNPU_E* code with error naming the node, field or file at fault. */
-
 /* ONNX (opsets 11 to 17), from a file or from memory. Layout: the graph
  * keeps the model's NCHW tensors at its inputs and outputs; spatial ops
  * are wrapped in transposes to NHWC (see ir.h). A dynamic input dimension
@@ -59,8 +57,7 @@ typedef enum
 } simnpu__model_format;
 
 /* By the file name and its first bytes. */
-SIMNPU_INTERNAL simnpu__model_format simnpu__model_format_of (const char
-    *path);
+SIMNPU_INTERNAL simnpu__model_format simnpu__model_format_of (const char *path);
 /* Imports an ONNX or TF.js model and prepares it for simnpu__compile():
  * cuts at inputs / outputs (comma-separated tensor names, or NULL), folds
  * constants, cancels layout transposes, fuses and prunes. */
@@ -78,8 +75,9 @@ typedef simnpu_section_kind simnpu__section;
 typedef enum
 {
   SIMNPU_TECHNIQUE_NONE = 0,
-  /* empirical bias correction: each conv's per-channel mean output error
-   * on the calibration set is removed from its bias */
+  /* bias correction (Nagel et al. 2019): each conv's expected output
+   * error from its own weight rounding, from its input's per-channel means
+   * on the calibration set, is removed from its bias */
   SIMNPU_TECHNIQUE_BIAS_CORRECTION = 1 << 0,
   /* cross-layer equalisation of conv -> (relu) -> conv pairs (Nagel et
    * al. 2019) before weight quantisation */
@@ -118,6 +116,9 @@ typedef struct
   bool fg_logit;                /* fg_output holds logits: compare sigmoid */
   char **labels;
   const char *decoder;          /* JSON object text, or NULL */
+  /* the share of the model's MACs (0..1) that host fallback may move to
+   * the postamble beyond each low-SQNR output's own layers */
+  double fallback_mac_share;
 } simnpu__compile_options;
 
 typedef struct
@@ -138,6 +139,7 @@ typedef struct
   simnpu__output_accuracy *outputs;
   unsigned techniques_applied;
   unsigned n_fallback;          /* layers moved to the host by it */
+  unsigned n_equalized;         /* conv pairs equalised */
   /* the whole human-readable report (placement table, accuracy) */
   GString *text;
 } simnpu__compile_result;
@@ -158,5 +160,4 @@ SIMNPU_INTERNAL const char *simnpu__device_refusal (const simnpu__ir_graph *
     g, const simnpu__ir_node * n);
 
 G_END_DECLS
-
 #endif /* __SIMNPU_COMPILER_H__ */

@@ -34,9 +34,15 @@
 #define N_WORST_LAYERS 5
 #define DEFAULT_LOGIT_FLOOR (-12.0f)
 #define DEFAULT_FALLBACK_DB 20.0
+/* the share of the model's MACs host fallback may move off the device */
+#define DEFAULT_FALLBACK_MAC_SHARE 0.10
 /* weight clipping search: scales from amax down to 50 % of it */
 #define WEIGHT_CLIP_STEPS 26
 #define WEIGHT_CLIP_STEP 0.02f
+/* equalisation leaves channels below this range (dead) alone, and bounds
+ * its scale factors */
+#define EQ_MIN_RANGE 1e-8
+#define EQ_MAX_SCALE 1e4
 
 void
 simnpu__compile_options_init (simnpu__compile_options * o)
@@ -46,6 +52,7 @@ simnpu__compile_options_init (simnpu__compile_options * o)
   o->output_dtype = SIMNPU_DTYPE_F32;
   o->fg_threshold = 0.5f;
   o->fallback_db = DEFAULT_FALLBACK_DB;
+  o->fallback_mac_share = DEFAULT_FALLBACK_MAC_SHARE;
 }
 
 void
@@ -443,12 +450,83 @@ place_nodes (compile_ctx * c, simnpu_error * error)
 /* ------------------------------------------------------------------ */
 /* Calibration */
 
+/* Per-channel statistics (the last axis) of a tensor over the
+ * calibration set: what equalisation balances and what bias correction
+ * needs. */
+typedef struct
+{
+  int64_t n_ch;                 /* 0: not collected */
+  float *min, *max;
+  double *sum;
+  int64_t count;                /* values per channel summed */
+} chan_stats;
+
+typedef struct
+{
+  simnpu__ir_graph *g;
+  chan_stats *stats;            /* per tensor, or NULL */
+} observe_ctx;
+
+static void
+chan_stats_add (chan_stats * st, const float *v, int64_t count)
+{
+  int64_t p, k, n_pos;
+
+  if (st->n_ch <= 0)
+    return;
+  n_pos = count / st->n_ch;
+  for (p = 0; p < n_pos; p++) {
+    const float *row = v + p * st->n_ch;
+    for (k = 0; k < st->n_ch; k++) {
+      float f = row[k];
+      if (isnan (f))
+        continue;
+      st->min[k] = MIN (st->min[k], f);
+      st->max[k] = MAX (st->max[k], f);
+      st->sum[k] += f;
+    }
+  }
+  st->count += n_pos;
+}
+
+static void
+chan_stats_init (chan_stats * st, int64_t n_ch)
+{
+  int64_t k;
+
+  st->n_ch = n_ch;
+  st->min = g_new (float, n_ch);
+  st->max = g_new (float, n_ch);
+  st->sum = g_new0 (double, n_ch);
+  st->count = 0;
+  for (k = 0; k < n_ch; k++) {
+    st->min[k] = INFINITY;
+    st->max[k] = -INFINITY;
+  }
+}
+
+static void
+chan_stats_free (chan_stats * stats, unsigned n)
+{
+  unsigned i;
+
+  if (stats == NULL)
+    return;
+  for (i = 0; i < n; i++) {
+    g_free (stats[i].min);
+    g_free (stats[i].max);
+    g_free (stats[i].sum);
+  }
+  g_free (stats);
+}
+
 static void
 observe_range (simnpu__ir_exec * x, const simnpu__ir_node * n,
     gpointer user_data)
 {
   const simnpu__ir_graph *g = simnpu__ir_exec_graph (x);
-  simnpu__ir_graph *mg = user_data;
+  observe_ctx *oc = user_data;
+  simnpu__ir_graph *mg = oc->g;
   unsigned i;
 
   for (i = 0; i < n->n_outputs; i++) {
@@ -475,6 +553,8 @@ observe_range (simnpu__ir_exec * x, const simnpu__ir_node * n,
       tm->max = mx;
       tm->has_range = true;
     }
+    if (oc->stats)
+      chan_stats_add (&oc->stats[t], v, count);
   }
 }
 
@@ -528,24 +608,162 @@ run_float (compile_ctx * c, const float *input, simnpu_error * error)
   return simnpu__ir_exec_run (c->exec, 0, g->n_nodes, error);
 }
 
+/* The tensors whose per-channel statistics are worth collecting: the
+ * data inputs of device convs and matmuls. */
+static chan_stats *
+stats_for_conv_inputs (compile_ctx * c)
+{
+  simnpu__ir_graph *g = c->g;
+  chan_stats *st = g_new0 (chan_stats, g->n_tensors);
+  unsigned i;
+
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    const simnpu__ir_tensor *t;
+    if ((n->op != SIMNPU_IR_CONV2D && n->op != SIMNPU_IR_MATMUL)
+        || c->place[i] != SIMNPU_SECTION_DEVICE)
+      continue;
+    t = &g->tensors[n->inputs[0]];
+    if (st[n->inputs[0]].n_ch == 0 && t->rank > 0 && t->dims[t->rank - 1] > 0)
+      chan_stats_init (&st[n->inputs[0]], t->dims[t->rank - 1]);
+  }
+  return st;
+}
+
+/* Records every tensor's range and, where stats has a slot, its
+ * per-channel statistics. */
 static int
-calibrate (compile_ctx * c, GPtrArray * inputs, simnpu_error * error)
+calibrate (compile_ctx * c, GPtrArray * inputs, chan_stats * stats,
+    simnpu_error * error)
 {
   simnpu__ir_graph *g = c->g;
   int in = g->inputs[0];
   int64_t n_in = simnpu__ir_tensor_elements (&g->tensors[in]);
+  observe_ctx oc = { g, stats };
   unsigned i;
   int ret = 0;
 
   for (i = 0; i < g->n_tensors; i++)
     g->tensors[i].has_range = false;
-  simnpu__ir_exec_set_observer (c->exec, observe_range, g);
+  simnpu__ir_exec_set_observer (c->exec, observe_range, &oc);
   for (i = 0; i < inputs->len && ret == 0; i++) {
     record_input_range (g, in, inputs->pdata[i], n_in);
+    if (stats)
+      chan_stats_add (&stats[in], inputs->pdata[i], n_in);
     ret = run_float (c, inputs->pdata[i], error);
   }
   simnpu__ir_exec_set_observer (c->exec, NULL, NULL);
   return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cross-layer equalisation */
+
+/* A constant that only node i reads: rescaling it changes nothing else. */
+static bool
+own_const (const compile_ctx * c, int t)
+{
+  return t >= 0 && c->g->tensors[t].is_const && c->consumers[t] == 1
+      && c->g->tensors[t].dtype == SIMNPU_IR_F32;
+}
+
+static bool
+has_own_bias (const compile_ctx * c, const simnpu__ir_node * n)
+{
+  return n->n_inputs > 2 && n->inputs[2] >= 0;
+}
+
+/* The conv whose output channels reach node i's data input one to one:
+ * through relu or identity only (positive homogeneous, so f (x / s) =
+ * f (x) / s for s > 0), every tensor on the way read by nothing else.
+ * Returns its node index or -1. */
+static int
+equalizable_producer (const compile_ctx * c, unsigned i)
+{
+  const simnpu__ir_graph *g = c->g;
+  int t = g->nodes[i].inputs[0];
+
+  while (t >= 0 && c->consumers[t] == 1 && !is_graph_output (g, t)) {
+    int p = g->tensors[t].producer;
+    const simnpu__ir_node *n;
+    if (p < 0 || c->place[p] != SIMNPU_SECTION_DEVICE)
+      return -1;
+    n = &g->nodes[p];
+    if (n->op == SIMNPU_IR_RELU || n->op == SIMNPU_IR_IDENTITY) {
+      t = n->inputs[0];
+      continue;
+    }
+    if (n->op != SIMNPU_IR_CONV2D || (n->attrs.act != SIMNPU_IR_ACT_NONE
+            && n->attrs.act != SIMNPU_IR_ACT_RELU)
+        || !own_const (c, n->inputs[1])
+        || (has_own_bias (c, n) && !own_const (c, n->inputs[2])))
+      return -1;
+    return p;
+  }
+  return -1;
+}
+
+/* Cross-layer equalisation (Nagel et al. 2019) of conv1 -> conv2 pairs:
+ * output channel k of conv1 is divided by s_k and input channel k of
+ * conv2 multiplied by it, which leaves the float function unchanged.
+ * Weights are quantised per output channel, so conv1's own weights do not
+ * care; what s_k balances is the per-tensor activation between them
+ * (range r_k of channel k on the calibration set) against conv2's
+ * per-row weights (range w_k of column k): s_k = sqrt (r_k / w_k) makes
+ * both sqrt (r_k * w_k), the paper's rule with the activation range in
+ * place of conv1's weight range. Returns the number of pairs. */
+static unsigned
+equalize (compile_ctx * c, const chan_stats * stats)
+{
+  simnpu__ir_graph *g = c->g;
+  unsigned i, pairs = 0;
+
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n2 = &g->nodes[i];
+    const simnpu__ir_node *n1;
+    const chan_stats *st;
+    simnpu__ir_tensor *w1, *w2;
+    float *b1 = NULL, *wd1, *wd2;
+    int64_t ic, oc2, klen1, pos2, k, j;
+    int p;
+    if (n2->op != SIMNPU_IR_CONV2D || n2->attrs.groups != 1
+        || c->place[i] != SIMNPU_SECTION_DEVICE
+        || !own_const (c, n2->inputs[1]))
+      continue;
+    if ((p = equalizable_producer (c, i)) < 0)
+      continue;
+    n1 = &g->nodes[p];
+    st = &stats[n2->inputs[0]];
+    w1 = &g->tensors[n1->inputs[1]];
+    w2 = &g->tensors[n2->inputs[1]];
+    ic = w2->dims[3];
+    if (st->n_ch != ic || st->count == 0 || w1->dims[0] != ic)
+      continue;
+    if (has_own_bias (c, n1))
+      b1 = g->tensors[n1->inputs[2]].data;
+    wd1 = w1->data;
+    wd2 = w2->data;
+    klen1 = simnpu__ir_tensor_elements (w1) / ic;
+    oc2 = w2->dims[0];
+    pos2 = w2->dims[1] * w2->dims[2];
+    for (k = 0; k < ic; k++) {
+      double r = (double) MAX (st->max[k], 0.0f) - MIN (st->min[k], 0.0f);
+      double wr = 0.0, sk;
+      for (j = 0; j < oc2 * pos2; j++)
+        wr = MAX (wr, fabs (wd2[j * ic + k]));
+      if (!(r > EQ_MIN_RANGE) || !(wr > EQ_MIN_RANGE))
+        continue;
+      sk = CLAMP (sqrt (r / wr), 1.0 / EQ_MAX_SCALE, EQ_MAX_SCALE);
+      for (j = 0; j < klen1; j++)
+        wd1[k * klen1 + j] = (float) (wd1[k * klen1 + j] / sk);
+      if (b1)
+        b1[k] = (float) (b1[k] / sk);
+      for (j = 0; j < oc2 * pos2; j++)
+        wd2[j * ic + k] = (float) (wd2[j * ic + k] * sk);
+    }
+    pairs++;
+  }
+  return pairs;
 }
 
 /* ------------------------------------------------------------------ */
@@ -732,9 +950,9 @@ typedef struct
   GArray *tensors;              /* simnpu__tensor */
   GArray *ops;                  /* simnpu__op */
   int *map;                     /* IR tensor -> device tensor, or -1 */
-  /* per IR conv/matmul node: real-valued per-channel bias corrections
-   * (subtracted), or NULL */
-  float **bias_fix;
+  /* per IR tensor: per-channel statistics of conv inputs for bias
+   * correction, or NULL for none */
+  const chan_stats *stats;
 } lowering;
 
 static int8_t
@@ -860,7 +1078,7 @@ weight_scale (const float *row, int64_t klen, float amax)
     for (k = 0; k < klen; k++) {
       float q = roundf (row[k] / s);
       float d = s * CLAMP (q, -I8_MAX, I8_MAX) - row[k];
-      err += (double) d * d;
+      err += (double) d *d;
     }
     if (err < best_err) {
       best_err = err;
@@ -871,11 +1089,19 @@ weight_scale (const float *row, int64_t klen, float amax)
 }
 
 /* Conv weights [oc, k...] float -> int8 symmetric per output channel, bias
- * -> int32 at in_scale * w_scale[oc]. */
+ * -> int32 at in_scale * w_scale[oc].
+ *
+ * Bias correction (Nagel et al. 2019, "Data-free quantization through
+ * weight equalization and bias correction"): with in_mean, the mean of
+ * each input channel as the device sees it, the expected output error of
+ * this layer's own weight rounding, sum_k (W_q - W)[o, k] E[x_k], is
+ * removed from the bias. It is analytic and per layer, so upstream error
+ * is not folded in. Taps of row o read input channel
+ * (o / (oc / groups)) * kic + k % kic. */
 static void
-quantize_weights (const float *w, const float *bias, const float *fix,
-    float in_offset, int64_t oc, int64_t klen, float in_scale, int8_t * qw,
-    float *scales, int32_t * qb, bool *clamped)
+quantize_weights (const float *w, const float *bias, const double *in_mean,
+    int64_t groups, int64_t kic, float in_offset, int64_t oc, int64_t klen,
+    float in_scale, int8_t * qw, float *scales, int32_t * qb, bool *clamped)
 {
   int64_t o, k;
 
@@ -884,8 +1110,6 @@ quantize_weights (const float *w, const float *bias, const float *fix,
     float amax = 0.0f, s;
     double b, wsum = 0.0;
     b = bias ? bias[o] : 0.0;
-    if (fix)
-      b -= fix[o];
     for (k = 0; k < klen; k++) {
       amax = MAX (amax, fabsf (row[k]));
       wsum += row[k];
@@ -902,6 +1126,13 @@ quantize_weights (const float *w, const float *bias, const float *fix,
     for (k = 0; k < klen; k++) {
       float q = roundf (row[k] / s);
       qw[o * klen + k] = (int8_t) CLAMP (q, -I8_MAX, I8_MAX);
+    }
+    if (in_mean) {
+      const double *m = in_mean + (o / (oc / groups)) * kic;
+      double err = 0.0;
+      for (k = 0; k < klen; k++)
+        err += ((double) s * qw[o * klen + k] - row[k]) * m[k % kic];
+      b -= err;
     }
     scales[o] = s;
     b = round (b / ((double) in_scale * s));
@@ -928,10 +1159,24 @@ lower_conv (lowering * l, unsigned ni, const simnpu__ir_node * n,
   simnpu__op *op;
   simnpu__tensor *t;
   float in_scale = dev_tensor (l, in)->scale;
+  float in_offset = n->inputs[0] == c->g->inputs[0] && c->pixel_input ?
+      c->input_offset : 0.0f;
+  int64_t groups = n->op == SIMNPU_IR_CONV2D ? n->attrs.groups : 1;
+  const chan_stats *st = l->stats ? &l->stats[n->inputs[0]] : NULL;
+  double *in_mean = NULL;
 
-  quantize_weights (w, bias, l->bias_fix ? l->bias_fix[ni] : NULL,
-      n->inputs[0] == c->g->inputs[0] && c->pixel_input ? c->input_offset :
-      0.0f, oc, klen, in_scale, qw, scales, qb, &clamped);
+  /* the channels the taps read: kic per group */
+  if (st && st->count > 0 && groups > 0 && st->n_ch == groups * kic
+      && oc % groups == 0) {
+    int64_t k;
+    in_mean = g_new (double, st->n_ch);
+    for (k = 0; k < st->n_ch; k++)
+      in_mean[k] = st->sum[k] / (double) st->count - in_offset;
+  }
+  quantize_weights (w, bias, in_mean, groups, kic, in_offset, oc, klen,
+      in_scale, qw, scales, qb, &clamped);
+  g_free (in_mean);
+  (void) ni;
   if (clamped)
     g_printerr ("simnpu-compile: warning: node '%s': bias clamped to the "
         "device's int32 range (+-2^30)\n", n->name);
@@ -1289,7 +1534,7 @@ lower_node (lowering * l, unsigned ni, simnpu_error * error)
 
 /* Builds the device graph from the device section. */
 static int
-lower (compile_ctx * c, float **bias_fix, simnpu__graph ** out,
+lower (compile_ctx * c, const chan_stats * stats, simnpu__graph ** out,
     simnpu_error * error)
 {
   simnpu__ir_graph *g = c->g;
@@ -1303,7 +1548,7 @@ lower (compile_ctx * c, float **bias_fix, simnpu__graph ** out,
   l.tensors = g_array_new (FALSE, TRUE, sizeof (simnpu__tensor));
   l.ops = g_array_new (FALSE, TRUE, sizeof (simnpu__op));
   l.map = g_new (int, g->n_tensors);
-  l.bias_fix = bias_fix;
+  l.stats = stats;
   for (i = 0; i < g->n_tensors; i++)
     l.map[i] = -1;
   dg = simnpu__graph_new ();
@@ -1414,8 +1659,7 @@ copy_tensor_into (simnpu__ir_graph * dst, const simnpu__ir_graph * src,
     map[t] = simnpu__ir_add_const (dst, s->name, s->dtype, s->rank, s->dims,
         g_memdup2 (s->data, bytes));
   } else {
-    map[t] = simnpu__ir_add_tensor (dst, s->name, s->dtype, s->rank,
-        s->dims);
+    map[t] = simnpu__ir_add_tensor (dst, s->name, s->dtype, s->rank, s->dims);
   }
   return map[t];
 }
@@ -1623,8 +1867,7 @@ foreground_masks_free (GArray * masks)
 
 static int
 evaluate_one (compile_ctx * c, const simnpu__graph * dg, evaluator * e,
-    const float *input, float **channel_err, int64_t ** channel_n,
-    simnpu_error * error)
+    const float *input, simnpu_error * error)
 {
   const simnpu__ir_graph *g = c->g;
   unsigned i;
@@ -1681,110 +1924,21 @@ evaluate_one (compile_ctx * c, const simnpu__graph * dg, evaluator * e,
       }
     }
   }
-  /* per-channel mean error of conv results where the float result is
-   * active, for bias correction */
-  if (channel_err != NULL) {
-    for (i = 0; i < g->n_nodes; i++) {
-      const simnpu__ir_node *n = &g->nodes[i];
-      int out = n->outputs[0];
-      const simnpu__ir_tensor *ot = &g->tensors[out];
-      int64_t oc, k, count;
-      const float *v;
-      const int8_t *q;
-      const simnpu__tensor *dt = NULL;
-      unsigned d;
-      float lo;
-      if (channel_err[i] == NULL)
-        continue;
-      for (d = 0; d < dg->n_tensors; d++)
-        if (e->ir_of_dev[d] == out) {
-          dt = &dg->tensors[d];
-          break;
-        }
-      if (dt == NULL)
-        continue;
-      oc = ot->dims[ot->rank - 1];
-      count = simnpu__ir_tensor_elements (ot);
-      v = simnpu__ir_exec_data (c->exec, out);
-      q = (const int8_t *) (e->arena + dt->offset);
-      lo = n->attrs.act == SIMNPU_IR_ACT_NONE ? -INFINITY :
-          (n->attrs.act == SIMNPU_IR_ACT_RELU ? 0.0f : n->attrs.act_min);
-      for (k = 0; k < count; k++) {
-        float got = dt->scale * (float) (q[k] - dt->zero_point);
-        float hi = n->attrs.act == SIMNPU_IR_ACT_CLIP ? n->attrs.act_max :
-            INFINITY;
-        if (v[k] <= lo || v[k] >= hi || got <= lo || got >= hi)
-          continue;
-        channel_err[i][k % oc] += got - v[k];
-        channel_n[i][k % oc]++;
-      }
-    }
-  }
   foreground_masks_free (masks);
   return 0;
 }
 
 static int
 evaluate (compile_ctx * c, const simnpu__graph * dg, GPtrArray * inputs,
-    evaluator * e, float **channel_err, int64_t ** channel_n,
-    simnpu_error * error)
+    evaluator * e, simnpu_error * error)
 {
   unsigned i;
   int ret = 0;
 
   memset (e->acc, 0, dg->n_tensors * sizeof (sqnr_acc));
   for (i = 0; i < inputs->len && ret == 0; i++)
-    ret = evaluate_one (c, dg, e, inputs->pdata[i], channel_err, channel_n,
-        error);
+    ret = evaluate_one (c, dg, e, inputs->pdata[i], error);
   return ret;
-}
-
-/* Bias correction: the mean per-channel error of each conv on the
- * calibration set, in real units, removed from its bias. */
-static int
-bias_correction (compile_ctx * c, const simnpu__graph * dg,
-    GPtrArray * inputs, float ***fix_out, simnpu_error * error)
-{
-  const simnpu__ir_graph *g = c->g;
-  float **err = g_new0 (float *, g->n_nodes);
-  int64_t **cnt = g_new0 (int64_t *, g->n_nodes);
-  evaluator e;
-  unsigned i;
-  int ret;
-
-  for (i = 0; i < g->n_nodes; i++) {
-    const simnpu__ir_node *n = &g->nodes[i];
-    if (c->place[i] == SIMNPU_SECTION_DEVICE && (n->op == SIMNPU_IR_CONV2D
-            || n->op == SIMNPU_IR_MATMUL)) {
-      const simnpu__ir_tensor *ot = &g->tensors[n->outputs[0]];
-      int64_t oc = ot->dims[ot->rank - 1];
-      err[i] = g_new0 (float, oc);
-      cnt[i] = g_new0 (int64_t, oc);
-    }
-  }
-  evaluator_init (&e, dg, g);
-  ret = evaluate (c, dg, inputs, &e, err, cnt, error);
-  evaluator_clear (&e);
-  for (i = 0; i < g->n_nodes; i++) {
-    if (err[i] == NULL)
-      continue;
-    {
-      const simnpu__ir_tensor *ot = &g->tensors[g->nodes[i].outputs[0]];
-      int64_t oc = ot->dims[ot->rank - 1], k;
-      for (k = 0; k < oc; k++)
-        err[i][k] = cnt[i][k] ? err[i][k] / (float) cnt[i][k] : 0.0f;
-    }
-    g_free (cnt[i]);
-  }
-  g_free (cnt);
-  if (ret < 0) {
-    for (i = 0; i < g->n_nodes; i++)
-      g_free (err[i]);
-    g_free (err);
-    return ret;
-  }
-  *fix_out = err;
-  return 0;
 }
 
 typedef struct
@@ -1835,8 +1989,7 @@ report_accuracy (compile_ctx * c, const simnpu__graph * dg,
   for (i = 0; i < dg->n_tensors; i++) {
     const sqnr_acc *a = have_valid ? &valid->acc[i] : &calib->acc[i];
     layer_db l = { i, sqnr_db (a->sig, a->noise) };
-    if (calib->ir_of_dev[i] < 0 || dg->tensors[i].producer < 0
-        || isnan (l.db))
+    if (calib->ir_of_dev[i] < 0 || dg->tensors[i].producer < 0 || isnan (l.db))
       continue;
     g_array_append_val (layers, l);
   }
@@ -1910,41 +2063,132 @@ report_placement (compile_ctx * c, simnpu__compile_result * r)
       (double) (r->device_macs + r->host_macs) : 0.0);
 }
 
+static uint64_t
+node_macs (const simnpu__ir_graph * g, unsigned i)
+{
+  const simnpu__ir_op_info *info = simnpu__ir_op_get (g->nodes[i].op);
+
+  return info && info->cost ? info->cost (g, &g->nodes[i]) : 0;
+}
+
+/* Marks in in_set node from and every node that depends on it (what
+ * moves to the postamble with it); returns the MACs of those still on the
+ * device and not yet moved. */
+static uint64_t
+suffix_of (const compile_ctx * c, unsigned from, const bool *moved,
+    bool *in_set, bool *tainted)
+{
+  const simnpu__ir_graph *g = c->g;
+  uint64_t macs = 0;
+  unsigned i, j;
+
+  memset (in_set, 0, g->n_nodes * sizeof (bool));
+  memset (tainted, 0, g->n_tensors * sizeof (bool));
+  for (i = from; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    bool dep = i == from;
+    for (j = 0; j < n->n_inputs && !dep; j++)
+      dep = n->inputs[j] >= 0 && tainted[n->inputs[j]];
+    if (!dep)
+      continue;
+    in_set[i] = true;
+    for (j = 0; j < n->n_outputs; j++)
+      tainted[n->outputs[j]] = true;
+    if (c->place[i] == SIMNPU_SECTION_DEVICE && !moved[i])
+      macs += node_macs (g, i);
+  }
+  return macs;
+}
+
+/* The device-made data input of node p nearest to it (latest producer):
+ * the next step back towards the device section's start. */
+static int
+nearest_device_input (const compile_ctx * c, unsigned p)
+{
+  const simnpu__ir_graph *g = c->g;
+  const simnpu__ir_node *n = &g->nodes[p];
+  int best = -1, best_p = -1;
+  unsigned j;
+
+  for (j = 0; j < n->n_inputs; j++) {
+    int t = n->inputs[j], q;
+    if (t < 0 || g->tensors[t].is_const)
+      continue;
+    q = g->tensors[t].producer;
+    if (q >= 0 && c->place[q] == SIMNPU_SECTION_DEVICE && q > best_p) {
+      best_p = q;
+      best = t;
+    }
+  }
+  return best;
+}
+
 /* Host fallback: for each device output whose int8 SQNR (over the
- * foreground when there is one) is below the bar, the layers that make it,
- * back to and including its conv or matmul, are marked for the host.
- * Returns how many nodes were marked. */
+ * foreground when there is one) is below the bar, the layers that make it
+ * run on the host in float: at least back to and including its conv or
+ * matmul, and further back (with everything that depends on them) while
+ * the MACs moved stay within the share of the model the options allow,
+ * since the error of int8 accumulates over the last layers. Returns how
+ * many nodes were marked. */
 static unsigned
 mark_fallback (compile_ctx * c, const simnpu__graph * dg, const evaluator * e,
     GString * text)
 {
   const simnpu__ir_graph *g = c->g;
-  unsigned i, marked = 0;
+  bool *moved = g_new0 (bool, g->n_nodes);
+  bool *in_set = g_new0 (bool, g->n_nodes);
+  bool *tainted = g_new0 (bool, g->n_tensors);
+  uint64_t total = 0, budget, spent = 0;
+  unsigned i, k, marked = 0;
 
+  for (i = 0; i < g->n_nodes; i++)
+    total += node_macs (g, i);
+  budget = (uint64_t) (c->opts->fallback_mac_share * (double) total);
   for (i = 0; i < dg->n_outputs; i++) {
     unsigned d = dg->outputs[i];
     const sqnr_acc *a = &e->acc[d];
     double db = a->fg_n ? sqnr_db (a->fg_sig, a->fg_noise) :
         sqnr_db (a->sig, a->noise);
-    int t = e->ir_of_dev[d];
+    int t = e->ir_of_dev[d], cut = -1;
+    uint64_t cut_macs = 0;
+    bool past_conv = false;
+    unsigned n_moved = 0;
     if (t < 0 || !(db < c->opts->fallback_db))
       continue;
     while (t >= 0 && g->tensors[t].producer >= 0) {
       int p = g->tensors[t].producer;
       const simnpu__ir_node *n = &g->nodes[p];
-      if (c->place[p] != SIMNPU_SECTION_DEVICE || c->force_host[p])
+      uint64_t macs;
+      if (c->place[p] != SIMNPU_SECTION_DEVICE || moved[p])
         break;
-      c->force_host[p] = true;
-      marked++;
-      g_string_append_printf (text, "  host fallback: '%s' (%s), for "
-          "output '%s' at %.1f dB\n", n->name, simnpu__ir_op_name (n->op),
-          dg->tensors[d].name, db);
-      if (n->op == SIMNPU_IR_CONV2D || n->op == SIMNPU_IR_MATMUL
-          || !(op_keeps_quant (n->op) || is_unary_lut (n->op)))
+      macs = suffix_of (c, (unsigned) p, moved, in_set, tainted);
+      if (past_conv && spent + macs > budget)
         break;
-      t = n->inputs[0];
+      cut = p;
+      cut_macs = macs;
+      past_conv |= n->op == SIMNPU_IR_CONV2D || n->op == SIMNPU_IR_MATMUL
+          || !(op_keeps_quant (n->op) || is_unary_lut (n->op));
+      t = nearest_device_input (c, (unsigned) p);
     }
+    if (cut < 0)
+      continue;
+    c->force_host[cut] = true;
+    suffix_of (c, (unsigned) cut, moved, in_set, tainted);
+    for (k = 0; k < g->n_nodes; k++)
+      if (in_set[k] && !moved[k] && c->place[k] == SIMNPU_SECTION_DEVICE) {
+        moved[k] = true;
+        n_moved++;
+      }
+    spent += cut_macs;
+    marked += n_moved;
+    g_string_append_printf (text, "  host fallback: '%s' (%s) and the %u "
+        "device layers after it (%.3f M MACs), for output '%s' at %.1f "
+        "dB\n", g->nodes[cut].name, simnpu__ir_op_name (g->nodes[cut].op),
+        n_moved - 1, cut_macs / 1e6, dg->tensors[d].name, db);
   }
+  g_free (moved);
+  g_free (in_set);
+  g_free (tainted);
   return marked;
 }
 
@@ -1957,7 +2201,9 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
   compile_ctx c = { 0 };
   GPtrArray *calib = o->calibration, *owned = NULL;
   simnpu__graph *dg = NULL;
-  float **fix = NULL;
+  chan_stats *stats = NULL;
+  /* the statistics bias correction uses, or NULL */
+  const chan_stats *fix = NULL;
   evaluator ecal = { 0 }, eval = { 0 };
   bool have_valid = o->validation && o->validation->len > 0;
   GString *fb = g_string_new (NULL);
@@ -2032,22 +2278,33 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
     g_rand_free (rand);
     calib = owned;
   }
-  if ((ret = calibrate (&c, calib, error)) < 0
-      || (ret = assign_quant (&c, error)) < 0
-      || (ret = lower (&c, NULL, &dg, error)) < 0)
+  stats = stats_for_conv_inputs (&c);
+  if ((ret = calibrate (&c, calib, stats, error)) < 0)
     goto out;
+  if ((o->techniques & SIMNPU_TECHNIQUE_EQUALIZATION)
+      && (r->n_equalized = equalize (&c, stats)) > 0) {
+    /* the executor packed the old weights; ranges and means moved */
+    simnpu__ir_exec_free (c.exec);
+    if ((c.exec = simnpu__ir_exec_new (g, error)) == NULL) {
+      ret = error->code ? error->code : SIMNPU_ENOMEM;
+      goto out;
+    }
+    chan_stats_free (stats, g->n_tensors);
+    stats = stats_for_conv_inputs (&c);
+    if ((ret = calibrate (&c, calib, stats, error)) < 0)
+      goto out;
+    r->techniques_applied |= SIMNPU_TECHNIQUE_EQUALIZATION;
+  }
   if (o->techniques & SIMNPU_TECHNIQUE_BIAS_CORRECTION) {
-    if ((ret = bias_correction (&c, dg, calib, &fix, error)) < 0)
-      goto out;
-    simnpu__graph_free (dg);
-    dg = NULL;
-    if ((ret = lower (&c, fix, &dg, error)) < 0)
-      goto out;
+    fix = stats;
     r->techniques_applied |= SIMNPU_TECHNIQUE_BIAS_CORRECTION;
   }
+  if ((ret = assign_quant (&c, error)) < 0
+      || (ret = lower (&c, fix, &dg, error)) < 0)
+    goto out;
 
   evaluator_init (&ecal, dg, g);
-  if ((ret = evaluate (&c, dg, calib, &ecal, NULL, NULL, error)) < 0)
+  if ((ret = evaluate (&c, dg, calib, &ecal, error)) < 0)
     goto out;
   if ((o->techniques & SIMNPU_TECHNIQUE_HOST_FALLBACK)
       && (r->n_fallback = mark_fallback (&c, dg, &ecal, fb)) > 0) {
@@ -2068,13 +2325,12 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
     g_string_append (r->text, fb->str);
     r->techniques_applied |= SIMNPU_TECHNIQUE_HOST_FALLBACK;
     evaluator_init (&ecal, dg, g);
-    if ((ret = evaluate (&c, dg, calib, &ecal, NULL, NULL, error)) < 0)
+    if ((ret = evaluate (&c, dg, calib, &ecal, error)) < 0)
       goto out;
   }
   if (have_valid) {
     evaluator_init (&eval, dg, g);
-    if ((ret = evaluate (&c, dg, o->validation, &eval, NULL, NULL,
-                error)) < 0)
+    if ((ret = evaluate (&c, dg, o->validation, &eval, error)) < 0)
       goto out;
   }
   report_accuracy (&c, dg, &ecal, &eval, have_valid, r);
@@ -2102,11 +2358,7 @@ out:
     evaluator_clear (&ecal);
   if (eval.arena)
     evaluator_clear (&eval);
-  if (fix) {
-    for (i = 0; i < g->n_nodes; i++)
-      g_free (fix[i]);
-    g_free (fix);
-  }
+  chan_stats_free (stats, g->n_tensors);
   simnpu__graph_free (dg);
   simnpu__ir_exec_free (c.exec);
   if (owned)

@@ -202,6 +202,7 @@ typedef struct
   gchar **calibration, **validation;
   gchar *preprocess, *outputs, *inputs;
   gchar *labels, *decoder, *logit_outputs, *foreground, *technique;
+  gdouble fallback_share;
   gchar *output_dtype;
   gint max_frames, frame_stride;
   gboolean quantize_only;
@@ -465,7 +466,8 @@ compile_model (const char *src, const model_args * a,
     o.fg_logit = f[2] != NULL;
     g_strfreev (f);
   }
-  o.techniques = SIMNPU_TECHNIQUE_HOST_FALLBACK;
+  o.techniques = SIMNPU_TECHNIQUE_HOST_FALLBACK |
+      SIMNPU_TECHNIQUE_EQUALIZATION | SIMNPU_TECHNIQUE_BIAS_CORRECTION;
   if (a->technique) {
     gchar **t = g_strsplit (a->technique, ",", -1);
     o.techniques = SIMNPU_TECHNIQUE_NONE;
@@ -474,15 +476,25 @@ compile_model (const char *src, const model_args * a,
         o.techniques |= SIMNPU_TECHNIQUE_HOST_FALLBACK;
       else if (strcmp (t[i], "bias-correction") == 0)
         o.techniques |= SIMNPU_TECHNIQUE_BIAS_CORRECTION;
+      else if (strcmp (t[i], "equalization") == 0)
+        o.techniques |= SIMNPU_TECHNIQUE_EQUALIZATION;
       else if (strcmp (t[i], "none") != 0) {
         fprintf (stderr, "simnpu-compile: --technique '%s': expected a "
-            "comma-separated list of host-fallback, bias-correction, or "
-            "none\n", t[i]);
+            "comma-separated list of host-fallback, bias-correction, "
+            "equalization, or none\n", t[i]);
         g_strfreev (t);
         goto out;
       }
     }
     g_strfreev (t);
+  }
+  if (a->fallback_share >= 0.0) {
+    if (a->fallback_share > 1.0) {
+      fprintf (stderr, "simnpu-compile: --fallback-share %g: expected a "
+          "share of the MACs from 0 to 1\n", a->fallback_share);
+      goto out;
+    }
+    o.fallback_mac_share = a->fallback_share;
   }
   if (a->output_dtype == NULL || strcmp (a->output_dtype, "f32") == 0)
     o.output_dtype = SIMNPU_DTYPE_F32;
@@ -500,11 +512,25 @@ compile_model (const char *src, const model_args * a,
     goto out;
   }
   printf ("%s", r.text->str);
-  printf ("technique:      %s%s%s\n", r.techniques_applied ? "" : "none",
-      r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK ?
-      "host fallback of the layers of low-SQNR outputs " : "",
-      r.techniques_applied & SIMNPU_TECHNIQUE_BIAS_CORRECTION ?
-      "bias correction (empirical, per output channel)" : "");
+  {
+    /* one technique per line, aligned under the first */
+    const char *lead = "technique:      ";
+    const char *indent = "                ";
+    if (!r.techniques_applied)
+      printf ("%snone\n", lead);
+    if (r.techniques_applied & SIMNPU_TECHNIQUE_EQUALIZATION) {
+      printf ("%scross-layer equalisation of %u conv pairs\n", lead,
+          r.n_equalized);
+      lead = indent;
+    }
+    if (r.techniques_applied & SIMNPU_TECHNIQUE_BIAS_CORRECTION) {
+      printf ("%sbias correction (analytic, per output channel)\n", lead);
+      lead = indent;
+    }
+    if (r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK)
+      printf ("%shost fallback of %u layers of low-SQNR outputs\n", lead,
+          r.n_fallback);
+  }
   ret = 0;
 
 out:
@@ -545,7 +571,7 @@ main (int argc, char **argv)
     {"labels", 0, 0, G_OPTION_ARG_FILENAME, &ma.labels,
         "Class labels, one per line", "FILE"},
     {"decoder", 0, 0, G_OPTION_ARG_FILENAME, &ma.decoder,
-        "Decoder type and parameters (a JSON object) stored in the model",
+          "Decoder type and parameters (a JSON object) stored in the model",
         "FILE"},
     {"logit-outputs", 0, 0, G_OPTION_ARG_STRING, &ma.logit_outputs,
         "Outputs holding logits that the decoder passes through a sigmoid "
@@ -557,6 +583,9 @@ main (int argc, char **argv)
     {"technique", 0, 0, G_OPTION_ARG_STRING, &ma.technique,
         "Accuracy techniques: host-fallback (default), bias-correction, "
           "none", "LIST"},
+    {"fallback-share", 0, 0, G_OPTION_ARG_DOUBLE, &ma.fallback_share,
+        "Share of the model's MACs (0 to 1) host fallback may move to "
+          "the host (default 0.1)", "SHARE"},
     {"output-dtype", 0, 0, G_OPTION_ARG_STRING, &ma.output_dtype,
         "Dtype of the outputs: f32 (default) or i8", "DTYPE"},
     {"max-frames", 0, 0, G_OPTION_ARG_INT, &ma.max_frames,
@@ -610,6 +639,7 @@ main (int argc, char **argv)
   g_option_group_add_entries (group, model_entries);
   g_option_context_add_group (ctx, group);
   ma.max_frames = 16;
+  ma.fallback_share = -1.0;
   ma.frame_stride = 25;
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     fprintf (stderr, "simnpu-compile: %s\n", err->message);

@@ -2073,14 +2073,16 @@ node_macs (const simnpu__ir_graph * g, unsigned i)
 
 /* Marks in in_set node from and every node that depends on it (what
  * moves to the postamble with it); returns the MACs of those still on the
- * device and not yet moved. */
+ * device and not yet moved, and in *n_dev how many they are. */
 static uint64_t
 suffix_of (const compile_ctx * c, unsigned from, const bool *moved,
-    bool *in_set, bool *tainted)
+    bool *in_set, bool *tainted, unsigned *n_dev)
 {
   const simnpu__ir_graph *g = c->g;
   uint64_t macs = 0;
   unsigned i, j;
+
+  *n_dev = 0;
 
   memset (in_set, 0, g->n_nodes * sizeof (bool));
   memset (tainted, 0, g->n_tensors * sizeof (bool));
@@ -2094,8 +2096,10 @@ suffix_of (const compile_ctx * c, unsigned from, const bool *moved,
     in_set[i] = true;
     for (j = 0; j < n->n_outputs; j++)
       tainted[n->outputs[j]] = true;
-    if (c->place[i] == SIMNPU_SECTION_DEVICE && !moved[i])
+    if (c->place[i] == SIMNPU_SECTION_DEVICE && !moved[i]) {
       macs += node_macs (g, i);
+      (*n_dev)++;
+    }
   }
   return macs;
 }
@@ -2139,10 +2143,12 @@ mark_fallback (compile_ctx * c, const simnpu__graph * dg, const evaluator * e,
   bool *in_set = g_new0 (bool, g->n_nodes);
   bool *tainted = g_new0 (bool, g->n_tensors);
   uint64_t total = 0, budget, spent = 0;
-  unsigned i, k, marked = 0;
+  unsigned i, k, marked = 0, n_dev = 0, n_sub;
 
-  for (i = 0; i < g->n_nodes; i++)
+  for (i = 0; i < g->n_nodes; i++) {
     total += node_macs (g, i);
+    n_dev += c->place[i] == SIMNPU_SECTION_DEVICE;
+  }
   budget = (uint64_t) (c->opts->fallback_mac_share * (double) total);
   for (i = 0; i < dg->n_outputs; i++) {
     unsigned d = dg->outputs[i];
@@ -2161,8 +2167,9 @@ mark_fallback (compile_ctx * c, const simnpu__graph * dg, const evaluator * e,
       uint64_t macs;
       if (c->place[p] != SIMNPU_SECTION_DEVICE || moved[p])
         break;
-      macs = suffix_of (c, (unsigned) p, moved, in_set, tainted);
-      if (past_conv && spent + macs > budget)
+      macs = suffix_of (c, (unsigned) p, moved, in_set, tainted, &n_sub);
+      /* the device keeps at least one layer */
+      if (past_conv && (spent + macs > budget || n_sub + marked >= n_dev))
         break;
       cut = p;
       cut_macs = macs;
@@ -2173,7 +2180,7 @@ mark_fallback (compile_ctx * c, const simnpu__graph * dg, const evaluator * e,
     if (cut < 0)
       continue;
     c->force_host[cut] = true;
-    suffix_of (c, (unsigned) cut, moved, in_set, tainted);
+    suffix_of (c, (unsigned) cut, moved, in_set, tainted, &n_sub);
     for (k = 0; k < g->n_nodes; k++)
       if (in_set[k] && !moved[k] && c->place[k] == SIMNPU_SECTION_DEVICE) {
         moved[k] = true;

@@ -1,0 +1,319 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The compiler's accuracy techniques (quantize.c) on small synthetic
+ * graphs: each must do what it claims against the same model without it. */
+
+#include "compiler.h"
+#include "simnpu-private.h"
+
+#include <math.h>
+#include <string.h>
+
+#define N_CALIB 4
+#define SEED 0x9a17
+/* image size of the synthetic inputs */
+#define H 8
+#define W 8
+
+/* bias correction */
+#define BC_IC 16
+#define BC_OC 4
+#define BC_IN_MEAN 10.0f
+#define BC_IN_SPREAD 0.5f
+/* weights just above a multiple of the step round down: a systematic
+ * error that the input's large mean turns into an output bias */
+#define BC_FRACTION 0.4f
+#define BC_MIN_GAIN_DB 10.0
+/* the int8 weight range */
+#define I8_MAX_F 127.0f
+
+/* equalisation */
+#define EQ_C 4
+#define EQ_OC 2
+#define EQ_DECADES 2
+#define EQ_MIN_GAIN_DB 10.0
+#define EQ_FLOAT_TOL 1e-4
+
+/* host fallback */
+#define FB_LAYERS 4
+#define FB_C 8
+#define FB_ALWAYS_DB 1000.0
+
+typedef struct
+{
+  simnpu__ir_graph *g;
+  int x, y;
+} model;
+
+static int
+add_const (simnpu__ir_graph * g, const char *name, unsigned rank,
+    const int64_t * dims, const float *values, size_t n)
+{
+  int t = simnpu__ir_add_const (g, name, SIMNPU_IR_F32, rank, dims,
+      g_memdup2 (values, n * sizeof (float)));
+  g_assert_cmpint (t, >=, 0);
+  return t;
+}
+
+/* A 1x1 conv from tensor in to a new tensor; returns it. */
+static int
+add_conv (simnpu__ir_graph * g, const char *name, int in, int64_t ic,
+    int64_t oc, const float *w, const float *b, simnpu__ir_act act)
+{
+  int64_t wd[4] = { oc, 1, 1, ic }, bd[1] = { oc };
+  char *wn = g_strdup_printf ("%s/w", name), *bn =
+      g_strdup_printf ("%s/b", name), *yn = g_strdup_printf ("%s/y", name);
+  int ins[3], y;
+  simnpu__ir_node *n;
+
+  ins[0] = in;
+  ins[1] = add_const (g, wn, 4, wd, w, (size_t) (oc * ic));
+  ins[2] = add_const (g, bn, 1, bd, b, (size_t) oc);
+  y = simnpu__ir_add_tensor (g, yn, SIMNPU_IR_F32, 0, NULL);
+  n = simnpu__ir_add_node (g, SIMNPU_IR_CONV2D, name, 3, ins, 1, &y);
+  g_assert_nonnull (n);
+  n->attrs.act = act;
+  g_free (wn);
+  g_free (bn);
+  g_free (yn);
+  return y;
+}
+
+static void
+model_begin (model * m, const char *name, int64_t ic)
+{
+  int64_t xd[4] = { 1, H, W, ic };
+
+  m->g = simnpu__ir_graph_new (name);
+  m->x = simnpu__ir_add_tensor (m->g, "x", SIMNPU_IR_F32, 4, xd);
+  m->g->inputs[m->g->n_inputs++] = m->x;
+}
+
+static void
+model_end (model * m, int y)
+{
+  simnpu_error error = { 0 };
+
+  m->y = y;
+  m->g->outputs[m->g->n_outputs++] = y;
+  if (simnpu__ir_infer_shapes (m->g, &error) < 0)
+    g_error ("infer: %s", error.message);
+}
+
+static GPtrArray *
+inputs (int64_t ic, float mean, float spread, GRand * rng)
+{
+  GPtrArray *a = g_ptr_array_new_with_free_func (g_free);
+  int64_t n = H * W * ic, k;
+  unsigned i;
+
+  for (i = 0; i < N_CALIB; i++) {
+    float *v = g_new (float, n);
+    for (k = 0; k < n; k++)
+      v[k] = mean + spread * (float) g_rand_double_range (rng, -1.0, 1.0);
+    g_ptr_array_add (a, v);
+  }
+  return a;
+}
+
+/* Compiles a copy of m with the techniques; returns the output's SQNR on
+ * the calibration set and, when result is not NULL, the result. */
+static double
+compile_sqnr (const model * m, GPtrArray * calib, unsigned techniques,
+    double fallback_db, double share, simnpu__ir_graph ** compiled,
+    simnpu__compile_result * result)
+{
+  simnpu__ir_graph *g = simnpu__ir_graph_copy (m->g);
+  simnpu__compile_options o;
+  simnpu__compile_result r;
+  simnpu__graph *dg = NULL;
+  simnpu_error error = { 0 };
+  double db;
+
+  simnpu__compile_options_init (&o);
+  o.calibration = calib;
+  o.techniques = techniques;
+  o.fallback_db = fallback_db;
+  o.fallback_mac_share = share;
+  if (simnpu__compile (g, &o, &dg, &r, &error) < 0)
+    g_error ("compile: %s", error.message);
+  g_assert_cmpuint (r.n_outputs, >=, 1);
+  db = r.outputs[r.n_outputs - 1].sqnr_calib_db;
+  g_test_message ("%s, techniques %#x: %.1f dB", m->g->name, techniques, db);
+  simnpu__graph_free (dg);
+  if (result)
+    *result = r;
+  else
+    simnpu__compile_result_clear (&r);
+  if (compiled)
+    *compiled = g;
+  else
+    simnpu__ir_graph_free (g);
+  return db;
+}
+
+static void
+test_bias_correction (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  float w[BC_OC * BC_IC], b[BC_OC] = { 0 };
+  model m;
+  GPtrArray *calib;
+  double plain, corrected;
+  simnpu__compile_result r;
+  int o, k;
+
+  /* per row: one weight of 1 sets the step 1/127; the others sit
+   * BC_FRACTION of a step above a multiple of it */
+  for (o = 0; o < BC_OC; o++)
+    for (k = 0; k < BC_IC; k++)
+      w[o * BC_IC + k] = k == 0 ? 1.0f : ((float) (k + o) + BC_FRACTION) /
+          I8_MAX_F;
+  model_begin (&m, "bias", BC_IC);
+  model_end (&m, add_conv (m.g, "conv", m.x, BC_IC, BC_OC, w, b,
+          SIMNPU_IR_ACT_NONE));
+  calib = inputs (BC_IC, BC_IN_MEAN, BC_IN_SPREAD, rng);
+  plain = compile_sqnr (&m, calib, SIMNPU_TECHNIQUE_NONE, 0.0, 0.0, NULL, NULL);
+  corrected = compile_sqnr (&m, calib, SIMNPU_TECHNIQUE_BIAS_CORRECTION,
+      0.0, 0.0, NULL, &r);
+  g_assert_true (r.techniques_applied & SIMNPU_TECHNIQUE_BIAS_CORRECTION);
+  g_assert_cmpfloat (corrected, >=, plain + BC_MIN_GAIN_DB);
+  simnpu__compile_result_clear (&r);
+  g_ptr_array_unref (calib);
+  simnpu__ir_graph_free (m.g);
+  g_rand_free (rng);
+}
+
+static void
+test_equalization (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  float w1[EQ_C * EQ_C], b1[EQ_C] = { 0 }, w2[EQ_OC * EQ_C], b2[EQ_OC] = {
+    0
+  };
+  model m;
+  GPtrArray *calib;
+  double plain, equalized;
+  simnpu__compile_result r;
+  simnpu__ir_graph *eg;
+  simnpu__ir_exec *x0, *x1;
+  simnpu_error error = { 0 };
+  int o, k, mid;
+  int64_t i, n;
+
+  /* channel k of the intermediate spans 10^(k - EQ_DECADES); conv2 undoes
+   * it, so every channel matters equally to the output */
+  for (o = 0; o < EQ_C; o++) {
+    float gain = powf (10.0f, (float) (o - EQ_DECADES));
+    for (k = 0; k < EQ_C; k++)
+      w1[o * EQ_C + k] = gain * (float) g_rand_double_range (rng, -1.0, 1.0);
+    b1[o] = 0.1f * gain;
+  }
+  for (o = 0; o < EQ_OC; o++)
+    for (k = 0; k < EQ_C; k++)
+      w2[o * EQ_C + k] = powf (10.0f, (float) (EQ_DECADES - k)) *
+          (float) g_rand_double_range (rng, 0.5, 1.0);
+  model_begin (&m, "equalize", EQ_C);
+  mid = add_conv (m.g, "conv1", m.x, EQ_C, EQ_C, w1, b1, SIMNPU_IR_ACT_RELU);
+  model_end (&m, add_conv (m.g, "conv2", mid, EQ_C, EQ_OC, w2, b2,
+          SIMNPU_IR_ACT_NONE));
+  calib = inputs (EQ_C, 0.0f, 1.0f, rng);
+  plain = compile_sqnr (&m, calib, SIMNPU_TECHNIQUE_NONE, 0.0, 0.0, NULL, NULL);
+  equalized = compile_sqnr (&m, calib, SIMNPU_TECHNIQUE_EQUALIZATION, 0.0,
+      0.0, &eg, &r);
+  g_assert_true (r.techniques_applied & SIMNPU_TECHNIQUE_EQUALIZATION);
+  g_assert_cmpuint (r.n_equalized, ==, 1);
+  g_assert_cmpfloat (equalized, >=, plain + EQ_MIN_GAIN_DB);
+
+  /* the float function is unchanged, though the weights are not */
+  g_assert_cmpfloat (fabsf (((float *) eg->tensors[simnpu__ir_find_tensor (eg,
+                      "conv1/w")].data)[0] - w1[0]), >, EQ_FLOAT_TOL);
+  x0 = simnpu__ir_exec_new (m.g, &error);
+  x1 = simnpu__ir_exec_new (eg, &error);
+  g_assert_nonnull (x0);
+  g_assert_nonnull (x1);
+  n = simnpu__ir_tensor_elements (&m.g->tensors[m.x]);
+  memcpy (simnpu__ir_exec_data (x0, m.x), calib->pdata[0], n * sizeof (float));
+  memcpy (simnpu__ir_exec_data (x1, m.x), calib->pdata[0], n * sizeof (float));
+  g_assert_cmpint (simnpu__ir_exec_run (x0, 0, m.g->n_nodes, &error), ==, 0);
+  g_assert_cmpint (simnpu__ir_exec_run (x1, 0, eg->n_nodes, &error), ==, 0);
+  n = simnpu__ir_tensor_elements (&m.g->tensors[m.y]);
+  for (i = 0; i < n; i++) {
+    float a = ((float *) simnpu__ir_exec_data (x0, m.y))[i];
+    float e = ((float *) simnpu__ir_exec_data (x1, m.y))[i];
+    g_assert_cmpfloat (fabsf (a - e), <=, EQ_FLOAT_TOL * MAX (1.0f, fabsf (a)));
+  }
+  simnpu__ir_exec_free (x0);
+  simnpu__ir_exec_free (x1);
+  simnpu__ir_graph_free (eg);
+  simnpu__compile_result_clear (&r);
+  g_ptr_array_unref (calib);
+  simnpu__ir_graph_free (m.g);
+  g_rand_free (rng);
+}
+
+/* A chain of equal convs: host fallback moves the last layers, as many as
+ * the MAC share allows, and always leaves the device some. */
+static void
+check_fallback (const model * m, GPtrArray * calib, double share, unsigned want)
+{
+  simnpu__compile_result r;
+  unsigned i;
+
+  compile_sqnr (m, calib, SIMNPU_TECHNIQUE_HOST_FALLBACK, FB_ALWAYS_DB,
+      share, NULL, &r);
+  g_assert_true (r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK);
+  g_assert_cmpuint (r.n_fallback, ==, want);
+  g_assert_cmpuint (r.n_nodes, ==, FB_LAYERS);
+  for (i = 0; i < FB_LAYERS; i++)
+    g_assert_cmpint (r.placement[i], ==, i + want >= FB_LAYERS ?
+        SIMNPU_SECTION_POSTAMBLE : SIMNPU_SECTION_DEVICE);
+  simnpu__compile_result_clear (&r);
+}
+
+static void
+test_fallback_share (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  float w[FB_C * FB_C], b[FB_C] = { 0 };
+  model m;
+  GPtrArray *calib;
+  int i, t;
+
+  for (i = 0; i < FB_C * FB_C; i++)
+    w[i] = (float) g_rand_double_range (rng, -0.5, 0.5);
+  model_begin (&m, "fallback", FB_C);
+  t = m.x;
+  for (i = 0; i < FB_LAYERS; i++) {
+    char *name = g_strdup_printf ("conv%d", i);
+    t = add_conv (m.g, name, t, FB_C, FB_C, w, b, SIMNPU_IR_ACT_NONE);
+    g_free (name);
+  }
+  model_end (&m, t);
+  calib = inputs (FB_C, 0.0f, 1.0f, rng);
+  /* the output's own layer whatever the share */
+  check_fallback (&m, calib, 0.0, 1);
+  /* each layer is a quarter of the MACs */
+  check_fallback (&m, calib, 0.5, 2);
+  check_fallback (&m, calib, 1.0, FB_LAYERS - 1);
+  g_ptr_array_unref (calib);
+  simnpu__ir_graph_free (m.g);
+  g_rand_free (rng);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/quantize/bias-correction", test_bias_correction);
+  g_test_add_func ("/quantize/equalization", test_equalization);
+  g_test_add_func ("/quantize/fallback-share", test_fallback_share);
+  return g_test_run ();
+}

@@ -1143,7 +1143,7 @@ quantize_weights (const float *w, const float *bias, const double *in_mean,
 }
 
 static int
-lower_conv (lowering * l, unsigned ni, const simnpu__ir_node * n,
+lower_conv (lowering * l, const simnpu__ir_node * n,
     unsigned in, unsigned out, int64_t oc, int64_t kh, int64_t kw,
     int64_t kic, const float *w, const float *bias, simnpu_error * error)
 {
@@ -1176,7 +1176,6 @@ lower_conv (lowering * l, unsigned ni, const simnpu__ir_node * n,
   quantize_weights (w, bias, in_mean, groups, kic, in_offset, oc, klen,
       in_scale, qw, scales, qb, &clamped);
   g_free (in_mean);
-  (void) ni;
   if (clamped)
     g_printerr ("simnpu-compile: warning: node '%s': bias clamped to the "
         "device's int32 range (+-2^30)\n", n->name);
@@ -1245,8 +1244,7 @@ dev_reshape (lowering * l, const simnpu__ir_node * n, unsigned in,
 }
 
 static int
-lower_matmul (lowering * l, unsigned ni, const simnpu__ir_node * n,
-    simnpu_error * error)
+lower_matmul (lowering * l, const simnpu__ir_node * n, simnpu_error * error)
 {
   compile_ctx *c = l->c;
   const simnpu__ir_graph *g = c->g;
@@ -1283,7 +1281,7 @@ lower_matmul (lowering * l, unsigned ni, const simnpu__ir_node * n,
         ot->scale, ot->zero_point);
     g_free (name);
   }
-  ret = lower_conv (l, ni, n, in4, out4, oc, 1, 1, k, w, bias, error);
+  ret = lower_conv (l, n, in4, out4, oc, 1, 1, k, w, bias, error);
   g_free (w);
   if (ret < 0)
     return ret;
@@ -1353,12 +1351,12 @@ lower_node (lowering * l, unsigned ni, simnpu_error * error)
     const simnpu__ir_tensor *w = &g->tensors[n->inputs[1]];
     const float *bias = n->n_inputs > 2 && n->inputs[2] >= 0 ?
         g->tensors[n->inputs[2]].data : NULL;
-    return lower_conv (l, ni, n, dev_of (l, n->inputs[0]),
+    return lower_conv (l, n, dev_of (l, n->inputs[0]),
         dev_of (l, n->outputs[0]), w->dims[0], w->dims[1], w->dims[2],
         w->dims[3], w->data, bias, error);
   }
   if (n->op == SIMNPU_IR_MATMUL)
-    return lower_matmul (l, ni, n, error);
+    return lower_matmul (l, n, error);
 
   for (i = 0; i < n->n_inputs; i++)
     if (n->inputs[i] >= 0)

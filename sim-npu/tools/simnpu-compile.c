@@ -581,8 +581,8 @@ main (int argc, char **argv)
           "THRESHOLD, after a sigmoid with :logit",
         "OUTPUTS:THRESHOLD[:logit]"},
     {"technique", 0, 0, G_OPTION_ARG_STRING, &ma.technique,
-        "Accuracy techniques: host-fallback (default), bias-correction, "
-          "none", "LIST"},
+        "Accuracy techniques: equalization, bias-correction, "
+          "host-fallback (default: all three), or none", "LIST"},
     {"fallback-share", 0, 0, G_OPTION_ARG_DOUBLE, &ma.fallback_share,
         "Share of the model's MACs (0 to 1) host fallback may move to "
           "the host (default 0.1)", "SHARE"},

@@ -40,6 +40,7 @@
 #define EQ_DECADES 2
 #define EQ_MIN_GAIN_DB 10.0
 #define EQ_FLOAT_TOL 1e-4
+#define EQ_CLIP_MAX 6.0f
 
 /* host fallback */
 #define FB_LAYERS 4
@@ -254,8 +255,21 @@ test_equalization (void)
   simnpu__ir_exec_free (x1);
   simnpu__ir_graph_free (eg);
   simnpu__compile_result_clear (&r);
-  g_ptr_array_unref (calib);
   simnpu__ir_graph_free (m.g);
+
+  /* a clamp between the two (relu6) is not scale-invariant: left alone */
+  model_begin (&m, "equalize-clip", EQ_C);
+  mid = add_conv (m.g, "conv1", m.x, EQ_C, EQ_C, w1, b1, SIMNPU_IR_ACT_CLIP);
+  m.g->nodes[m.g->n_nodes - 1].attrs.act_min = 0.0f;
+  m.g->nodes[m.g->n_nodes - 1].attrs.act_max = EQ_CLIP_MAX;
+  model_end (&m, add_conv (m.g, "conv2", mid, EQ_C, EQ_OC, w2, b2,
+          SIMNPU_IR_ACT_NONE));
+  compile_sqnr (&m, calib, SIMNPU_TECHNIQUE_EQUALIZATION, 0.0, 0.0, NULL, &r);
+  g_assert_cmpuint (r.n_equalized, ==, 0);
+  g_assert_false (r.techniques_applied & SIMNPU_TECHNIQUE_EQUALIZATION);
+  simnpu__compile_result_clear (&r);
+  simnpu__ir_graph_free (m.g);
+  g_ptr_array_unref (calib);
   g_rand_free (rng);
 }
 

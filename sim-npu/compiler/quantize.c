@@ -370,6 +370,8 @@ typedef struct
   /* float values of the last executed input, per tensor (the executor's
    * buffers) */
   simnpu__ir_exec *exec;
+  /* per node: what each conv tap reads on average, for bias correction */
+  struct _tap_stats *taps;
 } compile_ctx;
 
 static bool
@@ -461,11 +463,71 @@ typedef struct
   int64_t count;                /* values per channel summed */
 } chan_stats;
 
+/* The mean input under each tap (kernel position and input channel) of a
+ * conv over its output positions, padding included as zeros: the exact
+ * expectation bias correction needs, borders and all. */
+typedef struct _tap_stats
+{
+  double *sum;                  /* [kh * kw][in channels]; NULL: none */
+  int64_t *inside;              /* [kh * kw]: positions not in padding */
+  int64_t count;                /* output positions seen */
+} tap_stats;
+
 typedef struct
 {
   simnpu__ir_graph *g;
   chan_stats *stats;            /* per tensor, or NULL */
+  tap_stats *taps;              /* per node, or NULL */
 } observe_ctx;
+
+static void
+tap_stats_add (tap_stats * ts, const simnpu__ir_graph * g,
+    const simnpu__ir_node * n, const float *x)
+{
+  const simnpu__ir_tensor *in = &g->tensors[n->inputs[0]];
+  const simnpu__ir_tensor *out = &g->tensors[n->outputs[0]];
+  const simnpu__ir_tensor *w = &g->tensors[n->inputs[1]];
+  const simnpu__ir_attrs *a = &n->attrs;
+  int64_t ih = in->dims[1], iw = in->dims[2], ic = in->dims[3];
+  int64_t kh = w->dims[1], kw = w->dims[2], b, oy, ox, i, j, k;
+
+  for (b = 0; b < out->dims[0]; b++)
+    for (oy = 0; oy < out->dims[1]; oy++)
+      for (ox = 0; ox < out->dims[2]; ox++) {
+        for (i = 0; i < kh; i++) {
+          int64_t y = oy * a->stride[0] + i * a->dilation[0] - a->pads[0];
+          if (y < 0 || y >= ih)
+            continue;
+          for (j = 0; j < kw; j++) {
+            int64_t xx = ox * a->stride[1] + j * a->dilation[1] - a->pads[1];
+            const float *px;
+            double *acc;
+            if (xx < 0 || xx >= iw)
+              continue;
+            px = x + ((b * ih + y) * iw + xx) * ic;
+            acc = ts->sum + (i * kw + j) * ic;
+            for (k = 0; k < ic; k++)
+              acc[k] += px[k];
+            ts->inside[i * kw + j]++;
+          }
+        }
+        ts->count++;
+      }
+}
+
+static void
+tap_stats_free (tap_stats * taps, unsigned n)
+{
+  unsigned i;
+
+  if (taps == NULL)
+    return;
+  for (i = 0; i < n; i++) {
+    g_free (taps[i].sum);
+    g_free (taps[i].inside);
+  }
+  g_free (taps);
+}
 
 static void
 chan_stats_add (chan_stats * st, const float *v, int64_t count)
@@ -528,6 +590,10 @@ observe_range (simnpu__ir_exec * x, const simnpu__ir_node * n,
   observe_ctx *oc = user_data;
   simnpu__ir_graph *mg = oc->g;
   unsigned i;
+
+  if (oc->taps && oc->taps[n - g->nodes].sum)
+    tap_stats_add (&oc->taps[n - g->nodes], g, n,
+        simnpu__ir_exec_data (x, n->inputs[0]));
 
   for (i = 0; i < n->n_outputs; i++) {
     int t = n->outputs[i];
@@ -617,6 +683,9 @@ stats_for_conv_inputs (compile_ctx * c)
   chan_stats *st = g_new0 (chan_stats, g->n_tensors);
   unsigned i;
 
+  tap_stats_free (c->taps, g->n_nodes);
+  c->taps = g_new0 (tap_stats, g->n_nodes);
+
   for (i = 0; i < g->n_nodes; i++) {
     const simnpu__ir_node *n = &g->nodes[i];
     const simnpu__ir_tensor *t;
@@ -626,6 +695,12 @@ stats_for_conv_inputs (compile_ctx * c)
     t = &g->tensors[n->inputs[0]];
     if (st[n->inputs[0]].n_ch == 0 && t->rank > 0 && t->dims[t->rank - 1] > 0)
       chan_stats_init (&st[n->inputs[0]], t->dims[t->rank - 1]);
+    if (n->op == SIMNPU_IR_CONV2D && t->rank == 4) {
+      const simnpu__ir_tensor *w = &g->tensors[n->inputs[1]];
+      int64_t taps = w->dims[1] * w->dims[2];
+      c->taps[i].sum = g_new0 (double, taps * t->dims[3]);
+      c->taps[i].inside = g_new0 (int64_t, taps);
+    }
   }
   return st;
 }
@@ -639,7 +714,7 @@ calibrate (compile_ctx * c, GPtrArray * inputs, chan_stats * stats,
   simnpu__ir_graph *g = c->g;
   int in = g->inputs[0];
   int64_t n_in = simnpu__ir_tensor_elements (&g->tensors[in]);
-  observe_ctx oc = { g, stats };
+  observe_ctx oc = { g, stats, stats ? c->taps : NULL };
   unsigned i;
   int ret = 0;
 
@@ -1092,16 +1167,18 @@ weight_scale (const float *row, int64_t klen, float amax)
  * -> int32 at in_scale * w_scale[oc].
  *
  * Bias correction (Nagel et al. 2019, "Data-free quantization through
- * weight equalization and bias correction"): with in_mean, the mean of
- * each input channel as the device sees it, the expected output error of
- * this layer's own weight rounding, sum_k (W_q - W)[o, k] E[x_k], is
- * removed from the bias. It is analytic and per layer, so upstream error
- * is not folded in. Taps of row o read input channel
- * (o / (oc / groups)) * kic + k % kic. */
+ * weight equalization and bias correction"): with tap_mean, the mean
+ * input under each tap as the device sees it ([kernel position][ic]), the
+ * expected output error of this layer's own weight rounding,
+ * sum_k (W_q - W)[o, k] E[x_k], is removed from the bias. It is analytic
+ * and per layer, so upstream error is not folded in. Tap k of row o is
+ * kernel position k / kic, input channel (o / (oc / groups)) * kic +
+ * k % kic. */
 static void
-quantize_weights (const float *w, const float *bias, const double *in_mean,
-    int64_t groups, int64_t kic, float in_offset, int64_t oc, int64_t klen,
-    float in_scale, int8_t * qw, float *scales, int32_t * qb, bool *clamped)
+quantize_weights (const float *w, const float *bias, const double *tap_mean,
+    int64_t ic, int64_t groups, int64_t kic, float in_offset, int64_t oc,
+    int64_t klen, float in_scale, int8_t * qw, float *scales, int32_t * qb,
+    bool *clamped)
 {
   int64_t o, k;
 
@@ -1127,11 +1204,12 @@ quantize_weights (const float *w, const float *bias, const double *in_mean,
       float q = roundf (row[k] / s);
       qw[o * klen + k] = (int8_t) CLAMP (q, -I8_MAX, I8_MAX);
     }
-    if (in_mean) {
-      const double *m = in_mean + (o / (oc / groups)) * kic;
+    if (tap_mean) {
+      const double *m = tap_mean + (o / (oc / groups)) * kic;
       double err = 0.0;
       for (k = 0; k < klen; k++)
-        err += ((double) s * qw[o * klen + k] - row[k]) * m[k % kic];
+        err += ((double) s * qw[o * klen + k] - row[k]) *
+            m[(k / kic) * ic + k % kic];
       b -= err;
     }
     scales[o] = s;
@@ -1163,19 +1241,29 @@ lower_conv (lowering * l, const simnpu__ir_node * n,
       c->input_offset : 0.0f;
   int64_t groups = n->op == SIMNPU_IR_CONV2D ? n->attrs.groups : 1;
   const chan_stats *st = l->stats ? &l->stats[n->inputs[0]] : NULL;
-  double *in_mean = NULL;
+  const tap_stats *ts = l->stats && n->op == SIMNPU_IR_CONV2D ?
+      &c->taps[n - c->g->nodes] : NULL;
+  int64_t ic = groups * kic;
+  double *tap_mean = NULL;
 
-  /* the channels the taps read: kic per group */
-  if (st && st->count > 0 && groups > 0 && st->n_ch == groups * kic
-      && oc % groups == 0) {
+  if (groups > 0 && oc % groups == 0 && ts && ts->sum && ts->count > 0) {
+    int64_t p, k;
+    /* the device sees x - in_offset inside the image, 0 in the padding */
+    tap_mean = g_new (double, kh * kw * ic);
+    for (p = 0; p < kh * kw; p++)
+      for (k = 0; k < ic; k++)
+        tap_mean[p * ic + k] = (ts->sum[p * ic + k] -
+            (double) in_offset * ts->inside[p]) / (double) ts->count;
+  } else if (groups > 0 && oc % groups == 0 && kh * kw == 1 && st
+      && st->count > 0 && st->n_ch == ic) {
     int64_t k;
-    in_mean = g_new (double, st->n_ch);
-    for (k = 0; k < st->n_ch; k++)
-      in_mean[k] = st->sum[k] / (double) st->count - in_offset;
+    tap_mean = g_new (double, ic);
+    for (k = 0; k < ic; k++)
+      tap_mean[k] = st->sum[k] / (double) st->count - in_offset;
   }
-  quantize_weights (w, bias, in_mean, groups, kic, in_offset, oc, klen,
+  quantize_weights (w, bias, tap_mean, ic, groups, kic, in_offset, oc, klen,
       in_scale, qw, scales, qb, &clamped);
-  g_free (in_mean);
+  g_free (tap_mean);
   if (clamped)
     g_printerr ("simnpu-compile: warning: node '%s': bias clamped to the "
         "device's int32 range (+-2^30)\n", n->name);
@@ -2364,6 +2452,7 @@ out:
   if (eval.arena)
     evaluator_clear (&eval);
   chan_stats_free (stats, g->n_tensors);
+  tap_stats_free (c.taps, g->n_nodes);
   simnpu__graph_free (dg);
   simnpu__ir_exec_free (c.exec);
   if (owned)

@@ -360,6 +360,10 @@ typedef struct
   float *q_scale;
   int32_t *q_zp;                /* internal int8 zero point */
   bool *is_logit;
+  /* per tensor: the clamp its only reader applies (relu, clip), which its
+   * quantisation range already has; the accuracy report compares within
+   * it, since nothing downstream sees beyond it */
+  float *clamp_lo, *clamp_hi;
   /* graph input 0 is u8 pixels with the preprocessing folded into its
    * quantisation */
   bool pixel_input;
@@ -910,6 +914,10 @@ assign_quant (compile_ctx * c, simnpu_error * error)
   const simnpu__compile_options *o = c->opts;
   unsigned i, j;
 
+  for (i = 0; i < g->n_tensors; i++) {
+    c->clamp_lo[i] = -INFINITY;
+    c->clamp_hi[i] = INFINITY;
+  }
   /* logits: inputs of sigmoid and softmax, and outputs named as such */
   for (i = 0; i < g->n_nodes; i++) {
     const simnpu__ir_node *n = &g->nodes[i];
@@ -1003,6 +1011,8 @@ assign_quant (compile_ctx * c, simnpu_error * error)
           mx = MIN (mx, hi);
           if (mx < mn)
             mx = mn;
+          c->clamp_lo[t] = lo;
+          c->clamp_hi[t] = hi;
         }
       }
       /* Background logits far below zero would stretch the range until
@@ -1997,7 +2007,7 @@ evaluate_one (compile_ctx * c, const simnpu__graph * dg, evaluator * e,
       if (g_array_index (masks, fg_mask, m).n_pos == count / inner)
         fg = g_array_index (masks, fg_mask, m).mask;
     for (k = 0; k < count; k++) {
-      double ref = v[k];
+      double ref = CLAMP (v[k], c->clamp_lo[it], c->clamp_hi[it]);
       double got = (double) t->scale * (q[k] - t->zero_point);
       double d = got - ref;
       a->sig += ref * ref;
@@ -2336,6 +2346,8 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
   c.q_scale = g_new0 (float, g->n_tensors);
   c.q_zp = g_new0 (int32_t, g->n_tensors);
   c.is_logit = g_new0 (bool, g->n_tensors);
+  c.clamp_lo = g_new (float, g->n_tensors);
+  c.clamp_hi = g_new (float, g->n_tensors);
   if ((ret = place_nodes (&c, error)) < 0)
     goto out;
   if (g_getenv ("SIMNPU_DEBUG_WQ"))
@@ -2466,5 +2478,7 @@ out:
   g_free (c.q_scale);
   g_free (c.q_zp);
   g_free (c.is_logit);
+  g_free (c.clamp_lo);
+  g_free (c.clamp_hi);
   return ret;
 }

@@ -400,7 +400,7 @@ load_labels (const char *path, char ***out)
 
 static int
 compile_model (const char *src, const model_args * a,
-    const char *name, const char *device, simnpu__graph ** out)
+    const char *name, const char *device, bool quiet, simnpu__graph ** out)
 {
   simnpu__compile_options o;
   simnpu__compile_result r = { 0 };
@@ -499,8 +499,10 @@ compile_model (const char *src, const model_args * a,
         simnpu_strerror (error.code));
     goto out;
   }
-  printf ("%s", r.text->str);
-  printf ("technique:      %s%s%s\n", r.techniques_applied ? "" : "none",
+  if (!quiet)
+    printf ("%s", r.text->str);
+  if (!quiet)
+    printf ("technique:      %s%s%s\n", r.techniques_applied ? "" : "none",
       r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK ?
       "host fallback of the layers of low-SQNR outputs " : "",
       r.techniques_applied & SIMNPU_TECHNIQUE_BIAS_CORRECTION ?
@@ -648,7 +650,7 @@ main (int argc, char **argv)
       status = EXIT_USAGE;
       goto out;
     }
-    if (compile_model (argv[1], &ma, name, device, &g) < 0)
+    if (compile_model (argv[1], &ma, name, device, quiet, &g) < 0)
       goto out;
     if (ma.quantize_only) {
       status = EXIT_SUCCESS;

@@ -569,6 +569,14 @@ onnx_emit (onnx_ctx * c, simnpu__ir_op op, const int *ins, unsigned n_in,
 }
 
 /* one input, one new output */
+/* two inputs, the given output */
+static int
+onnx_emit2 (onnx_ctx * c, simnpu__ir_op op, int a, int b, int out)
+{
+  int pair[2] = { a, b };
+  return onnx_emit (c, op, pair, 2, &out, 1, NULL);
+}
+
 static int
 onnx_emit1 (onnx_ctx * c, simnpu__ir_op op, int in, int *out,
     const simnpu__ir_attrs * attrs)
@@ -980,9 +988,32 @@ imp_pow (onnx_ctx * c, const onnx_op * op)
 static int
 imp_mod (onnx_ctx * c, const onnx_op * op)
 {
-  if (onnx_attr_int (c, "fmod", 0) != 0)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "fmod=1 is not supported");
-  return imp_simple (c, op, 2, NULL);
+  int x, y, q, t, ty, out, ret;
+
+  if (onnx_attr_int (c, "fmod", 0) == 0)
+    return imp_simple (c, op, 2, NULL);
+  /* fmod: x - trunc (x / y) * y, the sign of the dividend; integer
+   * division truncates already */
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &y)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  q = onnx_tmp (c);
+  ty = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_DIV, x, y, q)) < 0)
+    return ret;
+  t = q;
+  if (T (c, x)->dtype == SIMNPU_IR_F32) {
+    int ab, fl, sg;
+    t = onnx_tmp (c);
+    if ((ret = onnx_emit1 (c, SIMNPU_IR_ABS, q, &ab, NULL)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_FLOOR, ab, &fl, NULL)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_SIGN, q, &sg, NULL)) < 0
+        || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, sg, fl, t)) < 0)
+      return ret;
+  }
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, t, y, ty)) < 0)
+    return ret;
+  return onnx_emit2 (c, SIMNPU_IR_SUB, x, ty, out);
 }
 
 static int
@@ -2391,13 +2422,6 @@ imp_mish (onnx_ctx * c, const onnx_op * op)
     int pair[2] = { x, th };
     return onnx_emit (c, SIMNPU_IR_MUL, pair, 2, &out, 1, NULL);
   }
-}
-
-static int
-onnx_emit2 (onnx_ctx * c, simnpu__ir_op op, int a, int b, int out)
-{
-  int pair[2] = { a, b };
-  return onnx_emit (c, op, pair, 2, &out, 1, NULL);
 }
 
 static bool

@@ -1686,6 +1686,7 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
   char buf[ONNX_STR_SIZE];
   const char *s;
   int x, scales, sizes, ret, n = 0;
+  bool has_sizes;
   int64_t out_dims[SIMNPU_IR_MAX_RANK];
   unsigned i;
   const simnpu__ir_tensor *xt;
@@ -1723,7 +1724,9 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
   a.nearest = i;
   a.f[0] = onnx_attr_float (c, "cubic_coeff_a", ONNX_DEFAULT_CUBIC_A);
 
-  if (sizes != SIMNPU_IR_NONE && simnpu__ir_tensor_elements (T (c, sizes)) > 0) {
+  has_sizes = sizes != SIMNPU_IR_NONE
+      && simnpu__ir_tensor_elements (T (c, sizes)) > 0;
+  if (has_sizes) {
     if ((ret = onnx_const_ints (c, sizes, "sizes", out_dims,
                 SIMNPU_IR_MAX_RANK, &n)) < 0)
       return ret;

@@ -3599,6 +3599,73 @@ imp_scatter_elements (onnx_ctx * c, const onnx_op * op)
   }
 }
 
+/* data[idx[.., 0], .., idx[.., k - 1]] as a gather along the first axis
+ * of data reshaped to [d0 * .. * d(k-1), rest], by the linear index
+ * sum (idx * strides) */
+static int
+imp_gather_nd (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t dd[SIMNPU_IR_MAX_RANK], st[SIMNPU_IR_MAX_RANK], flat[1 +
+      SIMNPU_IR_MAX_RANK], kdim[1], zero = 0, p = 1;
+  int data, idx, neg, ii, wrapped, sc, lin, df, out, ret, j;
+  unsigned rank, qr, r;
+  simnpu__ir_attrs a;
+  int64_t k;
+
+  if ((ret = onnx_in (c, 0, &data)) < 0 || (ret = onnx_in (c, 1, &idx)) < 0)
+    return ret;
+  if (onnx_attr_int (c, "batch_dims", 0) != 0)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "batch_dims other than 0");
+  rank = T (c, data)->rank;
+  qr = T (c, idx)->rank;
+  if (qr == 0)
+    return onnx_err (c, SIMNPU_ESHAPE, "scalar indices");
+  k = T (c, idx)->dims[qr - 1];
+  if (k < 1 || k > rank)
+    return onnx_err (c, SIMNPU_ESHAPE, "index tuples of %" G_GINT64_FORMAT
+        " for data of rank %u", k, rank);
+  memcpy (dd, T (c, data)->dims, sizeof dd);
+  for (j = (int) k - 1; j >= 0; j--) {
+    st[j] = p;
+    p *= dd[j];
+  }
+  kdim[0] = k;
+  neg = onnx_tmp (c);
+  ii = onnx_tmp (c);
+  wrapped = onnx_tmp (c);
+  sc = onnx_tmp (c);
+  if ((ret = onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_LESS, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, &zero), neg)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 1, kdim, dd), ii)) < 0)
+    return ret;
+  {
+    int ins[3] = { neg, ii, idx };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1, NULL)) < 0)
+      return ret;
+  }
+  onnx_attrs_init (&a);
+  a.ints[0] = qr - 1;
+  a.n_ints = 1;
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, wrapped, onnx_add_const (c,
+                  SIMNPU_IR_I64, 1, kdim, st), sc)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_SUM, sc, &lin, &a)) < 0)
+    return ret;
+  flat[0] = p;
+  for (r = k; r < rank; r++)
+    flat[1 + r - k] = dd[r];
+  df = onnx_tmp (c);
+  if ((ret = onnx_emit_reshape (c, data, df, flat, 1 + rank - k)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  {
+    int gi[2] = { df, lin };
+    return onnx_emit (c, SIMNPU_IR_GATHER, gi, 2, &out, 1, &a);
+  }
+}
+
 /* x != x */
 static int
 imp_isnan (onnx_ctx * c, const onnx_op * op)
@@ -3719,6 +3786,7 @@ static const onnx_op onnx_ops[] = {
   {"Floor", imp_unary, SIMNPU_IR_FLOOR, 6},
   {"Gather", imp_gather, SIMNPU_IR_GATHER, 1},
   {"GatherElements", imp_gather_elements, SIMNPU_IR_REDUCE_SUM, 11},
+  {"GatherND", imp_gather_nd, SIMNPU_IR_GATHER, 11},
   {"Gemm", imp_gemm, SIMNPU_IR_MATMUL},
   {"GlobalAveragePool", imp_global_pool, SIMNPU_IR_AVGPOOL, 1},
   {"GlobalMaxPool", imp_global_pool, SIMNPU_IR_MAXPOOL, 1},

@@ -38,6 +38,15 @@
 #define OC_HALF 8
 /* output pixels (matmul: rows) of one tile */
 #define PIXEL_BLOCK 6
+/* ONNX HardSwish's fixed slope and offset */
+#define HARD_SWISH_ALPHA (1.0f / 6.0f)
+#define HARD_SWISH_BETA 0.5f
+/* the centre of a pixel (resize coordinates), and the fraction that
+ * nearest rounding treats as a tie */
+#define HALF 0.5
+/* channels of one depthwise block: DW_VECS vectors */
+#define DW_VECS 4
+#define DW_BLOCK (DW_VECS * OC_HALF)
 /* a strided view may split every axis in two (tile) */
 #define MAX_VIEW (2 * SIMNPU_IR_MAX_RANK)
 
@@ -347,6 +356,7 @@ typedef struct
 {
   simnpu__ir_op op;
   simnpu__ir_dtype dtype;       /* of the inputs */
+  simnpu__ir_dtype dtype_b;     /* pow's exponent may differ */
   const void *a, *b;
   void *out;
 } binary_ctx;
@@ -571,6 +581,23 @@ binary_fn (void *ctx, int64_t o, const int64_t * offs, const int64_t * st,
     }
     return;
   }
+  if (c->dtype != c->dtype_b) {
+    /* pow with an exponent of another dtype */
+    for (i = 0; i < len; i++) {
+      int64_t ia = offs[0] + i * st[0], ib = offs[1] + i * st[1];
+      if (c->dtype == SIMNPU_IR_F32)
+        ((float *) c->out)[o + i] = powf (((const float *) c->a)[ia],
+            (float) load_f64 (c->dtype_b, c->b, ib));
+      else if (c->dtype_b == SIMNPU_IR_F32)
+        store_int (c->dtype, c->out, o + i, f2i (powf ((float)
+                    load_int (c->dtype, c->a, ia),
+                    ((const float *) c->b)[ib])));
+      else
+        store_int (c->dtype, c->out, o + i, int_pow (load_int (c->dtype,
+                    c->a, ia), load_int (c->dtype_b, c->b, ib)));
+    }
+    return;
+  }
   if (c->dtype == SIMNPU_IR_F32) {
     f32_binary_run (c->op, (float *) c->out + o,
         (const float *) c->a + offs[0], st[0],
@@ -589,7 +616,7 @@ binary_apply (const simnpu__ir_tensor * out, void *od,
     const simnpu__ir_tensor * tb, const void *b, simnpu__ir_op op)
 {
   const simnpu__ir_tensor *ins[2] = { ta, tb };
-  binary_ctx c = { op, ta->dtype, a, b, od };
+  binary_ctx c = { op, ta->dtype, tb->dtype, a, b, od };
   bcast bc;
 
   bcast_init (&bc, out, 2, ins);
@@ -679,8 +706,7 @@ sigmoidf (float v)
 static inline float
 hard_swishf (float v)
 {
-  /* ONNX HardSwish: alpha 1/6, beta 0.5 */
-  float g = v / 6.0f + 0.5f;
+  float g = v * HARD_SWISH_ALPHA + HARD_SWISH_BETA;
 
   g = g < 0 ? 0 : g > 1 ? 1 : g;
   return v * g;
@@ -1069,16 +1095,36 @@ depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
   for (y = 0; y < oh; y++) {
     for (x0 = 0; x0 < ow; x0++) {
       float *restrict o = out + (y * ow + x0) * c;
-      for (ch = 0; ch < c; ch++)
-        o[ch] = bias[ch];
-      for (ky = 0; ky < kh; ky++) {
-        for (kx = 0; kx < kw; kx++) {
-          const float *restrict ip = in + ((y * sh + ky * dh) * wp
-              + x0 * sw + kx * dw) * c;
-          const float *restrict wk = w + ((int64_t) ky * kw + kx) * c;
-          for (ch = 0; ch < c; ch++)
-            o[ch] += ip[ch] * wk[ch];
+      const float *base = in + (y * sh * wp + x0 * sw) * c;
+      /* blocks of DW_BLOCK channels accumulate in registers over the
+       * taps */
+      for (ch = 0; ch + DW_BLOCK <= c; ch += DW_BLOCK) {
+        v8sf acc[DW_VECS];
+        int v;
+        for (v = 0; v < DW_VECS; v++)
+          LOAD8 (acc[v], bias + ch + v * OC_HALF);
+        for (ky = 0; ky < kh; ky++) {
+          for (kx = 0; kx < kw; kx++) {
+            const float *ip = base + (ky * dh * wp + kx * dw) * c + ch;
+            const float *wk = w + ((int64_t) ky * kw + kx) * c + ch;
+            for (v = 0; v < DW_VECS; v++) {
+              v8sf a, b;
+              LOAD8 (a, ip + v * OC_HALF);
+              LOAD8 (b, wk + v * OC_HALF);
+              acc[v] += a * b;
+            }
+          }
         }
+        for (v = 0; v < DW_VECS; v++)
+          STORE8 (o + ch + v * OC_HALF, acc[v]);
+      }
+      for (; ch < c; ch++) {
+        float acc = bias[ch];
+        for (ky = 0; ky < kh; ky++)
+          for (kx = 0; kx < kw; kx++)
+            acc += base[(ky * dh * wp + kx * dw) * c + ch]
+                * w[((int64_t) ky * kw + kx) * c + ch];
+        o[ch] = acc;
       }
       apply_act (o, c, at);
     }
@@ -1667,15 +1713,15 @@ resize_coord (int coord, int64_t o, int64_t in_len, int64_t out_len,
 
   switch (coord) {
     case SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL:
-      return len > 1 ? ((double) o + 0.5) / scale - 0.5 : 0.0;
+      return len > 1 ? ((double) o + HALF) / scale - HALF : 0.0;
     case SIMNPU_IR_COORD_ALIGN_CORNERS:
       return len == 1 ? 0.0 : (double) o *(double) (in_len - 1) / (len - 1);
     case SIMNPU_IR_COORD_ASYMMETRIC:
       return (double) o / scale;
     case SIMNPU_IR_COORD_TF_HALF_PIXEL_FOR_NN:
-      return ((double) o + 0.5) / scale;
+      return ((double) o + HALF) / scale;
     default:
-      return ((double) o + 0.5) / scale - 0.5;
+      return ((double) o + HALF) / scale - HALF;
   }
 }
 
@@ -1693,7 +1739,7 @@ resize_nearest (int mode, double v, int64_t in_len)
   fl = floor (v);
   switch (mode) {
     case SIMNPU_IR_NEAREST_ROUND_PREFER_CEIL:
-      i = (int64_t) (v - fl == 0.5 ? fl + 1 : floor (v + 0.5));
+      i = (int64_t) (v - fl == HALF ? fl + 1 : floor (v + HALF));
       break;
     case SIMNPU_IR_NEAREST_FLOOR:
       i = (int64_t) fl;
@@ -1702,7 +1748,7 @@ resize_nearest (int mode, double v, int64_t in_len)
       i = (int64_t) ceil (v);
       break;
     default:
-      i = (int64_t) (v - fl == 0.5 ? fl : floor (v + 0.5));
+      i = (int64_t) (v - fl == HALF ? fl : floor (v + HALF));
       break;
   }
   return CLAMP (i, 0, in_len - 1);
@@ -1941,9 +1987,13 @@ simnpu__ir_run_pad (simnpu__ir_exec * x, const simnpu__ir_node * n,
     simnpu_error * error)
 {
   const simnpu__ir_tensor *t = tin (x, n, 0), *to = tout (x, n, 0);
-  const int64_t *before = n->attrs.ints;
+  const int64_t *ints = n->attrs.ints;
   size_t es = simnpu__ir_dtype_size (t->dtype);
   int64_t st[SIMNPU_IR_MAX_RANK], idx[SIMNPU_IR_MAX_RANK] = { 0 };
+  /* per axis, as ONNX: negative pads crop first (keeping kept elements
+   * from first), then the kept part is padded by pad */
+  int64_t first[SIMNPU_IR_MAX_RANK], kept[SIMNPU_IR_MAX_RANK];
+  int64_t pad[SIMNPU_IR_MAX_RANK];
   int64_t total = elems (to), inner, done, j, lo, hi;
   const uint8_t *in = din (x, n, 0);
   uint8_t *o = dout (x, n, 0), value[sizeof (int64_t)];
@@ -1961,29 +2011,35 @@ simnpu__ir_run_pad (simnpu__ir_exec * x, const simnpu__ir_node * n,
     return 0;
   }
   contiguous_strides (r, t->dims, st);
+  for (d = 0; d < r; d++) {
+    first[d] = MAX (0, -ints[d]);
+    kept[d] = t->dims[d] + MIN (ints[d], 0) + MIN (ints[r + d], 0);
+    pad[d] = MAX (ints[d], 0);
+  }
   inner = to->dims[r - 1];
   /* the output positions of the last axis that copy straight */
-  lo = CLAMP (before[r - 1], 0, inner);
-  hi = CLAMP (before[r - 1] + t->dims[r - 1], lo, inner);
+  lo = pad[r - 1];
+  hi = lo + MAX (kept[r - 1], 0);
   for (done = 0; done < total; done += inner) {
     int64_t src = 0;
     bool constant = false;
     for (d = 0; d + 1 < r; d++) {
-      int64_t s = pad_map (idx[d] - before[d], t->dims[d], mode);
+      int64_t s = pad_map (idx[d] - pad[d], kept[d], mode);
       if (s < 0)
         constant = true;
       else
-        src += s * st[d];
+        src += (first[d] + s) * st[d];
     }
+    src += first[r - 1];
     for (j = 0; j < inner; j++) {
       int64_t s;
       if (j == lo && !constant && hi > lo) {
-        memcpy (o + j * (int64_t) es, in + (src + j - before[r - 1]) *
-            (int64_t) es, (size_t) (hi - lo) * es);
+        memcpy (o + j * (int64_t) es, in + src * (int64_t) es,
+            (size_t) (hi - lo) * es);
         j = hi - 1;
         continue;
       }
-      s = constant ? -1 : pad_map (j - before[r - 1], t->dims[r - 1], mode);
+      s = constant ? -1 : pad_map (j - lo, kept[r - 1], mode);
       memcpy (o + j * (int64_t) es, s < 0 ? value : in + (src + s) *
           (int64_t) es, es);
     }
@@ -2189,7 +2245,7 @@ simnpu__ir_exec_new (const simnpu__ir_graph * g, simnpu_error * error)
       goto fail;
     }
     if (t->is_const) {
-      x->bufs[i] = t->data;
+      x->bufs[i] = t->data != NULL ? t->data : &x->empty;
       continue;
     }
     x->bufs[i] = try_alloc0 ((int64_t) simnpu__ir_tensor_bytes (t));

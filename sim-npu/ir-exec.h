@@ -27,6 +27,8 @@ G_BEGIN_DECLS struct _simnpu__ir_exec
   bool *packed_const;
   /* per node: zero-padded input copy (conv2d), or NULL */
   float **scratch;
+  /* the buffer of empty constants without data */
+  uint64_t empty;
   simnpu__ir_exec_observer observer;
   gpointer observer_data;
 };

@@ -96,8 +96,12 @@ simnpu__ir_graph_copy (const simnpu__ir_graph * g)
     const simnpu__ir_tensor *t = &g->tensors[i];
     c->tensors[i] = *t;
     c->tensors[i].name = g_strdup (t->name);
-    c->tensors[i].data = t->data != NULL ?
-        g_memdup2 (t->data, simnpu__ir_tensor_bytes (t)) : NULL;
+    if (t->data != NULL) {
+      size_t bytes = simnpu__ir_tensor_bytes (t);
+      /* empty constants keep a (one-byte) buffer */
+      c->tensors[i].data = g_malloc0 (MAX (bytes, 1));
+      memcpy (c->tensors[i].data, t->data, bytes);
+    }
   }
   c->nodes_alloc = g->n_nodes;
   c->nodes = g_new0 (simnpu__ir_node, MAX (g->n_nodes, 1));
@@ -601,9 +605,16 @@ infer_binary (simnpu__ir_graph * g, simnpu__ir_node * n, simnpu_error * error)
   simnpu__ir_dtype out = a->dtype;
   int ret;
 
-  if ((ret = need_outputs (n, 1, error)) < 0
-      || (ret = same_dtypes (g, n, 0, error)) < 0)
+  if ((ret = need_outputs (n, 1, error)) < 0)
     return ret;
+  /* pow's exponent may have another numeric dtype (ONNX Pow-15) */
+  if (n->op == SIMNPU_IR_POW) {
+    if ((ret = need_dtype (n, in_t (g, n, 1), "exponent",
+                is_numeric (in_t (g, n, 1)->dtype), "numeric", error)) < 0)
+      return ret;
+  } else if ((ret = same_dtypes (g, n, 0, error)) < 0) {
+    return ret;
+  }
   switch (n->op) {
     case SIMNPU_IR_EQUAL:
       out = SIMNPU_IR_BOOL;
@@ -1065,9 +1076,10 @@ infer_split (simnpu__ir_graph * g, simnpu__ir_node * n, simnpu_error * error)
       a->ints[i] = MAX (0, MIN (part, dim - part * (int64_t) i));
     }
   }
-  if (a->n_ints != n->n_outputs)
+  if (a->n_ints != n->n_outputs || a->n_ints > SIMNPU_IR_MAX_INTS)
     return node_error (error, SIMNPU_EINVAL, n,
-        "%u sizes for %u outputs", a->n_ints, n->n_outputs);
+        "%u sizes for %u outputs (at most %d)", a->n_ints, n->n_outputs,
+        SIMNPU_IR_MAX_INTS);
   for (i = 0; i < a->n_ints; i++) {
     if (a->ints[i] < 0 || a->ints[i] > dim)
       return node_error (error, SIMNPU_EINVAL, n,
@@ -1459,7 +1471,7 @@ check_defined_shape (const simnpu__ir_graph * g, const simnpu__ir_tensor * t,
     return simnpu__set_error (error, SIMNPU_ESHAPE,
         "graph '%s': %s '%s' has an invalid dtype or shape", g->name, what,
         t->name);
-  if (t->is_const && t->data == NULL)
+  if (t->is_const && t->data == NULL && simnpu__ir_tensor_bytes (t) > 0)
     return simnpu__set_error (error, SIMNPU_EFORMAT,
         "graph '%s': constant '%s' has no data", g->name, t->name);
   return 0;

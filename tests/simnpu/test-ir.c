@@ -367,6 +367,9 @@ test_conv2d (void)
         SIMNPU_IR_ACT_CLIP, -0.2f, 0.3f},
     {1, 4, 13, 17, 40, 1, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, true},
     {1, 6, 6, 4, 8, 2, 2, 2, 2, 1, 1, 2, {0, 0, 1, 1}, true},
+    /* depthwise over a register block and a tail of channels */
+    {1, 7, 6, 40, 40, 3, 3, 2, 1, 2, 1, 40, {2, 1, 0, 1}, true,
+        SIMNPU_IR_ACT_RELU},
     /* depthwise with multiplier 2 */
     {1, 5, 6, 3, 6, 3, 3, 1, 1, 1, 1, 3, {1, 1, 1, 1}, true},
   };
@@ -502,6 +505,43 @@ test_matmul (void)
     one_op_init (&o, SIMNPU_IR_MATMUL, 2, in, 1);
     one_op_check_f32 (&o, w2, 2, TOL);
   }
+  {
+    /* batch broadcast either way: [3, 4] x [2, 4, 5], [2, 3, 4] x [4, 5],
+     * [2, 1, 3, 4] x [1, 2, 4, 5] */
+    static const int64_t shapes[3][2][4] = {
+      {{0, 0, 3, 4}, {0, 2, 4, 5}},
+      {{0, 2, 3, 4}, {0, 0, 4, 5}},
+      {{2, 1, 3, 4}, {1, 2, 4, 5}},
+    };
+    static const unsigned ranks[3][2] = { {2, 3}, {3, 2}, {4, 4} };
+    int c;
+    for (c = 0; c < 3; c++) {
+      float *aa = random_floats (rng, 2 * 3 * 4);
+      float *bb = random_floats (rng, 2 * 4 * 5), ww[2 * 2 * 3 * 5];
+      in_spec in[2] = { {SIMNPU_IR_F32, ranks[c][0],.data = aa},
+      {SIMNPU_IR_F32, ranks[c][1],.data = bb,.is_const = c == 1}
+      };
+      int p, q;
+      memcpy (in[0].dims, shapes[c][0] + 4 - ranks[c][0],
+          ranks[c][0] * sizeof (int64_t));
+      memcpy (in[1].dims, shapes[c][1] + 4 - ranks[c][1],
+          ranks[c][1] * sizeof (int64_t));
+      /* output batch [p, q] over at most 2 x 2; A and B matrices picked
+       * by their own batch dims */
+      for (p = 0; p < 2; p++)
+        for (q = 0; q < 2; q++) {
+          int ia = c == 0 ? 0 : c == 1 ? q : p;
+          int ib = c == 0 ? q : c == 1 ? 0 : q;
+          naive_matmul (aa + ia * 12, bb + ib * 20, ww + (p * 2 + q) * 15,
+              3, 4, 5);
+        }
+      one_op_init (&o, SIMNPU_IR_MATMUL, 2, in, 1);
+      /* cases 0 and 1 have one batch axis of 2: the outputs of p = 0 */
+      one_op_check_f32 (&o, ww, (size_t) (c < 2 ? 2 : 4) * 15, TOL);
+      g_free (aa);
+      g_free (bb);
+    }
+  }
   g_free (a);
   g_free (b);
   g_free (bias);
@@ -575,6 +615,23 @@ test_binary (void)
     };
     one_op_init (&o, SIMNPU_IR_POW, 2, in, 1);
     one_op_check_bytes (&o, SIMNPU_IR_I64, pw, 3);
+  }
+  {
+    /* exponents of another dtype (ONNX test_pow_types_*) */
+    float fx[3] = { 1, 2, 3 }, fp[3] = { 1, 32, 729 };
+    int64_t le[3] = { 4, 5, 6 };
+    int32_t ix[3] = { 1, 2, 3 }, ip[3] = { 1, 32, 729 };
+    float fe[3] = { 4, 5, 6 };
+    in_spec in1[2] = { {F32 (1, 3),.data = fx},
+    {SIMNPU_IR_I64, 1, {3},.data = le}
+    };
+    in_spec in2[2] = { {SIMNPU_IR_I32, 1, {3},.data = ix},
+    {F32 (1, 3),.data = fe}
+    };
+    one_op_init (&o, SIMNPU_IR_POW, 2, in1, 1);
+    one_op_check_f32 (&o, fp, 3, TOL);
+    one_op_init (&o, SIMNPU_IR_POW, 2, in2, 1);
+    one_op_check_bytes (&o, SIMNPU_IR_I32, ip, 3);
   }
   {
     in_spec in[3] = { {F32 (1, 2),.data = m0}, {F32 (1, 2),.data = m1},
@@ -995,6 +1052,18 @@ test_pad (void)
     o.n->attrs.ints[1] = after[i];
     o.n->attrs.f[0] = 9;
     one_op_check_f32 (&o, crops[i], (size_t) i + 1, 0);
+  }
+  {
+    /* ONNX crops first and reflects within what is kept: [1, 2, 3, 4]
+     * with pads 3, -2 -> reflect [1, 2] by 3 */
+    float x4[4] = { 1, 2, 3, 4 }, want4[5] = { 2, 1, 2, 1, 2 };
+    in_spec in4[1] = { {F32 (1, 4),.data = x4} };
+    one_op_init (&o, SIMNPU_IR_PAD, 1, in4, 1);
+    o.n->attrs.mode = SIMNPU_IR_PAD_REFLECT;
+    o.n->attrs.n_ints = 2;
+    o.n->attrs.ints[0] = 3;
+    o.n->attrs.ints[1] = -2;
+    one_op_check_f32 (&o, want4, 5, 0);
   }
   one_op_init (&o, SIMNPU_IR_PAD, 1, in2, 1);
   o.n->attrs.mode = SIMNPU_IR_PAD_REFLECT;
@@ -1474,6 +1543,350 @@ test_copy (void)
   g_rand_free (rng);
 }
 
+/* ------------------------------------------------------------------ */
+/* the op table, the observer, partial runs, run-time weights */
+
+static void
+test_op_table (void)
+{
+  GHashTable *names = g_hash_table_new (g_str_hash, g_str_equal);
+  unsigned i;
+
+  for (i = 0; i < SIMNPU_IR_N_OPS; i++) {
+    const simnpu__ir_op_info *info = simnpu__ir_op_get ((simnpu__ir_op) i);
+    g_assert_nonnull (info);
+    g_assert_nonnull (info->name);
+    g_assert_nonnull (info->infer);
+    g_assert_nonnull (info->run);
+    g_assert_nonnull (info->cost);
+    g_assert_cmpuint (info->min_inputs, >=, 1);
+    g_assert_cmpuint (info->min_inputs, <=, info->max_inputs);
+    g_assert_false (g_hash_table_contains (names, info->name));
+    g_hash_table_add (names, (gpointer) info->name);
+    g_assert_cmpstr (simnpu__ir_op_name ((simnpu__ir_op) i), ==, info->name);
+  }
+  g_assert_null (simnpu__ir_op_get (SIMNPU_IR_N_OPS));
+  g_assert_cmpstr (simnpu__ir_op_name (SIMNPU_IR_CONV2D), ==, "conv2d");
+  g_assert_cmpstr (simnpu__ir_dtype_name (SIMNPU_IR_BOOL), ==, "bool");
+  g_assert_cmpuint (simnpu__ir_dtype_size (SIMNPU_IR_I64), ==, 8);
+  g_assert_cmpuint (simnpu__ir_dtype_size (SIMNPU_IR_N_DTYPES), ==, 0);
+  g_hash_table_unref (names);
+}
+
+static void
+count_nodes (simnpu__ir_exec * x, const simnpu__ir_node * n, gpointer data)
+{
+  GString *order = data;
+  const simnpu__ir_graph *g = simnpu__ir_exec_graph (x);
+  const float *out = simnpu__ir_exec_data (x, n->outputs[0]);
+
+  g_assert_nonnull (g);
+  g_string_append_printf (order, "%s=%g;", n->name, out[0]);
+}
+
+static void
+test_exec (void)
+{
+  simnpu__ir_graph *g = simnpu__ir_graph_new ("chain");
+  int64_t d[1] = { 2 }, wd[4] = { 2, 1, 1, 2 }, xd[4] = { 1, 1, 1, 2 };
+  float x[2] = { -1, 2 }, w[4] = { 1, 2, 3, 4 };
+  int in, t1, t2, t3, ins[2];
+  GString *order = g_string_new (NULL);
+  simnpu__ir_exec *ex;
+  simnpu_error error = { 0 };
+  simnpu__ir_tensor big = { 0 };
+
+  in = add_input (g, "x", SIMNPU_IR_F32, 1, d);
+  t1 = simnpu__ir_add_tensor (g, "a", SIMNPU_IR_F32, 0, NULL);
+  t2 = simnpu__ir_add_tensor (g, "b", SIMNPU_IR_F32, 0, NULL);
+  t3 = add_out (g, "c");
+  add_node1 (g, SIMNPU_IR_NEG, "neg", 1, &in, t1);
+  add_node1 (g, SIMNPU_IR_RELU, "relu", 1, &t1, t2);
+  add_node1 (g, SIMNPU_IR_EXP, "exp", 1, &t2, t3);
+  g_assert_cmpint (simnpu__ir_infer_shapes (g, &error), ==, 0);
+  g_assert_cmpint (g->tensors[t2].producer, ==, 1);
+  g_assert_cmpint (g->tensors[in].producer, ==, SIMNPU_IR_NONE);
+  ex = simnpu__ir_exec_new (g, &error);
+  g_assert_nonnull (ex);
+  memcpy (simnpu__ir_exec_data (ex, in), x, sizeof (x));
+  simnpu__ir_exec_set_observer (ex, count_nodes, order);
+  g_assert_cmpint (simnpu__ir_exec_run (ex, 0, 2, &error), ==, 0);
+  g_assert_cmpstr (order->str, ==, "neg=1;relu=1;");
+  g_assert_cmpint (simnpu__ir_exec_run (ex, 2, 3, &error), ==, 0);
+  g_assert_cmpstr (order->str, ==, "neg=1;relu=1;exp=2.71828;");
+  g_assert_cmpint (simnpu__ir_exec_run (ex, 2, 4, &error), ==, SIMNPU_EINVAL);
+  simnpu__ir_exec_set_observer (ex, NULL, NULL);
+  g_assert_cmpint (simnpu__ir_exec_run (ex, 0, 3, &error), ==, 0);
+  g_assert_null (simnpu__ir_exec_data (ex, 99));
+  simnpu__ir_exec_free (ex);
+  simnpu__ir_graph_free (g);
+  g_string_free (order, TRUE);
+
+  /* conv weights as a run-time input are packed on every run */
+  g = simnpu__ir_graph_new ("runtime-weights");
+  ins[0] = add_input (g, "x", SIMNPU_IR_F32, 4, xd);
+  ins[1] = add_input (g, "w", SIMNPU_IR_F32, 4, wd);
+  t1 = add_out (g, "y");
+  add_node1 (g, SIMNPU_IR_CONV2D, "conv", 2, ins, t1);
+  {
+    const void *data[2] = { x, w };
+    float want[2] = { -1 + 4, -3 + 8 };
+    ex = run_graph (g, data);
+    assert_close (simnpu__ir_exec_data (ex, t1), want, 2, 0);
+    w[0] = 2;
+    memcpy (simnpu__ir_exec_data (ex, ins[1]), w, sizeof (w));
+    want[0] = -2 + 4;
+    g_assert_cmpint (simnpu__ir_exec_run (ex, 0, 1, &error), ==, 0);
+    assert_close (simnpu__ir_exec_data (ex, t1), want, 2, 0);
+    simnpu__ir_exec_free (ex);
+  }
+  simnpu__ir_graph_free (g);
+
+  /* sizes: overflow and the element bound */
+  big.rank = 3;
+  big.dims[0] = big.dims[1] = big.dims[2] = G_GINT64_CONSTANT (1) << 20;
+  g_assert_cmpint (simnpu__ir_tensor_elements (&big), ==, -1);
+  g_assert_cmpuint (simnpu__ir_tensor_bytes (&big), ==, 0);
+  big.rank = 2;
+  big.dims[0] = -1;
+  g_assert_cmpint (simnpu__ir_tensor_elements (&big), ==, -1);
+  big.rank = 0;
+  big.dtype = SIMNPU_IR_I64;
+  g_assert_cmpint (simnpu__ir_tensor_elements (&big), ==, 1);
+  g_assert_cmpuint (simnpu__ir_tensor_bytes (&big), ==, 8);
+}
+
+/* ------------------------------------------------------------------ */
+/* random shapes against index arithmetic */
+
+#define RANDOM_ROUNDS 200
+#define RANDOM_RANK 4
+#define RANDOM_DIM 4
+
+/* flat index of a multi-index in a shape, broadcast axes (size 1) read 0 */
+static int64_t
+flat_index (unsigned rank, const int64_t * dims, unsigned out_rank,
+    const int64_t * idx)
+{
+  int64_t f = 0;
+  unsigned i, off = out_rank - rank;
+
+  for (i = 0; i < rank; i++)
+    f = f * dims[i] + (dims[i] == 1 ? 0 : idx[i + off]);
+  return f;
+}
+
+static bool
+next_index (unsigned rank, const int64_t * dims, int64_t * idx)
+{
+  unsigned i;
+
+  for (i = rank; i-- > 0;) {
+    if (++idx[i] < dims[i])
+      return true;
+    idx[i] = 0;
+  }
+  return false;
+}
+
+static void
+test_random_broadcast (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  unsigned round;
+
+  for (round = 0; round < RANDOM_ROUNDS; round++) {
+    unsigned ro = (unsigned) g_rand_int_range (rng, 0, RANDOM_RANK + 1);
+    unsigned ra = (unsigned) g_rand_int_range (rng, 0, ro + 1);
+    unsigned rb = (unsigned) g_rand_int_range (rng, 0, ro + 1), i;
+    int64_t od[RANDOM_RANK], ad[RANDOM_RANK] = { 0 }, bd[RANDOM_RANK] = { 0 };
+    int64_t idx[RANDOM_RANK] = { 0 }, na = 1, nb = 1, no = 1, k = 0;
+    float *a, *b, *want;
+    in_spec in[2];
+    one_op o;
+
+    for (i = 0; i < ro; i++)
+      od[i] = g_rand_int_range (rng, 1, RANDOM_DIM + 1);
+    /* each operand takes the trailing axes, some of them as 1 */
+    for (i = 0; i < ra; i++) {
+      ad[i] = g_rand_boolean (rng) ? od[ro - ra + i] : 1;
+      na *= ad[i];
+    }
+    for (i = 0; i < rb; i++) {
+      bd[i] = g_rand_boolean (rng) ? od[ro - rb + i] : 1;
+      nb *= bd[i];
+    }
+    /* the output keeps an axis only where an operand has it */
+    for (i = 0; i < ro; i++) {
+      int64_t da = i >= ro - ra ? ad[i - (ro - ra)] : 1;
+      int64_t db = i >= ro - rb ? bd[i - (ro - rb)] : 1;
+      od[i] = MAX (da, db);
+      no *= od[i];
+    }
+    a = random_floats (rng, (size_t) na);
+    b = random_floats (rng, (size_t) nb);
+    want = g_new (float, no);
+    do {
+      want[k++] = a[flat_index (ra, ad, ro, idx)]
+          - b[flat_index (rb, bd, ro, idx)];
+    } while (ro > 0 && next_index (ro, od, idx));
+    g_assert_cmpint (k, ==, no);
+    in[0] = (in_spec) {
+    SIMNPU_IR_F32, ra,.data = a};
+    memcpy (in[0].dims, ad, sizeof (ad));
+    in[1] = (in_spec) {
+    SIMNPU_IR_F32, rb,.data = b};
+    memcpy (in[1].dims, bd, sizeof (bd));
+    one_op_init (&o, SIMNPU_IR_SUB, 2, in, 1);
+    one_op_run (&o);
+    g_assert_cmpuint (one_op_out (&o, 0)->rank, ==, MAX (ra, rb));
+    one_op_clear (&o);
+    one_op_init (&o, SIMNPU_IR_SUB, 2, in, 1);
+    one_op_check_f32 (&o, want, (size_t) no, 0);
+    g_free (a);
+    g_free (b);
+    g_free (want);
+  }
+  g_rand_free (rng);
+}
+
+static void
+test_random_movement (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED + 1);
+  unsigned round;
+
+  for (round = 0; round < RANDOM_ROUNDS; round++) {
+    unsigned r = (unsigned) g_rand_int_range (rng, 1, RANDOM_RANK + 1), i;
+    int64_t d[RANDOM_RANK] = { 0 }, st[RANDOM_RANK], perm[RANDOM_RANK];
+    int64_t start[RANDOM_RANK], step[RANDOM_RANK], len[RANDOM_RANK];
+    int64_t before[RANDOM_RANK], after[RANDOM_RANK], pd[RANDOM_RANK];
+    int64_t kept[RANDOM_RANK];
+    int64_t idx[RANDOM_RANK] = { 0 }, n = 1, k, no;
+    float *x, *want;
+    in_spec in[1];
+    one_op o;
+    int mode = g_rand_int_range (rng, 0, 3);
+
+    for (i = r; i-- > 0;) {
+      d[i] = g_rand_int_range (rng, 1, RANDOM_DIM + 2);
+      st[i] = n;
+      n *= d[i];
+      perm[i] = i;
+    }
+    for (i = r; i > 1; i--) {
+      unsigned j = (unsigned) g_rand_int_range (rng, 0, (gint32) i);
+      int64_t tmp = perm[i - 1];
+      perm[i - 1] = perm[j];
+      perm[j] = tmp;
+    }
+    x = random_floats (rng, (size_t) n);
+    in[0] = (in_spec) {
+    SIMNPU_IR_F32, r,.data = x};
+    memcpy (in[0].dims, d, sizeof (d));
+
+    /* transpose */
+    {
+      int64_t od[RANDOM_RANK];
+      for (i = 0; i < r; i++)
+        od[i] = d[perm[i]];
+      want = g_new (float, n);
+      k = 0;
+      memset (idx, 0, sizeof (idx));
+      do {
+        int64_t f = 0;
+        for (i = 0; i < r; i++)
+          f += idx[i] * st[perm[i]];
+        want[k++] = x[f];
+      } while (next_index (r, od, idx));
+      one_op_init (&o, SIMNPU_IR_TRANSPOSE, 1, in, 1);
+      o.n->attrs.n_ints = r;
+      memcpy (o.n->attrs.ints, perm, r * sizeof (int64_t));
+      one_op_check_f32 (&o, want, (size_t) n, 0);
+      g_free (want);
+    }
+
+    /* slice with steps of either sign */
+    no = 1;
+    for (i = 0; i < r; i++) {
+      step[i] = g_rand_int_range (rng, 1, 3) * (g_rand_boolean (rng) ? 1 : -1);
+      start[i] = g_rand_int_range (rng, 0, (gint32) d[i]);
+      if (step[i] > 0)
+        len[i] = (d[i] - start[i] + step[i] - 1) / step[i];
+      else
+        len[i] = (start[i] + 1 + (-step[i]) - 1) / (-step[i]);
+      no *= len[i];
+    }
+    want = g_new (float, no);
+    k = 0;
+    memset (idx, 0, sizeof (idx));
+    do {
+      int64_t f = 0;
+      for (i = 0; i < r; i++)
+        f += (start[i] + idx[i] * step[i]) * st[i];
+      want[k++] = x[f];
+    } while (next_index (r, len, idx));
+    one_op_init (&o, SIMNPU_IR_SLICE, 1, in, 1);
+    o.n->attrs.n_ints = 2 * r;
+    for (i = 0; i < r; i++) {
+      o.n->attrs.ints[i] = start[i];
+      o.n->attrs.ints[r + i] = step[i] > 0 ? d[i] : -1;
+      o.n->attrs.steps[i] = step[i];
+    }
+    one_op_check_f32 (&o, want, (size_t) no, 0);
+    g_free (want);
+
+    /* pad, pads in [-1, 2] that leave at least one element */
+    no = 1;
+    for (i = 0; i < r; i++) {
+      before[i] = g_rand_int_range (rng, -1, 3);
+      after[i] = g_rand_int_range (rng, -1, 3);
+      if (d[i] + MIN (before[i], 0) + MIN (after[i], 0) <= 0)
+        before[i] = after[i] = 0;
+      kept[i] = d[i] + MIN (before[i], 0) + MIN (after[i], 0);
+      if (mode == SIMNPU_IR_PAD_REFLECT) {
+        before[i] = MIN (before[i], kept[i] - 1);
+        after[i] = MIN (after[i], kept[i] - 1);
+      }
+      pd[i] = d[i] + before[i] + after[i];
+      no *= pd[i];
+    }
+    want = g_new (float, no);
+    k = 0;
+    memset (idx, 0, sizeof (idx));
+    do {
+      int64_t f = 0;
+      bool cst = false;
+      /* ONNX: crop by the negative pads, then pad what is kept */
+      for (i = 0; i < r; i++) {
+        int64_t s = idx[i] - MAX (before[i], 0);
+        if (s < 0 || s >= kept[i]) {
+          if (mode == SIMNPU_IR_PAD_CONSTANT)
+            cst = true;
+          else if (mode == SIMNPU_IR_PAD_EDGE)
+            s = s < 0 ? 0 : kept[i] - 1;
+          else
+            s = s < 0 ? -s : 2 * (kept[i] - 1) - s;
+        }
+        f += (s + MAX (-before[i], 0)) * st[i];
+      }
+      want[k++] = cst ? 0.25f : x[f];
+    } while (next_index (r, pd, idx));
+    one_op_init (&o, SIMNPU_IR_PAD, 1, in, 1);
+    o.n->attrs.mode = mode;
+    o.n->attrs.f[0] = 0.25f;
+    o.n->attrs.n_ints = 2 * r;
+    for (i = 0; i < r; i++) {
+      o.n->attrs.ints[i] = before[i];
+      o.n->attrs.ints[r + i] = after[i];
+    }
+    one_op_check_f32 (&o, want, (size_t) no, 0);
+    g_free (want);
+    g_free (x);
+  }
+  g_rand_free (rng);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1495,5 +1908,9 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/infer-errors", test_infer_errors);
   g_test_add_func ("/ir/serialize", test_serialize);
   g_test_add_func ("/ir/copy", test_copy);
+  g_test_add_func ("/ir/op-table", test_op_table);
+  g_test_add_func ("/ir/exec", test_exec);
+  g_test_add_func ("/ir/random-broadcast", test_random_broadcast);
+  g_test_add_func ("/ir/random-movement", test_random_movement);
   return g_test_run ();
 }

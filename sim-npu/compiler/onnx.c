@@ -1673,6 +1673,104 @@ imp_depth_space (onnx_ctx * c, const onnx_op * op)
   return onnx_emit_nhwc (c, op->ir, &x, 1, &a);
 }
 
+/* ONNX Resize's source coordinate of output o along an axis (as its
+ * reference: a given scale maps coordinates, its resized length unrounded) */
+static double
+onnx_resize_coord (int coord, int64_t o, int64_t in, int64_t out, float given)
+{
+  double scale = given > 0 ? given : (double) out / (double) in;
+  double len = given > 0 ? (double) in * given : (double) out;
+
+  switch (coord) {
+    case SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL:
+      return len > 1 ? ((double) o + 0.5) / scale - 0.5 : 0.0;
+    case SIMNPU_IR_COORD_ALIGN_CORNERS:
+      return len == 1 ? 0.0 : (double) o *(double) (in - 1) / (len - 1);
+    case SIMNPU_IR_COORD_ASYMMETRIC:
+      return (double) o / scale;
+    case SIMNPU_IR_COORD_TF_HALF_PIXEL_FOR_NN:
+      return ((double) o + 0.5) / scale;
+    default:
+      return ((double) o + 0.5) / scale - 0.5;
+  }
+}
+
+static double
+onnx_cubic_weight (double d, double a)
+{
+  d = fabs (d);
+  if (d <= 1)
+    return ((a + 2) * d - (a + 3)) * d * d + 1;
+  if (d < 2)
+    return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+  return 0;
+}
+
+#define ONNX_CUBIC_TAPS 4
+
+/* [in, out]: column o holds the cubic taps of output o (edge-clamped, or
+ * dropped and renormalised with exclude_outside) */
+static float *
+onnx_cubic_matrix (int64_t in, int64_t out, float given, int coord,
+    double a, bool exclude)
+{
+  float *m = g_new0 (float, in * out);
+  int64_t o, j;
+
+  for (o = 0; o < out; o++) {
+    double x = onnx_resize_coord (coord, o, in, out, given);
+    double fl = floor (x), t = x - fl, w[ONNX_CUBIC_TAPS], sum = 0;
+    int64_t idx[ONNX_CUBIC_TAPS];
+    for (j = 0; j < ONNX_CUBIC_TAPS; j++) {
+      idx[j] = (int64_t) fl - 1 + j;
+      w[j] = onnx_cubic_weight (t + 1 - j, a);
+      if (exclude && (idx[j] < 0 || idx[j] >= in))
+        w[j] = 0;
+      sum += w[j];
+    }
+    for (j = 0; j < ONNX_CUBIC_TAPS; j++) {
+      int64_t i = CLAMP (idx[j], 0, in - 1);
+      m[i * out + o] += (float) (exclude && sum != 0 ? w[j] / sum : w[j]);
+    }
+  }
+  return m;
+}
+
+/* cubic resize of NCHW x: x @ Mw, then the same along the height through
+ * a transpose of the last two axes */
+static int
+onnx_resize_cubic (onnx_ctx * c, int x, const simnpu__ir_attrs * ra,
+    bool exclude)
+{
+  static const int64_t swap[] = { 0, 1, 3, 2 };
+  int64_t h = T (c, x)->dims[2], w = T (c, x)->dims[3];
+  int64_t oh = ra->ints[0], ow = ra->ints[1], d[2];
+  int mw, mh, y1, t1, y2, out, ret;
+  float *m;
+
+  if (h * oh > ONNX_MAX_FOLD_ELEMENTS || w * ow > ONNX_MAX_FOLD_ELEMENTS)
+    return onnx_err (c, SIMNPU_ENOMEM, "resize too large for cubic");
+  m = onnx_cubic_matrix (w, ow, ra->f[2], ra->coord, ra->f[0], exclude);
+  d[0] = w;
+  d[1] = ow;
+  mw = onnx_add_const (c, SIMNPU_IR_F32, 2, d, m);
+  g_free (m);
+  m = onnx_cubic_matrix (h, oh, ra->f[1], ra->coord, ra->f[0], exclude);
+  d[0] = h;
+  d[1] = oh;
+  mh = onnx_add_const (c, SIMNPU_IR_F32, 2, d, m);
+  g_free (m);
+  y1 = onnx_tmp (c);
+  t1 = onnx_tmp (c);
+  y2 = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_MATMUL, x, mw, y1)) < 0
+      || (ret = onnx_emit_transpose (c, y1, t1, swap, 4)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MATMUL, t1, mh, y2)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit_transpose (c, y2, out, swap, 4);
+}
+
 static int
 imp_resize (onnx_ctx * c, const onnx_op * op)
 {
@@ -1686,7 +1784,7 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
   char buf[ONNX_STR_SIZE];
   const char *s;
   int x, scales, sizes, ret, n = 0;
-  bool has_sizes;
+  bool has_sizes, cubic;
   int64_t out_dims[SIMNPU_IR_MAX_RANK];
   unsigned i;
   const simnpu__ir_tensor *xt;
@@ -1701,11 +1799,12 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
         "input of rank %u: only rank-4 NCHW is supported", xt->rank);
   onnx_attrs_init (&a);
   s = onnx_attr_str (c, "mode", "nearest", buf, sizeof buf);
+  cubic = strcmp (s, "cubic") == 0;
   if (strcmp (s, "linear") == 0)
     a.mode = SIMNPU_IR_RESIZE_BILINEAR;
-  else if (strcmp (s, "nearest") != 0)
+  else if (strcmp (s, "nearest") != 0 && !cubic)
     return onnx_err (c, SIMNPU_EUNSUPPORTED, "mode '%s' is not supported "
-        "(nearest or linear)", s);
+        "(nearest, linear or cubic)", s);
   s = onnx_attr_str (c, "coordinate_transformation_mode", "half_pixel", buf,
       sizeof buf);
   for (i = 0; i < G_N_ELEMENTS (coords); i++)
@@ -1760,6 +1859,9 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
   a.ints[0] = out_dims[2];
   a.ints[1] = out_dims[3];
   a.n_ints = 2;
+  if (cubic)
+    return onnx_resize_cubic (c, x, &a,
+        onnx_attr_int (c, "exclude_outside", 0) != 0);
   return onnx_emit_nhwc (c, SIMNPU_IR_RESIZE, &x, 1, &a);
 }
 

@@ -3768,6 +3768,73 @@ imp_gather_nd (onnx_ctx * c, const onnx_op * op)
   }
 }
 
+/* TopK's k stays under the IR's concat inputs */
+#define ONNX_MAX_TOPK SIMNPU_IR_MAX_INPUTS
+
+/* k rounds of argmax (argmin) along the axis, each masking its pick with
+ * -inf (+inf): sorted values and indices, ties to the lower index */
+static int
+imp_topk (onnx_ctx * c, const onnx_op * op)
+{
+  bool largest = onnx_attr_int (c, "largest", 1) != 0;
+  int vals[ONNX_MAX_TOPK], idxs[ONNX_MAX_TOPK];
+  int x, tk, cur, iota, vo, io, ret, n, i;
+  simnpu__ir_attrs a, cat;
+  unsigned rank;
+  int64_t k;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &tk)) < 0
+      || (ret = onnx_const_ints (c, tk, "k", &k, 1, &n)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if (T (c, x)->dtype != SIMNPU_IR_F32)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input (float only)",
+        simnpu__ir_dtype_name (T (c, x)->dtype));
+  onnx_attrs_init (&a);
+  if (rank == 0 || (ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", -1),
+              rank, &a.axis)) < 0)
+    return rank == 0 ? onnx_err (c, SIMNPU_ESHAPE, "scalar input") : ret;
+  if (n != 1 || k < 1 || k > ONNX_MAX_TOPK || k > T (c, x)->dims[a.axis])
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "k must be 1 to %d and at "
+        "most the axis' size", ONNX_MAX_TOPK);
+  a.keepdims = true;
+  if ((ret = onnx_iota_on_axis (c, T (c, x)->dims[a.axis], rank, a.axis,
+              &iota)) < 0
+      || (ret = onnx_out (c, 0, &vo)) < 0 || (ret = onnx_out (c, 1, &io)) < 0)
+    return ret;
+  cur = x;
+  for (i = 0; i < k; i++) {
+    int hit, masked;
+    if ((ret = onnx_emit1 (c, largest ? SIMNPU_IR_ARGMAX : SIMNPU_IR_ARGMIN,
+                cur, &idxs[i], &a)) < 0)
+      return ret;
+    vals[i] = onnx_tmp (c);
+    if ((ret = onnx_gather_elements (c, x, idxs[i], a.axis, vals[i])) < 0)
+      return ret;
+    if (i + 1 == k)
+      break;
+    hit = onnx_tmp (c);
+    masked = onnx_tmp (c);
+    if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, idxs[i], iota, hit)) < 0)
+      return ret;
+    {
+      int ins[3] = { hit, onnx_scalar_f32 (c, largest ? -INFINITY :
+            INFINITY), cur
+      };
+      if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &masked, 1, NULL)) < 0)
+        return ret;
+    }
+    cur = masked;
+  }
+  onnx_attrs_init (&cat);
+  cat.axis = a.axis;
+  if ((ret = onnx_emit (c, k == 1 ? SIMNPU_IR_IDENTITY : SIMNPU_IR_CONCAT,
+              vals, k, &vo, 1, &cat)) < 0)
+    return ret;
+  return onnx_emit (c, k == 1 ? SIMNPU_IR_IDENTITY : SIMNPU_IR_CONCAT, idxs,
+      k, &io, 1, &cat);
+}
+
 /* x != x */
 static int
 imp_isnan (onnx_ctx * c, const onnx_op * op)
@@ -3967,6 +4034,7 @@ static const onnx_op onnx_ops[] = {
   {"Tanh", imp_unary, SIMNPU_IR_TANH, 6},
   {"ThresholdedRelu", imp_thresholded_relu, SIMNPU_IR_WHERE, 10},
   {"Tile", imp_tile, SIMNPU_IR_TILE, 6},
+  {"TopK", imp_topk, SIMNPU_IR_ARGMAX, 11},
   {"Transpose", imp_transpose, SIMNPU_IR_TRANSPOSE, 1},
   {"Trilu", imp_trilu, SIMNPU_IR_WHERE, 14},
   {"Unsqueeze", imp_squeeze, SIMNPU_IR_IDENTITY, 1},

@@ -1441,6 +1441,63 @@ simnpu__ir_run_batchnorm (simnpu__ir_exec * x, const simnpu__ir_node * n,
   return 0;
 }
 
+/* The common f32 reductions as [outer, reduced, inner] blocks (after
+ * merging neighbouring axes of the same kind), the inner loop over
+ * contiguous kept elements; false when the axes do not form one such
+ * block. Accumulates into o, which holds the identities. */
+IR_CLONES static bool
+reduce_f32_blocks (simnpu__ir_op op, const simnpu__ir_tensor * t,
+    const bool *mask, const float *in, float *o)
+{
+  int64_t size[SIMNPU_IR_MAX_RANK], outer = 1, red = 1, inner = 1, a, r, i;
+  bool red_axis[SIMNPU_IR_MAX_RANK];
+  unsigned d, ng = 0, g = 0;
+
+  for (d = 0; d < t->rank; d++) {
+    if (t->dims[d] == 1)
+      continue;
+    if (ng > 0 && red_axis[ng - 1] == mask[d]) {
+      size[ng - 1] *= t->dims[d];
+      continue;
+    }
+    size[ng] = t->dims[d];
+    red_axis[ng++] = mask[d];
+  }
+  if (g < ng && !red_axis[g])
+    outer = size[g++];
+  if (g < ng && red_axis[g])
+    red = size[g++];
+  if (g < ng && !red_axis[g])
+    inner = size[g++];
+  if (g != ng)
+    return false;
+  for (a = 0; a < outer; a++) {
+    float *q = o + a * inner;
+    for (r = 0; r < red; r++) {
+      const float *p = in + (a * red + r) * inner;
+      switch (op) {
+        case SIMNPU_IR_REDUCE_MAX:
+          for (i = 0; i < inner; i++)
+            q[i] = p[i] > q[i] || isnan (p[i]) ? p[i] : q[i];
+          break;
+        case SIMNPU_IR_REDUCE_MIN:
+          for (i = 0; i < inner; i++)
+            q[i] = p[i] < q[i] || isnan (p[i]) ? p[i] : q[i];
+          break;
+        case SIMNPU_IR_REDUCE_PROD:
+          for (i = 0; i < inner; i++)
+            q[i] *= p[i];
+          break;
+        default:
+          for (i = 0; i < inner; i++)
+            q[i] += p[i];
+          break;
+      }
+    }
+  }
+  return true;
+}
+
 int
 simnpu__ir_run_reduce (simnpu__ir_exec * x, const simnpu__ir_node * n,
     simnpu_error * error)
@@ -1501,6 +1558,8 @@ simnpu__ir_run_reduce (simnpu__ir_exec * x, const simnpu__ir_node * n,
         break;
     }
   }
+  if (f && reduce_f32_blocks (n->op, t, mask, in, o))
+    total = 0;
   for (e = 0; e < total; e++) {
     if (f) {
       float v = ((const float *) in)[e], *r = (float *) o + off;

@@ -1118,6 +1118,20 @@ depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
         for (v = 0; v < DW_VECS; v++)
           STORE8 (o + ch + v * OC_HALF, acc[v]);
       }
+      /* then single vectors, then what is left */
+      for (; ch + OC_HALF <= c; ch += OC_HALF) {
+        v8sf acc;
+        LOAD8 (acc, bias + ch);
+        for (ky = 0; ky < kh; ky++) {
+          for (kx = 0; kx < kw; kx++) {
+            v8sf a, b;
+            LOAD8 (a, base + (ky * dh * wp + kx * dw) * c + ch);
+            LOAD8 (b, w + ((int64_t) ky * kw + kx) * c + ch);
+            acc += a * b;
+          }
+        }
+        STORE8 (o + ch, acc);
+      }
       for (; ch < c; ch++) {
         float acc = bias[ch];
         for (ky = 0; ky < kh; ky++)

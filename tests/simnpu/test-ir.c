@@ -370,6 +370,8 @@ test_conv2d (void)
     /* depthwise over a register block and a tail of channels */
     {1, 7, 6, 40, 40, 3, 3, 2, 1, 2, 1, 40, {2, 1, 0, 1}, true,
         SIMNPU_IR_ACT_RELU},
+    /* depthwise: vectors of 8 and a tail */
+    {1, 6, 5, 18, 18, 5, 5, 1, 1, 1, 1, 18, {2, 2, 2, 2}, true},
     /* depthwise with multiplier 2 */
     {1, 5, 6, 3, 6, 3, 3, 1, 1, 1, 1, 3, {1, 1, 1, 1}, true},
   };

@@ -971,43 +971,50 @@ apply_act (float *p, int64_t len, const simnpu__ir_attrs * at)
 /* ------------------------------------------------------------------ */
 /* conv2d and matmul: PIXEL_BLOCK x OC_BLOCK register tiles */
 
-/* One tile: np output pixels (a compile-time constant after inlining),
- * OC_BLOCK channels. in points at the first pixel's first tap;
- * successive pixels are px apart, taps row/col apart; w is
- * [kh][kw][k][OC_BLOCK]. */
+/* One tile: np output pixels and nv vectors of output channels (both
+ * compile-time constants after inlining; nv * OC_HALF = the block width
+ * bw). in points at the first pixel's first tap; successive pixels are
+ * px apart, taps row/col apart; w is [kh][kw][k][bw]. */
 static ALWAYS_INLINE void
 gemm_tile (const float *in, int64_t px, int64_t row, int64_t col, int kh,
     int kw, int64_t k, const float *w, const float *bias, float *acc_out,
-    const int np)
+    const int np, const int nv)
 {
-  v8sf acc[PIXEL_BLOCK][2];
-  int p, ky, kx;
+  const int bw = nv * OC_HALF;
+  v8sf acc[PIXEL_BLOCK][OC_BLOCK / OC_HALF];
+  int p, v, ky, kx;
   int64_t c;
 
-  for (p = 0; p < np; p++) {
-    LOAD8 (acc[p][0], bias);
-    LOAD8 (acc[p][1], bias + OC_HALF);
-  }
+  for (p = 0; p < np; p++)
+    for (v = 0; v < nv; v++)
+      LOAD8 (acc[p][v], bias + v * OC_HALF);
   for (ky = 0; ky < kh; ky++) {
     for (kx = 0; kx < kw; kx++) {
       const float *ip = in + ky * row + kx * col;
-      const float *wk = w + ((int64_t) ky * kw + kx) * k * OC_BLOCK;
+      const float *wk = w + ((int64_t) ky * kw + kx) * k * bw;
       for (c = 0; c < k; c++) {
-        v8sf w0, w1;
-        LOAD8 (w0, wk + c * OC_BLOCK);
-        LOAD8 (w1, wk + c * OC_BLOCK + OC_HALF);
+        v8sf wv[OC_BLOCK / OC_HALF];
+        for (v = 0; v < nv; v++)
+          LOAD8 (wv[v], wk + c * bw + v * OC_HALF);
         for (p = 0; p < np; p++) {
           float a = ip[p * px + c];
-          acc[p][0] += a * w0;
-          acc[p][1] += a * w1;
+          for (v = 0; v < nv; v++)
+            acc[p][v] += a * wv[v];
         }
       }
     }
   }
-  for (p = 0; p < np; p++) {
-    STORE8 (acc_out + p * OC_BLOCK, acc[p][0]);
-    STORE8 (acc_out + p * OC_BLOCK + OC_HALF, acc[p][1]);
-  }
+  for (p = 0; p < np; p++)
+    for (v = 0; v < nv; v++)
+      STORE8 (acc_out + p * bw + v * OC_HALF, acc[p][v]);
+}
+
+/* channels per packed block: one vector when the output channels fit in
+ * it (less padding for heads of a few channels), else two */
+static int64_t
+block_width (int64_t oc)
+{
+  return oc <= OC_HALF ? OC_HALF : OC_BLOCK;
 }
 
 typedef struct
@@ -1017,8 +1024,8 @@ typedef struct
   int64_t px, row, col;         /* see gemm_tile */
   int kh, kw;
   int64_t k;                    /* channels reduced per tap */
-  const float *w;               /* [blocks][kh][kw][k][OC_BLOCK] */
-  const float *bias;            /* [blocks * OC_BLOCK] */
+  const float *w;               /* [blocks][kh][kw][k][bw] */
+  const float *bias;            /* [blocks * bw] */
   float *out;
   int64_t out_row, out_px;      /* output floats between rows, pixels */
   int64_t oc;                   /* channels to write */
@@ -1026,52 +1033,45 @@ typedef struct
   const simnpu__ir_attrs *attrs;
 } gemm_job;
 
+#define GEMM_TILE_CASE(n) \
+  case n: \
+    if (bw == OC_BLOCK) \
+      gemm_tile (in, j->px, j->row, j->col, j->kh, j->kw, j->k, w, bias, \
+          tile, n, 2); \
+    else \
+      gemm_tile (in, j->px, j->row, j->col, j->kh, j->kw, j->k, w, bias, \
+          tile, n, 1); \
+    break
+
 IR_CLONES static void
 gemm_run (const gemm_job * j)
 {
-  int64_t blocks = (j->oc + OC_BLOCK - 1) / OC_BLOCK;
-  int64_t wblock = (int64_t) j->kh * j->kw * j->k * OC_BLOCK;
+  const int64_t bw = block_width (j->oc);
+  int64_t blocks = (j->oc + bw - 1) / bw;
+  int64_t wblock = (int64_t) j->kh * j->kw * j->k * bw;
   float tile[PIXEL_BLOCK * OC_BLOCK];
   int64_t y, b, x0;
 
   for (y = 0; y < j->rows; y++) {
     for (b = 0; b < blocks; b++) {
       const float *w = j->w + b * wblock;
-      const float *bias = j->bias + b * OC_BLOCK;
-      int64_t nc = MIN (OC_BLOCK, j->oc - b * OC_BLOCK);
+      const float *bias = j->bias + b * bw;
+      int64_t nc = MIN (bw, j->oc - b * bw);
       for (x0 = 0; x0 < j->cols; x0 += PIXEL_BLOCK) {
         const float *in = j->in + y * j->in_row + x0 * j->px;
         int np = (int) MIN (PIXEL_BLOCK, j->cols - x0), p;
         switch (np) {
-          case 6:
-            gemm_tile (in, j->px, j->row, j->col, j->kh, j->kw, j->k, w,
-                bias, tile, 6);
-            break;
-          case 5:
-            gemm_tile (in, j->px, j->row, j->col, j->kh, j->kw, j->k, w,
-                bias, tile, 5);
-            break;
-          case 4:
-            gemm_tile (in, j->px, j->row, j->col, j->kh, j->kw, j->k, w,
-                bias, tile, 4);
-            break;
-          case 3:
-            gemm_tile (in, j->px, j->row, j->col, j->kh, j->kw, j->k, w,
-                bias, tile, 3);
-            break;
-          case 2:
-            gemm_tile (in, j->px, j->row, j->col, j->kh, j->kw, j->k, w,
-                bias, tile, 2);
-            break;
+            GEMM_TILE_CASE (6);
+            GEMM_TILE_CASE (5);
+            GEMM_TILE_CASE (4);
+            GEMM_TILE_CASE (3);
+            GEMM_TILE_CASE (2);
           default:
-            gemm_tile (in, j->px, j->row, j->col, j->kh, j->kw, j->k, w,
-                bias, tile, 1);
-            break;
+            GEMM_TILE_CASE (1);
         }
         for (p = 0; p < np; p++) {
-          float *o = j->out + y * j->out_row + (x0 + p) * j->out_px
-              + b * OC_BLOCK;
-          memcpy (o, tile + p * OC_BLOCK, (size_t) nc * sizeof (float));
+          float *o = j->out + y * j->out_row + (x0 + p) * j->out_px + b * bw;
+          memcpy (o, tile + p * bw, (size_t) nc * sizeof (float));
           apply_act (o, nc, j->attrs);
         }
       }
@@ -1118,6 +1118,20 @@ depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
         for (v = 0; v < DW_VECS; v++)
           STORE8 (o + ch + v * OC_HALF, acc[v]);
       }
+      /* then single vectors, then what is left */
+      for (; ch + OC_HALF <= c; ch += OC_HALF) {
+        v8sf acc;
+        LOAD8 (acc, bias + ch);
+        for (ky = 0; ky < kh; ky++) {
+          for (kx = 0; kx < kw; kx++) {
+            v8sf a, b;
+            LOAD8 (a, base + (ky * dh * wp + kx * dw) * c + ch);
+            LOAD8 (b, w + ((int64_t) ky * kw + kx) * c + ch);
+            acc += a * b;
+          }
+        }
+        STORE8 (o + ch, acc);
+      }
       for (; ch < c; ch++) {
         float acc = bias[ch];
         for (ky = 0; ky < kh; ky++)
@@ -1133,7 +1147,7 @@ depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
 
 typedef struct
 {
-  int64_t groups, ocg, icg, kh, kw, blocks;
+  int64_t groups, ocg, icg, kh, kw, blocks, bw;
   bool depthwise;
 } conv_geom;
 
@@ -1148,7 +1162,8 @@ conv_geometry (const simnpu__ir_exec * x, const simnpu__ir_node * n,
   cg->kh = w->dims[1];
   cg->kw = w->dims[2];
   cg->icg = w->dims[3];
-  cg->blocks = (cg->ocg + OC_BLOCK - 1) / OC_BLOCK;
+  cg->bw = block_width (cg->ocg);
+  cg->blocks = (cg->ocg + cg->bw - 1) / cg->bw;
   cg->depthwise = cg->icg == 1 && cg->ocg == 1;
 }
 
@@ -1160,8 +1175,8 @@ conv_packed_size (const conv_geom * cg, int64_t * wsize)
     *wsize = cg->kh * cg->kw * cg->groups;
     return *wsize + cg->groups;
   }
-  *wsize = cg->groups * cg->blocks * cg->kh * cg->kw * cg->icg * OC_BLOCK;
-  return *wsize + cg->groups * cg->blocks * OC_BLOCK;
+  *wsize = cg->groups * cg->blocks * cg->kh * cg->kw * cg->icg * cg->bw;
+  return *wsize + cg->groups * cg->blocks * cg->bw;
 }
 
 static void
@@ -1182,8 +1197,8 @@ conv_pack_weights (const conv_geom * cg, const float *w, float *dst)
       for (ky = 0; ky < cg->kh; ky++)
         for (kx = 0; kx < cg->kw; kx++)
           for (c = 0; c < cg->icg; c++)
-            for (j = 0; j < OC_BLOCK; j++) {
-              int64_t oc = b * OC_BLOCK + j;
+            for (j = 0; j < cg->bw; j++) {
+              int64_t oc = b * cg->bw + j;
               *dst++ = oc < cg->ocg ?
                   w[(((g * cg->ocg + oc) * cg->kh + ky) * cg->kw + kx)
                   * cg->icg + c] : 0.0f;
@@ -1193,7 +1208,7 @@ conv_pack_weights (const conv_geom * cg, const float *w, float *dst)
 static void
 conv_pack_bias (const conv_geom * cg, const float *bias, float *dst)
 {
-  int64_t g, j, per = cg->depthwise ? 1 : cg->blocks * OC_BLOCK;
+  int64_t g, j, per = cg->depthwise ? 1 : cg->blocks * cg->bw;
 
   for (g = 0; g < cg->groups; g++)
     for (j = 0; j < per; j++)
@@ -1247,8 +1262,8 @@ simnpu__ir_run_conv2d (simnpu__ir_exec * x, const simnpu__ir_node * n,
         .row = at->dilation[0] * wp * c,
         .col = at->dilation[1] * c,
         .kh = (int) cg.kh,.kw = (int) cg.kw,.k = cg.icg,
-        .w = packed + g * cg.blocks * cg.kh * cg.kw * cg.icg * OC_BLOCK,
-        .bias = pb + g * cg.blocks * OC_BLOCK,
+        .w = packed + g * cg.blocks * cg.kh * cg.kw * cg.icg * cg.bw,
+        .bias = pb + g * cg.blocks * cg.bw,
         .out = oimg + g * cg.ocg,
         .out_row = ow * oc,.out_px = oc,.oc = cg.ocg,
         .rows = oh,.cols = ow,.attrs = at,
@@ -1265,7 +1280,7 @@ typedef struct
   unsigned batch_rank;
   int64_t batch[SIMNPU_IR_MAX_RANK];
   int64_t a_st[SIMNPU_IR_MAX_RANK], b_st[SIMNPU_IR_MAX_RANK];
-  int64_t n_batch, n_bmats, blocks;
+  int64_t n_batch, n_bmats, blocks, bw;
 } mm_geom;
 
 static void
@@ -1279,7 +1294,8 @@ matmul_geometry (const simnpu__ir_tensor * a, const simnpu__ir_tensor * b,
   mg->k = a->dims[a->rank - 1];
   mg->m = a->rank == 1 ? 1 : a->dims[a->rank - 2];
   mg->nn = b->rank == 1 ? 1 : b->dims[b->rank - 1];
-  mg->blocks = (mg->nn + OC_BLOCK - 1) / OC_BLOCK;
+  mg->bw = block_width (mg->nn);
+  mg->blocks = (mg->nn + mg->bw - 1) / mg->bw;
   simnpu__ir_broadcast (ra, a->dims, rb, b->dims, &mg->batch_rank, mg->batch);
   mg->n_batch = 1;
   mg->n_bmats = 1;
@@ -1308,8 +1324,8 @@ matmul_pack (const mm_geom * mg, const float *b, float *dst)
     const float *bm = b + m * mg->k * mg->nn;
     for (blk = 0; blk < mg->blocks; blk++)
       for (k = 0; k < mg->k; k++)
-        for (j = 0; j < OC_BLOCK; j++) {
-          int64_t col = blk * OC_BLOCK + j;
+        for (j = 0; j < mg->bw; j++) {
+          int64_t col = blk * mg->bw + j;
           *dst++ = col < mg->nn ? bm[k * mg->nn + col] : 0.0f;
         }
   }
@@ -1328,11 +1344,11 @@ simnpu__ir_run_matmul (simnpu__ir_exec * x, const simnpu__ir_node * n,
   unsigned d;
 
   matmul_geometry (tin (x, n, 0), tin (x, n, 1), &mg);
-  bmat = mg.blocks * mg.k * OC_BLOCK;
+  bmat = mg.blocks * mg.k * mg.bw;
   pb = packed + mg.n_bmats * bmat;
   if (!x->packed_const[id])
     matmul_pack (&mg, din (x, n, 1), packed);
-  for (j = 0; j < mg.blocks * OC_BLOCK; j++)
+  for (j = 0; j < mg.blocks * mg.bw; j++)
     pb[j] = bias != NULL && j < mg.nn ? bias[j] : 0.0f;
   for (i = 0; i < mg.n_batch; i++) {
     /* the packed matrices are numbered over B's own batch dims: ob
@@ -1441,6 +1457,63 @@ simnpu__ir_run_batchnorm (simnpu__ir_exec * x, const simnpu__ir_node * n,
   return 0;
 }
 
+/* The common f32 reductions as [outer, reduced, inner] blocks (after
+ * merging neighbouring axes of the same kind), the inner loop over
+ * contiguous kept elements; false when the axes do not form one such
+ * block. Accumulates into o, which holds the identities. */
+IR_CLONES static bool
+reduce_f32_blocks (simnpu__ir_op op, const simnpu__ir_tensor * t,
+    const bool *mask, const float *in, float *o)
+{
+  int64_t size[SIMNPU_IR_MAX_RANK], outer = 1, red = 1, inner = 1, a, r, i;
+  bool red_axis[SIMNPU_IR_MAX_RANK];
+  unsigned d, ng = 0, g = 0;
+
+  for (d = 0; d < t->rank; d++) {
+    if (t->dims[d] == 1)
+      continue;
+    if (ng > 0 && red_axis[ng - 1] == mask[d]) {
+      size[ng - 1] *= t->dims[d];
+      continue;
+    }
+    size[ng] = t->dims[d];
+    red_axis[ng++] = mask[d];
+  }
+  if (g < ng && !red_axis[g])
+    outer = size[g++];
+  if (g < ng && red_axis[g])
+    red = size[g++];
+  if (g < ng && !red_axis[g])
+    inner = size[g++];
+  if (g != ng)
+    return false;
+  for (a = 0; a < outer; a++) {
+    float *q = o + a * inner;
+    for (r = 0; r < red; r++) {
+      const float *p = in + (a * red + r) * inner;
+      switch (op) {
+        case SIMNPU_IR_REDUCE_MAX:
+          for (i = 0; i < inner; i++)
+            q[i] = p[i] > q[i] || isnan (p[i]) ? p[i] : q[i];
+          break;
+        case SIMNPU_IR_REDUCE_MIN:
+          for (i = 0; i < inner; i++)
+            q[i] = p[i] < q[i] || isnan (p[i]) ? p[i] : q[i];
+          break;
+        case SIMNPU_IR_REDUCE_PROD:
+          for (i = 0; i < inner; i++)
+            q[i] *= p[i];
+          break;
+        default:
+          for (i = 0; i < inner; i++)
+            q[i] += p[i];
+          break;
+      }
+    }
+  }
+  return true;
+}
+
 int
 simnpu__ir_run_reduce (simnpu__ir_exec * x, const simnpu__ir_node * n,
     simnpu_error * error)
@@ -1501,6 +1574,8 @@ simnpu__ir_run_reduce (simnpu__ir_exec * x, const simnpu__ir_node * n,
         break;
     }
   }
+  if (f && reduce_f32_blocks (n->op, t, mask, in, o))
+    total = 0;
   for (e = 0; e < total; e++) {
     if (f) {
       float v = ((const float *) in)[e], *r = (float *) o + off;
@@ -2204,7 +2279,7 @@ exec_node_buffers (simnpu__ir_exec * x, unsigned id, simnpu_error * error)
     matmul_geometry (tin (x, n, 0), tb, &mg);
     size = mg.n_bmats * mg.blocks * mg.k;
     if (size > SIMNPU_IR_MAX_ELEMENTS / OC_BLOCK
-        || (x->packed[id] = try_alloc0 ((size + mg.blocks) * OC_BLOCK *
+        || (x->packed[id] = try_alloc0 ((size + mg.blocks) * mg.bw *
                 (int64_t) sizeof (float))) == NULL)
       return run_error (error, SIMNPU_ENOMEM, n, "packed weights too large");
     if (tb->is_const) {

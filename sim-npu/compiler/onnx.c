@@ -569,6 +569,14 @@ onnx_emit (onnx_ctx * c, simnpu__ir_op op, const int *ins, unsigned n_in,
 }
 
 /* one input, one new output */
+/* two inputs, the given output */
+static int
+onnx_emit2 (onnx_ctx * c, simnpu__ir_op op, int a, int b, int out)
+{
+  int pair[2] = { a, b };
+  return onnx_emit (c, op, pair, 2, &out, 1, NULL);
+}
+
 static int
 onnx_emit1 (onnx_ctx * c, simnpu__ir_op op, int in, int *out,
     const simnpu__ir_attrs * attrs)
@@ -980,9 +988,32 @@ imp_pow (onnx_ctx * c, const onnx_op * op)
 static int
 imp_mod (onnx_ctx * c, const onnx_op * op)
 {
-  if (onnx_attr_int (c, "fmod", 0) != 0)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "fmod=1 is not supported");
-  return imp_simple (c, op, 2, NULL);
+  int x, y, q, t, ty, out, ret;
+
+  if (onnx_attr_int (c, "fmod", 0) == 0)
+    return imp_simple (c, op, 2, NULL);
+  /* fmod: x - trunc (x / y) * y, the sign of the dividend; integer
+   * division truncates already */
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &y)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  q = onnx_tmp (c);
+  ty = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_DIV, x, y, q)) < 0)
+    return ret;
+  t = q;
+  if (T (c, x)->dtype == SIMNPU_IR_F32) {
+    int ab, fl, sg;
+    t = onnx_tmp (c);
+    if ((ret = onnx_emit1 (c, SIMNPU_IR_ABS, q, &ab, NULL)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_FLOOR, ab, &fl, NULL)) < 0
+        || (ret = onnx_emit1 (c, SIMNPU_IR_SIGN, q, &sg, NULL)) < 0
+        || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, sg, fl, t)) < 0)
+      return ret;
+  }
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, t, y, ty)) < 0)
+    return ret;
+  return onnx_emit2 (c, SIMNPU_IR_SUB, x, ty, out);
 }
 
 static int
@@ -1642,6 +1673,104 @@ imp_depth_space (onnx_ctx * c, const onnx_op * op)
   return onnx_emit_nhwc (c, op->ir, &x, 1, &a);
 }
 
+/* ONNX Resize's source coordinate of output o along an axis (as its
+ * reference: a given scale maps coordinates, its resized length unrounded) */
+static double
+onnx_resize_coord (int coord, int64_t o, int64_t in, int64_t out, float given)
+{
+  double scale = given > 0 ? given : (double) out / (double) in;
+  double len = given > 0 ? (double) in * given : (double) out;
+
+  switch (coord) {
+    case SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL:
+      return len > 1 ? ((double) o + 0.5) / scale - 0.5 : 0.0;
+    case SIMNPU_IR_COORD_ALIGN_CORNERS:
+      return len == 1 ? 0.0 : (double) o *(double) (in - 1) / (len - 1);
+    case SIMNPU_IR_COORD_ASYMMETRIC:
+      return (double) o / scale;
+    case SIMNPU_IR_COORD_TF_HALF_PIXEL_FOR_NN:
+      return ((double) o + 0.5) / scale;
+    default:
+      return ((double) o + 0.5) / scale - 0.5;
+  }
+}
+
+static double
+onnx_cubic_weight (double d, double a)
+{
+  d = fabs (d);
+  if (d <= 1)
+    return ((a + 2) * d - (a + 3)) * d * d + 1;
+  if (d < 2)
+    return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+  return 0;
+}
+
+#define ONNX_CUBIC_TAPS 4
+
+/* [in, out]: column o holds the cubic taps of output o (edge-clamped, or
+ * dropped and renormalised with exclude_outside) */
+static float *
+onnx_cubic_matrix (int64_t in, int64_t out, float given, int coord,
+    double a, bool exclude)
+{
+  float *m = g_new0 (float, in * out);
+  int64_t o, j;
+
+  for (o = 0; o < out; o++) {
+    double x = onnx_resize_coord (coord, o, in, out, given);
+    double fl = floor (x), t = x - fl, w[ONNX_CUBIC_TAPS], sum = 0;
+    int64_t idx[ONNX_CUBIC_TAPS];
+    for (j = 0; j < ONNX_CUBIC_TAPS; j++) {
+      idx[j] = (int64_t) fl - 1 + j;
+      w[j] = onnx_cubic_weight (t + 1 - j, a);
+      if (exclude && (idx[j] < 0 || idx[j] >= in))
+        w[j] = 0;
+      sum += w[j];
+    }
+    for (j = 0; j < ONNX_CUBIC_TAPS; j++) {
+      int64_t i = CLAMP (idx[j], 0, in - 1);
+      m[i * out + o] += (float) (exclude && sum != 0 ? w[j] / sum : w[j]);
+    }
+  }
+  return m;
+}
+
+/* cubic resize of NCHW x: x @ Mw, then the same along the height through
+ * a transpose of the last two axes */
+static int
+onnx_resize_cubic (onnx_ctx * c, int x, const simnpu__ir_attrs * ra,
+    bool exclude)
+{
+  static const int64_t swap[] = { 0, 1, 3, 2 };
+  int64_t h = T (c, x)->dims[2], w = T (c, x)->dims[3];
+  int64_t oh = ra->ints[0], ow = ra->ints[1], d[2];
+  int mw, mh, y1, t1, y2, out, ret;
+  float *m;
+
+  if (h * oh > ONNX_MAX_FOLD_ELEMENTS || w * ow > ONNX_MAX_FOLD_ELEMENTS)
+    return onnx_err (c, SIMNPU_ENOMEM, "resize too large for cubic");
+  m = onnx_cubic_matrix (w, ow, ra->f[2], ra->coord, ra->f[0], exclude);
+  d[0] = w;
+  d[1] = ow;
+  mw = onnx_add_const (c, SIMNPU_IR_F32, 2, d, m);
+  g_free (m);
+  m = onnx_cubic_matrix (h, oh, ra->f[1], ra->coord, ra->f[0], exclude);
+  d[0] = h;
+  d[1] = oh;
+  mh = onnx_add_const (c, SIMNPU_IR_F32, 2, d, m);
+  g_free (m);
+  y1 = onnx_tmp (c);
+  t1 = onnx_tmp (c);
+  y2 = onnx_tmp (c);
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_MATMUL, x, mw, y1)) < 0
+      || (ret = onnx_emit_transpose (c, y1, t1, swap, 4)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_MATMUL, t1, mh, y2)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  return onnx_emit_transpose (c, y2, out, swap, 4);
+}
+
 static int
 imp_resize (onnx_ctx * c, const onnx_op * op)
 {
@@ -1655,6 +1784,7 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
   char buf[ONNX_STR_SIZE];
   const char *s;
   int x, scales, sizes, ret, n = 0;
+  bool has_sizes, cubic;
   int64_t out_dims[SIMNPU_IR_MAX_RANK];
   unsigned i;
   const simnpu__ir_tensor *xt;
@@ -1669,11 +1799,12 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
         "input of rank %u: only rank-4 NCHW is supported", xt->rank);
   onnx_attrs_init (&a);
   s = onnx_attr_str (c, "mode", "nearest", buf, sizeof buf);
+  cubic = strcmp (s, "cubic") == 0;
   if (strcmp (s, "linear") == 0)
     a.mode = SIMNPU_IR_RESIZE_BILINEAR;
-  else if (strcmp (s, "nearest") != 0)
+  else if (strcmp (s, "nearest") != 0 && !cubic)
     return onnx_err (c, SIMNPU_EUNSUPPORTED, "mode '%s' is not supported "
-        "(nearest or linear)", s);
+        "(nearest, linear or cubic)", s);
   s = onnx_attr_str (c, "coordinate_transformation_mode", "half_pixel", buf,
       sizeof buf);
   for (i = 0; i < G_N_ELEMENTS (coords); i++)
@@ -1692,7 +1823,9 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
   a.nearest = i;
   a.f[0] = onnx_attr_float (c, "cubic_coeff_a", ONNX_DEFAULT_CUBIC_A);
 
-  if (sizes != SIMNPU_IR_NONE && simnpu__ir_tensor_elements (T (c, sizes)) > 0) {
+  has_sizes = sizes != SIMNPU_IR_NONE
+      && simnpu__ir_tensor_elements (T (c, sizes)) > 0;
+  if (has_sizes) {
     if ((ret = onnx_const_ints (c, sizes, "sizes", out_dims,
                 SIMNPU_IR_MAX_RANK, &n)) < 0)
       return ret;
@@ -1726,6 +1859,9 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
   a.ints[0] = out_dims[2];
   a.ints[1] = out_dims[3];
   a.n_ints = 2;
+  if (cubic)
+    return onnx_resize_cubic (c, x, &a,
+        onnx_attr_int (c, "exclude_outside", 0) != 0);
   return onnx_emit_nhwc (c, SIMNPU_IR_RESIZE, &x, 1, &a);
 }
 
@@ -2391,13 +2527,6 @@ imp_mish (onnx_ctx * c, const onnx_op * op)
     int pair[2] = { x, th };
     return onnx_emit (c, SIMNPU_IR_MUL, pair, 2, &out, 1, NULL);
   }
-}
-
-static int
-onnx_emit2 (onnx_ctx * c, simnpu__ir_op op, int a, int b, int out)
-{
-  int pair[2] = { a, b };
-  return onnx_emit (c, op, pair, 2, &out, 1, NULL);
 }
 
 static bool
@@ -3572,6 +3701,140 @@ imp_scatter_elements (onnx_ctx * c, const onnx_op * op)
   }
 }
 
+/* data[idx[.., 0], .., idx[.., k - 1]] as a gather along the first axis
+ * of data reshaped to [d0 * .. * d(k-1), rest], by the linear index
+ * sum (idx * strides) */
+static int
+imp_gather_nd (onnx_ctx * c, const onnx_op * op)
+{
+  int64_t dd[SIMNPU_IR_MAX_RANK], st[SIMNPU_IR_MAX_RANK], flat[1 +
+      SIMNPU_IR_MAX_RANK], kdim[1], zero = 0, p = 1;
+  int data, idx, neg, ii, wrapped, sc, lin, df, out, ret, j;
+  unsigned rank, qr, r;
+  simnpu__ir_attrs a;
+  int64_t k;
+
+  if ((ret = onnx_in (c, 0, &data)) < 0 || (ret = onnx_in (c, 1, &idx)) < 0)
+    return ret;
+  if (onnx_attr_int (c, "batch_dims", 0) != 0)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "batch_dims other than 0");
+  rank = T (c, data)->rank;
+  qr = T (c, idx)->rank;
+  if (qr == 0)
+    return onnx_err (c, SIMNPU_ESHAPE, "scalar indices");
+  k = T (c, idx)->dims[qr - 1];
+  if (k < 1 || k > rank)
+    return onnx_err (c, SIMNPU_ESHAPE, "index tuples of %" G_GINT64_FORMAT
+        " for data of rank %u", k, rank);
+  memcpy (dd, T (c, data)->dims, sizeof dd);
+  for (j = (int) k - 1; j >= 0; j--) {
+    st[j] = p;
+    p *= dd[j];
+  }
+  kdim[0] = k;
+  neg = onnx_tmp (c);
+  ii = onnx_tmp (c);
+  wrapped = onnx_tmp (c);
+  sc = onnx_tmp (c);
+  if ((ret = onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_LESS, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 0, NULL, &zero), neg)) < 0
+      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, idx, onnx_add_const (c,
+                  SIMNPU_IR_I64, 1, kdim, dd), ii)) < 0)
+    return ret;
+  {
+    int ins[3] = { neg, ii, idx };
+    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1, NULL)) < 0)
+      return ret;
+  }
+  onnx_attrs_init (&a);
+  a.ints[0] = qr - 1;
+  a.n_ints = 1;
+  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, wrapped, onnx_add_const (c,
+                  SIMNPU_IR_I64, 1, kdim, st), sc)) < 0
+      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_SUM, sc, &lin, &a)) < 0)
+    return ret;
+  flat[0] = p;
+  for (r = k; r < rank; r++)
+    flat[1 + r - k] = dd[r];
+  df = onnx_tmp (c);
+  if ((ret = onnx_emit_reshape (c, data, df, flat, 1 + rank - k)) < 0
+      || (ret = onnx_out (c, 0, &out)) < 0)
+    return ret;
+  onnx_attrs_init (&a);
+  {
+    int gi[2] = { df, lin };
+    return onnx_emit (c, SIMNPU_IR_GATHER, gi, 2, &out, 1, &a);
+  }
+}
+
+/* TopK's k stays under the IR's concat inputs */
+#define ONNX_MAX_TOPK SIMNPU_IR_MAX_INPUTS
+
+/* k rounds of argmax (argmin) along the axis, each masking its pick with
+ * -inf (+inf): sorted values and indices, ties to the lower index */
+static int
+imp_topk (onnx_ctx * c, const onnx_op * op)
+{
+  bool largest = onnx_attr_int (c, "largest", 1) != 0;
+  int vals[ONNX_MAX_TOPK], idxs[ONNX_MAX_TOPK];
+  int x, tk, cur, iota, vo, io, ret, n, i;
+  simnpu__ir_attrs a, cat;
+  unsigned rank;
+  int64_t k;
+
+  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &tk)) < 0
+      || (ret = onnx_const_ints (c, tk, "k", &k, 1, &n)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if (T (c, x)->dtype != SIMNPU_IR_F32)
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input (float only)",
+        simnpu__ir_dtype_name (T (c, x)->dtype));
+  onnx_attrs_init (&a);
+  if (rank == 0 || (ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", -1),
+              rank, &a.axis)) < 0)
+    return rank == 0 ? onnx_err (c, SIMNPU_ESHAPE, "scalar input") : ret;
+  if (n != 1 || k < 1 || k > ONNX_MAX_TOPK || k > T (c, x)->dims[a.axis])
+    return onnx_err (c, SIMNPU_EUNSUPPORTED, "k must be 1 to %d and at "
+        "most the axis' size", ONNX_MAX_TOPK);
+  a.keepdims = true;
+  if ((ret = onnx_iota_on_axis (c, T (c, x)->dims[a.axis], rank, a.axis,
+              &iota)) < 0
+      || (ret = onnx_out (c, 0, &vo)) < 0 || (ret = onnx_out (c, 1, &io)) < 0)
+    return ret;
+  cur = x;
+  for (i = 0; i < k; i++) {
+    int hit, masked;
+    if ((ret = onnx_emit1 (c, largest ? SIMNPU_IR_ARGMAX : SIMNPU_IR_ARGMIN,
+                cur, &idxs[i], &a)) < 0)
+      return ret;
+    vals[i] = onnx_tmp (c);
+    if ((ret = onnx_gather_elements (c, x, idxs[i], a.axis, vals[i])) < 0)
+      return ret;
+    if (i + 1 == k)
+      break;
+    hit = onnx_tmp (c);
+    masked = onnx_tmp (c);
+    if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, idxs[i], iota, hit)) < 0)
+      return ret;
+    {
+      int ins[3] = { hit, onnx_scalar_f32 (c, largest ? -INFINITY :
+            INFINITY), cur
+      };
+      if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &masked, 1, NULL)) < 0)
+        return ret;
+    }
+    cur = masked;
+  }
+  onnx_attrs_init (&cat);
+  cat.axis = a.axis;
+  if ((ret = onnx_emit (c, k == 1 ? SIMNPU_IR_IDENTITY : SIMNPU_IR_CONCAT,
+              vals, k, &vo, 1, &cat)) < 0)
+    return ret;
+  return onnx_emit (c, k == 1 ? SIMNPU_IR_IDENTITY : SIMNPU_IR_CONCAT, idxs,
+      k, &io, 1, &cat);
+}
+
 /* x != x */
 static int
 imp_isnan (onnx_ctx * c, const onnx_op * op)
@@ -3692,6 +3955,7 @@ static const onnx_op onnx_ops[] = {
   {"Floor", imp_unary, SIMNPU_IR_FLOOR, 6},
   {"Gather", imp_gather, SIMNPU_IR_GATHER, 1},
   {"GatherElements", imp_gather_elements, SIMNPU_IR_REDUCE_SUM, 11},
+  {"GatherND", imp_gather_nd, SIMNPU_IR_GATHER, 11},
   {"Gemm", imp_gemm, SIMNPU_IR_MATMUL},
   {"GlobalAveragePool", imp_global_pool, SIMNPU_IR_AVGPOOL, 1},
   {"GlobalMaxPool", imp_global_pool, SIMNPU_IR_MAXPOOL, 1},
@@ -3770,6 +4034,7 @@ static const onnx_op onnx_ops[] = {
   {"Tanh", imp_unary, SIMNPU_IR_TANH, 6},
   {"ThresholdedRelu", imp_thresholded_relu, SIMNPU_IR_WHERE, 10},
   {"Tile", imp_tile, SIMNPU_IR_TILE, 6},
+  {"TopK", imp_topk, SIMNPU_IR_ARGMAX, 11},
   {"Transpose", imp_transpose, SIMNPU_IR_TRANSPOSE, 1},
   {"Trilu", imp_trilu, SIMNPU_IR_WHERE, 14},
   {"Unsqueeze", imp_squeeze, SIMNPU_IR_IDENTITY, 1},

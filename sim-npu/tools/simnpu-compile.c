@@ -401,7 +401,7 @@ load_labels (const char *path, char ***out)
 
 static int
 compile_model (const char *src, const model_args * a,
-    const char *name, const char *device, simnpu__graph ** out)
+    const char *name, const char *device, bool quiet, simnpu__graph ** out)
 {
   simnpu__compile_options o;
   simnpu__compile_result r = { 0 };
@@ -511,11 +511,11 @@ compile_model (const char *src, const model_args * a,
         simnpu_strerror (error.code));
     goto out;
   }
-  printf ("%s", r.text->str);
-  {
+  if (!quiet) {
     /* one technique per line, aligned under the first */
     const char *lead = "technique:      ";
     const char *indent = "                ";
+    printf ("%s", r.text->str);
     if (!r.techniques_applied)
       printf ("%snone\n", lead);
     if (r.techniques_applied & SIMNPU_TECHNIQUE_EQUALIZATION) {
@@ -678,7 +678,7 @@ main (int argc, char **argv)
       status = EXIT_USAGE;
       goto out;
     }
-    if (compile_model (argv[1], &ma, name, device, &g) < 0)
+    if (compile_model (argv[1], &ma, name, device, quiet, &g) < 0)
       goto out;
     if (ma.quantize_only) {
       status = EXIT_SUCCESS;

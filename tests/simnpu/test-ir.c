@@ -370,6 +370,8 @@ test_conv2d (void)
     /* depthwise over a register block and a tail of channels */
     {1, 7, 6, 40, 40, 3, 3, 2, 1, 2, 1, 40, {2, 1, 0, 1}, true,
         SIMNPU_IR_ACT_RELU},
+    /* depthwise: vectors of 8 and a tail */
+    {1, 6, 5, 18, 18, 5, 5, 1, 1, 1, 1, 18, {2, 2, 2, 2}, true},
     /* depthwise with multiplier 2 */
     {1, 5, 6, 3, 6, 3, 3, 1, 1, 1, 1, 3, {1, 1, 1, 1}, true},
   };
@@ -1887,6 +1889,80 @@ test_random_movement (void)
   g_rand_free (rng);
 }
 
+static void
+test_random_reduce (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED + 2);
+  static const simnpu__ir_op ops[4] = { SIMNPU_IR_REDUCE_SUM,
+    SIMNPU_IR_REDUCE_MEAN, SIMNPU_IR_REDUCE_MAX, SIMNPU_IR_REDUCE_PROD
+  };
+  unsigned round;
+
+  for (round = 0; round < RANDOM_ROUNDS; round++) {
+    unsigned r = (unsigned) g_rand_int_range (rng, 1, RANDOM_RANK + 1), i;
+    simnpu__ir_op op = ops[round % G_N_ELEMENTS (ops)];
+    int64_t d[RANDOM_RANK] = { 0 }, od[RANDOM_RANK], ost[RANDOM_RANK];
+    int64_t idx[RANDOM_RANK] = { 0 }, n = 1, no = 1, s = 1, k = 0;
+    bool mask[RANDOM_RANK];
+    unsigned n_axes = 0;
+    int64_t axes[RANDOM_RANK];
+    float *x, *want;
+    double *acc;
+    in_spec in[1];
+    one_op o;
+
+    for (i = 0; i < r; i++) {
+      d[i] = g_rand_int_range (rng, 1, RANDOM_DIM + 2);
+      n *= d[i];
+      mask[i] = g_rand_boolean (rng);
+      if (mask[i])
+        axes[n_axes++] = i;
+    }
+    for (i = r; i-- > 0;) {
+      od[i] = mask[i] ? 1 : d[i];
+      ost[i] = mask[i] ? 0 : s;
+      s *= od[i];
+      no *= od[i];
+    }
+    if (n_axes == 0)
+      no = 1;
+    x = random_floats (rng, (size_t) n);
+    acc = g_new (double, no);
+    want = g_new (float, no);
+    for (i = 0; i < no; i++)
+      acc[i] = op == SIMNPU_IR_REDUCE_MAX ? -INFINITY
+          : op == SIMNPU_IR_REDUCE_PROD ? 1 : 0;
+    do {
+      int64_t f = 0, j;
+      for (i = 0; i < r; i++)
+        f += n_axes == 0 ? 0 : idx[i] * ost[i];
+      j = f;
+      if (op == SIMNPU_IR_REDUCE_MAX)
+        acc[j] = MAX (acc[j], x[k]);
+      else if (op == SIMNPU_IR_REDUCE_PROD)
+        acc[j] *= x[k];
+      else
+        acc[j] += x[k];
+      k++;
+    } while (next_index (r, d, idx));
+    for (i = 0; i < no; i++)
+      want[i] = (float) (op == SIMNPU_IR_REDUCE_MEAN ? acc[i] * no / n
+          : acc[i]);
+    in[0] = (in_spec) {
+    SIMNPU_IR_F32, r,.data = x};
+    memcpy (in[0].dims, d, sizeof (d));
+    one_op_init (&o, op, 1, in, 1);
+    o.n->attrs.n_ints = n_axes;
+    memcpy (o.n->attrs.ints, axes, n_axes * sizeof (int64_t));
+    o.n->attrs.keepdims = true;
+    one_op_check_f32 (&o, want, (size_t) no, 1e-5f);
+    g_free (x);
+    g_free (acc);
+    g_free (want);
+  }
+  g_rand_free (rng);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1912,5 +1988,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/exec", test_exec);
   g_test_add_func ("/ir/random-broadcast", test_random_broadcast);
   g_test_add_func ("/ir/random-movement", test_random_movement);
+  g_test_add_func ("/ir/random-reduce", test_random_reduce);
   return g_test_run ();
 }

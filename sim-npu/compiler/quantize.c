@@ -2350,25 +2350,6 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
   c.clamp_hi = g_new (float, g->n_tensors);
   if ((ret = place_nodes (&c, error)) < 0)
     goto out;
-  if (g_getenv ("SIMNPU_DEBUG_WQ"))
-    for (i = 0; i < g->n_nodes; i++) {
-      simnpu__ir_node *n = &g->nodes[i];
-      simnpu__ir_tensor *w;
-      int64_t oc, klen, o2, k;
-      if (n->op != SIMNPU_IR_CONV2D)
-        continue;
-      w = &g->tensors[n->inputs[1]];
-      oc = w->dims[0];
-      klen = simnpu__ir_tensor_elements (w) / oc;
-      for (o2 = 0; o2 < oc; o2++) {
-        float *row = (float *) w->data + o2 * klen, amax = 0, sc;
-        for (k = 0; k < klen; k++)
-          amax = MAX (amax, fabsf (row[k]));
-        sc = amax > 0 ? amax / 127 : 1;
-        for (k = 0; k < klen; k++)
-          row[k] = sc * roundf (row[k] / sc);
-      }
-    }
   report_placement (&c, r);
   if ((c.exec = simnpu__ir_exec_new (g, error)) == NULL) {
     ret = error->code ? error->code : SIMNPU_ENOMEM;

@@ -488,8 +488,7 @@ run_oracle (const char *source, const float *input, size_t n_input,
  * relative to the output's largest magnitude. */
 static void
 check_oracle (const char *source, const char *outputs_ir,
-    const char *outputs_tf, const simnpu__preprocess * pp,
-    const char *image)
+    const char *outputs_tf, const simnpu__preprocess * pp, const char *image)
 {
   gchar **names = g_strsplit (outputs_ir, ",", -1);
   unsigned n = g_strv_length (names), i;
@@ -719,8 +718,7 @@ test_centernet (void)
   photos = load_images ("face-api/sample6.jpg", 1, 1);
   g_ptr_array_remove_range (frames, 0, MIN (VIDEO_SKIP, frames->len));
   g_ptr_array_add (frames, g_ptr_array_steal_index (photos, 0));
-  model_open (&md, "centernet.json", OBJECT_OUTPUTS, "centernet-coco.axm",
-      &pp);
+  model_open (&md, "centernet.json", OBJECT_OUTPUTS, "centernet-coco.axm", &pp);
   for (i = 0; i < frames->len; i++) {
     const simnpu_image *img = frames->pdata[i];
     const simnpu__ir_tensor *ht;

@@ -1961,17 +1961,14 @@ foreground_masks_free (GArray * masks)
   g_array_free (masks, TRUE);
 }
 
+/* The int8 device graph on the float run's device inputs, quantised. */
 static int
-evaluate_one (compile_ctx * c, const simnpu__graph * dg, evaluator * e,
-    const float *input, simnpu_error * error)
+run_device (compile_ctx * c, const simnpu__graph * dg, evaluator * e,
+    simnpu_error * error)
 {
   const simnpu__ir_graph *g = c->g;
   unsigned i;
-  int ret;
-  GArray *masks;
 
-  if ((ret = run_float (c, input, error)) < 0)
-    return ret;
   for (i = 0; i < dg->n_inputs; i++) {
     const simnpu__tensor *t = &dg->tensors[dg->inputs[i]];
     int it = e->ir_of_dev[dg->inputs[i]];
@@ -1986,6 +1983,21 @@ evaluate_one (compile_ctx * c, const simnpu__graph * dg, evaluator * e,
   if (simnpu__graph_run (dg, e->arena, e->scratch) < 0)
     return simnpu__set_error (error, SIMNPU_EINTERNAL,
         "the int8 device graph failed to run");
+  return 0;
+}
+
+static int
+evaluate_one (compile_ctx * c, const simnpu__graph * dg, evaluator * e,
+    const float *input, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  unsigned i;
+  int ret;
+  GArray *masks;
+
+  if ((ret = run_float (c, input, error)) < 0
+      || (ret = run_device (c, dg, e, error)) < 0)
+    return ret;
   masks = foreground_masks (c);
   for (i = 0; i < dg->n_tensors; i++) {
     const simnpu__tensor *t = &dg->tensors[i];
@@ -2062,8 +2074,8 @@ report_accuracy (compile_ctx * c, const simnpu__graph * dg,
 
   g_string_append_printf (s, "\nAccuracy (SQNR of int8 against float, dB; "
       "higher is better)\n");
-  g_string_append_printf (s, "  %-40s %12s %12s %12s %12s\n", "output",
-      "calibration", "validation", "fg calib", "fg valid");
+  g_string_append_printf (s, "  %-40s %12s %12s %12s %12s\n",
+      "device output", "calibration", "validation", "fg calib", "fg valid");
   r->n_outputs = dg->n_outputs;
   r->outputs = g_new0 (simnpu__output_accuracy, dg->n_outputs);
   for (i = 0; i < dg->n_outputs; i++) {
@@ -2221,6 +2233,96 @@ nearest_device_input (const compile_ctx * c, unsigned p)
     }
   }
   return best;
+}
+
+/* The model's outputs as an application gets them: the postamble run in
+ * float on the int8 device results, against the float model. acc has one
+ * entry per postamble output. */
+static int
+evaluate_public (compile_ctx * c, const simnpu__graph * dg,
+    GPtrArray * inputs, sqnr_acc * acc, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g, *post = dg->postamble;
+  simnpu__ir_exec *px;
+  evaluator e;
+  unsigned i, j;
+  int ret = 0;
+
+  if ((px = simnpu__ir_exec_new (post, error)) == NULL)
+    return error->code ? error->code : SIMNPU_ENOMEM;
+  evaluator_init (&e, dg, g);
+  for (i = 0; i < inputs->len && ret == 0; i++) {
+    GArray *masks;
+    if ((ret = run_float (c, inputs->pdata[i], error)) < 0
+        || (ret = run_device (c, dg, &e, error)) < 0)
+      break;
+    for (j = 0; j < post->n_inputs; j++) {
+      const char *name = post->tensors[post->inputs[j]].name;
+      float *dst = simnpu__ir_exec_data (px, post->inputs[j]);
+      unsigned d;
+      for (d = 0; d < dg->n_tensors; d++)
+        if (strcmp (dg->tensors[d].name, name) == 0) {
+          const simnpu__tensor *t = &dg->tensors[d];
+          const int8_t *q = (const int8_t *) (e.arena + t->offset);
+          int64_t k, count = simnpu__tensor_elements (t);
+          for (k = 0; k < count; k++)
+            dst[k] = t->scale * (float) (q[k] - t->zero_point);
+          break;
+        }
+    }
+    if ((ret = simnpu__ir_exec_run (px, 0, post->n_nodes, error)) < 0)
+      break;
+    masks = foreground_masks (c);
+    for (j = 0; j < post->n_outputs; j++) {
+      const simnpu__ir_tensor *pt = &post->tensors[post->outputs[j]];
+      int it = simnpu__ir_find_tensor (g, pt->name);
+      const float *got = simnpu__ir_exec_data (px, post->outputs[j]);
+      const float *ref;
+      const bool *fg = NULL;
+      int64_t k, count, inner;
+      unsigned m;
+      if (it < 0 || pt->dtype != SIMNPU_IR_F32)
+        continue;
+      ref = simnpu__ir_exec_data (c->exec, it);
+      count = simnpu__ir_tensor_elements (pt);
+      inner = pt->rank ? pt->dims[pt->rank - 1] : 1;
+      for (m = 0; m < masks->len && fg == NULL; m++)
+        if (g_array_index (masks, fg_mask, m).n_pos == count / inner)
+          fg = g_array_index (masks, fg_mask, m).mask;
+      for (k = 0; k < count; k++) {
+        double dv = (double) got[k] - ref[k];
+        acc[j].sig += (double) ref[k] * ref[k];
+        acc[j].noise += dv * dv;
+        acc[j].n++;
+        if (fg != NULL && fg[k / inner]) {
+          acc[j].fg_sig += (double) ref[k] * ref[k];
+          acc[j].fg_noise += dv * dv;
+          acc[j].fg_n++;
+        }
+      }
+    }
+    foreground_masks_free (masks);
+  }
+  evaluator_clear (&e);
+  simnpu__ir_exec_free (px);
+  return ret;
+}
+
+static void
+report_public (const simnpu__graph * dg, const sqnr_acc * cal,
+    const sqnr_acc * val, GString * s)
+{
+  const simnpu__ir_graph *post = dg->postamble;
+  unsigned j;
+
+  g_string_append_printf (s, "  model outputs (the postamble in float on "
+      "the int8 device results):\n");
+  for (j = 0; j < post->n_outputs; j++)
+    g_string_append_printf (s, "  %-40s %12.1f %12.1f %12.1f %12.1f\n",
+        post->tensors[post->outputs[j]].name, sqnr_db (cal[j].sig,
+            cal[j].noise), val ? sqnr_db (val[j].sig, val[j].noise) : NAN,
+        cal[j].fg_n ? sqnr_db (cal[j].fg_sig, cal[j].fg_noise) : NAN,
+        val && val[j].fg_n ? sqnr_db (val[j].fg_sig, val[j].fg_noise) : NAN);
 }
 
 /* Host fallback: for each device output whose int8 SQNR (over the
@@ -2426,6 +2528,19 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
       || (ret = extract_section (&c, SIMNPU_SECTION_POSTAMBLE,
               &dg->postamble, error)) < 0)
     goto out;
+  if (dg->postamble) {
+    unsigned n = dg->postamble->n_outputs;
+    sqnr_acc *pc = g_new0 (sqnr_acc, n), *pv = g_new0 (sqnr_acc, n);
+    ret = evaluate_public (&c, dg, calib, pc, error);
+    if (ret == 0 && have_valid)
+      ret = evaluate_public (&c, dg, o->validation, pv, error);
+    if (ret == 0)
+      report_public (dg, pc, have_valid ? pv : NULL, r->text);
+    g_free (pc);
+    g_free (pv);
+    if (ret < 0)
+      goto out;
+  }
   dg->has_preprocess = o->has_preprocess;
   dg->preprocess = o->preprocess;
   dg->decoder = g_strdup (o->decoder);

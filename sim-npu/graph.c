@@ -17,35 +17,79 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const op_names[SIMNPU_N_OP_TYPES] = {
-  [SIMNPU_OP_CONV2D] = "conv2d",
-  [SIMNPU_OP_ADD] = "add",
-  [SIMNPU_OP_MUL] = "mul",
-  [SIMNPU_OP_CONCAT] = "concat",
-  [SIMNPU_OP_SPLIT] = "split",
-  [SIMNPU_OP_SLICE] = "slice",
-  [SIMNPU_OP_MAXPOOL] = "maxpool",
-  [SIMNPU_OP_AVGPOOL] = "avgpool",
-  [SIMNPU_OP_RESIZE] = "resize",
-  [SIMNPU_OP_RESHAPE] = "reshape",
-  [SIMNPU_OP_TRANSPOSE] = "transpose",
-  [SIMNPU_OP_RELU] = "relu",
-  [SIMNPU_OP_SIGMOID] = "sigmoid",
-  [SIMNPU_OP_SILU] = "silu",
-  [SIMNPU_OP_SOFTMAX] = "softmax",
-  [SIMNPU_OP_TANH] = "tanh",
-  [SIMNPU_OP_HARD_SWISH] = "hard_swish",
-  [SIMNPU_OP_HARD_SIGMOID] = "hard_sigmoid",
-  [SIMNPU_OP_LEAKY_RELU] = "leaky_relu",
-  [SIMNPU_OP_CLIP] = "clip",
-  [SIMNPU_OP_ELU] = "elu",
-  [SIMNPU_OP_LUT] = "lut",
-  [SIMNPU_OP_MEAN] = "mean",
-  [SIMNPU_OP_PAD] = "pad",
-  [SIMNPU_OP_SUB] = "sub",
-  [SIMNPU_OP_MAXIMUM] = "maximum",
-  [SIMNPU_OP_MINIMUM] = "minimum",
-};
+/* Each device op is defined once, in simnpu__op_defs below (in the manner
+ * of TensorFlow Lite's op registrations): the passes over the graph look
+ * the op's entry up and call it, and never switch on the op type. */
+
+/* What the interpreter hands an op's kernel call: the op, its first input
+ * and output, and their rank-4 views. */
+typedef struct
+{
+  const simnpu__graph *g;
+  const simnpu__op *op;
+  uint8_t *arena;
+  int8_t *scratch;
+  const simnpu__tensor *in, *out;
+  const int8_t *src;
+  int8_t *dst;
+  int64_t di[SIMNPU_MAX_DIMS], dout[SIMNPU_MAX_DIMS];
+  size_t n_out;
+} op_run;
+
+typedef int (*op_graph_fn) (simnpu__graph * g, simnpu__op * op,
+    unsigned op_index, simnpu_error * error);
+
+/* how the cost model counts an op's work */
+typedef enum
+{
+  OP_COST_MACS,                 /* on the MAC array */
+  OP_COST_OUTPUT_BYTES,         /* vector unit, once per output byte */
+  OP_COST_WINDOW_BYTES,         /* once per output byte and window tap */
+  OP_COST_INPUT_BYTES,          /* a reduction reads its whole input */
+  OP_COST_RESIZE                /* bilinear reads four taps per output */
+} op_cost;
+
+/* which ops a copy engine (CDMA) may run: bilinear resize computes,
+ * nearest only moves data */
+typedef enum
+{
+  OP_COMPUTES,
+  OP_MOVES_DATA,
+  OP_MOVES_DATA_IF_NEAREST
+} op_movement;
+
+/* conv2d's constant parameters (weights, bias) follow its data input */
+#define PARAMS_FROM 1
+
+typedef struct
+{
+  const char *name;
+  /* gives parameters declared without a shape their shape; optional */
+  op_graph_fn bind;
+  /* checks the attributes and input shapes, sets the output shapes */
+  op_graph_fn infer;
+  /* requantisation parameters, tables, macs, scratch */
+  op_graph_fn prepare;
+  /* the int8 kernel call */
+  int (*run) (const op_run * r);
+  /* the real function a table op applies, with parameters a, b */
+  double (*lut) (double x, double a, double b);
+  /* constant parameters from input PARAMS_FROM on, which must be
+   * constants and are not int8 data */
+  unsigned n_params;
+  op_cost cost;
+  op_movement movement;
+} simnpu__op_def;
+
+static const simnpu__op_def simnpu__op_defs[SIMNPU_N_OP_TYPES];
+
+static const simnpu__op_def *
+op_def (simnpu__op_type type)
+{
+  if ((unsigned) type >= SIMNPU_N_OP_TYPES)
+    return NULL;
+  return &simnpu__op_defs[type];
+}
 
 #define I8_MIN (-128)
 #define I8_MAX 127
@@ -67,7 +111,7 @@ simnpu__op_type_name (simnpu__op_type type)
 {
   if ((unsigned) type >= SIMNPU_N_OP_TYPES)
     return "unknown";
-  return op_names[type];
+  return simnpu__op_defs[type].name;
 }
 
 int
@@ -76,7 +120,7 @@ simnpu__op_type_from_name (const char *name)
   int i;
 
   for (i = 0; i < SIMNPU_N_OP_TYPES; i++)
-    if (strcmp (op_names[i], name) == 0)
+    if (strcmp (simnpu__op_defs[i].name, name) == 0)
       return i;
   return -1;
 }
@@ -232,13 +276,415 @@ assign_output (simnpu__graph * g, const simnpu__op * op, unsigned op_index,
 }
 
 static int
+infer_window (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  int64_t d[SIMNPU_MAX_DIMS];
+  int32_t *at = op->attrs;
+  unsigned i;
+  char msg[256];
+  bool conv = op->type == SIMNPU_OP_CONV2D;
+  int64_t kh = at[SIMNPU_A_KH], kw = at[SIMNPU_A_KW];
+  int64_t sh = at[SIMNPU_A_SH], sw = at[SIMNPU_A_SW];
+  int64_t dh = conv ? at[SIMNPU_A_DH] : 1, dw = conv ? at[SIMNPU_A_DW] : 1;
+  int64_t groups = conv ? at[SIMNPU_A_GROUPS] : 1;
+  int64_t oc = conv ? at[SIMNPU_A_OC] : 0;
+  int64_t eh, ew;
+
+  if (in->n_dims != 4)
+    return op_error (error, SIMNPU_ESHAPE, op, oi,
+        "input must have rank 4 (NHWC)");
+  if (op->n_outputs != 1 || op->n_inputs != (conv ? 3u : 1u))
+    return op_error (error, SIMNPU_EFORMAT, op, oi, conv ?
+        "expected inputs [x, weights, bias] and one output" :
+        "expected one input and one output");
+  if (kh < 1 || kw < 1 || kh > SIMNPU_MAX_KERNEL_DIM
+      || kw > SIMNPU_MAX_KERNEL_DIM || sh < 1 || sw < 1
+      || sh > SIMNPU_MAX_KERNEL_DIM || sw > SIMNPU_MAX_KERNEL_DIM
+      || dh < 1 || dw < 1 || dh > SIMNPU_MAX_KERNEL_DIM
+      || dw > SIMNPU_MAX_KERNEL_DIM)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "kernel, stride and dilation must be in [1, 64]");
+  for (i = SIMNPU_A_PT; i <= SIMNPU_A_PR; i++)
+    if (at[i] < 0 || at[i] > SIMNPU_MAX_KERNEL_DIM)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "padding must be in [0, 64]");
+  eh = in->dims[1] + at[SIMNPU_A_PT] + at[SIMNPU_A_PB] - dh * (kh - 1) - 1;
+  ew = in->dims[2] + at[SIMNPU_A_PL] + at[SIMNPU_A_PR] - dw * (kw - 1) - 1;
+  if (eh < 0 || ew < 0)
+    return op_error (error, SIMNPU_ESHAPE, op, oi,
+        "kernel (with dilation) is larger than the padded input");
+  if (conv) {
+    const simnpu__tensor *w = &g->tensors[op->inputs[1]];
+    const simnpu__tensor *bias = &g->tensors[op->inputs[2]];
+    if (groups < 1 || in->dims[3] % groups != 0 || oc < 1 || oc % groups != 0)
+      return op_error (error, SIMNPU_ESHAPE, op, oi,
+          "groups must divide both input and output channels");
+    if (w->n_dims != 4 || w->dims[0] != oc || w->dims[1] != kh
+        || w->dims[2] != kw || w->dims[3] != in->dims[3] / groups) {
+      snprintf (msg, sizeof (msg), "weights must have shape [%"
+          G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
+          G_GINT64_FORMAT "] ([out_channels, kh, kw, in_channels / "
+          "groups])", (gint64) oc, (gint64) kh, (gint64) kw,
+          (gint64) (in->dims[3] / groups));
+      return op_error (error, SIMNPU_ESHAPE, op, oi, msg);
+    }
+    if (bias->n_dims != 1 || bias->dims[0] != oc)
+      return op_error (error, SIMNPU_ESHAPE, op, oi,
+          "bias must have shape [out_channels]");
+    if (w->dtype != SIMNPU_DTYPE_I8 || bias->dtype != SIMNPU__DTYPE_I32)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "weights must be i8 and bias i32");
+    if (w->kind != SIMNPU_TENSOR_CONSTANT
+        || bias->kind != SIMNPU_TENSOR_CONSTANT)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "weights and bias must be constants");
+    if (at[SIMNPU_A_ACT] < SIMNPU_ACT_NONE
+        || at[SIMNPU_A_ACT] > SIMNPU_ACT_CLIP)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "activation must be 0 (none), 1 (relu) or 2 (clip)");
+    if (at[SIMNPU_A_ACT] == SIMNPU_ACT_CLIP && (at[SIMNPU_A_ACT_QMIN] < I8_MIN
+            || at[SIMNPU_A_ACT_QMAX] > I8_MAX
+            || at[SIMNPU_A_ACT_QMIN] > at[SIMNPU_A_ACT_QMAX]))
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "clip bounds must satisfy -128 <= min <= max <= 127 " "(quantised)");
+  }
+  d[0] = in->dims[0];
+  d[1] = eh / sh + 1;
+  d[2] = ew / sw + 1;
+  d[3] = conv ? oc : in->dims[3];
+  return assign_output (g, op, oi, 0, 4, d, error);
+}
+
+static int
+infer_binary (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  int64_t d[SIMNPU_MAX_DIMS], a[SIMNPU_MAX_DIMS], b[SIMNPU_MAX_DIMS];
+  const simnpu__tensor *in2;
+  unsigned rank, i;
+
+  if (op->n_inputs != 2 || op->n_outputs != 1)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "expected two inputs and one output");
+  in2 = &g->tensors[op->inputs[1]];
+  dims4 (in, a);
+  dims4 (in2, b);
+  rank = MAX (in->n_dims, in2->n_dims);
+  for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
+    if (a[i] != b[i] && a[i] != 1 && b[i] != 1)
+      return op_error (error, SIMNPU_ESHAPE, op, oi,
+          "input shapes are not broadcastable (each dimension must be "
+          "equal or 1)");
+    d[i] = MAX (a[i], b[i]);
+  }
+  return assign_output (g, op, oi, 0, rank, d + SIMNPU_MAX_DIMS - rank, error);
+}
+
+static int
+infer_concat (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  int64_t d[SIMNPU_MAX_DIMS];
+  int axis = op->attrs[SIMNPU_A_AXIS];
+  int64_t total = 0;
+  unsigned i, j;
+
+  if (op->n_outputs != 1)
+    return op_error (error, SIMNPU_EFORMAT, op, oi, "expected one output");
+  if (axis < 0 || (unsigned) axis >= in->n_dims)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "axis must be in [0, rank)");
+  for (i = 0; i < op->n_inputs; i++) {
+    const simnpu__tensor *t = &g->tensors[op->inputs[i]];
+    if (t->n_dims != in->n_dims)
+      return op_error (error, SIMNPU_ESHAPE, op, oi,
+          "all inputs must have the same rank");
+    for (j = 0; j < in->n_dims; j++)
+      if (j != (unsigned) axis && t->dims[j] != in->dims[j])
+        return op_error (error, SIMNPU_ESHAPE, op, oi,
+            "inputs must have equal dimensions except along the axis");
+    total += t->dims[axis];
+  }
+  memcpy (d, in->dims, sizeof (d));
+  d[axis] = total;
+  return assign_output (g, op, oi, 0, in->n_dims, d, error);
+}
+
+static int
+infer_split (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  int64_t d[SIMNPU_MAX_DIMS];
+  int32_t *at = op->attrs;
+  int axis = at[SIMNPU_A_AXIS];
+  int64_t total = 0;
+  unsigned i;
+  int ret;
+
+  if (op->n_inputs != 1 || op->n_outputs > SIMNPU_N_ATTRS - 1)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "expected one input and at most 15 outputs");
+  if (axis < 0 || (unsigned) axis >= in->n_dims)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "axis must be in [0, rank)");
+  for (i = 0; i < op->n_outputs; i++) {
+    if (at[SIMNPU_A_SIZES0 + i] < 1)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "split sizes must be >= 1");
+    total += at[SIMNPU_A_SIZES0 + i];
+  }
+  if (total != in->dims[axis])
+    return op_error (error, SIMNPU_ESHAPE, op, oi,
+        "split sizes must add up to the input dimension along the axis");
+  for (i = 0; i < op->n_outputs; i++) {
+    memcpy (d, in->dims, sizeof (d));
+    d[axis] = at[SIMNPU_A_SIZES0 + i];
+    if ((ret = assign_output (g, op, oi, i, in->n_dims, d, error)) < 0)
+      return ret;
+  }
+  return 0;
+}
+
+static int
+infer_slice (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  int64_t d[SIMNPU_MAX_DIMS], a[SIMNPU_MAX_DIMS];
+  int32_t *at = op->attrs;
+  unsigned pad = SIMNPU_MAX_DIMS - in->n_dims, i;
+
+  if (op->n_inputs != 1 || op->n_outputs != 1)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "expected one input and one output");
+  dims4 (in, a);
+  for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
+    int64_t begin = at[SIMNPU_A_BEGIN0 + i], size = at[SIMNPU_A_SIZE0 + i];
+    if (begin < 0 || size < 1 || begin + size > a[i])
+      return op_error (error, SIMNPU_ESHAPE, op, oi,
+          "slice begin/size out of the input's range");
+    d[i] = size;
+  }
+  return assign_output (g, op, oi, 0, in->n_dims, d + pad, error);
+}
+
+static int
+infer_resize (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  int64_t d[SIMNPU_MAX_DIMS];
+  int32_t *at = op->attrs;
+
+  if (in->n_dims != 4 || op->n_inputs != 1 || op->n_outputs != 1)
+    return op_error (error, SIMNPU_ESHAPE, op, oi,
+        "expected one rank-4 (NHWC) input and one output");
+  if (at[SIMNPU_A_RESIZE_MODE] != SIMNPU_RESIZE_MODE_NEAREST
+      && at[SIMNPU_A_RESIZE_MODE] != SIMNPU_RESIZE_MODE_BILINEAR)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "mode must be 0 (nearest) or 1 (bilinear)");
+  if (at[SIMNPU_A_COORD] < 0 || at[SIMNPU_A_COORD] >= SIMNPU_N_COORD_MODES)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "coordinate mode must be in [0, 4]");
+  if (at[SIMNPU_A_NEAREST] < 0
+      || at[SIMNPU_A_NEAREST] >= SIMNPU_N_NEAREST_MODES)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "nearest mode must be in [0, 3]");
+  memcpy (d, in->dims, sizeof (d));
+  if (at[SIMNPU_A_OUT_H] != 0 || at[SIMNPU_A_OUT_W] != 0) {
+    if (at[SIMNPU_A_OUT_H] < 1 || at[SIMNPU_A_OUT_W] < 1)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "output size must have both dimensions >= 1");
+    d[1] = at[SIMNPU_A_OUT_H];
+    d[2] = at[SIMNPU_A_OUT_W];
+  } else {
+    if (at[SIMNPU_A_SCALE_H] < 1 || at[SIMNPU_A_SCALE_W] < 1
+        || at[SIMNPU_A_SCALE_H] > SIMNPU_MAX_KERNEL_DIM
+        || at[SIMNPU_A_SCALE_W] > SIMNPU_MAX_KERNEL_DIM)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "scale factors must be integers in [1, 64]");
+    d[1] *= at[SIMNPU_A_SCALE_H];
+    d[2] *= at[SIMNPU_A_SCALE_W];
+  }
+  return assign_output (g, op, oi, 0, 4, d, error);
+}
+
+static int
+infer_mean (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  int64_t d[SIMNPU_MAX_DIMS];
+
+  if (in->n_dims != 4 || op->n_inputs != 1 || op->n_outputs != 1)
+    return op_error (error, SIMNPU_ESHAPE, op, oi,
+        "expected one rank-4 (NHWC) input and one output");
+  if (in->dims[1] * in->dims[2] > MAX_MEAN_POSITIONS)
+    return op_error (error, SIMNPU_EUNSUPPORTED, op, oi,
+        "height * width must be at most 2^23");
+  d[0] = in->dims[0];
+  d[1] = 1;
+  d[2] = 1;
+  d[3] = in->dims[3];
+  return assign_output (g, op, oi, 0, 4, d, error);
+}
+
+static int
+infer_pad (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  int64_t d[SIMNPU_MAX_DIMS];
+  int32_t *at = op->attrs;
+  unsigned i;
+
+  if (in->n_dims != 4 || op->n_inputs != 1 || op->n_outputs != 1)
+    return op_error (error, SIMNPU_ESHAPE, op, oi,
+        "expected one rank-4 (NHWC) input and one output");
+  if (at[SIMNPU_A_PAD_MODE] != SIMNPU_PAD_CONSTANT
+      && at[SIMNPU_A_PAD_MODE] != SIMNPU_PAD_EDGE)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "mode must be 0 (constant) or 1 (edge)");
+  if (at[SIMNPU_A_PAD_VALUE] < I8_MIN || at[SIMNPU_A_PAD_VALUE] > I8_MAX)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "pad value must be an int8 in [-128, 127]");
+  for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
+    int64_t b0 = at[SIMNPU_A_PAD0 + i];
+    int64_t a0 = at[SIMNPU_A_PAD0 + SIMNPU_MAX_DIMS + i];
+    if (b0 < 0 || a0 < 0 || b0 > SIMNPU_MAX_TENSOR_ELEMENTS
+        || a0 > SIMNPU_MAX_TENSOR_ELEMENTS)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "pads must be in [0, 2^26]");
+    d[i] = in->dims[i] + b0 + a0;
+  }
+  return assign_output (g, op, oi, 0, 4, d, error);
+}
+
+static int
+infer_reshape (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  int64_t d[SIMNPU_MAX_DIMS];
+  int32_t *at = op->attrs;
+  int rank = at[SIMNPU_A_RANK];
+  int infer = -1;
+  int64_t known = 1;
+  unsigned i;
+
+  if (op->n_inputs != 1 || op->n_outputs != 1)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "expected one input and one output");
+  if (rank < 1 || rank > SIMNPU_MAX_DIMS)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "shape must have 1 to 4 dimensions");
+  for (i = 0; i < (unsigned) rank; i++) {
+    d[i] = at[SIMNPU_A_DIM0 + i];
+    if (d[i] == -1 && infer < 0)
+      infer = (int) i;
+    else if (d[i] < 1)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "shape dimensions must be >= 1 (one may be -1)");
+    else
+      known *= d[i];
+    if (known > SIMNPU_MAX_TENSOR_ELEMENTS)
+      return op_error (error, SIMNPU_ESHAPE, op, oi,
+          "new shape has more than 2^26 elements");
+  }
+  if (infer >= 0) {
+    if (simnpu__tensor_elements (in) % known != 0)
+      return op_error (error, SIMNPU_ESHAPE, op, oi,
+          "cannot infer the -1 dimension");
+    d[infer] = simnpu__tensor_elements (in) / known;
+    known *= d[infer];
+  }
+  if (known != simnpu__tensor_elements (in))
+    return op_error (error, SIMNPU_ESHAPE, op, oi,
+        "new shape must have as many elements as the input");
+  return assign_output (g, op, oi, 0, rank, d, error);
+}
+
+static int
+infer_transpose (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  int64_t d[SIMNPU_MAX_DIMS];
+  unsigned seen = 0, i;
+
+  if (op->n_inputs != 1 || op->n_outputs != 1)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "expected one input and one output");
+  for (i = 0; i < in->n_dims; i++) {
+    int p = op->attrs[SIMNPU_A_PERM0 + i];
+    if (p < 0 || (unsigned) p >= in->n_dims || (seen & (1u << p)))
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "perm must be a permutation of [0, rank)");
+    seen |= 1u << p;
+    d[i] = in->dims[p];
+  }
+  return assign_output (g, op, oi, 0, in->n_dims, d, error);
+}
+
+static int
+infer_lut (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const simnpu__tensor *table;
+
+  if (op->n_inputs != 2 || op->n_outputs != 1)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "expected inputs [x, table] and one output");
+  table = &g->tensors[op->inputs[1]];
+  if (table->kind != SIMNPU_TENSOR_CONSTANT
+      || table->dtype != SIMNPU_DTYPE_I8 || table->n_dims != 1
+      || table->dims[0] != LUT_ENTRIES)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "table must be an i8 constant of shape [256]");
+  return assign_output (g, op, oi, 0, in->n_dims, in->dims, error);
+}
+
+/* unary ops: the output has the input's shape */
+static int
+infer_unary (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+
+  if (op->n_inputs != 1 || op->n_outputs != 1)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "expected one input and one output");
+  return assign_output (g, op, oi, 0, in->n_dims, in->dims, error);
+}
+
+static int
+infer_softmax (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+
+  if (op->n_inputs != 1 || op->n_outputs != 1)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "expected one input and one output");
+  if (op->attrs[SIMNPU_A_AXIS] < 0
+      || (unsigned) op->attrs[SIMNPU_A_AXIS] >= in->n_dims)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "axis must be in [0, rank)");
+  return assign_output (g, op, oi, 0, in->n_dims, in->dims, error);
+}
+
+static int
 infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
     const bool *avail, simnpu_error * error)
 {
-  const simnpu__tensor *in;
-  int64_t d[SIMNPU_MAX_DIMS], a[SIMNPU_MAX_DIMS], b[SIMNPU_MAX_DIMS];
-  int32_t *at = op->attrs;
-  unsigned i, j;
+  const simnpu__op_def *def = op_def (op->type);
+  unsigned i;
   char msg[256];
 
   if (op->n_inputs == 0 || op->n_outputs == 0)
@@ -252,359 +698,58 @@ infer_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
       return op_error (error, SIMNPU_EFORMAT, op, oi, msg);
     }
   }
-  in = &g->tensors[op->inputs[0]];
-
-  switch (op->type) {
-    case SIMNPU_OP_CONV2D:
-    case SIMNPU_OP_MAXPOOL:
-    case SIMNPU_OP_AVGPOOL:{
-      bool conv = op->type == SIMNPU_OP_CONV2D;
-      int64_t kh = at[SIMNPU_A_KH], kw = at[SIMNPU_A_KW];
-      int64_t sh = at[SIMNPU_A_SH], sw = at[SIMNPU_A_SW];
-      int64_t dh = conv ? at[SIMNPU_A_DH] : 1, dw = conv ? at[SIMNPU_A_DW] : 1;
-      int64_t groups = conv ? at[SIMNPU_A_GROUPS] : 1;
-      int64_t oc = conv ? at[SIMNPU_A_OC] : 0;
-      int64_t eh, ew;
-
-      if (in->n_dims != 4)
-        return op_error (error, SIMNPU_ESHAPE, op, oi,
-            "input must have rank 4 (NHWC)");
-      if (op->n_outputs != 1 || op->n_inputs != (conv ? 3u : 1u))
-        return op_error (error, SIMNPU_EFORMAT, op, oi, conv ?
-            "expected inputs [x, weights, bias] and one output" :
-            "expected one input and one output");
-      if (kh < 1 || kw < 1 || kh > SIMNPU_MAX_KERNEL_DIM
-          || kw > SIMNPU_MAX_KERNEL_DIM || sh < 1 || sw < 1
-          || sh > SIMNPU_MAX_KERNEL_DIM || sw > SIMNPU_MAX_KERNEL_DIM
-          || dh < 1 || dw < 1 || dh > SIMNPU_MAX_KERNEL_DIM
-          || dw > SIMNPU_MAX_KERNEL_DIM)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "kernel, stride and dilation must be in [1, 64]");
-      for (i = SIMNPU_A_PT; i <= SIMNPU_A_PR; i++)
-        if (at[i] < 0 || at[i] > SIMNPU_MAX_KERNEL_DIM)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "padding must be in [0, 64]");
-      eh = in->dims[1] + at[SIMNPU_A_PT] + at[SIMNPU_A_PB] - dh * (kh - 1) - 1;
-      ew = in->dims[2] + at[SIMNPU_A_PL] + at[SIMNPU_A_PR] - dw * (kw - 1) - 1;
-      if (eh < 0 || ew < 0)
-        return op_error (error, SIMNPU_ESHAPE, op, oi,
-            "kernel (with dilation) is larger than the padded input");
-      if (conv) {
-        const simnpu__tensor *w = &g->tensors[op->inputs[1]];
-        const simnpu__tensor *bias = &g->tensors[op->inputs[2]];
-        if (groups < 1 || in->dims[3] % groups != 0 || oc < 1
-            || oc % groups != 0)
-          return op_error (error, SIMNPU_ESHAPE, op, oi,
-              "groups must divide both input and output channels");
-        if (w->n_dims != 4 || w->dims[0] != oc || w->dims[1] != kh
-            || w->dims[2] != kw || w->dims[3] != in->dims[3] / groups) {
-          snprintf (msg, sizeof (msg), "weights must have shape [%"
-              G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%"
-              G_GINT64_FORMAT "] ([out_channels, kh, kw, in_channels / "
-              "groups])", (gint64) oc, (gint64) kh, (gint64) kw,
-              (gint64) (in->dims[3] / groups));
-          return op_error (error, SIMNPU_ESHAPE, op, oi, msg);
-        }
-        if (bias->n_dims != 1 || bias->dims[0] != oc)
-          return op_error (error, SIMNPU_ESHAPE, op, oi,
-              "bias must have shape [out_channels]");
-        if (w->dtype != SIMNPU_DTYPE_I8 || bias->dtype != SIMNPU__DTYPE_I32)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "weights must be i8 and bias i32");
-        if (w->kind != SIMNPU_TENSOR_CONSTANT
-            || bias->kind != SIMNPU_TENSOR_CONSTANT)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "weights and bias must be constants");
-        if (at[SIMNPU_A_ACT] < SIMNPU_ACT_NONE
-            || at[SIMNPU_A_ACT] > SIMNPU_ACT_CLIP)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "activation must be 0 (none), 1 (relu) or 2 (clip)");
-        if (at[SIMNPU_A_ACT] == SIMNPU_ACT_CLIP
-            && (at[SIMNPU_A_ACT_QMIN] < I8_MIN
-                || at[SIMNPU_A_ACT_QMAX] > I8_MAX
-                || at[SIMNPU_A_ACT_QMIN] > at[SIMNPU_A_ACT_QMAX]))
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "clip bounds must satisfy -128 <= min <= max <= 127 "
-              "(quantised)");
-      }
-      d[0] = in->dims[0];
-      d[1] = eh / sh + 1;
-      d[2] = ew / sw + 1;
-      d[3] = conv ? oc : in->dims[3];
-      return assign_output (g, op, oi, 0, 4, d, error);
-    }
-    case SIMNPU_OP_ADD:
-    case SIMNPU_OP_MUL:
-    case SIMNPU_OP_SUB:
-    case SIMNPU_OP_MAXIMUM:
-    case SIMNPU_OP_MINIMUM:{
-      const simnpu__tensor *in2;
-      unsigned rank;
-      if (op->n_inputs != 2 || op->n_outputs != 1)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "expected two inputs and one output");
-      in2 = &g->tensors[op->inputs[1]];
-      dims4 (in, a);
-      dims4 (in2, b);
-      rank = MAX (in->n_dims, in2->n_dims);
-      for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
-        if (a[i] != b[i] && a[i] != 1 && b[i] != 1)
-          return op_error (error, SIMNPU_ESHAPE, op, oi,
-              "input shapes are not broadcastable (each dimension must be "
-              "equal or 1)");
-        d[i] = MAX (a[i], b[i]);
-      }
-      return assign_output (g, op, oi, 0, rank, d + SIMNPU_MAX_DIMS - rank,
-          error);
-    }
-    case SIMNPU_OP_CONCAT:{
-      int axis = at[SIMNPU_A_AXIS];
-      int64_t total = 0;
-      if (op->n_outputs != 1)
-        return op_error (error, SIMNPU_EFORMAT, op, oi, "expected one output");
-      if (axis < 0 || (unsigned) axis >= in->n_dims)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "axis must be in [0, rank)");
-      for (i = 0; i < op->n_inputs; i++) {
-        const simnpu__tensor *t = &g->tensors[op->inputs[i]];
-        if (t->n_dims != in->n_dims)
-          return op_error (error, SIMNPU_ESHAPE, op, oi,
-              "all inputs must have the same rank");
-        for (j = 0; j < in->n_dims; j++)
-          if (j != (unsigned) axis && t->dims[j] != in->dims[j])
-            return op_error (error, SIMNPU_ESHAPE, op, oi,
-                "inputs must have equal dimensions except along the axis");
-        total += t->dims[axis];
-      }
-      memcpy (d, in->dims, sizeof (d));
-      d[axis] = total;
-      return assign_output (g, op, oi, 0, in->n_dims, d, error);
-    }
-    case SIMNPU_OP_SPLIT:{
-      int axis = at[SIMNPU_A_AXIS];
-      int64_t total = 0;
-      int ret;
-      if (op->n_inputs != 1 || op->n_outputs > SIMNPU_N_ATTRS - 1)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "expected one input and at most 15 outputs");
-      if (axis < 0 || (unsigned) axis >= in->n_dims)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "axis must be in [0, rank)");
-      for (i = 0; i < op->n_outputs; i++) {
-        if (at[SIMNPU_A_SIZES0 + i] < 1)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "split sizes must be >= 1");
-        total += at[SIMNPU_A_SIZES0 + i];
-      }
-      if (total != in->dims[axis])
-        return op_error (error, SIMNPU_ESHAPE, op, oi,
-            "split sizes must add up to the input dimension along the axis");
-      for (i = 0; i < op->n_outputs; i++) {
-        memcpy (d, in->dims, sizeof (d));
-        d[axis] = at[SIMNPU_A_SIZES0 + i];
-        if ((ret = assign_output (g, op, oi, i, in->n_dims, d, error)) < 0)
-          return ret;
-      }
-      return 0;
-    }
-    case SIMNPU_OP_SLICE:{
-      unsigned pad = SIMNPU_MAX_DIMS - in->n_dims;
-      if (op->n_inputs != 1 || op->n_outputs != 1)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "expected one input and one output");
-      dims4 (in, a);
-      for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
-        int64_t begin = at[SIMNPU_A_BEGIN0 + i], size = at[SIMNPU_A_SIZE0 + i];
-        if (begin < 0 || size < 1 || begin + size > a[i])
-          return op_error (error, SIMNPU_ESHAPE, op, oi,
-              "slice begin/size out of the input's range");
-        d[i] = size;
-      }
-      return assign_output (g, op, oi, 0, in->n_dims, d + pad, error);
-    }
-    case SIMNPU_OP_RESIZE:
-      if (in->n_dims != 4 || op->n_inputs != 1 || op->n_outputs != 1)
-        return op_error (error, SIMNPU_ESHAPE, op, oi,
-            "expected one rank-4 (NHWC) input and one output");
-      if (at[SIMNPU_A_RESIZE_MODE] != SIMNPU_RESIZE_MODE_NEAREST
-          && at[SIMNPU_A_RESIZE_MODE] != SIMNPU_RESIZE_MODE_BILINEAR)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "mode must be 0 (nearest) or 1 (bilinear)");
-      if (at[SIMNPU_A_COORD] < 0 || at[SIMNPU_A_COORD] >= SIMNPU_N_COORD_MODES)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "coordinate mode must be in [0, 4]");
-      if (at[SIMNPU_A_NEAREST] < 0
-          || at[SIMNPU_A_NEAREST] >= SIMNPU_N_NEAREST_MODES)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "nearest mode must be in [0, 3]");
-      memcpy (d, in->dims, sizeof (d));
-      if (at[SIMNPU_A_OUT_H] != 0 || at[SIMNPU_A_OUT_W] != 0) {
-        if (at[SIMNPU_A_OUT_H] < 1 || at[SIMNPU_A_OUT_W] < 1)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "output size must have both dimensions >= 1");
-        d[1] = at[SIMNPU_A_OUT_H];
-        d[2] = at[SIMNPU_A_OUT_W];
-      } else {
-        if (at[SIMNPU_A_SCALE_H] < 1 || at[SIMNPU_A_SCALE_W] < 1
-            || at[SIMNPU_A_SCALE_H] > SIMNPU_MAX_KERNEL_DIM
-            || at[SIMNPU_A_SCALE_W] > SIMNPU_MAX_KERNEL_DIM)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "scale factors must be integers in [1, 64]");
-        d[1] *= at[SIMNPU_A_SCALE_H];
-        d[2] *= at[SIMNPU_A_SCALE_W];
-      }
-      return assign_output (g, op, oi, 0, 4, d, error);
-    case SIMNPU_OP_MEAN:
-      if (in->n_dims != 4 || op->n_inputs != 1 || op->n_outputs != 1)
-        return op_error (error, SIMNPU_ESHAPE, op, oi,
-            "expected one rank-4 (NHWC) input and one output");
-      if (in->dims[1] * in->dims[2] > MAX_MEAN_POSITIONS)
-        return op_error (error, SIMNPU_EUNSUPPORTED, op, oi,
-            "height * width must be at most 2^23");
-      d[0] = in->dims[0];
-      d[1] = 1;
-      d[2] = 1;
-      d[3] = in->dims[3];
-      return assign_output (g, op, oi, 0, 4, d, error);
-    case SIMNPU_OP_PAD:
-      if (in->n_dims != 4 || op->n_inputs != 1 || op->n_outputs != 1)
-        return op_error (error, SIMNPU_ESHAPE, op, oi,
-            "expected one rank-4 (NHWC) input and one output");
-      if (at[SIMNPU_A_PAD_MODE] != SIMNPU_PAD_CONSTANT
-          && at[SIMNPU_A_PAD_MODE] != SIMNPU_PAD_EDGE)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "mode must be 0 (constant) or 1 (edge)");
-      if (at[SIMNPU_A_PAD_VALUE] < I8_MIN || at[SIMNPU_A_PAD_VALUE] > I8_MAX)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "pad value must be an int8 in [-128, 127]");
-      for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
-        int64_t b0 = at[SIMNPU_A_PAD0 + i];
-        int64_t a0 = at[SIMNPU_A_PAD0 + SIMNPU_MAX_DIMS + i];
-        if (b0 < 0 || a0 < 0 || b0 > SIMNPU_MAX_TENSOR_ELEMENTS
-            || a0 > SIMNPU_MAX_TENSOR_ELEMENTS)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "pads must be in [0, 2^26]");
-        d[i] = in->dims[i] + b0 + a0;
-      }
-      return assign_output (g, op, oi, 0, 4, d, error);
-    case SIMNPU_OP_RESHAPE:{
-      int rank = at[SIMNPU_A_RANK];
-      int infer = -1;
-      int64_t known = 1;
-      if (op->n_inputs != 1 || op->n_outputs != 1)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "expected one input and one output");
-      if (rank < 1 || rank > SIMNPU_MAX_DIMS)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "shape must have 1 to 4 dimensions");
-      for (i = 0; i < (unsigned) rank; i++) {
-        d[i] = at[SIMNPU_A_DIM0 + i];
-        if (d[i] == -1 && infer < 0)
-          infer = (int) i;
-        else if (d[i] < 1)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "shape dimensions must be >= 1 (one may be -1)");
-        else
-          known *= d[i];
-        if (known > SIMNPU_MAX_TENSOR_ELEMENTS)
-          return op_error (error, SIMNPU_ESHAPE, op, oi,
-              "new shape has more than 2^26 elements");
-      }
-      if (infer >= 0) {
-        if (simnpu__tensor_elements (in) % known != 0)
-          return op_error (error, SIMNPU_ESHAPE, op, oi,
-              "cannot infer the -1 dimension");
-        d[infer] = simnpu__tensor_elements (in) / known;
-        known *= d[infer];
-      }
-      if (known != simnpu__tensor_elements (in))
-        return op_error (error, SIMNPU_ESHAPE, op, oi,
-            "new shape must have as many elements as the input");
-      return assign_output (g, op, oi, 0, rank, d, error);
-    }
-    case SIMNPU_OP_TRANSPOSE:{
-      unsigned seen = 0;
-      if (op->n_inputs != 1 || op->n_outputs != 1)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "expected one input and one output");
-      for (i = 0; i < in->n_dims; i++) {
-        int p = at[SIMNPU_A_PERM0 + i];
-        if (p < 0 || (unsigned) p >= in->n_dims || (seen & (1u << p)))
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "perm must be a permutation of [0, rank)");
-        seen |= 1u << p;
-        d[i] = in->dims[p];
-      }
-      return assign_output (g, op, oi, 0, in->n_dims, d, error);
-    }
-    case SIMNPU_OP_LUT:{
-      const simnpu__tensor *table;
-      if (op->n_inputs != 2 || op->n_outputs != 1)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "expected inputs [x, table] and one output");
-      table = &g->tensors[op->inputs[1]];
-      if (table->kind != SIMNPU_TENSOR_CONSTANT
-          || table->dtype != SIMNPU_DTYPE_I8 || table->n_dims != 1
-          || table->dims[0] != LUT_ENTRIES)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "table must be an i8 constant of shape [256]");
-      return assign_output (g, op, oi, 0, in->n_dims, in->dims, error);
-    }
-    case SIMNPU_OP_RELU:
-    case SIMNPU_OP_SIGMOID:
-    case SIMNPU_OP_SILU:
-    case SIMNPU_OP_TANH:
-    case SIMNPU_OP_HARD_SWISH:
-    case SIMNPU_OP_HARD_SIGMOID:
-    case SIMNPU_OP_LEAKY_RELU:
-    case SIMNPU_OP_CLIP:
-    case SIMNPU_OP_ELU:
-    case SIMNPU_OP_SOFTMAX:
-      if (op->n_inputs != 1 || op->n_outputs != 1)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "expected one input and one output");
-      if (op->type == SIMNPU_OP_SOFTMAX && (at[SIMNPU_A_AXIS] < 0
-              || (unsigned) at[SIMNPU_A_AXIS] >= in->n_dims))
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "axis must be in [0, rank)");
-      return assign_output (g, op, oi, 0, in->n_dims, in->dims, error);
-    default:
-      return op_error (error, SIMNPU_EUNSUPPORTED, op, oi, "unknown op type");
-  }
+  if (def == NULL)
+    return op_error (error, SIMNPU_EUNSUPPORTED, op, oi, "unknown op type");
+  return def->infer (g, op, oi, error);
 }
 
-/* Infers one op's output shapes, first giving conv weights and bias
- * declared without a shape the shape the op implies. avail may be NULL
- * when the caller guarantees that the op's inputs exist. */
+/* conv2d's weights and bias declared without a shape get the shape the op
+ * implies */
+static int
+bind_conv (simnpu__graph * g, simnpu__op * op, unsigned i, simnpu_error * error)
+{
+  simnpu__tensor *in, *w, *b;
+  int32_t groups = op->attrs[SIMNPU_A_GROUPS];
+
+  if (op->n_inputs != 3)
+    return 0;
+  in = &g->tensors[op->inputs[0]];
+  w = &g->tensors[op->inputs[1]];
+  b = &g->tensors[op->inputs[2]];
+  if (w->shape_from_op && in->n_dims == 4 && groups >= 1) {
+    int64_t wd[4] = { op->attrs[SIMNPU_A_OC], op->attrs[SIMNPU_A_KH],
+      op->attrs[SIMNPU_A_KW], in->dims[3] / groups
+    };
+    if (!set_dims (w, 4, wd))
+      return op_error (error, SIMNPU_ESHAPE, op, i,
+          "weights shape [out_channels, kh, kw, in_channels / groups] "
+          "has a dimension < 1");
+    w->shape_from_op = false;
+  }
+  if (b->shape_from_op) {
+    int64_t bd[1] = { op->attrs[SIMNPU_A_OC] };
+    if (!set_dims (b, 1, bd))
+      return op_error (error, SIMNPU_ESHAPE, op, i,
+          "out_channels must be >= 1");
+    b->shape_from_op = false;
+  }
+  return 0;
+}
+
+/* Infers one op's output shapes, first giving parameters declared without
+ * a shape (conv weights and bias) the shape the op implies. avail may be
+ * NULL when the caller guarantees that the op's inputs exist. */
 int
 simnpu__graph_infer_op (simnpu__graph * g, unsigned i, const bool *avail,
     simnpu_error * error)
 {
   simnpu__op *op = &g->ops[i];
+  const simnpu__op_def *def = op_def (op->type);
+  int ret;
 
-  if (op->type == SIMNPU_OP_CONV2D && op->n_inputs == 3) {
-    simnpu__tensor *in = &g->tensors[op->inputs[0]];
-    simnpu__tensor *w = &g->tensors[op->inputs[1]];
-    simnpu__tensor *b = &g->tensors[op->inputs[2]];
-    int32_t groups = op->attrs[SIMNPU_A_GROUPS];
-    if (w->shape_from_op && in->n_dims == 4 && groups >= 1) {
-      int64_t wd[4] = { op->attrs[SIMNPU_A_OC], op->attrs[SIMNPU_A_KH],
-        op->attrs[SIMNPU_A_KW], in->dims[3] / groups
-      };
-      if (!set_dims (w, 4, wd))
-        return op_error (error, SIMNPU_ESHAPE, op, i,
-            "weights shape [out_channels, kh, kw, in_channels / groups] "
-            "has a dimension < 1");
-      w->shape_from_op = false;
-    }
-    if (b->shape_from_op) {
-      int64_t bd[1] = { op->attrs[SIMNPU_A_OC] };
-      if (!set_dims (b, 1, bd))
-        return op_error (error, SIMNPU_ESHAPE, op, i,
-            "out_channels must be >= 1");
-      b->shape_from_op = false;
-    }
-  }
+  if (def != NULL && def->bind != NULL
+      && (ret = def->bind (g, op, i, error)) < 0)
+    return ret;
   return infer_op (g, op, i, avail, error);
 }
 
@@ -692,8 +837,9 @@ infer_all (simnpu__graph * g, bool *avail, simnpu_error * error)
       if (t->kind == SIMNPU_TENSOR_ACTIVATION)
         t->n_dims = 0;
     }
-    if (op->type == SIMNPU_OP_CONV2D) {
-      for (j = 1; j < op->n_inputs && j < 3; j++)
+    if (op_def (op->type) != NULL && op_def (op->type)->n_params > 0) {
+      for (j = PARAMS_FROM; j < op->n_inputs
+          && j < PARAMS_FROM + op_def (op->type)->n_params; j++)
         if (g->tensors[op->inputs[j]].kind != SIMNPU_TENSOR_CONSTANT)
           return op_error (error, SIMNPU_EFORMAT, op, i,
               "weights and bias must be constants");
@@ -834,47 +980,88 @@ simnpu__float_attr (float value)
 #define HARD_SWISH_SHIFT 3.0
 #define HARD_SWISH_LIMIT 6.0
 
+static double
+lut_relu (double x, double a, double b)
+{
+  (void) a;
+  (void) b;
+  return x > 0.0 ? x : 0.0;
+}
+
+static double
+lut_sigmoid (double x, double a, double b)
+{
+  (void) a;
+  (void) b;
+  return 1.0 / (1.0 + exp (-x));
+}
+
+static double
+lut_silu (double x, double a, double b)
+{
+  (void) a;
+  (void) b;
+  return x / (1.0 + exp (-x));
+}
+
+static double
+lut_tanh (double x, double a, double b)
+{
+  (void) a;
+  (void) b;
+  return tanh (x);
+}
+
+static double
+lut_hard_swish (double x, double a, double b)
+{
+  (void) a;
+  (void) b;
+  return x * fmin (fmax (x + HARD_SWISH_SHIFT, 0.0), HARD_SWISH_LIMIT)
+      / HARD_SWISH_LIMIT;
+}
+
+static double
+lut_hard_sigmoid (double x, double a, double b)
+{
+  return fmax (0.0, fmin (1.0, a * x + b));
+}
+
+static double
+lut_leaky_relu (double x, double a, double b)
+{
+  (void) b;
+  return x >= 0.0 ? x : a * x;
+}
+
+static double
+lut_clip (double x, double a, double b)
+{
+  return fmin (fmax (x, a), b);
+}
+
+static double
+lut_elu (double x, double a, double b)
+{
+  (void) b;
+  return x >= 0.0 ? x : a * expm1 (x);
+}
+
 void
 simnpu__build_lut_params (simnpu__op_type type, float p0, float p1,
     float in_scale, int32_t in_zp, float out_scale, int32_t out_zp,
     int8_t * lut)
 {
   const double a = p0, b = p1;
+  const simnpu__op_def *def = op_def (type);
+  /* ops without a real function of their own get relu's */
+  double (*f) (double, double, double) = def != NULL && def->lut != NULL ?
+      def->lut : lut_relu;
   int q;
 
   for (q = I8_MIN; q <= I8_MAX; q++) {
     double x = (double) in_scale * (q - in_zp);
-    double y, r;
-    switch (type) {
-      case SIMNPU_OP_SIGMOID:
-        y = 1.0 / (1.0 + exp (-x));
-        break;
-      case SIMNPU_OP_SILU:
-        y = x / (1.0 + exp (-x));
-        break;
-      case SIMNPU_OP_TANH:
-        y = tanh (x);
-        break;
-      case SIMNPU_OP_HARD_SWISH:
-        y = x * fmin (fmax (x + HARD_SWISH_SHIFT, 0.0), HARD_SWISH_LIMIT)
-            / HARD_SWISH_LIMIT;
-        break;
-      case SIMNPU_OP_HARD_SIGMOID:
-        y = fmax (0.0, fmin (1.0, a * x + b));
-        break;
-      case SIMNPU_OP_LEAKY_RELU:
-        y = x >= 0.0 ? x : a * x;
-        break;
-      case SIMNPU_OP_CLIP:
-        y = fmin (fmax (x, a), b);
-        break;
-      case SIMNPU_OP_ELU:
-        y = x >= 0.0 ? x : a * expm1 (x);
-        break;
-      default:
-        y = x > 0.0 ? x : 0.0;
-        break;
-    }
+    double y = f (x, a, b), r;
     r = round (y / out_scale) + out_zp;
     /* a NaN (from parameters the graph rejects) must not reach the
      * conversion */
@@ -1030,209 +1217,298 @@ prepare_resize (simnpu__graph * g, simnpu__op * op, unsigned oi,
 }
 
 static int
-prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
+prepare_conv_params (simnpu__graph * g, simnpu__op * op, unsigned oi,
     simnpu_error * error)
 {
   const simnpu__tensor *in = &g->tensors[op->inputs[0]];
   const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+  const simnpu__tensor *w = &g->tensors[op->inputs[1]];
+  const simnpu__tensor *b = &g->tensors[op->inputs[2]];
+  simnpu__conv_params *p = &op->conv;
+  int oc = (int) w->dims[0];
+  int klen = (int) (w->dims[1] * w->dims[2] * w->dims[3]);
+  const int8_t *wd = w->data;
+  const int32_t *bd = b->data;
+
+  p->n = (int) in->dims[0];
+  p->ih = (int) in->dims[1];
+  p->iw = (int) in->dims[2];
+  p->ic = (int) in->dims[3];
+  p->oh = (int) out->dims[1];
+  p->ow = (int) out->dims[2];
+  p->oc = oc;
+  p->kh = op->attrs[SIMNPU_A_KH];
+  p->kw = op->attrs[SIMNPU_A_KW];
+  p->sh = op->attrs[SIMNPU_A_SH];
+  p->sw = op->attrs[SIMNPU_A_SW];
+  p->pt = op->attrs[SIMNPU_A_PT];
+  p->pl = op->attrs[SIMNPU_A_PL];
+  p->dh = op->attrs[SIMNPU_A_DH];
+  p->dw = op->attrs[SIMNPU_A_DW];
+  p->groups = op->attrs[SIMNPU_A_GROUPS];
+  p->in_zp = in->zero_point;
+  p->out_zp = out->zero_point;
+  p->act_min = I8_MIN;
+  p->act_max = I8_MAX;
+  if (op->attrs[SIMNPU_A_ACT] == SIMNPU_ACT_RELU) {
+    p->act_min = out->zero_point;
+  } else if (op->attrs[SIMNPU_A_ACT] == SIMNPU_ACT_CLIP) {
+    p->act_min = op->attrs[SIMNPU_A_ACT_QMIN];
+    p->act_max = op->attrs[SIMNPU_A_ACT_QMAX];
+  }
+  if (p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
+      && at_zero_pad (op->attrs) && p->ih == p->oh && p->iw == p->ow) {
+    /* a pointwise conv is the same conv over one long row: the
+     * kernel's row loops then run over the whole image */
+    p->iw *= p->ih;
+    p->ow *= p->oh;
+    p->ih = p->oh = 1;
+  }
+  op->macs = (uint64_t) p->n * p->oh * p->ow * p->oc * klen;
+  op->weight_bytes = simnpu__tensor_bytes (w) + simnpu__tensor_bytes (b);
+  if (klen > MAX_CONV_KLEN)
+    return op_error (error, SIMNPU_EUNSUPPORTED, op, oi,
+        "kernel_h * kernel_w * in_channels / groups must be <= 32768");
+  if (g->estimate_only)
+    return 0;
+  op->requant_scales = g_new (float, oc);
+  op->bias_folded = g_new (int32_t, oc);
+  for (int o = 0; o < oc; o++) {
+    float ws = w->n_channel_scales ? w->channel_scales[o] : w->scale;
+    double real = (double) in->scale * ws / out->scale;
+    int64_t sum = 0;
+    if (real >= MAX_REQUANT_SCALE)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "input scale * weight scale / output scale must be < 65536");
+    op->requant_scales[o] = (float) real;
+    if (bd[o] > MAX_BIAS_ABS || bd[o] < -MAX_BIAS_ABS)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "bias values must be in [-2^30, 2^30]");
+    for (int k = 0; k < klen; k++)
+      sum += wd[(size_t) o * klen + k];
+    op->bias_folded[o] = (int32_t) (bd[o] - (int64_t) in->zero_point * sum);
+  }
+  return 0;
+}
+
+static int
+prepare_conv (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  int ret = prepare_conv_params (g, op, oi, error);
+
+  if (ret < 0)
+    return ret;
+  g->scratch_bytes = MAX (g->scratch_bytes,
+      simnpu__conv2d_scratch_bytes (&op->conv));
+  return 0;
+}
+
+static int
+prepare_binary (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+  const simnpu__tensor *in2 = &g->tensors[op->inputs[1]];
+  double ra, rb;
+
+  if (in2->kind == SIMNPU_TENSOR_CONSTANT && in2->dtype != SIMNPU_DTYPE_I8)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "constant operand must be i8");
+  op->macs = (uint64_t) simnpu__tensor_elements (out);
+  if (op->type != SIMNPU_OP_MUL) {
+    ra = (double) in->scale / out->scale;
+    rb = (double) in2->scale / out->scale;
+  } else {
+    ra = (double) in->scale * in2->scale / out->scale;
+    rb = 0.0;
+  }
+  if (ra > MAX_ELTWISE_RATIO || rb > MAX_ELTWISE_RATIO)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "input/output scale ratio above 4096");
+  op->eltwise_mult[0] = eltwise_multiplier (ra);
+  op->eltwise_mult[1] = eltwise_multiplier (rb);
+  /* a - b = a + (-1) b: the add kernel's arithmetic takes negative
+   * multipliers exactly (floor shifts) */
+  if (op->type == SIMNPU_OP_SUB)
+    op->eltwise_mult[1] = -op->eltwise_mult[1];
+  return 0;
+}
+
+static int
+prepare_mean (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+
+  op->rescale = (double) in->scale / out->scale;
+  op->macs = (uint64_t) simnpu__tensor_elements (in);
+  if ((uint64_t) in->dims[3] * sizeof (int32_t) > SIMNPU_MAX_ARENA_BYTES)
+    return op_error (error, SIMNPU_EUNSUPPORTED, op, oi,
+        "more than 2^24 channels");
+  g->scratch_bytes = MAX (g->scratch_bytes, (size_t) in->dims[3] *
+      sizeof (int32_t));
+  return 0;
+}
+
+static int
+prepare_pad (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+  double r = (double) in->scale / out->scale;
+
+  if (r > MAX_ELTWISE_RATIO)
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "input/output scale ratio above 4096");
+  op->eltwise_mult[0] = eltwise_multiplier (r);
+  op->macs = (uint64_t) simnpu__tensor_elements (out);
+  return 0;
+}
+
+static int
+prepare_lut (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+  const simnpu__tensor *table = &g->tensors[op->inputs[1]];
+
+  (void) oi;
+  (void) error;
+  if (table->data != NULL)
+    memcpy (op->lut, table->data, LUT_ENTRIES);
+  op->macs = (uint64_t) simnpu__tensor_elements (out);
+  return 0;
+}
+
+/* unary ops with float parameters, built into a table */
+static int
+prepare_lut_params (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+  float p0 = simnpu__attr_float (op->attrs[SIMNPU_A_F0]);
+  float p1 = simnpu__attr_float (op->attrs[SIMNPU_A_F1]);
+
+  if (op->type == SIMNPU_OP_CLIP) {
+    if (isnan (p0) || isnan (p1) || p0 > p1)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "clip bounds must be numbers with min <= max");
+  } else if (!isfinite (p0) || ((op->type == SIMNPU_OP_HARD_SIGMOID)
+          && !isfinite (p1))) {
+    return op_error (error, SIMNPU_EFORMAT, op, oi,
+        "alpha and beta must be finite numbers");
+  }
+  simnpu__build_lut_params (op->type, p0, p1, in->scale, in->zero_point,
+      out->scale, out->zero_point, op->lut);
+  op->macs = (uint64_t) simnpu__tensor_elements (out);
+  return 0;
+}
+
+/* unary ops without parameters, built into a table */
+static int
+prepare_lut_fixed (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+
+  (void) oi;
+  (void) error;
+  simnpu__build_lut (op->type, in->scale, in->zero_point, out->scale,
+      out->zero_point, op->lut);
+  op->macs = (uint64_t) simnpu__tensor_elements (out);
+  return 0;
+}
+
+static int
+prepare_concat (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *out = &g->tensors[op->outputs[0]];
   unsigned i;
 
   for (i = 0; i < op->n_inputs; i++) {
-    /* conv weights (i8) and bias (i32) are checked below */
-    if (op->type == SIMNPU_OP_CONV2D && i > 0)
+    const simnpu__tensor *t = &g->tensors[op->inputs[i]];
+    double r = (double) t->scale / out->scale;
+    if (t->kind == SIMNPU_TENSOR_CONSTANT && t->dtype != SIMNPU_DTYPE_I8)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "constant inputs must be i8");
+    if (r > MAX_ELTWISE_RATIO)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "input/output scale ratio above 4096");
+    op->eltwise_mult[i] = eltwise_multiplier (r);
+  }
+  op->macs = (uint64_t) simnpu__tensor_elements (out);
+  return 0;
+}
+
+/* softmax's output is a probability with its own quantisation */
+static int
+prepare_softmax (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+
+  if (in->kind == SIMNPU_TENSOR_CONSTANT && in->dtype != SIMNPU_DTYPE_I8)
+    return op_error (error, SIMNPU_EFORMAT, op, oi, "input must be i8");
+  op->macs = (uint64_t) simnpu__tensor_elements (out);
+  return 0;
+}
+
+/* data movement and pools keep the input's quantisation */
+static int
+prepare_same_quant (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  unsigned i;
+
+  for (i = 0; i < op->n_outputs; i++) {
+    const simnpu__tensor *t = &g->tensors[op->outputs[i]];
+    if (t->scale != in->scale || t->zero_point != in->zero_point)
+      return op_error (error, SIMNPU_EFORMAT, op, oi,
+          "output quantisation must equal the input's for this op");
+  }
+  return prepare_softmax (g, op, oi, error);
+}
+
+static int
+prepare_pool (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  int ret = prepare_same_quant (g, op, oi, error);
+
+  if (ret < 0)
+    return ret;
+  op->macs *= (uint64_t) op->attrs[SIMNPU_A_KH] * op->attrs[SIMNPU_A_KW];
+  return 0;
+}
+
+static int
+prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__op_def *def = op_def (op->type);
+  unsigned i;
+
+  for (i = 0; i < op->n_inputs; i++) {
+    /* constant parameters (conv weights i8 and bias i32) are checked by
+     * the op */
+    if (def != NULL && def->n_params > 0 && i >= PARAMS_FROM)
       break;
     if (g->tensors[op->inputs[i]].dtype != SIMNPU_DTYPE_I8)
       return op_error (error, SIMNPU_EFORMAT, op, oi,
           "data inputs must be i8 tensors");
   }
-
-  switch (op->type) {
-    case SIMNPU_OP_CONV2D:{
-      const simnpu__tensor *w = &g->tensors[op->inputs[1]];
-      const simnpu__tensor *b = &g->tensors[op->inputs[2]];
-      simnpu__conv_params *p = &op->conv;
-      int oc = (int) w->dims[0];
-      int klen = (int) (w->dims[1] * w->dims[2] * w->dims[3]);
-      const int8_t *wd = w->data;
-      const int32_t *bd = b->data;
-
-      p->n = (int) in->dims[0];
-      p->ih = (int) in->dims[1];
-      p->iw = (int) in->dims[2];
-      p->ic = (int) in->dims[3];
-      p->oh = (int) out->dims[1];
-      p->ow = (int) out->dims[2];
-      p->oc = oc;
-      p->kh = op->attrs[SIMNPU_A_KH];
-      p->kw = op->attrs[SIMNPU_A_KW];
-      p->sh = op->attrs[SIMNPU_A_SH];
-      p->sw = op->attrs[SIMNPU_A_SW];
-      p->pt = op->attrs[SIMNPU_A_PT];
-      p->pl = op->attrs[SIMNPU_A_PL];
-      p->dh = op->attrs[SIMNPU_A_DH];
-      p->dw = op->attrs[SIMNPU_A_DW];
-      p->groups = op->attrs[SIMNPU_A_GROUPS];
-      p->in_zp = in->zero_point;
-      p->out_zp = out->zero_point;
-      p->act_min = I8_MIN;
-      p->act_max = I8_MAX;
-      if (op->attrs[SIMNPU_A_ACT] == SIMNPU_ACT_RELU) {
-        p->act_min = out->zero_point;
-      } else if (op->attrs[SIMNPU_A_ACT] == SIMNPU_ACT_CLIP) {
-        p->act_min = op->attrs[SIMNPU_A_ACT_QMIN];
-        p->act_max = op->attrs[SIMNPU_A_ACT_QMAX];
-      }
-      if (p->kh == 1 && p->kw == 1 && p->sh == 1 && p->sw == 1
-          && at_zero_pad (op->attrs) && p->ih == p->oh && p->iw == p->ow) {
-        /* a pointwise conv is the same conv over one long row: the
-         * kernel's row loops then run over the whole image */
-        p->iw *= p->ih;
-        p->ow *= p->oh;
-        p->ih = p->oh = 1;
-      }
-      op->macs = (uint64_t) p->n * p->oh * p->ow * p->oc * klen;
-      op->weight_bytes = simnpu__tensor_bytes (w) + simnpu__tensor_bytes (b);
-      if (klen > MAX_CONV_KLEN)
-        return op_error (error, SIMNPU_EUNSUPPORTED, op, oi,
-            "kernel_h * kernel_w * in_channels / groups must be <= 32768");
-      if (g->estimate_only)
-        return 0;
-      op->requant_scales = g_new (float, oc);
-      op->bias_folded = g_new (int32_t, oc);
-      for (int o = 0; o < oc; o++) {
-        float ws = w->n_channel_scales ? w->channel_scales[o] : w->scale;
-        double real = (double) in->scale * ws / out->scale;
-        int64_t sum = 0;
-        if (real >= MAX_REQUANT_SCALE)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "input scale * weight scale / output scale must be < 65536");
-        op->requant_scales[o] = (float) real;
-        if (bd[o] > MAX_BIAS_ABS || bd[o] < -MAX_BIAS_ABS)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "bias values must be in [-2^30, 2^30]");
-        for (int k = 0; k < klen; k++)
-          sum += wd[(size_t) o * klen + k];
-        op->bias_folded[o] = (int32_t) (bd[o] - (int64_t) in->zero_point * sum);
-      }
-      return 0;
-    }
-    case SIMNPU_OP_ADD:
-    case SIMNPU_OP_MUL:
-    case SIMNPU_OP_SUB:
-    case SIMNPU_OP_MAXIMUM:
-    case SIMNPU_OP_MINIMUM:{
-      const simnpu__tensor *in2 = &g->tensors[op->inputs[1]];
-      double ra, rb;
-      if (in2->kind == SIMNPU_TENSOR_CONSTANT && in2->dtype != SIMNPU_DTYPE_I8)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "constant operand must be i8");
-      op->macs = (uint64_t) simnpu__tensor_elements (out);
-      if (op->type != SIMNPU_OP_MUL) {
-        ra = (double) in->scale / out->scale;
-        rb = (double) in2->scale / out->scale;
-      } else {
-        ra = (double) in->scale * in2->scale / out->scale;
-        rb = 0.0;
-      }
-      if (ra > MAX_ELTWISE_RATIO || rb > MAX_ELTWISE_RATIO)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "input/output scale ratio above 4096");
-      op->eltwise_mult[0] = eltwise_multiplier (ra);
-      op->eltwise_mult[1] = eltwise_multiplier (rb);
-      /* a - b = a + (-1) b: the add kernel's arithmetic takes negative
-       * multipliers exactly (floor shifts) */
-      if (op->type == SIMNPU_OP_SUB)
-        op->eltwise_mult[1] = -op->eltwise_mult[1];
-      return 0;
-    }
-    case SIMNPU_OP_RESIZE:
-      return prepare_resize (g, op, oi, error);
-    case SIMNPU_OP_MEAN:
-      op->rescale = (double) in->scale / out->scale;
-      op->macs = (uint64_t) simnpu__tensor_elements (in);
-      if ((uint64_t) in->dims[3] * sizeof (int32_t) > SIMNPU_MAX_ARENA_BYTES)
-        return op_error (error, SIMNPU_EUNSUPPORTED, op, oi,
-            "more than 2^24 channels");
-      g->scratch_bytes = MAX (g->scratch_bytes, (size_t) in->dims[3] *
-          sizeof (int32_t));
-      return 0;
-    case SIMNPU_OP_PAD:{
-      double r = (double) in->scale / out->scale;
-      if (r > MAX_ELTWISE_RATIO)
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "input/output scale ratio above 4096");
-      op->eltwise_mult[0] = eltwise_multiplier (r);
-      op->macs = (uint64_t) simnpu__tensor_elements (out);
-      return 0;
-    }
-    case SIMNPU_OP_LUT:{
-      const simnpu__tensor *table = &g->tensors[op->inputs[1]];
-      if (table->data != NULL)
-        memcpy (op->lut, table->data, LUT_ENTRIES);
-      op->macs = (uint64_t) simnpu__tensor_elements (out);
-      return 0;
-    }
-    case SIMNPU_OP_TANH:
-    case SIMNPU_OP_HARD_SWISH:
-    case SIMNPU_OP_HARD_SIGMOID:
-    case SIMNPU_OP_LEAKY_RELU:
-    case SIMNPU_OP_CLIP:
-    case SIMNPU_OP_ELU:{
-      float p0 = simnpu__attr_float (op->attrs[SIMNPU_A_F0]);
-      float p1 = simnpu__attr_float (op->attrs[SIMNPU_A_F1]);
-      if (op->type == SIMNPU_OP_CLIP) {
-        if (isnan (p0) || isnan (p1) || p0 > p1)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "clip bounds must be numbers with min <= max");
-      } else if (!isfinite (p0) || ((op->type == SIMNPU_OP_HARD_SIGMOID)
-              && !isfinite (p1))) {
-        return op_error (error, SIMNPU_EFORMAT, op, oi,
-            "alpha and beta must be finite numbers");
-      }
-      simnpu__build_lut_params (op->type, p0, p1, in->scale, in->zero_point,
-          out->scale, out->zero_point, op->lut);
-      op->macs = (uint64_t) simnpu__tensor_elements (out);
-      return 0;
-    }
-    case SIMNPU_OP_CONCAT:
-      for (i = 0; i < op->n_inputs; i++) {
-        const simnpu__tensor *t = &g->tensors[op->inputs[i]];
-        double r = (double) t->scale / out->scale;
-        if (t->kind == SIMNPU_TENSOR_CONSTANT && t->dtype != SIMNPU_DTYPE_I8)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "constant inputs must be i8");
-        if (r > MAX_ELTWISE_RATIO)
-          return op_error (error, SIMNPU_EFORMAT, op, oi,
-              "input/output scale ratio above 4096");
-        op->eltwise_mult[i] = eltwise_multiplier (r);
-      }
-      op->macs = (uint64_t) simnpu__tensor_elements (out);
-      return 0;
-    case SIMNPU_OP_RELU:
-    case SIMNPU_OP_SIGMOID:
-    case SIMNPU_OP_SILU:
-      simnpu__build_lut (op->type, in->scale, in->zero_point, out->scale,
-          out->zero_point, op->lut);
-      op->macs = (uint64_t) simnpu__tensor_elements (out);
-      return 0;
-    default:
-      /* data movement, pools and softmax keep the input's quantisation,
-       * except softmax whose output is a probability */
-      if (op->type != SIMNPU_OP_SOFTMAX) {
-        for (i = 0; i < op->n_outputs; i++) {
-          const simnpu__tensor *t = &g->tensors[op->outputs[i]];
-          if (t->scale != in->scale || t->zero_point != in->zero_point)
-            return op_error (error, SIMNPU_EFORMAT, op, oi,
-                "output quantisation must equal the input's for this op");
-        }
-      }
-      if (in->kind == SIMNPU_TENSOR_CONSTANT && in->dtype != SIMNPU_DTYPE_I8)
-        return op_error (error, SIMNPU_EFORMAT, op, oi, "input must be i8");
-      op->macs = (uint64_t) simnpu__tensor_elements (out);
-      if (op->type == SIMNPU_OP_MAXPOOL || op->type == SIMNPU_OP_AVGPOOL)
-        op->macs *= (uint64_t) op->attrs[SIMNPU_A_KH] * op->attrs[SIMNPU_A_KW];
-      return 0;
-  }
+  if (def == NULL)
+    return prepare_same_quant (g, op, oi, error);
+  return def->prepare (g, op, oi, error);
 }
 
 int
@@ -1265,9 +1541,6 @@ simnpu__graph_prepare (simnpu__graph * g, simnpu_error * error)
       return ret;
     g->total_macs += op->macs;
     g->weight_bytes += op->weight_bytes;
-    if (op->type == SIMNPU_OP_CONV2D)
-      g->scratch_bytes = MAX (g->scratch_bytes,
-          simnpu__conv2d_scratch_bytes (&op->conv));
   }
   return 0;
 }
@@ -1316,161 +1589,275 @@ run_softmax (const simnpu__tensor * in, const int8_t * src,
     }
 }
 
-int
-simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
+static int
+run_conv (const op_run * r)
 {
-  unsigned oi, i;
+  simnpu__conv2d (&r->op->conv, r->src, r->g->tensors[r->op->inputs[1]].data,
+      r->op->bias_folded, r->op->requant_scales, r->dst, r->scratch);
+  return 0;
+}
 
-  for (oi = 0; oi < g->n_ops; oi++) {
-    const simnpu__op *op = &g->ops[oi];
-    const simnpu__tensor *in = &g->tensors[op->inputs[0]];
-    const simnpu__tensor *out = &g->tensors[op->outputs[0]];
-    const int8_t *src = tensor_data (g, op->inputs[0], arena);
-    int8_t *dst = (int8_t *) arena + out->offset;
-    int64_t di[SIMNPU_MAX_DIMS], dout[SIMNPU_MAX_DIMS];
-    size_t n_out = (size_t) simnpu__tensor_elements (out);
+static int
+run_binary (const op_run * r)
+{
+  const simnpu__op *op = r->op;
+  const simnpu__tensor *in2 = &r->g->tensors[op->inputs[1]];
+  int64_t d2[SIMNPU_MAX_DIMS];
 
-    dims4 (in, di);
-    dims4 (out, dout);
-    switch (op->type) {
-      case SIMNPU_OP_CONV2D:
-        simnpu__conv2d (&op->conv, src, g->tensors[op->inputs[1]].data,
-            op->bias_folded, op->requant_scales, dst, scratch);
-        break;
-      case SIMNPU_OP_ADD:
-      case SIMNPU_OP_MUL:
-      case SIMNPU_OP_SUB:
-      case SIMNPU_OP_MAXIMUM:
-      case SIMNPU_OP_MINIMUM:{
-        const simnpu__tensor *in2 = &g->tensors[op->inputs[1]];
-        int64_t d2[SIMNPU_MAX_DIMS];
-        dims4 (in2, d2);
-        simnpu__eltwise (op->type, di, src, in->zero_point, d2,
-            tensor_data (g, op->inputs[1], arena), in2->zero_point, dout, dst,
-            out->zero_point, op->eltwise_mult[0], op->eltwise_mult[1]);
-        break;
-      }
-      case SIMNPU_OP_CONCAT:{
-        int a4 = op->attrs[SIMNPU_A_AXIS] + (int) (SIMNPU_MAX_DIMS -
-            out->n_dims);
-        int64_t zero[SIMNPU_MAX_DIMS] = { 0 }, at[SIMNPU_MAX_DIMS] = { 0 };
-        for (i = 0; i < op->n_inputs; i++) {
-          const simnpu__tensor *t = &g->tensors[op->inputs[i]];
-          int64_t dt[SIMNPU_MAX_DIMS];
-          dims4 (t, dt);
-          simnpu__copy_box (tensor_data (g, op->inputs[i], arena), dt, zero,
-              dst, dout, at, dt, t->zero_point, out->zero_point,
-              op->eltwise_mult[i]);
-          at[a4] += dt[a4];
-        }
-        break;
-      }
-      case SIMNPU_OP_SPLIT:{
-        int a4 = op->attrs[SIMNPU_A_AXIS] + (int) (SIMNPU_MAX_DIMS -
-            in->n_dims);
-        int64_t zero[SIMNPU_MAX_DIMS] = { 0 }, at[SIMNPU_MAX_DIMS] = { 0 };
-        for (i = 0; i < op->n_outputs; i++) {
-          const simnpu__tensor *t = &g->tensors[op->outputs[i]];
-          int64_t dt[SIMNPU_MAX_DIMS];
-          dims4 (t, dt);
-          simnpu__copy_box (src, di, at, (int8_t *) arena + t->offset, dt, zero,
-              dt, 0, 0, UNIT_MULT);
-          at[a4] += dt[a4];
-        }
-        break;
-      }
-      case SIMNPU_OP_SLICE:{
-        int64_t begin[SIMNPU_MAX_DIMS], zero[SIMNPU_MAX_DIMS] = { 0 };
-        for (i = 0; i < SIMNPU_MAX_DIMS; i++)
-          begin[i] = op->attrs[SIMNPU_A_BEGIN0 + i];
-        simnpu__copy_box (src, di, begin, dst, dout, zero, dout, 0, 0,
-            UNIT_MULT);
-        break;
-      }
-      case SIMNPU_OP_MAXPOOL:
-      case SIMNPU_OP_AVGPOOL:
-        simnpu__pool (op->type == SIMNPU_OP_MAXPOOL, di, src, dout, dst,
-            op->attrs[SIMNPU_A_KH], op->attrs[SIMNPU_A_KW],
-            op->attrs[SIMNPU_A_SH], op->attrs[SIMNPU_A_SW],
-            op->attrs[SIMNPU_A_PT], op->attrs[SIMNPU_A_PL], in->zero_point);
-        break;
-      case SIMNPU_OP_RESIZE:
-        if (op->table == NULL)
-          return SIMNPU_EINTERNAL;
-        if (op->attrs[SIMNPU_A_RESIZE_MODE] == SIMNPU_RESIZE_MODE_BILINEAR)
-          simnpu__resize_bilinear (di, src, dout, dst, op->table,
-              in->zero_point, out->zero_point, (float) (op->rescale /
-                  (double) (G_GINT64_CONSTANT (1) << (2 *
-                          SIMNPU_RESIZE_WEIGHT_BITS))),
-              simnpu__resize_bilinear_scratch_bytes (dout) <=
-              g->scratch_bytes ? (int32_t *) (void *) scratch : NULL);
-        else
-          simnpu__resize_nearest (di, src, dout, dst, op->table,
-              in->zero_point, out->zero_point, op->eltwise_mult[0]);
-        break;
-      case SIMNPU_OP_MEAN:
-        simnpu__mean (di, src, dst, (int32_t *) (void *) scratch,
-            in->zero_point, out->zero_point, op->rescale);
-        break;
-      case SIMNPU_OP_PAD:
-        simnpu__pad (di, src, dout, dst, &op->attrs[SIMNPU_A_PAD0],
-            op->attrs[SIMNPU_A_PAD_MODE] == SIMNPU_PAD_EDGE,
-            (int8_t) op->attrs[SIMNPU_A_PAD_VALUE], in->zero_point,
-            out->zero_point, op->eltwise_mult[0]);
-        break;
-      case SIMNPU_OP_RESHAPE:
-        memcpy (dst, src, n_out);
-        break;
-      case SIMNPU_OP_TRANSPOSE:{
-        int64_t perm[SIMNPU_MAX_DIMS], stride[SIMNPU_MAX_DIMS], ps[4];
-        unsigned pad = SIMNPU_MAX_DIMS - in->n_dims;
-        for (i = 0; i < SIMNPU_MAX_DIMS; i++)
-          perm[i] = i < pad ? (int64_t) i : op->attrs[SIMNPU_A_PERM0 + i -
-              pad] + pad;
-        stride[3] = 1;
-        for (i = 3; i > 0; i--)
-          stride[i - 1] = stride[i] * di[i];
-        for (i = 0; i < SIMNPU_MAX_DIMS; i++)
-          ps[i] = stride[perm[i]];
-        simnpu__transpose (src, ps, dout, dst);
-        break;
-      }
-      case SIMNPU_OP_RELU:
-      case SIMNPU_OP_SIGMOID:
-      case SIMNPU_OP_SILU:
-      case SIMNPU_OP_TANH:
-      case SIMNPU_OP_HARD_SWISH:
-      case SIMNPU_OP_HARD_SIGMOID:
-      case SIMNPU_OP_LEAKY_RELU:
-      case SIMNPU_OP_CLIP:
-      case SIMNPU_OP_ELU:
-      case SIMNPU_OP_LUT:
-        simnpu__lut (op->lut, src, dst, n_out);
-        break;
-      case SIMNPU_OP_SOFTMAX:
-        run_softmax (in, src, out, dst, op->attrs[SIMNPU_A_AXIS]);
-        break;
-      default:
-        return SIMNPU_EINTERNAL;
-    }
+  dims4 (in2, d2);
+  simnpu__eltwise (op->type, r->di, r->src, r->in->zero_point, d2,
+      tensor_data (r->g, op->inputs[1], r->arena), in2->zero_point, r->dout,
+      r->dst, r->out->zero_point, op->eltwise_mult[0], op->eltwise_mult[1]);
+  return 0;
+}
+
+static int
+run_concat (const op_run * r)
+{
+  const simnpu__op *op = r->op;
+  int a4 = op->attrs[SIMNPU_A_AXIS] + (int) (SIMNPU_MAX_DIMS - r->out->n_dims);
+  int64_t zero[SIMNPU_MAX_DIMS] = { 0 }, at[SIMNPU_MAX_DIMS] = { 0 };
+  unsigned i;
+
+  for (i = 0; i < op->n_inputs; i++) {
+    const simnpu__tensor *t = &r->g->tensors[op->inputs[i]];
+    int64_t dt[SIMNPU_MAX_DIMS];
+    dims4 (t, dt);
+    simnpu__copy_box (tensor_data (r->g, op->inputs[i], r->arena), dt, zero,
+        r->dst, r->dout, at, dt, t->zero_point, r->out->zero_point,
+        op->eltwise_mult[i]);
+    at[a4] += dt[a4];
   }
   return 0;
 }
 
+static int
+run_split (const op_run * r)
+{
+  const simnpu__op *op = r->op;
+  int a4 = op->attrs[SIMNPU_A_AXIS] + (int) (SIMNPU_MAX_DIMS - r->in->n_dims);
+  int64_t zero[SIMNPU_MAX_DIMS] = { 0 }, at[SIMNPU_MAX_DIMS] = { 0 };
+  unsigned i;
+
+  for (i = 0; i < op->n_outputs; i++) {
+    const simnpu__tensor *t = &r->g->tensors[op->outputs[i]];
+    int64_t dt[SIMNPU_MAX_DIMS];
+    dims4 (t, dt);
+    simnpu__copy_box (r->src, r->di, at, (int8_t *) r->arena + t->offset, dt,
+        zero, dt, 0, 0, UNIT_MULT);
+    at[a4] += dt[a4];
+  }
+  return 0;
+}
+
+static int
+run_slice (const op_run * r)
+{
+  int64_t begin[SIMNPU_MAX_DIMS], zero[SIMNPU_MAX_DIMS] = { 0 };
+  unsigned i;
+
+  for (i = 0; i < SIMNPU_MAX_DIMS; i++)
+    begin[i] = r->op->attrs[SIMNPU_A_BEGIN0 + i];
+  simnpu__copy_box (r->src, r->di, begin, r->dst, r->dout, zero, r->dout, 0,
+      0, UNIT_MULT);
+  return 0;
+}
+
+static int
+run_pool (const op_run * r)
+{
+  const simnpu__op *op = r->op;
+
+  simnpu__pool (op->type == SIMNPU_OP_MAXPOOL, r->di, r->src, r->dout, r->dst,
+      op->attrs[SIMNPU_A_KH], op->attrs[SIMNPU_A_KW],
+      op->attrs[SIMNPU_A_SH], op->attrs[SIMNPU_A_SW],
+      op->attrs[SIMNPU_A_PT], op->attrs[SIMNPU_A_PL], r->in->zero_point);
+  return 0;
+}
+
+static int
+run_resize (const op_run * r)
+{
+  const simnpu__op *op = r->op;
+
+  if (op->table == NULL)
+    return SIMNPU_EINTERNAL;
+  if (op->attrs[SIMNPU_A_RESIZE_MODE] == SIMNPU_RESIZE_MODE_BILINEAR)
+    simnpu__resize_bilinear (r->di, r->src, r->dout, r->dst, op->table,
+        r->in->zero_point, r->out->zero_point, (float) (op->rescale /
+            (double) (G_GINT64_CONSTANT (1) << (2 *
+                    SIMNPU_RESIZE_WEIGHT_BITS))),
+        simnpu__resize_bilinear_scratch_bytes (r->dout) <=
+        r->g->scratch_bytes ? (int32_t *) (void *) r->scratch : NULL);
+  else
+    simnpu__resize_nearest (r->di, r->src, r->dout, r->dst, op->table,
+        r->in->zero_point, r->out->zero_point, op->eltwise_mult[0]);
+  return 0;
+}
+
+static int
+run_mean (const op_run * r)
+{
+  simnpu__mean (r->di, r->src, r->dst, (int32_t *) (void *) r->scratch,
+      r->in->zero_point, r->out->zero_point, r->op->rescale);
+  return 0;
+}
+
+static int
+run_pad (const op_run * r)
+{
+  const simnpu__op *op = r->op;
+
+  simnpu__pad (r->di, r->src, r->dout, r->dst, &op->attrs[SIMNPU_A_PAD0],
+      op->attrs[SIMNPU_A_PAD_MODE] == SIMNPU_PAD_EDGE,
+      (int8_t) op->attrs[SIMNPU_A_PAD_VALUE], r->in->zero_point,
+      r->out->zero_point, op->eltwise_mult[0]);
+  return 0;
+}
+
+static int
+run_reshape (const op_run * r)
+{
+  memcpy (r->dst, r->src, r->n_out);
+  return 0;
+}
+
+static int
+run_transpose (const op_run * r)
+{
+  int64_t perm[SIMNPU_MAX_DIMS], stride[SIMNPU_MAX_DIMS], ps[4];
+  unsigned pad = SIMNPU_MAX_DIMS - r->in->n_dims, i;
+
+  for (i = 0; i < SIMNPU_MAX_DIMS; i++)
+    perm[i] = i < pad ? (int64_t) i : r->op->attrs[SIMNPU_A_PERM0 + i -
+        pad] + pad;
+  stride[3] = 1;
+  for (i = 3; i > 0; i--)
+    stride[i - 1] = stride[i] * r->di[i];
+  for (i = 0; i < SIMNPU_MAX_DIMS; i++)
+    ps[i] = stride[perm[i]];
+  simnpu__transpose (r->src, ps, r->dout, r->dst);
+  return 0;
+}
+
+static int
+run_lut (const op_run * r)
+{
+  simnpu__lut (r->op->lut, r->src, r->dst, r->n_out);
+  return 0;
+}
+
+static int
+run_softmax_op (const op_run * r)
+{
+  run_softmax (r->in, r->src, r->out, r->dst, r->op->attrs[SIMNPU_A_AXIS]);
+  return 0;
+}
+
+int
+simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
+{
+  unsigned oi;
+  int ret;
+
+  for (oi = 0; oi < g->n_ops; oi++) {
+    const simnpu__op *op = &g->ops[oi];
+    const simnpu__op_def *def = op_def (op->type);
+    op_run r;
+
+    if (def == NULL)
+      return SIMNPU_EINTERNAL;
+    r.g = g;
+    r.op = op;
+    r.arena = arena;
+    r.scratch = scratch;
+    r.in = &g->tensors[op->inputs[0]];
+    r.out = &g->tensors[op->outputs[0]];
+    r.src = tensor_data (g, op->inputs[0], arena);
+    r.dst = (int8_t *) arena + r.out->offset;
+    r.n_out = (size_t) simnpu__tensor_elements (r.out);
+    dims4 (r.in, r.di);
+    dims4 (r.out, r.dout);
+    if ((ret = def->run (&r)) < 0)
+      return ret;
+  }
+  return 0;
+}
+
+static const simnpu__op_def simnpu__op_defs[SIMNPU_N_OP_TYPES] = {
+  [SIMNPU_OP_CONV2D] = {"conv2d", bind_conv, infer_window, prepare_conv,
+      run_conv, NULL, 2, OP_COST_MACS, OP_COMPUTES},
+  [SIMNPU_OP_ADD] = {"add", NULL, infer_binary, prepare_binary, run_binary,
+      NULL, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_MUL] = {"mul", NULL, infer_binary, prepare_binary, run_binary,
+      NULL, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_CONCAT] = {"concat", NULL, infer_concat, prepare_concat,
+      run_concat, NULL, 0, OP_COST_OUTPUT_BYTES, OP_MOVES_DATA},
+  [SIMNPU_OP_SPLIT] = {"split", NULL, infer_split, prepare_same_quant,
+      run_split, NULL, 0, OP_COST_OUTPUT_BYTES, OP_MOVES_DATA},
+  [SIMNPU_OP_SLICE] = {"slice", NULL, infer_slice, prepare_same_quant,
+      run_slice, NULL, 0, OP_COST_OUTPUT_BYTES, OP_MOVES_DATA},
+  [SIMNPU_OP_MAXPOOL] = {"maxpool", NULL, infer_window, prepare_pool,
+      run_pool, NULL, 0, OP_COST_WINDOW_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_AVGPOOL] = {"avgpool", NULL, infer_window, prepare_pool,
+      run_pool, NULL, 0, OP_COST_WINDOW_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_RESIZE] = {"resize", NULL, infer_resize, prepare_resize,
+      run_resize, NULL, 0, OP_COST_RESIZE, OP_MOVES_DATA_IF_NEAREST},
+  [SIMNPU_OP_RESHAPE] = {"reshape", NULL, infer_reshape, prepare_same_quant,
+      run_reshape, NULL, 0, OP_COST_OUTPUT_BYTES, OP_MOVES_DATA},
+  [SIMNPU_OP_TRANSPOSE] = {"transpose", NULL, infer_transpose,
+        prepare_same_quant, run_transpose, NULL, 0, OP_COST_OUTPUT_BYTES,
+      OP_MOVES_DATA},
+  [SIMNPU_OP_RELU] = {"relu", NULL, infer_unary, prepare_lut_fixed, run_lut,
+      lut_relu, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_SIGMOID] = {"sigmoid", NULL, infer_unary, prepare_lut_fixed,
+      run_lut, lut_sigmoid, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_SILU] = {"silu", NULL, infer_unary, prepare_lut_fixed, run_lut,
+      lut_silu, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_SOFTMAX] = {"softmax", NULL, infer_softmax, prepare_softmax,
+      run_softmax_op, NULL, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_TANH] = {"tanh", NULL, infer_unary, prepare_lut_params, run_lut,
+      lut_tanh, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_HARD_SWISH] = {"hard_swish", NULL, infer_unary,
+        prepare_lut_params, run_lut, lut_hard_swish, 0, OP_COST_OUTPUT_BYTES,
+      OP_COMPUTES},
+  [SIMNPU_OP_HARD_SIGMOID] = {"hard_sigmoid", NULL, infer_unary,
+        prepare_lut_params, run_lut, lut_hard_sigmoid, 0, OP_COST_OUTPUT_BYTES,
+      OP_COMPUTES},
+  [SIMNPU_OP_LEAKY_RELU] = {"leaky_relu", NULL, infer_unary,
+        prepare_lut_params, run_lut, lut_leaky_relu, 0, OP_COST_OUTPUT_BYTES,
+      OP_COMPUTES},
+  [SIMNPU_OP_CLIP] = {"clip", NULL, infer_unary, prepare_lut_params, run_lut,
+      lut_clip, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_ELU] = {"elu", NULL, infer_unary, prepare_lut_params, run_lut,
+      lut_elu, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_LUT] = {"lut", NULL, infer_lut, prepare_lut, run_lut, NULL, 0,
+      OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_MEAN] = {"mean", NULL, infer_mean, prepare_mean, run_mean, NULL,
+      0, OP_COST_INPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_PAD] = {"pad", NULL, infer_pad, prepare_pad, run_pad, NULL, 0,
+      OP_COST_OUTPUT_BYTES, OP_MOVES_DATA},
+  [SIMNPU_OP_SUB] = {"sub", NULL, infer_binary, prepare_binary, run_binary,
+      NULL, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_MAXIMUM] = {"maximum", NULL, infer_binary, prepare_binary,
+      run_binary, NULL, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_MINIMUM] = {"minimum", NULL, infer_binary, prepare_binary,
+      run_binary, NULL, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+};
+
 /* ------------------------------------------------------------------ */
 /* Cost model and schedule                                              */
 
-/* bilinear resize computes, nearest only moves data */
 static bool
 op_is_data_movement (const simnpu__op * op)
 {
-  simnpu__op_type t = op->type;
+  const simnpu__op_def *def = op_def (op->type);
 
-  return t == SIMNPU_OP_CONCAT || t == SIMNPU_OP_SPLIT
-      || t == SIMNPU_OP_SLICE || t == SIMNPU_OP_RESHAPE
-      || t == SIMNPU_OP_TRANSPOSE || t == SIMNPU_OP_PAD
-      || (t == SIMNPU_OP_RESIZE && op->attrs[SIMNPU_A_RESIZE_MODE] ==
-      SIMNPU_RESIZE_MODE_NEAREST);
+  if (def == NULL)
+    return false;
+  return def->movement == OP_MOVES_DATA
+      || (def->movement == OP_MOVES_DATA_IF_NEAREST
+      && op->attrs[SIMNPU_A_RESIZE_MODE] == SIMNPU_RESIZE_MODE_NEAREST);
 }
 
 static uint64_t
@@ -1489,9 +1876,11 @@ static uint64_t
 op_cycles (const simnpu__graph * g, const simnpu__op * op,
     const simnpu__profile * p)
 {
+  const simnpu__op_def *def = op_def (op->type);
+  op_cost cost = def != NULL ? def->cost : OP_COST_OUTPUT_BYTES;
   uint64_t c;
 
-  if (op->type == SIMNPU_OP_CONV2D) {
+  if (cost == OP_COST_MACS) {
     double rate = p->macs_per_cycle * p->compute_efficiency;
     c = (uint64_t) ceil ((double) op->macs / rate);
   } else {
@@ -1499,13 +1888,11 @@ op_cycles (const simnpu__graph * g, const simnpu__op * op,
     unsigned i;
     for (i = 0; i < op->n_outputs; i++)
       bytes += simnpu__tensor_bytes (&g->tensors[op->outputs[i]]);
-    if (op->type == SIMNPU_OP_MAXPOOL || op->type == SIMNPU_OP_AVGPOOL)
+    if (cost == OP_COST_WINDOW_BYTES)
       bytes *= (uint64_t) op->attrs[SIMNPU_A_KH] * op->attrs[SIMNPU_A_KW];
-    /* a reduction reads its whole input; bilinear reads four taps per
-     * output */
-    if (op->type == SIMNPU_OP_MEAN)
+    if (cost == OP_COST_INPUT_BYTES)
       bytes = simnpu__tensor_bytes (&g->tensors[op->inputs[0]]);
-    if (op->type == SIMNPU_OP_RESIZE && op->attrs[SIMNPU_A_RESIZE_MODE] ==
+    if (cost == OP_COST_RESIZE && op->attrs[SIMNPU_A_RESIZE_MODE] ==
         SIMNPU_RESIZE_MODE_BILINEAR)
       bytes *= RESIZE_BILINEAR_TAPS;
     c = (bytes + p->vector_bytes_per_cycle - 1) / p->vector_bytes_per_cycle;

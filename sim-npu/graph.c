@@ -64,6 +64,8 @@ typedef enum
 typedef struct
 {
   const char *name;
+  /* reads the op's JSON "attrs" into op->attrs; optional */
+  int (*parse) (simnpu__json_op * j);
   /* gives parameters declared without a shape their shape; optional */
   op_graph_fn bind;
   /* checks the attributes and input shapes, sets the output shapes */
@@ -1784,65 +1786,410 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
   return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* JSON attributes                                                      */
+
+#define RELU6_MAX 6.0
+/* ONNX's and TF's defaults */
+#define HARD_SIGMOID_ALPHA 0.2
+#define HARD_SIGMOID_BETA 0.5
+#define LEAKY_RELU_ALPHA 0.01
+#define ELU_ALPHA 1.0
+/* pad: before and after, per NHWC dimension */
+#define N_PADS (2 * SIMNPU_MAX_DIMS)
+/* a fused clip's [min, max] */
+#define N_CLIP_BOUNDS 2
+/* the largest groups and out_channels of a conv2d */
+#define MAX_CONV_CHANNELS (1 << 16)
+
+/* "linear" is ONNX's name of bilinear */
+static const char *const resize_modes[] = { "nearest", "bilinear", "linear" };
+
+static const char *const coord_modes[SIMNPU_N_COORD_MODES] = {
+  [SIMNPU_COORD_HALF_PIXEL] = "half_pixel",
+  [SIMNPU_COORD_PYTORCH_HALF_PIXEL] = "pytorch_half_pixel",
+  [SIMNPU_COORD_ALIGN_CORNERS] = "align_corners",
+  [SIMNPU_COORD_ASYMMETRIC] = "asymmetric",
+  [SIMNPU_COORD_TF_HALF_PIXEL_FOR_NN] = "tf_half_pixel_for_nn",
+};
+
+static const char *const nearest_modes[SIMNPU_N_NEAREST_MODES] = {
+  [SIMNPU_NEAREST_ROUND_PREFER_FLOOR] = "round_prefer_floor",
+  [SIMNPU_NEAREST_ROUND_PREFER_CEIL] = "round_prefer_ceil",
+  [SIMNPU_NEAREST_FLOOR] = "floor",
+  [SIMNPU_NEAREST_CEIL] = "ceil",
+};
+
+static const char *const pad_modes[] = { "constant", "edge" };
+
+static const int64_t ones2[2] = { 1, 1 };
+static const int64_t zeros4[4] = { 0, 0, 0, 0 };
+
+/* kernel, stride and padding of pools and convs */
+static int
+parse_window (simnpu__json_op * j)
+{
+  int32_t *at = simnpu__json_op_get (j)->attrs;
+  int ret;
+
+  if ((ret = simnpu__json_attr_ints (j, "kernel", 2, 1,
+              SIMNPU_MAX_KERNEL_DIM, NULL, &at[SIMNPU_A_KH])) < 0
+      || (ret = simnpu__json_attr_ints (j, "stride", 2, 1,
+              SIMNPU_MAX_KERNEL_DIM, ones2, &at[SIMNPU_A_SH])) < 0
+      || (ret = simnpu__json_attr_ints (j, "pad", 4, 0,
+              SIMNPU_MAX_KERNEL_DIM, zeros4, &at[SIMNPU_A_PT])) < 0)
+    return ret;
+  return 0;
+}
+
+static int
+parse_conv (simnpu__json_op * j)
+{
+  int32_t *at = simnpu__json_op_get (j)->attrs;
+  const char *act;
+  int ret;
+
+  if ((ret = parse_window (j)) < 0
+      || (ret = simnpu__json_attr_ints (j, "dilation", 2, 1,
+              SIMNPU_MAX_KERNEL_DIM, ones2, &at[SIMNPU_A_DH])) < 0
+      || (ret = simnpu__json_attr_int (j, "groups", 1, MAX_CONV_CHANNELS, 1,
+              false, &at[SIMNPU_A_GROUPS])) < 0
+      || (ret = simnpu__json_attr_int (j, "out_channels", 1,
+              MAX_CONV_CHANNELS, 0, true, &at[SIMNPU_A_OC])) < 0)
+    return ret;
+  act = simnpu__json_attr_string (j, "activation");
+  if (act == NULL || strcmp (act, "none") == 0) {
+    at[SIMNPU_A_ACT] = SIMNPU_ACT_NONE;
+  } else if (strcmp (act, "relu") == 0) {
+    at[SIMNPU_A_ACT] = SIMNPU_ACT_RELU;
+  } else if (strcmp (act, "relu6") == 0) {
+    at[SIMNPU_A_ACT] = SIMNPU_ACT_CLIP;
+    simnpu__json_pending_clip (j, 0.0, RELU6_MAX);
+  } else if (strcmp (act, "clip") == 0) {
+    double c[N_CLIP_BOUNDS];
+    if ((ret = simnpu__json_attr_reals (j, "clip", N_CLIP_BOUNDS,
+                "expected [min, max] (real values) with \"activation\": "
+                "\"clip\"", c)) < 0)
+      return ret;
+    if (c[0] > c[1])
+      return simnpu__json_fail (j, SIMNPU_EFORMAT, "attrs.clip",
+          "min must be <= max");
+    at[SIMNPU_A_ACT] = SIMNPU_ACT_CLIP;
+    simnpu__json_pending_clip (j, c[0], c[1]);
+  } else {
+    return simnpu__json_fail (j, SIMNPU_EUNSUPPORTED, "attrs.activation",
+        "expected \"none\", \"relu\", \"relu6\" or \"clip\" (use a separate "
+        "sigmoid or silu op)");
+  }
+  return simnpu__json_conv_params (j);
+}
+
+static int
+parse_axis (simnpu__json_op * j)
+{
+  int ret;
+
+  if ((ret = simnpu__json_attr_int (j, "axis", -SIMNPU_MAX_DIMS,
+              SIMNPU_MAX_DIMS - 1, -1, false,
+              &simnpu__json_op_get (j)->attrs[SIMNPU_A_AXIS])) < 0)
+    return ret;
+  return simnpu__json_normalise_axis (j);
+}
+
+static int
+parse_split (simnpu__json_op * j)
+{
+  int32_t *at = simnpu__json_op_get (j)->attrs;
+  int64_t sizes[SIMNPU_N_ATTRS];
+  unsigned n = 0, i;
+  int ret;
+
+  if ((ret = parse_axis (j)) < 0)
+    return ret;
+  if (!simnpu__json_has_attrs (j))
+    return simnpu__json_fail (j, SIMNPU_EFORMAT, "attrs", "missing \"sizes\"");
+  if ((ret = simnpu__json_attr_int_array (j, "sizes", 1, SIMNPU_N_ATTRS - 1,
+              1, SIMNPU_MAX_TENSOR_ELEMENTS, sizes, &n)) < 0)
+    return ret;
+  if (simnpu__json_n_outputs (j) != (int) n)
+    return simnpu__json_fail (j, SIMNPU_EFORMAT, "attrs",
+        "\"sizes\" must have one entry per output");
+  for (i = 0; i < n; i++)
+    at[SIMNPU_A_SIZES0 + i] = (int32_t) sizes[i];
+  return 0;
+}
+
+static int
+parse_slice (simnpu__json_op * j)
+{
+  int32_t *at = simnpu__json_op_get (j)->attrs;
+  int64_t begin[SIMNPU_MAX_DIMS], size[SIMNPU_MAX_DIMS];
+  unsigned rank = simnpu__json_input_rank (j), nb = 0, ns = 0, i, pad;
+  int ret;
+
+  if (!simnpu__json_has_attrs (j))
+    return simnpu__json_fail (j, SIMNPU_EFORMAT, "attrs",
+        "missing \"begin\" and \"size\"");
+  if ((ret = simnpu__json_attr_int_array (j, "begin", rank, rank, 0,
+              SIMNPU_MAX_TENSOR_ELEMENTS, begin, &nb)) < 0
+      || (ret = simnpu__json_attr_int_array (j, "size", rank, rank, 1,
+              SIMNPU_MAX_TENSOR_ELEMENTS, size, &ns)) < 0)
+    return ret;
+  pad = SIMNPU_MAX_DIMS - rank;
+  for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
+    at[SIMNPU_A_BEGIN0 + i] = i < pad ? 0 : (int32_t) begin[i - pad];
+    at[SIMNPU_A_SIZE0 + i] = i < pad ? 1 : (int32_t) size[i - pad];
+  }
+  return 0;
+}
+
+static int
+parse_resize (simnpu__json_op * j)
+{
+  int32_t *at = simnpu__json_op_get (j)->attrs;
+  bool sized = simnpu__json_has_attr (j, "size");
+  int ret;
+
+  if ((ret = simnpu__json_attr_ints (j, "scale", 2, 1,
+              SIMNPU_MAX_KERNEL_DIM, sized ? ones2 : NULL,
+              &at[SIMNPU_A_SCALE_H])) < 0
+      || (sized && (ret = simnpu__json_attr_ints (j, "size", 2, 1,
+                  SIMNPU_MAX_TENSOR_ELEMENTS, NULL, &at[SIMNPU_A_OUT_H])) < 0)
+      || (ret = simnpu__json_attr_choice (j, "mode", resize_modes,
+              G_N_ELEMENTS (resize_modes), SIMNPU_RESIZE_MODE_NEAREST,
+              &at[SIMNPU_A_RESIZE_MODE])) < 0
+      || (ret = simnpu__json_attr_choice (j,
+              "coordinate_transformation_mode", coord_modes,
+              G_N_ELEMENTS (coord_modes), SIMNPU_COORD_HALF_PIXEL,
+              &at[SIMNPU_A_COORD])) < 0
+      || (ret = simnpu__json_attr_choice (j, "nearest_mode", nearest_modes,
+              G_N_ELEMENTS (nearest_modes),
+              SIMNPU_NEAREST_ROUND_PREFER_FLOOR, &at[SIMNPU_A_NEAREST])) < 0)
+    return ret;
+  if (at[SIMNPU_A_RESIZE_MODE] > SIMNPU_RESIZE_MODE_BILINEAR)
+    at[SIMNPU_A_RESIZE_MODE] = SIMNPU_RESIZE_MODE_BILINEAR;
+  return 0;
+}
+
+static void
+set_float_params (simnpu__json_op * j, double p0, double p1)
+{
+  int32_t *at = simnpu__json_op_get (j)->attrs;
+
+  at[SIMNPU_A_F0] = simnpu__float_attr ((float) p0);
+  at[SIMNPU_A_F1] = simnpu__float_attr ((float) p1);
+}
+
+static int
+parse_clip (simnpu__json_op * j)
+{
+  double p0 = 0.0, p1 = 0.0;
+  int ret;
+
+  if ((ret = simnpu__json_attr_number (j, "min", -INFINITY, &p0)) < 0
+      || (ret = simnpu__json_attr_number (j, "max", INFINITY, &p1)) < 0)
+    return ret;
+  if (p0 > p1)
+    return simnpu__json_fail (j, SIMNPU_EFORMAT, "attrs", "min must be <= max");
+  set_float_params (j, p0, p1);
+  return 0;
+}
+
+static int
+parse_hard_sigmoid (simnpu__json_op * j)
+{
+  double p0 = 0.0, p1 = 0.0;
+  int ret;
+
+  if ((ret = simnpu__json_attr_number (j, "alpha", HARD_SIGMOID_ALPHA,
+              &p0)) < 0
+      || (ret = simnpu__json_attr_number (j, "beta", HARD_SIGMOID_BETA,
+              &p1)) < 0)
+    return ret;
+  set_float_params (j, p0, p1);
+  return 0;
+}
+
+/* ops with one real parameter alpha */
+static int
+parse_alpha (simnpu__json_op * j, double def)
+{
+  double p0 = 0.0;
+  int ret;
+
+  if ((ret = simnpu__json_attr_number (j, "alpha", def, &p0)) < 0)
+    return ret;
+  set_float_params (j, p0, 0.0);
+  return 0;
+}
+
+static int
+parse_leaky_relu (simnpu__json_op * j)
+{
+  return parse_alpha (j, LEAKY_RELU_ALPHA);
+}
+
+static int
+parse_elu (simnpu__json_op * j)
+{
+  return parse_alpha (j, ELU_ALPHA);
+}
+
+static int
+parse_pad (simnpu__json_op * j)
+{
+  int32_t *at = simnpu__json_op_get (j)->attrs;
+  int64_t pads[N_PADS];
+  double value = 0.0;
+  unsigned n = 0, i;
+  int ret;
+
+  if (!simnpu__json_has_attrs (j))
+    return simnpu__json_fail (j, SIMNPU_EFORMAT, "attrs", "missing \"pads\"");
+  if ((ret = simnpu__json_attr_int_array (j, "pads", N_PADS, N_PADS, 0,
+              SIMNPU_MAX_TENSOR_ELEMENTS, pads, &n)) < 0
+      || (ret = simnpu__json_attr_choice (j, "mode", pad_modes,
+              G_N_ELEMENTS (pad_modes), SIMNPU_PAD_CONSTANT,
+              &at[SIMNPU_A_PAD_MODE])) < 0
+      || (ret = simnpu__json_attr_number (j, "value", 0.0, &value)) < 0)
+    return ret;
+  for (i = 0; i < N_PADS; i++)
+    at[SIMNPU_A_PAD0 + i] = (int32_t) pads[i];
+  simnpu__json_pending_pad_value (j, value);
+  return 0;
+}
+
+static int
+parse_reshape (simnpu__json_op * j)
+{
+  int32_t *at = simnpu__json_op_get (j)->attrs;
+  int64_t shape[SIMNPU_MAX_DIMS];
+  unsigned n = 0, i;
+  int ret;
+
+  if (!simnpu__json_has_attrs (j))
+    return simnpu__json_fail (j, SIMNPU_EFORMAT, "attrs", "missing \"shape\"");
+  if ((ret = simnpu__json_attr_int_array (j, "shape", 1, SIMNPU_MAX_DIMS, -1,
+              SIMNPU_MAX_TENSOR_ELEMENTS, shape, &n)) < 0)
+    return ret;
+  at[SIMNPU_A_RANK] = (int32_t) n;
+  for (i = 0; i < n; i++)
+    at[SIMNPU_A_DIM0 + i] = (int32_t) shape[i];
+  return 0;
+}
+
+static int
+parse_transpose (simnpu__json_op * j)
+{
+  int32_t *at = simnpu__json_op_get (j)->attrs;
+  int64_t perm[SIMNPU_MAX_DIMS];
+  unsigned rank = simnpu__json_input_rank (j), n = 0, i;
+  int ret;
+
+  if (!simnpu__json_has_attrs (j))
+    return simnpu__json_fail (j, SIMNPU_EFORMAT, "attrs", "missing \"perm\"");
+  if ((ret = simnpu__json_attr_int_array (j, "perm", rank, rank, 0,
+              SIMNPU_MAX_DIMS - 1, perm, &n)) < 0)
+    return ret;
+  for (i = 0; i < n; i++)
+    at[SIMNPU_A_PERM0 + i] = (int32_t) perm[i];
+  return 0;
+}
+
+int
+simnpu__op_parse_attrs (simnpu__json_op * j)
+{
+  const simnpu__op_def *def = op_def (simnpu__json_op_get (j)->type);
+
+  if (def == NULL || def->parse == NULL)
+    return 0;
+  return def->parse (j);
+}
+
 static const simnpu__op_def simnpu__op_defs[SIMNPU_N_OP_TYPES] = {
-  [SIMNPU_OP_CONV2D] = {"conv2d", bind_conv, infer_window, prepare_conv,
-      run_conv, NULL, 2, OP_COST_MACS, OP_COMPUTES},
-  [SIMNPU_OP_ADD] = {"add", NULL, infer_binary, prepare_binary, run_binary,
-      NULL, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_MUL] = {"mul", NULL, infer_binary, prepare_binary, run_binary,
-      NULL, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_CONCAT] = {"concat", NULL, infer_concat, prepare_concat,
-      run_concat, NULL, 0, OP_COST_OUTPUT_BYTES, OP_MOVES_DATA},
-  [SIMNPU_OP_SPLIT] = {"split", NULL, infer_split, prepare_same_quant,
-      run_split, NULL, 0, OP_COST_OUTPUT_BYTES, OP_MOVES_DATA},
-  [SIMNPU_OP_SLICE] = {"slice", NULL, infer_slice, prepare_same_quant,
-      run_slice, NULL, 0, OP_COST_OUTPUT_BYTES, OP_MOVES_DATA},
-  [SIMNPU_OP_MAXPOOL] = {"maxpool", NULL, infer_window, prepare_pool,
-      run_pool, NULL, 0, OP_COST_WINDOW_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_AVGPOOL] = {"avgpool", NULL, infer_window, prepare_pool,
-      run_pool, NULL, 0, OP_COST_WINDOW_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_RESIZE] = {"resize", NULL, infer_resize, prepare_resize,
-      run_resize, NULL, 0, OP_COST_RESIZE, OP_MOVES_DATA_IF_NEAREST},
-  [SIMNPU_OP_RESHAPE] = {"reshape", NULL, infer_reshape, prepare_same_quant,
-      run_reshape, NULL, 0, OP_COST_OUTPUT_BYTES, OP_MOVES_DATA},
-  [SIMNPU_OP_TRANSPOSE] = {"transpose", NULL, infer_transpose,
-        prepare_same_quant, run_transpose, NULL, 0, OP_COST_OUTPUT_BYTES,
-      OP_MOVES_DATA},
-  [SIMNPU_OP_RELU] = {"relu", NULL, infer_unary, prepare_lut_fixed, run_lut,
-      lut_relu, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_SIGMOID] = {"sigmoid", NULL, infer_unary, prepare_lut_fixed,
-      run_lut, lut_sigmoid, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_SILU] = {"silu", NULL, infer_unary, prepare_lut_fixed, run_lut,
-      lut_silu, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_SOFTMAX] = {"softmax", NULL, infer_softmax, prepare_softmax,
-      run_softmax_op, NULL, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_TANH] = {"tanh", NULL, infer_unary, prepare_lut_params, run_lut,
-      lut_tanh, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_HARD_SWISH] = {"hard_swish", NULL, infer_unary,
-        prepare_lut_params, run_lut, lut_hard_swish, 0, OP_COST_OUTPUT_BYTES,
-      OP_COMPUTES},
-  [SIMNPU_OP_HARD_SIGMOID] = {"hard_sigmoid", NULL, infer_unary,
-        prepare_lut_params, run_lut, lut_hard_sigmoid, 0, OP_COST_OUTPUT_BYTES,
-      OP_COMPUTES},
-  [SIMNPU_OP_LEAKY_RELU] = {"leaky_relu", NULL, infer_unary,
-        prepare_lut_params, run_lut, lut_leaky_relu, 0, OP_COST_OUTPUT_BYTES,
-      OP_COMPUTES},
-  [SIMNPU_OP_CLIP] = {"clip", NULL, infer_unary, prepare_lut_params, run_lut,
-      lut_clip, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_ELU] = {"elu", NULL, infer_unary, prepare_lut_params, run_lut,
-      lut_elu, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_LUT] = {"lut", NULL, infer_lut, prepare_lut, run_lut, NULL, 0,
-      OP_COST_OUTPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_MEAN] = {"mean", NULL, infer_mean, prepare_mean, run_mean, NULL,
-      0, OP_COST_INPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_PAD] = {"pad", NULL, infer_pad, prepare_pad, run_pad, NULL, 0,
-      OP_COST_OUTPUT_BYTES, OP_MOVES_DATA},
-  [SIMNPU_OP_SUB] = {"sub", NULL, infer_binary, prepare_binary, run_binary,
-      NULL, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_MAXIMUM] = {"maximum", NULL, infer_binary, prepare_binary,
-      run_binary, NULL, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
-  [SIMNPU_OP_MINIMUM] = {"minimum", NULL, infer_binary, prepare_binary,
-      run_binary, NULL, 0, OP_COST_OUTPUT_BYTES, OP_COMPUTES},
+  [SIMNPU_OP_CONV2D] = {.name = "conv2d",.parse = parse_conv,.bind =
+        bind_conv,.infer = infer_window,.prepare = prepare_conv,.run =
+        run_conv,.n_params = 2,.cost = OP_COST_MACS,.movement = OP_COMPUTES},
+  [SIMNPU_OP_ADD] = {.name = "add",.infer = infer_binary,.prepare =
+        prepare_binary,.run = run_binary,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_MUL] = {.name = "mul",.infer = infer_binary,.prepare =
+        prepare_binary,.run = run_binary,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_CONCAT] = {.name = "concat",.parse = parse_axis,.infer =
+        infer_concat,.prepare = prepare_concat,.run = run_concat,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_MOVES_DATA},
+  [SIMNPU_OP_SPLIT] = {.name = "split",.parse = parse_split,.infer =
+        infer_split,.prepare = prepare_same_quant,.run = run_split,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_MOVES_DATA},
+  [SIMNPU_OP_SLICE] = {.name = "slice",.parse = parse_slice,.infer =
+        infer_slice,.prepare = prepare_same_quant,.run = run_slice,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_MOVES_DATA},
+  [SIMNPU_OP_MAXPOOL] = {.name = "maxpool",.parse = parse_window,.infer =
+        infer_window,.prepare = prepare_pool,.run = run_pool,.cost =
+        OP_COST_WINDOW_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_AVGPOOL] = {.name = "avgpool",.parse = parse_window,.infer =
+        infer_window,.prepare = prepare_pool,.run = run_pool,.cost =
+        OP_COST_WINDOW_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_RESIZE] = {.name = "resize",.parse = parse_resize,.infer =
+        infer_resize,.prepare = prepare_resize,.run = run_resize,.cost =
+        OP_COST_RESIZE,.movement = OP_MOVES_DATA_IF_NEAREST},
+  [SIMNPU_OP_RESHAPE] = {.name = "reshape",.parse = parse_reshape,.infer =
+        infer_reshape,.prepare = prepare_same_quant,.run = run_reshape,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_MOVES_DATA},
+  [SIMNPU_OP_TRANSPOSE] = {.name = "transpose",.parse = parse_transpose,.infer =
+        infer_transpose,.prepare = prepare_same_quant,.run =
+        run_transpose,.cost = OP_COST_OUTPUT_BYTES,.movement = OP_MOVES_DATA},
+  [SIMNPU_OP_RELU] = {.name = "relu",.infer = infer_unary,.prepare =
+        prepare_lut_fixed,.run = run_lut,.lut = lut_relu,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_SIGMOID] = {.name = "sigmoid",.infer = infer_unary,.prepare =
+        prepare_lut_fixed,.run = run_lut,.lut = lut_sigmoid,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_SILU] = {.name = "silu",.infer = infer_unary,.prepare =
+        prepare_lut_fixed,.run = run_lut,.lut = lut_silu,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_SOFTMAX] = {.name = "softmax",.parse = parse_axis,.infer =
+        infer_softmax,.prepare = prepare_softmax,.run = run_softmax_op,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_TANH] = {.name = "tanh",.infer = infer_unary,.prepare =
+        prepare_lut_params,.run = run_lut,.lut = lut_tanh,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_HARD_SWISH] = {.name = "hard_swish",.infer = infer_unary,.prepare =
+        prepare_lut_params,.run = run_lut,.lut = lut_hard_swish,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_HARD_SIGMOID] = {.name = "hard_sigmoid",.parse =
+        parse_hard_sigmoid,.infer = infer_unary,.prepare =
+        prepare_lut_params,.run = run_lut,.lut = lut_hard_sigmoid,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_LEAKY_RELU] = {.name = "leaky_relu",.parse =
+        parse_leaky_relu,.infer = infer_unary,.prepare =
+        prepare_lut_params,.run = run_lut,.lut = lut_leaky_relu,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_CLIP] = {.name = "clip",.parse = parse_clip,.infer =
+        infer_unary,.prepare = prepare_lut_params,.run = run_lut,.lut =
+        lut_clip,.cost = OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_ELU] = {.name = "elu",.parse = parse_elu,.infer =
+        infer_unary,.prepare = prepare_lut_params,.run = run_lut,.lut =
+        lut_elu,.cost = OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_LUT] = {.name = "lut",.infer = infer_lut,.prepare =
+        prepare_lut,.run = run_lut,.cost = OP_COST_OUTPUT_BYTES,.movement =
+        OP_COMPUTES},
+  [SIMNPU_OP_MEAN] = {.name = "mean",.infer = infer_mean,.prepare =
+        prepare_mean,.run = run_mean,.cost = OP_COST_INPUT_BYTES,.movement =
+        OP_COMPUTES},
+  [SIMNPU_OP_PAD] = {.name = "pad",.parse = parse_pad,.infer =
+        infer_pad,.prepare = prepare_pad,.run = run_pad,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_MOVES_DATA},
+  [SIMNPU_OP_SUB] = {.name = "sub",.infer = infer_binary,.prepare =
+        prepare_binary,.run = run_binary,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_MAXIMUM] = {.name = "maximum",.infer = infer_binary,.prepare =
+        prepare_binary,.run = run_binary,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
+  [SIMNPU_OP_MINIMUM] = {.name = "minimum",.infer = infer_binary,.prepare =
+        prepare_binary,.run = run_binary,.cost =
+        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
 };
 
 /* ------------------------------------------------------------------ */

@@ -23,33 +23,6 @@
 /* The graph format nests a handful of levels; json-glib's recursive
  * parser would exhaust the stack on absurdly deep input. */
 #define MAX_JSON_DEPTH 64
-#define RELU6_MAX 6.0
-/* ONNX's and TF's defaults */
-#define HARD_SIGMOID_ALPHA 0.2
-#define HARD_SIGMOID_BETA 0.5
-#define LEAKY_RELU_ALPHA 0.01
-#define ELU_ALPHA 1.0
-/* pad: before and after, per NHWC dimension */
-#define N_PADS (2 * SIMNPU_MAX_DIMS)
-
-/* "linear" is ONNX's name of bilinear */
-static const char *const resize_modes[] = { "nearest", "bilinear", "linear" };
-
-static const char *const coord_modes[SIMNPU_N_COORD_MODES] = {
-  [SIMNPU_COORD_HALF_PIXEL] = "half_pixel",
-  [SIMNPU_COORD_PYTORCH_HALF_PIXEL] = "pytorch_half_pixel",
-  [SIMNPU_COORD_ALIGN_CORNERS] = "align_corners",
-  [SIMNPU_COORD_ASYMMETRIC] = "asymmetric",
-  [SIMNPU_COORD_TF_HALF_PIXEL_FOR_NN] = "tf_half_pixel_for_nn",
-};
-
-static const char *const nearest_modes[SIMNPU_N_NEAREST_MODES] = {
-  [SIMNPU_NEAREST_ROUND_PREFER_FLOOR] = "round_prefer_floor",
-  [SIMNPU_NEAREST_ROUND_PREFER_CEIL] = "round_prefer_ceil",
-  [SIMNPU_NEAREST_FLOOR] = "floor",
-  [SIMNPU_NEAREST_CEIL] = "ceil",
-};
-static const char *const pad_modes[] = { "constant", "edge" };
 
 typedef struct
 {
@@ -647,9 +620,6 @@ normalise_axis (loader * l, const char *path, simnpu__op * op, unsigned rank)
   return 0;
 }
 
-static const int64_t ones2[2] = { 1, 1 };
-static const int64_t zeros4[4] = { 0, 0, 0, 0 };
-
 /* Real values of an op that become quantised attributes once its
  * output's quantisation is known. */
 typedef struct
@@ -660,72 +630,166 @@ typedef struct
   double value;
 } pending_reals;
 
-static int
-parse_conv (loader * l, JsonObject * o, JsonObject * attrs, const char *path,
-    simnpu__op * op, pending_reals * pend)
+struct simnpu__json_op
 {
+  loader *l;
+  JsonObject *o;
+  JsonObject *attrs;
+  const char *path;
+  simnpu__op *op;
+  pending_reals pend;
+};
+
+simnpu__op *
+simnpu__json_op_get (simnpu__json_op * j)
+{
+  return j->op;
+}
+
+unsigned
+simnpu__json_input_rank (simnpu__json_op * j)
+{
+  return input_rank (j->l, j->op);
+}
+
+bool
+simnpu__json_has_attrs (simnpu__json_op * j)
+{
+  return j->attrs != NULL;
+}
+
+bool
+simnpu__json_has_attr (simnpu__json_op * j, const char *member)
+{
+  return j->attrs != NULL && json_object_has_member (j->attrs, member);
+}
+
+const char *
+simnpu__json_attr_string (simnpu__json_op * j, const char *member)
+{
+  return j->attrs ? get_string (j->attrs, member) : NULL;
+}
+
+int
+simnpu__json_fail (simnpu__json_op * j, int code, const char *where,
+    const char *what)
+{
+  char p[512];
+
+  snprintf (p, sizeof (p), "%s.%s", j->path, where);
+  return fail (j->l, code, p, what);
+}
+
+int
+simnpu__json_attr_ints (simnpu__json_op * j, const char *member,
+    unsigned len, int64_t min, int64_t max, const int64_t * defaults,
+    int32_t * out)
+{
+  return attr_ints (j->l, j->attrs, j->path, member, len, min, max, defaults,
+      out);
+}
+
+int
+simnpu__json_attr_int (simnpu__json_op * j, const char *member, int64_t min,
+    int64_t max, int64_t def, bool required, int32_t * out)
+{
+  return attr_int (j->l, j->attrs, j->path, member, min, max, def, required,
+      out);
+}
+
+int
+simnpu__json_attr_number (simnpu__json_op * j, const char *member,
+    double def, double *out)
+{
+  return attr_number (j->l, j->attrs, j->path, member, def, out);
+}
+
+int
+simnpu__json_attr_choice (simnpu__json_op * j, const char *member,
+    const char *const *names, unsigned n, int def, int32_t * out)
+{
+  return attr_choice (j->l, j->attrs, j->path, member, names, n, def, out);
+}
+
+int
+simnpu__json_attr_int_array (simnpu__json_op * j, const char *member,
+    unsigned min_len, unsigned max_len, int64_t min_v, int64_t max_v,
+    int64_t * out, unsigned *len)
+{
+  char p[512];
+
+  snprintf (p, sizeof (p), "%s.attrs", j->path);
+  return get_int_array (j->l, j->attrs, member, p, min_len, max_len, min_v,
+      max_v, out, len);
+}
+
+int
+simnpu__json_attr_reals (simnpu__json_op * j, const char *member,
+    unsigned n, const char *missing, double *out)
+{
+  JsonArray *c = j->attrs ? get_array (j->attrs, member) : NULL;
+  char p[512];
+  unsigned i;
+
+  snprintf (p, sizeof (p), "%s.attrs.%s", j->path, member);
+  if (c == NULL || json_array_get_length (c) != n)
+    return fail (j->l, SIMNPU_EFORMAT, p, missing);
+  for (i = 0; i < n; i++) {
+    JsonNode *e = json_array_get_element (c, i);
+    if (!JSON_NODE_HOLDS_VALUE (e)
+        || (json_node_get_value_type (e) != G_TYPE_INT64
+            && json_node_get_value_type (e) != G_TYPE_DOUBLE))
+      return fail (j->l, SIMNPU_EFORMAT, p, "elements must be numbers");
+    out[i] = json_node_get_value_type (e) == G_TYPE_INT64 ?
+        (double) json_node_get_int (e) : json_node_get_double (e);
+    if (!isfinite (out[i]))
+      return fail (j->l, SIMNPU_EFORMAT, p, "elements must be finite");
+  }
+  return 0;
+}
+
+int
+simnpu__json_normalise_axis (simnpu__json_op * j)
+{
+  return normalise_axis (j->l, j->path, j->op, input_rank (j->l, j->op));
+}
+
+int
+simnpu__json_n_outputs (simnpu__json_op * j)
+{
+  JsonArray *a = get_array (j->o, "outputs");
+
+  return a ? (int) json_array_get_length (a) : -1;
+}
+
+void
+simnpu__json_pending_clip (simnpu__json_op * j, double min, double max)
+{
+  j->pend.clip = true;
+  j->pend.clip_min = min;
+  j->pend.clip_max = max;
+}
+
+void
+simnpu__json_pending_pad_value (simnpu__json_op * j, double value)
+{
+  j->pend.pad_value = true;
+  j->pend.value = value;
+}
+
+int
+simnpu__json_conv_params (simnpu__json_op * j)
+{
+  loader *l = j->l;
+  JsonObject *o = j->o;
+  const char *path = j->path;
+  simnpu__op *op = j->op;
   int32_t *at = op->attrs;
-  const char *act;
   JsonObject *w, *b;
   unsigned wi, bi;
   char name[SIMNPU_MAX_NAME_BYTES + 16], p[512];
   int ret;
 
-  if ((ret = attr_ints (l, attrs, path, "kernel", 2, 1, SIMNPU_MAX_KERNEL_DIM,
-              NULL, &at[SIMNPU_A_KH])) < 0
-      || (ret = attr_ints (l, attrs, path, "stride", 2, 1,
-              SIMNPU_MAX_KERNEL_DIM, ones2, &at[SIMNPU_A_SH])) < 0
-      || (ret = attr_ints (l, attrs, path, "pad", 4, 0,
-              SIMNPU_MAX_KERNEL_DIM, zeros4, &at[SIMNPU_A_PT])) < 0
-      || (ret = attr_ints (l, attrs, path, "dilation", 2, 1,
-              SIMNPU_MAX_KERNEL_DIM, ones2, &at[SIMNPU_A_DH])) < 0
-      || (ret = attr_int (l, attrs, path, "groups", 1, 1 << 16, 1, false,
-              &at[SIMNPU_A_GROUPS])) < 0
-      || (ret = attr_int (l, attrs, path, "out_channels", 1, 1 << 16, 0,
-              true, &at[SIMNPU_A_OC])) < 0)
-    return ret;
-  act = attrs ? get_string (attrs, "activation") : NULL;
-  if (act == NULL || strcmp (act, "none") == 0) {
-    at[SIMNPU_A_ACT] = SIMNPU_ACT_NONE;
-  } else if (strcmp (act, "relu") == 0) {
-    at[SIMNPU_A_ACT] = SIMNPU_ACT_RELU;
-  } else if (strcmp (act, "relu6") == 0) {
-    at[SIMNPU_A_ACT] = SIMNPU_ACT_CLIP;
-    pend->clip = true;
-    pend->clip_min = 0.0;
-    pend->clip_max = RELU6_MAX;
-  } else if (strcmp (act, "clip") == 0) {
-    JsonArray *c = get_array (attrs, "clip");
-    unsigned i;
-    snprintf (p, sizeof (p), "%s.attrs.clip", path);
-    if (c == NULL || json_array_get_length (c) != 2)
-      return fail (l, SIMNPU_EFORMAT, p, "expected [min, max] (real "
-          "values) with \"activation\": \"clip\"");
-    for (i = 0; i < 2; i++) {
-      JsonNode *e = json_array_get_element (c, i);
-      double v;
-      if (!JSON_NODE_HOLDS_VALUE (e)
-          || (json_node_get_value_type (e) != G_TYPE_INT64
-              && json_node_get_value_type (e) != G_TYPE_DOUBLE))
-        return fail (l, SIMNPU_EFORMAT, p, "elements must be numbers");
-      v = json_node_get_value_type (e) == G_TYPE_INT64 ?
-          (double) json_node_get_int (e) : json_node_get_double (e);
-      if (!isfinite (v))
-        return fail (l, SIMNPU_EFORMAT, p, "elements must be finite");
-      if (i == 0)
-        pend->clip_min = v;
-      else
-        pend->clip_max = v;
-    }
-    if (pend->clip_min > pend->clip_max)
-      return fail (l, SIMNPU_EFORMAT, p, "min must be <= max");
-    at[SIMNPU_A_ACT] = SIMNPU_ACT_CLIP;
-    pend->clip = true;
-  } else {
-    snprintf (p, sizeof (p), "%s.attrs.activation", path);
-    return fail (l, SIMNPU_EUNSUPPORTED, p, "expected \"none\", \"relu\", "
-        "\"relu6\" or \"clip\" (use a separate sigmoid or silu op)");
-  }
   if (op->n_inputs != 1) {
     snprintf (p, sizeof (p), "%s.inputs", path);
     return fail (l, SIMNPU_EFORMAT, p, "conv2d takes one input tensor; "
@@ -805,7 +869,6 @@ parse_op (loader * l, JsonObject * o, const char *path)
   JsonObject *attrs = get_object (o, "attrs");
   int type, ret;
   char p[512];
-  unsigned rank;
   pending_reals pend = { 0 };
 
   snprintf (p, sizeof (p), "%s.type", path);
@@ -844,179 +907,10 @@ parse_op (loader * l, JsonObject * o, const char *path)
       goto out;
     }
   }
-  rank = input_rank (l, &op);
-
-  switch (op.type) {
-    case SIMNPU_OP_CONV2D:
-      ret = parse_conv (l, o, attrs, path, &op, &pend);
-      break;
-    case SIMNPU_OP_MAXPOOL:
-    case SIMNPU_OP_AVGPOOL:
-      if ((ret = attr_ints (l, attrs, path, "kernel", 2, 1,
-                  SIMNPU_MAX_KERNEL_DIM, NULL, &op.attrs[SIMNPU_A_KH])) < 0
-          || (ret = attr_ints (l, attrs, path, "stride", 2, 1,
-                  SIMNPU_MAX_KERNEL_DIM, &ones2[0], &op.attrs[SIMNPU_A_SH])) < 0
-          || (ret = attr_ints (l, attrs, path, "pad", 4, 0,
-                  SIMNPU_MAX_KERNEL_DIM, zeros4, &op.attrs[SIMNPU_A_PT])) < 0)
-        break;
-      break;
-    case SIMNPU_OP_CONCAT:
-    case SIMNPU_OP_SOFTMAX:
-      if ((ret = attr_int (l, attrs, path, "axis", -4, 3, -1, false,
-                  &op.attrs[SIMNPU_A_AXIS])) < 0)
-        break;
-      ret = normalise_axis (l, path, &op, rank);
-      break;
-    case SIMNPU_OP_SPLIT:{
-      int64_t sizes[SIMNPU_N_ATTRS];
-      unsigned n = 0, i;
-      if ((ret = attr_int (l, attrs, path, "axis", -4, 3, -1, false,
-                  &op.attrs[SIMNPU_A_AXIS])) < 0
-          || (ret = normalise_axis (l, path, &op, rank)) < 0)
-        break;
-      snprintf (p, sizeof (p), "%s.attrs", path);
-      if (attrs == NULL) {
-        ret = fail (l, SIMNPU_EFORMAT, p, "missing \"sizes\"");
-        break;
-      }
-      if ((ret = get_int_array (l, attrs, "sizes", p, 1, SIMNPU_N_ATTRS - 1,
-                  1, SIMNPU_MAX_TENSOR_ELEMENTS, sizes, &n)) < 0)
-        break;
-      if (get_array (o, "outputs") == NULL
-          || json_array_get_length (get_array (o, "outputs")) != n) {
-        ret = fail (l, SIMNPU_EFORMAT, p, "\"sizes\" must have one entry "
-            "per output");
-        break;
-      }
-      for (i = 0; i < n; i++)
-        op.attrs[SIMNPU_A_SIZES0 + i] = (int32_t) sizes[i];
-      break;
-    }
-    case SIMNPU_OP_SLICE:{
-      int64_t begin[SIMNPU_MAX_DIMS], size[SIMNPU_MAX_DIMS];
-      unsigned nb = 0, ns = 0, i, pad;
-      snprintf (p, sizeof (p), "%s.attrs", path);
-      if (attrs == NULL) {
-        ret = fail (l, SIMNPU_EFORMAT, p, "missing \"begin\" and \"size\"");
-        break;
-      }
-      if ((ret = get_int_array (l, attrs, "begin", p, rank, rank, 0,
-                  SIMNPU_MAX_TENSOR_ELEMENTS, begin, &nb)) < 0
-          || (ret = get_int_array (l, attrs, "size", p, rank, rank, 1,
-                  SIMNPU_MAX_TENSOR_ELEMENTS, size, &ns)) < 0)
-        break;
-      pad = SIMNPU_MAX_DIMS - rank;
-      for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
-        op.attrs[SIMNPU_A_BEGIN0 + i] = i < pad ? 0 : (int32_t) begin[i - pad];
-        op.attrs[SIMNPU_A_SIZE0 + i] = i < pad ? 1 : (int32_t) size[i - pad];
-      }
-      break;
-    }
-    case SIMNPU_OP_RESIZE:{
-      bool sized = attrs != NULL && json_object_has_member (attrs, "size");
-      if ((ret = attr_ints (l, attrs, path, "scale", 2, 1,
-                  SIMNPU_MAX_KERNEL_DIM, sized ? ones2 : NULL,
-                  &op.attrs[SIMNPU_A_SCALE_H])) < 0
-          || (sized && (ret = attr_ints (l, attrs, path, "size", 2, 1,
-                      SIMNPU_MAX_TENSOR_ELEMENTS, NULL,
-                      &op.attrs[SIMNPU_A_OUT_H])) < 0)
-          || (ret = attr_choice (l, attrs, path, "mode", resize_modes,
-                  G_N_ELEMENTS (resize_modes), SIMNPU_RESIZE_MODE_NEAREST,
-                  &op.attrs[SIMNPU_A_RESIZE_MODE])) < 0
-          || (ret = attr_choice (l, attrs, path,
-                  "coordinate_transformation_mode", coord_modes,
-                  G_N_ELEMENTS (coord_modes), SIMNPU_COORD_HALF_PIXEL,
-                  &op.attrs[SIMNPU_A_COORD])) < 0
-          || (ret = attr_choice (l, attrs, path, "nearest_mode",
-                  nearest_modes, G_N_ELEMENTS (nearest_modes),
-                  SIMNPU_NEAREST_ROUND_PREFER_FLOOR,
-                  &op.attrs[SIMNPU_A_NEAREST])) < 0)
-        break;
-      if (op.attrs[SIMNPU_A_RESIZE_MODE] > SIMNPU_RESIZE_MODE_BILINEAR)
-        op.attrs[SIMNPU_A_RESIZE_MODE] = SIMNPU_RESIZE_MODE_BILINEAR;
-      break;
-    }
-    case SIMNPU_OP_HARD_SIGMOID:
-    case SIMNPU_OP_LEAKY_RELU:
-    case SIMNPU_OP_ELU:
-    case SIMNPU_OP_CLIP:{
-      double p0 = 0.0, p1 = 0.0;
-      bool hs = op.type == SIMNPU_OP_HARD_SIGMOID;
-      if (op.type == SIMNPU_OP_CLIP) {
-        if ((ret = attr_number (l, attrs, path, "min", -INFINITY, &p0)) < 0
-            || (ret = attr_number (l, attrs, path, "max", INFINITY, &p1)) < 0)
-          break;
-        if (p0 > p1) {
-          snprintf (p, sizeof (p), "%s.attrs", path);
-          ret = fail (l, SIMNPU_EFORMAT, p, "min must be <= max");
-          break;
-        }
-      } else if ((ret = attr_number (l, attrs, path, "alpha",
-                  hs ? HARD_SIGMOID_ALPHA : op.type == SIMNPU_OP_ELU ?
-                  ELU_ALPHA : LEAKY_RELU_ALPHA, &p0)) < 0
-          || (hs && (ret = attr_number (l, attrs, path, "beta",
-                      HARD_SIGMOID_BETA, &p1)) < 0)) {
-        break;
-      }
-      op.attrs[SIMNPU_A_F0] = simnpu__float_attr ((float) p0);
-      op.attrs[SIMNPU_A_F1] = simnpu__float_attr ((float) p1);
-      break;
-    }
-    case SIMNPU_OP_PAD:{
-      int64_t pads[N_PADS];
-      unsigned n = 0, i;
-      snprintf (p, sizeof (p), "%s.attrs", path);
-      if (attrs == NULL) {
-        ret = fail (l, SIMNPU_EFORMAT, p, "missing \"pads\"");
-        break;
-      }
-      if ((ret = get_int_array (l, attrs, "pads", p, N_PADS, N_PADS, 0,
-                  SIMNPU_MAX_TENSOR_ELEMENTS, pads, &n)) < 0
-          || (ret = attr_choice (l, attrs, path, "mode", pad_modes,
-                  G_N_ELEMENTS (pad_modes), SIMNPU_PAD_CONSTANT,
-                  &op.attrs[SIMNPU_A_PAD_MODE])) < 0
-          || (ret = attr_number (l, attrs, path, "value", 0.0,
-                  &pend.value)) < 0)
-        break;
-      for (i = 0; i < N_PADS; i++)
-        op.attrs[SIMNPU_A_PAD0 + i] = (int32_t) pads[i];
-      pend.pad_value = true;
-      break;
-    }
-    case SIMNPU_OP_RESHAPE:{
-      int64_t shape[SIMNPU_MAX_DIMS];
-      unsigned n = 0, i;
-      snprintf (p, sizeof (p), "%s.attrs", path);
-      if (attrs == NULL) {
-        ret = fail (l, SIMNPU_EFORMAT, p, "missing \"shape\"");
-        break;
-      }
-      if ((ret = get_int_array (l, attrs, "shape", p, 1, SIMNPU_MAX_DIMS, -1,
-                  SIMNPU_MAX_TENSOR_ELEMENTS, shape, &n)) < 0)
-        break;
-      op.attrs[SIMNPU_A_RANK] = (int32_t) n;
-      for (i = 0; i < n; i++)
-        op.attrs[SIMNPU_A_DIM0 + i] = (int32_t) shape[i];
-      break;
-    }
-    case SIMNPU_OP_TRANSPOSE:{
-      int64_t perm[SIMNPU_MAX_DIMS];
-      unsigned n = 0, i;
-      snprintf (p, sizeof (p), "%s.attrs", path);
-      if (attrs == NULL) {
-        ret = fail (l, SIMNPU_EFORMAT, p, "missing \"perm\"");
-        break;
-      }
-      if ((ret = get_int_array (l, attrs, "perm", p, rank, rank, 0, 3, perm,
-                  &n)) < 0)
-        break;
-      for (i = 0; i < n; i++)
-        op.attrs[SIMNPU_A_PERM0 + i] = (int32_t) perm[i];
-      break;
-    }
-    default:
-      ret = 0;
-      break;
+  {
+    simnpu__json_op j = {.l = l,.o = o,.attrs = attrs,.path = path,.op = &op };
+    ret = simnpu__op_parse_attrs (&j);
+    pend = j.pend;
   }
   if (ret < 0)
     goto out;

@@ -815,6 +815,7 @@ infer_all (simnpu__graph * g, bool *avail, simnpu_error * error)
 
   for (i = 0; i < g->n_ops; i++) {
     simnpu__op *op = &g->ops[i];
+    unsigned n_params;
     if (op->n_inputs > SIMNPU_MAX_OP_INPUTS
         || op->n_outputs > SIMNPU_MAX_OP_OUTPUTS)
       return op_error (error, SIMNPU_EFORMAT, op, i, "too many inputs or "
@@ -839,13 +840,12 @@ infer_all (simnpu__graph * g, bool *avail, simnpu_error * error)
       if (t->kind == SIMNPU_TENSOR_ACTIVATION)
         t->n_dims = 0;
     }
-    if (op_def (op->type) != NULL && op_def (op->type)->n_params > 0) {
-      for (j = PARAMS_FROM; j < op->n_inputs
-          && j < PARAMS_FROM + op_def (op->type)->n_params; j++)
-        if (g->tensors[op->inputs[j]].kind != SIMNPU_TENSOR_CONSTANT)
-          return op_error (error, SIMNPU_EFORMAT, op, i,
-              "weights and bias must be constants");
-    }
+    n_params = op_def (op->type) != NULL ? op_def (op->type)->n_params : 0;
+    for (j = PARAMS_FROM; n_params > 0 && j < op->n_inputs
+        && j < PARAMS_FROM + n_params; j++)
+      if (g->tensors[op->inputs[j]].kind != SIMNPU_TENSOR_CONSTANT)
+        return op_error (error, SIMNPU_EFORMAT, op, i,
+            "weights and bias must be constants");
     if ((ret = simnpu__graph_infer_op (g, i, avail, error)) < 0)
       return ret;
     for (j = 0; j < op->n_outputs; j++)

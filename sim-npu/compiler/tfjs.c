@@ -3053,33 +3053,6 @@ out:
 
 /* ------------------------------------------------------------------ */
 
-/* The deepest array/object nesting of a JSON text, strings skipped. */
-static unsigned
-json_depth (const char *data, size_t size)
-{
-  unsigned depth = 0, deepest = 0;
-  bool in_string = false;
-  size_t i;
-
-  for (i = 0; i < size; i++) {
-    char c = data[i];
-    if (in_string) {
-      if (c == '\\')
-        i++;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      depth++;
-      deepest = MAX (deepest, depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      depth--;
-    }
-  }
-  return deepest;
-}
-
 int
 simnpu__tfjs_load_data (const char *json, size_t size,
     simnpu__tfjs_shard_reader reader, gpointer user_data,
@@ -3095,7 +3068,7 @@ simnpu__tfjs_load_data (const char *json, size_t size,
   if (size > TFJS_MAX_JSON_BYTES)
     return fail (&l, SIMNPU_ENOMEM, "model.json: %zu bytes; expected at "
         "most %" G_GINT64_FORMAT, size, TFJS_MAX_JSON_BYTES);
-  if (json_depth (json, size) > TFJS_MAX_JSON_DEPTH)
+  if (simnpu__json_depth (json, size) > TFJS_MAX_JSON_DEPTH)
     return fail (&l, SIMNPU_EFORMAT, "model.json: nested deeper than %d "
         "levels", TFJS_MAX_JSON_DEPTH);
   parser = json_parser_new ();

@@ -24,15 +24,6 @@
 /* a transpose read by more nodes stays where it is */
 #define LAYOUT_MAX_CONSUMERS 64
 
-static bool
-is_graph_output (const simnpu__ir_graph * g, int t)
-{
-  unsigned i;
-  for (i = 0; i < g->n_outputs; i++)
-    if (g->outputs[i] == t)
-      return true;
-  return false;
-}
 
 /* number of node inputs reading t; *user = the last such node */
 static unsigned
@@ -61,44 +52,6 @@ producer_of (const simnpu__ir_graph * g, int t)
   return SIMNPU_IR_NONE;
 }
 
-static bool
-is_unary (simnpu__ir_op op)
-{
-  switch (op) {
-    case SIMNPU_IR_IDENTITY:
-    case SIMNPU_IR_RELU:
-    case SIMNPU_IR_CLIP:
-    case SIMNPU_IR_LEAKY_RELU:
-    case SIMNPU_IR_ELU:
-    case SIMNPU_IR_SELU:
-    case SIMNPU_IR_SIGMOID:
-    case SIMNPU_IR_HARD_SIGMOID:
-    case SIMNPU_IR_HARD_SWISH:
-    case SIMNPU_IR_SILU:
-    case SIMNPU_IR_TANH:
-    case SIMNPU_IR_SOFTPLUS:
-    case SIMNPU_IR_SOFTSIGN:
-    case SIMNPU_IR_EXP:
-    case SIMNPU_IR_LOG:
-    case SIMNPU_IR_SQRT:
-    case SIMNPU_IR_RSQRT:
-    case SIMNPU_IR_RECIPROCAL:
-    case SIMNPU_IR_NEG:
-    case SIMNPU_IR_ABS:
-    case SIMNPU_IR_FLOOR:
-    case SIMNPU_IR_CEIL:
-    case SIMNPU_IR_ROUND:
-    case SIMNPU_IR_SIGN:
-    case SIMNPU_IR_ERF:
-    case SIMNPU_IR_SIN:
-    case SIMNPU_IR_COS:
-    case SIMNPU_IR_NOT:
-    case SIMNPU_IR_CAST:
-      return true;
-    default:
-      return false;
-  }
-}
 
 static bool
 is_binary (simnpu__ir_op op)
@@ -212,7 +165,7 @@ can_sink_into (const simnpu__ir_graph * g, const simnpu__ir_node * tn,
 
   if (u->n_outputs != 1)
     return false;
-  if (is_unary (u->op) && u->n_inputs == 1)
+  if (simnpu__ir_op_is_unary (u->op) && u->n_inputs == 1)
     return true;
   if (!is_binary (u->op) || u->n_inputs != 2)
     return false;
@@ -233,8 +186,8 @@ can_sink_into (const simnpu__ir_graph * g, const simnpu__ir_node * tn,
     if (pn->op == SIMNPU_IR_TRANSPOSE && same_perm (pn, tn)
         && g->tensors[pn->inputs[0]].rank == r)
       continue;
-    if (is_unary (pn->op) && pn->n_inputs == 1 && pn->inputs[0] == b
-        && pn->n_outputs == 1)
+    if (simnpu__ir_op_is_unary (pn->op) && pn->n_inputs == 1
+        && pn->inputs[0] == b && pn->n_outputs == 1)
       continue;
     return false;
   }
@@ -334,7 +287,7 @@ rewrite (simnpu__ir_graph * g, unsigned ti)
   for (i = 0; i < r; i++)
     if (tn->attrs.ints[i] != (int64_t) i)
       ident = false;
-  if (is_graph_output (g, b))
+  if (simnpu__ir_is_graph_output (g, b))
     return false;
   /* unused, or an identity: its output is its input */
   if (count_uses (g, b, &user) == 0 || ident) {

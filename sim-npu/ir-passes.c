@@ -35,16 +35,6 @@
 /* ------------------------------------------------------------------ */
 /* Helpers */
 
-static bool
-is_graph_output (const simnpu__ir_graph * g, int t)
-{
-  unsigned i;
-
-  for (i = 0; i < g->n_outputs; i++)
-    if (g->outputs[i] == t)
-      return true;
-  return false;
-}
 
 static bool
 is_graph_input (const simnpu__ir_graph * g, int t)
@@ -66,7 +56,7 @@ single_consumer (const simnpu__ir_graph * g, const bool *dead, int t,
   unsigned i, j, uses = 0;
   int who = -1;
 
-  if (is_graph_output (g, t))
+  if (simnpu__ir_is_graph_output (g, t))
     return -1;
   for (i = 0; i < g->n_nodes; i++) {
     if (dead && dead[i])
@@ -893,10 +883,10 @@ drop_identities (simnpu__ir_graph * g, bool *dead)
       continue;
     a = n->inputs[0];
     b = n->outputs[0];
-    if (is_graph_output (g, b)) {
+    if (simnpu__ir_is_graph_output (g, b)) {
       char *tmp;
       if (g->tensors[a].is_const || is_graph_input (g, a)
-          || is_graph_output (g, a))
+          || simnpu__ir_is_graph_output (g, a))
         continue;
       tmp = g->tensors[a].name;
       g->tensors[a].name = g->tensors[b].name;

@@ -1595,3 +1595,55 @@ out:
   g_free (defined);
   return ret;
 }
+
+/* Element-wise ops of one operand, whose result at each index depends on
+ * the operand at that index only. */
+bool
+simnpu__ir_op_is_unary (simnpu__ir_op op)
+{
+  switch (op) {
+    case SIMNPU_IR_IDENTITY:
+    case SIMNPU_IR_RELU:
+    case SIMNPU_IR_CLIP:
+    case SIMNPU_IR_LEAKY_RELU:
+    case SIMNPU_IR_ELU:
+    case SIMNPU_IR_SELU:
+    case SIMNPU_IR_SIGMOID:
+    case SIMNPU_IR_HARD_SIGMOID:
+    case SIMNPU_IR_HARD_SWISH:
+    case SIMNPU_IR_SILU:
+    case SIMNPU_IR_TANH:
+    case SIMNPU_IR_SOFTPLUS:
+    case SIMNPU_IR_SOFTSIGN:
+    case SIMNPU_IR_EXP:
+    case SIMNPU_IR_LOG:
+    case SIMNPU_IR_SQRT:
+    case SIMNPU_IR_RSQRT:
+    case SIMNPU_IR_RECIPROCAL:
+    case SIMNPU_IR_NEG:
+    case SIMNPU_IR_ABS:
+    case SIMNPU_IR_FLOOR:
+    case SIMNPU_IR_CEIL:
+    case SIMNPU_IR_ROUND:
+    case SIMNPU_IR_SIGN:
+    case SIMNPU_IR_ERF:
+    case SIMNPU_IR_SIN:
+    case SIMNPU_IR_COS:
+    case SIMNPU_IR_NOT:
+    case SIMNPU_IR_CAST:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool
+simnpu__ir_is_graph_output (const simnpu__ir_graph * g, int t)
+{
+  unsigned i;
+
+  for (i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i] == t)
+      return true;
+  return false;
+}

@@ -303,6 +303,10 @@ SIMNPU_INTERNAL const simnpu__ir_op_info *simnpu__ir_op_get (simnpu__ir_op
 SIMNPU_INTERNAL const char *simnpu__ir_op_name (simnpu__ir_op op);
 SIMNPU_INTERNAL const char *simnpu__ir_dtype_name (simnpu__ir_dtype dtype);
 SIMNPU_INTERNAL size_t simnpu__ir_dtype_size (simnpu__ir_dtype dtype);
+/* element-wise with one operand (identity, activations, cast, ...) */
+SIMNPU_INTERNAL bool simnpu__ir_op_is_unary (simnpu__ir_op op);
+SIMNPU_INTERNAL bool simnpu__ir_is_graph_output (const simnpu__ir_graph *
+    g, int t);
 
 /* ------------------------------------------------------------------ */
 /* Graph building */

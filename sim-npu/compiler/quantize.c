@@ -97,40 +97,12 @@ device_shape_ok (const simnpu__ir_tensor * t)
   return n <= SIMNPU_MAX_TENSOR_ELEMENTS;
 }
 
+/* element-wise functions of one float, which the device runs as a table
+ * (an identity is lowered as a reshape) */
 static bool
 is_unary_lut (simnpu__ir_op op)
 {
-  switch (op) {
-    case SIMNPU_IR_RELU:
-    case SIMNPU_IR_CLIP:
-    case SIMNPU_IR_LEAKY_RELU:
-    case SIMNPU_IR_ELU:
-    case SIMNPU_IR_SELU:
-    case SIMNPU_IR_SIGMOID:
-    case SIMNPU_IR_HARD_SIGMOID:
-    case SIMNPU_IR_HARD_SWISH:
-    case SIMNPU_IR_SILU:
-    case SIMNPU_IR_TANH:
-    case SIMNPU_IR_SOFTPLUS:
-    case SIMNPU_IR_SOFTSIGN:
-    case SIMNPU_IR_EXP:
-    case SIMNPU_IR_NEG:
-    case SIMNPU_IR_ABS:
-    case SIMNPU_IR_ERF:
-    case SIMNPU_IR_SQRT:
-    case SIMNPU_IR_RSQRT:
-    case SIMNPU_IR_RECIPROCAL:
-    case SIMNPU_IR_LOG:
-    case SIMNPU_IR_SIN:
-    case SIMNPU_IR_COS:
-    case SIMNPU_IR_FLOOR:
-    case SIMNPU_IR_CEIL:
-    case SIMNPU_IR_ROUND:
-    case SIMNPU_IR_SIGN:
-      return true;
-    default:
-      return false;
-  }
+  return simnpu__ir_op_is_unary (op) && op != SIMNPU_IR_IDENTITY;
 }
 
 const char *
@@ -378,16 +350,6 @@ typedef struct
   struct _tap_stats *taps;
 } compile_ctx;
 
-static bool
-is_graph_output (const simnpu__ir_graph * g, int t)
-{
-  unsigned i;
-
-  for (i = 0; i < g->n_outputs; i++)
-    if (g->outputs[i] == t)
-      return true;
-  return false;
-}
 
 static int
 place_nodes (compile_ctx * c, simnpu_error * error)
@@ -762,7 +724,7 @@ equalizable_producer (const compile_ctx * c, unsigned i)
   const simnpu__ir_graph *g = c->g;
   int t = g->nodes[i].inputs[0];
 
-  while (t >= 0 && c->consumers[t] == 1 && !is_graph_output (g, t)) {
+  while (t >= 0 && c->consumers[t] == 1 && !simnpu__ir_is_graph_output (g, t)) {
     int p = g->tensors[t].producer;
     const simnpu__ir_node *n;
     if (p < 0 || c->place[p] != SIMNPU_SECTION_DEVICE)
@@ -1001,7 +963,7 @@ assign_quant (compile_ctx * c, simnpu_error * error)
       /* A result whose only reader clamps it (relu, clip) needs only the
        * clamped range: the int8 result saturates where the clamp would
        * cut, with twice the resolution for what is kept. */
-      if (c->consumers[t] == 1 && !is_graph_output (g, t)) {
+      if (c->consumers[t] == 1 && !simnpu__ir_is_graph_output (g, t)) {
         const simnpu__ir_node *r = &g->nodes[c->reader[t]];
         if (c->place[c->reader[t]] == SIMNPU_SECTION_DEVICE
             && (r->op == SIMNPU_IR_RELU || r->op == SIMNPU_IR_CLIP)) {
@@ -1687,7 +1649,7 @@ lower (compile_ctx * c, const chan_stats * stats, simnpu__graph ** out,
    * graph outputs */
   for (i = 0; i < g->n_tensors && ret == 0; i++) {
     int p = g->tensors[i].producer;
-    bool used_after = is_graph_output (g, (int) i);
+    bool used_after = simnpu__ir_is_graph_output (g, (int) i);
     simnpu__tensor *dt;
     if (p < 0 || c->place[p] != SIMNPU_SECTION_DEVICE || l.map[i] < 0)
       continue;
@@ -1708,7 +1670,7 @@ lower (compile_ctx * c, const chan_stats * stats, simnpu__graph ** out,
     }
     dt = dev_tensor (&l, (unsigned) l.map[i]);
     dt->kind = SIMNPU_TENSOR_OUTPUT;
-    dt->io_dtype = is_graph_output (g, (int) i) ? o->output_dtype :
+    dt->io_dtype = simnpu__ir_is_graph_output (g, (int) i) ? o->output_dtype :
         SIMNPU_DTYPE_F32;
     dg->outputs[dg->n_outputs++] = (unsigned) l.map[i];
   }
@@ -1821,7 +1783,7 @@ extract_section (compile_ctx * c, simnpu__section which,
     bool used = false;
     if (!made[i])
       continue;
-    used = is_graph_output (g, (int) i);
+    used = simnpu__ir_is_graph_output (g, (int) i);
     for (j = 0; j < g->n_nodes && !used; j++) {
       if (c->place[j] == which)
         continue;

@@ -548,50 +548,10 @@ chan_stats_free (chan_stats * stats, unsigned n)
   g_free (stats);
 }
 
+/* Widens tensor t's recorded range to cover v (NaN compares false and is
+ * skipped). */
 static void
-observe_range (simnpu__ir_exec * x, const simnpu__ir_node * n,
-    gpointer user_data)
-{
-  const simnpu__ir_graph *g = simnpu__ir_exec_graph (x);
-  observe_ctx *oc = user_data;
-  simnpu__ir_graph *mg = oc->g;
-  unsigned i;
-
-  if (oc->taps && oc->taps[n - g->nodes].sum)
-    tap_stats_add (&oc->taps[n - g->nodes], g, n,
-        simnpu__ir_exec_data (x, n->inputs[0]));
-
-  for (i = 0; i < n->n_outputs; i++) {
-    int t = n->outputs[i];
-    const simnpu__ir_tensor *ti = &g->tensors[t];
-    simnpu__ir_tensor *tm = &mg->tensors[t];
-    const float *v;
-    int64_t k, count;
-    float mn, mx;
-    if (ti->dtype != SIMNPU_IR_F32)
-      continue;
-    v = simnpu__ir_exec_data (x, t);
-    count = simnpu__ir_tensor_elements (ti);
-    mn = tm->has_range ? tm->min : INFINITY;
-    mx = tm->has_range ? tm->max : -INFINITY;
-    for (k = 0; k < count; k++) {
-      float f = v[k];
-      /* NaN compares false and is skipped */
-      mn = f < mn ? f : mn;
-      mx = f > mx ? f : mx;
-    }
-    if (mn <= mx) {
-      tm->min = mn;
-      tm->max = mx;
-      tm->has_range = true;
-    }
-    if (oc->stats)
-      chan_stats_add (&oc->stats[t], v, count);
-  }
-}
-
-static void
-record_input_range (simnpu__ir_graph * g, int t, const float *v, int64_t n)
+widen_range (simnpu__ir_graph * g, int t, const float *v, int64_t n)
 {
   simnpu__ir_tensor *ti = &g->tensors[t];
   float mn = ti->has_range ? ti->min : INFINITY;
@@ -608,6 +568,35 @@ record_input_range (simnpu__ir_graph * g, int t, const float *v, int64_t n)
     ti->has_range = true;
   }
 }
+
+static void
+observe_range (simnpu__ir_exec * x, const simnpu__ir_node * n,
+    gpointer user_data)
+{
+  const simnpu__ir_graph *g = simnpu__ir_exec_graph (x);
+  observe_ctx *oc = user_data;
+  simnpu__ir_graph *mg = oc->g;
+  unsigned i;
+
+  if (oc->taps && oc->taps[n - g->nodes].sum)
+    tap_stats_add (&oc->taps[n - g->nodes], g, n,
+        simnpu__ir_exec_data (x, n->inputs[0]));
+
+  for (i = 0; i < n->n_outputs; i++) {
+    int t = n->outputs[i];
+    const simnpu__ir_tensor *ti = &g->tensors[t];
+    const float *v;
+    int64_t count;
+    if (ti->dtype != SIMNPU_IR_F32)
+      continue;
+    v = simnpu__ir_exec_data (x, t);
+    count = simnpu__ir_tensor_elements (ti);
+    widen_range (mg, t, v, count);
+    if (oc->stats)
+      chan_stats_add (&oc->stats[t], v, count);
+  }
+}
+
 
 /* Pixels 0..255 through the preprocessing, as images would give. */
 static float *
@@ -688,7 +677,7 @@ calibrate (compile_ctx * c, GPtrArray * inputs, chan_stats * stats,
     g->tensors[i].has_range = false;
   simnpu__ir_exec_set_observer (c->exec, observe_range, &oc);
   for (i = 0; i < inputs->len && ret == 0; i++) {
-    record_input_range (g, in, inputs->pdata[i], n_in);
+    widen_range (g, in, inputs->pdata[i], n_in);
     if (stats)
       chan_stats_add (&stats[in], inputs->pdata[i], n_in);
     ret = run_float (c, inputs->pdata[i], error);

@@ -150,7 +150,7 @@ simnpu__graph_free (simnpu__graph * g)
     g_free (g->ops[i].location);
     g_free (g->ops[i].requant_scales);
     g_free (g->ops[i].bias_folded);
-    g_free (g->ops[i].weights_packed);
+    g_aligned_free (g->ops[i].weights_packed);
     g_free (g->ops[i].table);
   }
   g_free (g->tensors);
@@ -1303,6 +1303,14 @@ prepare_conv (simnpu__graph * g, simnpu__op * op, unsigned oi,
     return ret;
   g->scratch_bytes = MAX (g->scratch_bytes,
       simnpu__conv2d_scratch_bytes (&op->conv));
+  if (!g->estimate_only) {
+    size_t bytes = simnpu__conv2d_packed_bytes (&op->conv);
+    if (bytes > 0 && g->tensors[op->inputs[1]].data != NULL) {
+      op->weights_packed = g_aligned_alloc (bytes, 1, 64);
+      simnpu__conv2d_pack (&op->conv, g->tensors[op->inputs[1]].data,
+          op->weights_packed);
+    }
+  }
   return 0;
 }
 
@@ -1595,7 +1603,8 @@ static int
 run_conv (const op_run * r)
 {
   simnpu__conv2d (&r->op->conv, r->src, r->g->tensors[r->op->inputs[1]].data,
-      r->op->bias_folded, r->op->requant_scales, r->dst, r->scratch);
+      r->op->weights_packed, r->op->bias_folded, r->op->requant_scales, r->dst,
+      r->scratch);
   return 0;
 }
 

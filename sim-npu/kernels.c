@@ -34,7 +34,7 @@
  * This file is built at -O3: inner loops are simple and use restrict
  * pointers so that GCC vectorises them. */
 
-#include "simnpu-private.h"
+#include "kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -376,13 +376,44 @@ conv_scratch_layout (const simnpu__conv_params * p, int8_t * base,
   s->padrow = base + at_pad;
 }
 
+static bool
+is_depthwise (const simnpu__conv_params * p)
+{
+  return p->groups > 1 && p->groups == p->ic && p->groups == p->oc;
+}
+
 size_t
 simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
 {
-  size_t span, at_col, at_acc, at_row, at_rows, at_pad;
+  size_t span, at_col, at_acc, at_row, at_rows, at_pad, bytes;
 
-  return conv_scratch_offsets (p, &span, &at_col, &at_acc, &at_row,
+  bytes = conv_scratch_offsets (p, &span, &at_col, &at_acc, &at_row,
       &at_rows, &at_pad);
+  if (is_depthwise (p))
+    bytes = MAX (bytes, simnpu__dw_scratch_bytes (p));
+  else if (p->groups == 1)
+    bytes = MAX (bytes, simnpu__dense_scratch_bytes (p));
+  return bytes;
+}
+
+size_t
+simnpu__conv2d_packed_bytes (const simnpu__conv_params * p)
+{
+  if (is_depthwise (p))
+    return simnpu__dw_packed_bytes (p);
+  if (p->groups == 1)
+    return simnpu__dense_packed_bytes (p);
+  return 0;
+}
+
+void
+simnpu__conv2d_pack (const simnpu__conv_params * p, const int8_t * weights,
+    void *packed)
+{
+  if (is_depthwise (p))
+    simnpu__dw_pack (p, weights, packed);
+  else if (p->groups == 1)
+    simnpu__dense_pack (p, weights, packed);
 }
 
 /* One-channel input at stride 1: column (ky, kx) of an output row is the
@@ -663,7 +694,7 @@ static inline __attribute__((always_inline))
  * conv_rows). The graph runs a pointwise conv over one long row (ih = oh
  * = 1); that row goes in chunks, so that its working set stays in cache. */
 SIMNPU_CLONES void
-simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
+simnpu__conv2d_portable (const simnpu__conv_params * p, const int8_t * input,
     const int8_t * weights, const int32_t * bias, const float *scales,
     int8_t * output, int8_t * scratch)
 {
@@ -683,6 +714,19 @@ simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
     return;
   }
   conv_rows (p, input, weights, bias, scales, output, scratch);
+}
+
+void
+simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
+    const int8_t * weights, const void *packed, const int32_t * bias,
+    const float *scales, int8_t * output, int8_t * scratch)
+{
+  if (packed != NULL && is_depthwise (p))
+    simnpu__dw_run (p, input, packed, bias, scales, output, scratch);
+  else if (packed != NULL && p->groups == 1)
+    simnpu__dense_run (p, input, packed, bias, scales, output, scratch);
+  else
+    simnpu__conv2d_portable (p, input, weights, bias, scales, output, scratch);
 }
 
 SIMNPU_CLONES void

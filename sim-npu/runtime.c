@@ -1171,7 +1171,7 @@ simnpu_model_load_from_memory (simnpu_device * dev, const void *data,
   if (!g->estimate_only) {
     for (i = 0; i < dev->profile.cores; i++) {
       m->arenas[i] = g_malloc0 (MAX (g->arena_bytes, 1));
-      m->scratch[i] = g_malloc0 (MAX (g->scratch_bytes, 1));
+      m->scratch[i] = g_aligned_alloc0 (MAX (g->scratch_bytes, 1), 1, 64);
     }
   }
   g_mutex_lock (&dev->lock);
@@ -1243,7 +1243,7 @@ simnpu_model_unload (simnpu_model * m)
   g_mutex_unlock (&dev->lock);
   for (i = 0; i < MAX_CORES; i++) {
     g_free (m->arenas[i]);
-    g_free (m->scratch[i]);
+    g_aligned_free (m->scratch[i]);
   }
   simnpu__host_view_clear (&m->host);
   simnpu__schedule_clear (&m->schedule);

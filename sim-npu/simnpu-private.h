@@ -494,11 +494,27 @@ SIMNPU_INTERNAL int simnpu__axm_read (const void *data, size_t size,
  * point; all shapes NHWC. */
 
 
+/* conv2d: weights [oc][kh][kw][ic / groups]; bias with the input zero
+ * point folded in (bias - in_zp * sum (w)); scratch of
+ * simnpu__conv2d_scratch_bytes. packed: NULL, or the weights packed by
+ * simnpu__conv2d_pack into simnpu__conv2d_packed_bytes (64-byte
+ * aligned), which runs the fast kernel for the shape (kernels.h); the
+ * results are the same bit for bit. */
 SIMNPU_INTERNAL void simnpu__conv2d (const simnpu__conv_params * p,
+    const int8_t * input, const int8_t * weights, const void *packed,
+    const int32_t * bias, const float *scales, int8_t * output,
+    int8_t * scratch);
+/* the portable kernel alone (the oracle of the fast ones) */
+SIMNPU_INTERNAL void simnpu__conv2d_portable (const simnpu__conv_params * p,
     const int8_t * input, const int8_t * weights, const int32_t * bias,
     const float *scales, int8_t * output, int8_t * scratch);
 SIMNPU_INTERNAL size_t simnpu__conv2d_scratch_bytes (const
     simnpu__conv_params * p);
+/* 0 when no fast kernel takes the shape on this machine */
+SIMNPU_INTERNAL size_t simnpu__conv2d_packed_bytes (const
+    simnpu__conv_params * p);
+SIMNPU_INTERNAL void simnpu__conv2d_pack (const simnpu__conv_params * p,
+    const int8_t * weights, void *packed);
 SIMNPU_INTERNAL void simnpu__lut (const int8_t * lut, const int8_t * input,
     int8_t * output, size_t n);
 SIMNPU_INTERNAL void simnpu__eltwise (simnpu__op_type type,

@@ -119,7 +119,7 @@ bench_conv (const char *label, int size, int ic, int oc, int k)
     scales[i] = 0.001f;
   for (r = 0; r < CONV_REPEATS; r++) {
     t0 = now_ns ();
-    simnpu__conv2d (&p, in, w, bias, scales, out, scratch);
+    simnpu__conv2d_portable (&p, in, w, bias, scales, out, scratch);
     best_fast = MIN (best_fast, now_ns () - t0);
     t0 = now_ns ();
     naive_conv (&p, in, w, bias, scales, ref);

@@ -147,7 +147,7 @@ check_conv (simnpu__conv_params * p, int t, int zero_percent, bool extremes)
     folded[o] = (int32_t) (bias[o] - p->in_zp * sum);
   }
 
-  simnpu__conv2d (p, in, w, folded, scales, out, scratch);
+  simnpu__conv2d_portable (p, in, w, folded, scales, out, scratch);
   ref_conv (p, in, w, bias, scales, ref);
   if (memcmp (out, ref, out_n) != 0) {
     for (i = 0; i < out_n && out[i] == ref[i]; i++);

@@ -699,6 +699,150 @@ test_requant_copy (void)
   }
 }
 
+/* ---------------- depthwise conv2d, fast kernels ---------------- */
+
+#define N_DW_CASES 600
+/* the requantisation scales the graph allows, and its bias bound */
+#define DW_MIN_SCALE 1e-9
+#define DW_MAX_SCALE 65535.0
+#define DW_MAX_BIAS (1 << 30)
+
+/* A random depthwise shape: many channels (tails of every size), windows
+ * up to 7x7, strides up to 3, dilation, asymmetric padding; small images
+ * for wide channels, some tall ones (several bands of rows). */
+static void
+dw_random_shape (simnpu__conv_params * p, int t)
+{
+  /* one channel is a dense conv (groups 1) */
+  int c = t % 4 == 0 ? rand_int (2, 300) : rand_int (2, 40);
+  int max_hw = c > 100 ? 14 : (t % 9 == 0 ? 48 : 24);
+
+  p->groups = p->ic = p->oc = c;
+  p->n = rand_int (0, 5) == 0 ? 2 : 1;
+  p->kh = rand_int (1, 7);
+  p->kw = rand_int (0, 3) == 0 ? rand_int (1, 7) : p->kh;
+  p->sh = rand_int (1, 3);
+  p->sw = rand_int (0, 3) == 0 ? rand_int (1, 3) : p->sh;
+  p->dh = rand_int (0, 3) == 0 ? 2 : 1;
+  p->dw = rand_int (0, 3) == 0 ? 2 : 1;
+  p->pt = rand_int (0, p->kh);
+  p->pl = rand_int (0, p->kw);
+  p->ih = rand_int (p->dh * (p->kh - 1) + 1, MAX (max_hw,
+          p->dh * (p->kh - 1) + 1));
+  p->iw = rand_int (p->dw * (p->kw - 1) + 1, MAX (max_hw,
+          p->dw * (p->kw - 1) + 1));
+  set_out_size (p);
+  set_quant (p);
+}
+
+/* simnpu__conv2d with weights packed by simnpu__conv2d_pack against the
+ * reference and the portable kernel on random depthwise shapes, with the
+ * extreme values the 16-bit multiply-adds must take (weights and inputs of
+ * -128, biases up to 2^30, scales at the graph's limits). */
+static void
+test_conv_depthwise_fast (void)
+{
+  int t, taken = 0;
+
+  if (!__builtin_cpu_supports ("avx2")) {
+    g_test_skip ("no AVX2: no fast depthwise kernel");
+    return;
+  }
+  for (t = 0; t < N_DW_CASES; t++) {
+    simnpu__conv_params p = { 0 };
+    size_t in_n, w_n, out_n, i, packed_bytes;
+    int8_t *in, *w, *out, *port, *ref, *scratch;
+    int32_t *bias, *folded;
+    float *scales;
+    void *packed;
+    int o, k, klen;
+
+    dw_random_shape (&p, t);
+    klen = p.kh * p.kw;
+    in_n = (size_t) p.n * p.ih * p.iw * p.ic;
+    w_n = (size_t) p.oc * klen;
+    out_n = (size_t) p.n * p.oh * p.ow * p.oc;
+    packed_bytes = simnpu__conv2d_packed_bytes (&p);
+    g_assert_cmpuint (packed_bytes, >, 0);
+    taken++;
+    in = g_malloc (in_n);
+    w = g_malloc (w_n);
+    out = g_malloc (out_n);
+    port = g_malloc (out_n);
+    ref = g_malloc (out_n);
+    bias = g_new (int32_t, p.oc);
+    folded = g_new (int32_t, p.oc);
+    scales = g_new (float, p.oc);
+    scratch = g_malloc (simnpu__conv2d_scratch_bytes (&p));
+    packed = g_aligned_alloc (packed_bytes, 1, 64);
+    if (t % 5 == 4) {
+      fill_extremes (in, in_n);
+      fill_extremes (w, w_n);
+    } else {
+      fill_i8 (in, in_n);
+      fill_i8 (w, w_n);
+    }
+    if (t % 3 == 1)
+      for (i = 0; i < w_n; i++)
+        if (rand_int (0, 1))
+          w[i] = 0;
+    for (o = 0; o < p.oc; o++) {
+      int64_t sum = 0;
+      switch (rand_int (0, 3)) {
+        case 0:
+          bias[o] = rand_int (-DW_MAX_BIAS, DW_MAX_BIAS);
+          break;
+        case 1:
+          bias[o] = rand_int (0, 1) ? DW_MAX_BIAS : -DW_MAX_BIAS;
+          break;
+        default:
+          bias[o] = rand_int (-20000, 20000);
+          break;
+      }
+      switch (rand_int (0, 4)) {
+        case 0:
+          /* log-uniform over the whole range */
+          scales[o] = (float) exp (g_rand_double_range (rng,
+                  log (DW_MIN_SCALE), log (DW_MAX_SCALE)));
+          break;
+        case 1:
+          scales[o] = rand_int (0, 1) ? (float) DW_MIN_SCALE :
+              (float) DW_MAX_SCALE;
+          break;
+        default:
+          scales[o] = (float) g_rand_double_range (rng, 1e-5, 3e-2);
+          break;
+      }
+      for (k = 0; k < klen; k++)
+        sum += w[o * klen + k];
+      folded[o] = (int32_t) (bias[o] - p.in_zp * sum);
+    }
+    simnpu__conv2d_pack (&p, w, packed);
+    simnpu__conv2d (&p, in, w, packed, folded, scales, out, scratch);
+    simnpu__conv2d_portable (&p, in, w, folded, scales, port, scratch);
+    ref_conv (&p, in, w, bias, scales, ref);
+    for (i = 0; i < out_n; i++)
+      if (out[i] != ref[i] || port[i] != ref[i])
+        g_error ("depthwise case %d (n%d %dx%dx%d k%dx%d s%dx%d d%dx%d "
+            "p%d,%d out %dx%d zp %d,%d act %d..%d): element %zu (channel "
+            "%zu) is %d, portable %d, reference %d", t, p.n, p.ih, p.iw,
+            p.ic, p.kh, p.kw, p.sh, p.sw, p.dh, p.dw, p.pt, p.pl, p.oh, p.ow,
+            p.in_zp, p.out_zp, p.act_min, p.act_max, i, i % p.oc, out[i],
+            port[i], ref[i]);
+    g_free (in);
+    g_free (w);
+    g_free (out);
+    g_free (port);
+    g_free (ref);
+    g_free (bias);
+    g_free (folded);
+    g_free (scales);
+    g_free (scratch);
+    g_aligned_free (packed);
+  }
+  g_assert_cmpint (taken, ==, N_DW_CASES);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -715,6 +859,8 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/kernels/transpose", test_transpose);
   g_test_add_func ("/simnpu/kernels/lut", test_lut_ops);
   g_test_add_func ("/simnpu/kernels/requant-copy", test_requant_copy);
+  g_test_add_func ("/simnpu/kernels/conv-depthwise-fast",
+      test_conv_depthwise_fast);
   ret = g_test_run ();
   g_rand_free (rng);
   return ret;

@@ -53,12 +53,8 @@
 /* the widest window and the largest stride and dilation taken */
 #define DW_MAX_K 16
 #define DW_MAX_STEP 8
-/* L2 bytes a band's input and output rows may take */
-#define DW_BAND_BYTES (256 * 1024)
 /* output pixels per step of the inner loop: accumulators in registers */
 #define DW_PIXELS 4
-/* see requant_one in kernels.c */
-#define DW_RQ_MAGIC 12582912.0f
 #define DW_I8_MIN (-128)
 #define DW_I8_MAX 127
 
@@ -70,15 +66,31 @@ typedef struct
   int pairs;
   int nj;
   int span;
+  /* Only every g-th pair of the padded row is used (g = gcd (sw, 2 * dw),
+   * 2 at stride 2): the row holds those, nj of them. */
+  int g;
 } DwLayout;
+
+static int
+dw_gcd (int a, int b)
+{
+  while (b != 0) {
+    int t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
 
 static void
 dw_layout (const simnpu__conv_params * p, DwLayout * l)
 {
   l->blocks = (p->oc + DW_LANES - 1) / DW_LANES;
   l->pairs = (p->kw + 1) / 2;
-  l->nj = (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1;
   l->span = (p->kh - 1) * p->dh + 1;
+  l->g = dw_gcd (p->sw, 2 * p->dw);
+  /* the last pair's first tap of the last output pixel */
+  l->nj = ((p->ow - 1) * p->sw + 2 * (l->pairs - 1) * p->dw) / l->g + 1;
 }
 
 static bool
@@ -96,7 +108,7 @@ dw_takes (const simnpu__conv_params * p)
     return false;
   if (p->oh < 1 || p->ow < 1 || p->n < 1 || p->pt < 0 || p->pl < 0)
     return false;
-  if ((p->kh - 1) * p->dh + 1 > DW_MAX_SPAN)
+  if ((p->kh - 1) * p->dh + 1 > DW_MAX_SPAN || p->kh > DW_MAX_K)
     return false;
   return true;
 }
@@ -152,8 +164,9 @@ simnpu__dw_scratch_bytes (const simnpu__conv_params * p)
   if (!dw_takes (p))
     return 0;
   dw_layout (p, &l);
-  /* the ring, the padding row, alignment */
-  return ((size_t) l.span + 1) * dw_row_bytes (&l) + SIMNPU_KERNEL_ALIGN;
+  /* the rings, the padding row, alignment */
+  return ((size_t) l.blocks * l.span + 1) * dw_row_bytes (&l)
+      + SIMNPU_KERNEL_ALIGN;
 }
 
 /* What one block's pass needs. */
@@ -166,11 +179,8 @@ typedef struct
   int c0, nc;                   /* the block's channels */
   __m256i bias;
   __m256 scale, lo, hi;
-  __m256i zp;
+  __m256i zp16;
   const __m256i *w;             /* the block's packed weights */
-  /* the ring: row slot s holds input row tag[s] */
-  int8_t *ring;
-  int tag[DW_MAX_SPAN];
   const int8_t *padrow;
 } DwBlock;
 
@@ -193,7 +203,8 @@ __attribute__((target ("avx2")))
       _mm256_cvtepi8_epi16 (_mm_unpacklo_epi8 (a, b)));
 }
 
-/* The pair row of input row iy (inside the image) for the block. */
+/* The pair row of input row iy (inside the image) for the block: element
+ * m is the pair at padded column j = m * g. */
 __attribute__((target ("avx2")))
      static void dw_build_row (const DwBlock * k, int iy, int8_t * dst)
 {
@@ -201,62 +212,101 @@ __attribute__((target ("avx2")))
   const int8_t *src = k->in + (size_t) iy * p->iw * p->ic + k->c0;
   const __m128i zp = _mm_set1_epi8 ((char) p->in_zp);
   const size_t ic = (size_t) p->ic;
-  const int nj = k->l.nj, pl = p->pl, dw = p->dw, iw = p->iw, nc = k->nc;
-  /* j with both ix = j - pl and ix + dw inside [0, iw) */
-  int jlo = MIN (MAX (pl, 0), nj);
-  int jhi = MAX (MIN (iw - dw + pl, nj), jlo);
-  int j;
+  const int nj = k->l.nj, g = k->l.g, pl = p->pl, dw = p->dw, iw = p->iw;
+  const int nc = k->nc;
+  /* m with both ix = m * g - pl and ix + dw inside [0, iw) */
+  const int end = iw - dw + pl;
+  int mlo = MIN ((pl + g - 1) / g, nj);
+  int mhi = MAX (MIN (end > 0 ? (end + g - 1) / g : 0, nj), mlo);
+  int m;
 
-  for (j = 0; j < jlo; j++) {
-    int ix = j - pl, ix2 = ix + dw;
-    __m128i a = ix >= 0 && ix < iw ? dw_load8 (src + ix * ic, nc) : zp;
-    __m128i b = ix2 >= 0 && ix2 < iw ? dw_load8 (src + ix2 * ic, nc) : zp;
-    dw_put_pair (dst + (size_t) j * DW_PAIR_BYTES, a, b);
-  }
-  if (nc == DW_LANES && jhi > jlo) {
-    const int8_t *s = src + (size_t) (jlo - pl) * ic;
-    const size_t off = (size_t) dw * ic;
-    for (j = jlo; j < jhi; j++, s += ic) {
-      __m128i a = _mm_loadl_epi64 ((const __m128i *) (const void *) s);
-      __m128i b = _mm_loadl_epi64 ((const __m128i *) (const void *) (s + off));
-      dw_put_pair (dst + (size_t) j * DW_PAIR_BYTES, a, b);
+  for (m = 0; m < nj; m++) {
+    int ix = m * g - pl, ix2 = ix + dw;
+    __m128i a, b;
+    if (m == mlo && mhi > mlo) {
+      /* the inside, with no test per element */
+      const int8_t *s = src + (size_t) ix * ic;
+      const size_t off = (size_t) dw * ic, next = (size_t) g *ic;
+      if (nc == DW_LANES) {
+        for (; m < mhi; m++, s += next)
+          dw_put_pair (dst + (size_t) m * DW_PAIR_BYTES,
+              _mm_loadl_epi64 ((const __m128i *) (const void *) s),
+              _mm_loadl_epi64 ((const __m128i *) (const void *) (s + off)));
+      } else {
+        for (; m < mhi; m++, s += next)
+          dw_put_pair (dst + (size_t) m * DW_PAIR_BYTES, dw_load8 (s, nc),
+              dw_load8 (s + off, nc));
+      }
+      m--;
+      continue;
     }
-  } else {
-    for (j = jlo; j < jhi; j++) {
-      int ix = j - pl;
-      dw_put_pair (dst + (size_t) j * DW_PAIR_BYTES,
-          dw_load8 (src + ix * ic, nc), dw_load8 (src + (ix + dw) * ic, nc));
-    }
-  }
-  for (j = jhi; j < nj; j++) {
-    int ix = j - pl, ix2 = ix + dw;
-    __m128i a = ix >= 0 && ix < iw ? dw_load8 (src + ix * ic, nc) : zp;
-    __m128i b = ix2 >= 0 && ix2 < iw ? dw_load8 (src + ix2 * ic, nc) : zp;
-    dw_put_pair (dst + (size_t) j * DW_PAIR_BYTES, a, b);
+    a = ix >= 0 && ix < iw ? dw_load8 (src + ix * ic, nc) : zp;
+    b = ix2 >= 0 && ix2 < iw ? dw_load8 (src + ix2 * ic, nc) : zp;
+    dw_put_pair (dst + (size_t) m * DW_PAIR_BYTES, a, b);
   }
 }
 
-/* requant_one on 8 accumulators, stored as 8 int8 (fewer at the tail) */
+/* requant_one on 8 accumulators, before the output zero point: the
+ * conversion rounds to nearest even in the current rounding mode, as
+ * adding and removing 1.5 * 2^23 does inside the clamp's range */
+__attribute__((target ("avx2")))
+     static inline __m256i dw_requant (const DwBlock * k, __m256i acc)
+{
+  __m256 f = _mm256_mul_ps (_mm256_cvtepi32_ps (acc), k->scale);
+
+  f = _mm256_min_ps (_mm256_max_ps (f, k->lo), k->hi);
+  return _mm256_cvtps_epi32 (f);
+}
+
+/* one pixel's 8 channels (fewer at the tail) */
 __attribute__((target ("avx2")))
      static inline void dw_store (const DwBlock * k, __m256i acc, int8_t * dst)
 {
-  __m256 f = _mm256_mul_ps (_mm256_cvtepi32_ps (acc), k->scale);
-  const __m256 magic = _mm256_set1_ps (DW_RQ_MAGIC);
-  __m256i q;
+  __m256i q = dw_requant (k, acc);
   __m128i h;
 
-  f = _mm256_min_ps (_mm256_max_ps (f, k->lo), k->hi);
-  f = _mm256_sub_ps (_mm256_add_ps (f, magic), magic);
-  q = _mm256_add_epi32 (_mm256_cvttps_epi32 (f), k->zp);
-  /* in [act_min, act_max]: the saturating packs are exact */
+  /* |q| <= 255 and q + zp in [act_min, act_max]: the saturating packs
+   * are exact */
   h = _mm_packs_epi32 (_mm256_castsi256_si128 (q),
       _mm256_extracti128_si256 (q, 1));
+  h = _mm_add_epi16 (h, _mm256_castsi256_si128 (k->zp16));
   h = _mm_packs_epi16 (h, h);
   if (k->nc == DW_LANES) {
     _mm_storel_epi64 ((__m128i *) (void *) dst, h);
   } else {
     int64_t v = _mm_cvtsi128_si64 (h);
     memcpy (dst, &v, (size_t) k->nc);
+  }
+}
+
+/* four pixels' (step bytes apart): the packs interleave their halves, a
+ * permutation puts each pixel's 8 bytes together */
+__attribute__((target ("avx2")))
+     static inline void dw_store4 (const DwBlock * k, __m256i a0, __m256i a1,
+    __m256i a2, __m256i a3, int8_t * dst, size_t step)
+{
+  __m256i q01 = _mm256_packs_epi32 (dw_requant (k, a0), dw_requant (k, a1));
+  __m256i q23 = _mm256_packs_epi32 (dw_requant (k, a2), dw_requant (k, a3));
+  __m256i b;
+  __m128i lo, hi;
+
+  q01 = _mm256_add_epi16 (q01, k->zp16);
+  q23 = _mm256_add_epi16 (q23, k->zp16);
+  b = _mm256_permutevar8x32_epi32 (_mm256_packs_epi16 (q01, q23),
+      _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7));
+  lo = _mm256_castsi256_si128 (b);
+  hi = _mm256_extracti128_si256 (b, 1);
+  if (k->nc == DW_LANES) {
+    _mm_storel_epi64 ((__m128i *) (void *) dst, lo);
+    _mm_storeh_pd ((double *) (void *) (dst + step), _mm_castsi128_pd (lo));
+    _mm_storel_epi64 ((__m128i *) (void *) (dst + 2 * step), hi);
+    _mm_storeh_pd ((double *) (void *) (dst + 3 * step), _mm_castsi128_pd (hi));
+  } else {
+    int8_t tmp[DW_PIXELS * DW_LANES];
+    int i;
+    _mm256_storeu_si256 ((__m256i *) (void *) tmp, b);
+    for (i = 0; i < DW_PIXELS; i++)
+      memcpy (dst + i * step, tmp + i * DW_LANES, (size_t) k->nc);
   }
 }
 
@@ -269,8 +319,8 @@ __attribute__((target ("avx2")))
 {
   const simnpu__conv_params *p = k->p;
   const int kh = KH ? KH : p->kh, pairs = PAIRS ? PAIRS : k->l.pairs;
-  const size_t step = (size_t) p->sw * DW_PAIR_BYTES;
-  const size_t pair_step = (size_t) 2 * p->dw * DW_PAIR_BYTES;
+  const size_t step = (size_t) (p->sw / k->l.g) * DW_PAIR_BYTES;
+  const size_t pair_step = (size_t) (2 * p->dw / k->l.g) * DW_PAIR_BYTES;
   const size_t out_step = (size_t) p->oc;
   const int ow = p->ow;
   int ox = 0, ky, kp;
@@ -293,12 +343,12 @@ __attribute__((target ("avx2")))
         a3 = _mm256_add_epi32 (a3, _mm256_madd_epi16 (wv,
                 _mm256_load_si256 ((const __m256i *) (const void *) (r +
                         3 * step))));
+        /* keeps the sums in order: reassociated into trees, they take
+         * more registers than there are */
+      __asm__ ("":"+x" (a0), "+x" (a1), "+x" (a2), "+x" (a3));
       }
     }
-    dw_store (k, a0, dst);
-    dw_store (k, a1, dst + out_step);
-    dw_store (k, a2, dst + 2 * out_step);
-    dw_store (k, a3, dst + 3 * out_step);
+    dw_store4 (k, a0, a1, a2, a3, dst, out_step);
     dst += DW_PIXELS * out_step;
   }
   for (; ox < ow; ox++) {
@@ -339,34 +389,35 @@ __attribute__((target ("avx2")))
 typedef void (*DwRowFunc) (const DwBlock * k, const int8_t * const *rows,
     int8_t * dst);
 
-/* Output rows [oy0, oy1) of the block. */
+/* the block's bias and scales, zero in the lanes past the channels */
 __attribute__((target ("avx2")))
-     static void dw_band (DwBlock * k, int oy0, int oy1, DwRowFunc row)
+     static void dw_set_block (DwBlock * k, int b, const void *packed,
+    const int32_t * bias, const float *scales)
 {
   const simnpu__conv_params *p = k->p;
-  const size_t row_bytes = dw_row_bytes (&k->l);
-  const int8_t *rows[DW_MAX_SPAN];
-  int oy, ky;
 
-  for (oy = oy0; oy < oy1; oy++) {
-    for (ky = 0; ky < p->kh; ky++) {
-      int iy = oy * p->sh - p->pt + ky * p->dh;
-      int slot;
-      if (iy < 0 || iy >= p->ih) {
-        rows[ky] = k->padrow;
-        continue;
-      }
-      slot = iy % k->l.span;
-      if (k->tag[slot] != iy) {
-        dw_build_row (k, iy, k->ring + (size_t) slot * row_bytes);
-        k->tag[slot] = iy;
-      }
-      rows[ky] = k->ring + (size_t) slot *row_bytes;
-    }
-    row (k, rows, k->out + ((size_t) oy * p->ow) * p->oc + k->c0);
+  k->c0 = b * DW_LANES;
+  k->nc = MIN (DW_LANES, p->oc - k->c0);
+  k->w = (const __m256i *) packed + (size_t) b *p->kh * k->l.pairs;
+  if (k->nc == DW_LANES) {
+    k->bias = _mm256_loadu_si256 ((const __m256i *) (const void *)
+        (bias + k->c0));
+    k->scale = _mm256_loadu_ps (scales + k->c0);
+  } else {
+    int32_t bias8[DW_LANES] = { 0 };
+    float scale8[DW_LANES] = { 0 };
+    memcpy (bias8, bias + k->c0, (size_t) k->nc * sizeof (int32_t));
+    memcpy (scale8, scales + k->c0, (size_t) k->nc * sizeof (float));
+    k->bias = _mm256_loadu_si256 ((const __m256i *) (const void *) bias8);
+    k->scale = _mm256_loadu_ps (scale8);
   }
 }
 
+/* Output rows go one at a time, each through all the blocks, so that the
+ * row's output stays in L1 while the blocks fill it in; each block has
+ * its ring of pair rows. Input row iy lives in ring slot iy mod span (the
+ * window's rows are span consecutive rows at most), the same in every
+ * block's ring. */
 __attribute__((target ("avx2")))
      static void dw_run_avx2 (const simnpu__conv_params * p,
     const int8_t * input, const void *packed, const int32_t * bias,
@@ -375,21 +426,25 @@ __attribute__((target ("avx2")))
   DwBlock k;
   int8_t *base = (int8_t *) (((uintptr_t) scratch + SIMNPU_KERNEL_ALIGN - 1)
       & ~(uintptr_t) (SIMNPU_KERNEL_ALIGN - 1));
-  size_t row_bytes, band_row;
-  int band, b, n, oy0, s;
+  size_t row_bytes, ring_bytes;
+  int b, n, oy, ky, j, span, sh_mod, first;
   DwRowFunc row = dw_row_any;
-  int32_t bias8[DW_LANES];
-  float scale8[DW_LANES];
+  /* per tap row: its ring slot, -1 for the padding row; the slots to
+   * build for this output row and their input rows */
+  int slot_of[DW_MAX_K], build_slot[DW_MAX_K], build_iy[DW_MAX_K];
+  int tag[DW_MAX_SPAN];
+  const int8_t *rows[DW_MAX_K];
 
   k.p = p;
   dw_layout (p, &k.l);
+  span = k.l.span;
+  sh_mod = p->sh % span;
   row_bytes = dw_row_bytes (&k.l);
-  k.ring = base;
-  k.padrow = base + (size_t) k.l.span * row_bytes;
+  ring_bytes = (size_t) span *row_bytes;
+  k.padrow = base + (size_t) k.l.blocks * ring_bytes;
   {
     const __m256i zp2 = _mm256_set1_epi16 ((int16_t) p->in_zp);
-    int8_t *pad = base + (size_t) k.l.span * row_bytes;
-    int j;
+    int8_t *pad = base + (size_t) k.l.blocks * ring_bytes;
     for (j = 0; j < k.l.nj; j++)
       _mm256_store_si256 ((__m256i *) (void *) (pad + (size_t) j *
               DW_PAIR_BYTES), zp2);
@@ -400,33 +455,49 @@ __attribute__((target ("avx2")))
     row = dw_row_5x5;
   k.lo = _mm256_set1_ps ((float) (p->act_min - p->out_zp));
   k.hi = _mm256_set1_ps ((float) (p->act_max - p->out_zp));
-  k.zp = _mm256_set1_epi32 (p->out_zp);
-
-  /* the band: output rows whose input and output rows fit in L2 */
-  band_row = ((size_t) p->sh * p->iw + (size_t) p->ow) * (size_t) p->ic;
-  band = (int) MIN ((size_t) p->oh, MAX ((size_t) 1, DW_BAND_BYTES /
-          MAX (band_row, (size_t) 1)));
+  k.zp16 = _mm256_set1_epi16 ((int16_t) p->out_zp);
 
   for (n = 0; n < p->n; n++) {
     k.in = input + (size_t) n *p->ih * p->iw * p->ic;
     k.out = output + (size_t) n *p->oh * p->ow * p->oc;
-    for (oy0 = 0; oy0 < p->oh; oy0 += band) {
-      int oy1 = MIN (oy0 + band, p->oh);
-      for (b = 0; b < k.l.blocks; b++) {
-        int lane;
-        k.c0 = b * DW_LANES;
-        k.nc = MIN (DW_LANES, p->oc - k.c0);
-        for (lane = 0; lane < DW_LANES; lane++) {
-          bias8[lane] = lane < k.nc ? bias[k.c0 + lane] : 0;
-          scale8[lane] = lane < k.nc ? scales[k.c0 + lane] : 0.0f;
+    for (j = 0; j < span; j++)
+      tag[j] = -1;
+    first = (-p->pt) % span;
+    if (first < 0)
+      first += span;
+    for (oy = 0; oy < p->oh; oy++) {
+      int iy = oy * p->sh - p->pt, slot = first, n_build = 0, i;
+      int8_t *dst;
+      for (ky = 0; ky < p->kh; ky++, iy += p->dh) {
+        if (iy < 0 || iy >= p->ih) {
+          slot_of[ky] = -1;
+        } else {
+          slot_of[ky] = slot;
+          if (tag[slot] != iy) {
+            tag[slot] = iy;
+            build_slot[n_build] = slot;
+            build_iy[n_build++] = iy;
+          }
         }
-        k.bias = _mm256_loadu_si256 ((const __m256i *) (const void *) bias8);
-        k.scale = _mm256_loadu_ps (scale8);
-        k.w = (const __m256i *) packed + (size_t) b *p->kh * k.l.pairs;
-        for (s = 0; s < k.l.span; s++)
-          k.tag[s] = -1;
-        dw_band (&k, oy0, oy1, row);
+        slot += p->dh;
+        if (slot >= span)
+          slot -= span;
       }
+      dst = k.out + (size_t) oy *p->ow * p->oc;
+      for (b = 0; b < k.l.blocks; b++) {
+        int8_t *ring = base + (size_t) b * ring_bytes;
+        dw_set_block (&k, b, packed, bias, scales);
+        for (i = 0; i < n_build; i++)
+          dw_build_row (&k, build_iy[i], ring + (size_t) build_slot[i] *
+              row_bytes);
+        for (ky = 0; ky < p->kh; ky++)
+          rows[ky] = slot_of[ky] < 0 ? k.padrow : ring +
+              (size_t) slot_of[ky] * row_bytes;
+        row (&k, rows, dst + k.c0);
+      }
+      first += sh_mod;
+      if (first >= span)
+        first -= span;
     }
   }
 }

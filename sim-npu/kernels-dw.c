@@ -178,8 +178,8 @@ typedef struct
   int8_t *out;
   int c0, nc;                   /* the block's channels */
   __m256i bias;
-  __m256 scale, lo, hi;
-  __m256i zp16;
+  __m256 scale, hi;
+  __m256i lo16, zp16;
   const __m256i *w;             /* the block's packed weights */
   const int8_t *padrow;
 } DwBlock;
@@ -246,16 +246,68 @@ __attribute__((target ("avx2")))
   }
 }
 
-/* requant_one on 8 accumulators, before the output zero point: the
- * conversion rounds to nearest even in the current rounding mode, as
- * adding and removing 1.5 * 2^23 does inside the clamp's range */
+/* dw_build_row for two full blocks at once (channels c0 to c0 + 16):
+ * their inside from 16-byte loads, whose byte unpacks give both blocks'
+ * pairs. */
+__attribute__((target ("avx2")))
+     static void dw_build_row2 (const DwBlock * k, int iy, int8_t * dst0,
+    int8_t * dst1)
+{
+  const simnpu__conv_params *p = k->p;
+  const int8_t *src = k->in + (size_t) iy * p->iw * p->ic + k->c0;
+  const __m128i zp = _mm_set1_epi8 ((char) p->in_zp);
+  const size_t ic = (size_t) p->ic;
+  const int nj = k->l.nj, g = k->l.g, pl = p->pl, dw = p->dw, iw = p->iw;
+  const int end = iw - dw + pl;
+  int mlo = MIN ((pl + g - 1) / g, nj);
+  int mhi = MAX (MIN (end > 0 ? (end + g - 1) / g : 0, nj), mlo);
+  int m;
+
+  for (m = 0; m < nj; m++) {
+    int ix = m * g - pl, ix2 = ix + dw;
+    __m128i a, b;
+    if (m == mlo && mhi > mlo) {
+      const int8_t *s = src + (size_t) ix * ic;
+      const size_t off = (size_t) dw * ic, next = (size_t) g *ic;
+      for (; m < mhi; m++, s += next) {
+        a = _mm_loadu_si128 ((const __m128i *) (const void *) s);
+        b = _mm_loadu_si128 ((const __m128i *) (const void *) (s + off));
+        _mm256_store_si256 ((__m256i *) (void *) (dst0 + (size_t) m *
+                DW_PAIR_BYTES), _mm256_cvtepi8_epi16 (_mm_unpacklo_epi8 (a,
+                    b)));
+        _mm256_store_si256 ((__m256i *) (void *) (dst1 + (size_t) m *
+                DW_PAIR_BYTES), _mm256_cvtepi8_epi16 (_mm_unpackhi_epi8 (a,
+                    b)));
+      }
+      m--;
+      continue;
+    }
+    a = ix >= 0 && ix < iw ? _mm_loadu_si128 ((const __m128i *) (const void *)
+        (src + ix * ic)) : zp;
+    b = ix2 >= 0 && ix2 < iw ? _mm_loadu_si128 ((const __m128i *) (const void
+            *) (src + ix2 * ic)) : zp;
+    _mm256_store_si256 ((__m256i *) (void *) (dst0 + (size_t) m *
+            DW_PAIR_BYTES), _mm256_cvtepi8_epi16 (_mm_unpacklo_epi8 (a, b)));
+    _mm256_store_si256 ((__m256i *) (void *) (dst1 + (size_t) m *
+            DW_PAIR_BYTES), _mm256_cvtepi8_epi16 (_mm_unpackhi_epi8 (a, b)));
+  }
+}
+
+/* requant_one on 8 accumulators up to its lower clamp: the conversion
+ * rounds to nearest even in the current rounding mode, as adding and
+ * removing 1.5 * 2^23 does inside the clamp's range. The upper clamp is
+ * applied first in float, so no conversion overflows upwards; min takes
+ * its second operand, x, when x is NaN, which then converts to INT_MIN
+ * as very negative products do. The lower clamp follows in int16 after
+ * the saturating pack (dw_lower): rounding is monotone and the bound an
+ * integer, so clamping after it is the same, and INT_MIN goes to the
+ * bound, as requant_one sends NaN. */
 __attribute__((target ("avx2")))
      static inline __m256i dw_requant (const DwBlock * k, __m256i acc)
 {
   __m256 f = _mm256_mul_ps (_mm256_cvtepi32_ps (acc), k->scale);
 
-  f = _mm256_min_ps (_mm256_max_ps (f, k->lo), k->hi);
-  return _mm256_cvtps_epi32 (f);
+  return _mm256_cvtps_epi32 (_mm256_min_ps (k->hi, f));
 }
 
 /* one pixel's 8 channels (fewer at the tail) */
@@ -269,6 +321,7 @@ __attribute__((target ("avx2")))
    * are exact */
   h = _mm_packs_epi32 (_mm256_castsi256_si128 (q),
       _mm256_extracti128_si256 (q, 1));
+  h = _mm_max_epi16 (h, _mm256_castsi256_si128 (k->lo16));
   h = _mm_add_epi16 (h, _mm256_castsi256_si128 (k->zp16));
   h = _mm_packs_epi16 (h, h);
   if (k->nc == DW_LANES) {
@@ -290,8 +343,8 @@ __attribute__((target ("avx2")))
   __m256i b;
   __m128i lo, hi;
 
-  q01 = _mm256_add_epi16 (q01, k->zp16);
-  q23 = _mm256_add_epi16 (q23, k->zp16);
+  q01 = _mm256_add_epi16 (_mm256_max_epi16 (q01, k->lo16), k->zp16);
+  q23 = _mm256_add_epi16 (_mm256_max_epi16 (q23, k->lo16), k->zp16);
   b = _mm256_permutevar8x32_epi32 (_mm256_packs_epi16 (q01, q23),
       _mm256_setr_epi32 (0, 4, 1, 5, 2, 6, 3, 7));
   lo = _mm256_castsi256_si128 (b);
@@ -325,6 +378,35 @@ __attribute__((target ("avx2")))
   const int ow = p->ow;
   int ox = 0, ky, kp;
 
+  for (; ox + 2 * DW_PIXELS <= ow; ox += 2 * DW_PIXELS) {
+    __m256i a0 = k->bias, a1 = k->bias, a2 = k->bias, a3 = k->bias;
+    __m256i a4 = k->bias, a5 = k->bias, a6 = k->bias, a7 = k->bias;
+    const __m256i *w = k->w;
+    for (ky = 0; ky < kh; ky++) {
+      const int8_t *r = rows[ky] + (size_t) ox * step;
+      for (kp = 0; kp < pairs; kp++, w++, r += pair_step) {
+        const __m256i wv = _mm256_load_si256 (w);
+#define DW_MAC(A, I) \
+        A = _mm256_add_epi32 (A, _mm256_madd_epi16 (wv, \
+                _mm256_load_si256 ((const __m256i *) (const void *) (r + \
+                        (I) * step))))
+        DW_MAC (a0, 0);
+        DW_MAC (a1, 1);
+        DW_MAC (a2, 2);
+        DW_MAC (a3, 3);
+        DW_MAC (a4, 4);
+        DW_MAC (a5, 5);
+        DW_MAC (a6, 6);
+        DW_MAC (a7, 7);
+#undef DW_MAC
+      __asm__ ("":"+x" (a0), "+x" (a1), "+x" (a2), "+x" (a3), "+x" (a4),
+            "+x" (a5), "+x" (a6), "+x" (a7));
+      }
+    }
+    dw_store4 (k, a0, a1, a2, a3, dst, out_step);
+    dw_store4 (k, a4, a5, a6, a7, dst + DW_PIXELS * out_step, out_step);
+    dst += 2 * DW_PIXELS * out_step;
+  }
   for (; ox + DW_PIXELS <= ow; ox += DW_PIXELS) {
     __m256i a0 = k->bias, a1 = k->bias, a2 = k->bias, a3 = k->bias;
     const __m256i *w = k->w;
@@ -453,9 +535,9 @@ __attribute__((target ("avx2")))
     row = dw_row_3x3;
   else if (p->kh == 5 && p->kw == 5)
     row = dw_row_5x5;
-  k.lo = _mm256_set1_ps ((float) (p->act_min - p->out_zp));
   k.hi = _mm256_set1_ps ((float) (p->act_max - p->out_zp));
   k.zp16 = _mm256_set1_epi16 ((int16_t) p->out_zp);
+  k.lo16 = _mm256_set1_epi16 ((int16_t) (p->act_min - p->out_zp));
 
   for (n = 0; n < p->n; n++) {
     k.in = input + (size_t) n *p->ih * p->iw * p->ic;
@@ -487,9 +569,17 @@ __attribute__((target ("avx2")))
       for (b = 0; b < k.l.blocks; b++) {
         int8_t *ring = base + (size_t) b * ring_bytes;
         dw_set_block (&k, b, packed, bias, scales);
-        for (i = 0; i < n_build; i++)
-          dw_build_row (&k, build_iy[i], ring + (size_t) build_slot[i] *
-              row_bytes);
+        if (b % 2 == 0 && k.c0 + 2 * DW_LANES <= p->oc) {
+          /* this block and the next from the same loads */
+          for (i = 0; i < n_build; i++)
+            dw_build_row2 (&k, build_iy[i], ring + (size_t) build_slot[i] *
+                row_bytes, ring + ring_bytes + (size_t) build_slot[i] *
+                row_bytes);
+        } else if (b % 2 == 0 || k.nc < DW_LANES) {
+          for (i = 0; i < n_build; i++)
+            dw_build_row (&k, build_iy[i], ring + (size_t) build_slot[i] *
+                row_bytes);
+        }
         for (ky = 0; ky < p->kh; ky++)
           rows[ky] = slot_of[ky] < 0 ? k.padrow : ring +
               (size_t) slot_of[ky] * row_bytes;

@@ -8,28 +8,30 @@
  */
 
 /* Depthwise conv2d (groups == ic == oc): the fast kernels behind the seam
- * of kernels.h, AVX2 only.
+ * of kernels.h, AVX2 only (any window, stride, dilation and padding up to
+ * the DW_MAX_* limits; other shapes and CPUs keep the portable kernel).
  *
  * Channels go along the vector lanes, DW_LANES at a time (a block): NHWC
  * keeps a pixel's channels contiguous. Taps go in horizontal pairs through
  * the 16-bit multiply-add, which is exact (a pair of int8 products sums to
  * at most 2 * 128 * 128): for each input row the kernel builds, per block,
- * a row of int16 pairs P[j] = (x[j], x[j + dw]) over the padded row (j in
- * padded coordinates, positions outside the input holding the input zero
- * point, as the portable kernel's column buffer does), so that the taps
- * (kx, kx + 1) of output ox are one 32-byte load at j = ox * sw + kx * dw;
- * an odd last tap is paired with a zero weight. The pair rows of a block
- * live in a ring of as many rows as the window spans, so each input row is
- * widened once per block while the output rows walk down a band; the band
- * is as tall as keeps its input and output in L2 while the blocks walk
- * across it. Weights are packed once per model as the multiply-add's
- * operands: per block, per kernel row, per pair of taps, 8 int32 words of
- * (w[kx], w[kx + 1]).
+ * a row of int16 pairs (x[j], x[j + dw]) over the padded row (j in padded
+ * coordinates, positions outside the input holding the input zero point,
+ * as the portable kernel's column buffer does), so that the taps (kx, kx +
+ * 1) of output ox are one aligned 32-byte load at j = ox * sw + kx * dw;
+ * an odd last tap is paired with a zero weight. Only the pairs some output
+ * uses are kept (every other one at stride 2). Each block keeps its pair
+ * rows in a ring of as many rows as the window spans, so each input row is
+ * widened once per block; the output rows go one at a time through all
+ * the blocks, so the row being written stays in L1. The inner loop keeps
+ * eight pixels' accumulators in registers and runs without a branch.
+ * Weights are packed once per model as the multiply-add's operands: per
+ * block, per kernel row, per pair of taps, 8 int32 words of (w[kx], w[kx +
+ * 1]).
  *
  * The requantisation is requant_one's single-precision sequence (kernels.c)
- * in vectors: multiply, clamp with max and min (which take the bound for a
- * NaN, as its comparisons do), add and subtract the rounding constant,
- * truncate; no FMA is enabled, so nothing is contracted. */
+ * in vectors (see dw_requant); no FMA is enabled, so nothing is
+ * contracted. */
 
 #include "kernels.h"
 
@@ -53,10 +55,9 @@
 /* the widest window and the largest stride and dilation taken */
 #define DW_MAX_K 16
 #define DW_MAX_STEP 8
-/* output pixels per step of the inner loop: accumulators in registers */
+/* output pixels per requantisation step; the inner loop takes two steps
+ * at a time */
 #define DW_PIXELS 4
-#define DW_I8_MIN (-128)
-#define DW_I8_MAX 127
 
 /* The shape's layout: blocks, pairs of taps per kernel row, the pair-row
  * elements a row of output needs, rows in the ring. */

@@ -725,8 +725,9 @@ dw_random_shape (simnpu__conv_params * p, int t)
   p->sw = rand_int (0, 3) == 0 ? rand_int (1, 3) : p->sh;
   p->dh = rand_int (0, 3) == 0 ? 2 : 1;
   p->dw = rand_int (0, 3) == 0 ? 2 : 1;
-  p->pt = rand_int (0, p->kh);
-  p->pl = rand_int (0, p->kw);
+  /* now and then more padding than the window, whole rows of it */
+  p->pt = rand_int (0, t % 11 == 0 ? p->kh + 2 : p->kh);
+  p->pl = rand_int (0, t % 11 == 0 ? p->kw + 2 : p->kw);
   p->ih = rand_int (p->dh * (p->kh - 1) + 1, MAX (max_hw,
           p->dh * (p->kh - 1) + 1));
   p->iw = rand_int (p->dw * (p->kw - 1) + 1, MAX (max_hw,

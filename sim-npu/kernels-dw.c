@@ -352,9 +352,9 @@ __attribute__((target ("avx2")))
   hi = _mm256_extracti128_si256 (b, 1);
   if (k->nc == DW_LANES) {
     _mm_storel_epi64 ((__m128i *) (void *) dst, lo);
-    _mm_storeh_pd ((double *) (void *) (dst + step), _mm_castsi128_pd (lo));
+    _mm_storeh_pi ((__m64 *) (void *) (dst + step), _mm_castsi128_ps (lo));
     _mm_storel_epi64 ((__m128i *) (void *) (dst + 2 * step), hi);
-    _mm_storeh_pd ((double *) (void *) (dst + 3 * step), _mm_castsi128_pd (hi));
+    _mm_storeh_pi ((__m64 *) (void *) (dst + 3 * step), _mm_castsi128_ps (hi));
   } else {
     int8_t tmp[DW_PIXELS * DW_LANES];
     int i;

@@ -55,6 +55,8 @@
 /* the widest window and the largest stride and dilation taken */
 #define DW_MAX_K 16
 #define DW_MAX_STEP 8
+/* the largest scratch for the rings of pair rows (bytes) */
+#define DW_MAX_RINGS (4.0 * 1024 * 1024)
 /* output pixels per requantisation step; the inner loop takes two steps
  * at a time */
 #define DW_PIXELS 4
@@ -111,6 +113,14 @@ dw_takes (const simnpu__conv_params * p)
     return false;
   if ((p->kh - 1) * p->dh + 1 > DW_MAX_SPAN || p->kh > DW_MAX_K)
     return false;
+  {
+    /* the rings of very long rows (a 1x1 depthwise conv, which the graph
+     * runs as one row of the whole image) would not fit any cache */
+    DwLayout l;
+    dw_layout (p, &l);
+    if ((double) l.blocks * l.span * l.nj * DW_PAIR_BYTES > DW_MAX_RINGS)
+      return false;
+  }
   return true;
 }
 

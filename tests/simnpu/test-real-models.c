@@ -1150,9 +1150,19 @@ test_faceres (void)
   model md;
   unsigned i, k, gender_ok = 0, age_ok = 0, female = 0;
   double min_cos = 1.0, sum_cos = 0.0, max_age_err = 0.0, max_gender_err = 0.0;
+  gchar *axm;
+  bool built;
 
   if (!have_data ())
     return;
+  /* models/meson.build skips it without gst-launch-1.0 to cut the crops */
+  axm = compiled_model ("faceres.axm");
+  built = g_file_test (axm, G_FILE_TEST_EXISTS);
+  g_free (axm);
+  if (!built) {
+    g_test_skip ("faceres.axm was not built (no gst-launch-1.0)");
+    return;
+  }
   pp_faceres (&pp);
   crops = face_crops (FACERES_CALIBRATION_PHOTOS + 1, FACERES_PHOTOS, true);
   model_open (&md, "faceres.json", FACERES_OUTPUTS, "faceres.axm", &pp);

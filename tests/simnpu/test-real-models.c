@@ -487,27 +487,25 @@ run_oracle (const char *source, const float *input, size_t n_input,
 /* The float executor's output against TF.js: the largest difference
  * relative to the output's largest magnitude. */
 static void
-check_oracle (const char *source, const char *outputs_ir,
-    const char *outputs_tf, const simnpu__preprocess * pp, const char *image)
+check_oracle_image (const char *source, const char *outputs_ir,
+    const char *outputs_tf, const simnpu__preprocess * pp,
+    const simnpu_image * image)
 {
   gchar **names = g_strsplit (outputs_ir, ",", -1);
   unsigned n = g_strv_length (names), i;
   size_t sizes[8];
-  GPtrArray *images;
   model md;
   float **ref;
   float s;
   int px, py;
 
-  if (!have_data ())
-    return;
   if (g_getenv ("GST_AX_ORACLE_SCRIPT") == NULL) {
     g_test_skip ("GST_AX_ORACLE_SCRIPT is not set");
+    g_strfreev (names);
     return;
   }
-  images = load_images (image, 1, 1);
   model_open (&md, source, outputs_ir, NULL, pp);
-  model_set_image (&md, images->pdata[0], &s, &px, &py);
+  model_set_image (&md, image, &s, &px, &py);
   model_run_float (&md);
   ref = run_oracle (source, md.input, (size_t) md.w * md.h * md.ch,
       outputs_tf, n, sizes);
@@ -529,8 +527,20 @@ check_oracle (const char *source, const char *outputs_ir,
   }
   g_free (ref);
   model_close (&md);
-  g_ptr_array_unref (images);
   g_strfreev (names);
+}
+
+static void
+check_oracle (const char *source, const char *outputs_ir,
+    const char *outputs_tf, const simnpu__preprocess * pp, const char *image)
+{
+  GPtrArray *images;
+
+  if (!have_data ())
+    return;
+  images = load_images (image, 1, 1);
+  check_oracle_image (source, outputs_ir, outputs_tf, pp, images->pdata[0]);
+  g_ptr_array_unref (images);
 }
 
 /* ------------------------------------------------------------------ */
@@ -851,6 +861,360 @@ test_emotion (void)
   g_ptr_array_unref (photos);
 }
 
+/* ------------------------------------------------------------------ */
+/* FaceRes: gender, age and a face descriptor from a face crop
+ *
+ * The crops are squares around BlazeFace's float faces (the rule below);
+ * models/faceres.crops lists them for the six photos so that the build
+ * can cut the calibration crops with GStreamer, and /real/faceres/crops
+ * checks that list against BlazeFace again (and prints it, to regenerate
+ * it). */
+
+/* the square's side, in box sizes: a loose crop with hair and chin, as
+ * human's face crops are */
+#define FACERES_CROP_ENLARGE 1.4f
+/* pixels a listed crop edge may differ from a new BlazeFace run */
+#define FACERES_CROP_SLACK 2
+#define FACERES_OUTPUTS "gender_pred/Sigmoid,age_pred/Softmax," \
+  "global_pooling/Mean"
+#define FACERES_AGE_CLASSES 100
+#define FACERES_DESCRIPTOR 1024
+/* human's reading: male above 0.5 */
+#define FACERES_GENDER_THRESHOLD 0.5f
+#define FACERES_GENDER_AGREEMENT 0.9
+/* the held-out photos show only women, so agreement alone could not tell
+ * a broken int8 gender from a constant: its probability must stay close */
+#define FACERES_GENDER_TOLERANCE 0.05f
+#define FACERES_AGE_TOLERANCE 5.0f
+#define FACERES_AGE_AGREEMENT 0.9
+#define FACERES_MIN_COSINE 0.95
+#define FACERES_PHOTOS 6
+/* the first photos calibrate; the rest are held out */
+#define FACERES_CALIBRATION_PHOTOS 4
+
+typedef struct
+{
+  int x, y, side;
+} square;
+
+static gint
+by_position (gconstpointer a, gconstpointer b)
+{
+  const square *p = a, *q = b;
+  if (p->x != q->x)
+    return (p->x > q->x) - (p->x < q->x);
+  return (p->y > q->y) - (p->y < q->y);
+}
+
+/* The face squares of one photo in its own pixels, from float BlazeFace:
+ * centred on each face, FACERES_CROP_ENLARGE times its longer side, moved
+ * (not shrunk) to stay inside the photo; ordered left to right. */
+static GArray *
+face_squares (model * face, const simnpu_image * img)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (square));
+  const float *fs[2], *fr[2];
+  GArray *faces;
+  float s;
+  int px, py, limit = (int) MIN (img->width, img->height);
+  unsigned i;
+
+  model_set_image (face, img, &s, &px, &py);
+  model_run_float (face);
+  for (i = 0; i < 2; i++) {
+    fs[i] = float_output (face, face_names[i]);
+    fr[i] = float_output (face, face_names[2 + i]);
+  }
+  faces = decode_faces (fs, fr, face->w);
+  for (i = 0; i < faces->len; i++) {
+    const box *b = &g_array_index (faces, box, i);
+    float cx = ((b->x1 + b->x2) / 2 - px) / s;
+    float cy = ((b->y1 + b->y2) / 2 - py) / s;
+    float side = FACERES_CROP_ENLARGE * MAX (b->x2 - b->x1, b->y2 - b->y1)
+        / s;
+    square q;
+    q.side = CLAMP ((int) lroundf (side), 1, limit);
+    q.x = CLAMP ((int) lroundf (cx - q.side / 2.0f), 0,
+        (int) img->width - q.side);
+    q.y = CLAMP ((int) lroundf (cy - q.side / 2.0f), 0,
+        (int) img->height - q.side);
+    g_array_append_val (out, q);
+  }
+  g_array_free (faces, TRUE);
+  g_array_sort (out, by_position);
+  return out;
+}
+
+static simnpu_image *
+crop_square (const simnpu_image * img, const square * q, bool mirror)
+{
+  simnpu_image *c = g_new0 (simnpu_image, 1);
+  int y, x;
+
+  c->source = g_strdup_printf ("%s@%d,%d+%d%s", img->source, q->x, q->y,
+      q->side, mirror ? " mirrored" : "");
+  c->width = c->height = (unsigned) q->side;
+  c->rgb = g_malloc ((size_t) q->side * q->side * 3);
+  for (y = 0; y < q->side; y++)
+    for (x = 0; x < q->side; x++) {
+      int sx = q->x + (mirror ? q->side - 1 - x : x);
+      memcpy (c->rgb + ((size_t) y * q->side + x) * 3,
+          img->rgb + ((size_t) (q->y + y) * img->width + sx) * 3, 3);
+    }
+  return c;
+}
+
+static void
+pp_faceres (simnpu__preprocess * pp)
+{
+  unsigned c;
+  /* human feeds the crop as 0..1 values times 255 */
+  pp->color = SIMNPU_COLOR_RGB;
+  pp->resize = SIMNPU_RESIZE_STRETCH;
+  pp->fill = 114;
+  pp->scale = 1.0f;
+  for (c = 0; c < 3; c++) {
+    pp->mean[c] = 0.0f;
+    pp->std[c] = 1.0f;
+  }
+}
+
+/* The face crops of photos sample<first>.jpg .. sample<last>.jpg, each
+ * also mirrored when with_mirror. */
+static GPtrArray *
+face_crops (unsigned first, unsigned last, bool with_mirror)
+{
+  GPtrArray *crops = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      simnpu_image_free);
+  simnpu__preprocess fpp;
+  model face;
+  unsigned i, j;
+
+  pp_blazeface (&fpp);
+  model_open (&face, "blazeface.json", FACE_OUTPUTS, NULL, &fpp);
+  for (i = first; i <= last; i++) {
+    gchar *rel = g_strdup_printf ("face-api/sample%u.jpg", i);
+    GPtrArray *photo = load_images (rel, 1, 1);
+    const simnpu_image *img = photo->pdata[0];
+    GArray *sq = face_squares (&face, img);
+    for (j = 0; j < sq->len; j++) {
+      g_ptr_array_add (crops, crop_square (img, &g_array_index (sq, square,
+                  j), false));
+      if (with_mirror)
+        g_ptr_array_add (crops, crop_square (img, &g_array_index (sq,
+                    square, j), true));
+    }
+    g_array_free (sq, TRUE);
+    g_ptr_array_unref (photo);
+    g_free (rel);
+  }
+  model_close (&face);
+  return crops;
+}
+
+/* models/faceres.crops ("PHOTO WIDTH HEIGHT X Y SIDE" lines, '#'
+ * comments) against BlazeFace run again; the fresh list is printed first,
+ * so that a changed rule can be written back. */
+static void
+test_faceres_crops (void)
+{
+  const char *table = g_getenv ("GST_AX_FACERES_CROPS");
+  simnpu__preprocess fpp;
+  gchar *text = NULL, **lines;
+  GString *fresh = g_string_new (NULL);
+  GArray *found[FACERES_PHOTOS];
+  unsigned width[FACERES_PHOTOS], height[FACERES_PHOTOS];
+  model face;
+  unsigned i, j, n_listed = 0, n_found = 0;
+
+  if (!have_data ())
+    return;
+  pp_blazeface (&fpp);
+  model_open (&face, "blazeface.json", FACE_OUTPUTS, NULL, &fpp);
+  for (i = 0; i < FACERES_PHOTOS; i++) {
+    gchar *rel = g_strdup_printf ("face-api/sample%u.jpg", i + 1);
+    GPtrArray *photo = load_images (rel, 1, 1);
+    const simnpu_image *img = photo->pdata[0];
+    found[i] = face_squares (&face, img);
+    width[i] = img->width;
+    height[i] = img->height;
+    for (j = 0; j < found[i]->len; j++) {
+      const square *q = &g_array_index (found[i], square, j);
+      g_string_append_printf (fresh, "sample%u.jpg %u %u %d %d %d\n", i + 1,
+          img->width, img->height, q->x, q->y, q->side);
+    }
+    n_found += found[i]->len;
+    g_ptr_array_unref (photo);
+    g_free (rel);
+  }
+  model_close (&face);
+  g_test_message ("faceres crops from float BlazeFace (%u):\n%s", n_found,
+      fresh->str);
+  g_assert_nonnull (table);
+  g_assert_true (g_file_get_contents (table, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  for (i = 0; i < FACERES_PHOTOS; i++) {
+    gchar *name = g_strdup_printf ("sample%u.jpg", i + 1);
+    unsigned k = 0;
+    for (j = 0; lines[j]; j++) {
+      char photo_name[64];
+      unsigned w, h;
+      int x, y, side;
+      const square *q;
+      if (lines[j][0] == '#' || lines[j][0] == '\0')
+        continue;
+      g_assert_cmpint (sscanf (lines[j], "%63s %u %u %d %d %d", photo_name,
+              &w, &h, &x, &y, &side), ==, 6);
+      if (strcmp (photo_name, name) != 0)
+        continue;
+      g_assert_cmpuint (w, ==, width[i]);
+      g_assert_cmpuint (h, ==, height[i]);
+      g_assert_cmpuint (k, <, found[i]->len);
+      q = &g_array_index (found[i], square, k);
+      g_assert_cmpint (ABS (x - q->x), <=, FACERES_CROP_SLACK);
+      g_assert_cmpint (ABS (y - q->y), <=, FACERES_CROP_SLACK);
+      g_assert_cmpint (ABS (side - q->side), <=, FACERES_CROP_SLACK);
+      /* the build crops what is listed: it must be inside the photo */
+      g_assert_cmpint (x, >=, 0);
+      g_assert_cmpint (y, >=, 0);
+      g_assert_cmpint (x + side, <=, (int) w);
+      g_assert_cmpint (y + side, <=, (int) h);
+      k++;
+    }
+    g_assert_cmpuint (k, ==, found[i]->len);
+    n_listed += k;
+    g_array_free (found[i], TRUE);
+    g_free (name);
+  }
+  g_assert_cmpuint (n_listed, ==, n_found);
+  g_assert_cmpuint (n_found, >=, FACERES_PHOTOS);
+  g_strfreev (lines);
+  g_free (text);
+  g_string_free (fresh, TRUE);
+}
+
+static void
+test_oracle_faceres (void)
+{
+  simnpu__preprocess pp;
+  GPtrArray *crops;
+
+  if (!have_data ())
+    return;
+  pp_faceres (&pp);
+  crops = face_crops (FACERES_CALIBRATION_PHOTOS + 1, FACERES_PHOTOS, false);
+  g_assert_cmpuint (crops->len, >=, 1);
+  check_oracle_image ("faceres.json", FACERES_OUTPUTS, FACERES_OUTPUTS, &pp,
+      crops->pdata[0]);
+  g_ptr_array_unref (crops);
+}
+
+/* human's age: the most likely year, moved towards its likelier
+ * neighbour by ten times that neighbour's probability */
+static float
+faceres_age (const float *p)
+{
+  int a = 0, k;
+  float below, above;
+
+  for (k = 1; k < FACERES_AGE_CLASSES; k++)
+    if (p[k] > p[a])
+      a = k;
+  below = a > 0 ? p[a - 1] : 0.0f;
+  above = a + 1 < FACERES_AGE_CLASSES ? p[a + 1] : 0.0f;
+  return below > above ? a - 10.0f * below : a + 10.0f * above;
+}
+
+static double
+cosine (const float *a, const float *b, unsigned n)
+{
+  double ab = 0.0, aa = 0.0, bb = 0.0;
+  unsigned i;
+
+  for (i = 0; i < n; i++) {
+    ab += (double) a[i] * b[i];
+    aa += (double) a[i] * a[i];
+    bb += (double) b[i] * b[i];
+  }
+  return aa > 0.0 && bb > 0.0 ? ab / sqrt (aa * bb) : 0.0;
+}
+
+static void
+test_faceres (void)
+{
+  static const char *const names[3] = { "gender_pred/Sigmoid",
+    "age_pred/Softmax", "global_pooling/Mean"
+  };
+  simnpu__preprocess pp;
+  GPtrArray *crops;
+  model md;
+  unsigned i, k, gender_ok = 0, age_ok = 0, female = 0;
+  double min_cos = 1.0, sum_cos = 0.0, max_age_err = 0.0, max_gender_err = 0.0;
+  gchar *axm;
+  bool built;
+
+  if (!have_data ())
+    return;
+  /* models/meson.build skips it without gst-launch-1.0 to cut the crops */
+  axm = compiled_model ("faceres.axm");
+  built = g_file_test (axm, G_FILE_TEST_EXISTS);
+  g_free (axm);
+  if (!built) {
+    g_test_skip ("faceres.axm was not built (no gst-launch-1.0)");
+    return;
+  }
+  pp_faceres (&pp);
+  crops = face_crops (FACERES_CALIBRATION_PHOTOS + 1, FACERES_PHOTOS, true);
+  model_open (&md, "faceres.json", FACERES_OUTPUTS, "faceres.axm", &pp);
+  for (i = 0; i < crops->len; i++) {
+    const simnpu_image *c = crops->pdata[i];
+    const float *fg, *fa, *fd;
+    float *q[3], s, fage, qage;
+    int px, py;
+    double cs;
+    bool g_ok;
+    model_set_image (&md, c, &s, &px, &py);
+    model_run_float (&md);
+    fg = float_output (&md, names[0]);
+    fa = float_output (&md, names[1]);
+    fd = float_output (&md, names[2]);
+    model_run_int8 (&md, q, names, 3);
+    g_ok = (fg[0] > FACERES_GENDER_THRESHOLD) ==
+        (q[0][0] > FACERES_GENDER_THRESHOLD);
+    fage = faceres_age (fa);
+    qage = faceres_age (q[1]);
+    cs = cosine (fd, q[2], FACERES_DESCRIPTOR);
+    g_test_message ("%s: gender %.3f / int8 %.3f, age %.1f / %.1f, "
+        "descriptor cosine %.4f", c->source, fg[0], q[0][0], fage, qage, cs);
+    gender_ok += g_ok;
+    female += fg[0] <= FACERES_GENDER_THRESHOLD;
+    max_gender_err = MAX (max_gender_err, fabsf (fg[0] - q[0][0]));
+    age_ok += fabsf (fage - qage) <= FACERES_AGE_TOLERANCE;
+    max_age_err = MAX (max_age_err, fabsf (fage - qage));
+    min_cos = MIN (min_cos, cs);
+    sum_cos += cs;
+    for (k = 0; k < 3; k++)
+      g_free (q[k]);
+  }
+  g_test_message ("faceres on %u held-out crops (sample5, sample6, and "
+      "mirrored): gender agrees on %u (float female on %u; worst probability "
+      "difference %.3f), age within %.0f years on %u (worst %.1f), "
+      "descriptor cosine min %.4f mean %.4f", crops->len, gender_ok, female,
+      max_gender_err, FACERES_AGE_TOLERANCE, age_ok, max_age_err, min_cos,
+      sum_cos / crops->len);
+  g_assert_cmpuint (crops->len, >=, 2);
+  /* the float path sees women as women: the preprocessing is the model's */
+  g_assert_cmpfloat ((double) female / crops->len, >=,
+      FACERES_GENDER_AGREEMENT);
+  g_assert_cmpfloat (max_gender_err, <=, FACERES_GENDER_TOLERANCE);
+  g_assert_cmpfloat ((double) gender_ok / crops->len, >=,
+      FACERES_GENDER_AGREEMENT);
+  g_assert_cmpfloat ((double) age_ok / crops->len, >=, FACERES_AGE_AGREEMENT);
+  g_assert_cmpfloat (min_cos, >=, FACERES_MIN_COSINE);
+  model_close (&md);
+  g_ptr_array_unref (crops);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -861,5 +1225,8 @@ main (int argc, char **argv)
   g_test_add_func ("/real/blazeface", test_blazeface);
   g_test_add_func ("/real/centernet", test_centernet);
   g_test_add_func ("/real/emotion", test_emotion);
+  g_test_add_func ("/real/faceres/crops", test_faceres_crops);
+  g_test_add_func ("/real/oracle/faceres", test_oracle_faceres);
+  g_test_add_func ("/real/faceres", test_faceres);
   return g_test_run ();
 }

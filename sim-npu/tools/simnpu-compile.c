@@ -340,8 +340,8 @@ load_inputs (const char *what, const char *path, const simnpu__ir_tensor * t,
   }
   fprintf (stderr, "simnpu-compile: decoding %s images from %s ...\n", what,
       path);
-  if (!simnpu_imageset_load (path, (unsigned) a->max_frames,
-          (unsigned) a->frame_stride, images, &err)) {
+  if (simnpu_imageset_load (path, (unsigned) a->max_frames,
+          (unsigned) a->frame_stride, images, &err) < 0) {
     fprintf (stderr, "simnpu-compile: --%s: %s\n", what, err->message);
     g_error_free (err);
     g_ptr_array_unref (images);

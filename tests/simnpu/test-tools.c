@@ -180,6 +180,40 @@ test_run_module_host_sections (void)
   g_free (module_arg);
 }
 
+/* A calibration image that does not decode stops the compile with a
+ * message naming the option, and writes no model. */
+static void
+test_compile_bad_calibration (void)
+{
+  gchar *onnx = g_build_filename (ONNX_NODE_TESTS,
+      "test_conv_with_strides_padding", "model.onnx", NULL);
+  gchar *png = g_build_filename (tmp, "not-an-image.png", NULL);
+  gchar *calib = g_strdup_printf ("--calibration=%s", png);
+  gchar *axm = g_build_filename (tmp, "bad-calibration.axm", NULL);
+  const char *argv[] = { compile_tool, onnx, "-o", axm, calib, NULL };
+  gchar *out = NULL, *err = NULL;
+  gint status = 0;
+
+  if (!g_file_test (onnx, G_FILE_TEST_EXISTS)) {
+    g_test_skip ("libonnx-testdata is not installed");
+    goto out;
+  }
+  g_assert_true (g_file_set_contents (png, "this is text", -1, NULL));
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL,
+          &out, &err, &status, NULL));
+  g_assert_false (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (err, "--calibration: "));
+  g_assert_nonnull (strstr (err, "not-an-image.png"));
+  g_assert_false (g_file_test (axm, G_FILE_TEST_EXISTS));
+out:
+  g_free (out);
+  g_free (err);
+  g_free (onnx);
+  g_free (png);
+  g_free (calib);
+  g_free (axm);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -202,6 +236,8 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/tools/profiling-flow", test_torq_profiling_flow);
   g_test_add_func ("/simnpu/tools/run-module-host-sections",
       test_run_module_host_sections);
+  g_test_add_func ("/simnpu/tools/compile-bad-calibration",
+      test_compile_bad_calibration);
   ret = g_test_run ();
   cmd = g_strdup_printf ("rm -rf '%s'", tmp);
   if (system (cmd) != 0)

@@ -503,10 +503,10 @@ dnnl_conv_build (DnnlConv * d, BenchConv * c, bool zero_points)
                   dnnl_query_weights_md, 0), d->engine, NULL), "reorder"))
     exit (1);
   dnnl_primitive_create (&reorder, rpd);
-  rargs[0] = (dnnl_exec_arg_t) {
-  DNNL_ARG_FROM, user_w};
-  rargs[1] = (dnnl_exec_arg_t) {
-  DNNL_ARG_TO, d->wei};
+  rargs[0].arg = DNNL_ARG_FROM;
+  rargs[0].memory = user_w;
+  rargs[1].arg = DNNL_ARG_TO;
+  rargs[1].memory = d->wei;
   dnnl_primitive_execute (reorder, d->stream, 2, rargs);
   dnnl_stream_wait (d->stream);
   dnnl_primitive_destroy (reorder);
@@ -703,8 +703,8 @@ bench_conv (const ConvShape * s, bool have_dnnl, bool have_xnn)
       gmacs (c.macs, best_naive), best_naive / 1e6,
       (double) best_naive / best_graph);
   printf ("  outputs: graph %s kernel call, graph %s naive loop",
-      memcmp (c.g_out, c.kout, c.out_n) == 0 ? "==" : "!=",
-      memcmp (c.g_out, c.naive_out, c.out_n) == 0 ? "==" : "!=");
+      max_abs_diff (c.g_out, c.kout, c.out_n) == 0 ? "==" : "!=",
+      max_abs_diff (c.g_out, c.naive_out, c.out_n) == 0 ? "==" : "!=");
   if (dnnl_diff >= 0)
     printf ("; oneDNN max |diff| %d", dnnl_diff);
   if (xnn_diff >= 0)

@@ -76,7 +76,7 @@ process_cpu_ns (void)
 /* ---------------- 1. conv2d ---------------- */
 
 /* timed runs of each conv, interleaved with the baselines; best of */
-#define CONV_ROUNDS 9
+#define CONV_ROUNDS 15
 /* the naive loop is slow and only a reference column */
 #define NAIVE_REPEATS 2
 /* the one-op graph's run over a direct kernel call, at most */
@@ -594,8 +594,15 @@ verdict (bool ok)
   return ok ? "ok" : "BELOW TARGET";
 }
 
+/* one conv's figures in GMAC/s (0: not measured) */
+typedef struct
+{
+  double graph, kernel, dnnl, xnn, naive;
+} ConvResult;
+
 static void
-bench_conv (const ConvShape * s, bool have_dnnl, bool have_xnn)
+bench_conv (const ConvShape * s, bool have_dnnl, bool have_xnn,
+    ConvResult * res)
 {
   BenchConv c;
   uint64_t best_graph = G_MAXUINT64, best_kernel = G_MAXUINT64;
@@ -719,13 +726,42 @@ bench_conv (const ConvShape * s, bool have_dnnl, bool have_xnn)
   if (xop)
     xnn_delete_operator (xop);
 #endif
+  res->graph = graph_g;
+  res->kernel = gmacs (c.macs, best_kernel);
+  res->dnnl = dnnl_up ? gmacs (c.macs, best_dnnl) : 0.0;
+  res->xnn = xnn_up ? gmacs (c.macs, best_xnn) : 0.0;
+  res->naive = gmacs (c.macs, best_naive);
   bench_conv_clear (&c);
+}
+
+/* one line per conv, to read the targets at a glance */
+static void
+conv_summary (const ConvResult * res)
+{
+  unsigned i;
+
+  printf ("summary (GMAC/s)  %7s %7s %7s %8s %7s  %12s  %s\n", "graph",
+      "kernel", "oneDNN", "XNNPACK", "naive", "graph/kernel",
+      "sim-npu/oneDNN (target)");
+  for (i = 0; i < G_N_ELEMENTS (conv_shapes); i++) {
+    const ConvResult *r = &res[i];
+    printf ("  conv %s          %7.2f %7.2f %7.2f %8.2f %7.2f  %12.3f",
+        conv_shapes[i].id, r->graph, r->kernel, r->dnnl, r->xnn, r->naive,
+        r->kernel / r->graph);
+    if (r->dnnl > 0.0)
+      printf ("  %6.2f (>= %.1f) %s\n", r->graph / r->dnnl,
+          conv_shapes[i].target, verdict (r->graph / r->dnnl >=
+              conv_shapes[i].target));
+    else
+      printf ("  unavailable\n");
+  }
 }
 
 static void
 bench_convs (void)
 {
   bool have_dnnl = false, have_xnn = false;
+  ConvResult res[G_N_ELEMENTS (conv_shapes)];
   unsigned i;
 
 #ifdef HAVE_DNNL
@@ -752,7 +788,8 @@ bench_convs (void)
       "best of %d rounds alternating with the baselines; random int8 "
       "data\n", CONV_ROUNDS);
   for (i = 0; i < G_N_ELEMENTS (conv_shapes); i++)
-    bench_conv (&conv_shapes[i], have_dnnl, have_xnn);
+    bench_conv (&conv_shapes[i], have_dnnl, have_xnn, &res[i]);
+  conv_summary (res);
 #ifdef HAVE_XNNPACK
   if (have_xnn)
     xnn_deinitialize ();

@@ -96,6 +96,9 @@ process_cpu_ns (void)
 #define OUT_SPREAD 40.0
 #define CONV_BIAS_MAX 1000
 #define CONV_SEED 1234
+/* slack after the input: XNNPACK's kernels may read up to XNN_EXTRA_BYTES
+ * past their input */
+#define INPUT_SLACK_BYTES 64
 
 typedef struct
 {
@@ -208,7 +211,7 @@ bench_conv_setup (BenchConv * c, const ConvShape * s)
   c->out_n = (size_t) c->oh * c->ow * s->oc;
   c->w_n = (size_t) s->oc * s->k * s->k * c->icg;
   c->macs = (double) c->oh * c->ow * s->oc * s->k * s->k * c->icg;
-  c->in = g_malloc (c->in_n);
+  c->in = g_malloc0 (c->in_n + INPUT_SLACK_BYTES);
   c->w = g_malloc (c->w_n);
   c->bias = g_new (int32_t, s->oc);
   c->w_scales = g_new (float, s->oc);
@@ -559,6 +562,8 @@ dnnl_single_thread (void)
 #endif /* HAVE_DNNL */
 
 #ifdef HAVE_XNNPACK
+G_STATIC_ASSERT (INPUT_SLACK_BYTES >= XNN_EXTRA_BYTES);
+
 /* XNNPACK's per-channel int8 convolution (qc8) of the same conv, on the
  * caller's thread (no thread pool). Its weights layout is sim-npu's. */
 static xnn_operator_t

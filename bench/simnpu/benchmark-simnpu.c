@@ -1338,6 +1338,9 @@ main (int argc, char **argv)
   bench_convs ();
 
   printf ("== real models: functional compute per frame, one core ==\n");
+  printf ("public API (simnpu.h): one job in flight at time scale 0 on the "
+      "device the model was compiled for, so one core's worker computes "
+      "it; its compute_ns; random device inputs\n");
   for (i = 0; i < G_N_ELEMENTS (real_models); i++)
     bench_model (models_build, &real_models[i]);
 

@@ -765,6 +765,20 @@ bench_conv (const ConvShape * s, bool have_dnnl, bool have_xnn,
   bench_conv_clear (&c);
 }
 
+/* width of a baseline's column in the summary (XNNPACK's is one wider,
+ * as its name) */
+#define SUMMARY_COL 7
+
+/* a baseline's GMAC/s, or a dash when it did not run */
+static void
+summary_cell (double gmacs_value, int width)
+{
+  if (gmacs_value > 0.0)
+    printf (" %*.2f", width, gmacs_value);
+  else
+    printf (" %*s", width, "-");
+}
+
 /* one line per conv, to read the targets at a glance */
 static void
 conv_summary (const ConvResult * res)
@@ -776,9 +790,11 @@ conv_summary (const ConvResult * res)
       "sim-npu/oneDNN (target)");
   for (i = 0; i < G_N_ELEMENTS (conv_shapes); i++) {
     const ConvResult *r = &res[i];
-    printf ("  conv %s          %7.2f %7.2f %7.2f %8.2f %7.2f  %12.3f",
-        conv_shapes[i].id, r->graph, r->kernel, r->dnnl, r->xnn, r->naive,
-        r->kernel / r->graph);
+    printf ("  conv %s          %7.2f %7.2f", conv_shapes[i].id, r->graph,
+        r->kernel);
+    summary_cell (r->dnnl, SUMMARY_COL);
+    summary_cell (r->xnn, SUMMARY_COL + 1);
+    printf (" %7.2f  %12.3f", r->naive, r->kernel / r->graph);
     if (r->dnnl > 0.0)
       printf ("  %6.2f (>= %.1f) %s\n", r->graph / r->dnnl,
           conv_shapes[i].target, verdict (r->graph / r->dnnl >=

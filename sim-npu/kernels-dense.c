@@ -7,33 +7,445 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* Dense and pointwise conv2d (groups == 1): the fast kernels behind the seam of
- * kernels.h. No shape is taken yet, so every conv runs the portable
- * kernel. */
+/* Dense and pointwise conv2d (groups == 1): the fast kernels behind the
+ * seam of kernels.h, for AVX2.
+ *
+ * The conv is a matrix product: M output pixels by K = kh * kw * ic taps
+ * by N = oc channels. Output channels run along the vector lanes, so that
+ * the result is NHWC as it is and bias, scale and zero point are vector
+ * loads. The weights are packed once into panels of 16 (or, for the last
+ * few channels, 8) output channels, the taps in pairs as 16-bit values:
+ * the 16-bit multiply-add (vpmaddwd) of a pair of sign-extended int8 taps
+ * is exact for any values, so every weight, -128 included, is taken. A
+ * chunk of output pixels is first laid out as rows of K taps widened to
+ * 16 bits (im2row; padded taps read the input zero point, as the column
+ * buffer of the portable kernel does, since the bias has in_zp folded
+ * in), then each panel runs over the chunk six pixels at a time with the
+ * 6 x 16 int32 accumulators in registers. The requantisation is the
+ * single-precision sequence of kernels.c's requant_one, without FMA. */
 
 #include "kernels.h"
+
+#include <string.h>
+
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute (target)
+#define SIMNPU_DENSE_AVX2 1
+#include <immintrin.h>
+#endif
+#endif
+
+#ifdef SIMNPU_DENSE_AVX2
+
+/* output channels of a full panel and of the narrow last one */
+#define PANEL_WIDE 16
+#define PANEL_NARROW 8
+/* output pixels per block of the micro-kernel */
+#define BLOCK_ROWS 6
+/* taps per 32-bit pair */
+#define PAIR 2
+/* target bytes of one chunk of im2row rows: stays in L1/L2 while every
+ * panel runs over it */
+#define CHUNK_BYTES (48 * 1024)
+/* int8 values per 16-byte load widened to one 256-bit vector */
+#define WIDEN_STEP 16
+/* slack after the im2row rows for the widened stores that run over the
+ * end of a row */
+#define ROW_SLACK (WIDEN_STEP * sizeof (int16_t))
+/* rounding to nearest even, as requant_one in kernels.c */
+#define RQ_MAGIC 12582912.0f
+
+#define ALIGN_UP(n, a) (((n) + (a) - 1) / (a) * (a))
+
+/* a pair of 16-bit taps read as one 32-bit word (rows are written as
+ * int16) */
+typedef int32_t pair32 __attribute__((may_alias));
+
+typedef struct
+{
+  size_t k;                     /* taps */
+  size_t kp2;                   /* tap pairs */
+  size_t ocp;                   /* output channels padded to PANEL_NARROW */
+  size_t rows;                  /* im2row rows per chunk */
+} DenseShape;
+
+static void
+dense_shape (const simnpu__conv_params * p, DenseShape * s)
+{
+  size_t row_bytes;
+
+  s->k = (size_t) p->kh * p->kw * p->ic;
+  s->kp2 = (s->k + PAIR - 1) / PAIR;
+  s->ocp = ALIGN_UP ((size_t) p->oc, PANEL_NARROW);
+  row_bytes = s->kp2 * PAIR * sizeof (int16_t);
+  s->rows = CHUNK_BYTES / row_bytes / BLOCK_ROWS * BLOCK_ROWS;
+  s->rows = MAX (s->rows, BLOCK_ROWS);
+  s->rows = MIN (s->rows, ALIGN_UP ((size_t) p->oh * p->ow, BLOCK_ROWS));
+}
+
+static bool
+dense_takes (const simnpu__conv_params * p)
+{
+  /* the thinnest convs stay with the portable kernel, which runs pixels
+   * along the lanes and skips zero taps */
+  return p->groups == 1 && p->oc >= PANEL_NARROW
+      && __builtin_cpu_supports ("avx2");
+}
+
+/* dst[0..n) = src[0..n) widened; vector loads only where 16 bytes are
+ * inside [src, limit), so nothing is read past the input. May write up to
+ * WIDEN_STEP - 1 values past dst + n. */
+__attribute__((target ("avx2")))
+     static inline void widen_run (int16_t * restrict dst,
+    const int8_t * restrict src, size_t n, const int8_t * limit)
+{
+  size_t j = 0;
+
+  for (; j + WIDEN_STEP <= n; j += WIDEN_STEP)
+    _mm256_storeu_si256 ((__m256i *) (void *) (dst + j),
+        _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *)
+                (const void *) (src + j))));
+  if (j < n && (size_t) (limit - (src + j)) >= WIDEN_STEP) {
+    _mm256_storeu_si256 ((__m256i *) (void *) (dst + j),
+        _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *)
+                (const void *) (src + j))));
+    return;
+  }
+  for (; j < n; j++)
+    dst[j] = src[j];
+}
+
+static inline void
+fill_i16 (int16_t * dst, int16_t v, size_t n)
+{
+  size_t j;
+
+  for (j = 0; j < n; j++)
+    dst[j] = v;
+}
+
+/* im2row of output pixels [m0, m0 + count) of one image: row i holds the
+ * K taps of pixel m0 + i in the order of the weights ([ky][kx][c]), then a
+ * zero to an even count. */
+__attribute__((target ("avx2")))
+     static void build_rows (const simnpu__conv_params * p,
+    const DenseShape * s, const int8_t * in, const int8_t * in_end,
+    size_t m0, size_t count, int16_t * rows)
+{
+  const size_t ic = (size_t) p->ic, run = (size_t) p->kw * ic;
+  const size_t stride = s->kp2 * PAIR;
+  const int16_t zp = (int16_t) p->in_zp;
+  size_t i;
+  int oy = (int) (m0 / (size_t) p->ow), ox = (int) (m0 % (size_t) p->ow);
+
+  for (i = 0; i < count; i++) {
+    int16_t *row = rows + i * stride;
+    int ix0 = ox * p->sw - p->pl;
+    bool inside = p->dw == 1 && ix0 >= 0 && ix0 + p->kw <= p->iw;
+    int ky, kx;
+    for (ky = 0; ky < p->kh; ky++) {
+      int iy = oy * p->sh - p->pt + ky * p->dh;
+      int16_t *dst = row + (size_t) ky * run;
+      const int8_t *line;
+      if (iy < 0 || iy >= p->ih) {
+        fill_i16 (dst, zp, run);
+        continue;
+      }
+      line = in + (size_t) iy *p->iw * ic;
+      if (inside) {
+        widen_run (dst, line + (size_t) ix0 * ic, run, in_end);
+        continue;
+      }
+      for (kx = 0; kx < p->kw; kx++) {
+        int ix = ix0 + kx * p->dw;
+        if (ix < 0 || ix >= p->iw)
+          fill_i16 (dst + kx * ic, zp, ic);
+        else
+          widen_run (dst + kx * ic, line + (size_t) ix * ic, ic, in_end);
+      }
+    }
+    if (s->k % PAIR)
+      row[s->k] = 0;
+    if (++ox == p->ow) {
+      ox = 0;
+      oy++;
+    }
+  }
+}
+
+/* one output vector of 8 channels: requant_one of kernels.c, lane-wise;
+ * max (x, lo) and min (x, hi) take the bound when x is NaN, as its
+ * comparisons do. Returns 8 int16 (in [act_min, act_max]). */
+__attribute__((target ("avx2")))
+     static inline __m128i requant8 (__m256i acc, __m256 sc, __m256 lo,
+    __m256 hi, __m256i zp)
+{
+  const __m256 magic = _mm256_set1_ps (RQ_MAGIC);
+  __m256 f = _mm256_mul_ps (_mm256_cvtepi32_ps (acc), sc);
+  __m256i q;
+
+  f = _mm256_min_ps (_mm256_max_ps (f, lo), hi);
+  f = _mm256_sub_ps (_mm256_add_ps (f, magic), magic);
+  q = _mm256_add_epi32 (_mm256_cvttps_epi32 (f), zp);
+  return _mm_packs_epi32 (_mm256_castsi256_si128 (q),
+      _mm256_extracti128_si256 (q, 1));
+}
+
+typedef struct
+{
+  const int32_t *bias;          /* ocp, padded with zeros */
+  const float *scale;           /* ocp, padded with zeros */
+  float lo_f, hi_f;
+  int32_t out_zp;
+  int oc;
+} DenseOut;
+
+/* c += b * the pair vector at w (16-bit multiply-add) */
+__attribute__((target ("avx2")))
+     static inline __m256i mac (__m256i c, __m256i b, const int32_t * w)
+{
+  return _mm256_add_epi32 (c, _mm256_madd_epi16 (b,
+          _mm256_load_si256 ((const __m256i *) (const void *) w)));
+}
+
+/* Requantises a pixel's nv vectors of 8 channels into dst (channels o0
+ * on); the last panel goes through a small buffer so that nothing is
+ * written past oc. */
+__attribute__((target ("avx2")))
+     static inline void store_pixel (const DenseOut * d, int o0, int nv,
+    __m256i c0, __m256i c1, __m256 s0, __m256 s1, int8_t * dst)
+{
+  const __m256 lo = _mm256_set1_ps (d->lo_f), hi = _mm256_set1_ps (d->hi_f);
+  const __m256i zp = _mm256_set1_epi32 (d->out_zp);
+  __m128i q0 = requant8 (c0, s0, lo, hi, zp);
+  __m128i q1 = nv > 1 ? requant8 (c1, s1, lo, hi, zp) : q0;
+  __m128i q = _mm_packs_epi16 (q0, q1);
+  int8_t v[PANEL_WIDE];
+
+  if (o0 + nv * PANEL_NARROW <= d->oc) {
+    if (nv > 1)
+      _mm_storeu_si128 ((__m128i *) (void *) dst, q);
+    else
+      _mm_storel_epi64 ((__m128i *) (void *) dst, q);
+  } else {
+    _mm_storeu_si128 ((__m128i *) (void *) v, q);
+    memcpy (dst, v, (size_t) (d->oc - o0));
+  }
+}
+
+/* Rows [0, valid) of a block of BLOCK_ROWS im2row rows (a: tap pairs,
+ * stride lda) times one panel of nv vectors of 8 channels (w: kp2 x nv x
+ * 8 pairs), requantised into out (stride oc) from channel o0. The six
+ * pixels' accumulators are named variables so that they stay in
+ * registers. */
+__attribute__((target ("avx2")))
+     static inline __attribute__((always_inline))
+     void micro_block (const pair32 * restrict a, size_t lda,
+    const int32_t * restrict w, size_t kp2, const DenseOut * d, int o0,
+    int8_t * restrict out, int valid, const int nv)
+{
+  const int32_t *b0 = d->bias + o0;
+  const size_t step = (size_t) nv * PANEL_NARROW;
+  __m256i c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
+  __m256 s0, s1;
+  size_t k;
+
+  c00 = _mm256_loadu_si256 ((const __m256i *) (const void *) b0);
+  c01 = nv > 1 ? _mm256_loadu_si256 ((const __m256i *) (const void *)
+      (b0 + PANEL_NARROW)) : _mm256_setzero_si256 ();
+  c10 = c20 = c30 = c40 = c50 = c00;
+  c11 = c21 = c31 = c41 = c51 = c01;
+  for (k = 0; k < kp2; k++) {
+    const int32_t *wk = w + k * step;
+    __m256i b;
+#define MICRO_ROW(R, C0, C1) \
+    b = _mm256_set1_epi32 (a[(R) * lda + k]); \
+    C0 = mac (C0, b, wk); \
+    if (nv > 1) \
+      C1 = mac (C1, b, wk + PANEL_NARROW);
+    MICRO_ROW (0, c00, c01);
+    MICRO_ROW (1, c10, c11);
+    MICRO_ROW (2, c20, c21);
+    MICRO_ROW (3, c30, c31);
+    MICRO_ROW (4, c40, c41);
+    MICRO_ROW (5, c50, c51);
+#undef MICRO_ROW
+  }
+  out += o0;
+  s0 = _mm256_loadu_ps (d->scale + o0);
+  s1 = nv > 1 ? _mm256_loadu_ps (d->scale + o0 + PANEL_NARROW) : s0;
+  store_pixel (d, o0, nv, c00, c01, s0, s1, out);
+  if (valid > 1)
+    store_pixel (d, o0, nv, c10, c11, s0, s1, out + d->oc);
+  if (valid > 2)
+    store_pixel (d, o0, nv, c20, c21, s0, s1, out + 2 * (size_t) d->oc);
+  if (valid > 3)
+    store_pixel (d, o0, nv, c30, c31, s0, s1, out + 3 * (size_t) d->oc);
+  if (valid > 4)
+    store_pixel (d, o0, nv, c40, c41, s0, s1, out + 4 * (size_t) d->oc);
+  if (valid > 5)
+    store_pixel (d, o0, nv, c50, c51, s0, s1, out + 5 * (size_t) d->oc);
+}
+
+__attribute__((target ("avx2"), noinline))
+     static void micro_wide (const pair32 * a, size_t lda, const int32_t * w,
+    size_t kp2, const DenseOut * d, int o0, int8_t * out, int valid)
+{
+  micro_block (a, lda, w, kp2, d, o0, out, valid, 2);
+}
+
+__attribute__((target ("avx2"), noinline))
+     static void micro_narrow (const pair32 * a, size_t lda,
+    const int32_t * w, size_t kp2, const DenseOut * d, int o0, int8_t * out,
+    int valid)
+{
+  micro_block (a, lda, w, kp2, d, o0, out, valid, 1);
+}
+
+/* scratch: the im2row rows of a chunk (BLOCK_ROWS-aligned, plus slack),
+ * then bias and scales padded to ocp; aligned inside */
+static size_t
+dense_scratch_layout (const simnpu__conv_params * p,
+    const DenseShape * s, size_t *at_bias, size_t *at_scale)
+{
+  size_t rows = s->rows * s->kp2 * PAIR * sizeof (int16_t) + ROW_SLACK;
+
+  *at_bias = ALIGN_UP (rows, SIMNPU_KERNEL_ALIGN);
+  *at_scale = *at_bias + ALIGN_UP (s->ocp * sizeof (int32_t),
+      SIMNPU_KERNEL_ALIGN);
+  (void) p;
+  return *at_scale + s->ocp * sizeof (float) + SIMNPU_KERNEL_ALIGN;
+}
+
+__attribute__((target ("avx2")))
+     static void dense_run_avx2 (const simnpu__conv_params * p,
+    const int8_t * input, const void *packed, const int32_t * bias,
+    const float *scales, int8_t * output, int8_t * scratch)
+{
+  DenseShape s;
+  DenseOut d;
+  size_t at_bias, at_scale, m, m0, o0, r0;
+  int8_t *base = (int8_t *) ALIGN_UP ((uintptr_t) scratch,
+      SIMNPU_KERNEL_ALIGN);
+  int16_t *rows = (int16_t *) (void *) base;
+  int32_t *pbias;
+  float *pscale;
+  const size_t in_image = (size_t) p->ih * p->iw * p->ic;
+  const size_t out_image = (size_t) p->oh * p->ow * p->oc;
+  int b;
+
+  dense_shape (p, &s);
+  dense_scratch_layout (p, &s, &at_bias, &at_scale);
+  pbias = (int32_t *) (void *) (base + at_bias);
+  pscale = (float *) (void *) (base + at_scale);
+  memcpy (pbias, bias, (size_t) p->oc * sizeof (int32_t));
+  memcpy (pscale, scales, (size_t) p->oc * sizeof (float));
+  for (o0 = (size_t) p->oc; o0 < s.ocp; o0++) {
+    pbias[o0] = 0;
+    pscale[o0] = 0.0f;
+  }
+  d.bias = pbias;
+  d.scale = pscale;
+  d.out_zp = p->out_zp;
+  d.lo_f = (float) (p->act_min - p->out_zp);
+  d.hi_f = (float) (p->act_max - p->out_zp);
+  d.oc = p->oc;
+  m = (size_t) p->oh * p->ow;
+
+  for (b = 0; b < p->n; b++) {
+    const int8_t *in = input + (size_t) b * in_image;
+    int8_t *out = output + (size_t) b * out_image;
+    for (m0 = 0; m0 < m; m0 += s.rows) {
+      size_t count = MIN (s.rows, m - m0);
+      size_t padded = ALIGN_UP (count, BLOCK_ROWS);
+      const size_t stride = s.kp2 * PAIR;
+      build_rows (p, &s, in, in + in_image, m0, count, rows);
+      memset (rows + count * stride, 0,
+          (padded - count) * stride * sizeof (int16_t));
+      for (o0 = 0; o0 < s.ocp;) {
+        const bool wide = s.ocp - o0 >= PANEL_WIDE;
+        const int32_t *w = (const int32_t *) packed + o0 * s.kp2;
+        for (r0 = 0; r0 < count; r0 += BLOCK_ROWS) {
+          const pair32 *a = (const pair32 *) (const void *) (rows +
+              r0 * stride);
+          int8_t *dst = out + (m0 + r0) * (size_t) p->oc;
+          int valid = (int) MIN (BLOCK_ROWS, count - r0);
+          if (wide)
+            micro_wide (a, s.kp2, w, s.kp2, &d, (int) o0, dst, valid);
+          else
+            micro_narrow (a, s.kp2, w, s.kp2, &d, (int) o0, dst, valid);
+        }
+        o0 += wide ? PANEL_WIDE : PANEL_NARROW;
+      }
+    }
+  }
+}
+#endif /* SIMNPU_DENSE_AVX2 */
 
 size_t
 simnpu__dense_packed_bytes (const simnpu__conv_params * p)
 {
+#ifdef SIMNPU_DENSE_AVX2
+  DenseShape s;
+
+  if (!dense_takes (p))
+    return 0;
+  dense_shape (p, &s);
+  return s.ocp * s.kp2 * sizeof (int32_t);
+#else
   (void) p;
   return 0;
+#endif
 }
 
+/* Panels of 16 channels (8 for the last ones when they are fewer): panel
+ * o0 starts at pair o0 * kp2 and holds, per tap pair, each channel's two
+ * taps as int16; missing channels and the tap after an odd K are
+ * zero. */
 void
 simnpu__dense_pack (const simnpu__conv_params * p, const int8_t * weights,
     void *packed)
 {
+#ifdef SIMNPU_DENSE_AVX2
+  DenseShape s;
+  int16_t *dst = packed;
+  size_t o0, k2, j, t;
+
+  if (!dense_takes (p))
+    return;
+  dense_shape (p, &s);
+  for (o0 = 0; o0 < s.ocp;) {
+    size_t width = s.ocp - o0 >= PANEL_WIDE ? PANEL_WIDE : PANEL_NARROW;
+    for (k2 = 0; k2 < s.kp2; k2++)
+      for (j = 0; j < width; j++)
+        for (t = 0; t < PAIR; t++) {
+          size_t o = o0 + j, k = k2 * PAIR + t;
+          *dst++ = o < (size_t) p->oc && k < s.k ? weights[o * s.k + k] : 0;
+        }
+    o0 += width;
+  }
+#else
   (void) p;
   (void) weights;
   (void) packed;
+#endif
 }
 
 size_t
 simnpu__dense_scratch_bytes (const simnpu__conv_params * p)
 {
+#ifdef SIMNPU_DENSE_AVX2
+  DenseShape s;
+  size_t at_bias, at_scale;
+
+  if (!dense_takes (p))
+    return 0;
+  dense_shape (p, &s);
+  return dense_scratch_layout (p, &s, &at_bias, &at_scale);
+#else
   (void) p;
   return 0;
+#endif
 }
 
 void
@@ -41,6 +453,9 @@ simnpu__dense_run (const simnpu__conv_params * p, const int8_t * input,
     const void *packed, const int32_t * bias, const float *scales,
     int8_t * output, int8_t * scratch)
 {
+#ifdef SIMNPU_DENSE_AVX2
+  dense_run_avx2 (p, input, packed, bias, scales, output, scratch);
+#else
   (void) p;
   (void) input;
   (void) packed;
@@ -48,4 +463,5 @@ simnpu__dense_run (const simnpu__conv_params * p, const int8_t * input,
   (void) scales;
   (void) output;
   (void) scratch;
+#endif
 }

@@ -44,43 +44,71 @@
 #define BLOCK_ROWS 6
 /* taps per 32-bit pair */
 #define PAIR 2
-/* target bytes of one chunk of im2row rows: stays in L1/L2 while every
- * panel runs over it */
-#define CHUNK_BYTES (48 * 1024)
+/* target bytes of the 16-bit taps of one chunk of output pixels: they
+ * stay in L1/L2 while every panel runs over them */
+#define CHUNK_BYTES (32 * 1024)
+/* the narrowest output row run directly from widened input rows: below,
+ * blocks of BLOCK_ROWS pixels would waste much of a short row, and im2row
+ * over the flattened image is better */
+#define DIRECT_MIN_OW 24
 /* int8 values per 16-byte load widened to one 256-bit vector */
 #define WIDEN_STEP 16
-/* slack after the im2row rows for the widened stores that run over the
- * end of a row */
+/* slack after a buffer of 16-bit taps for the widened stores that run
+ * over its end */
 #define ROW_SLACK (WIDEN_STEP * sizeof (int16_t))
 /* rounding to nearest even, as requant_one in kernels.c */
 #define RQ_MAGIC 12582912.0f
 
 #define ALIGN_UP(n, a) (((n) + (a) - 1) / (a) * (a))
 
-/* a pair of 16-bit taps read as one 32-bit word (rows are written as
- * int16) */
-typedef int32_t pair32 __attribute__((may_alias));
-
+/* How a shape runs. Direct (dw == 1, wide enough rows): the kw * ic taps
+ * of a window row are contiguous in the input, so each row of the window
+ * is read in place from a widened, padded copy of a segment of an input
+ * row, pixels sw * ic taps apart; each window row's taps are padded to an
+ * even count (segment) with a zero weight, whose tap reads the next
+ * value. Otherwise im2row: a chunk of pixels of the flattened output,
+ * each a row of all K taps, padded to an even count. Either way the
+ * micro-kernel sees n_seg segments of seg2 tap pairs. */
 typedef struct
 {
+  bool direct;
   size_t k;                     /* taps */
-  size_t kp2;                   /* tap pairs */
+  size_t n_seg;                 /* segments per pixel */
+  size_t seg2;                  /* tap pairs per segment */
+  size_t kp2;                   /* tap pairs per pixel (n_seg * seg2) */
   size_t ocp;                   /* output channels padded to PANEL_NARROW */
-  size_t rows;                  /* im2row rows per chunk */
+  size_t chunk;                 /* output pixels per chunk (BLOCK_ROWS x) */
+  size_t seg_len;               /* direct: int16 per widened segment */
 } DenseShape;
 
 static void
 dense_shape (const simnpu__conv_params * p, DenseShape * s)
 {
-  size_t row_bytes;
+  const size_t ic = (size_t) p->ic;
+  const bool pointwise_row = p->kh == 1 && p->kw == 1 && p->sw == 1
+      && p->ih == 1 && p->oh == 1;
+  size_t per_pixel;
 
-  s->k = (size_t) p->kh * p->kw * p->ic;
-  s->kp2 = (s->k + PAIR - 1) / PAIR;
+  s->k = (size_t) p->kh * p->kw * ic;
   s->ocp = ALIGN_UP ((size_t) p->oc, PANEL_NARROW);
-  row_bytes = s->kp2 * PAIR * sizeof (int16_t);
-  s->rows = CHUNK_BYTES / row_bytes / BLOCK_ROWS * BLOCK_ROWS;
-  s->rows = MAX (s->rows, BLOCK_ROWS);
-  s->rows = MIN (s->rows, ALIGN_UP ((size_t) p->oh * p->ow, BLOCK_ROWS));
+  s->direct = p->dw == 1 && (p->ow >= DIRECT_MIN_OW || pointwise_row);
+  if (s->direct) {
+    s->n_seg = (size_t) p->kh;
+    s->seg2 = ((size_t) p->kw * ic + PAIR - 1) / PAIR;
+    /* the input taps a chunk's segments hold per output pixel */
+    per_pixel = (size_t) p->kh * p->sw * ic * sizeof (int16_t);
+    s->chunk = MIN ((size_t) p->ow, CHUNK_BYTES / MAX (per_pixel, 1));
+  } else {
+    s->n_seg = 1;
+    s->seg2 = (s->k + PAIR - 1) / PAIR;
+    per_pixel = s->seg2 * PAIR * sizeof (int16_t);
+    s->chunk = MIN ((size_t) p->oh * p->ow, CHUNK_BYTES / per_pixel);
+  }
+  s->chunk = ALIGN_UP (MAX (s->chunk, 1), BLOCK_ROWS);
+  s->kp2 = s->n_seg * s->seg2;
+  /* the pixels of a whole last block, each window row and the tap after
+   * it */
+  s->seg_len = ((s->chunk - 1) * p->sw + p->kw) * ic + PAIR;
 }
 
 static bool
@@ -89,7 +117,7 @@ dense_takes (const simnpu__conv_params * p)
   /* the thinnest convs stay with the portable kernel, which runs pixels
    * along the lanes and skips zero taps */
   return p->groups == 1 && p->oc >= PANEL_NARROW
-      && __builtin_cpu_supports ("avx2");
+      && p->kh <= SIMNPU_MAX_KERNEL_DIM && __builtin_cpu_supports ("avx2");
 }
 
 /* dst[0..n) = src[0..n) widened; vector loads only where 16 bytes are
@@ -126,14 +154,14 @@ fill_i16 (int16_t * dst, int16_t v, size_t n)
 
 /* im2row of output pixels [m0, m0 + count) of one image: row i holds the
  * K taps of pixel m0 + i in the order of the weights ([ky][kx][c]), then a
- * zero to an even count. */
+ * zero to an even count. Padded taps read the input zero point. */
 __attribute__((target ("avx2")))
      static void build_rows (const simnpu__conv_params * p,
     const DenseShape * s, const int8_t * in, const int8_t * in_end,
     size_t m0, size_t count, int16_t * rows)
 {
   const size_t ic = (size_t) p->ic, run = (size_t) p->kw * ic;
-  const size_t stride = s->kp2 * PAIR;
+  const size_t stride = s->seg2 * PAIR;
   const int16_t zp = (int16_t) p->in_zp;
   size_t i;
   int oy = (int) (m0 / (size_t) p->ow), ox = (int) (m0 % (size_t) p->ow);
@@ -171,6 +199,38 @@ __attribute__((target ("avx2")))
       oy++;
     }
   }
+  /* the rest of the last block: any finite taps, their outputs are not
+   * stored */
+  memset (rows + count * stride, 0,
+      (ALIGN_UP (count, BLOCK_ROWS) - count) * stride * sizeof (int16_t));
+}
+
+/* Direct: the widened segment of input row iy for output pixels [x0, x0 +
+ * s->chunk) of an output row, input columns from x0 * sw - pl, padded with
+ * the input zero point (also rows outside the input). */
+__attribute__((target ("avx2")))
+     static void build_segment (const simnpu__conv_params * p,
+    const DenseShape * s, const int8_t * in, const int8_t * in_end, int iy,
+    size_t x0, int16_t * seg)
+{
+  const size_t ic = (size_t) p->ic;
+  const int16_t zp = (int16_t) p->in_zp;
+  const size_t n = s->seg_len;
+  const int64_t ix0 = (int64_t) x0 * p->sw - p->pl;
+  size_t a, b;
+
+  if (iy < 0 || iy >= p->ih) {
+    fill_i16 (seg, zp, n);
+    return;
+  }
+  /* the segment's values [a, b) are inside the input row */
+  a = ix0 < 0 ? MIN ((size_t) -ix0 * ic, n) : 0;
+  b = ix0 >= p->iw ? a : MAX (a, MIN (n, (size_t) (p->iw - ix0) * ic));
+  fill_i16 (seg, zp, a);
+  if (b > a)
+    widen_run (seg + a, in + ((size_t) iy * p->iw + (size_t) (ix0 +
+                (int64_t) (a / ic))) * ic, b - a, in_end);
+  fill_i16 (seg + b, zp, n - b);
 }
 
 /* one output vector of 8 channels: requant_one of kernels.c, lane-wise;
@@ -199,6 +259,16 @@ typedef struct
   int32_t out_zp;
   int oc;
 } DenseOut;
+
+/* the tap pair at a (any alignment) in all lanes */
+__attribute__((target ("avx2")))
+     static inline __m256i pair_bcast (const int16_t * a)
+{
+  int32_t v;
+
+  memcpy (&v, a, sizeof (v));
+  return _mm256_set1_epi32 (v);
+}
 
 /* c += b * the pair vector at w (16-bit multiply-add) */
 __attribute__((target ("avx2")))
@@ -233,43 +303,46 @@ __attribute__((target ("avx2")))
   }
 }
 
-/* Rows [0, valid) of a block of BLOCK_ROWS im2row rows (a: tap pairs,
- * stride lda) times one panel of nv vectors of 8 channels (w: kp2 x nv x
- * 8 pairs), requantised into out (stride oc) from channel o0. The six
- * pixels' accumulators are named variables so that they stay in
- * registers. */
+/* Pixels [0, valid) of a block of BLOCK_ROWS times one panel of nv
+ * vectors of 8 channels (w: kp2 x nv x 8 pairs), requantised into out
+ * (stride oc) from channel o0. Pixel r's taps are n_seg segments of seg2
+ * pairs, segment j at seg[j] + r * lda. The six pixels' accumulators are
+ * named variables so that they stay in registers. */
 __attribute__((target ("avx2")))
      static inline __attribute__((always_inline))
-     void micro_block (const pair32 * restrict a, size_t lda,
-    const int32_t * restrict w, size_t kp2, const DenseOut * d, int o0,
-    int8_t * restrict out, int valid, const int nv)
+     void micro_block (const int16_t * const *seg, size_t n_seg,
+    size_t seg2, size_t lda, const int32_t * restrict w,
+    const DenseOut * d, int o0, int8_t * restrict out, int valid, const int nv)
 {
   const int32_t *b0 = d->bias + o0;
   const size_t step = (size_t) nv * PANEL_NARROW;
   __m256i c00, c01, c10, c11, c20, c21, c30, c31, c40, c41, c50, c51;
   __m256 s0, s1;
-  size_t k;
+  size_t j, k;
 
   c00 = _mm256_loadu_si256 ((const __m256i *) (const void *) b0);
   c01 = nv > 1 ? _mm256_loadu_si256 ((const __m256i *) (const void *)
       (b0 + PANEL_NARROW)) : _mm256_setzero_si256 ();
   c10 = c20 = c30 = c40 = c50 = c00;
   c11 = c21 = c31 = c41 = c51 = c01;
-  for (k = 0; k < kp2; k++) {
-    const int32_t *wk = w + k * step;
-    __m256i b;
-#define MICRO_ROW(R, C0, C1) \
-    b = _mm256_set1_epi32 (a[(R) * lda + k]); \
-    C0 = mac (C0, b, wk); \
-    if (nv > 1) \
-      C1 = mac (C1, b, wk + PANEL_NARROW);
-    MICRO_ROW (0, c00, c01);
-    MICRO_ROW (1, c10, c11);
-    MICRO_ROW (2, c20, c21);
-    MICRO_ROW (3, c30, c31);
-    MICRO_ROW (4, c40, c41);
-    MICRO_ROW (5, c50, c51);
+  for (j = 0; j < n_seg; j++) {
+    const int16_t *a0 = seg[j], *a1 = a0 + lda, *a2 = a1 + lda;
+    const int16_t *a3 = a2 + lda, *a4 = a3 + lda, *a5 = a4 + lda;
+    for (k = 0; k < seg2; k++, w += step) {
+      __m256i b;
+#define MICRO_ROW(A, C0, C1) \
+      b = pair_bcast (A + k * PAIR); \
+      C0 = mac (C0, b, w); \
+      if (nv > 1) \
+        C1 = mac (C1, b, w + PANEL_NARROW);
+      MICRO_ROW (a0, c00, c01);
+      MICRO_ROW (a1, c10, c11);
+      MICRO_ROW (a2, c20, c21);
+      MICRO_ROW (a3, c30, c31);
+      MICRO_ROW (a4, c40, c41);
+      MICRO_ROW (a5, c50, c51);
 #undef MICRO_ROW
+    }
   }
   out += o0;
   s0 = _mm256_loadu_ps (d->scale + o0);
@@ -288,46 +361,73 @@ __attribute__((target ("avx2")))
 }
 
 __attribute__((target ("avx2"), noinline))
-     static void micro_wide (const pair32 * a, size_t lda, const int32_t * w,
-    size_t kp2, const DenseOut * d, int o0, int8_t * out, int valid)
+     static void micro_wide (const int16_t * const *seg, size_t n_seg,
+    size_t seg2, size_t lda, const int32_t * w, const DenseOut * d, int o0,
+    int8_t * out, int valid)
 {
-  micro_block (a, lda, w, kp2, d, o0, out, valid, 2);
+  micro_block (seg, n_seg, seg2, lda, w, d, o0, out, valid, 2);
 }
 
 __attribute__((target ("avx2"), noinline))
-     static void micro_narrow (const pair32 * a, size_t lda,
-    const int32_t * w, size_t kp2, const DenseOut * d, int o0, int8_t * out,
-    int valid)
+     static void micro_narrow (const int16_t * const *seg, size_t n_seg,
+    size_t seg2, size_t lda, const int32_t * w, const DenseOut * d, int o0,
+    int8_t * out, int valid)
 {
-  micro_block (a, lda, w, kp2, d, o0, out, valid, 1);
+  micro_block (seg, n_seg, seg2, lda, w, d, o0, out, valid, 1);
 }
 
-/* scratch: the im2row rows of a chunk (BLOCK_ROWS-aligned, plus slack),
- * then bias and scales padded to ocp; aligned inside */
-static size_t
-dense_scratch_layout (const simnpu__conv_params * p,
-    const DenseShape * s, size_t *at_bias, size_t *at_scale)
+/* Every panel over count pixels (from out, stride oc) whose taps are the
+ * segments seg (pixel r's at seg[j] + r * lda). */
+static void
+run_panels (const DenseShape * s, const DenseOut * d, const void *packed,
+    const int16_t * const *seg, size_t lda, size_t count, int8_t * out)
 {
-  size_t rows = s->rows * s->kp2 * PAIR * sizeof (int16_t) + ROW_SLACK;
+  const int16_t *blk[SIMNPU_MAX_KERNEL_DIM];
+  size_t o0, r0, j;
 
-  *at_bias = ALIGN_UP (rows, SIMNPU_KERNEL_ALIGN);
+  for (o0 = 0; o0 < s->ocp;) {
+    const bool wide = s->ocp - o0 >= PANEL_WIDE;
+    const int32_t *w = (const int32_t *) packed + o0 * s->kp2;
+    for (r0 = 0; r0 < count; r0 += BLOCK_ROWS) {
+      int8_t *dst = out + r0 * (size_t) d->oc;
+      int valid = (int) MIN (BLOCK_ROWS, count - r0);
+      for (j = 0; j < s->n_seg; j++)
+        blk[j] = seg[j] + r0 * lda;
+      if (wide)
+        micro_wide (blk, s->n_seg, s->seg2, lda, w, d, (int) o0, dst, valid);
+      else
+        micro_narrow (blk, s->n_seg, s->seg2, lda, w, d, (int) o0, dst, valid);
+    }
+    o0 += wide ? PANEL_WIDE : PANEL_NARROW;
+  }
+}
+
+/* scratch: the taps of a chunk (im2row rows or kh widened segments, plus
+ * slack), then bias and scales padded to ocp; aligned inside */
+static size_t
+dense_scratch_layout (const DenseShape * s, size_t *at_bias, size_t *at_scale)
+{
+  size_t taps = s->direct ? s->n_seg * ALIGN_UP (s->seg_len * sizeof
+      (int16_t) + ROW_SLACK, SIMNPU_KERNEL_ALIGN) :
+      s->chunk * s->seg2 * PAIR * sizeof (int16_t) + ROW_SLACK;
+
+  *at_bias = ALIGN_UP (taps, SIMNPU_KERNEL_ALIGN);
   *at_scale = *at_bias + ALIGN_UP (s->ocp * sizeof (int32_t),
       SIMNPU_KERNEL_ALIGN);
-  (void) p;
   return *at_scale + s->ocp * sizeof (float) + SIMNPU_KERNEL_ALIGN;
 }
 
-__attribute__((target ("avx2")))
-     static void dense_run_avx2 (const simnpu__conv_params * p,
-    const int8_t * input, const void *packed, const int32_t * bias,
-    const float *scales, int8_t * output, int8_t * scratch)
+static void
+dense_run_avx2 (const simnpu__conv_params * p, const int8_t * input,
+    const void *packed, const int32_t * bias, const float *scales,
+    int8_t * output, int8_t * scratch)
 {
   DenseShape s;
   DenseOut d;
-  size_t at_bias, at_scale, m, m0, o0, r0;
+  size_t at_bias, at_scale, m, m0, o;
   int8_t *base = (int8_t *) ALIGN_UP ((uintptr_t) scratch,
       SIMNPU_KERNEL_ALIGN);
-  int16_t *rows = (int16_t *) (void *) base;
+  int16_t *taps = (int16_t *) (void *) base;
   int32_t *pbias;
   float *pscale;
   const size_t in_image = (size_t) p->ih * p->iw * p->ic;
@@ -335,14 +435,14 @@ __attribute__((target ("avx2")))
   int b;
 
   dense_shape (p, &s);
-  dense_scratch_layout (p, &s, &at_bias, &at_scale);
+  dense_scratch_layout (&s, &at_bias, &at_scale);
   pbias = (int32_t *) (void *) (base + at_bias);
   pscale = (float *) (void *) (base + at_scale);
   memcpy (pbias, bias, (size_t) p->oc * sizeof (int32_t));
   memcpy (pscale, scales, (size_t) p->oc * sizeof (float));
-  for (o0 = (size_t) p->oc; o0 < s.ocp; o0++) {
-    pbias[o0] = 0;
-    pscale[o0] = 0.0f;
+  for (o = (size_t) p->oc; o < s.ocp; o++) {
+    pbias[o] = 0;
+    pscale[o] = 0.0f;
   }
   d.bias = pbias;
   d.scale = pscale;
@@ -355,28 +455,34 @@ __attribute__((target ("avx2")))
   for (b = 0; b < p->n; b++) {
     const int8_t *in = input + (size_t) b * in_image;
     int8_t *out = output + (size_t) b * out_image;
-    for (m0 = 0; m0 < m; m0 += s.rows) {
-      size_t count = MIN (s.rows, m - m0);
-      size_t padded = ALIGN_UP (count, BLOCK_ROWS);
-      const size_t stride = s.kp2 * PAIR;
-      build_rows (p, &s, in, in + in_image, m0, count, rows);
-      memset (rows + count * stride, 0,
-          (padded - count) * stride * sizeof (int16_t));
-      for (o0 = 0; o0 < s.ocp;) {
-        const bool wide = s.ocp - o0 >= PANEL_WIDE;
-        const int32_t *w = (const int32_t *) packed + o0 * s.kp2;
-        for (r0 = 0; r0 < count; r0 += BLOCK_ROWS) {
-          const pair32 *a = (const pair32 *) (const void *) (rows +
-              r0 * stride);
-          int8_t *dst = out + (m0 + r0) * (size_t) p->oc;
-          int valid = (int) MIN (BLOCK_ROWS, count - r0);
-          if (wide)
-            micro_wide (a, s.kp2, w, s.kp2, &d, (int) o0, dst, valid);
-          else
-            micro_narrow (a, s.kp2, w, s.kp2, &d, (int) o0, dst, valid);
-        }
-        o0 += wide ? PANEL_WIDE : PANEL_NARROW;
+    if (!s.direct) {
+      for (m0 = 0; m0 < m; m0 += s.chunk) {
+        size_t count = MIN (s.chunk, m - m0);
+        const int16_t *seg[1] = { taps };
+        build_rows (p, &s, in, in + in_image, m0, count, taps);
+        run_panels (&s, &d, packed, seg, s.seg2 * PAIR, count,
+            out + m0 * (size_t) p->oc);
       }
+      continue;
+    }
+    {
+      const size_t seg_stride = ALIGN_UP (s.seg_len * sizeof (int16_t) +
+          ROW_SLACK, SIMNPU_KERNEL_ALIGN) / sizeof (int16_t);
+      const int16_t *seg[SIMNPU_MAX_KERNEL_DIM];
+      int oy, ky;
+      size_t x0;
+      for (oy = 0; oy < p->oh; oy++)
+        for (x0 = 0; x0 < (size_t) p->ow; x0 += s.chunk) {
+          size_t count = MIN (s.chunk, (size_t) p->ow - x0);
+          for (ky = 0; ky < p->kh; ky++) {
+            int16_t *sg = taps + (size_t) ky * seg_stride;
+            build_segment (p, &s, in, in + in_image,
+                oy * p->sh - p->pt + ky * p->dh, x0, sg);
+            seg[ky] = sg;
+          }
+          run_panels (&s, &d, packed, seg, (size_t) p->sw * p->ic, count,
+              out + ((size_t) oy * p->ow + x0) * p->oc);
+        }
     }
   }
 }
@@ -399,9 +505,9 @@ simnpu__dense_packed_bytes (const simnpu__conv_params * p)
 }
 
 /* Panels of 16 channels (8 for the last ones when they are fewer): panel
- * o0 starts at pair o0 * kp2 and holds, per tap pair, each channel's two
- * taps as int16; missing channels and the tap after an odd K are
- * zero. */
+ * o0 starts at pair o0 * kp2 and holds, per tap pair of each segment, each
+ * channel's two taps as int16; missing channels and the taps after a
+ * segment's end are zero. */
 void
 simnpu__dense_pack (const simnpu__conv_params * p, const int8_t * weights,
     void *packed)
@@ -409,19 +515,22 @@ simnpu__dense_pack (const simnpu__conv_params * p, const int8_t * weights,
 #ifdef SIMNPU_DENSE_AVX2
   DenseShape s;
   int16_t *dst = packed;
-  size_t o0, k2, j, t;
+  size_t o0, sg, k2, j, t, seg_taps;
 
   if (!dense_takes (p))
     return;
   dense_shape (p, &s);
+  seg_taps = s.k / s.n_seg;
   for (o0 = 0; o0 < s.ocp;) {
     size_t width = s.ocp - o0 >= PANEL_WIDE ? PANEL_WIDE : PANEL_NARROW;
-    for (k2 = 0; k2 < s.kp2; k2++)
-      for (j = 0; j < width; j++)
-        for (t = 0; t < PAIR; t++) {
-          size_t o = o0 + j, k = k2 * PAIR + t;
-          *dst++ = o < (size_t) p->oc && k < s.k ? weights[o * s.k + k] : 0;
-        }
+    for (sg = 0; sg < s.n_seg; sg++)
+      for (k2 = 0; k2 < s.seg2; k2++)
+        for (j = 0; j < width; j++)
+          for (t = 0; t < PAIR; t++) {
+            size_t o = o0 + j, k = k2 * PAIR + t;
+            *dst++ = o < (size_t) p->oc && k < seg_taps ?
+                weights[o * s.k + sg * seg_taps + k] : 0;
+          }
     o0 += width;
   }
 #else
@@ -441,7 +550,7 @@ simnpu__dense_scratch_bytes (const simnpu__conv_params * p)
   if (!dense_takes (p))
     return 0;
   dense_shape (p, &s);
-  return dense_scratch_layout (p, &s, &at_bias, &at_scale);
+  return dense_scratch_layout (&s, &at_bias, &at_scale);
 #else
   (void) p;
   return 0;

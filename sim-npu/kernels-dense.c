@@ -51,6 +51,11 @@
  * blocks of BLOCK_ROWS pixels would waste much of a short row, and im2row
  * over the flattened image is better */
 #define DIRECT_MIN_OW 24
+/* the fewest output channels taken, and for one input channel */
+#define MIN_OC 2
+#define MIN_OC_ONE_CHANNEL PANEL_NARROW
+/* blocks with at most this many pixels run one pixel at a time */
+#define FEW_ROWS 2
 /* int8 values per 16-byte load widened to one 256-bit vector */
 #define WIDEN_STEP 16
 /* slack after a buffer of 16-bit taps for the widened stores that run
@@ -114,9 +119,12 @@ dense_shape (const simnpu__conv_params * p, DenseShape * s)
 static bool
 dense_takes (const simnpu__conv_params * p)
 {
-  /* the thinnest convs stay with the portable kernel, which runs pixels
-   * along the lanes and skips zero taps */
-  return p->groups == 1 && p->oc >= PANEL_NARROW
+  /* The thinnest convs stay with the portable kernel, which runs pixels
+   * along the lanes (one output channel wastes 7 of 8 here), and for one
+   * input channel reads its rows in place and skips zero taps. */
+  const int min_oc = p->ic == 1 ? MIN_OC_ONE_CHANNEL : MIN_OC;
+
+  return p->groups == 1 && p->oc >= min_oc
       && p->kh <= SIMNPU_MAX_KERNEL_DIM && __builtin_cpu_supports ("avx2");
 }
 
@@ -376,6 +384,66 @@ __attribute__((target ("avx2"), noinline))
   micro_block (seg, n_seg, seg2, lda, w, d, o0, out, valid, 1);
 }
 
+/* One pixel (taps: n_seg segments of seg2 pairs at seg[j]) times one
+ * panel, for the last pixels of a short output and for 1 x 1 images: the
+ * tap pairs alternate between two sets of accumulators, so that the adds
+ * do not wait on each other. */
+__attribute__((target ("avx2")))
+     static inline __attribute__((always_inline))
+     void micro_pixel (const int16_t * const *seg, size_t n_seg,
+    size_t seg2, const int32_t * restrict w, const DenseOut * d, int o0,
+    int8_t * restrict out, const int nv)
+{
+  const int32_t *b0 = d->bias + o0;
+  const size_t step = (size_t) nv * PANEL_NARROW;
+  __m256i c0, c1, e0 = _mm256_setzero_si256 (), e1 = e0;
+  __m256 s0, s1;
+  size_t j, k;
+
+  c0 = _mm256_loadu_si256 ((const __m256i *) (const void *) b0);
+  c1 = nv > 1 ? _mm256_loadu_si256 ((const __m256i *) (const void *)
+      (b0 + PANEL_NARROW)) : e0;
+  for (j = 0; j < n_seg; j++) {
+    const int16_t *a = seg[j];
+    for (k = 0; k + 1 < seg2; k += 2, w += 2 * step) {
+      __m256i b = pair_bcast (a + k * PAIR);
+      __m256i b2 = pair_bcast (a + (k + 1) * PAIR);
+      c0 = mac (c0, b, w);
+      e0 = mac (e0, b2, w + step);
+      if (nv > 1) {
+        c1 = mac (c1, b, w + PANEL_NARROW);
+        e1 = mac (e1, b2, w + step + PANEL_NARROW);
+      }
+    }
+    if (k < seg2) {
+      __m256i b = pair_bcast (a + k * PAIR);
+      c0 = mac (c0, b, w);
+      if (nv > 1)
+        c1 = mac (c1, b, w + PANEL_NARROW);
+      w += step;
+    }
+  }
+  c0 = _mm256_add_epi32 (c0, e0);
+  c1 = _mm256_add_epi32 (c1, e1);
+  s0 = _mm256_loadu_ps (d->scale + o0);
+  s1 = nv > 1 ? _mm256_loadu_ps (d->scale + o0 + PANEL_NARROW) : s0;
+  store_pixel (d, o0, nv, c0, c1, s0, s1, out + o0);
+}
+
+__attribute__((target ("avx2"), noinline))
+     static void pixel_wide (const int16_t * const *seg, size_t n_seg,
+    size_t seg2, const int32_t * w, const DenseOut * d, int o0, int8_t * out)
+{
+  micro_pixel (seg, n_seg, seg2, w, d, o0, out, 2);
+}
+
+__attribute__((target ("avx2"), noinline))
+     static void pixel_narrow (const int16_t * const *seg, size_t n_seg,
+    size_t seg2, const int32_t * w, const DenseOut * d, int o0, int8_t * out)
+{
+  micro_pixel (seg, n_seg, seg2, w, d, o0, out, 1);
+}
+
 /* Every panel over count pixels (from out, stride oc) whose taps are the
  * segments seg (pixel r's at seg[j] + r * lda). */
 static void
@@ -391,6 +459,20 @@ run_panels (const DenseShape * s, const DenseOut * d, const void *packed,
     for (r0 = 0; r0 < count; r0 += BLOCK_ROWS) {
       int8_t *dst = out + r0 * (size_t) d->oc;
       int valid = (int) MIN (BLOCK_ROWS, count - r0);
+      if (valid <= FEW_ROWS) {
+        int r;
+        for (r = 0; r < valid; r++) {
+          for (j = 0; j < s->n_seg; j++)
+            blk[j] = seg[j] + (r0 + r) * lda;
+          if (wide)
+            pixel_wide (blk, s->n_seg, s->seg2, w, d, (int) o0,
+                dst + r * (size_t) d->oc);
+          else
+            pixel_narrow (blk, s->n_seg, s->seg2, w, d, (int) o0,
+                dst + r * (size_t) d->oc);
+        }
+        continue;
+      }
       for (j = 0; j < s->n_seg; j++)
         blk[j] = seg[j] + r0 * lda;
       if (wide)

@@ -289,8 +289,10 @@ test_conv2d_thin_bit_exact (void)
 
 #define N_DENSE_CASES 400
 #define DENSE_SEED 20261201
-/* the narrowest output the dense kernels take (kernels-dense.c) */
-#define DENSE_MIN_OC 8
+/* the narrowest outputs the dense kernels take (kernels-dense.c), and
+ * for one input channel */
+#define DENSE_MIN_OC 2
+#define DENSE_MIN_OC_ONE_CHANNEL 8
 /* the requantisation scale and bias bounds the graph allows */
 #define DENSE_MAX_SCALE 65535.0
 #define DENSE_MAX_BIAS (1 << 30)
@@ -440,6 +442,8 @@ test_conv2d_dense_fast (void)
     p.sh = p.sw = 1;
     p.oc = dense_int (0, 3) == 0 ? dense_int (DENSE_MIN_OC, 200) :
         dense_int (DENSE_MIN_OC, 40);
+    if (dense_int (0, 4) == 0)
+      p.oc = dense_int (DENSE_MIN_OC, 9);
     switch (t % 4) {
       case 0:
         /* pointwise, as one long row */
@@ -480,6 +484,8 @@ test_conv2d_dense_fast (void)
       p.oh = (p.ih + p.pt + pb - p.dh * (p.kh - 1) - 1) / p.sh + 1;
       p.ow = (p.iw + p.pl + pr - p.dw * (p.kw - 1) - 1) / p.sw + 1;
     }
+    if (p.ic == 1)
+      p.oc = MAX (p.oc, DENSE_MIN_OC_ONE_CHANNEL);
     dense_quant (&p);
     check_dense (&p, t, t % 9 == 8, t % 5 == 3);
   }

@@ -37,9 +37,12 @@
 
 #ifdef SIMNPU_DENSE_AVX2
 
-/* output channels of a full panel and of the narrow last one */
+/* output channels of a full panel and of the narrower last ones; the
+ * quarter panel runs on 128-bit vectors, half the work of a 256-bit one
+ * on the machines that split those */
 #define PANEL_WIDE 16
 #define PANEL_NARROW 8
+#define PANEL_QUARTER 4
 /* output pixels per block of the micro-kernel */
 #define BLOCK_ROWS 6
 /* taps per 32-bit pair */
@@ -81,7 +84,7 @@ typedef struct
   size_t n_seg;                 /* segments per pixel */
   size_t seg2;                  /* tap pairs per segment */
   size_t kp2;                   /* tap pairs per pixel (n_seg * seg2) */
-  size_t ocp;                   /* output channels padded to PANEL_NARROW */
+  size_t ocp;                   /* output channels padded to PANEL_QUARTER */
   size_t chunk;                 /* output pixels per chunk (BLOCK_ROWS x) */
   size_t seg_len;               /* direct: int16 per widened segment */
 } DenseShape;
@@ -95,7 +98,7 @@ dense_shape (const simnpu__conv_params * p, DenseShape * s)
   size_t per_pixel;
 
   s->k = (size_t) p->kh * p->kw * ic;
-  s->ocp = ALIGN_UP ((size_t) p->oc, PANEL_NARROW);
+  s->ocp = ALIGN_UP ((size_t) p->oc, PANEL_QUARTER);
   s->direct = p->dw == 1 && (p->ow >= DIRECT_MIN_OW || pointwise_row);
   if (s->direct) {
     s->n_seg = (size_t) p->kh;
@@ -114,6 +117,16 @@ dense_shape (const simnpu__conv_params * p, DenseShape * s)
   /* the pixels of a whole last block, each window row and the tap after
    * it */
   s->seg_len = ((s->chunk - 1) * p->sw + p->kw) * ic + PAIR;
+}
+
+/* the width of the panel of channels [o0, ocp) starts */
+static size_t
+panel_width (size_t o0, size_t ocp)
+{
+  size_t rest = ocp - o0;
+
+  return rest >= PANEL_WIDE ? PANEL_WIDE : rest >= PANEL_NARROW ?
+      PANEL_NARROW : PANEL_QUARTER;
 }
 
 static bool
@@ -444,6 +457,52 @@ __attribute__((target ("avx2"), noinline))
   micro_pixel (seg, n_seg, seg2, w, d, o0, out, 1);
 }
 
+/* The quarter panel (4 channels, 128-bit vectors) over a block of
+ * BLOCK_ROWS pixels, as micro_block. */
+__attribute__((target ("avx2"), noinline))
+     static void micro_quarter (const int16_t * const *seg, size_t n_seg,
+    size_t seg2, size_t lda, const int32_t * restrict w, const DenseOut * d,
+    int o0, int8_t * restrict out, int valid)
+{
+  const __m128 lo = _mm_set1_ps (d->lo_f), hi = _mm_set1_ps (d->hi_f);
+  const __m128 magic = _mm_set1_ps (RQ_MAGIC);
+  const __m128i zp = _mm_set1_epi32 (d->out_zp);
+  __m128i c[BLOCK_ROWS];
+  __m128 sc;
+  size_t j, k;
+  int r;
+
+  c[0] = _mm_loadu_si128 ((const __m128i *) (const void *) (d->bias + o0));
+  for (r = 1; r < BLOCK_ROWS; r++)
+    c[r] = c[0];
+  for (j = 0; j < n_seg; j++) {
+    const int16_t *a = seg[j];
+    for (k = 0; k < seg2; k++, w += PANEL_QUARTER) {
+      const __m128i wk = _mm_load_si128 ((const __m128i *) (const void *) w);
+      for (r = 0; r < BLOCK_ROWS; r++) {
+        int32_t v;
+        memcpy (&v, a + r * lda + k * PAIR, sizeof (v));
+        c[r] = _mm_add_epi32 (c[r], _mm_madd_epi16 (_mm_set1_epi32 (v), wk));
+      }
+    }
+  }
+  sc = _mm_loadu_ps (d->scale + o0);
+  out += o0;
+  for (r = 0; r < valid; r++) {
+    /* requant8 on four lanes */
+    __m128 f = _mm_mul_ps (_mm_cvtepi32_ps (c[r]), sc);
+    __m128i q;
+    int8_t v[PANEL_WIDE];
+    f = _mm_min_ps (_mm_max_ps (f, lo), hi);
+    f = _mm_sub_ps (_mm_add_ps (f, magic), magic);
+    q = _mm_add_epi32 (_mm_cvttps_epi32 (f), zp);
+    q = _mm_packs_epi16 (_mm_packs_epi32 (q, q), q);
+    _mm_storeu_si128 ((__m128i *) (void *) v, q);
+    memcpy (out + r * (size_t) d->oc, v, (size_t) MIN (PANEL_QUARTER,
+            d->oc - o0));
+  }
+}
+
 /* Every panel over count pixels (from out, stride oc) whose taps are the
  * segments seg (pixel r's at seg[j] + r * lda). */
 static void
@@ -454,11 +513,18 @@ run_panels (const DenseShape * s, const DenseOut * d, const void *packed,
   size_t o0, r0, j;
 
   for (o0 = 0; o0 < s->ocp;) {
-    const bool wide = s->ocp - o0 >= PANEL_WIDE;
+    const size_t width = panel_width (o0, s->ocp);
+    const bool wide = width == PANEL_WIDE;
     const int32_t *w = (const int32_t *) packed + o0 * s->kp2;
     for (r0 = 0; r0 < count; r0 += BLOCK_ROWS) {
       int8_t *dst = out + r0 * (size_t) d->oc;
       int valid = (int) MIN (BLOCK_ROWS, count - r0);
+      if (width == PANEL_QUARTER) {
+        for (j = 0; j < s->n_seg; j++)
+          blk[j] = seg[j] + r0 * lda;
+        micro_quarter (blk, s->n_seg, s->seg2, lda, w, d, (int) o0, dst, valid);
+        continue;
+      }
       if (valid <= FEW_ROWS) {
         int r;
         for (r = 0; r < valid; r++) {
@@ -480,7 +546,7 @@ run_panels (const DenseShape * s, const DenseOut * d, const void *packed,
       else
         micro_narrow (blk, s->n_seg, s->seg2, lda, w, d, (int) o0, dst, valid);
     }
-    o0 += wide ? PANEL_WIDE : PANEL_NARROW;
+    o0 += width;
   }
 }
 
@@ -586,7 +652,7 @@ simnpu__dense_packed_bytes (const simnpu__conv_params * p)
 #endif
 }
 
-/* Panels of 16 channels (8 for the last ones when they are fewer): panel
+/* Panels of 16 channels (8 or 4 for the last ones, see panel_width): panel
  * o0 starts at pair o0 * kp2 and holds, per tap pair of each segment, each
  * channel's two taps as int16; missing channels and the taps after a
  * segment's end are zero. */
@@ -604,7 +670,7 @@ simnpu__dense_pack (const simnpu__conv_params * p, const int8_t * weights,
   dense_shape (p, &s);
   seg_taps = s.k / s.n_seg;
   for (o0 = 0; o0 < s.ocp;) {
-    size_t width = s.ocp - o0 >= PANEL_WIDE ? PANEL_WIDE : PANEL_NARROW;
+    size_t width = panel_width (o0, s.ocp);
     for (sg = 0; sg < s.n_seg; sg++)
       for (k2 = 0; k2 < s.seg2; k2++)
         for (j = 0; j < width; j++)

@@ -47,9 +47,10 @@
 #define BLOCK_ROWS 6
 /* taps per 32-bit pair */
 #define PAIR 2
-/* target bytes of the 16-bit taps of one chunk of output pixels: they
- * stay in L1/L2 while every panel runs over them */
-#define CHUNK_BYTES (32 * 1024)
+/* target bytes of the 16-bit taps of one chunk of output pixels: half
+ * of a 32 KiB L1, so that they stay there next to a panel of weights
+ * while every panel runs over them */
+#define CHUNK_BYTES (16 * 1024)
 /* the narrowest output row run directly from widened input rows: below,
  * blocks of BLOCK_ROWS pixels would waste much of a short row, and im2row
  * over the flattened image is better */

@@ -13,15 +13,21 @@
  * The conv is a matrix product: M output pixels by K = kh * kw * ic taps
  * by N = oc channels. Output channels run along the vector lanes, so that
  * the result is NHWC as it is and bias, scale and zero point are vector
- * loads. The weights are packed once into panels of 16 (or, for the last
- * few channels, 8) output channels, the taps in pairs as 16-bit values:
- * the 16-bit multiply-add (vpmaddwd) of a pair of sign-extended int8 taps
- * is exact for any values, so every weight, -128 included, is taken. A
- * chunk of output pixels is first laid out as rows of K taps widened to
- * 16 bits (im2row; padded taps read the input zero point, as the column
- * buffer of the portable kernel does, since the bias has in_zp folded
- * in), then each panel runs over the chunk six pixels at a time with the
- * 6 x 16 int32 accumulators in registers. The requantisation is the
+ * loads. The weights are packed once into panels of 16 output channels
+ * (8 or 4 for the last ones), the taps in pairs as 16-bit values: the
+ * 16-bit multiply-add (vpmaddwd) of a pair of sign-extended int8 taps is
+ * exact for any values, so every weight, -128 included, is taken. (The
+ * unsigned-by-signed byte multiply-add would need a second multiply-add to
+ * widen its sums, on the same port: no faster on AVX2 machines, and exact
+ * only without -128 weights.)
+ *
+ * The taps of a chunk of output pixels are first widened to 16 bits into
+ * scratch: segments of input rows read in place (see DenseShape) or, for
+ * dilated and short rows, im2row; padded taps read the input zero point,
+ * as the column buffer of the portable kernel does, since the bias has
+ * in_zp folded in. Then each panel runs over the chunk six pixels at a
+ * time with the 6 x 16 int32 accumulators in registers, broadcasting a
+ * pixel's tap pair against the panel's. The requantisation is the
  * single-precision sequence of kernels.c's requant_one, without FMA. */
 
 #include "kernels.h"

@@ -285,6 +285,213 @@ test_conv2d_thin_bit_exact (void)
   }
 }
 
+/* ---------------- conv2d: the fast dense kernels ---------------- */
+
+#define N_DENSE_CASES 400
+#define DENSE_SEED 20261201
+/* the narrowest outputs the dense kernels take (kernels-dense.c), and
+ * for one input channel */
+#define DENSE_MIN_OC 2
+#define DENSE_MIN_OC_ONE_CHANNEL 8
+/* the requantisation scale and bias bounds the graph allows */
+#define DENSE_MAX_SCALE 65535.0
+#define DENSE_MAX_BIAS (1 << 30)
+
+static GRand *dense_rng;
+
+static int
+dense_int (int lo, int hi)
+{
+  return g_rand_int_range (dense_rng, lo, hi + 1);
+}
+
+/* a per-channel scale: mostly ordinary, sometimes tiny (every output at
+ * the zero point) or huge (saturating), as far as the graph allows */
+static float
+dense_scale (void)
+{
+  switch (dense_int (0, 5)) {
+    case 0:
+      return (float) g_rand_double_range (dense_rng, 1e-9, 1e-7);
+    case 1:
+      return (float) g_rand_double_range (dense_rng, 1.0, DENSE_MAX_SCALE);
+    case 2:
+      return (float) g_rand_double_range (dense_rng, 1e-6, 1e-3);
+    default:
+      return (float) g_rand_double_range (dense_rng, 1e-4, 3e-2);
+  }
+}
+
+/* Runs simnpu__conv2d with the packed weights of the dense kernels on
+ * random data and compares it with the reference and with the portable
+ * kernel. The fast kernel gets its scratch misaligned on purpose (the
+ * portable one keeps pointers there and gets it as allocated), and every
+ * buffer has its exact size so that the sanitizers see any read past
+ * it. */
+static void
+check_dense (simnpu__conv_params * p, int t, bool extremes, bool wide_bias)
+{
+  int klen = p->kh * p->kw * p->ic, o, k;
+  size_t in_n = (size_t) p->n * p->ih * p->iw * p->ic;
+  size_t w_n = (size_t) p->oc * klen;
+  size_t out_n = (size_t) p->n * p->oh * p->ow * p->oc, i;
+  size_t packed_n = simnpu__conv2d_packed_bytes (p);
+  int8_t *in, *w, *out, *port, *ref, *scratch_mem;
+  int32_t *bias, *folded;
+  float *scales;
+  void *packed;
+
+  g_assert_cmpuint (out_n, >, 0);
+  if (packed_n == 0)
+    g_error ("dense case %d (%dx%dx%d k%dx%d oc%d): no fast kernel", t,
+        p->ih, p->iw, p->ic, p->kh, p->kw, p->oc);
+  in = g_malloc (in_n);
+  w = g_malloc (w_n);
+  out = g_malloc (out_n);
+  port = g_malloc (out_n);
+  ref = g_malloc (out_n);
+  bias = g_new (int32_t, p->oc);
+  folded = g_new (int32_t, p->oc);
+  scales = g_new (float, p->oc);
+  scratch_mem = g_malloc (simnpu__conv2d_scratch_bytes (p) + 1);
+  packed = g_aligned_alloc (packed_n, 1, 64);
+  for (i = 0; i < in_n; i++)
+    in[i] = (int8_t) (extremes ? (dense_int (0, 1) ? -128 : 127) :
+        dense_int (-128, 127));
+  for (i = 0; i < w_n; i++)
+    w[i] = (int8_t) (extremes ? (dense_int (0, 1) ? -128 : 127) :
+        dense_int (-128, 127));
+  if (!extremes && dense_int (0, 2) == 0)
+    for (i = 0; i < w_n; i++)
+      if (dense_int (0, 1))
+        w[i] = 0;
+  for (o = 0; o < p->oc; o++) {
+    int64_t sum = 0;
+    bias[o] = wide_bias ? dense_int (-DENSE_MAX_BIAS, DENSE_MAX_BIAS) :
+        dense_int (-20000, 20000);
+    scales[o] = dense_scale ();
+    for (k = 0; k < klen; k++)
+      sum += w[(size_t) o * klen + k];
+    folded[o] = (int32_t) (bias[o] - p->in_zp * sum);
+  }
+  simnpu__conv2d_pack (p, w, packed);
+  /* the fast kernel must not depend on what scratch held before */
+  memset (scratch_mem, 0x5a, simnpu__conv2d_scratch_bytes (p) + 1);
+  simnpu__conv2d (p, in, w, packed, folded, scales, out, scratch_mem + 1);
+  simnpu__conv2d_portable (p, in, w, folded, scales, port, scratch_mem);
+  ref_conv (p, in, w, bias, scales, ref);
+  if (memcmp (port, ref, out_n) != 0)
+    g_error ("dense case %d: the portable kernel is not the reference", t);
+  if (memcmp (out, ref, out_n) != 0) {
+    for (i = 0; i < out_n && out[i] == ref[i]; i++);
+    g_error ("dense case %d (n%d %dx%dx%d k%dx%d s%dx%d d%dx%d p%d,%d oc%d "
+        "zp %d,%d act %d..%d%s): element %zu (channel %zu) is %d, "
+        "reference %d", t, p->n, p->ih, p->iw, p->ic, p->kh, p->kw, p->sh,
+        p->sw, p->dh, p->dw, p->pt, p->pl, p->oc, p->in_zp, p->out_zp,
+        p->act_min, p->act_max, extremes ? ", extreme values" : "", i,
+        i % p->oc, out[i], ref[i]);
+  }
+  g_free (in);
+  g_free (w);
+  g_free (out);
+  g_free (port);
+  g_free (ref);
+  g_free (bias);
+  g_free (folded);
+  g_free (scales);
+  g_free (scratch_mem);
+  g_aligned_free (packed);
+}
+
+static void
+dense_quant (simnpu__conv_params * p)
+{
+  p->in_zp = dense_int (-128, 127);
+  p->out_zp = dense_int (-128, 127);
+  p->act_min = dense_int (0, 1) ? p->out_zp : -128;
+  p->act_max = 127;
+  if (dense_int (0, 2) == 0) {
+    p->act_min = dense_int (-128, 127);
+    p->act_max = dense_int (p->act_min, 127);
+  }
+}
+
+/* Dense and pointwise convs (groups == 1) through the fast kernels, on
+ * the shapes they meet: pointwise convs flattened into one long row of
+ * odd length as the graph runs them, k x k windows up to 7 with strides,
+ * dilation and padding, the three-channel first layer, channel counts
+ * that are not multiples of the vector widths; weights -128 included,
+ * scales and biases to the graph's limits. */
+static void
+test_conv2d_dense_fast (void)
+{
+  int t;
+
+  if (!__builtin_cpu_supports ("avx2")) {
+    g_test_skip ("the dense kernels need AVX2");
+    return;
+  }
+  dense_rng = g_rand_new_with_seed (DENSE_SEED);
+  for (t = 0; t < N_DENSE_CASES; t++) {
+    simnpu__conv_params p = { 0 };
+    int pb, pr;
+
+    p.n = dense_int (0, 7) == 0 ? 2 : 1;
+    p.groups = 1;
+    p.dh = p.dw = 1;
+    p.sh = p.sw = 1;
+    p.oc = dense_int (0, 3) == 0 ? dense_int (DENSE_MIN_OC, 200) :
+        dense_int (DENSE_MIN_OC, 40);
+    if (dense_int (0, 4) == 0)
+      p.oc = dense_int (DENSE_MIN_OC, 9);
+    switch (t % 4) {
+      case 0:
+        /* pointwise, as one long row */
+        p.ic = dense_int (0, 3) == 0 ? dense_int (100, 700) : dense_int (1, 99);
+        p.kh = p.kw = 1;
+        p.ih = p.oh = 1;
+        p.iw = p.ow = dense_int (1, 600);
+        break;
+      case 1:
+        /* the first layer: few channels, stride 2, SAME-like padding */
+        p.ic = dense_int (1, 4);
+        p.kh = p.kw = dense_int (0, 2) ? 3 : dense_int (1, 7);
+        p.sh = p.sw = dense_int (1, 2);
+        p.ih = dense_int (p.kh, 40);
+        p.iw = dense_int (p.kw, 40);
+        p.pt = dense_int (0, p.kh / 2);
+        p.pl = dense_int (0, p.kw / 2);
+        break;
+      default:
+        p.ic = dense_int (1, 48);
+        p.kh = dense_int (1, 7);
+        p.kw = dense_int (1, 7);
+        p.sh = dense_int (1, 3);
+        p.sw = dense_int (1, 3);
+        p.dh = dense_int (0, 3) == 0 ? dense_int (1, 3) : 1;
+        p.dw = dense_int (0, 3) == 0 ? dense_int (1, 3) : 1;
+        p.pt = dense_int (0, 3);
+        p.pl = dense_int (0, 3);
+        /* short rows go through im2row, wide ones (in several chunks
+         * for many channels) are read in place */
+        p.ih = dense_int (p.dh * (p.kh - 1) + 1, 20);
+        p.iw = dense_int (p.dw * (p.kw - 1) + 1, dense_int (0, 1) ? 24 : 90);
+        break;
+    }
+    if (t % 4 != 0) {
+      pb = dense_int (0, 3);
+      pr = dense_int (0, 3);
+      p.oh = (p.ih + p.pt + pb - p.dh * (p.kh - 1) - 1) / p.sh + 1;
+      p.ow = (p.iw + p.pl + pr - p.dw * (p.kw - 1) - 1) / p.sw + 1;
+    }
+    if (p.ic == 1)
+      p.oc = MAX (p.oc, DENSE_MIN_OC_ONE_CHANNEL);
+    dense_quant (&p);
+    check_dense (&p, t, t % 9 == 8, t % 5 == 3);
+  }
+  g_rand_free (dense_rng);
+}
+
 /* ---------------- add / mul ---------------- */
 
 static int8_t
@@ -853,6 +1060,7 @@ main (int argc, char **argv)
   rng = g_rand_new_with_seed (SEED);
   g_test_add_func ("/simnpu/kernels/conv2d", test_conv2d_bit_exact);
   g_test_add_func ("/simnpu/kernels/conv2d-thin", test_conv2d_thin_bit_exact);
+  g_test_add_func ("/simnpu/kernels/conv-dense-fast", test_conv2d_dense_fast);
   g_test_add_func ("/simnpu/kernels/eltwise", test_eltwise_bit_exact);
   g_test_add_func ("/simnpu/kernels/minmax", test_minmax_bit_exact);
   g_test_add_func ("/simnpu/kernels/pool", test_pool_bit_exact);

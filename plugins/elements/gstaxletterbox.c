@@ -57,6 +57,11 @@
 #include <math.h>
 #include <string.h>
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define HAVE_X86_SIMD 1
+#include <immintrin.h>
+#endif
+
 GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define GST_CAT_DEFAULT gst_ax_letterbox_element_debug
 
@@ -71,6 +76,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define POOL_MIN_BUFFERS 2
 #define DEFAULT_TENSOR_NAME "input"
 #define CHROMA_OFFSET 128.0f
+#define SIGN_BIT 0x80
+/* set to run the portable kernels on any CPU (tests compare both) */
+#define PORTABLE_ENV "GST_AX_LETTERBOX_PORTABLE"
+/* the vector kernels load a packed pixel as four bytes */
+#define VECTOR_PIXEL_BYTES 4
 
 typedef enum
 {
@@ -115,6 +125,16 @@ typedef struct
   gboolean one_tap_x[N_CHANNELS];
   /* one row of each component's samples */
   gfloat *comp[N_CHANNELS];
+  /* packed RGB formats: byte offsets of the pixels holding the two taps
+   * (component offsets left out) */
+  gint32 *px0;
+  gint32 *px1;
+  /* the leading tensor columns whose 4-byte pixel loads stay inside the
+   * source row, for the vector kernel */
+  gint n_vector;
+  /* one tap in both axes at every column, on consecutive source pixels:
+   * rows are copied */
+  gboolean contiguous;
 } SampleTables;
 
 /* Output channel k = gain * (Y - offset) + from_u[k] * (U - 128) +
@@ -178,7 +198,10 @@ struct _GstAxLetterboxElement
   gint blue_pos;
   /* YUV to tensor channels, in the configured channel order */
   YuvMatrix matrix;
-  gboolean identity_u8;
+  /* the u8 quantisation is p ^ flip (flip 0 or 0x80), fused into the
+   * kernels' stores, and NHWC: rows are rendered into the tensor */
+  gboolean direct_u8;
+  guint8 flip;
   guint8 lut_u8[MAX_PIXEL_VALUE + 1];
   gfloat lut_f32[MAX_PIXEL_VALUE + 1];
   GQuark *roi_class_quarks;
@@ -188,6 +211,8 @@ struct _GstAxLetterboxElement
   SampleTables tables;
   guint8 *scratch;
   GstBufferPool *pool;
+  /* the CPU runs the AVX2 kernels */
+  gboolean use_simd;
 };
 
 static void gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass *
@@ -444,6 +469,10 @@ gst_ax_letterbox_element_init (GstAxLetterboxElement * self)
   self->roi_mode = DEFAULT_PROP_ROI_MODE;
   self->roi_classes = g_strdup (DEFAULT_PROP_ROI_CLASSES);
   self->dirty = TRUE;
+#ifdef HAVE_X86_SIMD
+  self->use_simd = __builtin_cpu_supports ("avx2")
+      && g_getenv (PORTABLE_ENV) == NULL;
+#endif
 
   /* the frame is only read; the tensor rides on it as meta */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
@@ -467,6 +496,8 @@ sample_tables_clear (SampleTables * t)
     g_clear_pointer (&t->wy[i], g_free);
     g_clear_pointer (&t->rowf[i], g_free);
   }
+  g_clear_pointer (&t->px0, g_free);
+  g_clear_pointer (&t->px1, g_free);
   t->n_planes = 0;
 }
 
@@ -760,6 +791,25 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
     t->col_hi[plane] = MAX (t->col_hi[plane], t->x1[c][lb->resized_width - 1]);
   }
 
+  t->n_vector = 0;
+  t->contiguous = FALSE;
+  if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
+    /* packed: the components of a pixel share its taps and weights */
+    const gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0);
+    const gint poffset = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, 0);
+    const gint row_bytes = GST_VIDEO_INFO_COMP_WIDTH (info, 0) * pstride;
+
+    t->contiguous = t->one_tap_x[0] && pstride == N_CHANNELS;
+    for (x = 0; x < lb->resized_width; x++) {
+      t->px0[x] = t->x0[0][x] - poffset;
+      t->px1[x] = t->x1[0][x] - poffset;
+      if (t->px1[x] + VECTOR_PIXEL_BYTES <= row_bytes)
+        t->n_vector = x + 1;
+      if (t->px0[x] != t->px0[0] + x * pstride)
+        t->contiguous = FALSE;
+    }
+  }
+
   for (p = 0; p < t->n_planes; p++) {
     gint comp[GST_VIDEO_MAX_COMPONENTS];
     gint hsub, comp_height, lo, hi;
@@ -813,6 +863,10 @@ sample_tables_alloc (SampleTables * t, const GstVideoInfo * info,
     t->wy[p] = g_new (gfloat, max_height);
     t->rowf[p] = g_new0 (gfloat, row_bytes[p]);
   }
+  if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
+    t->px0 = g_new (gint32, max_width);
+    t->px1 = g_new (gint32, max_width);
+  }
 }
 
 static gboolean
@@ -842,7 +896,7 @@ static void
 compute_quantisation (GstAxLetterboxElement * self)
 {
   gint v;
-  gboolean identity = self->tensor_dtype == GST_AX_TENSOR_DTYPE_U8;
+  gboolean shift = self->tensor_dtype != GST_AX_TENSOR_DTYPE_F32;
 
   for (v = 0; v <= MAX_PIXEL_VALUE; v++) {
     const gdouble real = (gdouble) v / MAX_PIXEL_VALUE / self->tensor_scale;
@@ -859,11 +913,18 @@ compute_quantisation (GstAxLetterboxElement * self)
         self->lut_f32[v] = real + self->tensor_zero_point;
         break;
     }
-    if (self->lut_u8[v] != v)
-      identity = FALSE;
   }
-  self->identity_u8 = identity &&
-      self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC;
+  /* u8 with scale 1/255 and zero point 0 is the identity, i8 with zero
+   * point -128 flips the top bit: both are an XOR of every byte */
+  self->flip = self->lut_u8[0];
+  if (self->flip != 0 && self->flip != SIGN_BIT)
+    shift = FALSE;
+  for (v = 0; v <= MAX_PIXEL_VALUE && shift; v++)
+    if (self->lut_u8[v] != (v ^ self->flip))
+      shift = FALSE;
+  self->direct_u8 = shift && self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC;
+  if (!self->direct_u8)
+    self->flip = 0;
 }
 
 /* Resolves the tensor spec from the properties and, for what they leave
@@ -1047,6 +1108,84 @@ pool_failed:
 #endif
 #define GATHER_LOOP
 
+#ifdef HAVE_X86_SIMD
+/* AVX2 kernels, picked at run time. They work on 128-bit vectors of one
+ * pixel's four bytes: Zen 1 splits 256-bit operations in two anyway, and
+ * a packed pixel fills one vector without shuffles. No FMA: a fused
+ * multiply-add would round differently from the portable kernels. */
+#define AVX2_FN __attribute__ ((target ("avx2")))
+#define PIXELS_PER_STORE 4
+#define ZERO_BYTE ((gchar) 0x80)
+
+AVX2_FN static inline __m128
+load_pixel_f32 (const guint8 * p)
+{
+  gint32 v;
+
+  memcpy (&v, p, sizeof (v));
+  return _mm_cvtepi32_ps (_mm_cvtepu8_epi32 (_mm_cvtsi32_si128 (v)));
+}
+
+/* lerp_packed_value on the four bytes of a pixel, as four int32 */
+AVX2_FN static inline __m128i
+lerp_pixel_avx2 (const guint8 * top, const guint8 * bot, gint p0, gint p1,
+    __m128 wy, gfloat wx)
+{
+  const __m128 t0 = load_pixel_f32 (top + p0), t1 = load_pixel_f32 (top + p1);
+  const __m128 a = _mm_add_ps (t0,
+      _mm_mul_ps (_mm_sub_ps (load_pixel_f32 (bot + p0), t0), wy));
+  const __m128 b = _mm_add_ps (t1,
+      _mm_mul_ps (_mm_sub_ps (load_pixel_f32 (bot + p1), t1), wy));
+  const __m128 v = _mm_add_ps (a, _mm_mul_ps (_mm_sub_ps (b, a),
+          _mm_set1_ps (wx)));
+
+  return _mm_cvttps_epi32 (_mm_add_ps (v, _mm_set1_ps (0.5f)));
+}
+
+/* lerp_packed for the first @n columns, four at a time; the caller does
+ * the rest with lerp_packed. */
+AVX2_FN static gint
+lerp_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
+    const guint8 * restrict bot, gfloat wy, const gint32 * restrict p0,
+    const gint32 * restrict p1, const gfloat * restrict w,
+    const gint off[N_CHANNELS], guint8 flip, gint n)
+{
+  const __m128 vwy = _mm_set1_ps (wy);
+  const __m128i vflip = _mm_set1_epi8 ((gchar) flip);
+  gchar order[sizeof (__m128i)];
+  __m128i vorder;
+  gint x, j, k;
+
+  /* four pixels' bytes to twelve tensor bytes in channel order */
+  memset (order, ZERO_BYTE, sizeof (order));
+  for (j = 0; j < PIXELS_PER_STORE; j++)
+    for (k = 0; k < N_CHANNELS; k++)
+      order[N_CHANNELS * j + k] = (gchar) (VECTOR_PIXEL_BYTES * j + off[k]);
+  vorder = _mm_loadu_si128 ((const __m128i *) order);
+
+  for (x = 0; x + PIXELS_PER_STORE <= n; x += PIXELS_PER_STORE) {
+    const __m128i q0 = lerp_pixel_avx2 (top, bot, p0[x], p1[x], vwy, w[x]);
+    const __m128i q1 = lerp_pixel_avx2 (top, bot, p0[x + 1], p1[x + 1], vwy,
+        w[x + 1]);
+    const __m128i q2 = lerp_pixel_avx2 (top, bot, p0[x + 2], p1[x + 2], vwy,
+        w[x + 2]);
+    const __m128i q3 = lerp_pixel_avx2 (top, bot, p0[x + 3], p1[x + 3], vwy,
+        w[x + 3]);
+    /* values are 0..255: the saturating packs only narrow */
+    __m128i bytes = _mm_packus_epi16 (_mm_packs_epi32 (q0, q1),
+        _mm_packs_epi32 (q2, q3));
+    guint8 *o = out + N_CHANNELS * x;
+    gint32 tail;
+
+    bytes = _mm_xor_si128 (_mm_shuffle_epi8 (bytes, vorder), vflip);
+    _mm_storel_epi64 ((__m128i *) o, bytes);
+    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (bytes, sizeof (gint64)));
+    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+  }
+  return x;
+}
+#endif
+
 /* Vertical pass of bilinear sampling: one plane row blended from two
  * source rows, over the byte range the x tables read. */
 ROW_LOOP static void
@@ -1116,15 +1255,57 @@ lerp_f32 (gfloat * restrict dst, const gfloat * restrict row,
 GATHER_LOOP static void
 copy_rgb (guint8 * restrict out, const guint8 * restrict row,
     const gint32 * restrict c0, const gint32 * restrict c1,
-    const gint32 * restrict c2, gint n)
+    const gint32 * restrict c2, guint8 flip, gint n)
 {
   gint x;
 
   for (x = 0; x < n; x++) {
-    out[N_CHANNELS * x] = row[c0[x]];
-    out[N_CHANNELS * x + 1] = row[c1[x]];
-    out[N_CHANNELS * x + 2] = row[c2[x]];
+    out[N_CHANNELS * x] = row[c0[x]] ^ flip;
+    out[N_CHANNELS * x + 1] = row[c1[x]] ^ flip;
+    out[N_CHANNELS * x + 2] = row[c2[x]] ^ flip;
   }
+}
+
+/* Rows of consecutive RGB pixels taken one to one. */
+ROW_LOOP static void
+copy_flip (guint8 * restrict out, const guint8 * restrict in, guint8 flip,
+    gint n)
+{
+  gint i;
+
+  for (i = 0; i < n; i++)
+    out[i] = in[i] ^ flip;
+}
+
+/* One tensor value of a packed RGB pixel in both axes at once: the two
+ * vertical blends (one per horizontal tap), then the horizontal one, with
+ * the very operations of the separate passes, so that a zero weight
+ * reduces exactly to a copy of the tap. */
+static inline guint8
+lerp_packed_value (const guint8 * top, const guint8 * bot, gint i0, gint i1,
+    gfloat wy, gfloat wx)
+{
+  const gfloat t0 = top[i0], t1 = top[i1];
+  const gfloat a = t0 + ((gfloat) bot[i0] - t0) * wy;
+  const gfloat b = t1 + ((gfloat) bot[i1] - t1) * wy;
+
+  return (guint8) (gint32) (a + (b - a) * wx + 0.5f);
+}
+
+/* Packed RGB in, both passes fused; @off are the byte offsets of the
+ * tensor's channels inside a pixel. */
+static void
+lerp_packed (guint8 * restrict out, const guint8 * restrict top,
+    const guint8 * restrict bot, gfloat wy, const gint32 * restrict p0,
+    const gint32 * restrict p1, const gfloat * restrict w,
+    const gint off[N_CHANNELS], guint8 flip, gint from, gint n)
+{
+  gint x, k;
+
+  for (x = from; x < n; x++)
+    for (k = 0; k < N_CHANNELS; k++)
+      out[N_CHANNELS * x + k] = lerp_packed_value (top, bot, p0[x] + off[k],
+          p1[x] + off[k], wy, w[x]) ^ flip;
 }
 
 /* Two-tap RGB from a blended row: the three components of a pixel sit at
@@ -1133,7 +1314,7 @@ copy_rgb (guint8 * restrict out, const guint8 * restrict row,
 GATHER_LOOP static void
 lerp_rgb_f32 (guint8 * restrict out, const gfloat * restrict row,
     const gint32 * restrict i0, const gint32 * restrict i1,
-    const gfloat * restrict w, gint d0, gint d1, gint d2, gint n)
+    const gfloat * restrict w, gint d0, gint d1, gint d2, guint8 flip, gint n)
 {
   gint x;
 
@@ -1142,11 +1323,11 @@ lerp_rgb_f32 (guint8 * restrict out, const gfloat * restrict row,
     const gfloat wx = w[x];
 
     out[N_CHANNELS * x] = (guint8) (gint32) (a[d0] + (b[d0] - a[d0]) * wx +
-        0.5f);
+        0.5f) ^ flip;
     out[N_CHANNELS * x + 1] = (guint8) (gint32) (a[d1] + (b[d1] - a[d1]) *
-        wx + 0.5f);
+        wx + 0.5f) ^ flip;
     out[N_CHANNELS * x + 2] = (guint8) (gint32) (a[d2] + (b[d2] - a[d2]) *
-        wx + 0.5f);
+        wx + 0.5f) ^ flip;
   }
 }
 
@@ -1154,21 +1335,21 @@ lerp_rgb_f32 (guint8 * restrict out, const gfloat * restrict row,
  * combination of bytes needs no clamping. */
 ROW_LOOP static void
 combine_rgb (guint8 * restrict out, const gfloat * restrict c0,
-    const gfloat * restrict c1, const gfloat * restrict c2, gint n)
+    const gfloat * restrict c1, const gfloat * restrict c2, guint8 flip, gint n)
 {
   gint x;
 
   for (x = 0; x < n; x++) {
-    out[N_CHANNELS * x] = (guint8) (gint32) (c0[x] + 0.5f);
-    out[N_CHANNELS * x + 1] = (guint8) (gint32) (c1[x] + 0.5f);
-    out[N_CHANNELS * x + 2] = (guint8) (gint32) (c2[x] + 0.5f);
+    out[N_CHANNELS * x] = (guint8) (gint32) (c0[x] + 0.5f) ^ flip;
+    out[N_CHANNELS * x + 1] = (guint8) (gint32) (c1[x] + 0.5f) ^ flip;
+    out[N_CHANNELS * x + 2] = (guint8) (gint32) (c2[x] + 0.5f) ^ flip;
   }
 }
 
 ROW_LOOP static void
 combine_yuv (guint8 * restrict out, const gfloat * restrict yr,
     const gfloat * restrict ur, const gfloat * restrict vr,
-    const YuvMatrix * restrict m, gint n)
+    const YuvMatrix * restrict m, guint8 flip, gint n)
 {
   const gfloat yo = m->y_offset, yg = m->y_gain;
   const gfloat u0 = m->from_u[0], u1 = m->from_u[1], u2 = m->from_u[2];
@@ -1188,9 +1369,9 @@ combine_yuv (guint8 * restrict out, const gfloat * restrict yr,
     a = a < 0 ? 0 : (a > MAX_PIXEL_VALUE ? MAX_PIXEL_VALUE : a);
     b = b < 0 ? 0 : (b > MAX_PIXEL_VALUE ? MAX_PIXEL_VALUE : b);
     c = c < 0 ? 0 : (c > MAX_PIXEL_VALUE ? MAX_PIXEL_VALUE : c);
-    out[N_CHANNELS * x] = (guint8) a;
-    out[N_CHANNELS * x + 1] = (guint8) b;
-    out[N_CHANNELS * x + 2] = (guint8) c;
+    out[N_CHANNELS * x] = (guint8) a ^ flip;
+    out[N_CHANNELS * x + 1] = (guint8) b ^ flip;
+    out[N_CHANNELS * x + 2] = (guint8) c ^ flip;
   }
 }
 
@@ -1298,15 +1479,28 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
   const gint first = self->red_pos == 0 ? 0 : 2, third = 2 - first;
   const gboolean one_tap_x = t->one_tap_x[0] && t->one_tap_x[1] &&
       t->one_tap_x[2];
+  const guint8 flip = self->flip;
   const guint8 *src_row[GST_VIDEO_MAX_PLANES] = { NULL, };
+  const guint8 *src_row1[GST_VIDEO_MAX_PLANES] = { NULL, };
   gboolean blended[GST_VIDEO_MAX_PLANES] = { FALSE, };
+  gint off[N_CHANNELS] = { 0, };
+  gboolean fused = FALSE, in_order = FALSE;
   gint y, p, c;
+
+  if (!self->is_yuv) {
+    /* byte offsets of the tensor channels inside a source pixel */
+    off[0] = t->x0[first][0] - t->px0[0];
+    off[1] = t->x0[1][0] - t->px0[0];
+    off[2] = t->x0[third][0] - t->px0[0];
+    in_order = off[0] == 0 && off[1] == 1 && off[2] == 2;
+    fused = self->use_simd;
+  }
 
   for (y = 0; y < rh; y++) {
     const gint ty = py + y;
     guint8 *out;
 
-    if (self->identity_u8)
+    if (self->direct_u8)
       out = tensor + ((gsize) ty * tw + px) * N_CHANNELS;
     else
       out = self->scratch;
@@ -1316,45 +1510,63 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
       const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
 
       src_row[p] = base + (gsize) t->y0[p][y] * stride;
+      src_row1[p] = base + (gsize) t->y1[p][y] * stride;
       blended[p] = t->wy[p][y] != 0.0f;
-      if (blended[p]) {
-        const gint lo = t->col_lo[p];
-
-        blend_rows (t->rowf[p] + lo, src_row[p] + lo,
-            base + (gsize) t->y1[p][y] * stride + lo, t->wy[p][y],
-            t->col_hi[p] - lo + 1);
-      }
     }
 
-    if (!self->is_yuv && one_tap_x && !blended[t->comp_plane[0]]) {
-      copy_rgb (out, src_row[t->comp_plane[0]], t->x0[first], t->x0[1],
-          t->x0[third], rw);
-    } else if (!self->is_yuv && blended[t->comp_plane[0]]) {
-      /* x0[c] - x0[0] is the component's fixed byte offset */
-      lerp_rgb_f32 (out, t->rowf[t->comp_plane[0]], t->x0[0], t->x1[0],
-          t->wx[0], t->x0[first][0] - t->x0[0][0],
-          t->x0[1][0] - t->x0[0][0], t->x0[third][0] - t->x0[0][0], rw);
+    if (!self->is_yuv && t->contiguous && in_order && !blended[0]) {
+      copy_flip (out, src_row[0] + t->px0[0], flip, rw * N_CHANNELS);
+    } else if (fused) {
+      gint done = 0;
+
+#ifdef HAVE_X86_SIMD
+      done = lerp_packed_avx2 (out, src_row[0], src_row1[0], t->wy[0][y],
+          t->px0, t->px1, t->wx[0], off, flip, t->n_vector);
+#endif
+      lerp_packed (out, src_row[0], src_row1[0], t->wy[0][y], t->px0,
+          t->px1, t->wx[0], off, flip, done, rw);
     } else {
-      for (c = 0; c < N_CHANNELS; c++) {
-        const gint pl = t->comp_plane[c];
+      for (p = 0; p < t->n_planes; p++) {
+        if (blended[p]) {
+          const gint lo = t->col_lo[p];
 
-        if (blended[pl] && t->one_tap_x[c])
-          gather_f32 (t->comp[c], t->rowf[pl], t->x0[c], rw);
-        else if (blended[pl])
-          lerp_f32 (t->comp[c], t->rowf[pl], t->x0[c], t->x1[c], t->wx[c], rw);
-        else if (t->one_tap_x[c])
-          gather_u8 (t->comp[c], src_row[pl], t->x0[c], rw);
-        else
-          lerp_u8 (t->comp[c], src_row[pl], t->x0[c], t->x1[c], t->wx[c], rw);
+          blend_rows (t->rowf[p] + lo, src_row[p] + lo, src_row1[p] + lo,
+              t->wy[p][y], t->col_hi[p] - lo + 1);
+        }
       }
-      if (self->is_yuv)
-        combine_yuv (out, t->comp[0], t->comp[1], t->comp[2], &self->matrix,
-            rw);
-      else
-        combine_rgb (out, t->comp[first], t->comp[1], t->comp[third], rw);
+
+      if (!self->is_yuv && one_tap_x && !blended[t->comp_plane[0]]) {
+        copy_rgb (out, src_row[t->comp_plane[0]], t->x0[first], t->x0[1],
+            t->x0[third], flip, rw);
+      } else if (!self->is_yuv && blended[t->comp_plane[0]]) {
+        /* x0[c] - x0[0] is the component's fixed byte offset */
+        lerp_rgb_f32 (out, t->rowf[t->comp_plane[0]], t->x0[0], t->x1[0],
+            t->wx[0], t->x0[first][0] - t->x0[0][0],
+            t->x0[1][0] - t->x0[0][0], t->x0[third][0] - t->x0[0][0], flip, rw);
+      } else {
+        for (c = 0; c < N_CHANNELS; c++) {
+          const gint pl = t->comp_plane[c];
+
+          if (blended[pl] && t->one_tap_x[c])
+            gather_f32 (t->comp[c], t->rowf[pl], t->x0[c], rw);
+          else if (blended[pl])
+            lerp_f32 (t->comp[c], t->rowf[pl], t->x0[c], t->x1[c], t->wx[c],
+                rw);
+          else if (t->one_tap_x[c])
+            gather_u8 (t->comp[c], src_row[pl], t->x0[c], rw);
+          else
+            lerp_u8 (t->comp[c], src_row[pl], t->x0[c], t->x1[c], t->wx[c], rw);
+        }
+        if (self->is_yuv)
+          combine_yuv (out, t->comp[0], t->comp[1], t->comp[2],
+              &self->matrix, flip, rw);
+        else
+          combine_rgb (out, t->comp[first], t->comp[1], t->comp[third], flip,
+              rw);
+      }
     }
 
-    if (self->identity_u8)
+    if (self->direct_u8)
       continue;
 
     if (self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC) {

@@ -22,8 +22,10 @@
  * only and has no s8 figure.
  *
  * The contenders alternate within each round so that load from other
- * processes hits them alike; a figure is the median over rounds of the
- * mean time per frame in the round. The ratio is baseline / axletterbox;
+ * processes hits them alike; a figure is the best over rounds of the
+ * mean time per frame in the round (the machine is shared: the best round
+ * is the one least disturbed, for every contender alike). Set
+ * LETTERBOX_BENCH_FORMAT (RGB, NV12 or I420) to run one input format. The ratio is baseline / axletterbox;
  * the target is OpenCV / axletterbox >= 1.5 on every path. */
 
 #include <gst/gst.h>
@@ -40,8 +42,8 @@
 
 #define TENSOR_SIDE 640
 #define WARMUP_FRAMES 3
-#define ROUNDS 9
-#define FRAMES_PER_ROUND 8
+#define ROUNDS 15
+#define FRAMES_PER_ROUND 4
 #define NS_PER_MS 1e6
 #define TARGET_RATIO 1.5
 #define FILL 114
@@ -186,13 +188,13 @@ compare_doubles (const void *a, const void *b)
 }
 
 static gdouble
-median (gdouble * v, guint n)
+best (gdouble * v, guint n)
 {
   qsort (v, n, sizeof (gdouble), compare_doubles);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+  return v[0];
 }
 
-/* Median ms per frame of each contender on one path; 0 where absent. */
+/* Best ms per frame of each contender on one path; 0 where absent. */
 static void
 bench_path (GstVideoFormat format, gint sw, gint sh, gint dtype,
     gdouble result[N_CONTENDERS])
@@ -244,7 +246,7 @@ bench_path (GstVideoFormat format, gint sw, gint sh, gint dtype,
       times[CONTENDER_VCS][r] = run_harness (vcs, in);
   }
   for (c = 0; c < N_CONTENDERS; c++)
-    result[c] = have[c] ? median (times[c], ROUNDS) : 0.0;
+    result[c] = have[c] ? best (times[c], ROUNDS) : 0.0;
 
 #ifdef HAVE_OPENCV
   if (cv)
@@ -261,7 +263,8 @@ int
 main (int argc, char **argv)
 {
   gdouble res[N_SIZES][N_FORMATS][N_DTYPES][N_CONTENDERS];
-  guint s, f, d, n_paths = 0, n_met = 0, n_s8_ok = 0;
+  guint s, f, d, n_paths = 0, n_met = 0, n_s8_ok = 0, n_inputs = 0;
+  const gchar *only = g_getenv ("LETTERBOX_BENCH_FORMAT");
 
   gst_init (&argc, &argv);
 #ifdef HAVE_OPENCV
@@ -272,14 +275,18 @@ main (int argc, char **argv)
   printf ("OpenCV baseline unavailable (built without opencv4)\n");
 #endif
   printf ("videoconvertscale baseline: " VCS_DESC " (u8 only)\n");
-  printf ("axletterbox and videoconvertscale through GstHarness; median "
-      "over %d rounds of %d frames, contenders alternating\n", ROUNDS,
+  printf ("axletterbox and videoconvertscale through GstHarness; best "
+      "of %d rounds of %d frames, contenders alternating\n", ROUNDS,
       FRAMES_PER_ROUND);
   printf ("%-5s %-10s %-3s %9s %9s %7s %9s %7s\n", "in", "source", "out",
       "ax ms", "opencv ms", "ratio", "vcs ms", "ratio");
 
   for (s = 0; s < N_SIZES; s++) {
     for (f = 0; f < N_FORMATS; f++) {
+      if (only && g_ascii_strcasecmp (only,
+              gst_video_format_to_string (formats[f])) != 0)
+        continue;
+      n_inputs++;
       for (d = 0; d < N_DTYPES; d++) {
         gdouble *r = res[s][f][d];
         gchar size[32];
@@ -315,7 +322,6 @@ main (int argc, char **argv)
   if (n_paths > 0)
     printf ("target OpenCV/axletterbox >= %.1fx met on %u of %u paths\n",
         TARGET_RATIO, n_met, n_paths);
-  printf ("s8 no slower than u8 (medians) on %u of %u inputs\n", n_s8_ok,
-      N_SIZES * N_FORMATS);
+  printf ("s8 no slower than u8 on %u of %u inputs\n", n_s8_ok, n_inputs);
   return 0;
 }

@@ -81,6 +81,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define PORTABLE_ENV "GST_AX_LETTERBOX_PORTABLE"
 /* the vector kernels load a packed pixel as four bytes */
 #define VECTOR_PIXEL_BYTES 4
+/* weights of the integer kernels are in 1/64: both taps' weights fit the
+ * signed bytes of pmaddubsw, a vertical blend of bytes fits int16 */
+#define WEIGHT_BITS 6
+#define WEIGHT_ONE (1 << WEIGHT_BITS)
+#define WEIGHT_PAIR_SHIFT 16
+#define PAIRS_PER_VECTOR 4
 
 typedef enum
 {
@@ -129,9 +135,18 @@ typedef struct
    * (component offsets left out) */
   gint32 *px0;
   gint32 *px1;
-  /* the leading tensor columns whose 4-byte pixel loads stay inside the
-   * source row, for the vector kernel */
+  /* the leading tensor columns whose 4-byte and 8-byte loads at px0 stay
+   * inside the source row, for the vector kernels */
   gint n_vector;
+  gint n_vector8;
+  /* every weight of the component (x) or plane (y) is a multiple of
+   * 1 / WEIGHT_ONE: the float arithmetic is exact and integers give the
+   * same results */
+  gboolean dyadic_x[N_CHANNELS];
+  gboolean dyadic_y[GST_VIDEO_MAX_PLANES];
+  /* packed RGB, dyadic x: per column the int16 weights (WEIGHT_ONE - m, m)
+   * of its taps, repeated four times */
+  gint32 *wx_pair;
   /* one tap in both axes at every column, on consecutive source pixels:
    * rows are copied */
   gboolean contiguous;
@@ -498,6 +513,7 @@ sample_tables_clear (SampleTables * t)
   }
   g_clear_pointer (&t->px0, g_free);
   g_clear_pointer (&t->px1, g_free);
+  g_clear_pointer (&t->wx_pair, g_free);
   t->n_planes = 0;
 }
 
@@ -713,6 +729,17 @@ invalid_caps:
   }
 }
 
+/* Whether the float bilinear arithmetic on bytes with weight @w is exact:
+ * with weights that are multiples of 1 / WEIGHT_ONE (2^-6) every value
+ * needs at most 8 + 2 * 6 bits, well inside a float's 24. */
+static gboolean
+is_dyadic (gfloat w)
+{
+  const gfloat scaled = w * WEIGHT_ONE;
+
+  return scaled == floorf (scaled);
+}
+
 /* The source taps of one output sample at @luma (in luma pixels; @sub is
  * the component's subsampling factor), kept inside [@lo, @hi]. At the
  * region's edges the sample clamps to one tap rather than blending in
@@ -775,6 +802,7 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
 
     t->comp_plane[c] = plane;
     t->one_tap_x[c] = TRUE;
+    t->dyadic_x[c] = TRUE;
     for (x = 0; x < lb->resized_width; x++) {
       gint i0, i1;
       gdouble w;
@@ -786,12 +814,15 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
       t->wx[c][x] = w;
       if (w != 0.0)
         t->one_tap_x[c] = FALSE;
+      if (!is_dyadic (t->wx[c][x]))
+        t->dyadic_x[c] = FALSE;
     }
     t->col_lo[plane] = MIN (t->col_lo[plane], t->x0[c][0]);
     t->col_hi[plane] = MAX (t->col_hi[plane], t->x1[c][lb->resized_width - 1]);
   }
 
   t->n_vector = 0;
+  t->n_vector8 = 0;
   t->contiguous = FALSE;
   if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
     /* packed: the components of a pixel share its taps and weights */
@@ -805,6 +836,16 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
       t->px1[x] = t->x1[0][x] - poffset;
       if (t->px1[x] + VECTOR_PIXEL_BYTES <= row_bytes)
         t->n_vector = x + 1;
+      if (t->px0[x] + 2 * VECTOR_PIXEL_BYTES <= row_bytes)
+        t->n_vector8 = x + 1;
+      if (t->dyadic_x[0]) {
+        const gint m = (gint) (t->wx[0][x] * WEIGHT_ONE);
+        gint k;
+
+        for (k = 0; k < PAIRS_PER_VECTOR; k++)
+          t->wx_pair[PAIRS_PER_VECTOR * x + k] =
+              (gint32) (((guint32) m << WEIGHT_PAIR_SHIFT) | (WEIGHT_ONE - m));
+      }
       if (t->px0[x] != t->px0[0] + x * pstride)
         t->contiguous = FALSE;
     }
@@ -822,6 +863,7 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
     hi = MIN ((lb->src_y + lb->src_height - 1) >> hsub, comp_height - 1);
     sub = 1 << hsub;
 
+    t->dyadic_y[p] = TRUE;
     for (y = 0; y < lb->resized_height; y++) {
       gint i0, i1;
       gdouble w;
@@ -831,6 +873,8 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
       t->y0[p][y] = i0;
       t->y1[p][y] = i1;
       t->wy[p][y] = w;
+      if (!is_dyadic (t->wy[p][y]))
+        t->dyadic_y[p] = FALSE;
     }
   }
 }
@@ -866,6 +910,7 @@ sample_tables_alloc (SampleTables * t, const GstVideoInfo * info,
   if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
     t->px0 = g_new (gint32, max_width);
     t->px1 = g_new (gint32, max_width);
+    t->wx_pair = g_new (gint32, (gsize) max_width * PAIRS_PER_VECTOR);
   }
 }
 
@@ -1184,6 +1229,79 @@ lerp_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
   }
   return x;
 }
+
+/* Packed RGB with dyadic weights (is_dyadic): the float arithmetic of
+ * lerp_packed_value is exact there, so it equals the integer
+ * ((T0 (64 - my) + B0 my) (64 - mx) + (T1 (64 - my) + B1 my) mx + 2^11)
+ * >> 12, done with pmaddubsw (vertical) and pmaddwd (horizontal), two
+ * pixels per 256-bit vector. The eight bytes at a pixel hold both
+ * horizontal taps (the second is the next pixel, or unused at weight 0);
+ * the caller checks that the loads stay in the row (n_vector8) and does
+ * the rest with lerp_packed. */
+AVX2_FN static gint
+dyadic_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
+    const guint8 * restrict bot, gint my, const gint32 * restrict p0,
+    const gint32 * restrict wx_pair, const gint off[N_CHANNELS],
+    gint pstride, guint8 flip, gint n)
+{
+  const __m256i wy = _mm256_set1_epi16 ((gint16) ((my << CHAR_BIT) |
+          (WEIGHT_ONE - my)));
+  const __m256i round = _mm256_set1_epi32 (1 << (2 * WEIGHT_BITS - 1));
+  const __m128i vflip = _mm_set1_epi8 ((gchar) flip);
+  /* pixels x, x + 2, x + 1, x + 3 after the packs, as RGB0 each */
+  const __m128i compact = _mm_setr_epi8 (0, 1, 2, 8, 9, 10, 4, 5, 6, 12, 13,
+      14, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE);
+  gchar pairs[sizeof (__m128i)];
+  __m256i vpairs;
+  gint x, k;
+
+  /* per channel: top tap 0, bottom tap 0, top tap 1, bottom tap 1, from
+   * eight top then eight bottom bytes */
+  memset (pairs, ZERO_BYTE, sizeof (pairs));
+  for (k = 0; k < N_CHANNELS; k++) {
+    pairs[4 * k] = (gchar) off[k];
+    pairs[4 * k + 1] = (gchar) (sizeof (gint64) + off[k]);
+    pairs[4 * k + 2] = (gchar) (off[k] + pstride);
+    pairs[4 * k + 3] = (gchar) (sizeof (gint64) + off[k] + pstride);
+  }
+  vpairs = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
+          pairs));
+
+  for (x = 0; x + PIXELS_PER_STORE <= n; x += PIXELS_PER_STORE) {
+    __m256i v[2];
+    __m128i lo, hi, bytes;
+    guint8 *o = out + N_CHANNELS * x;
+    gint32 tail;
+    gint j;
+
+    for (j = 0; j < 2; j++) {
+      const gint a = x + 2 * j, b = a + 1;
+      const __m128i pa = _mm_unpacklo_epi64 (_mm_loadl_epi64 ((const __m128i
+                  *) (top + p0[a])), _mm_loadl_epi64 ((const __m128i *) (bot +
+                  p0[a])));
+      const __m128i pb = _mm_unpacklo_epi64 (_mm_loadl_epi64 ((const __m128i
+                  *) (top + p0[b])), _mm_loadl_epi64 ((const __m128i *) (bot +
+                  p0[b])));
+      __m256i t = _mm256_inserti128_si256 (_mm256_castsi128_si256 (pa), pb,
+          1);
+
+      t = _mm256_maddubs_epi16 (_mm256_shuffle_epi8 (t, vpairs), wy);
+      t = _mm256_madd_epi16 (t, _mm256_loadu_si256 ((const __m256i *)
+              (wx_pair + PAIRS_PER_VECTOR * a)));
+      v[j] = _mm256_srai_epi32 (_mm256_add_epi32 (t, round), 2 * WEIGHT_BITS);
+    }
+    /* lanes: x, x + 2 | x + 1, x + 3 */
+    v[0] = _mm256_packs_epi32 (v[0], v[1]);
+    lo = _mm256_castsi256_si128 (v[0]);
+    hi = _mm256_extracti128_si256 (v[0], 1);
+    bytes = _mm_packus_epi16 (lo, hi);
+    bytes = _mm_xor_si128 (_mm_shuffle_epi8 (bytes, compact), vflip);
+    _mm_storel_epi64 ((__m128i *) o, bytes);
+    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (bytes, sizeof (gint64)));
+    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+  }
+  return x;
+}
 #endif
 
 /* Vertical pass of bilinear sampling: one plane row blended from two
@@ -1484,7 +1602,8 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
   const guint8 *src_row1[GST_VIDEO_MAX_PLANES] = { NULL, };
   gboolean blended[GST_VIDEO_MAX_PLANES] = { FALSE, };
   gint off[N_CHANNELS] = { 0, };
-  gboolean fused = FALSE, in_order = FALSE;
+  const gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (frame->info.finfo, 0);
+  gboolean fused = FALSE, in_order = FALSE, dyadic = FALSE;
   gint y, p, c;
 
   if (!self->is_yuv) {
@@ -1494,6 +1613,7 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
     off[2] = t->x0[third][0] - t->px0[0];
     in_order = off[0] == 0 && off[1] == 1 && off[2] == 2;
     fused = self->use_simd;
+    dyadic = t->dyadic_x[0] && t->dyadic_y[0];
   }
 
   for (y = 0; y < rh; y++) {
@@ -1520,8 +1640,13 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
       gint done = 0;
 
 #ifdef HAVE_X86_SIMD
-      done = lerp_packed_avx2 (out, src_row[0], src_row1[0], t->wy[0][y],
-          t->px0, t->px1, t->wx[0], off, flip, t->n_vector);
+      if (dyadic)
+        done = dyadic_packed_avx2 (out, src_row[0], src_row1[0],
+            (gint) (t->wy[0][y] * WEIGHT_ONE), t->px0, t->wx_pair, off,
+            pstride, flip, t->n_vector8);
+      else
+        done = lerp_packed_avx2 (out, src_row[0], src_row1[0], t->wy[0][y],
+            t->px0, t->px1, t->wx[0], off, flip, t->n_vector);
 #endif
       lerp_packed (out, src_row[0], src_row1[0], t->wy[0][y], t->px0,
           t->px1, t->wx[0], off, flip, done, rw);

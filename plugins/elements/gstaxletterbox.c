@@ -87,6 +87,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define WEIGHT_ONE (1 << WEIGHT_BITS)
 #define WEIGHT_PAIR_SHIFT 16
 #define PAIRS_PER_VECTOR 4
+#define ROW_PAD_FLOATS 4
 
 typedef enum
 {
@@ -849,6 +850,12 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
       if (t->px0[x] != t->px0[0] + x * pstride)
         t->contiguous = FALSE;
     }
+  } else if (GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0) == 1) {
+    /* YUV: luma taken one to one */
+    t->contiguous = t->one_tap_x[0];
+    for (x = 0; x < lb->resized_width; x++)
+      if (t->x0[0][x] != t->x0[0][0] + x)
+        t->contiguous = FALSE;
   }
 
   for (p = 0; p < t->n_planes; p++) {
@@ -905,7 +912,8 @@ sample_tables_alloc (SampleTables * t, const GstVideoInfo * info,
     t->y0[p] = g_new (gint32, max_height);
     t->y1[p] = g_new (gint32, max_height);
     t->wy[p] = g_new (gfloat, max_height);
-    t->rowf[p] = g_new0 (gfloat, row_bytes[p]);
+    /* the vector kernels load the taps of the last column as a group */
+    t->rowf[p] = g_new0 (gfloat, row_bytes[p] + ROW_PAD_FLOATS);
   }
   if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
     t->px0 = g_new (gint32, max_width);
@@ -1302,6 +1310,119 @@ dyadic_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
   }
   return x;
 }
+
+/* Horizontal pass from a blended row of one-byte samples (luma, planar
+ * chroma): the two taps of a column are adjacent floats, or the second is
+ * unused at weight 0, so one 64-bit load fetches both. The row is padded
+ * for the last column. */
+AVX2_FN static gint
+lerp_pairs_avx2 (gfloat * restrict dst, const gfloat * restrict row,
+    const gint32 * restrict i0, const gfloat * restrict w, gint n)
+{
+  gint x;
+
+  for (x = 0; x + PIXELS_PER_STORE <= n; x += PIXELS_PER_STORE) {
+    const __m128 p01 = _mm_castsi128_ps (_mm_unpacklo_epi64 (_mm_loadl_epi64
+            ((const __m128i *) (row + i0[x])), _mm_loadl_epi64 ((const __m128i
+                    *) (row + i0[x + 1]))));
+    const __m128 p23 = _mm_castsi128_ps (_mm_unpacklo_epi64 (_mm_loadl_epi64
+            ((const __m128i *) (row + i0[x + 2])),
+            _mm_loadl_epi64 ((const __m128i *) (row + i0[x + 3]))));
+    const __m128 a = _mm_shuffle_ps (p01, p23, _MM_SHUFFLE (2, 0, 2, 0));
+    const __m128 b = _mm_shuffle_ps (p01, p23, _MM_SHUFFLE (3, 1, 3, 1));
+
+    _mm_storeu_ps (dst + x, _mm_add_ps (a, _mm_mul_ps (_mm_sub_ps (b, a),
+                _mm_loadu_ps (w + x))));
+  }
+  return x;
+}
+
+/* The same for interleaved chroma (NV12): the four floats at a column's
+ * first U tap are U0 V0 U1 V1, both components' taps at once. */
+AVX2_FN static gint
+lerp_uv_avx2 (gfloat * restrict du, gfloat * restrict dv,
+    const gfloat * restrict row, const gint32 * restrict i0,
+    const gfloat * restrict w, gint n)
+{
+  gint x;
+
+  for (x = 0; x + PIXELS_PER_STORE <= n; x += PIXELS_PER_STORE) {
+    const __m128 r0 = _mm_loadu_ps (row + i0[x]);
+    const __m128 r1 = _mm_loadu_ps (row + i0[x + 1]);
+    const __m128 r2 = _mm_loadu_ps (row + i0[x + 2]);
+    const __m128 r3 = _mm_loadu_ps (row + i0[x + 3]);
+    const __m128 t0 = _mm_unpacklo_ps (r0, r1), t1 = _mm_unpacklo_ps (r2, r3);
+    const __m128 t2 = _mm_unpackhi_ps (r0, r1), t3 = _mm_unpackhi_ps (r2, r3);
+    const __m128 u0 = _mm_movelh_ps (t0, t1), v0 = _mm_movehl_ps (t1, t0);
+    const __m128 u1 = _mm_movelh_ps (t2, t3), v1 = _mm_movehl_ps (t3, t2);
+    const __m128 vw = _mm_loadu_ps (w + x);
+
+    _mm_storeu_ps (du + x, _mm_add_ps (u0, _mm_mul_ps (_mm_sub_ps (u1, u0),
+                vw)));
+    _mm_storeu_ps (dv + x, _mm_add_ps (v0, _mm_mul_ps (_mm_sub_ps (v1, v0),
+                vw)));
+  }
+  return x;
+}
+
+#define PIXELS_PER_YMM 8
+
+/* combine_yuv eight pixels at a time, the same operations in the same
+ * order; the saturating packs are its clamp to 0..255. Written here
+ * because the compiler's version spends most of its time interleaving
+ * the three channels. */
+AVX2_FN static gint
+combine_yuv_avx2 (guint8 * restrict out, const gfloat * restrict yr,
+    const gfloat * restrict ur, const gfloat * restrict vr,
+    const YuvMatrix * restrict m, guint8 flip, gint n)
+{
+  const __m256 yo = _mm256_set1_ps (m->y_offset);
+  const __m256 yg = _mm256_set1_ps (m->y_gain);
+  const __m256 half = _mm256_set1_ps (0.5f);
+  const __m256 mid = _mm256_set1_ps (CHROMA_OFFSET);
+  const __m256 u0 = _mm256_set1_ps (m->from_u[0]);
+  const __m256 u1 = _mm256_set1_ps (m->from_u[1]);
+  const __m256 u2 = _mm256_set1_ps (m->from_u[2]);
+  const __m256 v0 = _mm256_set1_ps (m->from_v[0]);
+  const __m256 v1 = _mm256_set1_ps (m->from_v[1]);
+  const __m256 v2 = _mm256_set1_ps (m->from_v[2]);
+  const __m256i vflip = _mm256_set1_epi8 ((gchar) flip);
+  /* per 128-bit lane: a0..a3 b0..b3 c0..c3 (c again) to a0 b0 c0 a1 ... */
+  const __m256i interleave = _mm256_setr_epi8 (0, 4, 8, 1, 5, 9, 2, 6, 10,
+      3, 7, 11, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, 0, 4, 8, 1, 5, 9,
+      2, 6, 10, 3, 7, 11, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE);
+  gint x;
+
+  for (x = 0; x + PIXELS_PER_YMM <= n; x += PIXELS_PER_YMM) {
+    const __m256 l = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps
+            (_mm256_loadu_ps (yr + x), yo), yg), half);
+    const __m256 u = _mm256_sub_ps (_mm256_loadu_ps (ur + x), mid);
+    const __m256 v = _mm256_sub_ps (_mm256_loadu_ps (vr + x), mid);
+    const __m256i a = _mm256_cvttps_epi32 (_mm256_add_ps (_mm256_add_ps (l,
+                _mm256_mul_ps (u0, u)), _mm256_mul_ps (v0, v)));
+    const __m256i b = _mm256_cvttps_epi32 (_mm256_add_ps (_mm256_add_ps (l,
+                _mm256_mul_ps (u1, u)), _mm256_mul_ps (v1, v)));
+    const __m256i c = _mm256_cvttps_epi32 (_mm256_add_ps (_mm256_add_ps (l,
+                _mm256_mul_ps (u2, u)), _mm256_mul_ps (v2, v)));
+    __m256i bytes = _mm256_packus_epi16 (_mm256_packs_epi32 (a, b),
+        _mm256_packs_epi32 (c, c));
+    __m128i lo, hi;
+    guint8 *o = out + N_CHANNELS * x;
+    gint32 tail;
+
+    bytes = _mm256_xor_si256 (_mm256_shuffle_epi8 (bytes, interleave), vflip);
+    lo = _mm256_castsi256_si128 (bytes);
+    hi = _mm256_extracti128_si256 (bytes, 1);
+    _mm_storel_epi64 ((__m128i *) o, lo);
+    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (lo, sizeof (gint64)));
+    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+    o += N_CHANNELS * PIXELS_PER_STORE;
+    _mm_storel_epi64 ((__m128i *) o, hi);
+    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (hi, sizeof (gint64)));
+    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+  }
+  return x;
+}
 #endif
 
 /* Vertical pass of bilinear sampling: one plane row blended from two
@@ -1317,6 +1438,16 @@ blend_rows (gfloat * restrict dst, const guint8 * restrict a,
 
     dst[i] = va + ((gfloat) b[i] - va) * w;
   }
+}
+
+/* One-tap samples on consecutive bytes (luma at 1:1) */
+ROW_LOOP static void
+widen_u8 (gfloat * restrict dst, const guint8 * restrict row, gint n)
+{
+  gint i;
+
+  for (i = 0; i < n; i++)
+    dst[i] = row[i];
 }
 
 /* Horizontal passes, one component at a time: from a source row (u8) or
@@ -1604,6 +1735,8 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
   gint off[N_CHANNELS] = { 0, };
   const gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (frame->info.finfo, 0);
   gboolean fused = FALSE, in_order = FALSE, dyadic = FALSE;
+  gboolean yuv_vector = FALSE, uv_taps = FALSE;
+  gboolean pair_taps[N_CHANNELS] = { FALSE, };
   gint y, p, c;
 
   if (!self->is_yuv) {
@@ -1614,6 +1747,16 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
     in_order = off[0] == 0 && off[1] == 1 && off[2] == 2;
     fused = self->use_simd;
     dyadic = t->dyadic_x[0] && t->dyadic_y[0];
+  } else if (self->use_simd) {
+    const GstVideoFormatInfo *finfo = frame->info.finfo;
+
+    yuv_vector = TRUE;
+    for (c = 0; c < N_CHANNELS; c++)
+      pair_taps[c] = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c) == 1;
+    uv_taps = t->comp_plane[1] == t->comp_plane[2] &&
+        GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 1) == 2 &&
+        GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 2) == 2 &&
+        t->x0[2][0] == t->x0[1][0] + 1;
   }
 
   for (y = 0; y < rh; y++) {
@@ -1650,6 +1793,54 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
 #endif
       lerp_packed (out, src_row[0], src_row1[0], t->wy[0][y], t->px0,
           t->px1, t->wx[0], off, flip, done, rw);
+    } else if (yuv_vector) {
+      const gboolean copy_luma = t->contiguous && !blended[0];
+
+      /* every plane blended, at weight 0 too (a copy), for the vector
+       * horizontal passes */
+      for (p = 0; p < t->n_planes; p++) {
+        const gint lo = t->col_lo[p];
+
+        if (p == t->comp_plane[0] && copy_luma)
+          continue;
+        blend_rows (t->rowf[p] + lo, src_row[p] + lo, src_row1[p] + lo,
+            t->wy[p][y], t->col_hi[p] - lo + 1);
+      }
+      for (c = 0; c < N_CHANNELS; c++) {
+        const gint pl = t->comp_plane[c];
+        gint done = 0;
+
+        if (c == 0 && copy_luma) {
+          widen_u8 (t->comp[0], src_row[pl] + t->x0[0][0], rw);
+          continue;
+        }
+#ifdef HAVE_X86_SIMD
+        if (c == 1 && uv_taps) {
+          done = lerp_uv_avx2 (t->comp[1], t->comp[2], t->rowf[pl], t->x0[1],
+              t->wx[1], rw);
+          lerp_f32 (t->comp[2] + done, t->rowf[pl], t->x0[2] + done,
+              t->x1[2] + done, t->wx[2] + done, rw - done);
+        } else if (c == 2 && uv_taps) {
+          continue;
+        } else if (pair_taps[c]) {
+          done = lerp_pairs_avx2 (t->comp[c], t->rowf[pl], t->x0[c], t->wx[c],
+              rw);
+        }
+#endif
+        lerp_f32 (t->comp[c] + done, t->rowf[pl], t->x0[c] + done,
+            t->x1[c] + done, t->wx[c] + done, rw - done);
+      }
+      {
+        gint done = 0;
+
+#ifdef HAVE_X86_SIMD
+        done = combine_yuv_avx2 (out, t->comp[0], t->comp[1], t->comp[2],
+            &self->matrix, flip, rw);
+#endif
+        combine_yuv (out + N_CHANNELS * done, t->comp[0] + done,
+            t->comp[1] + done, t->comp[2] + done, &self->matrix, flip,
+            rw - done);
+      }
     } else {
       for (p = 0; p < t->n_planes; p++) {
         if (blended[p]) {

@@ -88,6 +88,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define WEIGHT_PAIR_SHIFT 16
 #define PAIRS_PER_VECTOR 4
 #define ROW_PAD_FLOATS 4
+#define HALF 0.5f
+#define BOX_PIXELS 8
+#define BOX_LOAD_BYTES 16
 
 typedef enum
 {
@@ -140,6 +143,10 @@ typedef struct
    * inside the source row, for the vector kernels */
   gint n_vector;
   gint n_vector8;
+  /* RGB at exactly 2:1 across: each column averages two consecutive
+   * pixels with weight 1/2; n_box columns can load 16 bytes at px0 */
+  gboolean halves;
+  gint n_box;
   /* every weight of the component (x) or plane (y) is a multiple of
    * 1 / WEIGHT_ONE: the float arithmetic is exact and integers give the
    * same results */
@@ -824,6 +831,8 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
 
   t->n_vector = 0;
   t->n_vector8 = 0;
+  t->n_box = 0;
+  t->halves = FALSE;
   t->contiguous = FALSE;
   if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
     /* packed: the components of a pixel share its taps and weights */
@@ -832,6 +841,7 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
     const gint row_bytes = GST_VIDEO_INFO_COMP_WIDTH (info, 0) * pstride;
 
     t->contiguous = t->one_tap_x[0] && pstride == N_CHANNELS;
+    t->halves = pstride == N_CHANNELS;
     for (x = 0; x < lb->resized_width; x++) {
       t->px0[x] = t->x0[0][x] - poffset;
       t->px1[x] = t->x1[0][x] - poffset;
@@ -839,6 +849,10 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
         t->n_vector = x + 1;
       if (t->px0[x] + 2 * VECTOR_PIXEL_BYTES <= row_bytes)
         t->n_vector8 = x + 1;
+      if (t->px0[x] + BOX_LOAD_BYTES <= row_bytes)
+        t->n_box = x + 1;
+      if (t->wx[0][x] != HALF || t->px0[x] != t->px0[0] + 2 * pstride * x)
+        t->halves = FALSE;
       if (t->dyadic_x[0]) {
         const gint m = (gint) (t->wx[0][x] * WEIGHT_ONE);
         gint k;
@@ -1423,6 +1437,75 @@ combine_yuv_avx2 (guint8 * restrict out, const gfloat * restrict yr,
   }
   return x;
 }
+
+/* Packed RGB at exactly 2:1 in both axes (halves, wy 1/2): the dyadic
+ * formula is then (T0 + T1 + B0 + B1 + 2) >> 2, and two tensor pixels
+ * read twelve consecutive bytes of each row, so one 16-byte load serves
+ * both. pmaddubsw by ones sums the horizontal pairs. */
+AVX2_FN static gint
+box2_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
+    const guint8 * restrict bot, const guint8 * restrict base_px,
+    const gint off[N_CHANNELS], guint8 flip, gint n)
+{
+  const __m256i ones = _mm256_set1_epi8 (1);
+  const __m256i two = _mm256_set1_epi16 (2);
+  const __m128i vflip = _mm_set1_epi8 ((gchar) flip);
+  const __m256i compact = _mm256_setr_epi8 (0, 1, 2, 3, 4, 5, 8, 9, 10, 11,
+      12, 13, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, 0, 1, 2, 3, 4, 5,
+      8, 9, 10, 11, 12, 13, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE);
+  const gsize px_off = base_px - top;
+  const gint chunk = 2 * 2 * N_CHANNELS;
+  gchar pairs[sizeof (__m128i)];
+  __m256i vpairs;
+  gint x, j, k;
+
+  memset (pairs, ZERO_BYTE, sizeof (pairs));
+  for (j = 0; j < 2; j++)
+    for (k = 0; k < N_CHANNELS; k++) {
+      pairs[2 * (N_CHANNELS * j + k)] = (gchar) (2 * N_CHANNELS * j + off[k]);
+      pairs[2 * (N_CHANNELS * j + k) + 1] =
+          (gchar) (2 * N_CHANNELS * j + off[k] + N_CHANNELS);
+    }
+  vpairs = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
+          pairs));
+
+  for (x = 0; x + BOX_PIXELS <= n; x += BOX_PIXELS) {
+    const gsize at = px_off + (gsize) x * 2 * N_CHANNELS;
+    /* lanes: pixels x, x + 1 | x + 4, x + 5, then x + 2, x + 3 | x + 6,
+     * x + 7, so that the packs put x .. x + 3 in the low lane */
+    const __m256i ta = _mm256_loadu2_m128i ((const __m128i *) (top + at +
+            2 * chunk), (const __m128i *) (top + at));
+    const __m256i tb = _mm256_loadu2_m128i ((const __m128i *) (top + at +
+            3 * chunk), (const __m128i *) (top + at + chunk));
+    const __m256i ba = _mm256_loadu2_m128i ((const __m128i *) (bot + at +
+            2 * chunk), (const __m128i *) (bot + at));
+    const __m256i bb = _mm256_loadu2_m128i ((const __m128i *) (bot + at +
+            3 * chunk), (const __m128i *) (bot + at + chunk));
+    __m256i a = _mm256_add_epi16 (_mm256_maddubs_epi16 (_mm256_shuffle_epi8
+            (ta, vpairs), ones), _mm256_maddubs_epi16 (_mm256_shuffle_epi8
+            (ba, vpairs), ones));
+    __m256i b = _mm256_add_epi16 (_mm256_maddubs_epi16 (_mm256_shuffle_epi8
+            (tb, vpairs), ones), _mm256_maddubs_epi16 (_mm256_shuffle_epi8
+            (bb, vpairs), ones));
+    __m128i lo, hi;
+    guint8 *o = out + N_CHANNELS * x;
+    gint32 tail;
+
+    a = _mm256_srli_epi16 (_mm256_add_epi16 (a, two), 2);
+    b = _mm256_srli_epi16 (_mm256_add_epi16 (b, two), 2);
+    a = _mm256_shuffle_epi8 (_mm256_packus_epi16 (a, b), compact);
+    lo = _mm_xor_si128 (_mm256_castsi256_si128 (a), vflip);
+    hi = _mm_xor_si128 (_mm256_extracti128_si256 (a, 1), vflip);
+    _mm_storel_epi64 ((__m128i *) o, lo);
+    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (lo, sizeof (gint64)));
+    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+    o += N_CHANNELS * PIXELS_PER_STORE;
+    _mm_storel_epi64 ((__m128i *) o, hi);
+    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (hi, sizeof (gint64)));
+    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+  }
+  return x;
+}
 #endif
 
 /* Vertical pass of bilinear sampling: one plane row blended from two
@@ -1783,11 +1866,15 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
       gint done = 0;
 
 #ifdef HAVE_X86_SIMD
-      if (dyadic)
-        done = dyadic_packed_avx2 (out, src_row[0], src_row1[0],
-            (gint) (t->wy[0][y] * WEIGHT_ONE), t->px0, t->wx_pair, off,
-            pstride, flip, t->n_vector8);
-      else
+      if (t->halves && t->wy[0][y] == HALF)
+        done = box2_packed_avx2 (out, src_row[0], src_row1[0],
+            src_row[0] + t->px0[0], off, flip, t->n_box);
+      if (dyadic && done < t->n_vector8)
+        done += dyadic_packed_avx2 (out + N_CHANNELS * done, src_row[0],
+            src_row1[0], (gint) (t->wy[0][y] * WEIGHT_ONE), t->px0 + done,
+            t->wx_pair + PAIRS_PER_VECTOR * done, off, pstride, flip,
+            t->n_vector8 - done);
+      else if (!dyadic)
         done = lerp_packed_avx2 (out, src_row[0], src_row1[0], t->wy[0][y],
             t->px0, t->px1, t->wx[0], off, flip, t->n_vector);
 #endif

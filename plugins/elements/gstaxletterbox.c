@@ -91,6 +91,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define HALF 0.5f
 #define BOX_PIXELS 8
 #define BOX_LOAD_BYTES 16
+#define PERIOD_BLOCK 8
 
 typedef enum
 {
@@ -147,6 +148,12 @@ typedef struct
    * pixels with weight 1/2; n_box columns can load 16 bytes at px0 */
   gboolean halves;
   gint n_box;
+  /* columns [period_lo, period_hi) of each component repeat every two
+   * columns one sample further on with the same weight (chroma upsampled
+   * 2x at 1:1): blocks starting at x with period_lo <= x and x + 6 <=
+   * period_hi need no index loads */
+  gint period_lo[N_CHANNELS];
+  gint period_hi[N_CHANNELS];
   /* every weight of the component (x) or plane (y) is a multiple of
    * 1 / WEIGHT_ONE: the float arithmetic is exact and integers give the
    * same results */
@@ -825,6 +832,25 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
       if (!is_dyadic (t->wx[c][x]))
         t->dyadic_x[c] = FALSE;
     }
+    /* the longest run of columns x with x + 2 one sample on */
+    t->period_lo[c] = t->period_hi[c] = 0;
+    {
+      const gint ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+      gint run = 0;
+
+      for (x = 0; x + 2 < lb->resized_width; x++) {
+        if (t->x0[c][x + 2] == t->x0[c][x] + ps &&
+            t->wx[c][x + 2] == t->wx[c][x]) {
+          run++;
+          if (run > t->period_hi[c] - t->period_lo[c]) {
+            t->period_lo[c] = x + 1 - run;
+            t->period_hi[c] = x + 1;
+          }
+        } else {
+          run = 0;
+        }
+      }
+    }
     t->col_lo[plane] = MIN (t->col_lo[plane], t->x0[c][0]);
     t->col_hi[plane] = MAX (t->col_hi[plane], t->x1[c][lb->resized_width - 1]);
   }
@@ -1347,6 +1373,31 @@ lerp_pairs_avx2 (gfloat * restrict dst, const gfloat * restrict row,
 
     _mm_storeu_ps (dst + x, _mm_add_ps (a, _mm_mul_ps (_mm_sub_ps (b, a),
                 _mm_loadu_ps (w + x))));
+  }
+  return x;
+}
+
+/* lerp_pairs_avx2 over a periodic run (period_lo, period_hi): even and
+ * odd columns each take four consecutive samples, with one weight each.
+ * Returns the first column not done. */
+AVX2_FN static gint
+lerp_period2_avx2 (gfloat * restrict dst, const gfloat * restrict row,
+    const gint32 * restrict i0, const gfloat * restrict w, gint from,
+    gint run_end)
+{
+  gint x;
+
+  for (x = from; x + PERIOD_BLOCK - 2 <= run_end; x += PERIOD_BLOCK) {
+    const gfloat *e = row + i0[x], *o = row + i0[x + 1];
+    const __m128 ea = _mm_loadu_ps (e), eb = _mm_loadu_ps (e + 1);
+    const __m128 oa = _mm_loadu_ps (o), ob = _mm_loadu_ps (o + 1);
+    const __m128 ev = _mm_add_ps (ea, _mm_mul_ps (_mm_sub_ps (eb, ea),
+            _mm_set1_ps (w[x])));
+    const __m128 ov = _mm_add_ps (oa, _mm_mul_ps (_mm_sub_ps (ob, oa),
+            _mm_set1_ps (w[x + 1])));
+
+    _mm_storeu_ps (dst + x, _mm_unpacklo_ps (ev, ov));
+    _mm_storeu_ps (dst + x + PIXELS_PER_STORE, _mm_unpackhi_ps (ev, ov));
   }
   return x;
 }
@@ -1909,6 +1960,18 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
               t->x1[2] + done, t->wx[2] + done, rw - done);
         } else if (c == 2 && uv_taps) {
           continue;
+        } else if (pair_taps[c] && t->period_hi[c] - t->period_lo[c] >=
+            PERIOD_BLOCK) {
+          const gint lo = t->period_lo[c];
+
+          done = lerp_pairs_avx2 (t->comp[c], t->rowf[pl], t->x0[c], t->wx[c],
+              lo);
+          lerp_f32 (t->comp[c] + done, t->rowf[pl], t->x0[c] + done,
+              t->x1[c] + done, t->wx[c] + done, lo - done);
+          done = lerp_period2_avx2 (t->comp[c], t->rowf[pl], t->x0[c],
+              t->wx[c], lo, t->period_hi[c]);
+          done += lerp_pairs_avx2 (t->comp[c] + done, t->rowf[pl],
+              t->x0[c] + done, t->wx[c] + done, rw - done);
         } else if (pair_taps[c]) {
           done = lerp_pairs_avx2 (t->comp[c], t->rowf[pl], t->x0[c], t->wx[c],
               rw);

@@ -33,6 +33,13 @@
  * f32 tensors it is p / 255 / scale + zero-point without rounding. Pad
  * pixels are the fill value passed through the same quantisation.
  *
+ * On x86 CPUs with AVX2 the rows are made by vector kernels picked at run
+ * time, bit-exact with the portable ones (integer arithmetic where every
+ * bilinear weight is a multiple of 1/64, which makes the float arithmetic
+ * exact); set GST_AX_LETTERBOX_PORTABLE in the environment to use the
+ * portable kernels. i8 with zero point -128 and scale 1/255 is the u8
+ * result with its top bit flipped, done in the kernels' stores.
+ *
  * With roi-mode=true the element makes one tensor per
  * #GstVideoRegionOfInterestMeta on the frame (optionally only those whose
  * label is listed in roi-classes), each cropped from the full-resolution
@@ -1892,6 +1899,13 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
         GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 2) == 2 &&
         t->x0[2][0] == t->x0[1][0] + 1;
   }
+#ifndef HAVE_X86_SIMD
+  /* only the vector kernels look at these */
+  (void) dyadic;
+  (void) uv_taps;
+  (void) pair_taps;
+  (void) pstride;
+#endif
 
   for (y = 0; y < rh; y++) {
     const gint ty = py + y;

@@ -181,6 +181,9 @@ GST_END_TEST;
 #define PORTABLE_ENV "GST_AX_LETTERBOX_PORTABLE"
 #define AFFINE_SCALE 0.0125
 #define AFFINE_ZERO_POINT (-7)
+#define EXACT_TENSOR 64
+#define ROI_FRAME_WIDTH 320
+#define ROI_FRAME_HEIGHT 240
 
 typedef struct
 {
@@ -300,6 +303,85 @@ exact_pixel (const GstVideoFrame * f, const GstAxLetterbox * lb, gint x,
   }
 }
 
+/* Compares the tensor @data (tw x th, HWC) with the reference for the
+ * region of @lb in @frame. */
+static void
+compare_tensor (const GstVideoFrame * frame, const GstAxLetterbox * lb,
+    const ExactQuant * q, gboolean bgr, GstBuffer * data, const gchar * what)
+{
+  const gint tw = lb->tensor_width, th = lb->tensor_height;
+  const gsize n = (gsize) tw * th * 3;
+  guint8 *want = g_malloc (n);
+  GstMapInfo map;
+  gsize i;
+  gint x, y, c;
+
+  memset (want, exact_quantise (q, EXACT_FILL), n);
+  for (y = 0; y < lb->resized_height; y++) {
+    for (x = 0; x < lb->resized_width; x++) {
+      guint8 rgb[3];
+      guint8 *o = want + ((gsize) (y + lb->pad_y) * tw + x + lb->pad_x) * 3;
+
+      exact_pixel (frame, lb, x, y, rgb);
+      for (c = 0; c < 3; c++)
+        o[c] = exact_quantise (q, rgb[bgr ? 2 - c : c]);
+    }
+  }
+
+  fail_unless (gst_buffer_map (data, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, n);
+  for (i = 0; i < n && map.data[i] == want[i]; i++);
+  fail_unless (i == n, "%s: tensor byte %" G_GSIZE_FORMAT
+      " (x %d y %d c %d) is %u, want %u", what, i, (gint) (i / 3 % tw),
+      (gint) (i / 3 / tw), (gint) (i % 3), i < n ? map.data[i] : 0,
+      i < n ? want[i] : 0);
+  gst_buffer_unmap (data, &map);
+  g_free (want);
+}
+
+static GstBuffer *
+random_frame (GstVideoInfo * info, GstVideoFormat format, gint sw, gint sh,
+    GRand * rand)
+{
+  GstBuffer *in;
+  GstMapInfo map;
+  gsize i;
+
+  gst_video_info_set_format (info, format, sw, sh);
+  info->colorimetry.matrix = GST_VIDEO_COLOR_MATRIX_BT601;
+  info->colorimetry.range = GST_VIDEO_COLOR_RANGE_16_235;
+  in = gst_buffer_new_allocate (NULL, info->size, NULL);
+  gst_buffer_map (in, &map, GST_MAP_WRITE);
+  for (i = 0; i < map.size; i++)
+    map.data[i] = (guint8) g_rand_int (rand);
+  gst_buffer_unmap (in, &map);
+  return in;
+}
+
+static GstHarness *
+exact_harness (gint tw, gint th, const ExactQuant * q, gboolean bgr,
+    gboolean portable, gboolean roi, const GstVideoInfo * info)
+{
+  GstHarness *h;
+  gchar *quant, *desc;
+
+  if (portable)
+    g_setenv (PORTABLE_ENV, "1", TRUE);
+  else
+    g_unsetenv (PORTABLE_ENV);
+  quant = q->scale > 0.0 ? g_strdup_printf ("scale=%g zero-point=%d",
+      q->scale, q->zero_point) : g_strdup ("");
+  desc = g_strdup_printf ("axletterbox width=%d height=%d method=bilinear "
+      "dtype=%s %s fill=%d channel-order=%s roi-mode=%s", tw, th, q->dtype,
+      quant, EXACT_FILL, bgr ? "bgr" : "rgb", roi ? "true" : "false");
+  h = gst_harness_new_parse (desc);
+  g_unsetenv (PORTABLE_ENV);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+  g_free (desc);
+  g_free (quant);
+  return h;
+}
+
 static void
 check_exact (GstVideoFormat format, gint sw, gint sh, gint tw, gint th,
     const ExactQuant * q, gboolean bgr, gboolean portable, GRand * rand)
@@ -310,35 +392,10 @@ check_exact (GstVideoFormat format, gint sw, gint sh, gint tw, gint th,
   GstVideoFrame frame;
   GstAxTensorMeta *meta;
   GstAxLetterbox lb;
-  GstMapInfo map;
-  gchar *desc;
-  guint8 *want;
-  gsize i, n = (gsize) tw * th * 3;
-  gint x, y, c;
+  gchar *what;
 
-  gst_video_info_set_format (&info, format, sw, sh);
-  info.colorimetry.matrix = GST_VIDEO_COLOR_MATRIX_BT601;
-  info.colorimetry.range = GST_VIDEO_COLOR_RANGE_16_235;
-  in = gst_buffer_new_allocate (NULL, info.size, NULL);
-  gst_buffer_map (in, &map, GST_MAP_WRITE);
-  for (i = 0; i < map.size; i++)
-    map.data[i] = (guint8) g_rand_int (rand);
-  gst_buffer_unmap (in, &map);
-
-  if (portable)
-    g_setenv (PORTABLE_ENV, "1", TRUE);
-  else
-    g_unsetenv (PORTABLE_ENV);
-  desc = q->scale > 0.0 ?
-      g_strdup_printf ("axletterbox width=%d height=%d method=bilinear "
-      "dtype=%s scale=%g zero-point=%d fill=%d channel-order=%s", tw, th,
-      q->dtype, q->scale, q->zero_point, EXACT_FILL, bgr ? "bgr" : "rgb") :
-      g_strdup_printf ("axletterbox width=%d height=%d method=bilinear "
-      "dtype=%s fill=%d channel-order=%s", tw, th, q->dtype, EXACT_FILL,
-      bgr ? "bgr" : "rgb");
-  h = gst_harness_new_parse (desc);
-  g_unsetenv (PORTABLE_ENV);
-  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  in = random_frame (&info, format, sw, sh, rand);
+  h = exact_harness (tw, th, q, bgr, portable, FALSE, &info);
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless (out != NULL);
   meta = gst_buffer_get_ax_tensor_meta_by_role (out, GST_AX_TENSOR_ROLE_INPUT,
@@ -347,35 +404,62 @@ check_exact (GstVideoFormat format, gint sw, gint sh, gint tw, gint th,
 
   fail_unless (gst_ax_letterbox_init (&lb, sw, sh, tw, th, TRUE, TRUE,
           EXACT_FILL));
-  want = g_malloc (n);
-  memset (want, exact_quantise (q, EXACT_FILL), n);
   fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
-  for (y = 0; y < lb.resized_height; y++) {
-    for (x = 0; x < lb.resized_width; x++) {
-      guint8 rgb[3];
-      guint8 *o = want + ((gsize) (y + lb.pad_y) * tw + x + lb.pad_x) * 3;
-
-      exact_pixel (&frame, &lb, x, y, rgb);
-      for (c = 0; c < 3; c++)
-        o[c] = exact_quantise (q, rgb[bgr ? 2 - c : c]);
-    }
-  }
-  gst_video_frame_unmap (&frame);
-
-  fail_unless (gst_buffer_map (meta->data, &map, GST_MAP_READ));
-  fail_unless_equals_uint64 (map.size, n);
-  for (i = 0; i < n && map.data[i] == want[i]; i++);
-  fail_unless (i == n, "%s %dx%d -> %dx%d %s%s%s %s: tensor byte %"
-      G_GSIZE_FORMAT " (x %d y %d c %d) is %u, want %u",
+  what = g_strdup_printf ("%s %dx%d -> %dx%d %s%s%s %s",
       gst_video_format_to_string (format), sw, sh, tw, th, q->dtype,
       q->scale > 0.0 ? " affine" : "", bgr ? " bgr" : "",
-      portable ? "portable" : "vector", i, (gint) (i / 3 % tw),
-      (gint) (i / 3 / tw), (gint) (i % 3), i < n ? map.data[i] : 0,
-      i < n ? want[i] : 0);
-  gst_buffer_unmap (meta->data, &map);
+      portable ? "portable" : "vector");
+  compare_tensor (&frame, &lb, q, bgr, meta->data, what);
+  gst_video_frame_unmap (&frame);
 
-  g_free (want);
-  g_free (desc);
+  g_free (what);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+/* Crops of a frame in roi-mode, at odd offsets (chroma taps of a crop
+ * starting between two chroma samples). */
+static void
+check_exact_rois (GstVideoFormat format, const ExactQuant * q,
+    gboolean portable, GRand * rand)
+{
+  static const gint rois[][4] = {
+    {37, 11, 160, 90}, {1, 3, 250, 101}, {0, 0, 320, 240}, {200, 100, 64,
+        64}, {299, 7, 21, 200},
+  };
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GstVideoFrame frame;
+  guint i;
+
+  in = random_frame (&info, format, ROI_FRAME_WIDTH, ROI_FRAME_HEIGHT, rand);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++)
+    gst_buffer_add_video_region_of_interest_meta (in, "object", rois[i][0],
+        rois[i][1], rois[i][2], rois[i][3]);
+  h = exact_harness (EXACT_TENSOR, EXACT_TENSOR, q, FALSE, portable, TRUE,
+      &info);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
+  for (i = 0; i < G_N_ELEMENTS (rois); i++) {
+    GstAxTensorMeta *meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_INPUT, i, 0);
+    GstAxLetterbox lb;
+    gchar *what;
+
+    fail_unless (meta != NULL);
+    fail_unless (gst_ax_letterbox_init (&lb, rois[i][2], rois[i][3],
+            EXACT_TENSOR, EXACT_TENSOR, TRUE, TRUE, EXACT_FILL));
+    lb.src_x = rois[i][0];
+    lb.src_y = rois[i][1];
+    what = g_strdup_printf ("%s roi %u %s %s", gst_video_format_to_string
+        (format), i, q->dtype, portable ? "portable" : "vector");
+    compare_tensor (&frame, &lb, q, FALSE, meta->data, what);
+    g_free (what);
+  }
+  gst_video_frame_unmap (&frame);
   gst_buffer_unref (out);
   gst_buffer_unref (in);
   gst_harness_teardown (h);
@@ -388,7 +472,6 @@ static const gint exact_sizes[][2] = {
   {97, 61}, {255, 129}, {61, 203}, {33, 17}, {1, 1}, {250, 250},
 };
 
-#define EXACT_TENSOR 64
 
 GST_START_TEST (test_exact_pixels)
 {
@@ -407,6 +490,24 @@ GST_START_TEST (test_exact_pixels)
           check_exact (formats[f], exact_sizes[s][0], exact_sizes[s][1],
               EXACT_TENSOR, EXACT_TENSOR, &quants[q], s % 2 == 1, portable,
               rand);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_exact_rois)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12,
+    GST_VIDEO_FORMAT_I420,
+  };
+  GRand *rand = g_rand_new_with_seed (EXACT_SEED);
+  guint f, q, portable;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (q = 0; q < 2; q++)
+      for (portable = 0; portable < 2; portable++)
+        check_exact_rois (formats[f], &quants[q], portable, rand);
   g_rand_free (rand);
 }
 
@@ -447,6 +548,7 @@ letterbox_suite (void)
   tcase_add_test (tc, test_round_trips);
   tcase_add_test (tc, test_box_clamp);
   tcase_add_test (tc, test_exact_pixels);
+  tcase_add_test (tc, test_exact_rois);
   tcase_add_test (tc, test_exact_full_size);
   return s;
 }

@@ -99,6 +99,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define BOX_PIXELS 8
 #define BOX_LOAD_BYTES 16
 #define PERIOD_BLOCK 8
+/* floats from a U (or V) to the next in an NV12 chroma row */
+#define UV_STEP 2
 
 typedef enum
 {
@@ -1409,6 +1411,46 @@ lerp_period2_avx2 (gfloat * restrict dst, const gfloat * restrict row,
   return x;
 }
 
+/* Two taps of four interleaved (NV12) columns a sample apart, split into
+ * U and V, blended with one weight. */
+AVX2_FN static inline void
+lerp_uv4 (const gfloat * r, __m128 w, __m128 * u, __m128 * v)
+{
+  const __m128 a0 = _mm_loadu_ps (r);
+  const __m128 a1 = _mm_loadu_ps (r + PIXELS_PER_STORE);
+  const __m128 b0 = _mm_loadu_ps (r + UV_STEP);
+  const __m128 b1 = _mm_loadu_ps (r + UV_STEP + PIXELS_PER_STORE);
+  const __m128 ua = _mm_shuffle_ps (a0, a1, _MM_SHUFFLE (2, 0, 2, 0));
+  const __m128 va = _mm_shuffle_ps (a0, a1, _MM_SHUFFLE (3, 1, 3, 1));
+  const __m128 ub = _mm_shuffle_ps (b0, b1, _MM_SHUFFLE (2, 0, 2, 0));
+  const __m128 vb = _mm_shuffle_ps (b0, b1, _MM_SHUFFLE (3, 1, 3, 1));
+
+  *u = _mm_add_ps (ua, _mm_mul_ps (_mm_sub_ps (ub, ua), w));
+  *v = _mm_add_ps (va, _mm_mul_ps (_mm_sub_ps (vb, va), w));
+}
+
+/* lerp_period2_avx2 for interleaved chroma (NV12). */
+AVX2_FN static gint
+lerp_uv_period2_avx2 (gfloat * restrict du, gfloat * restrict dv,
+    const gfloat * restrict row, const gint32 * restrict i0,
+    const gfloat * restrict w, gint from, gint run_end)
+{
+  const __m128 we = _mm_set1_ps (w[from]), wo = _mm_set1_ps (w[from + 1]);
+  gint x;
+
+  for (x = from; x + PERIOD_BLOCK - 2 <= run_end; x += PERIOD_BLOCK) {
+    __m128 ue, ve, uo, vo;
+
+    lerp_uv4 (row + i0[x], we, &ue, &ve);
+    lerp_uv4 (row + i0[x + 1], wo, &uo, &vo);
+    _mm_storeu_ps (du + x, _mm_unpacklo_ps (ue, uo));
+    _mm_storeu_ps (du + x + PIXELS_PER_STORE, _mm_unpackhi_ps (ue, uo));
+    _mm_storeu_ps (dv + x, _mm_unpacklo_ps (ve, vo));
+    _mm_storeu_ps (dv + x + PIXELS_PER_STORE, _mm_unpackhi_ps (ve, vo));
+  }
+  return x;
+}
+
 /* The same for interleaved chroma (NV12): the four floats at a column's
  * first U tap are U0 V0 U1 V1, both components' taps at once. */
 AVX2_FN static gint
@@ -1967,7 +2009,24 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
           continue;
         }
 #ifdef HAVE_X86_SIMD
-        if (c == 1 && uv_taps) {
+        if (c == 1 && uv_taps && t->period_hi[1] - t->period_lo[1] >=
+            PERIOD_BLOCK && t->period_lo[1] == t->period_lo[2] &&
+            t->period_hi[1] == t->period_hi[2]) {
+          const gint lo = t->period_lo[1];
+
+          done = lerp_uv_avx2 (t->comp[1], t->comp[2], t->rowf[pl], t->x0[1],
+              t->wx[1], lo);
+          lerp_f32 (t->comp[1] + done, t->rowf[pl], t->x0[1] + done,
+              t->x1[1] + done, t->wx[1] + done, lo - done);
+          lerp_f32 (t->comp[2] + done, t->rowf[pl], t->x0[2] + done,
+              t->x1[2] + done, t->wx[2] + done, lo - done);
+          done = lerp_uv_period2_avx2 (t->comp[1], t->comp[2], t->rowf[pl],
+              t->x0[1], t->wx[1], lo, t->period_hi[1]);
+          done += lerp_uv_avx2 (t->comp[1] + done, t->comp[2] + done,
+              t->rowf[pl], t->x0[1] + done, t->wx[1] + done, rw - done);
+          lerp_f32 (t->comp[2] + done, t->rowf[pl], t->x0[2] + done,
+              t->x1[2] + done, t->wx[2] + done, rw - done);
+        } else if (c == 1 && uv_taps) {
           done = lerp_uv_avx2 (t->comp[1], t->comp[2], t->rowf[pl], t->x0[1],
               t->wx[1], rw);
           lerp_f32 (t->comp[2] + done, t->rowf[pl], t->x0[2] + done,

@@ -99,6 +99,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define BOX_PIXELS 8
 #define BOX_LOAD_BYTES 16
 #define PERIOD_BLOCK 8
+/* which term of a YUV to RGB channel has a zero coefficient */
+#define ZERO_NONE 0
+#define ZERO_U 1
+#define ZERO_V 2
 /* floats from a U (or V) to the next in an NV12 chroma row */
 #define UV_STEP 2
 
@@ -1481,6 +1485,34 @@ lerp_uv_avx2 (gfloat * restrict du, gfloat * restrict dv,
 
 #define PIXELS_PER_YMM 8
 
+/* One channel of combine_yuv: (l + cu * u) + cv * v. A zero coefficient
+ * (R has no U term, B no V term) is left out: its product is a signed
+ * zero, and adding a signed zero changes at most the sign of a zero sum,
+ * which the truncation to an integer does not see. */
+AVX2_FN static inline __m256i
+combine_channel (__m256 l, __m256 u, __m256 v, __m256 cu, __m256 cv, gint zero)
+{
+  switch (zero) {
+    case ZERO_U:
+      return _mm256_cvttps_epi32 (_mm256_add_ps (l, _mm256_mul_ps (cv, v)));
+    case ZERO_V:
+      return _mm256_cvttps_epi32 (_mm256_add_ps (l, _mm256_mul_ps (cu, u)));
+    default:
+      return _mm256_cvttps_epi32 (_mm256_add_ps (_mm256_add_ps (l,
+                  _mm256_mul_ps (cu, u)), _mm256_mul_ps (cv, v)));
+  }
+}
+
+static gint
+zero_term (const YuvMatrix * m, gint k)
+{
+  if (m->from_u[k] == 0.0f)
+    return ZERO_U;
+  if (m->from_v[k] == 0.0f)
+    return ZERO_V;
+  return ZERO_NONE;
+}
+
 /* combine_yuv eight pixels at a time, the same operations in the same
  * order; the saturating packs are its clamp to 0..255. Written here
  * because the compiler's version spends most of its time interleaving
@@ -1500,6 +1532,8 @@ combine_yuv_avx2 (guint8 * restrict out, const gfloat * restrict yr,
   const __m256 v0 = _mm256_set1_ps (m->from_v[0]);
   const __m256 v1 = _mm256_set1_ps (m->from_v[1]);
   const __m256 v2 = _mm256_set1_ps (m->from_v[2]);
+  const gint z0 = zero_term (m, 0), z1 = zero_term (m, 1);
+  const gint z2 = zero_term (m, 2);
   const __m256i vflip = _mm256_set1_epi8 ((gchar) flip);
   /* per 128-bit lane: a0..a3 b0..b3 c0..c3 (c again) to a0 b0 c0 a1 ... */
   const __m256i interleave = _mm256_setr_epi8 (0, 4, 8, 1, 5, 9, 2, 6, 10,
@@ -1512,12 +1546,9 @@ combine_yuv_avx2 (guint8 * restrict out, const gfloat * restrict yr,
             (_mm256_loadu_ps (yr + x), yo), yg), half);
     const __m256 u = _mm256_sub_ps (_mm256_loadu_ps (ur + x), mid);
     const __m256 v = _mm256_sub_ps (_mm256_loadu_ps (vr + x), mid);
-    const __m256i a = _mm256_cvttps_epi32 (_mm256_add_ps (_mm256_add_ps (l,
-                _mm256_mul_ps (u0, u)), _mm256_mul_ps (v0, v)));
-    const __m256i b = _mm256_cvttps_epi32 (_mm256_add_ps (_mm256_add_ps (l,
-                _mm256_mul_ps (u1, u)), _mm256_mul_ps (v1, v)));
-    const __m256i c = _mm256_cvttps_epi32 (_mm256_add_ps (_mm256_add_ps (l,
-                _mm256_mul_ps (u2, u)), _mm256_mul_ps (v2, v)));
+    const __m256i a = combine_channel (l, u, v, u0, v0, z0);
+    const __m256i b = combine_channel (l, u, v, u1, v1, z1);
+    const __m256i c = combine_channel (l, u, v, u2, v2, z2);
     __m256i bytes = _mm256_packus_epi16 (_mm256_packs_epi32 (a, b),
         _mm256_packs_epi32 (c, c));
     __m128i lo, hi;

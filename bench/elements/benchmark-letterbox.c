@@ -11,7 +11,9 @@
  * with fill 114 into a 640x640 RGB tensor, on every path: RGB, NV12 and
  * I420 in; u8 and s8 (scale 1/255, zero point -128) out; scale ratios 1:1
  * (640x640), 2:1 (1280x720), 2.5:1 (1600x900, two taps in both axes), 3:1
- * (1920x1080) and 4:1 (2560x1440).
+ * (1920x1080) and 4:1 (2560x1440), and 1368x770 whose bilinear weights
+ * are not multiples of 1/64, which takes the float kernels instead of the
+ * integer ones.
  *
  * axletterbox and videoconvertscale run through GstHarness (push one
  * frame, pull it with its tensor), so the figure includes the element's
@@ -49,7 +51,7 @@
 #define TARGET_RATIO 1.5
 #define FILL 114
 #define S8_ZERO_POINT (-128)
-#define N_SIZES 5
+#define N_SIZES 6
 #define N_FORMATS 3
 #define N_DTYPES 2
 #define MAX_DESC 512
@@ -74,6 +76,8 @@ typedef enum
 
 static const gint sizes[N_SIZES][2] = {
   {640, 640}, {1280, 720}, {1600, 900}, {1920, 1080}, {2560, 1440},
+  /* weights that are not multiples of 1/64: the float kernels */
+  {1368, 770},
 };
 
 static const GstVideoFormat formats[N_FORMATS] = {

@@ -84,6 +84,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define DEFAULT_TENSOR_NAME "input"
 #define CHROMA_OFFSET 128.0f
 #define SIGN_BIT 0x80
+/* the vector affine map adds the zero point in int32 and saturates to
+ * int16 then to the byte range: keep both terms well inside int16 */
+#define MIN_AFFINE_ZERO_POINT (-1024)
+#define MAX_AFFINE_ZERO_POINT 1024
+#define MAX_AFFINE_SCALED 16384.0f
 /* set to run the portable kernels on any CPU (tests compare both) */
 #define PORTABLE_ENV "GST_AX_LETTERBOX_PORTABLE"
 /* the vector kernels load a packed pixel as four bytes */
@@ -99,6 +104,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define BOX_PIXELS 8
 #define BOX_LOAD_BYTES 16
 #define PERIOD_BLOCK 8
+#define AFFINE_BLOCK 32
 /* which term of a YUV to RGB channel has a zero coefficient */
 #define ZERO_NONE 0
 #define ZERO_U 1
@@ -245,6 +251,10 @@ struct _GstAxLetterboxElement
    * kernels' stores, and NHWC: rows are rendered into the tensor */
   gboolean direct_u8;
   guint8 flip;
+  /* not direct: the LUT is saturate (round (p * affine_gain) + zero
+   * point), checked on every p, and NHWC rows use the vector kernel */
+  gboolean affine;
+  gfloat affine_gain;
   guint8 lut_u8[MAX_PIXEL_VALUE + 1];
   gfloat lut_f32[MAX_PIXEL_VALUE + 1];
   GQuark *roi_class_quarks;
@@ -1031,6 +1041,33 @@ compute_quantisation (GstAxLetterboxElement * self)
   self->direct_u8 = shift && self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC;
   if (!self->direct_u8)
     self->flip = 0;
+
+  /* Other scales and zero points: the vector kernel computes
+   * saturate (nearbyint ((float) p * gain) + zero point) in float; it is
+   * used only if it gives the LUT's byte for every one of the 256 pixel
+   * values. */
+  self->affine = FALSE;
+  if (!self->direct_u8 && self->tensor_dtype != GST_AX_TENSOR_DTYPE_F32) {
+    const gboolean s8 = self->tensor_dtype == GST_AX_TENSOR_DTYPE_I8;
+
+    self->affine_gain = (gfloat) (1.0 / MAX_PIXEL_VALUE / self->tensor_scale);
+    self->affine = self->tensor_zero_point >= MIN_AFFINE_ZERO_POINT &&
+        self->tensor_zero_point <= MAX_AFFINE_ZERO_POINT;
+    for (v = 0; v <= MAX_PIXEL_VALUE && self->affine; v++) {
+      const gfloat scaled = (gfloat) v * self->affine_gain;
+      gint q;
+
+      if (!(scaled < MAX_AFFINE_SCALED))
+        self->affine = FALSE;
+      q = (gint) nearbyintf (scaled) + self->tensor_zero_point;
+      q = s8 ? CLAMP (q, G_MININT8, G_MAXINT8) : CLAMP (q, 0, G_MAXUINT8);
+      if ((guint8) q != self->lut_u8[v])
+        self->affine = FALSE;
+    }
+  }
+  GST_DEBUG_OBJECT (self, "quantisation: %s", self->direct_u8 ? (self->flip ?
+          "top bit flipped in the stores" : "identity") : (self->affine ?
+          "vector affine map" : "LUT"));
 }
 
 /* Resolves the tensor spec from the properties and, for what they leave
@@ -1221,6 +1258,7 @@ pool_failed:
  * multiply-add would round differently from the portable kernels. */
 #define AVX2_FN __attribute__ ((target ("avx2")))
 #define PIXELS_PER_STORE 4
+#define PIXELS_PER_YMM 8
 #define ZERO_BYTE ((gchar) 0x80)
 
 AVX2_FN static inline __m128
@@ -1289,6 +1327,39 @@ lerp_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
     memcpy (o + sizeof (gint64), &tail, sizeof (tail));
   }
   return x;
+}
+
+/* The affine quantisation (see compute_quantisation) of 32 bytes at a
+ * time; the caller does the rest with the LUT. */
+AVX2_FN static gint
+pack_affine_avx2 (guint8 * restrict out, const guint8 * restrict in,
+    gfloat gain, gint zero_point, gboolean s8, gint n)
+{
+  const __m256 vgain = _mm256_set1_ps (gain);
+  const __m256i vzp = _mm256_set1_epi32 (zero_point);
+  gint i, j;
+
+  for (i = 0; i + AFFINE_BLOCK <= n; i += AFFINE_BLOCK) {
+    __m256i q[4], w0, w1, bytes;
+
+    for (j = 0; j < 4; j++) {
+      const __m256 f = _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32
+          (_mm_loadl_epi64 ((const __m128i *) (in + i + PIXELS_PER_YMM * j))));
+
+      /* cvtps2dq rounds half to even, like nearbyintf */
+      q[j] = _mm256_add_epi32 (_mm256_cvtps_epi32 (_mm256_mul_ps (f, vgain)),
+          vzp);
+    }
+    /* the packs work per 128-bit lane: the permute puts q0 .. q3 back in
+     * order */
+    w0 = _mm256_packs_epi32 (q[0], q[1]);
+    w1 = _mm256_packs_epi32 (q[2], q[3]);
+    bytes = s8 ? _mm256_packs_epi16 (w0, w1) : _mm256_packus_epi16 (w0, w1);
+    bytes = _mm256_permutevar8x32_epi32 (bytes, _mm256_setr_epi32 (0, 4, 1,
+            5, 2, 6, 3, 7));
+    _mm256_storeu_si256 ((__m256i *) (out + i), bytes);
+  }
+  return i;
 }
 
 /* Packed RGB with dyadic weights (is_dyadic): the float arithmetic of
@@ -1483,7 +1554,6 @@ lerp_uv_avx2 (gfloat * restrict du, gfloat * restrict dv,
   return x;
 }
 
-#define PIXELS_PER_YMM 8
 
 /* One channel of combine_yuv: (l + cu * u) + cv * v. A zero coefficient
  * (R has no U term, B no V term) is left out: its product is a signed
@@ -2144,8 +2214,18 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
 
       if (self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32)
         pack_lut_f32 ((gfloat *) dst, out, self->lut_f32, rw * N_CHANNELS);
-      else
-        pack_lut_u8 (dst, out, self->lut_u8, rw * N_CHANNELS);
+      else {
+        gint done = 0;
+
+#ifdef HAVE_X86_SIMD
+        if (self->affine && self->use_simd)
+          done = pack_affine_avx2 (dst, out, self->affine_gain,
+              self->tensor_zero_point,
+              self->tensor_dtype == GST_AX_TENSOR_DTYPE_I8, rw * N_CHANNELS);
+#endif
+        pack_lut_u8 (dst + done, out + done, self->lut_u8,
+            rw * N_CHANNELS - done);
+      }
     } else {
       for (c = 0; c < N_CHANNELS; c++) {
         guint8 *dst = tensor + (((gsize) c * th + ty) * tw + px) * esize;

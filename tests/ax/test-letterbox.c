@@ -170,7 +170,8 @@ GST_END_TEST;
  * YUV through the BT.601 limited-range matrix of the caps. The element
  * must give exactly these bytes with its vector kernels and with the
  * portable ones (GST_AX_LETTERBOX_PORTABLE), on every format, u8 and s8
- * (the plain top-bit flip and an affine map through the LUT), at ratios
+ * (the plain top-bit flip, and affine maps: the element's vector kernel
+ * against a LUT in double here), at ratios
  * 1:1 to 4:1 with dyadic weights (integer kernels) and odd ones (float
  * kernels). */
 
@@ -181,6 +182,8 @@ GST_END_TEST;
 #define PORTABLE_ENV "GST_AX_LETTERBOX_PORTABLE"
 #define AFFINE_SCALE 0.0125
 #define AFFINE_ZERO_POINT (-7)
+#define AFFINE_U8_SCALE 0.005
+#define AFFINE_U8_ZERO_POINT 3
 #define EXACT_TENSOR 64
 #define ROI_FRAME_WIDTH 320
 #define ROI_FRAME_HEIGHT 240
@@ -196,6 +199,7 @@ static const ExactQuant quants[] = {
   {"u8", 0.0, 0},
   {"i8", 0.0, 0},
   {"i8", AFFINE_SCALE, AFFINE_ZERO_POINT},
+  {"u8", AFFINE_U8_SCALE, AFFINE_U8_ZERO_POINT},
 };
 
 /* the element's quantisation, in double like the element */

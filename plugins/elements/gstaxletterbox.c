@@ -38,7 +38,10 @@
  * bilinear weight is a multiple of 1/64, which makes the float arithmetic
  * exact); set GST_AX_LETTERBOX_PORTABLE in the environment to use the
  * portable kernels. i8 with zero point -128 and scale 1/255 is the u8
- * result with its top bit flipped, done in the kernels' stores.
+ * result with its top bit flipped, done in the kernels' stores; other
+ * NHWC quantisations use a vector affine map where it gives the LUT's
+ * byte for all 256 pixel values (checked when configuring), else the
+ * LUT.
  *
  * With roi-mode=true the element makes one tensor per
  * #GstVideoRegionOfInterestMeta on the frame (optionally only those whose

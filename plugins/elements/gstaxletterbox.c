@@ -33,6 +33,16 @@
  * f32 tensors it is p / 255 / scale + zero-point without rounding. Pad
  * pixels are the fill value passed through the same quantisation.
  *
+ * On x86 CPUs with AVX2 the rows are made by vector kernels picked at run
+ * time, bit-exact with the portable ones (integer arithmetic where every
+ * bilinear weight is a multiple of 1/64, which makes the float arithmetic
+ * exact); set GST_AX_LETTERBOX_PORTABLE in the environment to use the
+ * portable kernels. i8 with zero point -128 and scale 1/255 is the u8
+ * result with its top bit flipped, done in the kernels' stores; other
+ * NHWC quantisations use a vector affine map where it gives the LUT's
+ * byte for all 256 pixel values (checked when configuring), else the
+ * LUT.
+ *
  * With roi-mode=true the element makes one tensor per
  * #GstVideoRegionOfInterestMeta on the frame (optionally only those whose
  * label is listed in roi-classes), each cropped from the full-resolution
@@ -57,6 +67,11 @@
 #include <math.h>
 #include <string.h>
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define HAVE_X86_SIMD 1
+#include <immintrin.h>
+#endif
+
 GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define GST_CAT_DEFAULT gst_ax_letterbox_element_debug
 
@@ -71,6 +86,34 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define POOL_MIN_BUFFERS 2
 #define DEFAULT_TENSOR_NAME "input"
 #define CHROMA_OFFSET 128.0f
+#define SIGN_BIT 0x80
+/* the vector affine map adds the zero point in int32 and saturates to
+ * int16 then to the byte range: keep both terms well inside int16 */
+#define MIN_AFFINE_ZERO_POINT (-1024)
+#define MAX_AFFINE_ZERO_POINT 1024
+#define MAX_AFFINE_SCALED 16384.0f
+/* set to run the portable kernels on any CPU (tests compare both) */
+#define PORTABLE_ENV "GST_AX_LETTERBOX_PORTABLE"
+/* the vector kernels load a packed pixel as four bytes */
+#define VECTOR_PIXEL_BYTES 4
+/* weights of the integer kernels are in 1/64: both taps' weights fit the
+ * signed bytes of pmaddubsw, a vertical blend of bytes fits int16 */
+#define WEIGHT_BITS 6
+#define WEIGHT_ONE (1 << WEIGHT_BITS)
+#define WEIGHT_PAIR_SHIFT 16
+#define PAIRS_PER_VECTOR 4
+#define ROW_PAD_FLOATS 4
+#define HALF 0.5f
+#define BOX_PIXELS 8
+#define BOX_LOAD_BYTES 16
+#define PERIOD_BLOCK 8
+#define AFFINE_BLOCK 32
+/* which term of a YUV to RGB channel has a zero coefficient */
+#define ZERO_NONE 0
+#define ZERO_U 1
+#define ZERO_V 2
+/* floats from a U (or V) to the next in an NV12 chroma row */
+#define UV_STEP 2
 
 typedef enum
 {
@@ -115,6 +158,35 @@ typedef struct
   gboolean one_tap_x[N_CHANNELS];
   /* one row of each component's samples */
   gfloat *comp[N_CHANNELS];
+  /* packed RGB formats: byte offsets of the pixels holding the two taps
+   * (component offsets left out) */
+  gint32 *px0;
+  gint32 *px1;
+  /* the leading tensor columns whose 4-byte and 8-byte loads at px0 stay
+   * inside the source row, for the vector kernels */
+  gint n_vector;
+  gint n_vector8;
+  /* RGB at exactly 2:1 across: each column averages two consecutive
+   * pixels with weight 1/2; n_box columns can load 16 bytes at px0 */
+  gboolean halves;
+  gint n_box;
+  /* columns [period_lo, period_hi) of each component repeat every two
+   * columns one sample further on with the same weight (chroma upsampled
+   * 2x at 1:1): blocks starting at x with period_lo <= x and x + 6 <=
+   * period_hi need no index loads */
+  gint period_lo[N_CHANNELS];
+  gint period_hi[N_CHANNELS];
+  /* every weight of the component (x) or plane (y) is a multiple of
+   * 1 / WEIGHT_ONE: the float arithmetic is exact and integers give the
+   * same results */
+  gboolean dyadic_x[N_CHANNELS];
+  gboolean dyadic_y[GST_VIDEO_MAX_PLANES];
+  /* packed RGB, dyadic x: per column the int16 weights (WEIGHT_ONE - m, m)
+   * of its taps, repeated four times */
+  gint32 *wx_pair;
+  /* one tap in both axes at every column, on consecutive source pixels:
+   * rows are copied */
+  gboolean contiguous;
 } SampleTables;
 
 /* Output channel k = gain * (Y - offset) + from_u[k] * (U - 128) +
@@ -178,7 +250,14 @@ struct _GstAxLetterboxElement
   gint blue_pos;
   /* YUV to tensor channels, in the configured channel order */
   YuvMatrix matrix;
-  gboolean identity_u8;
+  /* the u8 quantisation is p ^ flip (flip 0 or 0x80), fused into the
+   * kernels' stores, and NHWC: rows are rendered into the tensor */
+  gboolean direct_u8;
+  guint8 flip;
+  /* not direct: the LUT is saturate (round (p * affine_gain) + zero
+   * point), checked on every p, and NHWC rows use the vector kernel */
+  gboolean affine;
+  gfloat affine_gain;
   guint8 lut_u8[MAX_PIXEL_VALUE + 1];
   gfloat lut_f32[MAX_PIXEL_VALUE + 1];
   GQuark *roi_class_quarks;
@@ -188,6 +267,8 @@ struct _GstAxLetterboxElement
   SampleTables tables;
   guint8 *scratch;
   GstBufferPool *pool;
+  /* the CPU runs the AVX2 kernels */
+  gboolean use_simd;
 };
 
 static void gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass *
@@ -444,6 +525,10 @@ gst_ax_letterbox_element_init (GstAxLetterboxElement * self)
   self->roi_mode = DEFAULT_PROP_ROI_MODE;
   self->roi_classes = g_strdup (DEFAULT_PROP_ROI_CLASSES);
   self->dirty = TRUE;
+#ifdef HAVE_X86_SIMD
+  self->use_simd = __builtin_cpu_supports ("avx2")
+      && g_getenv (PORTABLE_ENV) == NULL;
+#endif
 
   /* the frame is only read; the tensor rides on it as meta */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
@@ -467,6 +552,9 @@ sample_tables_clear (SampleTables * t)
     g_clear_pointer (&t->wy[i], g_free);
     g_clear_pointer (&t->rowf[i], g_free);
   }
+  g_clear_pointer (&t->px0, g_free);
+  g_clear_pointer (&t->px1, g_free);
+  g_clear_pointer (&t->wx_pair, g_free);
   t->n_planes = 0;
 }
 
@@ -682,6 +770,17 @@ invalid_caps:
   }
 }
 
+/* Whether the float bilinear arithmetic on bytes with weight @w is exact:
+ * with weights that are multiples of 1 / WEIGHT_ONE (2^-6) every value
+ * needs at most 8 + 2 * 6 bits, well inside a float's 24. */
+static gboolean
+is_dyadic (gfloat w)
+{
+  const gfloat scaled = w * WEIGHT_ONE;
+
+  return scaled == floorf (scaled);
+}
+
 /* The source taps of one output sample at @luma (in luma pixels; @sub is
  * the component's subsampling factor), kept inside [@lo, @hi]. At the
  * region's edges the sample clamps to one tap rather than blending in
@@ -744,6 +843,7 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
 
     t->comp_plane[c] = plane;
     t->one_tap_x[c] = TRUE;
+    t->dyadic_x[c] = TRUE;
     for (x = 0; x < lb->resized_width; x++) {
       gint i0, i1;
       gdouble w;
@@ -755,9 +855,73 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
       t->wx[c][x] = w;
       if (w != 0.0)
         t->one_tap_x[c] = FALSE;
+      if (!is_dyadic (t->wx[c][x]))
+        t->dyadic_x[c] = FALSE;
+    }
+    /* the longest run of columns x with x + 2 one sample on */
+    t->period_lo[c] = t->period_hi[c] = 0;
+    {
+      const gint ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+      gint run = 0;
+
+      for (x = 0; x + 2 < lb->resized_width; x++) {
+        if (t->x0[c][x + 2] == t->x0[c][x] + ps &&
+            t->wx[c][x + 2] == t->wx[c][x]) {
+          run++;
+          if (run > t->period_hi[c] - t->period_lo[c]) {
+            t->period_lo[c] = x + 1 - run;
+            t->period_hi[c] = x + 1;
+          }
+        } else {
+          run = 0;
+        }
+      }
     }
     t->col_lo[plane] = MIN (t->col_lo[plane], t->x0[c][0]);
     t->col_hi[plane] = MAX (t->col_hi[plane], t->x1[c][lb->resized_width - 1]);
+  }
+
+  t->n_vector = 0;
+  t->n_vector8 = 0;
+  t->n_box = 0;
+  t->halves = FALSE;
+  t->contiguous = FALSE;
+  if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
+    /* packed: the components of a pixel share its taps and weights */
+    const gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0);
+    const gint poffset = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, 0);
+    const gint row_bytes = GST_VIDEO_INFO_COMP_WIDTH (info, 0) * pstride;
+
+    t->contiguous = t->one_tap_x[0] && pstride == N_CHANNELS;
+    t->halves = pstride == N_CHANNELS;
+    for (x = 0; x < lb->resized_width; x++) {
+      t->px0[x] = t->x0[0][x] - poffset;
+      t->px1[x] = t->x1[0][x] - poffset;
+      if (t->px1[x] + VECTOR_PIXEL_BYTES <= row_bytes)
+        t->n_vector = x + 1;
+      if (t->px0[x] + 2 * VECTOR_PIXEL_BYTES <= row_bytes)
+        t->n_vector8 = x + 1;
+      if (t->px0[x] + BOX_LOAD_BYTES <= row_bytes)
+        t->n_box = x + 1;
+      if (t->wx[0][x] != HALF || t->px0[x] != t->px0[0] + 2 * pstride * x)
+        t->halves = FALSE;
+      if (t->dyadic_x[0]) {
+        const gint m = (gint) (t->wx[0][x] * WEIGHT_ONE);
+        gint k;
+
+        for (k = 0; k < PAIRS_PER_VECTOR; k++)
+          t->wx_pair[PAIRS_PER_VECTOR * x + k] =
+              (gint32) (((guint32) m << WEIGHT_PAIR_SHIFT) | (WEIGHT_ONE - m));
+      }
+      if (t->px0[x] != t->px0[0] + x * pstride)
+        t->contiguous = FALSE;
+    }
+  } else if (GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0) == 1) {
+    /* YUV: luma taken one to one */
+    t->contiguous = t->one_tap_x[0];
+    for (x = 0; x < lb->resized_width; x++)
+      if (t->x0[0][x] != t->x0[0][0] + x)
+        t->contiguous = FALSE;
   }
 
   for (p = 0; p < t->n_planes; p++) {
@@ -772,6 +936,7 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
     hi = MIN ((lb->src_y + lb->src_height - 1) >> hsub, comp_height - 1);
     sub = 1 << hsub;
 
+    t->dyadic_y[p] = TRUE;
     for (y = 0; y < lb->resized_height; y++) {
       gint i0, i1;
       gdouble w;
@@ -781,6 +946,8 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
       t->y0[p][y] = i0;
       t->y1[p][y] = i1;
       t->wy[p][y] = w;
+      if (!is_dyadic (t->wy[p][y]))
+        t->dyadic_y[p] = FALSE;
     }
   }
 }
@@ -811,7 +978,13 @@ sample_tables_alloc (SampleTables * t, const GstVideoInfo * info,
     t->y0[p] = g_new (gint32, max_height);
     t->y1[p] = g_new (gint32, max_height);
     t->wy[p] = g_new (gfloat, max_height);
-    t->rowf[p] = g_new0 (gfloat, row_bytes[p]);
+    /* the vector kernels load the taps of the last column as a group */
+    t->rowf[p] = g_new0 (gfloat, row_bytes[p] + ROW_PAD_FLOATS);
+  }
+  if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
+    t->px0 = g_new (gint32, max_width);
+    t->px1 = g_new (gint32, max_width);
+    t->wx_pair = g_new (gint32, (gsize) max_width * PAIRS_PER_VECTOR);
   }
 }
 
@@ -842,7 +1015,7 @@ static void
 compute_quantisation (GstAxLetterboxElement * self)
 {
   gint v;
-  gboolean identity = self->tensor_dtype == GST_AX_TENSOR_DTYPE_U8;
+  gboolean shift = self->tensor_dtype != GST_AX_TENSOR_DTYPE_F32;
 
   for (v = 0; v <= MAX_PIXEL_VALUE; v++) {
     const gdouble real = (gdouble) v / MAX_PIXEL_VALUE / self->tensor_scale;
@@ -859,11 +1032,45 @@ compute_quantisation (GstAxLetterboxElement * self)
         self->lut_f32[v] = real + self->tensor_zero_point;
         break;
     }
-    if (self->lut_u8[v] != v)
-      identity = FALSE;
   }
-  self->identity_u8 = identity &&
-      self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC;
+  /* u8 with scale 1/255 and zero point 0 is the identity, i8 with zero
+   * point -128 flips the top bit: both are an XOR of every byte */
+  self->flip = self->lut_u8[0];
+  if (self->flip != 0 && self->flip != SIGN_BIT)
+    shift = FALSE;
+  for (v = 0; v <= MAX_PIXEL_VALUE && shift; v++)
+    if (self->lut_u8[v] != (v ^ self->flip))
+      shift = FALSE;
+  self->direct_u8 = shift && self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC;
+  if (!self->direct_u8)
+    self->flip = 0;
+
+  /* Other scales and zero points: the vector kernel computes
+   * saturate (nearbyint ((float) p * gain) + zero point) in float; it is
+   * used only if it gives the LUT's byte for every one of the 256 pixel
+   * values. */
+  self->affine = FALSE;
+  if (!self->direct_u8 && self->tensor_dtype != GST_AX_TENSOR_DTYPE_F32) {
+    const gboolean s8 = self->tensor_dtype == GST_AX_TENSOR_DTYPE_I8;
+
+    self->affine_gain = (gfloat) (1.0 / MAX_PIXEL_VALUE / self->tensor_scale);
+    self->affine = self->tensor_zero_point >= MIN_AFFINE_ZERO_POINT &&
+        self->tensor_zero_point <= MAX_AFFINE_ZERO_POINT;
+    for (v = 0; v <= MAX_PIXEL_VALUE && self->affine; v++) {
+      const gfloat scaled = (gfloat) v * self->affine_gain;
+      gint q;
+
+      if (!(scaled < MAX_AFFINE_SCALED))
+        self->affine = FALSE;
+      q = (gint) nearbyintf (scaled) + self->tensor_zero_point;
+      q = s8 ? CLAMP (q, G_MININT8, G_MAXINT8) : CLAMP (q, 0, G_MAXUINT8);
+      if ((guint8) q != self->lut_u8[v])
+        self->affine = FALSE;
+    }
+  }
+  GST_DEBUG_OBJECT (self, "quantisation: %s", self->direct_u8 ? (self->flip ?
+          "top bit flipped in the stores" : "identity") : (self->affine ?
+          "vector affine map" : "LUT"));
 }
 
 /* Resolves the tensor spec from the properties and, for what they leave
@@ -1047,6 +1254,464 @@ pool_failed:
 #endif
 #define GATHER_LOOP
 
+#ifdef HAVE_X86_SIMD
+/* AVX2 kernels, picked at run time. They work on 128-bit vectors of one
+ * pixel's four bytes: Zen 1 splits 256-bit operations in two anyway, and
+ * a packed pixel fills one vector without shuffles. No FMA: a fused
+ * multiply-add would round differently from the portable kernels. */
+#define AVX2_FN __attribute__ ((target ("avx2")))
+#define PIXELS_PER_STORE 4
+#define PIXELS_PER_YMM 8
+#define ZERO_BYTE ((gchar) 0x80)
+
+AVX2_FN static inline __m128
+load_pixel_f32 (const guint8 * p)
+{
+  gint32 v;
+
+  memcpy (&v, p, sizeof (v));
+  return _mm_cvtepi32_ps (_mm_cvtepu8_epi32 (_mm_cvtsi32_si128 (v)));
+}
+
+/* lerp_packed_value on the four bytes of a pixel, as four int32 */
+AVX2_FN static inline __m128i
+lerp_pixel_avx2 (const guint8 * top, const guint8 * bot, gint p0, gint p1,
+    __m128 wy, gfloat wx)
+{
+  const __m128 t0 = load_pixel_f32 (top + p0), t1 = load_pixel_f32 (top + p1);
+  const __m128 a = _mm_add_ps (t0,
+      _mm_mul_ps (_mm_sub_ps (load_pixel_f32 (bot + p0), t0), wy));
+  const __m128 b = _mm_add_ps (t1,
+      _mm_mul_ps (_mm_sub_ps (load_pixel_f32 (bot + p1), t1), wy));
+  const __m128 v = _mm_add_ps (a, _mm_mul_ps (_mm_sub_ps (b, a),
+          _mm_set1_ps (wx)));
+
+  return _mm_cvttps_epi32 (_mm_add_ps (v, _mm_set1_ps (0.5f)));
+}
+
+/* lerp_packed for the first @n columns, four at a time; the caller does
+ * the rest with lerp_packed. */
+AVX2_FN static gint
+lerp_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
+    const guint8 * restrict bot, gfloat wy, const gint32 * restrict p0,
+    const gint32 * restrict p1, const gfloat * restrict w,
+    const gint off[N_CHANNELS], guint8 flip, gint n)
+{
+  const __m128 vwy = _mm_set1_ps (wy);
+  const __m128i vflip = _mm_set1_epi8 ((gchar) flip);
+  gchar order[sizeof (__m128i)];
+  __m128i vorder;
+  gint x, j, k;
+
+  /* four pixels' bytes to twelve tensor bytes in channel order */
+  memset (order, ZERO_BYTE, sizeof (order));
+  for (j = 0; j < PIXELS_PER_STORE; j++)
+    for (k = 0; k < N_CHANNELS; k++)
+      order[N_CHANNELS * j + k] = (gchar) (VECTOR_PIXEL_BYTES * j + off[k]);
+  vorder = _mm_loadu_si128 ((const __m128i *) order);
+
+  for (x = 0; x + PIXELS_PER_STORE <= n; x += PIXELS_PER_STORE) {
+    const __m128i q0 = lerp_pixel_avx2 (top, bot, p0[x], p1[x], vwy, w[x]);
+    const __m128i q1 = lerp_pixel_avx2 (top, bot, p0[x + 1], p1[x + 1], vwy,
+        w[x + 1]);
+    const __m128i q2 = lerp_pixel_avx2 (top, bot, p0[x + 2], p1[x + 2], vwy,
+        w[x + 2]);
+    const __m128i q3 = lerp_pixel_avx2 (top, bot, p0[x + 3], p1[x + 3], vwy,
+        w[x + 3]);
+    /* values are 0..255: the saturating packs only narrow */
+    __m128i bytes = _mm_packus_epi16 (_mm_packs_epi32 (q0, q1),
+        _mm_packs_epi32 (q2, q3));
+    guint8 *o = out + N_CHANNELS * x;
+    gint32 tail;
+
+    bytes = _mm_xor_si128 (_mm_shuffle_epi8 (bytes, vorder), vflip);
+    _mm_storel_epi64 ((__m128i *) o, bytes);
+    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (bytes, sizeof (gint64)));
+    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+  }
+  return x;
+}
+
+/* The affine quantisation (see compute_quantisation) of 32 bytes at a
+ * time; the caller does the rest with the LUT. */
+AVX2_FN static gint
+pack_affine_avx2 (guint8 * restrict out, const guint8 * restrict in,
+    gfloat gain, gint zero_point, gboolean s8, gint n)
+{
+  const __m256 vgain = _mm256_set1_ps (gain);
+  const __m256i vzp = _mm256_set1_epi32 (zero_point);
+  gint i, j;
+
+  for (i = 0; i + AFFINE_BLOCK <= n; i += AFFINE_BLOCK) {
+    __m256i q[4], w0, w1, bytes;
+
+    for (j = 0; j < 4; j++) {
+      const __m256 f = _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32
+          (_mm_loadl_epi64 ((const __m128i *) (in + i + PIXELS_PER_YMM * j))));
+
+      /* cvtps2dq rounds half to even, like nearbyintf */
+      q[j] = _mm256_add_epi32 (_mm256_cvtps_epi32 (_mm256_mul_ps (f, vgain)),
+          vzp);
+    }
+    /* the packs work per 128-bit lane: the permute puts q0 .. q3 back in
+     * order */
+    w0 = _mm256_packs_epi32 (q[0], q[1]);
+    w1 = _mm256_packs_epi32 (q[2], q[3]);
+    bytes = s8 ? _mm256_packs_epi16 (w0, w1) : _mm256_packus_epi16 (w0, w1);
+    bytes = _mm256_permutevar8x32_epi32 (bytes, _mm256_setr_epi32 (0, 4, 1,
+            5, 2, 6, 3, 7));
+    _mm256_storeu_si256 ((__m256i *) (out + i), bytes);
+  }
+  return i;
+}
+
+/* Packed RGB with dyadic weights (is_dyadic): the float arithmetic of
+ * lerp_packed_value is exact there, so it equals the integer
+ * ((T0 (64 - my) + B0 my) (64 - mx) + (T1 (64 - my) + B1 my) mx + 2^11)
+ * >> 12, done with pmaddubsw (vertical) and pmaddwd (horizontal), two
+ * pixels per 256-bit vector. The eight bytes at a pixel hold both
+ * horizontal taps (the second is the next pixel, or unused at weight 0);
+ * the caller checks that the loads stay in the row (n_vector8) and does
+ * the rest with lerp_packed. */
+AVX2_FN static gint
+dyadic_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
+    const guint8 * restrict bot, gint my, const gint32 * restrict p0,
+    const gint32 * restrict wx_pair, const gint off[N_CHANNELS],
+    gint pstride, guint8 flip, gint n)
+{
+  const __m256i wy = _mm256_set1_epi16 ((gint16) ((my << CHAR_BIT) |
+          (WEIGHT_ONE - my)));
+  const __m256i round = _mm256_set1_epi32 (1 << (2 * WEIGHT_BITS - 1));
+  const __m128i vflip = _mm_set1_epi8 ((gchar) flip);
+  /* pixels x, x + 2, x + 1, x + 3 after the packs, as RGB0 each */
+  const __m128i compact = _mm_setr_epi8 (0, 1, 2, 8, 9, 10, 4, 5, 6, 12, 13,
+      14, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE);
+  gchar pairs[sizeof (__m128i)];
+  __m256i vpairs;
+  gint x, k;
+
+  /* per channel: top tap 0, bottom tap 0, top tap 1, bottom tap 1, from
+   * eight top then eight bottom bytes */
+  memset (pairs, ZERO_BYTE, sizeof (pairs));
+  for (k = 0; k < N_CHANNELS; k++) {
+    pairs[4 * k] = (gchar) off[k];
+    pairs[4 * k + 1] = (gchar) (sizeof (gint64) + off[k]);
+    pairs[4 * k + 2] = (gchar) (off[k] + pstride);
+    pairs[4 * k + 3] = (gchar) (sizeof (gint64) + off[k] + pstride);
+  }
+  vpairs = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
+          pairs));
+
+  for (x = 0; x + PIXELS_PER_STORE <= n; x += PIXELS_PER_STORE) {
+    __m256i v[2];
+    __m128i lo, hi, bytes;
+    guint8 *o = out + N_CHANNELS * x;
+    gint32 tail;
+    gint j;
+
+    for (j = 0; j < 2; j++) {
+      const gint a = x + 2 * j, b = a + 1;
+      const __m128i pa = _mm_unpacklo_epi64 (_mm_loadl_epi64 ((const __m128i
+                  *) (top + p0[a])), _mm_loadl_epi64 ((const __m128i *) (bot +
+                  p0[a])));
+      const __m128i pb = _mm_unpacklo_epi64 (_mm_loadl_epi64 ((const __m128i
+                  *) (top + p0[b])), _mm_loadl_epi64 ((const __m128i *) (bot +
+                  p0[b])));
+      __m256i t = _mm256_inserti128_si256 (_mm256_castsi128_si256 (pa), pb,
+          1);
+
+      t = _mm256_maddubs_epi16 (_mm256_shuffle_epi8 (t, vpairs), wy);
+      t = _mm256_madd_epi16 (t, _mm256_loadu_si256 ((const __m256i *)
+              (wx_pair + PAIRS_PER_VECTOR * a)));
+      v[j] = _mm256_srai_epi32 (_mm256_add_epi32 (t, round), 2 * WEIGHT_BITS);
+    }
+    /* lanes: x, x + 2 | x + 1, x + 3 */
+    v[0] = _mm256_packs_epi32 (v[0], v[1]);
+    lo = _mm256_castsi256_si128 (v[0]);
+    hi = _mm256_extracti128_si256 (v[0], 1);
+    bytes = _mm_packus_epi16 (lo, hi);
+    bytes = _mm_xor_si128 (_mm_shuffle_epi8 (bytes, compact), vflip);
+    _mm_storel_epi64 ((__m128i *) o, bytes);
+    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (bytes, sizeof (gint64)));
+    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+  }
+  return x;
+}
+
+/* Horizontal pass from a blended row of one-byte samples (luma, planar
+ * chroma): the two taps of a column are adjacent floats, or the second is
+ * unused at weight 0, so one 64-bit load fetches both. The row is padded
+ * for the last column. */
+AVX2_FN static gint
+lerp_pairs_avx2 (gfloat * restrict dst, const gfloat * restrict row,
+    const gint32 * restrict i0, const gfloat * restrict w, gint n)
+{
+  gint x;
+
+  for (x = 0; x + PIXELS_PER_STORE <= n; x += PIXELS_PER_STORE) {
+    const __m128 p01 = _mm_castsi128_ps (_mm_unpacklo_epi64 (_mm_loadl_epi64
+            ((const __m128i *) (row + i0[x])), _mm_loadl_epi64 ((const __m128i
+                    *) (row + i0[x + 1]))));
+    const __m128 p23 = _mm_castsi128_ps (_mm_unpacklo_epi64 (_mm_loadl_epi64
+            ((const __m128i *) (row + i0[x + 2])),
+            _mm_loadl_epi64 ((const __m128i *) (row + i0[x + 3]))));
+    const __m128 a = _mm_shuffle_ps (p01, p23, _MM_SHUFFLE (2, 0, 2, 0));
+    const __m128 b = _mm_shuffle_ps (p01, p23, _MM_SHUFFLE (3, 1, 3, 1));
+
+    _mm_storeu_ps (dst + x, _mm_add_ps (a, _mm_mul_ps (_mm_sub_ps (b, a),
+                _mm_loadu_ps (w + x))));
+  }
+  return x;
+}
+
+/* lerp_pairs_avx2 over a periodic run (period_lo, period_hi): even and
+ * odd columns each take four consecutive samples, with one weight each.
+ * Returns the first column not done. */
+AVX2_FN static gint
+lerp_period2_avx2 (gfloat * restrict dst, const gfloat * restrict row,
+    const gint32 * restrict i0, const gfloat * restrict w, gint from,
+    gint run_end)
+{
+  gint x;
+
+  for (x = from; x + PERIOD_BLOCK - 2 <= run_end; x += PERIOD_BLOCK) {
+    const gfloat *e = row + i0[x], *o = row + i0[x + 1];
+    const __m128 ea = _mm_loadu_ps (e), eb = _mm_loadu_ps (e + 1);
+    const __m128 oa = _mm_loadu_ps (o), ob = _mm_loadu_ps (o + 1);
+    const __m128 ev = _mm_add_ps (ea, _mm_mul_ps (_mm_sub_ps (eb, ea),
+            _mm_set1_ps (w[x])));
+    const __m128 ov = _mm_add_ps (oa, _mm_mul_ps (_mm_sub_ps (ob, oa),
+            _mm_set1_ps (w[x + 1])));
+
+    _mm_storeu_ps (dst + x, _mm_unpacklo_ps (ev, ov));
+    _mm_storeu_ps (dst + x + PIXELS_PER_STORE, _mm_unpackhi_ps (ev, ov));
+  }
+  return x;
+}
+
+/* Two taps of four interleaved (NV12) columns a sample apart, split into
+ * U and V, blended with one weight. */
+AVX2_FN static inline void
+lerp_uv4 (const gfloat * r, __m128 w, __m128 * u, __m128 * v)
+{
+  const __m128 a0 = _mm_loadu_ps (r);
+  const __m128 a1 = _mm_loadu_ps (r + PIXELS_PER_STORE);
+  const __m128 b0 = _mm_loadu_ps (r + UV_STEP);
+  const __m128 b1 = _mm_loadu_ps (r + UV_STEP + PIXELS_PER_STORE);
+  const __m128 ua = _mm_shuffle_ps (a0, a1, _MM_SHUFFLE (2, 0, 2, 0));
+  const __m128 va = _mm_shuffle_ps (a0, a1, _MM_SHUFFLE (3, 1, 3, 1));
+  const __m128 ub = _mm_shuffle_ps (b0, b1, _MM_SHUFFLE (2, 0, 2, 0));
+  const __m128 vb = _mm_shuffle_ps (b0, b1, _MM_SHUFFLE (3, 1, 3, 1));
+
+  *u = _mm_add_ps (ua, _mm_mul_ps (_mm_sub_ps (ub, ua), w));
+  *v = _mm_add_ps (va, _mm_mul_ps (_mm_sub_ps (vb, va), w));
+}
+
+/* lerp_period2_avx2 for interleaved chroma (NV12). */
+AVX2_FN static gint
+lerp_uv_period2_avx2 (gfloat * restrict du, gfloat * restrict dv,
+    const gfloat * restrict row, const gint32 * restrict i0,
+    const gfloat * restrict w, gint from, gint run_end)
+{
+  const __m128 we = _mm_set1_ps (w[from]), wo = _mm_set1_ps (w[from + 1]);
+  gint x;
+
+  for (x = from; x + PERIOD_BLOCK - 2 <= run_end; x += PERIOD_BLOCK) {
+    __m128 ue, ve, uo, vo;
+
+    lerp_uv4 (row + i0[x], we, &ue, &ve);
+    lerp_uv4 (row + i0[x + 1], wo, &uo, &vo);
+    _mm_storeu_ps (du + x, _mm_unpacklo_ps (ue, uo));
+    _mm_storeu_ps (du + x + PIXELS_PER_STORE, _mm_unpackhi_ps (ue, uo));
+    _mm_storeu_ps (dv + x, _mm_unpacklo_ps (ve, vo));
+    _mm_storeu_ps (dv + x + PIXELS_PER_STORE, _mm_unpackhi_ps (ve, vo));
+  }
+  return x;
+}
+
+/* The same for interleaved chroma (NV12): the four floats at a column's
+ * first U tap are U0 V0 U1 V1, both components' taps at once. */
+AVX2_FN static gint
+lerp_uv_avx2 (gfloat * restrict du, gfloat * restrict dv,
+    const gfloat * restrict row, const gint32 * restrict i0,
+    const gfloat * restrict w, gint n)
+{
+  gint x;
+
+  for (x = 0; x + PIXELS_PER_STORE <= n; x += PIXELS_PER_STORE) {
+    const __m128 r0 = _mm_loadu_ps (row + i0[x]);
+    const __m128 r1 = _mm_loadu_ps (row + i0[x + 1]);
+    const __m128 r2 = _mm_loadu_ps (row + i0[x + 2]);
+    const __m128 r3 = _mm_loadu_ps (row + i0[x + 3]);
+    const __m128 t0 = _mm_unpacklo_ps (r0, r1), t1 = _mm_unpacklo_ps (r2, r3);
+    const __m128 t2 = _mm_unpackhi_ps (r0, r1), t3 = _mm_unpackhi_ps (r2, r3);
+    const __m128 u0 = _mm_movelh_ps (t0, t1), v0 = _mm_movehl_ps (t1, t0);
+    const __m128 u1 = _mm_movelh_ps (t2, t3), v1 = _mm_movehl_ps (t3, t2);
+    const __m128 vw = _mm_loadu_ps (w + x);
+
+    _mm_storeu_ps (du + x, _mm_add_ps (u0, _mm_mul_ps (_mm_sub_ps (u1, u0),
+                vw)));
+    _mm_storeu_ps (dv + x, _mm_add_ps (v0, _mm_mul_ps (_mm_sub_ps (v1, v0),
+                vw)));
+  }
+  return x;
+}
+
+
+/* One channel of combine_yuv: (l + cu * u) + cv * v. A zero coefficient
+ * (R has no U term, B no V term) is left out: its product is a signed
+ * zero, and adding a signed zero changes at most the sign of a zero sum,
+ * which the truncation to an integer does not see. */
+AVX2_FN static inline __m256i
+combine_channel (__m256 l, __m256 u, __m256 v, __m256 cu, __m256 cv, gint zero)
+{
+  switch (zero) {
+    case ZERO_U:
+      return _mm256_cvttps_epi32 (_mm256_add_ps (l, _mm256_mul_ps (cv, v)));
+    case ZERO_V:
+      return _mm256_cvttps_epi32 (_mm256_add_ps (l, _mm256_mul_ps (cu, u)));
+    default:
+      return _mm256_cvttps_epi32 (_mm256_add_ps (_mm256_add_ps (l,
+                  _mm256_mul_ps (cu, u)), _mm256_mul_ps (cv, v)));
+  }
+}
+
+static gint
+zero_term (const YuvMatrix * m, gint k)
+{
+  if (m->from_u[k] == 0.0f)
+    return ZERO_U;
+  if (m->from_v[k] == 0.0f)
+    return ZERO_V;
+  return ZERO_NONE;
+}
+
+/* combine_yuv eight pixels at a time, the same operations in the same
+ * order; the saturating packs are its clamp to 0..255. Written here
+ * because the compiler's version spends most of its time interleaving
+ * the three channels. */
+AVX2_FN static gint
+combine_yuv_avx2 (guint8 * restrict out, const gfloat * restrict yr,
+    const gfloat * restrict ur, const gfloat * restrict vr,
+    const YuvMatrix * restrict m, guint8 flip, gint n)
+{
+  const __m256 yo = _mm256_set1_ps (m->y_offset);
+  const __m256 yg = _mm256_set1_ps (m->y_gain);
+  const __m256 half = _mm256_set1_ps (0.5f);
+  const __m256 mid = _mm256_set1_ps (CHROMA_OFFSET);
+  const __m256 u0 = _mm256_set1_ps (m->from_u[0]);
+  const __m256 u1 = _mm256_set1_ps (m->from_u[1]);
+  const __m256 u2 = _mm256_set1_ps (m->from_u[2]);
+  const __m256 v0 = _mm256_set1_ps (m->from_v[0]);
+  const __m256 v1 = _mm256_set1_ps (m->from_v[1]);
+  const __m256 v2 = _mm256_set1_ps (m->from_v[2]);
+  const gint z0 = zero_term (m, 0), z1 = zero_term (m, 1);
+  const gint z2 = zero_term (m, 2);
+  const __m256i vflip = _mm256_set1_epi8 ((gchar) flip);
+  /* per 128-bit lane: a0..a3 b0..b3 c0..c3 (c again) to a0 b0 c0 a1 ... */
+  const __m256i interleave = _mm256_setr_epi8 (0, 4, 8, 1, 5, 9, 2, 6, 10,
+      3, 7, 11, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, 0, 4, 8, 1, 5, 9,
+      2, 6, 10, 3, 7, 11, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE);
+  gint x;
+
+  for (x = 0; x + PIXELS_PER_YMM <= n; x += PIXELS_PER_YMM) {
+    const __m256 l = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps
+            (_mm256_loadu_ps (yr + x), yo), yg), half);
+    const __m256 u = _mm256_sub_ps (_mm256_loadu_ps (ur + x), mid);
+    const __m256 v = _mm256_sub_ps (_mm256_loadu_ps (vr + x), mid);
+    const __m256i a = combine_channel (l, u, v, u0, v0, z0);
+    const __m256i b = combine_channel (l, u, v, u1, v1, z1);
+    const __m256i c = combine_channel (l, u, v, u2, v2, z2);
+    __m256i bytes = _mm256_packus_epi16 (_mm256_packs_epi32 (a, b),
+        _mm256_packs_epi32 (c, c));
+    __m128i lo, hi;
+    guint8 *o = out + N_CHANNELS * x;
+    gint32 tail;
+
+    bytes = _mm256_xor_si256 (_mm256_shuffle_epi8 (bytes, interleave), vflip);
+    lo = _mm256_castsi256_si128 (bytes);
+    hi = _mm256_extracti128_si256 (bytes, 1);
+    _mm_storel_epi64 ((__m128i *) o, lo);
+    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (lo, sizeof (gint64)));
+    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+    o += N_CHANNELS * PIXELS_PER_STORE;
+    _mm_storel_epi64 ((__m128i *) o, hi);
+    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (hi, sizeof (gint64)));
+    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+  }
+  return x;
+}
+
+/* Packed RGB at exactly 2:1 in both axes (halves, wy 1/2): the dyadic
+ * formula is then (T0 + T1 + B0 + B1 + 2) >> 2, and two tensor pixels
+ * read twelve consecutive bytes of each row, so one 16-byte load serves
+ * both. pmaddubsw by ones sums the horizontal pairs. */
+AVX2_FN static gint
+box2_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
+    const guint8 * restrict bot, const guint8 * restrict base_px,
+    const gint off[N_CHANNELS], guint8 flip, gint n)
+{
+  const __m256i ones = _mm256_set1_epi8 (1);
+  const __m256i two = _mm256_set1_epi16 (2);
+  const __m128i vflip = _mm_set1_epi8 ((gchar) flip);
+  const __m256i compact = _mm256_setr_epi8 (0, 1, 2, 3, 4, 5, 8, 9, 10, 11,
+      12, 13, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, 0, 1, 2, 3, 4, 5,
+      8, 9, 10, 11, 12, 13, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE);
+  const gsize px_off = base_px - top;
+  const gint chunk = 2 * 2 * N_CHANNELS;
+  gchar pairs[sizeof (__m128i)];
+  __m256i vpairs;
+  gint x, j, k;
+
+  memset (pairs, ZERO_BYTE, sizeof (pairs));
+  for (j = 0; j < 2; j++)
+    for (k = 0; k < N_CHANNELS; k++) {
+      pairs[2 * (N_CHANNELS * j + k)] = (gchar) (2 * N_CHANNELS * j + off[k]);
+      pairs[2 * (N_CHANNELS * j + k) + 1] =
+          (gchar) (2 * N_CHANNELS * j + off[k] + N_CHANNELS);
+    }
+  vpairs = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
+          pairs));
+
+  for (x = 0; x + BOX_PIXELS <= n; x += BOX_PIXELS) {
+    const gsize at = px_off + (gsize) x * 2 * N_CHANNELS;
+    /* lanes: pixels x, x + 1 | x + 4, x + 5, then x + 2, x + 3 | x + 6,
+     * x + 7, so that the packs put x .. x + 3 in the low lane */
+    const __m256i ta = _mm256_loadu2_m128i ((const __m128i *) (top + at +
+            2 * chunk), (const __m128i *) (top + at));
+    const __m256i tb = _mm256_loadu2_m128i ((const __m128i *) (top + at +
+            3 * chunk), (const __m128i *) (top + at + chunk));
+    const __m256i ba = _mm256_loadu2_m128i ((const __m128i *) (bot + at +
+            2 * chunk), (const __m128i *) (bot + at));
+    const __m256i bb = _mm256_loadu2_m128i ((const __m128i *) (bot + at +
+            3 * chunk), (const __m128i *) (bot + at + chunk));
+    __m256i a = _mm256_add_epi16 (_mm256_maddubs_epi16 (_mm256_shuffle_epi8
+            (ta, vpairs), ones), _mm256_maddubs_epi16 (_mm256_shuffle_epi8
+            (ba, vpairs), ones));
+    __m256i b = _mm256_add_epi16 (_mm256_maddubs_epi16 (_mm256_shuffle_epi8
+            (tb, vpairs), ones), _mm256_maddubs_epi16 (_mm256_shuffle_epi8
+            (bb, vpairs), ones));
+    __m128i lo, hi;
+    guint8 *o = out + N_CHANNELS * x;
+    gint32 tail;
+
+    a = _mm256_srli_epi16 (_mm256_add_epi16 (a, two), 2);
+    b = _mm256_srli_epi16 (_mm256_add_epi16 (b, two), 2);
+    a = _mm256_shuffle_epi8 (_mm256_packus_epi16 (a, b), compact);
+    lo = _mm_xor_si128 (_mm256_castsi256_si128 (a), vflip);
+    hi = _mm_xor_si128 (_mm256_extracti128_si256 (a, 1), vflip);
+    _mm_storel_epi64 ((__m128i *) o, lo);
+    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (lo, sizeof (gint64)));
+    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+    o += N_CHANNELS * PIXELS_PER_STORE;
+    _mm_storel_epi64 ((__m128i *) o, hi);
+    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (hi, sizeof (gint64)));
+    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+  }
+  return x;
+}
+#endif
+
 /* Vertical pass of bilinear sampling: one plane row blended from two
  * source rows, over the byte range the x tables read. */
 ROW_LOOP static void
@@ -1060,6 +1725,16 @@ blend_rows (gfloat * restrict dst, const guint8 * restrict a,
 
     dst[i] = va + ((gfloat) b[i] - va) * w;
   }
+}
+
+/* One-tap samples on consecutive bytes (luma at 1:1) */
+ROW_LOOP static void
+widen_u8 (gfloat * restrict dst, const guint8 * restrict row, gint n)
+{
+  gint i;
+
+  for (i = 0; i < n; i++)
+    dst[i] = row[i];
 }
 
 /* Horizontal passes, one component at a time: from a source row (u8) or
@@ -1116,15 +1791,57 @@ lerp_f32 (gfloat * restrict dst, const gfloat * restrict row,
 GATHER_LOOP static void
 copy_rgb (guint8 * restrict out, const guint8 * restrict row,
     const gint32 * restrict c0, const gint32 * restrict c1,
-    const gint32 * restrict c2, gint n)
+    const gint32 * restrict c2, guint8 flip, gint n)
 {
   gint x;
 
   for (x = 0; x < n; x++) {
-    out[N_CHANNELS * x] = row[c0[x]];
-    out[N_CHANNELS * x + 1] = row[c1[x]];
-    out[N_CHANNELS * x + 2] = row[c2[x]];
+    out[N_CHANNELS * x] = row[c0[x]] ^ flip;
+    out[N_CHANNELS * x + 1] = row[c1[x]] ^ flip;
+    out[N_CHANNELS * x + 2] = row[c2[x]] ^ flip;
   }
+}
+
+/* Rows of consecutive RGB pixels taken one to one. */
+ROW_LOOP static void
+copy_flip (guint8 * restrict out, const guint8 * restrict in, guint8 flip,
+    gint n)
+{
+  gint i;
+
+  for (i = 0; i < n; i++)
+    out[i] = in[i] ^ flip;
+}
+
+/* One tensor value of a packed RGB pixel in both axes at once: the two
+ * vertical blends (one per horizontal tap), then the horizontal one, with
+ * the very operations of the separate passes, so that a zero weight
+ * reduces exactly to a copy of the tap. */
+static inline guint8
+lerp_packed_value (const guint8 * top, const guint8 * bot, gint i0, gint i1,
+    gfloat wy, gfloat wx)
+{
+  const gfloat t0 = top[i0], t1 = top[i1];
+  const gfloat a = t0 + ((gfloat) bot[i0] - t0) * wy;
+  const gfloat b = t1 + ((gfloat) bot[i1] - t1) * wy;
+
+  return (guint8) (gint32) (a + (b - a) * wx + 0.5f);
+}
+
+/* Packed RGB in, both passes fused; @off are the byte offsets of the
+ * tensor's channels inside a pixel. */
+static void
+lerp_packed (guint8 * restrict out, const guint8 * restrict top,
+    const guint8 * restrict bot, gfloat wy, const gint32 * restrict p0,
+    const gint32 * restrict p1, const gfloat * restrict w,
+    const gint off[N_CHANNELS], guint8 flip, gint from, gint n)
+{
+  gint x, k;
+
+  for (x = from; x < n; x++)
+    for (k = 0; k < N_CHANNELS; k++)
+      out[N_CHANNELS * x + k] = lerp_packed_value (top, bot, p0[x] + off[k],
+          p1[x] + off[k], wy, w[x]) ^ flip;
 }
 
 /* Two-tap RGB from a blended row: the three components of a pixel sit at
@@ -1133,7 +1850,7 @@ copy_rgb (guint8 * restrict out, const guint8 * restrict row,
 GATHER_LOOP static void
 lerp_rgb_f32 (guint8 * restrict out, const gfloat * restrict row,
     const gint32 * restrict i0, const gint32 * restrict i1,
-    const gfloat * restrict w, gint d0, gint d1, gint d2, gint n)
+    const gfloat * restrict w, gint d0, gint d1, gint d2, guint8 flip, gint n)
 {
   gint x;
 
@@ -1142,11 +1859,11 @@ lerp_rgb_f32 (guint8 * restrict out, const gfloat * restrict row,
     const gfloat wx = w[x];
 
     out[N_CHANNELS * x] = (guint8) (gint32) (a[d0] + (b[d0] - a[d0]) * wx +
-        0.5f);
+        0.5f) ^ flip;
     out[N_CHANNELS * x + 1] = (guint8) (gint32) (a[d1] + (b[d1] - a[d1]) *
-        wx + 0.5f);
+        wx + 0.5f) ^ flip;
     out[N_CHANNELS * x + 2] = (guint8) (gint32) (a[d2] + (b[d2] - a[d2]) *
-        wx + 0.5f);
+        wx + 0.5f) ^ flip;
   }
 }
 
@@ -1154,21 +1871,21 @@ lerp_rgb_f32 (guint8 * restrict out, const gfloat * restrict row,
  * combination of bytes needs no clamping. */
 ROW_LOOP static void
 combine_rgb (guint8 * restrict out, const gfloat * restrict c0,
-    const gfloat * restrict c1, const gfloat * restrict c2, gint n)
+    const gfloat * restrict c1, const gfloat * restrict c2, guint8 flip, gint n)
 {
   gint x;
 
   for (x = 0; x < n; x++) {
-    out[N_CHANNELS * x] = (guint8) (gint32) (c0[x] + 0.5f);
-    out[N_CHANNELS * x + 1] = (guint8) (gint32) (c1[x] + 0.5f);
-    out[N_CHANNELS * x + 2] = (guint8) (gint32) (c2[x] + 0.5f);
+    out[N_CHANNELS * x] = (guint8) (gint32) (c0[x] + 0.5f) ^ flip;
+    out[N_CHANNELS * x + 1] = (guint8) (gint32) (c1[x] + 0.5f) ^ flip;
+    out[N_CHANNELS * x + 2] = (guint8) (gint32) (c2[x] + 0.5f) ^ flip;
   }
 }
 
 ROW_LOOP static void
 combine_yuv (guint8 * restrict out, const gfloat * restrict yr,
     const gfloat * restrict ur, const gfloat * restrict vr,
-    const YuvMatrix * restrict m, gint n)
+    const YuvMatrix * restrict m, guint8 flip, gint n)
 {
   const gfloat yo = m->y_offset, yg = m->y_gain;
   const gfloat u0 = m->from_u[0], u1 = m->from_u[1], u2 = m->from_u[2];
@@ -1188,9 +1905,9 @@ combine_yuv (guint8 * restrict out, const gfloat * restrict yr,
     a = a < 0 ? 0 : (a > MAX_PIXEL_VALUE ? MAX_PIXEL_VALUE : a);
     b = b < 0 ? 0 : (b > MAX_PIXEL_VALUE ? MAX_PIXEL_VALUE : b);
     c = c < 0 ? 0 : (c > MAX_PIXEL_VALUE ? MAX_PIXEL_VALUE : c);
-    out[N_CHANNELS * x] = (guint8) a;
-    out[N_CHANNELS * x + 1] = (guint8) b;
-    out[N_CHANNELS * x + 2] = (guint8) c;
+    out[N_CHANNELS * x] = (guint8) a ^ flip;
+    out[N_CHANNELS * x + 1] = (guint8) b ^ flip;
+    out[N_CHANNELS * x + 2] = (guint8) c ^ flip;
   }
 }
 
@@ -1298,15 +2015,49 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
   const gint first = self->red_pos == 0 ? 0 : 2, third = 2 - first;
   const gboolean one_tap_x = t->one_tap_x[0] && t->one_tap_x[1] &&
       t->one_tap_x[2];
+  const guint8 flip = self->flip;
   const guint8 *src_row[GST_VIDEO_MAX_PLANES] = { NULL, };
+  const guint8 *src_row1[GST_VIDEO_MAX_PLANES] = { NULL, };
   gboolean blended[GST_VIDEO_MAX_PLANES] = { FALSE, };
+  gint off[N_CHANNELS] = { 0, };
+  const gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (frame->info.finfo, 0);
+  gboolean fused = FALSE, in_order = FALSE, dyadic = FALSE;
+  gboolean yuv_vector = FALSE, uv_taps = FALSE;
+  gboolean pair_taps[N_CHANNELS] = { FALSE, };
   gint y, p, c;
+
+  if (!self->is_yuv) {
+    /* byte offsets of the tensor channels inside a source pixel */
+    off[0] = t->x0[first][0] - t->px0[0];
+    off[1] = t->x0[1][0] - t->px0[0];
+    off[2] = t->x0[third][0] - t->px0[0];
+    in_order = off[0] == 0 && off[1] == 1 && off[2] == 2;
+    fused = self->use_simd;
+    dyadic = t->dyadic_x[0] && t->dyadic_y[0];
+  } else if (self->use_simd) {
+    const GstVideoFormatInfo *finfo = frame->info.finfo;
+
+    yuv_vector = TRUE;
+    for (c = 0; c < N_CHANNELS; c++)
+      pair_taps[c] = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c) == 1;
+    uv_taps = t->comp_plane[1] == t->comp_plane[2] &&
+        GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 1) == 2 &&
+        GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 2) == 2 &&
+        t->x0[2][0] == t->x0[1][0] + 1;
+  }
+#ifndef HAVE_X86_SIMD
+  /* only the vector kernels look at these */
+  (void) dyadic;
+  (void) uv_taps;
+  (void) pair_taps;
+  (void) pstride;
+#endif
 
   for (y = 0; y < rh; y++) {
     const gint ty = py + y;
     guint8 *out;
 
-    if (self->identity_u8)
+    if (self->direct_u8)
       out = tensor + ((gsize) ty * tw + px) * N_CHANNELS;
     else
       out = self->scratch;
@@ -1316,45 +2067,149 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
       const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
 
       src_row[p] = base + (gsize) t->y0[p][y] * stride;
+      src_row1[p] = base + (gsize) t->y1[p][y] * stride;
       blended[p] = t->wy[p][y] != 0.0f;
-      if (blended[p]) {
+    }
+
+    if (!self->is_yuv && t->contiguous && in_order && !blended[0]) {
+      copy_flip (out, src_row[0] + t->px0[0], flip, rw * N_CHANNELS);
+    } else if (fused) {
+      gint done = 0;
+
+#ifdef HAVE_X86_SIMD
+      if (t->halves && t->wy[0][y] == HALF)
+        done = box2_packed_avx2 (out, src_row[0], src_row1[0],
+            src_row[0] + t->px0[0], off, flip, t->n_box);
+      if (dyadic && done < t->n_vector8)
+        done += dyadic_packed_avx2 (out + N_CHANNELS * done, src_row[0],
+            src_row1[0], (gint) (t->wy[0][y] * WEIGHT_ONE), t->px0 + done,
+            t->wx_pair + PAIRS_PER_VECTOR * done, off, pstride, flip,
+            t->n_vector8 - done);
+      else if (!dyadic)
+        done = lerp_packed_avx2 (out, src_row[0], src_row1[0], t->wy[0][y],
+            t->px0, t->px1, t->wx[0], off, flip, t->n_vector);
+#endif
+      lerp_packed (out, src_row[0], src_row1[0], t->wy[0][y], t->px0,
+          t->px1, t->wx[0], off, flip, done, rw);
+    } else if (yuv_vector) {
+      const gboolean copy_luma = t->contiguous && !blended[0];
+
+      /* every plane blended, at weight 0 too (a copy), for the vector
+       * horizontal passes */
+      for (p = 0; p < t->n_planes; p++) {
         const gint lo = t->col_lo[p];
 
-        blend_rows (t->rowf[p] + lo, src_row[p] + lo,
-            base + (gsize) t->y1[p][y] * stride + lo, t->wy[p][y],
-            t->col_hi[p] - lo + 1);
+        if (p == t->comp_plane[0] && copy_luma)
+          continue;
+        blend_rows (t->rowf[p] + lo, src_row[p] + lo, src_row1[p] + lo,
+            t->wy[p][y], t->col_hi[p] - lo + 1);
       }
-    }
-
-    if (!self->is_yuv && one_tap_x && !blended[t->comp_plane[0]]) {
-      copy_rgb (out, src_row[t->comp_plane[0]], t->x0[first], t->x0[1],
-          t->x0[third], rw);
-    } else if (!self->is_yuv && blended[t->comp_plane[0]]) {
-      /* x0[c] - x0[0] is the component's fixed byte offset */
-      lerp_rgb_f32 (out, t->rowf[t->comp_plane[0]], t->x0[0], t->x1[0],
-          t->wx[0], t->x0[first][0] - t->x0[0][0],
-          t->x0[1][0] - t->x0[0][0], t->x0[third][0] - t->x0[0][0], rw);
-    } else {
       for (c = 0; c < N_CHANNELS; c++) {
         const gint pl = t->comp_plane[c];
+        gint done = 0;
 
-        if (blended[pl] && t->one_tap_x[c])
-          gather_f32 (t->comp[c], t->rowf[pl], t->x0[c], rw);
-        else if (blended[pl])
-          lerp_f32 (t->comp[c], t->rowf[pl], t->x0[c], t->x1[c], t->wx[c], rw);
-        else if (t->one_tap_x[c])
-          gather_u8 (t->comp[c], src_row[pl], t->x0[c], rw);
-        else
-          lerp_u8 (t->comp[c], src_row[pl], t->x0[c], t->x1[c], t->wx[c], rw);
+        if (c == 0 && copy_luma) {
+          widen_u8 (t->comp[0], src_row[pl] + t->x0[0][0], rw);
+          continue;
+        }
+#ifdef HAVE_X86_SIMD
+        if (c == 1 && uv_taps && t->period_hi[1] - t->period_lo[1] >=
+            PERIOD_BLOCK && t->period_lo[1] == t->period_lo[2] &&
+            t->period_hi[1] == t->period_hi[2]) {
+          const gint lo = t->period_lo[1];
+
+          done = lerp_uv_avx2 (t->comp[1], t->comp[2], t->rowf[pl], t->x0[1],
+              t->wx[1], lo);
+          lerp_f32 (t->comp[1] + done, t->rowf[pl], t->x0[1] + done,
+              t->x1[1] + done, t->wx[1] + done, lo - done);
+          lerp_f32 (t->comp[2] + done, t->rowf[pl], t->x0[2] + done,
+              t->x1[2] + done, t->wx[2] + done, lo - done);
+          done = lerp_uv_period2_avx2 (t->comp[1], t->comp[2], t->rowf[pl],
+              t->x0[1], t->wx[1], lo, t->period_hi[1]);
+          done += lerp_uv_avx2 (t->comp[1] + done, t->comp[2] + done,
+              t->rowf[pl], t->x0[1] + done, t->wx[1] + done, rw - done);
+          lerp_f32 (t->comp[2] + done, t->rowf[pl], t->x0[2] + done,
+              t->x1[2] + done, t->wx[2] + done, rw - done);
+        } else if (c == 1 && uv_taps) {
+          done = lerp_uv_avx2 (t->comp[1], t->comp[2], t->rowf[pl], t->x0[1],
+              t->wx[1], rw);
+          lerp_f32 (t->comp[2] + done, t->rowf[pl], t->x0[2] + done,
+              t->x1[2] + done, t->wx[2] + done, rw - done);
+        } else if (c == 2 && uv_taps) {
+          continue;
+        } else if (pair_taps[c] && t->period_hi[c] - t->period_lo[c] >=
+            PERIOD_BLOCK) {
+          const gint lo = t->period_lo[c];
+
+          done = lerp_pairs_avx2 (t->comp[c], t->rowf[pl], t->x0[c], t->wx[c],
+              lo);
+          lerp_f32 (t->comp[c] + done, t->rowf[pl], t->x0[c] + done,
+              t->x1[c] + done, t->wx[c] + done, lo - done);
+          done = lerp_period2_avx2 (t->comp[c], t->rowf[pl], t->x0[c],
+              t->wx[c], lo, t->period_hi[c]);
+          done += lerp_pairs_avx2 (t->comp[c] + done, t->rowf[pl],
+              t->x0[c] + done, t->wx[c] + done, rw - done);
+        } else if (pair_taps[c]) {
+          done = lerp_pairs_avx2 (t->comp[c], t->rowf[pl], t->x0[c], t->wx[c],
+              rw);
+        }
+#endif
+        lerp_f32 (t->comp[c] + done, t->rowf[pl], t->x0[c] + done,
+            t->x1[c] + done, t->wx[c] + done, rw - done);
       }
-      if (self->is_yuv)
-        combine_yuv (out, t->comp[0], t->comp[1], t->comp[2], &self->matrix,
-            rw);
-      else
-        combine_rgb (out, t->comp[first], t->comp[1], t->comp[third], rw);
+      {
+        gint done = 0;
+
+#ifdef HAVE_X86_SIMD
+        done = combine_yuv_avx2 (out, t->comp[0], t->comp[1], t->comp[2],
+            &self->matrix, flip, rw);
+#endif
+        combine_yuv (out + N_CHANNELS * done, t->comp[0] + done,
+            t->comp[1] + done, t->comp[2] + done, &self->matrix, flip,
+            rw - done);
+      }
+    } else {
+      for (p = 0; p < t->n_planes; p++) {
+        if (blended[p]) {
+          const gint lo = t->col_lo[p];
+
+          blend_rows (t->rowf[p] + lo, src_row[p] + lo, src_row1[p] + lo,
+              t->wy[p][y], t->col_hi[p] - lo + 1);
+        }
+      }
+
+      if (!self->is_yuv && one_tap_x && !blended[t->comp_plane[0]]) {
+        copy_rgb (out, src_row[t->comp_plane[0]], t->x0[first], t->x0[1],
+            t->x0[third], flip, rw);
+      } else if (!self->is_yuv && blended[t->comp_plane[0]]) {
+        /* x0[c] - x0[0] is the component's fixed byte offset */
+        lerp_rgb_f32 (out, t->rowf[t->comp_plane[0]], t->x0[0], t->x1[0],
+            t->wx[0], t->x0[first][0] - t->x0[0][0],
+            t->x0[1][0] - t->x0[0][0], t->x0[third][0] - t->x0[0][0], flip, rw);
+      } else {
+        for (c = 0; c < N_CHANNELS; c++) {
+          const gint pl = t->comp_plane[c];
+
+          if (blended[pl] && t->one_tap_x[c])
+            gather_f32 (t->comp[c], t->rowf[pl], t->x0[c], rw);
+          else if (blended[pl])
+            lerp_f32 (t->comp[c], t->rowf[pl], t->x0[c], t->x1[c], t->wx[c],
+                rw);
+          else if (t->one_tap_x[c])
+            gather_u8 (t->comp[c], src_row[pl], t->x0[c], rw);
+          else
+            lerp_u8 (t->comp[c], src_row[pl], t->x0[c], t->x1[c], t->wx[c], rw);
+        }
+        if (self->is_yuv)
+          combine_yuv (out, t->comp[0], t->comp[1], t->comp[2],
+              &self->matrix, flip, rw);
+        else
+          combine_rgb (out, t->comp[first], t->comp[1], t->comp[third], flip,
+              rw);
+      }
     }
 
-    if (self->identity_u8)
+    if (self->direct_u8)
       continue;
 
     if (self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC) {
@@ -1362,8 +2217,18 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
 
       if (self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32)
         pack_lut_f32 ((gfloat *) dst, out, self->lut_f32, rw * N_CHANNELS);
-      else
-        pack_lut_u8 (dst, out, self->lut_u8, rw * N_CHANNELS);
+      else {
+        gint done = 0;
+
+#ifdef HAVE_X86_SIMD
+        if (self->affine && self->use_simd)
+          done = pack_affine_avx2 (dst, out, self->affine_gain,
+              self->tensor_zero_point,
+              self->tensor_dtype == GST_AX_TENSOR_DTYPE_I8, rw * N_CHANNELS);
+#endif
+        pack_lut_u8 (dst + done, out + done, self->lut_u8,
+            rw * N_CHANNELS - done);
+      }
     } else {
       for (c = 0; c < N_CHANNELS; c++) {
         guint8 *dst = tensor + (((gsize) c * th + ty) * tw + px) * esize;

@@ -8,8 +8,11 @@
  */
 
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
 #include <gst/ax/ax.h>
 #include <math.h>
+#include <string.h>
 
 #define ROUND_TRIP_TOLERANCE_PX 1e-4
 
@@ -159,6 +162,384 @@ GST_START_TEST (test_box_clamp)
 
 GST_END_TEST;
 
+/* Bit-exactness of axletterbox's pixels. The reference below is the
+ * element's documented bilinear arithmetic written out per tensor value,
+ * with no tables shared with the element: taps at pixel centres clamped
+ * to the region, the vertical blend of each horizontal tap first, then
+ * the horizontal one, all in float; RGB rounded by + 0.5 and truncation,
+ * YUV through the BT.601 limited-range matrix of the caps. The element
+ * must give exactly these bytes with its vector kernels and with the
+ * portable ones (GST_AX_LETTERBOX_PORTABLE), on every format, u8 and s8
+ * (the plain top-bit flip, and affine maps: the element's vector kernel
+ * against a LUT in double here), at ratios
+ * 1:1 to 4:1 with dyadic weights (integer kernels) and odd ones (float
+ * kernels). */
+
+#define EXACT_FILL 114
+#define EXACT_SEED 20261201
+#define MAX_PIXEL 255
+#define CHROMA_MID 128.0f
+#define PORTABLE_ENV "GST_AX_LETTERBOX_PORTABLE"
+#define AFFINE_SCALE 0.0125
+#define AFFINE_ZERO_POINT (-7)
+#define AFFINE_U8_SCALE 0.005
+#define AFFINE_U8_ZERO_POINT 3
+#define EXACT_TENSOR 64
+#define ROI_FRAME_WIDTH 320
+#define ROI_FRAME_HEIGHT 240
+
+typedef struct
+{
+  const gchar *dtype;
+  gdouble scale;                /* 0 for the default */
+  gint zero_point;
+} ExactQuant;
+
+static const ExactQuant quants[] = {
+  {"u8", 0.0, 0},
+  {"i8", 0.0, 0},
+  {"i8", AFFINE_SCALE, AFFINE_ZERO_POINT},
+  {"u8", AFFINE_U8_SCALE, AFFINE_U8_ZERO_POINT},
+};
+
+/* the element's quantisation, in double like the element */
+static guint8
+exact_quantise (const ExactQuant * q, gint v)
+{
+  const gboolean s8 = strcmp (q->dtype, "i8") == 0;
+  const gfloat scale = q->scale > 0.0 ? q->scale : 1.0f / MAX_PIXEL;
+  const gint zp = q->scale > 0.0 ? q->zero_point : (s8 ? G_MININT8 : 0);
+  const gdouble r = round ((gdouble) v / MAX_PIXEL / scale) + zp;
+
+  if (s8)
+    return (guint8) (gint8) CLAMP (r, G_MININT8, G_MAXINT8);
+  return (guint8) CLAMP (r, 0, G_MAXUINT8);
+}
+
+static void
+exact_taps (gdouble luma, gint sub, gint lo, gint hi, gint * i0, gint * i1,
+    gfloat * w)
+{
+  const gdouble pos = luma / sub - 0.5;
+  gdouble wd;
+
+  *i0 = (gint) floor (pos);
+  wd = pos - *i0;
+  if (*i0 < lo || *i0 >= hi) {
+    *i0 = CLAMP (*i0, lo, hi);
+    wd = 0.0;
+  }
+  *i1 = wd > 0.0 ? *i0 + 1 : *i0;
+  *w = (gfloat) wd;
+}
+
+/* component c (R, G, B or Y, U, V) of the region at tensor content pixel
+ * (x, y) */
+static gfloat
+exact_sample (const GstVideoFrame * f, const GstAxLetterbox * lb, gint c,
+    gint x, gint y)
+{
+  const GstVideoFormatInfo *finfo = f->info.finfo;
+  const gint wsub = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
+  const gint hsub = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
+  const gint plane = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c);
+  const gint ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+  const gint po = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
+  const guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (f, plane);
+  const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (f, plane);
+  const gint cw = GST_VIDEO_FRAME_COMP_WIDTH (f, c);
+  const gint ch = GST_VIDEO_FRAME_COMP_HEIGHT (f, c);
+  const gdouble fx = (gdouble) lb->src_width / lb->resized_width;
+  const gdouble fy = (gdouble) lb->src_height / lb->resized_height;
+  gint x0, x1, y0, y1;
+  gfloat wx, wy, t0, t1, a, b;
+
+  exact_taps (lb->src_x + (x + 0.5) * fx, wsub, lb->src_x / wsub,
+      MIN ((lb->src_x + lb->src_width - 1) / wsub, cw - 1), &x0, &x1, &wx);
+  exact_taps (lb->src_y + (y + 0.5) * fy, hsub, lb->src_y / hsub,
+      MIN ((lb->src_y + lb->src_height - 1) / hsub, ch - 1), &y0, &y1, &wy);
+#define PX(r, i) ((gfloat) data[(gsize) (r) * stride + (i) * ps + po])
+  t0 = PX (y0, x0);
+  t1 = PX (y0, x1);
+  a = t0 + (PX (y1, x0) - t0) * wy;
+  b = t1 + (PX (y1, x1) - t1) * wy;
+#undef PX
+  return a + (b - a) * wx;
+}
+
+/* the tensor's RGB (channel order rgb) at a content pixel, 0..255 */
+static void
+exact_pixel (const GstVideoFrame * f, const GstAxLetterbox * lb, gint x,
+    gint y, guint8 rgb[3])
+{
+  gfloat v[3];
+  gint c;
+
+  for (c = 0; c < 3; c++)
+    v[c] = exact_sample (f, lb, c, x, y);
+  if (GST_VIDEO_INFO_IS_YUV (&f->info)) {
+    gint offset[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
+    gdouble kr, kb, kg, cg;
+    gfloat yg, rv, gu, gv, bu, l, u, w;
+    gint32 q[3];
+
+    gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT601, &kr, &kb);
+    kg = 1.0 - kr - kb;
+    gst_video_color_range_offsets (GST_VIDEO_COLOR_RANGE_16_235,
+        f->info.finfo, offset, scale);
+    yg = (gdouble) MAX_PIXEL / scale[0];
+    cg = (gdouble) MAX_PIXEL / scale[1];
+    rv = 2.0 * (1.0 - kr) * cg;
+    bu = 2.0 * (1.0 - kb) * cg;
+    gu = 2.0 * (1.0 - kb) * kb / kg * cg;
+    gv = 2.0 * (1.0 - kr) * kr / kg * cg;
+    l = (v[0] - (gfloat) offset[0]) * yg + 0.5f;
+    u = v[1] - CHROMA_MID;
+    w = v[2] - CHROMA_MID;
+    q[0] = (gint32) (l + 0.0f * u + rv * w);
+    q[1] = (gint32) (l + -gu * u + -gv * w);
+    q[2] = (gint32) (l + bu * u + 0.0f * w);
+    for (c = 0; c < 3; c++)
+      rgb[c] = (guint8) CLAMP (q[c], 0, MAX_PIXEL);
+  } else {
+    for (c = 0; c < 3; c++)
+      rgb[c] = (guint8) (gint32) (v[c] + 0.5f);
+  }
+}
+
+/* Compares the tensor @data (tw x th, HWC) with the reference for the
+ * region of @lb in @frame. */
+static void
+compare_tensor (const GstVideoFrame * frame, const GstAxLetterbox * lb,
+    const ExactQuant * q, gboolean bgr, GstBuffer * data, const gchar * what)
+{
+  const gint tw = lb->tensor_width, th = lb->tensor_height;
+  const gsize n = (gsize) tw * th * 3;
+  guint8 *want = g_malloc (n);
+  GstMapInfo map;
+  gsize i;
+  gint x, y, c;
+
+  memset (want, exact_quantise (q, EXACT_FILL), n);
+  for (y = 0; y < lb->resized_height; y++) {
+    for (x = 0; x < lb->resized_width; x++) {
+      guint8 rgb[3];
+      guint8 *o = want + ((gsize) (y + lb->pad_y) * tw + x + lb->pad_x) * 3;
+
+      exact_pixel (frame, lb, x, y, rgb);
+      for (c = 0; c < 3; c++)
+        o[c] = exact_quantise (q, rgb[bgr ? 2 - c : c]);
+    }
+  }
+
+  fail_unless (gst_buffer_map (data, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, n);
+  for (i = 0; i < n && map.data[i] == want[i]; i++);
+  fail_unless (i == n, "%s: tensor byte %" G_GSIZE_FORMAT
+      " (x %d y %d c %d) is %u, want %u", what, i, (gint) (i / 3 % tw),
+      (gint) (i / 3 / tw), (gint) (i % 3), i < n ? map.data[i] : 0,
+      i < n ? want[i] : 0);
+  gst_buffer_unmap (data, &map);
+  g_free (want);
+}
+
+static GstBuffer *
+random_frame (GstVideoInfo * info, GstVideoFormat format, gint sw, gint sh,
+    GRand * rand)
+{
+  GstBuffer *in;
+  GstMapInfo map;
+  gsize i;
+
+  gst_video_info_set_format (info, format, sw, sh);
+  info->colorimetry.matrix = GST_VIDEO_COLOR_MATRIX_BT601;
+  info->colorimetry.range = GST_VIDEO_COLOR_RANGE_16_235;
+  in = gst_buffer_new_allocate (NULL, info->size, NULL);
+  gst_buffer_map (in, &map, GST_MAP_WRITE);
+  for (i = 0; i < map.size; i++)
+    map.data[i] = (guint8) g_rand_int (rand);
+  gst_buffer_unmap (in, &map);
+  return in;
+}
+
+static GstHarness *
+exact_harness (gint tw, gint th, const ExactQuant * q, gboolean bgr,
+    gboolean portable, gboolean roi, const GstVideoInfo * info)
+{
+  GstHarness *h;
+  gchar *quant, *desc;
+
+  if (portable)
+    g_setenv (PORTABLE_ENV, "1", TRUE);
+  else
+    g_unsetenv (PORTABLE_ENV);
+  quant = q->scale > 0.0 ? g_strdup_printf ("scale=%g zero-point=%d",
+      q->scale, q->zero_point) : g_strdup ("");
+  desc = g_strdup_printf ("axletterbox width=%d height=%d method=bilinear "
+      "dtype=%s %s fill=%d channel-order=%s roi-mode=%s", tw, th, q->dtype,
+      quant, EXACT_FILL, bgr ? "bgr" : "rgb", roi ? "true" : "false");
+  h = gst_harness_new_parse (desc);
+  g_unsetenv (PORTABLE_ENV);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+  g_free (desc);
+  g_free (quant);
+  return h;
+}
+
+static void
+check_exact (GstVideoFormat format, gint sw, gint sh, gint tw, gint th,
+    const ExactQuant * q, gboolean bgr, gboolean portable, GRand * rand)
+{
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GstVideoFrame frame;
+  GstAxTensorMeta *meta;
+  GstAxLetterbox lb;
+  gchar *what;
+
+  in = random_frame (&info, format, sw, sh, rand);
+  h = exact_harness (tw, th, q, bgr, portable, FALSE, &info);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  meta = gst_buffer_get_ax_tensor_meta_by_role (out, GST_AX_TENSOR_ROLE_INPUT,
+      0, 0);
+  fail_unless (meta != NULL);
+
+  fail_unless (gst_ax_letterbox_init (&lb, sw, sh, tw, th, TRUE, TRUE,
+          EXACT_FILL));
+  fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
+  what = g_strdup_printf ("%s %dx%d -> %dx%d %s%s%s %s",
+      gst_video_format_to_string (format), sw, sh, tw, th, q->dtype,
+      q->scale > 0.0 ? " affine" : "", bgr ? " bgr" : "",
+      portable ? "portable" : "vector");
+  compare_tensor (&frame, &lb, q, bgr, meta->data, what);
+  gst_video_frame_unmap (&frame);
+
+  g_free (what);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+/* Crops of a frame in roi-mode, at odd offsets (chroma taps of a crop
+ * starting between two chroma samples). */
+static void
+check_exact_rois (GstVideoFormat format, const ExactQuant * q,
+    gboolean portable, GRand * rand)
+{
+  static const gint rois[][4] = {
+    {37, 11, 160, 90}, {1, 3, 250, 101}, {0, 0, 320, 240}, {200, 100, 64,
+        64}, {299, 7, 21, 200},
+  };
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GstVideoFrame frame;
+  guint i;
+
+  in = random_frame (&info, format, ROI_FRAME_WIDTH, ROI_FRAME_HEIGHT, rand);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++)
+    gst_buffer_add_video_region_of_interest_meta (in, "object", rois[i][0],
+        rois[i][1], rois[i][2], rois[i][3]);
+  h = exact_harness (EXACT_TENSOR, EXACT_TENSOR, q, FALSE, portable, TRUE,
+      &info);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
+  for (i = 0; i < G_N_ELEMENTS (rois); i++) {
+    GstAxTensorMeta *meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_INPUT, i, 0);
+    GstAxLetterbox lb;
+    gchar *what;
+
+    fail_unless (meta != NULL);
+    fail_unless (gst_ax_letterbox_init (&lb, rois[i][2], rois[i][3],
+            EXACT_TENSOR, EXACT_TENSOR, TRUE, TRUE, EXACT_FILL));
+    lb.src_x = rois[i][0];
+    lb.src_y = rois[i][1];
+    what = g_strdup_printf ("%s roi %u %s %s", gst_video_format_to_string
+        (format), i, q->dtype, portable ? "portable" : "vector");
+    compare_tensor (&frame, &lb, q, FALSE, meta->data, what);
+    g_free (what);
+  }
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+/* sources against a 64x64 tensor: 1:1, 2:1, 2.5:1, 3:1 and 4:1 (dyadic
+ * weights), then odd sizes and ratios (float weights), wide and tall */
+static const gint exact_sizes[][2] = {
+  {64, 64}, {128, 72}, {160, 90}, {192, 108}, {256, 144},
+  {97, 61}, {255, 129}, {61, 203}, {33, 17}, {1, 1}, {250, 250},
+};
+
+
+GST_START_TEST (test_exact_pixels)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_RGBx,
+    GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
+    GST_VIDEO_FORMAT_YUY2,
+  };
+  GRand *rand = g_rand_new_with_seed (EXACT_SEED);
+  guint f, s, q, portable;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (exact_sizes); s++)
+      for (q = 0; q < G_N_ELEMENTS (quants); q++)
+        for (portable = 0; portable < 2; portable++)
+          check_exact (formats[f], exact_sizes[s][0], exact_sizes[s][1],
+              EXACT_TENSOR, EXACT_TENSOR, &quants[q], s % 2 == 1, portable,
+              rand);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_exact_rois)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12,
+    GST_VIDEO_FORMAT_I420,
+  };
+  GRand *rand = g_rand_new_with_seed (EXACT_SEED);
+  guint f, q, portable;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (q = 0; q < 2; q++)
+      for (portable = 0; portable < 2; portable++)
+        check_exact_rois (formats[f], &quants[q], portable, rand);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* the benchmark's full-size paths into 640x640, u8 and s8 */
+GST_START_TEST (test_exact_full_size)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
+  };
+  static const gint sizes[][2] = {
+    {640, 640}, {1280, 720}, {1600, 900}, {1920, 1080}, {2560, 1440},
+    {1919, 1079},
+  };
+  GRand *rand = g_rand_new_with_seed (EXACT_SEED);
+  guint f, s, q;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (q = 0; q < 2; q++)
+        check_exact (formats[f], sizes[s][0], sizes[s][1], 640, 640,
+            &quants[q], FALSE, FALSE, rand);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 letterbox_suite (void)
 {
@@ -170,6 +551,9 @@ letterbox_suite (void)
   tcase_add_test (tc, test_no_scale_up_and_top_left);
   tcase_add_test (tc, test_round_trips);
   tcase_add_test (tc, test_box_clamp);
+  tcase_add_test (tc, test_exact_pixels);
+  tcase_add_test (tc, test_exact_rois);
+  tcase_add_test (tc, test_exact_full_size);
   return s;
 }
 

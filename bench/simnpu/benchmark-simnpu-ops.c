@@ -351,8 +351,7 @@ bench_graph (const char *name, gchar * json, int kind)
     for (k = 0; k < 4; k++) {
       da[k] = x->dims[k];
       dz[k] = z->dims[k];
-      db[k] = op->n_inputs > 1 ?
-          r.g->tensors[op->inputs[1]].dims[k] : 1;
+      db[k] = op->n_inputs > 1 ? r.g->tensors[op->inputs[1]].dims[k] : 1;
     }
     a.a = (const int8_t *) (r.arena + x->offset);
     a.b = op->n_inputs > 1 ?

@@ -699,6 +699,178 @@ test_requant_copy (void)
   }
 }
 
+/* ---------------- fast memory-bound kernels ---------------- */
+
+#define N_FAST_CASES 400
+#define FAST_MAX_RUN 70
+#define SPLIT_HALF (1 << (SIMNPU_ELTWISE_SHIFT / 2))
+
+/* a multiplier near the limits of the kernels' paths: the 16-bit high
+ * half of the AVX2 multiply-adds (either sign, at and just past its
+ * bounds), the int32 range of the split arithmetic, beyond it, small and
+ * ordinary ones */
+static int64_t
+fast_multiplier (void)
+{
+  switch (rand_int (0, 11)) {
+    case 0:
+      return (int64_t) G_MAXINT16 *SPLIT_HALF + SPLIT_HALF - 1;
+    case 1:
+      return (int64_t) G_MININT16 *SPLIT_HALF;
+    case 2:
+      return (int64_t) (G_MAXINT16 + 1) * SPLIT_HALF + rand_int (0, 9);
+    case 3:
+      return (int64_t) (G_MININT16 - 1) * SPLIT_HALF + SPLIT_HALF - 1;
+    case 4:
+      return G_MAXINT32;
+    case 5:
+      return G_MININT32;
+    case 6:
+      return (int64_t) G_MAXINT32 + rand_int (1, 1 << 20);
+    case 7:
+      return rand_int (-SPLIT_HALF, SPLIT_HALF);
+    case 8:
+      return G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT;
+    default:
+      return rand_int (-(1 << 26), 1 << 26);
+  }
+}
+
+static int8_t
+ref_elt (simnpu__op_type type, int32_t a, int32_t b, int64_t ma, int64_t mb,
+    int32_t zo)
+{
+  const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
+  int64_t v;
+
+  switch (type) {
+    case SIMNPU_OP_MUL:
+      v = (int64_t) a *b * ma;
+      break;
+    case SIMNPU_OP_MAXIMUM:
+      v = MAX (a * ma, b * mb);
+      break;
+    case SIMNPU_OP_MINIMUM:
+      v = MIN (a * ma, b * mb);
+      break;
+    default:
+      v = a * ma + b * mb;
+      break;
+  }
+  return (int8_t) CLAMP (((v + round) >> SIMNPU_ELTWISE_SHIFT) + zo, -128, 127);
+}
+
+/* every element-wise op, flat and broadcast along any dimensions, with
+ * runs long enough for the vector kernels and their tails, on the AVX2
+ * and the portable paths */
+static void
+test_eltwise_fast (void)
+{
+  const simnpu__op_type types[] = { SIMNPU_OP_ADD, SIMNPU_OP_SUB,
+    SIMNPU_OP_MUL, SIMNPU_OP_MAXIMUM, SIMNPU_OP_MINIMUM
+  };
+  int pass, t;
+
+  for (pass = 0; pass < 2; pass++) {
+    simnpu__kernels_disable_avx2 (pass == 1);
+    for (t = 0; t < N_FAST_CASES; t++) {
+      simnpu__op_type type = types[t % G_N_ELEMENTS (types)];
+      int32_t za = rand_int (-128, 127), zb = rand_int (-128, 127);
+      int32_t zo = rand_int (-128, 127);
+      int64_t ma = fast_multiplier (), mb = fast_multiplier ();
+      int64_t da[4], db[4], dout[4], i0, i1, i2, i3;
+      size_t na, nb, no;
+      int8_t *a, *b, *out, *ref;
+      int d;
+
+      if (type == SIMNPU_OP_MUL && rand_int (0, 1))
+        ma = rand_int (1, 1 << 18);
+      if (t % 7 == 0) {
+        /* one quantisation throughout: max and min byte-wise */
+        ma = mb = G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT;
+        za = zb = zo;
+      }
+      for (d = 0; d < 4; d++) {
+        dout[d] = rand_int (1, d == 0 ? 2 : d == 3 ? FAST_MAX_RUN : 6);
+        if (t % 3 == 0 || rand_int (0, 2) > 0) {
+          da[d] = db[d] = dout[d];
+        } else {
+          da[d] = rand_int (0, 1) ? 1 : dout[d];
+          db[d] = rand_int (0, 1) ? 1 : dout[d];
+        }
+      }
+      na = da[0] * da[1] * da[2] * da[3];
+      nb = db[0] * db[1] * db[2] * db[3];
+      no = dout[0] * dout[1] * dout[2] * dout[3];
+      a = g_malloc (na);
+      b = g_malloc (nb);
+      out = g_malloc (no);
+      ref = g_malloc (no);
+      fill_i8 (a, na);
+      fill_i8 (b, nb);
+      simnpu__eltwise (type, da, a, za, db, b, zb, dout, out, zo, ma, mb);
+      for (i0 = 0; i0 < dout[0]; i0++)
+        for (i1 = 0; i1 < dout[1]; i1++)
+          for (i2 = 0; i2 < dout[2]; i2++)
+            for (i3 = 0; i3 < dout[3]; i3++) {
+              int64_t ia = (((i0 % da[0]) * da[1] + i1 % da[1]) * da[2] +
+                  i2 % da[2]) * da[3] + i3 % da[3];
+              int64_t ib = (((i0 % db[0]) * db[1] + i1 % db[1]) * db[2] +
+                  i2 % db[2]) * db[3] + i3 % db[3];
+              int64_t io = ((i0 * dout[1] + i1) * dout[2] + i2) * dout[3]
+                  + i3;
+              ref[io] = ref_elt (type, a[ia] - za, b[ib] - zb, ma, mb, zo);
+            }
+      g_assert_cmpmem (out, no, ref, no);
+      g_free (a);
+      g_free (b);
+      g_free (out);
+      g_free (ref);
+    }
+  }
+  simnpu__kernels_disable_avx2 (false);
+}
+
+/* LUT and requant_copy over lengths with tails, at odd offsets, with
+ * multipliers at the limits of each path, on both paths */
+static void
+test_lut_requant_fast (void)
+{
+  int pass, t;
+
+  for (pass = 0; pass < 2; pass++) {
+    simnpu__kernels_disable_avx2 (pass == 1);
+    for (t = 0; t < N_FAST_CASES; t++) {
+      size_t n = (size_t) rand_int (0, 3 * FAST_MAX_RUN), off = rand_int (0,
+          3), i;
+      int8_t lut[256];
+      int8_t *in = g_malloc (n + off + 1), *out = g_malloc (n + off + 1);
+      int8_t *ref = g_malloc (n + 1);
+      int32_t zi = rand_int (-128, 127), zo = rand_int (-128, 127);
+      int64_t m = fast_multiplier ();
+
+      fill_i8 (lut, sizeof (lut));
+      fill_i8 (in, n + off + 1);
+      simnpu__lut (lut, in + off, out + off, n);
+      for (i = 0; i < n; i++)
+        ref[i] = lut[(uint8_t) (in[off + i] + 128)];
+      g_assert_cmpmem (out + off, n, ref, n);
+      simnpu__requant_copy (in + off, out + off, n, zi, zo, m);
+      for (i = 0; i < n; i++) {
+        int64_t v = (((int64_t) (in[off + i] - zi) * m +
+                (G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1)))
+            >> SIMNPU_ELTWISE_SHIFT) + zo;
+        ref[i] = (int8_t) CLAMP (v, -128, 127);
+      }
+      g_assert_cmpmem (out + off, n, ref, n);
+      g_free (in);
+      g_free (out);
+      g_free (ref);
+    }
+  }
+  simnpu__kernels_disable_avx2 (false);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -715,6 +887,8 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/kernels/transpose", test_transpose);
   g_test_add_func ("/simnpu/kernels/lut", test_lut_ops);
   g_test_add_func ("/simnpu/kernels/requant-copy", test_requant_copy);
+  g_test_add_func ("/simnpu/kernels/eltwise-fast", test_eltwise_fast);
+  g_test_add_func ("/simnpu/kernels/lut-requant-fast", test_lut_requant_fast);
   ret = g_test_run ();
   g_rand_free (rng);
   return ret;

@@ -83,6 +83,12 @@ G_STATIC_ASSERT (SIMNPU_ELTWISE_SHIFT % 2 == 0);
 /* the widest output row of copy_runs' constant-stride cases */
 #define RUNS_MAX_STRIDE 8
 
+/* the longest input row (bytes) of maxpool_rows' row buffer */
+#define POOL_ROW_MAX 16384
+
+/* channels of a generic avgpool's sums at a time */
+#define POOL_CHUNK 256
+
 /* the 2x2 pooling window */
 #define POOL2_COUNT 4
 #define POOL2_LOG2 2
@@ -1328,6 +1334,96 @@ simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
   eltwise_broadcast (kind, dout, a, sa, zp_a, b, sb, zp_b, out, zp_out, ma, mb);
 }
 
+#ifdef SIMNPU_MAC_AVX2
+/* channels per vector of the pools' AVX2 loops */
+#define POOL_AVX2_STEP 16
+
+/* One output pixel of a 2x2 pool from its four taps' channel runs, 16
+ * channels at a time, the last 16 overlapping the previous ones (the
+ * values are the same) so that any ch >= 16 needs no scalar tail. avg:
+ * the sum s minus 4 zp (|s| < 2^11) in 16 bits, rounded half away from
+ * zero as avg4: |s| + 2 shifted, the sign put back. */
+__attribute__((target ("avx2"), noinline))
+     static void pool2x2_avx2 (bool is_max, const int8_t * restrict r0,
+    const int8_t * restrict r1, int8_t * restrict o, int64_t ow, int64_t ch,
+    int32_t zp)
+{
+  const __m256i z4 = _mm256_set1_epi16 ((int16_t) (POOL2_COUNT * zp));
+  const __m256i half = _mm256_set1_epi16 (POOL2_HALF);
+  const __m256i zo = _mm256_set1_epi16 ((int16_t) zp);
+  int64_t x, c;
+
+  for (x = 0; x < ow; x++) {
+    const int8_t *p0 = r0 + 2 * x * ch, *p1 = p0 + ch;
+    const int8_t *q0 = r1 + 2 * x * ch, *q1 = q0 + ch;
+    int8_t *d = o + x * ch;
+    for (c = 0; c < ch; c += POOL_AVX2_STEP) {
+      __m128i a, b, e, f;
+      if (c + POOL_AVX2_STEP > ch)
+        c = ch - POOL_AVX2_STEP;
+      a = _mm_loadu_si128 ((const __m128i *) (const void *) (p0 + c));
+      b = _mm_loadu_si128 ((const __m128i *) (const void *) (p1 + c));
+      e = _mm_loadu_si128 ((const __m128i *) (const void *) (q0 + c));
+      f = _mm_loadu_si128 ((const __m128i *) (const void *) (q1 + c));
+      if (is_max) {
+        _mm_storeu_si128 ((__m128i *) (void *) (d + c),
+            _mm_max_epi8 (_mm_max_epi8 (a, b), _mm_max_epi8 (e, f)));
+      } else {
+        __m256i sum = _mm256_add_epi16 (_mm256_add_epi16
+            (_mm256_cvtepi8_epi16 (a), _mm256_cvtepi8_epi16 (b)),
+            _mm256_add_epi16 (_mm256_cvtepi8_epi16 (e),
+                _mm256_cvtepi8_epi16 (f)));
+        __m256i q;
+        sum = _mm256_sub_epi16 (sum, z4);
+        q = _mm256_srli_epi16 (_mm256_add_epi16 (_mm256_abs_epi16 (sum),
+                half), POOL2_LOG2);
+        q = _mm256_add_epi16 (_mm256_sign_epi16 (q, sum), zo);
+        q = _mm256_packs_epi16 (q, q);
+        q = _mm256_permute4x64_epi64 (q, _MM_SHUFFLE (3, 1, 2, 0));
+        _mm_storeu_si128 ((__m128i *) (void *) (d + c),
+            _mm256_castsi256_si128 (q));
+      }
+    }
+  }
+}
+
+/* One output pixel of a max pool over its window's valid taps, the
+ * channels 32 (or, below 32 channels, 16) at a time, the last block
+ * overlapping the previous one. Needs ch >= 16. */
+__attribute__((target ("avx2"), noinline))
+     static void maxpool_pixel_avx2 (const int8_t * restrict src, int64_t iw,
+    int64_t ch, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+    int8_t * restrict o)
+{
+  const __m256i lo = _mm256_set1_epi8 (I8_MIN);
+  int64_t c, y, x;
+
+  if (ch < 2 * POOL_AVX2_STEP) {
+    for (c = 0; c < ch; c += POOL_AVX2_STEP) {
+      __m128i m = _mm256_castsi256_si128 (lo);
+      if (c + POOL_AVX2_STEP > ch)
+        c = ch - POOL_AVX2_STEP;
+      for (y = y0; y < y1; y++)
+        for (x = x0; x < x1; x++)
+          m = _mm_max_epi8 (m, _mm_loadu_si128 ((const __m128i *) (const void
+                      *) (src + (y * iw + x) * ch + c)));
+      _mm_storeu_si128 ((__m128i *) (void *) (o + c), m);
+    }
+    return;
+  }
+  for (c = 0; c < ch; c += 2 * POOL_AVX2_STEP) {
+    __m256i m = lo;
+    if (c + 2 * POOL_AVX2_STEP > ch)
+      c = ch - 2 * POOL_AVX2_STEP;
+    for (y = y0; y < y1; y++)
+      for (x = x0; x < x1; x++)
+        m = _mm256_max_epi8 (m, _mm256_loadu_si256 ((const __m256i *) (const
+                    void *) (src + (y * iw + x) * ch + c)));
+    _mm256_storeu_si256 ((__m256i *) (void *) (o + c), m);
+  }
+}
+#endif
+
 /* avg of a 2x2 window (count 4) as in simnpu__pool: zp + the rounded
  * half-away-from-zero quotient */
 static inline int8_t
@@ -1365,18 +1461,75 @@ static inline __attribute__((always_inline))
             o[x] = avg4 (r0[2 * x] + r0[2 * x + 1] + r1[2 * x]
                 + r1[2 * x + 1] - POOL2_COUNT * zp, zp);
       } else {
-        for (x = 0; x < ow; x++)
-          for (c = 0; c < ch; c++) {
-            int64_t i = 2 * x * ch + c, j = i + ch;
-            if (is_max) {
-              int32_t a = MAX (r0[i], r0[j]);
-              int32_t b = MAX (r1[i], r1[j]);
-              o[x * ch + c] = (int8_t) MAX (a, b);
-            } else {
-              o[x * ch + c] = avg4 (r0[i] + r0[j] + r1[i] + r1[j]
-                  - POOL2_COUNT * zp, zp);
-            }
-          }
+#ifdef SIMNPU_MAC_AVX2
+        if (ch >= POOL_AVX2_STEP && elt_use_avx2 ()) {
+          pool2x2_avx2 (is_max, r0, r1, o, ow, ch, zp);
+          continue;
+        }
+#endif
+        /* per output pixel, along its channels (contiguous in all four
+         * taps), so that the channel loops vectorise */
+        for (x = 0; x < ow; x++) {
+          const int8_t *restrict p0 = r0 + 2 * x * ch, *restrict p1 = p0 + ch;
+          const int8_t *restrict q0 = r1 + 2 * x * ch, *restrict q1 = q0 + ch;
+          int8_t *restrict d = o + x * ch;
+          if (is_max)
+            for (c = 0; c < ch; c++) {
+              int8_t a = MAX (p0[c], p1[c]), b = MAX (q0[c], q1[c]);
+              d[c] = MAX (a, b);
+          } else
+            for (c = 0; c < ch; c++)
+              d[c] = avg4 (p0[c] + p1[c] + q0[c] + q1[c] - POOL2_COUNT * zp,
+                  zp);
+        }
+      }
+    }
+}
+
+/* A max pool as two passes: per output row, the max over the window's
+ * rows of whole input rows (one long vector loop), then per output pixel
+ * the max over the window's columns of that row: kh + kw taps per output
+ * instead of kh * kw, the same maxima. */
+static inline __attribute__((always_inline))
+     void maxpool_rows (const int64_t * din, const int8_t * in,
+    const int64_t * dout, int8_t * out, int kh, int kw, int sh, int sw,
+    int pt, int pl)
+{
+  const int64_t ih = din[1], iw = din[2], ch = din[3], row = iw * ch;
+  int8_t rmax[POOL_ROW_MAX];
+#ifdef SIMNPU_MAC_AVX2
+  const bool use_avx2 = ch >= POOL_AVX2_STEP && elt_use_avx2 ();
+#endif
+  int64_t n, oy, ox, y, x, c, i;
+
+  for (n = 0; n < dout[0]; n++)
+    for (oy = 0; oy < dout[1]; oy++) {
+      int64_t y0 = MAX (oy * sh - pt, 0), y1 = MIN (oy * sh - pt + kh, ih);
+      const int8_t *plane = in + n * ih * row;
+      int8_t *restrict r = rmax;
+      memset (r, I8_MIN, (size_t) row);
+      for (y = y0; y < y1; y++) {
+        const int8_t *restrict t = plane + y * row;
+        for (i = 0; i < row; i++)
+          r[i] = MAX (r[i], t[i]);
+      }
+      for (ox = 0; ox < dout[2]; ox++) {
+        int64_t x0 = MAX (ox * sw - pl, 0), x1 = MIN (ox * sw - pl + kw, iw);
+        int8_t *restrict o = out;
+#ifdef SIMNPU_MAC_AVX2
+        if (use_avx2) {
+          maxpool_pixel_avx2 (rmax, iw, ch, 0, 1, x0, x1, o);
+          out += ch;
+          continue;
+        }
+#endif
+        memset (o, I8_MIN, (size_t) ch);
+        for (x = x0; x < x1; x++) {
+          const int8_t *restrict t = rmax + x * ch;
+          for (c = 0; c < ch; c++)
+            o[c] = MAX (o[c], t[c]);
+        }
+        out += ch;
       }
     }
 }
@@ -1388,6 +1541,9 @@ simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
 {
   int64_t n, oy, ox, c;
   int64_t ih = din[1], iw = din[2], ch = din[3];
+#ifdef SIMNPU_MAC_AVX2
+  const bool use_avx2 = elt_use_avx2 ();
+#endif
 
   if (kh == 2 && kw == 2 && sh == 2 && sw == 2 && pt == 0 && pl == 0
       && 2 * dout[1] <= ih && 2 * dout[2] <= iw) {
@@ -1395,6 +1551,15 @@ simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
     return;
   }
 
+  /* separable when it loads fewer taps per output row */
+  if (is_max && iw * ch <= POOL_ROW_MAX
+      && kh * iw + dout[2] * kw < dout[2] * kh * kw) {
+    maxpool_rows (din, in, dout, out, kh, kw, sh, sw, pt, pl);
+    return;
+  }
+  /* per output pixel, the window's taps in turn along the channels
+   * (contiguous), so that the channel loops vectorise: max into the
+   * output, sums into int32 chunks on the stack */
   for (n = 0; n < dout[0]; n++) {
     const int8_t *src = in + n * ih * iw * ch;
     for (oy = 0; oy < dout[1]; oy++) {
@@ -1402,29 +1567,52 @@ simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
         int64_t y0 = oy * sh - pt, x0 = ox * sw - pl;
         int64_t y1 = MIN (y0 + kh, ih), x1 = MIN (x0 + kw, iw);
         int64_t y, x;
+        int32_t count;
         y0 = MAX (y0, 0);
         x0 = MAX (x0, 0);
-        for (c = 0; c < ch; c++) {
-          int32_t acc = is_max ? I8_MIN : 0;
-          int32_t count = (int32_t) ((y1 - y0) * (x1 - x0));
+        count = (int32_t) ((y1 - y0) * (x1 - x0));
+#ifdef SIMNPU_MAC_AVX2
+        if (is_max && ch >= POOL_AVX2_STEP && use_avx2) {
+          maxpool_pixel_avx2 (src, iw, ch, y0, y1, x0, x1, out);
+        } else
+#endif
+        if (is_max) {
+          int8_t *restrict o = out;
+          memset (o, I8_MIN, (size_t) ch);
           for (y = y0; y < y1; y++)
             for (x = x0; x < x1; x++) {
-              int32_t v = src[(y * iw + x) * ch + c];
-              if (is_max)
-                acc = v > acc ? v : acc;
-              else
-                acc += v - zp;
+              const int8_t *restrict t = src + (y * iw + x) * ch;
+              for (c = 0; c < ch; c++)
+                o[c] = MAX (o[c], t[c]);
             }
-          if (!is_max) {
-            if (count <= 0)
-              acc = zp;
-            else if (acc >= 0)
-              acc = zp + (acc + count / 2) / count;
-            else
-              acc = zp - (-acc + count / 2) / count;
+        } else {
+          int64_t c0;
+          for (c0 = 0; c0 < ch; c0 += POOL_CHUNK) {
+            const int64_t m = MIN (POOL_CHUNK, ch - c0);
+            int32_t acc[POOL_CHUNK];
+            int8_t *restrict o = out + c0;
+            for (c = 0; c < m; c++)
+              acc[c] = 0;
+            for (y = y0; y < y1; y++)
+              for (x = x0; x < x1; x++) {
+                const int8_t *restrict t = src + (y * iw + x) * ch + c0;
+                for (c = 0; c < m; c++)
+                  acc[c] += t[c];
+              }
+            for (c = 0; c < m; c++) {
+              /* the sum of (v - zp), as the definition */
+              int32_t v = acc[c] - count * zp;
+              if (count <= 0)
+                v = zp;
+              else if (v >= 0)
+                v = zp + (v + count / 2) / count;
+              else
+                v = zp - (-v + count / 2) / count;
+              o[c] = clamp_i8 (v);
+            }
           }
-          *out++ = clamp_i8 (acc);
         }
+        out += ch;
       }
     }
   }

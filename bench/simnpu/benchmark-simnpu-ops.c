@@ -577,6 +577,8 @@ bench_model (const char *path)
   size_t bytes_type[SIMNPU_N_OP_TYPES] = { 0 };
   unsigned count[SIMNPU_N_OP_TYPES] = { 0 };
   double conv_ns = 0, total_ns = 0;
+  /* SIMNPU_BENCH_OPS_VERBOSE: every op on its own line too */
+  const bool verbose = g_getenv ("SIMNPU_BENCH_OPS_VERBOSE") != NULL;
   unsigned i;
 
   if (!g_file_get_contents (path, &data, &size, NULL)
@@ -608,6 +610,18 @@ bench_model (const char *path)
     ns_type[t] += ns;
     bytes_type[t] += op_traffic (g, &g->ops[i]);
     count[t]++;
+    if (verbose) {
+      const simnpu__tensor *x = &g->tensors[g->ops[i].inputs[0]];
+      const simnpu__tensor *z = &g->tensors[g->ops[i].outputs[0]];
+      gchar *name = g_strdup_printf ("%s %" G_GINT64_FORMAT "x%"
+          G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+          " -> %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT,
+          simnpu__op_type_name (t), (gint64) x->dims[0], (gint64) x->dims[1],
+          (gint64) x->dims[2], (gint64) x->dims[3], (gint64) z->dims[1],
+          (gint64) z->dims[2], (gint64) z->dims[3]);
+      print_row (name, op_traffic (g, &g->ops[i]), ns, 0);
+      g_free (name);
+    }
   }
   printf ("  %s: %u ops, %.1f us (conv2d and softmax %.1f us)\n", path,
       g->n_ops, total_ns / 1000, conv_ns / 1000);

@@ -871,6 +871,85 @@ test_lut_requant_fast (void)
   simnpu__kernels_disable_avx2 (false);
 }
 
+/* pools over many channels (the vector loops, their overlapping last
+ * blocks and tails), the 2x2 fast path, the separable max and the
+ * generic windows, on both paths */
+static void
+test_pool_fast (void)
+{
+  int pass, t;
+
+  for (pass = 0; pass < 2; pass++) {
+    simnpu__kernels_disable_avx2 (pass == 1);
+    for (t = 0; t < N_FAST_CASES; t++) {
+      bool is_max = t % 2 == 0;
+      int kh = rand_int (1, 5), kw = rand_int (1, 5);
+      int sh = rand_int (1, 3), sw = rand_int (1, 3);
+      int pt = rand_int (0, kh - 1), pl = rand_int (0, kw - 1);
+      int pb = rand_int (0, kh - 1), pr = rand_int (0, kw - 1);
+      int32_t zp = rand_int (-128, 127);
+      int64_t din[4], dout[4], n, oy, ox, c;
+      size_t ni, no;
+      int8_t *in, *out, *ref;
+
+      if (t % 4 < 2) {
+        kh = kw = sh = sw = 2;
+        pt = pl = pb = pr = 0;
+      }
+      din[0] = rand_int (1, 2);
+      din[1] = rand_int (kh, 12);
+      din[2] = rand_int (kw, 12);
+      din[3] = rand_int (1, FAST_MAX_RUN);
+      dout[0] = din[0];
+      dout[1] = (din[1] + pt + pb - kh) / sh + 1;
+      dout[2] = (din[2] + pl + pr - kw) / sw + 1;
+      dout[3] = din[3];
+      ni = din[0] * din[1] * din[2] * din[3];
+      no = dout[0] * dout[1] * dout[2] * dout[3];
+      in = g_malloc (ni);
+      out = g_malloc (no);
+      ref = g_malloc (no);
+      fill_i8 (in, ni);
+      if (t % 5 == 0)
+        fill_extremes (in, ni);
+      simnpu__pool (is_max, din, in, dout, out, kh, kw, sh, sw, pt, pl, zp);
+      for (n = 0; n < dout[0]; n++)
+        for (oy = 0; oy < dout[1]; oy++)
+          for (ox = 0; ox < dout[2]; ox++)
+            for (c = 0; c < dout[3]; c++) {
+              int32_t best = -128, sum = 0, count = 0, v;
+              int ky, kx;
+              for (ky = 0; ky < kh; ky++)
+                for (kx = 0; kx < kw; kx++) {
+                  int64_t iy = oy * sh - pt + ky, ix = ox * sw - pl + kx;
+                  if (iy < 0 || iy >= din[1] || ix < 0 || ix >= din[2])
+                    continue;
+                  v = in[((n * din[1] + iy) * din[2] + ix) * din[3] + c];
+                  best = MAX (best, v);
+                  sum += v - zp;
+                  count++;
+                }
+              if (is_max) {
+                v = best;
+              } else if (count == 0) {
+                v = zp;
+              } else {
+                double avg = (double) sum / count;
+                v = zp + (int32_t) (avg >= 0 ? floor (avg + 0.5) :
+                    -floor (-avg + 0.5));
+              }
+              ref[((n * dout[1] + oy) * dout[2] + ox) * dout[3] + c] =
+                  (int8_t) CLAMP (v, -128, 127);
+            }
+      g_assert_cmpmem (out, no, ref, no);
+      g_free (in);
+      g_free (out);
+      g_free (ref);
+    }
+  }
+  simnpu__kernels_disable_avx2 (false);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -889,6 +968,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/kernels/requant-copy", test_requant_copy);
   g_test_add_func ("/simnpu/kernels/eltwise-fast", test_eltwise_fast);
   g_test_add_func ("/simnpu/kernels/lut-requant-fast", test_lut_requant_fast);
+  g_test_add_func ("/simnpu/kernels/pool-fast", test_pool_fast);
   ret = g_test_run ();
   g_rand_free (rng);
   return ret;

@@ -1910,6 +1910,57 @@ simnpu__resize_bilinear (const int64_t * din, const int8_t * in,
   }
 }
 
+#ifdef SIMNPU_MAC_AVX2
+/* channels per vector of mean_avx2 */
+#define MEAN_AVX2_STEP 32
+/* positions whose int8 sum stays inside int16: 256 * -128 = -32768 */
+#define MEAN_I16_POSITIONS 256
+
+/* sum[c] += the sum over the hw positions of src[i * ch + c] for the
+ * channels up to a multiple of MEAN_AVX2_STEP, in 16-bit partial sums
+ * of MEAN_I16_POSITIONS positions (exact), widened into sum; the
+ * positions go in blocks across all the channels, so that a block is read
+ * from memory once. Returns the channels done. */
+__attribute__((target ("avx2"), noinline))
+     static int64_t mean_avx2 (const int8_t * restrict src, int64_t hw,
+    int64_t ch, int32_t * restrict sum)
+{
+  const int64_t m = ch - ch % MEAN_AVX2_STEP;
+  int64_t p0, p, c;
+
+  for (p0 = 0; p0 < hw; p0 += MEAN_I16_POSITIONS) {
+    const int64_t p1 = MIN (hw, p0 + MEAN_I16_POSITIONS);
+    for (c = 0; c < m; c += MEAN_AVX2_STEP) {
+      __m256i a0 = _mm256_setzero_si256 (), a1 = a0;
+      __m256i s0, s1, s2, s3;
+      int32_t *o = sum + c;
+      for (p = p0; p < p1; p++) {
+        __m256i v = _mm256_loadu_si256 ((const __m256i *) (const void *)
+            (src + p * ch + c));
+        a0 = _mm256_add_epi16 (a0,
+            _mm256_cvtepi8_epi16 (_mm256_castsi256_si128 (v)));
+        a1 = _mm256_add_epi16 (a1,
+            _mm256_cvtepi8_epi16 (_mm256_extracti128_si256 (v, 1)));
+      }
+      s0 = _mm256_cvtepi16_epi32 (_mm256_castsi256_si128 (a0));
+      s1 = _mm256_cvtepi16_epi32 (_mm256_extracti128_si256 (a0, 1));
+      s2 = _mm256_cvtepi16_epi32 (_mm256_castsi256_si128 (a1));
+      s3 = _mm256_cvtepi16_epi32 (_mm256_extracti128_si256 (a1, 1));
+#define MEAN_ACC(K, S) \
+      _mm256_storeu_si256 ((__m256i *) (void *) (o + (K)), \
+          _mm256_add_epi32 (S, _mm256_loadu_si256 ((const __m256i *) \
+                  (const void *) (o + (K)))))
+      MEAN_ACC (0, s0);
+      MEAN_ACC (8, s1);
+      MEAN_ACC (16, s2);
+      MEAN_ACC (24, s3);
+#undef MEAN_ACC
+    }
+  }
+  return m;
+}
+#endif
+
 /* acc: din[3] int32 of scratch. Raw values are summed (|sum| <= 128 *
  * H * W < 2^31 for the H * W <= 2^23 the graph allows) and the zero point
  * taken out once. */
@@ -1929,10 +1980,16 @@ simnpu__mean (const int64_t * din, const int8_t * in, int8_t * out,
         s += src[i];
       sum[0] = s;
     } else {
+      int64_t c0 = 0;
       memset (sum, 0, (size_t) ch * sizeof (int32_t));
-      for (i = 0; i < hw; i++)
-        for (c = 0; c < ch; c++)
-          sum[c] += src[i * ch + c];
+#ifdef SIMNPU_MAC_AVX2
+      if (elt_use_avx2 ())
+        c0 = mean_avx2 (src, hw, ch, sum);
+#endif
+      if (c0 < ch)
+        for (i = 0; i < hw; i++)
+          for (c = c0; c < ch; c++)
+            sum[c] += src[i * ch + c];
     }
     for (c = 0; c < ch; c++) {
       double v = (double) ((int64_t) sum[c] - (int64_t) zp_in * hw);

@@ -950,6 +950,61 @@ test_pool_fast (void)
   simnpu__kernels_disable_avx2 (false);
 }
 
+/* mean over H x W with many channels (the 16-bit partial sums over
+ * blocks of positions, at the ends of the int8 range) and tails, on both
+ * paths */
+static void
+test_mean_fast (void)
+{
+  int pass, t;
+
+  for (pass = 0; pass < 2; pass++) {
+    simnpu__kernels_disable_avx2 (pass == 1);
+    for (t = 0; t < N_FAST_CASES / 4; t++) {
+      int64_t din[4], hw, n, i, c;
+      int32_t zi = rand_int (-128, 127), zo = rand_int (-128, 127);
+      double rescale = g_rand_double_range (rng, 0.01, 4.0);
+      size_t ni, no;
+      int8_t *in, *out, *ref;
+      int32_t *acc;
+
+      din[0] = rand_int (1, 2);
+      din[1] = rand_int (1, 24);
+      din[2] = rand_int (1, 24);
+      din[3] = rand_int (1, 3 * FAST_MAX_RUN);
+      hw = din[1] * din[2];
+      ni = din[0] * hw * din[3];
+      no = din[0] * din[3];
+      in = g_malloc (ni);
+      out = g_malloc (no);
+      ref = g_malloc (no);
+      acc = g_new (int32_t, din[3]);
+      if (t % 3 == 0)
+        memset (in, t % 2 ? 127 : -128, ni);
+      else if (t % 3 == 1)
+        fill_extremes (in, ni);
+      else
+        fill_i8 (in, ni);
+      simnpu__mean (din, in, out, acc, zi, zo, rescale);
+      for (n = 0; n < din[0]; n++)
+        for (c = 0; c < din[3]; c++) {
+          int64_t s = 0;
+          double r;
+          for (i = 0; i < hw; i++)
+            s += in[(n * hw + i) * din[3] + c] - zi;
+          r = round ((double) s * rescale / (double) hw) + zo;
+          ref[n * din[3] + c] = (int8_t) CLAMP (r, -128, 127);
+        }
+      g_assert_cmpmem (out, no, ref, no);
+      g_free (in);
+      g_free (out);
+      g_free (ref);
+      g_free (acc);
+    }
+  }
+  simnpu__kernels_disable_avx2 (false);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -969,6 +1024,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/kernels/eltwise-fast", test_eltwise_fast);
   g_test_add_func ("/simnpu/kernels/lut-requant-fast", test_lut_requant_fast);
   g_test_add_func ("/simnpu/kernels/pool-fast", test_pool_fast);
+  g_test_add_func ("/simnpu/kernels/mean-fast", test_mean_fast);
   ret = g_test_run ();
   g_rand_free (rng);
   return ret;

@@ -2027,6 +2027,15 @@ pad_row (const int8_t * src, int64_t iw, int64_t ic, int8_t * dst,
         memset (dst + x * oc, value, (size_t) oc);
     return;
   }
+  if (!edge) {
+    /* the constant everywhere, then the requantised pixels into their
+     * channel slices: one call per pixel instead of three */
+    memset (dst, value, (size_t) (ow * oc));
+    for (x = 0; x < iw; x++)
+      simnpu__requant_copy (src + x * ic, dst + (bw + x) * oc + bc,
+          (size_t) ic, zp_in, zp_out, mult);
+    return;
+  }
   for (x = 0; x < ow; x++) {
     int64_t sx = x - bw;
     int8_t *o = dst + x * oc;

@@ -1005,6 +1005,75 @@ test_mean_fast (void)
   simnpu__kernels_disable_avx2 (false);
 }
 
+/* pad on every dimension, constant and edge, requantised or not, on both
+ * paths */
+static void
+test_pad_fast (void)
+{
+  int pass, t;
+
+  for (pass = 0; pass < 2; pass++) {
+    simnpu__kernels_disable_avx2 (pass == 1);
+    for (t = 0; t < N_FAST_CASES / 2; t++) {
+      int64_t din[4], dout[4], i0, i1, i2, i3;
+      int32_t before[4];
+      bool edge = t % 2 == 0, identity = t % 3 == 0;
+      int32_t zi = identity ? 0 : rand_int (-128, 127);
+      int32_t zo = identity ? 0 : rand_int (-128, 127);
+      int64_t m = identity ? G_GINT64_CONSTANT (1) << SIMNPU_ELTWISE_SHIFT :
+          fast_multiplier ();
+      int8_t value = (int8_t) rand_int (-128, 127);
+      size_t ni, no;
+      int8_t *in, *out, *ref;
+      int d;
+
+      for (d = 0; d < 4; d++) {
+        din[d] = rand_int (1, d == 0 ? 2 : d == 3 ? 40 : 7);
+        before[d] = rand_int (0, 1) ? 0 : rand_int (0, 3);
+        dout[d] = din[d] + before[d] + (rand_int (0, 1) ? 0 : rand_int (0, 3));
+      }
+      ni = din[0] * din[1] * din[2] * din[3];
+      no = dout[0] * dout[1] * dout[2] * dout[3];
+      in = g_malloc (ni);
+      out = g_malloc (no);
+      ref = g_malloc (no);
+      fill_i8 (in, ni);
+      simnpu__pad (din, in, dout, out, before, edge, value, zi, zo, m);
+      for (i0 = 0; i0 < dout[0]; i0++)
+        for (i1 = 0; i1 < dout[1]; i1++)
+          for (i2 = 0; i2 < dout[2]; i2++)
+            for (i3 = 0; i3 < dout[3]; i3++) {
+              int64_t s[4] = { i0 - before[0], i1 - before[1],
+                i2 - before[2], i3 - before[3]
+              };
+              bool inside = true;
+              int8_t v;
+              for (d = 0; d < 4; d++) {
+                if (s[d] < 0 || s[d] >= din[d])
+                  inside = false;
+                s[d] = CLAMP (s[d], 0, din[d] - 1);
+              }
+              if (!inside && !edge) {
+                v = value;
+              } else {
+                int64_t x = in[((s[0] * din[1] + s[1]) * din[2] + s[2])
+                    * din[3] + s[3]];
+                int64_t q = (((x - zi) * m + (G_GINT64_CONSTANT (1) <<
+                            (SIMNPU_ELTWISE_SHIFT - 1))) >>
+                    SIMNPU_ELTWISE_SHIFT) + zo;
+                v = (int8_t) CLAMP (q, -128, 127);
+              }
+              ref[((i0 * dout[1] + i1) * dout[2] + i2) * dout[3] + i3] = v;
+            }
+      g_assert_cmpmem (out, no, ref, no);
+      g_free (in);
+      g_free (out);
+      g_free (ref);
+    }
+  }
+  simnpu__kernels_disable_avx2 (false);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1025,6 +1094,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/kernels/lut-requant-fast", test_lut_requant_fast);
   g_test_add_func ("/simnpu/kernels/pool-fast", test_pool_fast);
   g_test_add_func ("/simnpu/kernels/mean-fast", test_mean_fast);
+  g_test_add_func ("/simnpu/kernels/pad-fast", test_pad_fast);
   ret = g_test_run ();
   g_rand_free (rng);
   return ret;

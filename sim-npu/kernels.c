@@ -1746,14 +1746,87 @@ simnpu__copy_box (const int8_t * src, const int64_t * sd,
   }
 }
 
+/* the side of transpose_2d's square tiles */
+#define TILE 16
+/* the byte interleaves of a TILE x TILE transpose: log2 (TILE) */
+#define TILE_ROUNDS 4
+
+#ifdef __SSE2__
+/* A 16 x 16 byte tile: d[a * ds + j] = s[j * ss + a]. Each round
+ * interleaves rows i and i + 8 into rows 2i and 2i + 1, which rotates the
+ * 8-bit (row, column) index of every byte left by one; four rounds swap
+ * row and column. */
+static inline void
+transpose_tile_sse2 (const int8_t * s, size_t ss, int8_t * d, size_t ds)
+{
+  __m128i x[TILE], y[TILE];
+  int i, r;
+
+  for (i = 0; i < TILE; i++)
+    x[i] = _mm_loadu_si128 ((const __m128i *) (const void *) (s + i * ss));
+  for (r = 0; r < TILE_ROUNDS; r++) {
+    for (i = 0; i < TILE / 2; i++) {
+      y[2 * i] = _mm_unpacklo_epi8 (x[i], x[i + TILE / 2]);
+      y[2 * i + 1] = _mm_unpackhi_epi8 (x[i], x[i + TILE / 2]);
+    }
+    memcpy (x, y, sizeof (x));
+  }
+  for (i = 0; i < TILE; i++)
+    _mm_storeu_si128 ((__m128i *) (void *) (d + i * ds), x[i]);
+}
+#endif
+
+/* out[a * os + j] = in[a + j * is] for a < na, j < nj: a matrix
+ * transpose, in tiles so that both sides are read and written in runs */
+static inline __attribute__((always_inline))
+     void transpose_2d (const int8_t * restrict in, size_t is,
+    int8_t * restrict out, size_t os, size_t na, size_t nj)
+{
+  size_t a0, j0, a, j;
+
+  for (a0 = 0; a0 < na; a0 += TILE)
+    for (j0 = 0; j0 < nj; j0 += TILE) {
+      const size_t ma = MIN (TILE, na - a0), mj = MIN (TILE, nj - j0);
+#ifdef __SSE2__
+      if (ma == TILE && mj == TILE) {
+        transpose_tile_sse2 (in + a0 + j0 * is, is, out + a0 * os + j0, os);
+        continue;
+      }
+#endif
+      for (a = a0; a < a0 + ma; a++)
+        for (j = j0; j < j0 + mj; j++)
+          out[a * os + j] = in[a + j * is];
+    }
+}
+
 /* out[i0][i1][i2][i3] = in[i0 * ps[0] + i1 * ps[1] + i2 * ps[2] + i3 *
  * ps[3]]: a rank-4 permutation given by the input strides of the output
- * dimensions; the innermost run is a constant-stride gather. */
+ * dimensions; the innermost run is a constant-stride gather, or, when
+ * another output dimension k is the input's contiguous one (NHWC to NCHW
+ * and back), tiled transposes of the (k, 3) planes. */
 SIMNPU_CLONES void
 simnpu__transpose (const int8_t * in, const int64_t * ps,
     const int64_t * dout, int8_t * out)
 {
   int64_t i0, i1, i2;
+  int k;
+
+  for (k = 0; k < 3; k++)
+    if (ps[k] == 1 && ps[3] > 1 && dout[k] >= TILE && dout[3] >= TILE)
+      break;
+  if (k < 3) {
+    int64_t os[4];
+    int u = k == 0 ? 1 : 0, v = k == 2 ? 1 : 2, d;
+    os[3] = 1;
+    for (d = 2; d >= 0; d--)
+      os[d] = os[d + 1] * dout[d + 1];
+    for (i0 = 0; i0 < dout[u]; i0++)
+      for (i1 = 0; i1 < dout[v]; i1++)
+        transpose_2d (in + i0 * ps[u] + i1 * ps[v], (size_t) ps[3],
+            out + i0 * os[u] + i1 * os[v], (size_t) os[k], (size_t) dout[k],
+            (size_t) dout[3]);
+    return;
+  }
 
   for (i0 = 0; i0 < dout[0]; i0++)
     for (i1 = 0; i1 < dout[1]; i1++)

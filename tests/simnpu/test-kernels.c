@@ -1074,6 +1074,56 @@ test_pad_fast (void)
   simnpu__kernels_disable_avx2 (false);
 }
 
+/* permutations of tensors large enough for the tiled transposes (whole
+ * tiles and edges) against a plain index loop */
+static void
+test_transpose_fast (void)
+{
+  int t;
+
+  for (t = 0; t < N_FAST_CASES / 4; t++) {
+    int64_t din[4], dout[4], stride[4], ps[4];
+    int perm[4] = { 0, 1, 2, 3 };
+    int64_t i0, i1, i2, i3;
+    size_t n;
+    int8_t *in, *out, *ref;
+    int d;
+
+    for (d = 3; d > 0; d--) {
+      int e = rand_int (0, d), tmp = perm[d];
+      perm[d] = perm[e];
+      perm[e] = tmp;
+    }
+    for (d = 0; d < 4; d++)
+      din[d] = rand_int (1, 4);
+    din[3] = rand_int (1, 50);
+    din[perm[3]] = rand_int (1, 50);
+    stride[3] = 1;
+    for (d = 2; d >= 0; d--)
+      stride[d] = stride[d + 1] * din[d + 1];
+    for (d = 0; d < 4; d++) {
+      dout[d] = din[perm[d]];
+      ps[d] = stride[perm[d]];
+    }
+    n = din[0] * din[1] * din[2] * din[3];
+    in = g_malloc (n);
+    out = g_malloc (n);
+    ref = g_malloc (n);
+    fill_i8 (in, n);
+    simnpu__transpose (in, ps, dout, out);
+    for (i0 = 0; i0 < dout[0]; i0++)
+      for (i1 = 0; i1 < dout[1]; i1++)
+        for (i2 = 0; i2 < dout[2]; i2++)
+          for (i3 = 0; i3 < dout[3]; i3++)
+            ref[((i0 * dout[1] + i1) * dout[2] + i2) * dout[3] + i3] =
+                in[i0 * ps[0] + i1 * ps[1] + i2 * ps[2] + i3 * ps[3]];
+    g_assert_cmpmem (out, n, ref, n);
+    g_free (in);
+    g_free (out);
+    g_free (ref);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1095,6 +1145,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/kernels/pool-fast", test_pool_fast);
   g_test_add_func ("/simnpu/kernels/mean-fast", test_mean_fast);
   g_test_add_func ("/simnpu/kernels/pad-fast", test_pad_fast);
+  g_test_add_func ("/simnpu/kernels/transpose-fast", test_transpose_fast);
   ret = g_test_run ();
   g_rand_free (rng);
   return ret;

@@ -241,11 +241,14 @@ op_traffic (const simnpu__graph * g, const simnpu__op * op)
   return bytes;
 }
 
+/* copy_ns: memcpy's time for the same bytes, or 0 to measure it here */
 static void
-print_row (const char *name, size_t traffic, double ns, double ref_ns)
+print_row_copy (const char *name, size_t traffic, double ns, double ref_ns,
+    double copy_ns)
 {
   double gbps = (double) traffic / ns;
-  double copy = memcpy_gbps (traffic);
+  double copy = copy_ns > 0 ? (double) traffic / copy_ns :
+      memcpy_gbps (traffic);
   double ratio = gbps / copy;
 
   printf ("  %-34s %9.1f us %7.2f GB/s  memcpy %6.2f GB/s  ratio %5.2f%s",
@@ -254,6 +257,12 @@ print_row (const char *name, size_t traffic, double ns, double ref_ns)
   if (ref_ns > 0)
     printf ("  vs plain C x%.2f", ref_ns / ns);
   printf ("\n");
+}
+
+static void
+print_row (const char *name, size_t traffic, double ns, double ref_ns)
+{
+  print_row_copy (name, traffic, ns, ref_ns, 0);
 }
 
 /* ---------------- plain C loops of the definitions ---------------- */
@@ -589,6 +598,7 @@ bench_model (const char *path)
   graph_run r;
   double ns_type[SIMNPU_N_OP_TYPES] = { 0 };
   size_t bytes_type[SIMNPU_N_OP_TYPES] = { 0 };
+  double copy_type[SIMNPU_N_OP_TYPES] = { 0 };
   unsigned count[SIMNPU_N_OP_TYPES] = { 0 };
   double conv_ns = 0, total_ns = 0;
   /* SIMNPU_BENCH_OPS_VERBOSE: every op on its own line too */
@@ -623,6 +633,10 @@ bench_model (const char *path)
     }
     ns_type[t] += ns;
     bytes_type[t] += op_traffic (g, &g->ops[i]);
+    /* each op against memcpy of its own bytes (cache-resident or not as
+     * the op's tensors are) */
+    copy_type[t] += (double) op_traffic (g, &g->ops[i]) /
+        memcpy_gbps (op_traffic (g, &g->ops[i]));
     count[t]++;
     if (verbose) {
       const simnpu__tensor *x = &g->tensors[g->ops[i].inputs[0]];
@@ -645,7 +659,7 @@ bench_model (const char *path)
       continue;
     name = g_strdup_printf ("%s (%u ops)",
         simnpu__op_type_name ((simnpu__op_type) i), count[i]);
-    print_row (name, bytes_type[i], ns_type[i], 0);
+    print_row_copy (name, bytes_type[i], ns_type[i], 0, copy_type[i]);
     g_free (name);
   }
   graph_run_clear (&r);

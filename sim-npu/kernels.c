@@ -83,6 +83,12 @@ G_STATIC_ASSERT (SIMNPU_ELTWISE_SHIFT % 2 == 0);
 /* the widest output row of copy_runs' constant-stride cases */
 #define RUNS_MAX_STRIDE 8
 
+/* the longest input row (bytes) of maxpool_rows' row buffer */
+#define POOL_ROW_MAX 16384
+
+/* channels of a generic avgpool's sums at a time */
+#define POOL_CHUNK 256
+
 /* the 2x2 pooling window */
 #define POOL2_COUNT 4
 #define POOL2_LOG2 2
@@ -729,16 +735,6 @@ simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
     simnpu__conv2d_portable (p, input, weights, bias, scales, output, scratch);
 }
 
-SIMNPU_CLONES void
-simnpu__lut (const int8_t * restrict lut, const int8_t * restrict input,
-    int8_t * restrict output, size_t n)
-{
-  size_t i;
-
-  for (i = 0; i < n; i++)
-    output[i] = lut[(uint8_t) (input[i] - I8_MIN)];
-}
-
 /* floor ((v * m + 2^(SHIFT - 1)) / 2^SHIFT) in 32 bits, for m = mh *
  * 2^H + ml (H = SHIFT / 2, 0 <= ml < 2^H) in int32 and |v| <= 255: as
  * in eltwise_flat's add, nested floors of divisions by 2^H compose,
@@ -753,12 +749,249 @@ requant32 (int32_t v, int32_t mh, int32_t ml)
       >> ELTWISE_HALF_SHIFT;
 }
 
+/* Tests clear this to run the portable element-wise loops on an AVX2
+ * machine too (simnpu__kernels_disable_avx2). */
+static bool elt_avx2_disabled;
+
+void
+simnpu__kernels_disable_avx2 (bool disable)
+{
+  elt_avx2_disabled = disable;
+}
+
+static inline bool
+elt_use_avx2 (void)
+{
+#ifdef SIMNPU_MAC_AVX2
+  return !elt_avx2_disabled && __builtin_cpu_supports ("avx2");
+#else
+  return false;
+#endif
+}
+
+#ifdef SIMNPU_MAC_AVX2
+/* elements per step of the element-wise AVX2 kernels */
+#define ELT_AVX2_STEP 16
+/* bytes per step of lut_avx2, and its table's 16-entry rows */
+#define LUT_AVX2_STEP 32
+#define LUT_ROWS 16
+#define LUT_ROW 16
+#define LUT_LOW_NIBBLE 0x0f
+#define LUT_INDEX_FLIP ((char) 0x80)
+
+/* The element-wise kernels work on 16 elements widened to int16 (their
+ * values minus the zero point, |v| <= 255); the lane-wise unpacks of two
+ * such vectors give 32-bit pairs of elements 0-3 and 8-11 (p0) and 4-7 and
+ * 12-15 (p1), which the lane-wise saturating packs of store16_avx2 put
+ * back in order, saturation being clamp_i8. */
+__attribute__((target ("avx2")))
+     static inline __m256i load16_avx2 (const int8_t * p, __m256i zp)
+{
+  return _mm256_sub_epi16 (_mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const
+                  __m128i *) (const void *) p)), zp);
+}
+
+__attribute__((target ("avx2")))
+     static inline void store16_avx2 (int8_t * o, __m256i r0, __m256i r1)
+{
+  __m256i q = _mm256_packs_epi32 (r0, r1);
+
+  _mm_storeu_si128 ((__m128i *) (void *) o,
+      _mm_packs_epi16 (_mm256_castsi256_si128 (q),
+          _mm256_extracti128_si256 (q, 1)));
+}
+
+/* requant32's (hi + ((lo + round) >> H)) >> H from the multiply-adds hi
+ * and lo of the split multiplier's halves */
+__attribute__((target ("avx2")))
+     static inline __m256i split_round_avx2 (__m256i hi, __m256i lo,
+    __m256i round)
+{
+  return _mm256_srai_epi32 (_mm256_add_epi32 (hi,
+          _mm256_srai_epi32 (_mm256_add_epi32 (lo, round),
+              ELTWISE_HALF_SHIFT)), ELTWISE_HALF_SHIFT);
+}
+
+/* requant_copy's 32-bit path for a high half mh in 16 bits: requant32 of
+ * each element as one multiply-add per half of the (v, 0) pairs. Does the
+ * elements up to a multiple of ELT_AVX2_STEP and returns how many. */
+__attribute__((target ("avx2"), noinline))
+     static size_t requant_avx2 (const int8_t * restrict in,
+    int8_t * restrict out, size_t n, int32_t zp_in, int32_t zp_out,
+    int32_t mh, int32_t ml)
+{
+  const __m256i zi = _mm256_set1_epi16 ((int16_t) zp_in);
+  const __m256i h = _mm256_set1_epi32 ((int32_t) weight_pair (mh, 0));
+  const __m256i l = _mm256_set1_epi32 ((int32_t) weight_pair (ml, 0));
+  const __m256i round = _mm256_set1_epi32 (1 << (SIMNPU_ELTWISE_SHIFT - 1));
+  const __m256i zo = _mm256_set1_epi32 (zp_out);
+  const __m256i zero = _mm256_setzero_si256 ();
+  const size_t m = n - n % ELT_AVX2_STEP;
+  size_t i;
+
+  for (i = 0; i < m; i += ELT_AVX2_STEP) {
+    __m256i v = load16_avx2 (in + i, zi);
+    __m256i p0 = _mm256_unpacklo_epi16 (v, zero);
+    __m256i p1 = _mm256_unpackhi_epi16 (v, zero);
+    __m256i r0 = split_round_avx2 (_mm256_madd_epi16 (p0, h),
+        _mm256_madd_epi16 (p0, l), round);
+    __m256i r1 = split_round_avx2 (_mm256_madd_epi16 (p1, h),
+        _mm256_madd_epi16 (p1, l), round);
+    store16_avx2 (out + i, _mm256_add_epi32 (r0, zo), _mm256_add_epi32 (r1,
+            zo));
+  }
+  return m;
+}
+
+/* minmax_flat's 32-bit path for high halves in 16 bits: each operand
+ * requantised as in requant_avx2 (the other's multipliers zero in the
+ * pairs), then the 32-bit max or min. */
+__attribute__((target ("avx2"), noinline))
+     static size_t minmax_avx2 (bool is_max, const int8_t * restrict a,
+    int32_t zp_a, const int8_t * restrict b, int32_t zp_b,
+    int8_t * restrict out, size_t n, int32_t zp_out, int32_t mah,
+    int32_t mbh, int32_t mal, int32_t mbl)
+{
+  const __m256i za = _mm256_set1_epi16 ((int16_t) zp_a);
+  const __m256i zb = _mm256_set1_epi16 ((int16_t) zp_b);
+  const __m256i ha = _mm256_set1_epi32 ((int32_t) weight_pair (mah, 0));
+  const __m256i la = _mm256_set1_epi32 ((int32_t) weight_pair (mal, 0));
+  const __m256i hb = _mm256_set1_epi32 ((int32_t) weight_pair (0, mbh));
+  const __m256i lb = _mm256_set1_epi32 ((int32_t) weight_pair (0, mbl));
+  const __m256i round = _mm256_set1_epi32 (1 << (SIMNPU_ELTWISE_SHIFT - 1));
+  const __m256i zo = _mm256_set1_epi32 (zp_out);
+  const size_t m = n - n % ELT_AVX2_STEP;
+  size_t i;
+
+  for (i = 0; i < m; i += ELT_AVX2_STEP) {
+    __m256i va = load16_avx2 (a + i, za), vb = load16_avx2 (b + i, zb);
+    __m256i p0 = _mm256_unpacklo_epi16 (va, vb);
+    __m256i p1 = _mm256_unpackhi_epi16 (va, vb);
+    __m256i a0 = split_round_avx2 (_mm256_madd_epi16 (p0, ha),
+        _mm256_madd_epi16 (p0, la), round);
+    __m256i a1 = split_round_avx2 (_mm256_madd_epi16 (p1, ha),
+        _mm256_madd_epi16 (p1, la), round);
+    __m256i b0 = split_round_avx2 (_mm256_madd_epi16 (p0, hb),
+        _mm256_madd_epi16 (p0, lb), round);
+    __m256i b1 = split_round_avx2 (_mm256_madd_epi16 (p1, hb),
+        _mm256_madd_epi16 (p1, lb), round);
+    __m256i r0 = is_max ? _mm256_max_epi32 (a0, b0) : _mm256_min_epi32 (a0,
+        b0);
+    __m256i r1 = is_max ? _mm256_max_epi32 (a1, b1) : _mm256_min_epi32 (a1,
+        b1);
+    store16_avx2 (out + i, _mm256_add_epi32 (r0, zo), _mm256_add_epi32 (r1,
+            zo));
+  }
+  return m;
+}
+
+/* mul's 32-bit-multiplier path: the product p = (a - za) (b - zb) (|p| <=
+ * 255^2) from the 16-bit low and high halves, then m * p in 64 bits for
+ * the even and the odd 32-bit lanes; the logical shift keeps bits SHIFT
+ * and up, whose low 32 bits are the arithmetic shift's since the result
+ * (|m * p| / 2^SHIFT < 2^23) fits. */
+__attribute__((target ("avx2")))
+     static inline __m256i mul_round_avx2 (__m256i p, __m256i m, __m256i round)
+{
+  __m256i even = _mm256_add_epi64 (_mm256_mul_epi32 (p, m), round);
+  __m256i odd = _mm256_add_epi64 (_mm256_mul_epi32 (_mm256_srli_epi64 (p,
+              32), m), round);
+
+  even = _mm256_srli_epi64 (even, SIMNPU_ELTWISE_SHIFT);
+  /* bits SHIFT.. of the odd product into the upper 32 bits */
+  odd = _mm256_slli_epi64 (odd, 32 - SIMNPU_ELTWISE_SHIFT);
+  return _mm256_blend_epi32 (even, odd, 0xaa);
+}
+
+__attribute__((target ("avx2"), noinline))
+     static size_t mul_avx2 (const int8_t * restrict a, int32_t zp_a,
+    const int8_t * restrict b, int32_t zp_b, int8_t * restrict out, size_t n,
+    int32_t zp_out, int32_t mult)
+{
+  const __m256i za = _mm256_set1_epi16 ((int16_t) zp_a);
+  const __m256i zb = _mm256_set1_epi16 ((int16_t) zp_b);
+  const __m256i m = _mm256_set1_epi32 (mult);
+  const __m256i round = _mm256_set1_epi64x (G_GINT64_CONSTANT (1) <<
+      (SIMNPU_ELTWISE_SHIFT - 1));
+  const __m256i zo = _mm256_set1_epi32 (zp_out);
+  const size_t k = n - n % ELT_AVX2_STEP;
+  size_t i;
+
+  for (i = 0; i < k; i += ELT_AVX2_STEP) {
+    __m256i va = load16_avx2 (a + i, za), vb = load16_avx2 (b + i, zb);
+    __m256i lo = _mm256_mullo_epi16 (va, vb);
+    __m256i hi = _mm256_mulhi_epi16 (va, vb);
+    __m256i r0 = mul_round_avx2 (_mm256_unpacklo_epi16 (lo, hi), m, round);
+    __m256i r1 = mul_round_avx2 (_mm256_unpackhi_epi16 (lo, hi), m, round);
+    store16_avx2 (out + i, _mm256_add_epi32 (r0, zo), _mm256_add_epi32 (r1,
+            zo));
+  }
+  return k;
+}
+
+/* The table as 16 rows of 16 entries, each row in both 128-bit lanes: a
+ * byte shuffle per row looks the low nibble up, and a tree of blends on
+ * bits 4 to 7 of the index (each shifted to the byte's top bit, which
+ * the blend tests; 16-bit shifts carry nothing across into a byte's top
+ * bit) picks the row. */
+__attribute__((target ("avx2"), noinline))
+     static size_t lut_avx2 (const int8_t * restrict lut,
+    const int8_t * restrict in, int8_t * restrict out, size_t n)
+{
+  __m256i t[LUT_ROWS];
+  const __m256i flip = _mm256_set1_epi8 (LUT_INDEX_FLIP);
+  const __m256i low = _mm256_set1_epi8 (LUT_LOW_NIBBLE);
+  const size_t m = n - n % LUT_AVX2_STEP;
+  size_t i;
+  int k;
+
+  for (k = 0; k < LUT_ROWS; k++)
+    t[k] = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
+            (const void *) (lut + k * LUT_ROW)));
+  for (i = 0; i < m; i += LUT_AVX2_STEP) {
+    __m256i x = _mm256_xor_si256 (_mm256_loadu_si256 ((const __m256i *)
+            (const void *) (in + i)), flip);
+    __m256i nib = _mm256_and_si256 (x, low);
+    __m256i r[LUT_ROWS];
+    __m256i s;
+    for (k = 0; k < LUT_ROWS; k++)
+      r[k] = _mm256_shuffle_epi8 (t[k], nib);
+    s = _mm256_slli_epi16 (x, 3);
+    for (k = 0; k < LUT_ROWS / 2; k++)
+      r[k] = _mm256_blendv_epi8 (r[2 * k], r[2 * k + 1], s);
+    s = _mm256_slli_epi16 (x, 2);
+    for (k = 0; k < LUT_ROWS / 4; k++)
+      r[k] = _mm256_blendv_epi8 (r[2 * k], r[2 * k + 1], s);
+    s = _mm256_slli_epi16 (x, 1);
+    for (k = 0; k < LUT_ROWS / 8; k++)
+      r[k] = _mm256_blendv_epi8 (r[2 * k], r[2 * k + 1], s);
+    _mm256_storeu_si256 ((__m256i *) (void *) (out + i),
+        _mm256_blendv_epi8 (r[0], r[1], x));
+  }
+  return m;
+}
+#endif
+
+SIMNPU_CLONES void
+simnpu__lut (const int8_t * restrict lut, const int8_t * restrict input,
+    int8_t * restrict output, size_t n)
+{
+  size_t i = 0;
+
+#ifdef SIMNPU_MAC_AVX2
+  if (elt_use_avx2 ())
+    i = lut_avx2 (lut, input, output, n);
+#endif
+  for (; i < n; i++)
+    output[i] = lut[(uint8_t) (input[i] - I8_MIN)];
+}
+
 SIMNPU_CLONES void
 simnpu__requant_copy (const int8_t * restrict in, int8_t * restrict out,
     size_t n, int32_t zp_in, int32_t zp_out, int64_t mult)
 {
   const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
-  size_t i;
+  size_t i = 0;
 
   if (zp_in == zp_out && mult == (G_GINT64_CONSTANT (1) <<
           SIMNPU_ELTWISE_SHIFT)) {
@@ -768,7 +1001,11 @@ simnpu__requant_copy (const int8_t * restrict in, int8_t * restrict out,
   if (mult >= G_MININT32 && mult <= G_MAXINT32) {
     const int32_t mh = (int32_t) mult >> ELTWISE_HALF_SHIFT;
     const int32_t ml = (int32_t) mult & ((1 << ELTWISE_HALF_SHIFT) - 1);
-    for (i = 0; i < n; i++)
+#ifdef SIMNPU_MAC_AVX2
+    if (mh >= G_MININT16 && mh <= G_MAXINT16 && elt_use_avx2 ())
+      i = requant_avx2 (in, out, n, zp_in, zp_out, mh, ml);
+#endif
+    for (; i < n; i++)
       out[i] = clamp_i8 (requant32 (in[i] - zp_in, mh, ml) + zp_out);
     return;
   }
@@ -841,13 +1078,20 @@ static inline __attribute__((always_inline))
     const int32_t mbh = (int32_t) mb >> ELTWISE_HALF_SHIFT;
     const int32_t mal = (int32_t) ma & ((1 << ELTWISE_HALF_SHIFT) - 1);
     const int32_t mbl = (int32_t) mb & ((1 << ELTWISE_HALF_SHIFT) - 1);
+    i = 0;
+#ifdef SIMNPU_MAC_AVX2
+    if (mah >= G_MININT16 && mah <= G_MAXINT16 && mbh >= G_MININT16
+        && mbh <= G_MAXINT16 && elt_use_avx2 ())
+      i = minmax_avx2 (is_max, a, zp_a, b, zp_b, out, n, zp_out, mah, mbh,
+          mal, mbl);
+#endif
     if (is_max)
-      for (i = 0; i < n; i++) {
+      for (; i < n; i++) {
         int32_t ra = requant32 (a[i] - zp_a, mah, mal);
         int32_t rb = requant32 (b[i] - zp_b, mbh, mbl);
         out[i] = clamp_i8 (MAX (ra, rb) + zp_out);
     } else
-      for (i = 0; i < n; i++) {
+      for (; i < n; i++) {
         int32_t ra = requant32 (a[i] - zp_a, mah, mal);
         int32_t rb = requant32 (b[i] - zp_b, mbh, mbl);
         out[i] = clamp_i8 (MIN (ra, rb) + zp_out);
@@ -942,7 +1186,7 @@ static inline __attribute__((always_inline))
       i = 0;
 #ifdef SIMNPU_MAC_AVX2
       if (mah >= G_MININT16 && mah <= G_MAXINT16 && mbh >= G_MININT16
-          && mbh <= G_MAXINT16 && __builtin_cpu_supports ("avx2"))
+          && mbh <= G_MAXINT16 && elt_use_avx2 ())
         i = add_flat_avx2 (a, zp_a, b, zp_b, out, n, zp_out, mah, mbh, mal,
             mbl);
 #endif
@@ -953,16 +1197,94 @@ static inline __attribute__((always_inline))
         out[i] = clamp_i8 (((hi + (lo >> ELTWISE_HALF_SHIFT))
                 >> ELTWISE_HALF_SHIFT) + zp_out);
       }
-    } else
-      for (i = 0; i < n; i++) {
+    } else {
+      i = 0;
+#ifdef SIMNPU_MAC_AVX2
+      if (elt_use_avx2 ())
+        i = mul_avx2 (a, zp_a, b, zp_b, out, n, zp_out, ma32);
+#endif
+      for (; i < n; i++) {
         int64_t v = (int64_t) ma32 * ((a[i] - zp_a) * (b[i] - zp_b));
         out[i] = clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT)
             + zp_out);
       }
+    }
     return;
   }
   for (i = 0; i < n; i++)
     out[i] = eltwise_one (kind, a[i] - zp_a, b[i] - zp_b, ma, mb, zp_out);
+}
+
+/* elements of a broadcast operand's run expanded at a time */
+#define ELT_CHUNK 1024
+
+/* One run of n output elements; a stride of 0 repeats the operand's first
+ * element, which is expanded into a chunk on the stack so that the flat
+ * kernels run. */
+static inline __attribute__((always_inline))
+     void eltwise_run (elt_kind kind, const int8_t * a, int64_t sa,
+    int32_t zp_a, const int8_t * b, int64_t sb, int32_t zp_b, int8_t * out,
+    size_t n, int32_t zp_out, int64_t ma, int64_t mb)
+{
+  int8_t ea[ELT_CHUNK], eb[ELT_CHUNK];
+  size_t i, k;
+
+  if (sa != 0 && sb != 0) {
+    eltwise_flat (kind, a, zp_a, b, zp_b, out, n, zp_out, ma, mb);
+    return;
+  }
+  if (sa == 0)
+    memset (ea, a[0], MIN (n, ELT_CHUNK));
+  if (sb == 0)
+    memset (eb, b[0], MIN (n, ELT_CHUNK));
+  for (i = 0; i < n; i += k) {
+    k = MIN (n - i, ELT_CHUNK);
+    eltwise_flat (kind, sa == 0 ? ea : a + i, zp_a, sb == 0 ? eb : b + i,
+        zp_b, out + i, k, zp_out, ma, mb);
+  }
+}
+
+/* Broadcasting element-wise op over rank-4 dims with strides sa, sb (0 on
+ * broadcast dimensions): dimensions of size 1 are dropped and neighbours
+ * that are contiguous for both operands merged, so that the innermost
+ * run (stride 1 or 0 for each operand) is as long as possible and goes
+ * to the flat kernels. */
+static inline __attribute__((always_inline))
+     void eltwise_broadcast (elt_kind kind, const int64_t * dout,
+    const int8_t * a,
+    const int64_t * sa, int32_t zp_a, const int8_t * b, const int64_t * sb,
+    int32_t zp_b, int8_t * out, int32_t zp_out, int64_t ma, int64_t mb)
+{
+  /* outermost first, padded in front with single runs */
+  int64_t n[4] = { 1, 1, 1, 1 }, ta[4] = { 0 }, tb[4] = { 0 };
+  int64_t i0, i1, i2;
+  int d, r = 4;
+
+  for (d = 3; d >= 0; d--) {
+    if (dout[d] == 1)
+      continue;
+    if (r < 4 && sa[d] == ta[r] * n[r] && sb[d] == tb[r] * n[r]) {
+      n[r] *= dout[d];
+      continue;
+    }
+    r--;
+    n[r] = dout[d];
+    ta[r] = sa[d];
+    tb[r] = sb[d];
+  }
+  if (r == 4) {
+    /* a single element */
+    eltwise_run (kind, a, 0, zp_a, b, 0, zp_b, out, 1, zp_out, ma, mb);
+    return;
+  }
+  for (i0 = 0; i0 < n[0]; i0++)
+    for (i1 = 0; i1 < n[1]; i1++)
+      for (i2 = 0; i2 < n[2]; i2++) {
+        eltwise_run (kind, a + i0 * ta[0] + i1 * ta[1] + i2 * ta[2], ta[3],
+            zp_a, b + i0 * tb[0] + i1 * tb[1] + i2 * tb[2], tb[3], zp_b, out,
+            (size_t) n[3], zp_out, ma, mb);
+        out += n[3];
+      }
 }
 
 /* Dims are rank-4; a dimension of size 1 broadcasts. */
@@ -972,7 +1294,6 @@ simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
     const int64_t * dout, int8_t * out, int32_t zp_out, int64_t ma, int64_t mb)
 {
   elt_kind kind;
-  int64_t i0, i1, i2, i3;
   int64_t sa[4], sb[4];
   int d;
 
@@ -1010,15 +1331,98 @@ simnpu__eltwise (simnpu__op_type type, const int64_t * da, const int8_t * a,
     if (db[d] == 1)
       sb[d] = 0;
   }
-  for (i0 = 0; i0 < dout[0]; i0++)
-    for (i1 = 0; i1 < dout[1]; i1++)
-      for (i2 = 0; i2 < dout[2]; i2++)
-        for (i3 = 0; i3 < dout[3]; i3++) {
-          int32_t va = a[i0 * sa[0] + i1 * sa[1] + i2 * sa[2] + i3 * sa[3]];
-          int32_t vb = b[i0 * sb[0] + i1 * sb[1] + i2 * sb[2] + i3 * sb[3]];
-          *out++ = eltwise_one (kind, va - zp_a, vb - zp_b, ma, mb, zp_out);
-        }
+  eltwise_broadcast (kind, dout, a, sa, zp_a, b, sb, zp_b, out, zp_out, ma, mb);
 }
+
+#ifdef SIMNPU_MAC_AVX2
+/* channels per vector of the pools' AVX2 loops */
+#define POOL_AVX2_STEP 16
+
+/* One output pixel of a 2x2 pool from its four taps' channel runs, 16
+ * channels at a time, the last 16 overlapping the previous ones (the
+ * values are the same) so that any ch >= 16 needs no scalar tail. avg:
+ * the sum s minus 4 zp (|s| < 2^11) in 16 bits, rounded half away from
+ * zero as avg4: |s| + 2 shifted, the sign put back. */
+__attribute__((target ("avx2"), noinline))
+     static void pool2x2_avx2 (bool is_max, const int8_t * restrict r0,
+    const int8_t * restrict r1, int8_t * restrict o, int64_t ow, int64_t ch,
+    int32_t zp)
+{
+  const __m256i z4 = _mm256_set1_epi16 ((int16_t) (POOL2_COUNT * zp));
+  const __m256i half = _mm256_set1_epi16 (POOL2_HALF);
+  const __m256i zo = _mm256_set1_epi16 ((int16_t) zp);
+  int64_t x, c;
+
+  for (x = 0; x < ow; x++) {
+    const int8_t *p0 = r0 + 2 * x * ch, *p1 = p0 + ch;
+    const int8_t *q0 = r1 + 2 * x * ch, *q1 = q0 + ch;
+    int8_t *d = o + x * ch;
+    for (c = 0; c < ch; c += POOL_AVX2_STEP) {
+      __m128i a, b, e, f;
+      if (c + POOL_AVX2_STEP > ch)
+        c = ch - POOL_AVX2_STEP;
+      a = _mm_loadu_si128 ((const __m128i *) (const void *) (p0 + c));
+      b = _mm_loadu_si128 ((const __m128i *) (const void *) (p1 + c));
+      e = _mm_loadu_si128 ((const __m128i *) (const void *) (q0 + c));
+      f = _mm_loadu_si128 ((const __m128i *) (const void *) (q1 + c));
+      if (is_max) {
+        _mm_storeu_si128 ((__m128i *) (void *) (d + c),
+            _mm_max_epi8 (_mm_max_epi8 (a, b), _mm_max_epi8 (e, f)));
+      } else {
+        __m256i sum = _mm256_add_epi16 (_mm256_add_epi16
+            (_mm256_cvtepi8_epi16 (a), _mm256_cvtepi8_epi16 (b)),
+            _mm256_add_epi16 (_mm256_cvtepi8_epi16 (e),
+                _mm256_cvtepi8_epi16 (f)));
+        __m256i q;
+        sum = _mm256_sub_epi16 (sum, z4);
+        q = _mm256_srli_epi16 (_mm256_add_epi16 (_mm256_abs_epi16 (sum),
+                half), POOL2_LOG2);
+        q = _mm256_add_epi16 (_mm256_sign_epi16 (q, sum), zo);
+        q = _mm256_packs_epi16 (q, q);
+        q = _mm256_permute4x64_epi64 (q, _MM_SHUFFLE (3, 1, 2, 0));
+        _mm_storeu_si128 ((__m128i *) (void *) (d + c),
+            _mm256_castsi256_si128 (q));
+      }
+    }
+  }
+}
+
+/* One output pixel of a max pool over its window's valid taps, the
+ * channels 32 (or, below 32 channels, 16) at a time, the last block
+ * overlapping the previous one. Needs ch >= 16. */
+__attribute__((target ("avx2"), noinline))
+     static void maxpool_pixel_avx2 (const int8_t * restrict src, int64_t iw,
+    int64_t ch, int64_t y0, int64_t y1, int64_t x0, int64_t x1,
+    int8_t * restrict o)
+{
+  const __m256i lo = _mm256_set1_epi8 (I8_MIN);
+  int64_t c, y, x;
+
+  if (ch < 2 * POOL_AVX2_STEP) {
+    for (c = 0; c < ch; c += POOL_AVX2_STEP) {
+      __m128i m = _mm256_castsi256_si128 (lo);
+      if (c + POOL_AVX2_STEP > ch)
+        c = ch - POOL_AVX2_STEP;
+      for (y = y0; y < y1; y++)
+        for (x = x0; x < x1; x++)
+          m = _mm_max_epi8 (m, _mm_loadu_si128 ((const __m128i *) (const void
+                      *) (src + (y * iw + x) * ch + c)));
+      _mm_storeu_si128 ((__m128i *) (void *) (o + c), m);
+    }
+    return;
+  }
+  for (c = 0; c < ch; c += 2 * POOL_AVX2_STEP) {
+    __m256i m = lo;
+    if (c + 2 * POOL_AVX2_STEP > ch)
+      c = ch - 2 * POOL_AVX2_STEP;
+    for (y = y0; y < y1; y++)
+      for (x = x0; x < x1; x++)
+        m = _mm256_max_epi8 (m, _mm256_loadu_si256 ((const __m256i *) (const
+                    void *) (src + (y * iw + x) * ch + c)));
+    _mm256_storeu_si256 ((__m256i *) (void *) (o + c), m);
+  }
+}
+#endif
 
 /* avg of a 2x2 window (count 4) as in simnpu__pool: zp + the rounded
  * half-away-from-zero quotient */
@@ -1057,18 +1461,75 @@ static inline __attribute__((always_inline))
             o[x] = avg4 (r0[2 * x] + r0[2 * x + 1] + r1[2 * x]
                 + r1[2 * x + 1] - POOL2_COUNT * zp, zp);
       } else {
-        for (x = 0; x < ow; x++)
-          for (c = 0; c < ch; c++) {
-            int64_t i = 2 * x * ch + c, j = i + ch;
-            if (is_max) {
-              int32_t a = MAX (r0[i], r0[j]);
-              int32_t b = MAX (r1[i], r1[j]);
-              o[x * ch + c] = (int8_t) MAX (a, b);
-            } else {
-              o[x * ch + c] = avg4 (r0[i] + r0[j] + r1[i] + r1[j]
-                  - POOL2_COUNT * zp, zp);
-            }
-          }
+#ifdef SIMNPU_MAC_AVX2
+        if (ch >= POOL_AVX2_STEP && elt_use_avx2 ()) {
+          pool2x2_avx2 (is_max, r0, r1, o, ow, ch, zp);
+          continue;
+        }
+#endif
+        /* per output pixel, along its channels (contiguous in all four
+         * taps), so that the channel loops vectorise */
+        for (x = 0; x < ow; x++) {
+          const int8_t *restrict p0 = r0 + 2 * x * ch, *restrict p1 = p0 + ch;
+          const int8_t *restrict q0 = r1 + 2 * x * ch, *restrict q1 = q0 + ch;
+          int8_t *restrict d = o + x * ch;
+          if (is_max)
+            for (c = 0; c < ch; c++) {
+              int8_t a = MAX (p0[c], p1[c]), b = MAX (q0[c], q1[c]);
+              d[c] = MAX (a, b);
+          } else
+            for (c = 0; c < ch; c++)
+              d[c] = avg4 (p0[c] + p1[c] + q0[c] + q1[c] - POOL2_COUNT * zp,
+                  zp);
+        }
+      }
+    }
+}
+
+/* A max pool as two passes: per output row, the max over the window's
+ * rows of whole input rows (one long vector loop), then per output pixel
+ * the max over the window's columns of that row: kh + kw taps per output
+ * instead of kh * kw, the same maxima. */
+static inline __attribute__((always_inline))
+     void maxpool_rows (const int64_t * din, const int8_t * in,
+    const int64_t * dout, int8_t * out, int kh, int kw, int sh, int sw,
+    int pt, int pl)
+{
+  const int64_t ih = din[1], iw = din[2], ch = din[3], row = iw * ch;
+  int8_t rmax[POOL_ROW_MAX];
+#ifdef SIMNPU_MAC_AVX2
+  const bool use_avx2 = ch >= POOL_AVX2_STEP && elt_use_avx2 ();
+#endif
+  int64_t n, oy, ox, y, x, c, i;
+
+  for (n = 0; n < dout[0]; n++)
+    for (oy = 0; oy < dout[1]; oy++) {
+      int64_t y0 = MAX (oy * sh - pt, 0), y1 = MIN (oy * sh - pt + kh, ih);
+      const int8_t *plane = in + n * ih * row;
+      int8_t *restrict r = rmax;
+      memset (r, I8_MIN, (size_t) row);
+      for (y = y0; y < y1; y++) {
+        const int8_t *restrict t = plane + y * row;
+        for (i = 0; i < row; i++)
+          r[i] = MAX (r[i], t[i]);
+      }
+      for (ox = 0; ox < dout[2]; ox++) {
+        int64_t x0 = MAX (ox * sw - pl, 0), x1 = MIN (ox * sw - pl + kw, iw);
+        int8_t *restrict o = out;
+#ifdef SIMNPU_MAC_AVX2
+        if (use_avx2) {
+          maxpool_pixel_avx2 (rmax, iw, ch, 0, 1, x0, x1, o);
+          out += ch;
+          continue;
+        }
+#endif
+        memset (o, I8_MIN, (size_t) ch);
+        for (x = x0; x < x1; x++) {
+          const int8_t *restrict t = rmax + x * ch;
+          for (c = 0; c < ch; c++)
+            o[c] = MAX (o[c], t[c]);
+        }
+        out += ch;
       }
     }
 }
@@ -1080,6 +1541,9 @@ simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
 {
   int64_t n, oy, ox, c;
   int64_t ih = din[1], iw = din[2], ch = din[3];
+#ifdef SIMNPU_MAC_AVX2
+  const bool use_avx2 = elt_use_avx2 ();
+#endif
 
   if (kh == 2 && kw == 2 && sh == 2 && sw == 2 && pt == 0 && pl == 0
       && 2 * dout[1] <= ih && 2 * dout[2] <= iw) {
@@ -1087,6 +1551,15 @@ simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
     return;
   }
 
+  /* separable when it loads fewer taps per output row */
+  if (is_max && iw * ch <= POOL_ROW_MAX
+      && kh * iw + dout[2] * kw < dout[2] * kh * kw) {
+    maxpool_rows (din, in, dout, out, kh, kw, sh, sw, pt, pl);
+    return;
+  }
+  /* per output pixel, the window's taps in turn along the channels
+   * (contiguous), so that the channel loops vectorise: max into the
+   * output, sums into int32 chunks on the stack */
   for (n = 0; n < dout[0]; n++) {
     const int8_t *src = in + n * ih * iw * ch;
     for (oy = 0; oy < dout[1]; oy++) {
@@ -1094,29 +1567,52 @@ simnpu__pool (bool is_max, const int64_t * din, const int8_t * in,
         int64_t y0 = oy * sh - pt, x0 = ox * sw - pl;
         int64_t y1 = MIN (y0 + kh, ih), x1 = MIN (x0 + kw, iw);
         int64_t y, x;
+        int32_t count;
         y0 = MAX (y0, 0);
         x0 = MAX (x0, 0);
-        for (c = 0; c < ch; c++) {
-          int32_t acc = is_max ? I8_MIN : 0;
-          int32_t count = (int32_t) ((y1 - y0) * (x1 - x0));
+        count = (int32_t) ((y1 - y0) * (x1 - x0));
+#ifdef SIMNPU_MAC_AVX2
+        if (is_max && ch >= POOL_AVX2_STEP && use_avx2) {
+          maxpool_pixel_avx2 (src, iw, ch, y0, y1, x0, x1, out);
+        } else
+#endif
+        if (is_max) {
+          int8_t *restrict o = out;
+          memset (o, I8_MIN, (size_t) ch);
           for (y = y0; y < y1; y++)
             for (x = x0; x < x1; x++) {
-              int32_t v = src[(y * iw + x) * ch + c];
-              if (is_max)
-                acc = v > acc ? v : acc;
-              else
-                acc += v - zp;
+              const int8_t *restrict t = src + (y * iw + x) * ch;
+              for (c = 0; c < ch; c++)
+                o[c] = MAX (o[c], t[c]);
             }
-          if (!is_max) {
-            if (count <= 0)
-              acc = zp;
-            else if (acc >= 0)
-              acc = zp + (acc + count / 2) / count;
-            else
-              acc = zp - (-acc + count / 2) / count;
+        } else {
+          int64_t c0;
+          for (c0 = 0; c0 < ch; c0 += POOL_CHUNK) {
+            const int64_t m = MIN (POOL_CHUNK, ch - c0);
+            int32_t acc[POOL_CHUNK];
+            int8_t *restrict o = out + c0;
+            for (c = 0; c < m; c++)
+              acc[c] = 0;
+            for (y = y0; y < y1; y++)
+              for (x = x0; x < x1; x++) {
+                const int8_t *restrict t = src + (y * iw + x) * ch + c0;
+                for (c = 0; c < m; c++)
+                  acc[c] += t[c];
+              }
+            for (c = 0; c < m; c++) {
+              /* the sum of (v - zp), as the definition */
+              int32_t v = acc[c] - count * zp;
+              if (count <= 0)
+                v = zp;
+              else if (v >= 0)
+                v = zp + (v + count / 2) / count;
+              else
+                v = zp - (-v + count / 2) / count;
+              o[c] = clamp_i8 (v);
+            }
           }
-          *out++ = clamp_i8 (acc);
         }
+        out += ch;
       }
     }
   }
@@ -1210,28 +1706,127 @@ simnpu__copy_box (const int8_t * src, const int64_t * sd,
         (size_t) (size[0] * size[1] * size[2]));
     return;
   }
-  for (i0 = 0; i0 < size[0]; i0++)
-    for (i1 = 0; i1 < size[1]; i1++)
-      for (i2 = 0; i2 < size[2]; i2++) {
-        const int8_t *s = src + (((sbegin[0] + i0) * sd[1] + sbegin[1] + i1)
-            * sd[2] + sbegin[2] + i2) * sd[3] + sbegin[3];
-        int8_t *d = dst + (((dbegin[0] + i0) * dd[1] + dbegin[1] + i1)
-            * dd[2] + dbegin[2] + i2) * dd[3] + dbegin[3];
-        if (identity)
-          copy_runs (s, 0, d, 0, (size_t) size[3], 1);
-        else
-          simnpu__requant_copy (s, d, (size_t) size[3], zp_in, zp_out, mult);
+  src += ((sbegin[0] * sd[1] + sbegin[1]) * sd[2] + sbegin[2]) * sd[3]
+      + sbegin[3];
+  dst += ((dbegin[0] * dd[1] + dbegin[1]) * dd[2] + dbegin[2]) * dd[3]
+      + dbegin[3];
+  /* the dimensions of the box, outermost first, with the neighbours
+   * contiguous in both tensors merged, so that the innermost run (stride
+   * 1 in both) is as long as possible; padded in front with single
+   * runs */
+  {
+    int64_t n[4] = { 1, 1, 1, 1 }, ts[4] = { 0 }, td[4] = { 0 };
+    int64_t ss = 1, ds = 1;
+    int d, r = 4;
+
+    for (d = 3; d >= 0; d--) {
+      if (size[d] != 1 || d == 3) {
+        if (r < 4 && ss == ts[r] * n[r] && ds == td[r] * n[r]) {
+          n[r] *= size[d];
+        } else {
+          r--;
+          n[r] = size[d];
+          ts[r] = ss;
+          td[r] = ds;
+        }
       }
+      ss *= sd[d];
+      ds *= dd[d];
+    }
+    for (i0 = 0; i0 < n[0]; i0++)
+      for (i1 = 0; i1 < n[1]; i1++)
+        for (i2 = 0; i2 < n[2]; i2++) {
+          const int8_t *s = src + i0 * ts[0] + i1 * ts[1] + i2 * ts[2];
+          int8_t *o = dst + i0 * td[0] + i1 * td[1] + i2 * td[2];
+          if (identity)
+            memcpy (o, s, (size_t) n[3]);
+          else
+            simnpu__requant_copy (s, o, (size_t) n[3], zp_in, zp_out, mult);
+        }
+  }
+}
+
+/* the side of transpose_2d's square tiles */
+#define TILE 16
+/* the byte interleaves of a TILE x TILE transpose: log2 (TILE) */
+#define TILE_ROUNDS 4
+
+#ifdef __SSE2__
+/* A 16 x 16 byte tile: d[a * ds + j] = s[j * ss + a]. Each round
+ * interleaves rows i and i + 8 into rows 2i and 2i + 1, which rotates the
+ * 8-bit (row, column) index of every byte left by one; four rounds swap
+ * row and column. */
+static inline void
+transpose_tile_sse2 (const int8_t * s, size_t ss, int8_t * d, size_t ds)
+{
+  __m128i x[TILE], y[TILE];
+  int i, r;
+
+  for (i = 0; i < TILE; i++)
+    x[i] = _mm_loadu_si128 ((const __m128i *) (const void *) (s + i * ss));
+  for (r = 0; r < TILE_ROUNDS; r++) {
+    for (i = 0; i < TILE / 2; i++) {
+      y[2 * i] = _mm_unpacklo_epi8 (x[i], x[i + TILE / 2]);
+      y[2 * i + 1] = _mm_unpackhi_epi8 (x[i], x[i + TILE / 2]);
+    }
+    memcpy (x, y, sizeof (x));
+  }
+  for (i = 0; i < TILE; i++)
+    _mm_storeu_si128 ((__m128i *) (void *) (d + i * ds), x[i]);
+}
+#endif
+
+/* out[a * os + j] = in[a + j * is] for a < na, j < nj: a matrix
+ * transpose, in tiles so that both sides are read and written in runs */
+static inline __attribute__((always_inline))
+     void transpose_2d (const int8_t * restrict in, size_t is,
+    int8_t * restrict out, size_t os, size_t na, size_t nj)
+{
+  size_t a0, j0, a, j;
+
+  for (a0 = 0; a0 < na; a0 += TILE)
+    for (j0 = 0; j0 < nj; j0 += TILE) {
+      const size_t ma = MIN (TILE, na - a0), mj = MIN (TILE, nj - j0);
+#ifdef __SSE2__
+      if (ma == TILE && mj == TILE) {
+        transpose_tile_sse2 (in + a0 + j0 * is, is, out + a0 * os + j0, os);
+        continue;
+      }
+#endif
+      for (a = a0; a < a0 + ma; a++)
+        for (j = j0; j < j0 + mj; j++)
+          out[a * os + j] = in[a + j * is];
+    }
 }
 
 /* out[i0][i1][i2][i3] = in[i0 * ps[0] + i1 * ps[1] + i2 * ps[2] + i3 *
  * ps[3]]: a rank-4 permutation given by the input strides of the output
- * dimensions; the innermost run is a constant-stride gather. */
+ * dimensions; the innermost run is a constant-stride gather, or, when
+ * another output dimension k is the input's contiguous one (NHWC to NCHW
+ * and back), tiled transposes of the (k, 3) planes. */
 SIMNPU_CLONES void
 simnpu__transpose (const int8_t * in, const int64_t * ps,
     const int64_t * dout, int8_t * out)
 {
   int64_t i0, i1, i2;
+  int k;
+
+  for (k = 0; k < 3; k++)
+    if (ps[k] == 1 && ps[3] > 1 && dout[k] >= TILE && dout[3] >= TILE)
+      break;
+  if (k < 3) {
+    int64_t os[4];
+    int u = k == 0 ? 1 : 0, v = k == 2 ? 1 : 2, d;
+    os[3] = 1;
+    for (d = 2; d >= 0; d--)
+      os[d] = os[d + 1] * dout[d + 1];
+    for (i0 = 0; i0 < dout[u]; i0++)
+      for (i1 = 0; i1 < dout[v]; i1++)
+        transpose_2d (in + i0 * ps[u] + i1 * ps[v], (size_t) ps[3],
+            out + i0 * os[u] + i1 * os[v], (size_t) os[k], (size_t) dout[k],
+            (size_t) dout[3]);
+    return;
+  }
 
   for (i0 = 0; i0 < dout[0]; i0++)
     for (i1 = 0; i1 < dout[1]; i1++)
@@ -1388,6 +1983,57 @@ simnpu__resize_bilinear (const int64_t * din, const int8_t * in,
   }
 }
 
+#ifdef SIMNPU_MAC_AVX2
+/* channels per vector of mean_avx2 */
+#define MEAN_AVX2_STEP 32
+/* positions whose int8 sum stays inside int16: 256 * -128 = -32768 */
+#define MEAN_I16_POSITIONS 256
+
+/* sum[c] += the sum over the hw positions of src[i * ch + c] for the
+ * channels up to a multiple of MEAN_AVX2_STEP, in 16-bit partial sums
+ * of MEAN_I16_POSITIONS positions (exact), widened into sum; the
+ * positions go in blocks across all the channels, so that a block is read
+ * from memory once. Returns the channels done. */
+__attribute__((target ("avx2"), noinline))
+     static int64_t mean_avx2 (const int8_t * restrict src, int64_t hw,
+    int64_t ch, int32_t * restrict sum)
+{
+  const int64_t m = ch - ch % MEAN_AVX2_STEP;
+  int64_t p0, p, c;
+
+  for (p0 = 0; p0 < hw; p0 += MEAN_I16_POSITIONS) {
+    const int64_t p1 = MIN (hw, p0 + MEAN_I16_POSITIONS);
+    for (c = 0; c < m; c += MEAN_AVX2_STEP) {
+      __m256i a0 = _mm256_setzero_si256 (), a1 = a0;
+      __m256i s0, s1, s2, s3;
+      int32_t *o = sum + c;
+      for (p = p0; p < p1; p++) {
+        __m256i v = _mm256_loadu_si256 ((const __m256i *) (const void *)
+            (src + p * ch + c));
+        a0 = _mm256_add_epi16 (a0,
+            _mm256_cvtepi8_epi16 (_mm256_castsi256_si128 (v)));
+        a1 = _mm256_add_epi16 (a1,
+            _mm256_cvtepi8_epi16 (_mm256_extracti128_si256 (v, 1)));
+      }
+      s0 = _mm256_cvtepi16_epi32 (_mm256_castsi256_si128 (a0));
+      s1 = _mm256_cvtepi16_epi32 (_mm256_extracti128_si256 (a0, 1));
+      s2 = _mm256_cvtepi16_epi32 (_mm256_castsi256_si128 (a1));
+      s3 = _mm256_cvtepi16_epi32 (_mm256_extracti128_si256 (a1, 1));
+#define MEAN_ACC(K, S) \
+      _mm256_storeu_si256 ((__m256i *) (void *) (o + (K)), \
+          _mm256_add_epi32 (S, _mm256_loadu_si256 ((const __m256i *) \
+                  (const void *) (o + (K)))))
+      MEAN_ACC (0, s0);
+      MEAN_ACC (8, s1);
+      MEAN_ACC (16, s2);
+      MEAN_ACC (24, s3);
+#undef MEAN_ACC
+    }
+  }
+  return m;
+}
+#endif
+
 /* acc: din[3] int32 of scratch. Raw values are summed (|sum| <= 128 *
  * H * W < 2^31 for the H * W <= 2^23 the graph allows) and the zero point
  * taken out once. */
@@ -1407,10 +2053,16 @@ simnpu__mean (const int64_t * din, const int8_t * in, int8_t * out,
         s += src[i];
       sum[0] = s;
     } else {
+      int64_t c0 = 0;
       memset (sum, 0, (size_t) ch * sizeof (int32_t));
-      for (i = 0; i < hw; i++)
-        for (c = 0; c < ch; c++)
-          sum[c] += src[i * ch + c];
+#ifdef SIMNPU_MAC_AVX2
+      if (elt_use_avx2 ())
+        c0 = mean_avx2 (src, hw, ch, sum);
+#endif
+      if (c0 < ch)
+        for (i = 0; i < hw; i++)
+          for (c = c0; c < ch; c++)
+            sum[c] += src[i * ch + c];
     }
     for (c = 0; c < ch; c++) {
       double v = (double) ((int64_t) sum[c] - (int64_t) zp_in * hw);
@@ -1446,6 +2098,15 @@ pad_row (const int8_t * src, int64_t iw, int64_t ic, int8_t * dst,
         memcpy (dst + x * oc, dst + (ow - aw - 1) * oc, (size_t) oc);
       else
         memset (dst + x * oc, value, (size_t) oc);
+    return;
+  }
+  if (!edge) {
+    /* the constant everywhere, then the requantised pixels into their
+     * channel slices: one call per pixel instead of three */
+    memset (dst, value, (size_t) (ow * oc));
+    for (x = 0; x < iw; x++)
+      simnpu__requant_copy (src + x * ic, dst + (bw + x) * oc + bc,
+          (size_t) ic, zp_in, zp_out, mult);
     return;
   }
   for (x = 0; x < ow; x++) {

@@ -554,6 +554,9 @@ SIMNPU_INTERNAL void simnpu__copy_box (const int8_t * src,
     const int64_t * size, int32_t zp_in, int32_t zp_out, int64_t mult);
 SIMNPU_INTERNAL void simnpu__transpose (const int8_t * in,
     const int64_t * in_strides, const int64_t * out_dims, int8_t * out);
+/* for tests: the memory-bound kernels (all but conv2d) run their portable
+ * loops even where AVX2 is available */
+SIMNPU_INTERNAL void simnpu__kernels_disable_avx2 (bool disable);
 
 G_END_DECLS
 

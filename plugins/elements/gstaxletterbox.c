@@ -43,6 +43,12 @@
  * byte for all 256 pixel values (checked when configuring), else the
  * LUT.
  *
+ * When the tensor is the frame's own bytes (packed RGB in the tensor's
+ * channel order into a u8 tensor of the frame's size, rows without
+ * stride padding) the tensor shares the frame's memory instead of being
+ * copied; an element that later writes the frame gets a copy of the
+ * memory on mapping it for writing, so the tensor keeps the bytes.
+ *
  * With roi-mode=true the element makes one tensor per
  * #GstVideoRegionOfInterestMeta on the frame (optionally only those whose
  * label is listed in roi-classes), each cropped from the full-resolution
@@ -2256,6 +2262,41 @@ remove_input_tensor (GstBuffer * buffer, GstMeta ** meta, gpointer user_data)
   return TRUE;
 }
 
+/* The byte offset in @buf of a tensor that is the frame's own bytes, or
+ * -1: packed RGB in the tensor's channel order, u8 without flip, every
+ * tensor row one source row taken pixel for pixel (1:1, no padding), and
+ * rows without stride padding, so the tensor is one range of the frame. */
+static gssize
+shared_tensor_offset (GstAxLetterboxElement * self,
+    const GstVideoFrame * frame, GstBuffer * buf, const GstAxLetterbox * lb)
+{
+  const SampleTables *t = &self->tables;
+  const gint tw = self->tensor_width, th = self->tensor_height;
+  const gint first = self->red_pos == 0 ? 0 : 2, third = 2 - first;
+  const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+  gsize offset;
+  gint y;
+
+  if (self->is_yuv || !self->direct_u8 || self->flip != 0 ||
+      !t->contiguous || lb->resized_width != tw || lb->resized_height != th ||
+      stride != tw * N_CHANNELS ||
+      GST_VIDEO_FORMAT_INFO_PSTRIDE (frame->info.finfo, 0) != N_CHANNELS)
+    return -1;
+  /* channels in the tensor's order at byte offsets 0, 1, 2 of a pixel */
+  if (t->px0[0] != 0 || t->x0[first][0] != 0 || t->x0[1][0] != 1 ||
+      t->x0[third][0] != 2)
+    return -1;
+  for (y = 0; y < th; y++)
+    if (t->y0[0][y] != t->y0[0][0] + y || t->wy[0][y] != 0.0f)
+      return -1;
+  offset = GST_VIDEO_INFO_PLANE_OFFSET (&frame->info, 0) +
+      (gsize) t->y0[0][0] * stride;
+  if (offset > G_MAXSSIZE || gst_buffer_get_size (buf) < offset +
+      self->tensor_bytes)
+    return -1;
+  return (gssize) offset;
+}
+
 static GstFlowReturn
 gst_ax_letterbox_element_make_tensor (GstAxLetterboxElement * self,
     const GstVideoFrame * frame, GstBuffer * buf, const GstAxLetterbox * lb,
@@ -2266,14 +2307,23 @@ gst_ax_letterbox_element_make_tensor (GstAxLetterboxElement * self,
   GstAxTensorMeta *meta;
   GstFlowReturn ret;
   gint64 dims[TENSOR_RANK];
+  gssize shared;
 
-  ret = gst_buffer_pool_acquire_buffer (self->pool, &tensor, NULL);
-  if (ret != GST_FLOW_OK)
-    goto no_tensor;
-  if (!gst_buffer_map (tensor, &map, GST_MAP_WRITE))
-    goto map_failed;
-  gst_ax_letterbox_element_render (self, frame, lb, map.data);
-  gst_buffer_unmap (tensor, &map);
+  shared = shared_tensor_offset (self, frame, buf, lb);
+  /* the tensor refs the frame's memory: nothing to render; a writer of
+   * the frame downstream gets its own copy of the memory */
+  if (shared >= 0)
+    tensor = gst_buffer_copy_region (buf, GST_BUFFER_COPY_MEMORY, shared,
+        self->tensor_bytes);
+  if (tensor == NULL) {
+    ret = gst_buffer_pool_acquire_buffer (self->pool, &tensor, NULL);
+    if (ret != GST_FLOW_OK)
+      goto no_tensor;
+    if (!gst_buffer_map (tensor, &map, GST_MAP_WRITE))
+      goto map_failed;
+    gst_ax_letterbox_element_render (self, frame, lb, map.data);
+    gst_buffer_unmap (tensor, &map);
+  }
 
   dims[0] = 1;
   if (self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC) {

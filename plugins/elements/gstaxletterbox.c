@@ -1801,9 +1801,10 @@ yuv_period2_body (guint8 * restrict out, const guint8 * restrict luma,
   const __m256 v2 = _mm256_set1_ps (m->from_v[2] * unit);
   const __m256i vflip = _mm256_set1_epi8 ((gchar) flip);
   const __m256i interleave = rgb8_interleave ();
-  gint x;
+  gint x, last = -1;
 
-  for (x = from; x + PERIOD_BLOCK - 2 <= run_end; x += PERIOD_BLOCK) {
+  for (x = from; x + PERIOD_BLOCK - 2 <= run_end || last >= 0;
+      x += PERIOD_BLOCK) {
     const __m256 u = chroma16_block (u16, se, so, we, wo);
     const __m256 v = chroma16_block (v16, se, so, we, wo);
     const __m256 yf = _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32
@@ -1818,6 +1819,21 @@ yuv_period2_body (guint8 * restrict out, const guint8 * restrict luma,
     /* a block is four chroma samples on */
     se += PERIOD_BLOCK / 2;
     so += PERIOD_BLOCK / 2;
+    if (last >= 0)
+      return last;
+    /* the run's last columns: a block overlapping the previous one, at
+     * the same phase, rewrites some columns with the same bytes */
+    if (x + PERIOD_BLOCK + PERIOD_BLOCK - 2 > run_end &&
+        x + PERIOD_BLOCK < run_end + 2) {
+      const gint next = from + ((run_end - (PERIOD_BLOCK - 2) - from) & ~1);
+
+      if (next > x) {
+        se += (next - x - PERIOD_BLOCK) / 2;
+        so += (next - x - PERIOD_BLOCK) / 2;
+        last = next + PERIOD_BLOCK;
+        x = next - PERIOD_BLOCK;
+      }
+    }
   }
   return x;
 }

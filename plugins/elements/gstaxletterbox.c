@@ -1297,6 +1297,8 @@ pool_failed:
 #define ZERO_BYTE ((gchar) 0x80)
 #define BITS_PER_BYTE 8
 #define BYTES_PER_XMM 16
+/* 16-byte stores of 12 bytes run 4 bytes (under 2 pixels) on */
+#define STORE_SLACK_PIXELS 2
 
 AVX2_FN static inline __m128
 load_pixel_f32 (const guint8 * p)
@@ -1630,10 +1632,11 @@ rgb8_interleave (void)
 }
 
 /* Eight pixels' channels (int32, saturated here to bytes) stored as 24
- * interleaved bytes, xor @vflip. */
+ * interleaved bytes, xor @vflip. With @room the 4 bytes after them may be
+ * overwritten (the caller writes them later): two 16-byte stores. */
 AVX2_FN static inline void
 store_rgb8 (guint8 * o, __m256i a, __m256i b, __m256i c, __m256i interleave,
-    __m256i vflip)
+    __m256i vflip, gboolean room)
 {
   __m256i bytes = _mm256_packus_epi16 (_mm256_packs_epi32 (a, b),
       _mm256_packs_epi32 (c, c));
@@ -1643,6 +1646,11 @@ store_rgb8 (guint8 * o, __m256i a, __m256i b, __m256i c, __m256i interleave,
   bytes = _mm256_xor_si256 (_mm256_shuffle_epi8 (bytes, interleave), vflip);
   lo = _mm256_castsi256_si128 (bytes);
   hi = _mm256_extracti128_si256 (bytes, 1);
+  if (room) {
+    _mm_storeu_si128 ((__m128i *) o, lo);
+    _mm_storeu_si128 ((__m128i *) (o + N_CHANNELS * PIXELS_PER_STORE), hi);
+    return;
+  }
   _mm_storel_epi64 ((__m128i *) o, lo);
   tail = _mm_cvtsi128_si32 (_mm_srli_si128 (lo, sizeof (gint64)));
   memcpy (o + sizeof (gint64), &tail, sizeof (tail));
@@ -1685,7 +1693,8 @@ combine_yuv_body (guint8 * restrict out, const gfloat * restrict yr,
     const __m256i b = combine_channel (l, u, v, u1, v1, z1);
     const __m256i c = combine_channel (l, u, v, u2, v2, z2);
 
-    store_rgb8 (out + N_CHANNELS * x, a, b, c, interleave, vflip);
+    store_rgb8 (out + N_CHANNELS * x, a, b, c, interleave, vflip,
+        x + PIXELS_PER_YMM + STORE_SLACK_PIXELS <= n);
   }
   return x;
 }
@@ -1781,7 +1790,7 @@ INLINE_AVX2_FN gint
 yuv_period2_body (guint8 * restrict out, const guint8 * restrict luma,
     const gint16 * restrict u16, const gint16 * restrict v16, gint se,
     gint so, const gfloat * wx, const YuvMatrix * restrict m, guint8 flip,
-    gint from, gint run_end, gint z0, gint z1, gint z2)
+    gint from, gint run_end, gint n, gint z0, gint z1, gint z2)
 {
   const gint me = (gint) (wx[from] * WEIGHT_ONE);
   const gint mo = (gint) (wx[from + 1] * WEIGHT_ONE);
@@ -1815,7 +1824,8 @@ yuv_period2_body (guint8 * restrict out, const guint8 * restrict luma,
     const __m256i b = combine_channel (l, u, v, u1, v1, z1);
     const __m256i c = combine_channel (l, u, v, u2, v2, z2);
 
-    store_rgb8 (out + N_CHANNELS * x, a, b, c, interleave, vflip);
+    store_rgb8 (out + N_CHANNELS * x, a, b, c, interleave, vflip,
+        x + PIXELS_PER_YMM + STORE_SLACK_PIXELS <= n);
     /* a block is four chroma samples on */
     se += PERIOD_BLOCK / 2;
     so += PERIOD_BLOCK / 2;
@@ -1845,13 +1855,13 @@ yuv_period2_body (guint8 * restrict out, const guint8 * restrict luma,
  * power of two commutes with rounding, so from_u * (U - 128) is computed
  * as (from_u * 2^-2*WEIGHT_BITS) * lerp with the same result. @i0 are the
  * U column taps (byte offsets, @ps bytes a sample). The usual zero terms
- * (RGB or BGR order) get their own loops. Returns the first column not
- * done. */
+ * (RGB or BGR order) get their own loops. Stores stay inside the row's
+ * @n columns. Returns the first column not done. */
 AVX2_FN static gint
 yuv_period2_avx2 (guint8 * restrict out, const guint8 * restrict luma,
     const gint16 * restrict u16, const gint16 * restrict v16,
     const gint32 * restrict i0, gint ps, gint poff, const gfloat * wx,
-    const YuvMatrix * restrict m, guint8 flip, gint from, gint run_end)
+    const YuvMatrix * restrict m, guint8 flip, gint from, gint run_end, gint n)
 {
   const gint z0 = zero_term (m, 0), z1 = zero_term (m, 1);
   const gint z2 = zero_term (m, 2);
@@ -1859,12 +1869,12 @@ yuv_period2_avx2 (guint8 * restrict out, const guint8 * restrict luma,
 
   if (z0 == ZERO_U && z1 == ZERO_NONE && z2 == ZERO_V)
     return yuv_period2_body (out, luma, u16, v16, se, so, wx, m, flip, from,
-        run_end, ZERO_U, ZERO_NONE, ZERO_V);
+        run_end, n, ZERO_U, ZERO_NONE, ZERO_V);
   if (z0 == ZERO_V && z1 == ZERO_NONE && z2 == ZERO_U)
     return yuv_period2_body (out, luma, u16, v16, se, so, wx, m, flip, from,
-        run_end, ZERO_V, ZERO_NONE, ZERO_U);
+        run_end, n, ZERO_V, ZERO_NONE, ZERO_U);
   return yuv_period2_body (out, luma, u16, v16, se, so, wx, m, flip, from,
-      run_end, z0, z1, z2);
+      run_end, n, z0, z1, z2);
 }
 
 /* Packed RGB at exactly 2:1 in both axes (halves, wy 1/2): the dyadic
@@ -2369,7 +2379,7 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
             (gint) (t->wy[pv][y] * WEIGHT_ONE), FALSE, s_lo, s_hi);
       end = yuv_period2_avx2 (out, src_row[t->comp_plane[0]] + t->x0[0][0],
           t->chroma16[0], t->chroma16[1], t->x0[1], ps, poff, t->wx[1],
-          &self->matrix, flip, lo, t->period_hi[1]);
+          &self->matrix, flip, lo, t->period_hi[1], rw);
       sample_yuv_columns (t, src_row, src_row1, y, 0, lo);
       combine_yuv (out, t->comp[0], t->comp[1], t->comp[2], &self->matrix,
           flip, lo);

@@ -43,6 +43,12 @@
  * byte for all 256 pixel values (checked when configuring), else the
  * LUT.
  *
+ * YUV with luma at 1:1 and chroma upsampled 2x (dyadic weights) takes one
+ * fused kernel per row: the chroma rows are blended in integers, which
+ * are exactly the floats of the general path scaled by a power of two,
+ * and the YUV to RGB step then does the general path's float operations
+ * on them, so the bytes are the same.
+ *
  * When the tensor is the frame's own bytes (packed RGB in the tensor's
  * channel order into a u8 tensor of the frame's size, rows without
  * stride padding) the tensor shares the frame's memory instead of being

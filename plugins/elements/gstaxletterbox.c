@@ -1886,11 +1886,13 @@ yuv_period2_avx2 (guint8 * restrict out, const guint8 * restrict luma,
 /* Packed RGB at exactly 2:1 in both axes (halves, wy 1/2): the dyadic
  * formula is then (T0 + T1 + B0 + B1 + 2) >> 2, and two tensor pixels
  * read twelve consecutive bytes of each row, so one 16-byte load serves
- * both. pmaddubsw by ones sums the horizontal pairs. */
+ * both. pmaddubsw by ones sums the horizontal pairs. Stores stay inside
+ * the row's @row_pixels; the bytes after the last column done are left
+ * for the caller to write. */
 AVX2_FN static gint
 box2_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
     const guint8 * restrict bot, const guint8 * restrict base_px,
-    const gint off[N_CHANNELS], guint8 flip, gint n)
+    const gint off[N_CHANNELS], guint8 flip, gint n, gint row_pixels)
 {
   const __m256i ones = _mm256_set1_epi8 (1);
   const __m256i two = _mm256_set1_epi16 (2);
@@ -1941,6 +1943,12 @@ box2_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
     a = _mm256_shuffle_epi8 (_mm256_packus_epi16 (a, b), compact);
     lo = _mm_xor_si128 (_mm256_castsi256_si128 (a), vflip);
     hi = _mm_xor_si128 (_mm256_extracti128_si256 (a, 1), vflip);
+    /* the 4 bytes after the block are written later by the caller */
+    if (x + BOX_PIXELS + STORE_SLACK_PIXELS <= row_pixels) {
+      _mm_storeu_si128 ((__m128i *) o, lo);
+      _mm_storeu_si128 ((__m128i *) (o + N_CHANNELS * PIXELS_PER_STORE), hi);
+      continue;
+    }
     _mm_storel_epi64 ((__m128i *) o, lo);
     tail = _mm_cvtsi128_si32 (_mm_srli_si128 (lo, sizeof (gint64)));
     memcpy (o + sizeof (gint64), &tail, sizeof (tail));
@@ -2355,7 +2363,7 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
 #ifdef HAVE_X86_SIMD
       if (t->halves && t->wy[0][y] == HALF)
         done = box2_packed_avx2 (out, src_row[0], src_row1[0],
-            src_row[0] + t->px0[0], off, flip, t->n_box);
+            src_row[0] + t->px0[0], off, flip, t->n_box, rw);
       if (dyadic && done < t->n_vector8)
         done += dyadic_packed_avx2 (out + N_CHANNELS * done, src_row[0],
             src_row1[0], (gint) (t->wy[0][y] * WEIGHT_ONE), t->px0 + done,

@@ -30,7 +30,10 @@
  * LETTERBOX_BENCH_FORMAT (RGB, NV12 or I420) to run one input format,
  * LETTERBOX_BENCH_SIZE (e.g. 640x640) to run one source size. The ratio
  * is baseline / axletterbox;
- * the target is OpenCV / axletterbox >= 1.5 on every path. */
+ * the target is OpenCV / axletterbox >= 1.5 on every path. RGB 640x640
+ * into a u8 tensor is the frame's own bytes: axletterbox shares the
+ * frame's memory and copies nothing, so s8/u8 there compares a copy with
+ * no copy and misses the 5% mark by design. */
 
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>

@@ -27,8 +27,13 @@
  * processes hits them alike; a figure is the best over rounds of the
  * mean time per frame in the round (the machine is shared: the best round
  * is the one least disturbed, for every contender alike). Set
- * LETTERBOX_BENCH_FORMAT (RGB, NV12 or I420) to run one input format. The ratio is baseline / axletterbox;
- * the target is OpenCV / axletterbox >= 1.5 on every path. */
+ * LETTERBOX_BENCH_FORMAT (RGB, NV12 or I420) to run one input format,
+ * LETTERBOX_BENCH_SIZE (e.g. 640x640) to run one source size. The ratio
+ * is baseline / axletterbox;
+ * the target is OpenCV / axletterbox >= 1.5 on every path. RGB 640x640
+ * into a u8 tensor is the frame's own bytes: axletterbox shares the
+ * frame's memory and copies nothing, so s8/u8 there compares a copy with
+ * no copy and misses the 5% mark by design. */
 
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
@@ -327,6 +332,7 @@ main (int argc, char **argv)
   gdouble res[N_SIZES][N_FORMATS][N_DTYPES][N_CONTENDERS];
   guint s, f, d, n_paths = 0, n_met = 0, n_s8_ok = 0, n_inputs = 0;
   const gchar *only = g_getenv ("LETTERBOX_BENCH_FORMAT");
+  const gchar *only_size = g_getenv ("LETTERBOX_BENCH_SIZE");
 
   gst_init (&argc, &argv);
 #ifdef HAVE_OPENCV
@@ -344,6 +350,11 @@ main (int argc, char **argv)
       "ax ms", "opencv ms", "ratio", "diff", "vcs ms", "ratio");
 
   for (s = 0; s < N_SIZES; s++) {
+    gchar size[32];
+
+    g_snprintf (size, sizeof (size), "%dx%d", sizes[s][0], sizes[s][1]);
+    if (only_size && strcmp (only_size, size) != 0)
+      continue;
     for (f = 0; f < N_FORMATS; f++) {
       if (only && g_ascii_strcasecmp (only,
               gst_video_format_to_string (formats[f])) != 0)
@@ -352,9 +363,7 @@ main (int argc, char **argv)
       bench_input (formats[f], sizes[s][0], sizes[s][1], res[s][f]);
       for (d = 0; d < N_DTYPES; d++) {
         gdouble *r = res[s][f][d];
-        gchar size[32];
 
-        g_snprintf (size, sizeof (size), "%dx%d", sizes[s][0], sizes[s][1]);
         printf ("%-5s %-10s %-3s %9.3f", gst_video_format_to_string
             (formats[f]), size, d ? "s8" : "u8", r[CONTENDER_AX]);
         if (r[CONTENDER_OPENCV] > 0.0) {

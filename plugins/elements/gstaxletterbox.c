@@ -43,6 +43,18 @@
  * byte for all 256 pixel values (checked when configuring), else the
  * LUT.
  *
+ * YUV with luma at 1:1 and chroma upsampled 2x (dyadic weights) takes one
+ * fused kernel per row: the chroma rows are blended in integers, which
+ * are exactly the floats of the general path scaled by a power of two,
+ * and the YUV to RGB step then does the general path's float operations
+ * on them, so the bytes are the same.
+ *
+ * When the tensor is the frame's own bytes (packed RGB in the tensor's
+ * channel order into a u8 tensor of the frame's size, rows without
+ * stride padding) the tensor shares the frame's memory instead of being
+ * copied; an element that later writes the frame gets a copy of the
+ * memory on mapping it for writing, so the tensor keeps the bytes.
+ *
  * With roi-mode=true the element makes one tensor per
  * #GstVideoRegionOfInterestMeta on the frame (optionally only those whose
  * label is listed in roi-classes), each cropped from the full-resolution
@@ -114,6 +126,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define ZERO_V 2
 /* floats from a U (or V) to the next in an NV12 chroma row */
 #define UV_STEP 2
+/* int16 samples past the last that the fused YUV kernel may load */
+#define CHROMA16_PAD 16
+/* a vertically blended chroma sample in int16: 128 * WEIGHT_ONE */
+#define CHROMA16_OFFSET (128 * WEIGHT_ONE)
 
 typedef enum
 {
@@ -176,6 +192,12 @@ typedef struct
    * period_hi need no index loads */
   gint period_lo[N_CHANNELS];
   gint period_hi[N_CHANNELS];
+  /* in [period_lo, period_hi + 2) the second tap is the next sample (or
+   * has weight 0) */
+  gboolean period_taps[N_CHANNELS];
+  /* YUV, chroma (U, V) rows blended vertically in integers, minus 128, in
+   * 1/WEIGHT_ONE, one int16 per chroma sample */
+  gint16 *chroma16[2];
   /* every weight of the component (x) or plane (y) is a multiple of
    * 1 / WEIGHT_ONE: the float arithmetic is exact and integers give the
    * same results */
@@ -555,6 +577,8 @@ sample_tables_clear (SampleTables * t)
   g_clear_pointer (&t->px0, g_free);
   g_clear_pointer (&t->px1, g_free);
   g_clear_pointer (&t->wx_pair, g_free);
+  g_clear_pointer (&t->chroma16[0], g_free);
+  g_clear_pointer (&t->chroma16[1], g_free);
   t->n_planes = 0;
 }
 
@@ -877,6 +901,11 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
         }
       }
     }
+    t->period_taps[c] = TRUE;
+    for (x = t->period_lo[c]; x < MIN (t->period_hi[c] + 2,
+            lb->resized_width); x++)
+      if (t->x1[c][x] != t->x0[c][x] + pstride && t->wx[c][x] != 0.0f)
+        t->period_taps[c] = FALSE;
     t->col_lo[plane] = MIN (t->col_lo[plane], t->x0[c][0]);
     t->col_hi[plane] = MAX (t->col_hi[plane], t->x1[c][lb->resized_width - 1]);
   }
@@ -980,6 +1009,12 @@ sample_tables_alloc (SampleTables * t, const GstVideoInfo * info,
     t->wy[p] = g_new (gfloat, max_height);
     /* the vector kernels load the taps of the last column as a group */
     t->rowf[p] = g_new0 (gfloat, row_bytes[p] + ROW_PAD_FLOATS);
+  }
+  if (GST_VIDEO_FORMAT_INFO_IS_YUV (finfo)) {
+    /* the vector kernels load CHROMA16_PAD samples past the last */
+    for (c = 0; c < 2; c++)
+      t->chroma16[c] = g_new0 (gint16, GST_VIDEO_INFO_COMP_WIDTH (info, 1) +
+          CHROMA16_PAD);
   }
   if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
     t->px0 = g_new (gint32, max_width);
@@ -1260,9 +1295,16 @@ pool_failed:
  * a packed pixel fills one vector without shuffles. No FMA: a fused
  * multiply-add would round differently from the portable kernels. */
 #define AVX2_FN __attribute__ ((target ("avx2")))
+/* bodies instantiated with constant arguments */
+#define INLINE_AVX2_FN \
+  __attribute__ ((target ("avx2"), always_inline)) static inline
 #define PIXELS_PER_STORE 4
 #define PIXELS_PER_YMM 8
 #define ZERO_BYTE ((gchar) 0x80)
+#define BITS_PER_BYTE 8
+#define BYTES_PER_XMM 16
+/* 16-byte stores of 12 bytes run 4 bytes (under 2 pixels) on */
+#define STORE_SLACK_PIXELS 2
 
 AVX2_FN static inline __m128
 load_pixel_f32 (const guint8 * p)
@@ -1562,7 +1604,7 @@ lerp_uv_avx2 (gfloat * restrict du, gfloat * restrict dv,
  * (R has no U term, B no V term) is left out: its product is a signed
  * zero, and adding a signed zero changes at most the sign of a zero sum,
  * which the truncation to an integer does not see. */
-AVX2_FN static inline __m256i
+INLINE_AVX2_FN __m256i
 combine_channel (__m256 l, __m256 u, __m256 v, __m256 cu, __m256 cv, gint zero)
 {
   switch (zero) {
@@ -1586,14 +1628,53 @@ zero_term (const YuvMatrix * m, gint k)
   return ZERO_NONE;
 }
 
+/* per 128-bit lane: a0..a3 b0..b3 c0..c3 (c again) to a0 b0 c0 a1 ... */
+AVX2_FN static inline __m256i
+rgb8_interleave (void)
+{
+  return _mm256_setr_epi8 (0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, ZERO_BYTE,
+      ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11,
+      ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE);
+}
+
+/* Eight pixels' channels (int32, saturated here to bytes) stored as 24
+ * interleaved bytes, xor @vflip. With @room the 4 bytes after them may be
+ * overwritten (the caller writes them later): two 16-byte stores. */
+AVX2_FN static inline void
+store_rgb8 (guint8 * o, __m256i a, __m256i b, __m256i c, __m256i interleave,
+    __m256i vflip, gboolean room)
+{
+  __m256i bytes = _mm256_packus_epi16 (_mm256_packs_epi32 (a, b),
+      _mm256_packs_epi32 (c, c));
+  __m128i lo, hi;
+  gint32 tail;
+
+  bytes = _mm256_xor_si256 (_mm256_shuffle_epi8 (bytes, interleave), vflip);
+  lo = _mm256_castsi256_si128 (bytes);
+  hi = _mm256_extracti128_si256 (bytes, 1);
+  if (room) {
+    _mm_storeu_si128 ((__m128i *) o, lo);
+    _mm_storeu_si128 ((__m128i *) (o + N_CHANNELS * PIXELS_PER_STORE), hi);
+    return;
+  }
+  _mm_storel_epi64 ((__m128i *) o, lo);
+  tail = _mm_cvtsi128_si32 (_mm_srli_si128 (lo, sizeof (gint64)));
+  memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+  o += N_CHANNELS * PIXELS_PER_STORE;
+  _mm_storel_epi64 ((__m128i *) o, hi);
+  tail = _mm_cvtsi128_si32 (_mm_srli_si128 (hi, sizeof (gint64)));
+  memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+}
+
 /* combine_yuv eight pixels at a time, the same operations in the same
  * order; the saturating packs are its clamp to 0..255. Written here
  * because the compiler's version spends most of its time interleaving
  * the three channels. */
-AVX2_FN static gint
-combine_yuv_avx2 (guint8 * restrict out, const gfloat * restrict yr,
+INLINE_AVX2_FN gint
+combine_yuv_body (guint8 * restrict out, const gfloat * restrict yr,
     const gfloat * restrict ur, const gfloat * restrict vr,
-    const YuvMatrix * restrict m, guint8 flip, gint n)
+    const YuvMatrix * restrict m, guint8 flip, gint n, gint z0, gint z1,
+    gint z2)
 {
   const __m256 yo = _mm256_set1_ps (m->y_offset);
   const __m256 yg = _mm256_set1_ps (m->y_gain);
@@ -1605,13 +1686,8 @@ combine_yuv_avx2 (guint8 * restrict out, const gfloat * restrict yr,
   const __m256 v0 = _mm256_set1_ps (m->from_v[0]);
   const __m256 v1 = _mm256_set1_ps (m->from_v[1]);
   const __m256 v2 = _mm256_set1_ps (m->from_v[2]);
-  const gint z0 = zero_term (m, 0), z1 = zero_term (m, 1);
-  const gint z2 = zero_term (m, 2);
   const __m256i vflip = _mm256_set1_epi8 ((gchar) flip);
-  /* per 128-bit lane: a0..a3 b0..b3 c0..c3 (c again) to a0 b0 c0 a1 ... */
-  const __m256i interleave = _mm256_setr_epi8 (0, 4, 8, 1, 5, 9, 2, 6, 10,
-      3, 7, 11, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, 0, 4, 8, 1, 5, 9,
-      2, 6, 10, 3, 7, 11, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE, ZERO_BYTE);
+  const __m256i interleave = rgb8_interleave ();
   gint x;
 
   for (x = 0; x + PIXELS_PER_YMM <= n; x += PIXELS_PER_YMM) {
@@ -1622,34 +1698,201 @@ combine_yuv_avx2 (guint8 * restrict out, const gfloat * restrict yr,
     const __m256i a = combine_channel (l, u, v, u0, v0, z0);
     const __m256i b = combine_channel (l, u, v, u1, v1, z1);
     const __m256i c = combine_channel (l, u, v, u2, v2, z2);
-    __m256i bytes = _mm256_packus_epi16 (_mm256_packs_epi32 (a, b),
-        _mm256_packs_epi32 (c, c));
-    __m128i lo, hi;
-    guint8 *o = out + N_CHANNELS * x;
-    gint32 tail;
 
-    bytes = _mm256_xor_si256 (_mm256_shuffle_epi8 (bytes, interleave), vflip);
-    lo = _mm256_castsi256_si128 (bytes);
-    hi = _mm256_extracti128_si256 (bytes, 1);
-    _mm_storel_epi64 ((__m128i *) o, lo);
-    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (lo, sizeof (gint64)));
-    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
-    o += N_CHANNELS * PIXELS_PER_STORE;
-    _mm_storel_epi64 ((__m128i *) o, hi);
-    tail = _mm_cvtsi128_si32 (_mm_srli_si128 (hi, sizeof (gint64)));
-    memcpy (o + sizeof (gint64), &tail, sizeof (tail));
+    store_rgb8 (out + N_CHANNELS * x, a, b, c, interleave, vflip,
+        x + PIXELS_PER_YMM + STORE_SLACK_PIXELS <= n);
   }
   return x;
+}
+
+AVX2_FN static gint
+combine_yuv_avx2 (guint8 * restrict out, const gfloat * restrict yr,
+    const gfloat * restrict ur, const gfloat * restrict vr,
+    const YuvMatrix * restrict m, guint8 flip, gint n)
+{
+  const gint z0 = zero_term (m, 0), z1 = zero_term (m, 1);
+  const gint z2 = zero_term (m, 2);
+
+  if (z0 == ZERO_U && z1 == ZERO_NONE && z2 == ZERO_V)
+    return combine_yuv_body (out, yr, ur, vr, m, flip, n, ZERO_U, ZERO_NONE,
+        ZERO_V);
+  if (z0 == ZERO_V && z1 == ZERO_NONE && z2 == ZERO_U)
+    return combine_yuv_body (out, yr, ur, vr, m, flip, n, ZERO_V, ZERO_NONE,
+        ZERO_U);
+  return combine_yuv_body (out, yr, ur, vr, m, flip, n, z0, z1, z2);
+}
+
+/* Blends two chroma source rows at @m / WEIGHT_ONE into chroma16 samples
+ * [@lo, @hi]: planar (one component's row) or, @interleaved, NV12's UV
+ * row split into @du and @dv. Bytes and weights that are multiples of
+ * 1 / WEIGHT_ONE make blend_rows exact: these integers are its floats
+ * times WEIGHT_ONE, minus CHROMA16_OFFSET. */
+AVX2_FN static void
+chroma16_rows_avx2 (gint16 * restrict du, gint16 * restrict dv,
+    const guint8 * restrict a, const guint8 * restrict b, gint m,
+    gboolean interleaved, gint lo, gint hi)
+{
+  const __m128i w = _mm_set1_epi16 ((gint16) ((m << BITS_PER_BYTE) |
+          (WEIGHT_ONE - m)));
+  const __m128i off = _mm_set1_epi16 (CHROMA16_OFFSET);
+  /* even words (U) to the low half, odd words (V) to the high half */
+  const __m128i split = _mm_setr_epi8 (0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6,
+      7, 10, 11, 14, 15);
+  const gint per = interleaved ? UV_STEP : 1;
+  const gint step = BYTES_PER_XMM / per;
+  gint s;
+
+  for (s = lo; s + step <= hi + 1; s += step) {
+    const __m128i va = _mm_loadu_si128 ((const __m128i *) (a + per * s));
+    const __m128i vb = _mm_loadu_si128 ((const __m128i *) (b + per * s));
+    const __m128i r0 = _mm_sub_epi16 (_mm_maddubs_epi16 (_mm_unpacklo_epi8
+            (va, vb), w), off);
+    const __m128i r1 = _mm_sub_epi16 (_mm_maddubs_epi16 (_mm_unpackhi_epi8
+            (va, vb), w), off);
+
+    if (interleaved) {
+      const __m128i s0 = _mm_shuffle_epi8 (r0, split);
+      const __m128i s1 = _mm_shuffle_epi8 (r1, split);
+
+      _mm_storeu_si128 ((__m128i *) (du + s), _mm_unpacklo_epi64 (s0, s1));
+      _mm_storeu_si128 ((__m128i *) (dv + s), _mm_unpackhi_epi64 (s0, s1));
+    } else {
+      _mm_storeu_si128 ((__m128i *) (du + s), r0);
+      _mm_storeu_si128 ((__m128i *) (du + s + step / 2), r1);
+    }
+  }
+  for (; s <= hi; s++) {
+    du[s] = (gint16) (a[per * s] * (WEIGHT_ONE - m) + b[per * s] * m -
+        CHROMA16_OFFSET);
+    if (interleaved)
+      dv[s] = (gint16) (a[per * s + 1] * (WEIGHT_ONE - m) +
+          b[per * s + 1] * m - CHROMA16_OFFSET);
+  }
+}
+
+/* Four chroma samples of a period-2 run: columns e, e + 2, e + 4, e + 6
+ * blend chroma16 samples (i, i + 1) from i = @s with the pair weights @w;
+ * the int32 results are the horizontal float lerp times WEIGHT_ONE^2
+ * (exact: dyadic weights). */
+AVX2_FN static inline __m128i
+chroma16_taps (const gint16 * c, gint s, __m128i w)
+{
+  const __m128i t0 = _mm_loadu_si128 ((const __m128i *) (c + s));
+  const __m128i t1 = _mm_loadu_si128 ((const __m128i *) (c + s + 1));
+
+  return _mm_madd_epi16 (_mm_unpacklo_epi16 (t0, t1), w);
+}
+
+AVX2_FN static inline __m256
+chroma16_block (const gint16 * c, gint se, gint so, __m128i we, __m128i wo)
+{
+  const __m128i e = chroma16_taps (c, se, we), o = chroma16_taps (c, so, wo);
+
+  return _mm256_cvtepi32_ps (_mm256_set_m128i (_mm_unpackhi_epi32 (e, o),
+          _mm_unpacklo_epi32 (e, o)));
+}
+
+INLINE_AVX2_FN gint
+yuv_period2_body (guint8 * restrict out, const guint8 * restrict luma,
+    const gint16 * restrict u16, const gint16 * restrict v16, gint se,
+    gint so, const gfloat * wx, const YuvMatrix * restrict m, guint8 flip,
+    gint from, gint run_end, gint n, gint z0, gint z1, gint z2)
+{
+  const gint me = (gint) (wx[from] * WEIGHT_ONE);
+  const gint mo = (gint) (wx[from + 1] * WEIGHT_ONE);
+  const __m128i we = _mm_set1_epi32 ((gint32) (((guint32) me <<
+              WEIGHT_PAIR_SHIFT) | (WEIGHT_ONE - me)));
+  const __m128i wo = _mm_set1_epi32 ((gint32) (((guint32) mo <<
+              WEIGHT_PAIR_SHIFT) | (WEIGHT_ONE - mo)));
+  const gfloat unit = 1.0f / (WEIGHT_ONE * WEIGHT_ONE);
+  const __m256 yo = _mm256_set1_ps (m->y_offset);
+  const __m256 yg = _mm256_set1_ps (m->y_gain);
+  const __m256 half = _mm256_set1_ps (0.5f);
+  const __m256 u0 = _mm256_set1_ps (m->from_u[0] * unit);
+  const __m256 u1 = _mm256_set1_ps (m->from_u[1] * unit);
+  const __m256 u2 = _mm256_set1_ps (m->from_u[2] * unit);
+  const __m256 v0 = _mm256_set1_ps (m->from_v[0] * unit);
+  const __m256 v1 = _mm256_set1_ps (m->from_v[1] * unit);
+  const __m256 v2 = _mm256_set1_ps (m->from_v[2] * unit);
+  const __m256i vflip = _mm256_set1_epi8 ((gchar) flip);
+  const __m256i interleave = rgb8_interleave ();
+  gint x, last = -1;
+
+  for (x = from; x + PERIOD_BLOCK - 2 <= run_end || last >= 0;
+      x += PERIOD_BLOCK) {
+    const __m256 u = chroma16_block (u16, se, so, we, wo);
+    const __m256 v = chroma16_block (v16, se, so, we, wo);
+    const __m256 yf = _mm256_cvtepi32_ps (_mm256_cvtepu8_epi32
+        (_mm_loadl_epi64 ((const __m128i *) (luma + x))));
+    const __m256 l = _mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (yf, yo),
+            yg), half);
+    const __m256i a = combine_channel (l, u, v, u0, v0, z0);
+    const __m256i b = combine_channel (l, u, v, u1, v1, z1);
+    const __m256i c = combine_channel (l, u, v, u2, v2, z2);
+
+    store_rgb8 (out + N_CHANNELS * x, a, b, c, interleave, vflip,
+        x + PIXELS_PER_YMM + STORE_SLACK_PIXELS <= n);
+    /* a block is four chroma samples on */
+    se += PERIOD_BLOCK / 2;
+    so += PERIOD_BLOCK / 2;
+    if (last >= 0)
+      return last;
+    /* the run's last columns: a block overlapping the previous one, at
+     * the same phase, rewrites some columns with the same bytes */
+    if (x + PERIOD_BLOCK + PERIOD_BLOCK - 2 > run_end &&
+        x + PERIOD_BLOCK < run_end + 2) {
+      const gint next = from + ((run_end - (PERIOD_BLOCK - 2) - from) & ~1);
+
+      if (next > x) {
+        se += (next - x - PERIOD_BLOCK) / 2;
+        so += (next - x - PERIOD_BLOCK) / 2;
+        last = next + PERIOD_BLOCK;
+        x = next - PERIOD_BLOCK;
+      }
+    }
+  }
+  return x;
+}
+
+/* YUV at 1:1 luma (rows of luma bytes taken as they are) with chroma in a
+ * dyadic period-2 run [@from, @run_end) (2x upsampling): chroma from the
+ * chroma16 rows, then combine_yuv's operations on the same floats. U - 128
+ * is the chroma16 lerp times 2^-2*WEIGHT_BITS exactly, and scaling by a
+ * power of two commutes with rounding, so from_u * (U - 128) is computed
+ * as (from_u * 2^-2*WEIGHT_BITS) * lerp with the same result. @i0 are the
+ * U column taps (byte offsets, @ps bytes a sample). The usual zero terms
+ * (RGB or BGR order) get their own loops. Stores stay inside the row's
+ * @n columns. Returns the first column not done. */
+AVX2_FN static gint
+yuv_period2_avx2 (guint8 * restrict out, const guint8 * restrict luma,
+    const gint16 * restrict u16, const gint16 * restrict v16,
+    const gint32 * restrict i0, gint ps, gint poff, const gfloat * wx,
+    const YuvMatrix * restrict m, guint8 flip, gint from, gint run_end, gint n)
+{
+  const gint z0 = zero_term (m, 0), z1 = zero_term (m, 1);
+  const gint z2 = zero_term (m, 2);
+  const gint se = (i0[from] - poff) / ps, so = (i0[from + 1] - poff) / ps;
+
+  if (z0 == ZERO_U && z1 == ZERO_NONE && z2 == ZERO_V)
+    return yuv_period2_body (out, luma, u16, v16, se, so, wx, m, flip, from,
+        run_end, n, ZERO_U, ZERO_NONE, ZERO_V);
+  if (z0 == ZERO_V && z1 == ZERO_NONE && z2 == ZERO_U)
+    return yuv_period2_body (out, luma, u16, v16, se, so, wx, m, flip, from,
+        run_end, n, ZERO_V, ZERO_NONE, ZERO_U);
+  return yuv_period2_body (out, luma, u16, v16, se, so, wx, m, flip, from,
+      run_end, n, z0, z1, z2);
 }
 
 /* Packed RGB at exactly 2:1 in both axes (halves, wy 1/2): the dyadic
  * formula is then (T0 + T1 + B0 + B1 + 2) >> 2, and two tensor pixels
  * read twelve consecutive bytes of each row, so one 16-byte load serves
- * both. pmaddubsw by ones sums the horizontal pairs. */
+ * both. pmaddubsw by ones sums the horizontal pairs. Stores stay inside
+ * the row's @row_pixels; the bytes after the last column done are left
+ * for the caller to write. */
 AVX2_FN static gint
 box2_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
     const guint8 * restrict bot, const guint8 * restrict base_px,
-    const gint off[N_CHANNELS], guint8 flip, gint n)
+    const gint off[N_CHANNELS], guint8 flip, gint n, gint row_pixels)
 {
   const __m256i ones = _mm256_set1_epi8 (1);
   const __m256i two = _mm256_set1_epi16 (2);
@@ -1700,6 +1943,12 @@ box2_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
     a = _mm256_shuffle_epi8 (_mm256_packus_epi16 (a, b), compact);
     lo = _mm_xor_si128 (_mm256_castsi256_si128 (a), vflip);
     hi = _mm_xor_si128 (_mm256_extracti128_si256 (a, 1), vflip);
+    /* the 4 bytes after the block are written later by the caller */
+    if (x + BOX_PIXELS + STORE_SLACK_PIXELS <= row_pixels) {
+      _mm_storeu_si128 ((__m128i *) o, lo);
+      _mm_storeu_si128 ((__m128i *) (o + N_CHANNELS * PIXELS_PER_STORE), hi);
+      continue;
+    }
     _mm_storel_epi64 ((__m128i *) o, lo);
     tail = _mm_cvtsi128_si32 (_mm_srli_si128 (lo, sizeof (gint64)));
     memcpy (o + sizeof (gint64), &tail, sizeof (tail));
@@ -1882,6 +2131,29 @@ combine_rgb (guint8 * restrict out, const gfloat * restrict c0,
   }
 }
 
+/* The components of YUV columns [@from, @to) with blend_rows' and
+ * lerp_f32's float operations, straight from the source rows: the few
+ * columns around a vector kernel's run. */
+static void
+sample_yuv_columns (SampleTables * t, const guint8 * const *top,
+    const guint8 * const *bot, gint y, gint from, gint to)
+{
+  gint c, x;
+
+  for (c = 0; c < N_CHANNELS; c++) {
+    const gint pl = t->comp_plane[c];
+    const gfloat wy = t->wy[pl][y];
+
+    for (x = from; x < to; x++) {
+      const gfloat a0 = top[pl][t->x0[c][x]], a1 = top[pl][t->x1[c][x]];
+      const gfloat a = a0 + ((gfloat) bot[pl][t->x0[c][x]] - a0) * wy;
+      const gfloat b = a1 + ((gfloat) bot[pl][t->x1[c][x]] - a1) * wy;
+
+      t->comp[c][x] = a + (b - a) * t->wx[c][x];
+    }
+  }
+}
+
 ROW_LOOP static void
 combine_yuv (guint8 * restrict out, const gfloat * restrict yr,
     const gfloat * restrict ur, const gfloat * restrict vr,
@@ -2022,7 +2294,7 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
   gint off[N_CHANNELS] = { 0, };
   const gint pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (frame->info.finfo, 0);
   gboolean fused = FALSE, in_order = FALSE, dyadic = FALSE;
-  gboolean yuv_vector = FALSE, uv_taps = FALSE;
+  gboolean yuv_vector = FALSE, uv_taps = FALSE, yuv_period2 = FALSE;
   gboolean pair_taps[N_CHANNELS] = { FALSE, };
   gint y, p, c;
 
@@ -2044,6 +2316,17 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
         GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 1) == 2 &&
         GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 2) == 2 &&
         t->x0[2][0] == t->x0[1][0] + 1;
+    /* 1:1 luma and exact 2x chroma upsampling (dyadic in both axes) in one
+     * period-2 run shared by U and V: the fused kernel */
+    yuv_period2 = t->contiguous && t->dyadic_x[1] && t->dyadic_x[2] &&
+        t->dyadic_y[t->comp_plane[1]] && t->dyadic_y[t->comp_plane[2]] &&
+        t->period_lo[1] == t->period_lo[2] &&
+        t->period_hi[1] == t->period_hi[2] &&
+        t->period_hi[1] - t->period_lo[1] >= PERIOD_BLOCK &&
+        t->period_taps[1] && t->period_taps[2] &&
+        (uv_taps || (pair_taps[1] && pair_taps[2] &&
+            t->comp_plane[1] != t->comp_plane[2] &&
+            t->x0[2][0] == t->x0[1][0]));
   }
 #ifndef HAVE_X86_SIMD
   /* only the vector kernels look at these */
@@ -2051,6 +2334,7 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
   (void) uv_taps;
   (void) pair_taps;
   (void) pstride;
+  (void) yuv_period2;
 #endif
 
   for (y = 0; y < rh; y++) {
@@ -2079,7 +2363,7 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
 #ifdef HAVE_X86_SIMD
       if (t->halves && t->wy[0][y] == HALF)
         done = box2_packed_avx2 (out, src_row[0], src_row1[0],
-            src_row[0] + t->px0[0], off, flip, t->n_box);
+            src_row[0] + t->px0[0], off, flip, t->n_box, rw);
       if (dyadic && done < t->n_vector8)
         done += dyadic_packed_avx2 (out + N_CHANNELS * done, src_row[0],
             src_row1[0], (gint) (t->wy[0][y] * WEIGHT_ONE), t->px0 + done,
@@ -2091,6 +2375,32 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
 #endif
       lerp_packed (out, src_row[0], src_row1[0], t->wy[0][y], t->px0,
           t->px1, t->wx[0], off, flip, done, rw);
+#ifdef HAVE_X86_SIMD
+    } else if (yuv_period2 && !blended[0]) {
+      const gint pu = t->comp_plane[1], pv = t->comp_plane[2];
+      const gint ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (frame->info.finfo, 1);
+      const gint poff = GST_VIDEO_FORMAT_INFO_POFFSET (frame->info.finfo, 1);
+      const gint s_lo = (t->col_lo[pu] - poff) / ps;
+      const gint s_hi = (t->col_hi[pu] - poff) / ps;
+      const gint lo = t->period_lo[1];
+      gint end;
+
+      chroma16_rows_avx2 (t->chroma16[0], t->chroma16[1], src_row[pu],
+          src_row1[pu], (gint) (t->wy[pu][y] * WEIGHT_ONE), uv_taps, s_lo,
+          s_hi);
+      if (!uv_taps)
+        chroma16_rows_avx2 (t->chroma16[1], NULL, src_row[pv], src_row1[pv],
+            (gint) (t->wy[pv][y] * WEIGHT_ONE), FALSE, s_lo, s_hi);
+      end = yuv_period2_avx2 (out, src_row[t->comp_plane[0]] + t->x0[0][0],
+          t->chroma16[0], t->chroma16[1], t->x0[1], ps, poff, t->wx[1],
+          &self->matrix, flip, lo, t->period_hi[1], rw);
+      sample_yuv_columns (t, src_row, src_row1, y, 0, lo);
+      combine_yuv (out, t->comp[0], t->comp[1], t->comp[2], &self->matrix,
+          flip, lo);
+      sample_yuv_columns (t, src_row, src_row1, y, end, rw);
+      combine_yuv (out + N_CHANNELS * end, t->comp[0] + end,
+          t->comp[1] + end, t->comp[2] + end, &self->matrix, flip, rw - end);
+#endif
     } else if (yuv_vector) {
       const gboolean copy_luma = t->contiguous && !blended[0];
 
@@ -2256,6 +2566,41 @@ remove_input_tensor (GstBuffer * buffer, GstMeta ** meta, gpointer user_data)
   return TRUE;
 }
 
+/* The byte offset in @buf of a tensor that is the frame's own bytes, or
+ * -1: packed RGB in the tensor's channel order, u8 without flip, every
+ * tensor row one source row taken pixel for pixel (1:1, no padding), and
+ * rows without stride padding, so the tensor is one range of the frame. */
+static gssize
+shared_tensor_offset (GstAxLetterboxElement * self,
+    const GstVideoFrame * frame, GstBuffer * buf, const GstAxLetterbox * lb)
+{
+  const SampleTables *t = &self->tables;
+  const gint tw = self->tensor_width, th = self->tensor_height;
+  const gint first = self->red_pos == 0 ? 0 : 2, third = 2 - first;
+  const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+  gsize offset;
+  gint y;
+
+  if (self->is_yuv || !self->direct_u8 || self->flip != 0 ||
+      !t->contiguous || lb->resized_width != tw || lb->resized_height != th ||
+      stride != tw * N_CHANNELS ||
+      GST_VIDEO_FORMAT_INFO_PSTRIDE (frame->info.finfo, 0) != N_CHANNELS)
+    return -1;
+  /* channels in the tensor's order at byte offsets 0, 1, 2 of a pixel */
+  if (t->px0[0] != 0 || t->x0[first][0] != 0 || t->x0[1][0] != 1 ||
+      t->x0[third][0] != 2)
+    return -1;
+  for (y = 0; y < th; y++)
+    if (t->y0[0][y] != t->y0[0][0] + y || t->wy[0][y] != 0.0f)
+      return -1;
+  offset = GST_VIDEO_INFO_PLANE_OFFSET (&frame->info, 0) +
+      (gsize) t->y0[0][0] * stride;
+  if (offset > G_MAXSSIZE || gst_buffer_get_size (buf) < offset +
+      self->tensor_bytes)
+    return -1;
+  return (gssize) offset;
+}
+
 static GstFlowReturn
 gst_ax_letterbox_element_make_tensor (GstAxLetterboxElement * self,
     const GstVideoFrame * frame, GstBuffer * buf, const GstAxLetterbox * lb,
@@ -2266,14 +2611,23 @@ gst_ax_letterbox_element_make_tensor (GstAxLetterboxElement * self,
   GstAxTensorMeta *meta;
   GstFlowReturn ret;
   gint64 dims[TENSOR_RANK];
+  gssize shared;
 
-  ret = gst_buffer_pool_acquire_buffer (self->pool, &tensor, NULL);
-  if (ret != GST_FLOW_OK)
-    goto no_tensor;
-  if (!gst_buffer_map (tensor, &map, GST_MAP_WRITE))
-    goto map_failed;
-  gst_ax_letterbox_element_render (self, frame, lb, map.data);
-  gst_buffer_unmap (tensor, &map);
+  shared = shared_tensor_offset (self, frame, buf, lb);
+  /* the tensor refs the frame's memory: nothing to render; a writer of
+   * the frame downstream gets its own copy of the memory */
+  if (shared >= 0)
+    tensor = gst_buffer_copy_region (buf, GST_BUFFER_COPY_MEMORY, shared,
+        self->tensor_bytes);
+  if (tensor == NULL) {
+    ret = gst_buffer_pool_acquire_buffer (self->pool, &tensor, NULL);
+    if (ret != GST_FLOW_OK)
+      goto no_tensor;
+    if (!gst_buffer_map (tensor, &map, GST_MAP_WRITE))
+      goto map_failed;
+    gst_ax_letterbox_element_render (self, frame, lb, map.data);
+    gst_buffer_unmap (tensor, &map);
+  }
 
   dims[0] = 1;
   if (self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC) {

@@ -517,6 +517,33 @@ GST_START_TEST (test_exact_rois)
 
 GST_END_TEST;
 
+/* 1:1 into a tensor of the frame's size: the shared-memory RGB tensor,
+ * the fused YUV kernel (2x chroma upsampling) in both channel orders, at
+ * widths whose runs end on and off a block */
+GST_START_TEST (test_exact_one_to_one)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_NV12,
+    GST_VIDEO_FORMAT_I420,
+  };
+  static const gint sizes[][2] = {
+    {64, 64}, {130, 66}, {66, 130}, {18, 10}, {40, 24},
+  };
+  GRand *rand = g_rand_new_with_seed (EXACT_SEED);
+  guint f, s, q, bgr, portable;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (q = 0; q < G_N_ELEMENTS (quants); q++)
+        for (bgr = 0; bgr < 2; bgr++)
+          for (portable = 0; portable < 2; portable++)
+            check_exact (formats[f], sizes[s][0], sizes[s][1], sizes[s][0],
+                sizes[s][1], &quants[q], bgr, portable, rand);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 /* the benchmark's full-size paths into 640x640, u8 and s8 */
 GST_START_TEST (test_exact_full_size)
 {
@@ -554,6 +581,7 @@ letterbox_suite (void)
   tcase_add_test (tc, test_exact_pixels);
   tcase_add_test (tc, test_exact_rois);
   tcase_add_test (tc, test_exact_full_size);
+  tcase_add_test (tc, test_exact_one_to_one);
   return s;
 }
 

@@ -24,6 +24,10 @@
 #define RANDOM_CASES 80
 #define RANDOM_MAX_SIDE 50
 #define POOL_WARMUP_FRAMES 2
+#define MAX_PIXEL 255
+#define I8_ZERO_POINT (-128)
+/* i8 with zero point -128 at scale 1/255 is u8 with the top bit flipped */
+#define SIGN_BIT 0x80
 #define BT601_KR 0.299
 #define BT601_KB 0.114
 #define BT709_KR 0.2126
@@ -965,6 +969,154 @@ GST_START_TEST (test_roi_mode)
 
 GST_END_TEST;
 
+/* Pushes a random @format frame of @w x @h into a @w x @h u8 or i8 tensor
+ * (1:1, no padding); returns the frame out, @in is the frame pushed (the
+ * caller's ref) and @before its bytes. */
+static GstBuffer *
+push_one_to_one (const gchar * format, gint w, gint h, const gchar * order,
+    const gchar * dtype, GstBuffer ** in, guint8 ** before, GstVideoInfo * info)
+{
+  GstHarness *hr = gst_harness_new ("axletterbox");
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED + w);
+  GstMapInfo map;
+  GstBuffer *out;
+
+  g_object_set (hr->element, "width", w, "height", h, "method", 1, NULL);
+  gst_util_set_object_arg (G_OBJECT (hr->element), "dtype", dtype);
+  if (!strcmp (dtype, "i8"))
+    g_object_set (hr->element, "scale", 1.0 / MAX_PIXEL, "zero-point",
+        I8_ZERO_POINT, NULL);
+  gst_util_set_object_arg (G_OBJECT (hr->element), "channel-order", order);
+  gst_video_info_set_format (info, gst_video_format_from_string (format), w, h);
+  gst_harness_set_src_caps (hr, gst_video_info_to_caps (info));
+  *in = make_random_frame (info, rand);
+  gst_buffer_map (*in, &map, GST_MAP_READ);
+  *before = g_memdup2 (map.data, map.size);
+  gst_buffer_unmap (*in, &map);
+  out = gst_harness_push_and_pull (hr, gst_buffer_ref (*in));
+  fail_unless (out != NULL);
+  g_rand_free (rand);
+  gst_harness_teardown (hr);
+  return out;
+}
+
+static GstAxTensorMeta *
+input_tensor (GstBuffer * out, gint w, gint h)
+{
+  GstAxTensorMeta *meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+      GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 1);
+  fail_unless (meta->has_letterbox);
+  fail_unless_equals_int (meta->layout, GST_AX_TENSOR_LAYOUT_NHWC);
+  fail_unless_equals_int (meta->n_dims, 4);
+  fail_unless_equals_int (meta->dims[1], h);
+  fail_unless_equals_int (meta->dims[2], w);
+  fail_unless_equals_int (meta->dims[3], N_CHANNELS);
+  fail_unless_equals_int (meta->letterbox.resized_width, w);
+  fail_unless_equals_int (meta->letterbox.resized_height, h);
+  fail_unless_equals_int (meta->letterbox.pad_x, 0);
+  fail_unless_equals_int (meta->letterbox.pad_y, 0);
+  fail_unless_equals_int (gst_buffer_get_size (meta->data),
+      (gsize) w * h * N_CHANNELS);
+  return meta;
+}
+
+/* RGB into an RGB u8 tensor of its own size is the frame's bytes: the
+ * tensor shares the frame's memory, and a later write to the frame does
+ * not reach it. */
+GST_START_TEST (test_one_to_one_shares_frame)
+{
+  const gint w = 640, h = 640;
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstAxTensorMeta *meta;
+  GstMapInfo map, tmap;
+  guint8 *before;
+
+  out = push_one_to_one ("RGB", w, h, "rgb", "u8", &in, &before, &info);
+  fail_unless_equals_int (GST_VIDEO_INFO_PLANE_STRIDE (&info, 0),
+      w * N_CHANNELS);
+  meta = input_tensor (out, w, h);
+  fail_unless_equals_int (meta->dtype, GST_AX_TENSOR_DTYPE_U8);
+  fail_unless (gst_buffer_peek_memory (meta->data, 0) ==
+      gst_buffer_peek_memory (in, 0));
+  fail_unless (gst_buffer_map (meta->data, &tmap, GST_MAP_READ));
+  fail_unless_equals_int (tmap.size, info.size);
+  fail_unless (memcmp (tmap.data, before, tmap.size) == 0);
+  gst_buffer_unmap (meta->data, &tmap);
+
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_WRITE));
+  memset (map.data, 0, map.size);
+  gst_buffer_unmap (out, &map);
+  fail_unless (gst_buffer_map (meta->data, &tmap, GST_MAP_READ));
+  fail_unless (memcmp (tmap.data, before, tmap.size) == 0);
+  gst_buffer_unmap (meta->data, &tmap);
+
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  g_free (before);
+}
+
+GST_END_TEST;
+
+/* 1:1 cases whose tensor is not the frame's bytes are rendered into a
+ * tensor of their own: rows with stride padding, the other channel order,
+ * i8, a 4-byte format. */
+GST_START_TEST (test_one_to_one_copies)
+{
+  static const struct
+  {
+    const gchar *format, *order, *dtype;
+    gint w, h;
+  } cases[] = {
+    {"RGB", "rgb", "u8", 22, 10},
+    {"RGB", "bgr", "u8", 32, 8},
+    {"BGR", "bgr", "u8", 22, 6},
+    {"RGB", "rgb", "i8", 32, 8},
+    {"RGBx", "rgb", "u8", 16, 4},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    const gint w = cases[i].w, h = cases[i].h;
+    const gboolean swap = strcmp (cases[i].order, "rgb") != 0;
+    const gboolean s8 = !strcmp (cases[i].dtype, "i8");
+    const FormatLayout *f = find_format (cases[i].format);
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+    GstAxTensorMeta *meta;
+    GstMapInfo tmap;
+    guint8 *before;
+    gint x, y, k;
+
+    out = push_one_to_one (cases[i].format, w, h, cases[i].order,
+        cases[i].dtype, &in, &before, &info);
+    meta = input_tensor (out, w, h);
+    fail_unless (gst_buffer_peek_memory (meta->data, 0) !=
+        gst_buffer_peek_memory (in, 0));
+    fail_unless (gst_buffer_map (meta->data, &tmap, GST_MAP_READ));
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++)
+        for (k = 0; k < N_CHANNELS; k++) {
+          const CompLayout *c = &f->comp[swap ? 2 - k : k];
+          const guint8 p = before[y * GST_VIDEO_INFO_PLANE_STRIDE (&info, 0) +
+              x * c->pstride + c->poffset];
+
+          fail_unless_equals_int (tmap.data[(y * w + x) * N_CHANNELS + k],
+              s8 ? p ^ SIGN_BIT : p);
+        }
+    gst_buffer_unmap (meta->data, &tmap);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+    g_free (before);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 axletterbox_suite (void)
 {
@@ -989,6 +1141,8 @@ axletterbox_suite (void)
   tcase_add_test (tc, test_pool_reuse);
   tcase_add_test (tc, test_held_tensors_and_replacement);
   tcase_add_test (tc, test_roi_mode);
+  tcase_add_test (tc, test_one_to_one_shares_frame);
+  tcase_add_test (tc, test_one_to_one_copies);
   return s;
 }
 

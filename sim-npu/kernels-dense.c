@@ -261,22 +261,18 @@ __attribute__((target ("avx2")))
   fill_i16 (seg + b, zp, n - b);
 }
 
-/* one output vector of 8 channels: requant_one of kernels.c, lane-wise;
- * max (x, lo) and min (x, hi) take the bound when x is NaN, as its
- * comparisons do. Returns 8 int16 (in [act_min, act_max]). */
+/* requant_one of kernels.c on 8 lanes, to int32 before the output zero
+ * point, in fewer operations: x clamped to [lo, hi] then rounded is x
+ * rounded then clamped, as lo and hi are integers, so the clamp below lo
+ * moves to the int8 values (see store_pair). min (hi, x) keeps a NaN x
+ * and the conversion rounds to nearest even as the magic number does,
+ * making a NaN or an x below -2^31 INT_MIN, which saturates to -128 and
+ * then goes to act_min, as requant_one's NaN and large negative x do. */
 __attribute__((target ("avx2")))
-     static inline __m128i requant8 (__m256i acc, __m256 sc, __m256 lo,
-    __m256 hi, __m256i zp)
+     static inline __m256i requant8 (__m256i acc, __m256 sc, __m256 hi)
 {
-  const __m256 magic = _mm256_set1_ps (RQ_MAGIC);
-  __m256 f = _mm256_mul_ps (_mm256_cvtepi32_ps (acc), sc);
-  __m256i q;
-
-  f = _mm256_min_ps (_mm256_max_ps (f, lo), hi);
-  f = _mm256_sub_ps (_mm256_add_ps (f, magic), magic);
-  q = _mm256_add_epi32 (_mm256_cvttps_epi32 (f), zp);
-  return _mm_packs_epi32 (_mm256_castsi256_si128 (q),
-      _mm256_extracti128_si256 (q, 1));
+  return _mm256_cvtps_epi32 (_mm256_min_ps (hi,
+          _mm256_mul_ps (_mm256_cvtepi32_ps (acc), sc)));
 }
 
 typedef struct
@@ -284,7 +280,7 @@ typedef struct
   const int32_t *bias;          /* ocp, padded with zeros */
   const float *scale;           /* ocp, padded with zeros */
   float lo_f, hi_f;
-  int32_t out_zp;
+  int32_t out_zp, act_min;
   int oc;
 } DenseOut;
 
@@ -306,28 +302,57 @@ __attribute__((target ("avx2")))
           _mm256_load_si256 ((const __m256i *) (const void *) w)));
 }
 
-/* Requantises a pixel's nv vectors of 8 channels into dst (channels o0
- * on); the last panel goes through a small buffer so that nothing is
- * written past oc. */
-__attribute__((target ("avx2")))
-     static inline void store_pixel (const DenseOut * d, int o0, int nv,
-    __m256i c0, __m256i c1, __m256 s0, __m256 s1, int8_t * dst)
-{
-  const __m256 lo = _mm256_set1_ps (d->lo_f), hi = _mm256_set1_ps (d->hi_f);
-  const __m256i zp = _mm256_set1_epi32 (d->out_zp);
-  __m128i q0 = requant8 (c0, s0, lo, hi, zp);
-  __m128i q1 = nv > 1 ? requant8 (c1, s1, lo, hi, zp) : q0;
-  __m128i q = _mm_packs_epi16 (q0, q1);
-  int8_t v[PANEL_WIDE];
+/* dword order of the packed bytes of two pixels (see store_pair) */
+#define PAIR_ORDER 0, 4, 1, 5, 2, 6, 3, 7
 
-  if (o0 + nv * PANEL_NARROW <= d->oc) {
-    if (nv > 1)
-      _mm_storeu_si128 ((__m128i *) (void *) dst, q);
-    else
-      _mm_storel_epi64 ((__m128i *) (void *) dst, q);
+/* Requantises two pixels' nv vectors of 8 channels (a0 a1, b0 b1) into
+ * dst_a and, if two, dst_b (channels o0 on), packed together: the output
+ * zero point is added to the int16 values (saturating: the clamp to
+ * [lo, hi] is done but for lo), act_min taken on the int8 ones. The last
+ * panel goes through a small buffer so that nothing is written past oc. */
+__attribute__((target ("avx2")))
+     static inline void store_pair (const DenseOut * d, int o0, int nv,
+    __m256i a0, __m256i a1, __m256i b0, __m256i b1, __m256 s0, __m256 s1,
+    int8_t * dst_a, int8_t * dst_b, bool two)
+{
+  const __m256 hi = _mm256_set1_ps (d->hi_f);
+  const __m256i zp = _mm256_set1_epi16 ((int16_t) d->out_zp);
+  const __m256i order = _mm256_setr_epi32 (PAIR_ORDER);
+  __m256i x, y, v;
+  __m128i va, vb;
+  int8_t buf[2 * PANEL_WIDE];
+  const size_t bytes = (size_t) nv * PANEL_NARROW;
+
+  if (nv > 1) {
+    x = _mm256_packs_epi32 (requant8 (a0, s0, hi), requant8 (a1, s1, hi));
+    y = _mm256_packs_epi32 (requant8 (b0, s0, hi), requant8 (b1, s1, hi));
   } else {
-    _mm_storeu_si128 ((__m128i *) (void *) v, q);
-    memcpy (dst, v, (size_t) (d->oc - o0));
+    x = _mm256_packs_epi32 (requant8 (a0, s0, hi), requant8 (b0, s0, hi));
+    y = x;
+  }
+  v = _mm256_packs_epi16 (_mm256_adds_epi16 (x, zp), _mm256_adds_epi16 (y, zp));
+  v = _mm256_max_epi8 (_mm256_permutevar8x32_epi32 (v, order),
+      _mm256_set1_epi8 ((int8_t) d->act_min));
+  /* nv > 1: pixel a in the low half, b in the high one; nv == 1: a and b
+   * in the two quarters of the low half */
+  va = _mm256_castsi256_si128 (v);
+  vb = nv > 1 ? _mm256_extracti128_si256 (v, 1) : _mm_unpackhi_epi64 (va, va);
+  if (o0 + (int) bytes <= d->oc) {
+    if (nv > 1) {
+      _mm_storeu_si128 ((__m128i *) (void *) dst_a, va);
+      if (two)
+        _mm_storeu_si128 ((__m128i *) (void *) dst_b, vb);
+    } else {
+      _mm_storel_epi64 ((__m128i *) (void *) dst_a, va);
+      if (two)
+        _mm_storel_epi64 ((__m128i *) (void *) dst_b, vb);
+    }
+  } else {
+    _mm_storeu_si128 ((__m128i *) (void *) buf, va);
+    _mm_storeu_si128 ((__m128i *) (void *) (buf + PANEL_WIDE), vb);
+    memcpy (dst_a, buf, (size_t) (d->oc - o0));
+    if (two)
+      memcpy (dst_b, buf + PANEL_WIDE, (size_t) (d->oc - o0));
   }
 }
 
@@ -375,17 +400,14 @@ __attribute__((target ("avx2")))
   out += o0;
   s0 = _mm256_loadu_ps (d->scale + o0);
   s1 = nv > 1 ? _mm256_loadu_ps (d->scale + o0 + PANEL_NARROW) : s0;
-  store_pixel (d, o0, nv, c00, c01, s0, s1, out);
-  if (valid > 1)
-    store_pixel (d, o0, nv, c10, c11, s0, s1, out + d->oc);
+  store_pair (d, o0, nv, c00, c01, c10, c11, s0, s1, out, out + d->oc,
+      valid > 1);
   if (valid > 2)
-    store_pixel (d, o0, nv, c20, c21, s0, s1, out + 2 * (size_t) d->oc);
-  if (valid > 3)
-    store_pixel (d, o0, nv, c30, c31, s0, s1, out + 3 * (size_t) d->oc);
+    store_pair (d, o0, nv, c20, c21, c30, c31, s0, s1,
+        out + 2 * (size_t) d->oc, out + 3 * (size_t) d->oc, valid > 3);
   if (valid > 4)
-    store_pixel (d, o0, nv, c40, c41, s0, s1, out + 4 * (size_t) d->oc);
-  if (valid > 5)
-    store_pixel (d, o0, nv, c50, c51, s0, s1, out + 5 * (size_t) d->oc);
+    store_pair (d, o0, nv, c40, c41, c50, c51, s0, s1,
+        out + 4 * (size_t) d->oc, out + 5 * (size_t) d->oc, valid > 5);
 }
 
 __attribute__((target ("avx2"), noinline))
@@ -447,7 +469,7 @@ __attribute__((target ("avx2")))
   c1 = _mm256_add_epi32 (c1, e1);
   s0 = _mm256_loadu_ps (d->scale + o0);
   s1 = nv > 1 ? _mm256_loadu_ps (d->scale + o0 + PANEL_NARROW) : s0;
-  store_pixel (d, o0, nv, c0, c1, s0, s1, out + o0);
+  store_pair (d, o0, nv, c0, c1, c0, c1, s0, s1, out + o0, out + o0, false);
 }
 
 __attribute__((target ("avx2"), noinline))
@@ -602,6 +624,7 @@ dense_run_avx2 (const simnpu__conv_params * p, const int8_t * input,
   d.bias = pbias;
   d.scale = pscale;
   d.out_zp = p->out_zp;
+  d.act_min = p->act_min;
   d.lo_f = (float) (p->act_min - p->out_zp);
   d.hi_f = (float) (p->act_max - p->out_zp);
   d.oc = p->oc;

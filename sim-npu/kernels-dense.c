@@ -47,10 +47,17 @@
  * quarter panel runs on 128-bit vectors, half the work of a 256-bit one
  * on the machines that split those */
 #define PANEL_WIDE 16
+/* the panel of the last 24 channels (three vectors), on blocks of fewer
+ * pixels: it broadcasts each tap pair once for three multiply-adds where
+ * a wide and a narrow panel would broadcast it twice for three */
+#define PANEL_TRIPLE 24
+#define TRIPLE_ROWS 4
 #define PANEL_NARROW 8
 #define PANEL_QUARTER 4
 /* output pixels per block of the micro-kernel */
 #define BLOCK_ROWS 6
+/* output pixels per chunk are a multiple of both block sizes */
+#define CHUNK_ALIGN 12
 /* taps per 32-bit pair */
 #define PAIR 2
 /* target bytes of the 16-bit taps of one chunk of output pixels: half
@@ -119,7 +126,7 @@ dense_shape (const simnpu__conv_params * p, DenseShape * s)
     per_pixel = s->seg2 * PAIR * sizeof (int16_t);
     s->chunk = MIN ((size_t) p->oh * p->ow, CHUNK_BYTES / per_pixel);
   }
-  s->chunk = ALIGN_UP (MAX (s->chunk, 1), BLOCK_ROWS);
+  s->chunk = ALIGN_UP (MAX (s->chunk, 1), CHUNK_ALIGN);
   s->kp2 = s->n_seg * s->seg2;
   /* the pixels of a whole last block, each window row and the tap after
    * it */
@@ -132,6 +139,8 @@ panel_width (size_t o0, size_t ocp)
 {
   size_t rest = ocp - o0;
 
+  if (rest >= PANEL_TRIPLE && rest < 2 * PANEL_WIDE)
+    return PANEL_TRIPLE;
   return rest >= PANEL_WIDE ? PANEL_WIDE : rest >= PANEL_NARROW ?
       PANEL_NARROW : PANEL_QUARTER;
 }
@@ -230,7 +239,7 @@ __attribute__((target ("avx2")))
   /* the rest of the last block: any finite taps, their outputs are not
    * stored */
   memset (rows + count * stride, 0,
-      (ALIGN_UP (count, BLOCK_ROWS) - count) * stride * sizeof (int16_t));
+      (ALIGN_UP (count, CHUNK_ALIGN) - count) * stride * sizeof (int16_t));
 }
 
 /* Direct: the widened segment of input row iy for output pixels [x0, x0 +
@@ -532,6 +541,62 @@ __attribute__((target ("avx2"), noinline))
   }
 }
 
+/* The triple panel (24 channels, w: kp2 x 24 pairs) over pixels [0,
+ * valid) of a block of TRIPLE_ROWS, as micro_block; all the block's
+ * pixels have finite taps (chunks are whole blocks), so even a block of
+ * one pixel runs here. */
+__attribute__((target ("avx2"), noinline))
+     static void micro_triple (const int16_t * const *seg, size_t n_seg,
+    size_t seg2, size_t lda, const int32_t * restrict w, const DenseOut * d,
+    int o0, int8_t * restrict out, int valid)
+{
+  const int32_t *b0 = d->bias + o0;
+  const size_t oc = (size_t) d->oc;
+  __m256i c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
+  __m256 s0, s1, s2;
+  size_t j, k;
+
+  c00 = _mm256_loadu_si256 ((const __m256i *) (const void *) b0);
+  c01 = _mm256_loadu_si256 ((const __m256i *) (const void *)
+      (b0 + PANEL_NARROW));
+  c02 = _mm256_loadu_si256 ((const __m256i *) (const void *)
+      (b0 + 2 * PANEL_NARROW));
+  c10 = c20 = c30 = c00;
+  c11 = c21 = c31 = c01;
+  c12 = c22 = c32 = c02;
+  for (j = 0; j < n_seg; j++) {
+    const int16_t *a0 = seg[j], *a1 = a0 + lda, *a2 = a1 + lda;
+    const int16_t *a3 = a2 + lda;
+    for (k = 0; k < seg2; k++, w += PANEL_TRIPLE) {
+      __m256i b;
+#define TRIPLE_ROW(A, C0, C1, C2) \
+      b = pair_bcast (A + k * PAIR); \
+      C0 = mac (C0, b, w); \
+      C1 = mac (C1, b, w + PANEL_NARROW); \
+      C2 = mac (C2, b, w + 2 * PANEL_NARROW);
+      TRIPLE_ROW (a0, c00, c01, c02);
+      TRIPLE_ROW (a1, c10, c11, c12);
+      TRIPLE_ROW (a2, c20, c21, c22);
+      TRIPLE_ROW (a3, c30, c31, c32);
+#undef TRIPLE_ROW
+    }
+  }
+  out += o0;
+  s0 = _mm256_loadu_ps (d->scale + o0);
+  s1 = _mm256_loadu_ps (d->scale + o0 + PANEL_NARROW);
+  s2 = _mm256_loadu_ps (d->scale + o0 + 2 * PANEL_NARROW);
+  /* the first 16 channels are all inside oc (see panel_width) */
+  store_pair (d, o0, 2, c00, c01, c10, c11, s0, s1, out, out + oc, valid > 1);
+  store_pair (d, o0 + PANEL_WIDE, 1, c02, c02, c12, c12, s2, s2,
+      out + PANEL_WIDE, out + oc + PANEL_WIDE, valid > 1);
+  if (valid > 2) {
+    store_pair (d, o0, 2, c20, c21, c30, c31, s0, s1, out + 2 * oc,
+        out + 3 * oc, valid > 3);
+    store_pair (d, o0 + PANEL_WIDE, 1, c22, c22, c32, c32, s2, s2,
+        out + 2 * oc + PANEL_WIDE, out + 3 * oc + PANEL_WIDE, valid > 3);
+  }
+}
+
 /* Every panel over count pixels (from out, stride oc) whose taps are the
  * segments seg (pixel r's at seg[j] + r * lda). */
 static void
@@ -545,6 +610,16 @@ run_panels (const DenseShape * s, const DenseOut * d, const void *packed,
     const size_t width = panel_width (o0, s->ocp);
     const bool wide = width == PANEL_WIDE;
     const int32_t *w = (const int32_t *) packed + o0 * s->kp2;
+    if (width == PANEL_TRIPLE) {
+      for (r0 = 0; r0 < count; r0 += TRIPLE_ROWS) {
+        for (j = 0; j < s->n_seg; j++)
+          blk[j] = seg[j] + r0 * lda;
+        micro_triple (blk, s->n_seg, s->seg2, lda, w, d, (int) o0,
+            out + r0 * (size_t) d->oc, (int) MIN (TRIPLE_ROWS, count - r0));
+      }
+      o0 += width;
+      continue;
+    }
     for (r0 = 0; r0 < count; r0 += BLOCK_ROWS) {
       int8_t *dst = out + r0 * (size_t) d->oc;
       int valid = (int) MIN (BLOCK_ROWS, count - r0);

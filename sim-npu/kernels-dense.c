@@ -47,9 +47,10 @@
  * quarter panel runs on 128-bit vectors, half the work of a 256-bit one
  * on the machines that split those */
 #define PANEL_WIDE 16
-/* the panel of the last 24 channels (three vectors), on blocks of fewer
- * pixels: it broadcasts each tap pair once for three multiply-adds where
- * a wide and a narrow panel would broadcast it twice for three */
+/* the usual panel: 24 channels (three vectors) on blocks of fewer
+ * pixels broadcast each tap pair once for three multiply-adds, where
+ * blocks of 16 channels do it once for two; the int32 products of the 16
+ * x 2 taps and their adds are the same work on either */
 #define PANEL_TRIPLE 24
 #define TRIPLE_ROWS 4
 #define PANEL_NARROW 8
@@ -139,7 +140,7 @@ panel_width (size_t o0, size_t ocp)
 {
   size_t rest = ocp - o0;
 
-  if (rest >= PANEL_TRIPLE && rest < 2 * PANEL_WIDE)
+  if (rest >= PANEL_TRIPLE)
     return PANEL_TRIPLE;
   return rest >= PANEL_WIDE ? PANEL_WIDE : rest >= PANEL_NARROW ?
       PANEL_NARROW : PANEL_QUARTER;

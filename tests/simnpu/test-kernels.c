@@ -446,8 +446,9 @@ test_conv2d_dense_fast (void)
         dense_int (DENSE_MIN_OC, 40);
     if (dense_int (0, 4) == 0)
       p.oc = dense_int (DENSE_MIN_OC, 9);
-    /* every tenth case ends on the panel of 24 channels (24 to 31 left
-     * after the panels of 16), the last 8 of them partly inside oc */
+    /* every tenth case has 21 to 28 channels past a multiple of 16, so
+     * that the panels of 24, 16 and 8 channels all end partly outside oc
+     * in some cases */
     if (t % 10 == 7)
       p.oc = DENSE_PANEL_WIDE * dense_int (0, 3) + dense_int (21, 28);
     switch (t % 4) {

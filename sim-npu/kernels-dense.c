@@ -53,6 +53,8 @@
  * x 2 taps and their adds are the same work on either */
 #define PANEL_TRIPLE 24
 #define TRIPLE_ROWS 4
+/* the blocks of that many pixels run one pixel at a time */
+#define TRIPLE_FEW_ROWS 2
 #define PANEL_NARROW 8
 #define PANEL_QUARTER 4
 /* output pixels per block of the micro-kernel */
@@ -448,13 +450,15 @@ __attribute__((target ("avx2")))
 {
   const int32_t *b0 = d->bias + o0;
   const size_t step = (size_t) nv * PANEL_NARROW;
-  __m256i c0, c1, e0 = _mm256_setzero_si256 (), e1 = e0;
-  __m256 s0, s1;
+  __m256i c0, c1, c2, e0 = _mm256_setzero_si256 (), e1 = e0, e2 = e0;
+  __m256 s0, s1, s2;
   size_t j, k;
 
   c0 = _mm256_loadu_si256 ((const __m256i *) (const void *) b0);
   c1 = nv > 1 ? _mm256_loadu_si256 ((const __m256i *) (const void *)
       (b0 + PANEL_NARROW)) : e0;
+  c2 = nv > 2 ? _mm256_loadu_si256 ((const __m256i *) (const void *)
+      (b0 + 2 * PANEL_NARROW)) : e0;
   for (j = 0; j < n_seg; j++) {
     const int16_t *a = seg[j];
     for (k = 0; k + 1 < seg2; k += 2, w += 2 * step) {
@@ -466,20 +470,42 @@ __attribute__((target ("avx2")))
         c1 = mac (c1, b, w + PANEL_NARROW);
         e1 = mac (e1, b2, w + step + PANEL_NARROW);
       }
+      if (nv > 2) {
+        c2 = mac (c2, b, w + 2 * PANEL_NARROW);
+        e2 = mac (e2, b2, w + step + 2 * PANEL_NARROW);
+      }
     }
     if (k < seg2) {
       __m256i b = pair_bcast (a + k * PAIR);
       c0 = mac (c0, b, w);
       if (nv > 1)
         c1 = mac (c1, b, w + PANEL_NARROW);
+      if (nv > 2)
+        c2 = mac (c2, b, w + 2 * PANEL_NARROW);
       w += step;
     }
   }
   c0 = _mm256_add_epi32 (c0, e0);
   c1 = _mm256_add_epi32 (c1, e1);
+  c2 = _mm256_add_epi32 (c2, e2);
   s0 = _mm256_loadu_ps (d->scale + o0);
   s1 = nv > 1 ? _mm256_loadu_ps (d->scale + o0 + PANEL_NARROW) : s0;
-  store_pair (d, o0, nv, c0, c1, c0, c1, s0, s1, out + o0, out + o0, false);
+  out += o0;
+  if (nv > 2) {
+    /* the first 16 channels are all inside oc (see panel_width) */
+    s2 = _mm256_loadu_ps (d->scale + o0 + 2 * PANEL_NARROW);
+    store_pair (d, o0, 2, c0, c1, c0, c1, s0, s1, out, out, false);
+    store_pair (d, o0 + PANEL_WIDE, 1, c2, c2, c2, c2, s2, s2,
+        out + PANEL_WIDE, out + PANEL_WIDE, false);
+  } else
+    store_pair (d, o0, nv, c0, c1, c0, c1, s0, s1, out, out, false);
+}
+
+__attribute__((target ("avx2"), noinline))
+     static void pixel_triple (const int16_t * const *seg, size_t n_seg,
+    size_t seg2, const int32_t * w, const DenseOut * d, int o0, int8_t * out)
+{
+  micro_pixel (seg, n_seg, seg2, w, d, o0, out, 3);
 }
 
 __attribute__((target ("avx2"), noinline))
@@ -613,10 +639,21 @@ run_panels (const DenseShape * s, const DenseOut * d, const void *packed,
     const int32_t *w = (const int32_t *) packed + o0 * s->kp2;
     if (width == PANEL_TRIPLE) {
       for (r0 = 0; r0 < count; r0 += TRIPLE_ROWS) {
+        int8_t *dst = out + r0 * (size_t) d->oc;
+        int valid = (int) MIN (TRIPLE_ROWS, count - r0);
+        if (valid <= TRIPLE_FEW_ROWS) {
+          int r;
+          for (r = 0; r < valid; r++) {
+            for (j = 0; j < s->n_seg; j++)
+              blk[j] = seg[j] + (r0 + r) * lda;
+            pixel_triple (blk, s->n_seg, s->seg2, w, d, (int) o0,
+                dst + r * (size_t) d->oc);
+          }
+          continue;
+        }
         for (j = 0; j < s->n_seg; j++)
           blk[j] = seg[j] + r0 * lda;
-        micro_triple (blk, s->n_seg, s->seg2, lda, w, d, (int) o0,
-            out + r0 * (size_t) d->oc, (int) MIN (TRIPLE_ROWS, count - r0));
+        micro_triple (blk, s->n_seg, s->seg2, lda, w, d, (int) o0, dst, valid);
       }
       o0 += width;
       continue;

@@ -13,8 +13,8 @@
  * The conv is a matrix product: M output pixels by K = kh * kw * ic taps
  * by N = oc channels. Output channels run along the vector lanes, so that
  * the result is NHWC as it is and bias, scale and zero point are vector
- * loads. The weights are packed once into panels of 16 output channels
- * (8 or 4 for the last ones), the taps in pairs as 16-bit values: the
+ * loads. The weights are packed once into panels of 24 output channels
+ * (16, 8 or 4 for the last ones), the taps in pairs as 16-bit values: the
  * 16-bit multiply-add (vpmaddwd) of a pair of sign-extended int8 taps is
  * exact for any values, so every weight, -128 included, is taken. (The
  * unsigned-by-signed byte multiply-add would need a second multiply-add to
@@ -25,10 +25,13 @@
  * scratch: segments of input rows read in place (see DenseShape) or, for
  * dilated and short rows, im2row; padded taps read the input zero point,
  * as the column buffer of the portable kernel does, since the bias has
- * in_zp folded in. Then each panel runs over the chunk six pixels at a
- * time with the 6 x 16 int32 accumulators in registers, broadcasting a
- * pixel's tap pair against the panel's. The requantisation is the
- * single-precision sequence of kernels.c's requant_one, without FMA. */
+ * in_zp folded in. Then each panel runs over the chunk four pixels at a
+ * time with the 4 x 24 int32 accumulators in registers (six pixels for
+ * the narrower panels), broadcasting a pixel's tap pair against the
+ * panel's: one broadcast per three multiply-adds, which matters when K is
+ * small. The requantisation gives the bytes of the single-precision
+ * sequence of kernels.c's requant_one, without FMA, in fewer operations
+ * (see requant8): two pixels are packed to int8 together. */
 
 #include "kernels.h"
 

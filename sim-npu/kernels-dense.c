@@ -13,8 +13,8 @@
  * The conv is a matrix product: M output pixels by K = kh * kw * ic taps
  * by N = oc channels. Output channels run along the vector lanes, so that
  * the result is NHWC as it is and bias, scale and zero point are vector
- * loads. The weights are packed once into panels of 16 output channels
- * (8 or 4 for the last ones), the taps in pairs as 16-bit values: the
+ * loads. The weights are packed once into panels of 24 output channels
+ * (16, 8 or 4 for the last ones), the taps in pairs as 16-bit values: the
  * 16-bit multiply-add (vpmaddwd) of a pair of sign-extended int8 taps is
  * exact for any values, so every weight, -128 included, is taken. (The
  * unsigned-by-signed byte multiply-add would need a second multiply-add to
@@ -25,10 +25,13 @@
  * scratch: segments of input rows read in place (see DenseShape) or, for
  * dilated and short rows, im2row; padded taps read the input zero point,
  * as the column buffer of the portable kernel does, since the bias has
- * in_zp folded in. Then each panel runs over the chunk six pixels at a
- * time with the 6 x 16 int32 accumulators in registers, broadcasting a
- * pixel's tap pair against the panel's. The requantisation is the
- * single-precision sequence of kernels.c's requant_one, without FMA. */
+ * in_zp folded in. Then each panel runs over the chunk four pixels at a
+ * time with the 4 x 24 int32 accumulators in registers (six pixels for
+ * the narrower panels), broadcasting a pixel's tap pair against the
+ * panel's: one broadcast per three multiply-adds, which matters when K is
+ * small. The requantisation gives the bytes of the single-precision
+ * sequence of kernels.c's requant_one, without FMA, in fewer operations
+ * (see requant8): two pixels are packed to int8 together. */
 
 #include "kernels.h"
 
@@ -47,10 +50,20 @@
  * quarter panel runs on 128-bit vectors, half the work of a 256-bit one
  * on the machines that split those */
 #define PANEL_WIDE 16
+/* the usual panel: 24 channels (three vectors) on blocks of fewer
+ * pixels broadcast each tap pair once for three multiply-adds, where
+ * blocks of 16 channels do it once for two; the int32 products of the 16
+ * x 2 taps and their adds are the same work on either */
+#define PANEL_TRIPLE 24
+#define TRIPLE_ROWS 4
+/* the blocks of that many pixels run one pixel at a time */
+#define TRIPLE_FEW_ROWS 2
 #define PANEL_NARROW 8
 #define PANEL_QUARTER 4
 /* output pixels per block of the micro-kernel */
 #define BLOCK_ROWS 6
+/* output pixels per chunk are a multiple of both block sizes */
+#define CHUNK_ALIGN 12
 /* taps per 32-bit pair */
 #define PAIR 2
 /* target bytes of the 16-bit taps of one chunk of output pixels: half
@@ -119,7 +132,7 @@ dense_shape (const simnpu__conv_params * p, DenseShape * s)
     per_pixel = s->seg2 * PAIR * sizeof (int16_t);
     s->chunk = MIN ((size_t) p->oh * p->ow, CHUNK_BYTES / per_pixel);
   }
-  s->chunk = ALIGN_UP (MAX (s->chunk, 1), BLOCK_ROWS);
+  s->chunk = ALIGN_UP (MAX (s->chunk, 1), CHUNK_ALIGN);
   s->kp2 = s->n_seg * s->seg2;
   /* the pixels of a whole last block, each window row and the tap after
    * it */
@@ -132,6 +145,8 @@ panel_width (size_t o0, size_t ocp)
 {
   size_t rest = ocp - o0;
 
+  if (rest >= PANEL_TRIPLE)
+    return PANEL_TRIPLE;
   return rest >= PANEL_WIDE ? PANEL_WIDE : rest >= PANEL_NARROW ?
       PANEL_NARROW : PANEL_QUARTER;
 }
@@ -230,7 +245,7 @@ __attribute__((target ("avx2")))
   /* the rest of the last block: any finite taps, their outputs are not
    * stored */
   memset (rows + count * stride, 0,
-      (ALIGN_UP (count, BLOCK_ROWS) - count) * stride * sizeof (int16_t));
+      (ALIGN_UP (count, CHUNK_ALIGN) - count) * stride * sizeof (int16_t));
 }
 
 /* Direct: the widened segment of input row iy for output pixels [x0, x0 +
@@ -261,22 +276,18 @@ __attribute__((target ("avx2")))
   fill_i16 (seg + b, zp, n - b);
 }
 
-/* one output vector of 8 channels: requant_one of kernels.c, lane-wise;
- * max (x, lo) and min (x, hi) take the bound when x is NaN, as its
- * comparisons do. Returns 8 int16 (in [act_min, act_max]). */
+/* requant_one of kernels.c on 8 lanes, to int32 before the output zero
+ * point, in fewer operations: x clamped to [lo, hi] then rounded is x
+ * rounded then clamped, as lo and hi are integers, so the clamp below lo
+ * moves to the int8 values (see store_pair). min (hi, x) keeps a NaN x
+ * and the conversion rounds to nearest even as the magic number does,
+ * making a NaN or an x below -2^31 INT_MIN, which saturates to -128 and
+ * then goes to act_min, as requant_one's NaN and large negative x do. */
 __attribute__((target ("avx2")))
-     static inline __m128i requant8 (__m256i acc, __m256 sc, __m256 lo,
-    __m256 hi, __m256i zp)
+     static inline __m256i requant8 (__m256i acc, __m256 sc, __m256 hi)
 {
-  const __m256 magic = _mm256_set1_ps (RQ_MAGIC);
-  __m256 f = _mm256_mul_ps (_mm256_cvtepi32_ps (acc), sc);
-  __m256i q;
-
-  f = _mm256_min_ps (_mm256_max_ps (f, lo), hi);
-  f = _mm256_sub_ps (_mm256_add_ps (f, magic), magic);
-  q = _mm256_add_epi32 (_mm256_cvttps_epi32 (f), zp);
-  return _mm_packs_epi32 (_mm256_castsi256_si128 (q),
-      _mm256_extracti128_si256 (q, 1));
+  return _mm256_cvtps_epi32 (_mm256_min_ps (hi,
+          _mm256_mul_ps (_mm256_cvtepi32_ps (acc), sc)));
 }
 
 typedef struct
@@ -284,7 +295,7 @@ typedef struct
   const int32_t *bias;          /* ocp, padded with zeros */
   const float *scale;           /* ocp, padded with zeros */
   float lo_f, hi_f;
-  int32_t out_zp;
+  int32_t out_zp, act_min;
   int oc;
 } DenseOut;
 
@@ -306,28 +317,57 @@ __attribute__((target ("avx2")))
           _mm256_load_si256 ((const __m256i *) (const void *) w)));
 }
 
-/* Requantises a pixel's nv vectors of 8 channels into dst (channels o0
- * on); the last panel goes through a small buffer so that nothing is
- * written past oc. */
-__attribute__((target ("avx2")))
-     static inline void store_pixel (const DenseOut * d, int o0, int nv,
-    __m256i c0, __m256i c1, __m256 s0, __m256 s1, int8_t * dst)
-{
-  const __m256 lo = _mm256_set1_ps (d->lo_f), hi = _mm256_set1_ps (d->hi_f);
-  const __m256i zp = _mm256_set1_epi32 (d->out_zp);
-  __m128i q0 = requant8 (c0, s0, lo, hi, zp);
-  __m128i q1 = nv > 1 ? requant8 (c1, s1, lo, hi, zp) : q0;
-  __m128i q = _mm_packs_epi16 (q0, q1);
-  int8_t v[PANEL_WIDE];
+/* dword order of the packed bytes of two pixels (see store_pair) */
+#define PAIR_ORDER 0, 4, 1, 5, 2, 6, 3, 7
 
-  if (o0 + nv * PANEL_NARROW <= d->oc) {
-    if (nv > 1)
-      _mm_storeu_si128 ((__m128i *) (void *) dst, q);
-    else
-      _mm_storel_epi64 ((__m128i *) (void *) dst, q);
+/* Requantises two pixels' nv vectors of 8 channels (a0 a1, b0 b1) into
+ * dst_a and, if two, dst_b (channels o0 on), packed together: the output
+ * zero point is added to the int16 values (saturating: the clamp to
+ * [lo, hi] is done but for lo), act_min taken on the int8 ones. The last
+ * panel goes through a small buffer so that nothing is written past oc. */
+__attribute__((target ("avx2")))
+     static inline void store_pair (const DenseOut * d, int o0, int nv,
+    __m256i a0, __m256i a1, __m256i b0, __m256i b1, __m256 s0, __m256 s1,
+    int8_t * dst_a, int8_t * dst_b, bool two)
+{
+  const __m256 hi = _mm256_set1_ps (d->hi_f);
+  const __m256i zp = _mm256_set1_epi16 ((int16_t) d->out_zp);
+  const __m256i order = _mm256_setr_epi32 (PAIR_ORDER);
+  __m256i x, y, v;
+  __m128i va, vb;
+  int8_t buf[2 * PANEL_WIDE];
+  const size_t bytes = (size_t) nv * PANEL_NARROW;
+
+  if (nv > 1) {
+    x = _mm256_packs_epi32 (requant8 (a0, s0, hi), requant8 (a1, s1, hi));
+    y = _mm256_packs_epi32 (requant8 (b0, s0, hi), requant8 (b1, s1, hi));
   } else {
-    _mm_storeu_si128 ((__m128i *) (void *) v, q);
-    memcpy (dst, v, (size_t) (d->oc - o0));
+    x = _mm256_packs_epi32 (requant8 (a0, s0, hi), requant8 (b0, s0, hi));
+    y = x;
+  }
+  v = _mm256_packs_epi16 (_mm256_adds_epi16 (x, zp), _mm256_adds_epi16 (y, zp));
+  v = _mm256_max_epi8 (_mm256_permutevar8x32_epi32 (v, order),
+      _mm256_set1_epi8 ((int8_t) d->act_min));
+  /* nv > 1: pixel a in the low half, b in the high one; nv == 1: a and b
+   * in the two quarters of the low half */
+  va = _mm256_castsi256_si128 (v);
+  vb = nv > 1 ? _mm256_extracti128_si256 (v, 1) : _mm_unpackhi_epi64 (va, va);
+  if (o0 + (int) bytes <= d->oc) {
+    if (nv > 1) {
+      _mm_storeu_si128 ((__m128i *) (void *) dst_a, va);
+      if (two)
+        _mm_storeu_si128 ((__m128i *) (void *) dst_b, vb);
+    } else {
+      _mm_storel_epi64 ((__m128i *) (void *) dst_a, va);
+      if (two)
+        _mm_storel_epi64 ((__m128i *) (void *) dst_b, vb);
+    }
+  } else {
+    _mm_storeu_si128 ((__m128i *) (void *) buf, va);
+    _mm_storeu_si128 ((__m128i *) (void *) (buf + PANEL_WIDE), vb);
+    memcpy (dst_a, buf, (size_t) (d->oc - o0));
+    if (two)
+      memcpy (dst_b, buf + PANEL_WIDE, (size_t) (d->oc - o0));
   }
 }
 
@@ -375,17 +415,14 @@ __attribute__((target ("avx2")))
   out += o0;
   s0 = _mm256_loadu_ps (d->scale + o0);
   s1 = nv > 1 ? _mm256_loadu_ps (d->scale + o0 + PANEL_NARROW) : s0;
-  store_pixel (d, o0, nv, c00, c01, s0, s1, out);
-  if (valid > 1)
-    store_pixel (d, o0, nv, c10, c11, s0, s1, out + d->oc);
+  store_pair (d, o0, nv, c00, c01, c10, c11, s0, s1, out, out + d->oc,
+      valid > 1);
   if (valid > 2)
-    store_pixel (d, o0, nv, c20, c21, s0, s1, out + 2 * (size_t) d->oc);
-  if (valid > 3)
-    store_pixel (d, o0, nv, c30, c31, s0, s1, out + 3 * (size_t) d->oc);
+    store_pair (d, o0, nv, c20, c21, c30, c31, s0, s1,
+        out + 2 * (size_t) d->oc, out + 3 * (size_t) d->oc, valid > 3);
   if (valid > 4)
-    store_pixel (d, o0, nv, c40, c41, s0, s1, out + 4 * (size_t) d->oc);
-  if (valid > 5)
-    store_pixel (d, o0, nv, c50, c51, s0, s1, out + 5 * (size_t) d->oc);
+    store_pair (d, o0, nv, c40, c41, c50, c51, s0, s1,
+        out + 4 * (size_t) d->oc, out + 5 * (size_t) d->oc, valid > 5);
 }
 
 __attribute__((target ("avx2"), noinline))
@@ -416,13 +453,15 @@ __attribute__((target ("avx2")))
 {
   const int32_t *b0 = d->bias + o0;
   const size_t step = (size_t) nv * PANEL_NARROW;
-  __m256i c0, c1, e0 = _mm256_setzero_si256 (), e1 = e0;
-  __m256 s0, s1;
+  __m256i c0, c1, c2, e0 = _mm256_setzero_si256 (), e1 = e0, e2 = e0;
+  __m256 s0, s1, s2;
   size_t j, k;
 
   c0 = _mm256_loadu_si256 ((const __m256i *) (const void *) b0);
   c1 = nv > 1 ? _mm256_loadu_si256 ((const __m256i *) (const void *)
       (b0 + PANEL_NARROW)) : e0;
+  c2 = nv > 2 ? _mm256_loadu_si256 ((const __m256i *) (const void *)
+      (b0 + 2 * PANEL_NARROW)) : e0;
   for (j = 0; j < n_seg; j++) {
     const int16_t *a = seg[j];
     for (k = 0; k + 1 < seg2; k += 2, w += 2 * step) {
@@ -434,20 +473,42 @@ __attribute__((target ("avx2")))
         c1 = mac (c1, b, w + PANEL_NARROW);
         e1 = mac (e1, b2, w + step + PANEL_NARROW);
       }
+      if (nv > 2) {
+        c2 = mac (c2, b, w + 2 * PANEL_NARROW);
+        e2 = mac (e2, b2, w + step + 2 * PANEL_NARROW);
+      }
     }
     if (k < seg2) {
       __m256i b = pair_bcast (a + k * PAIR);
       c0 = mac (c0, b, w);
       if (nv > 1)
         c1 = mac (c1, b, w + PANEL_NARROW);
+      if (nv > 2)
+        c2 = mac (c2, b, w + 2 * PANEL_NARROW);
       w += step;
     }
   }
   c0 = _mm256_add_epi32 (c0, e0);
   c1 = _mm256_add_epi32 (c1, e1);
+  c2 = _mm256_add_epi32 (c2, e2);
   s0 = _mm256_loadu_ps (d->scale + o0);
   s1 = nv > 1 ? _mm256_loadu_ps (d->scale + o0 + PANEL_NARROW) : s0;
-  store_pixel (d, o0, nv, c0, c1, s0, s1, out + o0);
+  out += o0;
+  if (nv > 2) {
+    /* the first 16 channels are all inside oc (see panel_width) */
+    s2 = _mm256_loadu_ps (d->scale + o0 + 2 * PANEL_NARROW);
+    store_pair (d, o0, 2, c0, c1, c0, c1, s0, s1, out, out, false);
+    store_pair (d, o0 + PANEL_WIDE, 1, c2, c2, c2, c2, s2, s2,
+        out + PANEL_WIDE, out + PANEL_WIDE, false);
+  } else
+    store_pair (d, o0, nv, c0, c1, c0, c1, s0, s1, out, out, false);
+}
+
+__attribute__((target ("avx2"), noinline))
+     static void pixel_triple (const int16_t * const *seg, size_t n_seg,
+    size_t seg2, const int32_t * w, const DenseOut * d, int o0, int8_t * out)
+{
+  micro_pixel (seg, n_seg, seg2, w, d, o0, out, 3);
 }
 
 __attribute__((target ("avx2"), noinline))
@@ -510,6 +571,62 @@ __attribute__((target ("avx2"), noinline))
   }
 }
 
+/* The triple panel (24 channels, w: kp2 x 24 pairs) over pixels [0,
+ * valid) of a block of TRIPLE_ROWS, as micro_block; all the block's
+ * pixels have finite taps (chunks are whole blocks), so even a block of
+ * one pixel runs here. */
+__attribute__((target ("avx2"), noinline))
+     static void micro_triple (const int16_t * const *seg, size_t n_seg,
+    size_t seg2, size_t lda, const int32_t * restrict w, const DenseOut * d,
+    int o0, int8_t * restrict out, int valid)
+{
+  const int32_t *b0 = d->bias + o0;
+  const size_t oc = (size_t) d->oc;
+  __m256i c00, c01, c02, c10, c11, c12, c20, c21, c22, c30, c31, c32;
+  __m256 s0, s1, s2;
+  size_t j, k;
+
+  c00 = _mm256_loadu_si256 ((const __m256i *) (const void *) b0);
+  c01 = _mm256_loadu_si256 ((const __m256i *) (const void *)
+      (b0 + PANEL_NARROW));
+  c02 = _mm256_loadu_si256 ((const __m256i *) (const void *)
+      (b0 + 2 * PANEL_NARROW));
+  c10 = c20 = c30 = c00;
+  c11 = c21 = c31 = c01;
+  c12 = c22 = c32 = c02;
+  for (j = 0; j < n_seg; j++) {
+    const int16_t *a0 = seg[j], *a1 = a0 + lda, *a2 = a1 + lda;
+    const int16_t *a3 = a2 + lda;
+    for (k = 0; k < seg2; k++, w += PANEL_TRIPLE) {
+      __m256i b;
+#define TRIPLE_ROW(A, C0, C1, C2) \
+      b = pair_bcast (A + k * PAIR); \
+      C0 = mac (C0, b, w); \
+      C1 = mac (C1, b, w + PANEL_NARROW); \
+      C2 = mac (C2, b, w + 2 * PANEL_NARROW);
+      TRIPLE_ROW (a0, c00, c01, c02);
+      TRIPLE_ROW (a1, c10, c11, c12);
+      TRIPLE_ROW (a2, c20, c21, c22);
+      TRIPLE_ROW (a3, c30, c31, c32);
+#undef TRIPLE_ROW
+    }
+  }
+  out += o0;
+  s0 = _mm256_loadu_ps (d->scale + o0);
+  s1 = _mm256_loadu_ps (d->scale + o0 + PANEL_NARROW);
+  s2 = _mm256_loadu_ps (d->scale + o0 + 2 * PANEL_NARROW);
+  /* the first 16 channels are all inside oc (see panel_width) */
+  store_pair (d, o0, 2, c00, c01, c10, c11, s0, s1, out, out + oc, valid > 1);
+  store_pair (d, o0 + PANEL_WIDE, 1, c02, c02, c12, c12, s2, s2,
+      out + PANEL_WIDE, out + oc + PANEL_WIDE, valid > 1);
+  if (valid > 2) {
+    store_pair (d, o0, 2, c20, c21, c30, c31, s0, s1, out + 2 * oc,
+        out + 3 * oc, valid > 3);
+    store_pair (d, o0 + PANEL_WIDE, 1, c22, c22, c32, c32, s2, s2,
+        out + 2 * oc + PANEL_WIDE, out + 3 * oc + PANEL_WIDE, valid > 3);
+  }
+}
+
 /* Every panel over count pixels (from out, stride oc) whose taps are the
  * segments seg (pixel r's at seg[j] + r * lda). */
 static void
@@ -523,6 +640,27 @@ run_panels (const DenseShape * s, const DenseOut * d, const void *packed,
     const size_t width = panel_width (o0, s->ocp);
     const bool wide = width == PANEL_WIDE;
     const int32_t *w = (const int32_t *) packed + o0 * s->kp2;
+    if (width == PANEL_TRIPLE) {
+      for (r0 = 0; r0 < count; r0 += TRIPLE_ROWS) {
+        int8_t *dst = out + r0 * (size_t) d->oc;
+        int valid = (int) MIN (TRIPLE_ROWS, count - r0);
+        if (valid <= TRIPLE_FEW_ROWS) {
+          int r;
+          for (r = 0; r < valid; r++) {
+            for (j = 0; j < s->n_seg; j++)
+              blk[j] = seg[j] + (r0 + r) * lda;
+            pixel_triple (blk, s->n_seg, s->seg2, w, d, (int) o0,
+                dst + r * (size_t) d->oc);
+          }
+          continue;
+        }
+        for (j = 0; j < s->n_seg; j++)
+          blk[j] = seg[j] + r0 * lda;
+        micro_triple (blk, s->n_seg, s->seg2, lda, w, d, (int) o0, dst, valid);
+      }
+      o0 += width;
+      continue;
+    }
     for (r0 = 0; r0 < count; r0 += BLOCK_ROWS) {
       int8_t *dst = out + r0 * (size_t) d->oc;
       int valid = (int) MIN (BLOCK_ROWS, count - r0);
@@ -602,6 +740,7 @@ dense_run_avx2 (const simnpu__conv_params * p, const int8_t * input,
   d.bias = pbias;
   d.scale = pscale;
   d.out_zp = p->out_zp;
+  d.act_min = p->act_min;
   d.lo_f = (float) (p->act_min - p->out_zp);
   d.hi_f = (float) (p->act_max - p->out_zp);
   d.oc = p->oc;

@@ -768,15 +768,23 @@ expm1_reduced (__m256d x, __m256d * scale)
   __m256d kd = _mm256_round_pd (_mm256_mul_pd (x, inv_ln2),
       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   __m256d r = _mm256_fnmadd_pd (kd, ln2, x);
-  __m256d p = _mm256_set1_pd (exp_taylor[EXP_DEGREE]);
+  __m256d r2 = _mm256_mul_pd (r, r), r4 = _mm256_mul_pd (r2, r2);
+  __m256d r8 = _mm256_mul_pd (r4, r4), c[EXP_DEGREE / 2], q0, q1, q2;
   __m256i k = _mm256_cvtepi32_epi64 (_mm256_cvtpd_epi32 (kd));
   int i;
 
   *scale = _mm256_castsi256_pd (_mm256_slli_epi64 (_mm256_add_epi64 (k,
               _mm256_set1_epi64x (DBL_EXP_BIAS)), DBL_MANT_BITS));
-  for (i = EXP_DEGREE - 1; i >= 1; i--)
-    p = _mm256_fmadd_pd (p, r, _mm256_set1_pd (exp_taylor[i]));
-  return _mm256_mul_pd (p, r);
+  /* (e^r - 1) / r = sum of r^i / (i + 1)!, by Estrin's scheme (depth 5
+   * instead of Horner's 10: the loop is latency-bound) */
+  for (i = 0; i < EXP_DEGREE / 2; i++)
+    c[i] = _mm256_fmadd_pd (_mm256_set1_pd (exp_taylor[2 * i + 2]), r,
+        _mm256_set1_pd (exp_taylor[2 * i + 1]));
+  q0 = _mm256_fmadd_pd (c[1], r2, c[0]);
+  q1 = _mm256_fmadd_pd (c[3], r2, c[2]);
+  q2 = _mm256_fmadd_pd (_mm256_set1_pd (exp_taylor[EXP_DEGREE]), r2, c[4]);
+  q0 = _mm256_fmadd_pd (q1, r4, q0);
+  return _mm256_mul_pd (_mm256_fmadd_pd (q2, r8, q0), r);
 }
 
 static ALWAYS_INLINE IR_FMA __m256d
@@ -874,9 +882,15 @@ unary_fma (simnpu__ir_op op, const simnpu__ir_attrs * at, float *o,
   float tail[OC_HALF] = { 0 };
   int64_t i;
 
-  for (i = 0; i + OC_HALF <= len; i += OC_HALF)
-    _mm256_storeu_ps (o + i, unary_vec (op, _mm256_loadu_ps (in + i), f0,
-            f1));
+  /* two vectors at a time: independent chains to overlap */
+  for (i = 0; i + 2 * OC_HALF <= len; i += 2 * OC_HALF) {
+    __m256 a = unary_vec (op, _mm256_loadu_ps (in + i), f0, f1);
+    __m256 b = unary_vec (op, _mm256_loadu_ps (in + i + OC_HALF), f0, f1);
+    _mm256_storeu_ps (o + i, a);
+    _mm256_storeu_ps (o + i + OC_HALF, b);
+  }
+  for (; i + OC_HALF <= len; i += OC_HALF)
+    _mm256_storeu_ps (o + i, unary_vec (op, _mm256_loadu_ps (in + i), f0, f1));
   if (i < len) {
     /* the last few through a copy: no load past the end */
     memcpy (tail, in + i, (size_t) (len - i) * sizeof (float));
@@ -1166,7 +1180,7 @@ apply_act (float *p, int64_t len, const simnpu__ir_attrs * at)
 static ALWAYS_INLINE void
 gemm_tile (const float *in, int64_t px, int64_t row, int64_t col, int kh,
     int kw, int64_t k, const float *w, const float *bias, float *acc_out,
-    const int np, const int nv)
+    int64_t ostride, const int np, const int nv)
 {
   const int bw = nv * OC_HALF;
   v8sf acc[PIXEL_BLOCK][OC_BLOCK / OC_HALF];
@@ -1194,7 +1208,7 @@ gemm_tile (const float *in, int64_t px, int64_t row, int64_t col, int kh,
   }
   for (p = 0; p < np; p++)
     for (v = 0; v < nv; v++)
-      STORE8 (acc_out + p * bw + v * OC_HALF, acc[p][v]);
+      STORE8 (acc_out + p * ostride + v * OC_HALF, acc[p][v]);
 }
 
 /* channels per packed block: one vector when the output channels fit in
@@ -1225,14 +1239,14 @@ typedef struct
   case n: \
     if (bw == OC_BLOCK) \
       gemm_tile (in, j->px, j->row, j->col, j->kh, j->kw, j->k, w, bias, \
-          tile, n, 2); \
+          dst, dst_px, n, 2); \
     else \
       gemm_tile (in, j->px, j->row, j->col, j->kh, j->kw, j->k, w, bias, \
-          tile, n, 1); \
+          dst, dst_px, n, 1); \
     break
 
-IR_CLONES static void
-gemm_run (const gemm_job * j)
+static ALWAYS_INLINE void
+gemm_run_body (const gemm_job * j)
 {
   const int64_t bw = block_width (j->oc);
   int64_t blocks = (j->oc + bw - 1) / bw;
@@ -1248,6 +1262,12 @@ gemm_run (const gemm_job * j)
       for (x0 = 0; x0 < j->cols; x0 += PIXEL_BLOCK) {
         const float *in = j->in + y * j->in_row + x0 * j->px;
         int np = (int) MIN (PIXEL_BLOCK, j->cols - x0), p;
+        float *o0 = j->out + y * j->out_row + x0 * j->out_px + b * bw;
+        /* whole blocks straight to the output, a partial one through the
+         * tile */
+        bool whole = nc == bw;
+        float *dst = whole ? o0 : tile;
+        int64_t dst_px = whole ? j->out_px : bw;
         switch (np) {
             GEMM_TILE_CASE (6);
             GEMM_TILE_CASE (5);
@@ -1258,19 +1278,48 @@ gemm_run (const gemm_job * j)
             GEMM_TILE_CASE (1);
         }
         for (p = 0; p < np; p++) {
-          float *o = j->out + y * j->out_row + (x0 + p) * j->out_px + b * bw;
-          memcpy (o, tile + p * bw, (size_t) nc * sizeof (float));
-          apply_act (o, nc, j->attrs);
+          float *o = o0 + p * j->out_px;
+          if (!whole)
+            memcpy (o, tile + p * bw, (size_t) nc * sizeof (float));
+          if (j->attrs->act != SIMNPU_IR_ACT_NONE)
+            apply_act (o, nc, j->attrs);
         }
       }
     }
   }
 }
 
+IR_CLONES static void
+gemm_run_plain (const gemm_job * j)
+{
+  gemm_run_body (j);
+}
+
+#ifdef IR_HAVE_FMA_PATH
+/* the same with acc += a * w contracted */
+IR_FMA static void
+gemm_run_fma (const gemm_job * j)
+{
+  gemm_run_body (j);
+}
+#endif
+
+static void
+gemm_run (const gemm_job * j)
+{
+#ifdef IR_HAVE_FMA_PATH
+  if (have_fma ()) {
+    gemm_run_fma (j);
+    return;
+  }
+#endif
+  gemm_run_plain (j);
+}
+
 /* depthwise (one input and one output channel per group): the inner
  * loop runs over the channels of NHWC */
-IR_CLONES static void
-depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
+static ALWAYS_INLINE void
+depthwise_body (const float *in, int64_t wp, int64_t c, const float *w,
     const float *bias, float *out, int64_t oh, int64_t ow,
     const simnpu__ir_attrs * at)
 {
@@ -1331,6 +1380,38 @@ depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
       apply_act (o, c, at);
     }
   }
+}
+
+IR_CLONES static void
+depthwise_plain (const float *in, int64_t wp, int64_t c, const float *w,
+    const float *bias, float *out, int64_t oh, int64_t ow,
+    const simnpu__ir_attrs * at)
+{
+  depthwise_body (in, wp, c, w, bias, out, oh, ow, at);
+}
+
+#ifdef IR_HAVE_FMA_PATH
+IR_FMA static void
+depthwise_fma (const float *in, int64_t wp, int64_t c, const float *w,
+    const float *bias, float *out, int64_t oh, int64_t ow,
+    const simnpu__ir_attrs * at)
+{
+  depthwise_body (in, wp, c, w, bias, out, oh, ow, at);
+}
+#endif
+
+static void
+depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
+    const float *bias, float *out, int64_t oh, int64_t ow,
+    const simnpu__ir_attrs * at)
+{
+#ifdef IR_HAVE_FMA_PATH
+  if (have_fma ()) {
+    depthwise_fma (in, wp, c, w, bias, out, oh, ow, at);
+    return;
+  }
+#endif
+  depthwise_plain (in, wp, c, w, bias, out, oh, ow, at);
 }
 
 typedef struct

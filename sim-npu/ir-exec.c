@@ -1429,7 +1429,8 @@ depthwise_body (const float *in, int64_t wp, int64_t c, const float *w,
                 * w[((int64_t) ky * kw + kx) * c + ch];
         o[ch] = acc;
       }
-      apply_act (o, c, at);
+      if (at->act != SIMNPU_IR_ACT_NONE)
+        apply_act (o, c, at);
     }
   }
 }

@@ -1305,6 +1305,10 @@ gemm_run_body (const gemm_job * j)
   int64_t wblock = (int64_t) j->kh * j->kw * j->k * bw;
   float tile[PIXEL_BLOCK * OC_BLOCK];
   int64_t y, b, x0;
+  /* the activation in one call per output row where the row is
+   * contiguous (not a group's share of the channels) */
+  bool act = j->attrs->act != SIMNPU_IR_ACT_NONE;
+  bool row_act = act && j->out_px == j->oc;
 
   for (y = 0; y < j->rows; y++) {
     for (b = 0; b < blocks; b++) {
@@ -1333,11 +1337,13 @@ gemm_run_body (const gemm_job * j)
           float *o = o0 + p * j->out_px;
           if (!whole)
             memcpy (o, tile + p * bw, (size_t) nc * sizeof (float));
-          if (j->attrs->act != SIMNPU_IR_ACT_NONE)
+          if (act && !row_act)
             apply_act (o, nc, j->attrs);
         }
       }
     }
+    if (row_act)
+      apply_act (j->out + y * j->out_row, j->cols * j->oc, j->attrs);
   }
 }
 
@@ -1429,9 +1435,8 @@ depthwise_body (const float *in, int64_t wp, int64_t c, const float *w,
                 * w[((int64_t) ky * kw + kx) * c + ch];
         o[ch] = acc;
       }
-      if (at->act != SIMNPU_IR_ACT_NONE)
-        apply_act (o, c, at);
     }
+    apply_act (out + y * ow * c, ow * c, at);
   }
 }
 

@@ -14,7 +14,13 @@
  * register-blocked tile (PIXEL_BLOCK outputs x OC_BLOCK channels, the
  * weights packed once so that the channel vectors are contiguous), which
  * GCC keeps in vector registers; the hot loops are also cloned for AVX2.
- * No FMA is enabled, so results do not depend on the machine. */
+ * Where the CPU has AVX2 and FMA, conv2d, depthwise and matmul run a
+ * third copy built with FMA (the accumulations contract: sums may differ
+ * in their last bits from other machines'), and exp, sigmoid, SiLU, ELU,
+ * SELU and tanh run vectorised: exp in float within 1 ulp of the exact
+ * value (checked on every float argument against libm's double exp),
+ * tanh and exp's extreme arguments in double precision, within 0.5 +
+ * 2^-20 ulp (as close as libm's). */
 
 #include "ir-exec.h"
 
@@ -29,6 +35,12 @@
 #endif
 #ifndef IR_CLONES
 #define IR_CLONES
+#endif
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define IR_HAVE_FMA_PATH 1
+#define IR_FMA __attribute__ ((target ("avx2,fma")))
 #endif
 
 #define ALWAYS_INLINE inline __attribute__ ((always_inline))
@@ -59,6 +71,16 @@ typedef float v8sf_u __attribute__((vector_size (OC_HALF * sizeof (float)),
         aligned (sizeof (float)), may_alias));
 #define LOAD8(v, p) ((v) = *(const v8sf_u *) (const void *) (p))
 #define STORE8(p, v) (*(v8sf_u *) (void *) (p) = (v))
+
+#ifdef IR_HAVE_FMA_PATH
+/* run-time choice of the AVX2+FMA copies (cheap: a load of what
+ * libgcc's constructor found) */
+static inline bool
+have_fma (void)
+{
+  return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma");
+}
+#endif
 
 static const simnpu__ir_tensor *
 tin (const simnpu__ir_exec * x, const simnpu__ir_node * n, unsigned i)
@@ -712,6 +734,233 @@ hard_swishf (float v)
   return v * g;
 }
 
+#ifdef IR_HAVE_FMA_PATH
+/* exp of float arguments where the result is not a normal float, and
+ * tanh's core, computed in double: x = k ln2 + r with |r| <= ln2 / 2,
+ * e^r - 1 by its Taylor series to degree EXP_DEGREE (truncation below
+ * 1.1e-14 relative on that interval), times 2^k. Rounding errors of the
+ * reduction (ln2's own error times |k| <= 217) and of the polynomial's
+ * evaluation (all terms of one sign but for r < 0, where the sum is at
+ * least e^-0.35 of their magnitudes) stay below 2^-44 relative;
+ * rounding that to float gives at most 0.5 + 2^-20 ulp, the correctly
+ * rounded value but when the exact one lies within 2^-20 ulp of a tie
+ * (glibc's expf: 0.502 ulp). Arguments are clamped where the float
+ * result is already 0 or infinity: the double result rounds to them,
+ * subnormal results included. */
+/* odd: Estrin's scheme below pairs the coefficients after the first */
+#define EXP_DEGREE 11
+#define EXP_ARG_MIN (-150.0)
+#define EXP_ARG_MAX 128.0
+/* tanh (x) rounds to 1 in float from x = 9.01 on: 2x beyond this is
+ * clamped */
+#define TANH_2X_MAX 20.0
+#define DBL_EXP_BIAS 1023
+#define DBL_MANT_BITS 52
+#define HALF_VEC 4
+
+static const double exp_taylor[EXP_DEGREE + 1] = {
+  1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040,
+  1.0 / 40320, 1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800,
+};
+
+/* e^r - 1 for x = k ln2 + r (x clamped), and 2^k in *scale */
+static ALWAYS_INLINE IR_FMA __m256d
+expm1_reduced (__m256d x, __m256d * scale)
+{
+  const __m256d inv_ln2 = _mm256_set1_pd (1.0 / M_LN2);
+  const __m256d ln2 = _mm256_set1_pd (M_LN2);
+  __m256d kd = _mm256_round_pd (_mm256_mul_pd (x, inv_ln2),
+      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256d r = _mm256_fnmadd_pd (kd, ln2, x);
+  __m256d r2 = _mm256_mul_pd (r, r), r4 = _mm256_mul_pd (r2, r2);
+  __m256d r8 = _mm256_mul_pd (r4, r4), c[EXP_DEGREE / 2], q0, q1, q2;
+  __m256i k = _mm256_cvtepi32_epi64 (_mm256_cvtpd_epi32 (kd));
+  int i;
+
+  *scale = _mm256_castsi256_pd (_mm256_slli_epi64 (_mm256_add_epi64 (k,
+              _mm256_set1_epi64x (DBL_EXP_BIAS)), DBL_MANT_BITS));
+  /* (e^r - 1) / r = sum of r^i / (i + 1)!, by Estrin's scheme (depth 5
+   * instead of Horner's 10: the loop is latency-bound) */
+  for (i = 0; i < EXP_DEGREE / 2; i++)
+    c[i] = _mm256_fmadd_pd (_mm256_set1_pd (exp_taylor[2 * i + 2]), r,
+        _mm256_set1_pd (exp_taylor[2 * i + 1]));
+  q0 = _mm256_fmadd_pd (c[1], r2, c[0]);
+  q1 = _mm256_fmadd_pd (c[3], r2, c[2]);
+  q2 = _mm256_fmadd_pd (_mm256_set1_pd (exp_taylor[EXP_DEGREE]), r2, c[4]);
+  q0 = _mm256_fmadd_pd (q1, r4, q0);
+  return _mm256_mul_pd (_mm256_fmadd_pd (q2, r8, q0), r);
+}
+
+static ALWAYS_INLINE IR_FMA __m256d
+exp_pd (__m256d x)
+{
+  __m256d s, q;
+
+  x = _mm256_max_pd (_mm256_min_pd (x, _mm256_set1_pd (EXP_ARG_MAX)),
+      _mm256_set1_pd (EXP_ARG_MIN));
+  q = expm1_reduced (x, &s);
+  return _mm256_mul_pd (s, _mm256_add_pd (q, _mm256_set1_pd (1.0)));
+}
+
+/* tanh (|x|) = expm1 (2|x|) / (expm1 (2|x|) + 2): no cancellation for
+ * small x, and expm1 = 2^k (e^r - 1) + (2^k - 1) loses at most a factor
+ * 2 of its accuracy where k > 0 */
+static ALWAYS_INLINE IR_FMA __m256d
+tanh_abs_pd (__m256d ax)
+{
+  __m256d t = _mm256_min_pd (_mm256_add_pd (ax, ax),
+      _mm256_set1_pd (TANH_2X_MAX));
+  __m256d s, q, em1;
+
+  q = expm1_reduced (t, &s);
+  em1 = _mm256_fmadd_pd (s, q, _mm256_sub_pd (s, _mm256_set1_pd (1.0)));
+  return _mm256_div_pd (em1, _mm256_add_pd (em1, _mm256_set1_pd (2.0)));
+}
+
+/* exp in float for arguments whose result is a normal float: x = n ln2
+ * + r, x - n EXPF_LN2_HI exact under FMA (Cody and Waite), then e^r by
+ * its Taylor series to degree EXPF_DEGREE (truncation below 2^-27 on
+ * |r| <= ln2 / 2), times 2^n. The error, mostly the rounding of r and of
+ * the result, stays within 1 ulp of (float) exp ((double) x), checked
+ * on every float (it differs from glibc's expf, by 1 ulp, on 0.24 % of
+ * them). */
+#define EXPF_DEGREE 7
+#define EXPF_ARG_MIN (-87.0f)
+#define EXPF_ARG_MAX 88.0f
+#define FLT_EXP_BIAS 127
+#define FLT_MANT_BITS 23
+/* ln2 = EXPF_LN2_HI + EXPF_LN2_LO: the float nearest ln2 and the rest */
+#define EXPF_LN2_HI 0x1.62e430p-1f
+#define EXPF_LN2_LO -0x1.05c610p-29f
+
+static ALWAYS_INLINE IR_FMA __m256
+expf_normal (__m256 x)
+{
+  static const float taylor[EXPF_DEGREE + 1] = {
+    1.0f, 1.0f, 1.0f / 2, 1.0f / 6, 1.0f / 24, 1.0f / 120, 1.0f / 720,
+    1.0f / 5040,
+  };
+  __m256 n = _mm256_round_ps (_mm256_mul_ps (x,
+          _mm256_set1_ps ((float) M_LOG2E)),
+      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps (n, _mm256_set1_ps (EXPF_LN2_HI), x);
+  __m256 p = _mm256_set1_ps (taylor[EXPF_DEGREE]);
+  __m256i e = _mm256_slli_epi32 (_mm256_add_epi32 (_mm256_cvtps_epi32 (n),
+          _mm256_set1_epi32 (FLT_EXP_BIAS)), FLT_MANT_BITS);
+  int i;
+
+  r = _mm256_fnmadd_ps (n, _mm256_set1_ps (EXPF_LN2_LO), r);
+  for (i = EXPF_DEGREE - 1; i >= 0; i--)
+    p = _mm256_fmadd_ps (p, r, _mm256_set1_ps (taylor[i]));
+  return _mm256_mul_ps (p, _mm256_castsi256_ps (e));
+}
+
+static ALWAYS_INLINE IR_FMA __m256
+exp_ps_double (__m256 x)
+{
+  __m128 lo = _mm256_cvtpd_ps (exp_pd (_mm256_cvtps_pd
+          (_mm256_castps256_ps128 (x))));
+  __m128 hi = _mm256_cvtpd_ps (exp_pd (_mm256_cvtps_pd
+          (_mm256_extractf128_ps (x, 1))));
+  __m256 r = _mm256_insertf128_ps (_mm256_castps128_ps256 (lo), hi, 1);
+
+  /* NaN in, NaN out (the clamp dropped it) */
+  return _mm256_blendv_ps (r, _mm256_add_ps (x, x), _mm256_cmp_ps (x, x,
+          _CMP_UNORD_Q));
+}
+
+static ALWAYS_INLINE IR_FMA __m256
+exp_ps (__m256 x)
+{
+  __m256 ok = _mm256_and_ps (_mm256_cmp_ps (x, _mm256_set1_ps (EXPF_ARG_MIN),
+          _CMP_GE_OQ), _mm256_cmp_ps (x, _mm256_set1_ps (EXPF_ARG_MAX),
+          _CMP_LE_OQ));
+  if (_mm256_movemask_ps (ok) == 0xff)
+    return expf_normal (x);
+  return exp_ps_double (x);
+}
+
+static ALWAYS_INLINE IR_FMA __m256
+tanh_ps (__m256 x)
+{
+  const __m256 sign = _mm256_set1_ps (-0.0f);
+  __m256 ax = _mm256_andnot_ps (sign, x);
+  __m128 lo = _mm256_cvtpd_ps (tanh_abs_pd (_mm256_cvtps_pd
+          (_mm256_castps256_ps128 (ax))));
+  __m128 hi = _mm256_cvtpd_ps (tanh_abs_pd (_mm256_cvtps_pd
+          (_mm256_extractf128_ps (ax, 1))));
+  __m256 r = _mm256_insertf128_ps (_mm256_castps128_ps256 (lo), hi, 1);
+
+  r = _mm256_or_ps (r, _mm256_and_ps (x, sign));
+  return _mm256_blendv_ps (r, _mm256_add_ps (x, x), _mm256_cmp_ps (x, x,
+          _CMP_UNORD_Q));
+}
+
+/* the scalar formulas of f32_unary_run, with exp and tanh vectorised
+ * (the float arithmetic around them is the same) */
+static ALWAYS_INLINE IR_FMA __m256
+unary_vec (simnpu__ir_op op, __m256 v, __m256 f0, __m256 f1)
+{
+  const __m256 one = _mm256_set1_ps (1.0f), zero = _mm256_setzero_ps ();
+  __m256 neg, e;
+
+  switch (op) {
+    case SIMNPU_IR_EXP:
+      return exp_ps (v);
+    case SIMNPU_IR_TANH:
+      return tanh_ps (v);
+    case SIMNPU_IR_SIGMOID:
+      /* 0 - v is not -v for v = 0 and NaN, but both give the same exp */
+      e = exp_ps (_mm256_sub_ps (zero, v));
+      return _mm256_div_ps (one, _mm256_add_ps (one, e));
+    case SIMNPU_IR_SILU:
+      e = exp_ps (_mm256_sub_ps (zero, v));
+      return _mm256_mul_ps (v, _mm256_div_ps (one, _mm256_add_ps (one, e)));
+    case SIMNPU_IR_ELU:
+      neg = _mm256_cmp_ps (v, zero, _CMP_LT_OQ);
+      e = _mm256_mul_ps (f0, _mm256_sub_ps (exp_ps (v), one));
+      return _mm256_blendv_ps (v, e, neg);
+    default:                   /* SELU */
+      neg = _mm256_cmp_ps (v, zero, _CMP_LE_OQ);
+      e = _mm256_mul_ps (f0, _mm256_sub_ps (exp_ps (v), one));
+      return _mm256_mul_ps (f1, _mm256_blendv_ps (v, e, neg));
+  }
+}
+
+IR_FMA static void
+unary_fma (simnpu__ir_op op, const simnpu__ir_attrs * at, float *o,
+    const float *in, int64_t len)
+{
+  const __m256 f0 = _mm256_set1_ps (at->f[0]), f1 = _mm256_set1_ps (at->f[1]);
+  float tail[OC_HALF] = { 0 };
+  int64_t i;
+
+  /* two vectors at a time: independent chains to overlap */
+  for (i = 0; i + 2 * OC_HALF <= len; i += 2 * OC_HALF) {
+    __m256 a = unary_vec (op, _mm256_loadu_ps (in + i), f0, f1);
+    __m256 b = unary_vec (op, _mm256_loadu_ps (in + i + OC_HALF), f0, f1);
+    _mm256_storeu_ps (o + i, a);
+    _mm256_storeu_ps (o + i + OC_HALF, b);
+  }
+  for (; i + OC_HALF <= len; i += OC_HALF)
+    _mm256_storeu_ps (o + i, unary_vec (op, _mm256_loadu_ps (in + i), f0, f1));
+  if (i < len) {
+    /* the last few through a copy: no load past the end */
+    memcpy (tail, in + i, (size_t) (len - i) * sizeof (float));
+    _mm256_storeu_ps (tail, unary_vec (op, _mm256_loadu_ps (tail), f0, f1));
+    memcpy (o + i, tail, (size_t) (len - i) * sizeof (float));
+  }
+}
+
+static bool
+unary_has_fma_path (simnpu__ir_op op)
+{
+  return op == SIMNPU_IR_EXP || op == SIMNPU_IR_TANH
+      || op == SIMNPU_IR_SIGMOID || op == SIMNPU_IR_SILU
+      || op == SIMNPU_IR_ELU || op == SIMNPU_IR_SELU;
+}
+#endif
+
 IR_CLONES static void
 f32_unary_run (simnpu__ir_op op, const simnpu__ir_attrs * at,
     float *o, const float *in, int64_t len)
@@ -719,6 +968,12 @@ f32_unary_run (simnpu__ir_op op, const simnpu__ir_attrs * at,
   const float f0 = at->f[0], f1 = at->f[1];
   int64_t i;
 
+#ifdef IR_HAVE_FMA_PATH
+  if (unary_has_fma_path (op) && have_fma ()) {
+    unary_fma (op, at, o, in, len);
+    return;
+  }
+#endif
   switch (op) {
     case SIMNPU_IR_RELU:
       for (i = 0; i < len; i++)
@@ -978,7 +1233,7 @@ apply_act (float *p, int64_t len, const simnpu__ir_attrs * at)
 static ALWAYS_INLINE void
 gemm_tile (const float *in, int64_t px, int64_t row, int64_t col, int kh,
     int kw, int64_t k, const float *w, const float *bias, float *acc_out,
-    const int np, const int nv)
+    int64_t ostride, const int np, const int nv)
 {
   const int bw = nv * OC_HALF;
   v8sf acc[PIXEL_BLOCK][OC_BLOCK / OC_HALF];
@@ -1006,7 +1261,7 @@ gemm_tile (const float *in, int64_t px, int64_t row, int64_t col, int kh,
   }
   for (p = 0; p < np; p++)
     for (v = 0; v < nv; v++)
-      STORE8 (acc_out + p * bw + v * OC_HALF, acc[p][v]);
+      STORE8 (acc_out + p * ostride + v * OC_HALF, acc[p][v]);
 }
 
 /* channels per packed block: one vector when the output channels fit in
@@ -1037,20 +1292,24 @@ typedef struct
   case n: \
     if (bw == OC_BLOCK) \
       gemm_tile (in, j->px, j->row, j->col, j->kh, j->kw, j->k, w, bias, \
-          tile, n, 2); \
+          dst, dst_px, n, 2); \
     else \
       gemm_tile (in, j->px, j->row, j->col, j->kh, j->kw, j->k, w, bias, \
-          tile, n, 1); \
+          dst, dst_px, n, 1); \
     break
 
-IR_CLONES static void
-gemm_run (const gemm_job * j)
+static ALWAYS_INLINE void
+gemm_run_body (const gemm_job * j)
 {
   const int64_t bw = block_width (j->oc);
   int64_t blocks = (j->oc + bw - 1) / bw;
   int64_t wblock = (int64_t) j->kh * j->kw * j->k * bw;
   float tile[PIXEL_BLOCK * OC_BLOCK];
   int64_t y, b, x0;
+  /* the activation in one call per output row where the row is
+   * contiguous (not a group's share of the channels) */
+  bool act = j->attrs->act != SIMNPU_IR_ACT_NONE;
+  bool row_act = act && j->out_px == j->oc;
 
   for (y = 0; y < j->rows; y++) {
     for (b = 0; b < blocks; b++) {
@@ -1060,6 +1319,12 @@ gemm_run (const gemm_job * j)
       for (x0 = 0; x0 < j->cols; x0 += PIXEL_BLOCK) {
         const float *in = j->in + y * j->in_row + x0 * j->px;
         int np = (int) MIN (PIXEL_BLOCK, j->cols - x0), p;
+        float *o0 = j->out + y * j->out_row + x0 * j->out_px + b * bw;
+        /* whole blocks straight to the output, a partial one through the
+         * tile */
+        bool whole = nc == bw;
+        float *dst = whole ? o0 : tile;
+        int64_t dst_px = whole ? j->out_px : bw;
         switch (np) {
             GEMM_TILE_CASE (6);
             GEMM_TILE_CASE (5);
@@ -1070,19 +1335,50 @@ gemm_run (const gemm_job * j)
             GEMM_TILE_CASE (1);
         }
         for (p = 0; p < np; p++) {
-          float *o = j->out + y * j->out_row + (x0 + p) * j->out_px + b * bw;
-          memcpy (o, tile + p * bw, (size_t) nc * sizeof (float));
-          apply_act (o, nc, j->attrs);
+          float *o = o0 + p * j->out_px;
+          if (!whole)
+            memcpy (o, tile + p * bw, (size_t) nc * sizeof (float));
+          if (act && !row_act)
+            apply_act (o, nc, j->attrs);
         }
       }
     }
+    if (row_act)
+      apply_act (j->out + y * j->out_row, j->cols * j->oc, j->attrs);
   }
+}
+
+IR_CLONES static void
+gemm_run_plain (const gemm_job * j)
+{
+  gemm_run_body (j);
+}
+
+#ifdef IR_HAVE_FMA_PATH
+/* the same with acc += a * w contracted */
+IR_FMA static void
+gemm_run_fma (const gemm_job * j)
+{
+  gemm_run_body (j);
+}
+#endif
+
+static void
+gemm_run (const gemm_job * j)
+{
+#ifdef IR_HAVE_FMA_PATH
+  if (have_fma ()) {
+    gemm_run_fma (j);
+    return;
+  }
+#endif
+  gemm_run_plain (j);
 }
 
 /* depthwise (one input and one output channel per group): the inner
  * loop runs over the channels of NHWC */
-IR_CLONES static void
-depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
+static ALWAYS_INLINE void
+depthwise_body (const float *in, int64_t wp, int64_t c, const float *w,
     const float *bias, float *out, int64_t oh, int64_t ow,
     const simnpu__ir_attrs * at)
 {
@@ -1140,9 +1436,41 @@ depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
                 * w[((int64_t) ky * kw + kx) * c + ch];
         o[ch] = acc;
       }
-      apply_act (o, c, at);
     }
+    apply_act (out + y * ow * c, ow * c, at);
   }
+}
+
+IR_CLONES static void
+depthwise_plain (const float *in, int64_t wp, int64_t c, const float *w,
+    const float *bias, float *out, int64_t oh, int64_t ow,
+    const simnpu__ir_attrs * at)
+{
+  depthwise_body (in, wp, c, w, bias, out, oh, ow, at);
+}
+
+#ifdef IR_HAVE_FMA_PATH
+IR_FMA static void
+depthwise_fma (const float *in, int64_t wp, int64_t c, const float *w,
+    const float *bias, float *out, int64_t oh, int64_t ow,
+    const simnpu__ir_attrs * at)
+{
+  depthwise_body (in, wp, c, w, bias, out, oh, ow, at);
+}
+#endif
+
+static void
+depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
+    const float *bias, float *out, int64_t oh, int64_t ow,
+    const simnpu__ir_attrs * at)
+{
+#ifdef IR_HAVE_FMA_PATH
+  if (have_fma ()) {
+    depthwise_fma (in, wp, c, w, bias, out, oh, ow, at);
+    return;
+  }
+#endif
+  depthwise_plain (in, wp, c, w, bias, out, oh, ow, at);
 }
 
 typedef struct

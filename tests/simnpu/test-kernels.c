@@ -293,6 +293,9 @@ test_conv2d_thin_bit_exact (void)
  * for one input channel */
 #define DENSE_MIN_OC 2
 #define DENSE_MIN_OC_ONE_CHANNEL 8
+/* at or below both, a conv stays with the portable kernel */
+#define DENSE_THIN_MAX_TAPS 8
+#define DENSE_THIN_MAX_OC 8
 /* the channels of a full panel of the dense kernels */
 #define DENSE_PANEL_WIDE 16
 /* the requantisation scale and bias bounds the graph allows */
@@ -493,6 +496,9 @@ test_conv2d_dense_fast (void)
     }
     if (p.ic == 1)
       p.oc = MAX (p.oc, DENSE_MIN_OC_ONE_CHANNEL);
+    if (p.kh * p.kw * p.ic <= DENSE_THIN_MAX_TAPS
+        && p.oc <= DENSE_THIN_MAX_OC)
+      p.oc = DENSE_THIN_MAX_OC + 1;
     dense_quant (&p);
     check_dense (&p, t, t % 9 == 8, t % 5 == 3);
   }

@@ -170,3 +170,84 @@ gst_ax_detection_count (GstBuffer * buffer)
     n++;
   return n;
 }
+
+/**
+ * gst_ax_detection_set_landmarks:
+ * @roi: a detection's ROI meta
+ * @points: (array): @n_points pairs x, y, normalised to the frame (0..1)
+ * @n_points: how many points
+ *
+ * Attaches the detection's keypoints to its ROI as the "landmarks"
+ * parameter structure, replacing any there.
+ */
+void
+gst_ax_detection_set_landmarks (GstVideoRegionOfInterestMeta * roi,
+    const gfloat * points, guint n_points)
+{
+  GValue array = G_VALUE_INIT, v = G_VALUE_INIT;
+  GstStructure *s;
+  GList *l;
+  guint i;
+
+  g_return_if_fail (roi != NULL);
+  g_return_if_fail (points != NULL || n_points == 0);
+
+  for (l = roi->params; l != NULL; l = l->next)
+    if (gst_structure_has_name (l->data, GST_AX_LANDMARKS_PARAM_NAME)) {
+      gst_structure_free (l->data);
+      roi->params = g_list_delete_link (roi->params, l);
+      break;
+    }
+
+  gst_value_array_init (&array, 2 * n_points);
+  g_value_init (&v, G_TYPE_FLOAT);
+  for (i = 0; i < 2 * n_points; i++) {
+    g_value_set_float (&v, points[i]);
+    gst_value_array_append_value (&array, &v);
+  }
+  g_value_unset (&v);
+  s = gst_structure_new_empty (GST_AX_LANDMARKS_PARAM_NAME);
+  gst_structure_take_value (s, "points", &array);
+  gst_video_region_of_interest_meta_add_param (roi, s);
+}
+
+/**
+ * gst_ax_detection_get_landmarks:
+ * @roi: a ROI meta
+ * @points: (out caller-allocates) (array) (nullable): room for
+ *   @max_points pairs x, y, normalised to the frame
+ * @max_points: the room in @points
+ *
+ * Reads the "landmarks" of a detection. Call with @max_points 0 to count.
+ *
+ * Returns: how many points the ROI carries (0 when none or malformed);
+ *   at most @max_points of them are written
+ */
+guint
+gst_ax_detection_get_landmarks (GstVideoRegionOfInterestMeta * roi,
+    gfloat * points, guint max_points)
+{
+  GstStructure *s;
+  const GValue *array;
+  guint n, i;
+
+  g_return_val_if_fail (roi != NULL, 0);
+  g_return_val_if_fail (points != NULL || max_points == 0, 0);
+
+  s = gst_video_region_of_interest_meta_get_param (roi,
+      GST_AX_LANDMARKS_PARAM_NAME);
+  if (s == NULL)
+    return 0;
+  array = gst_structure_get_value (s, "points");
+  if (array == NULL || !GST_VALUE_HOLDS_ARRAY (array))
+    return 0;
+  n = gst_value_array_get_size (array);
+  if (n % 2 != 0)
+    return 0;
+  for (i = 0; i < n; i++)
+    if (!G_VALUE_HOLDS_FLOAT (gst_value_array_get_value (array, i)))
+      return 0;
+  for (i = 0; i < MIN (n, 2 * max_points); i++)
+    points[i] = g_value_get_float (gst_value_array_get_value (array, i));
+  return n / 2;
+}

@@ -24,6 +24,16 @@ G_BEGIN_DECLS
 #define GST_AX_DETECTION_PARAM_NAME "detection"
 
 /**
+ * GST_AX_LANDMARKS_PARAM_NAME:
+ *
+ * The name of the ROI parameter structure that holds a detection's
+ * keypoints (e.g. BlazeFace's eyes, nose, mouth and ears): a field
+ * "points", an array of floats x0, y0, x1, y1, ... normalised to the
+ * frame's width and height.
+ */
+#define GST_AX_LANDMARKS_PARAM_NAME "landmarks"
+
+/**
  * GstAxDetection:
  * @label_id: the class index
  * @confidence: the score, 0..1
@@ -58,6 +68,12 @@ GST_AX_API gboolean gst_ax_detection_iterate (GstBuffer * buffer,
     GstVideoRegionOfInterestMeta ** roi);
 
 GST_AX_API guint gst_ax_detection_count (GstBuffer * buffer);
+
+GST_AX_API void gst_ax_detection_set_landmarks (GstVideoRegionOfInterestMeta *
+    roi, const gfloat * points, guint n_points);
+
+GST_AX_API guint gst_ax_detection_get_landmarks (GstVideoRegionOfInterestMeta *
+    roi, gfloat * points, guint max_points);
 
 G_END_DECLS
 

@@ -25,6 +25,8 @@
 
 #include "gstaxletterbox.h"
 
+#include <string.h>
+
 #include <math.h>
 
 /* Ultralytics biases the two halves of an odd pad apart by this much so
@@ -76,6 +78,9 @@ gst_ax_letterbox_init (GstAxLetterbox * lb, gint src_width, gint src_height,
   lb->resized_height = CLAMP ((gint) nearbyint (src_height * r), 1,
       tensor_height);
   lb->fill = fill;
+  lb->stretch = FALSE;
+  lb->scale_x = (gdouble) lb->resized_width / src_width;
+  lb->scale_y = (gdouble) lb->resized_height / src_height;
 
   if (centre) {
     dw = (tensor_width - lb->resized_width) / 2.0;
@@ -86,6 +91,44 @@ gst_ax_letterbox_init (GstAxLetterbox * lb, gint src_width, gint src_height,
     lb->pad_x = 0;
     lb->pad_y = 0;
   }
+  return TRUE;
+}
+
+/**
+ * gst_ax_letterbox_init_stretch:
+ * @lb: (out caller-allocates): the geometry
+ * @src_width: source width, > 0
+ * @src_height: source height, > 0
+ * @tensor_width: tensor width, > 0
+ * @tensor_height: tensor height, > 0
+ *
+ * Computes the geometry of a stretch: each axis of the source region is
+ * scaled to the tensor on its own, with no padding (the "resize=stretch"
+ * preprocessing of models trained on squashed frames). The source region
+ * starts at (0, 0); set @lb->src_x and @lb->src_y for a crop.
+ *
+ * Returns: %FALSE if a size is not positive
+ */
+gboolean
+gst_ax_letterbox_init_stretch (GstAxLetterbox * lb, gint src_width,
+    gint src_height, gint tensor_width, gint tensor_height)
+{
+  g_return_val_if_fail (lb != NULL, FALSE);
+  if (src_width <= 0 || src_height <= 0 || tensor_width <= 0
+      || tensor_height <= 0)
+    return FALSE;
+
+  memset (lb, 0, sizeof (*lb));
+  lb->src_width = src_width;
+  lb->src_height = src_height;
+  lb->tensor_width = tensor_width;
+  lb->tensor_height = tensor_height;
+  lb->resized_width = tensor_width;
+  lb->resized_height = tensor_height;
+  lb->stretch = TRUE;
+  lb->scale_x = (gdouble) tensor_width / src_width;
+  lb->scale_y = (gdouble) tensor_height / src_height;
+  lb->scale = MIN (lb->scale_x, lb->scale_y);
   return TRUE;
 }
 
@@ -103,8 +146,8 @@ void
 gst_ax_letterbox_to_source (const GstAxLetterbox * lb, gdouble tensor_x,
     gdouble tensor_y, gdouble * src_x, gdouble * src_y)
 {
-  *src_x = (tensor_x - lb->pad_x) / lb->scale + lb->src_x;
-  *src_y = (tensor_y - lb->pad_y) / lb->scale + lb->src_y;
+  *src_x = (tensor_x - lb->pad_x) / lb->scale_x + lb->src_x;
+  *src_y = (tensor_y - lb->pad_y) / lb->scale_y + lb->src_y;
 }
 
 /**
@@ -121,8 +164,8 @@ void
 gst_ax_letterbox_to_tensor (const GstAxLetterbox * lb, gdouble src_x,
     gdouble src_y, gdouble * tensor_x, gdouble * tensor_y)
 {
-  *tensor_x = (src_x - lb->src_x) * lb->scale + lb->pad_x;
-  *tensor_y = (src_y - lb->src_y) * lb->scale + lb->pad_y;
+  *tensor_x = (src_x - lb->src_x) * lb->scale_x + lb->pad_x;
+  *tensor_y = (src_y - lb->src_y) * lb->scale_y + lb->pad_y;
 }
 
 /**

@@ -30,15 +30,24 @@ G_BEGIN_DECLS
  * @src_height: height of the region in pixels
  * @tensor_width: width of the tensor
  * @tensor_height: height of the tensor
- * @scale: source-to-tensor scale factor (the same in x and y)
+ * @scale: the nominal source-to-tensor scale factor: the same in x and y
+ *   for a letterbox, the smaller of the two for a stretch
  * @resized_width: width of the image content inside the tensor
  * @resized_height: height of the image content inside the tensor
  * @pad_x: pad columns to the left of the image content
  * @pad_y: pad rows above the image content
  * @fill: the pad value
+ * @stretch: %TRUE when each axis was scaled to the tensor on its own
+ *   (no padding, the aspect ratio not kept)
+ * @scale_x: the exact x scale, @resized_width / @src_width: the one the
+ *   resampler used and the mappings use
+ * @scale_y: the exact y scale, @resized_height / @src_height
  *
  * Where a source region landed inside a model input tensor. Tensor
  * coordinates are in tensor pixels, source coordinates in frame pixels.
+ * Pixel centres map to pixel centres: tensor column x samples the source
+ * at (x + 0.5 - @pad_x) / @scale_x - 0.5 + @src_x, and the mappings below
+ * are the same affine map on edge coordinates.
  */
 typedef struct
 {
@@ -54,11 +63,17 @@ typedef struct
   gint pad_x;
   gint pad_y;
   guint8 fill;
+  gboolean stretch;
+  gdouble scale_x;
+  gdouble scale_y;
 } GstAxLetterbox;
 
 GST_AX_API gboolean gst_ax_letterbox_init (GstAxLetterbox * lb,
     gint src_width, gint src_height, gint tensor_width, gint tensor_height,
     gboolean centre, gboolean scale_up, guint8 fill);
+
+GST_AX_API gboolean gst_ax_letterbox_init_stretch (GstAxLetterbox * lb,
+    gint src_width, gint src_height, gint tensor_width, gint tensor_height);
 
 GST_AX_API void gst_ax_letterbox_to_source (const GstAxLetterbox * lb,
     gdouble tensor_x, gdouble tensor_y, gdouble * src_x, gdouble * src_y);

@@ -23,12 +23,20 @@
  */
 
 #define LABELS_FIELD "labels"
+#define PREPROCESS_FIELD "preprocess"
+#define DECODER_FIELD "decoder"
+#define PREPROCESS_NAME "preprocess"
+#define DEFAULT_FILL 114
+#define DEFAULT_PIXEL_SCALE (1.0f / 255.0f)
+#define N_COLOR_CHANNELS 3
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstaxmodelquery.h"
+
+#include <math.h>
 
 /**
  * gst_ax_model_query_new:
@@ -191,5 +199,198 @@ gst_ax_model_query_parse_labels (GstQuery * query, gchar *** labels)
   *labels = g_new0 (gchar *, n + 1);
   for (i = 0; i < n; i++)
     (*labels)[i] = g_value_dup_string (gst_value_array_get_value (array, i));
+  return TRUE;
+}
+
+/**
+ * gst_ax_model_preprocess_init_default:
+ * @preprocess: (out caller-allocates): the preprocessing to fill
+ *
+ * Fills in what a model that stores no preprocessing is read as: RGB,
+ * letterbox, fill 114, pixel values divided by 255.
+ */
+void
+gst_ax_model_preprocess_init_default (GstAxModelPreprocess * preprocess)
+{
+  guint c;
+
+  g_return_if_fail (preprocess != NULL);
+  preprocess->color = GST_AX_COLOR_ORDER_RGB;
+  preprocess->resize = GST_AX_RESIZE_LETTERBOX;
+  preprocess->fill = DEFAULT_FILL;
+  preprocess->scale = DEFAULT_PIXEL_SCALE;
+  for (c = 0; c < N_COLOR_CHANNELS; c++) {
+    preprocess->mean[c] = 0.0f;
+    preprocess->std[c] = 1.0f;
+  }
+}
+
+static const gchar *
+color_to_string (GstAxColorOrder color)
+{
+  switch (color) {
+    case GST_AX_COLOR_ORDER_BGR:
+      return "bgr";
+    case GST_AX_COLOR_ORDER_GRAY:
+      return "gray";
+    case GST_AX_COLOR_ORDER_RGB:
+    default:
+      return "rgb";
+  }
+}
+
+static gboolean
+color_from_string (const gchar * s, GstAxColorOrder * color)
+{
+  if (g_strcmp0 (s, "rgb") == 0)
+    *color = GST_AX_COLOR_ORDER_RGB;
+  else if (g_strcmp0 (s, "bgr") == 0)
+    *color = GST_AX_COLOR_ORDER_BGR;
+  else if (g_strcmp0 (s, "gray") == 0)
+    *color = GST_AX_COLOR_ORDER_GRAY;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+/**
+ * gst_ax_model_query_set_preprocess:
+ * @query: a model query
+ * @preprocess: the model's preprocessing
+ *
+ * Answers the model query with the model's preprocessing (axinference
+ * does, for axletterbox upstream).
+ */
+void
+gst_ax_model_query_set_preprocess (GstQuery * query,
+    const GstAxModelPreprocess * preprocess)
+{
+  GstStructure *s, *pp;
+
+  g_return_if_fail (gst_ax_model_query_is (query));
+  g_return_if_fail (preprocess != NULL);
+
+  pp = gst_structure_new (PREPROCESS_NAME,
+      "color", G_TYPE_STRING, color_to_string (preprocess->color),
+      "resize", G_TYPE_STRING,
+      preprocess->resize == GST_AX_RESIZE_STRETCH ? "stretch" : "letterbox",
+      "fill", G_TYPE_UINT, (guint) preprocess->fill,
+      "scale", G_TYPE_DOUBLE, (gdouble) preprocess->scale,
+      "mean-0", G_TYPE_DOUBLE, (gdouble) preprocess->mean[0],
+      "mean-1", G_TYPE_DOUBLE, (gdouble) preprocess->mean[1],
+      "mean-2", G_TYPE_DOUBLE, (gdouble) preprocess->mean[2],
+      "std-0", G_TYPE_DOUBLE, (gdouble) preprocess->std[0],
+      "std-1", G_TYPE_DOUBLE, (gdouble) preprocess->std[1],
+      "std-2", G_TYPE_DOUBLE, (gdouble) preprocess->std[2], NULL);
+  s = gst_query_writable_structure (query);
+  gst_structure_set (s, PREPROCESS_FIELD, GST_TYPE_STRUCTURE, pp, NULL);
+  gst_structure_free (pp);
+}
+
+/**
+ * gst_ax_model_query_parse_preprocess:
+ * @query: a model query
+ * @preprocess: (out caller-allocates): the model's preprocessing
+ *
+ * Reads the model's preprocessing from an answered model query.
+ *
+ * Returns: %FALSE if the answer carries none (then @preprocess holds the
+ *   default of gst_ax_model_preprocess_init_default()) or a malformed one
+ */
+gboolean
+gst_ax_model_query_parse_preprocess (GstQuery * query,
+    GstAxModelPreprocess * preprocess)
+{
+  const GstStructure *s, *pp;
+  const GValue *v;
+  gdouble scale, mean[N_COLOR_CHANNELS], std[N_COLOR_CHANNELS];
+  guint fill, c;
+  const gchar *resize;
+
+  g_return_val_if_fail (preprocess != NULL, FALSE);
+  gst_ax_model_preprocess_init_default (preprocess);
+  g_return_val_if_fail (gst_ax_model_query_is (query), FALSE);
+
+  s = gst_query_get_structure (query);
+  v = gst_structure_get_value (s, PREPROCESS_FIELD);
+  if (v == NULL || !GST_VALUE_HOLDS_STRUCTURE (v))
+    return FALSE;
+  pp = gst_value_get_structure (v);
+  resize = gst_structure_get_string (pp, "resize");
+  if (!color_from_string (gst_structure_get_string (pp, "color"),
+          &preprocess->color) || resize == NULL
+      || !gst_structure_get_uint (pp, "fill", &fill) || fill > G_MAXUINT8
+      || !gst_structure_get_double (pp, "scale", &scale)
+      || !gst_structure_get_double (pp, "mean-0", &mean[0])
+      || !gst_structure_get_double (pp, "mean-1", &mean[1])
+      || !gst_structure_get_double (pp, "mean-2", &mean[2])
+      || !gst_structure_get_double (pp, "std-0", &std[0])
+      || !gst_structure_get_double (pp, "std-1", &std[1])
+      || !gst_structure_get_double (pp, "std-2", &std[2]))
+    goto malformed;
+  if (g_str_equal (resize, "stretch"))
+    preprocess->resize = GST_AX_RESIZE_STRETCH;
+  else if (g_str_equal (resize, "letterbox"))
+    preprocess->resize = GST_AX_RESIZE_LETTERBOX;
+  else
+    goto malformed;
+  if (!(scale > 0.0) || !isfinite (scale))
+    goto malformed;
+  for (c = 0; c < N_COLOR_CHANNELS; c++)
+    if (!isfinite (mean[c]) || !isfinite (std[c]) || std[c] == 0.0)
+      goto malformed;
+  preprocess->fill = (guint8) fill;
+  preprocess->scale = (gfloat) scale;
+  for (c = 0; c < N_COLOR_CHANNELS; c++) {
+    preprocess->mean[c] = (gfloat) mean[c];
+    preprocess->std[c] = (gfloat) std[c];
+  }
+  return TRUE;
+
+malformed:
+  gst_ax_model_preprocess_init_default (preprocess);
+  return FALSE;
+}
+
+/**
+ * gst_ax_model_query_set_decoder:
+ * @query: a model query
+ * @decoder_json: the model's decoder metadata, a JSON object such as
+ *   `{"type": "centernet", ...}` (see docs/models.md)
+ *
+ * Answers the model query with the decoder the model's outputs are meant
+ * for (axinference does, for axnms downstream).
+ */
+void
+gst_ax_model_query_set_decoder (GstQuery * query, const gchar * decoder_json)
+{
+  GstStructure *s;
+
+  g_return_if_fail (gst_ax_model_query_is (query));
+  g_return_if_fail (decoder_json != NULL);
+  s = gst_query_writable_structure (query);
+  gst_structure_set (s, DECODER_FIELD, G_TYPE_STRING, decoder_json, NULL);
+}
+
+/**
+ * gst_ax_model_query_parse_decoder:
+ * @query: a model query
+ * @decoder_json: (out) (transfer full): the decoder metadata JSON
+ *
+ * Returns: %FALSE if the answer carries no decoder metadata
+ */
+gboolean
+gst_ax_model_query_parse_decoder (GstQuery * query, gchar ** decoder_json)
+{
+  const gchar *json;
+
+  g_return_val_if_fail (decoder_json != NULL, FALSE);
+  *decoder_json = NULL;
+  g_return_val_if_fail (gst_ax_model_query_is (query), FALSE);
+  json = gst_structure_get_string (gst_query_get_structure (query),
+      DECODER_FIELD);
+  if (json == NULL)
+    return FALSE;
+  *decoder_json = g_strdup (json);
   return TRUE;
 }

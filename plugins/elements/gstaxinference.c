@@ -1253,11 +1253,46 @@ gst_ax_inference_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
 
 /* Answers the model query, from either side: the input spec for
  * axletterbox upstream, the class labels for axnms downstream. */
+/* A model compiled with no preprocessing is read with the default one
+ * (pixels / 255, letterbox), which is how such models were trained. */
+static void
+answer_model_preprocess (GstAxInference * self, GstQuery * query)
+{
+  GstAxModelPreprocess pp;
+  simnpu_preprocess sp;
+  guint c;
+
+  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_RGB ==
+      (int) SIMNPU_PREPROCESS_RGB);
+  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_BGR ==
+      (int) SIMNPU_PREPROCESS_BGR);
+  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_GRAY ==
+      (int) SIMNPU_PREPROCESS_GRAY);
+  G_STATIC_ASSERT ((int) GST_AX_RESIZE_LETTERBOX ==
+      (int) SIMNPU_PREPROCESS_LETTERBOX);
+  G_STATIC_ASSERT ((int) GST_AX_RESIZE_STRETCH ==
+      (int) SIMNPU_PREPROCESS_STRETCH);
+
+  gst_ax_model_preprocess_init_default (&pp);
+  if (simnpu_model_get_preprocess (self->net, &sp) == 0) {
+    pp.color = (GstAxColorOrder) sp.color;
+    pp.resize = (GstAxResizeMode) sp.resize;
+    pp.fill = sp.fill;
+    pp.scale = sp.scale;
+    for (c = 0; c < G_N_ELEMENTS (pp.mean); c++) {
+      pp.mean[c] = sp.mean[c];
+      pp.std[c] = sp.std[c];
+    }
+  }
+  gst_ax_model_query_set_preprocess (query, &pp);
+}
+
 static gboolean
 answer_model_query (GstAxInference * self, GstQuery * query)
 {
   GstAxModelInput input;
   const simnpu_tensor_spec *s = &self->in_spec;
+  const gchar *decoder;
 
   if (self->net == NULL || s->n_dims != SIMNPU_MAX_DIMS)
     return FALSE;
@@ -1279,6 +1314,10 @@ answer_model_query (GstAxInference * self, GstQuery * query)
   gst_ax_model_query_set_input (query, &input);
   gst_ax_model_query_set_labels (query, self->net_info.labels,
       self->net_info.n_labels);
+  answer_model_preprocess (self, query);
+  decoder = simnpu_model_get_decoder_json (self->net);
+  if (decoder != NULL)
+    gst_ax_model_query_set_decoder (query, decoder);
   return TRUE;
 }
 

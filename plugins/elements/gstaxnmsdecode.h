@@ -7,9 +7,10 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* Internal to axnms (and its tests and bench): decoding of YOLO detection
- * heads and greedy NMS, free of GStreamer objects so it can be measured and
- * checked on its own. */
+/* Internal to axnms (and its tests and bench): decoding of detection heads
+ * (YOLO, CenterNet, anchor-based SSD) and NMS, free of GStreamer objects so
+ * it can be measured and checked on its own. The pipeline accuracy tests
+ * run the float executor's outputs through this same code. */
 
 #ifndef __GST_AX_NMS_DECODE_H__
 #define __GST_AX_NMS_DECODE_H__
@@ -24,12 +25,43 @@ G_BEGIN_DECLS
  * @GST_AX_NMS_DECODE_YOLOV8: `[1, 4 + nc, anchors]`, class scores only
  * @GST_AX_NMS_DECODE_YOLOV5: `[1, anchors, 5 + nc]`, objectness at 4,
  *   score = objectness x class score
+ * @GST_AX_NMS_DECODE_CENTERNET: a heat-map `[1, H, W, nc]` (scores after
+ *   their sigmoid) and distances `[1, H, W, 4]` (left, top, right, bottom
+ *   in input pixels from the cell's point, stride x cell): 3x3 peaks,
+ *   top-k, then NMS
+ * @GST_AX_NMS_DECODE_SSD: per level of anchors, score logits
+ *   `[1, anchors, 1]` and regressors `[1, anchors, 4 + 2 x keypoints]`
+ *   (centre offset and size, then keypoint offsets, in input pixels from
+ *   the anchor centre), anchors generated from strides and anchors per
+ *   cell
  */
 typedef enum
 {
   GST_AX_NMS_DECODE_YOLOV8,
   GST_AX_NMS_DECODE_YOLOV5,
+  GST_AX_NMS_DECODE_CENTERNET,
+  GST_AX_NMS_DECODE_SSD,
 } GstAxNmsDecodeKind;
+
+/* Bounds of what the metadata may ask for. */
+#define GST_AX_NMS_MAX_INPUTS 8
+#define GST_AX_NMS_MAX_LEVELS 8
+#define GST_AX_NMS_MAX_KEYPOINTS 16
+#define GST_AX_NMS_MAX_NAME 128
+
+/**
+ * GstAxNmsSuppression:
+ * @GST_AX_NMS_SUPPRESS_HARD: greedy NMS: drop every box that overlaps a
+ *   kept, better one
+ * @GST_AX_NMS_SUPPRESS_WEIGHTED: MediaPipe's weighted NMS: each kept box
+ *   (and its keypoints) is the score-weighted mean of the boxes it
+ *   suppresses
+ */
+typedef enum
+{
+  GST_AX_NMS_SUPPRESS_HARD,
+  GST_AX_NMS_SUPPRESS_WEIGHTED,
+} GstAxNmsSuppression;
 
 /**
  * GstAxNmsBoxFormat:
@@ -54,6 +86,30 @@ typedef struct
    * pixels, the tensor size for boxes normalised to 0..1 */
   gfloat box_scale_x;
   gfloat box_scale_y;
+
+  /* the model's outputs, in the order the decode kind reads them (YOLO:
+   * the one head; CenterNet: heat-map, distances; SSD: the score tensor
+   * of each level, then the regressor tensor of each level); empty names
+   * take the outputs in the model's order */
+  guint n_input_names;
+  gchar input_names[GST_AX_NMS_MAX_INPUTS][GST_AX_NMS_MAX_NAME];
+  /* the model input size, in tensor pixels */
+  guint input_width;
+  guint input_height;
+  GstAxNmsSuppression suppression;
+
+  /* CenterNet */
+  guint stride;
+  guint peak_kernel;
+  guint top_k;
+
+  /* SSD */
+  guint n_levels;
+  guint strides[GST_AX_NMS_MAX_LEVELS];
+  guint anchors_per_cell[GST_AX_NMS_MAX_LEVELS];
+  gfloat anchor_offset;
+  guint n_keypoints;
+  gboolean sigmoid_scores;
 } GstAxNmsParams;
 
 /* One model output, already validated against the decode kind. */
@@ -65,6 +121,10 @@ typedef struct
   gint32 zero_point;
   guint n_anchors;
   guint n_classes;
+  /* the spatial grid of a CenterNet output (n_anchors = height x width);
+   * 0 for the other kinds */
+  guint height;
+  guint width;
 } GstAxNmsInput;
 
 typedef struct
@@ -73,6 +133,9 @@ typedef struct
   gfloat score;
   guint class_id;
   guint anchor;
+  /* keypoints x, y in tensor pixels (SSD with keypoints; else 0) */
+  guint n_keypoints;
+  gfloat keypoints[2 * GST_AX_NMS_MAX_KEYPOINTS];
 } GstAxNmsResult;
 
 typedef struct _GstAxNmsWork GstAxNmsWork;
@@ -85,6 +148,28 @@ gboolean gst_ax_nms_input_from_meta (const GstAxTensorMeta * meta,
 
 guint gst_ax_nms_run (GstAxNmsWork * work, const GstAxNmsParams * params,
     const GstAxNmsInput * input, GstAxNmsResult * results, guint max_results);
+
+/* Defaults of every field (YOLOv8, the element's property defaults). */
+void gst_ax_nms_params_init (GstAxNmsParams * params);
+
+/* Sets the decode kind and its parameters from a model's decoder metadata
+ * (gst_ax_model_query_parse_decoder()); fields the metadata does not name
+ * keep their values. FALSE with a message naming what is wrong for
+ * malformed or unsupported metadata. */
+gboolean gst_ax_nms_params_from_json (GstAxNmsParams * params,
+    const gchar * decoder_json, gchar ** error);
+
+/* Every output the decode kind reads, from a frame's output tensors
+ * (picked by the names in params, or in order), validated. */
+gboolean gst_ax_nms_inputs_from_metas (const GstAxNmsParams * params,
+    const GstAxTensorMeta * const *metas, guint n_metas,
+    GstAxNmsInput * inputs, guint * n_inputs, gchar ** error);
+
+/* Decodes and suppresses any kind; results (in tensor pixels) best
+ * first. Allocates nothing once the work has grown to the model. */
+guint gst_ax_nms_run_multi (GstAxNmsWork * work,
+    const GstAxNmsParams * params, const GstAxNmsInput * inputs,
+    guint n_inputs, GstAxNmsResult * results, guint max_results);
 
 G_END_DECLS
 

@@ -1262,10 +1262,8 @@ answer_model_preprocess (GstAxInference * self, GstQuery * query)
   simnpu_preprocess sp;
   guint c;
 
-  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_RGB ==
-      (int) SIMNPU_PREPROCESS_RGB);
-  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_BGR ==
-      (int) SIMNPU_PREPROCESS_BGR);
+  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_RGB == (int) SIMNPU_PREPROCESS_RGB);
+  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_BGR == (int) SIMNPU_PREPROCESS_BGR);
   G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_GRAY ==
       (int) SIMNPU_PREPROCESS_GRAY);
   G_STATIC_ASSERT ((int) GST_AX_RESIZE_LETTERBOX ==

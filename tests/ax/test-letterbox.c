@@ -105,7 +105,8 @@ check_round_trip (const GstAxLetterbox * lb)
       /* points of the source map inside the content area */
       fail_unless (tx >= lb->pad_x - ROUND_TRIP_TOLERANCE_PX);
       fail_unless (ty >= lb->pad_y - ROUND_TRIP_TOLERANCE_PX);
-      fail_unless (tx <= lb->pad_x + lb->src_width * lb->scale + 1e-6);
+      fail_unless (tx <= lb->pad_x + lb->resized_width + 1e-6);
+      fail_unless (ty <= lb->pad_y + lb->resized_height + 1e-6);
 
       gst_ax_letterbox_box_to_tensor (lb, box, tbox);
       gst_ax_letterbox_box_to_source (lb, tbox, back, 0, 0);

@@ -496,8 +496,7 @@ test_conv2d_dense_fast (void)
     }
     if (p.ic == 1)
       p.oc = MAX (p.oc, DENSE_MIN_OC_ONE_CHANNEL);
-    if (p.kh * p.kw * p.ic <= DENSE_THIN_MAX_TAPS
-        && p.oc <= DENSE_THIN_MAX_OC)
+    if (p.kh * p.kw * p.ic <= DENSE_THIN_MAX_TAPS && p.oc <= DENSE_THIN_MAX_OC)
       p.oc = DENSE_THIN_MAX_OC + 1;
     dense_quant (&p);
     check_dense (&p, t, t % 9 == 8, t % 5 == 3);

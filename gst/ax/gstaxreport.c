@@ -322,6 +322,10 @@ text_latency (const GstAxReport * r, GString * s)
     g_string_append_printf (s, "p99.9 %.2f", l->p999_ms);
   g_string_append_printf (s, "  max %.2f  stddev %.2f  jitter %.2f\n",
       l->max_ms, l->stddev_ms, l->jitter_ms);
+  if (r->latency_unmatched > 0)
+    g_string_append_printf (s, "  UNMATCHED: %" G_GUINT64_FORMAT " sink "
+        "buffers could not be matched to the frame they came from and are "
+        "not in N\n", r->latency_unmatched);
 }
 
 static void
@@ -578,13 +582,16 @@ json_latency (const GstAxReport * r, JsonBuilder * b)
 {
   const GstAxReportLatency *l = &r->latency;
 
-  if (r->latency_absent) {
-    json_absent (b, "latency", r->latency_absent);
-    return;
-  }
   json_builder_set_member_name (b, "latency");
   json_builder_begin_object (b);
+  if (r->latency_absent) {
+    json_string (b, "absent", r->latency_absent);
+    json_int (b, "unmatched", r->latency_unmatched);
+    json_builder_end_object (b);
+    return;
+  }
   json_int (b, "n", l->n);
+  json_int (b, "unmatched", r->latency_unmatched);
   json_string (b, "pacing", r->pacing);
   json_double (b, "min_ms", l->min_ms);
   json_double (b, "mean_ms", l->mean_ms);

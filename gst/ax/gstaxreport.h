@@ -246,6 +246,8 @@ typedef struct
 
   /* Latency e2e */
   GstAxReportLatency latency;
+  /* sink buffers not matched to an entering frame, so not in latency.n */
+  guint64 latency_unmatched;
   gchar *pacing;
   gchar *latency_absent;
 

@@ -60,9 +60,18 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_prof_debug);
 #define MAX_THREAD_SLOTS 64
 /* Nested pushes per thread (chain -> push -> chain ...). */
 #define MAX_DEPTH 64
-/* Buffers remembered per source for end-to-end latency matching. */
+/* End-to-end latency matching (see the latency section): buffers
+ * remembered per pad where frames enter, rings per pipeline (a ring per
+ * entering pad and stream), entering pads per element, and how far back
+ * past a candidate a lookup still looks for a closer running time. */
 #define LATENCY_RING_SIZE 1024
-#define MAX_SOURCES 16
+#define MAX_LATENCY_RINGS 32
+#define MAX_RINGS_PER_ELEMENT 8
+#define LATENCY_REORDER_WINDOW 32
+#define LATENCY_RING_TIMED 1
+#define LATENCY_RING_UNTIMED 2
+/* event nesting levels tracked for segment and stream-start pushes */
+#define MAX_TRACKED_EVENT_DEPTH 64
 /* Log-linear histogram: 2^HIST_SUB_BITS sub-buckets per power of two,
  * so a percentile is within 1/2^(HIST_SUB_BITS+1) (0.8%) of the truth. */
 #define HIST_SUB_BITS 6
@@ -90,6 +99,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_prof_debug);
 #define WINDOW_BOUND_DEPTH_RATIO 0.9
 #define CHECK_TOLERANCE 0.10
 #define ALLOCATING_FAULTS_PER_CALL 10.0
+/* The simulator falls behind its device model when its outputs come, per
+ * job, later than both this fraction of the modelled device time and
+ * this many ms (more than a thread's wake-up). */
+#define SIM_LAG_PACE_RATIO 0.10
+#define SIM_LAG_PACE_MS 0.5
 #define PERCENT 100.0
 
 typedef struct _PipeRec PipeRec;
@@ -109,6 +123,8 @@ typedef struct
   guint64 max_ns;
   gdouble sum_ns;
   gdouble sumsq_ns;
+  /* sink buffers that matched no entering frame */
+  guint64 unmatched;
   guint32 buckets[HIST_BUCKETS];
 } LatHist;
 
@@ -161,13 +177,26 @@ typedef struct
 
 typedef struct
 {
+  /* latency_timed_key() or latency_untimed_key(); 0 while written */
   guint64 key;
+  /* when the frame entered */
   guint64 ts;
+  guint64 dur;
 } LatEntry;
 
 typedef struct
 {
+  /* set before the ring is published, then constant */
   ElemInfo *src;
+  GstPad *pad;
+  const gchar *stream_id;
+  /* written and read by the pad's streaming thread only */
+  GstSegment seg;
+  gboolean have_seg;
+  guint gen;
+  /* set once by the writer: the ring holds timed (1) or untimed (2)
+   * entries, so that a lookup skips rings that cannot hold its key */
+  guint kinds;
   guint64 head;
   LatEntry entries[LATENCY_RING_SIZE];
 } LatRing;
@@ -224,7 +253,15 @@ struct _ElemInfo
   gboolean is_basesrc;
   QueueKind queue_kind;
   QueueRec *queue;
-  LatRing *ring;
+  /* rings of the pads where frames enter; written under pipe->lock */
+  LatRing *pad_rings[MAX_RINGS_PER_ELEMENT];
+  gint n_pad_rings;
+  /* a sink's stream and segment, written by its streaming thread */
+  guint sink_gen;
+  GstPad *sink_pad;
+  const gchar *sink_stream;
+  GstSegment sink_seg;
+  gboolean sink_have_seg;
   Row *chain_row;
   Row *loop_row;
   guint order;
@@ -244,7 +281,7 @@ struct _PipeRec
   GPtrArray *elems;
   GPtrArray *queues;
   GPtrArray *devices;
-  LatRing *rings[MAX_SOURCES];
+  LatRing *rings[MAX_LATENCY_RINGS];
   gint n_rings;
   /* run bounds */
   guint64 first_ts;
@@ -274,6 +311,8 @@ typedef struct
   guint64 cpu0;
   guint64 faults0;
   gboolean sampled;
+  /* the call brought buffers without timestamps (bytes to a parser) */
+  gboolean untimed_in;
 } Frame;
 
 typedef struct
@@ -329,6 +368,9 @@ typedef struct
   ProbeCacheEntry rows[PROBE_CACHE_SIZE];
   ProbeCacheEntry devs[PROBE_CACHE_SIZE];
   guint event_depth;
+  /* bit d: the event pushed at nesting level d is a segment or a
+   * stream-start */
+  guint64 sticky_events;
   guint depth;
   guint skipped;
   Frame stack[MAX_DEPTH];
@@ -358,6 +400,10 @@ struct _GstAxProf
 G_DEFINE_TYPE (GstAxProf, gst_ax_prof, GST_TYPE_TRACER);
 
 static GMutex global_lock;
+/* bumped after every segment or stream-start push, so that the latency
+ * code re-reads the stream-id and segment of a pad only when they may
+ * have changed */
+static guint latency_gen;
 static GQuark elem_quark;
 static GQuark pad_queue_quark;
 /* protected by global_lock */
@@ -637,7 +683,10 @@ queue_rec_new (PipeRec * p, ElemInfo * ei, const gchar * name)
 }
 
 /* global_lock held. Walks up to the top-level bin; the child of the top
- * that contains the element names its group when it is a bin. */
+ * that contains the element names its group when it is a bin the user
+ * built (a plain GstBin). A bin that is an element in its own right
+ * (decodebin, autovideosink: a GstBin subclass) plugs its children in on
+ * the user's behalf, so they are the pipeline's work, not a group. */
 static ElemInfo *
 elem_info_create (GstElement * element)
 {
@@ -661,7 +710,8 @@ elem_info_create (GstElement * element)
   ei->is_source = GST_OBJECT_FLAG_IS_SET (element, GST_ELEMENT_FLAG_SOURCE);
   ei->is_basesrc = g_type_is_a (G_OBJECT_TYPE (element),
       g_type_from_name ("GstBaseSrc"));
-  if (below_top && below_top != GST_OBJECT (element) && GST_IS_BIN (below_top))
+  if (below_top && below_top != GST_OBJECT (element) &&
+      G_OBJECT_TYPE (below_top) == GST_TYPE_BIN)
     ei->bin_group = gst_object_get_name (below_top);
 
   factory = gst_element_get_factory (element);
@@ -822,79 +872,277 @@ queue_change (QueueRec * q, guint64 ts, gint64 delta)
 
 /* ---------------------------------------------------------------- latency */
 
+/* End-to-end latency: how a frame at a sink is matched to the moment it
+ * entered the pipeline.
+ *
+ * Buffer identity does not survive the way (decoders, videoconvert,
+ * axletterbox and axinference allocate new buffers), a meta cannot be
+ * attached by an observer (the buffers it sees are not writable) and
+ * frame order breaks wherever frames are dropped or duplicated (videorate,
+ * QoS). What every element that maps frames keeps is the timeline: a new
+ * buffer copies its input's timestamp, and a decoder turns a demuxer's
+ * DTS-only buffers into PTS on the same timeline. So a frame is known by
+ * its running time, PTS else DTS, through the segment of the pad it
+ * travels on: at the pad where it enters (a source's, or a demuxer's or
+ * parser's, which produce the first timestamps) and at the sink.
+ *
+ * Entries are kept per entering pad, tagged with the pad's stream-id,
+ * which stream-start events carry unchanged through decoders and
+ * filters, so that a demuxer's audio never answers for its video. A sink
+ * buffer matches the entry of its stream with the largest running time
+ * not after its own, if it lies within that entry's duration (or before
+ * the next entry when there is no duration): exact for elements that copy
+ * timestamps, and the original frame for a duplicate made by videorate.
+ * An aggregator starts a new stream, so entries of sources on any stream
+ * match too when the running time is exactly equal; of several matches the
+ * earliest push is where the frame entered. A sink buffer without any
+ * timestamp can only be the very buffer a source pushed (identity).
+ * Sink buffers that match nothing are counted and reported. */
+
 static inline guint64
-latency_key (GstBuffer * buf)
+latency_timed_key (guint64 running_time)
 {
-  if (GST_BUFFER_PTS_IS_VALID (buf))
-    return GST_BUFFER_PTS (buf) << 1;
+  /* never 0, which marks an entry being written */
+  return (running_time + 1) << 1;
+}
+
+static inline guint64
+latency_untimed_key (GstBuffer * buf)
+{
   return ((guint64) (guintptr) buf) | 1;
 }
 
-static void
-latency_mark (ElemInfo * ei, guint64 ts, GstBuffer * buf)
+static inline GstClockTime
+latency_buffer_ts (GstBuffer * buf)
 {
-  LatRing *r = ei->ring;
+  return GST_BUFFER_PTS_IS_VALID (buf) ? GST_BUFFER_PTS (buf) :
+      GST_BUFFER_DTS (buf);
+}
+
+/* The running time of @ts on @seg (a TIME segment), or @ts itself when
+ * there is no segment or @ts lies outside it. */
+static inline guint64
+latency_running_time (const GstSegment * seg, gboolean have_seg,
+    GstClockTime ts)
+{
+  GstClockTime rt;
+
+  if (!have_seg || seg->format != GST_FORMAT_TIME)
+    return ts;
+  rt = gst_segment_to_running_time (seg, GST_FORMAT_TIME, ts);
+  return GST_CLOCK_TIME_IS_VALID (rt) ? rt : ts;
+}
+
+/* Reads the current stream-id (interned) and segment of @pad. */
+static void
+latency_read_sticky (GstPad * pad, const gchar ** stream_id,
+    GstSegment * seg, gboolean * have_seg)
+{
+  gchar *id = gst_pad_get_stream_id (pad);
+  GstEvent *ev = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
+
+  *stream_id = id ? g_intern_string (id) : NULL;
+  g_free (id);
+  *have_seg = ev != NULL;
+  if (ev) {
+    gst_event_copy_segment (ev, seg);
+    gst_event_unref (ev);
+  }
+}
+
+/* The ring of entries for @pad of @ei, made or replaced (under the
+ * pipeline's lock) when the pad starts a new stream; NULL when the
+ * pipeline has no room for another ring. Only the pad's streaming thread
+ * writes the ring it returns. */
+static LatRing *
+latency_ring_for_pad (ElemInfo * ei, GstPad * pad)
+{
+  guint gen = __atomic_load_n (&latency_gen, __ATOMIC_ACQUIRE);
+  gint n = __atomic_load_n (&ei->n_pad_rings, __ATOMIC_ACQUIRE);
+  LatRing *r = NULL;
+  const gchar *stream_id;
+  GstSegment seg;
+  gboolean have_seg;
+  PipeRec *p = ei->pipe;
+  gint i;
+
+  for (i = 0; i < n; i++)
+    if (ei->pad_rings[i]->pad == pad) {
+      r = ei->pad_rings[i];
+      break;
+    }
+  if (G_LIKELY (r != NULL && r->gen == gen))
+    return r;
+
+  latency_read_sticky (pad, &stream_id, &seg, &have_seg);
+  if (r != NULL && r->stream_id == stream_id) {
+    r->seg = seg;
+    r->have_seg = have_seg;
+    r->gen = gen;
+    return r;
+  }
+  /* a new pad, or a new stream on it: the entries of the old stream stay
+   * readable in the old ring for the frames still on their way */
+  g_mutex_lock (&p->lock);
+  if (p->n_rings < MAX_LATENCY_RINGS && (r != NULL ||
+          ei->n_pad_rings < MAX_RINGS_PER_ELEMENT)) {
+    LatRing *nr = g_new0 (LatRing, 1);
+
+    nr->src = ei;
+    nr->pad = pad;
+    nr->stream_id = stream_id;
+    nr->seg = seg;
+    nr->have_seg = have_seg;
+    nr->gen = gen;
+    p->rings[p->n_rings] = nr;
+    __atomic_store_n (&p->n_rings, p->n_rings + 1, __ATOMIC_RELEASE);
+    if (r != NULL) {
+      __atomic_store_n (&ei->pad_rings[i], nr, __ATOMIC_RELEASE);
+    } else {
+      ei->pad_rings[ei->n_pad_rings] = nr;
+      __atomic_store_n (&ei->n_pad_rings, ei->n_pad_rings + 1,
+          __ATOMIC_RELEASE);
+    }
+    r = nr;
+  } else {
+    r = NULL;
+  }
+  g_mutex_unlock (&p->lock);
+  return r;
+}
+
+static void
+latency_mark (ElemInfo * ei, GstPad * pad, guint64 ts, GstBuffer * buf)
+{
+  LatRing *r = latency_ring_for_pad (ei, pad);
+  GstClockTime bts = latency_buffer_ts (buf);
+  guint64 key, dur = GST_BUFFER_DURATION (buf);
+  LatEntry *e;
   guint64 h;
 
-  if (G_UNLIKELY (r == NULL)) {
-    PipeRec *p = ei->pipe;
-
-    g_mutex_lock (&p->lock);
-    if (ei->ring == NULL && p->n_rings < MAX_SOURCES) {
-      r = g_new0 (LatRing, 1);
-      r->src = ei;
-      p->rings[p->n_rings] = r;
-      __atomic_store_n (&p->n_rings, p->n_rings + 1, __ATOMIC_RELEASE);
-      ei->ring = r;
-    }
-    r = ei->ring;
-    g_mutex_unlock (&p->lock);
-    if (r == NULL)
-      return;
-  }
+  if (G_UNLIKELY (r == NULL))
+    return;
+  key = GST_CLOCK_TIME_IS_VALID (bts) ?
+      latency_timed_key (latency_running_time (&r->seg, r->have_seg, bts)) :
+      latency_untimed_key (buf);
+  if (G_UNLIKELY (!(r->kinds & ((key & 1) ? LATENCY_RING_UNTIMED :
+                  LATENCY_RING_TIMED))))
+    __atomic_or_fetch (&r->kinds, (key & 1) ? LATENCY_RING_UNTIMED :
+        LATENCY_RING_TIMED, __ATOMIC_RELAXED);
   h = r->head;
-  __atomic_store_n (&r->entries[h % LATENCY_RING_SIZE].key, 0,
-      __ATOMIC_RELAXED);
-  __atomic_store_n (&r->entries[h % LATENCY_RING_SIZE].ts, ts,
-      __ATOMIC_RELAXED);
-  __atomic_store_n (&r->entries[h % LATENCY_RING_SIZE].key, latency_key (buf),
-      __ATOMIC_RELEASE);
+  e = &r->entries[h % LATENCY_RING_SIZE];
+  __atomic_store_n (&e->key, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&e->ts, ts, __ATOMIC_RELAXED);
+  __atomic_store_n (&e->dur, dur, __ATOMIC_RELAXED);
+  __atomic_store_n (&e->key, key, __ATOMIC_RELEASE);
   __atomic_store_n (&r->head, h + 1, __ATOMIC_RELEASE);
 }
 
-/* The most recent push of the same buffer (by PTS, or identity when it has
- * none) from each source; the earliest of those is where the frame
- * entered the pipeline. */
+/* Searches @r for @key (see the comment above); @interval allows the
+ * match within an entry's duration, else only an exact one. */
 static gboolean
-latency_lookup (PipeRec * p, GstBuffer * buf, guint64 * src_ts)
+latency_ring_lookup (LatRing * r, guint64 key, gboolean interval,
+    guint64 * src_ts)
 {
-  guint64 key = latency_key (buf);
+  guint64 head = __atomic_load_n (&r->head, __ATOMIC_ACQUIRE);
+  guint64 j, lim = MIN (head, LATENCY_RING_SIZE), best_at = 0;
+  guint64 best_key = 0, best_ts = 0, best_dur = GST_CLOCK_TIME_NONE;
+  gboolean timed = (key & 1) == 0, have_later = FALSE;
+  guint kinds = __atomic_load_n (&r->kinds, __ATOMIC_RELAXED);
+
+  if (!(kinds & (timed ? LATENCY_RING_TIMED : LATENCY_RING_UNTIMED)))
+    return FALSE;
+  for (j = 1; j <= lim; j++) {
+    LatEntry *e = &r->entries[(head - j) % LATENCY_RING_SIZE];
+    guint64 k = __atomic_load_n (&e->key, __ATOMIC_ACQUIRE);
+    guint64 ts = __atomic_load_n (&e->ts, __ATOMIC_RELAXED);
+    guint64 dur = __atomic_load_n (&e->dur, __ATOMIC_RELAXED);
+
+    if (__atomic_load_n (&e->key, __ATOMIC_ACQUIRE) != k || k == 0)
+      continue;
+    if (k == key) {
+      *src_ts = ts;
+      return TRUE;
+    }
+    if (!timed || (k & 1))
+      continue;
+    if (k > key) {
+      have_later = TRUE;
+    } else if (best_key == 0 || k > best_key) {
+      best_key = k;
+      best_ts = ts;
+      best_dur = dur;
+      best_at = j;
+    }
+    /* entries come in push order, which a source reorders only a little
+     * (PTS of B-frames) */
+    if (best_key != 0 && j - best_at > LATENCY_REORDER_WINDOW)
+      break;
+  }
+  if (best_key == 0 || !interval)
+    return FALSE;
+  if (GST_CLOCK_TIME_IS_VALID (best_dur) ?
+      ((key - best_key) >> 1) >= best_dur : !have_later)
+    return FALSE;
+  *src_ts = best_ts;
+  return TRUE;
+}
+
+/* The earliest entry of @buf, seen at a sink with @stream_id (interned, or
+ * NULL when unknown) and running time from @seg. */
+static gboolean
+latency_lookup (PipeRec * p, GstBuffer * buf, const gchar * stream_id,
+    const GstSegment * seg, gboolean have_seg, guint64 * src_ts)
+{
+  GstClockTime bts = latency_buffer_ts (buf);
+  gboolean timed = GST_CLOCK_TIME_IS_VALID (bts);
+  guint64 key = timed ?
+      latency_timed_key (latency_running_time (seg, have_seg, bts)) :
+      latency_untimed_key (buf);
   gint n = __atomic_load_n (&p->n_rings, __ATOMIC_ACQUIRE);
   gboolean found = FALSE;
   gint i;
 
   for (i = 0; i < n; i++) {
     LatRing *r = p->rings[i];
-    guint64 head = __atomic_load_n (&r->head, __ATOMIC_ACQUIRE);
-    guint64 j, lim = MIN (head, LATENCY_RING_SIZE);
+    gboolean same = stream_id == NULL || r->stream_id == stream_id;
+    guint64 ts;
 
-    for (j = 1; j <= lim; j++) {
-      LatEntry *e = &r->entries[(head - j) % LATENCY_RING_SIZE];
-      guint64 k = __atomic_load_n (&e->key, __ATOMIC_ACQUIRE);
-
-      if (k == key) {
-        guint64 ts = __atomic_load_n (&e->ts, __ATOMIC_RELAXED);
-
-        if (__atomic_load_n (&e->key, __ATOMIC_ACQUIRE) != key)
-          continue;
-        if (!found || ts < *src_ts)
-          *src_ts = ts;
-        found = TRUE;
-        break;
-      }
+    if (!same && !r->src->is_source)
+      continue;
+    if (latency_ring_lookup (r, key, same, &ts) && (!found || ts < *src_ts)) {
+      *src_ts = ts;
+      found = TRUE;
     }
   }
   return found;
+}
+
+/* Records the latency of every buffer that reaches sink @ei through @pad,
+ * or counts it unmatched. */
+static void
+latency_at_sink (ElemInfo * ei, GstPad * pad, guint64 ts, LatHist * lat,
+    GstBuffer * buf, GstBufferList * list)
+{
+  guint gen = __atomic_load_n (&latency_gen, __ATOMIC_ACQUIRE);
+  guint i, n = list ? gst_buffer_list_length (list) : 1;
+
+  if (G_UNLIKELY (ei->sink_gen != gen || ei->sink_pad != pad)) {
+    latency_read_sticky (pad, &ei->sink_stream, &ei->sink_seg,
+        &ei->sink_have_seg);
+    ei->sink_gen = gen;
+    ei->sink_pad = pad;
+  }
+  for (i = 0; i < n; i++) {
+    GstBuffer *b = list ? gst_buffer_list_get (list, i) : buf;
+    guint64 src_ts = 0;
+
+    if (latency_lookup (ei->pipe, b, ei->sink_stream, &ei->sink_seg,
+            ei->sink_have_seg, &src_ts) && ts >= src_ts)
+      hist_add (lat, ts - src_ts);
+    else
+      lat->unmatched++;
+  }
 }
 
 /* ---------------------------------------------------------------- spans */
@@ -1052,15 +1300,21 @@ do_push_common (guint64 ts, GstPad * pad, GstBuffer * first, guint n)
   if (ei == NULL)
     return;
   t = thread_state ();
-  /* Where frames enter: sources, and the task loops of elements that are
-   * not queues (a demuxer pulling from its source, an aggregator): the
-   * latency lookup takes the earliest push of a frame, so an aggregator's
-   * own pushes never shadow its inputs'. */
+  /* Where frames enter: sources, the task loops of elements that are
+   * not queues (a demuxer pulling from its source, an aggregator), and
+   * the first timestamps on a path (a demuxer or parser in push mode, fed
+   * bytes): the latency lookup takes the earliest push of a frame, so an
+   * aggregator's own pushes never shadow its inputs'. A push from inside
+   * an event (a decoder draining at EOS) is not a task loop's. */
   if (first != NULL && (ei->is_source || (t->depth == 0 &&
-              ei->queue_kind == QUEUE_NONE))) {
+              t->event_depth == 0 && ei->queue_kind == QUEUE_NONE) ||
+          (t->depth > 0 &&
+              t->stack[t->depth - 1].untimed_in &&
+              t->stack[t->depth - 1].row->elem == ei &&
+              GST_CLOCK_TIME_IS_VALID (latency_buffer_ts (first))))) {
     if (G_UNLIKELY (ei->pipe->first_ts == 0))
       mark_first_buffer (ei->pipe, ts);
-    latency_mark (ei, ts, first);
+    latency_mark (ei, pad, ts, first);
   }
   if (ei->queue_kind != QUEUE_NONE && GST_PAD_IS_SRC (pad))
     queue_change (queue_of_pad (ei, pad), ts, -(gint64) n);
@@ -1101,7 +1355,13 @@ static void
 do_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstEvent * event)
 {
-  thread_state ()->event_depth++;
+  ThreadState *t = thread_state ();
+
+  if (t->event_depth < MAX_TRACKED_EVENT_DEPTH &&
+      (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT ||
+          GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START))
+    t->sticky_events |= G_GUINT64_CONSTANT (1) << t->event_depth;
+  t->event_depth++;
 }
 
 static void
@@ -1112,6 +1372,12 @@ do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad, gboolean res)
 
   if (t->event_depth > 0)
     t->event_depth--;
+  /* the event is stored on both pads now: readers will see it */
+  if (t->event_depth < MAX_TRACKED_EVENT_DEPTH &&
+      (t->sticky_events & (G_GUINT64_CONSTANT (1) << t->event_depth))) {
+    t->sticky_events &= ~(G_GUINT64_CONSTANT (1) << t->event_depth);
+    __atomic_add_fetch (&latency_gen, 1, __ATOMIC_RELEASE);
+  }
   if (t->event_depth > 0 || t->depth > 0 || t->loop_open ||
       !GST_PAD_IS_SRC (pad) || (ei = elem_of_pad (pad)) == NULL)
     return;
@@ -1119,7 +1385,8 @@ do_push_event_post (GObject * self, GstClockTime ts, GstPad * pad, gboolean res)
 }
 
 static void
-do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first, guint items)
+do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
+    GstBufferList * list, guint items)
 {
   ElemInfo *ei = elem_of_pad (pad);
   ThreadState *t;
@@ -1135,18 +1402,16 @@ do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first, guint items)
   f = &t->stack[t->depth++];
   frame_open (f, ei->chain_row, row_stats (ei->chain_row, t), ts, t);
   f->items = items;
-  if (ei->is_sink && first != NULL && f->st->lat != NULL) {
-    guint64 src_ts = 0;
-
-    if (latency_lookup (ei->pipe, first, &src_ts) && ts >= src_ts)
-      hist_add (f->st->lat, ts - src_ts);
-  }
+  f->untimed_in = first != NULL &&
+      !GST_CLOCK_TIME_IS_VALID (latency_buffer_ts (first));
+  if (ei->is_sink && first != NULL && f->st->lat != NULL)
+    latency_at_sink (ei, pad, ts, f->st->lat, first, list);
 }
 
 static void
 do_chain_pre (GObject * self, GstClockTime ts, GstPad * pad, GstBuffer * buf)
 {
-  do_chain_common (ts, pad, buf, 1);
+  do_chain_common (ts, pad, buf, NULL, 1);
 }
 
 static void
@@ -1155,7 +1420,7 @@ do_chain_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
 {
   guint n = gst_buffer_list_length (list);
 
-  do_chain_common (ts, pad, n ? gst_buffer_list_get (list, 0) : NULL, n);
+  do_chain_common (ts, pad, n ? gst_buffer_list_get (list, 0) : NULL, list, n);
 }
 
 static void
@@ -1587,6 +1852,7 @@ merge_row (Row * row, Merged * m, LatHist * lat)
       lat->n += st->lat->n;
       lat->sum_ns += st->lat->sum_ns;
       lat->sumsq_ns += st->lat->sumsq_ns;
+      lat->unmatched += st->lat->unmatched;
       lat->min_ns = MIN (lat->min_ns, st->lat->min_ns);
       lat->max_ns = MAX (lat->max_ns, st->lat->max_ns);
       for (b = 0; b < HIST_BUCKETS; b++)
@@ -1881,10 +2147,13 @@ build_latency (Build * b, LatHist * lat)
   GstAxReportLatency *l = &r->latency;
   gdouble mean, var;
 
+  r->latency_unmatched = lat->unmatched;
   if (lat->n == 0) {
-    r->latency_absent = g_strdup ("no buffer reached a sink that could be "
-        "matched to a source push (no sink, or buffers without PTS replaced "
-        "on the way)");
+    r->latency_absent = lat->unmatched ?
+        g_strdup_printf ("none of the %" G_GUINT64_FORMAT " sink buffers "
+        "could be matched to the frame they came from (timestamps changed "
+        "on the way, or buffers without timestamps replaced)", lat->unmatched)
+        : g_strdup ("no buffer reached a sink");
     return;
   }
   mean = lat->sum_ns / lat->n;
@@ -2179,6 +2448,28 @@ sources_of (PipeRec * p, GString * s)
   return s->len ? s->str : "the source";
 }
 
+/* The device whose simulator fell furthest behind its model per job, if
+ * any fell behind (SIM_LAG_PACE_RATIO, SIM_LAG_PACE_MS). */
+static GstAxReportDevice *
+lagging_device (GstAxReport * r, gdouble * lag_per_job_ms)
+{
+  GstAxReportDevice *worst = NULL;
+  guint i;
+
+  *lag_per_job_ms = 0;
+  for (i = 0; i < r->devices->len; i++) {
+    GstAxReportDevice *d = &g_array_index (r->devices, GstAxReportDevice, i);
+    gdouble per_job = d->jobs ? d->lag_ms / d->jobs : 0;
+
+    if (per_job > MAX (SIM_LAG_PACE_RATIO * d->device_ms, SIM_LAG_PACE_MS) &&
+        per_job > *lag_per_job_ms) {
+      worst = d;
+      *lag_per_job_ms = per_job;
+    }
+  }
+  return worst;
+}
+
 static void
 build_verdict (Build * b)
 {
@@ -2191,6 +2482,8 @@ build_verdict (Build * b)
   GstAxReportQueue *full = NULL, *empty = NULL;
   GstAxReportDevice *dev = NULL;
   gchar *constraint = NULL;
+  gdouble lag_per_job_ms, process_cpu_ms;
+  GstAxReportDevice *lagging = lagging_device (r, &lag_per_job_ms);
   guint i;
 
   /* 1. trust */
@@ -2203,6 +2496,16 @@ build_verdict (Build * b)
       r->sample > 1 ? ", CPU/faults sampled" : "",
       r->profiler_percent, r->warnings->len ? ", and the arithmetic checks "
       "raised warnings (above)" : "");
+  /* the device model's figures stay what the modelled device would do,
+   * but the pipeline waits for the host's functional compute */
+  if (lagging)
+    g_string_append_printf (v, "     WARNING: the simulator cannot keep pace "
+        "with the device model: %s's functional compute lagged it by %.1f ms "
+        "(%.2f ms per job over %" G_GUINT64_FORMAT " jobs against %.2f ms of "
+        "modelled device time). Device figures (device_ms, occupancy, device "
+        "fps) are the model's; throughput and latency are the host's.\n",
+        lagging->group, lagging->lag_ms, lag_per_job_ms, lagging->jobs,
+        lagging->device_ms);
   if (top.row == NULL) {
     g_string_append (v, "  Nothing was measured.");
     r->constraint = g_strdup ("undetermined (no data)");
@@ -2276,7 +2579,21 @@ build_verdict (Build * b)
       empty = q;
   }
 
-  if (dev && dev->occupancy_percent >= DEVICE_BOUND_OCCUPANCY_PERCENT) {
+  /* The simulator's threads are not element rows: when they lag their
+   * model and burn more CPU than the costliest computing row, the host
+   * computing the network is what the pipeline waits for (in the device
+   * wait, upstream queues filling behind it). */
+  process_cpu_ms = r->cores_used * r->wall_s * 1000.0;
+  if (lagging && lagging->sim_cpu_ms > 0 && (compute.row == NULL ||
+          lagging->sim_cpu_ms >= compute.row->cpu_ms * compute.row->count)) {
+    constraint = g_strdup_printf ("the simulator's functional compute (%s: "
+        "sim-npu's own threads used %.1f ms of CPU, %.1f%% of the process's, "
+        "and delivered each job %.2f ms after the device model finished it: "
+        "this host computes the network slower than the modelled device "
+        "runs it)", lagging->group, lagging->sim_cpu_ms,
+        process_cpu_ms > 0 ? PERCENT * lagging->sim_cpu_ms / process_cpu_ms :
+        0, lag_per_job_ms);
+  } else if (dev && dev->occupancy_percent >= DEVICE_BOUND_OCCUPANCY_PERCENT) {
     constraint = g_strdup_printf ("the device (%s on %s, %.1f%% occupied)",
         dev->group, dev->device, dev->occupancy_percent);
   } else if (dev && dev->in_flight_window > 0 &&

@@ -277,6 +277,10 @@ struct _AxTestDevice
   guint64 first_start_ns;
   guint64 last_end_ns;
   guint64 host_ns;
+  /* a simulator that cannot keep pace: outputs come lag_ms after the
+   * modelled end, and its threads are said to use sim_cpu_ms per job */
+  guint lag_ms;
+  guint sim_cpu_ms;
 };
 
 G_DEFINE_TYPE (AxTestDevice, ax_test_device, GST_TYPE_ELEMENT);
@@ -291,13 +295,16 @@ enum
   PROP_BUSY_NS,
   PROP_WINDOW_NS,
   PROP_HOST_NS,
+  PROP_LAG_MS,
+  PROP_SIM_CPU_MS,
 };
 
 static void
 ax_test_device_report (AxTestDevice * self, guint64 done)
 {
   GstAxProbeDevice dev = { GST_ELEMENT (self), self->model, "testdev",
-    self->cores, self->in_flight, done, 0, 0
+    self->cores, self->in_flight, done, done * self->sim_cpu_ms * NS_PER_MS,
+    done * self->lag_ms * NS_PER_MS
   };
 
   gst_ax_probe_device (&dev);
@@ -377,8 +384,8 @@ ax_test_device_loop (gpointer user_data)
   g_mutex_unlock (&self->lock);
 
   gst_ax_probe_timer_start (&timer);
-  until.tv_sec = job->end_ns / NS_PER_S;
-  until.tv_nsec = job->end_ns % NS_PER_S;
+  until.tv_sec = (job->end_ns + self->lag_ms * NS_PER_MS) / NS_PER_S;
+  until.tv_nsec = (job->end_ns + self->lag_ms * NS_PER_MS) % NS_PER_S;
   while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) ==
       EINTR);
   gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->model,
@@ -508,6 +515,12 @@ ax_test_device_set_property (GObject * object, guint id,
     case PROP_IN_FLIGHT:
       self->in_flight = g_value_get_uint (value);
       break;
+    case PROP_LAG_MS:
+      self->lag_ms = g_value_get_uint (value);
+      break;
+    case PROP_SIM_CPU_MS:
+      self->sim_cpu_ms = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
   }
@@ -533,6 +546,12 @@ ax_test_device_get_property (GObject * object, guint id, GValue * value,
       break;
     case PROP_IN_FLIGHT:
       g_value_set_uint (value, self->in_flight);
+      break;
+    case PROP_LAG_MS:
+      g_value_set_uint (value, self->lag_ms);
+      break;
+    case PROP_SIM_CPU_MS:
+      g_value_set_uint (value, self->sim_cpu_ms);
       break;
     case PROP_BUSY_NS:
       g_mutex_lock (&self->lock);
@@ -587,6 +606,14 @@ ax_test_device_class_init (AxTestDeviceClass * klass)
   g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
       g_param_spec_uint ("in-flight", "In flight", "Jobs outstanding", 1, 64,
           2, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_LAG_MS,
+      g_param_spec_uint ("lag-ms", "Lag ms", "How late the functional "
+          "compute delivers each job after its modelled end", 0, 1000, 0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_SIM_CPU_MS,
+      g_param_spec_uint ("sim-cpu-ms", "Simulator CPU ms", "Simulator CPU "
+          "reported per job", 0, 1000, 0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_BUSY_NS,
       g_param_spec_uint64 ("busy-ns", "Busy", "Summed job time on the "
           "device cores", 0, G_MAXUINT64, 0,
@@ -630,6 +657,139 @@ ax_test_device_init (AxTestDevice * self)
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 }
 
+/* ---------------------------------------------------------- axtestdecode */
+
+/* Like a video decoder: holds one frame (its reorder delay), then pushes a
+ * NEW buffer per input carrying the input's PTS, or its DTS when it has
+ * none (as GstVideoDecoder does for a demuxer's DTS-only buffers), plus
+ * offset-ms, which moves the frames onto another timeline. */
+#define AX_TYPE_TEST_DECODE (ax_test_decode_get_type ())
+G_DECLARE_FINAL_TYPE (AxTestDecode, ax_test_decode, AX, TEST_DECODE,
+    GstElement);
+
+struct _AxTestDecode
+{
+  GstElement parent;
+  GstPad *sinkpad;
+  GstPad *srcpad;
+  /* streaming thread only */
+  GstBuffer *held;
+  guint offset_ms;
+};
+
+G_DEFINE_TYPE (AxTestDecode, ax_test_decode, GST_TYPE_ELEMENT);
+
+enum
+{
+  PROP_DECODE_0,
+  PROP_OFFSET_MS,
+};
+
+static GstFlowReturn
+ax_test_decode_push_held (AxTestDecode * self)
+{
+  GstBuffer *in = self->held, *out;
+  GstClockTime ts;
+
+  if (in == NULL)
+    return GST_FLOW_OK;
+  self->held = NULL;
+  ts = GST_BUFFER_PTS_IS_VALID (in) ? GST_BUFFER_PTS (in) : GST_BUFFER_DTS (in);
+  out = gst_buffer_new_allocate (NULL, gst_buffer_get_size (in), NULL);
+  GST_BUFFER_PTS (out) = GST_CLOCK_TIME_IS_VALID (ts) ?
+      ts + self->offset_ms * NS_PER_MS : GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION (out) = GST_BUFFER_DURATION (in);
+  gst_buffer_unref (in);
+  return gst_pad_push (self->srcpad, out);
+}
+
+static GstFlowReturn
+ax_test_decode_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+{
+  AxTestDecode *self = AX_TEST_DECODE (parent);
+  GstFlowReturn ret = ax_test_decode_push_held (self);
+
+  self->held = buf;
+  return ret;
+}
+
+static gboolean
+ax_test_decode_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
+{
+  AxTestDecode *self = AX_TEST_DECODE (parent);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+    ax_test_decode_push_held (self);
+  else if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    gst_clear_buffer (&self->held);
+  return gst_pad_event_default (pad, parent, event);
+}
+
+static void
+ax_test_decode_set_property (GObject * object, guint id,
+    const GValue * value, GParamSpec * pspec)
+{
+  AxTestDecode *self = AX_TEST_DECODE (object);
+
+  if (id == PROP_OFFSET_MS)
+    self->offset_ms = g_value_get_uint (value);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+}
+
+static void
+ax_test_decode_get_property (GObject * object, guint id, GValue * value,
+    GParamSpec * pspec)
+{
+  AxTestDecode *self = AX_TEST_DECODE (object);
+
+  if (id == PROP_OFFSET_MS)
+    g_value_set_uint (value, self->offset_ms);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+}
+
+static void
+ax_test_decode_finalize (GObject * object)
+{
+  gst_clear_buffer (&AX_TEST_DECODE (object)->held);
+  G_OBJECT_CLASS (ax_test_decode_parent_class)->finalize (object);
+}
+
+static void
+ax_test_decode_class_init (AxTestDecodeClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+
+  gobject_class->set_property = ax_test_decode_set_property;
+  gobject_class->get_property = ax_test_decode_get_property;
+  gobject_class->finalize = ax_test_decode_finalize;
+  g_object_class_install_property (gobject_class, PROP_OFFSET_MS,
+      g_param_spec_uint ("offset-ms", "Offset ms", "Added to every output "
+          "PTS", 0, G_MAXUINT, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  gst_element_class_add_static_pad_template (element_class, &any_sink);
+  gst_element_class_add_static_pad_template (element_class, &any_src);
+  gst_element_class_set_static_metadata (element_class, "Fake decoder",
+      "Codec/Decoder", "Test-only: new buffers stamped like a decoder's",
+      "gst-ax");
+}
+
+static void
+ax_test_decode_init (AxTestDecode * self)
+{
+  self->sinkpad = gst_pad_new_from_static_template (&any_sink, "sink");
+  gst_pad_set_chain_function (self->sinkpad, ax_test_decode_chain);
+  gst_pad_set_event_function (self->sinkpad, ax_test_decode_sink_event);
+  GST_PAD_SET_PROXY_CAPS (self->sinkpad);
+  GST_PAD_SET_PROXY_ALLOCATION (self->sinkpad);
+  gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
+
+  self->srcpad = gst_pad_new_from_static_template (&any_src, "src");
+  GST_PAD_SET_PROXY_CAPS (self->srcpad);
+  gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
+}
+
 void
 ax_test_elements_register (void)
 {
@@ -637,4 +797,6 @@ ax_test_elements_register (void)
   gst_element_register (NULL, "axtesttouch", GST_RANK_NONE, AX_TYPE_TEST_TOUCH);
   gst_element_register (NULL, "axtestdevice", GST_RANK_NONE,
       AX_TYPE_TEST_DEVICE);
+  gst_element_register (NULL, "axtestdecode", GST_RANK_NONE,
+      AX_TYPE_TEST_DECODE);
 }

@@ -13,7 +13,6 @@
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
-
 /* Test-only elements, registered statically in the test binaries:
  *   axtestburn    burns burn-us of thread CPU time per buffer
  *   axtesttouch   maps and touches `pages` fresh pages per buffer
@@ -21,9 +20,12 @@ G_BEGIN_DECLS
  *                 wait" (DEVICE_WAIT) and "dequant" spans, one device
  *                 event per job and the device state through the probe
  *                 API, with device-ms per job on `cores` cores and
- *                 `in-flight` jobs outstanding */
+ *                 `in-flight` jobs outstanding; `lag-ms` and `sim-cpu-ms`
+ *                 play a simulator that cannot keep pace with its model
+ *   axtestdecode  a decoder-like element: new buffers stamped with the
+ *                 input's PTS, else its DTS, one frame late; `offset-ms`
+ *                 moves them onto another timeline */
 void ax_test_elements_register (void);
 
 G_END_DECLS
-
 #endif /* __AX_TEST_ELEMENTS_H__ */

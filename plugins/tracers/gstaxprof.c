@@ -2483,6 +2483,7 @@ build_verdict (Build * b)
   GstAxReportDevice *dev = NULL;
   gchar *constraint = NULL;
   gdouble lag_per_job_ms, process_cpu_ms;
+  gboolean sim_bound = FALSE;
   GstAxReportDevice *lagging = lagging_device (r, &lag_per_job_ms);
   guint i;
 
@@ -2559,7 +2560,13 @@ build_verdict (Build * b)
     if (dev == NULL || d->occupancy_percent > dev->occupancy_percent)
       dev = d;
   }
-  if (dev)
+  if (dev && r->have_sim_cpu)
+    g_string_append_printf (v, "  5. Resource: device occupancy %.1f%% of %u "
+        "cores%s; host cores used %.2f of %u, %.2f of them by the simulator's "
+        "own threads.\n", dev->occupancy_percent, dev->n_cores,
+        lagging ? " (the model's)" : "", r->cores_used, r->cores_available,
+        r->sim_cpu_percent / PERCENT);
+  else if (dev)
     g_string_append_printf (v, "  5. Resource: device occupancy %.1f%% of %u "
         "cores; host cores used %.2f of %u.\n", dev->occupancy_percent,
         dev->n_cores, r->cores_used, r->cores_available);
@@ -2593,6 +2600,7 @@ build_verdict (Build * b)
         "runs it)", lagging->group, lagging->sim_cpu_ms,
         process_cpu_ms > 0 ? PERCENT * lagging->sim_cpu_ms / process_cpu_ms :
         0, lag_per_job_ms);
+    sim_bound = TRUE;
   } else if (dev && dev->occupancy_percent >= DEVICE_BOUND_OCCUPANCY_PERCENT) {
     constraint = g_strdup_printf ("the device (%s on %s, %.1f%% occupied)",
         dev->group, dev->device, dev->occupancy_percent);
@@ -2642,8 +2650,9 @@ build_verdict (Build * b)
     GstAxReportQueue *q = full ? full : empty;
 
     g_string_append_printf (v, "  6. Starvation: %s mean depth %.1f (max %.0f"
-        "), full %.1f%%, empty %.1f%% of the time.\n", q->name, q->mean,
-        q->max, q->full_percent, q->empty_percent);
+        "), full %.1f%%, empty %.1f%% of the time%s.\n", q->name, q->mean,
+        q->max, q->full_percent, q->empty_percent, sim_bound && full ?
+        " (filled behind the simulator's pace: an effect, not the cause)" : "");
   } else if (dev) {
     g_string_append_printf (v, "  6. Starvation: in-flight depth %.1f of a "
         "window of %u.\n", dev->depth, dev->in_flight_window);

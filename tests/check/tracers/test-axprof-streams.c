@@ -370,6 +370,8 @@ GST_START_TEST (test_simulator_lag_verdict)
           "host's") != NULL, "%s", r->text);
   fail_unless (g_str_has_prefix (verdict_constraint (r),
           "the simulator's functional compute (testnet"), "%s", r->text);
+  fail_unless (strstr (r->text, "(the model's); host cores used") != NULL,
+      "%s", r->text);
   g_free (lag);
   ax_prof_report_free (r);
 }

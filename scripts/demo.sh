@@ -22,10 +22,10 @@ data_dir="${GST_AX_DATA_DIR:-$top/data}"
 # vtest.avi: 795 frames of 768x576 at 10 fps
 clip_frames=795
 clip_fps=10
-# what one CenterNet frame costs the simulator on a 2-core host with both
-# cores free (it computes the network on the CPU); the estimate printed
-# below scales with it
-centernet_ms_per_frame=60
+# what one CenterNet frame costs end to end on a 2-core host (sim-npu
+# computes the network on the CPU: measured 96 ms of simulator CPU per
+# frame, 200 frames in 21 s); the estimate printed below scales with it
+centernet_ms_per_frame=100
 
 demo="${1:-centernet}"
 case "$demo" in
@@ -88,7 +88,7 @@ echo "gst-ax demo: CenterNet-COCO (80 classes, 512x512 input) on the first"
 echo "$frames of the $clip_frames frames of vtest.avi (768x576, DivX, decoded by decodebin),"
 echo "4 frames in flight on a simulated 4-core Metis, profiled by GST_TRACERS=axprof."
 echo "sim-npu computes the network on this machine's CPU, so this takes about"
-echo "${seconds} s on two free cores (more when they are busy); a line every 5 s shows"
+echo "${seconds} s on a 2-core host (more when it is busy); a line every 5 s shows"
 echo "progress. GST_AX_DEMO_FRAMES=$clip_frames runs the whole clip."
 echo
 # gst-ax-benchmark prints the gst-launch-1.0 line it runs (the same report

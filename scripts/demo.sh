@@ -112,5 +112,5 @@ gst-launch-1.0 -q filesrc location="$video" ! decodebin ! videoconvert ! \
   videoconvert ! pngenc ! multifilesink location="$out/frame-%02d.png"
 for ((i = 0; i < pngs; i++)); do
   printf '  %s  (frame %d of vtest.avi)\n' "$(printf '%s/frame-%02d.png' "$out" "$i")" \
-    $(( i * frames / pngs ))
+    $(( (2 * i * frames + pngs) / (2 * pngs) ))
 done

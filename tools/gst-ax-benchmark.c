@@ -434,7 +434,8 @@ check_inference_range (const gchar * prop, const GValue * value,
     gchar ** message)
 {
   GstElementFactory *factory = gst_element_factory_find (INFERENCE_FACTORY);
-  GstElement *element;
+  GstPluginFeature *loaded;
+  GObjectClass *klass;
   GParamSpec *pspec;
   GValue v = G_VALUE_INIT;
   gboolean ok = TRUE;
@@ -444,13 +445,18 @@ check_inference_range (const gchar * prop, const GValue * value,
         "(is the gst-ax plugin on GST_PLUGIN_PATH? . scripts/env.sh sets it)");
     return FALSE;
   }
-  element = gst_element_factory_create (factory, NULL);
+  /* the class, not an instance: an instance would take the name
+   * axinference0 from the pipeline's element */
+  loaded = gst_plugin_feature_load (GST_PLUGIN_FEATURE (factory));
   gst_object_unref (factory);
-  if (element == NULL) {
-    *message = g_strdup ("cannot create " INFERENCE_FACTORY);
+  if (loaded == NULL) {
+    *message = g_strdup ("cannot load the " INFERENCE_FACTORY " element");
     return FALSE;
   }
-  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (element), prop);
+  klass = g_type_class_ref (gst_element_factory_get_element_type
+      (GST_ELEMENT_FACTORY (loaded)));
+  gst_object_unref (loaded);
+  pspec = g_object_class_find_property (klass, prop);
   if (pspec != NULL) {
     g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (pspec));
     if (!g_value_transform (value, &v) || g_param_value_validate (pspec, &v)) {
@@ -470,7 +476,7 @@ check_inference_range (const gchar * prop, const GValue * value,
     }
     g_value_unset (&v);
   }
-  gst_object_unref (element);
+  g_type_class_unref (klass);
   return ok;
 }
 

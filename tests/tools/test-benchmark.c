@@ -211,6 +211,8 @@ assert_ran (Result r, const gchar * group, gint frames)
   if (strstr (r.out, header) == NULL)
     g_error ("no %s group in the report:\n%s", group, r.out);
   g_assert_nonnull (strstr (r.out, "DEVICE WAIT"));
+  /* the rows carry the names gst-launch-1.0 would give the elements */
+  g_assert_nonnull (strstr (r.out, "\n    axinference0 "));
   g_assert_cmpint (report_frames (r.out), ==, frames);
   g_assert_nonnull (strstr (r.out, "Verdict: the constraint is "));
   g_free (header);

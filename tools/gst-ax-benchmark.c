@@ -590,6 +590,29 @@ options_clear (Options * o)
   g_free (o->report_file);
 }
 
+/* The tracer writes its report files at EOS: a path it cannot take or a
+ * folder that does not exist is refused before the run, not after it. */
+static gboolean
+check_output_path (const gchar * option, const gchar * path, gchar ** message)
+{
+  gchar *dir;
+  gboolean ok;
+
+  /* GST_TRACERS="axprof(json=PATH,file=PATH)" has no quoting */
+  if (*path == '\0' || strpbrk (path, ",()") != NULL) {
+    *message = g_strdup_printf ("--%s %s: the path may not be empty or "
+        "hold ',', '(' or ')'", option, path);
+    return FALSE;
+  }
+  dir = g_path_get_dirname (path);
+  ok = g_file_test (dir, G_FILE_TEST_IS_DIR);
+  if (!ok)
+    *message = g_strdup_printf ("--%s %s: no such directory %s", option,
+        path, dir);
+  g_free (dir);
+  return ok;
+}
+
 /* Checks what can be checked before GStreamer starts; the message is for
  * the user. */
 static gboolean
@@ -608,6 +631,10 @@ check_options (const Options * o, gchar ** message)
         o->in_flight);
     return FALSE;
   }
+  if (o->json && !check_output_path ("json", o->json, message))
+    return FALSE;
+  if (o->report_file && !check_output_path ("report", o->report_file, message))
+    return FALSE;
   if (o->video && !g_file_test (o->video, G_FILE_TEST_IS_REGULAR)) {
     if (g_file_test (o->video, G_FILE_TEST_IS_DIR))
       *message = g_strdup_printf ("--video %s: is a directory (--images "

@@ -108,6 +108,11 @@ test_bad_options (void)
       "--no-such-option");
   assert_usage_error (run_tool ("ball-detector", "--video", "a.avi",
           "--images", tmp, NULL), "give --video or --images, not both");
+  assert_usage_error (run_tool ("ball-detector", "--json",
+          "/nonexistent/r.json", NULL),
+      "--json /nonexistent/r.json: no such directory /nonexistent");
+  assert_usage_error (run_tool ("ball-detector", "--report", "a,b.txt",
+          NULL), "--report a,b.txt: the path may not be empty or hold ','");
 }
 
 static void
@@ -227,10 +232,20 @@ static void
 test_ball_run (void)
 {
   gchar *frames = g_strdup_printf ("%d", BALL_FRAMES);
+  gchar *json = g_build_filename (tmp, "ball.json", NULL);
+  gchar *contents = NULL;
   Result r = run_tool ("ball-detector", "--frames", frames, "--in-flight",
-      "2", "--time-scale", "0", "--print-pipeline", "--quiet", NULL);
+      "2", "--time-scale", "0", "--json", json, "--print-pipeline",
+      "--quiet", NULL);
 
   assert_ran (r, "ball-detector", BALL_FRAMES);
+  /* the report's JSON twin, written by the tracer */
+  g_assert_true (g_file_get_contents (json, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "\"verdict\""));
+  g_assert_nonnull (strstr (contents, "\"ball-detector\""));
+  g_free (contents);
+  g_unlink (json);
+  g_free (json);
   g_assert_nonnull (strstr (r.out, "videotestsrc pattern=ball num-buffers=4 "
           "! video/x-raw,width=1280,height=720 ! queue ! axletterbox ! "
           "axinference model=\"ball-detector\" in-flight=2 time-scale=0 ! "

@@ -145,6 +145,17 @@ fetch_faceapi () {
   say "$faceapi_pkg: ${#files[@]} files in $data_dir/face-api"
 }
 
+# apt-get update as root, or through sudo (as scripts/setup.sh installs)
+apt_update () {
+  if [ "$(id -u)" -eq 0 ]; then
+    apt-get update -q
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo apt-get update -q
+  else
+    return 1
+  fi
+}
+
 fetch_opencv () {
   local rel="opencv/vtest.avi" deb got
   if all_verified "$rel"; then
@@ -154,9 +165,15 @@ fetch_opencv () {
   say "fetching $opencv_deb_pkg=$opencv_deb_version ($opencv_deb_size) ..."
   mkdir -p "$tmp/deb"
   chmod 0777 "$tmp/deb"
-  (cd "$tmp/deb" && apt-get download -q "$opencv_deb_pkg=$opencv_deb_version") ||
-    die "apt-get download $opencv_deb_pkg=$opencv_deb_version failed" \
-      "(try apt-get update; Debian 12 sources are needed)"
+  if ! (cd "$tmp/deb" && apt-get download -q "$opencv_deb_pkg=$opencv_deb_version"); then
+    # a fresh image often ships without package lists (Docker's debian:12
+    # does): read them once, then try again
+    say "apt-get download failed; updating the package lists and retrying"
+    apt_update &&
+      (cd "$tmp/deb" && apt-get download -q "$opencv_deb_pkg=$opencv_deb_version") ||
+      die "apt-get download $opencv_deb_pkg=$opencv_deb_version failed" \
+        "(Debian 12 sources are needed; run apt-get update as root)"
+  fi
   deb="$(find "$tmp/deb" -maxdepth 1 -name '*.deb' | head -n1)"
   [ -n "$deb" ] || die "apt-get download $opencv_deb_pkg produced no .deb"
   got="$(sha256sum < "$deb" | cut -d' ' -f1)"

@@ -9,6 +9,7 @@ top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${GST_AX_FUZZ_BUILD_DIR:-$top/build-fuzz}"
 seconds="${FUZZ_SECONDS:-30}"
 targets=(axm json ir tfjs onnx)
+onnx_node_dir=/usr/share/libonnx-testdata/data/node
 
 if ! command -v clang >/dev/null 2>&1; then
   echo "fuzz.sh: clang is missing; install it with: apt-get install clang libclang-rt-14-dev" >&2
@@ -24,6 +25,15 @@ status=0
 for t in "${targets[@]}"; do
   work="$(mktemp -d)"
   cp -r "$top/tests/fuzz/corpus/$t/." "$work/"
+  if [ "$t" = onnx ]; then
+    # ONNX's node tests, from Debian's libonnx-testdata (not in the tree)
+    while read -r seed; do
+      case "$seed" in ''|'#'*) continue ;; esac
+      if [ -f "$onnx_node_dir/$seed" ]; then
+        cp "$onnx_node_dir/$seed" "$work/${seed//\//_}"
+      fi
+    done < "$top/tests/fuzz/onnx-node-seeds.txt"
+  fi
   log="$build/fuzz-$t.log"
   echo "fuzz.sh: fuzz-$t for ${seconds}s on $(ls "$work" | wc -l) seeds"
   if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \

@@ -11,32 +11,87 @@
  * the standard detection pipeline for a model, runs it under the axprof
  * tracer and lets the tracer print its report at EOS, so the report is the
  * one `GST_TRACERS=axprof gst-launch-1.0 ...` prints for the same
- * pipeline. */
+ * pipeline (--print-pipeline prints that line).
+ *
+ * The frames come from a video file (--video, through decodebin), a folder
+ * of photos (--images, each JPEG or PNG one frame, through decodebin), or
+ * videotestsrc's ball. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <gst/gst.h>
+#include <glib/gstdio.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #define DEFAULT_FRAMES 300
 #define DEFAULT_WIDTH 1280
 #define DEFAULT_HEIGHT 720
+/* --frames not given: the whole video or folder, DEFAULT_FRAMES of the
+ * test source */
+#define FRAMES_UNSET G_MININT
+/* --in-flight not given: axinference's default */
+#define IN_FLIGHT_UNSET G_MININT
+/* the photos' timestamps; nothing waits on them (the sink does not sync) */
+#define IMAGES_FPS 30
+#define PROGRESS_INTERVAL_S 5
+#define MODEL_SUFFIX ".axm"
+#define MODEL_PATH_ENV "GST_AX_MODEL_PATH"
+#define INFERENCE_FACTORY "axinference"
+
+#define EXIT_USAGE 2
+#define EXIT_RUN_FAILED 1
+
+typedef enum
+{
+  IMAGE_JPEG,
+  IMAGE_PNG,
+  N_IMAGE_KINDS
+} ImageKind;
+
+static const struct
+{
+  const gchar *ext;
+  const gchar *caps;
+} image_kinds[N_IMAGE_KINDS] = {
+  {"jpg", "image/jpeg"},
+  {"png", "image/png"},
+};
 
 typedef struct
 {
   gchar *video;
+  gchar *images;
   gint frames;
   gint in_flight;
   gchar *device;
   gdouble time_scale;
+  gboolean have_time_scale;
   gchar *json;
   gchar *report_file;
   gboolean print_pipeline;
   gboolean overlay;
+  gboolean quiet;
 } Options;
+
+/* The photos of --images, linked as NNNNNN.jpg / NNNNNN.png into a
+ * private folder so that multifilesrc can read them by index: JPEGs get
+ * indices [0, n_jpeg), PNGs [n_jpeg, n). */
+typedef struct
+{
+  gchar *dir;
+  guint first[N_IMAGE_KINDS];
+  guint count[N_IMAGE_KINDS];
+  GPtrArray *links;
+} ImageSet;
+
+static gint frames_at_sink;
 
 /* gst_parse_launch() reads double-quoted strings, not shell quoting */
 static gchar *
@@ -53,35 +108,247 @@ parse_quote (const gchar * str)
   return g_string_free (s, FALSE);
 }
 
+static gboolean
+image_kind_of (const gchar * name, ImageKind * kind)
+{
+  const gchar *dot = strrchr (name, '.');
+  gchar *ext;
+  gboolean found = TRUE;
+
+  if (dot == NULL || dot == name)
+    return FALSE;
+  ext = g_ascii_strdown (dot + 1, -1);
+  if (strcmp (ext, "jpg") == 0 || strcmp (ext, "jpeg") == 0)
+    *kind = IMAGE_JPEG;
+  else if (strcmp (ext, "png") == 0)
+    *kind = IMAGE_PNG;
+  else
+    found = FALSE;
+  g_free (ext);
+  return found;
+}
+
+static gint
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const gchar * const *) a, *(const gchar * const *) b);
+}
+
+static void
+image_set_clear (ImageSet * set)
+{
+  guint i;
+
+  if (set->links) {
+    for (i = 0; i < set->links->len; i++)
+      g_unlink (g_ptr_array_index (set->links, i));
+    g_ptr_array_free (set->links, TRUE);
+    set->links = NULL;
+  }
+  if (set->dir) {
+    g_rmdir (set->dir);
+    g_clear_pointer (&set->dir, g_free);
+  }
+}
+
+/* Lists DIR's JPEG and PNG files in name order (at most max_frames when
+ * positive) and links them into a private folder. Returns FALSE with a
+ * message for the user. */
+static gboolean
+image_set_init (ImageSet * set, const gchar * dir, gint max_frames,
+    gchar ** message)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  gchar *abs_dir = g_canonicalize_filename (dir, NULL);
+  GError *err = NULL;
+  GDir *d;
+  const gchar *name;
+  guint i, n, next[N_IMAGE_KINDS];
+  ImageKind kind;
+  gboolean ok = FALSE;
+
+  memset (set, 0, sizeof (*set));
+  if (!g_file_test (dir, G_FILE_TEST_IS_DIR)) {
+    *message = g_strdup_printf ("--images %s: %s", dir,
+        g_file_test (dir, G_FILE_TEST_EXISTS) ? "not a directory" :
+        "no such directory");
+    goto out;
+  }
+  d = g_dir_open (dir, 0, &err);
+  if (d == NULL) {
+    *message = g_strdup_printf ("--images %s: %s", dir, err->message);
+    g_clear_error (&err);
+    goto out;
+  }
+  while ((name = g_dir_read_name (d)) != NULL) {
+    gchar *path = g_build_filename (abs_dir, name, NULL);
+
+    if (image_kind_of (name, &kind)
+        && g_file_test (path, G_FILE_TEST_IS_REGULAR))
+      g_ptr_array_add (names, g_strdup (name));
+    g_free (path);
+  }
+  g_dir_close (d);
+  if (names->len == 0) {
+    *message = g_strdup_printf ("--images %s: no JPEG or PNG images there "
+        "(*.jpg, *.jpeg, *.png)", dir);
+    goto out;
+  }
+  g_ptr_array_sort (names, compare_names);
+  n = names->len;
+  if (max_frames > 0 && (guint) max_frames < n)
+    n = max_frames;
+
+  for (i = 0; i < n; i++) {
+    image_kind_of (g_ptr_array_index (names, i), &kind);
+    set->count[kind]++;
+  }
+  set->first[IMAGE_JPEG] = 0;
+  set->first[IMAGE_PNG] = set->count[IMAGE_JPEG];
+  memcpy (next, set->first, sizeof (next));
+
+  set->dir = g_dir_make_tmp ("gst-ax-benchmark-XXXXXX", &err);
+  if (set->dir == NULL) {
+    *message = g_strdup_printf ("cannot make a temporary folder: %s",
+        err->message);
+    g_clear_error (&err);
+    goto out;
+  }
+  set->links = g_ptr_array_new_with_free_func (g_free);
+  for (i = 0; i < n; i++) {
+    const gchar *photo = g_ptr_array_index (names, i);
+    gchar *target = g_build_filename (abs_dir, photo, NULL);
+    gchar *link_name, *link;
+
+    image_kind_of (photo, &kind);
+    link_name = g_strdup_printf ("%06u.%s", next[kind]++,
+        image_kinds[kind].ext);
+    link = g_build_filename (set->dir, link_name, NULL);
+    g_free (link_name);
+    if (symlink (target, link) != 0) {
+      *message = g_strdup_printf ("cannot link %s as %s: %s", target, link,
+          g_strerror (errno));
+      g_free (target);
+      g_free (link);
+      goto out;
+    }
+    g_free (target);
+    g_ptr_array_add (set->links, link);
+  }
+  ok = TRUE;
+
+out:
+  if (!ok)
+    image_set_clear (set);
+  g_ptr_array_free (names, TRUE);
+  g_free (abs_dir);
+  return ok;
+}
+
+static guint
+image_set_total (const ImageSet * set)
+{
+  return set->count[IMAGE_JPEG] + set->count[IMAGE_PNG];
+}
+
+/* multifilesrc's location is a printf pattern, so a '%' in the folder's
+ * name must be doubled */
 static gchar *
-build_pipeline (const gchar * model, const Options * o)
+image_pattern (const ImageSet * set, ImageKind kind)
 {
   GString *s = g_string_new (NULL);
-  gchar *quoted_model = parse_quote (model);
+  const gchar *p;
 
+  for (p = set->dir; *p; p++) {
+    if (*p == '%')
+      g_string_append_c (s, '%');
+    g_string_append_c (s, *p);
+  }
+  g_string_append_printf (s, "%s%%06d.%s", G_DIR_SEPARATOR_S,
+      image_kinds[kind].ext);
+  return g_string_free (s, FALSE);
+}
+
+static void
+append_image_source (GString * s, const ImageSet * set, ImageKind kind)
+{
+  gchar *pattern = image_pattern (set, kind);
+  gchar *location = parse_quote (pattern);
+  gchar *caps = g_strdup_printf ("%s,framerate=%d/1", image_kinds[kind].caps,
+      IMAGES_FPS);
+  gchar *quoted_caps = parse_quote (caps);
+
+  g_string_append_printf (s, "multifilesrc location=%s start-index=%u "
+      "stop-index=%u caps=%s ! decodebin ! videoconvert", location,
+      set->first[kind], set->first[kind] + set->count[kind] - 1, quoted_caps);
+  g_free (pattern);
+  g_free (location);
+  g_free (caps);
+  g_free (quoted_caps);
+}
+
+/* The source part, ending in raw video ready for "queue ! ..." */
+static void
+append_source (GString * s, const Options * o, const ImageSet * set)
+{
   if (o->video) {
     gchar *quoted = parse_quote (o->video);
 
     g_string_append_printf (s, "filesrc location=%s ! decodebin ! "
-        "videoconvert ! ", quoted);
+        "videoconvert", quoted);
     g_free (quoted);
+    if (o->frames != FRAMES_UNSET)
+      g_string_append_printf (s, " ! identity name=frame-limit eos-after=%d",
+          o->frames);
+  } else if (o->images) {
+    if (set->count[IMAGE_JPEG] && set->count[IMAGE_PNG])
+      /* a decoder's caps are fixed at its first frame; JPEGs and PNGs each
+       * get their own source, played one after the other */
+      g_string_append (s, "concat name=photos");
+    else
+      append_image_source (s, set,
+          set->count[IMAGE_JPEG] ? IMAGE_JPEG : IMAGE_PNG);
   } else {
     g_string_append_printf (s, "videotestsrc pattern=ball num-buffers=%d ! "
-        "video/x-raw,width=%d,height=%d ! ", o->frames, DEFAULT_WIDTH,
-        DEFAULT_HEIGHT);
+        "video/x-raw,width=%d,height=%d",
+        o->frames == FRAMES_UNSET ? DEFAULT_FRAMES : o->frames,
+        DEFAULT_WIDTH, DEFAULT_HEIGHT);
   }
-  g_string_append (s, "queue ! axletterbox ! ");
+}
+
+static gchar *
+build_pipeline (const gchar * model, const Options * o, const ImageSet * set)
+{
+  GString *s = g_string_new (NULL);
+  gchar *quoted_model = parse_quote (model);
+  ImageKind kind;
+
+  append_source (s, o, set);
+  g_string_append (s, " ! queue ! axletterbox ! ");
   g_string_append_printf (s, "axinference model=%s", quoted_model);
-  if (o->in_flight > 0)
+  if (o->in_flight != IN_FLIGHT_UNSET)
     g_string_append_printf (s, " in-flight=%d", o->in_flight);
-  if (o->device)
-    g_string_append_printf (s, " device=%s", o->device);
-  if (o->time_scale >= 0)
+  if (o->device) {
+    gchar *quoted = parse_quote (o->device);
+
+    g_string_append_printf (s, " device=%s", quoted);
+    g_free (quoted);
+  }
+  if (o->have_time_scale)
     g_string_append_printf (s, " time-scale=%g", o->time_scale);
   g_string_append (s, " ! axnms ! ");
   if (o->overlay)
     g_string_append (s, "axoverlay ! ");
   g_string_append (s, "fakesink sync=false");
+
+  /* linked after the main chain, through a static videoconvert pad, so that
+   * concat takes the JPEGs first whichever decoder is ready first */
+  if (o->images && set->count[IMAGE_JPEG] && set->count[IMAGE_PNG])
+    for (kind = 0; kind < N_IMAGE_KINDS; kind++) {
+      g_string_append (s, "  ");
+      append_image_source (s, set, kind);
+      g_string_append (s, " ! photos.");
+    }
   g_free (quoted_model);
   return g_string_free (s, FALSE);
 }
@@ -105,18 +372,173 @@ build_tracer_params (const Options * o)
   return g_string_free (s, FALSE);
 }
 
+static gchar *
+find_model_in (const gchar * dir, const gchar * model, GString * tried)
+{
+  gchar *file = g_strconcat (model, MODEL_SUFFIX, NULL);
+  gchar *path = g_build_filename (dir, file, NULL);
+
+  g_free (file);
+  if (strstr (tried->str, path) == NULL)
+    g_string_append_printf (tried, "%s%s", tried->len ? ", " : "", path);
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return path;
+  g_free (path);
+  return NULL;
+}
+
+/* The lookup axinference does for its model property (a path as is, a
+ * name through GST_AX_MODEL_PATH, the build's and the installed models),
+ * done first so that a misspelt name is reported before anything starts. */
 static gboolean
-run (GstElement * pipeline)
+check_model (const gchar * model, gchar ** message)
+{
+  GString *tried = g_string_new (NULL);
+  gchar *path = NULL;
+  const gchar *env;
+
+  if (strchr (model, G_DIR_SEPARATOR) != NULL
+      || g_str_has_suffix (model, MODEL_SUFFIX)) {
+    if (g_file_test (model, G_FILE_TEST_IS_REGULAR))
+      path = g_strdup (model);
+    else
+      g_string_append (tried, model);
+  } else {
+    env = g_getenv (MODEL_PATH_ENV);
+    if (env != NULL) {
+      gchar **dirs = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
+      gchar **d;
+
+      for (d = dirs; *d && path == NULL; d++)
+        if (**d)
+          path = find_model_in (*d, model, tried);
+      g_strfreev (dirs);
+    }
+    if (path == NULL)
+      path = find_model_in (GST_AX_BUILD_MODELS_DIR, model, tried);
+    if (path == NULL)
+      path = find_model_in (GST_AX_INSTALLED_MODELS_DIR, model, tried);
+  }
+  if (path == NULL)
+    *message = g_strdup_printf ("model \"%s\" not found (tried %s; set "
+        MODEL_PATH_ENV " or give an .axm path)", model, tried->str);
+  g_string_free (tried, TRUE);
+  g_free (path);
+  return path != NULL;
+}
+
+/* axinference's own ranges, so that gst_parse_launch() never silently
+ * ignores an out-of-range value */
+static gboolean
+check_inference_range (const gchar * prop, const GValue * value,
+    gchar ** message)
+{
+  GstElementFactory *factory = gst_element_factory_find (INFERENCE_FACTORY);
+  GstPluginFeature *loaded;
+  GObjectClass *klass;
+  GParamSpec *pspec;
+  GValue v = G_VALUE_INIT;
+  gboolean ok = TRUE;
+
+  if (factory == NULL) {
+    *message = g_strdup ("the " INFERENCE_FACTORY " element is missing "
+        "(is the gst-ax plugin on GST_PLUGIN_PATH? . scripts/env.sh sets it)");
+    return FALSE;
+  }
+  /* the class, not an instance: an instance would take the name
+   * axinference0 from the pipeline's element */
+  loaded = gst_plugin_feature_load (GST_PLUGIN_FEATURE (factory));
+  gst_object_unref (factory);
+  if (loaded == NULL) {
+    *message = g_strdup ("cannot load the " INFERENCE_FACTORY " element");
+    return FALSE;
+  }
+  klass = g_type_class_ref (gst_element_factory_get_element_type
+      (GST_ELEMENT_FACTORY (loaded)));
+  gst_object_unref (loaded);
+  pspec = g_object_class_find_property (klass, prop);
+  if (pspec != NULL) {
+    g_value_init (&v, G_PARAM_SPEC_VALUE_TYPE (pspec));
+    if (!g_value_transform (value, &v) || g_param_value_validate (pspec, &v)) {
+      gchar *range = NULL;
+
+      if (G_IS_PARAM_SPEC_UINT (pspec))
+        range = g_strdup_printf ("%u to %u", G_PARAM_SPEC_UINT (pspec)->minimum,
+            G_PARAM_SPEC_UINT (pspec)->maximum);
+      else if (G_IS_PARAM_SPEC_DOUBLE (pspec))
+        range = g_strdup_printf ("%g to %g",
+            G_PARAM_SPEC_DOUBLE (pspec)->minimum,
+            G_PARAM_SPEC_DOUBLE (pspec)->maximum);
+      *message = g_strdup_printf ("--%s is out of range (%s takes %s)", prop,
+          INFERENCE_FACTORY, range ? range : "another value");
+      g_free (range);
+      ok = FALSE;
+    }
+    g_value_unset (&v);
+  }
+  g_type_class_unref (klass);
+  return ok;
+}
+
+static GstPadProbeReturn
+count_frame (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  g_atomic_int_inc (&frames_at_sink);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+watch_sink (GstElement * pipeline)
+{
+  GstIterator *it = gst_bin_iterate_sinks (GST_BIN (pipeline));
+  GValue item = G_VALUE_INIT;
+
+  if (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstPad *pad = gst_element_get_static_pad (g_value_get_object (&item),
+        "sink");
+
+    if (pad) {
+      gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_frame, NULL,
+          NULL);
+      gst_object_unref (pad);
+    }
+    g_value_unset (&item);
+  }
+  gst_iterator_free (it);
+}
+
+static void
+print_progress (gint64 start_us, gint expected)
+{
+  gdouble s = (g_get_monotonic_time () - start_us) / (gdouble) G_USEC_PER_SEC;
+  gint n = g_atomic_int_get (&frames_at_sink);
+
+  if (expected > 0)
+    g_printerr ("gst-ax-benchmark: %d of %d frames in %.0f s (%.1f fps)\n",
+        n, expected, s, s > 0 ? n / s : 0.0);
+  else
+    g_printerr ("gst-ax-benchmark: %d frames in %.0f s (%.1f fps)\n", n, s,
+        s > 0 ? n / s : 0.0);
+}
+
+static gboolean
+run (GstElement * pipeline, gint expected, gboolean quiet)
 {
   GstBus *bus = gst_element_get_bus (pipeline);
   gboolean ok = TRUE, done = FALSE;
+  gint64 start_us = g_get_monotonic_time ();
 
   /* a failed start posts its reason as an ERROR message: read it below */
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   while (!done) {
-    GstMessage *msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+    GstMessage *msg = gst_bus_timed_pop_filtered (bus,
+        quiet ? GST_CLOCK_TIME_NONE : PROGRESS_INTERVAL_S * GST_SECOND,
         GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
 
+    if (msg == NULL) {
+      print_progress (start_us, expected);
+      continue;
+    }
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
       GError *err = NULL;
       gchar *dbg = NULL;
@@ -137,22 +559,114 @@ run (GstElement * pipeline)
   return ok;
 }
 
+/* GOption's own double parsing takes "nan" and "inf" */
+static gboolean
+parse_time_scale (const gchar * name, const gchar * value, gpointer data,
+    GError ** error)
+{
+  Options *o = data;
+  gchar *end = NULL;
+  gdouble x;
+
+  errno = 0;
+  x = g_ascii_strtod (value, &end);
+  if (end == value || *end != '\0' || errno != 0 || !isfinite (x) || x < 0) {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "--time-scale must be a number, 0 or more, got \"%s\"", value);
+    return FALSE;
+  }
+  o->time_scale = x;
+  o->have_time_scale = TRUE;
+  return TRUE;
+}
+
+static void
+options_clear (Options * o)
+{
+  g_free (o->video);
+  g_free (o->images);
+  g_free (o->device);
+  g_free (o->json);
+  g_free (o->report_file);
+}
+
+/* The tracer writes its report files at EOS: a path it cannot take or a
+ * folder that does not exist is refused before the run, not after it. */
+static gboolean
+check_output_path (const gchar * option, const gchar * path, gchar ** message)
+{
+  gchar *dir;
+  gboolean ok;
+
+  /* GST_TRACERS="axprof(json=PATH,file=PATH)" has no quoting */
+  if (*path == '\0' || strpbrk (path, ",()") != NULL) {
+    *message = g_strdup_printf ("--%s %s: the path may not be empty or "
+        "hold ',', '(' or ')'", option, path);
+    return FALSE;
+  }
+  dir = g_path_get_dirname (path);
+  ok = g_file_test (dir, G_FILE_TEST_IS_DIR);
+  if (!ok)
+    *message = g_strdup_printf ("--%s %s: no such directory %s", option,
+        path, dir);
+  g_free (dir);
+  return ok;
+}
+
+/* Checks what can be checked before GStreamer starts; the message is for
+ * the user. */
+static gboolean
+check_options (const Options * o, gchar ** message)
+{
+  if (o->video && o->images) {
+    *message = g_strdup ("give --video or --images, not both");
+    return FALSE;
+  }
+  if (o->frames != FRAMES_UNSET && o->frames <= 0) {
+    *message = g_strdup_printf ("--frames must be positive, got %d", o->frames);
+    return FALSE;
+  }
+  if (o->in_flight != IN_FLIGHT_UNSET && o->in_flight <= 0) {
+    *message = g_strdup_printf ("--in-flight must be positive, got %d",
+        o->in_flight);
+    return FALSE;
+  }
+  if (o->json && !check_output_path ("json", o->json, message))
+    return FALSE;
+  if (o->report_file && !check_output_path ("report", o->report_file, message))
+    return FALSE;
+  if (o->video && !g_file_test (o->video, G_FILE_TEST_IS_REGULAR)) {
+    if (g_file_test (o->video, G_FILE_TEST_IS_DIR))
+      *message = g_strdup_printf ("--video %s: is a directory (--images "
+          "takes a folder of photos)", o->video);
+    else
+      *message = g_strdup_printf ("--video %s: no such file", o->video);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 int
 main (int argc, char **argv)
 {
-  Options o = { NULL, DEFAULT_FRAMES, 0, NULL, -1.0, NULL, NULL, FALSE,
-    FALSE
+  Options o = { NULL, NULL, FRAMES_UNSET, IN_FLIGHT_UNSET, NULL, 0, FALSE,
+    NULL, NULL, FALSE, FALSE, FALSE
   };
   GOptionEntry entries[] = {
     {"video", 'v', 0, G_OPTION_ARG_FILENAME, &o.video,
-        "Video file to run (default: videotestsrc pattern=ball)", "FILE"},
+        "Video file to run, through decodebin (default: videotestsrc "
+          "pattern=ball)", "FILE"},
+    {"images", 'I', 0, G_OPTION_ARG_FILENAME, &o.images,
+        "Folder of JPEG and PNG photos, each one frame (JPEGs first, each "
+          "kind in name order)", "DIR"},
     {"frames", 'n', 0, G_OPTION_ARG_INT, &o.frames,
-        "Frames of the test source (default 300)", "N"},
+        "Stop after N frames (default: the whole video or folder, 300 of "
+          "the test source)", "N"},
     {"in-flight", 'i', 0, G_OPTION_ARG_INT, &o.in_flight,
         "Frames outstanding on the device (default: 2 x cores)", "N"},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &o.device,
         "Device profile, e.g. metis, torq, metis:cores=2", "PROFILE"},
-    {"time-scale", 't', 0, G_OPTION_ARG_DOUBLE, &o.time_scale,
+    {"time-scale", 't', 0, G_OPTION_ARG_CALLBACK, parse_time_scale,
         "Device pacing: 1.0 real time, 0 as fast as the host computes", "X"},
     {"json", 'j', 0, G_OPTION_ARG_FILENAME, &o.json,
         "Also write the report as JSON", "FILE"},
@@ -162,23 +676,35 @@ main (int argc, char **argv)
         "Draw the detections (adds axoverlay)", NULL},
     {"print-pipeline", 'p', 0, G_OPTION_ARG_NONE, &o.print_pipeline,
         "Print the pipeline before running it", NULL},
+    {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
+        "No progress lines (every 5 s on stderr)", NULL},
     {NULL}
   };
   GOptionContext *ctx;
+  GOptionGroup *group;
   GError *err = NULL;
   GstElement *pipeline;
-  gchar *desc, *tracers;
+  gchar *desc, *tracers, *message = NULL;
+  ImageSet images = { 0 };
+  gint expected = 0;
   gboolean ok;
+  GValue v = G_VALUE_INIT;
 
   ctx = g_option_context_new ("MODEL - profile a detection pipeline");
   g_option_context_set_summary (ctx,
-      "Runs MODEL (a name looked up like axinference's model property, or "
-      "an .axm path)\nin the standard detection pipeline under the axprof "
-      "tracer and prints its\nbenchmark report at EOS.");
-  g_option_context_add_main_entries (ctx, entries, NULL);
+      "Runs MODEL (a name looked up like axinference's model property, "
+      "through\n" MODEL_PATH_ENV ", or an .axm path) in the standard "
+      "detection pipeline under\nthe axprof tracer and prints its benchmark "
+      "report at EOS.");
+  group = g_option_group_new ("gst-ax-benchmark", "", "", &o, NULL);
+  g_option_group_add_entries (group, entries);
+  g_option_context_set_main_group (ctx, group);
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     g_printerr ("gst-ax-benchmark: %s\n", err->message);
-    return 2;
+    g_clear_error (&err);
+    g_option_context_free (ctx);
+    options_clear (&o);
+    return EXIT_USAGE;
   }
   if (argc != 2) {
     gchar *help = g_option_context_get_help (ctx, TRUE, NULL);
@@ -186,14 +712,24 @@ main (int argc, char **argv)
     g_printerr ("gst-ax-benchmark: expected one MODEL argument, got %d\n\n%s",
         argc - 1, help);
     g_free (help);
-    return 2;
-  }
-  if (o.frames <= 0) {
-    g_printerr ("gst-ax-benchmark: --frames must be positive, got %d\n",
-        o.frames);
-    return 2;
+    g_option_context_free (ctx);
+    options_clear (&o);
+    return EXIT_USAGE;
   }
   g_option_context_free (ctx);
+  if (!check_options (&o, &message) || !check_model (argv[1], &message)
+      || (o.images && !image_set_init (&images, o.images, o.frames, &message))) {
+    g_printerr ("gst-ax-benchmark: %s\n", message);
+    g_free (message);
+    options_clear (&o);
+    return EXIT_USAGE;
+  }
+  if (o.images)
+    expected = image_set_total (&images);
+  else if (o.frames != FRAMES_UNSET)
+    expected = o.frames;
+  else if (!o.video)
+    expected = DEFAULT_FRAMES;
 
   /* the tracer must be named before GStreamer initialises its tracers,
    * which is why GStreamer's own options are not parsed here */
@@ -204,24 +740,53 @@ main (int argc, char **argv)
   g_setenv ("GST_TRACERS", tracers, TRUE);
   gst_init (NULL, NULL);
 
-  desc = build_pipeline (argv[1], &o);
+  ok = TRUE;
+  if (o.in_flight != IN_FLIGHT_UNSET) {
+    g_value_init (&v, G_TYPE_INT);
+    g_value_set_int (&v, o.in_flight);
+    ok = check_inference_range ("in-flight", &v, &message);
+    g_value_unset (&v);
+  }
+  if (ok && o.have_time_scale) {
+    g_value_init (&v, G_TYPE_DOUBLE);
+    g_value_set_double (&v, o.time_scale);
+    ok = check_inference_range ("time-scale", &v, &message);
+    g_value_unset (&v);
+  }
+  if (!ok) {
+    g_printerr ("gst-ax-benchmark: %s\n", message);
+    g_free (message);
+    image_set_clear (&images);
+    g_free (tracers);
+    options_clear (&o);
+    return EXIT_USAGE;
+  }
+
+  desc = build_pipeline (argv[1], &o, &images);
   if (o.print_pipeline)
     g_print ("gst-launch-1.0 -e %s\n", desc);
   pipeline = gst_parse_launch (desc, &err);
-  if (pipeline == NULL) {
+  if (pipeline == NULL || err != NULL) {
     g_printerr ("gst-ax-benchmark: could not build the pipeline: %s\n"
-        "(is the gst-ax plugin on GST_PLUGIN_PATH?)\n", err->message);
-    return 1;
+        "(is the gst-ax plugin on GST_PLUGIN_PATH?)\n",
+        err ? err->message : "unknown error");
+    g_clear_error (&err);
+    if (pipeline)
+      gst_object_unref (pipeline);
+    image_set_clear (&images);
+    g_free (desc);
+    g_free (tracers);
+    options_clear (&o);
+    return EXIT_RUN_FAILED;
   }
-  g_clear_error (&err);
+  if (!o.quiet)
+    watch_sink (pipeline);
 
-  ok = run (pipeline);
+  ok = run (pipeline, expected, o.quiet);
   gst_object_unref (pipeline);
+  image_set_clear (&images);
   g_free (desc);
   g_free (tracers);
-  g_free (o.video);
-  g_free (o.device);
-  g_free (o.json);
-  g_free (o.report_file);
-  return ok ? 0 : 1;
+  options_clear (&o);
+  return ok ? 0 : EXIT_RUN_FAILED;
 }

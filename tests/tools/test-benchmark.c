@@ -1,0 +1,403 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* gst-ax-benchmark as a user runs it: its options, the messages and exit
+ * status of bad ones, and short real runs (the ball detector always; the
+ * real models on vtest.avi and the face photos when the data dir is
+ * configured). The tool's path is the first argument. */
+
+#include <gst/gst.h>
+#include <glib/gstdio.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* gst-ax-benchmark's exit statuses */
+#define EXIT_USAGE 2
+#define EXIT_RUN_FAILED 1
+
+/* few frames: the suite also runs under sanitizers, 5-10x slower */
+#define BALL_FRAMES 4
+#define VIDEO_FRAMES 3
+
+static const gchar *tool;
+static gchar *tmp;
+
+typedef struct
+{
+  gint status;
+  gchar *out;
+  gchar *err;
+} Result;
+
+static void
+result_clear (Result * r)
+{
+  g_free (r->out);
+  g_free (r->err);
+}
+
+/* Runs the tool with the NULL-terminated arguments after argv[0]. */
+static Result
+run_tool (const gchar * first, ...)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+  Result r = { 0, NULL, NULL };
+  GError *error = NULL;
+  const gchar *arg;
+  gint wait_status = 0;
+  va_list ap;
+
+  g_ptr_array_add (argv, (gpointer) tool);
+  va_start (ap, first);
+  for (arg = first; arg != NULL; arg = va_arg (ap, const gchar *))
+      g_ptr_array_add (argv, (gpointer) arg);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, 0, NULL,
+          NULL, &r.out, &r.err, &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r.status = WEXITSTATUS (wait_status);
+  g_ptr_array_free (argv, TRUE);
+  return r;
+}
+
+static void
+assert_usage_error (Result r, const gchar * message)
+{
+  if (r.status != EXIT_USAGE || strstr (r.err, message) == NULL)
+    g_error ("expected exit %d and \"%s\" on stderr, got exit %d:\n%s",
+        EXIT_USAGE, message, r.status, r.err);
+  /* refused before anything ran: no report */
+  g_assert_null (strstr (r.out, "Latency"));
+  result_clear (&r);
+}
+
+static void
+test_bad_options (void)
+{
+  assert_usage_error (run_tool (NULL), "expected one MODEL argument, got 0");
+  assert_usage_error (run_tool ("ball-detector", "extra", NULL),
+      "expected one MODEL argument, got 2");
+  assert_usage_error (run_tool ("ball-detector", "--frames", "0", NULL),
+      "--frames must be positive, got 0");
+  assert_usage_error (run_tool ("ball-detector", "--frames", "-3", NULL),
+      "--frames must be positive, got -3");
+  assert_usage_error (run_tool ("ball-detector", "--frames", "12x", NULL),
+      "12x");
+  assert_usage_error (run_tool ("ball-detector", "--in-flight", "0", NULL),
+      "--in-flight must be positive, got 0");
+  assert_usage_error (run_tool ("ball-detector", "--in-flight", "100000",
+          NULL), "--in-flight is out of range (axinference takes 0 to");
+  assert_usage_error (run_tool ("ball-detector", "--time-scale", "-1", NULL),
+      "--time-scale must be a number, 0 or more, got \"-1\"");
+  assert_usage_error (run_tool ("ball-detector", "--time-scale", "nan", NULL),
+      "--time-scale must be a number, 0 or more, got \"nan\"");
+  assert_usage_error (run_tool ("ball-detector", "--time-scale", "fast",
+          NULL), "got \"fast\"");
+  assert_usage_error (run_tool ("ball-detector", "--no-such-option", NULL),
+      "--no-such-option");
+  assert_usage_error (run_tool ("ball-detector", "--video", "a.avi",
+          "--images", tmp, NULL), "give --video or --images, not both");
+  assert_usage_error (run_tool ("ball-detector", "--json",
+          "/nonexistent/r.json", NULL),
+      "--json /nonexistent/r.json: no such directory /nonexistent");
+  assert_usage_error (run_tool ("ball-detector", "--report", "a,b.txt",
+          NULL), "--report a,b.txt: the path may not be empty or hold ','");
+}
+
+static void
+test_bad_model (void)
+{
+  assert_usage_error (run_tool ("no-such-model", NULL),
+      "model \"no-such-model\" not found (tried ");
+  assert_usage_error (run_tool ("/nonexistent/m.axm", NULL),
+      "model \"/nonexistent/m.axm\" not found (tried /nonexistent/m.axm");
+}
+
+static void
+test_bad_video (void)
+{
+  gchar *missing = g_build_filename (tmp, "missing.avi", NULL);
+  gchar *msg = g_strdup_printf ("--video %s: no such file", missing);
+  gchar *dir_msg = g_strdup_printf ("--video %s: is a directory", tmp);
+  gchar *junk = g_build_filename (tmp, "junk.avi", NULL);
+  Result r;
+
+  assert_usage_error (run_tool ("ball-detector", "--video", missing, NULL),
+      msg);
+  assert_usage_error (run_tool ("ball-detector", "--video", tmp, NULL),
+      dir_msg);
+
+  /* a file that is no video passes the checks and fails in decodebin:
+   * GStreamer's error, and the run's failure status */
+  g_assert_true (g_file_set_contents (junk, "not a video\n", -1, NULL));
+  r = run_tool ("ball-detector", "--video", junk, "--quiet", NULL);
+  g_assert_cmpint (r.status, ==, EXIT_RUN_FAILED);
+  g_assert_nonnull (strstr (r.err, "gst-ax-benchmark: error from "));
+  result_clear (&r);
+  g_unlink (junk);
+
+  g_free (missing);
+  g_free (msg);
+  g_free (dir_msg);
+  g_free (junk);
+}
+
+static void
+test_bad_images (void)
+{
+  gchar *empty = g_build_filename (tmp, "no-images", NULL);
+  gchar *text = g_build_filename (empty, "notes.txt", NULL);
+  gchar *fake_dir = g_build_filename (empty, "dir.jpg", NULL);
+  gchar *missing = g_build_filename (tmp, "missing-dir", NULL);
+  gchar *msg = g_strdup_printf ("--images %s: no JPEG or PNG images there",
+      empty);
+  gchar *missing_msg = g_strdup_printf ("--images %s: no such directory",
+      missing);
+  gchar *file_msg = g_strdup_printf ("--images %s: not a directory", text);
+
+  g_assert_cmpint (g_mkdir_with_parents (empty, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (text, "no photo\n", -1, NULL));
+  /* a folder named like a photo is not one */
+  g_assert_cmpint (g_mkdir_with_parents (fake_dir, 0755), ==, 0);
+
+  assert_usage_error (run_tool ("ball-detector", "--images", empty, NULL), msg);
+  assert_usage_error (run_tool ("ball-detector", "--images", missing, NULL),
+      missing_msg);
+  assert_usage_error (run_tool ("ball-detector", "--images", text, NULL),
+      file_msg);
+
+  g_rmdir (fake_dir);
+  g_unlink (text);
+  g_rmdir (empty);
+  g_free (empty);
+  g_free (text);
+  g_free (fake_dir);
+  g_free (missing);
+  g_free (msg);
+  g_free (missing_msg);
+  g_free (file_msg);
+}
+
+/* The report's throughput line: "  N frames in ..." */
+static gint
+report_frames (const gchar * out)
+{
+  const gchar *p = strstr (out, "Throughput");
+  gint n = -1;
+
+  g_assert_nonnull (p);
+  p = strchr (p, '\n');
+  g_assert_nonnull (p);
+  g_assert_cmpint (sscanf (p, " %d frames in", &n), ==, 1);
+  return n;
+}
+
+static void
+assert_ran (Result r, const gchar * group, gint frames)
+{
+  gchar *header = g_strdup_printf ("\n  %s ", group);
+  gchar *latency;
+
+  if (r.status != 0)
+    g_error ("gst-ax-benchmark failed (exit %d):\n%s\n%s", r.status, r.out,
+        r.err);
+  g_assert_nonnull (strstr (r.out, "gst-launch-1.0 -e "));
+  /* every frame at the sink has its latency */
+  latency = g_strdup_printf ("Latency e2e (ms, N=%d,", frames);
+  if (strstr (r.out, latency) == NULL)
+    g_error ("no \"%s\" in the report:\n%s", latency, r.out);
+  if (strstr (r.out, header) == NULL)
+    g_error ("no %s group in the report:\n%s", group, r.out);
+  g_assert_nonnull (strstr (r.out, "DEVICE WAIT"));
+  /* the rows carry the names gst-launch-1.0 would give the elements */
+  g_assert_nonnull (strstr (r.out, "\n    axinference0 "));
+  g_assert_cmpint (report_frames (r.out), ==, frames);
+  g_assert_nonnull (strstr (r.out, "Verdict: the constraint is "));
+  g_free (header);
+  g_free (latency);
+}
+
+static void
+test_ball_run (void)
+{
+  gchar *frames = g_strdup_printf ("%d", BALL_FRAMES);
+  gchar *json = g_build_filename (tmp, "ball.json", NULL);
+  gchar *contents = NULL;
+  Result r = run_tool ("ball-detector", "--frames", frames, "--in-flight",
+      "2", "--time-scale", "0", "--json", json, "--print-pipeline",
+      "--quiet", NULL);
+
+  assert_ran (r, "ball-detector", BALL_FRAMES);
+  /* the report's JSON twin, written by the tracer */
+  g_assert_true (g_file_get_contents (json, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "\"verdict\""));
+  g_assert_nonnull (strstr (contents, "\"ball-detector\""));
+  g_free (contents);
+  g_unlink (json);
+  g_free (json);
+  g_assert_nonnull (strstr (r.out, "videotestsrc pattern=ball num-buffers=4 "
+          "! video/x-raw,width=1280,height=720 ! queue ! axletterbox ! "
+          "axinference model=\"ball-detector\" in-flight=2 time-scale=0 ! "
+          "axnms ! fakesink sync=false"));
+  result_clear (&r);
+  g_free (frames);
+}
+
+static const gchar *
+data_dir (void)
+{
+  const gchar *dir = g_getenv ("GST_AX_DATA_DIR");
+
+  if (dir == NULL || *dir == '\0') {
+    g_test_skip ("GST_AX_DATA_DIR is not set (run scripts/fetch-data.sh "
+        "and reconfigure)");
+    return NULL;
+  }
+  return dir;
+}
+
+/* Whether this build's axnms has the decoder a model's metadata asks for
+ * (until it has, axnms refuses the model and the run cannot succeed). */
+static gboolean
+axnms_decodes (const gchar * nick)
+{
+  GstElement *nms = gst_element_factory_make ("axnms", NULL);
+  GParamSpec *pspec;
+  gboolean found;
+
+  g_assert_nonnull (nms);
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (nms), "decode");
+  g_assert_true (G_IS_PARAM_SPEC_ENUM (pspec));
+  found = g_enum_get_value_by_nick (G_PARAM_SPEC_ENUM (pspec)->enum_class,
+      nick) != NULL;
+  gst_object_unref (nms);
+  if (!found) {
+    gchar *msg = g_strdup_printf ("axnms has no %s decoder in this build",
+        nick);
+
+    g_test_skip (msg);
+    g_free (msg);
+  }
+  return found;
+}
+
+static void
+test_video_run (void)
+{
+  const gchar *dir = data_dir ();
+  gchar *video, *frames, *limit;
+  Result r;
+
+  if (dir == NULL || !axnms_decodes ("centernet"))
+    return;
+  video = g_build_filename (dir, "opencv", "vtest.avi", NULL);
+  frames = g_strdup_printf ("%d", VIDEO_FRAMES);
+  limit = g_strdup_printf ("identity name=frame-limit eos-after=%d ",
+      VIDEO_FRAMES);
+  r = run_tool ("centernet-coco", "--video", video, "--frames", frames,
+      "--in-flight", "4", "--time-scale", "0", "--overlay",
+      "--print-pipeline", "--quiet", NULL);
+  assert_ran (r, "centernet-coco", VIDEO_FRAMES);
+  g_assert_nonnull (strstr (r.out, "! decodebin ! videoconvert ! "));
+  g_assert_nonnull (strstr (r.out, limit));
+  g_assert_nonnull (strstr (r.out, "in-flight=4 "));
+  g_assert_nonnull (strstr (r.out, "! axoverlay ! fakesink"));
+  result_clear (&r);
+  g_free (video);
+  g_free (frames);
+  g_free (limit);
+}
+
+/* The held-out photos, one frame each, linked into a folder of their own
+ * next to a file that is no photo. */
+static void
+test_images_run (void)
+{
+  const gchar *dir = data_dir ();
+  const gchar *photos[] = { "sample5.jpg", "sample6.jpg" };
+  gchar *folder, *note;
+  GPtrArray *links;
+  Result r;
+  guint i;
+
+  if (dir == NULL)
+    return;
+  folder = g_build_filename (tmp, "photos", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (folder, 0755), ==, 0);
+  links = g_ptr_array_new_with_free_func (g_free);
+  for (i = 0; i < G_N_ELEMENTS (photos); i++) {
+    gchar *target = g_build_filename (dir, "face-api", photos[i], NULL);
+    /* upper case: the extension test ignores case */
+    gchar *upper = g_ascii_strup (photos[i], -1);
+    gchar *link = g_build_filename (folder, upper, NULL);
+
+    g_assert_cmpint (symlink (target, link), ==, 0);
+    g_ptr_array_add (links, link);
+    g_free (target);
+    g_free (upper);
+  }
+  note = g_build_filename (folder, "README.txt", NULL);
+  g_assert_true (g_file_set_contents (note, "not a photo\n", -1, NULL));
+
+  r = run_tool ("blazeface", "--images", folder, "--in-flight", "2",
+      "--time-scale", "0", "--print-pipeline", "--quiet", NULL);
+  assert_ran (r, "blazeface", G_N_ELEMENTS (photos));
+  g_assert_nonnull (strstr (r.out, "multifilesrc location="));
+  g_assert_nonnull (strstr (r.out, "start-index=0 stop-index=1 "
+          "caps=\"image/jpeg,framerate=30/1\" ! decodebin ! videoconvert ! "
+          "queue ! axletterbox"));
+  result_clear (&r);
+
+  /* --frames takes the first photos in name order */
+  r = run_tool ("blazeface", "--images", folder, "--frames", "1",
+      "--time-scale", "0", "--print-pipeline", "--quiet", NULL);
+  g_assert_nonnull (strstr (r.out, "start-index=0 stop-index=0 "));
+  assert_ran (r, "blazeface", 1);
+  result_clear (&r);
+
+  for (i = 0; i < links->len; i++)
+    g_unlink (g_ptr_array_index (links, i));
+  g_ptr_array_free (links, TRUE);
+  g_unlink (note);
+  g_rmdir (folder);
+  g_free (note);
+  g_free (folder);
+}
+
+int
+main (int argc, char **argv)
+{
+  GError *error = NULL;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  gst_init (NULL, NULL);
+  if (argc < 2)
+    g_error ("usage: %s GST-AX-BENCHMARK", argv[0]);
+  tool = argv[1];
+  tmp = g_dir_make_tmp ("test-benchmark-XXXXXX", &error);
+  g_assert_no_error (error);
+
+  g_test_add_func ("/benchmark/bad-options", test_bad_options);
+  g_test_add_func ("/benchmark/bad-model", test_bad_model);
+  g_test_add_func ("/benchmark/bad-video", test_bad_video);
+  g_test_add_func ("/benchmark/bad-images", test_bad_images);
+  g_test_add_func ("/benchmark/ball-run", test_ball_run);
+  g_test_add_func ("/benchmark/video-run", test_video_run);
+  g_test_add_func ("/benchmark/images-run", test_images_run);
+  ret = g_test_run ();
+  g_rmdir (tmp);
+  g_free (tmp);
+  return ret;
+}

@@ -12,36 +12,50 @@
  * @title: axletterbox
  *
  * Makes a model's input tensor from each video frame: in one pass over
- * the tensor it converts the colour to RGB (or BGR), resizes the frame
- * keeping its aspect ratio (nearest or bilinear), pads it with a fill
- * value (Ultralytics letterbox geometry, see #GstAxLetterbox) and
- * quantises it. The tensor is attached to the frame as a #GstAxTensorMeta
- * of role INPUT carrying the letterbox geometry; the frame itself passes
- * through unchanged.
+ * the tensor it converts the colour to RGB, BGR or gray, resizes the frame
+ * (nearest or bilinear) either keeping its aspect ratio and padding it
+ * with a fill value (Ultralytics letterbox geometry) or stretching each
+ * axis on its own (see #GstAxLetterbox), applies the model's
+ * preprocessing and quantises it. The tensor is attached to the frame as
+ * a #GstAxTensorMeta of role INPUT carrying the geometry; the frame
+ * itself passes through unchanged.
  *
  * With width, height, dtype and scale left at their defaults the element
  * asks downstream for the model's input spec (a custom query that
- * axinference answers), so a plain axletterbox needs no properties.
+ * axinference answers), so a plain axletterbox needs no properties. The
+ * same answer carries the model's preprocessing (#GstAxModelPreprocess):
+ * colour order, letterbox or stretch, fill value, and the pixel scale,
+ * mean and std that make the model's real input value of a pixel. The
+ * channel-order, resize and fill properties override the model's when
+ * set (their defaults, auto and -1, take it); a model that stores no
+ * preprocessing, or no model at all, gets RGB, letterbox, fill 114 and
+ * value = pixel / 255.
  *
  * YUV input is converted with the matrix and range of the caps'
  * colorimetry field; when the caps carry none, BT.601 limited range is
  * assumed. Chroma samples are taken as centred between the luma samples
  * they cover.
  *
- * The quantised value of a pixel p (0..255) is
- * q = round (p / 255 / scale) + zero-point, saturated to the dtype; for
- * f32 tensors it is p / 255 / scale + zero-point without rounding. Pad
- * pixels are the fill value passed through the same quantisation.
+ * The quantised value of a pixel p (0..255) in tensor channel c is
+ * q = round (value / scale) + zero-point, saturated to the dtype, with
+ * value = (p * pixel-scale - mean[c]) / std[c] the model's preprocessing
+ * (a pixel scale of 1 / d, d = 255 or 127.5, is an exact division by d);
+ * for f32 tensors it is value / scale + zero-point without rounding. Pad
+ * pixels are the fill value passed through the same maths. Both are
+ * folded into a table per channel, made when the configuration changes.
+ * Gray is 0.299 R + 0.587 G + 0.114 B of the RGB pixel in float, then
+ * quantised the same way.
  *
  * On x86 CPUs with AVX2 the rows are made by vector kernels picked at run
  * time, bit-exact with the portable ones (integer arithmetic where every
  * bilinear weight is a multiple of 1/64, which makes the float arithmetic
  * exact); set GST_AX_LETTERBOX_PORTABLE in the environment to use the
- * portable kernels. i8 with zero point -128 and scale 1/255 is the u8
- * result with its top bit flipped, done in the kernels' stores; other
- * NHWC quantisations use a vector affine map where it gives the LUT's
- * byte for all 256 pixel values (checked when configuring), else the
- * LUT.
+ * portable kernels. A table that is the identity (u8 pixel values) or
+ * flips the top bit (the default value into i8 with zero point -128) is
+ * done in the kernels' stores; other NHWC quantisations with the same
+ * table in every channel use a vector affine map, round (p * gain +
+ * bias), where it gives the table's byte for all 256 pixel values
+ * (checked when configuring), else the table.
  *
  * YUV with luma at 1:1 and chroma upsampled 2x (dyadic weights) takes one
  * fused kernel per row: the chroma rows are blended in integers, which

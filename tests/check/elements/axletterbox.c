@@ -1655,6 +1655,63 @@ GST_START_TEST (test_renegotiation)
 
 GST_END_TEST;
 
+/* roi-mode with a stretch: each crop fills the whole tensor. */
+GST_START_TEST (test_roi_mode_stretch)
+{
+  GstHarness *h = gst_harness_new ("axletterbox");
+  TensorSpec t = u8_rgb_bilinear;
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstMapInfo map;
+  guint8 *before;
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  static const guint rois[][4] = { {5, 7, 21, 13}, {40, 2, 9, 30} };
+  guint i;
+
+  t.tw = 24;
+  t.th = 20;
+  t.stretch = TRUE;
+  g_object_set (h->element, "width", t.tw, "height", t.th, "roi-mode", TRUE,
+      NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "resize", "stretch");
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 71, 45);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  in = make_random_frame (&info, rand);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++)
+    gst_buffer_add_video_region_of_interest_meta (in, "object", rois[i][0],
+        rois[i][1], rois[i][2], rois[i][3]);
+  gst_buffer_map (in, &map, GST_MAP_READ);
+  before = g_memdup2 (map.data, map.size);
+  gst_buffer_unmap (in, &map);
+
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 2);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++) {
+    GstAxTensorMeta *meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_INPUT, i, 0);
+
+    fail_unless (meta != NULL);
+    fail_unless (meta->letterbox.stretch);
+    fail_unless_equals_int (meta->letterbox.src_x, rois[i][0]);
+    fail_unless_equals_int (meta->letterbox.src_y, rois[i][1]);
+    fail_unless_equals_int (meta->letterbox.resized_width, t.tw);
+    fail_unless_equals_int (meta->letterbox.resized_height, t.th);
+    fail_unless_equals_float (meta->letterbox.scale_x,
+        (gdouble) t.tw / rois[i][2]);
+    fail_unless_equals_float (meta->letterbox.scale_y,
+        (gdouble) t.th / rois[i][3]);
+    check_tensor (meta, before, &info, find_format ("I420"), &bt601_limited,
+        &t);
+  }
+  gst_buffer_unref (out);
+  g_free (before);
+  g_rand_free (rand);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 axletterbox_suite (void)
 {
@@ -1688,6 +1745,7 @@ axletterbox_suite (void)
   tcase_add_test (tc, test_preprocess_gray);
   tcase_add_test (tc, test_preprocess_flat_values);
   tcase_add_test (tc, test_renegotiation);
+  tcase_add_test (tc, test_roi_mode_stretch);
   return s;
 }
 

@@ -133,6 +133,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
  * signed bytes of pmaddubsw, a vertical blend of bytes fits int16 */
 #define WEIGHT_BITS 6
 #define WEIGHT_ONE (1 << WEIGHT_BITS)
+/* packed RGB also runs in integers with weights in 1/128 (1080 rows into
+ * 512): pmaddubsw takes (128 - m, m) for m >= 1, and a row with m = 0
+ * (both taps the same row) takes (64, 64) */
+#define FINE_WEIGHT_BITS 7
 #define WEIGHT_PAIR_SHIFT 16
 #define PAIRS_PER_VECTOR 4
 #define ROW_PAD_FLOATS 4
@@ -234,8 +238,10 @@ typedef struct
    * same results */
   gboolean dyadic_x[N_CHANNELS];
   gboolean dyadic_y[GST_VIDEO_MAX_PLANES];
-  /* packed RGB, dyadic x: per column the int16 weights (WEIGHT_ONE - m, m)
-   * of its taps, repeated four times */
+  /* packed RGB whose weights in both axes are multiples of 1 / 2^bits
+   * (bits WEIGHT_BITS or FINE_WEIGHT_BITS; 0 if none): per column the int16
+   * weights (2^bits - m, m) of its taps, repeated four times */
+  gint packed_bits;
   gint32 *wx_pair;
   /* one tap in both axes at every column, on consecutive source pixels:
    * rows are copied */
@@ -904,6 +910,20 @@ is_dyadic (gfloat w)
   return scaled == floorf (scaled);
 }
 
+/* Every weight of @w a multiple of 2^-@bits: at 7 bits the float
+ * arithmetic still needs at most 8 + 2 * 7 bits, exact too. */
+static gboolean
+weights_fit (const gfloat * w, gint n, gint bits)
+{
+  const gfloat one = (gfloat) (1 << bits);
+  gint i;
+
+  for (i = 0; i < n; i++)
+    if (w[i] * one != floorf (w[i] * one))
+      return FALSE;
+  return TRUE;
+}
+
 /* The source taps of one output sample at @luma (in luma pixels; @sub is
  * the component's subsampling factor), kept inside [@lo, @hi]. At the
  * region's edges the sample clamps to one tap rather than blending in
@@ -1033,14 +1053,6 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
         t->n_box = x + 1;
       if (t->wx[0][x] != HALF || t->px0[x] != t->px0[0] + 2 * pstride * x)
         t->halves = FALSE;
-      if (t->dyadic_x[0]) {
-        const gint m = (gint) (t->wx[0][x] * WEIGHT_ONE);
-        gint k;
-
-        for (k = 0; k < PAIRS_PER_VECTOR; k++)
-          t->wx_pair[PAIRS_PER_VECTOR * x + k] =
-              (gint32) (((guint32) m << WEIGHT_PAIR_SHIFT) | (WEIGHT_ONE - m));
-      }
       if (t->px0[x] != t->px0[0] + x * pstride)
         t->contiguous = FALSE;
     }
@@ -1076,6 +1088,24 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
       t->wy[p][y] = w;
       if (!is_dyadic (t->wy[p][y]))
         t->dyadic_y[p] = FALSE;
+    }
+  }
+
+  t->packed_bits = 0;
+  if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
+    if (t->dyadic_x[0] && t->dyadic_y[0])
+      t->packed_bits = WEIGHT_BITS;
+    else if (weights_fit (t->wx[0], lb->resized_width, FINE_WEIGHT_BITS) &&
+        weights_fit (t->wy[0], lb->resized_height, FINE_WEIGHT_BITS))
+      t->packed_bits = FINE_WEIGHT_BITS;
+    for (x = 0; x < lb->resized_width && t->packed_bits; x++) {
+      const gint one = 1 << t->packed_bits;
+      const gint m = (gint) (t->wx[0][x] * one);
+      gint k;
+
+      for (k = 0; k < PAIRS_PER_VECTOR; k++)
+        t->wx_pair[PAIRS_PER_VECTOR * x + k] =
+            (gint32) (((guint32) m << WEIGHT_PAIR_SHIFT) | (guint32) (one - m));
     }
   }
 }
@@ -1277,11 +1307,11 @@ compute_quantisation (GstAxLetterboxElement * self)
         self->affine = FALSE;
     }
   }
-  GST_DEBUG_OBJECT (self, "quantisation: %s%s", self->direct_u8 ?
-      (self->flip ? "top bit flipped in the stores" : "identity") :
-      (self->affine ? "vector affine map" : (self->uniform ? "LUT" :
-              "per-channel LUT")), self->tensor_channels == 1 ?
-      ", gray in float" : "");
+  GST_DEBUG_OBJECT (self, "quantisation: %s", self->tensor_channels == 1 ?
+      "gray in float" : (self->direct_u8 ? (self->flip ?
+              "top bit flipped in the stores" : "identity") :
+          (self->affine ? "vector affine map" : (self->uniform ? "LUT" :
+                  "per-channel LUT"))));
 }
 
 /* The geometry of a @w x @h region in the tensor, letterbox or stretch. */
@@ -1444,6 +1474,8 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
         GST_VIDEO_INFO_HEIGHT (&self->in_info));
     sample_tables_compute (&self->tables, &self->in_info, &self->frame_lb,
         self->cfg_bilinear);
+    GST_DEBUG_OBJECT (self, "packed integer weights: %d bits",
+        self->tables.packed_bits);
   }
 
   tensor_bytes = (gsize) self->tensor_width * self->tensor_height *
@@ -1634,23 +1666,30 @@ pack_affine_avx2 (guint8 * restrict out, const guint8 * restrict in,
   return i;
 }
 
-/* Packed RGB with dyadic weights (is_dyadic): the float arithmetic of
- * lerp_packed_value is exact there, so it equals the integer
- * ((T0 (64 - my) + B0 my) (64 - mx) + (T1 (64 - my) + B1 my) mx + 2^11)
- * >> 12, done with pmaddubsw (vertical) and pmaddwd (horizontal), two
- * pixels per 256-bit vector. The eight bytes at a pixel hold both
+/* Packed RGB with dyadic weights (is_dyadic, or multiples of 1/128 with
+ * @bits 7): the float arithmetic of lerp_packed_value is exact there, so
+ * it equals the integer, with one = 2^@bits,
+ * ((T0 (one - my) + B0 my) (one - mx) + (T1 (one - my) + B1 my) mx +
+ * one^2 / 2) >> 2 @bits, done with pmaddubsw (vertical) and pmaddwd
+ * (horizontal), two pixels per 256-bit vector. The eight bytes at a pixel hold both
  * horizontal taps (the second is the next pixel, or unused at weight 0);
  * the caller checks that the loads stay in the row (n_vector8) and does
  * the rest with lerp_packed. */
 AVX2_FN static gint
 dyadic_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
-    const guint8 * restrict bot, gint my, const gint32 * restrict p0,
-    const gint32 * restrict wx_pair, const gint off[N_CHANNELS],
-    gint pstride, guint8 flip, gint n)
+    const guint8 * restrict bot, gint my, gint bits,
+    const gint32 * restrict p0, const gint32 * restrict wx_pair,
+    const gint off[N_CHANNELS], gint pstride, guint8 flip, gint n)
 {
-  const __m256i wy = _mm256_set1_epi16 ((gint16) ((my << CHAR_BIT) |
-          (WEIGHT_ONE - my)));
-  const __m256i round = _mm256_set1_epi32 (1 << (2 * WEIGHT_BITS - 1));
+  const gint one = 1 << bits;
+  /* (128, 0) does not fit pmaddubsw's signed bytes; at my = 0 the bottom
+   * row is the top row and (64, 64) gives the same sums */
+  const gboolean split = my == 0 && one > G_MAXINT8;
+  const gint w_top = split ? one / 2 : one - my;
+  const gint w_bot = split ? one / 2 : my;
+  const __m256i wy = _mm256_set1_epi16 ((gint16) ((w_bot << CHAR_BIT) | w_top));
+  const __m256i round = _mm256_set1_epi32 (1 << (2 * bits - 1));
+  const __m128i shift = _mm_cvtsi32_si128 (2 * bits);
   const __m128i vflip = _mm_set1_epi8 ((gchar) flip);
   /* pixels x, x + 2, x + 1, x + 3 after the packs, as RGB0 each */
   const __m128i compact = _mm_setr_epi8 (0, 1, 2, 8, 9, 10, 4, 5, 6, 12, 13,
@@ -1692,7 +1731,7 @@ dyadic_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
       t = _mm256_maddubs_epi16 (_mm256_shuffle_epi8 (t, vpairs), wy);
       t = _mm256_madd_epi16 (t, _mm256_loadu_si256 ((const __m256i *)
               (wx_pair + PAIRS_PER_VECTOR * a)));
-      v[j] = _mm256_srai_epi32 (_mm256_add_epi32 (t, round), 2 * WEIGHT_BITS);
+      v[j] = _mm256_sra_epi32 (_mm256_add_epi32 (t, round), shift);
     }
     /* lanes: x, x + 2 | x + 1, x + 3 */
     v[0] = _mm256_packs_epi32 (v[0], v[1]);
@@ -2589,7 +2628,7 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
     off[2] = t->x0[third][0] - t->px0[0];
     in_order = off[0] == 0 && off[1] == 1 && off[2] == 2;
     fused = self->use_simd;
-    dyadic = t->dyadic_x[0] && t->dyadic_y[0];
+    dyadic = t->packed_bits != 0;
   } else if (self->use_simd) {
     const GstVideoFormatInfo *finfo = frame->info.finfo;
 
@@ -2650,7 +2689,8 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
             src_row[0] + t->px0[0], off, flip, t->n_box, rw);
       if (dyadic && done < t->n_vector8)
         done += dyadic_packed_avx2 (out + N_CHANNELS * done, src_row[0],
-            src_row1[0], (gint) (t->wy[0][y] * WEIGHT_ONE), t->px0 + done,
+            src_row1[0], (gint) (t->wy[0][y] * (1 << t->packed_bits)),
+            t->packed_bits, t->px0 + done,
             t->wx_pair + PAIRS_PER_VECTOR * done, off, pstride, flip,
             t->n_vector8 - done);
       else if (!dyadic)

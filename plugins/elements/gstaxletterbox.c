@@ -528,6 +528,8 @@ static gboolean gst_ax_letterbox_element_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
 static GstFlowReturn gst_ax_letterbox_element_transform_ip (GstBaseTransform
     * trans, GstBuffer * buf);
+static gboolean gst_ax_letterbox_element_src_event (GstBaseTransform * trans,
+    GstEvent * event);
 
 static void
 gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
@@ -619,6 +621,8 @@ gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
       "gst-ax developers");
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_stop);
+  trans_class->src_event =
+      GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_src_event);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_set_caps);
   trans_class->transform_ip =
       GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_transform_ip);
@@ -897,6 +901,21 @@ invalid_caps:
     GST_ERROR_OBJECT (self, "invalid video caps %" GST_PTR_FORMAT, incaps);
     return FALSE;
   }
+}
+
+/* Downstream asks to renegotiate (a model replaced, say): the model query
+ * is asked again before the next frame. */
+static gboolean
+gst_ax_letterbox_element_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE) {
+    GST_OBJECT_LOCK (self);
+    self->dirty = TRUE;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
 }
 
 /* Whether the float bilinear arithmetic on bytes with weight @w is exact:

@@ -1712,6 +1712,46 @@ GST_START_TEST (test_roi_mode_stretch)
 
 GST_END_TEST;
 
+/* A reconfigure event from downstream (the model replaced) makes the
+ * element ask the model again. */
+GST_START_TEST (test_reconfigure_asks_the_model_again)
+{
+  GstAxModelInput model = { 32, 24, 3, GST_AX_TENSOR_DTYPE_U8,
+    GST_AX_TENSOR_LAYOUT_NHWC, 1.0f / 255.0f, 0, "input", "first"
+  };
+  TensorSpec t = { 32, 24, TRUE, 0, GST_AX_TENSOR_DTYPE_U8,
+    GST_AX_TENSOR_LAYOUT_NHWC, 1.0f / 255.0f, 0, DEFAULT_FILL
+  };
+  GstAxModelPreprocess pp;
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  GstHarness *h;
+
+  init_preprocess (&pp, GST_AX_COLOR_ORDER_RGB, GST_AX_RESIZE_LETTERBOX,
+      DEFAULT_FILL, 1.0f / 255.0f, 0.0f, 1.0f);
+  spec_preprocess (&t, &pp);
+  h = make_preprocess_harness (&model, &pp);
+  push_check (h, "video/x-raw,format=RGB,width=45,height=17,framerate=30/1",
+      &bt601_limited, &t, rand, 1);
+
+  /* another model: stretch, BGR, p itself into i8 */
+  fake_model.width = t.tw = 20;
+  fake_model.height = t.th = 20;
+  fake_model.dtype = t.dtype = GST_AX_TENSOR_DTYPE_I8;
+  fake_model.scale = t.scale = 1.0f;
+  fake_model.zero_point = t.zero_point = -128;
+  init_preprocess (&fake_preprocess, GST_AX_COLOR_ORDER_BGR,
+      GST_AX_RESIZE_STRETCH, DEFAULT_FILL, 1.0f, 0.0f, 1.0f);
+  spec_preprocess (&t, &fake_preprocess);
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_reconfigure ()));
+  push_check (h, "video/x-raw,format=RGB,width=45,height=17,framerate=30/1",
+      &bt601_limited, &t, rand, 1);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 axletterbox_suite (void)
 {
@@ -1746,6 +1786,7 @@ axletterbox_suite (void)
   tcase_add_test (tc, test_preprocess_flat_values);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_roi_mode_stretch);
+  tcase_add_test (tc, test_reconfigure_asks_the_model_again);
   return s;
 }
 

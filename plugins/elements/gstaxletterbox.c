@@ -44,7 +44,10 @@
  * pixels are the fill value passed through the same maths. Both are
  * folded into a table per channel, made when the configuration changes.
  * Gray is 0.299 R + 0.587 G + 0.114 B of the RGB pixel in float, then
- * quantised the same way.
+ * quantised the same way. A u8 "pixel input" of sim-npu's compiler (scale
+ * pixel-scale / std, zero point lround (mean / pixel-scale), the rest of
+ * mean / pixel-scale folded into a bias) gets that rest added before the
+ * rounding: it holds the pixel values themselves.
  *
  * On x86 CPUs with AVX2 the rows are made by vector kernels picked at run
  * time, bit-exact with the portable ones (integer arithmetic where every
@@ -337,6 +340,9 @@ struct _GstAxLetterboxElement
   /* gray: value = (luma * pixel_scale - mean) / std, luma in float from
    * the rendered RGB bytes */
   gdouble pixel_divisor;
+  /* a pixel input (see pixel_input_offset): what the model's integer zero
+   * point leaves out, added before rounding; 0 for other models */
+  gdouble zero_point_offset;
   GQuark *roi_class_quarks;
   guint n_roi_classes;
 
@@ -1227,7 +1233,8 @@ quantise_value (const GstAxLetterboxElement * self, gdouble real,
     guint8 * q_u8, gfloat * q_f32)
 {
   const gdouble scaled = real / self->tensor_scale;
-  const gdouble q = round (scaled) + self->tensor_zero_point;
+  const gdouble q = round (scaled + self->zero_point_offset) +
+      self->tensor_zero_point;
 
   *q_u8 = 0;
   *q_f32 = 0.0f;
@@ -1250,6 +1257,31 @@ static inline gfloat
 gray_of (const guint8 * rgb)
 {
   return LUMA_R * rgb[0] + LUMA_G * rgb[1] + LUMA_B * rgb[2];
+}
+
+/* sim-npu's compiler folds a model's preprocessing into a u8 "pixel
+ * input" when mean and std are the same in every channel: scale = pixel
+ * scale / std and zero point lround (mean / pixel scale), both in float,
+ * and the part of mean / pixel scale that the integer zero point loses
+ * (the half of 127.5 for p / 127.5 - 1) goes into the first convolution's
+ * bias. Such an input wants the pixel value itself, not the value
+ * rounded about the integer zero point: returns that lost part (0.5 for
+ * BlazeFace), 0 for any other input. */
+static gdouble
+pixel_input_offset (const GstAxModelPreprocess * pp, GstAxTensorDType dtype,
+    gfloat scale, gint zero_point)
+{
+  gfloat steps;
+
+  if (dtype != GST_AX_TENSOR_DTYPE_U8 || pp->mean[0] != pp->mean[1] ||
+      pp->mean[0] != pp->mean[2] || pp->std[0] != pp->std[1] ||
+      pp->std[0] != pp->std[2] || !(pp->std[0] > 0.0f) ||
+      scale != pp->scale / pp->std[0])
+    return 0.0;
+  steps = pp->mean[0] / pp->scale;
+  if (lroundf (steps) != zero_point)
+    return 0.0;
+  return (gdouble) steps - zero_point;
 }
 
 static void
@@ -1311,7 +1343,8 @@ compute_quantisation (GstAxLetterboxElement * self)
     const gdouble at1 = preprocess_value (self, 0, 1.0);
 
     self->affine_gain = (gfloat) ((at1 - at0) / self->tensor_scale);
-    self->affine_bias = (gfloat) (at0 / self->tensor_scale);
+    self->affine_bias = (gfloat) (at0 / self->tensor_scale +
+        self->zero_point_offset);
     self->affine = self->tensor_zero_point >= MIN_AFFINE_ZERO_POINT &&
         self->tensor_zero_point <= MAX_AFFINE_ZERO_POINT;
     for (v = 0; v <= MAX_PIXEL_VALUE && self->affine; v++) {
@@ -1461,6 +1494,7 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
       break;
   }
 
+  self->zero_point_offset = 0.0;
   if (scale > 0.0) {
     self->tensor_scale = scale;
     self->tensor_zero_point = zero_point;
@@ -1468,6 +1502,8 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
       && model.scale > 0.0f) {
     self->tensor_scale = model.scale;
     self->tensor_zero_point = model.zero_point;
+    self->zero_point_offset = pixel_input_offset (pp, model.dtype,
+        model.scale, model.zero_point);
   } else if (self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32) {
     self->tensor_scale = 1.0f;
     self->tensor_zero_point = 0;

@@ -613,7 +613,32 @@ static const ExactPre pres[] = {
   {"gray-letterbox", GST_AX_TENSOR_DTYPE_U8, 1.0f / 255.0f, 0,
         GST_AX_COLOR_ORDER_GRAY, GST_AX_RESIZE_LETTERBOX, 114, 1.0f / 255.0f,
       {0, 0, 0}, {1, 1, 1}},
+  /* the compiler's pixel inputs, as the shipped BlazeFace and emotion
+   * models have them: u8 of scale pixel scale / std, zero point
+   * lround (mean / pixel scale) = 127 */
+  {"blazeface-u8", GST_AX_TENSOR_DTYPE_U8, (gfloat) (1.0 / 127.5), 127,
+        GST_AX_COLOR_ORDER_RGB, GST_AX_RESIZE_LETTERBOX, 0,
+      (gfloat) (1.0 / 127.5), {1, 1, 1}, {1, 1, 1}},
+  {"emotion-u8", GST_AX_TENSOR_DTYPE_U8, (1.0f / 255.0f) / 0.5f, 127,
+        GST_AX_COLOR_ORDER_GRAY, GST_AX_RESIZE_STRETCH, 0, 1.0f / 255.0f,
+      {0.5f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f}},
 };
+
+/* A pixel input's zero point leaves out part of mean / scale (the half
+ * of 127.5), which the compiler put in a bias: it is added back before
+ * the rounding, so that the tensor holds the pixel value. */
+static gdouble
+pre_offset (const ExactPre * pre)
+{
+  const gfloat steps = pre->mean[0] / pre->scale;
+
+  if (pre->dtype != GST_AX_TENSOR_DTYPE_U8 || pre->mean[0] != pre->mean[1]
+      || pre->mean[0] != pre->mean[2] || pre->std[0] != pre->std[1]
+      || pre->std[0] != pre->std[2] || pre->qscale != pre->scale / pre->std[0]
+      || lroundf (steps) != pre->zero_point)
+    return 0.0;
+  return (gdouble) steps - pre->zero_point;
+}
 
 static GstAxModelInput exact_model;
 static GstAxModelPreprocess exact_pp;
@@ -639,7 +664,8 @@ pre_quantise (const ExactPre * pre, gint c, gfloat p)
       fabs (d * pre->scale - 1.0) < DIVISOR_TOLERANCE;
   const gdouble v = exact ? p / d : p * (gdouble) pre->scale;
   const gdouble real = (v - (gdouble) pre->mean[c]) / (gdouble) pre->std[c];
-  const gdouble q = round (real / (gdouble) pre->qscale) + pre->zero_point;
+  const gdouble q = round (real / (gdouble) pre->qscale + pre_offset (pre)) +
+      pre->zero_point;
 
   if (pre->dtype == GST_AX_TENSOR_DTYPE_I8)
     return (guint8) (gint8) CLAMP (q, G_MININT8, G_MAXINT8);

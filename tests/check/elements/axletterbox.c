@@ -1524,32 +1524,47 @@ GST_START_TEST (test_preprocess_gray)
 
 GST_END_TEST;
 
-/* A flat frame through the three preprocessings, with the values worked
- * out by hand: the real value of pixel 200 is 200 (CenterNet), 200 / 127.5
- * - 1 (BlazeFace) or 200 / 255 (the default). */
+/* A flat frame of pixel value 200 and pads of 0 through the
+ * preprocessings, with the values worked out by hand: the model's real
+ * value is 200 (CenterNet), 200 / 127.5 - 1 (BlazeFace) or 200 / 255 (the
+ * default), quantised by the input's scale and zero point; and a pixel
+ * input (sim-npu's compiler folds BlazeFace's preprocessing into a u8
+ * input of scale 1/127.5 and zero point 127, the lost half step into a
+ * bias) holds the pixel values themselves. */
 GST_START_TEST (test_preprocess_flat_values)
 {
   static const struct
   {
     GstAxResizeMode resize;
     gfloat pscale, mean, qscale;
+    GstAxTensorDType dtype;
     gint zero_point;
-    gint want;
+    gint want, pad;
   } cases[] = {
-    {GST_AX_RESIZE_STRETCH, 1.0f, 0.0f, 1.0f, -128, 200 - 128},
-    /* (200 / 127.5 - 1) / (1 / 64) = 36.39 */
-    {GST_AX_RESIZE_LETTERBOX, 1.0f / 127.5f, 1.0f, 1.0f / 64.0f, 0, 36},
+    {GST_AX_RESIZE_STRETCH, 1.0f, 0.0f, 1.0f, GST_AX_TENSOR_DTYPE_I8, -128,
+        200 - 128, 0},
+    /* (200 / 127.5 - 1) / (1 / 64) = 36.39; the pad -1 * 64 */
+    {GST_AX_RESIZE_LETTERBOX, 1.0f / 127.5f, 1.0f, 1.0f / 64.0f,
+        GST_AX_TENSOR_DTYPE_I8, 0, 36, -64},
     /* 200 / 255 / (1 / 100) + 5 = 83.43 */
-    {GST_AX_RESIZE_LETTERBOX, 1.0f / 255.0f, 0.0f, 0.01f, 5, 83},
+    {GST_AX_RESIZE_LETTERBOX, 1.0f / 255.0f, 0.0f, 0.01f,
+        GST_AX_TENSOR_DTYPE_I8, 5, 83, 5},
+    /* the pixel input: (200 / 127.5 - 1) * 127.5 + 127 would be 199.5 */
+    {GST_AX_RESIZE_LETTERBOX, 1.0f / 127.5f, 1.0f, 1.0f / 127.5f,
+        GST_AX_TENSOR_DTYPE_U8, 127, 200, 0},
+    /* not one: another scale, 36.39 + 100; the pad -64 + 100 */
+    {GST_AX_RESIZE_LETTERBOX, 1.0f / 127.5f, 1.0f, 1.0f / 64.0f,
+        GST_AX_TENSOR_DTYPE_U8, 100, 136, 36},
   };
   const gint fw = 48, fh = 32, tw = 16, th = 16;
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
-    GstAxModelInput model = { tw, th, 3, GST_AX_TENSOR_DTYPE_I8,
+    GstAxModelInput model = { tw, th, 3, cases[i].dtype,
       GST_AX_TENSOR_LAYOUT_NHWC, cases[i].qscale, cases[i].zero_point,
       "input", "flat"
     };
+    const gboolean s8 = cases[i].dtype == GST_AX_TENSOR_DTYPE_I8;
     GstAxModelPreprocess pp;
     GstHarness *h;
     GstVideoInfo info;
@@ -1575,15 +1590,12 @@ GST_START_TEST (test_preprocess_flat_values)
         for (c = 0; c < N_CHANNELS; c++) {
           const gboolean inside = y >= meta->letterbox.pad_y &&
               y < meta->letterbox.pad_y + meta->letterbox.resized_height;
-          /* the pad is pixel 0's value */
-          const gint pad = (gint) CLAMP (round ((0.0 * cases[i].pscale -
-                      cases[i].mean) / cases[i].qscale) +
-              cases[i].zero_point, -128, 127);
-          const gint got = (gint8) map.data[(y * tw + x) * N_CHANNELS + c];
+          const guint8 b = map.data[(y * tw + x) * N_CHANNELS + c];
+          const gint got = s8 ? (gint8) b : b;
 
-          if (got != (inside ? cases[i].want : pad))
+          if (got != (inside ? cases[i].want : cases[i].pad))
             fail ("case %u (%d,%d) c%d: %d, want %d", i, x, y, c, got,
-                inside ? cases[i].want : pad);
+                inside ? cases[i].want : cases[i].pad);
         }
     gst_buffer_unmap (meta->data, &map);
     gst_buffer_unref (out);

@@ -983,7 +983,9 @@ sample_taps (gdouble luma, gdouble sub, gint lo, gint hi, gboolean bilinear,
  * - 0.5 in the component's own grid, where a subsampled chroma sample
  * sits at the centre of the luma samples it covers. Bilinear taps are
  * clamped to the region like OpenCV's resize; nearest takes the sample
- * under the pixel centre. */
+ * under the pixel centre. w / rw is 1 / scale_x of the geometry, per axis
+ * (letterbox or stretch), the map gst_ax_letterbox_to_source() inverts:
+ * the two agree to the last bits of a double. */
 static void
 sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
     const GstAxLetterbox * lb, gboolean bilinear)

@@ -28,6 +28,7 @@
 static void
 params_default (GstAxNmsParams * p, GstAxNmsDecodeKind kind)
 {
+  gst_ax_nms_params_init (p);
   p->kind = kind;
   p->box_format = GST_AX_NMS_BOX_XYWH;
   p->score_threshold = 0.25f;
@@ -342,6 +343,546 @@ GST_START_TEST (test_invalid_tensors)
           &err) == FALSE);
   g_free (err);
   gst_buffer_unref (frame);
+}
+
+GST_END_TEST;
+
+/* --- CenterNet and SSD against the reference --- */
+
+static void
+fail_unless_same_results (const GstAxNmsResult * res, guint n,
+    const RefDet * ref, guint nr)
+{
+  guint i, q;
+
+  fail_unless_equals_int (n, nr);
+  for (i = 0; i < n; i++) {
+    fail_unless (res[i].anchor == ref[i].anchor, "det %u: anchor %u vs %u",
+        i, res[i].anchor, ref[i].anchor);
+    fail_unless_equals_int (res[i].class_id, ref[i].cls);
+    fail_unless (res[i].score == ref[i].score, "det %u: score %.9g vs %.9g",
+        i, res[i].score, ref[i].score);
+    fail_unless (res[i].x0 == ref[i].x0 && res[i].y0 == ref[i].y0
+        && res[i].x1 == ref[i].x1 && res[i].y1 == ref[i].y1,
+        "det %u: box %g,%g-%g,%g vs %g,%g-%g,%g", i, res[i].x0, res[i].y0,
+        res[i].x1, res[i].y1, ref[i].x0, ref[i].y0, ref[i].x1, ref[i].y1);
+    fail_unless_equals_int (res[i].n_keypoints, ref[i].n_kp);
+    for (q = 0; q < 2 * ref[i].n_kp; q++)
+      fail_unless (res[i].keypoints[q] == ref[i].kp[q], "det %u kp %u: %g vs "
+          "%g", i, q, res[i].keypoints[q], ref[i].kp[q]);
+  }
+}
+
+/* Stores real value @v at element @i of a tensor of @d's type. */
+static void
+store (const RefData * d, gpointer data, gsize i, gdouble v)
+{
+  if (d->dtype == GST_AX_TENSOR_DTYPE_F32) {
+    ((gfloat *) data)[i] = v;
+  } else {
+    gint q = (gint) lrint (v / d->scale) + d->zp;
+    if (d->dtype == GST_AX_TENSOR_DTYPE_I8)
+      ((gint8 *) data)[i] = CLAMP (q, G_MININT8, G_MAXINT8);
+    else
+      ((guint8 *) data)[i] = CLAMP (q, 0, G_MAXUINT8);
+  }
+}
+
+static const GstAxTensorDType all_dtypes[] = { GST_AX_TENSOR_DTYPE_I8,
+  GST_AX_TENSOR_DTYPE_U8, GST_AX_TENSOR_DTYPE_F32
+};
+
+static void
+random_quant (GRand * rng, RefData * d, GstAxTensorDType dtype, gdouble unit)
+{
+  d->dtype = dtype;
+  d->scale = dtype == GST_AX_TENSOR_DTYPE_F32 ? 1.0f : unit *
+      g_rand_double_range (rng, 0.5, 2.0);
+  d->zp = dtype == GST_AX_TENSOR_DTYPE_I8 ? g_rand_int_range (rng, -128, 0)
+      : dtype == GST_AX_TENSOR_DTYPE_U8 ? g_rand_int_range (rng, 0, 20) : 0;
+}
+
+GST_START_TEST (test_centernet_matches_reference)
+{
+  GstAxNmsWork *w = gst_ax_nms_work_new ();
+  GRand *rng = g_rand_new_with_seed (777);
+  GstAxNmsResult *res = g_new (GstAxNmsResult, REF_MAX);
+  RefDet *ref = g_new (RefDet, REF_MAX);
+  guint iter, total = 0;
+
+  for (iter = 0; iter < 300; iter++) {
+    GstAxNmsParams p;
+    GstAxNmsInput in[2];
+    RefData hd, bd;
+    guint H = g_rand_int_range (rng, 1, 24), W = g_rand_int_range (rng, 1, 24);
+    guint nc = g_rand_int_range (rng, 1, 7), c, cell, n, nr;
+    gsize nh = (gsize) H * W * nc;
+    gpointer heat, wh;
+    gdouble sparsity = g_rand_double_range (rng, 0.3, 0.999);
+    gboolean plateau = g_rand_boolean (rng);
+
+    random_quant (rng, &hd, all_dtypes[iter % 3], 1.0 / 250);
+    random_quant (rng, &bd, all_dtypes[(iter / 3) % 3], 0.25);
+    heat = g_malloc (nh * gst_ax_tensor_dtype_size (hd.dtype));
+    wh = g_malloc ((gsize) H * W * 4 * gst_ax_tensor_dtype_size (bd.dtype));
+    for (cell = 0; cell < H * W; cell++) {
+      for (c = 0; c < nc; c++) {
+        gdouble v = g_rand_double (rng) < sparsity ? 0.01 : g_rand_double (rng);
+        /* coarse levels make ties between neighbours */
+        if (plateau)
+          v = floor (v * 4) / 4;
+        store (&hd, heat, (gsize) cell * nc + c, v);
+      }
+      for (c = 0; c < 4; c++)
+        store (&bd, wh, (gsize) cell * 4 + c, g_rand_double_range (rng, 0, 30));
+    }
+    hd.data = heat;
+    bd.data = wh;
+
+    gst_ax_nms_params_init (&p);
+    p.kind = GST_AX_NMS_DECODE_CENTERNET;
+    p.score_threshold = g_rand_double_range (rng, 0.0, 0.6);
+    p.iou_threshold = g_rand_double_range (rng, 0.1, 0.7);
+    /* small top-k: the candidate list is cut back while scanning */
+    p.top_k = g_rand_int_range (rng, 1, 40);
+    p.max_detections = g_rand_int_range (rng, 1, 60);
+    p.class_agnostic = g_rand_boolean (rng);
+    p.suppression = iter % 4 == 3 ? GST_AX_NMS_SUPPRESS_WEIGHTED :
+        GST_AX_NMS_SUPPRESS_HARD;
+    if (g_rand_boolean (rng))
+      p.stride = g_rand_int_range (rng, 1, 9);
+    else
+      p.input_width = W * 4;
+
+    in[0].data = heat;
+    in[0].dtype = hd.dtype;
+    in[0].scale = hd.scale;
+    in[0].zero_point = hd.zp;
+    in[0].n_anchors = H * W;
+    in[0].n_classes = nc;
+    in[0].height = H;
+    in[0].width = W;
+    in[1] = in[0];
+    in[1].data = wh;
+    in[1].dtype = bd.dtype;
+    in[1].scale = bd.scale;
+    in[1].zero_point = bd.zp;
+    in[1].n_classes = 4;
+
+    n = gst_ax_nms_run_multi (w, &p, in, 2, res, REF_MAX);
+    nr = ref_centernet (&p, &hd, &bd, H, W, nc, ref);
+    fail_unless_same_results (res, n, ref, nr);
+    total += n;
+    g_free (heat);
+    g_free (wh);
+  }
+  fail_unless (total > 500, "only %u detections in all", total);
+  g_free (res);
+  g_free (ref);
+  g_rand_free (rng);
+  gst_ax_nms_work_free (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_ssd_matches_reference)
+{
+  GstAxNmsWork *w = gst_ax_nms_work_new ();
+  GRand *rng = g_rand_new_with_seed (4242);
+  GstAxNmsResult *res = g_new (GstAxNmsResult, REF_MAX);
+  RefDet *ref = g_new (RefDet, REF_MAX);
+  guint iter, total = 0;
+
+  for (iter = 0; iter < 300; iter++) {
+    GstAxNmsParams p;
+    GstAxNmsInput in[GST_AX_NMS_MAX_INPUTS];
+    RefData sd[4], bd[4];
+    guint na[4], ncl[4], nv[4];
+    gpointer data[8];
+    guint l, k, t, a, c, n, nr, all = 0, nc, R;
+    gboolean split;
+
+    gst_ax_nms_params_init (&p);
+    p.kind = GST_AX_NMS_DECODE_SSD;
+    p.n_levels = g_rand_int_range (rng, 1, 4);
+    p.input_width = g_rand_int_range (rng, 8, 97);
+    p.input_height = g_rand_int_range (rng, 8, 97);
+    for (l = 0; l < p.n_levels; l++) {
+      p.strides[l] = 4 << g_rand_int_range (rng, 0, 3);
+      p.anchors_per_cell[l] = g_rand_int_range (rng, 1, 4);
+      all += ((p.input_width + p.strides[l] - 1) / p.strides[l]) *
+          ((p.input_height + p.strides[l] - 1) / p.strides[l]) *
+          p.anchors_per_cell[l];
+    }
+    p.anchor_offset = g_rand_boolean (rng) ? 0.5f : 0.25f;
+    p.anchor_offset_y = g_rand_boolean (rng) ? 0.5f : 0.0f;
+    p.n_keypoints = g_rand_int_range (rng, 0, 7);
+    p.sigmoid_scores = g_rand_int_range (rng, 0, 4) != 0;
+    p.score_threshold = g_rand_double_range (rng, 0.3, 0.8);
+    p.iou_threshold = g_rand_double_range (rng, 0.1, 0.6);
+    p.max_detections = g_rand_int_range (rng, 1, 50);
+    p.class_agnostic = g_rand_boolean (rng);
+    p.suppression = iter % 2 ? GST_AX_NMS_SUPPRESS_WEIGHTED :
+        GST_AX_NMS_SUPPRESS_HARD;
+    if (g_rand_boolean (rng)) {
+      p.box_scale_x = 1.0f / p.input_width;
+      p.box_scale_y = 1.0f / p.input_height;
+    }
+    nc = g_rand_int_range (rng, 1, 4);
+    R = 4 + 2 * p.n_keypoints + g_rand_int_range (rng, 0, 2);
+
+    /* one tensor pair for all anchors, or split in up to 3 */
+    split = g_rand_boolean (rng);
+    k = split ? MIN (3, all) : 1;
+    for (t = 0, a = 0; t < k; t++) {
+      na[t] = t == k - 1 ? all - a : (guint) g_rand_int_range (rng, 1,
+          all - a - (k - 1 - t) + 1);
+      a += na[t];
+    }
+    for (t = 0; t < k; t++) {
+      random_quant (rng, &sd[t], all_dtypes[(iter + t) % 3],
+          p.sigmoid_scores ? 1.0 / 20 : 1.0 / 250);
+      random_quant (rng, &bd[t], all_dtypes[(iter / 3 + t) % 3], 0.25);
+      ncl[t] = nc;
+      nv[t] = R;
+      data[t] = g_malloc ((gsize) na[t] * nc *
+          gst_ax_tensor_dtype_size (sd[t].dtype));
+      data[k + t] = g_malloc ((gsize) na[t] * R *
+          gst_ax_tensor_dtype_size (bd[t].dtype));
+      for (a = 0; a < na[t]; a++) {
+        for (c = 0; c < nc; c++) {
+          gdouble s = g_rand_double (rng) < 0.7 ? 0.05 : g_rand_double (rng);
+          if (p.sigmoid_scores)
+            s = log (s / (1 - s));
+          store (&sd[t], data[t], (gsize) a * nc + c, s);
+        }
+        for (c = 0; c < R; c++)
+          store (&bd[t], data[k + t], (gsize) a * R + c,
+              c == 2 || c == 3 ? g_rand_double_range (rng, 2, 30) :
+              g_rand_double_range (rng, -10, 10));
+      }
+      sd[t].data = data[t];
+      bd[t].data = data[k + t];
+      in[t].data = data[t];
+      in[t].dtype = sd[t].dtype;
+      in[t].scale = sd[t].scale;
+      in[t].zero_point = sd[t].zp;
+      in[t].n_anchors = na[t];
+      in[t].n_classes = nc;
+      in[t].height = in[t].width = 0;
+      in[k + t] = in[t];
+      in[k + t].data = data[k + t];
+      in[k + t].dtype = bd[t].dtype;
+      in[k + t].scale = bd[t].scale;
+      in[k + t].zero_point = bd[t].zp;
+      in[k + t].n_classes = R;
+    }
+
+    n = gst_ax_nms_run_multi (w, &p, in, 2 * k, res, REF_MAX);
+    nr = ref_ssd (&p, sd, na, ncl, bd, nv, k, ref);
+    fail_unless_same_results (res, n, ref, nr);
+    total += n;
+    for (t = 0; t < 2 * k; t++)
+      g_free (data[t]);
+  }
+  fail_unless (total > 500, "only %u detections in all", total);
+  g_free (res);
+  g_free (ref);
+  g_rand_free (rng);
+  gst_ax_nms_work_free (w);
+}
+
+GST_END_TEST;
+
+/* --- decoder metadata --- */
+
+static gchar *
+read_model_json (const gchar * name)
+{
+  gchar *path = g_build_filename (MODELS_SOURCE_DIR, name, NULL), *text;
+
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "%s", path);
+  g_free (path);
+  return text;
+}
+
+GST_START_TEST (test_params_from_model_json)
+{
+  GstAxNmsParams p;
+  gchar *json, *err = NULL;
+
+  gst_ax_nms_params_init (&p);
+  json = read_model_json ("centernet.decoder.json");
+  fail_unless (gst_ax_nms_params_from_json (&p, json, &err), "%s", err);
+  g_free (json);
+  fail_unless_equals_int (p.kind, GST_AX_NMS_DECODE_CENTERNET);
+  fail_unless_equals_int (p.input_width, 512);
+  fail_unless_equals_int (p.input_height, 512);
+  fail_unless_equals_int (p.stride, 4);
+  fail_unless_equals_int (p.top_k, 100);
+  fail_unless_equals_int (p.peak_kernel, 3);
+  fail_unless_equals_float (p.score_threshold, 0.3f);
+  fail_unless_equals_float (p.iou_threshold, 0.5f);
+  fail_unless_equals_int (p.n_input_names, 2);
+  fail_unless_equals_string (p.input_names[0], "tower_0/keypoints");
+  fail_unless_equals_string (p.input_names[1], "tower_0/wh");
+
+  gst_ax_nms_params_init (&p);
+  json = read_model_json ("blazeface.decoder.json");
+  fail_unless (gst_ax_nms_params_from_json (&p, json, &err), "%s", err);
+  g_free (json);
+  fail_unless_equals_int (p.kind, GST_AX_NMS_DECODE_SSD);
+  fail_unless_equals_int (p.input_width, 256);
+  /* MediaPipe's layers of one stride make one level: 896 anchors */
+  fail_unless_equals_int (p.n_levels, 2);
+  fail_unless_equals_int (p.strides[0], 16);
+  fail_unless_equals_int (p.strides[1], 32);
+  fail_unless_equals_int (p.anchors_per_cell[0], 2);
+  fail_unless_equals_int (p.anchors_per_cell[1], 6);
+  fail_unless_equals_float (p.anchor_offset, 0.5f);
+  fail_unless_equals_float (p.anchor_offset_y, 0.5f);
+  fail_unless_equals_int (p.n_keypoints, 6);
+  fail_unless (p.sigmoid_scores);
+  fail_unless_equals_int (p.suppression, GST_AX_NMS_SUPPRESS_WEIGHTED);
+  fail_unless_equals_int (p.n_input_names, 4);
+  fail_unless_equals_string (p.input_names[0], "Identity");
+  fail_unless_equals_string (p.input_names[3], "Identity_3");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_params_json_forms)
+{
+  GstAxNmsParams p;
+  gchar *err = NULL;
+
+  /* the level form of the anchors, and fields kept when not named */
+  gst_ax_nms_params_init (&p);
+  p.max_detections = 7;
+  fail_unless (gst_ax_nms_params_from_json (&p, "{\"type\": \"ssd\", "
+          "\"input_size\": [128, 96], \"anchors\": {\"strides\": [8, 16], "
+          "\"anchors_per_cell\": [2, 6], \"offset\": 0.25}}", &err), "%s", err);
+  fail_unless_equals_int (p.n_levels, 2);
+  fail_unless_equals_int (p.anchors_per_cell[1], 6);
+  fail_unless_equals_float (p.anchor_offset, 0.25f);
+  fail_unless_equals_float (p.anchor_offset_y, 0.25f);
+  fail_unless_equals_int (p.input_height, 96);
+  fail_unless_equals_int (p.max_detections, 7);
+  fail_unless_equals_int (p.n_input_names, 0);
+
+  /* MediaPipe's lowest layer of three boxes, no interpolated anchor */
+  gst_ax_nms_params_init (&p);
+  fail_unless (gst_ax_nms_params_from_json (&p, "{\"type\": \"ssd\", "
+          "\"anchors\": {\"num_layers\": 3, \"strides\": [8, 16, 16], "
+          "\"aspect_ratios\": [1.0, 2.0], \"interpolated_scale_aspect_ratio\":"
+          " 0, \"reduce_boxes_in_lowest_layer\": true, \"fixed_anchor_size\": "
+          "true, \"anchor_offset_x\": 0.5, \"anchor_offset_y\": 0.0, "
+          "\"input_size_width\": 64, \"input_size_height\": 32}}", &err),
+      "%s", err);
+  fail_unless_equals_int (p.n_levels, 2);
+  fail_unless_equals_int (p.anchors_per_cell[0], 3);
+  fail_unless_equals_int (p.anchors_per_cell[1], 4);
+  fail_unless_equals_float (p.anchor_offset_y, 0.0f);
+  fail_unless_equals_int (p.input_width, 64);
+
+  gst_ax_nms_params_init (&p);
+  fail_unless (gst_ax_nms_params_from_json (&p, "{\"type\": \"yolov5\", "
+          "\"box_format\": \"ltrb\", \"class_agnostic\": true, "
+          "\"suppression\": \"weighted\", \"max_detections\": 5}", &err),
+      "%s", err);
+  fail_unless_equals_int (p.kind, GST_AX_NMS_DECODE_YOLOV5);
+  fail_unless_equals_int (p.box_format, GST_AX_NMS_BOX_LTRB);
+  fail_unless (p.class_agnostic);
+  fail_unless_equals_int (p.max_detections, 5);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_params_json_malformed)
+{
+  static const struct
+  {
+    const gchar *json, *expect;
+  } cases[] = {
+    {"{\"type\": \"centernet\"", "invalid JSON"},
+    {"[1, 2]", "not a JSON object"},
+    {"{\"stride\": 4}", "no \"type\""},
+    {"{\"type\": 3}", "\"type\" is not a string"},
+    {"{\"type\": \"classification\"}", "\"classification\" is not a "
+          "detector"},
+    {"{\"type\": \"centernet\", \"score_threshold\": \"high\"}",
+        "\"score_threshold\" is not a number"},
+    {"{\"type\": \"centernet\", \"iou_threshold\": 1.5}",
+        "\"iou_threshold\" is 1.5"},
+    {"{\"type\": \"centernet\", \"peak_kernel\": 5}", "\"peak_kernel\" is 5"},
+    {"{\"type\": \"centernet\", \"top_k\": 0}", "\"top_k\" is 0"},
+    {"{\"type\": \"centernet\", \"stride\": 2.5}", "\"stride\" is not an "
+          "integer"},
+    {"{\"type\": \"centernet\", \"heatmap\": \"a\"}", "expected one each"},
+    {"{\"type\": \"centernet\", \"input_size\": [512]}", "[width, height]"},
+    {"{\"type\": \"ssd\"}", "no \"anchors\" object"},
+    {"{\"type\": \"ssd\", \"anchors\": {}}", "no \"strides\""},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16, 32], "
+          "\"anchors_per_cell\": [2]}}", "one per level"},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16], "
+          "\"num_layers\": 2, \"fixed_anchor_size\": true}}",
+        "one stride per layer"},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16]}}",
+        "\"fixed_anchor_size\" is not true"},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16], "
+          "\"fixed_anchor_size\": true, \"interpolated_scale_aspect_ratio\": "
+          "0}}", "has no anchors"},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16], "
+          "\"fixed_anchor_size\": true}, \"scores\": [\"a\", \"b\"], "
+          "\"boxes\": \"c\"}", "as many of each"},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16], "
+          "\"fixed_anchor_size\": true}, \"keypoints\": 17}",
+        "\"keypoints\" is 17"},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16], "
+          "\"fixed_anchor_size\": true}, \"score_activation\": \"relu\"}",
+        "\"sigmoid\" or \"none\""},
+    {"{\"type\": \"yolov8\", \"suppression\": \"soft\"}",
+        "\"hard\" or \"weighted\""},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstAxNmsParams p;
+    gchar *err = NULL;
+
+    gst_ax_nms_params_init (&p);
+    fail_if (gst_ax_nms_params_from_json (&p, cases[i].json, &err), "%s",
+        cases[i].json);
+    fail_unless (err != NULL && strstr (err, cases[i].expect) != NULL,
+        "%s: got '%s', expected '%s'", cases[i].json, err, cases[i].expect);
+    g_free (err);
+  }
+}
+
+GST_END_TEST;
+
+/* Output metas of a model, for gst_ax_nms_inputs_from_metas(). */
+static GstAxTensorMeta *
+add_output (GstBuffer * buf, const gchar * name, guint index,
+    GstAxTensorDType dtype, guint n_dims, const gint64 * dims, gfloat scale,
+    gint32 zp, gconstpointer data)
+{
+  GstAxTensorMeta *m;
+  gsize n = gst_ax_tensor_dtype_size (dtype);
+  guint i;
+
+  for (i = 0; i < n_dims; i++)
+    n *= dims[i];
+  m = gst_buffer_add_ax_tensor_meta (buf, name, GST_AX_TENSOR_ROLE_OUTPUT,
+      dtype, GST_AX_TENSOR_LAYOUT_NHWC, n_dims, dims, scale, zp,
+      data ? gst_buffer_new_memdup (data, n) :
+      gst_buffer_new_allocate (NULL, n, NULL));
+  fail_unless (m != NULL);
+  m->index = index;
+  return m;
+}
+
+GST_START_TEST (test_inputs_from_metas)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  const GstAxTensorMeta *metas[4];
+  GstAxNmsInput in[GST_AX_NMS_MAX_INPUTS];
+  GstAxNmsParams p;
+  gchar *json, *err = NULL;
+  guint n;
+  static const gint64 s0[3] = { 1, 512, 1 }, s1[3] = { 1, 384, 1 };
+  static const gint64 r0[3] = { 1, 512, 16 }, r1[3] = { 1, 384, 16 };
+  static const gint64 hm[4] = { 1, 128, 128, 80 }, wh[4] = { 1, 128, 128, 4 };
+  static const gint64 bad[4] = { 1, 64, 128, 4 };
+
+  /* BlazeFace: 512 + 384 anchors in two levels */
+  metas[0] = add_output (buf, "Identity", 0, GST_AX_TENSOR_DTYPE_I8, 3, s0,
+      0.1f, 0, NULL);
+  metas[1] = add_output (buf, "Identity_1", 1, GST_AX_TENSOR_DTYPE_I8, 3, s1,
+      0.1f, 0, NULL);
+  metas[2] = add_output (buf, "Identity_2", 2, GST_AX_TENSOR_DTYPE_I8, 3, r0,
+      0.5f, 0, NULL);
+  metas[3] = add_output (buf, "Identity_3", 3, GST_AX_TENSOR_DTYPE_I8, 3, r1,
+      0.5f, 0, NULL);
+  gst_ax_nms_params_init (&p);
+  json = read_model_json ("blazeface.decoder.json");
+  fail_unless (gst_ax_nms_params_from_json (&p, json, NULL));
+  g_free (json);
+  fail_unless (gst_ax_nms_inputs_from_metas (&p, metas, 4, in, &n, &err),
+      "%s", err);
+  fail_unless_equals_int (n, 4);
+  fail_unless_equals_int (in[0].n_anchors + in[1].n_anchors, 896);
+  fail_unless_equals_int (in[2].n_classes, 16);
+  fail_unless_equals_int (in[3].meta_index, 3);
+  /* by name, whatever the order of the metas */
+  {
+    const GstAxTensorMeta *rev[4] = { metas[3], metas[2], metas[1],
+      metas[0]
+    };
+    fail_unless (gst_ax_nms_inputs_from_metas (&p, rev, 4, in, &n, &err),
+        "%s", err);
+    fail_unless_equals_int (in[0].meta_index, 3);
+    fail_unless_equals_int (in[0].n_anchors, 512);
+  }
+  /* 896 anchors need a 256x256 input */
+  p.input_width = 128;
+  fail_if (gst_ax_nms_inputs_from_metas (&p, metas, 4, in, &n, &err));
+  fail_unless (strstr (err, "896 anchors") != NULL, "%s", err);
+  g_free (err);
+  p.input_width = 256;
+  /* a named output the model does not have */
+  g_strlcpy (p.input_names[1], "scores_16", GST_AX_NMS_MAX_NAME);
+  fail_if (gst_ax_nms_inputs_from_metas (&p, metas, 4, in, &n, &err));
+  fail_unless (strstr (err, "no output 'scores_16'") != NULL
+      && strstr (err, "'Identity_1'") != NULL, "%s", err);
+  g_free (err);
+  /* keypoints the regressors cannot hold */
+  g_strlcpy (p.input_names[1], "Identity_1", GST_AX_NMS_MAX_NAME);
+  p.n_keypoints = 7;
+  fail_if (gst_ax_nms_inputs_from_metas (&p, metas, 4, in, &n, &err));
+  fail_unless (strstr (err, "18 or more") != NULL, "%s", err);
+  g_free (err);
+
+  /* CenterNet */
+  gst_buffer_unref (buf);
+  buf = gst_buffer_new ();
+  metas[0] = add_output (buf, "tower_0/keypoints", 0, GST_AX_TENSOR_DTYPE_I8,
+      4, hm, 1.0f / 255, -128, NULL);
+  metas[1] = add_output (buf, "tower_0/wh", 1, GST_AX_TENSOR_DTYPE_I8, 4, wh,
+      1.0f, 0, NULL);
+  metas[2] = add_output (buf, "other", 2, GST_AX_TENSOR_DTYPE_I8, 4, bad,
+      1.0f, 0, NULL);
+  gst_ax_nms_params_init (&p);
+  json = read_model_json ("centernet.decoder.json");
+  fail_unless (gst_ax_nms_params_from_json (&p, json, NULL));
+  g_free (json);
+  fail_unless (gst_ax_nms_inputs_from_metas (&p, metas, 3, in, &n, &err),
+      "%s", err);
+  fail_unless_equals_int (n, 2);
+  fail_unless_equals_int (in[0].width, 128);
+  fail_unless_equals_int (in[0].n_classes, 80);
+  /* unnamed: the outputs in order; a box tensor of another grid */
+  p.n_input_names = 0;
+  metas[1] = metas[2];
+  fail_if (gst_ax_nms_inputs_from_metas (&p, metas, 3, in, &n, &err));
+  fail_unless (strstr (err, "expected [1, 128, 128, 4]") != NULL, "%s", err);
+  g_free (err);
+  /* no stride and an input size that does not give one */
+  metas[1] = add_output (buf, "wh2", 1, GST_AX_TENSOR_DTYPE_I8, 4, wh, 1.0f,
+      0, NULL);
+  p.stride = 0;
+  p.input_width = 500;
+  fail_if (gst_ax_nms_inputs_from_metas (&p, metas, 2, in, &n, &err));
+  fail_unless (strstr (err, "no stride") != NULL, "%s", err);
+  g_free (err);
+  p.input_width = 512;
+  fail_unless (gst_ax_nms_inputs_from_metas (&p, metas, 2, in, &n, NULL));
+  /* a YOLO head is not a heat-map */
+  p.kind = GST_AX_NMS_DECODE_YOLOV8;
+  fail_unless (gst_ax_nms_inputs_from_metas (&p, metas, 2, in, &n, &err) ==
+      FALSE);
+  g_free (err);
+  gst_buffer_unref (buf);
 }
 
 GST_END_TEST;
@@ -751,6 +1292,12 @@ axnms_suite (void)
   tcase_add_test (tc, test_identical_boxes);
   tcase_add_test (tc, test_zero_area_boxes);
   tcase_add_test (tc, test_invalid_tensors);
+  tcase_add_test (tc, test_centernet_matches_reference);
+  tcase_add_test (tc, test_ssd_matches_reference);
+  tcase_add_test (tc, test_params_from_model_json);
+  tcase_add_test (tc, test_params_json_forms);
+  tcase_add_test (tc, test_params_json_malformed);
+  tcase_add_test (tc, test_inputs_from_metas);
   tcase_add_test (tc, test_element_letterbox_and_labels);
   tcase_add_test (tc, test_element_model_labels);
   tcase_add_test (tc, test_element_keep_tensors_and_no_letterbox);

@@ -116,6 +116,8 @@ struct _GstAxNmsWork
 
   /* weighted NMS: candidates already merged into a kept box, by rank */
   guint8 *consumed;
+  /* the hits of the heat-map block being visited */
+  guint64 scan_mask;
 };
 
 GstAxNmsWork *
@@ -1985,62 +1987,247 @@ peak_f32 (const gfloat * t, guint W, guint H, guint nc, guint x, guint y,
   return TRUE;
 }
 
+/* The threshold scans of the heat-map look at blocks of SCAN_BLOCK_BYTES
+ * bytes (int8) or SCAN_BLOCK_FLOATS floats and return a bit mask of the
+ * values that pass, so that the few hits are visited with ctz. The AVX2
+ * versions loop over blocks themselves, returning at the first block with
+ * a hit. */
+#define CN_BLOCK_U8 64
+#define CN_BLOCK_F32 32
+
+typedef gsize (*NextBlockU8) (const guint8 * t, gsize blk, gsize n_blk,
+    guint8 flip, guint first_pass, guint64 * mask);
+typedef gsize (*NextBlockF32) (const gfloat * t, gsize blk, gsize n_blk,
+    gfloat thr, guint64 * mask);
+
+static gsize
+next_block_u8_generic (const guint8 * t, gsize blk, gsize n_blk, guint8 flip,
+    guint first_pass, guint64 * mask)
+{
+  U8x16 flipv, tv;
+  guint j;
+
+  for (j = 0; j < VEC_BYTES; j++) {
+    flipv[j] = flip;
+    tv[j] = first_pass;
+  }
+  for (; blk < n_blk; blk++) {
+    const guint8 *bp = t + blk * CN_BLOCK_U8;
+    guint64 m = 0;
+
+    if (G_LIKELY (!block_any_u8 (bp, flipv, tv)))
+      continue;
+    for (j = 0; j < CN_BLOCK_U8; j++)
+      if ((guint8) (bp[j] ^ flip) >= first_pass)
+        m |= G_GUINT64_CONSTANT (1) << j;
+    *mask = m;
+    return blk;
+  }
+  return n_blk;
+}
+
+static gsize
+next_block_f32_generic (const gfloat * t, gsize blk, gsize n_blk, gfloat thr,
+    guint64 * mask)
+{
+  F32x4 tv = { thr, thr, thr, thr };
+  guint j;
+
+  for (; blk < n_blk; blk++) {
+    const gfloat *bp = t + blk * CN_BLOCK_F32;
+    guint64 m = 0;
+
+    if (G_LIKELY (!block_any_f32 (bp, tv) && !block_any_f32 (bp +
+                SCAN_BLOCK_FLOATS, tv)))
+      continue;
+    for (j = 0; j < CN_BLOCK_F32; j++) {
+      gfloat v;
+      memcpy (&v, bp + j, sizeof v);
+      if (v > thr)
+        m |= G_GUINT64_CONSTANT (1) << j;
+    }
+    *mask = m;
+    return blk;
+  }
+  return n_blk;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define HAVE_AVX2_KERNELS 1
+
+__attribute__((target ("avx2")))
+     static gsize
+         next_block_u8_avx2 (const guint8 * t, gsize blk, gsize n_blk,
+    guint8 flip, guint first_pass, guint64 * mask)
+{
+  /* biased byte >= first_pass <=> signed byte (raw ^ flip ^ 0x80) >
+   * first_pass - 129 */
+  const __m256i tov = _mm256_set1_epi8 ((gchar) (flip ^ INT8_BIAS));
+  const __m256i thv = _mm256_set1_epi8 ((gchar) ((gint) first_pass - 129));
+
+  for (; blk < n_blk; blk++) {
+    const guint8 *bp = t + blk * CN_BLOCK_U8;
+    __m256i a = _mm256_xor_si256 (_mm256_loadu_si256 ((const __m256i *) bp),
+        tov);
+    __m256i b = _mm256_xor_si256 (_mm256_loadu_si256 ((const __m256i *)
+            (bp + 32)), tov);
+    __m256i ga = _mm256_cmpgt_epi8 (a, thv), gb = _mm256_cmpgt_epi8 (b, thv);
+
+    if (G_LIKELY (_mm256_testz_si256 (_mm256_or_si256 (ga, gb),
+                _mm256_or_si256 (ga, gb))))
+      continue;
+    *mask = (guint64) (guint32) _mm256_movemask_epi8 (ga)
+        | ((guint64) (guint32) _mm256_movemask_epi8 (gb) << 32);
+    return blk;
+  }
+  return n_blk;
+}
+
+__attribute__((target ("avx2")))
+     static gsize
+         next_block_f32_avx2 (const gfloat * t, gsize blk, gsize n_blk,
+    gfloat thr, guint64 * mask)
+{
+  const __m256 tv = _mm256_set1_ps (thr);
+
+  for (; blk < n_blk; blk++) {
+    const gfloat *bp = t + blk * CN_BLOCK_F32;
+    __m256 c0 = _mm256_cmp_ps (_mm256_loadu_ps (bp), tv, _CMP_GT_OQ);
+    __m256 c1 = _mm256_cmp_ps (_mm256_loadu_ps (bp + 8), tv, _CMP_GT_OQ);
+    __m256 c2 = _mm256_cmp_ps (_mm256_loadu_ps (bp + 16), tv, _CMP_GT_OQ);
+    __m256 c3 = _mm256_cmp_ps (_mm256_loadu_ps (bp + 24), tv, _CMP_GT_OQ);
+    __m256 any = _mm256_or_ps (_mm256_or_ps (c0, c1), _mm256_or_ps (c2, c3));
+
+    if (G_LIKELY (_mm256_testz_ps (any, any)))
+      continue;
+    *mask = (guint64) _mm256_movemask_ps (c0)
+        | ((guint64) _mm256_movemask_ps (c1) << 8)
+        | ((guint64) _mm256_movemask_ps (c2) << 16)
+        | ((guint64) _mm256_movemask_ps (c3) << 24);
+    return blk;
+  }
+  return n_blk;
+}
+#endif
+
+static gboolean
+have_avx2 (void)
+{
+#ifdef HAVE_AVX2_KERNELS
+  static gint cached = -1;
+
+  if (G_UNLIKELY (cached < 0))
+    cached = __builtin_cpu_supports ("avx2") ? 1 : 0;
+  return cached == 1;
+#else
+  return FALSE;
+#endif
+}
+
+static NextBlockU8
+pick_next_block_u8 (void)
+{
+#ifdef HAVE_AVX2_KERNELS
+  if (have_avx2 ())
+    return next_block_u8_avx2;
+#endif
+  return next_block_u8_generic;
+}
+
+static NextBlockF32
+pick_next_block_f32 (void)
+{
+#ifdef HAVE_AVX2_KERNELS
+  if (have_avx2 ())
+    return next_block_f32_avx2;
+#endif
+  return next_block_f32_generic;
+}
+
+/* A value of the heat-map above the threshold: the peak test, then the
+ * candidate list. Returns FALSE when no later value can enter the top k. */
+static inline gboolean
+centernet_hit_u8 (GstAxNmsWork * w, const GstAxNmsInput * in, guint8 flip,
+    const gfloat * lut, gsize i, guint * first_pass, guint top_k, guint cap)
+{
+  const guint8 *t = in->data;
+  const guint W = in->width, nc = in->n_classes;
+  guint8 b = t[i] ^ flip;
+  guint cell, x, y;
+
+  if (b < *first_pass)
+    return TRUE;
+  cell = i / nc;
+  y = cell / W;
+  x = cell - y * W;
+  if (!peak_u8 (t, flip, W, in->height, nc, x, y, i, b))
+    return TRUE;
+  if (w->n_cand == cap) {
+    *first_pass = lut_first_above (lut, centernet_compact (w, top_k));
+    if (*first_pass == LUT_SIZE)
+      return FALSE;
+    if (b < *first_pass)
+      return TRUE;
+  }
+  centernet_push (w, lut[b], i);
+  return TRUE;
+}
+
 static void
 centernet_scan_quant (GstAxNmsWork * w, const GstAxNmsParams * p,
     const GstAxNmsInput * in, guint top_k, guint cap)
 {
   const guint8 *t = in->data;
-  const guint W = in->width, H = in->height, nc = in->n_classes;
-  const gsize n = (gsize) W * H * nc;
+  const gsize n = (gsize) in->width * in->height * in->n_classes;
+  const gsize n_blk = n / CN_BLOCK_U8;
   const guint8 flip = in->dtype == GST_AX_TENSOR_DTYPE_I8 ? INT8_BIAS : 0;
   const gfloat *lut = slot_lut (w, 0, in, FALSE);
+  const NextBlockU8 next = pick_next_block_u8 ();
   guint first_pass = lut_first_above (lut, p->score_threshold);
-  U8x16 flipv, tv;
-  gsize i, blk_end;
-  guint j;
+  gsize blk = 0, i;
 
   if (first_pass == LUT_SIZE)
     return;
-  for (j = 0; j < VEC_BYTES; j++) {
-    flipv[j] = flip;
-    tv[j] = first_pass;
-  }
-  blk_end = n - n % SCAN_BLOCK_BYTES;
-  for (i = 0; i < n;) {
-    gsize end;
+  while ((blk = next (t, blk, n_blk, flip, first_pass, &w->scan_mask)) < n_blk) {
+    guint64 m = w->scan_mask;
 
-    if (i < blk_end) {
-      if (G_LIKELY (!block_any_u8 (t + i, flipv, tv))) {
-        i += SCAN_BLOCK_BYTES;
-        continue;
-      }
-      end = i + SCAN_BLOCK_BYTES;
-    } else {
-      end = n;
+    while (m) {
+      i = blk * CN_BLOCK_U8 + __builtin_ctzll (m);
+      m &= m - 1;
+      if (!centernet_hit_u8 (w, in, flip, lut, i, &first_pass, top_k, cap))
+        return;
     }
-    for (; i < end; i++) {
-      guint8 b = t[i] ^ flip;
-      guint cell, x, y;
-
-      if (b < first_pass)
-        continue;
-      cell = i / nc;
-      y = cell / W;
-      x = cell - y * W;
-      if (!peak_u8 (t, flip, W, H, nc, x, y, i, b))
-        continue;
-      if (w->n_cand == cap) {
-        first_pass = lut_first_above (lut, centernet_compact (w, top_k));
-        if (first_pass == LUT_SIZE)
-          return;
-        for (j = 0; j < VEC_BYTES; j++)
-          tv[j] = first_pass;
-        if (b < first_pass)
-          continue;
-      }
-      centernet_push (w, lut[b], i);
-    }
+    blk++;
   }
+  for (i = n_blk * CN_BLOCK_U8; i < n; i++)
+    if (!centernet_hit_u8 (w, in, flip, lut, i, &first_pass, top_k, cap))
+      return;
+}
+
+static inline void
+centernet_hit_f32 (GstAxNmsWork * w, const GstAxNmsInput * in, gsize i,
+    gfloat * thr, guint top_k, guint cap)
+{
+  const gfloat *t = in->data;
+  const guint W = in->width, nc = in->n_classes;
+  guint cell, x, y;
+  gfloat v;
+
+  memcpy (&v, t + i, sizeof v);
+  if (!(v > *thr) || !isfinite (v))
+    return;
+  cell = i / nc;
+  y = cell / W;
+  x = cell - y * W;
+  if (!peak_f32 (t, W, in->height, nc, x, y, i, v))
+    return;
+  if (w->n_cand == cap) {
+    *thr = centernet_compact (w, top_k);
+    if (!(v > *thr))
+      return;
+  }
+  centernet_push (w, v, i);
 }
 
 static void
@@ -2048,30 +2235,24 @@ centernet_scan_f32 (GstAxNmsWork * w, const GstAxNmsParams * p,
     const GstAxNmsInput * in, guint top_k, guint cap)
 {
   const gfloat *t = in->data;
-  const guint W = in->width, H = in->height, nc = in->n_classes;
-  const gsize n = (gsize) W * H * nc;
+  const gsize n = (gsize) in->width * in->height * in->n_classes;
+  const gsize n_blk = n / CN_BLOCK_F32;
+  const NextBlockF32 next = pick_next_block_f32 ();
   gfloat thr = p->score_threshold;
-  gsize i;
+  gsize blk = 0, i;
 
-  for (i = 0; i < n; i++) {
-    gfloat v;
-    guint cell, x, y;
+  while ((blk = next (t, blk, n_blk, thr, &w->scan_mask)) < n_blk) {
+    guint64 m = w->scan_mask;
 
-    memcpy (&v, t + i, sizeof v);
-    if (G_LIKELY (!(v > thr)) || !isfinite (v))
-      continue;
-    cell = i / nc;
-    y = cell / W;
-    x = cell - y * W;
-    if (!peak_f32 (t, W, H, nc, x, y, i, v))
-      continue;
-    if (w->n_cand == cap) {
-      thr = centernet_compact (w, top_k);
-      if (!(v > thr))
-        continue;
+    while (m) {
+      i = blk * CN_BLOCK_F32 + __builtin_ctzll (m);
+      m &= m - 1;
+      centernet_hit_f32 (w, in, i, &thr, top_k, cap);
     }
-    centernet_push (w, v, i);
+    blk++;
   }
+  for (i = n_blk * CN_BLOCK_F32; i < n; i++)
+    centernet_hit_f32 (w, in, i, &thr, top_k, cap);
 }
 
 /* Room for this many candidates per top-k before the list is cut back */

@@ -53,27 +53,24 @@ real_load_rgb_frame (const gchar * path, guint index)
   return sample;
 }
 
-/* Runs @model on @sample's frame; returns the frame with the output
- * tensor metas (and the input tensor with its stretch geometry), or NULL
- * if the model is not available. */
+/* @sample's frame with the input tensor of the model of @h (a harness
+ * whose first element is axinference) and its geometry; sets the
+ * harness's caps. NULL if the model does not answer or is not RGB. */
 static inline GstBuffer *
-real_model_outputs (const gchar * model, GstSample * sample)
+real_model_input (GstHarness * h, GstSample * sample)
 {
-  gchar *desc = g_strdup_printf ("axinference model=%s", model);
-  GstHarness *h = gst_harness_new_parse (desc);
   GstVideoInfo vi;
   GstVideoFrame vf;
   GstQuery *q;
   GstAxModelInput spec;
   GstAxModelPreprocess pp;
   GstAxLetterbox lb;
-  GstBuffer *frame, *tdata, *out;
+  GstBuffer *frame, *tdata;
   GstMapInfo map;
   GstAxTensorMeta *m;
   gint64 dims[4];
   gint x, y, c;
 
-  g_free (desc);
   gst_video_info_from_caps (&vi, gst_sample_get_caps (sample));
   gst_harness_set_src_caps (h, gst_caps_copy (gst_sample_get_caps (sample)));
   q = gst_ax_model_query_new ();
@@ -81,7 +78,6 @@ real_model_outputs (const gchar * model, GstSample * sample)
       || !gst_ax_model_query_parse_input (q, &spec)
       || spec.channels != 3 || spec.dtype == GST_AX_TENSOR_DTYPE_F32) {
     gst_query_unref (q);
-    gst_harness_teardown (h);
     return NULL;
   }
 
@@ -89,7 +85,6 @@ real_model_outputs (const gchar * model, GstSample * sample)
     gst_ax_model_preprocess_init_default (&pp);
   if (pp.color != GST_AX_COLOR_ORDER_RGB) {
     gst_query_unref (q);
-    gst_harness_teardown (h);
     return NULL;
   }
   if (pp.resize == GST_AX_RESIZE_STRETCH)
@@ -141,7 +136,22 @@ real_model_outputs (const gchar * model, GstSample * sample)
   m->letterbox = lb;
   m->has_letterbox = TRUE;
   gst_query_unref (q);
-  out = gst_harness_push_and_pull (h, frame);
+  return frame;
+}
+
+/* Runs @model on @sample's frame; returns the frame with the output
+ * tensor metas, or NULL if the model is not available. */
+static inline GstBuffer *
+real_model_outputs (const gchar * model, GstSample * sample)
+{
+  gchar *desc = g_strdup_printf ("axinference model=%s", model);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstBuffer *frame, *out = NULL;
+
+  g_free (desc);
+  frame = real_model_input (h, sample);
+  if (frame)
+    out = gst_harness_push_and_pull (h, frame);
   gst_harness_teardown (h);
   return out;
 }

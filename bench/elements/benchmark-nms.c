@@ -471,8 +471,9 @@ run_centernet (gboolean real)
 }
 
 /* BlazeFace: 896 anchors in two levels (512 at stride 16, 384 at 32),
- * int8 score logits and 16 regressors per anchor; two faces, each on a
- * few neighbouring anchors, weighted NMS as MediaPipe runs it. */
+ * int8 score logits and 16 regressors per anchor; two faces per level,
+ * each on 8 consecutive anchors whose regressors agree to 2 px, weighted
+ * NMS as MediaPipe runs it. */
 #define SSD_SCORE_SCALE 0.1f
 #define SSD_REG_SCALE 0.5f
 #define SSD_FACES 2
@@ -515,9 +516,16 @@ run_ssd (void)
           SSD_REG_SCALE, 0);
     for (f = 0; f < SSD_FACES; f++) {
       guint a0 = g_rand_int_range (r, 0, na[l] - 8);
-      for (i = a0; i < a0 + 8; i++)
+      guint q;
+
+      /* neighbouring anchors agree on a face about 40 px across */
+      for (i = a0; i < a0 + 8; i++) {
         sc[l][i] = quant_with (g_rand_double_range (r, 0.5, 4),
             SSD_SCORE_SCALE, 0);
+        for (q = 0; q < 16; q++)
+          rg[l][i * 16 + q] = quant_with ((q == 2 || q == 3 ? 40 : 0) +
+              g_rand_double_range (r, -2, 2), SSD_REG_SCALE, 0);
+      }
     }
     in[l] = (GstAxNmsInput) {
     sc[l], GST_AX_TENSOR_DTYPE_I8, SSD_SCORE_SCALE, 0, na[l], 1, 0, 0, 0};

@@ -33,7 +33,12 @@
  * the target is OpenCV / axletterbox >= 1.5 on every path. RGB 640x640
  * into a u8 tensor is the frame's own bytes: axletterbox shares the
  * frame's memory and copies nothing, so s8/u8 there compares a copy with
- * no copy and misses the 5% mark by design. */
+ * no copy and misses the 5% mark by design.
+ *
+ * A second table stretches to 512x512, CenterNet's geometry (each axis
+ * scaled on its own, no pads), from vtest.avi's 768x576 and from 1080p;
+ * the baselines are OpenCV's resize to 512x512 (no border) and
+ * videoconvertscale without borders. */
 
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
@@ -57,6 +62,8 @@
 #define FILL 114
 #define S8_ZERO_POINT (-128)
 #define N_SIZES 6
+#define STRETCH_SIDE 512
+#define N_STRETCH_SIZES 2
 #define N_FORMATS 3
 #define N_DTYPES 2
 #define MAX_DESC 512
@@ -85,6 +92,10 @@ static const gint sizes[N_SIZES][2] = {
   {1368, 770},
 };
 
+static const gint stretch_sizes[N_STRETCH_SIZES][2] = {
+  {768, 576}, {1920, 1080},
+};
+
 static const GstVideoFormat formats[N_FORMATS] = {
   GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
 };
@@ -94,6 +105,9 @@ static const gchar *const dtype_names[N_DTYPES] = { "u8", "i8" };
 #define VCS_DESC \
   "videoconvertscale add-borders=true n-threads=1 method=bilinear ! " \
   "capsfilter caps=video/x-raw,format=RGB,width=640,height=640"
+#define VCS_STRETCH_DESC \
+  "videoconvertscale add-borders=false n-threads=1 method=bilinear ! " \
+  "capsfilter caps=video/x-raw,format=RGB,width=512,height=512"
 
 /* A smooth frame with detail everywhere (no path's cost depends on the
  * content, but the comparison with OpenCV, which takes chroma without
@@ -243,11 +257,13 @@ best (gdouble * v, guint n)
 
 /* Best ms per frame of each contender on one input, u8 and s8 tensors:
  * result[dtype][contender], 0 where absent. All five contenders take
- * turns within every round. */
+ * turns within every round. @stretch: into STRETCH_SIDE squared without
+ * pads, else letterboxed into TENSOR_SIDE squared. */
 static void
-bench_input (GstVideoFormat format, gint sw, gint sh,
+bench_input (GstVideoFormat format, gint sw, gint sh, gboolean stretch,
     gdouble result[N_DTYPES][N_CONTENDERS])
 {
+  const gint side = stretch ? STRETCH_SIDE : TENSOR_SIDE;
   GstVideoInfo info;
   GstBuffer *in;
   GstHarness *ax[N_DTYPES], *vcs;
@@ -269,23 +285,25 @@ bench_input (GstVideoFormat format, gint sw, gint sh,
   in = make_frame (&info);
   for (d = 0; d < N_DTYPES; d++) {
     g_snprintf (desc, sizeof (desc), "axletterbox width=%d height=%d "
-        "method=bilinear dtype=%s channel-order=rgb fill=%d", TENSOR_SIDE,
-        TENSOR_SIDE, dtype_names[d], FILL);
+        "method=bilinear dtype=%s channel-order=rgb fill=%d resize=%s", side,
+        side, dtype_names[d], FILL, stretch ? "stretch" : "letterbox");
     ax[d] = make_harness (desc, &info, in);
   }
-  vcs = make_harness (VCS_DESC, &info, in);
+  vcs = make_harness (stretch ? VCS_STRETCH_DESC : VCS_DESC, &info, in);
   memset (result, 0, sizeof (gdouble) * N_DTYPES * N_CONTENDERS);
 
 #ifdef HAVE_OPENCV
   gst_buffer_map (in, &map, GST_MAP_READ);
   if (opencv_layout_matches (&info)) {
-    gst_ax_letterbox_init (&lb, sw, sh, TENSOR_SIDE, TENSOR_SIDE, TRUE, TRUE,
-        FILL);
+    if (stretch)
+      gst_ax_letterbox_init_stretch (&lb, sw, sh, side, side);
+    else
+      gst_ax_letterbox_init (&lb, sw, sh, side, side, TRUE, TRUE, FILL);
     for (d = 0; d < N_DTYPES; d++) {
       cv[d] = letterbox_opencv_new (opencv_format (format), sw, sh,
           lb.resized_width, lb.resized_height, lb.pad_y,
-          TENSOR_SIDE - lb.resized_height - lb.pad_y, lb.pad_x,
-          TENSOR_SIDE - lb.resized_width - lb.pad_x, d != 0);
+          side - lb.resized_height - lb.pad_y, lb.pad_x,
+          side - lb.resized_width - lb.pad_x, d != 0);
       for (r = 0; r < WARMUP_FRAMES; r++)
         letterbox_opencv_run (cv[d], map.data);
     }
@@ -326,13 +344,70 @@ bench_input (GstVideoFormat format, gint sw, gint sh,
   gst_buffer_unref (in);
 }
 
+typedef struct
+{
+  guint n_paths, n_met, n_s8_ok, n_inputs;
+} Tally;
+
+/* Runs and prints one table: @sizes of every format (those the
+ * environment selects). */
+static void
+run_table (const gint (*table)[2], guint n_sizes, gboolean stretch,
+    Tally * tally)
+{
+  const gchar *only = g_getenv ("LETTERBOX_BENCH_FORMAT");
+  const gchar *only_size = g_getenv ("LETTERBOX_BENCH_SIZE");
+  gdouble res[N_FORMATS][N_DTYPES][N_CONTENDERS];
+  guint s, f, d;
+
+  for (s = 0; s < n_sizes; s++) {
+    gchar size[32];
+
+    g_snprintf (size, sizeof (size), "%dx%d", table[s][0], table[s][1]);
+    if (only_size && strcmp (only_size, size) != 0)
+      continue;
+    for (f = 0; f < N_FORMATS; f++) {
+      if (only && g_ascii_strcasecmp (only,
+              gst_video_format_to_string (formats[f])) != 0)
+        continue;
+      tally->n_inputs++;
+      bench_input (formats[f], table[s][0], table[s][1], stretch, res[f]);
+      for (d = 0; d < N_DTYPES; d++) {
+        gdouble *r = res[f][d];
+
+        printf ("%-5s %-10s %-3s %9.3f", gst_video_format_to_string
+            (formats[f]), size, d ? "s8" : "u8", r[CONTENDER_AX]);
+        if (r[CONTENDER_OPENCV] > 0.0) {
+          const gdouble ratio = r[CONTENDER_OPENCV] / r[CONTENDER_AX];
+
+          printf (" %9.3f %6.2fx %4.0f", r[CONTENDER_OPENCV], ratio,
+              r[MAX_DIFF]);
+          tally->n_paths++;
+          if (ratio >= TARGET_RATIO)
+            tally->n_met++;
+        } else {
+          printf (" %9s %7s %4s", "-", "-", "-");
+        }
+        if (r[CONTENDER_VCS] > 0.0)
+          printf (" %9.3f %6.2fx", r[CONTENDER_VCS],
+              r[CONTENDER_VCS] / r[CONTENDER_AX]);
+        if (d == 1) {
+          printf ("  (s8/u8 %.2f)", r[CONTENDER_AX] / res[f][0]
+              [CONTENDER_AX]);
+          if (r[CONTENDER_AX] <= res[f][0][CONTENDER_AX] * S8_TOLERANCE)
+            tally->n_s8_ok++;
+        }
+        printf ("\n");
+        fflush (stdout);
+      }
+    }
+  }
+}
+
 int
 main (int argc, char **argv)
 {
-  gdouble res[N_SIZES][N_FORMATS][N_DTYPES][N_CONTENDERS];
-  guint s, f, d, n_paths = 0, n_met = 0, n_s8_ok = 0, n_inputs = 0;
-  const gchar *only = g_getenv ("LETTERBOX_BENCH_FORMAT");
-  const gchar *only_size = g_getenv ("LETTERBOX_BENCH_SIZE");
+  Tally tally = { 0, };
 
   gst_init (&argc, &argv);
 #ifdef HAVE_OPENCV
@@ -346,55 +421,19 @@ main (int argc, char **argv)
   printf ("axletterbox and videoconvertscale through GstHarness; best "
       "of %d rounds of %d frames, contenders alternating; diff: largest "
       "|axletterbox - OpenCV| over the tensor\n", ROUNDS, FRAMES_PER_ROUND);
+  printf ("letterbox into %dx%d\n", TENSOR_SIDE, TENSOR_SIDE);
   printf ("%-5s %-10s %-3s %9s %9s %7s %4s %9s %7s\n", "in", "source", "out",
       "ax ms", "opencv ms", "ratio", "diff", "vcs ms", "ratio");
-
-  for (s = 0; s < N_SIZES; s++) {
-    gchar size[32];
-
-    g_snprintf (size, sizeof (size), "%dx%d", sizes[s][0], sizes[s][1]);
-    if (only_size && strcmp (only_size, size) != 0)
-      continue;
-    for (f = 0; f < N_FORMATS; f++) {
-      if (only && g_ascii_strcasecmp (only,
-              gst_video_format_to_string (formats[f])) != 0)
-        continue;
-      n_inputs++;
-      bench_input (formats[f], sizes[s][0], sizes[s][1], res[s][f]);
-      for (d = 0; d < N_DTYPES; d++) {
-        gdouble *r = res[s][f][d];
-
-        printf ("%-5s %-10s %-3s %9.3f", gst_video_format_to_string
-            (formats[f]), size, d ? "s8" : "u8", r[CONTENDER_AX]);
-        if (r[CONTENDER_OPENCV] > 0.0) {
-          const gdouble ratio = r[CONTENDER_OPENCV] / r[CONTENDER_AX];
-
-          printf (" %9.3f %6.2fx %4.0f", r[CONTENDER_OPENCV], ratio,
-              r[MAX_DIFF]);
-          n_paths++;
-          if (ratio >= TARGET_RATIO)
-            n_met++;
-        } else {
-          printf (" %9s %7s %4s", "-", "-", "-");
-        }
-        if (r[CONTENDER_VCS] > 0.0)
-          printf (" %9.3f %6.2fx", r[CONTENDER_VCS],
-              r[CONTENDER_VCS] / r[CONTENDER_AX]);
-        if (d == 1) {
-          printf ("  (s8/u8 %.2f)", r[CONTENDER_AX] / res[s][f][0]
-              [CONTENDER_AX]);
-          if (r[CONTENDER_AX] <= res[s][f][0][CONTENDER_AX] * S8_TOLERANCE)
-            n_s8_ok++;
-        }
-        printf ("\n");
-        fflush (stdout);
-      }
-    }
-  }
-  if (n_paths > 0)
+  run_table (sizes, N_SIZES, FALSE, &tally);
+  printf ("stretch into %dx%d (no pads; videoconvertscale: "
+      VCS_STRETCH_DESC ")\n", STRETCH_SIDE, STRETCH_SIDE);
+  printf ("%-5s %-10s %-3s %9s %9s %7s %4s %9s %7s\n", "in", "source", "out",
+      "ax ms", "opencv ms", "ratio", "diff", "vcs ms", "ratio");
+  run_table (stretch_sizes, N_STRETCH_SIZES, TRUE, &tally);
+  if (tally.n_paths > 0)
     printf ("target OpenCV/axletterbox >= %.1fx met on %u of %u paths\n",
-        TARGET_RATIO, n_met, n_paths);
+        TARGET_RATIO, tally.n_met, tally.n_paths);
   printf ("s8 within %.0f%% of u8 (or faster) on %u of %u inputs\n",
-      (S8_TOLERANCE - 1.0) * 100.0, n_s8_ok, n_inputs);
+      (S8_TOLERANCE - 1.0) * 100.0, tally.n_s8_ok, tally.n_inputs);
   return 0;
 }

@@ -12,36 +12,53 @@
  * @title: axletterbox
  *
  * Makes a model's input tensor from each video frame: in one pass over
- * the tensor it converts the colour to RGB (or BGR), resizes the frame
- * keeping its aspect ratio (nearest or bilinear), pads it with a fill
- * value (Ultralytics letterbox geometry, see #GstAxLetterbox) and
- * quantises it. The tensor is attached to the frame as a #GstAxTensorMeta
- * of role INPUT carrying the letterbox geometry; the frame itself passes
- * through unchanged.
+ * the tensor it converts the colour to RGB, BGR or gray, resizes the frame
+ * (nearest or bilinear) either keeping its aspect ratio and padding it
+ * with a fill value (Ultralytics letterbox geometry) or stretching each
+ * axis on its own (see #GstAxLetterbox), applies the model's
+ * preprocessing and quantises it. The tensor is attached to the frame as
+ * a #GstAxTensorMeta of role INPUT carrying the geometry; the frame
+ * itself passes through unchanged.
  *
  * With width, height, dtype and scale left at their defaults the element
  * asks downstream for the model's input spec (a custom query that
- * axinference answers), so a plain axletterbox needs no properties.
+ * axinference answers), so a plain axletterbox needs no properties. The
+ * same answer carries the model's preprocessing (#GstAxModelPreprocess):
+ * colour order, letterbox or stretch, fill value, and the pixel scale,
+ * mean and std that make the model's real input value of a pixel. The
+ * channel-order, resize and fill properties override the model's when
+ * set (their defaults, auto and -1, take it); a model that stores no
+ * preprocessing, or no model at all, gets RGB, letterbox, fill 114 and
+ * value = pixel / 255.
  *
  * YUV input is converted with the matrix and range of the caps'
  * colorimetry field; when the caps carry none, BT.601 limited range is
  * assumed. Chroma samples are taken as centred between the luma samples
  * they cover.
  *
- * The quantised value of a pixel p (0..255) is
- * q = round (p / 255 / scale) + zero-point, saturated to the dtype; for
- * f32 tensors it is p / 255 / scale + zero-point without rounding. Pad
- * pixels are the fill value passed through the same quantisation.
+ * The quantised value of a pixel p (0..255) in tensor channel c is
+ * q = round (value / scale) + zero-point, saturated to the dtype, with
+ * value = (p * pixel-scale - mean[c]) / std[c] the model's preprocessing
+ * (a pixel scale of 1 / d, d = 255 or 127.5, is an exact division by d);
+ * for f32 tensors it is value / scale + zero-point without rounding. Pad
+ * pixels are the fill value passed through the same maths. Both are
+ * folded into a table per channel, made when the configuration changes.
+ * Gray is 0.299 R + 0.587 G + 0.114 B of the RGB pixel in float, then
+ * quantised the same way. A u8 "pixel input" of sim-npu's compiler (scale
+ * pixel-scale / std, zero point lround (mean / pixel-scale), the rest of
+ * mean / pixel-scale folded into a bias) gets that rest added before the
+ * rounding: it holds the pixel values themselves.
  *
  * On x86 CPUs with AVX2 the rows are made by vector kernels picked at run
  * time, bit-exact with the portable ones (integer arithmetic where every
  * bilinear weight is a multiple of 1/64, which makes the float arithmetic
  * exact); set GST_AX_LETTERBOX_PORTABLE in the environment to use the
- * portable kernels. i8 with zero point -128 and scale 1/255 is the u8
- * result with its top bit flipped, done in the kernels' stores; other
- * NHWC quantisations use a vector affine map where it gives the LUT's
- * byte for all 256 pixel values (checked when configuring), else the
- * LUT.
+ * portable kernels. A table that is the identity (u8 pixel values) or
+ * flips the top bit (the default value into i8 with zero point -128) is
+ * done in the kernels' stores; other NHWC quantisations with the same
+ * table in every channel use a vector affine map, round (p * gain +
+ * bias), where it gives the table's byte for all 256 pixel values
+ * (checked when configuring), else the table.
  *
  * YUV with luma at 1:1 and chroma upsampled 2x (dyadic weights) takes one
  * fused kernel per row: the chroma rows are blended in integers, which
@@ -87,8 +104,15 @@
 GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 #define GST_CAT_DEFAULT gst_ax_letterbox_element_debug
 
-/* Every tensor has three colour channels. */
+/* Rows are rendered with three colour channels; a gray tensor has one. */
 #define N_CHANNELS 3
+#define GRAY_CHANNELS 1
+/* the luma weights of a gray model's input, as its calibration used */
+#define LUMA_R 0.299f
+#define LUMA_G 0.587f
+#define LUMA_B 0.114f
+/* how close 1 / d must be to a pixel scale to be taken for it exactly */
+#define DIVISOR_TOLERANCE 1e-6
 #define TENSOR_RANK 4
 #define MAX_TENSOR_SIDE 16384
 #define MAX_PIXEL_VALUE 255
@@ -112,6 +136,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
  * signed bytes of pmaddubsw, a vertical blend of bytes fits int16 */
 #define WEIGHT_BITS 6
 #define WEIGHT_ONE (1 << WEIGHT_BITS)
+/* packed RGB also runs in integers with weights in 1/128 (1080 rows into
+ * 512): pmaddubsw takes (128 - m, m) for m >= 1, and a row with m = 0
+ * (both taps the same row) takes (64, 64) */
+#define FINE_WEIGHT_BITS 7
 #define WEIGHT_PAIR_SHIFT 16
 #define PAIRS_PER_VECTOR 4
 #define ROW_PAD_FLOATS 4
@@ -131,11 +159,21 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
 /* a vertically blended chroma sample in int16: 128 * WEIGHT_ONE */
 #define CHROMA16_OFFSET (128 * WEIGHT_ONE)
 
+/* the first three are GstAxColorOrder's values */
 typedef enum
 {
-  GST_AX_LETTERBOX_CHANNEL_ORDER_RGB,
-  GST_AX_LETTERBOX_CHANNEL_ORDER_BGR,
+  GST_AX_LETTERBOX_CHANNEL_ORDER_RGB = GST_AX_COLOR_ORDER_RGB,
+  GST_AX_LETTERBOX_CHANNEL_ORDER_BGR = GST_AX_COLOR_ORDER_BGR,
+  GST_AX_LETTERBOX_CHANNEL_ORDER_GRAY = GST_AX_COLOR_ORDER_GRAY,
+  GST_AX_LETTERBOX_CHANNEL_ORDER_AUTO,
 } GstAxLetterboxChannelOrder;
+
+typedef enum
+{
+  GST_AX_LETTERBOX_RESIZE_AUTO,
+  GST_AX_LETTERBOX_RESIZE_LETTERBOX,
+  GST_AX_LETTERBOX_RESIZE_STRETCH,
+} GstAxLetterboxResize;
 
 typedef enum
 {
@@ -203,8 +241,10 @@ typedef struct
    * same results */
   gboolean dyadic_x[N_CHANNELS];
   gboolean dyadic_y[GST_VIDEO_MAX_PLANES];
-  /* packed RGB, dyadic x: per column the int16 weights (WEIGHT_ONE - m, m)
-   * of its taps, repeated four times */
+  /* packed RGB whose weights in both axes are multiples of 1 / 2^bits
+   * (bits WEIGHT_BITS or FINE_WEIGHT_BITS; 0 if none): per column the int16
+   * weights (2^bits - m, m) of its taps, repeated four times */
+  gint packed_bits;
   gint32 *wx_pair;
   /* one tap in both axes at every column, on consecutive source pixels:
    * rows are copied */
@@ -228,8 +268,10 @@ struct _GstAxLetterboxElement
   /* properties, protected by OBJECT_LOCK */
   guint prop_width;
   guint prop_height;
-  guint fill;
+  /* -1: the model's */
+  gint fill;
   GstAxLetterboxChannelOrder channel_order;
+  GstAxLetterboxResize resize;
   GstAxLetterboxDType dtype;
   gdouble scale;
   gint zero_point;
@@ -267,7 +309,12 @@ struct _GstAxLetterboxElement
   gboolean cfg_scale_up;
   gboolean cfg_bilinear;
   gboolean cfg_roi_mode;
+  gboolean cfg_stretch;
   guint8 cfg_fill;
+  /* the model's preprocessing with the properties' overrides applied */
+  GstAxModelPreprocess cfg_pp;
+  /* 3, or 1 for gray: the rows are still rendered as RGB, then reduced */
+  gint tensor_channels;
   gint red_pos;
   gint blue_pos;
   /* YUV to tensor channels, in the configured channel order */
@@ -276,12 +323,26 @@ struct _GstAxLetterboxElement
    * kernels' stores, and NHWC: rows are rendered into the tensor */
   gboolean direct_u8;
   guint8 flip;
-  /* not direct: the LUT is saturate (round (p * affine_gain) + zero
-   * point), checked on every p, and NHWC rows use the vector kernel */
+  /* not direct: the LUT is saturate (round (p * affine_gain +
+   * affine_bias) + zero point), checked on every p, and NHWC rows use the
+   * vector kernel */
   gboolean affine;
   gfloat affine_gain;
-  guint8 lut_u8[MAX_PIXEL_VALUE + 1];
-  gfloat lut_f32[MAX_PIXEL_VALUE + 1];
+  gfloat affine_bias;
+  /* per tensor channel: the model's preprocessing and the quantisation of
+   * each pixel value; uniform when the three are the same table */
+  guint8 lut_u8[N_CHANNELS][MAX_PIXEL_VALUE + 1];
+  gfloat lut_f32[N_CHANNELS][MAX_PIXEL_VALUE + 1];
+  gboolean uniform;
+  /* the pad value of each tensor channel */
+  guint8 qfill_u8[N_CHANNELS];
+  gfloat qfill_f32[N_CHANNELS];
+  /* gray: value = (luma * pixel_scale - mean) / std, luma in float from
+   * the rendered RGB bytes */
+  gdouble pixel_divisor;
+  /* a pixel input (see pixel_input_offset): what the model's integer zero
+   * point leaves out, added before rounding; 0 for other models */
+  gdouble zero_point_offset;
   GQuark *roi_class_quarks;
   guint n_roi_classes;
 
@@ -334,8 +395,11 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (axletterbox, "axletterbox",
 
 #define DEFAULT_PROP_WIDTH 0
 #define DEFAULT_PROP_HEIGHT 0
-#define DEFAULT_PROP_FILL GST_AX_LETTERBOX_DEFAULT_FILL
-#define DEFAULT_PROP_CHANNEL_ORDER GST_AX_LETTERBOX_CHANNEL_ORDER_RGB
+/* -1 and auto: the model's (114 and rgb without a model) */
+#define DEFAULT_PROP_FILL (-1)
+#define MODEL_FILL (-1)
+#define DEFAULT_PROP_CHANNEL_ORDER GST_AX_LETTERBOX_CHANNEL_ORDER_AUTO
+#define DEFAULT_PROP_RESIZE GST_AX_LETTERBOX_RESIZE_AUTO
 #define DEFAULT_PROP_DTYPE GST_AX_LETTERBOX_DTYPE_AUTO
 #define DEFAULT_PROP_SCALE 0.0
 #define DEFAULT_PROP_ZERO_POINT 0
@@ -360,6 +424,7 @@ enum
   PROP_METHOD,
   PROP_ROI_MODE,
   PROP_ROI_CLASSES,
+  PROP_RESIZE,
 };
 
 #define LETTERBOX_FORMATS \
@@ -384,6 +449,10 @@ gst_ax_letterbox_channel_order_get_type (void)
   static const GEnumValue values[] = {
     {GST_AX_LETTERBOX_CHANNEL_ORDER_RGB, "Red, green, blue", "rgb"},
     {GST_AX_LETTERBOX_CHANNEL_ORDER_BGR, "Blue, green, red", "bgr"},
+    {GST_AX_LETTERBOX_CHANNEL_ORDER_GRAY,
+        "One channel, 0.299 R + 0.587 G + 0.114 B", "gray"},
+    {GST_AX_LETTERBOX_CHANNEL_ORDER_AUTO,
+        "The model's order (rgb when no model answers)", "auto"},
     {0, NULL, NULL},
   };
 
@@ -410,6 +479,28 @@ gst_ax_letterbox_dtype_get_type (void)
 
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstAxLetterboxDType", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_AX_LETTERBOX_RESIZE (gst_ax_letterbox_resize_get_type ())
+static GType
+gst_ax_letterbox_resize_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_AX_LETTERBOX_RESIZE_AUTO,
+        "The model's (letterbox when no model answers)", "auto"},
+    {GST_AX_LETTERBOX_RESIZE_LETTERBOX,
+        "Keep the aspect ratio, pad with the fill value", "letterbox"},
+    {GST_AX_LETTERBOX_RESIZE_STRETCH,
+        "Scale each axis to the tensor on its own, no padding", "stretch"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstAxLetterboxResize", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -443,6 +534,8 @@ static gboolean gst_ax_letterbox_element_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
 static GstFlowReturn gst_ax_letterbox_element_transform_ip (GstBaseTransform
     * trans, GstBuffer * buf);
+static gboolean gst_ax_letterbox_element_src_event (GstBaseTransform * trans,
+    GstEvent * event);
 
 static void
 gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
@@ -466,24 +559,33 @@ gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
           0, MAX_TENSOR_SIDE, DEFAULT_PROP_HEIGHT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_FILL,
-      g_param_spec_uint ("fill", "Fill",
-          "Pixel value (0-255, all channels) of the padding, quantised "
-          "like the image", 0, MAX_PIXEL_VALUE, DEFAULT_PROP_FILL,
+      g_param_spec_int ("fill", "Fill",
+          "Pixel value (0-255, all channels) of the letterbox padding, "
+          "preprocessed and quantised like the image; -1 takes the "
+          "model's (114 when no model answers)", MODEL_FILL,
+          MAX_PIXEL_VALUE, DEFAULT_PROP_FILL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_CHANNEL_ORDER,
       g_param_spec_enum ("channel-order", "Channel order",
-          "Order of the colour channels in the tensor",
-          GST_TYPE_AX_LETTERBOX_CHANNEL_ORDER, DEFAULT_PROP_CHANNEL_ORDER,
+          "Order of the colour channels in the tensor (gray: one channel); "
+          "auto takes the model's", GST_TYPE_AX_LETTERBOX_CHANNEL_ORDER,
+          DEFAULT_PROP_CHANNEL_ORDER,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_RESIZE,
+      g_param_spec_enum ("resize", "Resize",
+          "Letterbox (aspect ratio kept, padded) or stretch (each axis on "
+          "its own); auto takes the model's", GST_TYPE_AX_LETTERBOX_RESIZE,
+          DEFAULT_PROP_RESIZE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_DTYPE,
       g_param_spec_enum ("dtype", "Data type",
           "Element type of the tensor", GST_TYPE_AX_LETTERBOX_DTYPE,
           DEFAULT_PROP_DTYPE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_SCALE,
       g_param_spec_double ("scale", "Quantisation scale",
-          "q = round (pixel / 255 / scale) + zero-point; 0 takes scale and "
-          "zero-point from the model (else 1/255 for u8 and i8, with "
-          "zero-point 0 and -128, and 1 for f32)",
+          "q = round (value / scale) + zero-point, with value the pixel "
+          "after the model's preprocessing (pixel / 255 when no model "
+          "answers); 0 takes scale and zero-point from the model (else "
+          "1/255 for u8 and i8, with zero-point 0 and -128, and 1 for f32)",
           0.0, G_MAXFLOAT, DEFAULT_PROP_SCALE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_ZERO_POINT,
@@ -493,11 +595,13 @@ gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_CENTRE,
       g_param_spec_boolean ("centre", "Centre",
-          "Centre the image in the tensor (else place it top-left)",
+          "Letterbox: centre the image in the tensor (else place it "
+          "top-left)",
           DEFAULT_PROP_CENTRE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_SCALE_UP,
       g_param_spec_boolean ("scale-up", "Scale up",
-          "Enlarge images smaller than the tensor (else only shrink)",
+          "Letterbox: enlarge images smaller than the tensor (else only "
+          "shrink)",
           DEFAULT_PROP_SCALE_UP, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method", "Resampling method",
@@ -518,10 +622,13 @@ gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Letterbox to tensor", "Filter/Converter/Video/Scaler",
-      "Converts, resizes with aspect ratio kept, pads and quantises each "
-      "frame into a model input tensor attached as meta", "gst-ax developers");
+      "Converts, resizes (letterbox or stretch), pads, preprocesses and "
+      "quantises each frame into a model input tensor attached as meta",
+      "gst-ax developers");
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_stop);
+  trans_class->src_event =
+      GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_src_event);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_set_caps);
   trans_class->transform_ip =
       GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_transform_ip);
@@ -529,6 +636,7 @@ gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
   gst_type_mark_as_plugin_api (GST_TYPE_AX_LETTERBOX_CHANNEL_ORDER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_AX_LETTERBOX_DTYPE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_AX_LETTERBOX_METHOD, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_AX_LETTERBOX_RESIZE, 0);
 }
 
 static void
@@ -538,6 +646,7 @@ gst_ax_letterbox_element_init (GstAxLetterboxElement * self)
   self->prop_height = DEFAULT_PROP_HEIGHT;
   self->fill = DEFAULT_PROP_FILL;
   self->channel_order = DEFAULT_PROP_CHANNEL_ORDER;
+  self->resize = DEFAULT_PROP_RESIZE;
   self->dtype = DEFAULT_PROP_DTYPE;
   self->scale = DEFAULT_PROP_SCALE;
   self->zero_point = DEFAULT_PROP_ZERO_POINT;
@@ -622,7 +731,10 @@ gst_ax_letterbox_element_set_property (GObject * object, guint prop_id,
       self->prop_height = g_value_get_uint (value);
       break;
     case PROP_FILL:
-      self->fill = g_value_get_uint (value);
+      self->fill = g_value_get_int (value);
+      break;
+    case PROP_RESIZE:
+      self->resize = g_value_get_enum (value);
       break;
     case PROP_CHANNEL_ORDER:
       self->channel_order = g_value_get_enum (value);
@@ -675,7 +787,10 @@ gst_ax_letterbox_element_get_property (GObject * object, guint prop_id,
       g_value_set_uint (value, self->prop_height);
       break;
     case PROP_FILL:
-      g_value_set_uint (value, self->fill);
+      g_value_set_int (value, self->fill);
+      break;
+    case PROP_RESIZE:
+      g_value_set_enum (value, self->resize);
       break;
     case PROP_CHANNEL_ORDER:
       g_value_set_enum (value, self->channel_order);
@@ -794,6 +909,21 @@ invalid_caps:
   }
 }
 
+/* Downstream asks to renegotiate (a model replaced, say): the model query
+ * is asked again before the next frame. */
+static gboolean
+gst_ax_letterbox_element_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE) {
+    GST_OBJECT_LOCK (self);
+    self->dirty = TRUE;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
+}
+
 /* Whether the float bilinear arithmetic on bytes with weight @w is exact:
  * with weights that are multiples of 1 / WEIGHT_ONE (2^-6) every value
  * needs at most 8 + 2 * 6 bits, well inside a float's 24. */
@@ -803,6 +933,20 @@ is_dyadic (gfloat w)
   const gfloat scaled = w * WEIGHT_ONE;
 
   return scaled == floorf (scaled);
+}
+
+/* Every weight of @w a multiple of 2^-@bits: at 7 bits the float
+ * arithmetic still needs at most 8 + 2 * 7 bits, exact too. */
+static gboolean
+weights_fit (const gfloat * w, gint n, gint bits)
+{
+  const gfloat one = (gfloat) (1 << bits);
+  gint i;
+
+  for (i = 0; i < n; i++)
+    if (w[i] * one != floorf (w[i] * one))
+      return FALSE;
+  return TRUE;
 }
 
 /* The source taps of one output sample at @luma (in luma pixels; @sub is
@@ -934,14 +1078,6 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
         t->n_box = x + 1;
       if (t->wx[0][x] != HALF || t->px0[x] != t->px0[0] + 2 * pstride * x)
         t->halves = FALSE;
-      if (t->dyadic_x[0]) {
-        const gint m = (gint) (t->wx[0][x] * WEIGHT_ONE);
-        gint k;
-
-        for (k = 0; k < PAIRS_PER_VECTOR; k++)
-          t->wx_pair[PAIRS_PER_VECTOR * x + k] =
-              (gint32) (((guint32) m << WEIGHT_PAIR_SHIFT) | (WEIGHT_ONE - m));
-      }
       if (t->px0[x] != t->px0[0] + x * pstride)
         t->contiguous = FALSE;
     }
@@ -977,6 +1113,24 @@ sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
       t->wy[p][y] = w;
       if (!is_dyadic (t->wy[p][y]))
         t->dyadic_y[p] = FALSE;
+    }
+  }
+
+  t->packed_bits = 0;
+  if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
+    if (t->dyadic_x[0] && t->dyadic_y[0])
+      t->packed_bits = WEIGHT_BITS;
+    else if (weights_fit (t->wx[0], lb->resized_width, FINE_WEIGHT_BITS) &&
+        weights_fit (t->wy[0], lb->resized_height, FINE_WEIGHT_BITS))
+      t->packed_bits = FINE_WEIGHT_BITS;
+    for (x = 0; x < lb->resized_width && t->packed_bits; x++) {
+      const gint one = 1 << t->packed_bits;
+      const gint m = (gint) (t->wx[0][x] * one);
+      gint k;
+
+      for (k = 0; k < PAIRS_PER_VECTOR; k++)
+        t->wx_pair[PAIRS_PER_VECTOR * x + k] =
+            (gint32) (((guint32) m << WEIGHT_PAIR_SHIFT) | (guint32) (one - m));
     }
   }
 }
@@ -1046,66 +1200,187 @@ parse_roi_classes (GstAxLetterboxElement * self, const gchar * classes)
   return TRUE;
 }
 
+/* The divisor d of a pixel scale that is 1 / d with 2 d an integer (1/255,
+ * 1/127.5, 1, ...), or 0: dividing by d in double gives the exact value
+ * that the float scale only approximates, and keeps the default (p / 255)
+ * bit-identical with the element's quantisation before preprocessing. */
+static gdouble
+pixel_divisor (gfloat scale)
+{
+  const gdouble half_steps = nearbyint (2.0 / scale);
+  const gdouble d = half_steps / 2.0;
+
+  if (half_steps >= 1.0 && fabs (d * scale - 1.0) < DIVISOR_TOLERANCE)
+    return d;
+  return 0.0;
+}
+
+/* The real value the model sees for pixel value @p of tensor channel
+ * @c: (p * scale - mean) / std. */
+static gdouble
+preprocess_value (const GstAxLetterboxElement * self, gint c, gdouble p)
+{
+  const GstAxModelPreprocess *pp = &self->cfg_pp;
+  const gdouble v = self->pixel_divisor > 0.0 ? p / self->pixel_divisor :
+      p * (gdouble) pp->scale;
+
+  return (v - (gdouble) pp->mean[c]) / (gdouble) pp->std[c];
+}
+
+/* The tensor value of real value @real, in double like the LUT. */
+static void
+quantise_value (const GstAxLetterboxElement * self, gdouble real,
+    guint8 * q_u8, gfloat * q_f32)
+{
+  const gdouble scaled = real / self->tensor_scale;
+  const gdouble q = round (scaled + self->zero_point_offset) +
+      self->tensor_zero_point;
+
+  *q_u8 = 0;
+  *q_f32 = 0.0f;
+  switch (self->tensor_dtype) {
+    case GST_AX_TENSOR_DTYPE_U8:
+      *q_u8 = (guint8) CLAMP (q, 0, G_MAXUINT8);
+      break;
+    case GST_AX_TENSOR_DTYPE_I8:
+      *q_u8 = (guint8) (gint8) CLAMP (q, G_MININT8, G_MAXINT8);
+      break;
+    case GST_AX_TENSOR_DTYPE_F32:
+      *q_f32 = scaled + self->tensor_zero_point;
+      break;
+  }
+}
+
+/* Gray: the luma of a rendered RGB pixel, in float as the compiler's
+ * calibration (sim-npu's imageset) computes it. */
+static inline gfloat
+gray_of (const guint8 * rgb)
+{
+  return LUMA_R * rgb[0] + LUMA_G * rgb[1] + LUMA_B * rgb[2];
+}
+
+/* sim-npu's compiler folds a model's preprocessing into a u8 "pixel
+ * input" when mean and std are the same in every channel: scale = pixel
+ * scale / std and zero point lround (mean / pixel scale), both in float,
+ * and the part of mean / pixel scale that the integer zero point loses
+ * (the half of 127.5 for p / 127.5 - 1) goes into the first convolution's
+ * bias. Such an input wants the pixel value itself, not the value
+ * rounded about the integer zero point: returns that lost part (0.5 for
+ * BlazeFace), 0 for any other input. */
+static gdouble
+pixel_input_offset (const GstAxModelPreprocess * pp, GstAxTensorDType dtype,
+    gfloat scale, gint zero_point)
+{
+  gfloat steps;
+
+  if (dtype != GST_AX_TENSOR_DTYPE_U8 || pp->mean[0] != pp->mean[1] ||
+      pp->mean[0] != pp->mean[2] || pp->std[0] != pp->std[1] ||
+      pp->std[0] != pp->std[2] || !(pp->std[0] > 0.0f) ||
+      scale != pp->scale / pp->std[0])
+    return 0.0;
+  steps = pp->mean[0] / pp->scale;
+  if (lroundf (steps) != zero_point)
+    return 0.0;
+  return (gdouble) steps - zero_point;
+}
+
 static void
 compute_quantisation (GstAxLetterboxElement * self)
 {
-  gint v;
-  gboolean shift = self->tensor_dtype != GST_AX_TENSOR_DTYPE_F32;
+  const gboolean f32 = self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32;
+  gboolean shift = !f32;
+  gint v, c;
 
-  for (v = 0; v <= MAX_PIXEL_VALUE; v++) {
-    const gdouble real = (gdouble) v / MAX_PIXEL_VALUE / self->tensor_scale;
-    const gdouble q = round (real) + self->tensor_zero_point;
+  self->pixel_divisor = pixel_divisor (self->cfg_pp.scale);
+  for (c = 0; c < N_CHANNELS; c++)
+    for (v = 0; v <= MAX_PIXEL_VALUE; v++)
+      quantise_value (self, preprocess_value (self, c, v),
+          &self->lut_u8[c][v], &self->lut_f32[c][v]);
+  self->uniform = self->tensor_channels == N_CHANNELS;
+  for (c = 1; c < N_CHANNELS && self->uniform; c++)
+    if (memcmp (self->lut_u8[c], self->lut_u8[0], sizeof (self->lut_u8[0]))
+        || memcmp (self->lut_f32[c], self->lut_f32[0],
+            sizeof (self->lut_f32[0])))
+      self->uniform = FALSE;
 
-    switch (self->tensor_dtype) {
-      case GST_AX_TENSOR_DTYPE_U8:
-        self->lut_u8[v] = (guint8) CLAMP (q, 0, G_MAXUINT8);
-        break;
-      case GST_AX_TENSOR_DTYPE_I8:
-        self->lut_u8[v] = (guint8) (gint8) CLAMP (q, G_MININT8, G_MAXINT8);
-        break;
-      case GST_AX_TENSOR_DTYPE_F32:
-        self->lut_f32[v] = real + self->tensor_zero_point;
-        break;
+  if (self->tensor_channels == N_CHANNELS) {
+    for (c = 0; c < N_CHANNELS; c++) {
+      self->qfill_u8[c] = self->lut_u8[c][self->cfg_fill];
+      self->qfill_f32[c] = self->lut_f32[c][self->cfg_fill];
     }
+  } else {
+    const guint8 fill[N_CHANNELS] = { self->cfg_fill, self->cfg_fill,
+      self->cfg_fill
+    };
+
+    quantise_value (self, preprocess_value (self, 0, gray_of (fill)),
+        &self->qfill_u8[0], &self->qfill_f32[0]);
   }
+
   /* u8 with scale 1/255 and zero point 0 is the identity, i8 with zero
    * point -128 flips the top bit: both are an XOR of every byte */
-  self->flip = self->lut_u8[0];
+  self->flip = self->lut_u8[0][0];
   if (self->flip != 0 && self->flip != SIGN_BIT)
     shift = FALSE;
+  if (!self->uniform)
+    shift = FALSE;
   for (v = 0; v <= MAX_PIXEL_VALUE && shift; v++)
-    if (self->lut_u8[v] != (v ^ self->flip))
+    if (self->lut_u8[0][v] != (v ^ self->flip))
       shift = FALSE;
   self->direct_u8 = shift && self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC;
   if (!self->direct_u8)
     self->flip = 0;
 
-  /* Other scales and zero points: the vector kernel computes
-   * saturate (nearbyint ((float) p * gain) + zero point) in float; it is
-   * used only if it gives the LUT's byte for every one of the 256 pixel
-   * values. */
+  /* Other quantisations: the vector kernel computes saturate (nearbyint
+   * ((float) p * gain + bias) + zero point) in float; it is used only if
+   * it gives the LUT's byte for every one of the 256 pixel values. The
+   * bias is the mean folded in, 0 without one (then the sum is the
+   * product exactly). */
   self->affine = FALSE;
-  if (!self->direct_u8 && self->tensor_dtype != GST_AX_TENSOR_DTYPE_F32) {
+  if (!self->direct_u8 && !f32 && self->uniform) {
     const gboolean s8 = self->tensor_dtype == GST_AX_TENSOR_DTYPE_I8;
+    const gdouble at0 = preprocess_value (self, 0, 0.0);
+    const gdouble at1 = preprocess_value (self, 0, 1.0);
 
-    self->affine_gain = (gfloat) (1.0 / MAX_PIXEL_VALUE / self->tensor_scale);
+    self->affine_gain = (gfloat) ((at1 - at0) / self->tensor_scale);
+    self->affine_bias = (gfloat) (at0 / self->tensor_scale +
+        self->zero_point_offset);
     self->affine = self->tensor_zero_point >= MIN_AFFINE_ZERO_POINT &&
         self->tensor_zero_point <= MAX_AFFINE_ZERO_POINT;
     for (v = 0; v <= MAX_PIXEL_VALUE && self->affine; v++) {
-      const gfloat scaled = (gfloat) v * self->affine_gain;
+      const gfloat scaled = (gfloat) v * self->affine_gain + self->affine_bias;
       gint q;
 
-      if (!(scaled < MAX_AFFINE_SCALED))
+      if (!(fabsf (scaled) < MAX_AFFINE_SCALED))
         self->affine = FALSE;
       q = (gint) nearbyintf (scaled) + self->tensor_zero_point;
       q = s8 ? CLAMP (q, G_MININT8, G_MAXINT8) : CLAMP (q, 0, G_MAXUINT8);
-      if ((guint8) q != self->lut_u8[v])
+      if ((guint8) q != self->lut_u8[0][v])
         self->affine = FALSE;
     }
   }
-  GST_DEBUG_OBJECT (self, "quantisation: %s", self->direct_u8 ? (self->flip ?
-          "top bit flipped in the stores" : "identity") : (self->affine ?
-          "vector affine map" : "LUT"));
+  GST_DEBUG_OBJECT (self, "quantisation: %s", self->tensor_channels == 1 ?
+      "gray in float" : (self->direct_u8 ? (self->flip ?
+              "top bit flipped in the stores" : "identity") :
+          (self->affine ? "vector affine map" : (self->uniform ? "LUT" :
+                  "per-channel LUT"))));
+}
+
+/* The geometry of a @w x @h region in the tensor, letterbox or stretch. */
+static gboolean
+gst_ax_letterbox_element_geometry (GstAxLetterboxElement * self,
+    GstAxLetterbox * lb, gint w, gint h)
+{
+  if (self->cfg_stretch) {
+    if (!gst_ax_letterbox_init_stretch (lb, w, h, self->tensor_width,
+            self->tensor_height))
+      return FALSE;
+    lb->fill = self->cfg_fill;
+    return TRUE;
+  }
+  return gst_ax_letterbox_init (lb, w, h, self->tensor_width,
+      self->tensor_height, self->cfg_centre, self->cfg_scale_up,
+      self->cfg_fill);
 }
 
 /* Resolves the tensor spec from the properties and, for what they leave
@@ -1115,11 +1390,14 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
 {
   GstQuery *query;
   GstAxModelInput model = { 0, };
-  gboolean have_model;
+  GstAxModelPreprocess *pp = &self->cfg_pp;
+  gboolean have_model, have_pp = FALSE;
   guint prop_width, prop_height;
   GstAxLetterboxDType dtype;
+  GstAxLetterboxChannelOrder order;
+  GstAxLetterboxResize resize;
   gdouble scale;
-  gint zero_point;
+  gint zero_point, fill;
   gchar *roi_classes;
   gsize tensor_bytes;
   GstStructure *config;
@@ -1131,22 +1409,13 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
   dtype = self->dtype;
   scale = self->scale;
   zero_point = self->zero_point;
-  self->cfg_fill = self->fill;
+  fill = self->fill;
+  order = self->channel_order;
+  resize = self->resize;
   self->cfg_centre = self->centre;
   self->cfg_scale_up = self->scale_up;
   self->cfg_bilinear = self->method == GST_AX_LETTERBOX_METHOD_BILINEAR;
   self->cfg_roi_mode = self->roi_mode;
-  self->red_pos = self->channel_order == GST_AX_LETTERBOX_CHANNEL_ORDER_RGB ?
-      0 : 2;
-  self->blue_pos = 2 - self->red_pos;
-  self->matrix.y_offset = self->y_offset;
-  self->matrix.y_gain = self->y_gain;
-  self->matrix.from_u[self->red_pos] = 0.0f;
-  self->matrix.from_v[self->red_pos] = self->r_from_v;
-  self->matrix.from_u[1] = -self->g_from_u;
-  self->matrix.from_v[1] = -self->g_from_v;
-  self->matrix.from_u[self->blue_pos] = self->b_from_u;
-  self->matrix.from_v[self->blue_pos] = 0.0f;
   roi_classes = g_strdup (self->roi_classes);
   self->dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
@@ -1157,14 +1426,49 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
   query = gst_ax_model_query_new ();
   have_model = gst_pad_peer_query (GST_BASE_TRANSFORM_SRC_PAD (self), query)
       && gst_ax_model_query_parse_input (query, &model);
+  /* a model that stores none gets the default: RGB, letterbox, fill 114,
+   * pixel / 255 */
+  if (have_model)
+    have_pp = gst_ax_model_query_parse_preprocess (query, pp);
+  else
+    gst_ax_model_preprocess_init_default (pp);
   gst_query_unref (query);
   if (have_model)
     GST_INFO_OBJECT (self, "model '%s' input '%s': %dx%dx%d %s scale %g "
-        "zero point %d", model.model_name, model.name, model.width,
-        model.height, model.channels, gst_ax_tensor_dtype_to_string
-        (model.dtype), model.scale, model.zero_point);
+        "zero point %d; %s preprocessing: colour %d, %s, fill %u, scale %g, "
+        "mean %g %g %g, std %g %g %g", model.model_name, model.name,
+        model.width, model.height, model.channels,
+        gst_ax_tensor_dtype_to_string (model.dtype), model.scale,
+        model.zero_point, have_pp ? "stored" : "default", pp->color,
+        pp->resize == GST_AX_RESIZE_STRETCH ? "stretch" : "letterbox",
+        pp->fill, pp->scale, pp->mean[0], pp->mean[1], pp->mean[2],
+        pp->std[0], pp->std[1], pp->std[2]);
   else
     GST_INFO_OBJECT (self, "no model answered the input query");
+
+  /* the properties set override the model's */
+  if (order != GST_AX_LETTERBOX_CHANNEL_ORDER_AUTO)
+    pp->color = (GstAxColorOrder) order;
+  if (resize != GST_AX_LETTERBOX_RESIZE_AUTO)
+    pp->resize = resize == GST_AX_LETTERBOX_RESIZE_STRETCH ?
+        GST_AX_RESIZE_STRETCH : GST_AX_RESIZE_LETTERBOX;
+  if (fill != MODEL_FILL)
+    pp->fill = (guint8) fill;
+  self->cfg_fill = pp->fill;
+  self->cfg_stretch = pp->resize == GST_AX_RESIZE_STRETCH;
+  self->tensor_channels = pp->color == GST_AX_COLOR_ORDER_GRAY ?
+      GRAY_CHANNELS : N_CHANNELS;
+  /* gray is reduced from rows rendered as RGB */
+  self->red_pos = pp->color == GST_AX_COLOR_ORDER_BGR ? 2 : 0;
+  self->blue_pos = 2 - self->red_pos;
+  self->matrix.y_offset = self->y_offset;
+  self->matrix.y_gain = self->y_gain;
+  self->matrix.from_u[self->red_pos] = 0.0f;
+  self->matrix.from_v[self->red_pos] = self->r_from_v;
+  self->matrix.from_u[1] = -self->g_from_u;
+  self->matrix.from_v[1] = -self->g_from_v;
+  self->matrix.from_u[self->blue_pos] = self->b_from_u;
+  self->matrix.from_v[self->blue_pos] = 0.0f;
 
   self->tensor_width = prop_width ? (gint) prop_width :
       (have_model ? model.width : 0);
@@ -1172,7 +1476,7 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
       (have_model ? model.height : 0);
   if (self->tensor_width <= 0 || self->tensor_height <= 0)
     goto no_size;
-  if (have_model && model.channels != N_CHANNELS)
+  if (have_model && model.channels != self->tensor_channels)
     goto bad_channels;
 
   switch (dtype) {
@@ -1190,6 +1494,7 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
       break;
   }
 
+  self->zero_point_offset = 0.0;
   if (scale > 0.0) {
     self->tensor_scale = scale;
     self->tensor_zero_point = zero_point;
@@ -1197,6 +1502,8 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
       && model.scale > 0.0f) {
     self->tensor_scale = model.scale;
     self->tensor_zero_point = model.zero_point;
+    self->zero_point_offset = pixel_input_offset (pp, model.dtype,
+        model.scale, model.zero_point);
   } else if (self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32) {
     self->tensor_scale = 1.0f;
     self->tensor_zero_point = 0;
@@ -1217,17 +1524,17 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
   self->scratch = g_new (guint8, (gsize) self->tensor_width * N_CHANNELS);
 
   if (!self->cfg_roi_mode) {
-    gst_ax_letterbox_init (&self->frame_lb,
+    gst_ax_letterbox_element_geometry (self, &self->frame_lb,
         GST_VIDEO_INFO_WIDTH (&self->in_info),
-        GST_VIDEO_INFO_HEIGHT (&self->in_info), self->tensor_width,
-        self->tensor_height, self->cfg_centre, self->cfg_scale_up,
-        self->cfg_fill);
+        GST_VIDEO_INFO_HEIGHT (&self->in_info));
     sample_tables_compute (&self->tables, &self->in_info, &self->frame_lb,
         self->cfg_bilinear);
+    GST_DEBUG_OBJECT (self, "packed integer weights: %d bits",
+        self->tables.packed_bits);
   }
 
   tensor_bytes = (gsize) self->tensor_width * self->tensor_height *
-      N_CHANNELS * gst_ax_tensor_dtype_size (self->tensor_dtype);
+      self->tensor_channels * gst_ax_tensor_dtype_size (self->tensor_dtype);
   if (self->pool == NULL || tensor_bytes != self->tensor_bytes) {
     if (self->pool) {
       gst_buffer_pool_set_active (self->pool, FALSE);
@@ -1244,11 +1551,13 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
   }
 
   GST_INFO_OBJECT (self, "tensor '%s' %dx%dx%d %s %s scale %g zero point "
-      "%d, %s", self->tensor_name, self->tensor_width, self->tensor_height,
-      N_CHANNELS, gst_ax_tensor_dtype_to_string (self->tensor_dtype),
+      "%d, %s, %s, fill %u", self->tensor_name, self->tensor_width,
+      self->tensor_height, self->tensor_channels,
+      gst_ax_tensor_dtype_to_string (self->tensor_dtype),
       self->tensor_layout == GST_AX_TENSOR_LAYOUT_NCHW ? "NCHW" : "NHWC",
       self->tensor_scale, self->tensor_zero_point,
-      self->cfg_bilinear ? "bilinear" : "nearest");
+      self->cfg_bilinear ? "bilinear" : "nearest",
+      self->cfg_stretch ? "stretch" : "letterbox", self->cfg_fill);
   self->configured = TRUE;
   return TRUE;
 
@@ -1265,8 +1574,12 @@ no_size:
 bad_channels:
   {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Model '%s' wants %d input channels, axletterbox makes %d.",
-            model.model_name, model.channels, N_CHANNELS), (NULL));
+        ("Model '%s' wants %d input channels, axletterbox makes %d (channel "
+            "order %s).", model.model_name, model.channels,
+            self->tensor_channels, pp->color == GST_AX_COLOR_ORDER_GRAY ?
+            "gray" : (pp->color == GST_AX_COLOR_ORDER_BGR ? "bgr" : "rgb")),
+        ("the model's preprocessing is %s; set channel-order to match the "
+            "model's input", have_pp ? "stored" : "the default (rgb)"));
     return FALSE;
   }
 pool_failed:
@@ -1378,9 +1691,10 @@ lerp_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
  * time; the caller does the rest with the LUT. */
 AVX2_FN static gint
 pack_affine_avx2 (guint8 * restrict out, const guint8 * restrict in,
-    gfloat gain, gint zero_point, gboolean s8, gint n)
+    gfloat gain, gfloat bias, gint zero_point, gboolean s8, gint n)
 {
   const __m256 vgain = _mm256_set1_ps (gain);
+  const __m256 vbias = _mm256_set1_ps (bias);
   const __m256i vzp = _mm256_set1_epi32 (zero_point);
   gint i, j;
 
@@ -1392,8 +1706,8 @@ pack_affine_avx2 (guint8 * restrict out, const guint8 * restrict in,
           (_mm_loadl_epi64 ((const __m128i *) (in + i + PIXELS_PER_YMM * j))));
 
       /* cvtps2dq rounds half to even, like nearbyintf */
-      q[j] = _mm256_add_epi32 (_mm256_cvtps_epi32 (_mm256_mul_ps (f, vgain)),
-          vzp);
+      q[j] = _mm256_add_epi32 (_mm256_cvtps_epi32 (_mm256_add_ps
+              (_mm256_mul_ps (f, vgain), vbias)), vzp);
     }
     /* the packs work per 128-bit lane: the permute puts q0 .. q3 back in
      * order */
@@ -1407,23 +1721,30 @@ pack_affine_avx2 (guint8 * restrict out, const guint8 * restrict in,
   return i;
 }
 
-/* Packed RGB with dyadic weights (is_dyadic): the float arithmetic of
- * lerp_packed_value is exact there, so it equals the integer
- * ((T0 (64 - my) + B0 my) (64 - mx) + (T1 (64 - my) + B1 my) mx + 2^11)
- * >> 12, done with pmaddubsw (vertical) and pmaddwd (horizontal), two
- * pixels per 256-bit vector. The eight bytes at a pixel hold both
+/* Packed RGB with dyadic weights (is_dyadic, or multiples of 1/128 with
+ * @bits 7): the float arithmetic of lerp_packed_value is exact there, so
+ * it equals the integer, with one = 2^@bits,
+ * ((T0 (one - my) + B0 my) (one - mx) + (T1 (one - my) + B1 my) mx +
+ * one^2 / 2) >> 2 @bits, done with pmaddubsw (vertical) and pmaddwd
+ * (horizontal), two pixels per 256-bit vector. The eight bytes at a pixel hold both
  * horizontal taps (the second is the next pixel, or unused at weight 0);
  * the caller checks that the loads stay in the row (n_vector8) and does
  * the rest with lerp_packed. */
 AVX2_FN static gint
 dyadic_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
-    const guint8 * restrict bot, gint my, const gint32 * restrict p0,
-    const gint32 * restrict wx_pair, const gint off[N_CHANNELS],
-    gint pstride, guint8 flip, gint n)
+    const guint8 * restrict bot, gint my, gint bits,
+    const gint32 * restrict p0, const gint32 * restrict wx_pair,
+    const gint off[N_CHANNELS], gint pstride, guint8 flip, gint n)
 {
-  const __m256i wy = _mm256_set1_epi16 ((gint16) ((my << CHAR_BIT) |
-          (WEIGHT_ONE - my)));
-  const __m256i round = _mm256_set1_epi32 (1 << (2 * WEIGHT_BITS - 1));
+  const gint one = 1 << bits;
+  /* (128, 0) does not fit pmaddubsw's signed bytes; at my = 0 the bottom
+   * row is the top row and (64, 64) gives the same sums */
+  const gboolean split = my == 0 && one > G_MAXINT8;
+  const gint w_top = split ? one / 2 : one - my;
+  const gint w_bot = split ? one / 2 : my;
+  const __m256i wy = _mm256_set1_epi16 ((gint16) ((w_bot << CHAR_BIT) | w_top));
+  const __m256i round = _mm256_set1_epi32 (1 << (2 * bits - 1));
+  const __m128i shift = _mm_cvtsi32_si128 (2 * bits);
   const __m128i vflip = _mm_set1_epi8 ((gchar) flip);
   /* pixels x, x + 2, x + 1, x + 3 after the packs, as RGB0 each */
   const __m128i compact = _mm_setr_epi8 (0, 1, 2, 8, 9, 10, 4, 5, 6, 12, 13,
@@ -1465,7 +1786,7 @@ dyadic_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
       t = _mm256_maddubs_epi16 (_mm256_shuffle_epi8 (t, vpairs), wy);
       t = _mm256_madd_epi16 (t, _mm256_loadu_si256 ((const __m256i *)
               (wx_pair + PAIRS_PER_VECTOR * a)));
-      v[j] = _mm256_srai_epi32 (_mm256_add_epi32 (t, round), 2 * WEIGHT_BITS);
+      v[j] = _mm256_sra_epi32 (_mm256_add_epi32 (t, round), shift);
     }
     /* lanes: x, x + 2 | x + 1, x + 3 */
     v[0] = _mm256_packs_epi32 (v[0], v[1]);
@@ -2203,6 +2524,51 @@ pack_lut_f32 (gfloat * restrict out, const guint8 * restrict in,
     out[i] = lut[in[i]];
 }
 
+/* NHWC with a table per channel (means or stds that differ) */
+static void
+pack_lut3_u8 (guint8 * restrict out, const guint8 * restrict in,
+    const guint8 (*restrict lut)[MAX_PIXEL_VALUE + 1], gint n)
+{
+  gint x, k;
+
+  for (x = 0; x < n; x++)
+    for (k = 0; k < N_CHANNELS; k++)
+      out[N_CHANNELS * x + k] = lut[k][in[N_CHANNELS * x + k]];
+}
+
+static void
+pack_lut3_f32 (gfloat * restrict out, const guint8 * restrict in,
+    const gfloat (*restrict lut)[MAX_PIXEL_VALUE + 1], gint n)
+{
+  gint x, k;
+
+  for (x = 0; x < n; x++)
+    for (k = 0; k < N_CHANNELS; k++)
+      out[N_CHANNELS * x + k] = lut[k][in[N_CHANNELS * x + k]];
+}
+
+/* Gray: each rendered RGB pixel's luma, preprocessed and quantised in
+ * double like the LUTs (the luma is not a byte, so no table). */
+static void
+pack_gray (const GstAxLetterboxElement * self, guint8 * restrict out,
+    const guint8 * restrict in, gint n)
+{
+  const gboolean f32 = self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32;
+  gint x;
+
+  for (x = 0; x < n; x++) {
+    guint8 q;
+    gfloat f;
+
+    quantise_value (self, preprocess_value (self, 0,
+            gray_of (in + N_CHANNELS * x)), &q, &f);
+    if (f32)
+      memcpy (out + x * sizeof (gfloat), &f, sizeof (f));
+    else
+      out[x] = q;
+  }
+}
+
 static void
 pack_planar_u8 (guint8 * restrict out, const guint8 * restrict in,
     const guint8 * restrict lut, gint channel, gint n)
@@ -2239,24 +2605,36 @@ fill_rect (GstAxLetterboxElement * self, guint8 * tensor, gint x, gint y,
 {
   const gsize esize = gst_ax_tensor_dtype_size (self->tensor_dtype);
   const gint tw = self->tensor_width, th = self->tensor_height;
+  const gint nc = self->tensor_channels;
   const gboolean f32 = self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32;
-  const guint8 qfill = self->lut_u8[self->cfg_fill];
-  const gfloat ffill = self->lut_f32[self->cfg_fill];
-  gint row, c;
+  const gboolean same = nc == GRAY_CHANNELS ||
+      (self->qfill_u8[0] == self->qfill_u8[1] &&
+      self->qfill_u8[0] == self->qfill_u8[2] &&
+      self->qfill_f32[0] == self->qfill_f32[1] &&
+      self->qfill_f32[0] == self->qfill_f32[2]);
+  gint row, c, i;
 
   if (w <= 0 || h <= 0)
     return;
 
-  if (self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC) {
-    const gsize run = (gsize) w * N_CHANNELS;
+  if (self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC || nc == 1) {
+    const gsize run = (gsize) w * nc;
 
     for (row = y; row < y + h; row++) {
-      guint8 *p = tensor + (((gsize) row * tw + x) * N_CHANNELS) * esize;
+      guint8 *p = tensor + (((gsize) row * tw + x) * nc) * esize;
 
-      if (f32)
-        fill_f32 ((gfloat *) p, ffill, run);
+      if (same && f32)
+        fill_f32 ((gfloat *) p, self->qfill_f32[0], run);
+      else if (same)
+        memset (p, self->qfill_u8[0], run);
+      else if (f32)
+        for (i = 0; i < w; i++)
+          memcpy (p + (gsize) i * N_CHANNELS * esize, self->qfill_f32,
+              sizeof (self->qfill_f32));
       else
-        memset (p, qfill, run);
+        for (i = 0; i < w; i++)
+          memcpy (p + (gsize) i * N_CHANNELS, self->qfill_u8,
+              sizeof (self->qfill_u8));
     }
   } else {
     for (c = 0; c < N_CHANNELS; c++) {
@@ -2264,9 +2642,9 @@ fill_rect (GstAxLetterboxElement * self, guint8 * tensor, gint x, gint y,
         guint8 *p = tensor + (((gsize) c * th + row) * tw + x) * esize;
 
         if (f32)
-          fill_f32 ((gfloat *) p, ffill, w);
+          fill_f32 ((gfloat *) p, self->qfill_f32[c], w);
         else
-          memset (p, qfill, w);
+          memset (p, self->qfill_u8[c], w);
       }
     }
   }
@@ -2305,7 +2683,7 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
     off[2] = t->x0[third][0] - t->px0[0];
     in_order = off[0] == 0 && off[1] == 1 && off[2] == 2;
     fused = self->use_simd;
-    dyadic = t->dyadic_x[0] && t->dyadic_y[0];
+    dyadic = t->packed_bits != 0;
   } else if (self->use_simd) {
     const GstVideoFormatInfo *finfo = frame->info.finfo;
 
@@ -2366,7 +2744,8 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
             src_row[0] + t->px0[0], off, flip, t->n_box, rw);
       if (dyadic && done < t->n_vector8)
         done += dyadic_packed_avx2 (out + N_CHANNELS * done, src_row[0],
-            src_row1[0], (gint) (t->wy[0][y] * WEIGHT_ONE), t->px0 + done,
+            src_row1[0], (gint) (t->wy[0][y] * (1 << t->packed_bits)),
+            t->packed_bits, t->px0 + done,
             t->wx_pair + PAIRS_PER_VECTOR * done, off, pstride, flip,
             t->n_vector8 - done);
       else if (!dyadic)
@@ -2522,21 +2901,27 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
     if (self->direct_u8)
       continue;
 
-    if (self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC) {
+    if (self->tensor_channels == GRAY_CHANNELS) {
+      pack_gray (self, tensor + ((gsize) ty * tw + px) * esize, out, rw);
+    } else if (self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC) {
       guint8 *dst = tensor + ((gsize) ty * tw + px) * N_CHANNELS * esize;
 
-      if (self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32)
-        pack_lut_f32 ((gfloat *) dst, out, self->lut_f32, rw * N_CHANNELS);
+      if (self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32 && self->uniform)
+        pack_lut_f32 ((gfloat *) dst, out, self->lut_f32[0], rw * N_CHANNELS);
+      else if (self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32)
+        pack_lut3_f32 ((gfloat *) dst, out, self->lut_f32, rw);
+      else if (!self->uniform)
+        pack_lut3_u8 (dst, out, self->lut_u8, rw);
       else {
         gint done = 0;
 
 #ifdef HAVE_X86_SIMD
         if (self->affine && self->use_simd)
           done = pack_affine_avx2 (dst, out, self->affine_gain,
-              self->tensor_zero_point,
+              self->affine_bias, self->tensor_zero_point,
               self->tensor_dtype == GST_AX_TENSOR_DTYPE_I8, rw * N_CHANNELS);
 #endif
-        pack_lut_u8 (dst + done, out + done, self->lut_u8,
+        pack_lut_u8 (dst + done, out + done, self->lut_u8[0],
             rw * N_CHANNELS - done);
       }
     } else {
@@ -2544,9 +2929,9 @@ gst_ax_letterbox_element_render (GstAxLetterboxElement * self,
         guint8 *dst = tensor + (((gsize) c * th + ty) * tw + px) * esize;
 
         if (self->tensor_dtype == GST_AX_TENSOR_DTYPE_F32)
-          pack_planar_f32 ((gfloat *) dst, out, self->lut_f32, c, rw);
+          pack_planar_f32 ((gfloat *) dst, out, self->lut_f32[c], c, rw);
         else
-          pack_planar_u8 (dst, out, self->lut_u8, c, rw);
+          pack_planar_u8 (dst, out, self->lut_u8[c], c, rw);
       }
     }
   }
@@ -2633,9 +3018,9 @@ gst_ax_letterbox_element_make_tensor (GstAxLetterboxElement * self,
   if (self->tensor_layout == GST_AX_TENSOR_LAYOUT_NHWC) {
     dims[1] = self->tensor_height;
     dims[2] = self->tensor_width;
-    dims[3] = N_CHANNELS;
+    dims[3] = self->tensor_channels;
   } else {
-    dims[1] = N_CHANNELS;
+    dims[1] = self->tensor_channels;
     dims[2] = self->tensor_height;
     dims[3] = self->tensor_width;
   }
@@ -2708,9 +3093,7 @@ gst_ax_letterbox_element_roi_tensors (GstAxLetterboxElement * self,
     y0 = MIN ((gint) MIN (roi->y, (guint) G_MAXINT), fh);
     x1 = (gint) MIN ((gint64) roi->x + roi->w, (gint64) fw);
     y1 = (gint) MIN ((gint64) roi->y + roi->h, (gint64) fh);
-    if (!gst_ax_letterbox_init (&lb, x1 - x0, y1 - y0, self->tensor_width,
-            self->tensor_height, self->cfg_centre, self->cfg_scale_up,
-            self->cfg_fill)) {
+    if (!gst_ax_letterbox_element_geometry (self, &lb, x1 - x0, y1 - y0)) {
       GST_LOG_OBJECT (self, "skipping empty region %u,%u %ux%u", roi->x,
           roi->y, roi->w, roi->h);
       continue;

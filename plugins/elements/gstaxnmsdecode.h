@@ -107,12 +107,18 @@ typedef struct
   guint n_levels;
   guint strides[GST_AX_NMS_MAX_LEVELS];
   guint anchors_per_cell[GST_AX_NMS_MAX_LEVELS];
+  /* anchor centre of cell (x, y): ((x + anchor_offset) x input width /
+   * grid width, (y + anchor_offset_y) x ...), grid = ceil (input / stride),
+   * as MediaPipe's anchor_offset_x / anchor_offset_y */
   gfloat anchor_offset;
+  gfloat anchor_offset_y;
   guint n_keypoints;
   gboolean sigmoid_scores;
 } GstAxNmsParams;
 
-/* One model output, already validated against the decode kind. */
+/* One model output, already validated against the decode kind. For SSD,
+ * n_classes is the values per anchor (classes of a score tensor,
+ * regressors of a box tensor). */
 typedef struct
 {
   gconstpointer data;
@@ -125,6 +131,9 @@ typedef struct
    * 0 for the other kinds */
   guint height;
   guint width;
+  /* which of the metas given to gst_ax_nms_inputs_from_metas() it is
+   * (the caller maps that tensor's data into @data) */
+  guint meta_index;
 } GstAxNmsInput;
 
 typedef struct

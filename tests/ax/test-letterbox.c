@@ -568,6 +568,442 @@ GST_START_TEST (test_exact_full_size)
 
 GST_END_TEST;
 
+/* The model's preprocessing folded into the quantisation, and stretch:
+ * the same exact reference pixels, then each tensor channel's value
+ * (p / d or p * scale, minus the mean, over the std, over the input
+ * scale, rounded, plus the zero point) in double as documented, with the
+ * pixel scale taken as 1 / d exactly where it is one (1/255, 1/127.5).
+ * Gray is the float luma of the RGB bytes. A stand-in for axinference
+ * answers the model query. */
+
+#define LUMA_R 0.299f
+#define LUMA_G 0.587f
+#define LUMA_B 0.114f
+#define DIVISOR_TOLERANCE 1e-6
+
+typedef struct
+{
+  const gchar *name;
+  GstAxTensorDType dtype;
+  gfloat qscale;
+  gint zero_point;
+  GstAxColorOrder color;
+  GstAxResizeMode resize;
+  guint8 fill;
+  gfloat scale;
+  gfloat mean[3];
+  gfloat std[3];
+} ExactPre;
+
+static const ExactPre pres[] = {
+  {"centernet", GST_AX_TENSOR_DTYPE_I8, 1.0f, -128, GST_AX_COLOR_ORDER_RGB,
+      GST_AX_RESIZE_STRETCH, 114, 1.0f, {0, 0, 0}, {1, 1, 1}},
+  {"blazeface", GST_AX_TENSOR_DTYPE_I8, (gfloat) (1.0 / 127.5), 0,
+        GST_AX_COLOR_ORDER_RGB, GST_AX_RESIZE_LETTERBOX, 0,
+      (gfloat) (1.0 / 127.5), {1, 1, 1}, {1, 1, 1}},
+  {"bgr-mean", GST_AX_TENSOR_DTYPE_I8, 1.0f / 64.0f, 2,
+        GST_AX_COLOR_ORDER_BGR, GST_AX_RESIZE_STRETCH, 7, 1.0f / 255.0f,
+      {0.5f, 0.5f, 0.5f}, {0.25f, 0.25f, 0.25f}},
+  {"imagenet", GST_AX_TENSOR_DTYPE_U8, 0.03f, 120, GST_AX_COLOR_ORDER_RGB,
+        GST_AX_RESIZE_LETTERBOX, 114, 1.0f / 255.0f,
+      {0.485f, 0.456f, 0.406f}, {0.229f, 0.224f, 0.225f}},
+  {"gray", GST_AX_TENSOR_DTYPE_I8, (gfloat) (1.0 / 127.5), 0,
+        GST_AX_COLOR_ORDER_GRAY, GST_AX_RESIZE_STRETCH, 0, 1.0f / 255.0f,
+      {0.5f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f}},
+  {"gray-letterbox", GST_AX_TENSOR_DTYPE_U8, 1.0f / 255.0f, 0,
+        GST_AX_COLOR_ORDER_GRAY, GST_AX_RESIZE_LETTERBOX, 114, 1.0f / 255.0f,
+      {0, 0, 0}, {1, 1, 1}},
+  /* the compiler's pixel inputs, as the shipped BlazeFace and emotion
+   * models have them: u8 of scale pixel scale / std, zero point
+   * lround (mean / pixel scale) = 127 */
+  {"blazeface-u8", GST_AX_TENSOR_DTYPE_U8, (gfloat) (1.0 / 127.5), 127,
+        GST_AX_COLOR_ORDER_RGB, GST_AX_RESIZE_LETTERBOX, 0,
+      (gfloat) (1.0 / 127.5), {1, 1, 1}, {1, 1, 1}},
+  {"emotion-u8", GST_AX_TENSOR_DTYPE_U8, (1.0f / 255.0f) / 0.5f, 127,
+        GST_AX_COLOR_ORDER_GRAY, GST_AX_RESIZE_STRETCH, 0, 1.0f / 255.0f,
+      {0.5f, 0.5f, 0.5f}, {0.5f, 0.5f, 0.5f}},
+};
+
+/* A pixel input's zero point leaves out part of mean / scale (the half
+ * of 127.5), which the compiler put in a bias: it is added back before
+ * the rounding, so that the tensor holds the pixel value. */
+static gdouble
+pre_offset (const ExactPre * pre)
+{
+  const gfloat steps = pre->mean[0] / pre->scale;
+
+  if (pre->dtype != GST_AX_TENSOR_DTYPE_U8 || pre->mean[0] != pre->mean[1]
+      || pre->mean[0] != pre->mean[2] || pre->std[0] != pre->std[1]
+      || pre->std[0] != pre->std[2] || pre->qscale != pre->scale / pre->std[0]
+      || lroundf (steps) != pre->zero_point)
+    return 0.0;
+  return (gdouble) steps - pre->zero_point;
+}
+
+static GstAxModelInput exact_model;
+static GstAxModelPreprocess exact_pp;
+static GstPadQueryFunction exact_harness_query;
+
+static gboolean
+exact_model_query (GstPad * pad, GstObject * parent, GstQuery * query)
+{
+  if (gst_ax_model_query_is (query)) {
+    gst_ax_model_query_set_input (query, &exact_model);
+    gst_ax_model_query_set_preprocess (query, &exact_pp);
+    return TRUE;
+  }
+  return exact_harness_query (pad, parent, query);
+}
+
+static guint8
+pre_quantise (const ExactPre * pre, gint c, gfloat p)
+{
+  const gdouble half_steps = nearbyint (2.0 / pre->scale);
+  const gdouble d = half_steps / 2.0;
+  const gboolean exact = half_steps >= 1.0 &&
+      fabs (d * pre->scale - 1.0) < DIVISOR_TOLERANCE;
+  const gdouble v = exact ? p / d : p * (gdouble) pre->scale;
+  const gdouble real = (v - (gdouble) pre->mean[c]) / (gdouble) pre->std[c];
+  const gdouble q = round (real / (gdouble) pre->qscale + pre_offset (pre)) +
+      pre->zero_point;
+
+  if (pre->dtype == GST_AX_TENSOR_DTYPE_I8)
+    return (guint8) (gint8) CLAMP (q, G_MININT8, G_MAXINT8);
+  return (guint8) CLAMP (q, 0, G_MAXUINT8);
+}
+
+static void
+pre_pixel (const ExactPre * pre, const guint8 rgb[3], guint8 * out)
+{
+  gint c;
+
+  if (pre->color == GST_AX_COLOR_ORDER_GRAY) {
+    out[0] = pre_quantise (pre, 0, LUMA_R * rgb[0] + LUMA_G * rgb[1] +
+        LUMA_B * rgb[2]);
+    return;
+  }
+  for (c = 0; c < 3; c++)
+    out[c] = pre_quantise (pre, c, rgb[pre->color == GST_AX_COLOR_ORDER_BGR ?
+            2 - c : c]);
+}
+
+static void
+check_exact_pre (GstVideoFormat format, gint sw, gint sh, gint tw, gint th,
+    const ExactPre * pre, gboolean portable, GRand * rand)
+{
+  const gint nc = pre->color == GST_AX_COLOR_ORDER_GRAY ? 1 : 3;
+  const gsize n = (gsize) tw * th * nc;
+  const guint8 fill_rgb[3] = { pre->fill, pre->fill, pre->fill };
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GstVideoFrame frame;
+  GstAxTensorMeta *meta;
+  GstAxLetterbox lb;
+  GstMapInfo map;
+  guint8 *want, qfill[3];
+  gsize i;
+  gint x, y, c;
+  gchar *desc;
+
+  in = random_frame (&info, format, sw, sh, rand);
+  if (portable)
+    g_setenv (PORTABLE_ENV, "1", TRUE);
+  else
+    g_unsetenv (PORTABLE_ENV);
+  h = gst_harness_new_parse ("axletterbox method=bilinear");
+  g_unsetenv (PORTABLE_ENV);
+  exact_model = (GstAxModelInput) {
+  tw, th, nc, pre->dtype, GST_AX_TENSOR_LAYOUT_NHWC, pre->qscale,
+        pre->zero_point, "input", pre->name};
+  gst_ax_model_preprocess_init_default (&exact_pp);
+  exact_pp.color = pre->color;
+  exact_pp.resize = pre->resize;
+  exact_pp.fill = pre->fill;
+  exact_pp.scale = pre->scale;
+  memcpy (exact_pp.mean, pre->mean, sizeof (exact_pp.mean));
+  memcpy (exact_pp.std, pre->std, sizeof (exact_pp.std));
+  exact_harness_query = GST_PAD_QUERYFUNC (h->sinkpad);
+  gst_pad_set_query_function (h->sinkpad, exact_model_query);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  meta = gst_buffer_get_ax_tensor_meta_by_role (out, GST_AX_TENSOR_ROLE_INPUT,
+      0, 0);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->dims[3], nc);
+
+  if (pre->resize == GST_AX_RESIZE_STRETCH)
+    fail_unless (gst_ax_letterbox_init_stretch (&lb, sw, sh, tw, th));
+  else
+    fail_unless (gst_ax_letterbox_init (&lb, sw, sh, tw, th, TRUE, TRUE,
+            pre->fill));
+  fail_unless_equals_int (meta->letterbox.stretch, lb.stretch);
+  fail_unless_equals_int (meta->letterbox.resized_width, lb.resized_width);
+  fail_unless_equals_int (meta->letterbox.resized_height, lb.resized_height);
+  fail_unless_equals_int (meta->letterbox.pad_x, lb.pad_x);
+  fail_unless_equals_int (meta->letterbox.pad_y, lb.pad_y);
+
+  want = g_malloc (n);
+  pre_pixel (pre, fill_rgb, qfill);
+  for (i = 0; i < n; i++)
+    want[i] = qfill[i % nc];
+  fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
+  for (y = 0; y < lb.resized_height; y++)
+    for (x = 0; x < lb.resized_width; x++) {
+      guint8 rgb[3];
+
+      exact_pixel (&frame, &lb, x, y, rgb);
+      pre_pixel (pre, rgb, want + ((gsize) (y + lb.pad_y) * tw + x +
+              lb.pad_x) * nc);
+    }
+  gst_video_frame_unmap (&frame);
+
+  desc = g_strdup_printf ("%s %s %dx%d -> %dx%d %s", pre->name,
+      gst_video_format_to_string (format), sw, sh, tw, th,
+      portable ? "portable" : "vector");
+  fail_unless (gst_buffer_map (meta->data, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, n);
+  for (i = 0; i < n && map.data[i] == want[i]; i++);
+  c = (gint) (i % nc);
+  fail_unless (i == n, "%s: tensor byte %" G_GSIZE_FORMAT
+      " (x %d y %d c %d) is %u, want %u", desc, i, (gint) (i / nc % tw),
+      (gint) (i / nc / tw), c, i < n ? map.data[i] : 0, i < n ? want[i] : 0);
+  gst_buffer_unmap (meta->data, &map);
+
+  g_free (desc);
+  g_free (want);
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+}
+
+/* the shipped models' preprocessing and others, letterbox and stretch,
+ * vector and portable, at ratios with dyadic weights in one axis and not
+ * the other */
+GST_START_TEST (test_exact_preprocess)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_NV12,
+    GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YUY2,
+  };
+  static const gint sizes[][2] = {
+    {64, 64}, {128, 72}, {97, 61}, {61, 203}, {33, 17}, {1, 1}, {767, 575},
+    /* into 64x48: weights in 1/128 across (the fine integer kernel) */
+    {135, 135},
+  };
+  GRand *rand = g_rand_new_with_seed (EXACT_SEED);
+  guint f, s, p, portable;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (p = 0; p < G_N_ELEMENTS (pres); p++)
+        for (portable = 0; portable < 2; portable++)
+          check_exact_pre (formats[f], sizes[s][0], sizes[s][1],
+              EXACT_TENSOR, EXACT_TENSOR * 3 / 4, &pres[p], portable, rand);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* CenterNet's real geometry: vtest's 768x576 and 1080p stretched to
+ * 512x512, vector and portable */
+GST_START_TEST (test_exact_stretch_full_size)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
+  };
+  static const gint sizes[][2] = { {768, 576}, {1920, 1080}, {512, 512} };
+  GRand *rand = g_rand_new_with_seed (EXACT_SEED);
+  guint f, s, portable;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+      for (portable = 0; portable < 2; portable++)
+        check_exact_pre (formats[f], sizes[s][0], sizes[s][1], 512, 512,
+            &pres[0], portable, rand);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Boxes map back exactly: a frame holds a bright rectangle whose edges
+ * are linear ramps a few tensor pixels wide, so that the bilinear tensor
+ * is linear across them and the half-intensity crossing of a tensor row
+ * or column is the edge's image to within the 8-bit rounding. The
+ * crossings, as tensor edge coordinates, go back through
+ * gst_ax_letterbox_box_to_source and must land on the rectangle. */
+
+#define MARKER_RAMP_STEPS 4.0
+#define MARKER_HALF 127.5
+/* 8-bit values on a ramp of 4 tensor pixels put the crossing within 1/64
+ * of a tensor pixel, 0.06 frame pixels at 1080p (0.03 measured) */
+#define MARKER_TOLERANCE_PX 0.1
+#define LUMA_BLACK 16
+#define LUMA_RANGE 219
+#define CHROMA_NEUTRAL 128
+
+static gdouble
+marker_profile (gdouble u, gdouble lo, gdouble hi, gdouble ramp)
+{
+  const gdouble a = CLAMP ((u - lo) / ramp + 0.5, 0.0, 1.0);
+  const gdouble b = CLAMP ((hi - u) / ramp + 0.5, 0.0, 1.0);
+
+  return MIN (a, b);
+}
+
+static GstBuffer *
+marker_frame (GstVideoInfo * info, GstVideoFormat format, gint w, gint h,
+    const gdouble box[4], gdouble ramp_x, gdouble ramp_y)
+{
+  GstBuffer *buf;
+  GstVideoFrame frame;
+  gint i, j, p;
+
+  gst_video_info_set_format (info, format, w, h);
+  info->colorimetry.matrix = GST_VIDEO_COLOR_MATRIX_BT601;
+  info->colorimetry.range = GST_VIDEO_COLOR_RANGE_16_235;
+  buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  fail_unless (gst_video_frame_map (&frame, info, buf, GST_MAP_WRITE));
+  for (p = 1; p < (gint) GST_VIDEO_FRAME_N_PLANES (&frame); p++)
+    memset (GST_VIDEO_FRAME_PLANE_DATA (&frame, p), CHROMA_NEUTRAL,
+        (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p) *
+        GST_VIDEO_FRAME_COMP_HEIGHT (&frame, p));
+  for (j = 0; j < h; j++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        (gsize) j * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+    const gdouble iy = marker_profile (j + 0.5, box[1], box[3], ramp_y);
+
+    for (i = 0; i < w; i++) {
+      const gdouble v = iy * marker_profile (i + 0.5, box[0], box[2],
+          ramp_x);
+
+      if (GST_VIDEO_INFO_IS_YUV (info))
+        row[i] = (guint8) lround (LUMA_BLACK + LUMA_RANGE * v);
+      else
+        memset (row + 3 * i, (gint) lround (MAX_PIXEL * v), 3);
+    }
+  }
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+/* the tensor's first channel along a row (@step 3) or a column (@step
+ * 3 * width) */
+static gdouble
+marker_value (const guint8 * t, gint i, gint step)
+{
+  return t[(gsize) i * step];
+}
+
+/* the rising and falling half-intensity crossings of a line of @n tensor
+ * values, as edge coordinates (pixel i covers [i, i + 1]) */
+static void
+marker_crossings (const guint8 * t, gint n, gint step, gdouble * lo,
+    gdouble * hi)
+{
+  gint i, j;
+
+  for (i = 1; i < n && marker_value (t, i, step) < MARKER_HALF; i++);
+  fail_unless (i < n);
+  *lo = (i - 1) + (MARKER_HALF - marker_value (t, i - 1, step)) /
+      (marker_value (t, i, step) - marker_value (t, i - 1, step)) + 0.5;
+  for (j = n - 2; j >= 0 && marker_value (t, j, step) < MARKER_HALF; j--);
+  fail_unless (j >= 0);
+  *hi = j + (marker_value (t, j, step) - MARKER_HALF) /
+      (marker_value (t, j, step) - marker_value (t, j + 1, step)) + 0.5;
+}
+
+GST_START_TEST (test_exact_box_mapping)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_RGB,
+  };
+  static const struct
+  {
+    gint w, h;
+    gdouble box[4];
+  } frames[] = {
+    {768, 576, {201.3, 150.7, 452.6, 380.2}},
+    {1920, 1080, {503.25, 301.6, 1210.8, 777.35}},
+  };
+  const gint side = 512;
+  gdouble worst = 0.0;
+  guint f, s, stretch, portable;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (s = 0; s < G_N_ELEMENTS (frames); s++)
+      for (stretch = 0; stretch < 2; stretch++)
+        for (portable = 0; portable < 2; portable++) {
+          const gint w = frames[s].w, h = frames[s].h;
+          const gdouble *box = frames[s].box;
+          GstAxLetterbox lb;
+          GstVideoInfo info;
+          GstHarness *hr;
+          GstBuffer *in, *out;
+          GstAxTensorMeta *meta;
+          GstMapInfo map;
+          gdouble tbox[4], back[4];
+          gint mid_x, mid_y, k;
+          gchar *desc;
+
+          if (stretch)
+            fail_unless (gst_ax_letterbox_init_stretch (&lb, w, h, side, side));
+          else
+            fail_unless (gst_ax_letterbox_init (&lb, w, h, side, side, TRUE,
+                    TRUE, EXACT_FILL));
+          in = marker_frame (&info, formats[f], w, h, box,
+              MARKER_RAMP_STEPS / lb.scale_x, MARKER_RAMP_STEPS / lb.scale_y);
+          if (portable)
+            g_setenv (PORTABLE_ENV, "1", TRUE);
+          desc = g_strdup_printf ("axletterbox width=%d height=%d "
+              "dtype=u8 resize=%s", side, side,
+              stretch ? "stretch" : "letterbox");
+          hr = gst_harness_new_parse (desc);
+          g_unsetenv (PORTABLE_ENV);
+          g_free (desc);
+          gst_harness_set_src_caps (hr, gst_video_info_to_caps (&info));
+          out = gst_harness_push_and_pull (hr, in);
+          fail_unless (out != NULL);
+          meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+              GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+          fail_unless (meta != NULL);
+          fail_unless_equals_int (meta->letterbox.stretch, stretch);
+          fail_unless_equals_float (meta->letterbox.scale_x, lb.scale_x);
+          fail_unless_equals_float (meta->letterbox.scale_y, lb.scale_y);
+          fail_unless_equals_int (meta->letterbox.pad_y, lb.pad_y);
+
+          /* the lines through the marker's middle, where the other axis
+           * is at full intensity */
+          gst_ax_letterbox_to_tensor (&meta->letterbox,
+              (box[0] + box[2]) / 2, (box[1] + box[3]) / 2, &tbox[0], &tbox[1]);
+          mid_x = (gint) tbox[0];
+          mid_y = (gint) tbox[1];
+          fail_unless (gst_buffer_map (meta->data, &map, GST_MAP_READ));
+          marker_crossings (map.data + (gsize) mid_y * side * 3, side, 3,
+              &tbox[0], &tbox[2]);
+          marker_crossings (map.data + (gsize) mid_x * 3, side, side * 3,
+              &tbox[1], &tbox[3]);
+          gst_buffer_unmap (meta->data, &map);
+
+          gst_ax_letterbox_box_to_source (&meta->letterbox, tbox, back, w, h);
+          for (k = 0; k < 4; k++) {
+            const gdouble err = fabs (back[k] - box[k]);
+
+            worst = MAX (worst, err);
+            fail_unless (err <= MARKER_TOLERANCE_PX, "%s %dx%d %s %s: edge "
+                "%d maps to %.3f, drawn at %.3f", gst_video_format_to_string
+                (formats[f]), w, h, stretch ? "stretch" : "letterbox",
+                portable ? "portable" : "vector", k, back[k], box[k]);
+          }
+          gst_buffer_unref (out);
+          gst_harness_teardown (hr);
+        }
+  GST_INFO ("worst box edge error %.4f frame pixels", worst);
+}
+
+GST_END_TEST;
+
 static Suite *
 letterbox_suite (void)
 {
@@ -583,6 +1019,9 @@ letterbox_suite (void)
   tcase_add_test (tc, test_exact_rois);
   tcase_add_test (tc, test_exact_full_size);
   tcase_add_test (tc, test_exact_one_to_one);
+  tcase_add_test (tc, test_exact_preprocess);
+  tcase_add_test (tc, test_exact_stretch_full_size);
+  tcase_add_test (tc, test_exact_box_mapping);
   return s;
 }
 

@@ -77,7 +77,22 @@ typedef struct
   gdouble scale;
   gint zero_point;
   guint8 fill;
+  /* the model's preprocessing; pscale 0 is the default (pixel / 255,
+   * mean 0, std 1) */
+  gboolean stretch;
+  gboolean gray;
+  gdouble pscale;
+  gdouble mean[N_CHANNELS];
+  gdouble std[N_CHANNELS];
 } TensorSpec;
+
+/* the float reference tolerates one more step where the element rounds
+ * the luma of rounded RGB bytes */
+#define GRAY_TOLERANCE 1.5
+#define F32_PAD_STEPS 1e-4
+#define LUMA_R 0.299
+#define LUMA_G 0.587
+#define LUMA_B 0.114
 
 static const FormatLayout *
 find_format (const gchar * name)
@@ -174,10 +189,26 @@ ref_rgb (const guint8 * data, const GstVideoInfo * info,
   }
 }
 
+/* the model's real value of pixel value @pixel in tensor channel @c */
 static gdouble
-quantise (const TensorSpec * t, gdouble pixel)
+ref_preprocess (const TensorSpec * t, gint c, gdouble pixel)
 {
-  gdouble real = pixel / 255.0 / t->scale;
+  if (t->pscale == 0.0)
+    return pixel / 255.0;
+  return (pixel * t->pscale - t->mean[c]) / t->std[c];
+}
+
+/* one pixel unit in tensor channel @c, in real values */
+static gdouble
+ref_pixel_step (const TensorSpec * t, gint c)
+{
+  return t->pscale == 0.0 ? 1.0 / 255.0 : fabs (t->pscale / t->std[c]);
+}
+
+static gdouble
+quantise (const TensorSpec * t, gint c, gdouble pixel)
+{
+  gdouble real = ref_preprocess (t, c, pixel) / t->scale;
 
   switch (t->dtype) {
     case GST_AX_TENSOR_DTYPE_U8:
@@ -190,15 +221,15 @@ quantise (const TensorSpec * t, gdouble pixel)
 }
 
 static gdouble
-tensor_value (const GstAxTensorMeta * meta, const guint8 * data, gint x,
-    gint y, gint c)
+tensor_value (const GstAxTensorMeta * meta, gint nc, const guint8 * data,
+    gint x, gint y, gint c)
 {
   const gint tw = meta->letterbox.tensor_width;
   const gint th = meta->letterbox.tensor_height;
   gsize i;
 
   if (meta->layout == GST_AX_TENSOR_LAYOUT_NHWC)
-    i = ((gsize) y * tw + x) * N_CHANNELS + c;
+    i = ((gsize) y * tw + x) * nc + c;
   else
     i = ((gsize) c * th + y) * tw + x;
   switch (meta->dtype) {
@@ -219,12 +250,8 @@ check_tensor (const GstAxTensorMeta * meta, const guint8 * frame,
     const TensorSpec * t)
 {
   const GstAxLetterbox *lb = &meta->letterbox;
-  const gdouble step = t->dtype == GST_AX_TENSOR_DTYPE_F32 ?
-      1.0 / 255.0 / t->scale : 1.0;
-  const gdouble qfill = quantise (t, t->fill);
-  /* exact for integers; float tensors hold the value rounded to float */
-  const gdouble pad_tolerance = t->dtype == GST_AX_TENSOR_DTYPE_F32 ?
-      FLT_EPSILON * MAX (1.0, fabs (qfill)) : 0.0;
+  const gint nc = t->gray ? 1 : N_CHANNELS;
+  const gdouble tolerance = t->gray ? GRAY_TOLERANCE : PIXEL_TOLERANCE;
   GstMapInfo map;
   gint x, y, c, n_bad = 0;
   gdouble worst = 0.0;
@@ -245,16 +272,30 @@ check_tensor (const GstAxTensorMeta * meta, const guint8 * frame,
         ref_rgb (frame, info, f, yuv, lx, ly, lb->src_x, lb->src_y,
             lb->src_width, lb->src_height, t->bilinear, rgb);
       }
-      for (c = 0; c < N_CHANNELS; c++) {
-        gdouble got = tensor_value (meta, map.data, x, y, c);
+      for (c = 0; c < nc; c++) {
+        gdouble got = tensor_value (meta, nc, map.data, x, y, c);
+        const gdouble step = t->dtype == GST_AX_TENSOR_DTYPE_F32 ?
+            ref_pixel_step (t, c) / t->scale : 1.0;
+        /* the pad pixel is (fill, fill, fill) through the same maths */
+        const gdouble pad = t->gray ? (LUMA_R + LUMA_G + LUMA_B) * t->fill :
+            t->fill;
+        const gdouble qfill = quantise (t, c, pad);
+        /* exact for integers (but where gray's luma rounds otherwise);
+         * float tensors hold the value rounded to float, from a pixel
+         * scale that is 1 / 255 there and its float here */
+        const gdouble pad_tolerance = t->dtype == GST_AX_TENSOR_DTYPE_F32 ?
+            FLT_EPSILON * MAX (1.0, fabs (qfill)) + F32_PAD_STEPS * step :
+            (t->gray ? 1.0 : 0.0);
 
         if (inside) {
           gint src_c = c == 1 ? 1 : (c == t->red_pos ? 0 : 2);
-          gdouble want = quantise (t, rgb[src_c]);
+          gdouble v = t->gray ? LUMA_R * rgb[0] + LUMA_G * rgb[1] +
+              LUMA_B * rgb[2] : rgb[src_c];
+          gdouble want = quantise (t, c, v);
           gdouble err = fabs (got - want) / step;
 
           worst = MAX (worst, err);
-          if (err > PIXEL_TOLERANCE + 1e-3 && n_bad++ < 5)
+          if (err > tolerance + 1e-3 && n_bad++ < 5)
             GST_ERROR ("%s (%d,%d) c%d: got %f want %f", f->name, x, y, c,
                 got, want);
         } else if (fabs (got - qfill) > pad_tolerance && n_bad++ < 5) {
@@ -275,8 +316,12 @@ make_harness (const TensorSpec * t, gboolean centre, gboolean scale_up)
   GstHarness *h = gst_harness_new ("axletterbox");
 
   g_object_set (h->element, "width", t->tw, "height", t->th, "method",
-      t->bilinear ? 1 : 0, "channel-order", t->red_pos ? 1 : 0,
-      "fill", (guint) t->fill, "centre", centre, "scale-up", scale_up, NULL);
+      t->bilinear ? 1 : 0, "fill", (gint) t->fill, "centre", centre,
+      "scale-up", scale_up, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "channel-order",
+      t->gray ? "gray" : (t->red_pos ? "bgr" : "rgb"));
+  gst_util_set_object_arg (G_OBJECT (h->element), "resize",
+      t->stretch ? "stretch" : "letterbox");
   switch (t->dtype) {
     case GST_AX_TENSOR_DTYPE_U8:
       gst_util_set_object_arg (G_OBJECT (h->element), "dtype", "u8");
@@ -334,9 +379,18 @@ run_case (const gchar * format, const gchar * colorimetry, const YuvSpec * yuv,
   fail_unless_equals_int (meta->dtype, t->dtype);
   fail_unless_equals_int (meta->n_dims, 4);
 
-  /* the geometry is libgstax's Ultralytics letterbox */
-  fail_unless (gst_ax_letterbox_init (&expect, w, h, t->tw, t->th, centre,
-          scale_up, t->fill));
+  /* the geometry is libgstax's Ultralytics letterbox, or its stretch */
+  if (t->stretch) {
+    fail_unless (gst_ax_letterbox_init_stretch (&expect, w, h, t->tw, t->th));
+    fail_unless (meta->letterbox.stretch);
+    fail_unless_equals_float (meta->letterbox.scale_x, (gdouble) t->tw / w);
+    fail_unless_equals_float (meta->letterbox.scale_y, (gdouble) t->th / h);
+  } else {
+    fail_unless (gst_ax_letterbox_init (&expect, w, h, t->tw, t->th, centre,
+            scale_up, t->fill));
+    fail_if (meta->letterbox.stretch);
+  }
+  fail_unless_equals_int (meta->dims[3], t->gray ? 1 : N_CHANNELS);
   fail_unless_equals_int (meta->letterbox.resized_width, expect.resized_width);
   fail_unless_equals_int (meta->letterbox.resized_height,
       expect.resized_height);
@@ -670,6 +724,8 @@ GST_END_TEST;
 /* A stand-in for axinference downstream: answers the model input query
  * and leaves everything else to the harness. */
 static GstAxModelInput fake_model;
+static GstAxModelPreprocess fake_preprocess;
+static gboolean fake_has_preprocess;
 static GstPadQueryFunction harness_query;
 
 static gboolean
@@ -677,6 +733,8 @@ fake_model_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
   if (gst_ax_model_query_is (query)) {
     gst_ax_model_query_set_input (query, &fake_model);
+    if (fake_has_preprocess)
+      gst_ax_model_query_set_preprocess (query, &fake_preprocess);
     return TRUE;
   }
   return harness_query (pad, parent, query);
@@ -688,9 +746,96 @@ make_model_harness (const GstAxModelInput * model)
   GstHarness *h = gst_harness_new ("axletterbox");
 
   fake_model = *model;
+  fake_has_preprocess = FALSE;
   harness_query = GST_PAD_QUERYFUNC (h->sinkpad);
   gst_pad_set_query_function (h->sinkpad, fake_model_query);
   return h;
+}
+
+/* a model that stores its preprocessing */
+static GstHarness *
+make_preprocess_harness (const GstAxModelInput * model,
+    const GstAxModelPreprocess * pp)
+{
+  GstHarness *h = make_model_harness (model);
+
+  fake_preprocess = *pp;
+  fake_has_preprocess = TRUE;
+  return h;
+}
+
+/* Sends @caps_str (a renegotiation after the first), then pushes
+ * @n_frames random frames and checks each tensor's geometry (a centred,
+ * scaled-up letterbox or a stretch) and values against the float
+ * reference, and that the frame passes untouched. */
+static void
+push_check (GstHarness * h, const gchar * caps_str, const YuvSpec * yuv,
+    const TensorSpec * t, GRand * rand, guint n_frames)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstVideoInfo info;
+  const FormatLayout *f;
+  guint i;
+
+  fail_unless (caps != NULL);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  f = find_format (gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)));
+  gst_harness_set_src_caps (h, caps);
+  for (i = 0; i < n_frames; i++) {
+    const gint w = GST_VIDEO_INFO_WIDTH (&info);
+    const gint hgt = GST_VIDEO_INFO_HEIGHT (&info);
+    GstBuffer *in = make_random_frame (&info, rand), *out;
+    GstAxTensorMeta *meta;
+    GstAxLetterbox expect;
+    GstMapInfo map;
+    guint8 *before;
+
+    gst_buffer_map (in, &map, GST_MAP_READ);
+    before = g_memdup2 (map.data, map.size);
+    gst_buffer_unmap (in, &map);
+    out = gst_harness_push_and_pull (h, in);
+    fail_unless (out != NULL);
+    fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+            GST_AX_TENSOR_ROLE_INPUT), 1);
+    meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+    fail_unless (meta != NULL && meta->has_letterbox);
+    fail_unless_equals_int (meta->dtype, t->dtype);
+    fail_unless_equals_int (meta->layout, t->layout);
+    fail_unless_equals_int (meta->dims[meta->layout ==
+            GST_AX_TENSOR_LAYOUT_NHWC ? 3 : 1], t->gray ? 1 : N_CHANNELS);
+    fail_unless_equals_uint64 (gst_buffer_get_size (meta->data),
+        (gsize) t->tw * t->th * (t->gray ? 1 : N_CHANNELS) *
+        (t->dtype == GST_AX_TENSOR_DTYPE_F32 ? sizeof (gfloat) : 1));
+    if (t->stretch)
+      fail_unless (gst_ax_letterbox_init_stretch (&expect, w, hgt, t->tw,
+              t->th));
+    else
+      fail_unless (gst_ax_letterbox_init (&expect, w, hgt, t->tw, t->th,
+              TRUE, TRUE, t->fill));
+    fail_unless_equals_int (meta->letterbox.stretch, expect.stretch);
+    fail_unless_equals_int (meta->letterbox.src_width, w);
+    fail_unless_equals_int (meta->letterbox.src_height, hgt);
+    fail_unless_equals_int (meta->letterbox.tensor_width, t->tw);
+    fail_unless_equals_int (meta->letterbox.tensor_height, t->th);
+    fail_unless_equals_int (meta->letterbox.resized_width,
+        expect.resized_width);
+    fail_unless_equals_int (meta->letterbox.resized_height,
+        expect.resized_height);
+    fail_unless_equals_int (meta->letterbox.pad_x, expect.pad_x);
+    fail_unless_equals_int (meta->letterbox.pad_y, expect.pad_y);
+    fail_unless_equals_float (meta->letterbox.scale_x, expect.scale_x);
+    fail_unless_equals_float (meta->letterbox.scale_y, expect.scale_y);
+    GST_INFO ("%s -> %dx%d%s", caps_str, t->tw, t->th,
+        t->stretch ? " stretch" : "");
+    check_tensor (meta, before, &info, f, yuv, t);
+
+    gst_buffer_map (out, &map, GST_MAP_READ);
+    fail_unless (memcmp (map.data, before, map.size) == 0);
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+    g_free (before);
+  }
 }
 
 GST_START_TEST (test_model_query)
@@ -1117,6 +1262,508 @@ GST_START_TEST (test_one_to_one_copies)
 
 GST_END_TEST;
 
+/* The model's preprocessing, as axinference answers it. */
+static void
+init_preprocess (GstAxModelPreprocess * pp, GstAxColorOrder color,
+    GstAxResizeMode resize, guint8 fill, gfloat scale, gfloat mean, gfloat std)
+{
+  guint c;
+
+  gst_ax_model_preprocess_init_default (pp);
+  pp->color = color;
+  pp->resize = resize;
+  pp->fill = fill;
+  pp->scale = scale;
+  for (c = 0; c < N_CHANNELS; c++) {
+    pp->mean[c] = mean;
+    pp->std[c] = std;
+  }
+}
+
+/* the reference's copy of a model's preprocessing */
+static void
+spec_preprocess (TensorSpec * t, const GstAxModelPreprocess * pp)
+{
+  guint c;
+
+  t->stretch = pp->resize == GST_AX_RESIZE_STRETCH;
+  t->gray = pp->color == GST_AX_COLOR_ORDER_GRAY;
+  t->red_pos = pp->color == GST_AX_COLOR_ORDER_BGR ? 2 : 0;
+  t->fill = pp->fill;
+  t->pscale = pp->scale;
+  for (c = 0; c < N_CHANNELS; c++) {
+    t->mean[c] = pp->mean[c];
+    t->std[c] = pp->std[c];
+  }
+}
+
+#define SD_I420 "video/x-raw,format=I420,width=767,height=575," \
+  "framerate=25/1,colorimetry=bt601"
+
+/* CenterNet's preprocessing: stretched, the pixel value itself (scale 1)
+ * into an i8 input of scale 1 and zero point -128 (the top-bit flip of
+ * the kernels' stores). */
+GST_START_TEST (test_preprocess_stretch_scale_one)
+{
+  GstAxModelInput model = { 64, 48, 3, GST_AX_TENSOR_DTYPE_I8,
+    GST_AX_TENSOR_LAYOUT_NHWC, 1.0f, -128, "input", "centernet-like"
+  };
+  TensorSpec t = { 64, 48, TRUE, 0, GST_AX_TENSOR_DTYPE_I8,
+    GST_AX_TENSOR_LAYOUT_NHWC, 1.0, -128, DEFAULT_FILL
+  };
+  GstAxModelPreprocess pp;
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  GstHarness *h;
+
+  init_preprocess (&pp, GST_AX_COLOR_ORDER_RGB, GST_AX_RESIZE_STRETCH,
+      DEFAULT_FILL, 1.0f, 0.0f, 1.0f);
+  spec_preprocess (&t, &pp);
+  h = make_preprocess_harness (&model, &pp);
+  push_check (h, "video/x-raw,format=RGB,width=97,height=61,framerate=30/1",
+      &bt601_limited, &t, rand, 1);
+  push_check (h, SD_I420, &bt601_limited, &t, rand, 1);
+  push_check (h, "video/x-raw,format=NV12,width=33,height=100,"
+      "framerate=30/1,colorimetry=bt601", &bt601_limited, &t, rand, 1);
+  gst_harness_teardown (h);
+
+  /* the same through an affine quantisation that saturates */
+  model.scale = 0.75f;
+  model.zero_point = -20;
+  t.scale = model.scale;
+  t.zero_point = model.zero_point;
+  h = make_preprocess_harness (&model, &pp);
+  push_check (h, "video/x-raw,format=BGRx,width=64,height=48,"
+      "framerate=30/1", &bt601_limited, &t, rand, 1);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* BlazeFace's: letterbox with fill 0, p / 127.5 - 1. */
+GST_START_TEST (test_preprocess_letterbox_mean)
+{
+  GstAxModelInput model = { 40, 40, 3, GST_AX_TENSOR_DTYPE_I8,
+    GST_AX_TENSOR_LAYOUT_NHWC, (gfloat) (1.0 / 127.5), 0, "input",
+    "blazeface-like"
+  };
+  TensorSpec t = { 40, 40, TRUE, 0, GST_AX_TENSOR_DTYPE_I8,
+    GST_AX_TENSOR_LAYOUT_NHWC, (gfloat) (1.0 / 127.5), 0, 0
+  };
+  GstAxModelPreprocess pp;
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  GstHarness *h;
+
+  init_preprocess (&pp, GST_AX_COLOR_ORDER_RGB, GST_AX_RESIZE_LETTERBOX, 0,
+      (gfloat) (1.0 / 127.5), 1.0f, 1.0f);
+  spec_preprocess (&t, &pp);
+  h = make_preprocess_harness (&model, &pp);
+  push_check (h, "video/x-raw,format=NV12,width=61,height=35,"
+      "framerate=30/1,colorimetry=bt601", &bt601_limited, &t, rand, 1);
+  push_check (h, "video/x-raw,format=RGB,width=35,height=61,framerate=30/1",
+      &bt601_limited, &t, rand, 1);
+  push_check (h, SD_I420, &bt601_limited, &t, rand, 1);
+
+  /* the fill property overrides the model's */
+  g_object_set (h->element, "fill", 50, NULL);
+  t.fill = 50;
+  push_check (h, "video/x-raw,format=RGB,width=35,height=61,framerate=30/1",
+      &bt601_limited, &t, rand, 1);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* ImageNet's per-channel mean and std: a table per channel, in every
+ * layout and type. */
+GST_START_TEST (test_preprocess_per_channel)
+{
+  static const gfloat mean[N_CHANNELS] = { 0.485f, 0.456f, 0.406f };
+  static const gfloat std[N_CHANNELS] = { 0.229f, 0.224f, 0.225f };
+  static const struct
+  {
+    GstAxTensorDType dtype;
+    GstAxTensorLayout layout;
+    gfloat scale;
+    gint zero_point;
+  } quants[] = {
+    {GST_AX_TENSOR_DTYPE_I8, GST_AX_TENSOR_LAYOUT_NCHW, 0.02f, 3},
+    {GST_AX_TENSOR_DTYPE_I8, GST_AX_TENSOR_LAYOUT_NHWC, 0.02f, 3},
+    {GST_AX_TENSOR_DTYPE_U8, GST_AX_TENSOR_LAYOUT_NHWC, 0.025f, 100},
+    {GST_AX_TENSOR_DTYPE_F32, GST_AX_TENSOR_LAYOUT_NHWC, 1.0f, 0},
+    {GST_AX_TENSOR_DTYPE_F32, GST_AX_TENSOR_LAYOUT_NCHW, 0.5f, 1},
+  };
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  guint i, c;
+
+  for (i = 0; i < G_N_ELEMENTS (quants); i++) {
+    GstAxModelInput model = { 36, 30, 3, quants[i].dtype, quants[i].layout,
+      quants[i].scale, quants[i].zero_point, "input", "imagenet-like"
+    };
+    TensorSpec t = { 36, 30, TRUE, 0, quants[i].dtype, quants[i].layout,
+      quants[i].scale, quants[i].zero_point, 0
+    };
+    GstAxModelPreprocess pp;
+    GstHarness *h;
+
+    init_preprocess (&pp, GST_AX_COLOR_ORDER_RGB, GST_AX_RESIZE_LETTERBOX,
+        DEFAULT_FILL, 1.0f / 255.0f, 0.0f, 1.0f);
+    for (c = 0; c < N_CHANNELS; c++) {
+      pp.mean[c] = mean[c];
+      pp.std[c] = std[c];
+    }
+    spec_preprocess (&t, &pp);
+    h = make_preprocess_harness (&model, &pp);
+    push_check (h, "video/x-raw,format=BGRx,width=50,height=61,"
+        "framerate=30/1", &bt601_limited, &t, rand, 1);
+    push_check (h, "video/x-raw,format=NV12,width=61,height=35,"
+        "framerate=30/1,colorimetry=bt601", &bt601_limited, &t, rand, 1);
+    gst_harness_teardown (h);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* A BGR model, then the property overriding its order; a stretch model
+ * letterboxed by the property. */
+GST_START_TEST (test_preprocess_overrides)
+{
+  GstAxModelInput model = { 29, 33, 3, GST_AX_TENSOR_DTYPE_U8,
+    GST_AX_TENSOR_LAYOUT_NHWC, 1.0f / 255.0f, 0, "input", "bgr-model"
+  };
+  TensorSpec t = { 29, 33, TRUE, 0, GST_AX_TENSOR_DTYPE_U8,
+    GST_AX_TENSOR_LAYOUT_NHWC, 1.0f / 255.0f, 0, 0
+  };
+  GstAxModelPreprocess pp;
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  GstHarness *h;
+
+  init_preprocess (&pp, GST_AX_COLOR_ORDER_BGR, GST_AX_RESIZE_STRETCH, 9,
+      1.0f / 255.0f, 0.0f, 1.0f);
+  spec_preprocess (&t, &pp);
+  h = make_preprocess_harness (&model, &pp);
+  push_check (h, "video/x-raw,format=RGB,width=45,height=17,framerate=30/1",
+      &bt601_limited, &t, rand, 1);
+  push_check (h, "video/x-raw,format=I420,width=45,height=17,"
+      "framerate=30/1,colorimetry=bt601", &bt601_limited, &t, rand, 1);
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "channel-order", "rgb");
+  t.red_pos = 0;
+  push_check (h, "video/x-raw,format=RGB,width=45,height=17,framerate=30/1",
+      &bt601_limited, &t, rand, 1);
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "resize", "letterbox");
+  t.stretch = FALSE;
+  push_check (h, "video/x-raw,format=RGB,width=45,height=17,framerate=30/1",
+      &bt601_limited, &t, rand, 1);
+
+  /* back to the model's */
+  gst_util_set_object_arg (G_OBJECT (h->element), "resize", "auto");
+  gst_util_set_object_arg (G_OBJECT (h->element), "channel-order", "auto");
+  t.stretch = TRUE;
+  t.red_pos = 2;
+  push_check (h, "video/x-raw,format=NV12,width=45,height=17,"
+      "framerate=30/1,colorimetry=bt601", &bt601_limited, &t, rand, 1);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The emotion model's: one gray channel, stretched, p / 255 scaled to
+ * -1..1; and gray by the property without a model. */
+GST_START_TEST (test_preprocess_gray)
+{
+  GstAxModelInput model = { 32, 24, 1, GST_AX_TENSOR_DTYPE_I8,
+    GST_AX_TENSOR_LAYOUT_NHWC, (gfloat) (1.0 / 127.5), 0, "input",
+    "emotion-like"
+  };
+  TensorSpec t = { 32, 24, TRUE, 0, GST_AX_TENSOR_DTYPE_I8,
+    GST_AX_TENSOR_LAYOUT_NHWC, (gfloat) (1.0 / 127.5), 0, 0
+  };
+  TensorSpec plain = u8_rgb_bilinear;
+  GstAxModelPreprocess pp;
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  GstHarness *h;
+
+  init_preprocess (&pp, GST_AX_COLOR_ORDER_GRAY, GST_AX_RESIZE_STRETCH, 0,
+      1.0f / 255.0f, 0.5f, 0.5f);
+  spec_preprocess (&t, &pp);
+  h = make_preprocess_harness (&model, &pp);
+  push_check (h, "video/x-raw,format=RGB,width=45,height=17,framerate=30/1",
+      &bt601_limited, &t, rand, 1);
+  push_check (h, "video/x-raw,format=I420,width=39,height=25,"
+      "framerate=30/1,colorimetry=bt601", &bt601_limited, &t, rand, 1);
+  /* letterboxed, so that the pad is gray too */
+  gst_util_set_object_arg (G_OBJECT (h->element), "resize", "letterbox");
+  t.stretch = FALSE;
+  push_check (h, "video/x-raw,format=RGB,width=45,height=17,framerate=30/1",
+      &bt601_limited, &t, rand, 1);
+  gst_harness_teardown (h);
+
+  /* f32 NCHW */
+  model.dtype = t.dtype = GST_AX_TENSOR_DTYPE_F32;
+  model.layout = t.layout = GST_AX_TENSOR_LAYOUT_NCHW;
+  model.scale = t.scale = 1.0f;
+  t.stretch = TRUE;
+  h = make_preprocess_harness (&model, &pp);
+  push_check (h, "video/x-raw,format=NV12,width=39,height=25,"
+      "framerate=30/1,colorimetry=bt601", &bt601_limited, &t, rand, 1);
+  gst_harness_teardown (h);
+
+  /* no model: gray by the property, u8 pixel values */
+  plain.gray = TRUE;
+  h = make_harness (&plain, TRUE, TRUE);
+  push_check (h, "video/x-raw,format=BGR,width=45,height=17,framerate=30/1",
+      &bt601_limited, &plain, rand, 1);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* A flat frame of pixel value 200 and pads of 0 through the
+ * preprocessings, with the values worked out by hand: the model's real
+ * value is 200 (CenterNet), 200 / 127.5 - 1 (BlazeFace) or 200 / 255 (the
+ * default), quantised by the input's scale and zero point; and a pixel
+ * input (sim-npu's compiler folds BlazeFace's preprocessing into a u8
+ * input of scale 1/127.5 and zero point 127, the lost half step into a
+ * bias) holds the pixel values themselves. */
+GST_START_TEST (test_preprocess_flat_values)
+{
+  static const struct
+  {
+    GstAxResizeMode resize;
+    gfloat pscale, mean, qscale;
+    GstAxTensorDType dtype;
+    gint zero_point;
+    gint want, pad;
+  } cases[] = {
+    {GST_AX_RESIZE_STRETCH, 1.0f, 0.0f, 1.0f, GST_AX_TENSOR_DTYPE_I8, -128,
+        200 - 128, 0},
+    /* (200 / 127.5 - 1) / (1 / 64) = 36.39; the pad -1 * 64 */
+    {GST_AX_RESIZE_LETTERBOX, 1.0f / 127.5f, 1.0f, 1.0f / 64.0f,
+        GST_AX_TENSOR_DTYPE_I8, 0, 36, -64},
+    /* 200 / 255 / (1 / 100) + 5 = 83.43 */
+    {GST_AX_RESIZE_LETTERBOX, 1.0f / 255.0f, 0.0f, 0.01f,
+        GST_AX_TENSOR_DTYPE_I8, 5, 83, 5},
+    /* the pixel input: (200 / 127.5 - 1) * 127.5 + 127 would be 199.5 */
+    {GST_AX_RESIZE_LETTERBOX, 1.0f / 127.5f, 1.0f, 1.0f / 127.5f,
+        GST_AX_TENSOR_DTYPE_U8, 127, 200, 0},
+    /* not one: another scale, 36.39 + 100; the pad -64 + 100 */
+    {GST_AX_RESIZE_LETTERBOX, 1.0f / 127.5f, 1.0f, 1.0f / 64.0f,
+        GST_AX_TENSOR_DTYPE_U8, 100, 136, 36},
+  };
+  const gint fw = 48, fh = 32, tw = 16, th = 16;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstAxModelInput model = { tw, th, 3, cases[i].dtype,
+      GST_AX_TENSOR_LAYOUT_NHWC, cases[i].qscale, cases[i].zero_point,
+      "input", "flat"
+    };
+    const gboolean s8 = cases[i].dtype == GST_AX_TENSOR_DTYPE_I8;
+    GstAxModelPreprocess pp;
+    GstHarness *h;
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+    GstAxTensorMeta *meta;
+    GstMapInfo map;
+    gint x, y, c;
+
+    init_preprocess (&pp, GST_AX_COLOR_ORDER_RGB, cases[i].resize, 0,
+        cases[i].pscale, cases[i].mean, 1.0f);
+    h = make_preprocess_harness (&model, &pp);
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, fw, fh);
+    gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+    in = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_buffer_memset (in, 0, 200, info.size);
+    out = gst_harness_push_and_pull (h, in);
+    meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+    fail_unless (meta != NULL);
+    gst_buffer_map (meta->data, &map, GST_MAP_READ);
+    for (y = 0; y < th; y++)
+      for (x = 0; x < tw; x++)
+        for (c = 0; c < N_CHANNELS; c++) {
+          const gboolean inside = y >= meta->letterbox.pad_y &&
+              y < meta->letterbox.pad_y + meta->letterbox.resized_height;
+          const guint8 b = map.data[(y * tw + x) * N_CHANNELS + c];
+          const gint got = s8 ? (gint8) b : b;
+
+          if (got != (inside ? cases[i].want : cases[i].pad))
+            fail ("case %u (%d,%d) c%d: %d, want %d", i, x, y, c, got,
+                inside ? cases[i].want : cases[i].pad);
+        }
+    gst_buffer_unmap (meta->data, &map);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* Caps renegotiated mid-stream, as decodebin and videoconvert do on real
+ * files: other formats, odd sizes (odd chroma), framerates and
+ * colorimetry; each frame's tensor must be made from its own caps' tables
+ * and geometry. Then a property change resizes the tensor pool. */
+GST_START_TEST (test_renegotiation)
+{
+  const YuvSpec bt709_limited = { BT709_KR, BT709_KB, FALSE };
+  TensorSpec t = u8_rgb_bilinear;
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  GstHarness *h;
+
+  t.tw = 48;
+  t.th = 40;
+  h = make_harness (&t, TRUE, TRUE);
+  push_check (h, "video/x-raw,format=RGB,width=64,height=48,framerate=30/1",
+      &bt601_limited, &t, rand, 2);
+  push_check (h, SD_I420, &bt601_limited, &t, rand, 2);
+  /* only the framerate changes, then variable */
+  push_check (h, "video/x-raw,format=I420,width=767,height=575,"
+      "framerate=15/1,colorimetry=bt601", &bt601_limited, &t, rand, 1);
+  push_check (h, "video/x-raw,format=I420,width=767,height=575,"
+      "framerate=0/1,colorimetry=bt601", &bt601_limited, &t, rand, 1);
+  push_check (h, "video/x-raw,format=NV12,width=1280,height=720,"
+      "framerate=30/1,colorimetry=bt709", &bt709_limited, &t, rand, 1);
+  push_check (h, "video/x-raw,format=NV12,width=767,height=575,"
+      "framerate=30/1,colorimetry=bt601", &bt601_limited, &t, rand, 1);
+  push_check (h, "video/x-raw,format=BGRx,width=33,height=99,"
+      "framerate=30/1", &bt601_limited, &t, rand, 1);
+
+  /* a new tensor size: a new pool */
+  g_object_set (h->element, "width", 24, NULL);
+  t.tw = 24;
+  push_check (h, "video/x-raw,format=YUY2,width=35,height=27,"
+      "framerate=30/1,colorimetry=bt601", &bt601_limited, &t, rand, 2);
+  gst_harness_teardown (h);
+
+  /* a stretch model across caps */
+  {
+    GstAxModelInput model = { 40, 32, 3, GST_AX_TENSOR_DTYPE_I8,
+      GST_AX_TENSOR_LAYOUT_NHWC, 1.0f, -128, "input", "stretch-model"
+    };
+    TensorSpec s = { 40, 32, TRUE, 0, GST_AX_TENSOR_DTYPE_I8,
+      GST_AX_TENSOR_LAYOUT_NHWC, 1.0, -128, DEFAULT_FILL
+    };
+    GstAxModelPreprocess pp;
+
+    init_preprocess (&pp, GST_AX_COLOR_ORDER_RGB, GST_AX_RESIZE_STRETCH,
+        DEFAULT_FILL, 1.0f, 0.0f, 1.0f);
+    spec_preprocess (&s, &pp);
+    h = make_preprocess_harness (&model, &pp);
+    push_check (h, SD_I420, &bt601_limited, &s, rand, 1);
+    push_check (h, "video/x-raw,format=NV12,width=1281,height=719,"
+        "framerate=30/1,colorimetry=bt709", &bt709_limited, &s, rand, 1);
+    push_check (h, "video/x-raw,format=RGB,width=101,height=3,"
+        "framerate=30/1", &bt601_limited, &s, rand, 1);
+    gst_harness_teardown (h);
+  }
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* roi-mode with a stretch: each crop fills the whole tensor. */
+GST_START_TEST (test_roi_mode_stretch)
+{
+  GstHarness *h = gst_harness_new ("axletterbox");
+  TensorSpec t = u8_rgb_bilinear;
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  GstMapInfo map;
+  guint8 *before;
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  static const guint rois[][4] = { {5, 7, 21, 13}, {40, 2, 9, 30} };
+  guint i;
+
+  t.tw = 24;
+  t.th = 20;
+  t.stretch = TRUE;
+  g_object_set (h->element, "width", t.tw, "height", t.th, "roi-mode", TRUE,
+      NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "resize", "stretch");
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 71, 45);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  in = make_random_frame (&info, rand);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++)
+    gst_buffer_add_video_region_of_interest_meta (in, "object", rois[i][0],
+        rois[i][1], rois[i][2], rois[i][3]);
+  gst_buffer_map (in, &map, GST_MAP_READ);
+  before = g_memdup2 (map.data, map.size);
+  gst_buffer_unmap (in, &map);
+
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 2);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++) {
+    GstAxTensorMeta *meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_INPUT, i, 0);
+
+    fail_unless (meta != NULL);
+    fail_unless (meta->letterbox.stretch);
+    fail_unless_equals_int (meta->letterbox.src_x, rois[i][0]);
+    fail_unless_equals_int (meta->letterbox.src_y, rois[i][1]);
+    fail_unless_equals_int (meta->letterbox.resized_width, t.tw);
+    fail_unless_equals_int (meta->letterbox.resized_height, t.th);
+    fail_unless_equals_float (meta->letterbox.scale_x,
+        (gdouble) t.tw / rois[i][2]);
+    fail_unless_equals_float (meta->letterbox.scale_y,
+        (gdouble) t.th / rois[i][3]);
+    check_tensor (meta, before, &info, find_format ("I420"), &bt601_limited,
+        &t);
+  }
+  gst_buffer_unref (out);
+  g_free (before);
+  g_rand_free (rand);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A reconfigure event from downstream (the model replaced) makes the
+ * element ask the model again. */
+GST_START_TEST (test_reconfigure_asks_the_model_again)
+{
+  GstAxModelInput model = { 32, 24, 3, GST_AX_TENSOR_DTYPE_U8,
+    GST_AX_TENSOR_LAYOUT_NHWC, 1.0f / 255.0f, 0, "input", "first"
+  };
+  TensorSpec t = { 32, 24, TRUE, 0, GST_AX_TENSOR_DTYPE_U8,
+    GST_AX_TENSOR_LAYOUT_NHWC, 1.0f / 255.0f, 0, DEFAULT_FILL
+  };
+  GstAxModelPreprocess pp;
+  GRand *rand = g_rand_new_with_seed (RANDOM_SEED);
+  GstHarness *h;
+
+  init_preprocess (&pp, GST_AX_COLOR_ORDER_RGB, GST_AX_RESIZE_LETTERBOX,
+      DEFAULT_FILL, 1.0f / 255.0f, 0.0f, 1.0f);
+  spec_preprocess (&t, &pp);
+  h = make_preprocess_harness (&model, &pp);
+  push_check (h, "video/x-raw,format=RGB,width=45,height=17,framerate=30/1",
+      &bt601_limited, &t, rand, 1);
+
+  /* another model: stretch, BGR, p itself into i8 */
+  fake_model.width = t.tw = 20;
+  fake_model.height = t.th = 20;
+  fake_model.dtype = t.dtype = GST_AX_TENSOR_DTYPE_I8;
+  fake_model.scale = t.scale = 1.0f;
+  fake_model.zero_point = t.zero_point = -128;
+  init_preprocess (&fake_preprocess, GST_AX_COLOR_ORDER_BGR,
+      GST_AX_RESIZE_STRETCH, DEFAULT_FILL, 1.0f, 0.0f, 1.0f);
+  spec_preprocess (&t, &fake_preprocess);
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_reconfigure ()));
+  push_check (h, "video/x-raw,format=RGB,width=45,height=17,framerate=30/1",
+      &bt601_limited, &t, rand, 1);
+  gst_harness_teardown (h);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
 static Suite *
 axletterbox_suite (void)
 {
@@ -1143,6 +1790,15 @@ axletterbox_suite (void)
   tcase_add_test (tc, test_roi_mode);
   tcase_add_test (tc, test_one_to_one_shares_frame);
   tcase_add_test (tc, test_one_to_one_copies);
+  tcase_add_test (tc, test_preprocess_stretch_scale_one);
+  tcase_add_test (tc, test_preprocess_letterbox_mean);
+  tcase_add_test (tc, test_preprocess_per_channel);
+  tcase_add_test (tc, test_preprocess_overrides);
+  tcase_add_test (tc, test_preprocess_gray);
+  tcase_add_test (tc, test_preprocess_flat_values);
+  tcase_add_test (tc, test_renegotiation);
+  tcase_add_test (tc, test_roi_mode_stretch);
+  tcase_add_test (tc, test_reconfigure_asks_the_model_again);
   return s;
 }
 

@@ -22,12 +22,14 @@
 
 #include "gstaxnmsdecode.h"
 #include "gstaxnmsreference.h"
+#include "axnmsreal.h"
 
 #define REF_MAX 20000
 
 static void
 params_default (GstAxNmsParams * p, GstAxNmsDecodeKind kind)
 {
+  gst_ax_nms_params_init (p);
   p->kind = kind;
   p->box_format = GST_AX_NMS_BOX_XYWH;
   p->score_threshold = 0.25f;
@@ -342,6 +344,546 @@ GST_START_TEST (test_invalid_tensors)
           &err) == FALSE);
   g_free (err);
   gst_buffer_unref (frame);
+}
+
+GST_END_TEST;
+
+/* --- CenterNet and SSD against the reference --- */
+
+static void
+fail_unless_same_results (const GstAxNmsResult * res, guint n,
+    const RefDet * ref, guint nr)
+{
+  guint i, q;
+
+  fail_unless_equals_int (n, nr);
+  for (i = 0; i < n; i++) {
+    fail_unless (res[i].anchor == ref[i].anchor, "det %u: anchor %u vs %u",
+        i, res[i].anchor, ref[i].anchor);
+    fail_unless_equals_int (res[i].class_id, ref[i].cls);
+    fail_unless (res[i].score == ref[i].score, "det %u: score %.9g vs %.9g",
+        i, res[i].score, ref[i].score);
+    fail_unless (res[i].x0 == ref[i].x0 && res[i].y0 == ref[i].y0
+        && res[i].x1 == ref[i].x1 && res[i].y1 == ref[i].y1,
+        "det %u: box %g,%g-%g,%g vs %g,%g-%g,%g", i, res[i].x0, res[i].y0,
+        res[i].x1, res[i].y1, ref[i].x0, ref[i].y0, ref[i].x1, ref[i].y1);
+    fail_unless_equals_int (res[i].n_keypoints, ref[i].n_kp);
+    for (q = 0; q < 2 * ref[i].n_kp; q++)
+      fail_unless (res[i].keypoints[q] == ref[i].kp[q], "det %u kp %u: %g vs "
+          "%g", i, q, res[i].keypoints[q], ref[i].kp[q]);
+  }
+}
+
+/* Stores real value @v at element @i of a tensor of @d's type. */
+static void
+store (const RefData * d, gpointer data, gsize i, gdouble v)
+{
+  if (d->dtype == GST_AX_TENSOR_DTYPE_F32) {
+    ((gfloat *) data)[i] = v;
+  } else {
+    gint q = (gint) lrint (v / d->scale) + d->zp;
+    if (d->dtype == GST_AX_TENSOR_DTYPE_I8)
+      ((gint8 *) data)[i] = CLAMP (q, G_MININT8, G_MAXINT8);
+    else
+      ((guint8 *) data)[i] = CLAMP (q, 0, G_MAXUINT8);
+  }
+}
+
+static const GstAxTensorDType all_dtypes[] = { GST_AX_TENSOR_DTYPE_I8,
+  GST_AX_TENSOR_DTYPE_U8, GST_AX_TENSOR_DTYPE_F32
+};
+
+static void
+random_quant (GRand * rng, RefData * d, GstAxTensorDType dtype, gdouble unit)
+{
+  d->dtype = dtype;
+  d->scale = dtype == GST_AX_TENSOR_DTYPE_F32 ? 1.0f : unit *
+      g_rand_double_range (rng, 0.5, 2.0);
+  d->zp = dtype == GST_AX_TENSOR_DTYPE_I8 ? g_rand_int_range (rng, -128, 0)
+      : dtype == GST_AX_TENSOR_DTYPE_U8 ? g_rand_int_range (rng, 0, 20) : 0;
+}
+
+GST_START_TEST (test_centernet_matches_reference)
+{
+  GstAxNmsWork *w = gst_ax_nms_work_new ();
+  GRand *rng = g_rand_new_with_seed (777);
+  GstAxNmsResult *res = g_new (GstAxNmsResult, REF_MAX);
+  RefDet *ref = g_new (RefDet, REF_MAX);
+  guint iter, total = 0;
+
+  for (iter = 0; iter < 300; iter++) {
+    GstAxNmsParams p;
+    GstAxNmsInput in[2];
+    RefData hd, bd;
+    guint H = g_rand_int_range (rng, 1, 24), W = g_rand_int_range (rng, 1, 24);
+    guint nc = g_rand_int_range (rng, 1, 7), c, cell, n, nr;
+    gsize nh = (gsize) H * W * nc;
+    gpointer heat, wh;
+    gdouble sparsity = g_rand_double_range (rng, 0.3, 0.999);
+    gboolean plateau = g_rand_boolean (rng);
+
+    random_quant (rng, &hd, all_dtypes[iter % 3], 1.0 / 250);
+    random_quant (rng, &bd, all_dtypes[(iter / 3) % 3], 0.25);
+    heat = g_malloc (nh * gst_ax_tensor_dtype_size (hd.dtype));
+    wh = g_malloc ((gsize) H * W * 4 * gst_ax_tensor_dtype_size (bd.dtype));
+    for (cell = 0; cell < H * W; cell++) {
+      for (c = 0; c < nc; c++) {
+        gdouble v = g_rand_double (rng) < sparsity ? 0.01 : g_rand_double (rng);
+        /* coarse levels make ties between neighbours */
+        if (plateau)
+          v = floor (v * 4) / 4;
+        store (&hd, heat, (gsize) cell * nc + c, v);
+      }
+      for (c = 0; c < 4; c++)
+        store (&bd, wh, (gsize) cell * 4 + c, g_rand_double_range (rng, 0, 30));
+    }
+    hd.data = heat;
+    bd.data = wh;
+
+    gst_ax_nms_params_init (&p);
+    p.kind = GST_AX_NMS_DECODE_CENTERNET;
+    p.score_threshold = g_rand_double_range (rng, 0.0, 0.6);
+    p.iou_threshold = g_rand_double_range (rng, 0.1, 0.7);
+    /* small top-k: the candidate list is cut back while scanning */
+    p.top_k = g_rand_int_range (rng, 1, 40);
+    p.max_detections = g_rand_int_range (rng, 1, 60);
+    p.class_agnostic = g_rand_boolean (rng);
+    p.suppression = iter % 4 == 3 ? GST_AX_NMS_SUPPRESS_WEIGHTED :
+        GST_AX_NMS_SUPPRESS_HARD;
+    if (g_rand_boolean (rng))
+      p.stride = g_rand_int_range (rng, 1, 9);
+    else
+      p.input_width = W * 4;
+
+    in[0].data = heat;
+    in[0].dtype = hd.dtype;
+    in[0].scale = hd.scale;
+    in[0].zero_point = hd.zp;
+    in[0].n_anchors = H * W;
+    in[0].n_classes = nc;
+    in[0].height = H;
+    in[0].width = W;
+    in[1] = in[0];
+    in[1].data = wh;
+    in[1].dtype = bd.dtype;
+    in[1].scale = bd.scale;
+    in[1].zero_point = bd.zp;
+    in[1].n_classes = 4;
+
+    n = gst_ax_nms_run_multi (w, &p, in, 2, res, REF_MAX);
+    nr = ref_centernet (&p, &hd, &bd, H, W, nc, ref);
+    fail_unless_same_results (res, n, ref, nr);
+    total += n;
+    g_free (heat);
+    g_free (wh);
+  }
+  fail_unless (total > 500, "only %u detections in all", total);
+  g_free (res);
+  g_free (ref);
+  g_rand_free (rng);
+  gst_ax_nms_work_free (w);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_ssd_matches_reference)
+{
+  GstAxNmsWork *w = gst_ax_nms_work_new ();
+  GRand *rng = g_rand_new_with_seed (4242);
+  GstAxNmsResult *res = g_new (GstAxNmsResult, REF_MAX);
+  RefDet *ref = g_new (RefDet, REF_MAX);
+  guint iter, total = 0;
+
+  for (iter = 0; iter < 300; iter++) {
+    GstAxNmsParams p;
+    GstAxNmsInput in[GST_AX_NMS_MAX_INPUTS];
+    RefData sd[4], bd[4];
+    guint na[4], ncl[4], nv[4];
+    gpointer data[8];
+    guint l, k, t, a, c, n, nr, all = 0, nc, R;
+    gboolean split;
+
+    gst_ax_nms_params_init (&p);
+    p.kind = GST_AX_NMS_DECODE_SSD;
+    p.n_levels = g_rand_int_range (rng, 1, 4);
+    p.input_width = g_rand_int_range (rng, 8, 97);
+    p.input_height = g_rand_int_range (rng, 8, 97);
+    for (l = 0; l < p.n_levels; l++) {
+      p.strides[l] = 4 << g_rand_int_range (rng, 0, 3);
+      p.anchors_per_cell[l] = g_rand_int_range (rng, 1, 4);
+      all += ((p.input_width + p.strides[l] - 1) / p.strides[l]) *
+          ((p.input_height + p.strides[l] - 1) / p.strides[l]) *
+          p.anchors_per_cell[l];
+    }
+    p.anchor_offset = g_rand_boolean (rng) ? 0.5f : 0.25f;
+    p.anchor_offset_y = g_rand_boolean (rng) ? 0.5f : 0.0f;
+    p.n_keypoints = g_rand_int_range (rng, 0, 7);
+    p.sigmoid_scores = g_rand_int_range (rng, 0, 4) != 0;
+    p.score_threshold = g_rand_double_range (rng, 0.3, 0.8);
+    p.iou_threshold = g_rand_double_range (rng, 0.1, 0.6);
+    p.max_detections = g_rand_int_range (rng, 1, 50);
+    p.class_agnostic = g_rand_boolean (rng);
+    p.suppression = iter % 2 ? GST_AX_NMS_SUPPRESS_WEIGHTED :
+        GST_AX_NMS_SUPPRESS_HARD;
+    if (g_rand_boolean (rng)) {
+      p.box_scale_x = 1.0f / p.input_width;
+      p.box_scale_y = 1.0f / p.input_height;
+    }
+    nc = g_rand_int_range (rng, 1, 4);
+    R = 4 + 2 * p.n_keypoints + g_rand_int_range (rng, 0, 2);
+
+    /* one tensor pair for all anchors, or split in up to 3 */
+    split = g_rand_boolean (rng);
+    k = split ? MIN (3, all) : 1;
+    for (t = 0, a = 0; t < k; t++) {
+      na[t] = t == k - 1 ? all - a : (guint) g_rand_int_range (rng, 1,
+          all - a - (k - 1 - t) + 1);
+      a += na[t];
+    }
+    for (t = 0; t < k; t++) {
+      random_quant (rng, &sd[t], all_dtypes[(iter + t) % 3],
+          p.sigmoid_scores ? 1.0 / 20 : 1.0 / 250);
+      random_quant (rng, &bd[t], all_dtypes[(iter / 3 + t) % 3], 0.25);
+      ncl[t] = nc;
+      nv[t] = R;
+      data[t] = g_malloc ((gsize) na[t] * nc *
+          gst_ax_tensor_dtype_size (sd[t].dtype));
+      data[k + t] = g_malloc ((gsize) na[t] * R *
+          gst_ax_tensor_dtype_size (bd[t].dtype));
+      for (a = 0; a < na[t]; a++) {
+        for (c = 0; c < nc; c++) {
+          gdouble s = g_rand_double (rng) < 0.7 ? 0.05 : g_rand_double (rng);
+          if (p.sigmoid_scores)
+            s = log (s / (1 - s));
+          store (&sd[t], data[t], (gsize) a * nc + c, s);
+        }
+        for (c = 0; c < R; c++)
+          store (&bd[t], data[k + t], (gsize) a * R + c,
+              c == 2 || c == 3 ? g_rand_double_range (rng, 2, 30) :
+              g_rand_double_range (rng, -10, 10));
+      }
+      sd[t].data = data[t];
+      bd[t].data = data[k + t];
+      in[t].data = data[t];
+      in[t].dtype = sd[t].dtype;
+      in[t].scale = sd[t].scale;
+      in[t].zero_point = sd[t].zp;
+      in[t].n_anchors = na[t];
+      in[t].n_classes = nc;
+      in[t].height = in[t].width = 0;
+      in[k + t] = in[t];
+      in[k + t].data = data[k + t];
+      in[k + t].dtype = bd[t].dtype;
+      in[k + t].scale = bd[t].scale;
+      in[k + t].zero_point = bd[t].zp;
+      in[k + t].n_classes = R;
+    }
+
+    n = gst_ax_nms_run_multi (w, &p, in, 2 * k, res, REF_MAX);
+    nr = ref_ssd (&p, sd, na, ncl, bd, nv, k, ref);
+    fail_unless_same_results (res, n, ref, nr);
+    total += n;
+    for (t = 0; t < 2 * k; t++)
+      g_free (data[t]);
+  }
+  fail_unless (total > 500, "only %u detections in all", total);
+  g_free (res);
+  g_free (ref);
+  g_rand_free (rng);
+  gst_ax_nms_work_free (w);
+}
+
+GST_END_TEST;
+
+/* --- decoder metadata --- */
+
+static gchar *
+read_model_json (const gchar * name)
+{
+  gchar *path = g_build_filename (MODELS_SOURCE_DIR, name, NULL), *text;
+
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "%s", path);
+  g_free (path);
+  return text;
+}
+
+GST_START_TEST (test_params_from_model_json)
+{
+  GstAxNmsParams p;
+  gchar *json, *err = NULL;
+
+  gst_ax_nms_params_init (&p);
+  json = read_model_json ("centernet.decoder.json");
+  fail_unless (gst_ax_nms_params_from_json (&p, json, &err), "%s", err);
+  g_free (json);
+  fail_unless_equals_int (p.kind, GST_AX_NMS_DECODE_CENTERNET);
+  fail_unless_equals_int (p.input_width, 512);
+  fail_unless_equals_int (p.input_height, 512);
+  fail_unless_equals_int (p.stride, 4);
+  fail_unless_equals_int (p.top_k, 100);
+  fail_unless_equals_int (p.peak_kernel, 3);
+  fail_unless_equals_float (p.score_threshold, 0.3f);
+  fail_unless_equals_float (p.iou_threshold, 0.5f);
+  fail_unless_equals_int (p.n_input_names, 2);
+  fail_unless_equals_string (p.input_names[0], "tower_0/keypoints");
+  fail_unless_equals_string (p.input_names[1], "tower_0/wh");
+
+  gst_ax_nms_params_init (&p);
+  json = read_model_json ("blazeface.decoder.json");
+  fail_unless (gst_ax_nms_params_from_json (&p, json, &err), "%s", err);
+  g_free (json);
+  fail_unless_equals_int (p.kind, GST_AX_NMS_DECODE_SSD);
+  fail_unless_equals_int (p.input_width, 256);
+  /* MediaPipe's layers of one stride make one level: 896 anchors */
+  fail_unless_equals_int (p.n_levels, 2);
+  fail_unless_equals_int (p.strides[0], 16);
+  fail_unless_equals_int (p.strides[1], 32);
+  fail_unless_equals_int (p.anchors_per_cell[0], 2);
+  fail_unless_equals_int (p.anchors_per_cell[1], 6);
+  fail_unless_equals_float (p.anchor_offset, 0.5f);
+  fail_unless_equals_float (p.anchor_offset_y, 0.5f);
+  fail_unless_equals_int (p.n_keypoints, 6);
+  fail_unless (p.sigmoid_scores);
+  fail_unless_equals_int (p.suppression, GST_AX_NMS_SUPPRESS_WEIGHTED);
+  fail_unless_equals_int (p.n_input_names, 4);
+  fail_unless_equals_string (p.input_names[0], "Identity");
+  fail_unless_equals_string (p.input_names[3], "Identity_3");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_params_json_forms)
+{
+  GstAxNmsParams p;
+  gchar *err = NULL;
+
+  /* the level form of the anchors, and fields kept when not named */
+  gst_ax_nms_params_init (&p);
+  p.max_detections = 7;
+  fail_unless (gst_ax_nms_params_from_json (&p, "{\"type\": \"ssd\", "
+          "\"input_size\": [128, 96], \"anchors\": {\"strides\": [8, 16], "
+          "\"anchors_per_cell\": [2, 6], \"offset\": 0.25}}", &err), "%s", err);
+  fail_unless_equals_int (p.n_levels, 2);
+  fail_unless_equals_int (p.anchors_per_cell[1], 6);
+  fail_unless_equals_float (p.anchor_offset, 0.25f);
+  fail_unless_equals_float (p.anchor_offset_y, 0.25f);
+  fail_unless_equals_int (p.input_height, 96);
+  fail_unless_equals_int (p.max_detections, 7);
+  fail_unless_equals_int (p.n_input_names, 0);
+
+  /* MediaPipe's lowest layer of three boxes, no interpolated anchor */
+  gst_ax_nms_params_init (&p);
+  fail_unless (gst_ax_nms_params_from_json (&p, "{\"type\": \"ssd\", "
+          "\"anchors\": {\"num_layers\": 3, \"strides\": [8, 16, 16], "
+          "\"aspect_ratios\": [1.0, 2.0], \"interpolated_scale_aspect_ratio\":"
+          " 0, \"reduce_boxes_in_lowest_layer\": true, \"fixed_anchor_size\": "
+          "true, \"anchor_offset_x\": 0.5, \"anchor_offset_y\": 0.0, "
+          "\"input_size_width\": 64, \"input_size_height\": 32}}", &err),
+      "%s", err);
+  fail_unless_equals_int (p.n_levels, 2);
+  fail_unless_equals_int (p.anchors_per_cell[0], 3);
+  fail_unless_equals_int (p.anchors_per_cell[1], 4);
+  fail_unless_equals_float (p.anchor_offset_y, 0.0f);
+  fail_unless_equals_int (p.input_width, 64);
+
+  gst_ax_nms_params_init (&p);
+  fail_unless (gst_ax_nms_params_from_json (&p, "{\"type\": \"yolov5\", "
+          "\"box_format\": \"ltrb\", \"class_agnostic\": true, "
+          "\"suppression\": \"weighted\", \"max_detections\": 5}", &err),
+      "%s", err);
+  fail_unless_equals_int (p.kind, GST_AX_NMS_DECODE_YOLOV5);
+  fail_unless_equals_int (p.box_format, GST_AX_NMS_BOX_LTRB);
+  fail_unless (p.class_agnostic);
+  fail_unless_equals_int (p.max_detections, 5);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_params_json_malformed)
+{
+  static const struct
+  {
+    const gchar *json, *expect;
+  } cases[] = {
+    {"{\"type\": \"centernet\"", "invalid JSON"},
+    {"[1, 2]", "not a JSON object"},
+    {"{\"stride\": 4}", "no \"type\""},
+    {"{\"type\": 3}", "\"type\" is not a string"},
+    {"{\"type\": \"classification\"}", "\"classification\" is not a "
+          "detector"},
+    {"{\"type\": \"centernet\", \"score_threshold\": \"high\"}",
+        "\"score_threshold\" is not a number"},
+    {"{\"type\": \"centernet\", \"iou_threshold\": 1.5}",
+        "\"iou_threshold\" is 1.5"},
+    {"{\"type\": \"centernet\", \"peak_kernel\": 5}", "\"peak_kernel\" is 5"},
+    {"{\"type\": \"centernet\", \"top_k\": 0}", "\"top_k\" is 0"},
+    {"{\"type\": \"centernet\", \"stride\": 2.5}", "\"stride\" is not an "
+          "integer"},
+    {"{\"type\": \"centernet\", \"heatmap\": \"a\"}", "expected one each"},
+    {"{\"type\": \"centernet\", \"input_size\": [512]}", "[width, height]"},
+    {"{\"type\": \"ssd\"}", "no \"anchors\" object"},
+    {"{\"type\": \"ssd\", \"anchors\": {}}", "no \"strides\""},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16, 32], "
+          "\"anchors_per_cell\": [2]}}", "one per level"},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16], "
+          "\"num_layers\": 2, \"fixed_anchor_size\": true}}",
+        "one stride per layer"},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16]}}",
+        "\"fixed_anchor_size\" is not true"},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16], "
+          "\"fixed_anchor_size\": true, \"interpolated_scale_aspect_ratio\": "
+          "0}}", "has no anchors"},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16], "
+          "\"fixed_anchor_size\": true}, \"scores\": [\"a\", \"b\"], "
+          "\"boxes\": \"c\"}", "as many of each"},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16], "
+          "\"fixed_anchor_size\": true}, \"keypoints\": 17}",
+        "\"keypoints\" is 17"},
+    {"{\"type\": \"ssd\", \"anchors\": {\"strides\": [16], "
+          "\"fixed_anchor_size\": true}, \"score_activation\": \"relu\"}",
+        "\"sigmoid\" or \"none\""},
+    {"{\"type\": \"yolov8\", \"suppression\": \"soft\"}",
+        "\"hard\" or \"weighted\""},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstAxNmsParams p;
+    gchar *err = NULL;
+
+    gst_ax_nms_params_init (&p);
+    fail_if (gst_ax_nms_params_from_json (&p, cases[i].json, &err), "%s",
+        cases[i].json);
+    fail_unless (err != NULL && strstr (err, cases[i].expect) != NULL,
+        "%s: got '%s', expected '%s'", cases[i].json, err, cases[i].expect);
+    g_free (err);
+  }
+}
+
+GST_END_TEST;
+
+/* Output metas of a model, for gst_ax_nms_inputs_from_metas(). */
+static GstAxTensorMeta *
+add_output (GstBuffer * buf, const gchar * name, guint index,
+    GstAxTensorDType dtype, guint n_dims, const gint64 * dims, gfloat scale,
+    gint32 zp, gconstpointer data)
+{
+  GstAxTensorMeta *m;
+  gsize n = gst_ax_tensor_dtype_size (dtype);
+  guint i;
+
+  for (i = 0; i < n_dims; i++)
+    n *= dims[i];
+  m = gst_buffer_add_ax_tensor_meta (buf, name, GST_AX_TENSOR_ROLE_OUTPUT,
+      dtype, GST_AX_TENSOR_LAYOUT_NHWC, n_dims, dims, scale, zp,
+      data ? gst_buffer_new_memdup (data, n) :
+      gst_buffer_new_allocate (NULL, n, NULL));
+  fail_unless (m != NULL);
+  m->index = index;
+  return m;
+}
+
+GST_START_TEST (test_inputs_from_metas)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  const GstAxTensorMeta *metas[4];
+  GstAxNmsInput in[GST_AX_NMS_MAX_INPUTS];
+  GstAxNmsParams p;
+  gchar *json, *err = NULL;
+  guint n;
+  static const gint64 s0[3] = { 1, 512, 1 }, s1[3] = { 1, 384, 1 };
+  static const gint64 r0[3] = { 1, 512, 16 }, r1[3] = { 1, 384, 16 };
+  static const gint64 hm[4] = { 1, 128, 128, 80 }, wh[4] = { 1, 128, 128, 4 };
+  static const gint64 bad[4] = { 1, 64, 128, 4 };
+
+  /* BlazeFace: 512 + 384 anchors in two levels */
+  metas[0] = add_output (buf, "Identity", 0, GST_AX_TENSOR_DTYPE_I8, 3, s0,
+      0.1f, 0, NULL);
+  metas[1] = add_output (buf, "Identity_1", 1, GST_AX_TENSOR_DTYPE_I8, 3, s1,
+      0.1f, 0, NULL);
+  metas[2] = add_output (buf, "Identity_2", 2, GST_AX_TENSOR_DTYPE_I8, 3, r0,
+      0.5f, 0, NULL);
+  metas[3] = add_output (buf, "Identity_3", 3, GST_AX_TENSOR_DTYPE_I8, 3, r1,
+      0.5f, 0, NULL);
+  gst_ax_nms_params_init (&p);
+  json = read_model_json ("blazeface.decoder.json");
+  fail_unless (gst_ax_nms_params_from_json (&p, json, NULL));
+  g_free (json);
+  fail_unless (gst_ax_nms_inputs_from_metas (&p, metas, 4, in, &n, &err),
+      "%s", err);
+  fail_unless_equals_int (n, 4);
+  fail_unless_equals_int (in[0].n_anchors + in[1].n_anchors, 896);
+  fail_unless_equals_int (in[2].n_classes, 16);
+  fail_unless_equals_int (in[3].meta_index, 3);
+  /* by name, whatever the order of the metas */
+  {
+    const GstAxTensorMeta *rev[4] = { metas[3], metas[2], metas[1],
+      metas[0]
+    };
+    fail_unless (gst_ax_nms_inputs_from_metas (&p, rev, 4, in, &n, &err),
+        "%s", err);
+    fail_unless_equals_int (in[0].meta_index, 3);
+    fail_unless_equals_int (in[0].n_anchors, 512);
+  }
+  /* 896 anchors need a 256x256 input */
+  p.input_width = 128;
+  fail_if (gst_ax_nms_inputs_from_metas (&p, metas, 4, in, &n, &err));
+  fail_unless (strstr (err, "896 anchors") != NULL, "%s", err);
+  g_free (err);
+  p.input_width = 256;
+  /* a named output the model does not have */
+  g_strlcpy (p.input_names[1], "scores_16", GST_AX_NMS_MAX_NAME);
+  fail_if (gst_ax_nms_inputs_from_metas (&p, metas, 4, in, &n, &err));
+  fail_unless (strstr (err, "no output 'scores_16'") != NULL
+      && strstr (err, "'Identity_1'") != NULL, "%s", err);
+  g_free (err);
+  /* keypoints the regressors cannot hold */
+  g_strlcpy (p.input_names[1], "Identity_1", GST_AX_NMS_MAX_NAME);
+  p.n_keypoints = 7;
+  fail_if (gst_ax_nms_inputs_from_metas (&p, metas, 4, in, &n, &err));
+  fail_unless (strstr (err, "18 or more") != NULL, "%s", err);
+  g_free (err);
+
+  /* CenterNet */
+  gst_buffer_unref (buf);
+  buf = gst_buffer_new ();
+  metas[0] = add_output (buf, "tower_0/keypoints", 0, GST_AX_TENSOR_DTYPE_I8,
+      4, hm, 1.0f / 255, -128, NULL);
+  metas[1] = add_output (buf, "tower_0/wh", 1, GST_AX_TENSOR_DTYPE_I8, 4, wh,
+      1.0f, 0, NULL);
+  metas[2] = add_output (buf, "other", 2, GST_AX_TENSOR_DTYPE_I8, 4, bad,
+      1.0f, 0, NULL);
+  gst_ax_nms_params_init (&p);
+  json = read_model_json ("centernet.decoder.json");
+  fail_unless (gst_ax_nms_params_from_json (&p, json, NULL));
+  g_free (json);
+  fail_unless (gst_ax_nms_inputs_from_metas (&p, metas, 3, in, &n, &err),
+      "%s", err);
+  fail_unless_equals_int (n, 2);
+  fail_unless_equals_int (in[0].width, 128);
+  fail_unless_equals_int (in[0].n_classes, 80);
+  /* unnamed: the outputs in order; a box tensor of another grid */
+  p.n_input_names = 0;
+  metas[1] = metas[2];
+  fail_if (gst_ax_nms_inputs_from_metas (&p, metas, 3, in, &n, &err));
+  fail_unless (strstr (err, "expected [1, 128, 128, 4]") != NULL, "%s", err);
+  g_free (err);
+  /* no stride and an input size that does not give one */
+  metas[1] = add_output (buf, "wh2", 1, GST_AX_TENSOR_DTYPE_I8, 4, wh, 1.0f,
+      0, NULL);
+  p.stride = 0;
+  p.input_width = 500;
+  fail_if (gst_ax_nms_inputs_from_metas (&p, metas, 2, in, &n, &err));
+  fail_unless (strstr (err, "no stride") != NULL, "%s", err);
+  g_free (err);
+  p.input_width = 512;
+  fail_unless (gst_ax_nms_inputs_from_metas (&p, metas, 2, in, &n, NULL));
+  /* a YOLO head is not a heat-map */
+  p.kind = GST_AX_NMS_DECODE_YOLOV8;
+  fail_unless (gst_ax_nms_inputs_from_metas (&p, metas, 2, in, &n, &err) ==
+      FALSE);
+  g_free (err);
+  gst_buffer_unref (buf);
 }
 
 GST_END_TEST;
@@ -737,6 +1279,473 @@ GST_START_TEST (test_element_model_labels)
 
 GST_END_TEST;
 
+/* --- the element configured by the model's metadata --- */
+
+typedef struct
+{
+  const gchar *decoder;
+  const gchar *const *labels;
+  guint n_labels;
+  guint answered;
+} FakeModel;
+
+/* Answers the model query that axnms sends upstream, as axinference
+ * would. */
+static GstPadProbeReturn
+answer_model_query (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  FakeModel *fm = user_data;
+  GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
+
+  if (!gst_ax_model_query_is (q))
+    return GST_PAD_PROBE_OK;
+  if (fm->labels)
+    gst_ax_model_query_set_labels (q, fm->labels, fm->n_labels);
+  if (fm->decoder)
+    gst_ax_model_query_set_decoder (q, fm->decoder);
+  fm->answered++;
+  return GST_PAD_PROBE_HANDLED;
+}
+
+static GstHarness *
+harness_with_model (const gchar * name, FakeModel * fm, gint width, gint height)
+{
+  GstHarness *h = gst_harness_new (name);
+  GstPad *sink = gst_element_get_static_pad (h->element, "sink");
+  gchar *caps;
+
+  gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_QUERY_UPSTREAM,
+      answer_model_query, fm, NULL);
+  gst_object_unref (sink);
+  caps = g_strdup_printf ("video/x-raw,format=RGB,width=%d,height=%d,"
+      "framerate=30/1", width, height);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  return h;
+}
+
+/* The frame's input tensor (data unused) with geometry @lb. */
+static void
+add_input_tensor (GstBuffer * buf, const GstAxLetterbox * lb)
+{
+  gint64 dims[4] = { 1, lb->tensor_height, lb->tensor_width, 3 };
+  GstAxTensorMeta *m = gst_buffer_add_ax_tensor_meta (buf, "image",
+      GST_AX_TENSOR_ROLE_INPUT, GST_AX_TENSOR_DTYPE_I8,
+      GST_AX_TENSOR_LAYOUT_NHWC, 4, dims, 1.0f, 0,
+      gst_buffer_new_allocate (NULL, (gsize) lb->tensor_width *
+          lb->tensor_height * 3, NULL));
+
+  m->letterbox = *lb;
+  m->has_letterbox = TRUE;
+}
+
+#define CN_FRAME_W 1024
+#define CN_FRAME_H 768
+#define CN_GRID 128
+#define CN_CLASSES 3
+#define CN_HEAT_SCALE (1.0f / 256)
+#define CN_HEAT_ZP (-128)
+
+static const gchar *const cn_labels[] = { "cat", "dog", "person" };
+
+static const gchar cn_decoder[] = "{\"type\": \"centernet\", "
+    "\"input_size\": [512, 512], \"heatmap\": \"hm\", \"boxes\": \"wh\", "
+    "\"stride\": 4, \"top_k\": 100, \"score_threshold\": 0.3, "
+    "\"iou_threshold\": 0.5}";
+
+/* A frame with a CenterNet head: a person peak (0.75) at cell (40, 60),
+ * a dog (0.5) at (100, 20), a cat at 0.28 (under the metadata's 0.3, over
+ * the property default 0.25) at (10, 10). */
+static GstBuffer *
+centernet_frame (GstHarness * h, GstAxLetterbox * lb)
+{
+  GstBuffer *buf = gst_harness_create_buffer (h, 16);
+  static const gint64 hd[4] = { 1, CN_GRID, CN_GRID, CN_CLASSES };
+  static const gint64 wd[4] = { 1, CN_GRID, CN_GRID, 4 };
+  gsize nh = (gsize) CN_GRID * CN_GRID * CN_CLASSES;
+  gint8 *heat = g_new (gint8, nh);
+  gint8 *wh = g_new0 (gint8, (gsize) CN_GRID * CN_GRID * 4);
+  guint j;
+
+  memset (heat, CN_HEAT_ZP, nh);
+  heat[(60 * CN_GRID + 40) * CN_CLASSES + 2] = CN_HEAT_ZP + 192;
+  heat[(20 * CN_GRID + 100) * CN_CLASSES + 1] = CN_HEAT_ZP + 128;
+  heat[(10 * CN_GRID + 10) * CN_CLASSES + 0] = CN_HEAT_ZP + 72;
+  for (j = 0; j < 4; j++) {
+    wh[(60 * CN_GRID + 40) * 4 + j] = 10 + j * 5;
+    wh[(20 * CN_GRID + 100) * 4 + j] = 30;
+    wh[(10 * CN_GRID + 10) * 4 + j] = 8;
+  }
+  add_output (buf, "hm", 0, GST_AX_TENSOR_DTYPE_I8, 4, hd, CN_HEAT_SCALE,
+      CN_HEAT_ZP, heat);
+  add_output (buf, "wh", 1, GST_AX_TENSOR_DTYPE_I8, 4, wd, 2.0f, 0, wh);
+  gst_ax_letterbox_init_stretch (lb, CN_FRAME_W, CN_FRAME_H, 512, 512);
+  add_input_tensor (buf, lb);
+  g_free (heat);
+  g_free (wh);
+  return buf;
+}
+
+static void
+check_det (const GstAxDetection * det, const GstAxLetterbox * lb,
+    gdouble x0, gdouble y0, gdouble x1, gdouble y1, gint fw, gint fh)
+{
+  gdouble tb[4] = { x0, y0, x1, y1 }, sb[4];
+
+  gst_ax_letterbox_box_to_source (lb, tb, sb, fw, fh);
+  fail_unless (fabs (det->x_min - sb[0] / fw) < 1e-6, "%f vs %f",
+      det->x_min, sb[0] / fw);
+  fail_unless (fabs (det->y_min - sb[1] / fh) < 1e-6);
+  fail_unless (fabs (det->x_max - sb[2] / fw) < 1e-6);
+  fail_unless (fabs (det->y_max - sb[3] / fh) < 1e-6);
+}
+
+GST_START_TEST (test_element_centernet_from_metadata)
+{
+  FakeModel fm = { cn_decoder, cn_labels, 3, 0 };
+  GstHarness *h = harness_with_model ("axnms", &fm, CN_FRAME_W, CN_FRAME_H);
+  GstAxLetterbox lb;
+  GstBuffer *out;
+  GstAxDetection det;
+  GstVideoRegionOfInterestMeta *roi;
+  gpointer state = NULL;
+
+  fail_unless (fm.answered >= 1);
+  out = gst_harness_push_and_pull (h, centernet_frame (h, &lb));
+  /* the metadata's threshold (0.3), not the property's default */
+  fail_unless_equals_int (gst_ax_detection_count (out), 2);
+  fail_unless (gst_ax_detection_iterate (out, &state, &det, &roi));
+  fail_unless_equals_string (det.label, "person");
+  fail_unless_equals_float (det.confidence, 0.75f);
+  /* stretch 1024x768 -> 512x512: x / 0.5, y / (2/3) */
+  check_det (&det, &lb, 160 - 20, 240 - 30, 160 + 40, 240 + 50, CN_FRAME_W,
+      CN_FRAME_H);
+  fail_unless_equals_int (roi->x, 280);
+  fail_unless_equals_int (roi->y, 315);
+  fail_unless_equals_int (roi->w, 120);
+  fail_unless_equals_int (roi->h, 120);
+  fail_unless (gst_ax_detection_iterate (out, &state, &det, &roi));
+  fail_unless_equals_string (det.label, "dog");
+  fail_unless_equals_float (det.confidence, 0.5f);
+  check_det (&det, &lb, 400 - 60, 80 - 60, 400 + 60, 80 + 60, CN_FRAME_W,
+      CN_FRAME_H);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_OUTPUT), 0);
+  gst_buffer_unref (out);
+
+  /* a property the user sets overrides the metadata */
+  g_object_set (h->element, "score-threshold", 0.25f, NULL);
+  out = gst_harness_push_and_pull (h, centernet_frame (h, &lb));
+  fail_unless_equals_int (gst_ax_detection_count (out), 3);
+  gst_buffer_unref (out);
+  g_object_set (h->element, "score-threshold", 0.6f, "top-k", 1, NULL);
+  out = gst_harness_push_and_pull (h, centernet_frame (h, &lb));
+  fail_unless_equals_int (gst_ax_detection_count (out), 1);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static gchar *
+pop_error (GstHarness * h, GstBus * bus)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  GError *err = NULL;
+  gchar *dbg = NULL, *text;
+
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, &dbg);
+  text = g_strdup_printf ("%s | %s", err->message, dbg);
+  g_error_free (err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  /* the next case starts with an empty bus */
+  gst_bus_set_flushing (bus, TRUE);
+  gst_bus_set_flushing (bus, FALSE);
+  return text;
+}
+
+GST_START_TEST (test_element_metadata_errors)
+{
+  static const gchar missing[] = "{\"type\": \"centernet\", \"heatmap\": "
+      "\"tower_0/keypoints\", \"boxes\": \"wh\", \"stride\": 4}";
+  FakeModel fm = { missing, NULL, 0, 0 };
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GstAxLetterbox lb;
+  gchar *text;
+
+  /* an output the model does not have */
+  h = harness_with_model ("axnms", &fm, CN_FRAME_W, CN_FRAME_H);
+  gst_element_set_bus (h->element, bus);
+  fail_unless_equals_int (gst_harness_push (h, centernet_frame (h, &lb)),
+      GST_FLOW_ERROR);
+  text = pop_error (h, bus);
+  fail_unless (strstr (text, "no output 'tower_0/keypoints'") != NULL
+      && strstr (text, "'hm', 'wh'") != NULL
+      && strstr (text, "decode=centernet") != NULL, "%s", text);
+  g_free (text);
+  gst_harness_teardown (h);
+
+  /* a decoder axnms does not have: refused at caps */
+  fm.decoder = "{\"type\": \"classification\", \"scores\": \"Identity\"}";
+  h = gst_harness_new ("axnms");
+  {
+    GstPad *sink = gst_element_get_static_pad (h->element, "sink");
+    gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_QUERY_UPSTREAM,
+        answer_model_query, &fm, NULL);
+    gst_object_unref (sink);
+  }
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGB,width=64,"
+      "height=64,framerate=30/1");
+  text = pop_error (h, bus);
+  fail_unless (strstr (text, "\"classification\" is not a detector") !=
+      NULL && strstr (text, "set decode") != NULL, "%s", text);
+  g_free (text);
+  gst_harness_teardown (h);
+
+  /* ... unless decode is set: the metadata is then ignored */
+  h = gst_harness_new ("axnms");
+  g_object_set (h->element, "decode", GST_AX_NMS_DECODE_CENTERNET, NULL);
+  {
+    GstPad *sink = gst_element_get_static_pad (h->element, "sink");
+    gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_QUERY_UPSTREAM,
+        answer_model_query, &fm, NULL);
+    gst_object_unref (sink);
+  }
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGB,width=1024,"
+      "height=768,framerate=30/1");
+  {
+    GstBuffer *out = gst_harness_push_and_pull (h, centernet_frame (h, &lb));
+    /* outputs in order, stride from the tensor size, threshold 0.25 */
+    fail_unless_equals_int (gst_ax_detection_count (out), 3);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+
+  /* metadata of one kind and decode set to another: a YOLO head is not a
+   * heat-map */
+  fm.decoder = cn_decoder;
+  h = gst_harness_new ("axnms");
+  g_object_set (h->element, "decode", GST_AX_NMS_DECODE_YOLOV8, NULL);
+  {
+    GstPad *sink = gst_element_get_static_pad (h->element, "sink");
+    gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_QUERY_UPSTREAM,
+        answer_model_query, &fm, NULL);
+    gst_object_unref (sink);
+  }
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=RGB,width=1024,"
+      "height=768,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, centernet_frame (h, &lb)),
+      GST_FLOW_ERROR);
+  text = pop_error (h, bus);
+  fail_unless (strstr (text, "tensor 'hm' has shape [1, 128, 128, 3]; "
+          "expected [1, 4 + classes, anchors]") != NULL, "%s", text);
+  g_free (text);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+/* BlazeFace-shaped SSD through the element: a face on two overlapping
+ * anchors of level 0, merged by weighted NMS, boxes and landmarks mapped
+ * back through the letterbox. */
+#define SSD_FRAME_W 640
+#define SSD_FRAME_H 480
+
+GST_START_TEST (test_element_ssd_landmarks)
+{
+  gchar *decoder = read_model_json ("blazeface.decoder.json");
+  static const gchar *const labels[] = { "face" };
+  FakeModel fm = { decoder, labels, 1, 0 };
+  GstHarness *h = harness_with_model ("axnms", &fm, SSD_FRAME_W,
+      SSD_FRAME_H);
+  static const gint64 s0[3] = { 1, 512, 1 }, s1[3] = { 1, 384, 1 };
+  static const gint64 r0[3] = { 1, 512, 16 }, r1[3] = { 1, 384, 16 };
+  gint8 sc0[512], sc1[384], rg0[512 * 16], rg1[384 * 16];
+  GstBuffer *buf = gst_harness_create_buffer (h, 16), *out;
+  GstAxLetterbox lb;
+  GstAxNmsParams p;
+  RefData sd[2], bd[2];
+  guint na[2] = { 512, 384 }, ncl[2] = { 1, 1 }, nv[2] = { 16, 16 };
+  RefDet ref[4];
+  guint nr, j, q;
+  GstAxDetection det;
+  GstVideoRegionOfInterestMeta *roi;
+  gpointer state = NULL;
+  gfloat pts[2 * 8];
+
+  memset (sc0, -100, sizeof sc0);
+  memset (sc1, -100, sizeof sc1);
+  memset (rg0, 0, sizeof rg0);
+  memset (rg1, 0, sizeof rg1);
+  /* anchors 2 * (5 * 16 + 6) and the one after: cell (6, 5), centre
+   * (104, 88); logits 3 and 2 (scale 1) */
+  for (j = 0; j < 2; j++) {
+    guint a = 2 * (5 * 16 + 6) + j;
+    sc0[a] = 3 - j;
+    rg0[a * 16 + 0] = 2 + j;    /* centre x offset, scale 1 */
+    rg0[a * 16 + 1] = -3;
+    rg0[a * 16 + 2] = 40 + 4 * j;
+    rg0[a * 16 + 3] = 44;
+    for (q = 0; q < 6; q++) {
+      rg0[a * 16 + 4 + 2 * q] = -10 + 4 * q + j;
+      rg0[a * 16 + 5 + 2 * q] = 5 - q;
+    }
+  }
+  add_output (buf, "Identity", 0, GST_AX_TENSOR_DTYPE_I8, 3, s0, 1.0f, 0, sc0);
+  add_output (buf, "Identity_1", 1, GST_AX_TENSOR_DTYPE_I8, 3, s1, 1.0f, 0,
+      sc1);
+  add_output (buf, "Identity_2", 2, GST_AX_TENSOR_DTYPE_I8, 3, r0, 1.0f, 0,
+      rg0);
+  add_output (buf, "Identity_3", 3, GST_AX_TENSOR_DTYPE_I8, 3, r1, 1.0f, 0,
+      rg1);
+  gst_ax_letterbox_init (&lb, SSD_FRAME_W, SSD_FRAME_H, 256, 256, TRUE, TRUE,
+      0);
+  add_input_tensor (buf, &lb);
+  out = gst_harness_push_and_pull (h, buf);
+
+  /* what the reference makes of it */
+  gst_ax_nms_params_init (&p);
+  fail_unless (gst_ax_nms_params_from_json (&p, decoder, NULL));
+  sd[0] = (RefData) {
+  GST_AX_TENSOR_DTYPE_I8, sc0, 1.0f, 0};
+  sd[1] = (RefData) {
+  GST_AX_TENSOR_DTYPE_I8, sc1, 1.0f, 0};
+  bd[0] = (RefData) {
+  GST_AX_TENSOR_DTYPE_I8, rg0, 1.0f, 0};
+  bd[1] = (RefData) {
+  GST_AX_TENSOR_DTYPE_I8, rg1, 1.0f, 0};
+  nr = ref_ssd (&p, sd, na, ncl, bd, nv, 2, ref);
+  fail_unless_equals_int (nr, 1);
+  /* merged: not the best anchor's own box */
+  fail_unless (ref[0].x0 != 104 + 2 - 20.0f);
+
+  fail_unless_equals_int (gst_ax_detection_count (out), 1);
+  fail_unless (gst_ax_detection_iterate (out, &state, &det, &roi));
+  fail_unless_equals_string (det.label, "face");
+  fail_unless_equals_float (det.confidence, 1.0f / (1.0f + expf (-3.0f)));
+  check_det (&det, &lb, ref[0].x0, ref[0].y0, ref[0].x1, ref[0].y1,
+      SSD_FRAME_W, SSD_FRAME_H);
+  fail_unless_equals_int (gst_ax_detection_get_landmarks (roi, pts, 8), 6);
+  for (q = 0; q < 6; q++) {
+    gdouble sx, sy;
+    gst_ax_letterbox_to_source (&lb, ref[0].kp[2 * q], ref[0].kp[2 * q + 1],
+        &sx, &sy);
+    fail_unless (fabs (pts[2 * q] - sx / SSD_FRAME_W) < 1e-6);
+    fail_unless (fabs (pts[2 * q + 1] - sy / SSD_FRAME_H) < 1e-6);
+  }
+  gst_buffer_unref (out);
+
+  /* suppression=hard: the best anchor's own box and landmarks */
+  g_object_set (h->element, "suppression", GST_AX_NMS_SUPPRESS_HARD, NULL);
+  buf = gst_harness_create_buffer (h, 16);
+  add_output (buf, "Identity", 0, GST_AX_TENSOR_DTYPE_I8, 3, s0, 1.0f, 0, sc0);
+  add_output (buf, "Identity_1", 1, GST_AX_TENSOR_DTYPE_I8, 3, s1, 1.0f, 0,
+      sc1);
+  add_output (buf, "Identity_2", 2, GST_AX_TENSOR_DTYPE_I8, 3, r0, 1.0f, 0,
+      rg0);
+  add_output (buf, "Identity_3", 3, GST_AX_TENSOR_DTYPE_I8, 3, r1, 1.0f, 0,
+      rg1);
+  add_input_tensor (buf, &lb);
+  out = gst_harness_push_and_pull (h, buf);
+  state = NULL;
+  fail_unless_equals_int (gst_ax_detection_count (out), 1);
+  fail_unless (gst_ax_detection_iterate (out, &state, &det, &roi));
+  check_det (&det, &lb, 104 + 2 - 20, 88 - 3 - 22, 104 + 2 + 20, 88 - 3 + 22,
+      SSD_FRAME_W, SSD_FRAME_H);
+  fail_unless_equals_int (gst_ax_detection_get_landmarks (roi, pts, 8), 6);
+  {
+    gdouble sx, sy;
+    gst_ax_letterbox_to_source (&lb, 104 - 10, 88 + 5, &sx, &sy);
+    fail_unless (fabs (pts[0] - sx / SSD_FRAME_W) < 1e-6);
+    fail_unless (fabs (pts[1] - sy / SSD_FRAME_H) < 1e-6);
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (decoder);
+}
+
+GST_END_TEST;
+
+/* The real models configure axnms themselves: CenterNet-COCO on a
+ * vtest.avi frame finds people, BlazeFace on a held-out photo finds faces
+ * with six landmarks inside their boxes. Skips without the data. */
+static GstBuffer *
+real_pipeline_frame (const gchar * model, const gchar * media, guint index)
+{
+  const gchar *data = g_getenv ("GST_AX_DATA_DIR");
+  gchar *path, *launch;
+  GstSample *sample;
+  GstHarness *h;
+  GstBuffer *frame, *out;
+
+  if (data == NULL) {
+    GST_INFO ("GST_AX_DATA_DIR is not set: skipping %s", model);
+    return NULL;
+  }
+  path = g_build_filename (data, media, NULL);
+  sample = real_load_rgb_frame (path, index);
+  g_free (path);
+  fail_unless (sample != NULL, "cannot decode %s", media);
+  launch = g_strdup_printf ("axinference model=%s ! axnms", model);
+  h = gst_harness_new_parse (launch);
+  g_free (launch);
+  frame = real_model_input (h, sample);
+  fail_unless (frame != NULL);
+  out = gst_harness_push_and_pull (h, frame);
+  gst_harness_teardown (h);
+  gst_sample_unref (sample);
+  return out;
+}
+
+GST_START_TEST (test_real_models_configure_axnms)
+{
+  GstBuffer *out;
+  GstAxDetection det;
+  GstVideoRegionOfInterestMeta *roi;
+  gpointer state = NULL;
+  guint people = 0, faces = 0;
+  gfloat pts[2 * 8];
+
+  out = real_pipeline_frame ("centernet-coco", "opencv/vtest.avi", 10);
+  if (out == NULL)
+    return;
+  while (gst_ax_detection_iterate (out, &state, &det, &roi))
+    if (g_strcmp0 (det.label, "person") == 0 && det.confidence > 0.3f)
+      people++;
+  fail_unless (people >= 1, "no person on the vtest.avi frame");
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_OUTPUT), 0);
+  gst_buffer_unref (out);
+
+  out = real_pipeline_frame ("blazeface", "face-api/sample5.jpg", 0);
+  state = NULL;
+  while (gst_ax_detection_iterate (out, &state, &det, &roi)) {
+    guint q;
+
+    fail_unless_equals_string (det.label, "face");
+    fail_unless_equals_int (gst_ax_detection_get_landmarks (roi, pts, 8), 6);
+    /* eyes, nose, mouth and ears lie in or near the face box */
+    for (q = 0; q < 6; q++) {
+      gfloat margin = 0.5f * (det.x_max - det.x_min);
+      fail_unless (pts[2 * q] > det.x_min - margin
+          && pts[2 * q] < det.x_max + margin);
+      fail_unless (pts[2 * q + 1] > det.y_min - margin
+          && pts[2 * q + 1] < det.y_max + margin);
+    }
+    faces++;
+  }
+  fail_unless (faces >= 1, "no face on sample5.jpg");
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
 static Suite *
 axnms_suite (void)
 {
@@ -751,6 +1760,12 @@ axnms_suite (void)
   tcase_add_test (tc, test_identical_boxes);
   tcase_add_test (tc, test_zero_area_boxes);
   tcase_add_test (tc, test_invalid_tensors);
+  tcase_add_test (tc, test_centernet_matches_reference);
+  tcase_add_test (tc, test_ssd_matches_reference);
+  tcase_add_test (tc, test_params_from_model_json);
+  tcase_add_test (tc, test_params_json_forms);
+  tcase_add_test (tc, test_params_json_malformed);
+  tcase_add_test (tc, test_inputs_from_metas);
   tcase_add_test (tc, test_element_letterbox_and_labels);
   tcase_add_test (tc, test_element_model_labels);
   tcase_add_test (tc, test_element_keep_tensors_and_no_letterbox);
@@ -758,6 +1773,10 @@ axnms_suite (void)
   tcase_add_test (tc, test_element_bad_shape_errors);
   tcase_add_test (tc, test_element_missing_labels_file);
   tcase_add_test (tc, test_ball_model_outputs);
+  tcase_add_test (tc, test_element_centernet_from_metadata);
+  tcase_add_test (tc, test_element_metadata_errors);
+  tcase_add_test (tc, test_element_ssd_landmarks);
+  tcase_add_test (tc, test_real_models_configure_axnms);
   return s;
 }
 

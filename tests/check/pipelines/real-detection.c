@@ -44,6 +44,7 @@
 
 #include "compiler.h"
 #include "gstaxnmsdecode.h"
+#include "imageset.h"
 
 /* bounds of what one frame carries */
 #define MAX_OUTPUTS GST_AX_NMS_MAX_INPUTS
@@ -81,6 +82,11 @@
  * resampling difference into more (measured: up to 5 px where the float
  * path moves under 3), which is the quantisation the accuracy test
  * measures, not the geometry. */
+/* The input tensor against the compiler's preprocessing of the same RGB
+ * picture, in pixel levels: half a level of rounding to the tensor's
+ * grid, half a level of a zero point that cannot be the exact mean
+ * (BlazeFace's 127.5), and slack for the resamplers' own rounding. */
+#define PREPROCESS_MAX_LEVELS 1.5
 /* letterbox scales are ratios of integers: exact in double */
 #define SCALE_TOLERANCE 1e-12
 
@@ -136,6 +142,7 @@ typedef struct
 {
   GPtrArray *frames;            /* Frame */
   gchar *decoder_json;
+  GstAxModelPreprocess pp;
   GstAxNmsParams params;
   GstAxNmsWork *work;
   GstAxNmsResult *results;
@@ -382,6 +389,8 @@ query_decoder (GstElement * pipeline, Run * r)
   fail_unless (gst_pad_peer_query (pad, q), "the model query failed");
   fail_unless (gst_ax_model_query_parse_decoder (q, &r->decoder_json),
       "the model has no decoder metadata");
+  fail_unless (gst_ax_model_query_parse_preprocess (q, &r->pp),
+      "the model query carries no preprocessing");
   gst_ax_nms_params_init (&r->params);
   if (!gst_ax_nms_params_from_json (&r->params, r->decoder_json, &why))
     fail ("decoder metadata: %s", why);
@@ -751,14 +760,123 @@ check_exact (const Frame * f)
 }
 
 /* ------------------------------------------------------------------ */
+/* The input tensor against the compiler's preprocessing */
+
+/* A tensor against another, in pixel levels (0..255 steps) */
+typedef struct
+{
+  gdouble max_levels;
+  gdouble mean_levels;
+  gdouble bias[3];              /* mean signed difference per channel */
+} TensorDiff;
+
+/* Where a difference between the two paths could also come from: the
+ * frame's input tensor (axletterbox applying the model's stored
+ * preprocessing) against the compiler's own preprocessing of the same
+ * decoded picture (simnpu_image_to_tensor(), which calibration used).
+ * Both resample bilinearly at half-pixel centres; they differ by the
+ * tensor's quantisation and rounding, and for YUV input by the colour
+ * conversion. */
+static TensorDiff
+compare_preprocessing (const Run * r, const Frame * f, const gchar * rel,
+    guint frame_number)
+{
+  gchar *path = data_file (rel);
+  GPtrArray *images = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      simnpu_image_free);
+  const simnpu_image *img;
+  simnpu__preprocess pp;
+  GError *err = NULL;
+  gint tw = f->lb.tensor_width, th = f->lb.tensor_height, px = 0, py = 0;
+  guint ch, c;
+  gfloat *ref, s = 0.0f;
+  gsize i;
+  TensorDiff d = { 0.0, 0.0, {0.0, 0.0, 0.0} };
+
+  /* frame 0 and then frame_number, or the photo */
+  if (simnpu_imageset_load (path, frame_number ? 2 : 1,
+          MAX (frame_number, 1), images, &err) < 0)
+    fail ("%s: %s", path, err->message);
+  img = g_ptr_array_index (images, images->len - 1);
+  fail_unless_equals_int (img->width, f->width);
+  fail_unless_equals_int (img->height, f->height);
+  memset (&pp, 0, sizeof (pp));
+  pp.color = r->pp.color == GST_AX_COLOR_ORDER_BGR ? SIMNPU_COLOR_BGR :
+      r->pp.color == GST_AX_COLOR_ORDER_GRAY ? SIMNPU_COLOR_GRAY :
+      SIMNPU_COLOR_RGB;
+  pp.resize = r->pp.resize == GST_AX_RESIZE_STRETCH ?
+      SIMNPU_RESIZE_STRETCH : SIMNPU_RESIZE_LETTERBOX;
+  pp.fill = r->pp.fill;
+  pp.scale = r->pp.scale;
+  for (c = 0; c < 3; c++) {
+    pp.mean[c] = r->pp.mean[c];
+    pp.std[c] = r->pp.std[c];
+  }
+  ch = f->n_input / ((gsize) tw * th);
+  fail_unless_equals_uint64 ((guint64) ch * tw * th, f->n_input);
+  ref = g_new (gfloat, f->n_input);
+  fail_unless_equals_int (simnpu_image_to_tensor (img, &pp, tw, th, ch, ref,
+          &s, &px, &py), 0);
+  /* the same geometry */
+  fail_unless_equals_int (px, f->lb.pad_x);
+  fail_unless_equals_int (py, f->lb.pad_y);
+  for (i = 0; i < f->n_input; i++) {
+    gdouble e = fabs ((gdouble) f->input[i] - ref[i]) * pp.std[i % ch] /
+        pp.scale;
+    d.max_levels = MAX (d.max_levels, e);
+    d.mean_levels += e;
+    if (i % ch < G_N_ELEMENTS (d.bias))
+      d.bias[i % ch] += ((gdouble) f->input[i] - ref[i]) * pp.std[i % ch] /
+          pp.scale;
+  }
+  d.mean_levels /= f->n_input;
+  for (c = 0; c < MIN (ch, G_N_ELEMENTS (d.bias)); c++)
+    d.bias[c] /= f->n_input / ch;
+  g_free (ref);
+  g_ptr_array_unref (images);
+  g_free (path);
+  return d;
+}
+
+/* ------------------------------------------------------------------ */
 /* BlazeFace */
 
 static const gchar *const face_photos[] = { "sample5.jpg", "sample6.jpg" };
+
+/* BlazeFace is trained on letterboxed faces: the photo scaled by one
+ * factor to fit, centred, padded */
+static void
+check_letterbox_fit (const Frame * f)
+{
+  const GstAxLetterbox *lb = &f->lb;
+  gdouble fit = MIN ((gdouble) lb->tensor_width / f->width,
+      (gdouble) lb->tensor_height / f->height);
+
+  fail_unless (!lb->stretch);
+  fail_unless_equals_int (lb->src_width, f->width);
+  fail_unless_equals_int (lb->src_height, f->height);
+  /* the content is the photo at the fitting scale, rounded to pixels */
+  fail_unless (fabs (lb->resized_width - fit * f->width) <= 1.0);
+  fail_unless (fabs (lb->resized_height - fit * f->height) <= 1.0);
+  fail_unless (lb->resized_width == lb->tensor_width ||
+      lb->resized_height == lb->tensor_height);
+  /* centred */
+  fail_unless (ABS (2 * lb->pad_x + lb->resized_width - lb->tensor_width)
+      <= 1);
+  fail_unless (ABS (2 * lb->pad_y + lb->resized_height - lb->tensor_height)
+      <= 1);
+  fail_unless (fabs (lb->scale_x - (gdouble) lb->resized_width / f->width)
+      < SCALE_TOLERANCE);
+  fail_unless (fabs (lb->scale_y - (gdouble) lb->resized_height / f->height)
+      < SCALE_TOLERANCE);
+}
 
 GST_START_TEST (test_blazeface_photos)
 {
   FloatModel fm;
   Match total;
+  TensorDiff pre;
+  gdouble pre_max = 0.0, pre_mean = 0.0;
   guint i;
 
   if (!have_data ("blazeface", "face-api/sample5.jpg"))
@@ -778,7 +896,14 @@ GST_START_TEST (test_blazeface_photos)
     Match m;
 
     fail_unless_equals_int (r->params.kind, GST_AX_NMS_DECODE_SSD);
+    check_letterbox_fit (f);
     check_exact (f);
+    pre = compare_preprocessing (r, f, rel, 0);
+    report ("blazeface %s: the input tensor against the compiler's "
+        "preprocessing: mean %.3f, max %.2f pixel levels", face_photos[i],
+        pre.mean_levels, pre.max_levels);
+    pre_max = MAX (pre_max, pre.max_levels);
+    pre_mean = MAX (pre_mean, pre.mean_levels);
     float_path (r, &fm, f);
     match_init (&m);
     match (f->floats, f->rois, FACE_MATCH_IOU, FACE_SCORE, &m);
@@ -816,6 +941,9 @@ GST_START_TEST (test_blazeface_photos)
   fail_unless (total.iou_min >= FACE_MATCH_IOU);
   fail_unless (total.score_delta_max <= FACE_MAX_SCORE_DELTA);
   fail_unless (total.landmark_share_max <= FACE_LANDMARK_SHARE);
+  report ("blazeface input tensors against the compiler's preprocessing: "
+      "mean %.3f, max %.2f pixel levels", pre_mean, pre_max);
+  fail_unless (pre_max <= PREPROCESS_MAX_LEVELS);
 }
 
 GST_END_TEST;
@@ -926,6 +1054,16 @@ GST_START_TEST (test_centernet_vtest)
   fail_unless_equals_int (r->params.kind, GST_AX_NMS_DECODE_CENTERNET);
   for (i = 0; i < r->frames->len; i++)
     check_exact (g_ptr_array_index (r->frames, i));
+  {
+    const Frame *f = g_ptr_array_index (r->frames, 0);
+    TensorDiff pre = compare_preprocessing (r, f, "opencv/vtest.avi",
+        f->number);
+    /* YUV: axletterbox converts the I420 frame itself, the compiler's
+     * path had videoconvert make RGB: reported, not bounded */
+    report ("centernet frame %u (I420): the input tensor against the "
+        "compiler's preprocessing of videoconvert's RGB: mean %.3f, max "
+        "%.2f pixel levels", f->number, pre.mean_levels, pre.max_levels);
+  }
   float_model_open (&fm, "centernet.json", OBJECT_OUTPUTS);
   centernet_against_float (r, &fm, "I420 768x576", &total);
   float_model_close (&fm);
@@ -1091,6 +1229,19 @@ GST_START_TEST (test_centernet_geometry)
     guint k, j;
 
     stride = sd->params.stride;
+    {
+      const Frame *f = g_ptr_array_index (sd->frames, 0);
+      TensorDiff pre = compare_preprocessing (sd, f, "opencv/vtest.avi",
+          f->number);
+      report ("centernet %s 768x576 frame %u: the input tensor against the "
+          "compiler's preprocessing of videoconvert's RGB: mean %.3f, max "
+          "%.2f pixel levels, mean signed difference per channel %.2f %.2f "
+          "%.2f", fmt, f->number, pre.mean_levels, pre.max_levels,
+          pre.bias[0], pre.bias[1], pre.bias[2]);
+      /* the same RGB pixels: only rounding may differ */
+      if (g_str_equal (fmt, "RGB"))
+        fail_unless (pre.max_levels <= PREPROCESS_MAX_LEVELS);
+    }
     for (k = 0; k < 2; k++)
       for (j = 0; j < runs[k]->frames->len; j++) {
         const Frame *f = g_ptr_array_index (runs[k]->frames, j);

@@ -48,7 +48,9 @@
 
 /* bounds of what one frame carries */
 #define MAX_OUTPUTS GST_AX_NMS_MAX_INPUTS
+/* how long the pipeline may make no progress (sanitizer builds are slow) */
 #define PULL_TIMEOUT (120 * GST_SECOND)
+#define PULL_STEP (GST_SECOND / 2)
 #define TEST_TIMEOUT_S 1200
 
 /* BlazeFace (issue 10) */
@@ -79,9 +81,9 @@
  * pixels): a box placed off by a wrong scale, pad or half-pixel
  * convention in either geometry moves by more at these sizes. The int8
  * twins' edges are reported, not bounded: the int8 regressors turn the
- * resampling difference into more (measured: up to 5 px where the float
- * path moves under 3), which is the quantisation the accuracy test
- * measures, not the geometry. */
+ * resampling difference into more (measured on frame 437: 5.05 px where
+ * the float path's boxes move 0.57), which is the quantisation the
+ * accuracy test measures, not the geometry. */
 /* The input tensor against the compiler's preprocessing of the same RGB
  * picture, in pixel levels: half a level of rounding to the tensor's
  * grid, half a level of a zero point that cannot be the exact mean
@@ -480,6 +482,7 @@ run_pipeline (const gchar * desc, const guint * wanted, guint n_wanted)
   Picker picker = { wanted, n_wanted, 0, 0, NULL, NULL };
   Run *r = g_new0 (Run, 1);
   guint got = 0;
+  GstClockTime stalled = 0;
 
   if (pipeline == NULL)
     fail ("%s: %s", desc, err->message);
@@ -500,11 +503,31 @@ run_pipeline (const gchar * desc, const guint * wanted, guint n_wanted)
   fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PLAYING),
       GST_STATE_CHANGE_ASYNC);
 
-  while ((sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-              PULL_TIMEOUT))) {
-    GstBuffer *buf = gst_sample_get_buffer (sample);
+  bus = gst_element_get_bus (pipeline);
+  for (;;) {
+    GstBuffer *buf;
     GstVideoInfo vinfo;
-    Frame *f = g_new0 (Frame, 1);
+    Frame *f;
+
+    sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), PULL_STEP);
+    if (sample == NULL) {
+      if (gst_app_sink_is_eos (GST_APP_SINK (sink)))
+        break;
+      /* an error stops the stream without EOS: say it now */
+      msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+      if (msg) {
+        GError *e = NULL;
+        gst_message_parse_error (msg, &e, NULL);
+        fail ("pipeline error: %s", e->message);
+      }
+      stalled += PULL_STEP;
+      fail_unless (stalled < PULL_TIMEOUT, "no frame within %"
+          GST_TIME_FORMAT, GST_TIME_ARGS (PULL_TIMEOUT));
+      continue;
+    }
+    stalled = 0;
+    buf = gst_sample_get_buffer (sample);
+    f = g_new0 (Frame, 1);
 
     if (r->decoder_json == NULL)
       query_decoder (pipeline, r);
@@ -519,10 +542,6 @@ run_pipeline (const gchar * desc, const guint * wanted, guint n_wanted)
     gst_sample_unref (sample);
     got++;
   }
-  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)),
-      "no frame within %" GST_TIME_FORMAT, GST_TIME_ARGS (PULL_TIMEOUT));
-
-  bus = gst_element_get_bus (pipeline);
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   if (msg) {
     GError *e = NULL;
@@ -899,9 +918,11 @@ GST_START_TEST (test_blazeface_photos)
     check_letterbox_fit (f);
     check_exact (f);
     pre = compare_preprocessing (r, f, rel, 0);
-    report ("blazeface %s: the input tensor against the compiler's "
-        "preprocessing: mean %.3f, max %.2f pixel levels", face_photos[i],
-        pre.mean_levels, pre.max_levels);
+    report ("blazeface %s: the input tensor (%s, scale %.6f, zero point "
+        "%d) against the compiler's preprocessing: mean %.3f, max %.2f "
+        "pixel levels", face_photos[i],
+        gst_ax_tensor_dtype_to_string (f->in_dtype), f->in_scale,
+        f->in_zero_point, pre.mean_levels, pre.max_levels);
     pre_max = MAX (pre_max, pre.max_levels);
     pre_mean = MAX (pre_mean, pre.mean_levels);
     float_path (r, &fm, f);

@@ -51,7 +51,7 @@
 /* how long the pipeline may make no progress (sanitizer builds are slow) */
 #define PULL_TIMEOUT (120 * GST_SECOND)
 #define PULL_STEP (GST_SECOND / 2)
-#define TEST_TIMEOUT_S 1200
+#define TEST_TIMEOUT_S 600
 
 /* BlazeFace (issue 10) */
 #define FACE_SCORE 0.5

@@ -983,7 +983,9 @@ sample_taps (gdouble luma, gdouble sub, gint lo, gint hi, gboolean bilinear,
  * - 0.5 in the component's own grid, where a subsampled chroma sample
  * sits at the centre of the luma samples it covers. Bilinear taps are
  * clamped to the region like OpenCV's resize; nearest takes the sample
- * under the pixel centre. */
+ * under the pixel centre. w / rw is 1 / scale_x of the geometry, per axis
+ * (letterbox or stretch), the map gst_ax_letterbox_to_source() inverts:
+ * the two agree to the last bits of a double. */
 static void
 sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
     const GstAxLetterbox * lb, gboolean bilinear)
@@ -1726,10 +1728,10 @@ pack_affine_avx2 (guint8 * restrict out, const guint8 * restrict in,
  * it equals the integer, with one = 2^@bits,
  * ((T0 (one - my) + B0 my) (one - mx) + (T1 (one - my) + B1 my) mx +
  * one^2 / 2) >> 2 @bits, done with pmaddubsw (vertical) and pmaddwd
- * (horizontal), two pixels per 256-bit vector. The eight bytes at a pixel hold both
- * horizontal taps (the second is the next pixel, or unused at weight 0);
- * the caller checks that the loads stay in the row (n_vector8) and does
- * the rest with lerp_packed. */
+ * (horizontal), two pixels per 256-bit vector. The eight bytes at a
+ * pixel hold both horizontal taps (the second is the next pixel, or
+ * unused at weight 0); the caller checks that the loads stay in the row
+ * (n_vector8) and does the rest with lerp_packed. */
 AVX2_FN static gint
 dyadic_packed_avx2 (guint8 * restrict out, const guint8 * restrict top,
     const guint8 * restrict bot, gint my, gint bits,

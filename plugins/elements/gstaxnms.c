@@ -11,38 +11,56 @@
  * SECTION:element-axnms
  * @title: axnms
  *
- * Decodes the output tensor of a YOLO detection head riding on each frame
- * (a #GstAxTensorMeta of role output, as attached by axinference),
- * thresholds it, runs greedy non-maximum suppression per class (or across
- * classes), maps the boxes back to frame coordinates through the letterbox
- * geometry of the matching input tensor, and attaches one
- * #GstVideoRegionOfInterestMeta per detection (see gst_ax_detection_add()).
- * The tensors it consumed are removed from the frame unless
- * #GstAxNms:keep-tensors is set. The frame itself is not changed. Each
- * detection is logged at INFO level (`GST_DEBUG=axnms:4`), which the
- * axprof tracer tolerates.
+ * Decodes the output tensors of a detection head riding on each frame
+ * (#GstAxTensorMeta of role output, as attached by axinference),
+ * thresholds them, runs non-maximum suppression per class (or across
+ * classes), maps the boxes (and keypoints) back to frame coordinates
+ * through the letterbox or stretch geometry of the matching input tensor,
+ * and attaches one #GstVideoRegionOfInterestMeta per detection (see
+ * gst_ax_detection_add()), with a "landmarks" parameter for keypoints
+ * (gst_ax_detection_set_landmarks()). The tensors it consumed are removed
+ * from the frame unless #GstAxNms:keep-tensors is set. The frame itself is
+ * not changed. Each detection is logged at INFO level
+ * (`GST_DEBUG=axnms:4`), which the axprof tracer tolerates.
  *
- * Two head layouts are understood:
+ * Four head layouts are understood:
  * - `yolov8`: `[1, 4 + classes, anchors]`, class scores already
  *   activated; box rows are xywh (centre and size) by default or ltrb
  *   (corners) with #GstAxNms:box-format.
  * - `yolov5`: `[1, anchors, 5 + classes]`, objectness in column 4; a
  *   detection's score is objectness x class score.
+ * - `centernet`: a heat-map `[1, H, W, classes]` and distances
+ *   `[1, H, W, 4]`; 3x3 peaks of the heat-map, the best #GstAxNms:top-k,
+ *   boxes at the distances from the peak's point.
+ * - `ssd`: score and regressor tensors per group of anchors, anchors
+ *   generated from MediaPipe-style options, box and keypoint regressors,
+ *   sigmoid scores; hard or weighted (#GstAxNms:suppression) NMS.
  *
- * Quantised (int8, uint8) and float tensors are accepted. Each anchor
- * votes for its best class only.
+ * Quantised (int8, uint8) and float tensors are accepted.
  *
- * Detections are labelled from the #GstAxNms:labels file when it is set.
- * Otherwise axnms asks upstream, once per caps, with the model query (see
- * gst_ax_model_query_new()); axinference answers with its model's class
- * labels, so `axinference model=ball-detector ! axnms` labels its
- * detections "ball". Classes without a label are labelled classN.
+ * The decoder configures itself from the model: at caps, axnms asks
+ * upstream with the model query (see gst_ax_model_query_new()), and
+ * axinference answers with the model's decoder metadata (a JSON object
+ * stored in the model: decoder type, output names, strides or anchors,
+ * thresholds) and class labels. Properties that the user set override
+ * the metadata; the others do not. Without metadata, axnms decodes
+ * `yolov8` with the property defaults. Metadata that is malformed, names
+ * an output the model does not have, or describes a non-detector is an
+ * element error saying what was wrong (unless #GstAxNms:decode is set).
+ *
+ * Detections are labelled from the #GstAxNms:labels file when it is set,
+ * else from the model's labels, so `axinference model=ball-detector !
+ * axnms` labels its detections "ball". Classes without a label are
+ * labelled classN.
  *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc pattern=ball num-buffers=100 ! axletterbox ! \
  *   axinference model=ball-detector ! axnms score-threshold=0.4 ! \
  *   axoverlay ! autovideosink
+ * gst-launch-1.0 filesrc location=vtest.avi ! decodebin ! videoconvert ! \
+ *   axletterbox ! axinference model=centernet-coco ! axnms ! axoverlay ! \
+ *   videoconvert ! autovideosink
  * ]|
  */
 

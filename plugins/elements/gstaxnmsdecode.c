@@ -2189,7 +2189,9 @@ centernet_scan_quant (GstAxNmsWork * w, const GstAxNmsParams * p,
 
   if (first_pass == LUT_SIZE)
     return;
-  while ((blk = next (t, blk, n_blk, flip, first_pass, &w->scan_mask)) < n_blk) {
+  /* the AVX2 compare cannot say ">= 0": everything passes */
+  while ((blk = (first_pass ? next : next_block_u8_generic) (t, blk, n_blk,
+              flip, first_pass, &w->scan_mask)) < n_blk) {
     guint64 m = w->scan_mask;
 
     while (m) {

@@ -25,6 +25,12 @@
  * integer factor; it needs no font library and draws the same on every
  * machine.
  *
+ * Detections with keypoints (a "landmarks" parameter, as axnms attaches
+ * for BlazeFace's eyes, ears, nose and mouth; see
+ * gst_ax_detection_get_landmarks()) also get a filled dot of
+ * #GstAxOverlay:landmark-radius on each point, in the box colour, unless
+ * #GstAxOverlay:draw-landmarks is off.
+ *
  * On NV12 and I420 the luma of the outline is exact; chroma is set on
  * every 2x2 chroma block the outline touches, so colour can bleed one
  * pixel outward. Text sets luma only, on the label bar's colour.
@@ -68,6 +74,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_overlay_debug);
 #define CLASS_VALUE 0.95
 /* label text is dark on bars brighter than this luma (0..1) */
 #define TEXT_DARK_ABOVE_LUMA 0.55
+#define MAX_LANDMARK_RADIUS 64
+/* points read from one detection, at most */
+#define MAX_LANDMARKS 64
 
 struct _GstAxOverlay
 {
@@ -78,6 +87,8 @@ struct _GstAxOverlay
   gboolean draw_labels;
   gboolean show_confidence;
   guint font_scale;
+  gboolean draw_landmarks;
+  guint landmark_radius;
 
   /* streaming thread only */
   gboolean is_yuv;
@@ -99,6 +110,8 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (axoverlay, "axoverlay",
 #define DEFAULT_PROP_DRAW_LABELS TRUE
 #define DEFAULT_PROP_SHOW_CONFIDENCE TRUE
 #define DEFAULT_PROP_FONT_SCALE 2
+#define DEFAULT_PROP_DRAW_LANDMARKS TRUE
+#define DEFAULT_PROP_LANDMARK_RADIUS 3
 
 enum
 {
@@ -107,6 +120,8 @@ enum
   PROP_DRAW_LABELS,
   PROP_SHOW_CONFIDENCE,
   PROP_FONT_SCALE,
+  PROP_DRAW_LANDMARKS,
+  PROP_LANDMARK_RADIUS,
 };
 
 #define OVERLAY_FORMATS "{ RGB, BGR, RGBx, BGRx, RGBA, BGRA, NV12, I420 }"
@@ -252,6 +267,18 @@ gst_ax_overlay_class_init (GstAxOverlayClass * klass)
           "Size of a font pixel in frame pixels (glyphs are 5x7)",
           1, MAX_FONT_SCALE, DEFAULT_PROP_FONT_SCALE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_DRAW_LANDMARKS,
+      g_param_spec_boolean ("draw-landmarks", "Draw landmarks",
+          "Draw a dot on each keypoint of detections that carry landmarks "
+          "(e.g. BlazeFace's six face points)", DEFAULT_PROP_DRAW_LANDMARKS,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_LANDMARK_RADIUS,
+      g_param_spec_uint ("landmark-radius", "Landmark radius",
+          "Radius of the landmark dots in pixels (0: a single pixel)", 0,
+          MAX_LANDMARK_RADIUS, DEFAULT_PROP_LANDMARK_RADIUS,
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -274,6 +301,8 @@ gst_ax_overlay_init (GstAxOverlay * self)
   self->draw_labels = DEFAULT_PROP_DRAW_LABELS;
   self->show_confidence = DEFAULT_PROP_SHOW_CONFIDENCE;
   self->font_scale = DEFAULT_PROP_FONT_SCALE;
+  self->draw_landmarks = DEFAULT_PROP_DRAW_LANDMARKS;
+  self->landmark_radius = DEFAULT_PROP_LANDMARK_RADIUS;
 }
 
 static void
@@ -295,6 +324,12 @@ gst_ax_overlay_set_property (GObject * object, guint prop_id,
       break;
     case PROP_FONT_SCALE:
       self->font_scale = g_value_get_uint (value);
+      break;
+    case PROP_DRAW_LANDMARKS:
+      self->draw_landmarks = g_value_get_boolean (value);
+      break;
+    case PROP_LANDMARK_RADIUS:
+      self->landmark_radius = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -322,6 +357,12 @@ gst_ax_overlay_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_FONT_SCALE:
       g_value_set_uint (value, self->font_scale);
+      break;
+    case PROP_DRAW_LANDMARKS:
+      g_value_set_boolean (value, self->draw_landmarks);
+      break;
+    case PROP_LANDMARK_RADIUS:
+      g_value_set_uint (value, self->landmark_radius);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -489,6 +530,21 @@ draw_box (GstVideoFrame * frame, gint x0, gint y0, gint x1, gint y1,
   paint_rect (frame, x1 - lw_x, y0, lw_x, h, colour, N_COLOUR_COMPONENTS);
 }
 
+/* A filled disc of @radius around pixel (@cx, @cy), clipped: one run per
+ * row, half-width floor (sqrt (r^2 - dy^2)). */
+static void
+draw_dot (GstVideoFrame * frame, gint cx, gint cy, gint radius,
+    const OverlayColour * colour)
+{
+  gint dy;
+
+  for (dy = -radius; dy <= radius; dy++) {
+    gint hw = (gint) floor (sqrt ((gdouble) radius * radius - dy * dy));
+    paint_rect (frame, cx - hw, cy + dy, 2 * hw + 1, 1, colour,
+        N_COLOUR_COMPONENTS);
+  }
+}
+
 static void
 draw_label (GstAxOverlay * self, GstVideoFrame * frame, const gchar * text,
     gint box_x, gint box_y, guint scale, const OverlayColour * bar,
@@ -539,8 +595,9 @@ gst_ax_overlay_transform_frame_ip (GstVideoFilter * filter,
   GstAxOverlay *self = GST_AX_OVERLAY (filter);
   const gint fw = GST_VIDEO_FRAME_WIDTH (frame);
   const gint fh = GST_VIDEO_FRAME_HEIGHT (frame);
-  guint line_width, font_scale;
-  gboolean draw_labels, show_confidence;
+  guint line_width, font_scale, landmark_radius;
+  gboolean draw_labels, show_confidence, draw_landmarks;
+  gfloat points[2 * MAX_LANDMARKS];
   gpointer state = NULL;
   GstMeta *meta;
 
@@ -549,6 +606,8 @@ gst_ax_overlay_transform_frame_ip (GstVideoFilter * filter,
   font_scale = self->font_scale;
   draw_labels = self->draw_labels;
   show_confidence = self->show_confidence;
+  draw_landmarks = self->draw_landmarks;
+  landmark_radius = self->landmark_radius;
   GST_OBJECT_UNLOCK (self);
 
   while ((meta = gst_buffer_iterate_meta_filtered (frame->buffer, &state,
@@ -590,6 +649,23 @@ gst_ax_overlay_transform_frame_ip (GstVideoFilter * filter,
     GST_LOG_OBJECT (self, "box %d,%d-%d,%d class %u '%s'", x0, y0, x1, y1,
         class_id, text);
     draw_box (frame, x0, y0, x1, y1, line_width, &bar);
+    if (draw_landmarks) {
+      guint n = MIN (gst_ax_detection_get_landmarks (roi, points,
+              MAX_LANDMARKS), MAX_LANDMARKS), k;
+
+      for (k = 0; k < n; k++) {
+        gdouble px = points[2 * k] * fw, py = points[2 * k + 1] * fh;
+
+        /* far outside the frame: nothing to draw, and no int overflow */
+        if (!(px > -(gdouble) MAX_LANDMARK_RADIUS
+                && px < fw + (gdouble) MAX_LANDMARK_RADIUS
+                && py > -(gdouble) MAX_LANDMARK_RADIUS
+                && py < fh + (gdouble) MAX_LANDMARK_RADIUS))
+          continue;
+        draw_dot (frame, (gint) floor (px), (gint) floor (py),
+            landmark_radius, &bar);
+      }
+    }
     if (draw_labels && x1 > x0 && y1 > y0)
       draw_label (self, frame, text, x0, y0, font_scale, &bar, &ink);
   }

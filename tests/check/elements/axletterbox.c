@@ -1717,6 +1717,26 @@ GST_START_TEST (test_roi_mode_stretch)
         &t);
   }
   gst_buffer_unref (out);
+
+  /* gray crops, as the emotion model takes faces */
+  gst_util_set_object_arg (G_OBJECT (h->element), "channel-order", "gray");
+  t.gray = TRUE;
+  in = gst_buffer_new_wrapped (g_memdup2 (before, info.size), info.size);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++)
+    gst_buffer_add_video_region_of_interest_meta (in, "object", rois[i][0],
+        rois[i][1], rois[i][2], rois[i][3]);
+  out = gst_harness_push_and_pull (h, in);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++) {
+    GstAxTensorMeta *meta = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_INPUT, i, 0);
+
+    fail_unless (meta != NULL);
+    fail_unless_equals_int (meta->dims[3], 1);
+    fail_unless_equals_int (meta->letterbox.src_x, rois[i][0]);
+    check_tensor (meta, before, &info, find_format ("I420"), &bt601_limited,
+        &t);
+  }
+  gst_buffer_unref (out);
   g_free (before);
   g_rand_free (rand);
   gst_harness_teardown (h);

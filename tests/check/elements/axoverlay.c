@@ -480,6 +480,81 @@ GST_START_TEST (test_no_detections_passes_untouched)
 
 GST_END_TEST;
 
+/* Landmarks: a filled dot of the box colour on each point (radius 3:
+ * rows of half-width 3, 2, 2, 0 at |dy| = 0, 1, 2, 3), nothing else
+ * touched; draw-landmarks=false leaves them out. */
+#define LM_RADIUS 3
+
+GST_START_TEST (test_landmarks_drawn)
+{
+  const Rect box = { 20, 20, 100, 90 };
+  static const gint pts[2][2] = { {40, 50}, {70, 61} };
+  static const gint half[LM_RADIUS + 1] = { 3, 2, 2, 0 };
+  guint i, off;
+
+  for (off = 0; off < 2; off++) {
+    for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+      const FormatLayout *f = &formats[i];
+      GstVideoInfo info;
+      GstHarness *h = make_harness (f->name, FALSE, DEFAULT_LINE_WIDTH, &info);
+      GstBuffer *in = make_flat_frame (&info, f);
+      GstVideoRegionOfInterestMeta *roi;
+      OverlayRun run;
+      GstMapInfo map;
+      gfloat norm[4];
+      Rect allowed[1 + 2 * (2 * LM_RADIUS + 1)];
+      guint8 ring[N_COMPS];
+      gint k, dy, dx, c, n_allowed = 1;
+      const gint n_exact = f->yuv ? 1 : N_COMPS;
+
+      if (off)
+        g_object_set (h->element, "draw-landmarks", FALSE, NULL);
+      add_detection (in, &box, 3, "face", 0.9f);
+      roi = gst_buffer_get_video_region_of_interest_meta (in);
+      for (k = 0; k < 2; k++) {
+        /* the centre of pixel (x, y) */
+        norm[2 * k] = (pts[k][0] + 0.5f) / FRAME_WIDTH;
+        norm[2 * k + 1] = (pts[k][1] + 0.5f) / FRAME_HEIGHT;
+      }
+      gst_ax_detection_set_landmarks (roi, norm, 2);
+      run.info = info;
+      overlay_run (&run, f->name, in, h);
+
+      gst_buffer_map (run.out, &map, GST_MAP_READ);
+      for (c = 0; c < N_COMPS; c++)
+        ring[c] = luma_pixel_comp (map.data, &info, f, c, box.x0, box.y0);
+      allowed[0] = box;
+      for (k = 0; k < 2; k++) {
+        for (dy = -LM_RADIUS - 1; dy <= LM_RADIUS + 1; dy++) {
+          gint hw = ABS (dy) <= LM_RADIUS ? half[ABS (dy)] : -1;
+          for (dx = -LM_RADIUS - 1; dx <= LM_RADIUS + 1; dx++) {
+            gboolean on = !off && ABS (dx) <= hw;
+            for (c = 0; c < n_exact; c++) {
+              guint8 v = luma_pixel_comp (map.data, &info, f, c,
+                  pts[k][0] + dx, pts[k][1] + dy);
+              guint8 bg = f->yuv ? BG_Y : (c == 0 ? BG_R : c == 1 ? BG_G :
+                  BG_B);
+              fail_unless_equals_int (v, on ? ring[c] : bg);
+            }
+          }
+          if (hw >= 0 && !off) {
+            Rect r = { pts[k][0] - hw, pts[k][1] + dy, pts[k][0] + hw + 1,
+              pts[k][1] + dy + 1
+            };
+            allowed[n_allowed++] = r;
+          }
+        }
+      }
+      check_untouched (run.before, map.data, &info, f, allowed, n_allowed);
+      gst_buffer_unmap (run.out, &map);
+      overlay_run_clear (&run);
+      gst_harness_teardown (h);
+    }
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_unsupported_format)
 {
   GstHarness *h = gst_harness_new ("axoverlay");
@@ -507,6 +582,7 @@ axoverlay_suite (void)
   tcase_add_test (tc, test_label_at_frame_edges);
   tcase_add_test (tc, test_no_detections_passes_untouched);
   tcase_add_test (tc, test_unsupported_format);
+  tcase_add_test (tc, test_landmarks_drawn);
   return s;
 }
 

@@ -22,6 +22,7 @@
 #endif
 
 #include <gst/gst.h>
+#include <gst/ax/gstaxmodelquery.h>
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <math.h>
@@ -41,8 +42,7 @@
 /* the photos' timestamps; nothing waits on them (the sink does not sync) */
 #define IMAGES_FPS 30
 #define PROGRESS_INTERVAL_S 5
-#define MODEL_SUFFIX ".axm"
-#define MODEL_PATH_ENV "GST_AX_MODEL_PATH"
+#define MODEL_PATH_ENV GST_AX_MODEL_PATH_ENV
 #define INFERENCE_FACTORY "axinference"
 
 #define EXIT_USAGE 2
@@ -372,57 +372,18 @@ build_tracer_params (const Options * o)
   return g_string_free (s, FALSE);
 }
 
-static gchar *
-find_model_in (const gchar * dir, const gchar * model, GString * tried)
-{
-  gchar *file = g_strconcat (model, MODEL_SUFFIX, NULL);
-  gchar *path = g_build_filename (dir, file, NULL);
-
-  g_free (file);
-  if (strstr (tried->str, path) == NULL)
-    g_string_append_printf (tried, "%s%s", tried->len ? ", " : "", path);
-  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    return path;
-  g_free (path);
-  return NULL;
-}
-
 /* The lookup axinference does for its model property (a path as is, a
  * name through GST_AX_MODEL_PATH, the build's and the installed models),
  * done first so that a misspelt name is reported before anything starts. */
 static gboolean
 check_model (const gchar * model, gchar ** message)
 {
-  GString *tried = g_string_new (NULL);
-  gchar *path = NULL;
-  const gchar *env;
+  gchar *tried = NULL, *path = gst_ax_model_find (model, &tried);
 
-  if (strchr (model, G_DIR_SEPARATOR) != NULL
-      || g_str_has_suffix (model, MODEL_SUFFIX)) {
-    if (g_file_test (model, G_FILE_TEST_IS_REGULAR))
-      path = g_strdup (model);
-    else
-      g_string_append (tried, model);
-  } else {
-    env = g_getenv (MODEL_PATH_ENV);
-    if (env != NULL) {
-      gchar **dirs = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
-      gchar **d;
-
-      for (d = dirs; *d && path == NULL; d++)
-        if (**d)
-          path = find_model_in (*d, model, tried);
-      g_strfreev (dirs);
-    }
-    if (path == NULL)
-      path = find_model_in (GST_AX_BUILD_MODELS_DIR, model, tried);
-    if (path == NULL)
-      path = find_model_in (GST_AX_INSTALLED_MODELS_DIR, model, tried);
-  }
   if (path == NULL)
     *message = g_strdup_printf ("model \"%s\" not found (tried %s; set "
-        MODEL_PATH_ENV " or give an .axm path)", model, tried->str);
-  g_string_free (tried, TRUE);
+        MODEL_PATH_ENV " or give an .axm path)", model, tried);
+  g_free (tried);
   g_free (path);
   return path != NULL;
 }

@@ -37,6 +37,7 @@
 #include "gstaxmodelquery.h"
 
 #include <math.h>
+#include <string.h>
 
 /**
  * gst_ax_model_query_new:
@@ -393,4 +394,75 @@ gst_ax_model_query_parse_decoder (GstQuery * query, gchar ** decoder_json)
     return FALSE;
   *decoder_json = g_strdup (json);
   return TRUE;
+}
+
+static gchar *
+find_in_dir (const gchar * dir, const gchar * name, GString * tried)
+{
+  gchar *file = g_strconcat (name, GST_AX_MODEL_SUFFIX, NULL);
+  gchar *path = g_build_filename (dir, file, NULL);
+
+  g_free (file);
+  /* GST_AX_MODEL_PATH often names the build's models dir as well */
+  if (strstr (tried->str, path) == NULL)
+    g_string_append_printf (tried, "%s%s", tried->len ? ", " : "", path);
+  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return path;
+  g_free (path);
+  return NULL;
+}
+
+/**
+ * gst_ax_model_find:
+ * @model: a model name (e.g. "centernet-coco") or a path to an .axm file
+ * @tried: (out) (transfer full) (optional): the paths looked at, comma
+ *   separated, for an error message
+ *
+ * Finds a compiled model the way axinference's "model" property does: a
+ * path (anything with a directory separator or the .axm suffix) is used
+ * as is; a name is looked up as NAME.axm in each directory of
+ * $GST_AX_MODEL_PATH, then in the build's models directory (uninstalled
+ * builds), then in the installed models directory.
+ *
+ * Returns: (transfer full) (nullable): the model file, or %NULL if none
+ */
+gchar *
+gst_ax_model_find (const gchar * model, gchar ** tried)
+{
+  GString *t;
+  const gchar *env;
+  gchar *path = NULL;
+
+  g_return_val_if_fail (model != NULL, NULL);
+
+  t = g_string_new (NULL);
+  if (strchr (model, G_DIR_SEPARATOR) != NULL
+      || g_str_has_suffix (model, GST_AX_MODEL_SUFFIX)) {
+    g_string_append (t, model);
+    if (g_file_test (model, G_FILE_TEST_IS_REGULAR))
+      path = g_strdup (model);
+    goto done;
+  }
+
+  env = g_getenv (GST_AX_MODEL_PATH_ENV);
+  if (env != NULL) {
+    gchar **dirs = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
+    gchar **d;
+
+    for (d = dirs; *d && path == NULL; d++)
+      if (**d)
+        path = find_in_dir (*d, model, t);
+    g_strfreev (dirs);
+  }
+  if (path == NULL)
+    path = find_in_dir (GST_AX_BUILD_MODELS_DIR, model, t);
+  if (path == NULL)
+    path = find_in_dir (GST_AX_INSTALLED_MODELS_DIR, model, t);
+
+done:
+  if (tried != NULL)
+    *tried = g_string_free (t, FALSE);
+  else
+    g_string_free (t, TRUE);
+  return path;
 }

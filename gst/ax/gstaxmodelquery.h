@@ -118,6 +118,23 @@ typedef struct
   gfloat std[3];
 } GstAxModelPreprocess;
 
+/**
+ * GST_AX_MODEL_PATH_ENV:
+ *
+ * The environment variable of extra model directories (colon-separated),
+ * searched first for a model given by name.
+ */
+#define GST_AX_MODEL_PATH_ENV "GST_AX_MODEL_PATH"
+
+/**
+ * GST_AX_MODEL_SUFFIX:
+ *
+ * The file name suffix of compiled models.
+ */
+#define GST_AX_MODEL_SUFFIX ".axm"
+
+GST_AX_API gchar *gst_ax_model_find (const gchar * model, gchar ** tried);
+
 GST_AX_API void gst_ax_model_preprocess_init_default (GstAxModelPreprocess *
     preprocess);
 GST_AX_API void gst_ax_model_query_set_preprocess (GstQuery * query,

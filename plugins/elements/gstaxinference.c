@@ -78,8 +78,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_inference_debug);
 /* frames without tensors hold no job; this bounds the queue anyway */
 #define QUEUED_ITEMS_PER_JOB 2
 #define MAX_TIME_SCALE 1000.0
-#define MODEL_SUFFIX ".axm"
-#define MODEL_PATH_ENV "GST_AX_MODEL_PATH"
+#define MODEL_SUFFIX GST_AX_MODEL_SUFFIX
+#define MODEL_PATH_ENV GST_AX_MODEL_PATH_ENV
 
 #define STAGE_HOST_COPY_IN "host copy in"
 #define STAGE_DEVICE_WAIT "device wait"
@@ -433,58 +433,6 @@ gst_ax_inference_get_property (GObject * object, guint prop_id,
 /* Model lookup and device setup                                        */
 
 static gchar *
-find_in_dir (const gchar * dir, const gchar * name, GString * tried)
-{
-  gchar *file = g_strconcat (name, MODEL_SUFFIX, NULL);
-  gchar *path = g_build_filename (dir, file, NULL);
-
-  g_free (file);
-  /* GST_AX_MODEL_PATH often names the build's models dir as well */
-  if (strstr (tried->str, path) == NULL)
-    g_string_append_printf (tried, "%s%s", tried->len ? ", " : "", path);
-  if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
-    return path;
-  g_free (path);
-  return NULL;
-}
-
-/* A path is used as is; a bare name is searched for. */
-static gchar *
-resolve_model (const gchar * model, gchar ** tried_out)
-{
-  GString *tried = g_string_new (NULL);
-  const gchar *env;
-  gchar *path = NULL;
-
-  if (strchr (model, G_DIR_SEPARATOR) != NULL
-      || g_str_has_suffix (model, MODEL_SUFFIX)) {
-    g_string_append (tried, model);
-    if (g_file_test (model, G_FILE_TEST_IS_REGULAR))
-      path = g_strdup (model);
-    goto done;
-  }
-
-  env = g_getenv (MODEL_PATH_ENV);
-  if (env != NULL) {
-    gchar **dirs = g_strsplit (env, G_SEARCHPATH_SEPARATOR_S, -1);
-    gchar **d;
-
-    for (d = dirs; *d && path == NULL; d++)
-      if (**d)
-        path = find_in_dir (*d, model, tried);
-    g_strfreev (dirs);
-  }
-  if (path == NULL)
-    path = find_in_dir (GST_AX_BUILD_MODELS_DIR, model, tried);
-  if (path == NULL)
-    path = find_in_dir (GST_AX_INSTALLED_MODELS_DIR, model, tried);
-
-done:
-  *tried_out = g_string_free (tried, FALSE);
-  return path;
-}
-
-static gchar *
 format_dims (guint n_dims, const gint64 * dims)
 {
   GString *s = g_string_new ("[");
@@ -604,7 +552,7 @@ open_device (GstAxInference * self)
 
   if (model == NULL || model[0] == '\0')
     goto no_model;
-  path = resolve_model (model, &tried);
+  path = gst_ax_model_find (model, &tried);
   if (path == NULL)
     goto model_not_found;
 

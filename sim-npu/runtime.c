@@ -49,6 +49,8 @@
 /* the staged inputs are read in place by the kernels, which expect the
  * arena's alignment */
 #define STAGING_ALIGN 64
+/* job records made ready at model load, per device core */
+#define JOBS_RESERVED_PER_CORE 2
 
 typedef enum
 {
@@ -805,6 +807,8 @@ simnpu_device_open (const char *profile, simnpu_device ** out_device,
   dev->names = g_ptr_array_new_with_free_func (g_free);
   dev->ring_cap = DEFAULT_EVENT_CAPACITY;
   dev->ring = g_new (simnpu_event, dev->ring_cap);
+  /* mapped now, not a page at a time by the first jobs' events */
+  memset (dev->ring, 0, dev->ring_cap * sizeof (simnpu_event));
   dev->counters.n_resources = dev->n_resources;
   for (i = 0; i < dev->n_resources; i++)
     dev->reserved[i] = g_array_new (FALSE, FALSE, sizeof (interval));
@@ -1146,6 +1150,9 @@ schedule_fits (const simnpu__schedule * s, const simnpu_device * dev,
   return true;
 }
 
+/* in the section on jobs */
+static void reserve_jobs (simnpu_device * dev, simnpu_model * m);
+
 /**
  * simnpu_model_load_from_memory:
  * @device: the device
@@ -1214,6 +1221,8 @@ simnpu_model_load_from_memory (simnpu_device * dev, const void *data,
       m->scratch[i] = g_aligned_alloc0 (MAX (g->scratch_bytes, 1), 1, 64);
     }
   }
+  if (!g->estimate_only)
+    reserve_jobs (dev, m);
   g_mutex_lock (&dev->lock);
   m->dispatch_name = g_strdup (g->name);
   g_ptr_array_add (dev->names, (gpointer) m->dispatch_name);
@@ -1786,6 +1795,53 @@ take_job (simnpu_device * dev)
   return job;
 }
 
+/* Grows the job's buffers for @m; they only grow, so a steady stream of
+ * one model allocates nothing. @touch maps the staging's pages now (at
+ * load; a submit writes them at once anyway). */
+static void
+job_fit (simnpu_job * job, simnpu_model * m, bool touch)
+{
+  unsigned n_actions = m->schedule.n_actions;
+
+  if (job->staging_cap < m->staging_bytes) {
+    /* nothing in it is kept: no need to copy it over */
+    g_aligned_free (job->staging);
+    job->staging = g_aligned_alloc (1, m->staging_bytes, STAGING_ALIGN);
+    job->staging_cap = m->staging_bytes;
+    simnpu__count_job_path_allocation ();
+    if (touch)
+      memset (job->staging, 0, job->staging_cap);
+  }
+  if (job->act_cap < n_actions) {
+    job->act_start = g_renew (uint64_t, job->act_start, n_actions);
+    job->act_end = g_renew (uint64_t, job->act_end, n_actions);
+    job->act_cap = n_actions;
+    simnpu__count_job_path_allocation ();
+  }
+}
+
+/* Readies JOBS_RESERVED_PER_CORE job records per core for @m at load, so
+ * that the first jobs of a stream neither allocate nor map fresh pages
+ * for their staging. The records stay the device's, for any model. */
+static void
+reserve_jobs (simnpu_device * dev, simnpu_model * m)
+{
+  unsigned want = JOBS_RESERVED_PER_CORE * dev->profile.cores, n = 0, i;
+  simnpu_job *taken[JOBS_RESERVED_PER_CORE * MAX_CORES];
+
+  g_mutex_lock (&dev->lock);
+  while (n < want)
+    taken[n++] = take_job (dev);
+  g_mutex_unlock (&dev->lock);
+  /* out of the lock: the workers need it, and this writes megabytes */
+  for (i = 0; i < n; i++)
+    job_fit (taken[i], m, true);
+  g_mutex_lock (&dev->lock);
+  for (i = 0; i < n; i++)
+    recycle_job (dev, taken[i]);
+  g_mutex_unlock (&dev->lock);
+}
+
 /**
  * simnpu_job_submit:
  * @model: a loaded model
@@ -1824,7 +1880,7 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
   simnpu_device *dev;
   simnpu_job *job;
   uint64_t t0, t1, copied = 0;
-  unsigned i, n_actions;
+  unsigned i;
   bool wake_worker;
   int ret;
 
@@ -1836,7 +1892,6 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
               error)) < 0)
     return ret;
   dev = m->dev;
-  n_actions = m->schedule.n_actions;
 
   g_mutex_lock (&dev->lock);
   if (dev->closing) {
@@ -1849,20 +1904,7 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
   job->result.job_id = dev->next_job_id++;
   g_mutex_unlock (&dev->lock);
 
-  /* buffers only grow, so a steady stream of one model allocates nothing */
-  if (job->staging_cap < m->staging_bytes) {
-    /* nothing in it is kept: no need to copy it over */
-    g_aligned_free (job->staging);
-    job->staging = g_aligned_alloc (1, m->staging_bytes, STAGING_ALIGN);
-    job->staging_cap = m->staging_bytes;
-    simnpu__count_job_path_allocation ();
-  }
-  if (job->act_cap < n_actions) {
-    job->act_start = g_renew (uint64_t, job->act_start, n_actions);
-    job->act_end = g_renew (uint64_t, job->act_end, n_actions);
-    job->act_cap = n_actions;
-    simnpu__count_job_path_allocation ();
-  }
+  job_fit (job, m, false);
   job->model = m;
   job->callback = callback;
   job->user_data = user_data;
@@ -2112,6 +2154,7 @@ simnpu_device_set_event_capacity (simnpu_device * dev, size_t capacity)
     return SIMNPU_EINVAL;
   g_mutex_lock (&dev->lock);
   g_free (dev->ring);
+  /* a size the caller chose (up to 2^24 events): mapped as it fills */
   dev->ring = capacity ? g_new (simnpu_event, capacity) : NULL;
   dev->ring_cap = capacity;
   dev->ring_head = 0;

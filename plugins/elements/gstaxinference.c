@@ -77,8 +77,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_inference_debug);
 #define MAX_OUTPUTS 16
 /* frames without tensors hold no job; this bounds the queue anyway */
 #define QUEUED_ITEMS_PER_JOB 2
-/* at most this many output buffers per pool mapped at start */
+/* at most this many output buffers and bytes per pool mapped at start */
 #define MAX_PREFAULT 64
+#define MAX_PREFAULT_BYTES ((gsize) 64 << 20)
 #define MAX_TIME_SCALE 1000.0
 #define MODEL_SUFFIX ".axm"
 #define MODEL_PATH_ENV "GST_AX_MODEL_PATH"
@@ -538,13 +539,14 @@ close_device (GstAxInference * self)
  * being pushed), so that the first frames' postamble or job outputs,
  * which write them, do not take the page faults of fresh memory. */
 static gboolean
-prefault_pool (GstBufferPool * pool, guint n)
+prefault_pool (GstBufferPool * pool, guint n, gsize size)
 {
   GstBuffer *bufs[MAX_PREFAULT];
   gboolean ok = TRUE;
   guint i, got = 0;
 
   n = MIN (n, MAX_PREFAULT);
+  n = MIN (n, MAX (MAX_PREFAULT_BYTES / MAX (size, 1), 1));
   for (got = 0; got < n && ok; got++) {
     GstMapInfo map;
 
@@ -674,7 +676,8 @@ open_device (GstAxInference * self)
     if (!gst_buffer_pool_set_config (self->pools[i], config)
         || !gst_buffer_pool_set_active (self->pools[i], TRUE)
         || !prefault_pool (self->pools[i],
-            QUEUED_ITEMS_PER_JOB * self->window + 1))
+            QUEUED_ITEMS_PER_JOB * self->window + 1,
+            self->out_specs[i].size_bytes))
       goto pool_failed;
   }
 

@@ -29,6 +29,8 @@ typedef struct
   const simnpu__op *op;
   uint8_t *arena;
   int8_t *scratch;
+  /* where the graph's inputs are, when not in the arena (or NULL) */
+  const int8_t *const *inputs;
   const simnpu__tensor *in, *out;
   const int8_t *src;
   int8_t *dst;
@@ -1555,13 +1557,21 @@ simnpu__graph_prepare (simnpu__graph * g, simnpu_error * error)
   return 0;
 }
 
+/* A tensor an op reads: constants have their data, graph inputs may be
+ * outside the arena (the job's staging copy, not copied again). */
 static const int8_t *
-tensor_data (const simnpu__graph * g, unsigned index, uint8_t * arena)
+tensor_data (const simnpu__graph * g, unsigned index, uint8_t * arena,
+    const int8_t * const *inputs)
 {
   const simnpu__tensor *t = &g->tensors[index];
+  unsigned i;
 
   if (t->kind == SIMNPU_TENSOR_CONSTANT)
     return t->data;
+  if (inputs != NULL && t->kind == SIMNPU_TENSOR_INPUT)
+    for (i = 0; i < g->n_inputs; i++)
+      if (g->inputs[i] == index)
+        return inputs[i];
   return (const int8_t *) (arena + t->offset);
 }
 
@@ -1617,7 +1627,8 @@ run_binary (const op_run * r)
 
   dims4 (in2, d2);
   simnpu__eltwise (op->type, r->di, r->src, r->in->zero_point, d2,
-      tensor_data (r->g, op->inputs[1], r->arena), in2->zero_point, r->dout,
+      tensor_data (r->g, op->inputs[1], r->arena,
+          r->inputs), in2->zero_point, r->dout,
       r->dst, r->out->zero_point, op->eltwise_mult[0], op->eltwise_mult[1]);
   return 0;
 }
@@ -1634,7 +1645,8 @@ run_concat (const op_run * r)
     const simnpu__tensor *t = &r->g->tensors[op->inputs[i]];
     int64_t dt[SIMNPU_MAX_DIMS];
     dims4 (t, dt);
-    simnpu__copy_box (tensor_data (r->g, op->inputs[i], r->arena), dt, zero,
+    simnpu__copy_box (tensor_data (r->g, op->inputs[i], r->arena,
+            r->inputs), dt, zero,
         r->dst, r->dout, at, dt, t->zero_point, r->out->zero_point,
         op->eltwise_mult[i]);
     at[a4] += dt[a4];
@@ -1766,7 +1778,8 @@ run_softmax_op (const op_run * r)
 }
 
 int
-simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
+simnpu__graph_run_inputs (const simnpu__graph * g, uint8_t * arena,
+    int8_t * scratch, const int8_t * const *inputs)
 {
   unsigned oi;
   int ret;
@@ -1782,9 +1795,10 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
     r.op = op;
     r.arena = arena;
     r.scratch = scratch;
+    r.inputs = inputs;
     r.in = &g->tensors[op->inputs[0]];
     r.out = &g->tensors[op->outputs[0]];
-    r.src = tensor_data (g, op->inputs[0], arena);
+    r.src = tensor_data (g, op->inputs[0], arena, inputs);
     r.dst = (int8_t *) arena + r.out->offset;
     r.n_out = (size_t) simnpu__tensor_elements (r.out);
     dims4 (r.in, r.di);
@@ -1793,6 +1807,12 @@ simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
       return ret;
   }
   return 0;
+}
+
+int
+simnpu__graph_run (const simnpu__graph * g, uint8_t * arena, int8_t * scratch)
+{
+  return simnpu__graph_run_inputs (g, arena, scratch, NULL);
 }
 
 /* ------------------------------------------------------------------ */

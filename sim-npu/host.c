@@ -9,9 +9,17 @@
 
 /* Host sections: float IR graphs a compiled model runs on the host around
  * its device graph, bound to it by tensor name. They run on the caller's
- * thread (not on the device workers) so that the caller can time them,
- * each with one executor created at load: a run allocates nothing, and
- * one caller at a time may run a given section.
+ * thread (not on the device workers) so that the caller can time them.
+ * Each has a pool of executors: one created (and its pages mapped) at
+ * load, another only when more callers run the section at once than it
+ * has executors, so that a steady stream allocates nothing and maps no
+ * new memory, and concurrent runs are safe.
+ *
+ * The caller's float buffers are bound into the executor for the run
+ * rather than copied in and out: a section's f32 inputs are read in place
+ * and its f32 outputs written in place (a CenterNet postamble reads 8 MB
+ * and writes 5 MB per frame). Only tensors whose representation differs
+ * across the binding are converted.
  *
  * Across the binding the representations differ: the preamble computes
  * float but the device takes its inputs quantised, so its outputs are
@@ -27,12 +35,28 @@
 #define U8_MAX 255
 #define I8_MIN (-128)
 #define I8_MAX 127
+/* a caller's buffer the float kernels may use as it is */
+#define FLOAT_ALIGNED(p) (((uintptr_t) (p)) % G_ALIGNOF (float) == 0)
+
+/* at most this many callers run one section at once; more wait */
+#define MAX_EXECUTORS 16
 
 struct simnpu_host_section
 {
   simnpu_section_kind kind;
   const simnpu__ir_graph *graph;
-  simnpu__ir_exec *exec;
+  /* the pool, protected by lock; busy[i] while a run uses execs[i] */
+  GMutex lock;
+  GCond cond;
+  simnpu__ir_exec *execs[MAX_EXECUTORS];
+  bool busy[MAX_EXECUTORS];
+  unsigned n_execs;
+  /* per section input and output: read or written in place (f32 on both
+   * sides of the binding, a tensor no node writes, listed once) */
+  bool in_place_in[SIMNPU_IR_MAX_INPUTS];
+  bool in_place_out[SIMNPU_IR_MAX_OUTPUTS];
+  /* per tensor: its buffer is the caller's (not mapped at load) */
+  bool *in_place;
   simnpu_tensor_spec in_specs[SIMNPU_IR_MAX_INPUTS];
   simnpu_tensor_spec out_specs[SIMNPU_IR_MAX_OUTPUTS];
   unsigned in_bound[SIMNPU_IR_MAX_INPUTS];
@@ -237,10 +261,72 @@ fill_ir_spec (const simnpu__graph * g, const simnpu__ir_tensor * t,
 static void
 section_free (simnpu_host_section * s)
 {
+  unsigned i;
+
   if (s == NULL)
     return;
-  simnpu__ir_exec_free (s->exec);
+  for (i = 0; i < s->n_execs; i++)
+    simnpu__ir_exec_free (s->execs[i]);
+  g_free (s->in_place);
+  g_mutex_clear (&s->lock);
+  g_cond_clear (&s->cond);
   g_free (s);
+}
+
+/* An executor of the section with its pages mapped; the buffers of the
+ * tensors bound in place are kept as the fallback for a caller's buffer
+ * not aligned for floats, but never touched otherwise. */
+static simnpu__ir_exec *
+exec_new (simnpu_host_section * s, simnpu_error * error)
+{
+  simnpu__ir_exec *x = simnpu__ir_exec_new (s->graph, error);
+
+  if (x != NULL)
+    simnpu__ir_exec_prefault (x, s->in_place);
+  return x;
+}
+
+/* Which inputs and outputs are bound in place: f32 on the caller's side,
+ * an input no node writes, an output a node writes that is neither an
+ * input nor listed twice. */
+static void
+plan_in_place (simnpu_host_section * s)
+{
+  const simnpu__ir_graph *ir = s->graph;
+  bool pre = s->kind == SIMNPU_SECTION_PREAMBLE;
+  unsigned j, k, o;
+
+  s->in_place = g_new0 (bool, MAX (ir->n_tensors, 1));
+  for (j = 0; j < ir->n_inputs; j++) {
+    int t = ir->inputs[j];
+    bool ok = pre || s->in_specs[j].dtype == SIMNPU_DTYPE_F32;
+    for (k = 0; k < ir->n_nodes && ok; k++)
+      for (o = 0; o < ir->nodes[k].n_outputs; o++)
+        if (ir->nodes[k].outputs[o] == t)
+          ok = false;
+    s->in_place_in[j] = ok;
+  }
+  for (j = 0; j < ir->n_outputs; j++) {
+    int t = ir->outputs[j];
+    bool ok = !pre || s->out_specs[j].dtype == SIMNPU_DTYPE_F32, made = false;
+    for (k = 0; k < ir->n_inputs; k++)
+      if (ir->inputs[k] == t)
+        ok = false;
+    for (k = 0; k < ir->n_outputs; k++)
+      if (k != j && ir->outputs[k] == t)
+        ok = false;
+    for (k = 0; k < ir->n_nodes; k++)
+      for (o = 0; o < ir->nodes[k].n_outputs; o++)
+        if (ir->nodes[k].outputs[o] == t)
+          made = true;
+    s->in_place_out[j] = ok && made;
+  }
+  for (j = 0; j < ir->n_inputs; j++)
+    if (s->in_place_in[j])
+      s->in_place[ir->inputs[j]] = true;
+  for (j = 0; j < ir->n_outputs; j++)
+    if (s->in_place_out[j])
+      s->in_place[ir->outputs[j]] = true;
 }
 
 static int
@@ -258,6 +344,8 @@ section_new (const simnpu__graph * g, simnpu_section_kind kind,
   s = g_new0 (simnpu_host_section, 1);
   s->kind = kind;
   s->graph = ir;
+  g_mutex_init (&s->lock);
+  g_cond_init (&s->cond);
   for (j = 0; j < ir->n_inputs; j++) {
     const simnpu__ir_tensor *t = &ir->tensors[ir->inputs[j]];
     if (pre) {
@@ -285,8 +373,11 @@ section_new (const simnpu__graph * g, simnpu_section_kind kind,
     if (info != NULL && info->cost != NULL)
       s->cost += info->cost (ir, &ir->nodes[j]);
   }
-  s->exec = simnpu__ir_exec_new (ir, &sub);
-  if (s->exec == NULL) {
+  plan_in_place (s);
+  s->execs[0] = exec_new (s, &sub);
+  if (s->execs[0] != NULL)
+    s->n_execs = 1;
+  else {
     section_free (s);
     return simnpu__set_error (error, sub.code < 0 ? sub.code :
         SIMNPU_EINTERNAL, "%s '%s': %s", section_name (kind),
@@ -515,24 +606,30 @@ spec_elements (const simnpu_tensor_spec * spec)
  * @error: (nullable): filled on failure
  *
  * Runs the section on the calling thread with the float reference
- * executor, without allocating. The preamble's outputs are quantised
- * into the device inputs' representation (round half to even,
- * saturated), ready for simnpu_job_submit(); the postamble's inputs are
- * the device outputs as a job wrote them.
+ * executor, without allocating once the section has as many executors as
+ * callers run it at once. The preamble's outputs are quantised into the
+ * device inputs' representation (round half to even, saturated), ready
+ * for simnpu_job_submit(); the postamble's inputs are the device outputs
+ * as a job wrote them. Float buffers are read and written in place, so
+ * inputs and outputs must not overlap.
  *
- * One caller at a time per section: the section owns the executor's
- * buffers. The preamble and the postamble of a model may run at the same
- * time on different threads.
+ * Callers on different threads may run a section at the same time, each
+ * on an executor of the section's pool (one is made at load, another the
+ * first time a run finds them all busy).
  *
- * Returns: 0, %SIMNPU_EINVAL for missing buffers, or the executor's error
+ * Returns: 0, %SIMNPU_EINVAL for missing buffers, %SIMNPU_ENOMEM, or the
+ *   executor's error
  */
 int
 simnpu_host_section_run (simnpu_host_section * s, const void *const *inputs,
     void *const *outputs, simnpu_error * error)
 {
   const simnpu__ir_graph *g;
+  simnpu__ir_exec *x = NULL;
+  void *own_in[SIMNPU_IR_MAX_INPUTS] = { NULL };
+  void *own_out[SIMNPU_IR_MAX_OUTPUTS] = { NULL };
   bool pre;
-  unsigned j;
+  unsigned j, slot;
   int ret;
 
   if (s == NULL || inputs == NULL || outputs == NULL)
@@ -549,23 +646,74 @@ simnpu_host_section_run (simnpu_host_section * s, const void *const *inputs,
       return simnpu__set_error (error, SIMNPU_EINVAL, "%s: output %u ('%s') "
           "is NULL", section_name (s->kind), j, s->out_specs[j].name);
 
+  g_mutex_lock (&s->lock);
+  for (;;) {
+    for (slot = 0; slot < s->n_execs && s->busy[slot]; slot++);
+    if (slot < s->n_execs || s->n_execs < MAX_EXECUTORS)
+      break;
+    g_cond_wait (&s->cond, &s->lock);
+  }
+  if (slot == s->n_execs)
+    s->n_execs++;
+  s->busy[slot] = true;
+  x = s->execs[slot];
+  g_mutex_unlock (&s->lock);
+  if (x == NULL) {
+    /* the slot is this run's: made outside the lock, it may take long */
+    simnpu__count_job_path_allocation ();
+    x = exec_new (s, error);
+    g_mutex_lock (&s->lock);
+    s->execs[slot] = x;
+    if (x == NULL) {
+      /* an empty slot: the next run there tries again */
+      s->busy[slot] = false;
+      g_cond_signal (&s->cond);
+    }
+    g_mutex_unlock (&s->lock);
+    if (x == NULL)
+      return error != NULL && error->code < 0 ? error->code : SIMNPU_ENOMEM;
+  }
+
   for (j = 0; j < g->n_inputs; j++) {
-    float *dst = simnpu__ir_exec_data (s->exec, g->inputs[j]);
     const simnpu_tensor_spec *spec = &s->in_specs[j];
+    float *dst;
+    if (s->in_place_in[j] && FLOAT_ALIGNED (inputs[j])) {
+      /* the kernels only read a graph input */
+      own_in[j] = simnpu__ir_exec_bind (x, g->inputs[j], (void *) inputs[j]);
+      continue;
+    }
+    dst = simnpu__ir_exec_data (x, g->inputs[j]);
     if (pre)
       memcpy (dst, inputs[j], spec->size_bytes);
     else
       to_float (spec, inputs[j], dst, spec_elements (spec));
   }
-  if ((ret = simnpu__ir_exec_run (s->exec, 0, g->n_nodes, error)) < 0)
-    return ret;
+  for (j = 0; j < g->n_outputs; j++)
+    if (s->in_place_out[j] && FLOAT_ALIGNED (outputs[j]))
+      own_out[j] = simnpu__ir_exec_bind (x, g->outputs[j], outputs[j]);
+  ret = simnpu__ir_exec_run (x, 0, g->n_nodes, error);
   for (j = 0; j < g->n_outputs; j++) {
-    const float *src = simnpu__ir_exec_data (s->exec, g->outputs[j]);
+    const float *src;
     const simnpu_tensor_spec *spec = &s->out_specs[j];
+    if (own_out[j] != NULL) {
+      simnpu__ir_exec_bind (x, g->outputs[j], own_out[j]);
+      continue;
+    }
+    if (ret < 0)
+      continue;
+    src = simnpu__ir_exec_data (x, g->outputs[j]);
     if (pre)
       from_float (spec, src, outputs[j], spec_elements (spec));
     else
       memcpy (outputs[j], src, spec->size_bytes);
   }
-  return 0;
+  for (j = 0; j < g->n_inputs; j++)
+    if (own_in[j] != NULL)
+      simnpu__ir_exec_bind (x, g->inputs[j], own_in[j]);
+
+  g_mutex_lock (&s->lock);
+  s->busy[slot] = false;
+  g_cond_signal (&s->cond);
+  g_mutex_unlock (&s->lock);
+  return ret < 0 ? ret : 0;
 }

@@ -2710,6 +2710,57 @@ simnpu__ir_exec_data (simnpu__ir_exec * x, int t)
   return x->bufs[t];
 }
 
+void *
+simnpu__ir_exec_bind (simnpu__ir_exec * x, int t, void *data)
+{
+  void *was;
+
+  if (x == NULL || t < 0 || (unsigned) t >= x->g->n_tensors
+      || x->g->tensors[t].is_const)
+    return NULL;
+  was = x->bufs[t];
+  x->bufs[t] = data;
+  return was;
+}
+
+/* calloc hands out fresh pages untouched: writing zeros keeps the
+ * contents and maps them */
+void
+simnpu__ir_exec_prefault (simnpu__ir_exec * x, const bool *skip)
+{
+  unsigned i;
+
+  if (x == NULL)
+    return;
+  for (i = 0; i < x->g->n_tensors; i++) {
+    const simnpu__ir_tensor *t = &x->g->tensors[i];
+    if (t->is_const || (skip != NULL && skip[i]))
+      continue;
+    memset (x->bufs[i], 0, simnpu__ir_tensor_bytes (t));
+  }
+  for (i = 0; i < x->g->n_nodes; i++) {
+    const simnpu__ir_node *n = &x->g->nodes[i];
+    int64_t bytes;
+    /* the sizes are the ones exec_node_buffers allocated */
+    if (x->scratch[i] != NULL && n->op == SIMNPU_IR_CONV2D) {
+      const simnpu__ir_tensor *ti = tin (x, n, 0);
+      const simnpu__ir_attrs *at = &n->attrs;
+      bytes = ti->dims[0] * (ti->dims[1] + at->pads[0] + at->pads[2]) *
+          (ti->dims[2] + at->pads[1] + at->pads[3]) * ti->dims[3] *
+          (int64_t) sizeof (float);
+      memset (x->scratch[i], 0, (size_t) bytes);
+    }
+    if (x->packed[i] != NULL && !x->packed_const[i]
+        && n->op == SIMNPU_IR_CONV2D) {
+      int64_t wsize;
+      conv_geom cg;
+      conv_geometry (x, n, &cg);
+      bytes = conv_packed_size (&cg, &wsize) * (int64_t) sizeof (float);
+      memset (x->packed[i], 0, (size_t) bytes);
+    }
+  }
+}
+
 int
 simnpu__ir_exec_run (simnpu__ir_exec * x, unsigned first, unsigned last,
     simnpu_error * error)

@@ -384,6 +384,17 @@ SIMNPU_INTERNAL const simnpu__ir_graph *simnpu__ir_exec_graph (const
     simnpu__ir_exec * x);
 /* The buffer of tensor t (constants: their data). */
 SIMNPU_INTERNAL void *simnpu__ir_exec_data (simnpu__ir_exec * x, int t);
+/* Makes tensor t (not a constant) use @data instead of its own buffer
+ * until bound again, e.g. to its own buffer (the value returned): a
+ * caller's input read in place, or a caller's output written in place.
+ * Returns the buffer it used, or NULL for a constant or no such tensor. */
+SIMNPU_INTERNAL void *simnpu__ir_exec_bind (simnpu__ir_exec * x, int t,
+    void *data);
+/* Touches every buffer the executor owns (zeroed, as allocated), except
+ * those of the tensors marked in @skip (nullable, one flag per tensor), so
+ * that the kernel maps their pages now rather than on the first run. */
+SIMNPU_INTERNAL void simnpu__ir_exec_prefault (simnpu__ir_exec * x,
+    const bool *skip);
 /* Runs nodes [first, last) after the caller has filled the graph inputs'
  * buffers; (0, g->n_nodes) runs the whole graph. */
 SIMNPU_INTERNAL int simnpu__ir_exec_run (simnpu__ir_exec * x,

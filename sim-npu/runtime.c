@@ -46,6 +46,11 @@
 #define NS_PER_US 1000
 #define PACER_TIMER_SLACK_NS 1000UL
 #define SIM_CPU_REFRESH_NS (G_GUINT64_CONSTANT (1000) * 1000)
+/* the staged inputs are read in place by the kernels, which expect the
+ * arena's alignment */
+#define STAGING_ALIGN 64
+/* job records made ready at model load, per device core */
+#define JOBS_RESERVED_PER_CORE 2
 
 typedef enum
 {
@@ -70,6 +75,8 @@ struct simnpu_model
   simnpu_tensor_spec out_specs[SIMNPU_MAX_IO];
   /* the public tensors and the host sections */
   simnpu__host_view host;
+  /* each device input's place in a job's staging buffer */
+  size_t staging_offsets[SIMNPU_MAX_IO];
   size_t staging_bytes;
   /* protected by the device lock */
   unsigned outstanding;
@@ -183,6 +190,23 @@ typedef struct
   bool broadcast[MAX_WAKEUPS];
   unsigned n;
 } wakeups;
+
+/* Allocations on the job path (job records, their staging and schedule
+ * arrays, host section executors): they stop once a stream reaches its
+ * steady state, which the tests check. */
+static gint job_path_allocations;
+
+void
+simnpu__count_job_path_allocation (void)
+{
+  g_atomic_int_inc (&job_path_allocations);
+}
+
+unsigned
+simnpu__job_path_allocations (void)
+{
+  return (unsigned) g_atomic_int_get (&job_path_allocations);
+}
 
 static uint64_t
 device_now (simnpu_device * dev)
@@ -557,6 +581,20 @@ pacer_main (gpointer data)
 /* ------------------------------------------------------------------ */
 /* Workers                                                              */
 
+/* Where the job's device input of tensor @index is: its staging copy,
+ * which the kernels read in place. */
+static const int8_t *
+staged_input (simnpu_model * m, simnpu_job * job, unsigned index)
+{
+  const simnpu__graph *g = m->graph;
+  unsigned i;
+
+  for (i = 0; i < g->n_inputs; i++)
+    if (g->inputs[i] == index)
+      return (const int8_t *) job->staging + m->staging_offsets[i];
+  return NULL;
+}
+
 static void
 copy_outputs (simnpu_model * m, simnpu_job * job, const uint8_t * arena)
 {
@@ -565,7 +603,10 @@ copy_outputs (simnpu_model * m, simnpu_job * job, const uint8_t * arena)
 
   for (i = 0; i < g->n_outputs; i++) {
     const simnpu__tensor *t = &g->tensors[g->outputs[i]];
-    const int8_t *restrict src = (const int8_t *) (arena + t->offset);
+    /* an output that is an input was never copied into the arena */
+    const int8_t *restrict src = t->kind == SIMNPU_TENSOR_INPUT ?
+        staged_input (m, job, g->outputs[i]) :
+        (const int8_t *) (arena + t->offset);
     size_t n = (size_t) simnpu__tensor_elements (t);
     if (t->io_dtype == SIMNPU_DTYPE_U8) {
       simnpu__flip_sign_copy (job->outputs[i].data, (const uint8_t *) src, n);
@@ -594,18 +635,17 @@ compute_job (simnpu_model * m, simnpu_job * job, unsigned core)
 {
   const simnpu__graph *g = m->graph;
   uint8_t *arena = m->arenas[core];
-  size_t off = 0;
+  const int8_t *inputs[SIMNPU_MAX_IO];
   unsigned i;
 
   if (g->estimate_only)
     return;
-  for (i = 0; i < g->n_inputs; i++) {
-    const simnpu__tensor *t = &g->tensors[g->inputs[i]];
-    size_t n = simnpu__tensor_bytes (t);
-    memcpy (arena + t->offset, job->staging + off, n);
-    off += n;
-  }
-  job->result.status = simnpu__graph_run (g, arena, m->scratch[core]);
+  /* the staging copy made at submit is the input: copying it into the
+   * arena would be a second copy per job */
+  for (i = 0; i < g->n_inputs; i++)
+    inputs[i] = (const int8_t *) job->staging + m->staging_offsets[i];
+  job->result.status = simnpu__graph_run_inputs (g, arena, m->scratch[core],
+      inputs);
   if (job->result.status == 0)
     copy_outputs (m, job, arena);
 }
@@ -767,6 +807,8 @@ simnpu_device_open (const char *profile, simnpu_device ** out_device,
   dev->names = g_ptr_array_new_with_free_func (g_free);
   dev->ring_cap = DEFAULT_EVENT_CAPACITY;
   dev->ring = g_new (simnpu_event, dev->ring_cap);
+  /* mapped now, not a page at a time by the first jobs' events */
+  memset (dev->ring, 0, dev->ring_cap * sizeof (simnpu_event));
   dev->counters.n_resources = dev->n_resources;
   for (i = 0; i < dev->n_resources; i++)
     dev->reserved[i] = g_array_new (FALSE, FALSE, sizeof (interval));
@@ -859,7 +901,7 @@ simnpu_device_close (simnpu_device * dev)
     simnpu_model_unload (g_ptr_array_index (dev->models, 0));
   for (i = 0; i < dev->all_jobs->len; i++) {
     simnpu_job *job = g_ptr_array_index (dev->all_jobs, i);
-    g_free (job->staging);
+    g_aligned_free (job->staging);
     g_free (job->act_start);
     g_free (job->act_end);
     g_cond_clear (&job->cond);
@@ -1108,6 +1150,9 @@ schedule_fits (const simnpu__schedule * s, const simnpu_device * dev,
   return true;
 }
 
+/* in the section on jobs */
+static void reserve_jobs (simnpu_device * dev, simnpu_model * m);
+
 /**
  * simnpu_model_load_from_memory:
  * @device: the device
@@ -1157,7 +1202,9 @@ simnpu_model_load_from_memory (simnpu_device * dev, const void *data,
   m->schedule = s;
   for (i = 0; i < g->n_inputs; i++) {
     fill_spec (&g->tensors[g->inputs[i]], &m->in_specs[i]);
-    m->staging_bytes += simnpu__tensor_bytes (&g->tensors[g->inputs[i]]);
+    m->staging_offsets[i] = m->staging_bytes;
+    m->staging_bytes += (simnpu__tensor_bytes (&g->tensors[g->inputs[i]])
+        + STAGING_ALIGN - 1) & ~(size_t) (STAGING_ALIGN - 1);
   }
   for (i = 0; i < g->n_outputs; i++)
     fill_spec (&g->tensors[g->outputs[i]], &m->out_specs[i]);
@@ -1174,6 +1221,8 @@ simnpu_model_load_from_memory (simnpu_device * dev, const void *data,
       m->scratch[i] = g_aligned_alloc0 (MAX (g->scratch_bytes, 1), 1, 64);
     }
   }
+  if (!g->estimate_only)
+    reserve_jobs (dev, m);
   g_mutex_lock (&dev->lock);
   m->dispatch_name = g_strdup (g->name);
   g_ptr_array_add (dev->names, (gpointer) m->dispatch_name);
@@ -1736,6 +1785,7 @@ take_job (simnpu_device * dev)
     dev->free_jobs = job->next_free;
   } else {
     job = g_new0 (simnpu_job, 1);
+    simnpu__count_job_path_allocation ();
     job->dev = dev;
     job->link.data = job;
     g_cond_init (&job->cond);
@@ -1743,6 +1793,53 @@ take_job (simnpu_device * dev)
   }
   job->next_free = NULL;
   return job;
+}
+
+/* Grows the job's buffers for @m; they only grow, so a steady stream of
+ * one model allocates nothing. @touch maps the staging's pages now (at
+ * load; a submit writes them at once anyway). */
+static void
+job_fit (simnpu_job * job, simnpu_model * m, bool touch)
+{
+  unsigned n_actions = m->schedule.n_actions;
+
+  if (job->staging_cap < m->staging_bytes) {
+    /* nothing in it is kept: no need to copy it over */
+    g_aligned_free (job->staging);
+    job->staging = g_aligned_alloc (1, m->staging_bytes, STAGING_ALIGN);
+    job->staging_cap = m->staging_bytes;
+    simnpu__count_job_path_allocation ();
+    if (touch)
+      memset (job->staging, 0, job->staging_cap);
+  }
+  if (job->act_cap < n_actions) {
+    job->act_start = g_renew (uint64_t, job->act_start, n_actions);
+    job->act_end = g_renew (uint64_t, job->act_end, n_actions);
+    job->act_cap = n_actions;
+    simnpu__count_job_path_allocation ();
+  }
+}
+
+/* Readies JOBS_RESERVED_PER_CORE job records per core for @m at load, so
+ * that the first jobs of a stream neither allocate nor map fresh pages
+ * for their staging. The records stay the device's, for any model. */
+static void
+reserve_jobs (simnpu_device * dev, simnpu_model * m)
+{
+  unsigned want = JOBS_RESERVED_PER_CORE * dev->profile.cores, n = 0, i;
+  simnpu_job *taken[JOBS_RESERVED_PER_CORE * MAX_CORES];
+
+  g_mutex_lock (&dev->lock);
+  while (n < want)
+    taken[n++] = take_job (dev);
+  g_mutex_unlock (&dev->lock);
+  /* out of the lock: the workers need it, and this writes megabytes */
+  for (i = 0; i < n; i++)
+    job_fit (taken[i], m, true);
+  g_mutex_lock (&dev->lock);
+  for (i = 0; i < n; i++)
+    recycle_job (dev, taken[i]);
+  g_mutex_unlock (&dev->lock);
 }
 
 /**
@@ -1783,8 +1880,7 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
   simnpu_device *dev;
   simnpu_job *job;
   uint64_t t0, t1, copied = 0;
-  unsigned i, n_actions;
-  size_t off = 0;
+  unsigned i;
   bool wake_worker;
   int ret;
 
@@ -1796,7 +1892,6 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
               error)) < 0)
     return ret;
   dev = m->dev;
-  n_actions = m->schedule.n_actions;
 
   g_mutex_lock (&dev->lock);
   if (dev->closing) {
@@ -1809,16 +1904,7 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
   job->result.job_id = dev->next_job_id++;
   g_mutex_unlock (&dev->lock);
 
-  /* buffers only grow, so a steady stream of one model allocates nothing */
-  if (job->staging_cap < m->staging_bytes) {
-    job->staging = g_realloc (job->staging, m->staging_bytes);
-    job->staging_cap = m->staging_bytes;
-  }
-  if (job->act_cap < n_actions) {
-    job->act_start = g_renew (uint64_t, job->act_start, n_actions);
-    job->act_end = g_renew (uint64_t, job->act_end, n_actions);
-    job->act_cap = n_actions;
-  }
+  job_fit (job, m, false);
   job->model = m;
   job->callback = callback;
   job->user_data = user_data;
@@ -1832,11 +1918,11 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
   t0 = simnpu__monotonic_ns ();
   for (i = 0; i < n_inputs; i++) {
     size_t n = inputs[i].size_bytes;
+    uint8_t *dst = job->staging + m->staging_offsets[i];
     if (m->in_specs[i].dtype == SIMNPU_DTYPE_U8)
-      simnpu__flip_sign_copy (job->staging + off, inputs[i].data, n);
+      simnpu__flip_sign_copy (dst, inputs[i].data, n);
     else
-      memcpy (job->staging + off, inputs[i].data, n);
-    off += n;
+      memcpy (dst, inputs[i].data, n);
     copied += n;
   }
   t1 = simnpu__monotonic_ns ();
@@ -2068,6 +2154,7 @@ simnpu_device_set_event_capacity (simnpu_device * dev, size_t capacity)
     return SIMNPU_EINVAL;
   g_mutex_lock (&dev->lock);
   g_free (dev->ring);
+  /* a size the caller chose (up to 2^24 events): mapped as it fills */
   dev->ring = capacity ? g_new (simnpu_event, capacity) : NULL;
   dev->ring_cap = capacity;
   dev->ring_head = 0;

@@ -354,6 +354,16 @@ SIMNPU_INTERNAL int simnpu__graph_prepare (simnpu__graph * graph,
     simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__graph_run (const simnpu__graph * graph,
     uint8_t * arena, int8_t * scratch);
+/* as simnpu__graph_run, reading input i from @inputs[i] (one pointer per
+ * graph input, 64-byte aligned like the arena) instead of the arena; NULL
+ * means the arena */
+/* Allocations made on the path of a job (runtime.c): the job records and
+ * their buffers, the host sections' executors. Flat once a stream is in
+ * its steady state; for the tests. */
+SIMNPU_INTERNAL void simnpu__count_job_path_allocation (void);
+SIMNPU_INTERNAL unsigned simnpu__job_path_allocations (void);
+SIMNPU_INTERNAL int simnpu__graph_run_inputs (const simnpu__graph * graph,
+    uint8_t * arena, int8_t * scratch, const int8_t * const *inputs);
 SIMNPU_INTERNAL void simnpu__build_lut (simnpu__op_type type, float in_scale,
     int32_t in_zp, float out_scale, int32_t out_zp, int8_t * lut);
 /* as simnpu__build_lut, with the op's float parameters p0, p1 (the values

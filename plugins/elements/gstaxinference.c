@@ -77,6 +77,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_inference_debug);
 #define MAX_OUTPUTS 16
 /* frames without tensors hold no job; this bounds the queue anyway */
 #define QUEUED_ITEMS_PER_JOB 2
+/* at most this many output buffers and bytes per pool mapped at start */
+#define MAX_PREFAULT 64
+#define MAX_PREFAULT_BYTES ((gsize) 64 << 20)
 #define MAX_TIME_SCALE 1000.0
 #define MODEL_SUFFIX GST_AX_MODEL_SUFFIX
 #define MODEL_PATH_ENV GST_AX_MODEL_PATH_ENV
@@ -479,6 +482,34 @@ close_device (GstAxInference * self)
   }
 }
 
+/* Makes and maps the pages of the output buffers the element holds at
+ * most at once with one tensor per frame (the queued items and the one
+ * being pushed), so that the first frames' postamble or job outputs,
+ * which write them, do not take the page faults of fresh memory. */
+static gboolean
+prefault_pool (GstBufferPool * pool, guint n, gsize size)
+{
+  GstBuffer *bufs[MAX_PREFAULT];
+  gboolean ok = TRUE;
+  guint i, got = 0;
+
+  n = MIN (n, MAX_PREFAULT);
+  n = MIN (n, MAX (MAX_PREFAULT_BYTES / MAX (size, 1), 1));
+  for (got = 0; got < n && ok; got++) {
+    GstMapInfo map;
+
+    if (gst_buffer_pool_acquire_buffer (pool, &bufs[got], NULL) != GST_FLOW_OK)
+      break;
+    if ((ok = gst_buffer_map (bufs[got], &map, GST_MAP_WRITE))) {
+      memset (map.data, 0, map.size);
+      gst_buffer_unmap (bufs[got], &map);
+    }
+  }
+  for (i = 0; i < got; i++)
+    gst_buffer_unref (bufs[i]);
+  return ok;
+}
+
 /* Where the device tensors of a job come from and go to. The element has
  * one public input, so with a preamble every device input is one of its
  * outputs. */
@@ -591,7 +622,10 @@ open_device (GstAxInference * self)
     gst_buffer_pool_config_set_params (config, NULL,
         self->out_specs[i].size_bytes, self->window, 0);
     if (!gst_buffer_pool_set_config (self->pools[i], config)
-        || !gst_buffer_pool_set_active (self->pools[i], TRUE))
+        || !gst_buffer_pool_set_active (self->pools[i], TRUE)
+        || !prefault_pool (self->pools[i],
+            QUEUED_ITEMS_PER_JOB * self->window + 1,
+            self->out_specs[i].size_bytes))
       goto pool_failed;
   }
 

@@ -318,6 +318,223 @@ test_run (void)
   g_free (d);
 }
 
+#define STEADY_WARMUP 16
+#define STEADY_FRAMES 200
+#define STEADY_IN_FLIGHT 4
+#define CONCURRENT_RUNS 300
+/* a float buffer off by this many bytes is not aligned for floats */
+#define MISALIGN 1
+#define GARBAGE 0xa5
+
+/* One frame in flight through the host-model: its preamble output (the
+ * job's input, copied by submit), its device outputs, its job. */
+typedef struct
+{
+  int8_t x[HOST_MODEL_ELEMENTS], y[HOST_MODEL_ELEMENTS];
+  uint8_t z[HOST_MODEL_ELEMENTS];
+  simnpu_job *job;
+} steady_slot;
+
+/* Completes the slot's job, runs the postamble into an output prefilled
+ * with garbage (written in place, it must be overwritten whole) and checks
+ * the frame's values. */
+static void
+steady_finish (simnpu_host_section * post, steady_slot * sl,
+    const float *want_prob, const uint8_t * want_z)
+{
+  float prob[HOST_MODEL_ELEMENTS];
+  const void *post_in[1] = { sl->y };
+  void *post_out[1] = { prob };
+  simnpu_error error = { 0 };
+  unsigned i;
+
+  g_assert_cmpint (simnpu_job_wait (sl->job, WAIT_NS, NULL), ==, 0);
+  simnpu_job_free (sl->job);
+  sl->job = NULL;
+  memset (prob, GARBAGE, sizeof (prob));
+  if (simnpu_host_section_run (post, post_in, post_out, &error) < 0)
+    g_error ("postamble: %s", error.message);
+  for (i = 0; i < HOST_MODEL_ELEMENTS; i++) {
+    g_assert_cmpfloat_with_epsilon (prob[i], want_prob[i], PROB_TOLERANCE);
+    g_assert_cmpuint (sl->z[i], ==, want_z[i]);
+  }
+}
+
+/* A stream of frames with several jobs in flight on a fresh device: the
+ * first frames make the job records, their buffers and the executors;
+ * after them, the job path allocates nothing however long the stream. */
+static void
+test_steady_state (void)
+{
+  gsize len;
+  guint8 *d = model_bytes (&len);
+  simnpu_device *own;
+  simnpu_model *model = NULL;
+  simnpu_host_section *pre, *post;
+  steady_slot slots[STEADY_IN_FLIGHT];
+  float image[HOST_MODEL_ELEMENTS], want_prob[HOST_MODEL_ELEMENTS];
+  uint8_t want_z[HOST_MODEL_ELEMENTS];
+  simnpu_error error = { 0 };
+  unsigned frame, before = simnpu__job_path_allocations (), warm = 0;
+
+  if (simnpu_device_open ("metis", &own, &error) < 0)
+    g_error ("open: %s", error.message);
+  simnpu_device_set_time_scale (own, 0.0);
+  if (simnpu_model_load_from_memory (own, d, len, &model, &error) < 0)
+    g_error ("load: %s", error.message);
+  pre = simnpu_model_get_host_section (model, SIMNPU_SECTION_PREAMBLE);
+  post = simnpu_model_get_host_section (model, SIMNPU_SECTION_POSTAMBLE);
+  host_model_input (image);
+  host_model_expected (image, want_prob, want_z);
+  memset (slots, 0, sizeof (slots));
+  for (frame = 0; frame < STEADY_FRAMES; frame++) {
+    steady_slot *sl = &slots[frame % STEADY_IN_FLIGHT];
+    const void *pre_in[1] = { image };
+    void *pre_out[1] = { sl->x };
+    simnpu_input_buffer in = { sl->x, sizeof (sl->x) };
+    simnpu_output_buffer out[2] = { {sl->y, sizeof (sl->y)},
+    {sl->z, sizeof (sl->z)}
+    };
+
+    if (sl->job != NULL)
+      steady_finish (post, sl, want_prob, want_z);
+    if (frame == STEADY_WARMUP)
+      warm = simnpu__job_path_allocations ();
+    if (simnpu_host_section_run (pre, pre_in, pre_out, &error) < 0)
+      g_error ("preamble: %s", error.message);
+    g_assert_cmpint (simnpu_job_submit (model, &in, 1, out, 2, NULL, NULL,
+            &sl->job, &error), ==, 0);
+  }
+  /* the counter counts: the fresh device made its job records */
+  g_assert_cmpuint (warm, >, before);
+  g_assert_cmpuint (simnpu__job_path_allocations (), ==, warm);
+  for (frame = 0; frame < STEADY_IN_FLIGHT; frame++)
+    if (slots[frame].job != NULL)
+      steady_finish (post, &slots[frame], want_prob, want_z);
+  g_assert_cmpuint (simnpu__job_path_allocations (), ==, warm);
+  simnpu_model_unload (model);
+  simnpu_device_close (own);
+  g_free (d);
+}
+
+/* Buffers not aligned for floats are copied rather than bound in place:
+ * the same bytes come out either way. */
+static void
+test_unaligned_buffers (void)
+{
+  gsize len;
+  guint8 *d = model_bytes (&len);
+  simnpu_model *model = load (d, len);
+  simnpu_host_section *pre, *post;
+  float image[HOST_MODEL_ELEMENTS], prob[HOST_MODEL_ELEMENTS];
+  guint8 image_off[sizeof (image) + MISALIGN];
+  guint8 prob_off[sizeof (prob) + MISALIGN];
+  int8_t x[HOST_MODEL_ELEMENTS], x_off[HOST_MODEL_ELEMENTS];
+  int8_t y[HOST_MODEL_ELEMENTS];
+  simnpu_error error = { 0 };
+  unsigned i;
+
+  pre = simnpu_model_get_host_section (model, SIMNPU_SECTION_PREAMBLE);
+  post = simnpu_model_get_host_section (model, SIMNPU_SECTION_POSTAMBLE);
+  host_model_input (image);
+  memcpy (image_off + MISALIGN, image, sizeof (image));
+  for (i = 0; i < HOST_MODEL_ELEMENTS; i++)
+    y[i] = (int8_t) (i * 19 - 100);
+  {
+    const void *in[1] = { image }, *in_off[1] = { image_off + MISALIGN };
+    void *out[1] = { x }, *out_off[1] = { x_off };
+    g_assert_cmpint (simnpu_host_section_run (pre, in, out, &error), ==, 0);
+    g_assert_cmpint (simnpu_host_section_run (pre, in_off, out_off, &error),
+        ==, 0);
+    g_assert_cmpmem (x, sizeof (x), x_off, sizeof (x_off));
+  }
+  {
+    const void *in[1] = { y };
+    void *out[1] = { prob }, *out_off[1] = { prob_off + MISALIGN };
+    memset (prob_off, GARBAGE, sizeof (prob_off));
+    g_assert_cmpint (simnpu_host_section_run (post, in, out, &error), ==, 0);
+    g_assert_cmpint (simnpu_host_section_run (post, in, out_off, &error),
+        ==, 0);
+    g_assert_cmpmem (prob, sizeof (prob), prob_off + MISALIGN, sizeof (prob));
+    /* nothing written around it */
+    g_assert_cmpuint (prob_off[0], ==, GARBAGE);
+  }
+  simnpu_model_unload (model);
+  g_free (d);
+}
+
+typedef struct
+{
+  simnpu_host_section *post;
+  const int8_t *y;
+  const float *want;
+  unsigned wrong;
+} concurrent_arg;
+
+static gpointer
+concurrent_main (gpointer data)
+{
+  concurrent_arg *a = data;
+  float prob[HOST_MODEL_ELEMENTS];
+  const void *in[1] = { a->y };
+  void *out[1] = { prob };
+  simnpu_error error = { 0 };
+  unsigned r, i;
+
+  for (r = 0; r < CONCURRENT_RUNS; r++) {
+    memset (prob, GARBAGE, sizeof (prob));
+    if (simnpu_host_section_run (a->post, in, out, &error) < 0)
+      a->wrong++;
+    for (i = 0; i < HOST_MODEL_ELEMENTS; i++)
+      if (prob[i] != a->want[i])
+        a->wrong++;
+  }
+  return NULL;
+}
+
+/* Two threads running one section at once, each with its own inputs,
+ * get their own results; the section grows its pool at most once per
+ * extra caller. */
+static void
+test_concurrent_runs (void)
+{
+  gsize len;
+  guint8 *d = model_bytes (&len);
+  simnpu_model *model = load (d, len);
+  simnpu_host_section *post;
+  int8_t y[2][HOST_MODEL_ELEMENTS];
+  float want[2][HOST_MODEL_ELEMENTS];
+  concurrent_arg args[2];
+  GThread *threads[2];
+  simnpu_error error = { 0 };
+  unsigned t, i, before;
+
+  post = simnpu_model_get_host_section (model, SIMNPU_SECTION_POSTAMBLE);
+  for (t = 0; t < 2; t++) {
+    const void *in[1] = { y[t] };
+    void *out[1] = { want[t] };
+    for (i = 0; i < HOST_MODEL_ELEMENTS; i++)
+      y[t][i] = (int8_t) (t == 0 ? (int) i * 10 : -(int) i * 10);
+    g_assert_cmpint (simnpu_host_section_run (post, in, out, &error), ==, 0);
+  }
+  g_assert_cmpfloat (want[0][1], !=, want[1][1]);
+  before = simnpu__job_path_allocations ();
+  for (t = 0; t < 2; t++) {
+    args[t].post = post;
+    args[t].y = y[t];
+    args[t].want = want[t];
+    args[t].wrong = 0;
+    threads[t] = g_thread_new ("run", concurrent_main, &args[t]);
+  }
+  for (t = 0; t < 2; t++) {
+    g_thread_join (threads[t]);
+    g_assert_cmpuint (args[t].wrong, ==, 0);
+  }
+  g_assert_cmpuint (simnpu__job_path_allocations () - before, <=, 1);
+  simnpu_model_unload (model);
+  g_free (d);
+}
+
 /* A model without host sections: public tensors are the device's. */
 static void
 test_plain_model (void)
@@ -625,6 +842,9 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/host/old-versions", test_old_versions);
   g_test_add_func ("/simnpu/host/corrupt-sections", test_corrupt_sections);
   g_test_add_func ("/simnpu/host/bindings", test_bindings);
+  g_test_add_func ("/simnpu/host/steady-state", test_steady_state);
+  g_test_add_func ("/simnpu/host/unaligned-buffers", test_unaligned_buffers);
+  g_test_add_func ("/simnpu/host/concurrent-runs", test_concurrent_runs);
   ret = g_test_run ();
   simnpu_device_close (dev);
   return ret;

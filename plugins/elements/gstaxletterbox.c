@@ -385,34 +385,40 @@ gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
       g_param_spec_uint ("width", "Width",
           "Tensor width in pixels; 0 asks the downstream model",
           0, MAX_TENSOR_SIDE, DEFAULT_PROP_WIDTH,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_HEIGHT,
       g_param_spec_uint ("height", "Height",
           "Tensor height in pixels; 0 asks the downstream model",
           0, MAX_TENSOR_SIDE, DEFAULT_PROP_HEIGHT,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_FILL,
       g_param_spec_int ("fill", "Fill",
           "Pixel value (0-255, all channels) of the letterbox padding, "
           "preprocessed and quantised like the image; -1 takes the "
           "model's (114 when no model answers)", MODEL_FILL,
           MAX_PIXEL_VALUE, DEFAULT_PROP_FILL,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_CHANNEL_ORDER,
       g_param_spec_enum ("channel-order", "Channel order",
           "Order of the colour channels in the tensor (gray: one channel); "
           "auto takes the model's", GST_TYPE_AX_LETTERBOX_CHANNEL_ORDER,
           DEFAULT_PROP_CHANNEL_ORDER,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_RESIZE,
       g_param_spec_enum ("resize", "Resize",
           "Letterbox (aspect ratio kept, padded) or stretch (each axis on "
           "its own); auto takes the model's", GST_TYPE_AX_LETTERBOX_RESIZE,
-          DEFAULT_PROP_RESIZE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          DEFAULT_PROP_RESIZE, G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_DTYPE,
       g_param_spec_enum ("dtype", "Data type",
           "Element type of the tensor", GST_TYPE_AX_LETTERBOX_DTYPE,
-          DEFAULT_PROP_DTYPE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          DEFAULT_PROP_DTYPE, G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_SCALE,
       g_param_spec_double ("scale", "Quantisation scale",
           "q = round (value / scale) + zero-point, with value the pixel "
@@ -420,36 +426,43 @@ gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
           "answers); 0 takes scale and zero-point from the model (else "
           "1/255 for u8 and i8, with zero-point 0 and -128, and 1 for f32)",
           0.0, G_MAXFLOAT, DEFAULT_PROP_SCALE,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_ZERO_POINT,
       g_param_spec_int ("zero-point", "Quantisation zero point",
           "Zero point of the quantisation; used only when scale is set",
           MIN_ZERO_POINT, MAX_ZERO_POINT, DEFAULT_PROP_ZERO_POINT,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_CENTRE,
       g_param_spec_boolean ("centre", "Centre",
           "Letterbox: centre the image in the tensor (else place it "
           "top-left)",
-          DEFAULT_PROP_CENTRE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          DEFAULT_PROP_CENTRE, G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_SCALE_UP,
       g_param_spec_boolean ("scale-up", "Scale up",
           "Letterbox: enlarge images smaller than the tensor (else only "
           "shrink)",
-          DEFAULT_PROP_SCALE_UP, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          DEFAULT_PROP_SCALE_UP, G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method", "Resampling method",
           GST_TYPE_AX_LETTERBOX_METHOD, DEFAULT_PROP_METHOD,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_ROI_MODE,
       g_param_spec_boolean ("roi-mode", "ROI mode",
           "Make one tensor per region-of-interest meta (cropped from the "
           "frame) instead of one for the whole frame",
-          DEFAULT_PROP_ROI_MODE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          DEFAULT_PROP_ROI_MODE, G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_ROI_CLASSES,
       g_param_spec_string ("roi-classes", "ROI classes",
           "Comma-separated labels of the regions used in roi-mode; "
           "empty for all", DEFAULT_PROP_ROI_CLASSES,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);

@@ -251,22 +251,26 @@ gst_ax_overlay_class_init (GstAxOverlayClass * klass)
       g_param_spec_uint ("line-width", "Line width",
           "Thickness of the box outline in pixels, drawn inside the box",
           1, MAX_LINE_WIDTH, DEFAULT_PROP_LINE_WIDTH,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_DRAW_LABELS,
       g_param_spec_boolean ("draw-labels", "Draw labels",
           "Draw each detection's label above its box",
           DEFAULT_PROP_DRAW_LABELS,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_SHOW_CONFIDENCE,
       g_param_spec_boolean ("show-confidence", "Show confidence",
           "Append the confidence (0.00-1.00) to the label",
           DEFAULT_PROP_SHOW_CONFIDENCE,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_FONT_SCALE,
       g_param_spec_uint ("font-scale", "Font scale",
           "Size of a font pixel in frame pixels (glyphs are 5x7)",
           1, MAX_FONT_SCALE, DEFAULT_PROP_FONT_SCALE,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
+          G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_DRAW_LANDMARKS,
       g_param_spec_boolean ("draw-landmarks", "Draw landmarks",
           "Draw a dot on each keypoint of detections that carry landmarks "

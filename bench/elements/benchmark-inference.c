@@ -83,7 +83,7 @@ make_frame (const GstAxModelInput * in)
   m = gst_buffer_add_ax_tensor_meta (frame, in->name,
       GST_AX_TENSOR_ROLE_INPUT, in->dtype, in->layout, 4, dims, in->scale,
       in->zero_point, data);
-  m->has_letterbox = gst_ax_letterbox_init (&m->letterbox, 640, 480,
+  m->has_letterbox = gst_ax_letterbox_geometry_init (&m->letterbox, 640, 480,
       in->width, in->height, TRUE, TRUE, GST_AX_LETTERBOX_DEFAULT_FILL);
   return frame;
 }

@@ -272,7 +272,7 @@ bench_input (GstVideoFormat format, gint sw, gint sh, gboolean stretch,
 #ifdef HAVE_OPENCV
   LetterboxOpenCV *cv[N_DTYPES] = { NULL, NULL };
   GstMapInfo map;
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
 #endif
   guint r, d;
 
@@ -296,9 +296,10 @@ bench_input (GstVideoFormat format, gint sw, gint sh, gboolean stretch,
   gst_buffer_map (in, &map, GST_MAP_READ);
   if (opencv_layout_matches (&info)) {
     if (stretch)
-      gst_ax_letterbox_init_stretch (&lb, sw, sh, side, side);
+      gst_ax_letterbox_geometry_init_stretch (&lb, sw, sh, side, side);
     else
-      gst_ax_letterbox_init (&lb, sw, sh, side, side, TRUE, TRUE, FILL);
+      gst_ax_letterbox_geometry_init (&lb, sw, sh, side, side, TRUE, TRUE,
+          FILL);
     for (d = 0; d < N_DTYPES; d++) {
       cv[d] = letterbox_opencv_new (opencv_format (format), sw, sh,
           lb.resized_width, lb.resized_height, lb.pad_y,

@@ -12,7 +12,7 @@
 
 #include <gst/ax/ax-prelude.h>
 #include <gst/ax/gstaxtensormeta.h>
-#include <gst/ax/gstaxletterbox.h>
+#include <gst/ax/gstaxletterboxgeometry.h>
 #include <gst/ax/gstaxdetection.h>
 #include <gst/ax/gstaxprobe.h>
 #include <gst/ax/gstaxreport.h>

@@ -11,17 +11,15 @@
 #define __GST_AX_TENSOR_META_H__
 
 #include <gst/ax/ax-prelude.h>
-#include <gst/ax/gstaxletterbox.h>
+#include <gst/ax/gstaxletterboxgeometry.h>
 
 G_BEGIN_DECLS
-
 /**
  * GST_AX_TENSOR_MAX_DIMS:
  *
  * The maximum rank of a tensor.
  */
 #define GST_AX_TENSOR_MAX_DIMS 4
-
 /**
  * GstAxTensorDType:
  * @GST_AX_TENSOR_DTYPE_U8: unsigned 8-bit integers
@@ -30,7 +28,7 @@ G_BEGIN_DECLS
  *
  * Element type of a tensor.
  */
-typedef enum
+    typedef enum
 {
   GST_AX_TENSOR_DTYPE_U8,
   GST_AX_TENSOR_DTYPE_I8,
@@ -104,7 +102,7 @@ struct _GstAxTensorMeta
   GstBuffer *data;
 
   gboolean has_letterbox;
-  GstAxLetterbox letterbox;
+  GstAxLetterboxGeometry letterbox;
 };
 
 GST_AX_API GType gst_ax_tensor_meta_api_get_type (void);
@@ -131,8 +129,7 @@ GST_AX_API guint gst_buffer_count_ax_tensor_meta (GstBuffer * buffer,
     GstAxTensorRole role);
 
 GST_AX_API gsize gst_ax_tensor_dtype_size (GstAxTensorDType dtype);
-GST_AX_API const gchar *gst_ax_tensor_dtype_to_string (GstAxTensorDType
-    dtype);
+GST_AX_API const gchar *gst_ax_tensor_dtype_to_string (GstAxTensorDType dtype);
 GST_AX_API gboolean gst_ax_tensor_dtype_from_string (const gchar * str,
     GstAxTensorDType * dtype);
 
@@ -140,5 +137,4 @@ GST_AX_API gsize gst_ax_tensor_meta_n_elements (const GstAxTensorMeta * meta);
 GST_AX_API gsize gst_ax_tensor_meta_n_bytes (const GstAxTensorMeta * meta);
 
 G_END_DECLS
-
 #endif /* __GST_AX_TENSOR_META_H__ */

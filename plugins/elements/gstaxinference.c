@@ -113,7 +113,7 @@ typedef struct
   simnpu_job *job;
   guint instance;
   gboolean has_letterbox;
-  GstAxLetterbox letterbox;
+  GstAxLetterboxGeometry letterbox;
   GstBuffer **outs;             /* n_outputs, mapped for writing */
   GstMapInfo *maps;
   /* the device outputs the postamble consumes (scratch_bytes) */

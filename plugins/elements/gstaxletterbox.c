@@ -15,7 +15,7 @@
  * the tensor it converts the colour to RGB, BGR or gray, resizes the frame
  * (nearest or bilinear) either keeping its aspect ratio and padding it
  * with a fill value (Ultralytics letterbox geometry) or stretching each
- * axis on its own (see #GstAxLetterbox), applies the model's
+ * axis on its own (see #GstAxLetterboxGeometry), applies the model's
  * preprocessing and quantises it. The tensor is attached to the frame as
  * a #GstAxTensorMeta of role INPUT carrying the geometry; the frame
  * itself passes through unchanged.
@@ -97,8 +97,8 @@
 #include <math.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_element_debug);
-#define GST_CAT_DEFAULT gst_ax_letterbox_element_debug
+GST_DEBUG_CATEGORY_STATIC (gst_ax_letterbox_debug);
+#define GST_CAT_DEFAULT gst_ax_letterbox_debug
 
 #define TENSOR_RANK 4
 #define MAX_TENSOR_SIDE 16384
@@ -141,7 +141,7 @@ typedef enum
   GST_AX_LETTERBOX_METHOD_BILINEAR,
 } GstAxLetterboxMethod;
 
-struct _GstAxLetterboxElement
+struct _GstAxLetterbox
 {
   GstBaseTransform parent;
 
@@ -182,48 +182,16 @@ struct _GstAxLetterboxElement
   GQuark *roi_class_quarks;
   guint n_roi_classes;
 
-  GstAxLetterbox frame_lb;
+  GstAxLetterboxGeometry frame_lb;
   GstAxLetterboxRender *render;
   GstBufferPool *pool;
 };
 
-static void gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass *
-    klass);
-static void gst_ax_letterbox_element_init (GstAxLetterboxElement * self);
-
-static gpointer parent_class = NULL;
-
-static void
-gst_ax_letterbox_element_class_intern_init (gpointer klass)
-{
-  parent_class = g_type_class_peek_parent (klass);
-  gst_ax_letterbox_element_class_init (klass);
-}
-
-/* Registered by hand rather than with G_DEFINE_TYPE so that the GType is
- * called GstAxLetterbox and instances get the default names axletterbox0,
- * axletterbox1, ... that the profiler report shows; libgstax's
- * GstAxLetterbox is a plain struct without a GType. */
-GType
-gst_ax_letterbox_element_get_type (void)
-{
-  static GType type = 0;
-
-  if (g_once_init_enter (&type)) {
-    GType t = g_type_register_static_simple (GST_TYPE_BASE_TRANSFORM,
-        g_intern_static_string ("GstAxLetterbox"),
-        sizeof (GstAxLetterboxElementClass),
-        (GClassInitFunc) gst_ax_letterbox_element_class_intern_init,
-        sizeof (GstAxLetterboxElement),
-        (GInstanceInitFunc) gst_ax_letterbox_element_init, 0);
-    g_once_init_leave (&type, t);
-  }
-  return type;
-}
+G_DEFINE_TYPE (GstAxLetterbox, gst_ax_letterbox, GST_TYPE_BASE_TRANSFORM);
 
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (axletterbox, "axletterbox",
-    GST_RANK_NONE, GST_TYPE_AX_LETTERBOX_ELEMENT,
-    GST_DEBUG_CATEGORY_INIT (gst_ax_letterbox_element_debug, "axletterbox", 0,
+    GST_RANK_NONE, GST_TYPE_AX_LETTERBOX,
+    GST_DEBUG_CATEGORY_INIT (gst_ax_letterbox_debug, "axletterbox", 0,
         "ax letterbox"));
 
 #define DEFAULT_PROP_WIDTH 0
@@ -357,29 +325,29 @@ gst_ax_letterbox_method_get_type (void)
   return type;
 }
 
-static void gst_ax_letterbox_element_finalize (GObject * object);
-static void gst_ax_letterbox_element_set_property (GObject * object,
+static void gst_ax_letterbox_finalize (GObject * object);
+static void gst_ax_letterbox_set_property (GObject * object,
     guint prop_id, const GValue * value, GParamSpec * pspec);
-static void gst_ax_letterbox_element_get_property (GObject * object,
+static void gst_ax_letterbox_get_property (GObject * object,
     guint prop_id, GValue * value, GParamSpec * pspec);
-static gboolean gst_ax_letterbox_element_stop (GstBaseTransform * trans);
-static gboolean gst_ax_letterbox_element_set_caps (GstBaseTransform * trans,
+static gboolean gst_ax_letterbox_stop (GstBaseTransform * trans);
+static gboolean gst_ax_letterbox_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
-static GstFlowReturn gst_ax_letterbox_element_transform_ip (GstBaseTransform
+static GstFlowReturn gst_ax_letterbox_transform_ip (GstBaseTransform
     * trans, GstBuffer * buf);
-static gboolean gst_ax_letterbox_element_src_event (GstBaseTransform * trans,
+static gboolean gst_ax_letterbox_src_event (GstBaseTransform * trans,
     GstEvent * event);
 
 static void
-gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
+gst_ax_letterbox_class_init (GstAxLetterboxClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
-  gobject_class->finalize = gst_ax_letterbox_element_finalize;
-  gobject_class->set_property = gst_ax_letterbox_element_set_property;
-  gobject_class->get_property = gst_ax_letterbox_element_get_property;
+  gobject_class->finalize = gst_ax_letterbox_finalize;
+  gobject_class->set_property = gst_ax_letterbox_set_property;
+  gobject_class->get_property = gst_ax_letterbox_get_property;
 
   g_object_class_install_property (gobject_class, PROP_WIDTH,
       g_param_spec_uint ("width", "Width",
@@ -472,12 +440,10 @@ gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
       "quantises each frame into a model input tensor attached as meta",
       "gst-ax developers");
 
-  trans_class->stop = GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_stop);
-  trans_class->src_event =
-      GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_src_event);
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_set_caps);
-  trans_class->transform_ip =
-      GST_DEBUG_FUNCPTR (gst_ax_letterbox_element_transform_ip);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_ax_letterbox_stop);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_ax_letterbox_src_event);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_ax_letterbox_set_caps);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_ax_letterbox_transform_ip);
 
   gst_type_mark_as_plugin_api (GST_TYPE_AX_LETTERBOX_CHANNEL_ORDER, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_AX_LETTERBOX_DTYPE, 0);
@@ -486,7 +452,7 @@ gst_ax_letterbox_element_class_init (GstAxLetterboxElementClass * klass)
 }
 
 static void
-gst_ax_letterbox_element_init (GstAxLetterboxElement * self)
+gst_ax_letterbox_init (GstAxLetterbox * self)
 {
   self->prop_width = DEFAULT_PROP_WIDTH;
   self->prop_height = DEFAULT_PROP_HEIGHT;
@@ -510,7 +476,7 @@ gst_ax_letterbox_element_init (GstAxLetterboxElement * self)
 }
 
 static void
-gst_ax_letterbox_element_release (GstAxLetterboxElement * self)
+gst_ax_letterbox_release (GstAxLetterbox * self)
 {
   g_clear_pointer (&self->render, gst_ax_letterbox_render_free);
   g_clear_pointer (&self->roi_class_quarks, g_free);
@@ -523,21 +489,21 @@ gst_ax_letterbox_element_release (GstAxLetterboxElement * self)
 }
 
 static void
-gst_ax_letterbox_element_finalize (GObject * object)
+gst_ax_letterbox_finalize (GObject * object)
 {
-  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (object);
+  GstAxLetterbox *self = GST_AX_LETTERBOX (object);
 
-  gst_ax_letterbox_element_release (self);
+  gst_ax_letterbox_release (self);
   g_free (self->roi_classes);
 
-  G_OBJECT_CLASS (parent_class)->finalize (object);
+  G_OBJECT_CLASS (gst_ax_letterbox_parent_class)->finalize (object);
 }
 
 static void
-gst_ax_letterbox_element_set_property (GObject * object, guint prop_id,
+gst_ax_letterbox_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (object);
+  GstAxLetterbox *self = GST_AX_LETTERBOX (object);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -590,10 +556,10 @@ gst_ax_letterbox_element_set_property (GObject * object, guint prop_id,
 }
 
 static void
-gst_ax_letterbox_element_get_property (GObject * object, guint prop_id,
+gst_ax_letterbox_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
 {
-  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (object);
+  GstAxLetterbox *self = GST_AX_LETTERBOX (object);
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -644,11 +610,11 @@ gst_ax_letterbox_element_get_property (GObject * object, guint prop_id,
 }
 
 static gboolean
-gst_ax_letterbox_element_stop (GstBaseTransform * trans)
+gst_ax_letterbox_stop (GstBaseTransform * trans)
 {
-  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (trans);
+  GstAxLetterbox *self = GST_AX_LETTERBOX (trans);
 
-  gst_ax_letterbox_element_release (self);
+  gst_ax_letterbox_release (self);
   self->configured = FALSE;
   GST_OBJECT_LOCK (self);
   self->dirty = TRUE;
@@ -657,10 +623,10 @@ gst_ax_letterbox_element_stop (GstBaseTransform * trans)
 }
 
 static gboolean
-gst_ax_letterbox_element_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+gst_ax_letterbox_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
-  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (trans);
+  GstAxLetterbox *self = GST_AX_LETTERBOX (trans);
 
   if (!gst_video_info_from_caps (&self->in_info, incaps))
     goto invalid_caps;
@@ -690,20 +656,22 @@ invalid_caps:
 /* Downstream asks to renegotiate (a model replaced, say): the model query
  * is asked again before the next frame. */
 static gboolean
-gst_ax_letterbox_element_src_event (GstBaseTransform * trans, GstEvent * event)
+gst_ax_letterbox_src_event (GstBaseTransform * trans, GstEvent * event)
 {
-  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (trans);
+  GstAxLetterbox *self = GST_AX_LETTERBOX (trans);
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE) {
     GST_OBJECT_LOCK (self);
     self->dirty = TRUE;
     GST_OBJECT_UNLOCK (self);
   }
-  return GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
+  return
+      GST_BASE_TRANSFORM_CLASS (gst_ax_letterbox_parent_class)->src_event
+      (trans, event);
 }
 
 static gboolean
-parse_roi_classes (GstAxLetterboxElement * self, const gchar * classes)
+parse_roi_classes (GstAxLetterbox * self, const gchar * classes)
 {
   gchar **names;
   guint i, n = 0;
@@ -752,17 +720,17 @@ pixel_input_offset (const GstAxModelPreprocess * pp, GstAxTensorDType dtype,
 
 /* The geometry of a @w x @h region in the tensor, letterbox or stretch. */
 static gboolean
-gst_ax_letterbox_element_geometry (GstAxLetterboxElement * self,
-    GstAxLetterbox * lb, gint w, gint h)
+gst_ax_letterbox_geometry (GstAxLetterbox * self,
+    GstAxLetterboxGeometry * lb, gint w, gint h)
 {
   if (self->cfg_stretch) {
-    if (!gst_ax_letterbox_init_stretch (lb, w, h, self->params.width,
+    if (!gst_ax_letterbox_geometry_init_stretch (lb, w, h, self->params.width,
             self->params.height))
       return FALSE;
     lb->fill = self->params.preprocess.fill;
     return TRUE;
   }
-  return gst_ax_letterbox_init (lb, w, h, self->params.width,
+  return gst_ax_letterbox_geometry_init (lb, w, h, self->params.width,
       self->params.height, self->cfg_centre, self->cfg_scale_up,
       self->params.preprocess.fill);
 }
@@ -770,7 +738,7 @@ gst_ax_letterbox_element_geometry (GstAxLetterboxElement * self,
 /* Resolves the tensor spec from the properties and, for what they leave
  * open, from the downstream model, then builds tables, LUTs and pool. */
 static gboolean
-gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
+gst_ax_letterbox_configure (GstAxLetterbox * self)
 {
   GstQuery *query;
   GstAxModelInput model = { 0, };
@@ -890,7 +858,7 @@ gst_ax_letterbox_element_configure (GstAxLetterboxElement * self)
   self->params.portable = self->portable;
 
   if (!self->cfg_roi_mode)
-    gst_ax_letterbox_element_geometry (self, &self->frame_lb,
+    gst_ax_letterbox_geometry (self, &self->frame_lb,
         GST_VIDEO_INFO_WIDTH (&self->in_info),
         GST_VIDEO_INFO_HEIGHT (&self->in_info));
   gst_ax_letterbox_render_free (self->render);
@@ -967,9 +935,9 @@ remove_input_tensor (GstBuffer * buffer, GstMeta ** meta, gpointer user_data)
 }
 
 static GstFlowReturn
-gst_ax_letterbox_element_make_tensor (GstAxLetterboxElement * self,
-    const GstVideoFrame * frame, GstBuffer * buf, const GstAxLetterbox * lb,
-    guint instance)
+gst_ax_letterbox_make_tensor (GstAxLetterbox * self,
+    const GstVideoFrame * frame, GstBuffer * buf,
+    const GstAxLetterboxGeometry * lb, guint instance)
 {
   GstBuffer *tensor = NULL;
   GstMapInfo map;
@@ -1039,7 +1007,7 @@ meta_failed:
 }
 
 static gboolean
-roi_class_selected (GstAxLetterboxElement * self, GQuark roi_type)
+roi_class_selected (GstAxLetterbox * self, GQuark roi_type)
 {
   guint i;
 
@@ -1052,7 +1020,7 @@ roi_class_selected (GstAxLetterboxElement * self, GQuark roi_type)
 }
 
 static GstFlowReturn
-gst_ax_letterbox_element_roi_tensors (GstAxLetterboxElement * self,
+gst_ax_letterbox_roi_tensors (GstAxLetterbox * self,
     const GstVideoFrame * frame, GstBuffer * buf)
 {
   const gint fw = GST_VIDEO_FRAME_WIDTH (frame);
@@ -1065,7 +1033,7 @@ gst_ax_letterbox_element_roi_tensors (GstAxLetterboxElement * self,
   while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) m;
-    GstAxLetterbox lb;
+    GstAxLetterboxGeometry lb;
     gint x0, y0, x1, y1;
 
     if (!roi_class_selected (self, roi->roi_type))
@@ -1074,7 +1042,7 @@ gst_ax_letterbox_element_roi_tensors (GstAxLetterboxElement * self,
     y0 = MIN ((gint) MIN (roi->y, (guint) G_MAXINT), fh);
     x1 = (gint) MIN ((gint64) roi->x + roi->w, (gint64) fw);
     y1 = (gint) MIN ((gint64) roi->y + roi->h, (gint64) fh);
-    if (!gst_ax_letterbox_element_geometry (self, &lb, x1 - x0, y1 - y0)) {
+    if (!gst_ax_letterbox_geometry (self, &lb, x1 - x0, y1 - y0)) {
       GST_LOG_OBJECT (self, "skipping empty region %u,%u %ux%u", roi->x,
           roi->y, roi->w, roi->h);
       continue;
@@ -1082,8 +1050,7 @@ gst_ax_letterbox_element_roi_tensors (GstAxLetterboxElement * self,
     lb.src_x = x0;
     lb.src_y = y0;
     gst_ax_letterbox_render_set_region (self->render, &lb);
-    ret = gst_ax_letterbox_element_make_tensor (self, frame, buf, &lb,
-        instance++);
+    ret = gst_ax_letterbox_make_tensor (self, frame, buf, &lb, instance++);
     if (ret != GST_FLOW_OK)
       break;
   }
@@ -1091,10 +1058,9 @@ gst_ax_letterbox_element_roi_tensors (GstAxLetterboxElement * self,
 }
 
 static GstFlowReturn
-gst_ax_letterbox_element_transform_ip (GstBaseTransform * trans,
-    GstBuffer * buf)
+gst_ax_letterbox_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
-  GstAxLetterboxElement *self = GST_AX_LETTERBOX_ELEMENT (trans);
+  GstAxLetterbox *self = GST_AX_LETTERBOX (trans);
   GstVideoFrame frame;
   GstFlowReturn ret;
   gboolean dirty;
@@ -1106,7 +1072,7 @@ gst_ax_letterbox_element_transform_ip (GstBaseTransform * trans,
   dirty = self->dirty;
   GST_OBJECT_UNLOCK (self);
   if ((dirty || !self->configured)
-      && !gst_ax_letterbox_element_configure (self))
+      && !gst_ax_letterbox_configure (self))
     return GST_FLOW_ERROR;
 
   /* no ref: the buffer must stay writable for the meta */
@@ -1116,10 +1082,9 @@ gst_ax_letterbox_element_transform_ip (GstBaseTransform * trans,
 
   gst_buffer_foreach_meta (buf, remove_input_tensor, NULL);
   if (self->cfg_roi_mode)
-    ret = gst_ax_letterbox_element_roi_tensors (self, &frame, buf);
+    ret = gst_ax_letterbox_roi_tensors (self, &frame, buf);
   else
-    ret = gst_ax_letterbox_element_make_tensor (self, &frame, buf,
-        &self->frame_lb, 0);
+    ret = gst_ax_letterbox_make_tensor (self, &frame, buf, &self->frame_lb, 0);
 
   gst_video_frame_unmap (&frame);
   return ret;

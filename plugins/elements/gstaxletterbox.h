@@ -7,19 +7,17 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-#ifndef __GST_AX_LETTERBOX_ELEMENT_H__
-#define __GST_AX_LETTERBOX_ELEMENT_H__
+#ifndef __GST_AX_LETTERBOX_H__
+#define __GST_AX_LETTERBOX_H__
 
 #include <gst/base/gstbasetransform.h>
 
 G_BEGIN_DECLS
-/* The element's type is GstAxLetterboxElement because libgstax-1.0
- * already names its geometry struct GstAxLetterbox. */
-#define GST_TYPE_AX_LETTERBOX_ELEMENT (gst_ax_letterbox_element_get_type ())
-G_DECLARE_FINAL_TYPE (GstAxLetterboxElement, gst_ax_letterbox_element,
-    GST, AX_LETTERBOX_ELEMENT, GstBaseTransform);
+#define GST_TYPE_AX_LETTERBOX (gst_ax_letterbox_get_type ())
+G_DECLARE_FINAL_TYPE (GstAxLetterbox, gst_ax_letterbox, GST, AX_LETTERBOX,
+    GstBaseTransform);
 
 GST_ELEMENT_REGISTER_DECLARE (axletterbox);
 
 G_END_DECLS
-#endif /* __GST_AX_LETTERBOX_ELEMENT_H__ */
+#endif /* __GST_AX_LETTERBOX_H__ */

@@ -139,7 +139,7 @@ struct _GstAxLetterboxRender
   gsize tensor_bytes;
 
   /* the current region */
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   SampleTables tables;
   /* one rendered RGB row */
   guint8 *scratch;
@@ -276,11 +276,11 @@ sample_taps (gdouble luma, gdouble sub, gint lo, gint hi, gboolean bilinear,
  * sits at the centre of the luma samples it covers. Bilinear taps are
  * clamped to the region like OpenCV's resize; nearest takes the sample
  * under the pixel centre. w / rw is 1 / scale_x of the geometry, per axis
- * (letterbox or stretch), the map gst_ax_letterbox_to_source() inverts:
+ * (letterbox or stretch), the map gst_ax_letterbox_geometry_to_source() inverts:
  * the two agree to the last bits of a double. */
 static void
 sample_tables_compute (SampleTables * t, const GstVideoInfo * info,
-    const GstAxLetterbox * lb, gboolean bilinear)
+    const GstAxLetterboxGeometry * lb, gboolean bilinear)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
   const gdouble fx = (gdouble) lb->src_width / lb->resized_width;
@@ -996,7 +996,7 @@ void
 gst_ax_letterbox_render_frame (GstAxLetterboxRender * self,
     const GstVideoFrame * frame, guint8 * tensor)
 {
-  const GstAxLetterbox *lb = &self->lb;
+  const GstAxLetterboxGeometry *lb = &self->lb;
   SampleTables *t = &self->tables;
   const gint rw = lb->resized_width, rh = lb->resized_height;
   const gint tw = self->tensor_width, th = self->tensor_height;
@@ -1306,7 +1306,7 @@ gssize
 gst_ax_letterbox_render_shared_offset (const GstAxLetterboxRender * self,
     const GstVideoFrame * frame, gsize buffer_size)
 {
-  const GstAxLetterbox *lb = &self->lb;
+  const GstAxLetterboxGeometry *lb = &self->lb;
   const SampleTables *t = &self->tables;
   const gint tw = self->tensor_width, th = self->tensor_height;
   const gint first = self->red_pos == 0 ? 0 : 2, third = 2 - first;
@@ -1349,7 +1349,8 @@ gst_ax_letterbox_render_tensor_size (const GstAxLetterboxRenderParams * params)
 
 GstAxLetterboxRender *
 gst_ax_letterbox_render_new (const GstVideoInfo * info,
-    const GstAxLetterboxRenderParams * params, const GstAxLetterbox * lb)
+    const GstAxLetterboxRenderParams * params,
+    const GstAxLetterboxGeometry * lb)
 {
   static gsize debug_once = 0;
   GstAxLetterboxRender *self;
@@ -1399,7 +1400,7 @@ gst_ax_letterbox_render_new (const GstVideoInfo * info,
 
 void
 gst_ax_letterbox_render_set_region (GstAxLetterboxRender * self,
-    const GstAxLetterbox * lb)
+    const GstAxLetterboxGeometry * lb)
 {
   g_return_if_fail (lb->resized_width <= self->tensor_width &&
       lb->resized_height <= self->tensor_height);

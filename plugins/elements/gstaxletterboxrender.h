@@ -68,12 +68,12 @@ gsize gst_ax_letterbox_render_tensor_size (const GstAxLetterboxRenderParams *
  * @params, with the region @lb (NULL: set one with _set_region before
  * rendering). All tables and scratch are allocated here, none per frame. */
 GstAxLetterboxRender *gst_ax_letterbox_render_new (const GstVideoInfo * info,
-    const GstAxLetterboxRenderParams * params, const GstAxLetterbox * lb);
+    const GstAxLetterboxRenderParams * params, const GstAxLetterboxGeometry * lb);
 
 /* Recomputes the sampling tables for the region @lb of the frame (a ROI
  * crop: src_x, src_y set); its resized size is at most the tensor's. */
 void gst_ax_letterbox_render_set_region (GstAxLetterboxRender * render,
-    const GstAxLetterbox * lb);
+    const GstAxLetterboxGeometry * lb);
 
 /* Writes the tensor of @frame (of the context's info) for the current
  * region into @tensor, gst_ax_letterbox_render_tensor_size() bytes. */

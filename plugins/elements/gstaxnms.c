@@ -757,7 +757,7 @@ gather_outputs (GstBuffer * buf, guint instance, const GstAxTensorMeta ** metas)
 
 /* The input tensor of @instance carries the letterbox; axinference may
  * also have copied it onto the outputs. */
-static const GstAxLetterbox *
+static const GstAxLetterboxGeometry *
 find_letterbox (GstBuffer * buf, GstAxTensorMeta * out,
     GstAxTensorMeta ** input)
 {
@@ -774,8 +774,9 @@ find_letterbox (GstBuffer * buf, GstAxTensorMeta * out,
 
 /* Attaches the detections of one instance. */
 static void
-attach_results (GstAxNms * self, GstBuffer * buf, const GstAxLetterbox * lb,
-    guint instance, guint n, GPtrArray * labels, gint frame_w, gint frame_h)
+attach_results (GstAxNms * self, GstBuffer * buf,
+    const GstAxLetterboxGeometry * lb, guint instance, guint n,
+    GPtrArray * labels, gint frame_w, gint frame_h)
 {
   gfloat pts[2 * GST_AX_NMS_MAX_KEYPOINTS];
   guint i, q;
@@ -786,7 +787,7 @@ attach_results (GstAxNms * self, GstBuffer * buf, const GstAxLetterbox * lb,
     GstAxDetection det;
     GstVideoRegionOfInterestMeta *roi;
 
-    gst_ax_letterbox_box_to_source (lb, tbox, sbox, frame_w, frame_h);
+    gst_ax_letterbox_geometry_box_to_source (lb, tbox, sbox, frame_w, frame_h);
     det.label_id = r->class_id;
     det.confidence = r->score;
     det.x_min = sbox[0] / frame_w;
@@ -799,7 +800,7 @@ attach_results (GstAxNms * self, GstBuffer * buf, const GstAxLetterbox * lb,
     if (r->n_keypoints > 0) {
       for (q = 0; q < r->n_keypoints; q++) {
         gdouble sx, sy;
-        gst_ax_letterbox_to_source (lb, r->keypoints[2 * q],
+        gst_ax_letterbox_geometry_to_source (lb, r->keypoints[2 * q],
             r->keypoints[2 * q + 1], &sx, &sy);
         pts[2 * q] = sx / frame_w;
         pts[2 * q + 1] = sy / frame_h;
@@ -853,8 +854,8 @@ gst_ax_nms_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   while ((out = gst_buffer_iterate_ax_tensor_meta (buf, &state,
               GST_AX_TENSOR_ROLE_OUTPUT))) {
-    GstAxLetterbox identity;
-    const GstAxLetterbox *lb;
+    GstAxLetterboxGeometry identity;
+    const GstAxLetterboxGeometry *lb;
     guint n, n_metas, n_inputs;
 
     /* one decode per instance, at its output 0 */
@@ -872,8 +873,8 @@ gst_ax_nms_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
                 "as made by axletterbox", out->instance));
         self->warned_no_letterbox = TRUE;
       }
-      gst_ax_letterbox_init (&identity, frame_w, frame_h, frame_w, frame_h,
-          FALSE, FALSE, GST_AX_LETTERBOX_DEFAULT_FILL);
+      gst_ax_letterbox_geometry_init (&identity, frame_w, frame_h, frame_w,
+          frame_h, FALSE, FALSE, GST_AX_LETTERBOX_DEFAULT_FILL);
       lb = &identity;
     }
     /* anchors and strides are in model input pixels */

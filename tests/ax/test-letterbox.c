@@ -41,10 +41,10 @@ GST_START_TEST (test_ultralytics_geometry)
 
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
     const LetterboxCase *c = &cases[i];
-    GstAxLetterbox lb;
+    GstAxLetterboxGeometry lb;
 
-    fail_unless (gst_ax_letterbox_init (&lb, c->sw, c->sh, c->tw, c->th,
-            TRUE, TRUE, GST_AX_LETTERBOX_DEFAULT_FILL));
+    fail_unless (gst_ax_letterbox_geometry_init (&lb, c->sw, c->sh, c->tw,
+            c->th, TRUE, TRUE, GST_AX_LETTERBOX_DEFAULT_FILL));
     GST_INFO ("case %u: %dx%d -> %dx%d", i, c->sw, c->sh, c->tw, c->th);
     fail_unless_equals_int (lb.resized_width, c->resized_w);
     fail_unless_equals_int (lb.resized_height, c->resized_h);
@@ -62,28 +62,31 @@ GST_END_TEST;
 
 GST_START_TEST (test_no_scale_up_and_top_left)
 {
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
 
-  fail_unless (gst_ax_letterbox_init (&lb, 320, 240, 640, 640, TRUE, FALSE, 0));
+  fail_unless (gst_ax_letterbox_geometry_init (&lb, 320, 240, 640, 640, TRUE,
+          FALSE, 0));
   fail_unless_equals_float (lb.scale, 1.0);
   fail_unless_equals_int (lb.resized_width, 320);
   fail_unless_equals_int (lb.pad_x, 160);
   fail_unless_equals_int (lb.pad_y, 200);
 
-  fail_unless (gst_ax_letterbox_init (&lb, 1920, 1080, 640, 640, FALSE, TRUE,
-          0));
+  fail_unless (gst_ax_letterbox_geometry_init (&lb, 1920, 1080, 640, 640, FALSE,
+          TRUE, 0));
   fail_unless_equals_int (lb.pad_x, 0);
   fail_unless_equals_int (lb.pad_y, 0);
   fail_unless_equals_int (lb.resized_height, 360);
 
-  fail_if (gst_ax_letterbox_init (&lb, 0, 10, 640, 640, TRUE, TRUE, 0));
-  fail_if (gst_ax_letterbox_init (&lb, 10, 10, 640, -1, TRUE, TRUE, 0));
+  fail_if (gst_ax_letterbox_geometry_init (&lb, 0, 10, 640, 640, TRUE, TRUE,
+          0));
+  fail_if (gst_ax_letterbox_geometry_init (&lb, 10, 10, 640, -1, TRUE, TRUE,
+          0));
 }
 
 GST_END_TEST;
 
 static void
-check_round_trip (const GstAxLetterbox * lb)
+check_round_trip (const GstAxLetterboxGeometry * lb)
 {
   static const gdouble fractions[] = { 0.0, 0.013, 0.25, 0.5, 0.731, 1.0 };
   guint i, j;
@@ -96,8 +99,8 @@ check_round_trip (const GstAxLetterbox * lb)
       gdouble box[4] = { sx, sy, sx + 3.5, sy + 1.25 }, tbox[4], back[4];
       guint k;
 
-      gst_ax_letterbox_to_tensor (lb, sx, sy, &tx, &ty);
-      gst_ax_letterbox_to_source (lb, tx, ty, &bx, &by);
+      gst_ax_letterbox_geometry_to_tensor (lb, sx, sy, &tx, &ty);
+      gst_ax_letterbox_geometry_to_source (lb, tx, ty, &bx, &by);
       fail_unless (fabs (bx - sx) < ROUND_TRIP_TOLERANCE_PX,
           "x %f -> %f -> %f", sx, tx, bx);
       fail_unless (fabs (by - sy) < ROUND_TRIP_TOLERANCE_PX,
@@ -108,8 +111,8 @@ check_round_trip (const GstAxLetterbox * lb)
       fail_unless (tx <= lb->pad_x + lb->resized_width + 1e-6);
       fail_unless (ty <= lb->pad_y + lb->resized_height + 1e-6);
 
-      gst_ax_letterbox_box_to_tensor (lb, box, tbox);
-      gst_ax_letterbox_box_to_source (lb, tbox, back, 0, 0);
+      gst_ax_letterbox_geometry_box_to_tensor (lb, box, tbox);
+      gst_ax_letterbox_geometry_box_to_source (lb, tbox, back, 0, 0);
       for (k = 0; k < 4; k++)
         fail_unless (fabs (back[k] - box[k]) < ROUND_TRIP_TOLERANCE_PX);
     }
@@ -127,10 +130,10 @@ GST_START_TEST (test_round_trips)
 
   for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
     for (j = 0; j < G_N_ELEMENTS (tensors); j++) {
-      GstAxLetterbox lb;
+      GstAxLetterboxGeometry lb;
 
-      fail_unless (gst_ax_letterbox_init (&lb, sizes[i][0], sizes[i][1],
-              tensors[j][0], tensors[j][1], TRUE, TRUE, 114));
+      fail_unless (gst_ax_letterbox_geometry_init (&lb, sizes[i][0],
+              sizes[i][1], tensors[j][0], tensors[j][1], TRUE, TRUE, 114));
       check_round_trip (&lb);
       /* the same through a crop of a larger frame */
       lb.src_x = 37;
@@ -144,19 +147,19 @@ GST_END_TEST;
 
 GST_START_TEST (test_box_clamp)
 {
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   const gdouble tbox[4] = { -5.0, 100.0, 700.0, 400.0 };
   const gdouble tbox2[4] = { 10.0, 150.0, 20.0, 400.0 };
   gdouble sbox[4];
 
-  fail_unless (gst_ax_letterbox_init (&lb, 1920, 1080, 640, 640, TRUE, TRUE,
-          114));
-  gst_ax_letterbox_box_to_source (&lb, tbox, sbox, 1920, 1080);
+  fail_unless (gst_ax_letterbox_geometry_init (&lb, 1920, 1080, 640, 640, TRUE,
+          TRUE, 114));
+  gst_ax_letterbox_geometry_box_to_source (&lb, tbox, sbox, 1920, 1080);
   fail_unless_equals_float (sbox[0], 0.0);
   fail_unless_equals_float (sbox[1], 0.0);
   fail_unless_equals_float (sbox[2], 1920.0);
   fail_unless (fabs (sbox[3] - (400.0 - 140.0) * 3.0) < 1e-9);
-  gst_ax_letterbox_box_to_source (&lb, tbox2, sbox, 1920, 1080);
+  gst_ax_letterbox_geometry_box_to_source (&lb, tbox2, sbox, 1920, 1080);
   fail_unless (fabs (sbox[0] - 30.0) < 1e-9);
   fail_unless (fabs (sbox[1] - 30.0) < 1e-9);
 }
@@ -237,8 +240,8 @@ exact_taps (gdouble luma, gint sub, gint lo, gint hi, gint * i0, gint * i1,
 /* component c (R, G, B or Y, U, V) of the region at tensor content pixel
  * (x, y) */
 static gfloat
-exact_sample (const GstVideoFrame * f, const GstAxLetterbox * lb, gint c,
-    gint x, gint y)
+exact_sample (const GstVideoFrame * f, const GstAxLetterboxGeometry * lb,
+    gint c, gint x, gint y)
 {
   const GstVideoFormatInfo *finfo = f->info.finfo;
   const gint wsub = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
@@ -270,7 +273,7 @@ exact_sample (const GstVideoFrame * f, const GstAxLetterbox * lb, gint c,
 
 /* the tensor's RGB (channel order rgb) at a content pixel, 0..255 */
 static void
-exact_pixel (const GstVideoFrame * f, const GstAxLetterbox * lb, gint x,
+exact_pixel (const GstVideoFrame * f, const GstAxLetterboxGeometry * lb, gint x,
     gint y, guint8 rgb[3])
 {
   gfloat v[3];
@@ -311,7 +314,7 @@ exact_pixel (const GstVideoFrame * f, const GstAxLetterbox * lb, gint x,
 /* Compares the tensor @data (tw x th, HWC) with the reference for the
  * region of @lb in @frame. */
 static void
-compare_tensor (const GstVideoFrame * frame, const GstAxLetterbox * lb,
+compare_tensor (const GstVideoFrame * frame, const GstAxLetterboxGeometry * lb,
     const ExactQuant * q, gboolean bgr, GstBuffer * data, const gchar * what)
 {
   const gint tw = lb->tensor_width, th = lb->tensor_height;
@@ -396,7 +399,7 @@ check_exact (GstVideoFormat format, gint sw, gint sh, gint tw, gint th,
   GstBuffer *in, *out;
   GstVideoFrame frame;
   GstAxTensorMeta *meta;
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   gchar *what;
 
   in = random_frame (&info, format, sw, sh, rand);
@@ -407,7 +410,7 @@ check_exact (GstVideoFormat format, gint sw, gint sh, gint tw, gint th,
       0, 0);
   fail_unless (meta != NULL);
 
-  fail_unless (gst_ax_letterbox_init (&lb, sw, sh, tw, th, TRUE, TRUE,
+  fail_unless (gst_ax_letterbox_geometry_init (&lb, sw, sh, tw, th, TRUE, TRUE,
           EXACT_FILL));
   fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
   what = g_strdup_printf ("%s %dx%d -> %dx%d %s%s%s %s",
@@ -451,11 +454,11 @@ check_exact_rois (GstVideoFormat format, const ExactQuant * q,
   for (i = 0; i < G_N_ELEMENTS (rois); i++) {
     GstAxTensorMeta *meta = gst_buffer_get_ax_tensor_meta_by_role (out,
         GST_AX_TENSOR_ROLE_INPUT, i, 0);
-    GstAxLetterbox lb;
+    GstAxLetterboxGeometry lb;
     gchar *what;
 
     fail_unless (meta != NULL);
-    fail_unless (gst_ax_letterbox_init (&lb, rois[i][2], rois[i][3],
+    fail_unless (gst_ax_letterbox_geometry_init (&lb, rois[i][2], rois[i][3],
             EXACT_TENSOR, EXACT_TENSOR, TRUE, TRUE, EXACT_FILL));
     lb.src_x = rois[i][0];
     lb.src_y = rois[i][1];
@@ -699,7 +702,7 @@ check_exact_pre (GstVideoFormat format, gint sw, gint sh, gint tw, gint th,
   GstBuffer *in, *out;
   GstVideoFrame frame;
   GstAxTensorMeta *meta;
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   GstMapInfo map;
   guint8 *want, qfill[3];
   gsize i;
@@ -734,10 +737,10 @@ check_exact_pre (GstVideoFormat format, gint sw, gint sh, gint tw, gint th,
   fail_unless_equals_int (meta->dims[3], nc);
 
   if (pre->resize == GST_AX_RESIZE_STRETCH)
-    fail_unless (gst_ax_letterbox_init_stretch (&lb, sw, sh, tw, th));
+    fail_unless (gst_ax_letterbox_geometry_init_stretch (&lb, sw, sh, tw, th));
   else
-    fail_unless (gst_ax_letterbox_init (&lb, sw, sh, tw, th, TRUE, TRUE,
-            pre->fill));
+    fail_unless (gst_ax_letterbox_geometry_init (&lb, sw, sh, tw, th, TRUE,
+            TRUE, pre->fill));
   fail_unless_equals_int (meta->letterbox.stretch, lb.stretch);
   fail_unless_equals_int (meta->letterbox.resized_width, lb.resized_width);
   fail_unless_equals_int (meta->letterbox.resized_height, lb.resized_height);
@@ -832,7 +835,7 @@ GST_END_TEST;
  * is linear across them and the half-intensity crossing of a tensor row
  * or column is the edge's image to within the 8-bit rounding. The
  * crossings, as tensor edge coordinates, go back through
- * gst_ax_letterbox_box_to_source and must land on the rectangle. */
+ * gst_ax_letterbox_geometry_box_to_source and must land on the rectangle. */
 
 #define MARKER_RAMP_STEPS 4.0
 #define MARKER_HALF 127.5
@@ -937,7 +940,7 @@ GST_START_TEST (test_exact_box_mapping)
         for (portable = 0; portable < 2; portable++) {
           const gint w = frames[s].w, h = frames[s].h;
           const gdouble *box = frames[s].box;
-          GstAxLetterbox lb;
+          GstAxLetterboxGeometry lb;
           GstVideoInfo info;
           GstHarness *hr;
           GstBuffer *in, *out;
@@ -948,10 +951,11 @@ GST_START_TEST (test_exact_box_mapping)
           gchar *desc;
 
           if (stretch)
-            fail_unless (gst_ax_letterbox_init_stretch (&lb, w, h, side, side));
+            fail_unless (gst_ax_letterbox_geometry_init_stretch (&lb, w, h,
+                    side, side));
           else
-            fail_unless (gst_ax_letterbox_init (&lb, w, h, side, side, TRUE,
-                    TRUE, EXACT_FILL));
+            fail_unless (gst_ax_letterbox_geometry_init (&lb, w, h, side, side,
+                    TRUE, TRUE, EXACT_FILL));
           in = marker_frame (&info, formats[f], w, h, box,
               MARKER_RAMP_STEPS / lb.scale_x, MARKER_RAMP_STEPS / lb.scale_y);
           if (portable)
@@ -975,7 +979,7 @@ GST_START_TEST (test_exact_box_mapping)
 
           /* the lines through the marker's middle, where the other axis
            * is at full intensity */
-          gst_ax_letterbox_to_tensor (&meta->letterbox,
+          gst_ax_letterbox_geometry_to_tensor (&meta->letterbox,
               (box[0] + box[2]) / 2, (box[1] + box[3]) / 2, &tbox[0], &tbox[1]);
           mid_x = (gint) tbox[0];
           mid_y = (gint) tbox[1];
@@ -986,7 +990,8 @@ GST_START_TEST (test_exact_box_mapping)
               &tbox[1], &tbox[3]);
           gst_buffer_unmap (meta->data, &map);
 
-          gst_ax_letterbox_box_to_source (&meta->letterbox, tbox, back, w, h);
+          gst_ax_letterbox_geometry_box_to_source (&meta->letterbox, tbox, back,
+              w, h);
           for (k = 0; k < 4; k++) {
             const gdouble err = fabs (back[k] - box[k]);
 

@@ -96,10 +96,11 @@ GST_START_TEST (test_copy_shares_data)
   GstBuffer *frame = gst_buffer_new_allocate (NULL, 64, NULL);
   GstBuffer *copy, *deep;
   GstAxTensorMeta *src, *dst;
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
 
   src = add_tensor (frame, "images", GST_AX_TENSOR_ROLE_INPUT, 0, 8, 8);
-  fail_unless (gst_ax_letterbox_init (&lb, 16, 8, 8, 8, TRUE, TRUE, 114));
+  fail_unless (gst_ax_letterbox_geometry_init (&lb, 16, 8, 8, 8, TRUE, TRUE,
+          114));
   src->letterbox = lb;
   src->has_letterbox = TRUE;
   src->instance = 3;

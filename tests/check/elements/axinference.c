@@ -76,7 +76,8 @@ make_frame (const GstAxModelInput * in, guint seed, guint64 pts)
       GST_AX_TENSOR_ROLE_INPUT, in->dtype, in->layout, 4, dims, in->scale,
       in->zero_point, data);
   fail_unless (m != NULL);
-  m->has_letterbox = gst_ax_letterbox_init (&m->letterbox, FRAME_W, FRAME_H,
+  m->has_letterbox =
+      gst_ax_letterbox_geometry_init (&m->letterbox, FRAME_W, FRAME_H,
       in->width, in->height, TRUE, TRUE, GST_AX_LETTERBOX_DEFAULT_FILL);
   GST_BUFFER_PTS (frame) = pts;
   return frame;

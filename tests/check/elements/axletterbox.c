@@ -249,7 +249,7 @@ check_tensor (const GstAxTensorMeta * meta, const guint8 * frame,
     const GstVideoInfo * info, const FormatLayout * f, const YuvSpec * yuv,
     const TensorSpec * t)
 {
-  const GstAxLetterbox *lb = &meta->letterbox;
+  const GstAxLetterboxGeometry *lb = &meta->letterbox;
   const gint nc = t->gray ? 1 : N_CHANNELS;
   const gdouble tolerance = t->gray ? GRAY_TOLERANCE : PIXEL_TOLERANCE;
   GstMapInfo map;
@@ -351,7 +351,7 @@ run_case (const gchar * format, const gchar * colorimetry, const YuvSpec * yuv,
   GstBuffer *in, *out;
   GstCaps *caps;
   GstAxTensorMeta *meta;
-  GstAxLetterbox expect;
+  GstAxLetterboxGeometry expect;
   GstMapInfo map;
   guint8 *before;
   gchar *caps_str;
@@ -381,13 +381,14 @@ run_case (const gchar * format, const gchar * colorimetry, const YuvSpec * yuv,
 
   /* the geometry is libgstax's Ultralytics letterbox, or its stretch */
   if (t->stretch) {
-    fail_unless (gst_ax_letterbox_init_stretch (&expect, w, h, t->tw, t->th));
+    fail_unless (gst_ax_letterbox_geometry_init_stretch (&expect, w, h, t->tw,
+            t->th));
     fail_unless (meta->letterbox.stretch);
     fail_unless_equals_float (meta->letterbox.scale_x, (gdouble) t->tw / w);
     fail_unless_equals_float (meta->letterbox.scale_y, (gdouble) t->th / h);
   } else {
-    fail_unless (gst_ax_letterbox_init (&expect, w, h, t->tw, t->th, centre,
-            scale_up, t->fill));
+    fail_unless (gst_ax_letterbox_geometry_init (&expect, w, h, t->tw, t->th,
+            centre, scale_up, t->fill));
     fail_if (meta->letterbox.stretch);
   }
   fail_unless_equals_int (meta->dims[3], t->gray ? 1 : N_CHANNELS);
@@ -583,7 +584,7 @@ GST_START_TEST (test_content_edges)
     GstVideoInfo info;
     GstBuffer *in, *out;
     GstAxTensorMeta *meta;
-    GstAxLetterbox lb;
+    GstAxLetterboxGeometry lb;
     GstMapInfo map;
     gint x, y, c;
 
@@ -604,7 +605,7 @@ GST_START_TEST (test_content_edges)
     meta = gst_buffer_get_ax_tensor_meta_by_role (out,
         GST_AX_TENSOR_ROLE_INPUT, 0, 0);
     fail_unless (meta != NULL);
-    gst_ax_letterbox_init (&lb, sizes[i][0], sizes[i][1], sizes[i][2],
+    gst_ax_letterbox_geometry_init (&lb, sizes[i][0], sizes[i][1], sizes[i][2],
         sizes[i][3], TRUE, TRUE, DEFAULT_FILL);
     gst_buffer_map (meta->data, &map, GST_MAP_READ);
     for (y = 0; y < lb.tensor_height; y++) {
@@ -786,7 +787,7 @@ push_check (GstHarness * h, const gchar * caps_str, const YuvSpec * yuv,
     const gint hgt = GST_VIDEO_INFO_HEIGHT (&info);
     GstBuffer *in = make_random_frame (&info, rand), *out;
     GstAxTensorMeta *meta;
-    GstAxLetterbox expect;
+    GstAxLetterboxGeometry expect;
     GstMapInfo map;
     guint8 *before;
 
@@ -808,11 +809,11 @@ push_check (GstHarness * h, const gchar * caps_str, const YuvSpec * yuv,
         (gsize) t->tw * t->th * (t->gray ? 1 : N_CHANNELS) *
         (t->dtype == GST_AX_TENSOR_DTYPE_F32 ? sizeof (gfloat) : 1));
     if (t->stretch)
-      fail_unless (gst_ax_letterbox_init_stretch (&expect, w, hgt, t->tw,
-              t->th));
+      fail_unless (gst_ax_letterbox_geometry_init_stretch (&expect, w, hgt,
+              t->tw, t->th));
     else
-      fail_unless (gst_ax_letterbox_init (&expect, w, hgt, t->tw, t->th,
-              TRUE, TRUE, t->fill));
+      fail_unless (gst_ax_letterbox_geometry_init (&expect, w, hgt, t->tw,
+              t->th, TRUE, TRUE, t->fill));
     fail_unless_equals_int (meta->letterbox.stretch, expect.stretch);
     fail_unless_equals_int (meta->letterbox.src_width, w);
     fail_unless_equals_int (meta->letterbox.src_height, hgt);
@@ -1072,13 +1073,14 @@ GST_START_TEST (test_roi_mode)
   for (i = 0; i < G_N_ELEMENTS (rois); i++) {
     GstAxTensorMeta *meta = gst_buffer_get_ax_tensor_meta_by_role (out,
         GST_AX_TENSOR_ROLE_INPUT, i, 0);
-    GstAxLetterbox lb;
+    GstAxLetterboxGeometry lb;
     /* the last region runs off the frame and is clipped to it */
     gint rw = MIN (rois[i][0] + rois[i][2], 71) - rois[i][0];
     gint rh = MIN (rois[i][1] + rois[i][3], 45) - rois[i][1];
 
     fail_unless (meta != NULL);
-    gst_ax_letterbox_init (&lb, rw, rh, t.tw, t.th, TRUE, TRUE, DEFAULT_FILL);
+    gst_ax_letterbox_geometry_init (&lb, rw, rh, t.tw, t.th, TRUE, TRUE,
+        DEFAULT_FILL);
     fail_unless_equals_int (meta->letterbox.src_x, rois[i][0]);
     fail_unless_equals_int (meta->letterbox.src_y, rois[i][1]);
     fail_unless_equals_int (meta->letterbox.src_width, rw);

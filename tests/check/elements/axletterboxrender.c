@@ -77,7 +77,7 @@ solid_rgb_frame (GstVideoInfo * info, GstVideoFormat format, gint w, gint h)
 
 static guint8 *
 render (const GstVideoInfo * info, GstBuffer * buf,
-    const GstAxLetterboxRenderParams * p, const GstAxLetterbox * lb)
+    const GstAxLetterboxRenderParams * p, const GstAxLetterboxGeometry * lb)
 {
   GstAxLetterboxRender *r = gst_ax_letterbox_render_new (info, p, lb);
   guint8 *tensor = g_malloc (gst_ax_letterbox_render_tensor_size (p));
@@ -98,13 +98,14 @@ test_letterbox_rgb (void)
 {
   GstVideoInfo info;
   GstAxLetterboxRenderParams p;
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   GstBuffer *buf = solid_rgb_frame (&info, GST_VIDEO_FORMAT_BGRx, 8, 4);
   guint8 *t;
   gint x, y;
 
   params_init (&p, 4, 4, GST_AX_TENSOR_DTYPE_U8);
-  g_assert_true (gst_ax_letterbox_init (&lb, 8, 4, 4, 4, TRUE, TRUE, FILL));
+  g_assert_true (gst_ax_letterbox_geometry_init (&lb, 8, 4, 4, 4, TRUE, TRUE,
+          FILL));
   g_assert_cmpint (lb.pad_y, ==, 1);
   t = render (&info, buf, &p, &lb);
   for (y = 0; y < 4; y++) {
@@ -139,7 +140,7 @@ test_preprocess_f32 (void)
   const guint8 colour[CHANNELS] = { RED, GREEN, BLUE };
   GstVideoInfo info;
   GstAxLetterboxRenderParams p;
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   GstBuffer *buf = solid_rgb_frame (&info, GST_VIDEO_FORMAT_RGB, 6, 6);
   gfloat *t;
   gint c;
@@ -147,7 +148,7 @@ test_preprocess_f32 (void)
   params_init (&p, 3, 3, GST_AX_TENSOR_DTYPE_F32);
   memcpy (p.preprocess.mean, mean, sizeof (mean));
   memcpy (p.preprocess.std, std, sizeof (std));
-  g_assert_true (gst_ax_letterbox_init_stretch (&lb, 6, 6, 3, 3));
+  g_assert_true (gst_ax_letterbox_geometry_init_stretch (&lb, 6, 6, 3, 3));
   t = (gfloat *) render (&info, buf, &p, &lb);
   for (c = 0; c < CHANNELS; c++)
     g_assert_cmpfloat_with_epsilon (t[4 * CHANNELS + c],
@@ -162,7 +163,7 @@ test_nv12_levels (void)
 {
   GstVideoInfo info;
   GstAxLetterboxRenderParams p;
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   GstBuffer *buf;
   GstVideoFrame frame;
   guint8 *t;
@@ -185,7 +186,8 @@ test_nv12_levels (void)
   gst_video_frame_unmap (&frame);
 
   params_init (&p, 8, 8, GST_AX_TENSOR_DTYPE_U8);
-  g_assert_true (gst_ax_letterbox_init (&lb, 8, 8, 8, 8, TRUE, TRUE, FILL));
+  g_assert_true (gst_ax_letterbox_geometry_init (&lb, 8, 8, 8, 8, TRUE, TRUE,
+          FILL));
   t = render (&info, buf, &p, &lb);
   for (y = 0; y < 8; y++)
     for (x = 0; x < 8; x++)
@@ -201,7 +203,7 @@ test_region (void)
   GstVideoInfo info;
   GstAxLetterboxRenderParams p;
   GstAxLetterboxRender *r;
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   GstBuffer *buf;
   GstVideoFrame frame;
   guint8 tensor[2 * 2 * CHANNELS];
@@ -218,7 +220,8 @@ test_region (void)
 
   params_init (&p, 2, 2, GST_AX_TENSOR_DTYPE_U8);
   r = gst_ax_letterbox_render_new (&info, &p, NULL);
-  g_assert_true (gst_ax_letterbox_init (&lb, 2, 2, 2, 2, TRUE, TRUE, FILL));
+  g_assert_true (gst_ax_letterbox_geometry_init (&lb, 2, 2, 2, 2, TRUE, TRUE,
+          FILL));
   lb.src_x = 5;
   lb.src_y = 3;
   gst_ax_letterbox_render_set_region (r, &lb);
@@ -246,7 +249,7 @@ test_fast_is_portable (void)
   for (f = 0; f < G_N_ELEMENTS (formats); f++) {
     GstVideoInfo info;
     GstAxLetterboxRenderParams p;
-    GstAxLetterbox lb;
+    GstAxLetterboxGeometry lb;
     GstBuffer *buf;
     GstMapInfo map;
     guint8 *fast, *portable;
@@ -260,8 +263,8 @@ test_fast_is_portable (void)
     gst_buffer_unmap (buf, &map);
 
     params_init (&p, 96, 96, GST_AX_TENSOR_DTYPE_I8);
-    g_assert_true (gst_ax_letterbox_init (&lb, 200, 150, 96, 96, TRUE, TRUE,
-            FILL));
+    g_assert_true (gst_ax_letterbox_geometry_init (&lb, 200, 150, 96, 96, TRUE,
+            TRUE, FILL));
     fast = render (&info, buf, &p, &lb);
     p.portable = TRUE;
     portable = render (&info, buf, &p, &lb);

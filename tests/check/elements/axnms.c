@@ -918,7 +918,7 @@ make_frame (GstHarness * h, const gint8 * out, guint na, guint nc,
         GST_AX_TENSOR_ROLE_INPUT, GST_AX_TENSOR_DTYPE_U8,
         GST_AX_TENSOR_LAYOUT_NHWC, 4, idims, 1.0f / 255, 0,
         gst_buffer_new_allocate (NULL, TENSOR_SIZE * TENSOR_SIZE * 3, NULL));
-    m->has_letterbox = gst_ax_letterbox_init (&m->letterbox, FRAME_W,
+    m->has_letterbox = gst_ax_letterbox_geometry_init (&m->letterbox, FRAME_W,
         FRAME_H, TENSOR_SIZE, TENSOR_SIZE, TRUE, FALSE, 114);
   }
   return buf;
@@ -961,7 +961,7 @@ GST_START_TEST (test_element_letterbox_and_labels)
   gchar *labels_path;
   GError *err = NULL;
   gint fd;
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   gdouble tb[4], sb[4];
 
   fd = g_file_open_tmp ("axnms-labels-XXXXXX", &labels_path, &err);
@@ -987,8 +987,8 @@ GST_START_TEST (test_element_letterbox_and_labels)
   fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
           GST_AX_TENSOR_ROLE_INPUT), 0);
 
-  gst_ax_letterbox_init (&lb, FRAME_W, FRAME_H, TENSOR_SIZE, TENSOR_SIZE,
-      TRUE, FALSE, 114);
+  gst_ax_letterbox_geometry_init (&lb, FRAME_W, FRAME_H, TENSOR_SIZE,
+      TENSOR_SIZE, TRUE, FALSE, 114);
   /* best: the ball, anchor 15 (score (200+5)/255), x centre 0.5+2/255 */
   fail_unless (gst_ax_detection_iterate (out, &state, &det, &roi));
   fail_unless_equals_string (det.label, "ball");
@@ -998,7 +998,7 @@ GST_START_TEST (test_element_letterbox_and_labels)
   tb[1] = (128.0f / 255 - 64.0f / 255 * 0.5f) * 640;
   tb[2] = (130.0f / 255 + 64.0f / 255 * 0.5f) * 640;
   tb[3] = (128.0f / 255 + 64.0f / 255 * 0.5f) * 640;
-  gst_ax_letterbox_box_to_source (&lb, tb, sb, FRAME_W, FRAME_H);
+  gst_ax_letterbox_geometry_box_to_source (&lb, tb, sb, FRAME_W, FRAME_H);
   fail_unless (fabs (det.x_min - sb[0] / FRAME_W) < 1e-6);
   fail_unless (fabs (det.y_min - sb[1] / FRAME_H) < 1e-6);
   fail_unless (fabs (det.x_max - sb[2] / FRAME_W) < 1e-6);
@@ -1040,7 +1040,7 @@ GST_START_TEST (test_element_two_instances)
   GstBuffer *buf, *out;
   GstAxTensorMeta *m;
   GstAxDetection det;
-  GstAxLetterbox lb0, lb1;
+  GstAxLetterboxGeometry lb0, lb1;
   gpointer state = NULL;
   gdouble tb[4], sb[4];
   guint n = 0;
@@ -1061,7 +1061,8 @@ GST_START_TEST (test_element_two_instances)
       GST_AX_TENSOR_LAYOUT_NHWC, 4, idims, 1.0f / 255, 0,
       gst_buffer_new_allocate (NULL, TENSOR_SIZE * TENSOR_SIZE * 3, NULL));
   m->instance = 1;
-  m->has_letterbox = gst_ax_letterbox_init (&m->letterbox, CROP_W, CROP_H,
+  m->has_letterbox =
+      gst_ax_letterbox_geometry_init (&m->letterbox, CROP_W, CROP_H,
       TENSOR_SIZE, TENSOR_SIZE, TRUE, FALSE, 114);
   m->letterbox.src_x = CROP_X;
   m->letterbox.src_y = CROP_Y;
@@ -1088,8 +1089,8 @@ GST_START_TEST (test_element_two_instances)
   while (gst_ax_detection_iterate (out, &state, &det, NULL)) {
     if (det.label_id != 1)
       continue;
-    gst_ax_letterbox_box_to_source (n == 0 ? &lb0 : &lb1, tb, sb, FRAME_W,
-        FRAME_H);
+    gst_ax_letterbox_geometry_box_to_source (n == 0 ? &lb0 : &lb1, tb, sb,
+        FRAME_W, FRAME_H);
     fail_unless (fabs (det.x_min - sb[0] / FRAME_W) < 1e-6);
     fail_unless (fabs (det.y_max - sb[3] / FRAME_H) < 1e-6);
     n++;
@@ -1331,7 +1332,7 @@ harness_with_model (const gchar * name, FakeModel * fm, gint width, gint height)
 
 /* The frame's input tensor (data unused) with geometry @lb. */
 static void
-add_input_tensor (GstBuffer * buf, const GstAxLetterbox * lb)
+add_input_tensor (GstBuffer * buf, const GstAxLetterboxGeometry * lb)
 {
   gint64 dims[4] = { 1, lb->tensor_height, lb->tensor_width, 3 };
   GstAxTensorMeta *m = gst_buffer_add_ax_tensor_meta (buf, "image",
@@ -1362,7 +1363,7 @@ static const gchar cn_decoder[] = "{\"type\": \"centernet\", "
  * a dog (0.5) at (100, 20), a cat at 0.28 (under the metadata's 0.3, over
  * the property default 0.25) at (10, 10). */
 static GstBuffer *
-centernet_frame (GstHarness * h, GstAxLetterbox * lb)
+centernet_frame (GstHarness * h, GstAxLetterboxGeometry * lb)
 {
   GstBuffer *buf = gst_harness_create_buffer (h, 16);
   static const gint64 hd[4] = { 1, CN_GRID, CN_GRID, CN_CLASSES };
@@ -1384,7 +1385,7 @@ centernet_frame (GstHarness * h, GstAxLetterbox * lb)
   add_output (buf, "hm", 0, GST_AX_TENSOR_DTYPE_I8, 4, hd, CN_HEAT_SCALE,
       CN_HEAT_ZP, heat);
   add_output (buf, "wh", 1, GST_AX_TENSOR_DTYPE_I8, 4, wd, 2.0f, 0, wh);
-  gst_ax_letterbox_init_stretch (lb, CN_FRAME_W, CN_FRAME_H, 512, 512);
+  gst_ax_letterbox_geometry_init_stretch (lb, CN_FRAME_W, CN_FRAME_H, 512, 512);
   add_input_tensor (buf, lb);
   g_free (heat);
   g_free (wh);
@@ -1392,12 +1393,12 @@ centernet_frame (GstHarness * h, GstAxLetterbox * lb)
 }
 
 static void
-check_det (const GstAxDetection * det, const GstAxLetterbox * lb,
+check_det (const GstAxDetection * det, const GstAxLetterboxGeometry * lb,
     gdouble x0, gdouble y0, gdouble x1, gdouble y1, gint fw, gint fh)
 {
   gdouble tb[4] = { x0, y0, x1, y1 }, sb[4];
 
-  gst_ax_letterbox_box_to_source (lb, tb, sb, fw, fh);
+  gst_ax_letterbox_geometry_box_to_source (lb, tb, sb, fw, fh);
   fail_unless (fabs (det->x_min - sb[0] / fw) < 1e-6, "%f vs %f",
       det->x_min, sb[0] / fw);
   fail_unless (fabs (det->y_min - sb[1] / fh) < 1e-6);
@@ -1409,7 +1410,7 @@ GST_START_TEST (test_element_centernet_from_metadata)
 {
   FakeModel fm = { cn_decoder, cn_labels, 3, 0 };
   GstHarness *h = harness_with_model ("axnms", &fm, CN_FRAME_W, CN_FRAME_H);
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   GstBuffer *out;
   GstAxDetection det;
   GstVideoRegionOfInterestMeta *roi;
@@ -1478,7 +1479,7 @@ GST_START_TEST (test_element_metadata_errors)
   FakeModel fm = { missing, NULL, 0, 0 };
   GstHarness *h;
   GstBus *bus = gst_bus_new ();
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   gchar *text;
 
   /* an output the model does not have */
@@ -1573,7 +1574,7 @@ GST_START_TEST (test_element_ssd_landmarks)
   static const gint64 r0[3] = { 1, 512, 16 }, r1[3] = { 1, 384, 16 };
   gint8 sc0[512], sc1[384], rg0[512 * 16], rg1[384 * 16];
   GstBuffer *buf = gst_harness_create_buffer (h, 16), *out;
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   GstAxNmsParams p;
   RefData sd[2], bd[2];
   guint na[2] = { 512, 384 }, ncl[2] = { 1, 1 }, nv[2] = { 16, 16 };
@@ -1609,8 +1610,8 @@ GST_START_TEST (test_element_ssd_landmarks)
       rg0);
   add_output (buf, "Identity_3", 3, GST_AX_TENSOR_DTYPE_I8, 3, r1, 1.0f, 0,
       rg1);
-  gst_ax_letterbox_init (&lb, SSD_FRAME_W, SSD_FRAME_H, 256, 256, TRUE, TRUE,
-      0);
+  gst_ax_letterbox_geometry_init (&lb, SSD_FRAME_W, SSD_FRAME_H, 256, 256, TRUE,
+      TRUE, 0);
   add_input_tensor (buf, &lb);
   out = gst_harness_push_and_pull (h, buf);
 
@@ -1639,8 +1640,8 @@ GST_START_TEST (test_element_ssd_landmarks)
   fail_unless_equals_int (gst_ax_detection_get_landmarks (roi, pts, 8), 6);
   for (q = 0; q < 6; q++) {
     gdouble sx, sy;
-    gst_ax_letterbox_to_source (&lb, ref[0].kp[2 * q], ref[0].kp[2 * q + 1],
-        &sx, &sy);
+    gst_ax_letterbox_geometry_to_source (&lb, ref[0].kp[2 * q],
+        ref[0].kp[2 * q + 1], &sx, &sy);
     fail_unless (fabs (pts[2 * q] - sx / SSD_FRAME_W) < 1e-6);
     fail_unless (fabs (pts[2 * q + 1] - sy / SSD_FRAME_H) < 1e-6);
   }
@@ -1666,7 +1667,7 @@ GST_START_TEST (test_element_ssd_landmarks)
   fail_unless_equals_int (gst_ax_detection_get_landmarks (roi, pts, 8), 6);
   {
     gdouble sx, sy;
-    gst_ax_letterbox_to_source (&lb, 104 - 10, 88 + 5, &sx, &sy);
+    gst_ax_letterbox_geometry_to_source (&lb, 104 - 10, 88 + 5, &sx, &sy);
     fail_unless (fabs (pts[0] - sx / SSD_FRAME_W) < 1e-6);
     fail_unless (fabs (pts[1] - sy / SSD_FRAME_H) < 1e-6);
   }

@@ -64,7 +64,7 @@ real_model_input (GstHarness * h, GstSample * sample)
   GstQuery *q;
   GstAxModelInput spec;
   GstAxModelPreprocess pp;
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   GstBuffer *frame, *tdata;
   GstMapInfo map;
   GstAxTensorMeta *m;
@@ -88,10 +88,10 @@ real_model_input (GstHarness * h, GstSample * sample)
     return NULL;
   }
   if (pp.resize == GST_AX_RESIZE_STRETCH)
-    gst_ax_letterbox_init_stretch (&lb, vi.width, vi.height, spec.width,
+    gst_ax_letterbox_geometry_init_stretch (&lb, vi.width, vi.height, spec.width,
         spec.height);
   else
-    gst_ax_letterbox_init (&lb, vi.width, vi.height, spec.width, spec.height,
+    gst_ax_letterbox_geometry_init (&lb, vi.width, vi.height, spec.width, spec.height,
         TRUE, TRUE, pp.fill);
 
   tdata = gst_buffer_new_allocate (NULL, (gsize) spec.width * spec.height *
@@ -104,7 +104,7 @@ real_model_input (GstHarness * h, GstSample * sample)
       gint sx, sy;
       const guint8 *px = NULL;
 
-      gst_ax_letterbox_to_source (&lb, x + 0.5, y + 0.5, &fx, &fy);
+      gst_ax_letterbox_geometry_to_source (&lb, x + 0.5, y + 0.5, &fx, &fy);
       sx = (gint) floor (fx);
       sy = (gint) floor (fy);
       if (sx >= 0 && sy >= 0 && sx < vi.width && sy < vi.height)

@@ -127,7 +127,7 @@ typedef struct
 {
   guint number;                 /* in the source */
   gint width, height;
-  GstAxLetterbox lb;
+  GstAxLetterboxGeometry lb;
   GstAxTensorDType in_dtype;
   gfloat in_scale;
   gint32 in_zero_point;
@@ -248,7 +248,7 @@ report (const gchar * format, ...)
  * axnms does. */
 static GArray *
 decode_and_map (Run * r, const GstAxTensorMeta * const *metas,
-    guint n_metas, const GstAxLetterbox * lb, gint width, gint height)
+    guint n_metas, const GstAxLetterboxGeometry * lb, gint width, gint height)
 {
   GArray *dets = g_array_new (FALSE, TRUE, sizeof (Det));
   GstAxNmsParams params = r->params;
@@ -289,7 +289,7 @@ decode_and_map (Run * r, const GstAxTensorMeta * const *metas,
     gdouble tbox[4] = { res->x0, res->y0, res->x1, res->y1 }, sbox[4];
     Det d = { 0 };
 
-    gst_ax_letterbox_box_to_source (lb, tbox, sbox, width, height);
+    gst_ax_letterbox_geometry_box_to_source (lb, tbox, sbox, width, height);
     d.x0 = sbox[0];
     d.y0 = sbox[1];
     d.x1 = sbox[2];
@@ -300,7 +300,7 @@ decode_and_map (Run * r, const GstAxTensorMeta * const *metas,
     d.n_points = res->n_keypoints;
     for (k = 0; k < res->n_keypoints; k++) {
       gdouble sx, sy;
-      gst_ax_letterbox_to_source (lb, res->keypoints[2 * k],
+      gst_ax_letterbox_geometry_to_source (lb, res->keypoints[2 * k],
           res->keypoints[2 * k + 1], &sx, &sy);
       d.points[2 * k] = sx;
       d.points[2 * k + 1] = sy;
@@ -867,7 +867,7 @@ static const gchar *const face_photos[] = { "sample5.jpg", "sample6.jpg" };
 static void
 check_letterbox_fit (const Frame * f)
 {
-  const GstAxLetterbox *lb = &f->lb;
+  const GstAxLetterboxGeometry *lb = &f->lb;
   gdouble fit = MIN ((gdouble) lb->tensor_width / f->width,
       (gdouble) lb->tensor_height / f->height);
 
@@ -1116,7 +1116,7 @@ static const gchar *const geometry_formats[] = { "NV12", "I420", "RGB" };
 static void
 check_letterbox (const Frame * f)
 {
-  const GstAxLetterbox *lb = &f->lb;
+  const GstAxLetterboxGeometry *lb = &f->lb;
 
   fail_unless_equals_int (lb->src_x, 0);
   fail_unless_equals_int (lb->src_y, 0);

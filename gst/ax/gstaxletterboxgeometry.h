@@ -7,22 +7,20 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-#ifndef __GST_AX_LETTERBOX_H__
-#define __GST_AX_LETTERBOX_H__
+#ifndef __GST_AX_LETTERBOX_GEOMETRY_H__
+#define __GST_AX_LETTERBOX_GEOMETRY_H__
 
 #include <gst/ax/ax-prelude.h>
 
 G_BEGIN_DECLS
-
 /**
  * GST_AX_LETTERBOX_DEFAULT_FILL:
  *
  * The pad value used by Ultralytics-style letterboxing.
  */
 #define GST_AX_LETTERBOX_DEFAULT_FILL 114
-
 /**
- * GstAxLetterbox:
+ * GstAxLetterboxGeometry:
  * @src_x: left edge of the region of the frame that was letterboxed (0
  *   unless a crop, e.g. one ROI of a cascade)
  * @src_y: top edge of that region
@@ -49,7 +47,7 @@ G_BEGIN_DECLS
  * at (x + 0.5 - @pad_x) / @scale_x - 0.5 + @src_x, and the mappings below
  * are the same affine map on edge coordinates.
  */
-typedef struct
+    typedef struct
 {
   gint src_x;
   gint src_y;
@@ -66,28 +64,31 @@ typedef struct
   gboolean stretch;
   gdouble scale_x;
   gdouble scale_y;
-} GstAxLetterbox;
+} GstAxLetterboxGeometry;
 
-GST_AX_API gboolean gst_ax_letterbox_init (GstAxLetterbox * lb,
+GST_AX_API gboolean gst_ax_letterbox_geometry_init (GstAxLetterboxGeometry * lb,
     gint src_width, gint src_height, gint tensor_width, gint tensor_height,
     gboolean centre, gboolean scale_up, guint8 fill);
 
-GST_AX_API gboolean gst_ax_letterbox_init_stretch (GstAxLetterbox * lb,
+GST_AX_API gboolean
+gst_ax_letterbox_geometry_init_stretch (GstAxLetterboxGeometry * lb,
     gint src_width, gint src_height, gint tensor_width, gint tensor_height);
 
-GST_AX_API void gst_ax_letterbox_to_source (const GstAxLetterbox * lb,
-    gdouble tensor_x, gdouble tensor_y, gdouble * src_x, gdouble * src_y);
+GST_AX_API void gst_ax_letterbox_geometry_to_source (const
+    GstAxLetterboxGeometry * lb, gdouble tensor_x, gdouble tensor_y,
+    gdouble * src_x, gdouble * src_y);
 
-GST_AX_API void gst_ax_letterbox_to_tensor (const GstAxLetterbox * lb,
-    gdouble src_x, gdouble src_y, gdouble * tensor_x, gdouble * tensor_y);
+GST_AX_API void gst_ax_letterbox_geometry_to_tensor (const
+    GstAxLetterboxGeometry * lb, gdouble src_x, gdouble src_y,
+    gdouble * tensor_x, gdouble * tensor_y);
 
-GST_AX_API void gst_ax_letterbox_box_to_source (const GstAxLetterbox * lb,
-    const gdouble tensor_box[4], gdouble src_box[4], gint clamp_width,
-    gint clamp_height);
+GST_AX_API void gst_ax_letterbox_geometry_box_to_source (const
+    GstAxLetterboxGeometry * lb, const gdouble tensor_box[4],
+    gdouble src_box[4], gint clamp_width, gint clamp_height);
 
-GST_AX_API void gst_ax_letterbox_box_to_tensor (const GstAxLetterbox * lb,
-    const gdouble src_box[4], gdouble tensor_box[4]);
+GST_AX_API void gst_ax_letterbox_geometry_box_to_tensor (const
+    GstAxLetterboxGeometry * lb, const gdouble src_box[4],
+    gdouble tensor_box[4]);
 
 G_END_DECLS
-
-#endif /* __GST_AX_LETTERBOX_H__ */
+#endif /* __GST_AX_LETTERBOX_GEOMETRY_H__ */

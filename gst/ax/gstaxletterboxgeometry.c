@@ -9,7 +9,7 @@
 
 /**
  * SECTION:gstaxletterbox
- * @title: GstAxLetterbox
+ * @title: GstAxLetterboxGeometry
  * @short_description: letterbox geometry between frame and tensor
  *
  * The geometry follows the Ultralytics letterbox exactly: one scale factor
@@ -23,7 +23,7 @@
 #include "config.h"
 #endif
 
-#include "gstaxletterbox.h"
+#include "gstaxletterboxgeometry.h"
 
 #include <string.h>
 
@@ -34,7 +34,7 @@
 #define PAD_SPLIT_BIAS 0.1
 
 /**
- * gst_ax_letterbox_init:
+ * gst_ax_letterbox_geometry_init:
  * @lb: the geometry to fill
  * @src_width: source region width, > 0
  * @src_height: source region height, > 0
@@ -50,9 +50,9 @@
  * Returns: %FALSE if a size is not positive
  */
 gboolean
-gst_ax_letterbox_init (GstAxLetterbox * lb, gint src_width, gint src_height,
-    gint tensor_width, gint tensor_height, gboolean centre, gboolean scale_up,
-    guint8 fill)
+gst_ax_letterbox_geometry_init (GstAxLetterboxGeometry * lb, gint src_width,
+    gint src_height, gint tensor_width, gint tensor_height, gboolean centre,
+    gboolean scale_up, guint8 fill)
 {
   gdouble r, dw, dh;
 
@@ -95,7 +95,7 @@ gst_ax_letterbox_init (GstAxLetterbox * lb, gint src_width, gint src_height,
 }
 
 /**
- * gst_ax_letterbox_init_stretch:
+ * gst_ax_letterbox_geometry_init_stretch:
  * @lb: (out caller-allocates): the geometry
  * @src_width: source width, > 0
  * @src_height: source height, > 0
@@ -110,8 +110,8 @@ gst_ax_letterbox_init (GstAxLetterbox * lb, gint src_width, gint src_height,
  * Returns: %FALSE if a size is not positive
  */
 gboolean
-gst_ax_letterbox_init_stretch (GstAxLetterbox * lb, gint src_width,
-    gint src_height, gint tensor_width, gint tensor_height)
+gst_ax_letterbox_geometry_init_stretch (GstAxLetterboxGeometry * lb,
+    gint src_width, gint src_height, gint tensor_width, gint tensor_height)
 {
   g_return_val_if_fail (lb != NULL, FALSE);
   if (src_width <= 0 || src_height <= 0 || tensor_width <= 0
@@ -133,7 +133,7 @@ gst_ax_letterbox_init_stretch (GstAxLetterbox * lb, gint src_width,
 }
 
 /**
- * gst_ax_letterbox_to_source:
+ * gst_ax_letterbox_geometry_to_source:
  * @lb: the geometry
  * @tensor_x: x in tensor pixels
  * @tensor_y: y in tensor pixels
@@ -143,15 +143,15 @@ gst_ax_letterbox_init_stretch (GstAxLetterbox * lb, gint src_width,
  * Maps a point from tensor to frame coordinates.
  */
 void
-gst_ax_letterbox_to_source (const GstAxLetterbox * lb, gdouble tensor_x,
-    gdouble tensor_y, gdouble * src_x, gdouble * src_y)
+gst_ax_letterbox_geometry_to_source (const GstAxLetterboxGeometry * lb,
+    gdouble tensor_x, gdouble tensor_y, gdouble * src_x, gdouble * src_y)
 {
   *src_x = (tensor_x - lb->pad_x) / lb->scale_x + lb->src_x;
   *src_y = (tensor_y - lb->pad_y) / lb->scale_y + lb->src_y;
 }
 
 /**
- * gst_ax_letterbox_to_tensor:
+ * gst_ax_letterbox_geometry_to_tensor:
  * @lb: the geometry
  * @src_x: x in frame pixels
  * @src_y: y in frame pixels
@@ -161,15 +161,15 @@ gst_ax_letterbox_to_source (const GstAxLetterbox * lb, gdouble tensor_x,
  * Maps a point from frame to tensor coordinates.
  */
 void
-gst_ax_letterbox_to_tensor (const GstAxLetterbox * lb, gdouble src_x,
-    gdouble src_y, gdouble * tensor_x, gdouble * tensor_y)
+gst_ax_letterbox_geometry_to_tensor (const GstAxLetterboxGeometry * lb,
+    gdouble src_x, gdouble src_y, gdouble * tensor_x, gdouble * tensor_y)
 {
   *tensor_x = (src_x - lb->src_x) * lb->scale_x + lb->pad_x;
   *tensor_y = (src_y - lb->src_y) * lb->scale_y + lb->pad_y;
 }
 
 /**
- * gst_ax_letterbox_box_to_source:
+ * gst_ax_letterbox_geometry_box_to_source:
  * @lb: the geometry
  * @tensor_box: x_min, y_min, x_max, y_max in tensor pixels
  * @src_box: (out): the box in frame pixels
@@ -180,14 +180,14 @@ gst_ax_letterbox_to_tensor (const GstAxLetterbox * lb, gdouble src_x,
  * frame.
  */
 void
-gst_ax_letterbox_box_to_source (const GstAxLetterbox * lb,
+gst_ax_letterbox_geometry_box_to_source (const GstAxLetterboxGeometry * lb,
     const gdouble tensor_box[4], gdouble src_box[4], gint clamp_width,
     gint clamp_height)
 {
-  gst_ax_letterbox_to_source (lb, tensor_box[0], tensor_box[1], &src_box[0],
-      &src_box[1]);
-  gst_ax_letterbox_to_source (lb, tensor_box[2], tensor_box[3], &src_box[2],
-      &src_box[3]);
+  gst_ax_letterbox_geometry_to_source (lb, tensor_box[0], tensor_box[1],
+      &src_box[0], &src_box[1]);
+  gst_ax_letterbox_geometry_to_source (lb, tensor_box[2], tensor_box[3],
+      &src_box[2], &src_box[3]);
   if (clamp_width > 0) {
     src_box[0] = CLAMP (src_box[0], 0.0, (gdouble) clamp_width);
     src_box[2] = CLAMP (src_box[2], 0.0, (gdouble) clamp_width);
@@ -199,7 +199,7 @@ gst_ax_letterbox_box_to_source (const GstAxLetterbox * lb,
 }
 
 /**
- * gst_ax_letterbox_box_to_tensor:
+ * gst_ax_letterbox_geometry_box_to_tensor:
  * @lb: the geometry
  * @src_box: x_min, y_min, x_max, y_max in frame pixels
  * @tensor_box: (out): the box in tensor pixels
@@ -207,11 +207,11 @@ gst_ax_letterbox_box_to_source (const GstAxLetterbox * lb,
  * Maps a box from frame to tensor coordinates.
  */
 void
-gst_ax_letterbox_box_to_tensor (const GstAxLetterbox * lb,
+gst_ax_letterbox_geometry_box_to_tensor (const GstAxLetterboxGeometry * lb,
     const gdouble src_box[4], gdouble tensor_box[4])
 {
-  gst_ax_letterbox_to_tensor (lb, src_box[0], src_box[1], &tensor_box[0],
-      &tensor_box[1]);
-  gst_ax_letterbox_to_tensor (lb, src_box[2], src_box[3], &tensor_box[2],
-      &tensor_box[3]);
+  gst_ax_letterbox_geometry_to_tensor (lb, src_box[0], src_box[1],
+      &tensor_box[0], &tensor_box[1]);
+  gst_ax_letterbox_geometry_to_tensor (lb, src_box[2], src_box[3],
+      &tensor_box[2], &tensor_box[3]);
 }

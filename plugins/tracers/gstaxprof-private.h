@@ -79,12 +79,7 @@ G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_ax_prof_debug);
 #define DEVICE_RING_SIZE (1 << 14)
 #define TRACE_PID_HOST 1
 #define TRACE_PID_DEVICE 2
-#define NS_PER_US 1e3
 #define CALIBRATION_PASSES 4
-#define NS_PER_MS 1e6
-#define NS_PER_S 1e9
-#define BYTES_PER_MB (1024.0 * 1024.0)
-#define KB_PER_MB 1024.0
 #define PERCENT 100.0
 
 typedef struct _PipelineState PipelineState;
@@ -498,17 +493,6 @@ gchar *axprof_make_timeline (PipelineState * p);
 /* ---------------------------------------------------------------- hot path
  * Inline here so that the pad hooks and the calibration inline them. */
 
-/* CPU time and faults of the calling thread, exactly: the probe API's
- * reader (a per-thread perf group of task clock and minor faults, one
- * syscall, where perf_event_open() is allowed; else the thread CPU clock
- * and getrusage's fault counter), so a stage subtracted from its
- * element's span uses the same clock. */
-static inline void
-axprof_thread_usage (ThreadState * t, guint64 * cpu, guint64 * faults)
-{
-  gst_ax_probe_thread_usage (cpu, faults);
-}
-
 static inline ThreadState *
 axprof_thread_state (void)
 {
@@ -543,12 +527,17 @@ axprof_take_sample (RowStats * st)
   return FALSE;
 }
 
+/* CPU time and faults of the calling thread, exactly: the probe API's
+ * reader (a per-thread perf group of task clock and minor faults, one
+ * syscall, where perf_event_open() is allowed; else the thread CPU clock
+ * and getrusage's fault counter), so a stage subtracted from its
+ * element's span uses the same clock. Counted in @st for the report's
+ * own cost. */
 static inline void
-axprof_read_usage (ThreadState * t, RowStats * st, guint64 * cpu,
-    guint64 * faults)
+axprof_read_usage (RowStats * st, guint64 * cpu, guint64 * faults)
 {
   st->reads++;
-  axprof_thread_usage (t, cpu, faults);
+  gst_ax_probe_thread_usage (cpu, faults);
 }
 
 static inline void
@@ -613,7 +602,7 @@ axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
       f->cpu0 = t->pending_cpu;
       f->faults0 = t->pending_faults;
     } else {
-      axprof_read_usage (t, st, &f->cpu0, &f->faults0);
+      axprof_read_usage (st, &f->cpu0, &f->faults0);
     }
   }
   t->pending = FALSE;
@@ -628,7 +617,7 @@ axprof_span_pause (Span * f, guint64 ts, ThreadState * t)
   if (f->sampled) {
     guint64 cpu, faults;
 
-    axprof_read_usage (t, f->st, &cpu, &faults);
+    axprof_read_usage (f->st, &cpu, &faults);
     f->acc_cpu += (gint64) (cpu - f->cpu0);
     f->acc_faults += (gint64) (faults - f->faults0);
     t->pending = TRUE;
@@ -648,7 +637,7 @@ axprof_span_resume (Span * f, guint64 ts, ThreadState * t)
       f->cpu0 = t->pending_cpu;
       f->faults0 = t->pending_faults;
     } else {
-      axprof_read_usage (t, f->st, &f->cpu0, &f->faults0);
+      axprof_read_usage (f->st, &f->cpu0, &f->faults0);
     }
   }
   t->pending = FALSE;
@@ -665,7 +654,7 @@ axprof_span_record (Span * f, ThreadState * t, guint64 end_ts)
 /* The thread leaves the element on top of its stack (or its task loop)
  * to run downstream or upstream code. */
 static inline void
-axprof_leave_current (ThreadState * t, ElementState * ei, guint64 ts)
+axprof_leave_current (ThreadState * t, guint64 ts)
 {
   if (t->depth > 0) {
     axprof_span_pause (&t->stack[t->depth - 1], ts, t);

@@ -75,8 +75,8 @@ axprof_make_timeline (PipelineState * p)
       start = e->probe_clock ? (gint64) e->start : (gint64) e->start + offset;
       name = axprof_row_name (e->row);
       trace_event (b, name, axprof_row_group (e->row),
-          (start - (gint64) p->first_probe_ns) / NS_PER_US,
-          e->dur / NS_PER_US, TRACE_PID_HOST, s);
+          (start - (gint64) p->first_probe_ns) / (gdouble) GST_USECOND,
+          e->dur / (gdouble) GST_USECOND, TRACE_PID_HOST, s);
       g_free (name);
     }
   }
@@ -95,8 +95,10 @@ axprof_make_timeline (PipelineState * p)
         continue;
       name = g_strdup_printf ("job %" G_GUINT64_FORMAT, e->job);
       trace_event (b, name, d->group,
-          ((gint64) e->start_ns - (gint64) p->first_probe_ns) / NS_PER_US,
-          (e->end_ns - e->start_ns) / NS_PER_US, TRACE_PID_DEVICE, e->core);
+          ((gint64) e->start_ns -
+              (gint64) p->first_probe_ns) / (gdouble) GST_USECOND,
+          (e->end_ns - e->start_ns) / (gdouble) GST_USECOND, TRACE_PID_DEVICE,
+          e->core);
       g_free (name);
     }
     g_mutex_unlock (&d->lock);

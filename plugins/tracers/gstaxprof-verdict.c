@@ -122,7 +122,7 @@ upstream_culprit (ReportBuild * b, const gchar * queue)
   {
     gchar *name = axprof_row_name (best->row);
     gchar *out = g_strdup_printf ("%s, %.2f ms per frame", name,
-        best->wall_sum_ns / NS_PER_MS / best->count);
+        best->wall_sum_ns / (gdouble) GST_MSECOND / best->count);
 
     g_free (name);
     return out;
@@ -285,16 +285,18 @@ axprof_build_verdict (ReportBuild * b)
    * model and burn more CPU than the costliest computing row, the host
    * computing the network is what the pipeline waits for (in the device
    * wait, upstream queues filling behind it). */
-  process_cpu_ms = r->cores_used * r->wall_s * 1000.0;
-  if (lagging && lagging->sim_cpu_ms > 0 && (compute.row == NULL ||
-          lagging->sim_cpu_ms >= compute.row->cpu_ms * compute.row->count)) {
-    constraint = g_strdup_printf ("the simulator's functional compute (%s: "
+  process_cpu_ms =
+      r->cores_used * r->wall_s * (gdouble) (GST_SECOND / GST_MSECOND);
+  if (lagging && lagging->sim_cpu_ms > 0 && (compute.row == NULL
+          || lagging->sim_cpu_ms >= compute.row->cpu_ms * compute.row->count)) {
+    constraint =
+        g_strdup_printf ("the simulator's functional compute (%s: "
         "sim-npu's own threads used %.1f ms of CPU, %.1f%% of the process's, "
         "and delivered each job %.2f ms after the device model finished it: "
         "this host computes the network slower than the modelled device "
         "runs it)", lagging->group, lagging->sim_cpu_ms,
-        process_cpu_ms > 0 ? PERCENT * lagging->sim_cpu_ms / process_cpu_ms :
-        0, lag_per_job_ms);
+        process_cpu_ms > 0 ? PERCENT * lagging->sim_cpu_ms / process_cpu_ms : 0,
+        lag_per_job_ms);
     sim_bound = TRUE;
   } else if (dev && dev->occupancy_percent >= DEVICE_BOUND_OCCUPANCY_PERCENT) {
     constraint = g_strdup_printf ("the device (%s on %s, %.1f%% occupied)",

@@ -338,7 +338,7 @@ calibrate (GstAxProf * self)
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
     t0 = gst_ax_probe_now_ns ();
     for (i = 0; i < CALIBRATION_ROUNDS; i++)
-      axprof_thread_usage (&t, &cpu, &faults);
+      gst_ax_probe_thread_usage (&cpu, &faults);
     t1 = gst_ax_probe_now_ns ();
     self->read_cost_ns = MIN (self->read_cost_ns,
         (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);

@@ -7,6 +7,10 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
+/* The report of a pipeline's run: the rows merged over threads in
+ * execution order, latency, throughput, queues and devices, the
+ * profiler's own cost, then the verdict (gstaxprof-verdict.c). */
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -20,7 +24,6 @@
 /* Arithmetic checks on the device figures: they must agree within this. */
 #define CHECK_TOLERANCE 0.10
 #define KIB_PER_MIB 1024.0
-/* ---------------------------------------------------------------- report */
 
 static void
 merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)

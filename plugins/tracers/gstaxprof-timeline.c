@@ -7,6 +7,9 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
+/* The perfetto= timeline: the trace rings of every thread slot and the
+ * device busy intervals of a run, as Chrome trace-event JSON. */
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif

@@ -92,6 +92,7 @@ typedef enum
   ROW_PROBE,
 } RowKind;
 
+/* Log-linear histogram of a sink's end-to-end latencies. */
 typedef struct
 {
   guint64 n;
@@ -122,6 +123,8 @@ typedef struct
   LatencyHistogram *lat;
 } RowStats;
 
+/* A line of the report: an element's chain, its task loop, or a stage it
+ * reports through the probe API. */
 typedef struct
 {
   PipelineState *pipe;
@@ -134,6 +137,7 @@ typedef struct
   RowStats *slots[MAX_THREAD_SLOTS];
 } Row;
 
+/* Depth over time of a queue (a multiqueue has one per stream). */
 typedef struct
 {
   gchar *name;
@@ -151,6 +155,7 @@ typedef struct
   guint max_size_buffers;
 } QueueState;
 
+/* When a frame entered the pipeline, keyed by its running time. */
 typedef struct
 {
   /* latency_timed_key() or latency_untimed_key(); 0 while written */
@@ -186,6 +191,7 @@ typedef struct
   guint32 run;
 } DeviceTraceEvent;
 
+/* A device (a model group of an element) and its busy intervals. */
 typedef struct
 {
   gchar *group;
@@ -218,6 +224,7 @@ typedef enum
   QUEUE_MULTI,
 } QueueKind;
 
+/* What the tracer knows of an element; outlives it. */
 struct _ElementState
 {
   /* cleared under axprof_global_lock when the element is finalized */
@@ -246,6 +253,7 @@ struct _ElementState
   gchar *model_group;
 };
 
+/* A top-level bin and its records: the unit of a report. */
 struct _PipelineState
 {
   GstElement *pipeline;
@@ -272,6 +280,9 @@ struct _PipelineState
   gchar *debug_at_start;
 };
 
+/* An open span on a thread's stack: an element's chain (or a pull from
+ * it) or its task loop, with the time and usage accumulated so far
+ * outside the nested calls. */
 typedef struct
 {
   Row *row;

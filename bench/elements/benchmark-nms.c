@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "gstaxnmsdecode.h"
-#include "gstaxnmsreference.h"
+#include "axnmsreference.h"
 #include "axnmsreal.h"
 
 #define N_CLASSES 80

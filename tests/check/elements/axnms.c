@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "gstaxnmsdecode.h"
-#include "gstaxnmsreference.h"
+#include "axnmsreference.h"
 #include "axnmsreal.h"
 
 #define REF_MAX 20000

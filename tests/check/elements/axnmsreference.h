@@ -12,8 +12,8 @@
  * float, qsort, O(n^2) greedy NMS. Shares no code with gstaxnmsdecode.c;
  * the fast path must match it bit for bit. */
 
-#ifndef __GST_AX_NMS_REFERENCE_H__
-#define __GST_AX_NMS_REFERENCE_H__
+#ifndef __AX_NMS_REFERENCE_H__
+#define __AX_NMS_REFERENCE_H__
 
 #include <math.h>
 #include <stdlib.h>
@@ -411,4 +411,4 @@ ref_ssd (const GstAxNmsParams * p, const RefData * scores,
   return nk;
 }
 
-#endif /* __GST_AX_NMS_REFERENCE_H__ */
+#endif /* __AX_NMS_REFERENCE_H__ */

@@ -1007,6 +1007,127 @@ test_quantised_ties (void)
   }
 }
 
+/* The fused tail: a postamble ending in a sigmoid over more values than
+ * the run's blocks (y * 0 + c, c a spread of logits, then the sigmoid),
+ * quantised block by block; against the same postamble with a float
+ * output, quantised by the reference (a power-of-two scale: x / scale is
+ * exact). */
+#define FUSED_COPIES 701
+#define FUSED_ELEMENTS (FUSED_COPIES * HOST_MODEL_ELEMENTS)
+#define FUSED_SCALE (1.0f / 256.0f)
+#define FUSED_LOGIT_MOD 1201
+#define FUSED_LOGIT_STEP 0.01f
+
+static simnpu__ir_graph *
+fused_postamble (void)
+{
+  simnpu__ir_graph *g = simnpu__ir_graph_new ("post");
+  float *c = g_new (float, FUSED_ELEMENTS);
+  int64_t dims[4];
+  int y, zero, logits, t, u, prob, in_mul[2], in_add[2];
+  unsigned i;
+
+  for (i = 0; i < FUSED_ELEMENTS; i++)
+    c[i] = (float) ((int) ((i * TIE_SPREAD_MUL) % FUSED_LOGIT_MOD) -
+        FUSED_LOGIT_MOD / 2) * FUSED_LOGIT_STEP;
+  memcpy (dims, host_model_dims, sizeof (dims));
+  dims[0] = FUSED_COPIES;
+  y = simnpu__ir_add_tensor (g, "y", SIMNPU_IR_F32, 4, host_model_dims);
+  zero = host_model_scalar (g, "zero", 0.0f);
+  logits = simnpu__ir_add_const (g, "logits", SIMNPU_IR_F32, 4, dims, c);
+  t = simnpu__ir_add_tensor (g, "t", SIMNPU_IR_F32, 0, NULL);
+  u = simnpu__ir_add_tensor (g, "u", SIMNPU_IR_F32, 0, NULL);
+  prob = simnpu__ir_add_tensor (g, "prob", SIMNPU_IR_F32, 0, NULL);
+  in_mul[0] = y;
+  in_mul[1] = zero;
+  in_add[0] = t;
+  in_add[1] = logits;
+  simnpu__ir_add_node (g, SIMNPU_IR_MUL, "mul", 2, in_mul, 1, &t);
+  simnpu__ir_add_node (g, SIMNPU_IR_ADD, "add", 2, in_add, 1, &u);
+  simnpu__ir_add_node (g, SIMNPU_IR_SIGMOID, "sigmoid", 1, &u, 1, &prob);
+  g->n_inputs = 1;
+  g->inputs[0] = y;
+  g->n_outputs = 1;
+  g->outputs[0] = prob;
+  return g;
+}
+
+/* The fused postamble's output, quantised (@qc) or float (@qc NULL). */
+static void
+run_fused_model (const quant_case * qc, void *out, gsize out_bytes)
+{
+  simnpu_error error = { 0 };
+  simnpu__graph *g = host_model_graph (&error);
+  simnpu_model *model;
+  simnpu_host_section *post;
+  simnpu_tensor_spec spec;
+  int8_t y[HOST_MODEL_ELEMENTS] = { 0 };
+  const void *post_in[1] = { y };
+  void *post_out[1] = { out };
+  gsize len;
+  guint8 *d;
+  unsigned round;
+
+  if (g == NULL)
+    g_error ("build: %s", error.message);
+  simnpu__ir_graph_free (g->postamble);
+  g->postamble = fused_postamble ();
+  if (simnpu__ir_infer_shapes (g->postamble, &error) < 0)
+    g_error ("shapes: %s", error.message);
+  if (qc != NULL) {
+    g->has_postamble_quant = true;
+    g->postamble_quant[0].dtype = qc->dtype;
+    g->postamble_quant[0].scale = qc->scale;
+    g->postamble_quant[0].zero_point = qc->zero_point;
+  }
+  d = write_graph (g, &len);
+  simnpu__graph_free (g);
+  model = load (d, len);
+  post = simnpu_model_get_host_section (model, SIMNPU_SECTION_POSTAMBLE);
+  g_assert_cmpint (simnpu_host_section_get_output (post, 0, &spec, NULL),
+      ==, 0);
+  g_assert_cmpuint (spec.size_bytes, ==, out_bytes);
+  /* twice: the executor and its block are reused */
+  for (round = 0; round < 2; round++) {
+    memset (out, GARBAGE, out_bytes);
+    if (simnpu_host_section_run (post, post_in, post_out, &error) < 0)
+      g_error ("postamble: %s", error.message);
+  }
+  simnpu_model_unload (model);
+  g_free (d);
+}
+
+static void
+test_quantised_fused (void)
+{
+  static const quant_case cases[] = {
+    {SIMNPU_DTYPE_U8, FUSED_SCALE, 0},
+    {SIMNPU_DTYPE_I8, FUSED_SCALE, QUANT_I8_MIN},
+  };
+  float *f = g_new (float, FUSED_ELEMENTS);
+  uint8_t *q = g_new (uint8_t, FUSED_ELEMENTS);
+  unsigned c, i, top = 0;
+
+  run_fused_model (NULL, f, FUSED_ELEMENTS * sizeof (float));
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const quant_case *qc = &cases[c];
+    run_fused_model (qc, q, FUSED_ELEMENTS);
+    for (i = 0; i < FUSED_ELEMENTS; i++) {
+      int got = qc->dtype == SIMNPU_DTYPE_U8 ? q[i] : ((int8_t *) q)[i];
+      int want = quant_reference (qc, f[i]);
+      if (got != want)
+        g_error ("case %u element %u (%g): %d, expected %d", c, i, f[i],
+            got, want);
+      top += want == (qc->dtype == SIMNPU_DTYPE_U8 ? QUANT_U8_MAX :
+          QUANT_I8_MAX);
+    }
+  }
+  /* sigmoid (6) * 256 rounds to 255.4: the top saturates */
+  g_assert_cmpuint (top, >, 0);
+  g_free (f);
+  g_free (q);
+}
+
 /* A corrupt quantisation record is refused with the field named. */
 static void
 test_quantised_corrupt (void)
@@ -1142,6 +1263,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/host/concurrent-runs", test_concurrent_runs);
   g_test_add_func ("/simnpu/host/quantised-outputs", test_quantised_outputs);
   g_test_add_func ("/simnpu/host/quantised-ties", test_quantised_ties);
+  g_test_add_func ("/simnpu/host/quantised-fused", test_quantised_fused);
   g_test_add_func ("/simnpu/host/quantised-corrupt", test_quantised_corrupt);
   ret = g_test_run ();
   simnpu_device_close (dev);

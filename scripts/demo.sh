@@ -99,7 +99,8 @@ gst-ax-benchmark centernet-coco --video "$video" --frames "$frames" \
 # The pictures come from a second, short run that is not profiled, so that
 # encoding PNGs costs the report nothing: the same model on $pngs frames
 # spread over the profiled ones (videorate keeps one frame every
-# frames/pngs), drawn by axoverlay.
+# frames/pngs), drawn by axoverlay. identity's eos-after=N passes N - 1
+# buffers (the Nth becomes the EOS), hence pngs + 1.
 echo
 echo "gst-ax demo: drawing the detections of $pngs of those frames into $out/ ..."
 mkdir -p "$out"
@@ -107,7 +108,7 @@ rm -f "$out"/frame-*.png
 rate="$((pngs * clip_fps))/$frames"
 gst-launch-1.0 -q filesrc location="$video" ! decodebin ! videoconvert ! \
   videorate drop-only=true ! "video/x-raw,framerate=$rate" ! \
-  identity eos-after="$pngs" ! queue ! axletterbox ! \
+  identity eos-after="$((pngs + 1))" ! queue ! axletterbox ! \
   axinference model=centernet-coco in-flight=4 ! axnms ! axoverlay ! \
   videoconvert ! pngenc ! multifilesink location="$out/frame-%02d.png"
 for ((i = 0; i < pngs; i++)); do

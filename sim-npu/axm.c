@@ -30,6 +30,8 @@
 #define OP_BYTES 152
 #define ACTION_BYTES 48
 #define PREPROCESS_BYTES 44
+/* per postamble output: u32 dtype, f32 scale, i32 zero point */
+#define POSTAMBLE_QUANT_BYTES 12
 #define SECTION_ALIGN 8
 #define NO_DATA G_MAXUINT64
 #define FLAG_ESTIMATE_ONLY 1u
@@ -50,20 +52,23 @@ enum
   SEC_POSTAMBLE,
   SEC_PREPROCESS,
   SEC_DECODER,
-  N_SECTIONS = SEC_DECODER
+  /* optional, since 1.3 */
+  SEC_POSTAMBLE_QUANT,
+  N_SECTIONS = SEC_POSTAMBLE_QUANT
 };
 
 /* version 1.0 files end with the schedule section, 1.1 files with the
  * labels; from 1.2 on the sections after the labels may be absent */
 #define N_SECTIONS_V1_0 SEC_SCHEDULE
 #define N_SECTIONS_V1_1 SEC_LABELS
+#define N_SECTIONS_V1_2 SEC_DECODER
 #define N_REQUIRED_SECTIONS SEC_LABELS
 #define LABELS_MINOR 1
 #define HOST_SECTIONS_MINOR 2
 
 static const char *const section_names[] = {
   "", "strings", "tensors", "ops", "io", "data", "schedule", "labels",
-  "preamble", "postamble", "preprocess", "decoder"
+  "preamble", "postamble", "preprocess", "decoder", "postamble-quant"
 };
 
 /* ------------------------------------------------------------------ */
@@ -113,6 +118,8 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
   writer w;
   guint8 *tensors, *ops, *io, *sched, *labels, *header;
   guint8 preprocess[PREPROCESS_BYTES];
+  guint8 post_quant[SIMNPU_MAX_IO * POSTAMBLE_QUANT_BYTES];
+  uint16_t minor = SIMNPU_AXM_VERSION_MINOR;
   GByteArray *file, *preamble = NULL, *postamble = NULL;
   size_t sizes[N_SECTIONS + 1], offsets[N_SECTIONS + 1];
   guint8 *blobs[N_SECTIONS + 1];
@@ -257,6 +264,19 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
     sizes[SEC_DECODER] = strlen (g->decoder);
     present[n_present++] = SEC_DECODER;
   }
+  if (g->postamble && g->has_postamble_quant) {
+    size_t pos = 0;
+    for (k = 0; k < g->postamble->n_outputs && k < SIMNPU_MAX_IO; k++) {
+      u32 = g->postamble_quant[k].dtype;
+      put (post_quant, &pos, &u32, 4);
+      put (post_quant, &pos, &g->postamble_quant[k].scale, 4);
+      put (post_quant, &pos, &g->postamble_quant[k].zero_point, 4);
+    }
+    blobs[SEC_POSTAMBLE_QUANT] = post_quant;
+    sizes[SEC_POSTAMBLE_QUANT] = pos;
+    present[n_present++] = SEC_POSTAMBLE_QUANT;
+    minor = SIMNPU_AXM_VERSION_MINOR_POSTAMBLE_QUANT;
+  }
 
   total = HEADER_BYTES + (uint64_t) n_present *SECTION_BYTES;
   for (k = 0; k < n_present; k++) {
@@ -276,8 +296,7 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
     put (header, &pos, SIMNPU_AXM_MAGIC, SIMNPU_AXM_MAGIC_BYTES);
     v16 = SIMNPU_AXM_VERSION_MAJOR;
     put (header, &pos, &v16, 2);
-    v16 = SIMNPU_AXM_VERSION_MINOR;
-    put (header, &pos, &v16, 2);
+    put (header, &pos, &minor, 2);
     put (header, &pos, &hb, 4);
     put (header, &pos, &total, 8);
     put (header, &pos, &n_sec, 4);
@@ -312,6 +331,9 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
         break;
       case SEC_PREPROCESS:
         count = 1;
+        break;
+      case SEC_POSTAMBLE_QUANT:
+        count = g->postamble->n_outputs;
         break;
       default:
         count = (uint32_t) sizes[i];
@@ -436,10 +458,11 @@ read_sections (reader * r)
       return bad (r, "n_sections", "%u; expected %u for version %u.%u",
           n_sec, max_type, major, minor);
   } else {
-    max_type = N_SECTIONS;
-    if (n_sec < N_REQUIRED_SECTIONS || n_sec > N_SECTIONS)
-      return bad (r, "n_sections", "%u; expected %d to %d for version "
-          "%u.%u", n_sec, N_REQUIRED_SECTIONS, N_SECTIONS, major, minor);
+    max_type = minor < SIMNPU_AXM_VERSION_MINOR_POSTAMBLE_QUANT ?
+        N_SECTIONS_V1_2 : N_SECTIONS;
+    if (n_sec < N_REQUIRED_SECTIONS || n_sec > max_type)
+      return bad (r, "n_sections", "%u; expected %d to %u for version "
+          "%u.%u", n_sec, N_REQUIRED_SECTIONS, max_type, major, minor);
   }
   table_end = HEADER_BYTES + (uint64_t) n_sec *SECTION_BYTES;
   if (table_end > r->size)
@@ -740,6 +763,54 @@ read_preprocess (reader * r, simnpu__graph * g)
   return 0;
 }
 
+/* One record per postamble output: f32 (scale 1, zero point 0), or u8 /
+ * i8 with a finite positive scale and a zero point in the dtype's range. */
+static int
+read_postamble_quant (reader * r, simnpu__graph * g)
+{
+  const guint8 *p = r->base + r->off[SEC_POSTAMBLE_QUANT];
+  unsigned n, j;
+
+  if (r->off[SEC_POSTAMBLE_QUANT] == 0)
+    return 0;
+  if (g->postamble == NULL)
+    return bad (r, "postamble-quant", "present without a postamble");
+  n = g->postamble->n_outputs;
+  if (r->count[SEC_POSTAMBLE_QUANT] != n || n > SIMNPU_MAX_IO
+      || r->bytes[SEC_POSTAMBLE_QUANT] != (uint64_t) n * POSTAMBLE_QUANT_BYTES)
+    return bad (r, "postamble-quant", "%u records in %" G_GUINT64_FORMAT
+        " bytes; expected one of %d bytes per postamble output (%u)",
+        r->count[SEC_POSTAMBLE_QUANT], (guint64) r->bytes[SEC_POSTAMBLE_QUANT],
+        POSTAMBLE_QUANT_BYTES, n);
+  for (j = 0; j < n; j++) {
+    const guint8 *e = p + (size_t) j * POSTAMBLE_QUANT_BYTES;
+    uint32_t dtype = rd32 (e);
+    float scale;
+    int32_t zp, lo, hi;
+    memcpy (&scale, e + 4, 4);
+    memcpy (&zp, e + 8, 4);
+    if (dtype != SIMNPU_DTYPE_U8 && dtype != SIMNPU_DTYPE_I8
+        && dtype != SIMNPU_DTYPE_F32)
+      return bad (r, "postamble-quant", "output %u: dtype %u; expected 0 "
+          "(u8), 1 (i8) or 2 (f32)", j, dtype);
+    if (dtype == SIMNPU_DTYPE_F32 && (scale != 1.0f || zp != 0))
+      return bad (r, "postamble-quant", "output %u: f32 with scale %g and "
+          "zero point %d; expected 1 and 0", j, scale, zp);
+    lo = dtype == SIMNPU_DTYPE_U8 ? 0 : G_MININT8;
+    hi = dtype == SIMNPU_DTYPE_U8 ? G_MAXUINT8 : G_MAXINT8;
+    if (dtype != SIMNPU_DTYPE_F32 && (!isfinite (scale) || !(scale > 0.0f)
+            || zp < lo || zp > hi))
+      return bad (r, "postamble-quant", "output %u: scale %g, zero point "
+          "%d; expected a finite positive scale and a zero point in %d to "
+          "%d", j, scale, zp, lo, hi);
+    g->postamble_quant[j].dtype = dtype;
+    g->postamble_quant[j].scale = scale;
+    g->postamble_quant[j].zero_point = zp;
+  }
+  g->has_postamble_quant = true;
+  return 0;
+}
+
 /* UTF-8 text of one JSON object, no NUL, bounded in size and depth. */
 static int
 read_decoder (reader * r, simnpu__graph * g)
@@ -850,7 +921,8 @@ simnpu__axm_read (const void *data, size_t size, simnpu__graph ** out_graph,
   if ((ret = read_host_section (&r, SEC_PREAMBLE, &g->preamble)) < 0
       || (ret = read_host_section (&r, SEC_POSTAMBLE, &g->postamble)) < 0
       || (ret = read_preprocess (&r, g)) < 0
-      || (ret = read_decoder (&r, g)) < 0)
+      || (ret = read_decoder (&r, g)) < 0
+      || (ret = read_postamble_quant (&r, g)) < 0)
     goto fail;
   if ((ret = simnpu__graph_validate (g, error)) < 0
       || (ret = simnpu__host_check (g, error)) < 0)

@@ -1119,6 +1119,13 @@ int_unary (simnpu__ir_op op, const simnpu__ir_attrs * at, int64_t v)
   }
 }
 
+void
+simnpu__ir_f32_unary (simnpu__ir_op op, const simnpu__ir_attrs * at,
+    float *o, const float *in, int64_t len)
+{
+  f32_unary_run (op, at, o, in, len);
+}
+
 int
 simnpu__ir_run_unary (simnpu__ir_exec * x, const simnpu__ir_node * n,
     simnpu_error * error)

@@ -399,6 +399,12 @@ SIMNPU_INTERNAL void simnpu__ir_exec_prefault (simnpu__ir_exec * x,
  * buffers; (0, g->n_nodes) runs the whole graph. */
 SIMNPU_INTERNAL int simnpu__ir_exec_run (simnpu__ir_exec * x,
     unsigned first, unsigned last, simnpu_error * error);
+/* The f32 kernel of a unary element-wise op (sigmoid, tanh, relu, clip)
+ * on @len values, the same value for each element as a run of the node
+ * (so a caller may apply it block by block). */
+SIMNPU_INTERNAL void simnpu__ir_f32_unary (simnpu__ir_op op,
+    const simnpu__ir_attrs * attrs, float *out, const float *in,
+    int64_t len);
 /* Called after each node with its outputs computed (calibration records
  * ranges through it); NULL to remove. */
 typedef void (*simnpu__ir_exec_observer) (simnpu__ir_exec * x,

@@ -1368,7 +1368,8 @@ simnpu_model_get_input (simnpu_model * m, unsigned index,
  * @spec: (out): its description
  *
  * Describes a public output of the model: without a postamble the device
- * outputs; with one, the postamble's (f32) outputs, in order, followed by
+ * outputs; with one, the postamble's outputs (f32, or u8 / i8 when the
+ * model was compiled with quantised outputs), in order, followed by
  * the device outputs the postamble does not consume.
  *
  * Returns: 0, %SIMNPU_EINVAL or %SIMNPU_ENOENT (no such output)

@@ -326,6 +326,16 @@ typedef struct
    * absent. */
   struct _simnpu__ir_graph *preamble;
   struct _simnpu__ir_graph *postamble;
+  /* how the caller gets each postamble output (.axm >= 1.3): f32, or
+   * quantised at the postamble's end into u8/i8 with this scale and zero
+   * point; when !has_postamble_quant all are f32 */
+  bool has_postamble_quant;
+  struct
+  {
+    simnpu_dtype dtype;
+    float scale;
+    int32_t zero_point;
+  } postamble_quant[SIMNPU_MAX_IO];
   bool has_preprocess;
   simnpu__preprocess preprocess;
   /* decoder type and parameters, a JSON object ({"type": "ssd", ...}),
@@ -488,6 +498,9 @@ SIMNPU_INTERNAL void simnpu__schedule_estimate (const simnpu__schedule *
  * 1.2 added the optional host sections (preamble, postamble), the
  * preprocessing record and the decoder JSON. */
 #define SIMNPU_AXM_VERSION_MINOR 2
+/* 1.3 added the quantisation of the postamble's outputs; a file without
+ * it is still written as 1.2 */
+#define SIMNPU_AXM_VERSION_MINOR_POSTAMBLE_QUANT 3
 /* the decoder parameters of a compiled model (a JSON object) */
 #define SIMNPU_MAX_DECODER_BYTES (64 * 1024)
 #define SIMNPU_MAX_DECODER_DEPTH 16

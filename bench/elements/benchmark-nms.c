@@ -397,8 +397,10 @@ run_centernet (gboolean real)
     return TRUE;
   }
   if (real) {
-    source = "real (centernet-coco on vtest.avi frame 100; the model's "
-        "heat-map is float: its last layers run in the host postamble)";
+    source = in[0].dtype == GST_AX_TENSOR_DTYPE_F32 ? "real (centernet-coco "
+        "on vtest.avi frame 100; the model's heat-map is float: its last "
+        "layers run in the host postamble)" : "real (centernet-coco on "
+        "vtest.avi frame 100; its host postamble quantises the heat-map)";
   } else {
     source = "synthetic (background U(0, 0.02), 12 Gaussian objects)";
     heat = g_new (gint8, (gsize) CN_H * CN_W * CN_C);

@@ -102,8 +102,10 @@ typedef struct
    * inside the graph or (logit_outputs) in the decoder */
   float logit_floor;
   char **logit_outputs;
-  /* dtype of device outputs seen by the caller: SIMNPU_DTYPE_I8 (the
-   * decoder dequantises) or SIMNPU_DTYPE_F32 */
+  /* dtype of the model's outputs seen by the caller: SIMNPU_DTYPE_I8
+   * (the decoder dequantises) or SIMNPU_DTYPE_F32; with i8 the device
+   * outputs keep their int8 quantisation and the postamble's outputs are
+   * quantised at its end from their calibrated ranges */
   int output_dtype;
   unsigned techniques;          /* simnpu__technique flags */
   double fallback_db;           /* SIMNPU_TECHNIQUE_HOST_FALLBACK's bar */

@@ -2227,7 +2227,7 @@ evaluate_public (compile_ctx * c, const simnpu__graph * dg,
     for (j = 0; j < post->n_outputs; j++) {
       const simnpu__ir_tensor *pt = &post->tensors[post->outputs[j]];
       int it = simnpu__ir_find_tensor (g, pt->name);
-      const float *got = simnpu__ir_exec_data (px, post->outputs[j]);
+      float *got = simnpu__ir_exec_data (px, post->outputs[j]);
       const float *ref;
       const bool *fg = NULL;
       int64_t k, count, inner;
@@ -2236,6 +2236,21 @@ evaluate_public (compile_ctx * c, const simnpu__graph * dg,
         continue;
       ref = simnpu__ir_exec_data (c->exec, it);
       count = simnpu__ir_tensor_elements (pt);
+      if (dg->has_postamble_quant
+          && dg->postamble_quant[j].dtype != SIMNPU_DTYPE_F32) {
+        /* what the caller gets: the runtime's rounding (host.c) */
+        float scale = dg->postamble_quant[j].scale, inv = 1.0f / scale;
+        float zp = (float) dg->postamble_quant[j].zero_point;
+        float lo = dg->postamble_quant[j].dtype == SIMNPU_DTYPE_U8 ? 0.0f :
+            (float) I8_MIN;
+        float hi = dg->postamble_quant[j].dtype == SIMNPU_DTYPE_U8 ?
+            (float) G_MAXUINT8 : (float) I8_MAX;
+        for (k = 0; k < count; k++) {
+          float v = got[k] * inv + zp;
+          v = isnan (v) ? zp : CLAMP (v, lo, hi);
+          got[k] = scale * (rintf (v) - zp);
+        }
+      }
       inner = pt->rank ? pt->dims[pt->rank - 1] : 1;
       for (m = 0; m < masks->len && fg == NULL; m++)
         if (g_array_index (masks, fg_mask, m).n_pos == count / inner)
@@ -2267,13 +2282,41 @@ report_public (const simnpu__graph * dg, const sqnr_acc * cal,
   unsigned j;
 
   g_string_append_printf (s, "  model outputs (the postamble in float on "
-      "the int8 device results):\n");
+      "the int8 device results%s):\n", dg->has_postamble_quant ?
+      ", then quantised" : "");
   for (j = 0; j < post->n_outputs; j++)
     g_string_append_printf (s, "  %-40s %12.1f %12.1f %12.1f %12.1f\n",
         post->tensors[post->outputs[j]].name, sqnr_db (cal[j].sig,
             cal[j].noise), val ? sqnr_db (val[j].sig, val[j].noise) : NAN,
         cal[j].fg_n ? sqnr_db (cal[j].fg_sig, cal[j].fg_noise) : NAN,
         val && val[j].fg_n ? sqnr_db (val[j].fg_sig, val[j].fg_noise) : NAN);
+}
+
+/* Quantised public outputs: the postamble's float results are quantised
+ * at its end like device outputs, each from its range on the calibration
+ * set (a sigmoid's [0, 1] gives scale 1/255, zero point -128). */
+static void
+set_postamble_quant (const compile_ctx * c, simnpu__graph * dg, int dtype)
+{
+  const simnpu__ir_graph *post = dg->postamble;
+  unsigned j;
+
+  for (j = 0; j < post->n_outputs && j < SIMNPU_MAX_IO; j++) {
+    const simnpu__ir_tensor *pt = &post->tensors[post->outputs[j]];
+    int it = simnpu__ir_find_tensor (c->g, pt->name);
+    const simnpu__ir_tensor *t = it >= 0 ? &c->g->tensors[it] : NULL;
+
+    dg->postamble_quant[j].dtype = SIMNPU_DTYPE_F32;
+    dg->postamble_quant[j].scale = 1.0f;
+    dg->postamble_quant[j].zero_point = 0;
+    if (t == NULL || !t->has_range || pt->dtype != SIMNPU_IR_F32
+        || dtype != SIMNPU_DTYPE_I8)
+      continue;
+    dg->postamble_quant[j].dtype = SIMNPU_DTYPE_I8;
+    range_to_q (t->min, t->max, &dg->postamble_quant[j].scale,
+        &dg->postamble_quant[j].zero_point);
+  }
+  dg->has_postamble_quant = true;
 }
 
 /* Host fallback: for each device output whose int8 SQNR (over the
@@ -2479,6 +2522,8 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
       || (ret = extract_section (&c, SIMNPU_SECTION_POSTAMBLE,
               &dg->postamble, error)) < 0)
     goto out;
+  if (dg->postamble && o->output_dtype != SIMNPU_DTYPE_F32)
+    set_postamble_quant (&c, dg, o->output_dtype);
   if (dg->postamble) {
     unsigned n = dg->postamble->n_outputs;
     sqnr_acc *pc = g_new0 (sqnr_acc, n), *pv = g_new0 (sqnr_acc, n);

@@ -587,7 +587,8 @@ main (int argc, char **argv)
         "Share of the model's MACs (0 to 1) host fallback may move to "
           "the host (default 0.1)", "SHARE"},
     {"output-dtype", 0, 0, G_OPTION_ARG_STRING, &ma.output_dtype,
-        "Dtype of the outputs: f32 (default) or i8", "DTYPE"},
+        "Dtype of the model's outputs, device and postamble (host "
+          "fallback) alike: f32 (default) or i8", "DTYPE"},
     {"max-frames", 0, 0, G_OPTION_ARG_INT, &ma.max_frames,
         "Frames taken from a video (default 16)", "N"},
     {"frame-stride", 0, 0, G_OPTION_ARG_INT, &ma.frame_stride,

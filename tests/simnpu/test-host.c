@@ -11,7 +11,8 @@
  * preamble and postamble written, loaded and run end to end through the
  * host-section API against a hand computation; the public tensors and
  * bindings; preprocessing and decoder metadata; corrupt sections and
- * broken bindings refused with the field named. */
+ * broken bindings refused with the field named. Postamble outputs
+ * quantised at its end (.axm 1.3) against a float reference. */
 
 #include "simnpu-test-util.h"
 #include "host-model.h"
@@ -30,6 +31,8 @@
 #define SEC_PREPROCESS 10
 #define SEC_DECODER 11
 #define N_SECTIONS_V1_2_FULL 11
+#define SEC_POSTAMBLE_QUANT 12
+#define POSTAMBLE_QUANT_BYTES 12
 #define PRE_COLOR 0
 #define PRE_SCALE 12
 #define PRE_STD 28
@@ -740,6 +743,419 @@ test_corrupt_sections (void)
   }
 }
 
+/* Postamble outputs quantised at its end (.axm 1.3): per case the dtype,
+ * scale and zero point; the scales of the saturating cases put part of the
+ * sigmoid's range beyond the dtype's. */
+typedef struct
+{
+  simnpu_dtype dtype;
+  float scale;
+  int32_t zero_point;
+} quant_case;
+
+#define QUANT_U8_MAX 255
+#define QUANT_I8_MIN (-128)
+#define QUANT_I8_MAX 127
+#define SIGMOID_STEPS 255.0f
+/* two in-range cases and two that saturate (one at each end) */
+static const quant_case quant_cases[] = {
+  {SIMNPU_DTYPE_U8, 1.0f / SIGMOID_STEPS, 0},
+  {SIMNPU_DTYPE_I8, 1.0f / SIGMOID_STEPS, QUANT_I8_MIN},
+  {SIMNPU_DTYPE_U8, 1.0f / 512.0f, 0},
+  {SIMNPU_DTYPE_I8, 1.0f / 128.0f, 0},
+};
+
+/* The float reference: round half to even of x / scale, plus the zero
+ * point, saturated to the dtype. */
+static int
+quant_reference (const quant_case * qc, float x)
+{
+  double q = nearbyint ((double) x / (double) qc->scale) + qc->zero_point;
+  double lo = qc->dtype == SIMNPU_DTYPE_U8 ? 0 : QUANT_I8_MIN;
+  double hi = qc->dtype == SIMNPU_DTYPE_U8 ? QUANT_U8_MAX : QUANT_I8_MAX;
+
+  return (int) CLAMP (q, lo, hi);
+}
+
+static guint8 *
+quant_model_bytes (const quant_case * qc, gsize * len)
+{
+  simnpu_error error = { 0 };
+  simnpu__graph *g = host_model_graph (&error);
+  guint8 *d;
+
+  if (g == NULL)
+    g_error ("build: %s", error.message);
+  g->has_postamble_quant = true;
+  g->postamble_quant[0].dtype = qc->dtype;
+  g->postamble_quant[0].scale = qc->scale;
+  g->postamble_quant[0].zero_point = qc->zero_point;
+  d = write_graph (g, len);
+  simnpu__graph_free (g);
+  return d;
+}
+
+static void
+test_quantised_outputs (void)
+{
+  unsigned c, i, saturated = 0;
+
+  for (c = 0; c < G_N_ELEMENTS (quant_cases); c++) {
+    const quant_case *qc = &quant_cases[c];
+    gsize len;
+    guint8 *d = quant_model_bytes (qc, &len);
+    simnpu_model *model = load (d, len);
+    simnpu_host_section *pre, *post;
+    simnpu_tensor_spec spec;
+    float image[HOST_MODEL_ELEMENTS], want_prob[HOST_MODEL_ELEMENTS];
+    int8_t x[HOST_MODEL_ELEMENTS], y[HOST_MODEL_ELEMENTS];
+    uint8_t z[HOST_MODEL_ELEMENTS], want_z[HOST_MODEL_ELEMENTS];
+    uint8_t prob[HOST_MODEL_ELEMENTS];
+    simnpu_input_buffer in = { x, sizeof (x) };
+    simnpu_output_buffer out[2] = { {y, sizeof (y)}, {z, sizeof (z)}
+    };
+    const void *pre_in[1] = { image };
+    void *pre_out[1] = { x };
+    const void *post_in[1] = { y };
+    void *post_out[1] = { prob };
+    simnpu_error error = { 0 };
+    simnpu_job *job;
+
+    g_assert_cmpuint (get_u32 (d + 8) >> 16, ==, 3);    /* minor 3 */
+    /* the public output says how it is quantised, the section agrees */
+    g_assert_cmpint (simnpu_model_get_output (model, 0, &spec), ==, 0);
+    g_assert_cmpstr (spec.name, ==, "prob");
+    g_assert_cmpint (spec.dtype, ==, qc->dtype);
+    g_assert_cmpfloat (spec.scale, ==, qc->scale);
+    g_assert_cmpint (spec.zero_point, ==, qc->zero_point);
+    g_assert_cmpuint (spec.size_bytes, ==, HOST_MODEL_ELEMENTS);
+    post = simnpu_model_get_host_section (model, SIMNPU_SECTION_POSTAMBLE);
+    g_assert_cmpint (simnpu_host_section_get_output (post, 0, &spec, NULL),
+        ==, 0);
+    g_assert_cmpint (spec.dtype, ==, qc->dtype);
+    g_assert_cmpuint (spec.size_bytes, ==, HOST_MODEL_ELEMENTS);
+    /* the device output the postamble does not read is untouched */
+    g_assert_cmpint (simnpu_model_get_output (model, 1, &spec), ==, 0);
+    g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_U8);
+    g_assert_cmpint (spec.zero_point, ==, HOST_MODEL_U8_ZP);
+
+    pre = simnpu_model_get_host_section (model, SIMNPU_SECTION_PREAMBLE);
+    host_model_input (image);
+    host_model_expected (image, want_prob, want_z);
+    memset (prob, 0xa5, sizeof (prob));
+    if (simnpu_host_section_run (pre, pre_in, pre_out, &error) < 0)
+      g_error ("preamble: %s", error.message);
+    g_assert_cmpint (simnpu_job_submit (model, &in, 1, out, 2, NULL, NULL,
+            &job, &error), ==, 0);
+    g_assert_cmpint (simnpu_job_wait (job, WAIT_NS, NULL), ==, 0);
+    simnpu_job_free (job);
+    if (simnpu_host_section_run (post, post_in, post_out, &error) < 0)
+      g_error ("postamble: %s", error.message);
+    for (i = 0; i < HOST_MODEL_ELEMENTS; i++) {
+      int got = qc->dtype == SIMNPU_DTYPE_U8 ? prob[i] : ((int8_t *) prob)[i];
+      int want = quant_reference (qc, want_prob[i]);
+      g_assert_cmpint (got, ==, want);
+      g_assert_cmpuint (z[i], ==, want_z[i]);
+      if (want == (qc->dtype == SIMNPU_DTYPE_U8 ? QUANT_U8_MAX : QUANT_I8_MAX))
+        saturated++;
+    }
+    simnpu_model_unload (model);
+    g_free (d);
+  }
+  /* the saturating cases did saturate */
+  g_assert_cmpuint (saturated, >, 0);
+}
+
+/* Exact ties and the vector path: a postamble whose output is a constant
+ * (y * 0 + c, broadcast to TIE_COPIES copies of y's shape: whole vector
+ * blocks and a scalar tail), with c on half steps of a power-of-two scale
+ * (so that x / scale is exact), beyond the dtypes' ranges, NaN and
+ * infinities, and a spread of other values. */
+#define TIE_SCALE (1.0f / 128.0f)
+#define TIE_COPIES 9
+#define TIE_ELEMENTS (TIE_COPIES * HOST_MODEL_ELEMENTS)
+#define TIE_SPREAD_MOD 601
+#define TIE_SPREAD_MUL 37
+#define TIE_SPREAD_STEP 0.37f
+static const float tie_steps[HOST_MODEL_ELEMENTS] = {
+  0.5f, 1.5f, 2.5f, 3.5f, 100.5f, 101.5f, 126.5f, -0.5f, -1.5f, -2.5f,
+  300.0f, -300.0f
+};
+
+/* half to even; saturated */
+static const int tie_want_u8[HOST_MODEL_ELEMENTS] = {
+  0, 2, 2, 4, 100, 102, 126, 0, 0, 0, QUANT_U8_MAX, 0
+};
+
+static const int tie_want_i8[HOST_MODEL_ELEMENTS] = {
+  0, 2, 2, 4, 100, 102, 126, 0, -2, -2, QUANT_I8_MAX, QUANT_I8_MIN
+};
+
+/* the constant: the ties in the first copy and again in the last (the
+ * tail), special values and a spread in between */
+static void
+tie_values (float *c)
+{
+  unsigned i;
+
+  for (i = 0; i < TIE_ELEMENTS; i++) {
+    int k = (int) ((i * TIE_SPREAD_MUL) % TIE_SPREAD_MOD) - TIE_SPREAD_MOD / 2;
+    c[i] = (float) k *TIE_SPREAD_STEP * TIE_SCALE;
+  }
+  for (i = 0; i < HOST_MODEL_ELEMENTS; i++) {
+    c[i] = tie_steps[i] * TIE_SCALE;
+    c[TIE_ELEMENTS - HOST_MODEL_ELEMENTS + i] = c[i];
+  }
+  c[HOST_MODEL_ELEMENTS] = NAN;
+  c[HOST_MODEL_ELEMENTS + 1] = INFINITY;
+  c[HOST_MODEL_ELEMENTS + 2] = -INFINITY;
+}
+
+static simnpu__ir_graph *
+tie_postamble (void)
+{
+  simnpu__ir_graph *g = simnpu__ir_graph_new ("post");
+  float *c = g_new (float, TIE_ELEMENTS);
+  int64_t dims[4];
+  int y, zero, ties, t, prob, in_mul[2], in_add[2];
+
+  tie_values (c);
+  memcpy (dims, host_model_dims, sizeof (dims));
+  dims[0] = TIE_COPIES;
+  y = simnpu__ir_add_tensor (g, "y", SIMNPU_IR_F32, 4, host_model_dims);
+  zero = host_model_scalar (g, "zero", 0.0f);
+  ties = simnpu__ir_add_const (g, "ties", SIMNPU_IR_F32, 4, dims, c);
+  t = simnpu__ir_add_tensor (g, "t", SIMNPU_IR_F32, 0, NULL);
+  prob = simnpu__ir_add_tensor (g, "prob", SIMNPU_IR_F32, 0, NULL);
+  in_mul[0] = y;
+  in_mul[1] = zero;
+  in_add[0] = t;
+  in_add[1] = ties;
+  simnpu__ir_add_node (g, SIMNPU_IR_MUL, "mul", 2, in_mul, 1, &t);
+  simnpu__ir_add_node (g, SIMNPU_IR_ADD, "add", 2, in_add, 1, &prob);
+  g->n_inputs = 1;
+  g->inputs[0] = y;
+  g->n_outputs = 1;
+  g->outputs[0] = prob;
+  return g;
+}
+
+static void
+test_quantised_ties (void)
+{
+  static const quant_case cases[] = {
+    {SIMNPU_DTYPE_U8, TIE_SCALE, 0},
+    {SIMNPU_DTYPE_I8, TIE_SCALE, 0},
+    {SIMNPU_DTYPE_I8, TIE_SCALE, QUANT_I8_MIN},
+  };
+  float c_ref[TIE_ELEMENTS];
+  unsigned c, i;
+
+  tie_values (c_ref);
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const quant_case *qc = &cases[c];
+    simnpu_error error = { 0 };
+    simnpu__graph *g = host_model_graph (&error);
+    simnpu_model *model;
+    simnpu_host_section *post;
+    simnpu_tensor_spec spec;
+    int8_t y[HOST_MODEL_ELEMENTS] = { 0 };
+    uint8_t q[TIE_ELEMENTS];
+    const void *post_in[1] = { y };
+    void *post_out[1] = { q };
+    gsize len;
+    guint8 *d;
+
+    if (g == NULL)
+      g_error ("build: %s", error.message);
+    simnpu__ir_graph_free (g->postamble);
+    g->postamble = tie_postamble ();
+    if (simnpu__ir_infer_shapes (g->postamble, &error) < 0)
+      g_error ("shapes: %s", error.message);
+    g->has_postamble_quant = true;
+    g->postamble_quant[0].dtype = qc->dtype;
+    g->postamble_quant[0].scale = qc->scale;
+    g->postamble_quant[0].zero_point = qc->zero_point;
+    d = write_graph (g, &len);
+    simnpu__graph_free (g);
+    model = load (d, len);
+    post = simnpu_model_get_host_section (model, SIMNPU_SECTION_POSTAMBLE);
+    g_assert_cmpint (simnpu_host_section_get_output (post, 0, &spec, NULL),
+        ==, 0);
+    g_assert_cmpuint (spec.size_bytes, ==, TIE_ELEMENTS);
+    if (simnpu_host_section_run (post, post_in, post_out, &error) < 0)
+      g_error ("postamble: %s", error.message);
+    for (i = 0; i < TIE_ELEMENTS; i++) {
+      int got = qc->dtype == SIMNPU_DTYPE_U8 ? q[i] : ((int8_t *) q)[i];
+      int want = isnan (c_ref[i]) ? qc->zero_point :
+          quant_reference (qc, c_ref[i]);
+      if (got != want)
+        g_error ("case %u element %u (%g): %d, expected %d", c, i,
+            c_ref[i], got, want);
+    }
+    /* the ties by hand, in the first copy and in the tail */
+    for (i = 0; i < HOST_MODEL_ELEMENTS && qc->zero_point == 0; i++) {
+      int want = qc->dtype == SIMNPU_DTYPE_U8 ? tie_want_u8[i] : tie_want_i8[i];
+      int last = (int) (TIE_ELEMENTS - HOST_MODEL_ELEMENTS + i);
+      g_assert_cmpint (qc->dtype == SIMNPU_DTYPE_U8 ? q[i] :
+          ((int8_t *) q)[i], ==, want);
+      g_assert_cmpint (qc->dtype == SIMNPU_DTYPE_U8 ? q[last] :
+          ((int8_t *) q)[last], ==, want);
+    }
+    simnpu_model_unload (model);
+    g_free (d);
+  }
+}
+
+/* The fused tail: a postamble ending in a sigmoid over more values than
+ * the run's blocks (y * 0 + c, c a spread of logits, then the sigmoid),
+ * quantised block by block; against the same postamble with a float
+ * output, quantised by the reference (a power-of-two scale: x / scale is
+ * exact). */
+#define FUSED_COPIES 701
+#define FUSED_ELEMENTS (FUSED_COPIES * HOST_MODEL_ELEMENTS)
+#define FUSED_SCALE (1.0f / 256.0f)
+#define FUSED_LOGIT_MOD 1201
+#define FUSED_LOGIT_STEP 0.01f
+
+static simnpu__ir_graph *
+fused_postamble (void)
+{
+  simnpu__ir_graph *g = simnpu__ir_graph_new ("post");
+  float *c = g_new (float, FUSED_ELEMENTS);
+  int64_t dims[4];
+  int y, zero, logits, t, u, prob, in_mul[2], in_add[2];
+  unsigned i;
+
+  for (i = 0; i < FUSED_ELEMENTS; i++)
+    c[i] = (float) ((int) ((i * TIE_SPREAD_MUL) % FUSED_LOGIT_MOD) -
+        FUSED_LOGIT_MOD / 2) * FUSED_LOGIT_STEP;
+  memcpy (dims, host_model_dims, sizeof (dims));
+  dims[0] = FUSED_COPIES;
+  y = simnpu__ir_add_tensor (g, "y", SIMNPU_IR_F32, 4, host_model_dims);
+  zero = host_model_scalar (g, "zero", 0.0f);
+  logits = simnpu__ir_add_const (g, "logits", SIMNPU_IR_F32, 4, dims, c);
+  t = simnpu__ir_add_tensor (g, "t", SIMNPU_IR_F32, 0, NULL);
+  u = simnpu__ir_add_tensor (g, "u", SIMNPU_IR_F32, 0, NULL);
+  prob = simnpu__ir_add_tensor (g, "prob", SIMNPU_IR_F32, 0, NULL);
+  in_mul[0] = y;
+  in_mul[1] = zero;
+  in_add[0] = t;
+  in_add[1] = logits;
+  simnpu__ir_add_node (g, SIMNPU_IR_MUL, "mul", 2, in_mul, 1, &t);
+  simnpu__ir_add_node (g, SIMNPU_IR_ADD, "add", 2, in_add, 1, &u);
+  simnpu__ir_add_node (g, SIMNPU_IR_SIGMOID, "sigmoid", 1, &u, 1, &prob);
+  g->n_inputs = 1;
+  g->inputs[0] = y;
+  g->n_outputs = 1;
+  g->outputs[0] = prob;
+  return g;
+}
+
+/* The fused postamble's output, quantised (@qc) or float (@qc NULL). */
+static void
+run_fused_model (const quant_case * qc, void *out, gsize out_bytes)
+{
+  simnpu_error error = { 0 };
+  simnpu__graph *g = host_model_graph (&error);
+  simnpu_model *model;
+  simnpu_host_section *post;
+  simnpu_tensor_spec spec;
+  int8_t y[HOST_MODEL_ELEMENTS] = { 0 };
+  const void *post_in[1] = { y };
+  void *post_out[1] = { out };
+  gsize len;
+  guint8 *d;
+  unsigned round;
+
+  if (g == NULL)
+    g_error ("build: %s", error.message);
+  simnpu__ir_graph_free (g->postamble);
+  g->postamble = fused_postamble ();
+  if (simnpu__ir_infer_shapes (g->postamble, &error) < 0)
+    g_error ("shapes: %s", error.message);
+  if (qc != NULL) {
+    g->has_postamble_quant = true;
+    g->postamble_quant[0].dtype = qc->dtype;
+    g->postamble_quant[0].scale = qc->scale;
+    g->postamble_quant[0].zero_point = qc->zero_point;
+  }
+  d = write_graph (g, &len);
+  simnpu__graph_free (g);
+  model = load (d, len);
+  post = simnpu_model_get_host_section (model, SIMNPU_SECTION_POSTAMBLE);
+  g_assert_cmpint (simnpu_host_section_get_output (post, 0, &spec, NULL),
+      ==, 0);
+  g_assert_cmpuint (spec.size_bytes, ==, out_bytes);
+  /* twice: the executor and its block are reused */
+  for (round = 0; round < 2; round++) {
+    memset (out, GARBAGE, out_bytes);
+    if (simnpu_host_section_run (post, post_in, post_out, &error) < 0)
+      g_error ("postamble: %s", error.message);
+  }
+  simnpu_model_unload (model);
+  g_free (d);
+}
+
+static void
+test_quantised_fused (void)
+{
+  static const quant_case cases[] = {
+    {SIMNPU_DTYPE_U8, FUSED_SCALE, 0},
+    {SIMNPU_DTYPE_I8, FUSED_SCALE, QUANT_I8_MIN},
+  };
+  float *f = g_new (float, FUSED_ELEMENTS);
+  uint8_t *q = g_new (uint8_t, FUSED_ELEMENTS);
+  unsigned c, i, top = 0;
+
+  run_fused_model (NULL, f, FUSED_ELEMENTS * sizeof (float));
+  for (c = 0; c < G_N_ELEMENTS (cases); c++) {
+    const quant_case *qc = &cases[c];
+    run_fused_model (qc, q, FUSED_ELEMENTS);
+    for (i = 0; i < FUSED_ELEMENTS; i++) {
+      int got = qc->dtype == SIMNPU_DTYPE_U8 ? q[i] : ((int8_t *) q)[i];
+      int want = quant_reference (qc, f[i]);
+      if (got != want)
+        g_error ("case %u element %u (%g): %d, expected %d", c, i, f[i],
+            got, want);
+      top += want == (qc->dtype == SIMNPU_DTYPE_U8 ? QUANT_U8_MAX :
+          QUANT_I8_MAX);
+    }
+  }
+  /* sigmoid (6) * 256 rounds to 255.4: the top saturates */
+  g_assert_cmpuint (top, >, 0);
+  g_free (f);
+  g_free (q);
+}
+
+/* A corrupt quantisation record is refused with the field named. */
+static void
+test_quantised_corrupt (void)
+{
+  gsize len, bytes;
+  guint8 *d = quant_model_bytes (&quant_cases[0], &len);
+  guint8 *rec = section_data (d, SEC_POSTAMBLE_QUANT, &bytes);
+  guint8 orig[POSTAMBLE_QUANT_BYTES];
+  const float zero = 0.0f;
+
+  g_assert_cmpuint (bytes, ==, POSTAMBLE_QUANT_BYTES);
+  memcpy (orig, rec, sizeof (orig));
+  put_u32 (rec, 7);
+  expect_load_error (d, len, SIMNPU_EFORMAT, "postamble-quant: output 0: "
+      "dtype 7");
+  memcpy (rec, orig, sizeof (orig));
+  memcpy (rec + 4, &zero, sizeof (zero));
+  expect_load_error (d, len, SIMNPU_EFORMAT, "scale 0");
+  memcpy (rec, orig, sizeof (orig));
+  put_u32 (rec + 8, 300);
+  expect_load_error (d, len, SIMNPU_EFORMAT, "zero point 300");
+  /* the same file read as 1.2 does not know the section */
+  memcpy (rec, orig, sizeof (orig));
+  d[AXM_MINOR_OFFSET] = 2;
+  expect_load_error (d, len, SIMNPU_EFORMAT, "n_sections");
+  g_free (d);
+}
+
 typedef void (*graph_edit) (simnpu__graph * g);
 
 static void
@@ -845,6 +1261,10 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/host/steady-state", test_steady_state);
   g_test_add_func ("/simnpu/host/unaligned-buffers", test_unaligned_buffers);
   g_test_add_func ("/simnpu/host/concurrent-runs", test_concurrent_runs);
+  g_test_add_func ("/simnpu/host/quantised-outputs", test_quantised_outputs);
+  g_test_add_func ("/simnpu/host/quantised-ties", test_quantised_ties);
+  g_test_add_func ("/simnpu/host/quantised-fused", test_quantised_fused);
+  g_test_add_func ("/simnpu/host/quantised-corrupt", test_quantised_corrupt);
   ret = g_test_run ();
   simnpu_device_close (dev);
   return ret;

@@ -253,9 +253,32 @@ postamble_copied_same (simnpu_host_section * post,
     g_free (in_off[i]);
 }
 
+/* A public output as float: f32 as it is, u8 / i8 (a model compiled with
+ * quantised outputs) dequantised as a decoder would. */
+static float *
+output_to_float (const simnpu_tensor_spec * spec, const void *data)
+{
+  size_t n = spec->size_bytes / simnpu_dtype_size (spec->dtype), j;
+  float *f;
+
+  if (spec->dtype == SIMNPU_DTYPE_F32)
+    return g_memdup2 (data, spec->size_bytes);
+  g_assert_true (spec->dtype == SIMNPU_DTYPE_U8
+      || spec->dtype == SIMNPU_DTYPE_I8);
+  g_assert_cmpfloat (spec->scale, >, 0.0f);
+  f = g_new (float, n);
+  for (j = 0; j < n; j++) {
+    int q = spec->dtype == SIMNPU_DTYPE_U8 ? ((const uint8_t *) data)[j] :
+        ((const int8_t *) data)[j];
+    f[j] = spec->scale * (float) (q - spec->zero_point);
+  }
+  return f;
+}
+
 /* Runs the int8 model on the pixels as an application would: the device
  * job, then the postamble on the host when the model has one; out[k]
- * receives the public output named names[k] as float. */
+ * receives the public output named names[k] as float (dequantised when
+ * the model's outputs are quantised). */
 static void
 model_run_int8 (model * md, float **out, const char *const *names,
     unsigned n_names)
@@ -320,12 +343,11 @@ model_run_int8 (model * md, float **out, const char *const *names,
       g_assert_cmpint (simnpu_model_get_output (md->m, i, &spec), ==, 0);
       if (strcmp (spec.name, names[k]) != 0)
         continue;
-      g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_F32);
       g_assert_cmpint (simnpu_model_get_output_binding (md->m, i, &bind),
           ==, 0);
       slot = bind.section == SIMNPU_SECTION_DEVICE ? &dbufs[bind.index] :
           &pbufs[bind.index];
-      out[k] = g_memdup2 (*slot, spec.size_bytes);
+      out[k] = output_to_float (&spec, *slot);
     }
     if (out[k] == NULL)
       g_error ("the compiled model has no output '%s'", names[k]);

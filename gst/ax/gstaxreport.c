@@ -16,7 +16,8 @@
  * The axprof tracer fills one at EOS; the benchmark CLI prints the same
  * structure, so both front doors print identical reports. Rendering to
  * text and to JSON reads only the model, so the two carry the same
- * numbers. The JSON schema is documented in docs/report-json.md.
+ * numbers. The JSON schema is documented in docs/report-json.md. The
+ * verdict is made from the filled model too (gstaxverdict.c).
  *
  * gst_ax_report_get_for_pipeline() asks the active profiler (registered
  * with gst_ax_report_set_provider()) for the report of a running pipeline.

@@ -387,9 +387,11 @@ typedef struct
  * GstAxReport:
  *
  * The benchmark report: every section as numbers, rendered to text by
- * gst_ax_report_to_text() and to JSON by gst_ax_report_to_json(). Fields
- * are public so that producers (the axprof tracer, the benchmark CLI)
- * fill them directly; strings and arrays are owned by the report.
+ * gst_ax_report_to_text() and to JSON by gst_ax_report_to_json(). The
+ * axprof tracer fills it (gst-ax-benchmark runs the tracer and prints its
+ * report); fields are public so that it fills them directly and tests
+ * build reports by hand. gst_ax_report_make_verdict() judges a filled
+ * report. Strings and arrays are owned by the report.
  * A string field named `*_absent` holds the one-line reason a section has
  * no data, or %NULL when it has.
  */

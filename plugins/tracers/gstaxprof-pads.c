@@ -1,0 +1,449 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The pad hooks, which follow each buffer through the elements, and the
+ * probe sink, which takes the stages and device events the elements
+ * report through the gst/ax probe API. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstaxprof-private.h"
+
+#include <string.h>
+
+static void
+mark_first_buffer (PipelineState * p, guint64 ts)
+{
+  guint64 zero = 0;
+
+  if (!__atomic_compare_exchange_n (&p->first_ts, &zero, ts, FALSE,
+          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return;
+  p->cpu0_ns = axprof_process_cpu_ns ();
+  p->first_probe_ns = gst_ax_probe_now_ns ();
+}
+
+static void
+do_push_common (guint64 ts, GstPad * pad, GstBuffer * first, guint n)
+{
+  ElementState *ei = axprof_element_of_pad (pad);
+  ThreadState *t;
+
+  if (ei == NULL)
+    return;
+  t = axprof_thread_state ();
+  /* Where frames enter: sources, the task loops of elements that are
+   * not queues (a demuxer pulling from its source, an aggregator), and
+   * the first timestamps on a path (a demuxer or parser in push mode, fed
+   * bytes): the latency lookup takes the earliest push of a frame, so an
+   * aggregator's own pushes never shadow its inputs'. A push from inside
+   * an event (a decoder draining at EOS) is not a task loop's. */
+  if (first != NULL && (ei->is_source || (t->depth == 0 &&
+              t->event_depth == 0 && ei->queue_kind == QUEUE_NONE) ||
+          (t->depth > 0 &&
+              t->stack[t->depth - 1].untimed_in &&
+              t->stack[t->depth - 1].row->elem == ei &&
+              GST_CLOCK_TIME_IS_VALID (axprof_latency_buffer_ts (first))))) {
+    if (G_UNLIKELY (ei->pipe->first_ts == 0))
+      mark_first_buffer (ei->pipe, ts);
+    axprof_latency_mark (ei, pad, ts, first);
+  }
+  if (ei->queue_kind != QUEUE_NONE && GST_PAD_IS_SRC (pad))
+    axprof_queue_change (axprof_queue_of_pad (ei, pad), ts, -(gint64) n);
+  axprof_leave_current (t, ei, ts);
+}
+
+void
+axprof_pad_push_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buf)
+{
+  do_push_common (ts, pad, buf, 1);
+}
+
+void
+axprof_pad_push_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBufferList * list)
+{
+  guint n = gst_buffer_list_length (list);
+
+  do_push_common (ts, pad, n ? gst_buffer_list_get (list, 0) : NULL, n);
+}
+
+void
+axprof_pad_push_post (GObject * self, GstClockTime ts, GstPad * pad,
+    GstFlowReturn r)
+{
+  ElementState *ei = axprof_element_of_pad (pad);
+
+  if (ei == NULL)
+    return;
+  axprof_return_to_current (axprof_thread_state (), ei, ts);
+}
+
+/* A task pushes its stream-start, caps and segment events before its
+ * first buffer: opening the loop when the outermost event push returns
+ * lets the first buffer's create or pull be measured too (events that
+ * elements forward from inside it are nested and ignored). An open loop
+ * is left alone. */
+void
+axprof_pad_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstEvent * event)
+{
+  ThreadState *t = axprof_thread_state ();
+
+  if (t->event_depth < MAX_TRACKED_EVENT_DEPTH &&
+      (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT ||
+          GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START))
+    t->sticky_events |= G_GUINT64_CONSTANT (1) << t->event_depth;
+  t->event_depth++;
+}
+
+void
+axprof_pad_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
+    gboolean res)
+{
+  ThreadState *t = axprof_thread_state ();
+  ElementState *ei;
+
+  if (t->event_depth > 0)
+    t->event_depth--;
+  /* the event is stored on both pads now: readers will see it */
+  if (t->event_depth < MAX_TRACKED_EVENT_DEPTH &&
+      (t->sticky_events & (G_GUINT64_CONSTANT (1) << t->event_depth))) {
+    t->sticky_events &= ~(G_GUINT64_CONSTANT (1) << t->event_depth);
+    __atomic_add_fetch (&axprof_latency_gen, 1, __ATOMIC_RELEASE);
+  }
+  if (t->event_depth > 0 || t->depth > 0 || t->loop_open ||
+      !GST_PAD_IS_SRC (pad) || (ei = axprof_element_of_pad (pad)) == NULL)
+    return;
+  axprof_return_to_current (t, ei, ts);
+}
+
+static void
+do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
+    GstBufferList * list, guint items)
+{
+  ElementState *ei = axprof_element_of_pad (pad);
+  ThreadState *t;
+  Span *f;
+
+  if (ei == NULL)
+    return;
+  t = axprof_thread_state ();
+  if (G_UNLIKELY (t->depth >= MAX_DEPTH)) {
+    t->skipped++;
+    return;
+  }
+  f = &t->stack[t->depth++];
+  axprof_span_open (f, ei->chain_row, axprof_row_stats (ei->chain_row, t), ts,
+      t);
+  f->items = items;
+  f->untimed_in = first != NULL &&
+      !GST_CLOCK_TIME_IS_VALID (axprof_latency_buffer_ts (first));
+  if (ei->is_sink && first != NULL && f->st->lat != NULL)
+    axprof_latency_at_sink (ei, pad, ts, f->st->lat, first, list);
+}
+
+void
+axprof_pad_chain_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buf)
+{
+  do_chain_common (ts, pad, buf, NULL, 1);
+}
+
+void
+axprof_pad_chain_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBufferList * list)
+{
+  guint n = gst_buffer_list_length (list);
+
+  do_chain_common (ts, pad, n ? gst_buffer_list_get (list, 0) : NULL, list, n);
+}
+
+void
+axprof_pad_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
+    GstFlowReturn r)
+{
+  ElementState *ei = axprof_element_of_pad (pad);
+  ThreadState *t;
+  Span *f;
+
+  if (ei == NULL)
+    return;
+  t = axprof_thread_state ();
+  if (G_UNLIKELY (t->skipped > 0)) {
+    t->skipped--;
+    return;
+  }
+  if (G_UNLIKELY (t->depth == 0))
+    return;
+  f = &t->stack[t->depth - 1];
+  if (G_UNLIKELY (f->row->elem != ei))
+    return;
+  axprof_span_pause (f, ts, t);
+  axprof_span_record (f, t, ts);
+  f->st->items += f->items;
+  t->depth--;
+  /* a queue stores a list as one item but pushes it as a list, which its
+   * push-list hook counts buffer by buffer */
+  if (ei->queue_kind != QUEUE_NONE && r == GST_FLOW_OK)
+    axprof_queue_change (axprof_queue_of_pad (ei, pad), ts, f->items);
+}
+
+#define MAX_PAD_HOPS 16
+
+/* The real pad upstream of @sinkpad, through ghost and proxy pads (ref'd,
+ * or NULL). */
+GstPad *
+axprof_upstream_pad (GstPad * sinkpad)
+{
+  GstPad *p = gst_pad_get_peer (sinkpad);
+  guint hops;
+
+  for (hops = 0; p != NULL && hops < MAX_PAD_HOPS; hops++) {
+    if (GST_IS_GHOST_PAD (p)) {
+      GstPad *target = gst_ghost_pad_get_target (GST_GHOST_PAD (p));
+
+      gst_object_unref (p);
+      p = target;
+    } else if (GST_IS_PROXY_PAD (p)) {
+      GstProxyPad *ghost = gst_proxy_pad_get_internal (GST_PROXY_PAD (p));
+
+      gst_object_unref (p);
+      p = ghost ? gst_pad_get_peer (GST_PAD (ghost)) : NULL;
+      if (ghost)
+        gst_object_unref (ghost);
+    } else {
+      return p;
+    }
+  }
+  if (p)
+    gst_object_unref (p);
+  return NULL;
+}
+
+void
+axprof_pad_pull_range_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    guint64 offset, guint size)
+{
+  ElementState *ei = axprof_element_of_pad (pad), *peer_ei;
+  GstPad *peer;
+  ThreadState *t;
+  Span *f;
+
+  if (ei == NULL)
+    return;
+  /* pulls are per chunk, not per frame: resolving ghost pads here with
+   * locks and refs is affordable */
+  peer = axprof_upstream_pad (pad);
+  if (peer == NULL)
+    return;
+  peer_ei = axprof_element_of_pad (peer);
+  gst_object_unref (peer);
+  if (peer_ei == NULL)
+    return;
+  t = axprof_thread_state ();
+  if (t->depth >= MAX_DEPTH)
+    return;
+  axprof_leave_current (t, ei, ts);
+  f = &t->stack[t->depth++];
+  axprof_span_open (f, peer_ei->chain_row, axprof_row_stats (peer_ei->chain_row,
+          t), ts, t);
+  f->pull_pad = pad;
+}
+
+void
+axprof_pad_pull_range_post (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buffer, GstFlowReturn r)
+{
+  ElementState *ei = axprof_element_of_pad (pad);
+  ThreadState *t;
+  Span *f;
+
+  if (ei == NULL)
+    return;
+  t = axprof_thread_state ();
+  if (t->depth == 0)
+    return;
+  f = &t->stack[t->depth - 1];
+  if (f->pull_pad != pad)
+    return;
+  axprof_span_pause (f, ts, t);
+  if (r == GST_FLOW_OK) {
+    axprof_span_record (f, t, ts);
+    if (f->row->elem->is_source && G_UNLIKELY (ei->pipe->first_ts == 0))
+      mark_first_buffer (ei->pipe, ts);
+  }
+  t->depth--;
+  axprof_return_to_current (t, ei, ts);
+}
+
+/* ---------------------------------------------------------------- probe */
+
+static ElementState *
+element_state_of (GstElement * element)
+{
+  ElementState *ei;
+
+  if (element == NULL)
+    return NULL;
+  ei = g_object_get_qdata (G_OBJECT (element), axprof_element_quark);
+  if (ei == NULL)
+    ei = axprof_element_state_slow (GST_OBJECT (element));
+  return ei;
+}
+
+static inline ProbeCacheEntry *
+probe_cache_slot (ProbeCacheEntry * cache, ElementState * ei,
+    const gchar * stage, const gchar * group)
+{
+  guintptr h = (guintptr) ei ^ ((guintptr) stage >> 3) ^
+      ((guintptr) group >> 5);
+
+  return &cache[(h ^ (h >> 7)) % PROBE_CACHE_SIZE];
+}
+
+static Row *
+probe_row (ElementState * ei, const GstAxProbeSpan * span, ThreadState * t)
+{
+  ProbeCacheEntry *c = probe_cache_slot (t->rows, ei, span->stage,
+      span->group);
+  Row *row;
+
+  /* the group string carries no lifetime promise: compare its text */
+  if (c->ei == ei && c->stage == span->stage && c->group == span->group &&
+      g_strcmp0 (((Row *) c->value)->group, span->group) == 0)
+    return c->value;
+
+  row = axprof_pipeline_stage_row (ei->pipe, ei, span);
+  c->ei = ei;
+  c->stage = span->stage;
+  c->group = span->group;
+  c->value = row;
+  return row;
+}
+
+/* Stages run inside an element's own span on the same thread; they are
+ * taken out of it, like a nested push, so that no time counts twice. */
+static void
+on_span (const GstAxProbeSpan * span, gpointer user_data)
+{
+  ElementState *ei = element_state_of (span->element);
+  ThreadState *t;
+  Span *f = NULL;
+  Row *row;
+  RowStats *st;
+
+  if (ei == NULL || span->stage == NULL)
+    return;
+  t = axprof_thread_state ();
+  if (t->depth > 0)
+    f = &t->stack[t->depth - 1];
+  else if (t->loop_open)
+    f = &t->loop;
+  if (f && f->row->elem == ei) {
+    f->acc_wall -= (gint64) span->wall_ns;
+    f->acc_cpu -= (gint64) span->cpu_ns;
+    f->acc_faults -= (gint64) span->faults;
+  }
+  row = probe_row (ei, span, t);
+  st = axprof_row_stats (row, t);
+  axprof_stats_add (st, span->wall_ns, span->cpu_ns, span->faults, TRUE);
+  if (G_UNLIKELY (axprof_trace_on))
+    axprof_trace_add (t, row, span->start_ns, span->wall_ns, TRUE);
+}
+
+static DeviceState *
+device_state_for (ElementState * ei, const gchar * group)
+{
+  ThreadState *t = axprof_thread_state ();
+  ProbeCacheEntry *c = probe_cache_slot (t->devs, ei, NULL, group);
+  DeviceState *d;
+
+  if (c->ei == ei && c->group == group &&
+      strcmp (((DeviceState *) c->value)->group, group ? group : ei->name) == 0)
+    return c->value;
+
+  d = axprof_pipeline_device (ei->pipe, ei, group);
+  c->ei = ei;
+  c->group = group;
+  c->value = d;
+  return d;
+}
+
+static void
+on_device_event (const GstAxProbeDeviceEvent * ev, gpointer user_data)
+{
+  ElementState *ei = element_state_of (ev->element);
+  DeviceState *d;
+
+  if (ei == NULL || ev->end_ns < ev->start_ns)
+    return;
+  d = device_state_for (ei, ev->group);
+  g_mutex_lock (&d->lock);
+  d->busy_ns += ev->end_ns - ev->start_ns;
+  if (G_UNLIKELY (axprof_trace_on)) {
+    DeviceTraceEvent *te;
+
+    if (d->trace == NULL)
+      d->trace = g_new0 (DeviceTraceEvent, DEVICE_RING_SIZE);
+    te = &d->trace[d->trace_head++ % DEVICE_RING_SIZE];
+    te->core = ev->resource;
+    te->job = ev->job_id;
+    te->start_ns = ev->start_ns;
+    te->end_ns = ev->end_ns;
+    te->run = ei->pipe->run;
+  }
+  d->events++;
+  if (ev->n_resources > d->n_cores)
+    d->n_cores = ev->n_resources;
+  d->min_job = MIN (d->min_job, ev->job_id);
+  d->max_job = MAX (d->max_job, ev->job_id);
+  if (d->first_start == 0 || ev->start_ns < d->first_start)
+    d->first_start = ev->start_ns;
+  d->last_end = MAX (d->last_end, ev->end_ns);
+  /* union of busy intervals, for the device-only wall time */
+  if (d->cur_end == 0 || ev->start_ns > d->cur_end) {
+    d->union_ns += d->cur_end - d->cur_start;
+    d->cur_start = ev->start_ns;
+    d->cur_end = ev->end_ns;
+  } else if (ev->end_ns > d->cur_end) {
+    d->cur_end = ev->end_ns;
+  }
+  g_mutex_unlock (&d->lock);
+}
+
+static void
+on_device (const GstAxProbeDevice * dev, gpointer user_data)
+{
+  ElementState *ei = element_state_of (dev->element);
+  DeviceState *d;
+
+  if (ei == NULL)
+    return;
+  d = device_state_for (ei, dev->group);
+  g_mutex_lock (&d->lock);
+  if (dev->device && g_strcmp0 (d->device, dev->device) != 0) {
+    g_free (d->device);
+    d->device = g_strdup (dev->device);
+  }
+  if (dev->n_cores > 0)
+    d->n_cores = dev->n_cores;
+  d->window = dev->in_flight_window;
+  d->jobs_done = dev->jobs_done;
+  d->sim_cpu_ns = dev->sim_cpu_ns;
+  d->lag_ns = dev->lag_ns;
+  g_mutex_unlock (&d->lock);
+}
+
+const GstAxProbeSinkFuncs axprof_probe_sink_funcs = {
+  on_span, on_device_event, on_device
+};

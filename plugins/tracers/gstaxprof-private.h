@@ -1,0 +1,755 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The axprof tracer's own records, shared by its files:
+ *   gstaxprof.c           the GstTracer: params, calibration, hooks, the
+ *                         lifecycle (start, EOS, stop) and the bus message
+ *   gstaxprof-thread.c    per-thread state: slots, span stacks, sampling,
+ *                         histograms, trace rings
+ *   gstaxprof-registry.c  pipelines, elements, queues and devices
+ *   gstaxprof-latency.c   end-to-end latency matching
+ *   gstaxprof-pads.c      the pad hooks and the probe sink
+ *   gstaxprof-report.c    the GstAxReport of a pipeline's run
+ *   gstaxprof-verdict.c   the verdict and constraint of a report
+ *   gstaxprof-timeline.c  the perfetto= timeline
+ *
+ * Locks and threads. Lock order: axprof_global_lock, then a pipeline's
+ * lock (PipelineState.lock), then a queue's or a device's lock
+ * (QueueState.lock, DeviceState.lock); never the other way round, and
+ * never two pipelines' or two queues'/devices' locks at once.
+ * - axprof_global_lock guards the list of pipelines and the liveness of
+ *   the GStreamer objects the records point to (ElementState.element,
+ *   PipelineState.pipeline are cleared under it when the object goes).
+ * - A pipeline's lock guards its arrays of rows, elements, queues,
+ *   devices and latency rings, which only grow: a record, once
+ *   published, is never freed while the process runs, so a pointer read
+ *   without the lock stays valid.
+ * - The per-buffer hooks take no lock but a queue's (queue elements
+ *   only): a thread writes its own ThreadState and the RowStats in its
+ *   slot of every Row, published with release stores; the report merges
+ *   the slots with acquire loads. A latency ring is written by the
+ *   streaming thread of its pad only, entry by entry, so readers skip an
+ *   entry whose key changed under them.
+ * - Report and timeline are made with the global and the pipeline's lock
+ *   held, and take queue and device locks one at a time.
+ */
+
+#ifndef __GST_AX_PROF_PRIVATE_H__
+#define __GST_AX_PROF_PRIVATE_H__
+
+#include "gstaxprof.h"
+
+#include <gst/ax/ax.h>
+
+G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_ax_prof_debug);
+#define GST_CAT_DEFAULT gst_ax_prof_debug
+
+/* Threads that can record at the same time; a thread beyond this is not
+ * measured and the report says how many records were dropped. */
+#define MAX_THREAD_SLOTS 64
+/* Nested pushes per thread (chain -> push -> chain ...). */
+#define MAX_DEPTH 64
+/* End-to-end latency matching (see gstaxprof-latency.c): buffers
+ * remembered per pad where frames enter, rings per pipeline (a ring per
+ * entering pad and stream), entering pads per element, and how far back
+ * past a candidate a lookup still looks for a closer running time. */
+#define LATENCY_RING_SIZE 1024
+#define MAX_LATENCY_RINGS 32
+#define MAX_RINGS_PER_ELEMENT 8
+#define LATENCY_REORDER_WINDOW 32
+#define LATENCY_RING_TIMED 1
+#define LATENCY_RING_UNTIMED 2
+/* event nesting levels tracked for segment and stream-start pushes */
+#define MAX_TRACKED_EVENT_DEPTH 64
+/* Log-linear histogram: 2^HIST_SUB_BITS sub-buckets per power of two,
+ * so a percentile is within 1/2^(HIST_SUB_BITS+1) (0.8%) of the truth. */
+#define HIST_SUB_BITS 6
+#define HIST_SUB (1 << HIST_SUB_BITS)
+#define HIST_BUCKETS ((64 - HIST_SUB_BITS + 1) * HIST_SUB)
+#define CALIBRATION_ROUNDS 256
+/* Timeline (perfetto=): the latest events kept per thread slot and per
+ * device, so a long run keeps its most recent stretch in bounded memory. */
+#define TRACE_RING_SIZE (1 << 15)
+#define DEVICE_RING_SIZE (1 << 14)
+#define TRACE_PID_HOST 1
+#define TRACE_PID_DEVICE 2
+#define NS_PER_US 1e3
+#define CALIBRATION_PASSES 4
+#define NS_PER_MS 1e6
+#define NS_PER_S 1e9
+#define BYTES_PER_MB (1024.0 * 1024.0)
+#define KB_PER_MB 1024.0
+#define PERCENT 100.0
+
+typedef struct _PipelineState PipelineState;
+typedef struct _ElementState ElementState;
+
+typedef enum
+{
+  ROW_CHAIN,
+  ROW_LOOP,
+  ROW_PROBE,
+} RowKind;
+
+typedef struct
+{
+  guint64 n;
+  guint64 min_ns;
+  guint64 max_ns;
+  gdouble sum_ns;
+  gdouble sumsq_ns;
+  /* sink buffers that matched no entering frame */
+  guint64 unmatched;
+  guint32 buckets[HIST_BUCKETS];
+} LatencyHistogram;
+
+/* One row's figures as seen by one thread; written by that thread only. */
+typedef struct
+{
+  guint64 count;
+  guint64 items;
+  guint64 wall_sum_ns;
+  guint64 wall_min_ns;
+  guint64 wall_max_ns;
+  guint64 usage_count;
+  guint64 cpu_sum_ns;
+  guint64 faults_sum;
+  guint64 reads;
+  guint64 blocked_ns;
+  guint64 first_seen_ns;
+  guint countdown;
+  LatencyHistogram *lat;
+} RowStats;
+
+typedef struct
+{
+  PipelineState *pipe;
+  ElementState *elem;
+  RowKind kind;
+  gchar *stage;
+  gchar *group;
+  GstAxProbeFlags probe_flags;
+  /* slot i written by the thread holding slot i; published atomically */
+  RowStats *slots[MAX_THREAD_SLOTS];
+} Row;
+
+typedef struct
+{
+  gchar *name;
+  ElementState *elem;
+  GMutex lock;
+  /* protected by lock */
+  gint64 depth;
+  guint64 last_ns;
+  guint64 first_ns;
+  gdouble area;
+  guint64 at_max_ns;
+  gint64 min;
+  gint64 max;
+  gboolean seen;
+  guint max_size_buffers;
+} QueueState;
+
+typedef struct
+{
+  /* latency_timed_key() or latency_untimed_key(); 0 while written */
+  guint64 key;
+  /* when the frame entered */
+  guint64 ts;
+  guint64 dur;
+} LatencyEntry;
+
+typedef struct
+{
+  /* set before the ring is published, then constant */
+  ElementState *src;
+  GstPad *pad;
+  const gchar *stream_id;
+  /* written and read by the pad's streaming thread only */
+  GstSegment seg;
+  gboolean have_seg;
+  guint gen;
+  /* set once by the writer: the ring holds timed (1) or untimed (2)
+   * entries, so that a lookup skips rings that cannot hold its key */
+  guint kinds;
+  guint64 head;
+  LatencyEntry entries[LATENCY_RING_SIZE];
+} LatencyRing;
+
+typedef struct
+{
+  guint core;
+  guint64 job;
+  guint64 start_ns;
+  guint64 end_ns;
+  guint32 run;
+} DeviceTraceEvent;
+
+typedef struct
+{
+  gchar *group;
+  ElementState *elem;
+  GMutex lock;
+  /* protected by lock */
+  gchar *device;
+  guint n_cores;
+  guint window;
+  guint64 jobs_done;
+  guint64 sim_cpu_ns;
+  guint64 lag_ns;
+  guint64 busy_ns;
+  guint64 events;
+  guint64 min_job;
+  guint64 max_job;
+  guint64 union_ns;
+  guint64 cur_start;
+  guint64 cur_end;
+  guint64 first_start;
+  guint64 last_end;
+  DeviceTraceEvent *trace;
+  guint64 trace_head;
+} DeviceState;
+
+typedef enum
+{
+  QUEUE_NONE,
+  QUEUE_SINGLE,
+  QUEUE_MULTI,
+} QueueKind;
+
+struct _ElementState
+{
+  /* cleared under axprof_global_lock when the element is finalized */
+  GstElement *element;
+  gchar *name;
+  PipelineState *pipe;
+  gboolean is_source;
+  gboolean is_sink;
+  gboolean is_basesrc;
+  QueueKind queue_kind;
+  QueueState *queue;
+  /* rings of the pads where frames enter; written under pipe->lock */
+  LatencyRing *pad_rings[MAX_RINGS_PER_ELEMENT];
+  gint n_pad_rings;
+  /* a sink's stream and segment, written by its streaming thread */
+  guint sink_gen;
+  GstPad *sink_pad;
+  const gchar *sink_stream;
+  GstSegment sink_seg;
+  gboolean sink_have_seg;
+  Row *chain_row;
+  Row *loop_row;
+  guint order;
+  gchar *bin_group;
+  /* protected by pipe->lock */
+  gchar *model_group;
+};
+
+struct _PipelineState
+{
+  GstElement *pipeline;
+  gchar *name;
+  gboolean is_pipeline;
+  GMutex lock;
+  /* protected by lock; entries never freed while the process runs */
+  GPtrArray *rows;
+  GPtrArray *elems;
+  GPtrArray *queues;
+  GPtrArray *devices;
+  LatencyRing *rings[MAX_LATENCY_RINGS];
+  gint n_rings;
+  /* run bounds */
+  guint64 first_ts;
+  guint64 first_probe_ns;
+  guint64 cpu0_ns;
+  guint64 end_probe_ns;
+  guint64 cpu1_ns;
+  gboolean started;
+  gboolean reported;
+  guint32 run;
+  guint64 log_count0;
+  gchar *debug_at_start;
+};
+
+typedef struct
+{
+  Row *row;
+  RowStats *st;
+  GstPad *pull_pad;
+  /* buffers the call brought in (a list's length) */
+  guint items;
+  guint64 open_ts;
+  guint64 seg_start;
+  gint64 acc_wall;
+  gint64 acc_cpu;
+  gint64 acc_faults;
+  guint64 cpu0;
+  guint64 faults0;
+  gboolean sampled;
+  /* the call brought buffers without timestamps (bytes to a parser) */
+  gboolean untimed_in;
+} Span;
+
+typedef struct
+{
+  Row *row;
+  guint64 start;
+  guint64 dur;
+  guint32 run;
+  /* start is on the probe clock (a reported stage), else a hook time */
+  gboolean probe_clock;
+} TraceEvent;
+
+/* written by the thread holding the slot only */
+typedef struct
+{
+  guint64 head;
+  TraceEvent events[TRACE_RING_SIZE];
+} TraceRing;
+
+/* Per-thread memo of the last stage rows and devices looked up: the
+ * probe API promises static or interned stage strings, so the pointers
+ * are the key, and element infos, rows and devices are never freed. */
+#define PROBE_CACHE_SIZE 16
+
+typedef struct
+{
+  ElementState *ei;
+  const gchar *stage;
+  const gchar *group;
+  gpointer value;
+} ProbeCacheEntry;
+
+/* Per-thread memo of pad parent -> element info, so the per-buffer hooks
+ * skip g_object_get_qdata() (a bit lock taken and released, two atomic
+ * read-modify-writes, and a list walk). An entry is trusted only while
+ * its info still names that parent: an info outlives its element and
+ * forgets it when the element is finalized, so an element allocated
+ * later at the same address misses and is looked up afresh. Size a power
+ * of two. */
+#define ELEMENT_CACHE_SIZE 64
+#define ELEMENT_CACHE_SHIFT 6
+
+typedef struct
+{
+  GstObject *parent;
+  ElementState *ei;
+} ElementCacheEntry;
+
+typedef struct
+{
+  gint slot;
+  ElementCacheEntry elems[ELEMENT_CACHE_SIZE];
+  ProbeCacheEntry rows[PROBE_CACHE_SIZE];
+  ProbeCacheEntry devs[PROBE_CACHE_SIZE];
+  guint event_depth;
+  /* bit d: the event pushed at nesting level d is a segment or a
+   * stream-start */
+  guint64 sticky_events;
+  guint depth;
+  guint skipped;
+  Span stack[MAX_DEPTH];
+  Span loop;
+  gboolean loop_open;
+  gboolean pending;
+  guint64 pending_cpu;
+  guint64 pending_faults;
+} ThreadState;
+
+struct _GstAxProf
+{
+  GstTracer parent;
+
+  gchar *file;
+  gchar *json;
+  gchar *perfetto;
+  guint n_perfetto;
+  guint sample;
+  gboolean allow_debug;
+  guint n_json;
+  guint probe_sink;
+  gdouble read_cost_ns;
+  gdouble hook_cost_ns;
+};
+
+/* ---------------------------------------------------------------- report */
+
+/* A row's slots summed over threads, while a report is made. */
+typedef struct
+{
+  Row *row;
+  guint64 count;
+  guint64 items;
+  guint64 wall_sum_ns;
+  guint64 wall_min_ns;
+  guint64 wall_max_ns;
+  guint64 usage_count;
+  guint64 cpu_sum_ns;
+  guint64 faults_sum;
+  guint64 reads;
+  guint64 blocked_ns;
+  guint64 first_seen_ns;
+  gint rank;
+} MergedRow;
+
+typedef struct
+{
+  GstAxReport *r;
+  GArray *merged;
+  PipelineState *p;
+  gdouble wall_ns;
+} ReportBuild;
+
+/* ---------------------------------------------------------------- state */
+
+extern GMutex axprof_global_lock;
+/* bumped after every segment or stream-start push, so that the latency
+ * code re-reads the stream-id and segment of a pad only when they may
+ * have changed */
+extern guint axprof_latency_gen;
+extern GQuark axprof_element_quark;
+extern GType axprof_pad_type;
+/* CPU and faults on every Nth call per row and thread (sample=N) */
+extern guint axprof_sample_every;
+/* one ring per thread slot, allocated on first use when tracing */
+extern TraceRing *axprof_trace_rings[MAX_THREAD_SLOTS];
+extern gboolean axprof_trace_on;
+extern guint64 axprof_dropped_records;
+extern guint64 axprof_debug_log_count;
+extern __thread ThreadState *axprof_tls_state;
+/* Shared sink for threads beyond MAX_THREAD_SLOTS: written racily and
+ * never reported. */
+extern RowStats axprof_overflow_stats;
+
+/* gstaxprof-thread.c */
+ThreadState *axprof_thread_state_new (void);
+RowStats *axprof_row_stats_new (Row * row, ThreadState * t);
+TraceRing *axprof_trace_ring_new (gint slot);
+void axprof_trace_add (ThreadState * t, Row * row, guint64 start,
+    guint64 dur, gboolean probe_clock);
+gdouble axprof_hist_percentile (const LatencyHistogram * h, gdouble q);
+
+/* gstaxprof-registry.c */
+void axprof_registry_init (void);
+ElementState *axprof_element_state_slow (GstObject * parent);
+QueueState *axprof_queue_of_pad (ElementState * ei, GstPad * pad);
+void axprof_queue_change (QueueState * q, guint64 ts, gint64 delta);
+Row *axprof_pipeline_stage_row (PipelineState * p, ElementState * ei,
+    const GstAxProbeSpan * span);
+DeviceState *axprof_pipeline_device (PipelineState * p, ElementState * ei,
+    const gchar * group);
+void axprof_pipeline_reset (PipelineState * p);
+PipelineState *axprof_pipeline_of (GstElement * element, gboolean create);
+
+/* gstaxprof-latency.c */
+void axprof_latency_mark (ElementState * ei, GstPad * pad, guint64 ts,
+    GstBuffer * buf);
+void axprof_latency_at_sink (ElementState * ei, GstPad * pad, guint64 ts,
+    LatencyHistogram * lat, GstBuffer * buf, GstBufferList * list);
+
+/* gstaxprof-pads.c */
+extern const GstAxProbeSinkFuncs axprof_probe_sink_funcs;
+GstPad *axprof_upstream_pad (GstPad * sinkpad);
+void axprof_pad_push_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buf);
+void axprof_pad_push_list_pre (GObject * self, GstClockTime ts,
+    GstPad * pad, GstBufferList * list);
+void axprof_pad_push_post (GObject * self, GstClockTime ts, GstPad * pad,
+    GstFlowReturn r);
+void axprof_pad_push_event_pre (GObject * self, GstClockTime ts,
+    GstPad * pad, GstEvent * event);
+void axprof_pad_push_event_post (GObject * self, GstClockTime ts,
+    GstPad * pad, gboolean res);
+void axprof_pad_chain_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buf);
+void axprof_pad_chain_list_pre (GObject * self, GstClockTime ts,
+    GstPad * pad, GstBufferList * list);
+void axprof_pad_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
+    GstFlowReturn r);
+void axprof_pad_pull_range_pre (GObject * self, GstClockTime ts,
+    GstPad * pad, guint64 offset, guint size);
+void axprof_pad_pull_range_post (GObject * self, GstClockTime ts,
+    GstPad * pad, GstBuffer * buffer, GstFlowReturn r);
+
+/* gstaxprof.c */
+gchar *axprof_debug_default_offender (void);
+gchar *axprof_debug_logged_offender (gint64 logged);
+
+/* gstaxprof-report.c */
+guint64 axprof_process_cpu_ns (void);
+gchar *axprof_row_name (Row * row);
+const gchar *axprof_row_group (Row * row);
+MergedRow *axprof_merged_for (ReportBuild * b, Row * row);
+GstAxReport *axprof_make_report (GstAxProf * self, PipelineState * p,
+    GstAxReportStatus status);
+
+/* gstaxprof-verdict.c */
+void axprof_build_verdict (ReportBuild * b);
+
+/* gstaxprof-timeline.c */
+gchar *axprof_make_timeline (PipelineState * p);
+
+/* ---------------------------------------------------------------- hot path
+ * Inline here so that the pad hooks and the calibration inline them. */
+
+/* CPU time and faults of the calling thread, exactly: the probe API's
+ * reader (a per-thread perf group of task clock and minor faults, one
+ * syscall, where perf_event_open() is allowed; else the thread CPU clock
+ * and getrusage's fault counter), so a stage subtracted from its
+ * element's span uses the same clock. */
+static inline void
+axprof_thread_usage (ThreadState * t, guint64 * cpu, guint64 * faults)
+{
+  gst_ax_probe_thread_usage (cpu, faults);
+}
+
+static inline ThreadState *
+axprof_thread_state (void)
+{
+  if (G_UNLIKELY (axprof_tls_state == NULL))
+    axprof_tls_state = axprof_thread_state_new ();
+  return axprof_tls_state;
+}
+
+static inline RowStats *
+axprof_row_stats (Row * row, ThreadState * t)
+{
+  RowStats *st;
+
+  if (G_UNLIKELY (t->slot < 0)) {
+    __atomic_add_fetch (&axprof_dropped_records, 1, __ATOMIC_RELAXED);
+    return &axprof_overflow_stats;
+  }
+  st = row->slots[t->slot];
+  if (G_UNLIKELY (st == NULL))
+    st = axprof_row_stats_new (row, t);
+  return st;
+}
+
+static inline gboolean
+axprof_take_sample (RowStats * st)
+{
+  if (G_LIKELY (st->countdown == 0)) {
+    st->countdown = axprof_sample_every - 1;
+    return TRUE;
+  }
+  st->countdown--;
+  return FALSE;
+}
+
+static inline void
+axprof_read_usage (ThreadState * t, RowStats * st, guint64 * cpu,
+    guint64 * faults)
+{
+  st->reads++;
+  axprof_thread_usage (t, cpu, faults);
+}
+
+static inline void
+axprof_stats_add (RowStats * st, gint64 wall, gint64 cpu, gint64 faults,
+    gboolean sampled)
+{
+  guint64 w = wall > 0 ? (guint64) wall : 0;
+
+  st->count++;
+  st->wall_sum_ns += w;
+  if (w < st->wall_min_ns)
+    st->wall_min_ns = w;
+  if (w > st->wall_max_ns)
+    st->wall_max_ns = w;
+  if (sampled) {
+    st->usage_count++;
+    st->cpu_sum_ns += cpu > 0 ? (guint64) cpu : 0;
+    st->faults_sum += faults > 0 ? (guint64) faults : 0;
+    if (w > (guint64) MAX (cpu, 0))
+      st->blocked_ns += w - MAX (cpu, 0);
+  }
+}
+
+static inline guint
+axprof_hist_index (guint64 v)
+{
+  guint e;
+
+  if (v < HIST_SUB)
+    return (guint) v;
+  e = 63 - __builtin_clzll (v);
+  return (e - HIST_SUB_BITS + 1) * HIST_SUB +
+      (guint) ((v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1));
+}
+
+static inline void
+axprof_hist_add (LatencyHistogram * h, guint64 v)
+{
+  h->n++;
+  h->sum_ns += v;
+  h->sumsq_ns += (gdouble) v *v;
+  if (v < h->min_ns)
+    h->min_ns = v;
+  if (v > h->max_ns)
+    h->max_ns = v;
+  h->buckets[axprof_hist_index (v)]++;
+}
+
+static inline void
+axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
+    ThreadState * t)
+{
+  f->row = row;
+  f->st = st;
+  f->pull_pad = NULL;
+  f->open_ts = ts;
+  f->seg_start = ts;
+  f->acc_wall = f->acc_cpu = f->acc_faults = 0;
+  f->sampled = axprof_take_sample (st);
+  if (f->sampled) {
+    if (t->pending) {
+      f->cpu0 = t->pending_cpu;
+      f->faults0 = t->pending_faults;
+    } else {
+      axprof_read_usage (t, st, &f->cpu0, &f->faults0);
+    }
+  }
+  t->pending = FALSE;
+}
+
+/* Ends the running segment of @f; the usage read is kept so the segment
+ * that starts next on this thread reuses it instead of reading again. */
+static inline void
+axprof_span_pause (Span * f, guint64 ts, ThreadState * t)
+{
+  f->acc_wall += (gint64) (ts - f->seg_start);
+  if (f->sampled) {
+    guint64 cpu, faults;
+
+    axprof_read_usage (t, f->st, &cpu, &faults);
+    f->acc_cpu += (gint64) (cpu - f->cpu0);
+    f->acc_faults += (gint64) (faults - f->faults0);
+    t->pending = TRUE;
+    t->pending_cpu = cpu;
+    t->pending_faults = faults;
+  } else {
+    t->pending = FALSE;
+  }
+}
+
+static inline void
+axprof_span_resume (Span * f, guint64 ts, ThreadState * t)
+{
+  f->seg_start = ts;
+  if (f->sampled) {
+    if (t->pending) {
+      f->cpu0 = t->pending_cpu;
+      f->faults0 = t->pending_faults;
+    } else {
+      axprof_read_usage (t, f->st, &f->cpu0, &f->faults0);
+    }
+  }
+  t->pending = FALSE;
+}
+
+static inline void
+axprof_span_record (Span * f, ThreadState * t, guint64 end_ts)
+{
+  axprof_stats_add (f->st, f->acc_wall, f->acc_cpu, f->acc_faults, f->sampled);
+  if (G_UNLIKELY (axprof_trace_on) && end_ts > f->open_ts)
+    axprof_trace_add (t, f->row, f->open_ts, end_ts - f->open_ts, FALSE);
+}
+
+/* The thread leaves the element on top of its stack (or its task loop)
+ * to run downstream or upstream code. */
+static inline void
+axprof_leave_current (ThreadState * t, ElementState * ei, guint64 ts)
+{
+  if (t->depth > 0) {
+    axprof_span_pause (&t->stack[t->depth - 1], ts, t);
+  } else if (t->loop_open) {
+    Span *f = &t->loop;
+
+    axprof_span_pause (f, ts, t);
+    axprof_span_record (f, t, ts);
+    t->loop_open = FALSE;
+  } else {
+    t->pending = FALSE;
+  }
+}
+
+/* The thread comes back to the element it left. */
+static inline void
+axprof_return_to_current (ThreadState * t, ElementState * ei, guint64 ts)
+{
+  if (t->depth > 0) {
+    axprof_span_resume (&t->stack[t->depth - 1], ts, t);
+  } else {
+    /* a task loop: time until its next push belongs to the task owner */
+    axprof_span_open (&t->loop, ei->loop_row, axprof_row_stats (ei->loop_row,
+            t), ts, t);
+    t->loop_open = TRUE;
+  }
+}
+
+static inline ElementCacheEntry *
+axprof_element_cache_slot (ThreadState * t, GstObject * parent)
+{
+  guintptr a = (guintptr) parent;
+
+  return &t->elems[((a >> ELEMENT_CACHE_SHIFT) ^ (a >> (2 *
+                  ELEMENT_CACHE_SHIFT)))
+      & (ELEMENT_CACHE_SIZE - 1)];
+}
+
+static inline ElementState *
+axprof_element_cache_lookup (ElementCacheEntry * c, GstObject * parent)
+{
+  if (G_LIKELY (c->parent == parent) &&
+      G_LIKELY (__atomic_load_n (&c->ei->element, __ATOMIC_RELAXED) ==
+          (GstElement *) parent))
+    return c->ei;
+  return NULL;
+}
+
+/* Ghost and proxy pads only forward: the real element's own pad carries
+ * the hook we measure, so they are skipped. Unparented pads belong to no
+ * element and are skipped too. */
+static inline ElementState *
+axprof_element_of_pad (GstPad * pad)
+{
+  GType t = G_TYPE_FROM_INSTANCE (pad);
+  GstObject *parent;
+  ElementCacheEntry *c;
+  ElementState *ei;
+
+  if (G_UNLIKELY (t != axprof_pad_type) && g_type_is_a (t, GST_TYPE_PROXY_PAD))
+    return NULL;
+  parent = GST_OBJECT_PARENT (pad);
+  if (G_UNLIKELY (parent == NULL))
+    return NULL;
+  c = axprof_element_cache_slot (axprof_thread_state (), parent);
+  ei = axprof_element_cache_lookup (c, parent);
+  if (G_LIKELY (ei != NULL))
+    return ei;
+  ei = g_object_get_qdata (G_OBJECT (parent), axprof_element_quark);
+  if (G_UNLIKELY (ei == NULL))
+    ei = axprof_element_state_slow (parent);
+  if (ei != NULL) {
+    c->parent = parent;
+    c->ei = ei;
+  }
+  return ei;
+}
+
+static inline GstClockTime
+axprof_latency_buffer_ts (GstBuffer * buf)
+{
+  return GST_BUFFER_PTS_IS_VALID (buf) ? GST_BUFFER_PTS (buf) :
+      GST_BUFFER_DTS (buf);
+}
+
+G_END_DECLS
+#endif /* __GST_AX_PROF_PRIVATE_H__ */

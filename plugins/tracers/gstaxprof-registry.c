@@ -1,0 +1,402 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The registry: a record per pipeline, element, queue and device, made
+ * when first seen and kept for the life of the process. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstaxprof-private.h"
+
+#include <string.h>
+
+GMutex axprof_global_lock;
+GQuark axprof_element_quark;
+GType axprof_pad_type;
+static GQuark pad_queue_quark;
+/* protected by axprof_global_lock */
+static GPtrArray *pipes;
+
+/* ---------------------------------------------------------------- identity */
+
+static void
+element_state_gone (gpointer data)
+{
+  ElementState *ei = data;
+
+  g_mutex_lock (&axprof_global_lock);
+  ei->element = NULL;
+  g_mutex_unlock (&axprof_global_lock);
+}
+
+static void pipeline_state_gone (gpointer data, GObject * where_the_object_was);
+
+static PipelineState *
+pipeline_state_get (GstElement * top)
+{
+  PipelineState *p;
+  guint i;
+
+  for (i = 0; i < pipes->len; i++) {
+    p = g_ptr_array_index (pipes, i);
+    if (p->pipeline == top)
+      return p;
+  }
+  p = g_new0 (PipelineState, 1);
+  p->pipeline = top;
+  p->name = gst_object_get_name (GST_OBJECT (top));
+  p->is_pipeline = GST_IS_PIPELINE (top);
+  g_mutex_init (&p->lock);
+  p->rows = g_ptr_array_new ();
+  p->elems = g_ptr_array_new ();
+  p->queues = g_ptr_array_new ();
+  p->devices = g_ptr_array_new ();
+  g_ptr_array_add (pipes, p);
+  g_object_weak_ref (G_OBJECT (top), pipeline_state_gone, p);
+  return p;
+}
+
+static void
+pipeline_state_gone (gpointer data, GObject * where_the_object_was)
+{
+  PipelineState *p = data;
+
+  g_mutex_lock (&axprof_global_lock);
+  p->pipeline = NULL;
+  g_mutex_unlock (&axprof_global_lock);
+}
+
+static Row *
+row_new (PipelineState * p, ElementState * ei, RowKind kind)
+{
+  Row *row = g_new0 (Row, 1);
+
+  row->pipe = p;
+  row->elem = ei;
+  row->kind = kind;
+  g_ptr_array_add (p->rows, row);
+  return row;
+}
+
+static guint
+pad_index (GstPad * pad)
+{
+  const gchar *name = GST_OBJECT_NAME (pad);
+  const gchar *us = name ? strrchr (name, '_') : NULL;
+
+  return us ? (guint) g_ascii_strtoull (us + 1, NULL, 10) : 0;
+}
+
+static QueueState *
+queue_state_new (PipelineState * p, ElementState * ei, const gchar * name)
+{
+  QueueState *q = g_new0 (QueueState, 1);
+  GObjectClass *klass = G_OBJECT_GET_CLASS (ei->element);
+
+  q->name = g_strdup (name);
+  q->elem = ei;
+  g_mutex_init (&q->lock);
+  if (g_object_class_find_property (klass, "max-size-buffers"))
+    g_object_get (ei->element, "max-size-buffers", &q->max_size_buffers, NULL);
+  g_ptr_array_add (p->queues, q);
+  return q;
+}
+
+/* axprof_global_lock held. Walks up to the top-level bin; the child of the top
+ * that contains the element names its group when it is a bin the user
+ * built (a plain GstBin). A bin that is an element in its own right
+ * (decodebin, autovideosink: a GstBin subclass) plugs its children in on
+ * the user's behalf, so they are the pipeline's work, not a group. */
+static ElementState *
+element_state_create (GstElement * element)
+{
+  GstObject *obj = GST_OBJECT (element), *parent, *below_top = NULL;
+  const gchar *factory_name = NULL;
+  GstElementFactory *factory;
+  ElementState *ei;
+  PipelineState *p;
+
+  while ((parent = GST_OBJECT_PARENT (obj)) != NULL && GST_IS_ELEMENT (parent)) {
+    below_top = obj;
+    obj = parent;
+  }
+  p = pipeline_state_get (GST_ELEMENT (obj));
+
+  ei = g_new0 (ElementState, 1);
+  ei->element = element;
+  ei->name = gst_object_get_name (GST_OBJECT (element));
+  ei->pipe = p;
+  ei->is_sink = GST_OBJECT_FLAG_IS_SET (element, GST_ELEMENT_FLAG_SINK);
+  ei->is_source = GST_OBJECT_FLAG_IS_SET (element, GST_ELEMENT_FLAG_SOURCE);
+  ei->is_basesrc = g_type_is_a (G_OBJECT_TYPE (element),
+      g_type_from_name ("GstBaseSrc"));
+  if (below_top && below_top != GST_OBJECT (element) &&
+      G_OBJECT_TYPE (below_top) == GST_TYPE_BIN)
+    ei->bin_group = gst_object_get_name (below_top);
+
+  factory = gst_element_get_factory (element);
+  if (factory)
+    factory_name = GST_OBJECT_NAME (factory);
+  if (g_strcmp0 (factory_name, "queue") == 0 ||
+      g_strcmp0 (factory_name, "queue2") == 0)
+    ei->queue_kind = QUEUE_SINGLE;
+  else if (g_strcmp0 (factory_name, "multiqueue") == 0)
+    ei->queue_kind = QUEUE_MULTI;
+
+  g_mutex_lock (&p->lock);
+  ei->order = p->elems->len;
+  g_ptr_array_add (p->elems, ei);
+  ei->chain_row = row_new (p, ei, ROW_CHAIN);
+  ei->loop_row = row_new (p, ei, ROW_LOOP);
+  if (ei->queue_kind == QUEUE_SINGLE)
+    ei->queue = queue_state_new (p, ei, ei->name);
+  g_mutex_unlock (&p->lock);
+
+  g_object_set_qdata_full (G_OBJECT (element), axprof_element_quark, ei,
+      element_state_gone);
+  return ei;
+}
+
+ElementState *
+axprof_element_state_slow (GstObject * parent)
+{
+  ElementState *ei;
+
+  if (!GST_IS_ELEMENT (parent))
+    return NULL;
+  g_mutex_lock (&axprof_global_lock);
+  ei = g_object_get_qdata (G_OBJECT (parent), axprof_element_quark);
+  if (ei == NULL)
+    ei = element_state_create (GST_ELEMENT (parent));
+  g_mutex_unlock (&axprof_global_lock);
+  return ei;
+}
+
+QueueState *
+axprof_queue_of_pad (ElementState * ei, GstPad * pad)
+{
+  QueueState *q;
+  gchar *name;
+
+  if (ei->queue_kind == QUEUE_SINGLE)
+    return ei->queue;
+  q = g_object_get_qdata (G_OBJECT (pad), pad_queue_quark);
+  if (G_LIKELY (q != NULL))
+    return q;
+
+  /* multiqueue pairs sink_N with src_N: one record per stream */
+  name = g_strdup_printf ("%s:%u", ei->name, pad_index (pad));
+  g_mutex_lock (&ei->pipe->lock);
+  {
+    guint i;
+
+    for (i = 0; i < ei->pipe->queues->len; i++) {
+      QueueState *c = g_ptr_array_index (ei->pipe->queues, i);
+
+      if (c->elem == ei && strcmp (c->name, name) == 0) {
+        q = c;
+        break;
+      }
+    }
+    if (q == NULL)
+      q = queue_state_new (ei->pipe, ei, name);
+  }
+  g_mutex_unlock (&ei->pipe->lock);
+  g_free (name);
+  g_object_set_qdata (G_OBJECT (pad), pad_queue_quark, q);
+  return q;
+}
+
+void
+axprof_queue_change (QueueState * q, guint64 ts, gint64 delta)
+{
+  g_mutex_lock (&q->lock);
+  if (!q->seen) {
+    q->seen = TRUE;
+    q->first_ns = q->last_ns = ts;
+    q->min = q->max = 0;
+  }
+  if (ts > q->last_ns) {
+    gint64 d = MAX (q->depth, 0);
+
+    if (q->max_size_buffers > 0)
+      d = MIN (d, (gint64) q->max_size_buffers);
+
+    q->area += (gdouble) d *(ts - q->last_ns);
+    if (q->max_size_buffers > 0 && d >= (gint64) q->max_size_buffers)
+      q->at_max_ns += ts - q->last_ns;
+    q->last_ns = ts;
+  }
+  q->depth += delta;
+  if (q->depth >= 0) {
+    gint64 d = q->depth;
+
+    /* The producer's chain-post can land before the consumer's push-pre
+     * of the item the queue already let go: a transient the queue itself
+     * never holds. */
+    if (q->max_size_buffers > 0)
+      d = MIN (d, (gint64) q->max_size_buffers);
+    q->min = MIN (q->min, d);
+    q->max = MAX (q->max, d);
+  }
+  g_mutex_unlock (&q->lock);
+}
+
+void
+axprof_pipeline_reset (PipelineState * p)
+{
+  guint i, s;
+
+  for (i = 0; i < p->rows->len; i++) {
+    Row *row = g_ptr_array_index (p->rows, i);
+
+    for (s = 0; s < MAX_THREAD_SLOTS; s++) {
+      RowStats *st = row->slots[s];
+      LatencyHistogram *lat;
+
+      if (st == NULL)
+        continue;
+      lat = st->lat;
+      memset (st, 0, sizeof (*st));
+      st->wall_min_ns = G_MAXUINT64;
+      st->first_seen_ns = gst_ax_probe_now_ns ();
+      if (lat) {
+        memset (lat, 0, sizeof (*lat));
+        lat->min_ns = G_MAXUINT64;
+        st->lat = lat;
+      }
+    }
+  }
+  for (i = 0; i < p->queues->len; i++) {
+    QueueState *q = g_ptr_array_index (p->queues, i);
+
+    g_mutex_lock (&q->lock);
+    q->seen = FALSE;
+    q->depth = 0;
+    q->area = 0;
+    q->at_max_ns = 0;
+    g_mutex_unlock (&q->lock);
+  }
+  for (i = 0; i < p->devices->len; i++) {
+    DeviceState *d = g_ptr_array_index (p->devices, i);
+
+    g_mutex_lock (&d->lock);
+    d->busy_ns = d->events = d->union_ns = d->cur_start = d->cur_end = 0;
+    d->first_start = d->last_end = 0;
+    d->min_job = G_MAXUINT64;
+    d->max_job = 0;
+    g_mutex_unlock (&d->lock);
+  }
+  for (i = 0; i < (guint) p->n_rings; i++)
+    p->rings[i]->head = 0;
+  p->first_ts = 0;
+  p->end_probe_ns = p->cpu1_ns = 0;
+  p->run++;
+}
+
+PipelineState *
+axprof_pipeline_of (GstElement * element, gboolean create)
+{
+  PipelineState *p = NULL;
+  guint i;
+
+  g_mutex_lock (&axprof_global_lock);
+  for (i = 0; i < pipes->len; i++) {
+    PipelineState *c = g_ptr_array_index (pipes, i);
+
+    if (c->pipeline == element)
+      p = c;
+  }
+  if (p == NULL && create)
+    p = pipeline_state_get (element);
+  g_mutex_unlock (&axprof_global_lock);
+  return p;
+}
+
+void
+axprof_registry_init (void)
+{
+  axprof_element_quark = g_quark_from_static_string ("gst-ax-axprof-element");
+  pad_queue_quark = g_quark_from_static_string ("gst-ax-axprof-queue");
+  axprof_pad_type = GST_TYPE_PAD;
+  g_mutex_lock (&axprof_global_lock);
+  if (pipes == NULL)
+    pipes = g_ptr_array_new ();
+  g_mutex_unlock (&axprof_global_lock);
+}
+
+/* The row of the stage @span reports for @ei, made on first use; the
+ * element's model group follows the last group it reported. */
+Row *
+axprof_pipeline_stage_row (PipelineState * p, ElementState * ei,
+    const GstAxProbeSpan * span)
+{
+  Row *row = NULL;
+  guint i;
+
+  g_mutex_lock (&p->lock);
+  for (i = 0; i < p->rows->len; i++) {
+    Row *r = g_ptr_array_index (p->rows, i);
+
+    if (r->kind == ROW_PROBE && r->elem == ei &&
+        strcmp (r->stage, span->stage) == 0 &&
+        g_strcmp0 (r->group, span->group) == 0) {
+      row = r;
+      break;
+    }
+  }
+  if (row == NULL) {
+    row = row_new (p, ei, ROW_PROBE);
+    row->stage = g_strdup (span->stage);
+    row->group = g_strdup (span->group);
+    row->probe_flags = span->flags;
+  }
+  if (span->group && g_strcmp0 (ei->model_group, span->group) != 0) {
+    g_free (ei->model_group);
+    ei->model_group = g_strdup (span->group);
+  }
+  g_mutex_unlock (&p->lock);
+  return row;
+}
+
+/* The device record of @ei's @group (the element's name when NULL), made
+ * on first use. */
+DeviceState *
+axprof_pipeline_device (PipelineState * p, ElementState * ei,
+    const gchar * group)
+{
+  DeviceState *d = NULL;
+  guint i;
+
+  g_mutex_lock (&p->lock);
+  for (i = 0; i < p->devices->len; i++) {
+    DeviceState *c = g_ptr_array_index (p->devices, i);
+
+    if (c->elem == ei && g_strcmp0 (c->group, group) == 0) {
+      d = c;
+      break;
+    }
+  }
+  if (d == NULL) {
+    d = g_new0 (DeviceState, 1);
+    d->group = g_strdup (group ? group : ei->name);
+    d->elem = ei;
+    d->min_job = G_MAXUINT64;
+    g_mutex_init (&d->lock);
+    g_ptr_array_add (p->devices, d);
+  }
+  if (group && g_strcmp0 (ei->model_group, group) != 0) {
+    g_free (ei->model_group);
+    ei->model_group = g_strdup (group);
+  }
+  g_mutex_unlock (&p->lock);
+  return d;
+}

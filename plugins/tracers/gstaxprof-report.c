@@ -1,0 +1,611 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstaxprof-private.h"
+
+#include <math.h>
+#include <string.h>
+#include <sys/resource.h>
+
+/* Arithmetic checks on the device figures: they must agree within this. */
+#define CHECK_TOLERANCE 0.10
+/* ---------------------------------------------------------------- report */
+
+static void
+merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)
+{
+  guint i, b;
+
+  memset (m, 0, sizeof (*m));
+  m->row = row;
+  m->wall_min_ns = G_MAXUINT64;
+  m->first_seen_ns = G_MAXUINT64;
+  for (i = 0; i < MAX_THREAD_SLOTS; i++) {
+    RowStats *st = __atomic_load_n (&row->slots[i], __ATOMIC_ACQUIRE);
+
+    if (st == NULL)
+      continue;
+    m->count += st->count;
+    m->items += st->items;
+    m->wall_sum_ns += st->wall_sum_ns;
+    m->wall_min_ns = MIN (m->wall_min_ns, st->wall_min_ns);
+    m->wall_max_ns = MAX (m->wall_max_ns, st->wall_max_ns);
+    m->usage_count += st->usage_count;
+    m->cpu_sum_ns += st->cpu_sum_ns;
+    m->faults_sum += st->faults_sum;
+    m->reads += st->reads;
+    m->blocked_ns += st->blocked_ns;
+    if (st->count > 0)
+      m->first_seen_ns = MIN (m->first_seen_ns, st->first_seen_ns);
+    if (st->lat && lat) {
+      lat->n += st->lat->n;
+      lat->sum_ns += st->lat->sum_ns;
+      lat->sumsq_ns += st->lat->sumsq_ns;
+      lat->unmatched += st->lat->unmatched;
+      lat->min_ns = MIN (lat->min_ns, st->lat->min_ns);
+      lat->max_ns = MAX (lat->max_ns, st->lat->max_ns);
+      for (b = 0; b < HIST_BUCKETS; b++)
+        lat->buckets[b] += st->lat->buckets[b];
+    }
+  }
+}
+
+/* Execution order: by distance from the sources along the links, then by
+ * the order elements were added; within an element its chain row, then
+ * the stages it reported, then its task loop. */
+static gint
+kind_order (RowKind kind)
+{
+  switch (kind) {
+    case ROW_CHAIN:
+      return 0;
+    case ROW_PROBE:
+      return 1;
+    case ROW_LOOP:
+    default:
+      return 2;
+  }
+}
+
+static gint
+compare_merged (gconstpointer a, gconstpointer b)
+{
+  const MergedRow *ma = a, *mb = b;
+
+  if (ma->rank != mb->rank)
+    return ma->rank < mb->rank ? -1 : 1;
+  if (ma->row->elem != mb->row->elem)
+    return ma->row->elem->order < mb->row->elem->order ? -1 : 1;
+  if (ma->row->kind != mb->row->kind)
+    return kind_order (ma->row->kind) < kind_order (mb->row->kind) ? -1 : 1;
+  if (ma->first_seen_ns != mb->first_seen_ns)
+    return ma->first_seen_ns < mb->first_seen_ns ? -1 : 1;
+  return 0;
+}
+
+#define RANK_VISITING (-1)
+#define RANK_UNKNOWN G_MAXINT
+
+/* The real element upstream of @sinkpad, through ghost and proxy pads. */
+static GstElement *
+upstream_element (GstPad * sinkpad)
+{
+  GstPad *p = axprof_upstream_pad (sinkpad);
+  GstElement *e;
+
+  if (p == NULL)
+    return NULL;
+  e = gst_pad_get_parent_element (p);
+  gst_object_unref (p);
+  return e;
+}
+
+static gint
+element_rank (GstElement * e, GHashTable * memo)
+{
+  gpointer v;
+  GList *pads = NULL, *l;
+  gint rank = 0;
+
+  if (g_hash_table_lookup_extended (memo, e, NULL, &v))
+    return GPOINTER_TO_INT (v) == RANK_VISITING ? 0 : GPOINTER_TO_INT (v);
+  g_hash_table_insert (memo, e, GINT_TO_POINTER (RANK_VISITING));
+
+  GST_OBJECT_LOCK (e);
+  for (l = e->sinkpads; l; l = l->next)
+    pads = g_list_prepend (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (e);
+  for (l = pads; l; l = l->next) {
+    GstElement *up = upstream_element (l->data);
+
+    if (up) {
+      rank = MAX (rank, element_rank (up, memo) + 1);
+      gst_object_unref (up);
+    }
+  }
+  g_list_free_full (pads, gst_object_unref);
+  g_hash_table_insert (memo, e, GINT_TO_POINTER (rank));
+  return rank;
+}
+
+static const gchar *
+loop_suffix (ElementState * ei)
+{
+  if (ei->queue_kind != QUEUE_NONE)
+    return "pull";
+  if (ei->is_basesrc)
+    return "create";
+  return "loop";
+}
+
+gchar *
+axprof_row_name (Row * row)
+{
+  switch (row->kind) {
+    case ROW_CHAIN:
+      return g_strdup (row->elem->name);
+    case ROW_LOOP:
+      return g_strdup_printf ("%s (%s)", row->elem->name,
+          loop_suffix (row->elem));
+    case ROW_PROBE:
+    default:
+      return g_strdup (row->stage);
+  }
+}
+
+const gchar *
+axprof_row_group (Row * row)
+{
+  if (row->kind == ROW_PROBE && row->group)
+    return row->group;
+  if (row->elem->model_group)
+    return row->elem->model_group;
+  if (row->elem->bin_group)
+    return row->elem->bin_group;
+  return "pipeline";
+}
+
+static gboolean
+element_bool_prop (GstElement * e, const gchar * name, gboolean * value)
+{
+  if (e == NULL || !g_object_class_find_property (G_OBJECT_GET_CLASS (e), name))
+    return FALSE;
+  g_object_get (e, name, value, NULL);
+  return TRUE;
+}
+
+/* axprof_global_lock held (elements are only read while their info says they
+ * are alive) */
+static gchar *
+describe_pacing (PipelineState * p)
+{
+  GString *synced = g_string_new (NULL);
+  gchar *out = NULL;
+  guint i;
+
+  for (i = 0; i < p->elems->len; i++) {
+    ElementState *ei = g_ptr_array_index (p->elems, i);
+    gboolean v;
+
+    if (ei->is_source && element_bool_prop (ei->element, "is-live", &v) && v) {
+      out = g_strdup_printf ("paced by the live source %s", ei->name);
+      break;
+    }
+    if (ei->is_sink && element_bool_prop (ei->element, "sync", &v) && v)
+      g_string_append_printf (synced, "%s%s", synced->len ? ", " : "",
+          ei->name);
+  }
+  if (out == NULL && synced->len)
+    out = g_strdup_printf ("paced by clock sync in %s (sync=true)",
+        synced->str);
+  if (out == NULL)
+    out = g_strdup ("free-running: no live source, no sink syncs");
+  g_string_free (synced, TRUE);
+  return out;
+}
+
+guint64
+axprof_process_cpu_ns (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return ((guint64) ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
+      ((guint64) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+}
+
+static gdouble
+peak_mem_mb (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  /* ru_maxrss is in KiB on Linux */
+  return ru.ru_maxrss / KB_PER_MB;
+}
+
+MergedRow *
+axprof_merged_for (ReportBuild * b, Row * row)
+{
+  guint i;
+
+  for (i = 0; i < b->merged->len; i++) {
+    MergedRow *m = &g_array_index (b->merged, MergedRow, i);
+
+    if (m->row == row)
+      return m;
+  }
+  return NULL;
+}
+
+static void
+build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
+    guint64 * element_buffers, guint64 * reads)
+{
+  GstAxReport *r = b->r;
+  GHashTable *memo = g_hash_table_new (NULL, NULL);
+  guint i, j;
+
+  for (i = 0; i < b->p->rows->len; i++) {
+    MergedRow m;
+
+    merge_row (g_ptr_array_index (b->p->rows, i), &m, lat);
+    if (m.count == 0)
+      continue;
+    m.rank = m.row->elem->element ?
+        element_rank (m.row->elem->element, memo) : RANK_UNKNOWN;
+    g_array_append_val (b->merged, m);
+  }
+  g_hash_table_unref (memo);
+  g_array_sort (b->merged, compare_merged);
+
+  for (i = 0; i < b->merged->len; i++) {
+    MergedRow *m = &g_array_index (b->merged, MergedRow, i);
+    const gchar *gname = axprof_row_group (m->row);
+    GstAxReportGroup *g = NULL;
+    GstAxReportRow *row;
+    gchar *name;
+
+    for (j = 0; j < r->groups->len; j++) {
+      GstAxReportGroup *c = g_ptr_array_index (r->groups, j);
+
+      if (strcmp (c->name, gname) == 0)
+        g = c;
+    }
+    if (g == NULL)
+      g = gst_ax_report_add_group (r, gname);
+    name = axprof_row_name (m->row);
+    row = gst_ax_report_group_add_row (g, name);
+    g_free (name);
+    row->count = m->count;
+    row->total_ms = m->wall_sum_ns / NS_PER_MS;
+    row->mean_ms = row->total_ms / m->count;
+    row->min_ms = m->wall_min_ns / NS_PER_MS;
+    row->max_ms = m->wall_max_ns / NS_PER_MS;
+    if (m->usage_count > 0) {
+      row->cpu_ms = m->cpu_sum_ns / NS_PER_MS / m->usage_count;
+      row->faults = (gdouble) m->faults_sum / m->usage_count;
+    }
+    if (m->row->kind == ROW_LOOP)
+      row->flags |= GST_AX_REPORT_ROW_FLAG_STAGE;
+    if (m->row->kind == ROW_PROBE) {
+      if (m->row->probe_flags & GST_AX_PROBE_FLAG_STAGE)
+        row->flags |= GST_AX_REPORT_ROW_FLAG_STAGE;
+      if (m->row->probe_flags & GST_AX_PROBE_FLAG_DEVICE_WAIT)
+        row->flags |= GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT;
+    }
+    gst_ax_report_row_classify (row);
+    *profiled_ns += m->wall_sum_ns;
+    *reads += m->reads;
+    if (m->row->kind == ROW_CHAIN)
+      *element_buffers += m->count;
+  }
+  if (b->merged->len == 0)
+    r->groups_absent = g_strdup ("no buffer was processed by any element");
+  gst_ax_report_finish_groups (r);
+}
+
+static void
+build_latency (ReportBuild * b, LatencyHistogram * lat)
+{
+  GstAxReport *r = b->r;
+  GstAxReportLatency *l = &r->latency;
+  gdouble mean, var;
+
+  r->latency_unmatched = lat->unmatched;
+  if (lat->n == 0) {
+    r->latency_absent = lat->unmatched ?
+        g_strdup_printf ("none of the %" G_GUINT64_FORMAT " sink buffers "
+        "could be matched to the frame they came from (timestamps changed "
+        "on the way, or buffers without timestamps replaced)", lat->unmatched)
+        : g_strdup ("no buffer reached a sink");
+    return;
+  }
+  mean = lat->sum_ns / lat->n;
+  var = lat->sumsq_ns / lat->n - mean * mean;
+  l->n = lat->n;
+  l->min_ms = lat->min_ns / NS_PER_MS;
+  l->max_ms = lat->max_ns / NS_PER_MS;
+  l->mean_ms = mean / NS_PER_MS;
+  l->stddev_ms = sqrt (MAX (var, 0)) / NS_PER_MS;
+  l->jitter_ms = l->max_ms - l->min_ms;
+  l->p50_ms = axprof_hist_percentile (lat, 0.50) / NS_PER_MS;
+  l->p95_ms = axprof_hist_percentile (lat, 0.95) / NS_PER_MS;
+  l->p99_ms = axprof_hist_percentile (lat, 0.99) / NS_PER_MS;
+  l->p999_ms = lat->n >= GST_AX_REPORT_MIN_P999_SAMPLES ?
+      axprof_hist_percentile (lat, 0.999) / NS_PER_MS : NAN;
+}
+
+static void
+build_queues (ReportBuild * b)
+{
+  GstAxReport *r = b->r;
+  guint i;
+
+  for (i = 0; i < b->p->queues->len; i++) {
+    QueueState *q = g_ptr_array_index (b->p->queues, i);
+    GstAxReportQueue rq = { 0, };
+    MergedRow *prod, *cons;
+    guint64 span;
+
+    g_mutex_lock (&q->lock);
+    if (!q->seen || q->last_ns <= q->first_ns) {
+      g_mutex_unlock (&q->lock);
+      continue;
+    }
+    span = q->last_ns - q->first_ns;
+    rq.name = g_strdup (q->name);
+    rq.mean = q->area / span;
+    rq.min = q->min;
+    rq.max = q->max;
+    rq.max_size_buffers = q->max_size_buffers;
+    rq.at_max_percent = PERCENT * q->at_max_ns / span;
+    g_mutex_unlock (&q->lock);
+    prod = axprof_merged_for (b, q->elem->chain_row);
+    cons = axprof_merged_for (b, q->elem->loop_row);
+    if (b->wall_ns > 0) {
+      /* a multiqueue's streams share the element's rows */
+      if (prod && prod->usage_count)
+        rq.full_percent = MIN (PERCENT, PERCENT * prod->blocked_ns *
+            ((gdouble) prod->count / prod->usage_count) / b->wall_ns);
+      if (cons && cons->usage_count)
+        rq.empty_percent = MIN (PERCENT, PERCENT * cons->blocked_ns *
+            ((gdouble) cons->count / cons->usage_count) / b->wall_ns);
+    }
+    g_array_append_val (r->queues, rq);
+  }
+  if (r->queues->len == 0)
+    r->queues_absent = g_strdup ("no queue, queue2 or multiqueue carried "
+        "buffers in this pipeline");
+}
+
+/* Host time per frame over every row that is not waiting: neither the
+ * device wait, nor a task loop (STAGE), nor STRONGLY BLOCKED. */
+static gdouble
+host_ms_per_frame (GstAxReport * r, guint64 frames)
+{
+  gdouble host = 0;
+  guint i, j;
+
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    for (j = 0; j < g->rows->len; j++) {
+      GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      if (!(row->flags & (GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT |
+                  GST_AX_REPORT_ROW_FLAG_STAGE |
+                  GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED)))
+        host += row->total_ms;
+    }
+  }
+  return frames ? host / frames : 0;
+}
+
+/* Summed wall of the model's own host stages (probe spans that are not
+ * the device wait): the frames inside the model but not on the device. */
+static gdouble
+model_host_stage_ns (ReportBuild * b, const gchar * group)
+{
+  gdouble ns = 0;
+  guint i;
+
+  for (i = 0; i < b->merged->len; i++) {
+    MergedRow *m = &g_array_index (b->merged, MergedRow, i);
+
+    if (m->row->kind == ROW_PROBE && g_strcmp0 (m->row->group, group) == 0 &&
+        !(m->row->probe_flags & GST_AX_PROBE_FLAG_DEVICE_WAIT))
+      ns += m->wall_sum_ns;
+  }
+  return ns;
+}
+
+/* Device figures are taken over the device window, from the first job's
+ * start to the last job's end: the time the model was running, without
+ * the pipeline's preroll and teardown. */
+static void
+build_devices (ReportBuild * b)
+{
+  GstAxReport *r = b->r;
+  gdouble device_sum = 0;
+  guint i;
+
+  for (i = 0; i < b->p->devices->len; i++) {
+    DeviceState *d = g_ptr_array_index (b->p->devices, i);
+    GstAxReportDevice rd = { 0, };
+    gdouble events_per_job, fps, expected, window_ns, host_ns;
+    guint64 union_ns;
+
+    g_mutex_lock (&d->lock);
+    rd.group = g_strdup (d->group);
+    rd.device = g_strdup (d->device ? d->device : "device");
+    rd.n_cores = MAX (d->n_cores, 1);
+    rd.in_flight_window = d->window;
+    rd.jobs = d->jobs_done;
+    if (rd.jobs == 0 && d->events > 0)
+      rd.jobs = d->max_job - d->min_job + 1;
+    union_ns = d->union_ns + (d->cur_end - d->cur_start);
+    window_ns = d->events ? (gdouble) (d->last_end - d->first_start) : 0;
+    rd.sim_cpu_ms = d->sim_cpu_ns / NS_PER_MS;
+    rd.lag_ms = d->lag_ns / NS_PER_MS;
+    events_per_job = rd.jobs ? MAX ((gdouble) d->events / rd.jobs, 1.0) : 1;
+    rd.device_ms = d->events ? d->busy_ns / NS_PER_MS / d->events : 0;
+    host_ns = model_host_stage_ns (b, d->group);
+    rd.host_ms = rd.jobs ? host_ns / NS_PER_MS / rd.jobs : 0;
+    if (window_ns > 0) {
+      rd.occupancy_percent = PERCENT * d->busy_ns / (rd.n_cores * window_ns);
+      rd.depth = (d->busy_ns / events_per_job + host_ns) / window_ns;
+    }
+    rd.device_s = union_ns / NS_PER_S;
+    rd.device_fps = union_ns > 0 ? rd.jobs / (union_ns / NS_PER_S) : 0;
+    if (d->sim_cpu_ns > 0 && b->wall_ns > 0) {
+      r->have_sim_cpu = TRUE;
+      r->sim_cpu_percent += PERCENT * d->sim_cpu_ns / b->wall_ns;
+    }
+    g_mutex_unlock (&d->lock);
+
+    rd.frames = rd.jobs;
+    device_sum += rd.device_ms;
+
+    if (d->events == 0) {
+      gst_ax_report_add_warning (r, "%s reported a device but no device "
+          "busy intervals: occupancy and device throughput read 0", rd.group);
+    } else if (window_ns > 0) {
+      fps = rd.jobs / (window_ns / NS_PER_S);
+      /* occupancy x cores == fps x device_ms x cores per job */
+      expected = fps * rd.device_ms / 1000.0 * events_per_job;
+      if (fabs (rd.occupancy_percent / PERCENT * rd.n_cores - expected) >
+          CHECK_TOLERANCE * MAX (expected, 1e-9))
+        gst_ax_report_add_warning (r, "%s: occupancy x cores = %.2f but fps "
+            "x device_ms = %.2f; they differ by more than %.0f%%: jobs, "
+            "frames and busy intervals do not add up", rd.group,
+            rd.occupancy_percent / PERCENT * rd.n_cores, expected,
+            CHECK_TOLERANCE * PERCENT);
+      /* Little's law over the model: depth == fps x time inside it */
+      expected = fps * (rd.device_ms + rd.host_ms) / 1000.0;
+      if (fabs (rd.depth - expected) > CHECK_TOLERANCE * MAX (expected, 1e-9))
+        gst_ax_report_add_warning (r, "%s: achieved depth %.2f but fps x "
+            "(device_ms + host_ms) = %.2f; they differ by more than %.0f%%: "
+            "jobs and frames do not add up", rd.group, rd.depth, expected,
+            CHECK_TOLERANCE * PERCENT);
+    }
+    g_array_append_val (r->devices, rd);
+  }
+
+  if (r->devices->len == 0) {
+    r->devices_absent = g_strdup ("no device in this pipeline");
+    r->share_absent = g_strdup ("no device in this pipeline");
+    return;
+  }
+  r->share_device_ms = device_sum;
+  r->share_host_ms = host_ms_per_frame (r, MAX (r->frames, 1));
+}
+
+/* axprof_global_lock and p->lock held */
+GstAxReport *
+axprof_make_report (GstAxProf * self, PipelineState * p,
+    GstAxReportStatus status)
+{
+  GstAxReport *r = gst_ax_report_new ();
+  LatencyHistogram *lat = g_new0 (LatencyHistogram, 1);
+  ReportBuild b = { r, g_array_new (FALSE, TRUE, sizeof (MergedRow)), p, 0 };
+  gdouble profiled_ns = 0, cost_ns;
+  guint64 element_buffers = 0, reads = 0, cpu1, end_ns;
+  gchar *offender;
+  gint64 logged;
+
+  r->pipeline = p->pipeline ? gst_object_get_name (GST_OBJECT (p->pipeline)) :
+      g_strdup (p->name);
+  r->status = status;
+  r->sample = self->sample;
+  r->allow_debug = FALSE;
+
+  offender = p->debug_at_start ? g_strdup (p->debug_at_start) :
+      axprof_debug_default_offender ();
+  logged =
+      __atomic_load_n (&axprof_debug_log_count,
+      __ATOMIC_RELAXED) - (gint64) p->log_count0;
+  if (offender == NULL && logged > 0)
+    offender = axprof_debug_logged_offender (logged);
+  if (offender) {
+    if (self->allow_debug) {
+      r->allow_debug = TRUE;
+    } else {
+      r->refusal = g_strdup_printf ("DEBUG logging is enabled (%s). Each "
+          "DEBUG message is formatted and written on the streaming thread "
+          "that logs it: this run logged %" G_GINT64_FORMAT " of them, so "
+          "every timing would be inflated by logging rather than measure "
+          "the pipeline. No timings are reported. Rerun without GST_DEBUG "
+          "(and without -v), or pass allow-debug=true to report anyway.",
+          offender, logged);
+      g_free (offender);
+      g_free (lat);
+      g_array_unref (b.merged);
+      return r;
+    }
+    g_free (offender);
+  }
+
+  end_ns = status == GST_AX_REPORT_STATUS_RUNNING || p->end_probe_ns == 0 ?
+      gst_ax_probe_now_ns () : p->end_probe_ns;
+  cpu1 = status == GST_AX_REPORT_STATUS_RUNNING || p->cpu1_ns == 0 ?
+      axprof_process_cpu_ns () : p->cpu1_ns;
+  if (p->first_ts != 0 && end_ns > p->first_probe_ns)
+    b.wall_ns = end_ns - p->first_probe_ns;
+
+  lat->min_ns = G_MAXUINT64;
+  build_rows (&b, lat, &profiled_ns, &element_buffers, &reads);
+  build_latency (&b, lat);
+  r->pacing = describe_pacing (p);
+
+  r->cores_available = g_get_num_processors ();
+  r->peak_mem_mb = peak_mem_mb ();
+  {
+    guint i;
+
+    for (i = 0; i < b.merged->len; i++) {
+      MergedRow *m = &g_array_index (b.merged, MergedRow, i);
+
+      /* buffers, not calls: a list brings several */
+      if (m->row->kind == ROW_CHAIN && m->row->elem->is_sink)
+        r->frames = MAX (r->frames, m->items);
+    }
+  }
+  if (b.wall_ns > 0) {
+    r->wall_s = b.wall_ns / NS_PER_S;
+    r->fps = r->frames / r->wall_s;
+    r->cores_used = (cpu1 - p->cpu0_ns) / b.wall_ns;
+    r->cpu_percent = PERCENT * r->cores_used;
+  } else {
+    r->throughput_absent = g_strdup ("no source pushed a buffer, so there "
+        "is no run to time");
+  }
+  build_queues (&b);
+  build_devices (&b);
+
+  cost_ns = element_buffers * self->hook_cost_ns + reads * self->read_cost_ns;
+  r->element_buffers = element_buffers;
+  r->profiler_ns_per_element_buffer = element_buffers ?
+      cost_ns / element_buffers : 0;
+  r->profiler_percent = profiled_ns > 0 ? PERCENT * cost_ns / profiled_ns : 0;
+  r->dropped_threads =
+      __atomic_load_n (&axprof_dropped_records, __ATOMIC_RELAXED);
+  r->usage_reader =
+      g_strdup (gst_ax_probe_thread_usage_reader_name
+      (gst_ax_probe_thread_usage_reader ()));
+
+  axprof_build_verdict (&b);
+  g_free (lat);
+  g_array_unref (b.merged);
+  return r;
+}

@@ -15,8 +15,6 @@
 
 guint axprof_latency_gen;
 
-/* ---------------------------------------------------------------- latency */
-
 /* End-to-end latency: how a frame at a sink is matched to the moment it
  * entered the pipeline.
  *

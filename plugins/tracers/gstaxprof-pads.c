@@ -58,7 +58,7 @@ do_push_common (guint64 ts, GstPad * pad, GstBuffer * first, guint n)
   }
   if (ei->queue_kind != QUEUE_NONE && GST_PAD_IS_SRC (pad))
     axprof_queue_change (axprof_queue_of_pad (ei, pad), ts, -(gint64) n);
-  axprof_leave_current (t, ei, ts);
+  axprof_leave_current (t, ts);
 }
 
 void
@@ -253,7 +253,7 @@ axprof_pad_pull_range_pre (GObject * self, GstClockTime ts, GstPad * pad,
   t = axprof_thread_state ();
   if (t->depth >= MAX_DEPTH)
     return;
-  axprof_leave_current (t, ei, ts);
+  axprof_leave_current (t, ts);
   f = &t->stack[t->depth++];
   axprof_span_open (f, peer_ei->chain_row, axprof_row_stats (peer_ei->chain_row,
           t), ts, t);

@@ -79,12 +79,7 @@ G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_ax_prof_debug);
 #define DEVICE_RING_SIZE (1 << 14)
 #define TRACE_PID_HOST 1
 #define TRACE_PID_DEVICE 2
-#define NS_PER_US 1e3
 #define CALIBRATION_PASSES 4
-#define NS_PER_MS 1e6
-#define NS_PER_S 1e9
-#define BYTES_PER_MB (1024.0 * 1024.0)
-#define KB_PER_MB 1024.0
 #define PERCENT 100.0
 
 typedef struct _PipelineState PipelineState;
@@ -97,6 +92,7 @@ typedef enum
   ROW_PROBE,
 } RowKind;
 
+/* Log-linear histogram of a sink's end-to-end latencies. */
 typedef struct
 {
   guint64 n;
@@ -127,6 +123,8 @@ typedef struct
   LatencyHistogram *lat;
 } RowStats;
 
+/* A line of the report: an element's chain, its task loop, or a stage it
+ * reports through the probe API. */
 typedef struct
 {
   PipelineState *pipe;
@@ -139,6 +137,7 @@ typedef struct
   RowStats *slots[MAX_THREAD_SLOTS];
 } Row;
 
+/* Depth over time of a queue (a multiqueue has one per stream). */
 typedef struct
 {
   gchar *name;
@@ -156,6 +155,7 @@ typedef struct
   guint max_size_buffers;
 } QueueState;
 
+/* When a frame entered the pipeline, keyed by its running time. */
 typedef struct
 {
   /* latency_timed_key() or latency_untimed_key(); 0 while written */
@@ -191,6 +191,7 @@ typedef struct
   guint32 run;
 } DeviceTraceEvent;
 
+/* A device (a model group of an element) and its busy intervals. */
 typedef struct
 {
   gchar *group;
@@ -223,6 +224,7 @@ typedef enum
   QUEUE_MULTI,
 } QueueKind;
 
+/* What the tracer knows of an element; outlives it. */
 struct _ElementState
 {
   /* cleared under axprof_global_lock when the element is finalized */
@@ -251,6 +253,7 @@ struct _ElementState
   gchar *model_group;
 };
 
+/* A top-level bin and its records: the unit of a report. */
 struct _PipelineState
 {
   GstElement *pipeline;
@@ -277,6 +280,9 @@ struct _PipelineState
   gchar *debug_at_start;
 };
 
+/* An open span on a thread's stack: an element's chain (or a pull from
+ * it) or its task loop, with the time and usage accumulated so far
+ * outside the nested calls. */
 typedef struct
 {
   Row *row;
@@ -495,17 +501,6 @@ gchar *axprof_make_timeline (PipelineState * p);
 /* ---------------------------------------------------------------- hot path
  * Inline here so that the pad hooks and the calibration inline them. */
 
-/* CPU time and faults of the calling thread, exactly: the probe API's
- * reader (a per-thread perf group of task clock and minor faults, one
- * syscall, where perf_event_open() is allowed; else the thread CPU clock
- * and getrusage's fault counter), so a stage subtracted from its
- * element's span uses the same clock. */
-static inline void
-axprof_thread_usage (ThreadState * t, guint64 * cpu, guint64 * faults)
-{
-  gst_ax_probe_thread_usage (cpu, faults);
-}
-
 static inline ThreadState *
 axprof_thread_state (void)
 {
@@ -540,12 +535,17 @@ axprof_take_sample (RowStats * st)
   return FALSE;
 }
 
+/* CPU time and faults of the calling thread, exactly: the probe API's
+ * reader (a per-thread perf group of task clock and minor faults, one
+ * syscall, where perf_event_open() is allowed; else the thread CPU clock
+ * and getrusage's fault counter), so a stage subtracted from its
+ * element's span uses the same clock. Counted in @st for the report's
+ * own cost. */
 static inline void
-axprof_read_usage (ThreadState * t, RowStats * st, guint64 * cpu,
-    guint64 * faults)
+axprof_read_usage (RowStats * st, guint64 * cpu, guint64 * faults)
 {
   st->reads++;
-  axprof_thread_usage (t, cpu, faults);
+  gst_ax_probe_thread_usage (cpu, faults);
 }
 
 static inline void
@@ -610,7 +610,7 @@ axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
       f->cpu0 = t->pending_cpu;
       f->faults0 = t->pending_faults;
     } else {
-      axprof_read_usage (t, st, &f->cpu0, &f->faults0);
+      axprof_read_usage (st, &f->cpu0, &f->faults0);
     }
   }
   t->pending = FALSE;
@@ -625,7 +625,7 @@ axprof_span_pause (Span * f, guint64 ts, ThreadState * t)
   if (f->sampled) {
     guint64 cpu, faults;
 
-    axprof_read_usage (t, f->st, &cpu, &faults);
+    axprof_read_usage (f->st, &cpu, &faults);
     f->acc_cpu += (gint64) (cpu - f->cpu0);
     f->acc_faults += (gint64) (faults - f->faults0);
     t->pending = TRUE;
@@ -645,7 +645,7 @@ axprof_span_resume (Span * f, guint64 ts, ThreadState * t)
       f->cpu0 = t->pending_cpu;
       f->faults0 = t->pending_faults;
     } else {
-      axprof_read_usage (t, f->st, &f->cpu0, &f->faults0);
+      axprof_read_usage (f->st, &f->cpu0, &f->faults0);
     }
   }
   t->pending = FALSE;
@@ -662,7 +662,7 @@ axprof_span_record (Span * f, ThreadState * t, guint64 end_ts)
 /* The thread leaves the element on top of its stack (or its task loop)
  * to run downstream or upstream code. */
 static inline void
-axprof_leave_current (ThreadState * t, ElementState * ei, guint64 ts)
+axprof_leave_current (ThreadState * t, guint64 ts)
 {
   if (t->depth > 0) {
     axprof_span_pause (&t->stack[t->depth - 1], ts, t);

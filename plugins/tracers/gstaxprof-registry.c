@@ -25,8 +25,6 @@ static GQuark pad_queue_quark;
 /* protected by axprof_global_lock */
 static GPtrArray *pipes;
 
-/* ---------------------------------------------------------------- identity */
-
 static void
 element_state_gone (gpointer data)
 {

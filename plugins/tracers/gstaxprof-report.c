@@ -7,6 +7,11 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
+/* The report of a pipeline's run: the rows merged over threads in
+ * execution order, latency, throughput, queues and devices, the
+ * profiler's own cost, then the verdict, which gst/ax makes from the
+ * report alone (gst_ax_report_make_verdict()). */
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -17,7 +22,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
-/* ---------------------------------------------------------------- report */
+#define KIB_PER_MIB 1024.0
 
 static void
 merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)
@@ -218,8 +223,7 @@ axprof_process_cpu_ns (void)
   struct rusage ru;
 
   getrusage (RUSAGE_SELF, &ru);
-  return ((guint64) ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ull +
-      ((guint64) ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ull;
+  return GST_TIMEVAL_TO_TIME (ru.ru_utime) + GST_TIMEVAL_TO_TIME (ru.ru_stime);
 }
 
 static gdouble
@@ -229,7 +233,7 @@ peak_mem_mb (void)
 
   getrusage (RUSAGE_SELF, &ru);
   /* ru_maxrss is in KiB on Linux */
-  return ru.ru_maxrss / KB_PER_MB;
+  return ru.ru_maxrss / KIB_PER_MIB;
 }
 
 MergedRow *
@@ -286,12 +290,12 @@ build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
     row = gst_ax_report_group_add_row (g, name);
     g_free (name);
     row->count = m->count;
-    row->total_ms = m->wall_sum_ns / NS_PER_MS;
+    row->total_ms = m->wall_sum_ns / (gdouble) GST_MSECOND;
     row->mean_ms = row->total_ms / m->count;
-    row->min_ms = m->wall_min_ns / NS_PER_MS;
-    row->max_ms = m->wall_max_ns / NS_PER_MS;
+    row->min_ms = m->wall_min_ns / (gdouble) GST_MSECOND;
+    row->max_ms = m->wall_max_ns / (gdouble) GST_MSECOND;
     if (m->usage_count > 0) {
-      row->cpu_ms = m->cpu_sum_ns / NS_PER_MS / m->usage_count;
+      row->cpu_ms = m->cpu_sum_ns / (gdouble) GST_MSECOND / m->usage_count;
       row->faults = (gdouble) m->faults_sum / m->usage_count;
     }
     if (m->row->kind == ROW_LOOP)
@@ -337,16 +341,16 @@ build_latency (ReportBuild * b, LatencyHistogram * lat)
   mean = lat->sum_ns / lat->n;
   var = lat->sumsq_ns / lat->n - mean * mean;
   l->n = lat->n;
-  l->min_ms = lat->min_ns / NS_PER_MS;
-  l->max_ms = lat->max_ns / NS_PER_MS;
-  l->mean_ms = mean / NS_PER_MS;
-  l->stddev_ms = sqrt (MAX (var, 0)) / NS_PER_MS;
+  l->min_ms = lat->min_ns / (gdouble) GST_MSECOND;
+  l->max_ms = lat->max_ns / (gdouble) GST_MSECOND;
+  l->mean_ms = mean / (gdouble) GST_MSECOND;
+  l->stddev_ms = sqrt (MAX (var, 0)) / (gdouble) GST_MSECOND;
   l->jitter_ms = l->max_ms - l->min_ms;
-  l->p50_ms = axprof_hist_percentile (lat, 0.50) / NS_PER_MS;
-  l->p95_ms = axprof_hist_percentile (lat, 0.95) / NS_PER_MS;
-  l->p99_ms = axprof_hist_percentile (lat, 0.99) / NS_PER_MS;
+  l->p50_ms = axprof_hist_percentile (lat, 0.50) / (gdouble) GST_MSECOND;
+  l->p95_ms = axprof_hist_percentile (lat, 0.95) / (gdouble) GST_MSECOND;
+  l->p99_ms = axprof_hist_percentile (lat, 0.99) / (gdouble) GST_MSECOND;
   l->p999_ms = lat->n >= GST_AX_REPORT_MIN_P999_SAMPLES ?
-      axprof_hist_percentile (lat, 0.999) / NS_PER_MS : NAN;
+      axprof_hist_percentile (lat, 0.999) / (gdouble) GST_MSECOND : NAN;
 }
 
 static void
@@ -460,18 +464,20 @@ build_devices (ReportBuild * b)
       rd.jobs = d->max_job - d->min_job + 1;
     union_ns = d->union_ns + (d->cur_end - d->cur_start);
     window_ns = d->events ? (gdouble) (d->last_end - d->first_start) : 0;
-    rd.sim_cpu_ms = d->sim_cpu_ns / NS_PER_MS;
-    rd.lag_ms = d->lag_ns / NS_PER_MS;
+    rd.sim_cpu_ms = d->sim_cpu_ns / (gdouble) GST_MSECOND;
+    rd.lag_ms = d->lag_ns / (gdouble) GST_MSECOND;
     events_per_job = rd.jobs ? MAX ((gdouble) d->events / rd.jobs, 1.0) : 1;
-    rd.device_ms = d->events ? d->busy_ns / NS_PER_MS / d->events : 0;
+    rd.device_ms =
+        d->events ? d->busy_ns / (gdouble) GST_MSECOND / d->events : 0;
     host_ns = model_host_stage_ns (b, d->group);
-    rd.host_ms = rd.jobs ? host_ns / NS_PER_MS / rd.jobs : 0;
+    rd.host_ms = rd.jobs ? host_ns / (gdouble) GST_MSECOND / rd.jobs : 0;
     if (window_ns > 0) {
       rd.occupancy_percent = PERCENT * d->busy_ns / (rd.n_cores * window_ns);
       rd.depth = (d->busy_ns / events_per_job + host_ns) / window_ns;
     }
-    rd.device_s = union_ns / NS_PER_S;
-    rd.device_fps = union_ns > 0 ? rd.jobs / (union_ns / NS_PER_S) : 0;
+    rd.device_s = union_ns / (gdouble) GST_SECOND;
+    rd.device_fps =
+        union_ns > 0 ? rd.jobs / (union_ns / (gdouble) GST_SECOND) : 0;
     if (d->sim_cpu_ns > 0 && b->wall_ns > 0) {
       r->have_sim_cpu = TRUE;
       r->sim_cpu_percent += PERCENT * d->sim_cpu_ns / b->wall_ns;
@@ -485,9 +491,11 @@ build_devices (ReportBuild * b)
       gst_ax_report_add_warning (r, "%s reported a device but no device "
           "busy intervals: occupancy and device throughput read 0", rd.group);
     } else if (window_ns > 0) {
-      fps = rd.jobs / (window_ns / NS_PER_S);
+      fps = rd.jobs / (window_ns / (gdouble) GST_SECOND);
       /* occupancy x cores == fps x device_ms x cores per job */
-      expected = fps * rd.device_ms / 1000.0 * events_per_job;
+      expected =
+          fps * rd.device_ms / (gdouble) (GST_SECOND / GST_MSECOND) *
+          events_per_job;
       if (fabs (rd.occupancy_percent / PERCENT * rd.n_cores - expected) >
           GST_AX_REPORT_CHECK_TOLERANCE * MAX (expected, 1e-9))
         gst_ax_report_add_warning (r, "%s: occupancy x cores = %.2f but fps "
@@ -496,11 +504,11 @@ build_devices (ReportBuild * b)
             rd.occupancy_percent / PERCENT * rd.n_cores, expected,
             GST_AX_REPORT_CHECK_TOLERANCE * PERCENT);
       /* Little's law over the model: depth == fps x time inside it */
-      expected = fps * (rd.device_ms + rd.host_ms) / 1000.0;
+      expected = fps * (rd.device_ms + rd.host_ms) /
+          (gdouble) (GST_SECOND / GST_MSECOND);
       if (fabs (rd.depth - expected) >
           GST_AX_REPORT_CHECK_TOLERANCE * MAX (expected, 1e-9))
-        gst_ax_report_add_warning (r,
-            "%s: achieved depth %.2f but fps x "
+        gst_ax_report_add_warning (r, "%s: achieved depth %.2f but fps x "
             "(device_ms + host_ms) = %.2f; they differ by more than %.0f%%: "
             "jobs and frames do not add up", rd.group, rd.depth, expected,
             GST_AX_REPORT_CHECK_TOLERANCE * PERCENT);
@@ -588,7 +596,7 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
     }
   }
   if (b.wall_ns > 0) {
-    r->wall_s = b.wall_ns / NS_PER_S;
+    r->wall_s = b.wall_ns / (gdouble) GST_SECOND;
     r->fps = r->frames / r->wall_s;
     r->cores_used = (cpu1 - p->cpu0_ns) / b.wall_ns;
     r->cpu_percent = PERCENT * r->cores_used;

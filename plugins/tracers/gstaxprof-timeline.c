@@ -7,39 +7,38 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
+/* The perfetto= timeline: the trace rings of every thread slot and the
+ * device busy intervals of a run, as Chrome trace-event JSON. */
+
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstaxprof-private.h"
 
-static void
-json_escape (GString * out, const gchar * str)
-{
-  const gchar *c;
+#include <json-glib/json-glib.h>
 
-  for (c = str; *c; c++) {
-    if (*c == '"' || *c == '\\')
-      g_string_append_printf (out, "\\%c", *c);
-    else if ((guchar) * c < 0x20)
-      g_string_append_printf (out, "\\u%04x", (guchar) * c);
-    else
-      g_string_append_c (out, *c);
-  }
-}
-
+/* One complete event ("ph":"X") of the Chrome trace-event format. */
 static void
-trace_event (GString * out, gboolean * first, const gchar * name,
-    const gchar * cat, gdouble ts_us, gdouble dur_us, guint pid, gint tid)
+trace_event (JsonBuilder * b, const gchar * name, const gchar * cat,
+    gdouble ts_us, gdouble dur_us, guint pid, gint tid)
 {
-  g_string_append (out, *first ? "\n" : ",\n");
-  *first = FALSE;
-  g_string_append (out, "{\"name\":\"");
-  json_escape (out, name);
-  g_string_append (out, "\",\"cat\":\"");
-  json_escape (out, cat);
-  g_string_append_printf (out, "\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,"
-      "\"pid\":%u,\"tid\":%d}", ts_us, dur_us, pid, tid);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "name");
+  json_builder_add_string_value (b, name);
+  json_builder_set_member_name (b, "cat");
+  json_builder_add_string_value (b, cat);
+  json_builder_set_member_name (b, "ph");
+  json_builder_add_string_value (b, "X");
+  json_builder_set_member_name (b, "ts");
+  json_builder_add_double_value (b, ts_us);
+  json_builder_set_member_name (b, "dur");
+  json_builder_add_double_value (b, dur_us);
+  json_builder_set_member_name (b, "pid");
+  json_builder_add_int_value (b, pid);
+  json_builder_set_member_name (b, "tid");
+  json_builder_add_int_value (b, tid);
+  json_builder_end_object (b);
 }
 
 /* axprof_global_lock and p->lock held. Chrome trace-event JSON, which the
@@ -48,11 +47,18 @@ trace_event (GString * out, gboolean * first, const gchar * name,
 gchar *
 axprof_make_timeline (PipelineState * p)
 {
-  GString *out = g_string_new ("{\"displayTimeUnit\":\"ms\","
-      "\"traceEvents\":[");
+  JsonBuilder *b = json_builder_new ();
+  JsonGenerator *gen;
+  JsonNode *root;
   gint64 offset = (gint64) p->first_probe_ns - (gint64) p->first_ts;
-  gboolean first = TRUE;
+  gchar *json, *out;
   guint s, i;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "displayTimeUnit");
+  json_builder_add_string_value (b, "ms");
+  json_builder_set_member_name (b, "traceEvents");
+  json_builder_begin_array (b);
 
   for (s = 0; s < MAX_THREAD_SLOTS; s++) {
     TraceRing *ring =
@@ -71,9 +77,9 @@ axprof_make_timeline (PipelineState * p)
         continue;
       start = e->probe_clock ? (gint64) e->start : (gint64) e->start + offset;
       name = axprof_row_name (e->row);
-      trace_event (out, &first, name, axprof_row_group (e->row),
-          (start - (gint64) p->first_probe_ns) / NS_PER_US,
-          e->dur / NS_PER_US, TRACE_PID_HOST, s);
+      trace_event (b, name, axprof_row_group (e->row),
+          (start - (gint64) p->first_probe_ns) / (gdouble) GST_USECOND,
+          e->dur / (gdouble) GST_USECOND, TRACE_PID_HOST, s);
       g_free (name);
     }
   }
@@ -91,13 +97,26 @@ axprof_make_timeline (PipelineState * p)
       if (e->run != p->run)
         continue;
       name = g_strdup_printf ("job %" G_GUINT64_FORMAT, e->job);
-      trace_event (out, &first, name, d->group,
-          ((gint64) e->start_ns - (gint64) p->first_probe_ns) / NS_PER_US,
-          (e->end_ns - e->start_ns) / NS_PER_US, TRACE_PID_DEVICE, e->core);
+      trace_event (b, name, d->group,
+          ((gint64) e->start_ns -
+              (gint64) p->first_probe_ns) / (gdouble) GST_USECOND,
+          (e->end_ns - e->start_ns) / (gdouble) GST_USECOND, TRACE_PID_DEVICE,
+          e->core);
       g_free (name);
     }
     g_mutex_unlock (&d->lock);
   }
-  g_string_append (out, "\n]}\n");
-  return g_string_free (out, FALSE);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  gen = json_generator_new ();
+  json_generator_set_root (gen, root);
+  json = json_generator_to_data (gen, NULL);
+  out = g_strconcat (json, "\n", NULL);
+  g_free (json);
+  g_object_unref (gen);
+  json_node_unref (root);
+  g_object_unref (b);
+  return out;
 }

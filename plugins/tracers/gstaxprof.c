@@ -31,6 +31,8 @@
  * trace-event JSON for the Perfetto UI), `sample=N` (CPU and faults on
  * every Nth call per row and thread, wall on every call),
  * `allow-debug=true` (report timings even though DEBUG logging was on).
+ * One instance per process profiles: a second axprof in GST_TRACERS
+ * warns once and is ignored.
  *
  * Hot path: state is per thread (a stack of open spans) and per row and
  * thread (sums, min, max; a log-linear latency histogram for sinks), so no
@@ -53,7 +55,11 @@ GST_DEBUG_CATEGORY (gst_ax_prof_debug);
 
 G_DEFINE_TYPE (GstAxProf, gst_ax_prof, GST_TYPE_TRACER);
 
-static GstAxProf *the_tracer;
+/* The instance that profiles: run state lives in the registry and the
+ * per-thread state once per process, so a second instance would count
+ * every buffer again into the same records. Protected by
+ * axprof_global_lock. */
+static GstAxProf *active_instance;
 guint64 axprof_debug_log_count;
 
 /* ---------------------------------------------------------------- debug */
@@ -332,7 +338,7 @@ calibrate (GstAxProf * self)
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
     t0 = gst_ax_probe_now_ns ();
     for (i = 0; i < CALIBRATION_ROUNDS; i++)
-      axprof_thread_usage (&t, &cpu, &faults);
+      gst_ax_probe_thread_usage (&cpu, &faults);
     t1 = gst_ax_probe_now_ns ();
     self->read_cost_ns = MIN (self->read_cost_ns,
         (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
@@ -440,15 +446,27 @@ gst_ax_prof_constructed (GObject * object)
 {
   GstAxProf *self = GST_AX_PROF (object);
   GstTracer *tracer = GST_TRACER (object);
+  gboolean refused;
 
   G_OBJECT_CLASS (gst_ax_prof_parent_class)->constructed (object);
+  g_mutex_lock (&axprof_global_lock);
+  refused = active_instance != NULL;
+  if (!refused)
+    active_instance = self;
+  g_mutex_unlock (&axprof_global_lock);
+  if (refused) {
+    gchar *params = NULL;
+
+    g_object_get (self, "params", &params, NULL);
+    g_warning ("axprof: GST_TRACERS names axprof more than once; only the "
+        "first one profiles (the tracer keeps one run state per process), "
+        "so this one (params '%s') is ignored and registers no hooks",
+        params ? params : "");
+    g_free (params);
+    return;
+  }
   parse_params (self);
   axprof_sample_every = self->sample;
-
-  g_mutex_lock (&axprof_global_lock);
-  if (the_tracer == NULL)
-    the_tracer = self;
-  g_mutex_unlock (&axprof_global_lock);
 
   calibrate (self);
   axprof_trace_on = self->perfetto != NULL;
@@ -498,6 +516,10 @@ gst_ax_prof_finalize (GObject * object)
   g_free (self->file);
   g_free (self->json);
   g_free (self->perfetto);
+  g_mutex_lock (&axprof_global_lock);
+  if (active_instance == self)
+    active_instance = NULL;
+  g_mutex_unlock (&axprof_global_lock);
   G_OBJECT_CLASS (gst_ax_prof_parent_class)->finalize (object);
 }
 

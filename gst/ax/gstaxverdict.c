@@ -25,7 +25,6 @@
 #include <string.h>
 
 #define PERCENT 100.0
-#define MS_PER_S 1000.0
 
 typedef struct
 {
@@ -330,7 +329,8 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
     const GstAxReportDevice * lagging, gdouble lag_per_job_ms,
     const GstAxReportQueue * full, const GstAxReportQueue * empty)
 {
-  gdouble process_cpu_ms = r->cores_used * r->wall_s * MS_PER_S;
+  gdouble process_cpu_ms = r->cores_used * r->wall_s *
+      (gdouble) (GST_SECOND / GST_MSECOND);
 
   /* The simulator's threads are not element rows: when they lag their
    * model and burn more CPU than the costliest computing row, the host

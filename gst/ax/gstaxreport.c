@@ -16,7 +16,8 @@
  * The axprof tracer fills one at EOS; the benchmark CLI prints the same
  * structure, so both front doors print identical reports. Rendering to
  * text and to JSON reads only the model, so the two carry the same
- * numbers. The JSON schema is documented in docs/report-json.md.
+ * numbers. The JSON schema is documented in docs/report-json.md. The
+ * verdict is made from the filled model too (gstaxverdict.c).
  *
  * gst_ax_report_get_for_pipeline() asks the active profiler (registered
  * with gst_ax_report_set_provider()) for the report of a running pipeline.
@@ -46,6 +47,7 @@ clear_row (gpointer data)
   GstAxReportRow *row = data;
 
   g_free (row->name);
+  g_free (row->element);
 }
 
 static void
@@ -64,6 +66,7 @@ clear_queue (gpointer data)
   GstAxReportQueue *q = data;
 
   g_free (q->name);
+  g_free (q->element);
 }
 
 static void
@@ -97,6 +100,7 @@ gst_ax_report_new (void)
   r->devices = g_array_new (FALSE, TRUE, sizeof (GstAxReportDevice));
   g_array_set_clear_func (r->devices, clear_device);
   r->warnings = g_ptr_array_new_with_free_func (g_free);
+  r->sources = g_ptr_array_new_with_free_func (g_free);
   return r;
 }
 
@@ -123,6 +127,11 @@ gst_ax_report_free (GstAxReport * report)
   g_array_unref (report->devices);
   g_free (report->devices_absent);
   g_ptr_array_unref (report->warnings);
+  g_ptr_array_unref (report->sources);
+  g_free (report->constraint_element);
+  g_free (report->constraint_row);
+  g_free (report->constraint_queue);
+  g_free (report->constraint_model);
   g_free (report->constraint);
   g_free (report->verdict);
   g_free (report);
@@ -152,8 +161,8 @@ gst_ax_report_add_group (GstAxReport * report, const gchar * name)
  * @group: a group
  * @name: the row name
  *
- * Returns: (transfer none): the new zeroed row; valid until the next row is
- *   added to @group
+ * Returns: (transfer none): the new zeroed row (an element row of unknown
+ *   rank); valid until the next row is added to @group
  */
 GstAxReportRow *
 gst_ax_report_group_add_row (GstAxReportGroup * group, const gchar * name)
@@ -161,6 +170,8 @@ gst_ax_report_group_add_row (GstAxReportGroup * group, const gchar * name)
   GstAxReportRow row = { 0, };
 
   row.name = g_strdup (name);
+  row.kind = GST_AX_REPORT_ROW_KIND_ELEMENT;
+  row.rank = GST_AX_REPORT_RANK_UNKNOWN;
   g_array_append_val (group->rows, row);
   return &g_array_index (group->rows, GstAxReportRow, group->rows->len - 1);
 }
@@ -188,6 +199,24 @@ gst_ax_report_row_classify (GstAxReportRow * row)
     row->flags |= GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED;
   else if (row->cpu_ms < GST_AX_REPORT_BLOCKED_CPU_RATIO * row->mean_ms)
     row->flags |= GST_AX_REPORT_ROW_FLAG_BLOCKED;
+}
+
+/**
+ * gst_ax_report_row_is_computing:
+ * @row: a classified row (gst_ax_report_row_classify())
+ *
+ * The one rule for "is this row computing?": it neither waits on a device
+ * by design nor is flagged BLOCKED or STRONGLY BLOCKED. A row too short to
+ * classify (#GST_AX_REPORT_MIN_CLASSIFIED_MS) counts as computing.
+ *
+ * Returns: %TRUE if @row spends its wall time computing
+ */
+gboolean
+gst_ax_report_row_is_computing (const GstAxReportRow * row)
+{
+  return !(row->flags & (GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT |
+          GST_AX_REPORT_ROW_FLAG_BLOCKED |
+          GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED));
 }
 
 /**
@@ -621,6 +650,20 @@ json_flags (JsonBuilder * b, GstAxReportRowFlags flags)
   json_builder_end_array (b);
 }
 
+static const gchar *
+row_kind_name (GstAxReportRowKind kind)
+{
+  switch (kind) {
+    case GST_AX_REPORT_ROW_KIND_TASK:
+      return "task";
+    case GST_AX_REPORT_ROW_KIND_REPORTED:
+      return "reported";
+    case GST_AX_REPORT_ROW_KIND_ELEMENT:
+    default:
+      return "element";
+  }
+}
+
 static void
 json_groups (const GstAxReport * r, JsonBuilder * b)
 {
@@ -654,6 +697,13 @@ json_groups (const GstAxReport * r, JsonBuilder * b)
       json_double (b, "total_ms", row->total_ms);
       json_int (b, "count", row->count);
       json_flags (b, row->flags);
+      json_string (b, "element", row->element);
+      json_string (b, "kind", row_kind_name (row->kind));
+      json_builder_set_member_name (b, "rank");
+      if (row->rank == GST_AX_REPORT_RANK_UNKNOWN)
+        json_builder_add_null_value (b);
+      else
+        json_builder_add_int_value (b, row->rank);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);
@@ -712,6 +762,7 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
           q->at_max_percent : NAN);
       json_double (b, "full_percent", q->full_percent);
       json_double (b, "empty_percent", q->empty_percent);
+      json_string (b, "element", q->element);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);
@@ -764,8 +815,20 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
     json_builder_add_string_value (b, g_ptr_array_index (r->warnings, i));
   json_builder_end_array (b);
 
+  json_builder_set_member_name (b, "sources");
+  json_builder_begin_array (b);
+  for (i = 0; i < r->sources->len; i++)
+    json_builder_add_string_value (b, g_ptr_array_index (r->sources, i));
+  json_builder_end_array (b);
+
   json_builder_set_member_name (b, "verdict");
   json_builder_begin_object (b);
+  json_string (b, "kind",
+      gst_ax_report_constraint_kind_to_string (r->constraint_kind));
+  json_string (b, "element", r->constraint_element);
+  json_string (b, "row", r->constraint_row);
+  json_string (b, "queue", r->constraint_queue);
+  json_string (b, "model", r->constraint_model);
   json_string (b, "constraint", r->constraint);
   json_string (b, "text", r->verdict);
   json_builder_end_object (b);

@@ -69,6 +69,94 @@ typedef enum
 #define GST_AX_REPORT_MIN_CLASSIFIED_MS 0.05
 
 /**
+ * GST_AX_REPORT_DEVICE_BOUND_OCCUPANCY_PERCENT:
+ *
+ * A device occupied at least this share of its cores' time is the
+ * constraint.
+ */
+#define GST_AX_REPORT_DEVICE_BOUND_OCCUPANCY_PERCENT 80.0
+/**
+ * GST_AX_REPORT_WINDOW_BOUND_DEPTH_RATIO:
+ *
+ * A device whose achieved in-flight depth reaches this fraction of its
+ * window is held by the window.
+ */
+#define GST_AX_REPORT_WINDOW_BOUND_DEPTH_RATIO 0.9
+/**
+ * GST_AX_REPORT_SUBMISSION_DEPTH_RATIO:
+ *
+ * A device whose achieved in-flight depth stays below this fraction of
+ * its window is not fed by the submission loop.
+ */
+#define GST_AX_REPORT_SUBMISSION_DEPTH_RATIO 0.8
+/**
+ * GST_AX_REPORT_QUEUE_FULL_PERCENT:
+ *
+ * A queue full at least this share of the run is mostly full.
+ */
+#define GST_AX_REPORT_QUEUE_FULL_PERCENT 50.0
+/**
+ * GST_AX_REPORT_QUEUE_EMPTY_PERCENT:
+ *
+ * A queue empty at least this share of the run is mostly empty.
+ */
+#define GST_AX_REPORT_QUEUE_EMPTY_PERCENT 50.0
+/**
+ * GST_AX_REPORT_ALLOCATING_FAULTS_PER_CALL:
+ *
+ * A row taking at least this many page faults per call allocates its
+ * output.
+ */
+#define GST_AX_REPORT_ALLOCATING_FAULTS_PER_CALL 10.0
+/**
+ * GST_AX_REPORT_SIM_LAG_RATIO:
+ *
+ * The simulator falls behind its device model when its outputs come, per
+ * job, later than this fraction of the modelled device time and later than
+ * #GST_AX_REPORT_SIM_LAG_MS.
+ */
+#define GST_AX_REPORT_SIM_LAG_RATIO 0.10
+/**
+ * GST_AX_REPORT_SIM_LAG_MS:
+ *
+ * Lag per job below this is a thread's wake-up, not a simulator that
+ * falls behind (see #GST_AX_REPORT_SIM_LAG_RATIO).
+ */
+#define GST_AX_REPORT_SIM_LAG_MS 0.5
+/**
+ * GST_AX_REPORT_CHECK_TOLERANCE:
+ *
+ * Figures that must agree (occupancy against fps x device time, depth
+ * against Little's law) may differ by this fraction before a warning.
+ */
+#define GST_AX_REPORT_CHECK_TOLERANCE 0.10
+
+/**
+ * GST_AX_REPORT_RANK_UNKNOWN:
+ *
+ * The rank of a row whose distance from the sources is not known; it
+ * sorts after every known rank.
+ */
+#define GST_AX_REPORT_RANK_UNKNOWN G_MAXINT
+
+/**
+ * GstAxReportRowKind:
+ * @GST_AX_REPORT_ROW_KIND_ELEMENT: an element's chain or getrange function
+ * @GST_AX_REPORT_ROW_KIND_TASK: a task loop between two pushes (create,
+ *   pull, loop)
+ * @GST_AX_REPORT_ROW_KIND_REPORTED: a stage an element reported through
+ *   the probe API
+ *
+ * What a row measures.
+ */
+typedef enum
+{
+  GST_AX_REPORT_ROW_KIND_ELEMENT,
+  GST_AX_REPORT_ROW_KIND_TASK,
+  GST_AX_REPORT_ROW_KIND_REPORTED,
+} GstAxReportRowKind;
+
+/**
  * GstAxReportRow:
  * @name: element or stage name
  * @mean_ms: mean exclusive wall time per call
@@ -79,6 +167,10 @@ typedef enum
  * @total_ms: summed wall time of all calls
  * @count: number of calls
  * @flags: #GstAxReportRowFlags
+ * @element: (nullable): name of the element the row belongs to
+ * @kind: what the row measures
+ * @rank: the element's distance from the sources along the pad links,
+ *   #GST_AX_REPORT_RANK_UNKNOWN if not known
  *
  * One row of the per-operator/stage table.
  */
@@ -93,6 +185,9 @@ typedef struct
   gdouble total_ms;
   guint64 count;
   GstAxReportRowFlags flags;
+  gchar *element;
+  GstAxReportRowKind kind;
+  gint rank;
 } GstAxReportRow;
 
 /**
@@ -123,6 +218,8 @@ typedef struct
  * @full_percent: share of the time the producer was blocked on a full
  *   queue (whichever limit made it full)
  * @empty_percent: share of the time the consumer waited on an empty queue
+ * @element: (nullable): name of the queue element (@name without the
+ *   stream pad)
  *
  * Occupancy of one queue.
  */
@@ -136,6 +233,7 @@ typedef struct
   gdouble at_max_percent;
   gdouble full_percent;
   gdouble empty_percent;
+  gchar *element;
 } GstAxReportQueue;
 
 /**
@@ -220,12 +318,80 @@ typedef enum
 } GstAxReportStatus;
 
 /**
+ * GstAxReportConstraintKind:
+ * @GST_AX_REPORT_CONSTRAINT_UNDETERMINED: nothing was measured, or the run
+ *   was refused
+ * @GST_AX_REPORT_CONSTRAINT_SIMULATOR: the simulator's functional compute
+ *   on the host is slower than the device it models
+ * @GST_AX_REPORT_CONSTRAINT_DEVICE: the device is mostly occupied
+ * @GST_AX_REPORT_CONSTRAINT_WINDOW: the device's in-flight window is full
+ *   while cores are idle
+ * @GST_AX_REPORT_CONSTRAINT_BACKPRESSURE: a queue is mostly full, or the
+ *   costliest row mostly waits, behind something slower downstream
+ * @GST_AX_REPORT_CONSTRAINT_SOURCE: a queue is mostly empty, or a source's
+ *   task is the costliest row: upstream cannot keep up
+ * @GST_AX_REPORT_CONSTRAINT_SUBMISSION: the device's window is not kept
+ *   full
+ * @GST_AX_REPORT_CONSTRAINT_HOST: a host element computing
+ *
+ * The kind of constraint the verdict names.
+ */
+typedef enum
+{
+  GST_AX_REPORT_CONSTRAINT_UNDETERMINED,
+  GST_AX_REPORT_CONSTRAINT_SIMULATOR,
+  GST_AX_REPORT_CONSTRAINT_DEVICE,
+  GST_AX_REPORT_CONSTRAINT_WINDOW,
+  GST_AX_REPORT_CONSTRAINT_BACKPRESSURE,
+  GST_AX_REPORT_CONSTRAINT_SOURCE,
+  GST_AX_REPORT_CONSTRAINT_SUBMISSION,
+  GST_AX_REPORT_CONSTRAINT_HOST,
+} GstAxReportConstraintKind;
+
+/**
+ * GstAxReportVerdict:
+ * @kind: the kind of constraint
+ * @element: (nullable): the element the verdict names: the computing or
+ *   waiting row's element, the row downstream of a full queue, the
+ *   costliest computing work upstream of an empty queue (else its first
+ *   source); %NULL for the device kinds
+ * @row: (nullable): the row the verdict names, when it names one
+ * @group: (nullable): the group of @row
+ * @queue: (nullable): the mostly full or mostly empty queue it rests on
+ * @model: (nullable): the model (device group) it rests on
+ * @simulator_lags: a device's simulator fell behind its model (the trust
+ *   step warns)
+ * @constraint: what follows "the constraint is" in the report
+ * @steps: (element-type utf8): the reading steps, one string per step
+ *   (a step may hold continuation lines)
+ * @text: the steps joined by newlines, as the report prints them
+ *
+ * The verdict on a report, made by gst_ax_report_make_verdict() from the
+ * report's figures alone.
+ */
+typedef struct
+{
+  GstAxReportConstraintKind kind;
+  gchar *element;
+  gchar *row;
+  gchar *group;
+  gchar *queue;
+  gchar *model;
+  gboolean simulator_lags;
+  gchar *constraint;
+  GPtrArray *steps;
+  gchar *text;
+} GstAxReportVerdict;
+
+/**
  * GstAxReport:
  *
  * The benchmark report: every section as numbers, rendered to text by
- * gst_ax_report_to_text() and to JSON by gst_ax_report_to_json(). Fields
- * are public so that producers (the axprof tracer, the benchmark CLI)
- * fill them directly; strings and arrays are owned by the report.
+ * gst_ax_report_to_text() and to JSON by gst_ax_report_to_json(). The
+ * axprof tracer fills it (gst-ax-benchmark runs the tracer and prints its
+ * report); fields are public so that it fills them directly and tests
+ * build reports by hand. gst_ax_report_make_verdict() judges a filled
+ * report. Strings and arrays are owned by the report.
  * A string field named `*_absent` holds the one-line reason a section has
  * no data, or %NULL when it has.
  */
@@ -282,6 +448,17 @@ typedef struct
 
   /* (element-type utf8) */
   GPtrArray *warnings;
+
+  /* names of the pipeline's source elements; (element-type utf8) */
+  GPtrArray *sources;
+
+  /* the verdict (gst_ax_report_set_verdict()); the constraint_* names are
+   * those of #GstAxReportVerdict, %NULL when it names none */
+  GstAxReportConstraintKind constraint_kind;
+  gchar *constraint_element;
+  gchar *constraint_row;
+  gchar *constraint_queue;
+  gchar *constraint_model;
   gchar *constraint;
   gchar *verdict;
 
@@ -310,11 +487,21 @@ GST_AX_API GstAxReportGroup *gst_ax_report_add_group (GstAxReport * report,
 GST_AX_API GstAxReportRow *gst_ax_report_group_add_row (GstAxReportGroup *
     group, const gchar * name);
 GST_AX_API void gst_ax_report_row_classify (GstAxReportRow * row);
+GST_AX_API gboolean gst_ax_report_row_is_computing (const GstAxReportRow *
+    row);
 GST_AX_API gchar *gst_ax_report_row_flags_to_string (GstAxReportRowFlags
     flags);
 GST_AX_API void gst_ax_report_finish_groups (GstAxReport * report);
 GST_AX_API void gst_ax_report_add_warning (GstAxReport * report,
     const gchar * format, ...) G_GNUC_PRINTF (2, 3);
+
+GST_AX_API const gchar *
+gst_ax_report_constraint_kind_to_string (GstAxReportConstraintKind kind);
+GST_AX_API GstAxReportVerdict *gst_ax_report_make_verdict (const GstAxReport *
+    report);
+GST_AX_API void gst_ax_report_verdict_free (GstAxReportVerdict * verdict);
+GST_AX_API void gst_ax_report_set_verdict (GstAxReport * report,
+    const GstAxReportVerdict * verdict);
 
 GST_AX_API gchar *gst_ax_report_to_text (const GstAxReport * report);
 GST_AX_API gchar *gst_ax_report_to_json (const GstAxReport * report);

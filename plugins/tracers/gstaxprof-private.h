@@ -15,8 +15,8 @@
  *   gstaxprof-registry.c  pipelines, elements, queues and devices
  *   gstaxprof-latency.c   end-to-end latency matching
  *   gstaxprof-pads.c      the pad hooks and the probe sink
- *   gstaxprof-report.c    the GstAxReport of a pipeline's run
- *   gstaxprof-verdict.c   the verdict and constraint of a report
+ *   gstaxprof-report.c    the GstAxReport of a pipeline's run, judged by
+ *                         gst_ax_report_make_verdict() (gst/ax)
  *   gstaxprof-timeline.c  the perfetto= timeline
  *
  * Locks and threads. Lock order: axprof_global_lock, then a pipeline's
@@ -494,9 +494,6 @@ const gchar *axprof_row_group (Row * row);
 MergedRow *axprof_merged_for (ReportBuild * b, Row * row);
 GstAxReport *axprof_make_report (GstAxProf * self, PipelineState * p,
     GstAxReportStatus status);
-
-/* gstaxprof-verdict.c */
-void axprof_build_verdict (ReportBuild * b);
 
 /* gstaxprof-timeline.c */
 gchar *axprof_make_timeline (PipelineState * p);

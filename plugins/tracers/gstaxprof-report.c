@@ -9,7 +9,8 @@
 
 /* The report of a pipeline's run: the rows merged over threads in
  * execution order, latency, throughput, queues and devices, the
- * profiler's own cost, then the verdict (gstaxprof-verdict.c). */
+ * profiler's own cost, then the verdict, which gst/ax makes from the
+ * report alone (gst_ax_report_make_verdict()). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -21,8 +22,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-/* Arithmetic checks on the device figures: they must agree within this. */
-#define CHECK_TOLERANCE 0.10
 #define KIB_PER_MIB 1024.0
 
 static void
@@ -98,7 +97,7 @@ compare_merged (gconstpointer a, gconstpointer b)
 }
 
 #define RANK_VISITING (-1)
-#define RANK_UNKNOWN G_MAXINT
+#define RANK_UNKNOWN GST_AX_REPORT_RANK_UNKNOWN
 
 /* The real element upstream of @sinkpad, through ghost and proxy pads. */
 static GstElement *
@@ -307,6 +306,11 @@ build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
       if (m->row->probe_flags & GST_AX_PROBE_FLAG_DEVICE_WAIT)
         row->flags |= GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT;
     }
+    row->element = g_strdup (m->row->elem->name);
+    row->kind = m->row->kind == ROW_LOOP ? GST_AX_REPORT_ROW_KIND_TASK :
+        m->row->kind == ROW_PROBE ? GST_AX_REPORT_ROW_KIND_REPORTED :
+        GST_AX_REPORT_ROW_KIND_ELEMENT;
+    row->rank = m->rank;
     gst_ax_report_row_classify (row);
     *profiled_ns += m->wall_sum_ns;
     *reads += m->reads;
@@ -368,6 +372,7 @@ build_queues (ReportBuild * b)
     }
     span = q->last_ns - q->first_ns;
     rq.name = g_strdup (q->name);
+    rq.element = g_strdup (q->elem->name);
     rq.mean = q->area / span;
     rq.min = q->min;
     rq.max = q->max;
@@ -492,22 +497,21 @@ build_devices (ReportBuild * b)
           fps * rd.device_ms / (gdouble) (GST_SECOND / GST_MSECOND) *
           events_per_job;
       if (fabs (rd.occupancy_percent / PERCENT * rd.n_cores - expected) >
-          CHECK_TOLERANCE * MAX (expected, 1e-9))
-        gst_ax_report_add_warning (r,
-            "%s: occupancy x cores = %.2f but fps "
+          GST_AX_REPORT_CHECK_TOLERANCE * MAX (expected, 1e-9))
+        gst_ax_report_add_warning (r, "%s: occupancy x cores = %.2f but fps "
             "x device_ms = %.2f; they differ by more than %.0f%%: jobs, "
             "frames and busy intervals do not add up", rd.group,
             rd.occupancy_percent / PERCENT * rd.n_cores, expected,
-            CHECK_TOLERANCE * PERCENT);
+            GST_AX_REPORT_CHECK_TOLERANCE * PERCENT);
       /* Little's law over the model: depth == fps x time inside it */
-      expected =
-          fps * (rd.device_ms +
-          rd.host_ms) / (gdouble) (GST_SECOND / GST_MSECOND);
-      if (fabs (rd.depth - expected) > CHECK_TOLERANCE * MAX (expected, 1e-9))
+      expected = fps * (rd.device_ms + rd.host_ms) /
+          (gdouble) (GST_SECOND / GST_MSECOND);
+      if (fabs (rd.depth - expected) >
+          GST_AX_REPORT_CHECK_TOLERANCE * MAX (expected, 1e-9))
         gst_ax_report_add_warning (r, "%s: achieved depth %.2f but fps x "
             "(device_ms + host_ms) = %.2f; they differ by more than %.0f%%: "
             "jobs and frames do not add up", rd.group, rd.depth, expected,
-            CHECK_TOLERANCE * PERCENT);
+            GST_AX_REPORT_CHECK_TOLERANCE * PERCENT);
     }
     g_array_append_val (r->devices, rd);
   }
@@ -614,7 +618,23 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
       g_strdup (gst_ax_probe_thread_usage_reader_name
       (gst_ax_probe_thread_usage_reader ()));
 
-  axprof_build_verdict (&b);
+  {
+    guint i;
+
+    for (i = 0; i < p->elems->len; i++) {
+      ElementState *ei = g_ptr_array_index (p->elems, i);
+
+      if (ei->is_source)
+        g_ptr_array_add (r->sources, g_strdup (ei->name));
+    }
+  }
+  /* the verdict reads only the report (gst/ax/gstaxverdict.c) */
+  {
+    GstAxReportVerdict *v = gst_ax_report_make_verdict (r);
+
+    gst_ax_report_set_verdict (r, v);
+    gst_ax_report_verdict_free (v);
+  }
   g_free (lat);
   g_array_unref (b.merged);
   return r;

@@ -148,6 +148,13 @@ GST_START_TEST (test_queue_slow_sink)
   fail_unless (member (q, "max") == QUEUE_MAX);
   fail_unless (strstr (json_object_get_string_member (verdict, "constraint"),
           "back-pressure") != NULL, "%s", r->text);
+  /* the machine-readable twin names the same queue and the slow element */
+  fail_unless_equals_string (json_object_get_string_member (verdict, "kind"),
+      "backpressure");
+  fail_unless_equals_string (json_object_get_string_member (verdict, "queue"),
+      "q");
+  fail_unless_equals_string (json_object_get_string_member (verdict,
+          "element"), "identity0");
   ax_prof_report_free (r);
 }
 
@@ -167,6 +174,10 @@ GST_START_TEST (test_slow_source)
   constraint = json_object_get_string_member (verdict, "constraint");
   fail_unless (strstr (constraint, "source") != NULL &&
       strstr (constraint, "camera") != NULL, "%s", r->text);
+  fail_unless_equals_string (json_object_get_string_member (verdict, "kind"),
+      "source");
+  fail_unless_equals_string (json_object_get_string_member (verdict, "queue"),
+      "q");
   ax_prof_report_free (r);
 }
 

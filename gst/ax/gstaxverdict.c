@@ -1,0 +1,596 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/*
+ * The verdict: the six reading steps of docs/reading-the-report.md walked
+ * with one run's figures, and the constraint they lead to. It reads only
+ * the report model, so the tracer, the benchmark CLI and applications
+ * get the same verdict from the same report, and it is unit-tested on
+ * hand-built reports (tests/ax/test-verdict.c). Every threshold is a
+ * GST_AX_REPORT_* constant in gstaxreport.h, beside the row ratios.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstaxreport.h"
+
+#include <string.h>
+
+#define PERCENT 100.0
+
+typedef struct
+{
+  const GstAxReportRow *row;
+  const gchar *group;
+} RowRef;
+
+typedef gboolean (*RowFilter) (const GstAxReport * r,
+    const GstAxReportRow * row, gconstpointer data);
+
+/* The costliest row by total wall among those @accept takes, over every
+ * group (ranked groups first, rows in order; the first of equals wins). */
+static RowRef
+costliest_row (const GstAxReport * r, RowFilter accept, gconstpointer data)
+{
+  RowRef best = { NULL, NULL };
+  guint i, j;
+
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    for (j = 0; j < g->rows->len; j++) {
+      const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      if (accept && !accept (r, row, data))
+        continue;
+      if (best.row == NULL || row->total_ms > best.row->total_ms) {
+        best.row = row;
+        best.group = g->name;
+      }
+    }
+  }
+  return best;
+}
+
+static const gchar *
+row_element (const GstAxReportRow * row)
+{
+  return row->element ? row->element : row->name;
+}
+
+static gboolean
+is_queue_row (const GstAxReport * r, const GstAxReportRow * row)
+{
+  guint i;
+
+  for (i = 0; i < r->queues->len; i++) {
+    const GstAxReportQueue *q = &g_array_index (r->queues, GstAxReportQueue, i);
+
+    if (g_strcmp0 (q->element ? q->element : q->name, row_element (row)) == 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static gboolean
+not_queue_row (const GstAxReport * r, const GstAxReportRow * row,
+    gconstpointer data)
+{
+  return !is_queue_row (r, row);
+}
+
+static gboolean
+computing_row (const GstAxReport * r, const GstAxReportRow * row,
+    gconstpointer data)
+{
+  return gst_ax_report_row_is_computing (row);
+}
+
+/* The rank of @q's element: that of its element row. */
+static gboolean
+queue_rank (const GstAxReport * r, const GstAxReportQueue * q, gint * rank)
+{
+  const gchar *element = q->element ? q->element : q->name;
+  guint i, j;
+
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    for (j = 0; j < g->rows->len; j++) {
+      const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      if (row->kind == GST_AX_REPORT_ROW_KIND_ELEMENT &&
+          g_strcmp0 (row_element (row), element) == 0) {
+        *rank = row->rank;
+        return TRUE;
+      }
+    }
+  }
+  return FALSE;
+}
+
+/* What an empty queue waits for: among the rows that compute closer to
+ * the sources than it, queues and reported stages apart. */
+static gboolean
+upstream_of_queue (const GstAxReport * r, const GstAxReportRow * row,
+    gconstpointer data)
+{
+  const gint *rank = data;
+
+  return row->rank < *rank && row->kind != GST_AX_REPORT_ROW_KIND_REPORTED &&
+      gst_ax_report_row_is_computing (row) && !is_queue_row (r, row);
+}
+
+/* The device whose simulator fell furthest behind its model per job, if
+ * any fell behind (GST_AX_REPORT_SIM_LAG_RATIO, GST_AX_REPORT_SIM_LAG_MS). */
+static const GstAxReportDevice *
+lagging_device (const GstAxReport * r, gdouble * lag_per_job_ms)
+{
+  const GstAxReportDevice *worst = NULL;
+  guint i;
+
+  *lag_per_job_ms = 0;
+  for (i = 0; i < r->devices->len; i++) {
+    const GstAxReportDevice *d =
+        &g_array_index (r->devices, GstAxReportDevice, i);
+    gdouble per_job = d->jobs ? d->lag_ms / d->jobs : 0;
+
+    if (per_job > MAX (GST_AX_REPORT_SIM_LAG_RATIO * d->device_ms,
+            GST_AX_REPORT_SIM_LAG_MS) && per_job > *lag_per_job_ms) {
+      worst = d;
+      *lag_per_job_ms = per_job;
+    }
+  }
+  return worst;
+}
+
+static const GstAxReportDevice *
+busiest_device (const GstAxReport * r)
+{
+  const GstAxReportDevice *dev = NULL;
+  guint i;
+
+  for (i = 0; i < r->devices->len; i++) {
+    const GstAxReportDevice *d =
+        &g_array_index (r->devices, GstAxReportDevice, i);
+
+    if (dev == NULL || d->occupancy_percent > dev->occupancy_percent)
+      dev = d;
+  }
+  return dev;
+}
+
+static void
+add_step (GstAxReportVerdict * v, gchar * step)
+{
+  g_ptr_array_add (v->steps, step);
+}
+
+static void
+name_row (GstAxReportVerdict * v, RowRef ref)
+{
+  v->element = g_strdup (row_element (ref.row));
+  v->row = g_strdup (ref.row->name);
+  v->group = g_strdup (ref.group);
+}
+
+/* 1. trust */
+static void
+step_trust (const GstAxReport * r, GstAxReportVerdict * v,
+    const GstAxReportDevice * lagging, gdouble lag_per_job_ms)
+{
+  GString *s = g_string_new (NULL);
+
+  g_string_append_printf (s, "  1. Trust: %s%s%s; the profiler cost %.1f%% "
+      "of the profiled time%s.",
+      r->status == GST_AX_REPORT_STATUS_CUT_SHORT ? "the run was CUT SHORT" :
+      r->status == GST_AX_REPORT_STATUS_RUNNING ? "the run is still going" :
+      "complete run", r->allow_debug ? ", DEBUG logging on (allow-debug)" :
+      ", no DEBUG logging",
+      r->sample > 1 ? ", CPU/faults sampled" : "",
+      r->profiler_percent, r->warnings->len ? ", and the arithmetic checks "
+      "raised warnings (above)" : "");
+  /* the device model's figures stay what the modelled device would do,
+   * but the pipeline waits for the host's functional compute */
+  if (lagging)
+    g_string_append_printf (s, "\n     WARNING: the simulator cannot keep "
+        "pace with the device model: %s's functional compute lagged it by "
+        "%.1f ms (%.2f ms per job over %" G_GUINT64_FORMAT " jobs against "
+        "%.2f ms of modelled device time). Device figures (device_ms, "
+        "occupancy, device fps) are the model's; throughput and latency are "
+        "the host's.", lagging->group, lagging->lag_ms, lag_per_job_ms,
+        lagging->jobs, lagging->device_ms);
+  add_step (v, g_string_free (s, FALSE));
+}
+
+/* 2. where the wall time is */
+static void
+step_wall_time (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
+    RowRef compute)
+{
+  GstAxReportGroup *g0 = g_ptr_array_index (r->groups, 0);
+  GString *s = g_string_new (NULL);
+
+  g_string_append_printf (s, "  2. Wall time: group %s holds %.1f%% of the "
+      "profiled time; its costliest row overall is %s (%s) with %.1f ms "
+      "(%.2f ms x %" G_GUINT64_FORMAT " calls).", g0->name, g0->percent,
+      top.row->name, top.group, top.row->total_ms, top.row->mean_ms,
+      top.row->count);
+  if (compute.row && compute.row != top.row)
+    g_string_append_printf (s, "\n     The costliest row that computes is "
+        "%s (%s) with %.1f ms (CPU %.2f of %.2f ms per call).",
+        compute.row->name, compute.group, compute.row->total_ms,
+        compute.row->cpu_ms, compute.row->mean_ms);
+  add_step (v, g_string_free (s, FALSE));
+}
+
+/* 3. compute or waiting */
+static void
+step_computing (GstAxReportVerdict * v, RowRef top)
+{
+  const gchar *what;
+
+  if (top.row->flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT)
+    what = "waiting on the device by design";
+  else if (gst_ax_report_row_is_computing (top.row))
+    what = "computing";
+  else
+    what = "mostly waiting, not computing";
+  add_step (v, g_strdup_printf ("  3. %s is %s: CPU %.2f of wall %.2f ms per "
+          "call.", top.row->name, what, top.row->cpu_ms, top.row->mean_ms));
+}
+
+/* 4. allocation, for the costliest computing row (else the costliest row
+ * that is not a queue's) */
+static void
+step_allocation (const GstAxReport * r, GstAxReportVerdict * v,
+    const GstAxReportRow * a)
+{
+  if (!r->faults_measured)
+    add_step (v, g_strdup ("  4. Allocation: faults are not measured on this "
+            "system."));
+  else if (a && a->faults >= GST_AX_REPORT_ALLOCATING_FAULTS_PER_CALL)
+    add_step (v, g_strdup_printf ("  4. Allocation: %s takes %.0f page faults "
+            "per call: reuse its output buffer (a pool).", a->name, a->faults));
+  else if (a)
+    add_step (v, g_strdup_printf ("  4. Allocation: %s takes %.0f faults per "
+            "call; allocation is not what costs.", a->name, a->faults));
+}
+
+/* 5. which resource */
+static void
+step_resource (const GstAxReport * r, GstAxReportVerdict * v,
+    const GstAxReportDevice * dev, gboolean lagging)
+{
+  if (dev && r->have_sim_cpu)
+    add_step (v, g_strdup_printf ("  5. Resource: device occupancy %.1f%% of "
+            "%u cores%s; host cores used %.2f of %u, %.2f of them by the "
+            "simulator's own threads.", dev->occupancy_percent, dev->n_cores,
+            lagging ? " (the model's)" : "", r->cores_used,
+            r->cores_available, r->sim_cpu_percent / PERCENT));
+  else if (dev)
+    add_step (v, g_strdup_printf ("  5. Resource: device occupancy %.1f%% of "
+            "%u cores; host cores used %.2f of %u.", dev->occupancy_percent,
+            dev->n_cores, r->cores_used, r->cores_available));
+  else
+    add_step (v, g_strdup_printf ("  5. Resource: no device; host cores used "
+            "%.2f of %u.", r->cores_used, r->cores_available));
+}
+
+/* 6. who starves whom */
+static void
+step_starvation (GstAxReportVerdict * v, const GstAxReportQueue * full,
+    const GstAxReportQueue * empty, const GstAxReportDevice * dev)
+{
+  if (full || empty) {
+    const GstAxReportQueue *q = full ? full : empty;
+    gboolean effect = full && v->kind == GST_AX_REPORT_CONSTRAINT_SIMULATOR;
+
+    add_step (v, g_strdup_printf ("  6. Starvation: %s mean depth %.1f (max "
+            "%.0f), full %.1f%%, empty %.1f%% of the time%s.", q->name,
+            q->mean, q->max, q->full_percent, q->empty_percent, effect ?
+            " (filled behind the simulator's pace: an effect, not the cause)"
+            : ""));
+  } else if (dev) {
+    add_step (v, g_strdup_printf ("  6. Starvation: in-flight depth %.1f of "
+            "a window of %u.", dev->depth, dev->in_flight_window));
+  } else {
+    add_step (v, g_strdup ("  6. Starvation: no queue is mostly full or "
+            "mostly empty."));
+  }
+}
+
+static gchar *
+sources_text (const GstAxReport * r)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < r->sources->len; i++)
+    g_string_append_printf (s, "%s%s", i ? ", " : "",
+        (const gchar *) g_ptr_array_index (r->sources, i));
+  if (s->len == 0)
+    g_string_append (s, "the source");
+  return g_string_free (s, FALSE);
+}
+
+/* The constraint: the first of the decisions below that holds. */
+static void
+decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
+    RowRef work, RowRef compute, const GstAxReportDevice * dev,
+    const GstAxReportDevice * lagging, gdouble lag_per_job_ms,
+    const GstAxReportQueue * full, const GstAxReportQueue * empty)
+{
+  gdouble process_cpu_ms = r->cores_used * r->wall_s *
+      (gdouble) (GST_SECOND / GST_MSECOND);
+
+  /* The simulator's threads are not element rows: when they lag their
+   * model and burn more CPU than the costliest computing row, the host
+   * computing the network is what the pipeline waits for (in the device
+   * wait, upstream queues filling behind it). */
+  if (lagging && lagging->sim_cpu_ms > 0 && (compute.row == NULL ||
+          lagging->sim_cpu_ms >= compute.row->cpu_ms * compute.row->count)) {
+    v->kind = GST_AX_REPORT_CONSTRAINT_SIMULATOR;
+    v->model = g_strdup (lagging->group);
+    v->constraint = g_strdup_printf ("the simulator's functional compute "
+        "(%s: sim-npu's own threads used %.1f ms of CPU, %.1f%% of the "
+        "process's, and delivered each job %.2f ms after the device model "
+        "finished it: this host computes the network slower than the "
+        "modelled device runs it)", lagging->group, lagging->sim_cpu_ms,
+        process_cpu_ms > 0 ? PERCENT * lagging->sim_cpu_ms / process_cpu_ms :
+        0, lag_per_job_ms);
+  } else if (dev && dev->occupancy_percent >=
+      GST_AX_REPORT_DEVICE_BOUND_OCCUPANCY_PERCENT) {
+    v->kind = GST_AX_REPORT_CONSTRAINT_DEVICE;
+    v->model = g_strdup (dev->group);
+    v->constraint = g_strdup_printf ("the device (%s on %s, %.1f%% occupied)",
+        dev->group, dev->device, dev->occupancy_percent);
+  } else if (dev && dev->in_flight_window > 0 && dev->depth >=
+      GST_AX_REPORT_WINDOW_BOUND_DEPTH_RATIO * dev->in_flight_window) {
+    v->kind = GST_AX_REPORT_CONSTRAINT_WINDOW;
+    v->model = g_strdup (dev->group);
+    v->constraint = g_strdup_printf ("the device at its in-flight window (%s: "
+        "%.1f of %u jobs in flight, %.1f%% of %u cores busy: a larger "
+        "in-flight window would use the idle cores)", dev->group, dev->depth,
+        dev->in_flight_window, dev->occupancy_percent, dev->n_cores);
+  } else if (full) {
+    gboolean waits = work.row && (work.row->flags &
+        GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED);
+
+    v->kind = GST_AX_REPORT_CONSTRAINT_BACKPRESSURE;
+    v->queue = g_strdup (full->name);
+    if (work.row)
+      name_row (v, work);
+    v->constraint = g_strdup_printf ("back-pressure: %s is full %.1f%% of the "
+        "time because %s downstream is slower%s%s%s", full->name,
+        full->full_percent, work.row ? work.row->name : "a later element",
+        waits ? " (and it mostly waits: " : "",
+        waits ? (r->pacing ? r->pacing : "a clock or a lock") : "",
+        waits ? ")" : "");
+  } else if (empty) {
+    RowRef up = { NULL, NULL };
+    gchar *sources = sources_text (r);
+    gint rank;
+
+    if (queue_rank (r, empty, &rank))
+      up = costliest_row (r, upstream_of_queue, &rank);
+    v->kind = GST_AX_REPORT_CONSTRAINT_SOURCE;
+    v->queue = g_strdup (empty->name);
+    if (up.row)
+      name_row (v, up);
+    else if (r->sources->len > 0)
+      v->element = g_strdup (g_ptr_array_index (r->sources, 0));
+    if (up.row)
+      v->constraint = g_strdup_printf ("source starvation: %s is empty %.1f%% "
+          "of the time, waiting on %s (the costliest work upstream of it is "
+          "%s, %.2f ms per frame)", empty->name, empty->empty_percent,
+          sources, up.row->name, up.row->mean_ms);
+    else
+      v->constraint = g_strdup_printf ("source starvation: %s is empty %.1f%% "
+          "of the time, waiting on %s", empty->name, empty->empty_percent,
+          sources);
+    g_free (sources);
+  } else if (dev && dev->in_flight_window > 0 && dev->depth <
+      GST_AX_REPORT_SUBMISSION_DEPTH_RATIO * dev->in_flight_window) {
+    v->kind = GST_AX_REPORT_CONSTRAINT_SUBMISSION;
+    v->model = g_strdup (dev->group);
+    v->constraint = g_strdup_printf ("the submission loop: %.1f jobs in "
+        "flight of a window of %u with the device %.1f%% occupied",
+        dev->depth, dev->in_flight_window, dev->occupancy_percent);
+  } else if (top.row->kind == GST_AX_REPORT_ROW_KIND_TASK &&
+      g_str_has_suffix (top.row->name, "(create)")) {
+    v->kind = GST_AX_REPORT_CONSTRAINT_SOURCE;
+    name_row (v, top);
+    v->constraint = g_strdup_printf ("source starvation: %s produces the "
+        "frames slowest", top.row->name);
+  } else if (!gst_ax_report_row_is_computing (top.row) &&
+      !(top.row->flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT)) {
+    v->kind = GST_AX_REPORT_CONSTRAINT_BACKPRESSURE;
+    name_row (v, top);
+    v->constraint = g_strdup_printf ("back-pressure from %s, which waits "
+        "rather than computes (%s)", top.row->name,
+        r->pacing ? r->pacing : "check its sync/clock");
+  } else {
+    v->kind = GST_AX_REPORT_CONSTRAINT_HOST;
+    name_row (v, top);
+    v->constraint = g_strdup_printf ("a host element: %s", top.row->name);
+  }
+}
+
+static void
+mostly_full_and_empty (const GstAxReport * r, const GstAxReportQueue ** full,
+    const GstAxReportQueue ** empty)
+{
+  guint i;
+
+  *full = *empty = NULL;
+  for (i = 0; i < r->queues->len; i++) {
+    const GstAxReportQueue *q = &g_array_index (r->queues, GstAxReportQueue, i);
+
+    if (q->full_percent >= GST_AX_REPORT_QUEUE_FULL_PERCENT &&
+        (*full == NULL || q->full_percent > (*full)->full_percent))
+      *full = q;
+    if (q->empty_percent >= GST_AX_REPORT_QUEUE_EMPTY_PERCENT &&
+        (*empty == NULL || q->empty_percent > (*empty)->empty_percent))
+      *empty = q;
+  }
+}
+
+static void
+join_steps (GstAxReportVerdict * v)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < v->steps->len; i++)
+    g_string_append_printf (s, "%s%s", i ? "\n" : "",
+        (const gchar *) g_ptr_array_index (v->steps, i));
+  v->text = g_string_free (s, FALSE);
+}
+
+/**
+ * gst_ax_report_make_verdict:
+ * @report: a filled report
+ *
+ * Walks the six reading steps (trust, wall time, computing or waiting,
+ * allocation, resource, starvation) on @report's figures and names the
+ * constraint. Reads nothing but @report. A refused report has no timings
+ * to judge: its verdict is undetermined, without steps.
+ *
+ * Returns: (transfer full): the verdict; free with
+ *   gst_ax_report_verdict_free()
+ */
+GstAxReportVerdict *
+gst_ax_report_make_verdict (const GstAxReport * report)
+{
+  GstAxReportVerdict *v = g_new0 (GstAxReportVerdict, 1);
+  const GstAxReportQueue *full, *empty;
+  const GstAxReportDevice *lagging;
+  RowRef top, work, compute;
+  gdouble lag_per_job_ms;
+
+  g_return_val_if_fail (report != NULL, v);
+
+  v->steps = g_ptr_array_new_with_free_func (g_free);
+  v->kind = GST_AX_REPORT_CONSTRAINT_UNDETERMINED;
+  if (report->refusal) {
+    v->constraint = g_strdup ("undetermined (the run was refused: no "
+        "timings)");
+    join_steps (v);
+    return v;
+  }
+
+  lagging = lagging_device (report, &lag_per_job_ms);
+  v->simulator_lags = lagging != NULL;
+  step_trust (report, v, lagging, lag_per_job_ms);
+  top = costliest_row (report, NULL, NULL);
+  if (top.row == NULL) {
+    add_step (v, g_strdup ("  Nothing was measured."));
+    v->constraint = g_strdup ("undetermined (no data)");
+    join_steps (v);
+    return v;
+  }
+  work = costliest_row (report, not_queue_row, NULL);
+  compute = costliest_row (report, computing_row, NULL);
+  mostly_full_and_empty (report, &full, &empty);
+
+  step_wall_time (report, v, top, compute);
+  step_computing (v, top);
+  step_allocation (report, v, compute.row ? compute.row : work.row);
+  step_resource (report, v, busiest_device (report), lagging != NULL);
+  decide (report, v, top, work, compute, busiest_device (report), lagging,
+      lag_per_job_ms, full, empty);
+  step_starvation (v, full, empty, busiest_device (report));
+  join_steps (v);
+  return v;
+}
+
+/**
+ * gst_ax_report_verdict_free:
+ * @verdict: (transfer full) (nullable): a verdict
+ */
+void
+gst_ax_report_verdict_free (GstAxReportVerdict * verdict)
+{
+  if (verdict == NULL)
+    return;
+  g_free (verdict->element);
+  g_free (verdict->row);
+  g_free (verdict->group);
+  g_free (verdict->queue);
+  g_free (verdict->model);
+  g_free (verdict->constraint);
+  if (verdict->steps)
+    g_ptr_array_unref (verdict->steps);
+  g_free (verdict->text);
+  g_free (verdict);
+}
+
+/**
+ * gst_ax_report_set_verdict:
+ * @report: a report
+ * @verdict: its verdict (gst_ax_report_make_verdict())
+ *
+ * Stores @verdict's kind, names, constraint and text in @report, where the
+ * text and JSON renderings read them. @verdict stays the caller's.
+ */
+void
+gst_ax_report_set_verdict (GstAxReport * report,
+    const GstAxReportVerdict * verdict)
+{
+  g_return_if_fail (report != NULL && verdict != NULL);
+
+  report->constraint_kind = verdict->kind;
+  g_free (report->constraint_element);
+  report->constraint_element = g_strdup (verdict->element);
+  g_free (report->constraint_row);
+  report->constraint_row = g_strdup (verdict->row);
+  g_free (report->constraint_queue);
+  report->constraint_queue = g_strdup (verdict->queue);
+  g_free (report->constraint_model);
+  report->constraint_model = g_strdup (verdict->model);
+  g_free (report->constraint);
+  report->constraint = g_strdup (verdict->constraint);
+  g_free (report->verdict);
+  report->verdict = g_strdup (verdict->text);
+}
+
+/**
+ * gst_ax_report_constraint_kind_to_string:
+ * @kind: a constraint kind
+ *
+ * Returns: the kind's name in the JSON report: "undetermined",
+ *   "simulator", "device", "window", "backpressure", "source",
+ *   "submission" or "host"
+ */
+const gchar *
+gst_ax_report_constraint_kind_to_string (GstAxReportConstraintKind kind)
+{
+  switch (kind) {
+    case GST_AX_REPORT_CONSTRAINT_SIMULATOR:
+      return "simulator";
+    case GST_AX_REPORT_CONSTRAINT_DEVICE:
+      return "device";
+    case GST_AX_REPORT_CONSTRAINT_WINDOW:
+      return "window";
+    case GST_AX_REPORT_CONSTRAINT_BACKPRESSURE:
+      return "backpressure";
+    case GST_AX_REPORT_CONSTRAINT_SOURCE:
+      return "source";
+    case GST_AX_REPORT_CONSTRAINT_SUBMISSION:
+      return "submission";
+    case GST_AX_REPORT_CONSTRAINT_HOST:
+      return "host";
+    case GST_AX_REPORT_CONSTRAINT_UNDETERMINED:
+    default:
+      return "undetermined";
+  }
+}

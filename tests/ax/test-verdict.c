@@ -1,0 +1,576 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The verdict on hand-built reports: one case per constraint kind, and the
+ * trust and allocation steps. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/ax/ax.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#define WALL_S 10.0
+#define FRAMES 100
+
+static GstAxReport *
+new_report (void)
+{
+  GstAxReport *r = gst_ax_report_new ();
+
+  r->pipeline = g_strdup ("pipeline0");
+  r->status = GST_AX_REPORT_STATUS_EOS;
+  r->frames = FRAMES;
+  r->wall_s = WALL_S;
+  r->fps = FRAMES / WALL_S;
+  r->cores_used = 1.0;
+  r->cpu_percent = 100.0;
+  r->cores_available = 2;
+  r->profiler_percent = 1.0;
+  g_ptr_array_add (r->sources, g_strdup ("src"));
+  return r;
+}
+
+/* A classified row of @count calls, @mean_ms wall and @cpu_ms CPU each. */
+static GstAxReportRow *
+add_row (GstAxReportGroup * g, const gchar * name, const gchar * element,
+    GstAxReportRowKind kind, gint rank, gdouble mean_ms, gdouble cpu_ms,
+    guint64 count)
+{
+  GstAxReportRow *row = gst_ax_report_group_add_row (g, name);
+
+  row->element = g_strdup (element);
+  row->kind = kind;
+  row->rank = rank;
+  row->mean_ms = row->min_ms = row->max_ms = mean_ms;
+  row->cpu_ms = cpu_ms;
+  row->count = count;
+  row->total_ms = mean_ms * count;
+  if (kind == GST_AX_REPORT_ROW_KIND_TASK)
+    row->flags |= GST_AX_REPORT_ROW_FLAG_STAGE;
+  gst_ax_report_row_classify (row);
+  return row;
+}
+
+static GstAxReportQueue *
+add_queue (GstAxReport * r, const gchar * name, gdouble full_percent,
+    gdouble empty_percent)
+{
+  GstAxReportQueue q = { 0, };
+
+  q.name = g_strdup (name);
+  q.element = g_strdup (name);
+  q.mean = 1.5;
+  q.max = 3;
+  q.max_size_buffers = 3;
+  q.full_percent = full_percent;
+  q.empty_percent = empty_percent;
+  g_array_append_val (r->queues, q);
+  return &g_array_index (r->queues, GstAxReportQueue, r->queues->len - 1);
+}
+
+static GstAxReportDevice *
+add_device (GstAxReport * r, const gchar * model, gdouble occupancy,
+    gdouble depth, guint window)
+{
+  GstAxReportDevice d = { 0, };
+
+  d.group = g_strdup (model);
+  d.device = g_strdup ("metis");
+  d.n_cores = 4;
+  d.in_flight_window = window;
+  d.jobs = d.frames = FRAMES;
+  d.device_ms = 2.0;
+  d.occupancy_percent = occupancy;
+  d.depth = depth;
+  g_array_append_val (r->devices, d);
+  return &g_array_index (r->devices, GstAxReportDevice, r->devices->len - 1);
+}
+
+/* a model group: axinference with its copies and device wait */
+static void
+add_model (GstAxReport * r, const gchar * model, gdouble copy_cpu_ms)
+{
+  GstAxReportGroup *g = gst_ax_report_add_group (r, model);
+  GstAxReportRow *wait;
+
+  add_row (g, "axinference0", "axinference0", GST_AX_REPORT_ROW_KIND_ELEMENT,
+      2, 0.2, 0.2, FRAMES);
+  add_row (g, "host copy in", "axinference0", GST_AX_REPORT_ROW_KIND_REPORTED,
+      2, 1.0, copy_cpu_ms, FRAMES);
+  wait = add_row (g, "device wait", "axinference0",
+      GST_AX_REPORT_ROW_KIND_REPORTED, 2, 20.0, 0.1, FRAMES);
+  wait->flags |=
+      GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT | GST_AX_REPORT_ROW_FLAG_STAGE;
+  gst_ax_report_row_classify (wait);
+}
+
+static GstAxReportVerdict *
+judge (GstAxReport * r)
+{
+  gst_ax_report_finish_groups (r);
+  return gst_ax_report_make_verdict (r);
+}
+
+static void
+assert_has (const gchar * text, const gchar * needle)
+{
+  fail_unless (text != NULL && strstr (text, needle) != NULL,
+      "'%s' not in:\n%s", needle, text ? text : "(null)");
+}
+
+GST_START_TEST (test_one_computing_rule)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportRow *row;
+
+  row = add_row (g, "a", "a", GST_AX_REPORT_ROW_KIND_ELEMENT, 0, 2.0, 1.0, 1);
+  fail_unless (gst_ax_report_row_is_computing (row));
+  row = add_row (g, "b", "b", GST_AX_REPORT_ROW_KIND_ELEMENT, 0, 2.0, 0.9, 1);
+  fail_unless (row->flags & GST_AX_REPORT_ROW_FLAG_BLOCKED);
+  fail_if (gst_ax_report_row_is_computing (row));
+  row = add_row (g, "c", "c", GST_AX_REPORT_ROW_KIND_ELEMENT, 0, 2.0, 0.1, 1);
+  fail_unless (row->flags & GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED);
+  fail_if (gst_ax_report_row_is_computing (row));
+  /* too short to compare CPU with wall: computing */
+  row = add_row (g, "d", "d", GST_AX_REPORT_ROW_KIND_ELEMENT, 0, 0.01, 0, 1);
+  fail_unless (gst_ax_report_row_is_computing (row));
+  row = add_row (g, "e", "e", GST_AX_REPORT_ROW_KIND_REPORTED, 0, 2.0, 2.0, 1);
+  row->flags |= GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT;
+  fail_if (gst_ax_report_row_is_computing (row));
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_host_element)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportVerdict *v;
+
+  add_row (g, "src (create)", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 0.5, 0.5,
+      FRAMES);
+  add_row (g, "convert", "convert", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 8.0,
+      7.5, FRAMES)->faults = 300;
+  add_row (g, "sink", "sink", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 0.1, 0.1,
+      FRAMES);
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_HOST);
+  fail_unless_equals_string (v->element, "convert");
+  fail_unless_equals_string (v->row, "convert");
+  fail_unless_equals_string (v->group, "pipeline");
+  fail_unless (v->queue == NULL && v->model == NULL);
+  fail_unless_equals_string (v->constraint, "a host element: convert");
+  fail_unless_equals_int (v->steps->len, 6);
+  fail_unless_equals_string (v->text,
+      "  1. Trust: complete run, no DEBUG logging; the profiler cost 1.0% of "
+      "the profiled time.\n"
+      "  2. Wall time: group pipeline holds 100.0% of the profiled time; its "
+      "costliest row overall is convert (pipeline) with 800.0 ms (8.00 ms x "
+      "100 calls).\n"
+      "  3. convert is computing: CPU 7.50 of wall 8.00 ms per call.\n"
+      "  4. Allocation: convert takes 300 page faults per call: reuse its "
+      "output buffer (a pool).\n"
+      "  5. Resource: no device; host cores used 1.00 of 2.\n"
+      "  6. Starvation: no queue is mostly full or mostly empty.");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_allocation_step)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportRow *row;
+  GstAxReportVerdict *v;
+
+  /* the costliest row waits: allocation is judged on the computing one */
+  add_row (g, "sink", "sink", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 30.0, 0.1,
+      FRAMES)->faults = 500;
+  row = add_row (g, "convert", "convert", GST_AX_REPORT_ROW_KIND_ELEMENT, 1,
+      8.0, 7.5, FRAMES);
+  row->faults = 2;
+  v = judge (r);
+  assert_has (v->text, "  4. Allocation: convert takes 2 faults per call; "
+      "allocation is not what costs.");
+  assert_has (v->text, "     The costliest row that computes is convert "
+      "(pipeline) with 800.0 ms (CPU 7.50 of 8.00 ms per call).");
+  gst_ax_report_verdict_free (v);
+
+  r->faults_measured = FALSE;
+  v = gst_ax_report_make_verdict (r);
+  assert_has (v->text, "  4. Allocation: faults are not measured on this "
+      "system.");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_device_bound)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportVerdict *v;
+
+  add_model (r, "yolo", 1.0);
+  add_device (r, "yolo", 92.5, 3.0, 8);
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_DEVICE);
+  fail_unless_equals_string (v->model, "yolo");
+  fail_unless (v->element == NULL);
+  fail_unless_equals_string (v->constraint,
+      "the device (yolo on metis, 92.5% occupied)");
+  assert_has (v->text, "  3. device wait is waiting on the device by design: "
+      "CPU 0.10 of wall 20.00 ms per call.");
+  assert_has (v->text, "  5. Resource: device occupancy 92.5% of 4 cores; "
+      "host cores used 1.00 of 2.");
+  assert_has (v->text, "  6. Starvation: in-flight depth 3.0 of a window of "
+      "8.");
+  fail_unless (!v->simulator_lags);
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_window_and_submission)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportDevice *d;
+  GstAxReportVerdict *v;
+
+  add_model (r, "yolo", 1.0);
+  d = add_device (r, "yolo", 40.0, 3.8, 4);
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_WINDOW);
+  fail_unless_equals_string (v->model, "yolo");
+  fail_unless_equals_string (v->constraint, "the device at its in-flight "
+      "window (yolo: 3.8 of 4 jobs in flight, 40.0% of 4 cores busy: a "
+      "larger in-flight window would use the idle cores)");
+  gst_ax_report_verdict_free (v);
+
+  d->depth = 1.2;
+  v = gst_ax_report_make_verdict (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_SUBMISSION);
+  fail_unless_equals_string (v->model, "yolo");
+  fail_unless_equals_string (v->constraint, "the submission loop: 1.2 jobs "
+      "in flight of a window of 4 with the device 40.0% occupied");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_simulator_compute)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g;
+  GstAxReportDevice *d;
+  GstAxReportVerdict *v;
+
+  g = gst_ax_report_add_group (r, "pipeline");
+  add_row (g, "src (create)", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 0.5, 0.5,
+      FRAMES);
+  add_row (g, "queue0", "queue0", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 30.0,
+      0.1, FRAMES);
+  add_model (r, "yolo", 1.0);
+  d = add_device (r, "yolo", 30.0, 3.0, 8);
+  /* 12 ms late per job on a 2 ms device: far behind; 6 s of CPU */
+  d->lag_ms = 1200.0;
+  d->sim_cpu_ms = 6000.0;
+  r->have_sim_cpu = TRUE;
+  r->sim_cpu_percent = 60.0;
+  add_queue (r, "queue0", 90.0, 0);
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_SIMULATOR);
+  fail_unless (v->simulator_lags);
+  fail_unless_equals_string (v->model, "yolo");
+  fail_unless_equals_string (v->constraint, "the simulator's functional "
+      "compute (yolo: sim-npu's own threads used 6000.0 ms of CPU, 60.0% of "
+      "the process's, and delivered each job 12.00 ms after the device model "
+      "finished it: this host computes the network slower than the modelled "
+      "device runs it)");
+  assert_has (v->text, "\n     WARNING: the simulator cannot keep pace with "
+      "the device model: yolo's functional compute lagged it by 1200.0 ms "
+      "(12.00 ms per job over 100 jobs against 2.00 ms of modelled device "
+      "time).");
+  assert_has (v->text, "occupancy 30.0% of 4 cores (the model's); host "
+      "cores used 1.00 of 2, 0.60 of them by the simulator's own threads.");
+  assert_has (v->text, "full 90.0%, empty 0.0% of the time (filled behind "
+      "the simulator's pace: an effect, not the cause).");
+  gst_ax_report_verdict_free (v);
+
+  /* a lag within a thread's wake-up is no lag */
+  d->lag_ms = 0.3 * FRAMES;
+  v = gst_ax_report_make_verdict (r);
+  fail_if (v->simulator_lags);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_BACKPRESSURE);
+  fail_if (strstr (v->text, "WARNING") != NULL, "%s", v->text);
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_queue_full)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportVerdict *v;
+  GstAxReportRow *sink;
+
+  r->pacing = g_strdup ("paced by clock sync in sink (sync=true)");
+  add_row (g, "src (create)", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 0.5, 0.5,
+      FRAMES);
+  /* the queue's own rows block most: they are not what is slower */
+  add_row (g, "queue1", "queue1", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 40.0, 0.1,
+      FRAMES);
+  add_row (g, "queue1 (pull)", "queue1", GST_AX_REPORT_ROW_KIND_TASK, 1, 35.0,
+      0.1, FRAMES);
+  sink = add_row (g, "sink", "sink", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 33.0,
+      0.2, FRAMES);
+  add_queue (r, "queue1", 90.3, 2.0);
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_BACKPRESSURE);
+  fail_unless_equals_string (v->queue, "queue1");
+  fail_unless_equals_string (v->element, "sink");
+  fail_unless_equals_string (v->constraint, "back-pressure: queue1 is full "
+      "90.3% of the time because sink downstream is slower (and it mostly "
+      "waits: paced by clock sync in sink (sync=true))");
+  assert_has (v->text, "  6. Starvation: queue1 mean depth 1.5 (max 3), full "
+      "90.3%, empty 2.0% of the time.");
+  gst_ax_report_verdict_free (v);
+
+  /* a computing downstream row is named without the pacing */
+  sink->cpu_ms = sink->mean_ms;
+  gst_ax_report_row_classify (sink);
+  v = gst_ax_report_make_verdict (r);
+  fail_unless_equals_string (v->constraint, "back-pressure: queue1 is full "
+      "90.3% of the time because sink downstream is slower");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_waiting_row)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportVerdict *v;
+
+  add_row (g, "src (create)", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 0.5, 0.5,
+      FRAMES);
+  add_row (g, "sink", "sink", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 33.0, 0.2,
+      FRAMES);
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_BACKPRESSURE);
+  fail_unless_equals_string (v->element, "sink");
+  fail_unless (v->queue == NULL);
+  fail_unless_equals_string (v->constraint, "back-pressure from sink, which "
+      "waits rather than computes (check its sync/clock)");
+  assert_has (v->text, "  3. sink is mostly waiting, not computing: CPU 0.20 "
+      "of wall 33.00 ms per call.");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_queue_empty)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportVerdict *v;
+
+  g_ptr_array_add (r->sources, g_strdup ("src2"));
+  add_row (g, "src (create)", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 1.0, 1.0,
+      FRAMES);
+  /* costlier upstream, but it waits: not the work the queue waits for */
+  add_row (g, "throttle", "throttle", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 5.0,
+      0.1, FRAMES);
+  /* costlier upstream, but a stage the element reported */
+  add_row (g, "decode stage", "dec", GST_AX_REPORT_ROW_KIND_REPORTED, 1, 4.0,
+      4.0, FRAMES);
+  add_row (g, "dec", "dec", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 2.0, 1.9,
+      FRAMES);
+  add_row (g, "queue0", "queue0", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 0.1, 0.1,
+      FRAMES);
+  add_row (g, "queue0 (pull)", "queue0", GST_AX_REPORT_ROW_KIND_TASK, 2, 30.0,
+      0.1, FRAMES);
+  /* costlier, computing, but downstream of the queue */
+  add_row (g, "convert", "convert", GST_AX_REPORT_ROW_KIND_ELEMENT, 3, 9.0,
+      9.0, FRAMES);
+  add_queue (r, "queue0", 0, 90.0);
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_SOURCE);
+  fail_unless_equals_string (v->queue, "queue0");
+  fail_unless_equals_string (v->element, "dec");
+  fail_unless_equals_string (v->constraint, "source starvation: queue0 is "
+      "empty 90.0% of the time, waiting on src, src2 (the costliest work "
+      "upstream of it is dec, 2.00 ms per frame)");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_source_task)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportVerdict *v;
+
+  add_row (g, "src (create)", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 10.0,
+      9.0, FRAMES);
+  add_row (g, "sink", "sink", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 0.2, 0.2,
+      FRAMES);
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_SOURCE);
+  fail_unless_equals_string (v->element, "src");
+  fail_unless_equals_string (v->row, "src (create)");
+  fail_unless_equals_string (v->constraint, "source starvation: src (create) "
+      "produces the frames slowest");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_trust_step)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportVerdict *v;
+
+  add_row (g, "convert", "convert", GST_AX_REPORT_ROW_KIND_ELEMENT, 0, 8.0,
+      7.5, FRAMES);
+  r->status = GST_AX_REPORT_STATUS_CUT_SHORT;
+  r->allow_debug = TRUE;
+  r->sample = 16;
+  r->profiler_percent = 12.5;
+  gst_ax_report_add_warning (r, "figures disagree");
+  v = judge (r);
+  fail_unless_equals_string (g_ptr_array_index (v->steps, 0),
+      "  1. Trust: the run was CUT SHORT, DEBUG logging on (allow-debug), "
+      "CPU/faults sampled; the profiler cost 12.5% of the profiled time, and "
+      "the arithmetic checks raised warnings (above).");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_refused_and_empty)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportVerdict *v;
+
+  /* nothing measured */
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_UNDETERMINED);
+  fail_unless_equals_string (v->constraint, "undetermined (no data)");
+  fail_unless_equals_string (v->text, "  1. Trust: complete run, no DEBUG "
+      "logging; the profiler cost 1.0% of the profiled time.\n"
+      "  Nothing was measured.");
+  gst_ax_report_verdict_free (v);
+
+  /* DEBUG logging refused the run: nothing to judge */
+  r->refusal = g_strdup ("DEBUG logging is enabled");
+  v = gst_ax_report_make_verdict (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_UNDETERMINED);
+  fail_unless_equals_int (v->steps->len, 0);
+  assert_has (v->constraint, "refused");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_json_carries_verdict)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportVerdict *v;
+  JsonParser *parser = json_parser_new ();
+  JsonObject *root, *verdict, *row, *queue;
+  gchar *json, *text;
+
+  add_row (g, "queue1", "queue1", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 40.0, 0.1,
+      FRAMES);
+  add_row (g, "sink", "sink", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 33.0, 33.0,
+      FRAMES);
+  add_queue (r, "queue1", 90.0, 0);
+  v = judge (r);
+  gst_ax_report_set_verdict (r, v);
+  gst_ax_report_verdict_free (v);
+
+  text = gst_ax_report_to_text (r);
+  assert_has (text, "Verdict: the constraint is back-pressure: queue1 is full "
+      "90.0% of the time because sink downstream is slower.\n  1. Trust:");
+  json = gst_ax_report_to_json (r);
+  fail_unless (json_parser_load_from_data (parser, json, -1, NULL));
+  root = json_node_get_object (json_parser_get_root (parser));
+  verdict = json_object_get_object_member (root, "verdict");
+  fail_unless_equals_string (json_object_get_string_member (verdict, "kind"),
+      "backpressure");
+  fail_unless_equals_string (json_object_get_string_member (verdict,
+          "element"), "sink");
+  fail_unless_equals_string (json_object_get_string_member (verdict, "queue"),
+      "queue1");
+  fail_unless (json_object_get_null_member (verdict, "model"));
+  fail_unless_equals_string (json_array_get_string_element
+      (json_object_get_array_member (root, "sources"), 0), "src");
+  row = json_array_get_object_element (json_object_get_array_member
+      (json_array_get_object_element (json_object_get_array_member (root,
+                  "groups"), 0), "rows"), 1);
+  fail_unless_equals_string (json_object_get_string_member (row, "element"),
+      "sink");
+  fail_unless_equals_string (json_object_get_string_member (row, "kind"),
+      "element");
+  fail_unless_equals_int (json_object_get_int_member (row, "rank"), 2);
+  queue = json_array_get_object_element (json_object_get_array_member (root,
+          "queues"), 0);
+  fail_unless_equals_string (json_object_get_string_member (queue,
+          "element"), "queue1");
+  g_object_unref (parser);
+  g_free (json);
+  g_free (text);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+static Suite *
+verdict_suite (void)
+{
+  Suite *s = suite_create ("verdict");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_one_computing_rule);
+  tcase_add_test (tc, test_host_element);
+  tcase_add_test (tc, test_allocation_step);
+  tcase_add_test (tc, test_device_bound);
+  tcase_add_test (tc, test_window_and_submission);
+  tcase_add_test (tc, test_simulator_compute);
+  tcase_add_test (tc, test_queue_full);
+  tcase_add_test (tc, test_waiting_row);
+  tcase_add_test (tc, test_queue_empty);
+  tcase_add_test (tc, test_source_task);
+  tcase_add_test (tc, test_trust_step);
+  tcase_add_test (tc, test_refused_and_empty);
+  tcase_add_test (tc, test_json_carries_verdict);
+  return s;
+}
+
+GST_CHECK_MAIN (verdict);

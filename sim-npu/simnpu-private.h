@@ -38,6 +38,7 @@ G_BEGIN_DECLS
 #define SIMNPU_N_ATTRS 16
 
 #define SIMNPU_NS_PER_S G_GUINT64_CONSTANT (1000000000)
+#define SIMNPU_NS_PER_MS G_GUINT64_CONSTANT (1000000)
 #define SIMNPU_NS_PER_US G_GUINT64_CONSTANT (1000)
 
 /* Fixed-point precision of the requantisation multipliers of add, mul and

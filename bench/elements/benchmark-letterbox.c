@@ -57,7 +57,6 @@
 #define WARMUP_FRAMES 3
 #define ROUNDS 25
 #define FRAMES_PER_ROUND 3
-#define NS_PER_MS 1e6
 #define TARGET_RATIO 1.5
 #define FILL 114
 #define S8_ZERO_POINT (-128)
@@ -160,7 +159,8 @@ run_harness (GstHarness * h, GstBuffer * in)
       g_error ("no output buffer");
     gst_buffer_unref (out);
   }
-  return (gst_ax_probe_now_ns () - start) / NS_PER_MS / FRAMES_PER_ROUND;
+  return (gst_ax_probe_now_ns () -
+      start) / (gdouble) GST_MSECOND / FRAMES_PER_ROUND;
 }
 
 #ifdef HAVE_OPENCV
@@ -197,7 +197,8 @@ run_opencv (LetterboxOpenCV * cv, const guint8 * data)
   for (i = 0; i < FRAMES_PER_ROUND; i++)
     if (letterbox_opencv_run (cv, data) == NULL)
       g_error ("no OpenCV output");
-  return (gst_ax_probe_now_ns () - start) / NS_PER_MS / FRAMES_PER_ROUND;
+  return (gst_ax_probe_now_ns () -
+      start) / (gdouble) GST_MSECOND / FRAMES_PER_ROUND;
 }
 
 /* OpenCV takes the frame as one contiguous buffer in its own layout:

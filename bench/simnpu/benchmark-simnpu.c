@@ -858,7 +858,6 @@ bench_convs (void)
 #define MODEL_WARMUP 2
 #define HOST_SECTION_RUNS 10
 #define MODEL_SEED 4321
-#define NS_PER_MS 1e6
 
 typedef struct
 {
@@ -902,8 +901,8 @@ static void
 best_median (uint64_t * v, int n, double *best_ms, double *median_ms)
 {
   qsort (v, n, sizeof (uint64_t), cmp_u64);
-  *best_ms = v[0] / NS_PER_MS;
-  *median_ms = v[n / 2] / NS_PER_MS;
+  *best_ms = v[0] / (double) SIMNPU_NS_PER_MS;
+  *median_ms = v[n / 2] / (double) SIMNPU_NS_PER_MS;
 }
 
 /* the device spec a compiled model was scheduled for */
@@ -969,7 +968,7 @@ graph_cpu_ms (const char *path)
   simnpu__graph_free (g);
   simnpu__schedule_clear (&sched);
   g_free (contents);
-  return best / NS_PER_MS;
+  return best / (double) SIMNPU_NS_PER_MS;
 }
 
 /* A host section's wall time per run on this thread, on random inputs. */
@@ -1104,24 +1103,27 @@ bench_model (const char *models_build, const ModelTarget * m)
   }
   best_median (compute, MODEL_FRAMES, &best, &median);
   best_median (wall, MODEL_FRAMES, &wall_best, &wall_median);
-  device_ms = info.device_ns / NS_PER_MS;
+  device_ms = info.device_ns / (double) SIMNPU_NS_PER_MS;
   printf ("%s on %s (%u ops, %.1f MMAC; random device inputs): device "
       "graph %.2f ms per frame functional compute (best of %d; median "
       "%.2f; submit to completion %.2f), %.2f GMAC/s; target <= %.0f ms: "
       "%s\n", m->name, dinfo.profile, info.n_ops, info.total_macs / 1e6, best,
-      MODEL_FRAMES, median, wall_best, info.total_macs / (best * NS_PER_MS),
-      m->target_ms, best <= m->target_ms ? "ok" : "ABOVE TARGET");
+      MODEL_FRAMES, median, wall_best,
+      info.total_macs / (best * (double) SIMNPU_NS_PER_MS), m->target_ms,
+      best <= m->target_ms ? "ok" : "ABOVE TARGET");
   cpu_ms = graph_cpu_ms (path);
   printf ("  device graph run directly (simnpu__graph_run) on this thread: "
       "%.2f ms CPU per frame (best of %d), %.2f GMAC/s; target <= %.0f ms: "
-      "%s\n", cpu_ms, MODEL_FRAMES, info.total_macs / (cpu_ms * NS_PER_MS),
-      m->target_ms, cpu_ms <= m->target_ms ? "ok" : "ABOVE TARGET");
+      "%s\n", cpu_ms, MODEL_FRAMES,
+      info.total_macs / (cpu_ms * (double) SIMNPU_NS_PER_MS), m->target_ms,
+      cpu_ms <= m->target_ms ? "ok" : "ABOVE TARGET");
   if (reference_gmacs > 0)
     printf ("  at oneDNN's best dense-conv rate in this run (%.2f GMAC/s) "
         "the model's MACs alone take %.2f ms: the direct run is %.2fx "
         "that\n", reference_gmacs, info.total_macs / (reference_gmacs *
-            NS_PER_MS), cpu_ms / (info.total_macs / (reference_gmacs *
-                NS_PER_MS)));
+            (double) SIMNPU_NS_PER_MS),
+        cpu_ms / (info.total_macs / (reference_gmacs *
+                (double) SIMNPU_NS_PER_MS)));
   printf ("  modelled device time %.3f ms per frame; simulator lag "
       "(compute / device) %.1fx through the API, %.1fx run directly\n",
       device_ms, best / device_ms, cpu_ms / device_ms);

@@ -39,7 +39,6 @@
 #define ELEMENTS (IDENTITIES + 2)
 #define REPEATS 5
 #define USAGE_READS 20000
-#define NS_PER_US 1000.0
 
 /* ------------------------------------------------------------ empty hooks */
 
@@ -442,13 +441,14 @@ main (int argc, char **argv)
       "no tracer", "no tracer", "empty");
   for (i = 0; i < N_CONFIGS; i++)
     printf ("  %-28s %8.3f %8.3f %10.3f %10.3f %10.3f  %s%s\n",
-        configs[i].label, per[i] / NS_PER_US, per_cpu[i] / NS_PER_US,
-        (per[i] - per[CFG_NONE]) / NS_PER_US,
-        (per_cpu[i] - per_cpu[CFG_NONE]) / NS_PER_US,
-        (per_cpu[i] - per_cpu[CFG_EMPTY]) / NS_PER_US,
-        reader[i] == GST_AX_PROBE_USAGE_PERF ? "perf group" :
-        reader[i] == GST_AX_PROBE_USAGE_RUSAGE ? "thread clock + getrusage" :
-        "", fallback[i] ? " (some threads on the fallback)" : "");
+        configs[i].label, per[i] / (gdouble) GST_USECOND,
+        per_cpu[i] / (gdouble) GST_USECOND,
+        (per[i] - per[CFG_NONE]) / (gdouble) GST_USECOND,
+        (per_cpu[i] - per_cpu[CFG_NONE]) / (gdouble) GST_USECOND,
+        (per_cpu[i] - per_cpu[CFG_EMPTY]) / (gdouble) GST_USECOND,
+        reader[i] == GST_AX_PROBE_USAGE_PERF ? "perf group" : reader[i] ==
+        GST_AX_PROBE_USAGE_RUSAGE ? "thread clock + getrusage" : "",
+        fallback[i] ? " (some threads on the fallback)" : "");
 
   for (i = 0; i < 2; i++) {
     const gdouble *v = i == 0 ? per : per_cpu;
@@ -458,25 +458,27 @@ main (int argc, char **argv)
     printf ("ratios from %s (baseline: no tracer, same run):\n",
         i == 0 ? "wall" : "cpu");
     printf ("  axprof overhead               %.3f us/elem-buf  (target <= "
-        "0.75)\n", over / NS_PER_US);
+        "0.75)\n", over / (gdouble) GST_USECOND);
     printf ("  axprof above empty hooks      %.3f us/elem-buf  (target <= "
-        "0.40)\n", (v[CFG_AXPROF] - v[CFG_EMPTY]) / NS_PER_US);
+        "0.40)\n", (v[CFG_AXPROF] - v[CFG_EMPTY]) / (gdouble) GST_USECOND);
     printf ("  axprof / latency(flags=element) overhead  %.3f  (target <= "
         "0.125)\n", lat_over > 0 ? over / lat_over : 0);
     printf ("  axprof sample=16 overhead     %.3f us/elem-buf  (target <= "
-        "0.45)\n", (v[CFG_AXPROF16] - v[CFG_NONE]) / NS_PER_US);
+        "0.45)\n", (v[CFG_AXPROF16] - v[CFG_NONE]) / (gdouble) GST_USECOND);
     printf ("  axprof sample=16 / latency(flags=element) overhead  %.3f\n",
         lat_over > 0 ? (v[CFG_AXPROF16] - v[CFG_NONE]) / lat_over : 0);
     printf ("  fallback reader: axprof overhead %.3f, sample=16 %.3f "
-        "us/elem-buf\n", (v[CFG_AXPROF_RUSAGE] - v[CFG_NONE]) / NS_PER_US,
-        (v[CFG_AXPROF16_RUSAGE] - v[CFG_NONE]) / NS_PER_US);
+        "us/elem-buf\n",
+        (v[CFG_AXPROF_RUSAGE] - v[CFG_NONE]) / (gdouble) GST_USECOND,
+        (v[CFG_AXPROF16_RUSAGE] - v[CFG_NONE]) / (gdouble) GST_USECOND);
     printf ("  stats / latency(flags=element) overhead  %.3f\n",
         lat_over > 0 ? (v[CFG_STATS] - v[CFG_NONE]) / lat_over : 0);
   }
   printf ("for scale, measured here per call: getrusage(RUSAGE_THREAD) "
       "%.3f us, CLOCK_THREAD_CPUTIME_ID %.3f us, CLOCK_MONOTONIC %.3f us\n",
-      getrusage_ns () / NS_PER_US, thread_clock_ns () / NS_PER_US,
-      monotonic_ns () / NS_PER_US);
+      getrusage_ns () / (gdouble) GST_USECOND,
+      thread_clock_ns () / (gdouble) GST_USECOND,
+      monotonic_ns () / (gdouble) GST_USECOND);
   printf ("axprof reads usage at every span boundary where the thread "
       "leaves or re-enters an element (a read closing one span opens the "
       "next): 22 reads per buffer here, 1.83 per element-buffer measured in "
@@ -495,11 +497,14 @@ main (int argc, char **argv)
           "the group's fault and context-switch counters agree with "
           "getrusage, and its task clock with the thread CPU clock, over "
           "a page touch and a 20 us sleep, twice in a row)\n",
-          pc.read_ns / NS_PER_US, pc.perf_faults, pc.minflt, pc.pages,
+          pc.read_ns / (gdouble) GST_USECOND, pc.perf_faults, pc.minflt,
+          pc.pages,
           pc.thread_clock_ns ? 100.0 * ((gdouble) pc.task_clock_ns -
               (gdouble) pc.thread_clock_ns) / pc.thread_clock_ns : 0.0,
           pc.thread_clock_ns / 1e6,
-          pc.perf_faults == (guint64) pc.minflt ? "faults agreed this time" :
+          pc.perf_faults ==
+          (guint64) pc.
+          minflt ? "faults agreed this time" :
           "an unarmed group misses faults");
     else
       printf ("perf group check: perf_event_open() refused here "

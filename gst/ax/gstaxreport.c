@@ -550,7 +550,8 @@ gst_ax_report_to_text (const GstAxReport * report)
   text_device_throughput (report, s);
   g_string_append_printf (s, "Profiler: own cost about %.2f us per "
       "element-buffer over %" G_GUINT64_FORMAT " element-buffers (%.1f%% of "
-      "the profiled time)%s\n", report->profiler_ns_per_element_buffer / 1000.0,
+      "the profiled time)%s\n", report->profiler_ns_per_element_buffer /
+      (gdouble) GST_USECOND,
       report->element_buffers, report->profiler_percent,
       report->sample > 1 ? "; CPU and faults sampled" : "");
   if (report->usage_reader)

@@ -48,7 +48,6 @@ static gint frame_w, frame_h;
  * a sizeable and noisy share. */
 #define MODEL "ball-detector"
 #define PERCENT 100.0
-#define MS_PER_S 1000.0
 
 typedef struct
 {
@@ -208,7 +207,7 @@ check_report (const gchar * json)
   device_ms = json_object_get_double_member (dev, "device_ms");
   fps = json_object_get_double_member (tp, "fps");
   lhs = occ / PERCENT * n_cores;
-  rhs = fps * device_ms / MS_PER_S;
+  rhs = fps * device_ms / (gdouble) (GST_SECOND / GST_MSECOND);
   fail_unless (rhs > 0, "fps %f device_ms %f", fps, device_ms);
   fail_unless (fabs (lhs - rhs) <= IDENTITY_TOLERANCE * rhs,
       "occupancy x cores = %f, fps x device_ms = %f", lhs, rhs);

@@ -16,9 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NS_PER_US 1000ull
-#define NS_PER_MS 1000000ull
-#define NS_PER_S 1000000000ull
 
 static GstStaticPadTemplate any_sink = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
@@ -31,7 +28,7 @@ thread_cpu_ns (void)
   struct timespec ts;
 
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (guint64) ts.tv_sec * NS_PER_S + ts.tv_nsec;
+  return (guint64) ts.tv_sec * GST_SECOND + ts.tv_nsec;
 }
 
 /* ------------------------------------------------------------ axtestburn */
@@ -105,7 +102,7 @@ ax_test_burn_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   volatile guint64 sink = 0;
 
   GST_OBJECT_LOCK (self);
-  budget = self->burn_us * NS_PER_US;
+  budget = self->burn_us * GST_USECOND;
   GST_OBJECT_UNLOCK (self);
   while (thread_cpu_ns () - start < budget)
     sink++;
@@ -303,8 +300,8 @@ static void
 ax_test_device_report (AxTestDevice * self, guint64 done)
 {
   GstAxProbeDevice dev = { GST_ELEMENT (self), self->model, "testdev",
-    self->cores, self->in_flight, done, done * self->sim_cpu_ms * NS_PER_MS,
-    done * self->lag_ms * NS_PER_MS
+    self->cores, self->in_flight, done, done * self->sim_cpu_ms * GST_MSECOND,
+    done * self->lag_ms * GST_MSECOND
   };
 
   gst_ax_probe_device (&dev);
@@ -347,7 +344,7 @@ ax_test_device_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   job->id = self->next_id++;
   job->core = job->id % self->cores;
   job->start_ns = gst_ax_probe_now_ns ();
-  job->end_ns = job->start_ns + self->device_ms * NS_PER_MS;
+  job->end_ns = job->start_ns + self->device_ms * GST_MSECOND;
   g_queue_push_tail (&self->jobs, job);
   g_cond_broadcast (&self->cond);
   ret = self->last_flow;
@@ -384,8 +381,8 @@ ax_test_device_loop (gpointer user_data)
   g_mutex_unlock (&self->lock);
 
   gst_ax_probe_timer_start (&timer);
-  until.tv_sec = (job->end_ns + self->lag_ms * NS_PER_MS) / NS_PER_S;
-  until.tv_nsec = (job->end_ns + self->lag_ms * NS_PER_MS) % NS_PER_S;
+  until.tv_sec = (job->end_ns + self->lag_ms * GST_MSECOND) / GST_SECOND;
+  until.tv_nsec = (job->end_ns + self->lag_ms * GST_MSECOND) % GST_SECOND;
   while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) ==
       EINTR);
   gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->model,
@@ -697,7 +694,7 @@ ax_test_decode_push_held (AxTestDecode * self)
   ts = GST_BUFFER_PTS_IS_VALID (in) ? GST_BUFFER_PTS (in) : GST_BUFFER_DTS (in);
   out = gst_buffer_new_allocate (NULL, gst_buffer_get_size (in), NULL);
   GST_BUFFER_PTS (out) = GST_CLOCK_TIME_IS_VALID (ts) ?
-      ts + self->offset_ms * NS_PER_MS : GST_CLOCK_TIME_NONE;
+      ts + self->offset_ms * GST_MSECOND : GST_CLOCK_TIME_NONE;
   GST_BUFFER_DURATION (out) = GST_BUFFER_DURATION (in);
   gst_buffer_unref (in);
   return gst_pad_push (self->srcpad, out);

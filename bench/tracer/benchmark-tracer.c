@@ -487,7 +487,8 @@ main (int argc, char **argv)
   {
     PerfCheck pc;
 
-    if (perf_group_check (&pc))
+    if (perf_group_check (&pc)) {
+      gboolean agreed = pc.perf_faults == (guint64) pc.minflt;
       printf ("perf group check (task clock + minor faults, 1 syscall): "
           "%.3f us per read; right after opening it counted %"
           G_GUINT64_FORMAT " faults where ru_minflt counted %ld (%"
@@ -501,12 +502,9 @@ main (int argc, char **argv)
           pc.pages,
           pc.thread_clock_ns ? 100.0 * ((gdouble) pc.task_clock_ns -
               (gdouble) pc.thread_clock_ns) / pc.thread_clock_ns : 0.0,
-          pc.thread_clock_ns / 1e6,
-          pc.perf_faults ==
-          (guint64) pc.
-          minflt ? "faults agreed this time" :
-          "an unarmed group misses faults");
-    else
+          pc.thread_clock_ns / (gdouble) GST_MSECOND, agreed ?
+          "faults agreed this time" : "an unarmed group misses faults");
+    } else
       printf ("perf group check: perf_event_open() refused here "
           "(perf_event_paranoid, seccomp or container)\n");
   }

@@ -52,6 +52,10 @@ simnpu_device_open (const char *profile, simnpu_device ** out_device,
   g_mutex_init (&dev->lock);
   g_cond_init (&dev->cond);
   g_cond_init (&dev->pacer_cond);
+  g_mutex_init (&dev->profile_lock);
+  dev->profile_rows = g_array_new (FALSE, FALSE, sizeof (simnpu__profile_row));
+  dev->profile_spare_rows = g_array_new (FALSE, FALSE,
+      sizeof (simnpu__profile_row));
   dev->time_scale = 1.0;
   dev->next_job_id = 1;
   dev->all_jobs = g_ptr_array_new ();
@@ -130,8 +134,10 @@ simnpu_device_close (simnpu_device * dev)
     g_cond_clear (&job->cond);
     g_free (job);
   }
-  if (dev->profile_file)
-    fclose (dev->profile_file);
+  simnpu__profile_close (dev);
+  g_array_free (dev->profile_rows, TRUE);
+  g_array_free (dev->profile_spare_rows, TRUE);
+  g_mutex_clear (&dev->profile_lock);
   g_ptr_array_free (dev->all_jobs, TRUE);
   g_ptr_array_free (dev->models, TRUE);
   g_ptr_array_free (dev->names, TRUE);

@@ -24,6 +24,73 @@ write_event_rows (FILE * f, const simnpu_event * e)
 #define HOST_COPY_DISPATCH "host_copy"
 #define JOB_CORE_DISPATCH "job_core"
 
+static void
+write_profile_row (FILE * f, const simnpu__profile_row * row)
+{
+  const simnpu_event *e = &row->event;
+
+  if (row->core_row)
+    fprintf (f, "%s,%" G_GUINT64_FORMAT ",%u,%.3f,core\n", e->dispatch_name,
+        (guint64) e->job_id, e->action_id, e->start_ns / 1000.0);
+  else
+    write_event_rows (f, e);
+}
+
+/* Queues a row of the runtime CSV; simnpu__profile_flush() writes it out
+ * of the lock, so that the file's I/O never delays the threads being
+ * profiled. Lock held. */
+static void
+add_profile_row (simnpu_device * dev, const simnpu_event * e, bool core_row)
+{
+  simnpu__profile_row row = {.event = *e,.core_row = core_row };
+
+  g_array_append_val (dev->profile_rows, row);
+}
+
+/* Takes the queued rows and the file they go to, and puts @f in its
+ * place; then writes the rows. Holding profile_lock keeps the rows of
+ * concurrent flushes in completion order. Returns the file replaced.
+ * Lock not held. */
+static FILE *
+swap_profile_file (simnpu_device * dev, FILE * f, bool replace)
+{
+  GArray *rows;
+  FILE *old;
+  guint i;
+
+  g_mutex_lock (&dev->profile_lock);
+  g_mutex_lock (&dev->lock);
+  rows = dev->profile_rows;
+  dev->profile_rows = dev->profile_spare_rows;
+  old = dev->profile_file;
+  if (replace)
+    dev->profile_file = f;
+  g_mutex_unlock (&dev->lock);
+  /* rows are queued only while a file is set, and the file changes only
+   * here, after the rows queued for it are taken */
+  for (i = 0; i < rows->len; i++)
+    write_profile_row (old, &g_array_index (rows, simnpu__profile_row, i));
+  g_array_set_size (rows, 0);
+  dev->profile_spare_rows = rows;
+  g_mutex_unlock (&dev->profile_lock);
+  return old;
+}
+
+void
+simnpu__profile_flush (simnpu_device * dev)
+{
+  swap_profile_file (dev, NULL, false);
+}
+
+void
+simnpu__profile_close (simnpu_device * dev)
+{
+  FILE *old = swap_profile_file (dev, NULL, true);
+
+  if (old)
+    fclose (old);
+}
+
 /* Accounts a completed job: counters, event ring, runtime CSV. Called
  * with the lock held. */
 void
@@ -83,7 +150,7 @@ simnpu__account_job (simnpu_device * dev, simnpu_job * job)
       dev->ring[slot] = e;
     }
     if (dev->profile_file)
-      write_event_rows (dev->profile_file, &e);
+      add_profile_row (dev, &e, false);
   }
   if (dev->profile_file) {
     simnpu_event h = {.dispatch_name = HOST_COPY_DISPATCH,
@@ -91,12 +158,15 @@ simnpu__account_job (simnpu_device * dev, simnpu_job * job)
       .start_ns = job->result.submit_ns,
       .end_ns = job->result.submit_ns + job->result.host_copy_ns,
     };
-    write_event_rows (dev->profile_file, &h);
     /* the core the job ran on, which action rows cannot say (their
      * compute actions run on "the job's core") */
-    fprintf (dev->profile_file, "%s,%" G_GUINT64_FORMAT ",%u,%.3f,core\n",
-        JOB_CORE_DISPATCH, (guint64) job->result.job_id, job->core,
-        job->result.device_start_ns / 1000.0);
+    simnpu_event k = {.dispatch_name = JOB_CORE_DISPATCH,
+      .job_id = job->result.job_id,
+      .action_id = job->core,
+      .start_ns = job->result.device_start_ns,
+    };
+    add_profile_row (dev, &h, false);
+    add_profile_row (dev, &k, true);
   }
 }
 
@@ -271,7 +341,7 @@ int
 simnpu_device_start_host_profile (simnpu_device * dev, const char *path,
     simnpu_error * error)
 {
-  FILE *f;
+  FILE *f, *old;
 
   if (dev == NULL || path == NULL)
     return simnpu__set_error (error, SIMNPU_EINVAL,
@@ -281,11 +351,9 @@ simnpu_device_start_host_profile (simnpu_device * dev, const char *path,
     return simnpu__set_error (error, SIMNPU_EIO, "profile-host '%s': %s",
         path, g_strerror (errno));
   simnpu_write_runtime_csv_header (f);
-  g_mutex_lock (&dev->lock);
-  if (dev->profile_file)
-    fclose (dev->profile_file);
-  dev->profile_file = f;
-  g_mutex_unlock (&dev->lock);
+  old = swap_profile_file (dev, f, true);
+  if (old)
+    fclose (old);
   return 0;
 }
 
@@ -300,16 +368,15 @@ simnpu_device_start_host_profile (simnpu_device * dev, const char *path,
 int
 simnpu_device_stop_host_profile (simnpu_device * dev)
 {
+  FILE *old;
   int ret = 0;
 
   if (dev == NULL)
     return SIMNPU_EINVAL;
-  g_mutex_lock (&dev->lock);
-  if (dev->profile_file) {
-    if (ferror (dev->profile_file) || fclose (dev->profile_file) != 0)
+  old = swap_profile_file (dev, NULL, true);
+  if (old) {
+    if (ferror (old) || fclose (old) != 0)
       ret = SIMNPU_EIO;
-    dev->profile_file = NULL;
   }
-  g_mutex_unlock (&dev->lock);
   return ret;
 }

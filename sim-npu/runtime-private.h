@@ -75,6 +75,13 @@ typedef enum
   JOB_DONE,
 } job_state;
 
+/* a row of the runtime CSV: an event's start/end pair, or a job's core */
+typedef struct
+{
+  simnpu_event event;
+  bool core_row;
+} simnpu__profile_row;
+
 /* jobs computed and not yet due, earliest first (runtime-heap.c) */
 typedef struct
 {
@@ -184,6 +191,13 @@ struct simnpu_device
   size_t ring_head;
   size_t ring_len;
   FILE *profile_file;
+  /* rows of the runtime CSV queued under the lock, written out of it
+   * (simnpu__profile_flush()) */
+  GArray *profile_rows;
+  /* the next flush's empty array; taken under profile_lock, which orders
+   * the flushes and is taken before the device lock */
+  GArray *profile_spare_rows;
+  GMutex profile_lock;
 };
 
 typedef struct
@@ -244,6 +258,10 @@ SIMNPU_INTERNAL void simnpu__timeline_schedule_job (simnpu_device * dev,
 /* runtime-events.c; lock held */
 SIMNPU_INTERNAL void simnpu__account_job (simnpu_device * dev,
     simnpu_job * job);
+/* lock not held: write the queued runtime-CSV rows; and then close the
+ * file */
+SIMNPU_INTERNAL void simnpu__profile_flush (simnpu_device * dev);
+SIMNPU_INTERNAL void simnpu__profile_close (simnpu_device * dev);
 
 /* runtime-job.c */
 SIMNPU_INTERNAL void simnpu__finish_job (simnpu_device * dev,

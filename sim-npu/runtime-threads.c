@@ -180,9 +180,10 @@ simnpu__pacer_main (gpointer data)
     }
     simnpu__heap_remove (&dev->heap, job);
     simnpu__finish_job (dev, job, &w);
-    if (w.n > 0) {
+    if (w.n > 0 || dev->profile_rows->len > 0) {
       g_mutex_unlock (&dev->lock);
       simnpu__wake_now (&w);
+      simnpu__profile_flush (dev);
       g_mutex_lock (&dev->lock);
     }
   }
@@ -292,9 +293,10 @@ simnpu__worker_main (gpointer data)
     if (held != NULL && held->due_ns <= simnpu__device_now (dev)) {
       simnpu__finish_job (dev, held, &w);
       held = NULL;
-      if (w.n > 0) {
+      if (w.n > 0 || dev->profile_rows->len > 0) {
         g_mutex_unlock (&dev->lock);
         simnpu__wake_now (&w);
+        simnpu__profile_flush (dev);
         g_mutex_lock (&dev->lock);
       }
     }
@@ -361,9 +363,10 @@ simnpu__worker_main (gpointer data)
       job->state = JOB_PACING;
       simnpu__pacer_push (dev, job, &w);
     }
-    if (w.n > 0) {
+    if (w.n > 0 || dev->profile_rows->len > 0) {
       g_mutex_unlock (&dev->lock);
       simnpu__wake_now (&w);
+      simnpu__profile_flush (dev);
       g_mutex_lock (&dev->lock);
     }
   }

@@ -485,6 +485,63 @@ test_host_profile_csv (void)
   fixture_close (&f);
 }
 
+#define ORDER_JOBS 32
+
+/* The rows of the runtime CSV are written out of the device lock by
+ * whichever thread completed the job: concurrent completions on two
+ * cores must still leave each job's rows together, in completion order,
+ * and every job's rows in the file once stopped. */
+static void
+test_host_profile_rows_stay_grouped (void)
+{
+  Fixture f;
+  simnpu_job_result r[ORDER_JOBS];
+  simnpu_model_info info;
+  simnpu_error error = { 0 };
+  gchar *path, *contents = NULL, **lines;
+  gboolean seen[ORDER_JOBS + 1] = { FALSE };
+  unsigned n_lines, i, group, per_job;
+  int fd;
+
+  fixture_open (&f, "torq", 8, 4, 3);
+  simnpu_device_set_time_scale (f.dev, 0.0);
+  simnpu_model_get_info (f.model, &info);
+  fd = g_file_open_tmp ("simnpu-runtime-XXXXXX.csv", &path, NULL);
+  close (fd);
+  g_assert_cmpint (simnpu_device_start_host_profile (f.dev, path, &error),
+      ==, 0);
+  run_wave (&f, ORDER_JOBS, r);
+  g_assert_cmpint (simnpu_device_stop_host_profile (f.dev), ==, 0);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  lines = g_strsplit (contents, "\n", -1);
+  n_lines = g_strv_length (lines);
+  /* per job: start and end per action and for the host copy, the core */
+  per_job = 2 * (info.n_actions + 1) + 1;
+  g_assert_cmpuint (n_lines, ==, 1 + ORDER_JOBS * per_job + 1);
+  for (group = 0; group < ORDER_JOBS; group++) {
+    guint64 id = 0;
+    for (i = 0; i < per_job; i++) {
+      gchar **fields = g_strsplit (lines[1 + group * per_job + i], ",", -1);
+      g_assert_cmpuint (g_strv_length (fields), ==, 5);
+      if (i == 0)
+        id = g_ascii_strtoull (fields[1], NULL, 10);
+      g_assert_cmpuint (g_ascii_strtoull (fields[1], NULL, 10), ==, id);
+      /* the core row closes the job's rows */
+      g_assert_cmpint (g_str_equal (fields[4], "core"), ==, i + 1 == per_job);
+      g_strfreev (fields);
+    }
+    g_assert_cmpuint (id, >=, 1);
+    g_assert_cmpuint (id, <=, ORDER_JOBS);
+    g_assert_false (seen[id]);
+    seen[id] = TRUE;
+  }
+  g_strfreev (lines);
+  g_free (contents);
+  g_unlink (path);
+  g_free (path);
+  fixture_close (&f);
+}
+
 static void
 test_profiles (void)
 {
@@ -582,6 +639,8 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/runtime/outputs", test_outputs_are_computed);
   g_test_add_func ("/simnpu/runtime/lag", test_lag_is_counted);
   g_test_add_func ("/simnpu/runtime/host-profile", test_host_profile_csv);
+  g_test_add_func ("/simnpu/runtime/host-profile-grouped",
+      test_host_profile_rows_stay_grouped);
   g_test_add_func ("/simnpu/runtime/profiles", test_profiles);
   g_test_add_func ("/simnpu/runtime/rescheduled",
       test_rescheduled_for_other_device);

@@ -132,8 +132,8 @@ simnpu__account_job (simnpu_device * dev, simnpu_job * job)
     e.bytes = a->bytes;
     e.start_ns = job->act_start[i];
     e.end_ns = job->act_end[i];
-    e.start_us = e.start_ns / NS_PER_US;
-    e.end_us = e.end_ns / NS_PER_US;
+    e.start_us = e.start_ns / SIMNPU_NS_PER_US;
+    e.end_us = e.end_ns / SIMNPU_NS_PER_US;
     if (dev->ring_cap > 0) {
       /* head < cap and len <= cap, so one subtraction wraps (a modulo
        * per event would be a division per action) */

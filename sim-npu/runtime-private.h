@@ -56,7 +56,6 @@
 #define DEFAULT_EVENT_CAPACITY 8192
 #define MAX_EVENT_CAPACITY (1u << 24)
 #define MAX_MODEL_FILE_BYTES (G_GSIZE_CONSTANT (1) << 31)
-#define NS_PER_US 1000
 #define PACER_TIMER_SLACK_NS 1000UL
 #define SIM_CPU_REFRESH_NS (G_GUINT64_CONSTANT (1000) * 1000)
 /* the staged inputs are read in place by the kernels, which expect the

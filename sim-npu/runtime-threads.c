@@ -24,7 +24,7 @@ simnpu__device_now (simnpu_device * dev)
 static gint64
 due_to_monotonic_us (uint64_t due_ns)
 {
-  return (gint64) ((due_ns + NS_PER_US - 1) / NS_PER_US);
+  return (gint64) ((due_ns + SIMNPU_NS_PER_US - 1) / SIMNPU_NS_PER_US);
 }
 
 /* Waits on dev->cond; the count lets notifiers skip the broadcast (a
@@ -377,5 +377,6 @@ simnpu__worker_main (gpointer data)
 gint64
 simnpu__deadline_us (int64_t timeout_ns)
 {
-  return g_get_monotonic_time () + (timeout_ns + NS_PER_US - 1) / NS_PER_US;
+  return g_get_monotonic_time () + (timeout_ns + SIMNPU_NS_PER_US -
+      1) / SIMNPU_NS_PER_US;
 }

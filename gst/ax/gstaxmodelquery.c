@@ -26,7 +26,6 @@
 #define PREPROCESS_FIELD "preprocess"
 #define DECODER_FIELD "decoder"
 #define PREPROCESS_NAME "preprocess"
-#define DEFAULT_FILL 114
 #define DEFAULT_PIXEL_SCALE (1.0f / 255.0f)
 #define N_COLOR_CHANNELS 3
 
@@ -218,7 +217,7 @@ gst_ax_model_preprocess_init_default (GstAxModelPreprocess * preprocess)
   g_return_if_fail (preprocess != NULL);
   preprocess->color = GST_AX_COLOR_ORDER_RGB;
   preprocess->resize = GST_AX_RESIZE_LETTERBOX;
-  preprocess->fill = DEFAULT_FILL;
+  preprocess->fill = GST_AX_LETTERBOX_DEFAULT_FILL;
   preprocess->scale = DEFAULT_PIXEL_SCALE;
   for (c = 0; c < N_COLOR_CHANNELS; c++) {
     preprocess->mean[c] = 0.0f;

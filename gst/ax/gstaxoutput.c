@@ -1,0 +1,142 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Writing a profiler's outputs without ever destroying what a path is.
+ *
+ * A user who passes `json=/dev/stdout`, a FIFO that a viewer reads, or a
+ * symlink into a results folder expects the data to arrive there. Writing
+ * through a temporary file and a rename, as g_file_set_contents() does,
+ * would replace the FIFO, the link or even a device node by a regular
+ * file. So only a regular file (or a path that does not exist yet) is
+ * replaced atomically; a symlink is followed to its target, which is then
+ * treated by the same rules; anything else is opened and written in place.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstaxoutput.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+static gboolean
+set_errno_error (GError ** error, const gchar * what, const gchar * path,
+    int err)
+{
+  g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (err),
+      "cannot %s %s: %s", what, path, g_strerror (err));
+  return FALSE;
+}
+
+static gboolean
+write_all (int fd, const gchar * path, const gchar * data, gsize len,
+    GError ** error)
+{
+  while (len > 0) {
+    gssize n = write (fd, data, len);
+
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return set_errno_error (error, "write", path, errno);
+    if (n == 0)
+      return set_errno_error (error, "write", path, ENOSPC);
+    data += n;
+    len -= (gsize) n;
+  }
+  return TRUE;
+}
+
+/* Opens an existing non-regular file, or appends to any file, and writes
+ * into it where it is. */
+static gboolean
+write_in_place (const gchar * path, const gchar * data, gsize len,
+    int flags, GError ** error)
+{
+  gboolean ok;
+  int fd;
+
+  do
+    fd = g_open (path, O_WRONLY | O_CLOEXEC | flags, 0666);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0)
+    return set_errno_error (error, "open", path, errno);
+  ok = write_all (fd, path, data, len, error);
+  if (close (fd) != 0 && ok)
+    ok = set_errno_error (error, "close", path, errno);
+  return ok;
+}
+
+/**
+ * gst_ax_output_write:
+ * @path: where to write; a regular file, a path that does not exist yet,
+ *   a symlink, a FIFO or a device such as `/dev/stdout`
+ * @data: the bytes
+ * @len: their length, or -1 for a NUL-terminated string
+ * @mode: #GstAxOutputMode
+ * @error: (nullable): set on failure, naming the path and the cause
+ *
+ * Writes @data to @path without ever changing what @path is. In
+ * %GST_AX_OUTPUT_REPLACE mode a regular file (or a new path) is replaced
+ * atomically, so a reader never sees half a file; a symlink is followed
+ * and its target written the same way; a FIFO or a device is written in
+ * place. In %GST_AX_OUTPUT_APPEND mode the data is appended to whatever
+ * the path holds, creating a regular file if there is none. Every error,
+ * including a short write and a failing close (a full disk), is reported.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+gst_ax_output_write (const gchar * path, const gchar * data, gssize len,
+    GstAxOutputMode mode, GError ** error)
+{
+  gchar *target;
+  GStatBuf st;
+  gboolean ok;
+  gsize size;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+
+  size = len < 0 ? strlen (data) : (gsize) len;
+  if (mode == GST_AX_OUTPUT_APPEND)
+    return write_in_place (path, data, size, O_CREAT | O_APPEND, error);
+
+  /* resolve a symlink chain so that the link itself survives */
+  target = g_canonicalize_filename (path, NULL);
+  if (g_file_test (path, G_FILE_TEST_IS_SYMLINK)) {
+    gchar *resolved = realpath (path, NULL);
+
+    if (resolved) {
+      g_free (target);
+      target = g_strdup (resolved);
+      free (resolved);
+    } else {
+      /* a dangling link: create its target by writing through it */
+      ok = write_in_place (path, data, size, O_CREAT | O_TRUNC, error);
+      g_free (target);
+      return ok;
+    }
+  }
+
+  if (g_stat (target, &st) == 0 && !S_ISREG (st.st_mode))
+    ok = write_in_place (target, data, size, O_TRUNC, error);
+  else
+    ok = g_file_set_contents (target, data, (gssize) size, error);
+  g_free (target);
+  return ok;
+}

@@ -40,9 +40,9 @@ simnpu_device_open (const char *profile, simnpu_device ** out_device,
   *out_device = NULL;
   if ((ret = simnpu__profile_parse (profile, &p, error)) < 0)
     return ret;
-  if (p.cores > MAX_CORES)
+  if (p.cores > SIMNPU__MAX_CORES)
     return simnpu__set_error (error, SIMNPU_EINVAL,
-        "profile cores=%u; expected at most %d", p.cores, MAX_CORES);
+        "profile cores=%u; expected at most %d", p.cores, SIMNPU__MAX_CORES);
 
   dev = g_new0 (simnpu_device, 1);
   dev->profile = p;
@@ -61,15 +61,15 @@ simnpu_device_open (const char *profile, simnpu_device ** out_device,
   dev->all_jobs = g_ptr_array_new ();
   dev->models = g_ptr_array_new ();
   dev->names = g_ptr_array_new_with_free_func (g_free);
-  dev->ring_cap = DEFAULT_EVENT_CAPACITY;
+  dev->ring_cap = SIMNPU__DEFAULT_EVENT_CAPACITY;
   dev->ring = g_new (simnpu_event, dev->ring_cap);
   /* mapped now, not a page at a time by the first jobs' events */
   memset (dev->ring, 0, dev->ring_cap * sizeof (simnpu_event));
   dev->counters.n_resources = dev->n_resources;
   for (i = 0; i < dev->n_resources; i++)
-    dev->reserved[i] = g_array_new (FALSE, FALSE, sizeof (interval));
+    dev->reserved[i] = g_array_new (FALSE, FALSE, sizeof (simnpu__interval));
   for (i = 0; i < p.cores; i++) {
-    worker_arg *arg = g_new (worker_arg, 1);
+    simnpu__worker_arg *arg = g_new (simnpu__worker_arg, 1);
     char name[32];
     arg->dev = dev;
     arg->core = i;
@@ -94,7 +94,7 @@ simnpu_device_open (const char *profile, simnpu_device ** out_device,
 void
 simnpu_device_close (simnpu_device * dev)
 {
-  wakeups w = { 0 };
+  simnpu__wakeups w = { 0 };
   unsigned i;
 
   if (dev == NULL)
@@ -103,7 +103,7 @@ simnpu_device_close (simnpu_device * dev)
   dev->closing = true;
   for (i = 0; i < dev->all_jobs->len; i++) {
     simnpu_job *job = g_ptr_array_index (dev->all_jobs, i);
-    if (job->state == JOB_COMPUTING)
+    if (job->state == SIMNPU__JOB_COMPUTING)
       job->cancel_requested = true;
     simnpu__cancel_locked (dev, job, &w);
   }

@@ -183,7 +183,7 @@ simnpu__account_job (simnpu_device * dev, simnpu_job * job)
 int
 simnpu_device_get_counters (simnpu_device * dev, simnpu_counters * counters)
 {
-  clockid_t clocks[MAX_CORES + 1];
+  clockid_t clocks[SIMNPU__MAX_CORES + 1];
   unsigned i, n_clocks = 0;
   uint64_t cpu = 0, now = simnpu__monotonic_ns ();
   bool refresh;
@@ -193,13 +193,13 @@ simnpu_device_get_counters (simnpu_device * dev, simnpu_counters * counters)
   g_mutex_lock (&dev->lock);
   *counters = dev->counters;
   /* a thread CPU clock read is a syscall per thread: while jobs run, a
-   * caller that asks per frame gets a reading at most SIM_CPU_REFRESH_NS
+   * caller that asks per frame gets a reading at most SIMNPU__SIM_CPU_REFRESH_NS
    * old; an idle device (after a drain, at the end of a run) is read
    * exactly */
   refresh = dev->outstanding == 0 || dev->sim_cpu_read_ns == 0
-      || now - dev->sim_cpu_read_ns >= SIM_CPU_REFRESH_NS;
+      || now - dev->sim_cpu_read_ns >= SIMNPU__SIM_CPU_REFRESH_NS;
   if (refresh) {
-    for (i = 0; i <= MAX_CORES; i++)
+    for (i = 0; i <= SIMNPU__MAX_CORES; i++)
       if (dev->thread_clock_valid[i])
         clocks[n_clocks++] = dev->thread_clocks[i];
   }
@@ -236,7 +236,7 @@ simnpu_device_get_counters (simnpu_device * dev, simnpu_counters * counters)
 int
 simnpu_device_set_event_capacity (simnpu_device * dev, size_t capacity)
 {
-  if (dev == NULL || capacity > MAX_EVENT_CAPACITY)
+  if (dev == NULL || capacity > SIMNPU__MAX_EVENT_CAPACITY)
     return SIMNPU_EINVAL;
   g_mutex_lock (&dev->lock);
   g_free (dev->ring);

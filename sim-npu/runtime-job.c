@@ -32,7 +32,7 @@ simnpu__job_path_allocations (void)
 static void
 recycle_job (simnpu_device * dev, simnpu_job * job)
 {
-  job->state = JOB_IDLE;
+  job->state = SIMNPU__JOB_IDLE;
   job->model = NULL;
   job->next_free = dev->free_jobs;
   dev->free_jobs = job;
@@ -41,13 +41,13 @@ recycle_job (simnpu_device * dev, simnpu_job * job)
 /* Completes the job: accounting, callback (lock released around it),
  * and recycling; the wake-ups it needs go to w. Lock held. */
 void
-simnpu__finish_job (simnpu_device * dev, simnpu_job * job, wakeups * w)
+simnpu__finish_job (simnpu_device * dev, simnpu_job * job, simnpu__wakeups * w)
 {
   simnpu_job_result result;
 
   job->result.complete_ns = simnpu__device_now (dev);
   simnpu__account_job (dev, job);
-  job->state = JOB_CALLBACK;
+  job->state = SIMNPU__JOB_CALLBACK;
   result = job->result;
   if (job->callback) {
     g_mutex_unlock (&dev->lock);
@@ -62,23 +62,24 @@ simnpu__finish_job (simnpu_device * dev, simnpu_job * job, wakeups * w)
   if (job->detached || job->user_freed) {
     recycle_job (dev, job);
   } else {
-    job->state = JOB_DONE;
+    job->state = SIMNPU__JOB_DONE;
     simnpu__job_notify (job, w);
   }
 }
 
 void
-simnpu__cancel_locked (simnpu_device * dev, simnpu_job * job, wakeups * w)
+simnpu__cancel_locked (simnpu_device * dev, simnpu_job * job,
+    simnpu__wakeups * w)
 {
   switch (job->state) {
-    case JOB_QUEUED:
+    case SIMNPU__JOB_QUEUED:
       g_queue_unlink (&dev->queues[job->core], &job->link);
       job->result.status = SIMNPU_ECANCELED;
       job->due_ns = simnpu__device_now (dev);
-      job->state = JOB_PACING;
+      job->state = SIMNPU__JOB_PACING;
       simnpu__pacer_push (dev, job, w);
       break;
-    case JOB_PACING:
+    case SIMNPU__JOB_PACING:
       if (job->result.status == 0)
         job->result.status = SIMNPU_ECANCELED;
       job->due_ns = 0;
@@ -180,7 +181,7 @@ job_fit (simnpu_job * job, simnpu_model * m, bool touch)
   if (job->staging_cap < m->staging_bytes) {
     /* nothing in it is kept: no need to copy it over */
     g_aligned_free (job->staging);
-    job->staging = g_aligned_alloc (1, m->staging_bytes, STAGING_ALIGN);
+    job->staging = g_aligned_alloc (1, m->staging_bytes, SIMNPU__STAGING_ALIGN);
     job->staging_cap = m->staging_bytes;
     simnpu__count_job_path_allocation ();
     if (touch)
@@ -194,14 +195,14 @@ job_fit (simnpu_job * job, simnpu_model * m, bool touch)
   }
 }
 
-/* Readies JOBS_RESERVED_PER_CORE job records per core for @m at load, so
+/* Readies SIMNPU__JOBS_RESERVED_PER_CORE job records per core for @m at load, so
  * that the first jobs of a stream neither allocate nor map fresh pages
  * for their staging. The records stay the device's, for any model. */
 void
 simnpu__reserve_jobs (simnpu_device * dev, simnpu_model * m)
 {
-  unsigned want = JOBS_RESERVED_PER_CORE * dev->profile.cores, n = 0, i;
-  simnpu_job *taken[JOBS_RESERVED_PER_CORE * MAX_CORES];
+  unsigned want = SIMNPU__JOBS_RESERVED_PER_CORE * dev->profile.cores, n = 0, i;
+  simnpu_job *taken[SIMNPU__JOBS_RESERVED_PER_CORE * SIMNPU__MAX_CORES];
 
   g_mutex_lock (&dev->lock);
   while (n < want)
@@ -274,7 +275,7 @@ simnpu_job_submit (simnpu_model * m, const simnpu_input_buffer * inputs,
         "submit: the device is closing");
   }
   job = take_job (dev);
-  job->state = JOB_QUEUED;
+  job->state = SIMNPU__JOB_QUEUED;
   job->result.job_id = dev->next_job_id++;
   g_mutex_unlock (&dev->lock);
 
@@ -363,7 +364,7 @@ simnpu_job_wait (simnpu_job * job, int64_t timeout_ns,
   dev = job->dev;
   until = timeout_ns > 0 ? simnpu__deadline_us (timeout_ns) : 0;
   g_mutex_lock (&dev->lock);
-  while (job->state != JOB_DONE) {
+  while (job->state != SIMNPU__JOB_DONE) {
     if (timeout_ns == 0)
       break;
     if (timeout_ns < 0)
@@ -371,7 +372,7 @@ simnpu_job_wait (simnpu_job * job, int64_t timeout_ns,
     else if (!simnpu__job_wait_until_locked (dev, job, until))
       break;
   }
-  if (job->state == JOB_DONE) {
+  if (job->state == SIMNPU__JOB_DONE) {
     ret = job->result.status;
     if (result)
       *result = job->result;
@@ -413,19 +414,19 @@ int
 simnpu_job_cancel (simnpu_job * job)
 {
   simnpu_device *dev;
-  wakeups w = { 0 };
+  simnpu__wakeups w = { 0 };
   int ret = 0;
 
   if (job == NULL)
     return SIMNPU_EINVAL;
   dev = job->dev;
   g_mutex_lock (&dev->lock);
-  if (job->state == JOB_COMPUTING) {
+  if (job->state == SIMNPU__JOB_COMPUTING) {
     job->cancel_requested = true;
-    while (job->state == JOB_COMPUTING)
+    while (job->state == SIMNPU__JOB_COMPUTING)
       simnpu__job_wait_locked (dev, job);
   }
-  if (job->state == JOB_QUEUED || job->state == JOB_PACING)
+  if (job->state == SIMNPU__JOB_QUEUED || job->state == SIMNPU__JOB_PACING)
     simnpu__cancel_locked (dev, job, &w);
   else if (job->result.status != SIMNPU_ECANCELED)
     ret = SIMNPU_EINVAL;
@@ -451,7 +452,7 @@ simnpu_job_free (simnpu_job * job)
     return;
   dev = job->dev;
   g_mutex_lock (&dev->lock);
-  if (job->state == JOB_DONE)
+  if (job->state == SIMNPU__JOB_DONE)
     recycle_job (dev, job);
   else
     job->user_freed = true;

@@ -110,7 +110,7 @@ simnpu_model_load_from_memory (simnpu_device * dev, const void *data,
     fill_spec (&g->tensors[g->inputs[i]], &m->in_specs[i]);
     m->staging_offsets[i] = m->staging_bytes;
     m->staging_bytes += (simnpu__tensor_bytes (&g->tensors[g->inputs[i]])
-        + STAGING_ALIGN - 1) & ~(size_t) (STAGING_ALIGN - 1);
+        + SIMNPU__STAGING_ALIGN - 1) & ~(size_t) (SIMNPU__STAGING_ALIGN - 1);
   }
   for (i = 0; i < g->n_outputs; i++)
     fill_spec (&g->tensors[g->outputs[i]], &m->out_specs[i]);
@@ -196,7 +196,7 @@ simnpu_model_unload (simnpu_model * m)
     simnpu__dev_wait (dev);
   g_ptr_array_remove (dev->models, m);
   g_mutex_unlock (&dev->lock);
-  for (i = 0; i < MAX_CORES; i++) {
+  for (i = 0; i < SIMNPU__MAX_CORES; i++) {
     g_free (m->arenas[i]);
     g_aligned_free (m->scratch[i]);
   }

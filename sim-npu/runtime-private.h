@@ -52,27 +52,26 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_CORES 8
-#define DEFAULT_EVENT_CAPACITY 8192
-#define MAX_EVENT_CAPACITY (1u << 24)
-#define MAX_MODEL_FILE_BYTES (G_GSIZE_CONSTANT (1) << 31)
-#define PACER_TIMER_SLACK_NS 1000UL
-#define SIM_CPU_REFRESH_NS (G_GUINT64_CONSTANT (1000) * 1000)
+#define SIMNPU__MAX_CORES 8
+#define SIMNPU__DEFAULT_EVENT_CAPACITY 8192
+#define SIMNPU__MAX_EVENT_CAPACITY (1u << 24)
+#define SIMNPU__PACER_TIMER_SLACK_NS 1000UL
+#define SIMNPU__SIM_CPU_REFRESH_NS (G_GUINT64_CONSTANT (1000) * 1000)
 /* the staged inputs are read in place by the kernels, which expect the
  * arena's alignment */
-#define STAGING_ALIGN 64
+#define SIMNPU__STAGING_ALIGN 64
 /* job records made ready at model load, per device core */
-#define JOBS_RESERVED_PER_CORE 2
+#define SIMNPU__JOBS_RESERVED_PER_CORE 2
 
 typedef enum
 {
-  JOB_IDLE = 0,
-  JOB_QUEUED,
-  JOB_COMPUTING,
-  JOB_PACING,
-  JOB_CALLBACK,
-  JOB_DONE,
-} job_state;
+  SIMNPU__JOB_IDLE = 0,
+  SIMNPU__JOB_QUEUED,
+  SIMNPU__JOB_COMPUTING,
+  SIMNPU__JOB_PACING,
+  SIMNPU__JOB_CALLBACK,
+  SIMNPU__JOB_DONE,
+} simnpu__job_state;
 
 /* a row of the runtime CSV: an event's start/end pair, or a job's core */
 typedef struct
@@ -96,8 +95,8 @@ struct simnpu_model
   simnpu__schedule schedule;
   bool rescheduled;
   const char *dispatch_name;
-  uint8_t *arenas[MAX_CORES];
-  int8_t *scratch[MAX_CORES];
+  uint8_t *arenas[SIMNPU__MAX_CORES];
+  int8_t *scratch[SIMNPU__MAX_CORES];
   simnpu_tensor_spec in_specs[SIMNPU_MAX_IO];
   simnpu_tensor_spec out_specs[SIMNPU_MAX_IO];
   /* the public tensors and the host sections */
@@ -113,7 +112,7 @@ struct simnpu_job
 {
   simnpu_device *dev;
   simnpu_model *model;
-  job_state state;
+  simnpu__job_state state;
   bool cancel_requested;
   bool detached;
   bool user_freed;
@@ -153,7 +152,7 @@ struct simnpu_device
   GCond cond;
   unsigned n_waiters;
   bool pacer_waiting;
-  bool worker_waiting[MAX_CORES];
+  bool worker_waiting[SIMNPU__MAX_CORES];
   double time_scale;
   bool virtual_clock;
   uint64_t virtual_now_ns;
@@ -164,11 +163,11 @@ struct simnpu_device
   uint64_t free_at_ns[SIMNPU_MAX_RESOURCES];
   /* future reservations per resource, sorted and disjoint */
   GArray *reserved[SIMNPU_MAX_RESOURCES];
-  GQueue queues[MAX_CORES];
-  GCond queue_cond[MAX_CORES];
-  GThread *workers[MAX_CORES];
-  clockid_t thread_clocks[MAX_CORES + 1];
-  bool thread_clock_valid[MAX_CORES + 1];
+  GQueue queues[SIMNPU__MAX_CORES];
+  GCond queue_cond[SIMNPU__MAX_CORES];
+  GThread *workers[SIMNPU__MAX_CORES];
+  clockid_t thread_clocks[SIMNPU__MAX_CORES + 1];
+  bool thread_clock_valid[SIMNPU__MAX_CORES + 1];
 
   GThread *pacer;
   GCond pacer_cond;
@@ -203,25 +202,25 @@ typedef struct
 {
   simnpu_device *dev;
   unsigned core;
-} worker_arg;
+} simnpu__worker_arg;
 
 typedef struct
 {
   uint64_t start_ns;
   uint64_t end_ns;
-} interval;
+} simnpu__interval;
 
-#define MAX_WAKEUPS 4
+#define SIMNPU__MAX_WAKEUPS 4
 
 /* Condition variables to wake once the device lock is released: a thread
  * woken while the waker still holds the lock would only block again on
  * the lock, two more futex calls and a context switch per hand-off. */
 typedef struct
 {
-  GCond *conds[MAX_WAKEUPS];
-  bool broadcast[MAX_WAKEUPS];
+  GCond *conds[SIMNPU__MAX_WAKEUPS];
+  bool broadcast[SIMNPU__MAX_WAKEUPS];
   unsigned n;
-} wakeups;
+} simnpu__wakeups;
 
 /* runtime-heap.c; lock held */
 SIMNPU_INTERNAL bool simnpu__heap_push (simnpu__job_heap * h, simnpu_job * job);
@@ -235,17 +234,17 @@ SIMNPU_INTERNAL gint64 simnpu__deadline_us (int64_t timeout_ns);
 SIMNPU_INTERNAL void simnpu__dev_wait (simnpu_device * dev);
 SIMNPU_INTERNAL gboolean simnpu__dev_wait_until (simnpu_device * dev,
     gint64 until_us);
-SIMNPU_INTERNAL void simnpu__wake_later (wakeups * w, GCond * cond,
+SIMNPU_INTERNAL void simnpu__wake_later (simnpu__wakeups * w, GCond * cond,
     bool broadcast);
-SIMNPU_INTERNAL void simnpu__wake_now (wakeups * w);
-SIMNPU_INTERNAL void simnpu__job_notify (simnpu_job * job, wakeups * w);
+SIMNPU_INTERNAL void simnpu__wake_now (simnpu__wakeups * w);
+SIMNPU_INTERNAL void simnpu__job_notify (simnpu_job * job, simnpu__wakeups * w);
 SIMNPU_INTERNAL void simnpu__job_wait_locked (simnpu_device * dev,
     simnpu_job * job);
 SIMNPU_INTERNAL gboolean simnpu__job_wait_until_locked (simnpu_device * dev,
     simnpu_job * job, gint64 until_us);
 SIMNPU_INTERNAL void simnpu__pacer_push (simnpu_device * dev,
-    simnpu_job * job, wakeups * w);
-/* thread entry points: the pacer takes the device, a worker a worker_arg
+    simnpu_job * job, simnpu__wakeups * w);
+/* thread entry points: the pacer takes the device, a worker a simnpu__worker_arg
  * (which it frees) */
 SIMNPU_INTERNAL gpointer simnpu__pacer_main (gpointer data);
 SIMNPU_INTERNAL gpointer simnpu__worker_main (gpointer data);
@@ -264,9 +263,9 @@ SIMNPU_INTERNAL void simnpu__profile_close (simnpu_device * dev);
 
 /* runtime-job.c */
 SIMNPU_INTERNAL void simnpu__finish_job (simnpu_device * dev,
-    simnpu_job * job, wakeups * w);
+    simnpu_job * job, simnpu__wakeups * w);
 SIMNPU_INTERNAL void simnpu__cancel_locked (simnpu_device * dev,
-    simnpu_job * job, wakeups * w);
+    simnpu_job * job, simnpu__wakeups * w);
 SIMNPU_INTERNAL void simnpu__reserve_jobs (simnpu_device * dev,
     simnpu_model * m);
 

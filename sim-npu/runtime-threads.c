@@ -52,7 +52,7 @@ simnpu__dev_wait_until (simnpu_device * dev, gint64 until_us)
  * under the lock, and conditions outlive the threads that signal them
  * (jobs and the device are freed only after the threads are joined). */
 void
-simnpu__wake_later (wakeups * w, GCond * cond, bool broadcast)
+simnpu__wake_later (simnpu__wakeups * w, GCond * cond, bool broadcast)
 {
   unsigned i;
 
@@ -62,7 +62,7 @@ simnpu__wake_later (wakeups * w, GCond * cond, bool broadcast)
       return;
     }
   }
-  if (w->n == MAX_WAKEUPS) {
+  if (w->n == SIMNPU__MAX_WAKEUPS) {
     /* full: wake under the lock rather than lose a wake-up */
     if (broadcast)
       g_cond_broadcast (cond);
@@ -77,7 +77,7 @@ simnpu__wake_later (wakeups * w, GCond * cond, bool broadcast)
 
 /* Lock not held. */
 void
-simnpu__wake_now (wakeups * w)
+simnpu__wake_now (simnpu__wakeups * w)
 {
   unsigned i;
 
@@ -92,7 +92,7 @@ simnpu__wake_now (wakeups * w)
 
 /* Lock held; for a job whose state just changed. */
 void
-simnpu__job_notify (simnpu_job * job, wakeups * w)
+simnpu__job_notify (simnpu_job * job, simnpu__wakeups * w)
 {
   if (job->n_waiters > 0)
     simnpu__wake_later (w, &job->cond, true);
@@ -124,7 +124,7 @@ simnpu__job_wait_until_locked (simnpu_device * dev, simnpu_job * job,
 
 /* Hands a computed job to the pacer. Lock held. */
 void
-simnpu__pacer_push (simnpu_device * dev, simnpu_job * job, wakeups * w)
+simnpu__pacer_push (simnpu_device * dev, simnpu_job * job, simnpu__wakeups * w)
 {
   /* the pacer only needs waking when its next deadline moved earlier */
   if (simnpu__heap_push (&dev->heap, job) && dev->pacer_waiting)
@@ -149,12 +149,12 @@ simnpu__pacer_main (gpointer data)
 {
   simnpu_device *dev = data;
 
-  wakeups w = { 0 };
+  simnpu__wakeups w = { 0 };
 
-  record_thread_clock (dev, MAX_CORES);
+  record_thread_clock (dev, SIMNPU__MAX_CORES);
 #ifdef __linux__
   /* the default 50 us timer slack would add directly to pacing error */
-  prctl (PR_SET_TIMERSLACK, PACER_TIMER_SLACK_NS, 0, 0, 0);
+  prctl (PR_SET_TIMERSLACK, SIMNPU__PACER_TIMER_SLACK_NS, 0, 0, 0);
 #endif
   g_mutex_lock (&dev->lock);
   for (;;) {
@@ -266,10 +266,10 @@ compute_job (simnpu_model * m, simnpu_job * job, unsigned core)
 gpointer
 simnpu__worker_main (gpointer data)
 {
-  worker_arg *arg = data;
+  simnpu__worker_arg *arg = data;
   simnpu_device *dev = arg->dev;
   unsigned core = arg->core;
-  wakeups w = { 0 };
+  simnpu__wakeups w = { 0 };
   /* a computed job not due yet, which this worker completes itself at its
    * due time unless another job for this core comes first (saving the
    * hand-off to the pacer and its wake-up); in state PACING, out of the
@@ -281,7 +281,7 @@ simnpu__worker_main (gpointer data)
 #ifdef __linux__
   /* the default 50 us timer slack would add to the pacing error of the
    * jobs this worker completes */
-  prctl (PR_SET_TIMERSLACK, PACER_TIMER_SLACK_NS, 0, 0, 0);
+  prctl (PR_SET_TIMERSLACK, SIMNPU__PACER_TIMER_SLACK_NS, 0, 0, 0);
 #endif
   g_mutex_lock (&dev->lock);
   for (;;) {
@@ -322,7 +322,7 @@ simnpu__worker_main (gpointer data)
       held = NULL;
     }
     job = link->data;
-    job->state = JOB_COMPUTING;
+    job->state = SIMNPU__JOB_COMPUTING;
     skip = job->cancel_requested;
     g_mutex_unlock (&dev->lock);
 
@@ -357,10 +357,10 @@ simnpu__worker_main (gpointer data)
        * complete here rather than hand over to the pacer */
       simnpu__finish_job (dev, job, &w);
     } else if (dev->queues[core].length == 0) {
-      job->state = JOB_PACING;
+      job->state = SIMNPU__JOB_PACING;
       held = job;
     } else {
-      job->state = JOB_PACING;
+      job->state = SIMNPU__JOB_PACING;
       simnpu__pacer_push (dev, job, &w);
     }
     if (w.n > 0 || dev->profile_rows->len > 0) {

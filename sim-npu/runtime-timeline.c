@@ -20,7 +20,7 @@ first_ending_after (GArray * a, uint64_t t)
   /* reservations are disjoint and sorted, so their ends are sorted too */
   while (lo < hi) {
     unsigned mid = lo + (hi - lo) / 2;
-    if (g_array_index (a, interval, mid).end_ns <= t)
+    if (g_array_index (a, simnpu__interval, mid).end_ns <= t)
       lo = mid + 1;
     else
       hi = mid;
@@ -42,14 +42,14 @@ reserve (simnpu_device * dev, unsigned r, uint64_t ready, uint64_t dur,
   GArray *a = dev->reserved[r];
   uint64_t t = ready, first = G_MAXUINT64, left = dur;
   unsigned i = first_ending_after (a, ready);
-  interval iv;
+  simnpu__interval iv;
 
   if (dur == 0) {
     *end = ready;
     return ready;
   }
   while (left > 0) {
-    uint64_t gap_end = i < a->len ? g_array_index (a, interval,
+    uint64_t gap_end = i < a->len ? g_array_index (a, simnpu__interval,
         i).start_ns : G_MAXUINT64;
     if (t < gap_end && (split || gap_end - t >= left)) {
       uint64_t piece = MIN (left, gap_end - t);
@@ -62,7 +62,7 @@ reserve (simnpu_device * dev, unsigned r, uint64_t ready, uint64_t dur,
       t += piece;
     }
     if (left > 0) {
-      t = MAX (t, g_array_index (a, interval, i).end_ns);
+      t = MAX (t, g_array_index (a, simnpu__interval, i).end_ns);
       i++;
     }
   }
@@ -80,7 +80,8 @@ prune_reservations (simnpu_device * dev, uint64_t now)
 
   for (r = 0; r < dev->n_resources; r++) {
     GArray *a = dev->reserved[r];
-    for (n = 0; n < a->len && g_array_index (a, interval, n).end_ns <= now;
+    for (n = 0;
+        n < a->len && g_array_index (a, simnpu__interval, n).end_ns <= now;
         n++);
     if (n > 0)
       g_array_remove_range (a, 0, n);

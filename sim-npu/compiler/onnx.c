@@ -81,7 +81,7 @@ typedef struct
 /* Tensors */
 
 static bool
-onnx_dtype_to_ir (int32_t onnx, simnpu__ir_dtype * out)
+simnpu__onnx_dtype_to_ir (int32_t onnx, simnpu__ir_dtype * out)
 {
   switch (onnx) {
     case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT:
@@ -110,7 +110,7 @@ onnx_dtype_to_ir (int32_t onnx, simnpu__ir_dtype * out)
 }
 
 static const char *
-onnx_dtype_name (int32_t onnx)
+simnpu__onnx_dtype_name (int32_t onnx)
 {
   const ProtobufCEnumValue *v =
       protobuf_c_enum_descriptor_get_value
@@ -162,7 +162,7 @@ onnx_raw_size (int32_t onnx)
 }
 
 static int
-onnx_tensor_from_proto (const Onnx__TensorProto * t, const char *what,
+simnpu__onnx_tensor_from_proto (const Onnx__TensorProto * t, const char *what,
     simnpu__ir_dtype * dtype_out, unsigned *rank_out, int64_t * dims_out,
     void **data_out, simnpu_error * error)
 {
@@ -172,11 +172,11 @@ onnx_tensor_from_proto (const Onnx__TensorProto * t, const char *what,
   uint8_t *data;
   int32_t dt = t->has_data_type ? t->data_type : 0;
 
-  if (!onnx_dtype_to_ir (dt, &dtype))
+  if (!simnpu__onnx_dtype_to_ir (dt, &dtype))
     return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
         "%s: data type %s (%d) is not supported (expected float, double, "
         "float16, int64, int32, uint8, int8 or bool)", what,
-        onnx_dtype_name (dt), (int) dt);
+        simnpu__onnx_dtype_name (dt), (int) dt);
   if (t->has_data_location
       && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
     return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
@@ -223,7 +223,8 @@ onnx_tensor_from_proto (const Onnx__TensorProto * t, const char *what,
       return simnpu__set_error (error, SIMNPU_EFORMAT,
           "%s: raw_data has %zu bytes, expected %" G_GINT64_FORMAT
           " (%" G_GINT64_FORMAT " elements of %s)", what, t->raw_data.len,
-          (gint64) (n * onnx_raw_size (dt)), (gint64) n, onnx_dtype_name (dt));
+          (gint64) (n * onnx_raw_size (dt)), (gint64) n,
+          simnpu__onnx_dtype_name (dt));
   } else if (n_typed != (size_t) n) {
     return simnpu__set_error (error, SIMNPU_EFORMAT,
         "%s: has %zu values, expected %" G_GINT64_FORMAT " (the product of "
@@ -300,7 +301,7 @@ simnpu__onnx_read_tensor (const void *data, size_t size, char **name_out,
     return simnpu__set_error (error, SIMNPU_EFORMAT,
         "not a valid ONNX TensorProto (%zu bytes; protobuf parse failed)",
         size);
-  ret = onnx_tensor_from_proto (t, t->name && t->name[0] ? t->name :
+  ret = simnpu__onnx_tensor_from_proto (t, t->name && t->name[0] ? t->name :
       "tensor", dtype_out, rank_out, dims_out, data_out, error);
   if (ret == 0 && name_out != NULL)
     *name_out = g_strdup (t->name ? t->name : "");
@@ -312,10 +313,10 @@ simnpu__onnx_read_tensor (const void *data, size_t size, char **name_out,
 /* Context helpers */
 
 static int
-onnx_err (onnx_ctx * c, int code, const char *fmt, ...)
+simnpu__onnx_err (onnx_ctx * c, int code, const char *fmt, ...)
 G_GNUC_PRINTF (3, 4);
 
-     static int onnx_err (onnx_ctx * c, int code, const char *fmt, ...)
+     static int simnpu__onnx_err (onnx_ctx * c, int code, const char *fmt, ...)
 {
   va_list ap;
   gchar *msg;
@@ -331,14 +332,14 @@ G_GNUC_PRINTF (3, 4);
 }
 
 static int
-onnx_lookup (onnx_ctx * c, const char *name)
+simnpu__onnx_lookup (onnx_ctx * c, const char *name)
 {
   gpointer v = g_hash_table_lookup (c->names, name);
   return v != NULL ? GPOINTER_TO_INT (v) - 1 : SIMNPU_IR_NONE;
 }
 
 static void
-onnx_bind (onnx_ctx * c, const char *name, int t)
+simnpu__onnx_bind (onnx_ctx * c, const char *name, int t)
 {
   g_hash_table_replace (c->names, g_strdup (name), GINT_TO_POINTER (t + 1));
 }
@@ -351,7 +352,7 @@ T (onnx_ctx * c, int t)
 
 /* optional input k: SIMNPU_IR_NONE when absent or empty */
 static int
-onnx_opt_in (onnx_ctx * c, unsigned k, int *t)
+simnpu__onnx_opt_in (onnx_ctx * c, unsigned k, int *t)
 {
   const char *name;
 
@@ -361,28 +362,28 @@ onnx_opt_in (onnx_ctx * c, unsigned k, int *t)
   name = c->node->input[k];
   if (name == NULL || name[0] == '\0')
     return 0;
-  *t = onnx_lookup (c, name);
+  *t = simnpu__onnx_lookup (c, name);
   if (*t == SIMNPU_IR_NONE)
-    return onnx_err (c, SIMNPU_EFORMAT,
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT,
         "input %u '%s' is not defined (no initializer, graph input or "
         "earlier node output of that name)", k, name);
   return 0;
 }
 
 static int
-onnx_in (onnx_ctx * c, unsigned k, int *t)
+simnpu__onnx_in (onnx_ctx * c, unsigned k, int *t)
 {
-  int ret = onnx_opt_in (c, k, t);
+  int ret = simnpu__onnx_opt_in (c, k, t);
   if (ret < 0)
     return ret;
   if (*t == SIMNPU_IR_NONE)
-    return onnx_err (c, SIMNPU_EFORMAT, "input %u is missing", k);
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "input %u is missing", k);
   return 0;
 }
 
 /* a new intermediate tensor */
 static int
-onnx_tmp (onnx_ctx * c)
+simnpu__onnx_tmp (onnx_ctx * c)
 {
   gchar *name = g_strdup_printf ("%s/tmp%u", c->node_name, c->tmp++);
   int t = simnpu__ir_add_tensor (c->g, name, SIMNPU_IR_F32, 0, NULL);
@@ -392,38 +393,38 @@ onnx_tmp (onnx_ctx * c)
 
 /* the tensor of ONNX output k (bound to its name) */
 static int
-onnx_out (onnx_ctx * c, unsigned k, int *t)
+simnpu__onnx_out (onnx_ctx * c, unsigned k, int *t)
 {
   const char *name;
 
   if (k >= c->node->n_output || c->node->output[k] == NULL
       || c->node->output[k][0] == '\0')
-    return onnx_err (c, SIMNPU_EFORMAT, "output %u is missing", k);
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "output %u is missing", k);
   name = c->node->output[k];
-  if (onnx_lookup (c, name) != SIMNPU_IR_NONE)
-    return onnx_err (c, SIMNPU_EFORMAT,
+  if (simnpu__onnx_lookup (c, name) != SIMNPU_IR_NONE)
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT,
         "output '%s' is already defined (each value has one producer)", name);
   *t = simnpu__ir_add_tensor (c->g, name, SIMNPU_IR_F32, 0, NULL);
-  onnx_bind (c, name, *t);
+  simnpu__onnx_bind (c, name, *t);
   return 0;
 }
 
 /* Only the first n outputs are produced. */
 static int
-onnx_check_outputs (onnx_ctx * c, unsigned n)
+simnpu__onnx_check_outputs (onnx_ctx * c, unsigned n)
 {
   unsigned i;
 
   for (i = n; i < c->node->n_output; i++)
     if (c->node->output[i] != NULL && c->node->output[i][0] != '\0')
-      return onnx_err (c, SIMNPU_EUNSUPPORTED,
+      return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
           "output %u ('%s') is not supported (only the first %u)", i,
           c->node->output[i], n);
   return 0;
 }
 
 static int
-onnx_add_const (onnx_ctx * c, simnpu__ir_dtype dtype, unsigned rank,
+simnpu__onnx_add_const (onnx_ctx * c, simnpu__ir_dtype dtype, unsigned rank,
     const int64_t * dims, const void *src)
 {
   simnpu__ir_tensor tmp = { 0 };
@@ -445,13 +446,13 @@ onnx_add_const (onnx_ctx * c, simnpu__ir_dtype dtype, unsigned rank,
 }
 
 static int
-onnx_scalar_f32 (onnx_ctx * c, float v)
+simnpu__onnx_scalar_f32 (onnx_ctx * c, float v)
 {
-  return onnx_add_const (c, SIMNPU_IR_F32, 0, NULL, &v);
+  return simnpu__onnx_add_const (c, SIMNPU_IR_F32, 0, NULL, &v);
 }
 
 static void
-onnx_attrs_init (simnpu__ir_attrs * a)
+simnpu__onnx_attrs_init (simnpu__ir_attrs * a)
 {
   memset (a, 0, sizeof *a);
   a->kernel[0] = a->kernel[1] = 1;
@@ -527,8 +528,9 @@ onnx_fold_last (onnx_ctx * c)
 /* Adds an IR node, infers its outputs at once and folds it when all its
  * inputs are constants. */
 static int
-onnx_emit (onnx_ctx * c, simnpu__ir_op op, const int *ins, unsigned n_in,
-    const int *outs, unsigned n_out, const simnpu__ir_attrs * attrs)
+simnpu__onnx_emit (onnx_ctx * c, simnpu__ir_op op, const int *ins,
+    unsigned n_in, const int *outs, unsigned n_out,
+    const simnpu__ir_attrs * attrs)
 {
   const simnpu__ir_op_info *info = simnpu__ir_op_get (op);
   simnpu__ir_node *n;
@@ -537,18 +539,18 @@ onnx_emit (onnx_ctx * c, simnpu__ir_op op, const int *ins, unsigned n_in,
   int ret;
 
   if (info == NULL || info->infer == NULL)
-    return onnx_err (c, SIMNPU_EINTERNAL, "IR op %d has no shape inference",
-        (int) op);
+    return simnpu__onnx_err (c, SIMNPU_EINTERNAL,
+        "IR op %d has no shape inference", (int) op);
   if (n_in < info->min_inputs || n_in > info->max_inputs)
-    return onnx_err (c, SIMNPU_EFORMAT,
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT,
         "%u inputs for IR op %s (expected %u to %u)", n_in,
         simnpu__ir_op_name (op), info->min_inputs, info->max_inputs);
   if (c->g->n_nodes >= SIMNPU_IR_MAX_NODES)
-    return onnx_err (c, SIMNPU_ENOMEM, "more than %d IR nodes",
+    return simnpu__onnx_err (c, SIMNPU_ENOMEM, "more than %d IR nodes",
         SIMNPU_IR_MAX_NODES);
   n = simnpu__ir_add_node (c->g, op, c->node_name, n_in, ins, n_out, outs);
   if (n == NULL)
-    return onnx_err (c, SIMNPU_ENOMEM, "cannot add an IR node");
+    return simnpu__onnx_err (c, SIMNPU_ENOMEM, "cannot add an IR node");
   if (attrs != NULL)
     n->attrs = *attrs;
   ret = info->infer (c->g, n, c->error);
@@ -571,44 +573,44 @@ onnx_emit (onnx_ctx * c, simnpu__ir_op op, const int *ins, unsigned n_in,
 /* one input, one new output */
 /* two inputs, the given output */
 static int
-onnx_emit2 (onnx_ctx * c, simnpu__ir_op op, int a, int b, int out)
+simnpu__onnx_emit2 (onnx_ctx * c, simnpu__ir_op op, int a, int b, int out)
 {
   int pair[2] = { a, b };
-  return onnx_emit (c, op, pair, 2, &out, 1, NULL);
+  return simnpu__onnx_emit (c, op, pair, 2, &out, 1, NULL);
 }
 
 static int
-onnx_emit1 (onnx_ctx * c, simnpu__ir_op op, int in, int *out,
+simnpu__onnx_emit1 (onnx_ctx * c, simnpu__ir_op op, int in, int *out,
     const simnpu__ir_attrs * attrs)
 {
-  *out = onnx_tmp (c);
-  return onnx_emit (c, op, &in, 1, out, 1, attrs);
+  *out = simnpu__onnx_tmp (c);
+  return simnpu__onnx_emit (c, op, &in, 1, out, 1, attrs);
 }
 
 static int
-onnx_emit_transpose (onnx_ctx * c, int in, int out, const int64_t * perm,
-    unsigned rank)
+simnpu__onnx_emit_transpose (onnx_ctx * c, int in, int out,
+    const int64_t * perm, unsigned rank)
 {
   simnpu__ir_attrs a;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   a.n_ints = rank;
   memcpy (a.ints, perm, rank * sizeof perm[0]);
-  return onnx_emit (c, SIMNPU_IR_TRANSPOSE, &in, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_TRANSPOSE, &in, 1, &out, 1, &a);
 }
 
 static int
-onnx_emit_reshape (onnx_ctx * c, int in, int out, const int64_t * dims,
+simnpu__onnx_emit_reshape (onnx_ctx * c, int in, int out, const int64_t * dims,
     unsigned rank)
 {
   simnpu__ir_attrs a;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   if (rank > SIMNPU_IR_MAX_INTS)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "rank %u above %d", rank,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "rank %u above %d", rank,
         SIMNPU_IR_MAX_INTS);
   a.n_ints = rank;
   if (rank > 0)
     memcpy (a.ints, dims, rank * sizeof dims[0]);
-  return onnx_emit (c, SIMNPU_IR_RESHAPE, &in, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_RESHAPE, &in, 1, &out, 1, &a);
 }
 
 /* channels (axis 1) to last and back, for the NHWC ops */
@@ -634,21 +636,21 @@ onnx_to_nhwc (onnx_ctx * c, int x, int *y)
   unsigned rank = T (c, x)->rank;
 
   if (rank < 2)
-    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected >= 2)",
-        rank);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+        "input of rank %u (expected >= 2)", rank);
   if (rank == 2) {
     *y = x;
     return 0;
   }
   onnx_perm_to_last (rank, perm, back);
-  *y = onnx_tmp (c);
-  return onnx_emit_transpose (c, x, *y, perm, rank);
+  *y = simnpu__onnx_tmp (c);
+  return simnpu__onnx_emit_transpose (c, x, *y, perm, rank);
 }
 
 /* Runs op on NHWC of x (NCHW) and writes NCHW into out. */
 static int
-onnx_emit_nhwc_to (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
-    const simnpu__ir_attrs * a, int out)
+simnpu__onnx_emit_nhwc_to (onnx_ctx * c, simnpu__ir_op op, int *ins,
+    unsigned n_in, const simnpu__ir_attrs * a, int out)
 {
   int64_t perm[SIMNPU_IR_MAX_RANK], back[SIMNPU_IR_MAX_RANK];
   unsigned rank = T (c, ins[0])->rank;
@@ -658,24 +660,24 @@ onnx_emit_nhwc_to (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
     return ret;
   ins[0] = xt;
   if (rank == 2)
-    return onnx_emit (c, op, ins, n_in, &out, 1, a);
-  yt = onnx_tmp (c);
-  if ((ret = onnx_emit (c, op, ins, n_in, &yt, 1, a)) < 0)
+    return simnpu__onnx_emit (c, op, ins, n_in, &out, 1, a);
+  yt = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit (c, op, ins, n_in, &yt, 1, a)) < 0)
     return ret;
   onnx_perm_to_last (rank, perm, back);
-  return onnx_emit_transpose (c, yt, out, back, rank);
+  return simnpu__onnx_emit_transpose (c, yt, out, back, rank);
 }
 
 /* ... into output 0 */
 static int
-onnx_emit_nhwc (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
+simnpu__onnx_emit_nhwc (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
     const simnpu__ir_attrs * a)
 {
   int out, ret;
 
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit_nhwc_to (c, op, ins, n_in, a, out);
+  return simnpu__onnx_emit_nhwc_to (c, op, ins, n_in, a, out);
 }
 
 /* 1-D spatial ops run as 2-D ones of height 1: [N, C, L] as [N, C, 1, L] */
@@ -689,8 +691,8 @@ onnx_unsqueeze_h (onnx_ctx * c, int x, int *y)
   d[1] = t->dims[1];
   d[2] = 1;
   d[3] = t->dims[2];
-  *y = onnx_tmp (c);
-  return onnx_emit_reshape (c, x, *y, d, ONNX_CONV_RANK);
+  *y = simnpu__onnx_tmp (c);
+  return simnpu__onnx_emit_reshape (c, x, *y, d, ONNX_CONV_RANK);
 }
 
 /* runs a 2-D op on a 1-D (rank 3) or 2-D input, into output 0 */
@@ -702,22 +704,22 @@ onnx_emit_spatial (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
   int y, out, ret;
 
   if (!one_d)
-    return onnx_emit_nhwc (c, op, ins, n_in, a);
-  y = onnx_tmp (c);
-  if ((ret = onnx_emit_nhwc_to (c, op, ins, n_in, a, y)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+    return simnpu__onnx_emit_nhwc (c, op, ins, n_in, a);
+  y = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit_nhwc_to (c, op, ins, n_in, a, y)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   d[0] = T (c, y)->dims[0];
   d[1] = T (c, y)->dims[1];
   d[2] = T (c, y)->dims[3];
-  return onnx_emit_reshape (c, y, out, d, ONNX_CONV_RANK - 1);
+  return simnpu__onnx_emit_reshape (c, y, out, d, ONNX_CONV_RANK - 1);
 }
 
 /* ------------------------------------------------------------------ */
 /* Attributes and constant inputs */
 
 static const Onnx__AttributeProto *
-onnx_attr (onnx_ctx * c, const char *name)
+simnpu__onnx_attr (onnx_ctx * c, const char *name)
 {
   size_t i;
   for (i = 0; i < c->node->n_attribute; i++)
@@ -728,25 +730,25 @@ onnx_attr (onnx_ctx * c, const char *name)
 }
 
 static int64_t
-onnx_attr_int (onnx_ctx * c, const char *name, int64_t def)
+simnpu__onnx_attr_int (onnx_ctx * c, const char *name, int64_t def)
 {
-  const Onnx__AttributeProto *a = onnx_attr (c, name);
+  const Onnx__AttributeProto *a = simnpu__onnx_attr (c, name);
   return a != NULL && a->has_i ? a->i : def;
 }
 
 static float
-onnx_attr_float (onnx_ctx * c, const char *name, float def)
+simnpu__onnx_attr_float (onnx_ctx * c, const char *name, float def)
 {
-  const Onnx__AttributeProto *a = onnx_attr (c, name);
+  const Onnx__AttributeProto *a = simnpu__onnx_attr (c, name);
   return a != NULL && a->has_f ? a->f : def;
 }
 
 /* the string attribute, or def ("" when absent and def is NULL) */
 static const char *
-onnx_attr_str (onnx_ctx * c, const char *name, const char *def, char *buf,
-    size_t size)
+simnpu__onnx_attr_str (onnx_ctx * c, const char *name, const char *def,
+    char *buf, size_t size)
 {
-  const Onnx__AttributeProto *a = onnx_attr (c, name);
+  const Onnx__AttributeProto *a = simnpu__onnx_attr (c, name);
   size_t len;
 
   if (a == NULL || !a->has_s)
@@ -762,15 +764,16 @@ onnx_attr_str (onnx_ctx * c, const char *name, const char *def, char *buf,
 
 /* ints attribute: *n = -1 when absent */
 static int
-onnx_attr_ints (onnx_ctx * c, const char *name, int64_t * out, int max, int *n)
+simnpu__onnx_attr_ints (onnx_ctx * c, const char *name, int64_t * out, int max,
+    int *n)
 {
-  const Onnx__AttributeProto *a = onnx_attr (c, name);
+  const Onnx__AttributeProto *a = simnpu__onnx_attr (c, name);
 
   *n = -1;
   if (a == NULL)
     return 0;
   if (a->n_ints > (size_t) max)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "attribute '%s' has %zu values (at most %d supported)", name,
         a->n_ints, max);
   if (a->n_ints > 0)
@@ -781,20 +784,22 @@ onnx_attr_ints (onnx_ctx * c, const char *name, int64_t * out, int max, int *n)
 
 /* the values of a constant integer input (I64 or I32) */
 static int
-onnx_const_ints (onnx_ctx * c, int t, const char *what, int64_t * out,
+simnpu__onnx_const_ints (onnx_ctx * c, int t, const char *what, int64_t * out,
     int max, int *n)
 {
   const simnpu__ir_tensor *x = T (c, t);
   int64_t count, i;
 
   if (!x->is_const)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input must be constant", what);
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "%s input must be constant", what);
   if (x->dtype != SIMNPU_IR_I64 && x->dtype != SIMNPU_IR_I32)
-    return onnx_err (c, SIMNPU_EFORMAT, "%s input is %s (expected int64)",
-        what, simnpu__ir_dtype_name (x->dtype));
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT,
+        "%s input is %s (expected int64)", what,
+        simnpu__ir_dtype_name (x->dtype));
   count = simnpu__ir_tensor_elements (x);
   if (count > max)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "%s input has %" G_GINT64_FORMAT " values (at most %d)", what,
         count, max);
   for (i = 0; i < count; i++)
@@ -806,14 +811,16 @@ onnx_const_ints (onnx_ctx * c, int t, const char *what, int64_t * out,
 
 /* a constant scalar input as float */
 static int
-onnx_const_float (onnx_ctx * c, int t, const char *what, float *v)
+simnpu__onnx_const_float (onnx_ctx * c, int t, const char *what, float *v)
 {
   const simnpu__ir_tensor *x = T (c, t);
 
   if (!x->is_const)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input must be constant", what);
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "%s input must be constant", what);
   if (simnpu__ir_tensor_elements (x) != 1)
-    return onnx_err (c, SIMNPU_ESHAPE, "%s input must be a scalar", what);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "%s input must be a scalar",
+        what);
   switch (x->dtype) {
     case SIMNPU_IR_F32:
       *v = *(const float *) x->data;
@@ -832,17 +839,18 @@ onnx_const_float (onnx_ctx * c, int t, const char *what, float *v)
       *v = *(const int8_t *) x->data;
       break;
     default:
-      return onnx_err (c, SIMNPU_EFORMAT, "%s input has an unknown dtype",
-          what);
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT,
+          "%s input has an unknown dtype", what);
   }
   return 0;
 }
 
 static int
-onnx_norm_axis (onnx_ctx * c, int64_t axis, unsigned rank, int32_t * out)
+simnpu__onnx_norm_axis (onnx_ctx * c, int64_t axis, unsigned rank,
+    int32_t * out)
 {
   if (axis < -(int64_t) rank || axis >= (int64_t) rank)
-    return onnx_err (c, SIMNPU_EFORMAT,
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT,
         "axis %" G_GINT64_FORMAT " out of range for rank %u", axis, rank);
   *out = axis < 0 ? (int32_t) (axis + rank) : (int32_t) axis;
   return 0;
@@ -873,36 +881,38 @@ imp_simple (onnx_ctx * c, const onnx_op * op, unsigned n_in,
   unsigned i;
 
   if (c->node->n_input != n_in)
-    return onnx_err (c, SIMNPU_EFORMAT, "%zu inputs (expected %u)",
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "%zu inputs (expected %u)",
         c->node->n_input, n_in);
   for (i = 0; i < n_in; i++)
-    if ((ret = onnx_in (c, i, &ins[i])) < 0)
+    if ((ret = simnpu__onnx_in (c, i, &ins[i])) < 0)
       return ret;
-  if ((ret = onnx_check_outputs (c, 1)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_check_outputs (c, 1)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, op->ir, ins, n_in, &out, 1, a);
+  return simnpu__onnx_emit (c, op->ir, ins, n_in, &out, 1, a);
 }
 
 static int
-imp_unary (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_unary (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   switch (op->ir) {
     case SIMNPU_IR_LEAKY_RELU:
-      a.f[0] = onnx_attr_float (c, "alpha", ONNX_DEFAULT_LEAKY_ALPHA);
+      a.f[0] = simnpu__onnx_attr_float (c, "alpha", ONNX_DEFAULT_LEAKY_ALPHA);
       break;
     case SIMNPU_IR_ELU:
-      a.f[0] = onnx_attr_float (c, "alpha", 1.0f);
+      a.f[0] = simnpu__onnx_attr_float (c, "alpha", 1.0f);
       break;
     case SIMNPU_IR_SELU:
-      a.f[0] = onnx_attr_float (c, "alpha", ONNX_DEFAULT_SELU_ALPHA);
-      a.f[1] = onnx_attr_float (c, "gamma", ONNX_DEFAULT_SELU_GAMMA);
+      a.f[0] = simnpu__onnx_attr_float (c, "alpha", ONNX_DEFAULT_SELU_ALPHA);
+      a.f[1] = simnpu__onnx_attr_float (c, "gamma", ONNX_DEFAULT_SELU_GAMMA);
       break;
     case SIMNPU_IR_HARD_SIGMOID:
-      a.f[0] = onnx_attr_float (c, "alpha", ONNX_DEFAULT_HARD_SIGMOID_ALPHA);
-      a.f[1] = onnx_attr_float (c, "beta", ONNX_DEFAULT_HARD_SIGMOID_BETA);
+      a.f[0] =
+          simnpu__onnx_attr_float (c, "alpha", ONNX_DEFAULT_HARD_SIGMOID_ALPHA);
+      a.f[1] =
+          simnpu__onnx_attr_float (c, "beta", ONNX_DEFAULT_HARD_SIGMOID_BETA);
       break;
     default:
       break;
@@ -911,30 +921,32 @@ imp_unary (onnx_ctx * c, const onnx_op * op)
 }
 
 static int
-imp_dropout (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_dropout (onnx_ctx * c, const onnx_op * op)
 {
   int x, ratio, train, out, ret;
   float v;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_opt_in (c, 1, &ratio)) < 0
-      || (ret = onnx_opt_in (c, 2, &train)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 1, &ratio)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 2, &train)) < 0)
     return ret;
   if (train != SIMNPU_IR_NONE) {
-    if ((ret = onnx_const_float (c, train, "training_mode", &v)) < 0)
+    if ((ret = simnpu__onnx_const_float (c, train, "training_mode", &v)) < 0)
       return ret;
     if (v != 0) {
       float r = 0.5f;
       /* training with ratio 0 drops nothing either */
       if (ratio == SIMNPU_IR_NONE
-          || onnx_const_float (c, ratio, "ratio", &r) < 0 || r != 0.0f)
-        return onnx_err (c, SIMNPU_EUNSUPPORTED,
+          || simnpu__onnx_const_float (c, ratio, "ratio", &r) < 0 || r != 0.0f)
+        return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
             "training mode is not supported");
     }
   }
-  if ((ret = onnx_check_outputs (c, 2)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_check_outputs (c, 2)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  if ((ret = onnx_emit (c, SIMNPU_IR_IDENTITY, &x, 1, &out, 1, NULL)) < 0)
+  if ((ret =
+          simnpu__onnx_emit (c, SIMNPU_IR_IDENTITY, &x, 1, &out, 1, NULL)) < 0)
     return ret;
   if (c->node->n_output > 1 && c->node->output[1] != NULL
       && c->node->output[1][0] != '\0') {
@@ -945,150 +957,153 @@ imp_dropout (onnx_ctx * c, const onnx_op * op)
     uint8_t *ones;
     int k, mask;
     if (n > ONNX_MAX_FOLD_ELEMENTS)
-      return onnx_err (c, SIMNPU_ENOMEM, "mask above %" G_GINT64_FORMAT
+      return simnpu__onnx_err (c, SIMNPU_ENOMEM, "mask above %" G_GINT64_FORMAT
           " elements", (gint64) ONNX_MAX_FOLD_ELEMENTS);
     ones = g_malloc (MAX (n, 1));
     memset (ones, 1, MAX (n, 1));
     memcpy (dims, T (c, x)->dims, sizeof dims);
-    k = onnx_add_const (c, SIMNPU_IR_BOOL, rank, dims, ones);
+    k = simnpu__onnx_add_const (c, SIMNPU_IR_BOOL, rank, dims, ones);
     g_free (ones);
-    if ((ret = onnx_out (c, 1, &mask)) < 0)
+    if ((ret = simnpu__onnx_out (c, 1, &mask)) < 0)
       return ret;
-    return onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &mask, 1, NULL);
+    return simnpu__onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &mask, 1, NULL);
   }
   return 0;
 }
 
 static int
-imp_binary (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_binary (onnx_ctx * c, const onnx_op * op)
 {
   return imp_simple (c, op, 2, NULL);
 }
 
 static int
-imp_pow (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_pow (onnx_ctx * c, const onnx_op * op)
 {
   int ins[2], out, ret;
   simnpu__ir_attrs a;
 
-  if ((ret = onnx_in (c, 0, &ins[0])) < 0 || (ret = onnx_in (c, 1, &ins[1])) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &ins[0])) < 0
+      || (ret = simnpu__onnx_in (c, 1, &ins[1])) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   if (T (c, ins[1])->dtype != T (c, ins[0])->dtype) {
     int e;
-    onnx_attrs_init (&a);
+    simnpu__onnx_attrs_init (&a);
     a.dtype = T (c, ins[0])->dtype;
-    if ((ret = onnx_emit1 (c, SIMNPU_IR_CAST, ins[1], &e, &a)) < 0)
+    if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_CAST, ins[1], &e, &a)) < 0)
       return ret;
     ins[1] = e;
   }
-  return onnx_emit (c, SIMNPU_IR_POW, ins, 2, &out, 1, NULL);
+  return simnpu__onnx_emit (c, SIMNPU_IR_POW, ins, 2, &out, 1, NULL);
 }
 
 static int
-imp_mod (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_mod (onnx_ctx * c, const onnx_op * op)
 {
   int x, y, q, t, ty, out, ret;
 
-  if (onnx_attr_int (c, "fmod", 0) == 0)
+  if (simnpu__onnx_attr_int (c, "fmod", 0) == 0)
     return imp_simple (c, op, 2, NULL);
   /* fmod: x - trunc (x / y) * y, the sign of the dividend; integer
    * division truncates already */
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &y)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &y)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  q = onnx_tmp (c);
-  ty = onnx_tmp (c);
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_DIV, x, y, q)) < 0)
+  q = simnpu__onnx_tmp (c);
+  ty = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_DIV, x, y, q)) < 0)
     return ret;
   t = q;
   if (T (c, x)->dtype == SIMNPU_IR_F32) {
     int ab, fl, sg;
-    t = onnx_tmp (c);
-    if ((ret = onnx_emit1 (c, SIMNPU_IR_ABS, q, &ab, NULL)) < 0
-        || (ret = onnx_emit1 (c, SIMNPU_IR_FLOOR, ab, &fl, NULL)) < 0
-        || (ret = onnx_emit1 (c, SIMNPU_IR_SIGN, q, &sg, NULL)) < 0
-        || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, sg, fl, t)) < 0)
+    t = simnpu__onnx_tmp (c);
+    if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_ABS, q, &ab, NULL)) < 0
+        || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_FLOOR, ab, &fl, NULL)) < 0
+        || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_SIGN, q, &sg, NULL)) < 0
+        || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, sg, fl, t)) < 0)
       return ret;
   }
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, t, y, ty)) < 0)
+  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, t, y, ty)) < 0)
     return ret;
-  return onnx_emit2 (c, SIMNPU_IR_SUB, x, ty, out);
+  return simnpu__onnx_emit2 (c, SIMNPU_IR_SUB, x, ty, out);
 }
 
 static int
-imp_where (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_where (onnx_ctx * c, const onnx_op * op)
 {
   return imp_simple (c, op, 3, NULL);
 }
 
 /* Max, Min: n-ary IR ops; Sum, Mean: chains of adds */
 static int
-imp_variadic (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_variadic (onnx_ctx * c, const onnx_op * op)
 {
   int ins[SIMNPU_IR_MAX_INPUTS], out, ret, acc;
   unsigned i, n = c->node->n_input;
 
   if (n == 0 || n > SIMNPU_IR_MAX_INPUTS)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%u inputs (expected 1 to %d)",
-        n, SIMNPU_IR_MAX_INPUTS);
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "%u inputs (expected 1 to %d)", n, SIMNPU_IR_MAX_INPUTS);
   for (i = 0; i < n; i++)
-    if ((ret = onnx_in (c, i, &ins[i])) < 0)
+    if ((ret = simnpu__onnx_in (c, i, &ins[i])) < 0)
       return ret;
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   if (op->ir != SIMNPU_IR_ADD || n == 1) {
     if (n == 1)
-      return onnx_emit (c, SIMNPU_IR_IDENTITY, ins, 1, &out, 1, NULL);
-    return onnx_emit (c, op->ir, ins, n, &out, 1, NULL);
+      return simnpu__onnx_emit (c, SIMNPU_IR_IDENTITY, ins, 1, &out, 1, NULL);
+    return simnpu__onnx_emit (c, op->ir, ins, n, &out, 1, NULL);
   }
   acc = ins[0];
   for (i = 1; i < n; i++) {
     int pair[2] = { acc, ins[i] };
     bool last = i + 1 == n && strcmp (op->name, "Sum") == 0;
-    int o = last ? out : onnx_tmp (c);
-    if ((ret = onnx_emit (c, SIMNPU_IR_ADD, pair, 2, &o, 1, NULL)) < 0)
+    int o = last ? out : simnpu__onnx_tmp (c);
+    if ((ret = simnpu__onnx_emit (c, SIMNPU_IR_ADD, pair, 2, &o, 1, NULL)) < 0)
       return ret;
     acc = o;
   }
   if (strcmp (op->name, "Mean") == 0) {
-    int pair[2] = { acc, onnx_scalar_f32 (c, (float) n) };
-    return onnx_emit (c, SIMNPU_IR_DIV, pair, 2, &out, 1, NULL);
+    int pair[2] = { acc, simnpu__onnx_scalar_f32 (c, (float) n) };
+    return simnpu__onnx_emit (c, SIMNPU_IR_DIV, pair, 2, &out, 1, NULL);
   }
   return 0;
 }
 
 static int
-imp_clip (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_clip (onnx_ctx * c, const onnx_op * op)
 {
   int x, lo, hi, out, ret;
   simnpu__ir_attrs a;
 
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   a.f[0] = -INFINITY;
   a.f[1] = INFINITY;
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_opt_in (c, 1, &lo)) < 0
-      || (ret = onnx_opt_in (c, 2, &hi)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 1, &lo)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 2, &hi)) < 0)
     return ret;
   if (c->opset < 11) {
     /* attributes before opset 11 */
-    a.f[0] = onnx_attr_float (c, "min", -FLT_MAX);
-    a.f[1] = onnx_attr_float (c, "max", FLT_MAX);
+    a.f[0] = simnpu__onnx_attr_float (c, "min", -FLT_MAX);
+    a.f[1] = simnpu__onnx_attr_float (c, "max", FLT_MAX);
     lo = hi = SIMNPU_IR_NONE;
   }
   if (lo != SIMNPU_IR_NONE
-      && (ret = onnx_const_float (c, lo, "min", &a.f[0])) < 0)
+      && (ret = simnpu__onnx_const_float (c, lo, "min", &a.f[0])) < 0)
     return ret;
   if (hi != SIMNPU_IR_NONE
-      && (ret = onnx_const_float (c, hi, "max", &a.f[1])) < 0)
+      && (ret = simnpu__onnx_const_float (c, hi, "max", &a.f[1])) < 0)
     return ret;
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_CLIP, &x, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_CLIP, &x, 1, &out, 1, &a);
 }
 
 static bool
-onnx_dtype_from_attr (int64_t to, simnpu__ir_dtype * d)
+simnpu__onnx_dtype_from_attr (int64_t to, simnpu__ir_dtype * d)
 {
   /* doubles are computed in float, as the importer reads them */
   return to == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT
@@ -1098,73 +1113,74 @@ onnx_dtype_from_attr (int64_t to, simnpu__ir_dtype * d)
       || to == ONNX__TENSOR_PROTO__DATA_TYPE__UINT8
       || to == ONNX__TENSOR_PROTO__DATA_TYPE__INT8
       || to == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL ?
-      onnx_dtype_to_ir ((int32_t) to, d) : false;
+      simnpu__onnx_dtype_to_ir ((int32_t) to, d) : false;
 }
 
 static int
-imp_cast (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_cast (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int x, out, ret;
 
-  onnx_attrs_init (&a);
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  simnpu__onnx_attrs_init (&a);
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   if (strcmp (op->name, "CastLike") == 0) {
     int like;
-    if ((ret = onnx_in (c, 1, &like)) < 0)
+    if ((ret = simnpu__onnx_in (c, 1, &like)) < 0)
       return ret;
     a.dtype = T (c, like)->dtype;
   } else {
-    int64_t to = onnx_attr_int (c, "to", 0);
-    if (!onnx_dtype_from_attr (to, &a.dtype))
-      return onnx_err (c, SIMNPU_EUNSUPPORTED,
-          "cast to %s is not supported", onnx_dtype_name ((int32_t) to));
+    int64_t to = simnpu__onnx_attr_int (c, "to", 0);
+    if (!simnpu__onnx_dtype_from_attr (to, &a.dtype))
+      return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "cast to %s is not supported",
+          simnpu__onnx_dtype_name ((int32_t) to));
   }
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_CAST, &x, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_CAST, &x, 1, &out, 1, &a);
 }
 
 static int
-imp_softmax (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_softmax (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int x, out, ret;
   unsigned rank, i;
   int32_t axis = 0;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   rank = T (c, x)->rank;
   if (rank == 0)
-    return onnx_err (c, SIMNPU_ESHAPE, "scalar input");
-  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis",
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scalar input");
+  if ((ret = simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis",
                   c->opset < 13 ? 1 : -1), rank, &axis)) < 0)
     return ret;
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   if (c->opset < 13 && axis != (int32_t) rank - 1) {
     /* before opset 13 the input is coerced to 2-D at axis */
     int64_t d2[2] = { 1, 1 };
     int r, s;
     for (i = 0; i < rank; i++)
       d2[i < (unsigned) axis ? 0 : 1] *= T (c, x)->dims[i];
-    r = onnx_tmp (c);
-    if ((ret = onnx_emit_reshape (c, x, r, d2, 2)) < 0)
+    r = simnpu__onnx_tmp (c);
+    if ((ret = simnpu__onnx_emit_reshape (c, x, r, d2, 2)) < 0)
       return ret;
     a.axis = 1;
-    if ((ret = onnx_emit1 (c, op->ir, r, &s, &a)) < 0)
+    if ((ret = simnpu__onnx_emit1 (c, op->ir, r, &s, &a)) < 0)
       return ret;
-    return onnx_emit_reshape (c, s, out, T (c, x)->dims, rank);
+    return simnpu__onnx_emit_reshape (c, s, out, T (c, x)->dims, rank);
   }
   a.axis = axis;
-  return onnx_emit (c, op->ir, &x, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, op->ir, &x, 1, &out, 1, &a);
 }
 
 static int
-imp_reduce (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_reduce (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int64_t axes[SIMNPU_IR_MAX_INTS];
@@ -1174,34 +1190,35 @@ imp_reduce (onnx_ctx * c, const onnx_op * op)
   const char *name = op->name;
   int cur, t;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   rank = T (c, x)->rank;
-  onnx_attrs_init (&a);
-  a.keepdims = onnx_attr_int (c, "keepdims", 1) != 0;
+  simnpu__onnx_attrs_init (&a);
+  a.keepdims = simnpu__onnx_attr_int (c, "keepdims", 1) != 0;
   if (sum_input) {
     int ta;
-    if ((ret = onnx_opt_in (c, 1, &ta)) < 0)
+    if ((ret = simnpu__onnx_opt_in (c, 1, &ta)) < 0)
       return ret;
     if (ta != SIMNPU_IR_NONE
-        && (ret = onnx_const_ints (c, ta, "axes", axes, SIMNPU_IR_MAX_INTS,
+        && (ret =
+            simnpu__onnx_const_ints (c, ta, "axes", axes, SIMNPU_IR_MAX_INTS,
                 &n)) < 0)
       return ret;
-  } else if ((ret = onnx_attr_ints (c, "axes", axes, SIMNPU_IR_MAX_INTS,
+  } else if ((ret = simnpu__onnx_attr_ints (c, "axes", axes, SIMNPU_IR_MAX_INTS,
               &n)) < 0) {
     return ret;
   }
   if (n <= 0) {
-    if (sum_input && onnx_attr_int (c, "noop_with_empty_axes", 0) != 0) {
-      if ((ret = onnx_out (c, 0, &out)) < 0)
+    if (sum_input && simnpu__onnx_attr_int (c, "noop_with_empty_axes", 0) != 0) {
+      if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
         return ret;
-      return onnx_emit (c, SIMNPU_IR_IDENTITY, &x, 1, &out, 1, NULL);
+      return simnpu__onnx_emit (c, SIMNPU_IR_IDENTITY, &x, 1, &out, 1, NULL);
     }
     n = 0;
   }
   for (i = 0; i < n; i++) {
     int32_t ax = 0;
-    if ((ret = onnx_norm_axis (c, axes[i], rank, &ax)) < 0)
+    if ((ret = simnpu__onnx_norm_axis (c, axes[i], rank, &ax)) < 0)
       return ret;
     a.ints[i] = ax;
   }
@@ -1212,65 +1229,67 @@ imp_reduce (onnx_ctx * c, const onnx_op * op)
       a.ints[i] = i;
     a.n_ints = rank;
   }
-  if ((ret = onnx_check_outputs (c, 1)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_check_outputs (c, 1)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
 
   cur = x;
   if (strcmp (name, "ReduceL1") == 0) {
-    if ((ret = onnx_emit1 (c, SIMNPU_IR_ABS, cur, &t, NULL)) < 0)
+    if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_ABS, cur, &t, NULL)) < 0)
       return ret;
     cur = t;
   } else if (strcmp (name, "ReduceL2") == 0
       || strcmp (name, "ReduceSumSquare") == 0) {
     int pair[2] = { cur, cur };
-    t = onnx_tmp (c);
-    if ((ret = onnx_emit (c, SIMNPU_IR_MUL, pair, 2, &t, 1, NULL)) < 0)
+    t = simnpu__onnx_tmp (c);
+    if ((ret = simnpu__onnx_emit (c, SIMNPU_IR_MUL, pair, 2, &t, 1, NULL)) < 0)
       return ret;
     cur = t;
   } else if (strcmp (name, "ReduceLogSumExp") == 0) {
-    if ((ret = onnx_emit1 (c, SIMNPU_IR_EXP, cur, &t, NULL)) < 0)
+    if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_EXP, cur, &t, NULL)) < 0)
       return ret;
     cur = t;
   }
   if (strcmp (name, "ReduceL2") == 0 || strcmp (name, "ReduceLogSum") == 0
       || strcmp (name, "ReduceLogSumExp") == 0) {
-    if ((ret = onnx_emit1 (c, op->ir, cur, &t, &a)) < 0)
+    if ((ret = simnpu__onnx_emit1 (c, op->ir, cur, &t, &a)) < 0)
       return ret;
-    return onnx_emit (c, strcmp (name, "ReduceL2") == 0 ? SIMNPU_IR_SQRT :
-        SIMNPU_IR_LOG, &t, 1, &out, 1, NULL);
+    return simnpu__onnx_emit (c, strcmp (name,
+            "ReduceL2") == 0 ? SIMNPU_IR_SQRT : SIMNPU_IR_LOG, &t, 1, &out, 1,
+        NULL);
   }
-  return onnx_emit (c, op->ir, &cur, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, op->ir, &cur, 1, &out, 1, &a);
 }
 
 static int
-imp_arg (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_arg (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int x, out, ret;
 
-  bool last = onnx_attr_int (c, "select_last_index", 0) != 0;
+  bool last = simnpu__onnx_attr_int (c, "select_last_index", 0) != 0;
   simnpu__ir_attrs s;
   unsigned r, rank;
   int rev, idx;
   int64_t dim;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   rank = T (c, x)->rank;
-  onnx_attrs_init (&a);
-  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0), rank,
+  simnpu__onnx_attrs_init (&a);
+  if ((ret =
+          simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis", 0), rank,
               &a.axis)) < 0)
     return ret;
-  a.keepdims = onnx_attr_int (c, "keepdims", 1) != 0;
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  a.keepdims = simnpu__onnx_attr_int (c, "keepdims", 1) != 0;
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   if (!last)
-    return onnx_emit (c, op->ir, &x, 1, &out, 1, &a);
+    return simnpu__onnx_emit (c, op->ir, &x, 1, &out, 1, &a);
   /* the last extremum is the first of the reversed axis:
    * dim - 1 - arg (reverse (x)) */
   dim = T (c, x)->dims[a.axis];
-  onnx_attrs_init (&s);
+  simnpu__onnx_attrs_init (&s);
   for (r = 0; r < rank; r++) {
     bool ax = r == (unsigned) a.axis;
     s.ints[r] = ax ? T (c, x)->dims[r] - 1 : 0;
@@ -1278,13 +1297,14 @@ imp_arg (onnx_ctx * c, const onnx_op * op)
     s.steps[r] = ax ? -1 : 1;
   }
   s.n_ints = 2 * rank;
-  if ((ret = onnx_emit1 (c, SIMNPU_IR_SLICE, x, &rev, &s)) < 0
-      || (ret = onnx_emit1 (c, op->ir, rev, &idx, &a)) < 0)
+  if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_SLICE, x, &rev, &s)) < 0
+      || (ret = simnpu__onnx_emit1 (c, op->ir, rev, &idx, &a)) < 0)
     return ret;
   {
     int64_t top = dim - 1;
-    int pair[2] = { onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &top), idx };
-    return onnx_emit (c, SIMNPU_IR_SUB, pair, 2, &out, 1, NULL);
+    int pair[2] =
+        { simnpu__onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &top), idx };
+    return simnpu__onnx_emit (c, SIMNPU_IR_SUB, pair, 2, &out, 1, NULL);
   }
 }
 
@@ -1302,38 +1322,42 @@ onnx_spatial_attrs (onnx_ctx * c, int x, const int64_t * kernel, bool one_d,
   int n, ret, i;
 
   if (T (c, x)->rank != ONNX_CONV_RANK)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "input of rank %u: only 1-D and 2-D (rank-3 and rank-4 NCHW) are "
         "supported", T (c, x)->rank);
   for (i = 0; i < nsp; i++) {
     if (kernel[i] < 1 || kernel[i] > G_MAXINT32)
-      return onnx_err (c, SIMNPU_EFORMAT, "kernel size %" G_GINT64_FORMAT,
-          kernel[i]);
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT,
+          "kernel size %" G_GINT64_FORMAT, kernel[i]);
     a->kernel[off + i] = (int32_t) kernel[i];
   }
-  if ((ret = onnx_attr_ints (c, "strides", v, nsp, &n)) < 0)
+  if ((ret = simnpu__onnx_attr_ints (c, "strides", v, nsp, &n)) < 0)
     return ret;
   for (i = 0; i < n; i++) {
     if (v[i] < 1 || v[i] > G_MAXINT32)
-      return onnx_err (c, SIMNPU_EFORMAT, "stride %" G_GINT64_FORMAT, v[i]);
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "stride %" G_GINT64_FORMAT,
+          v[i]);
     a->stride[off + i] = (int32_t) v[i];
   }
-  if ((ret = onnx_attr_ints (c, "dilations", v, nsp, &n)) < 0)
+  if ((ret = simnpu__onnx_attr_ints (c, "dilations", v, nsp, &n)) < 0)
     return ret;
   for (i = 0; i < n; i++) {
     if (v[i] < 1 || v[i] > G_MAXINT32)
-      return onnx_err (c, SIMNPU_EFORMAT, "dilation %" G_GINT64_FORMAT, v[i]);
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "dilation %" G_GINT64_FORMAT,
+          v[i]);
     a->dilation[off + i] = (int32_t) v[i];
   }
-  auto_pad = onnx_attr_str (c, "auto_pad", "NOTSET", buf, sizeof buf);
+  auto_pad = simnpu__onnx_attr_str (c, "auto_pad", "NOTSET", buf, sizeof buf);
   if (strcmp (auto_pad, "NOTSET") == 0) {
-    if ((ret = onnx_attr_ints (c, "pads", v, 2 * nsp, &n)) < 0)
+    if ((ret = simnpu__onnx_attr_ints (c, "pads", v, 2 * nsp, &n)) < 0)
       return ret;
     if (n > 0 && n != 2 * nsp)
-      return onnx_err (c, SIMNPU_EFORMAT, "%d pads (expected %d)", n, 2 * nsp);
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "%d pads (expected %d)", n,
+          2 * nsp);
     for (i = 0; i < n; i++) {
       if (v[i] < 0 || v[i] > G_MAXINT32)
-        return onnx_err (c, SIMNPU_EFORMAT, "pad %" G_GINT64_FORMAT, v[i]);
+        return simnpu__onnx_err (c, SIMNPU_EFORMAT, "pad %" G_GINT64_FORMAT,
+            v[i]);
       /* ONNX: begins then ends (h, w), as the IR's top, left, bottom,
        * right */
       a->pads[(i / nsp) * ONNX_SPATIAL_DIMS + off + i % nsp] = (int32_t) v[i];
@@ -1351,14 +1375,14 @@ onnx_spatial_attrs (onnx_ctx * c, int x, const int64_t * kernel, bool one_d,
       a->pads[i + 2] = (int32_t) (lower ? small : total - small);
     }
   } else if (strcmp (auto_pad, "VALID") != 0) {
-    return onnx_err (c, SIMNPU_EFORMAT, "auto_pad '%s' is not one of "
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "auto_pad '%s' is not one of "
         "NOTSET, SAME_UPPER, SAME_LOWER, VALID", auto_pad);
   }
   return 0;
 }
 
 static int
-imp_conv (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_conv (onnx_ctx * c, const onnx_op * op)
 {
   static const int64_t oihw_to_ohwi[] = { 0, 2, 3, 1 };
   simnpu__ir_attrs a;
@@ -1366,28 +1390,29 @@ imp_conv (onnx_ctx * c, const onnx_op * op)
   int64_t k[2];
   bool one_d;
 
-  if ((ret = onnx_in (c, 0, &ins[0])) < 0 || (ret = onnx_in (c, 1, &ins[1])) < 0
-      || (ret = onnx_opt_in (c, 2, &ins[2])) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &ins[0])) < 0
+      || (ret = simnpu__onnx_in (c, 1, &ins[1])) < 0
+      || (ret = simnpu__onnx_opt_in (c, 2, &ins[2])) < 0)
     return ret;
   one_d = T (c, ins[1])->rank == ONNX_CONV_RANK - 1
       && T (c, ins[0])->rank == ONNX_CONV_RANK - 1;
   if (T (c, ins[1])->rank != ONNX_CONV_RANK && !one_d)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "weights of rank %u: only 1-D and 2-D convolutions are supported",
         T (c, ins[1])->rank);
   if (one_d && ((ret = onnx_unsqueeze_h (c, ins[0], &ins[0])) < 0
           || (ret = onnx_unsqueeze_h (c, ins[1], &ins[1])) < 0))
     return ret;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   k[0] = T (c, ins[1])->dims[one_d ? 3 : 2];
   k[1] = T (c, ins[1])->dims[3];
   if ((ret = onnx_spatial_attrs (c, ins[0], k, one_d, &a)) < 0)
     return ret;
-  a.groups = (int32_t) onnx_attr_int (c, "group", 1);
+  a.groups = (int32_t) simnpu__onnx_attr_int (c, "group", 1);
   if (a.groups < 1)
-    return onnx_err (c, SIMNPU_EFORMAT, "group %d", a.groups);
-  wt = onnx_tmp (c);
-  if ((ret = onnx_emit_transpose (c, ins[1], wt, oihw_to_ohwi, 4)) < 0)
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "group %d", a.groups);
+  wt = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit_transpose (c, ins[1], wt, oihw_to_ohwi, 4)) < 0)
     return ret;
   ins[1] = wt;
   return onnx_emit_spatial (c, SIMNPU_IR_CONV2D, ins,
@@ -1398,7 +1423,7 @@ imp_conv (onnx_ctx * c, const onnx_op * op)
  * its pixels, padded by (k - 1) * dilation less the pads, convolved at
  * stride 1 with the kernel flipped and its in/out channels swapped */
 static int
-imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
 {
   int64_t v[2 * ONNX_SPATIAL_DIMS], k[ONNX_SPATIAL_DIMS];
   int64_t s[ONNX_SPATIAL_DIMS] = { 1, 1 }, d[ONNX_SPATIAL_DIMS] = { 1, 1 };
@@ -1412,14 +1437,15 @@ imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
   int64_t os[ONNX_SPATIAL_DIMS], g;
   bool one_d;
 
-  if ((ret = onnx_in (c, 0, &ins[0])) < 0 || (ret = onnx_in (c, 1, &ins[1])) < 0
-      || (ret = onnx_opt_in (c, 2, &ins[2])) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &ins[0])) < 0
+      || (ret = simnpu__onnx_in (c, 1, &ins[1])) < 0
+      || (ret = simnpu__onnx_opt_in (c, 2, &ins[2])) < 0)
     return ret;
   one_d = T (c, ins[0])->rank == ONNX_CONV_RANK - 1
       && T (c, ins[1])->rank == ONNX_CONV_RANK - 1;
   if (!one_d && (T (c, ins[0])->rank != ONNX_CONV_RANK
           || T (c, ins[1])->rank != ONNX_CONV_RANK))
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "input of rank %u: only 1-D and 2-D transposed convolutions are "
         "supported", T (c, ins[0])->rank);
   x = ins[0];
@@ -1431,39 +1457,40 @@ imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
   off = ONNX_SPATIAL_DIMS - nsp;
   memcpy (xd, T (c, x)->dims, sizeof xd);
   memcpy (wd, T (c, w)->dims, sizeof wd);
-  g = onnx_attr_int (c, "group", 1);
+  g = simnpu__onnx_attr_int (c, "group", 1);
   if (g < 1 || xd[1] != wd[0] || wd[0] % g != 0)
-    return onnx_err (c, SIMNPU_ESHAPE, "weights [%" G_GINT64_FORMAT ", ...] "
-        "for %" G_GINT64_FORMAT " input channels in %" G_GINT64_FORMAT
-        " groups", wd[0], xd[1], g);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+        "weights [%" G_GINT64_FORMAT ", ...] " "for %" G_GINT64_FORMAT
+        " input channels in %" G_GINT64_FORMAT " groups", wd[0], xd[1], g);
   for (i = 0; i < ONNX_SPATIAL_DIMS; i++) {
     k[i] = wd[2 + i];
     in[i] = xd[2 + i];
   }
-  if ((ret = onnx_attr_ints (c, "strides", v, nsp, &n)) < 0)
+  if ((ret = simnpu__onnx_attr_ints (c, "strides", v, nsp, &n)) < 0)
     return ret;
   for (i = 0; i < n; i++)
     s[off + i] = v[i];
-  if ((ret = onnx_attr_ints (c, "dilations", v, nsp, &n)) < 0)
+  if ((ret = simnpu__onnx_attr_ints (c, "dilations", v, nsp, &n)) < 0)
     return ret;
   for (i = 0; i < n; i++)
     d[off + i] = v[i];
-  if ((ret = onnx_attr_ints (c, "output_padding", v, nsp, &n)) < 0)
+  if ((ret = simnpu__onnx_attr_ints (c, "output_padding", v, nsp, &n)) < 0)
     return ret;
   for (i = 0; i < n; i++)
     opad[off + i] = v[i];
   for (i = 0; i < ONNX_SPATIAL_DIMS; i++)
     if (s[i] < 1 || s[i] > G_MAXINT32 || d[i] < 1 || d[i] > G_MAXINT32
         || opad[i] < 0 || opad[i] >= MAX (s[i], d[i]))
-      return onnx_err (c, SIMNPU_EFORMAT, "strides, dilations or "
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "strides, dilations or "
           "output_padding out of range");
-  if ((ret = onnx_attr_ints (c, "output_shape", v, 2 * ONNX_SPATIAL_DIMS,
+  if ((ret =
+          simnpu__onnx_attr_ints (c, "output_shape", v, 2 * ONNX_SPATIAL_DIMS,
               &os_n)) < 0)
     return ret;
   if (os_n >= nsp)
     for (i = 0; i < nsp; i++)
       os[off + i] = v[os_n - nsp + i];
-  auto_pad = onnx_attr_str (c, "auto_pad", "NOTSET", buf, sizeof buf);
+  auto_pad = simnpu__onnx_attr_str (c, "auto_pad", "NOTSET", buf, sizeof buf);
   if (os_n >= nsp || strcmp (auto_pad, "SAME_UPPER") == 0
       || strcmp (auto_pad, "SAME_LOWER") == 0) {
     bool upper = strcmp (auto_pad, "SAME_UPPER") == 0;
@@ -1478,20 +1505,21 @@ imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
       pe[i] = upper ? total - half : half;
     }
   } else if (strcmp (auto_pad, "NOTSET") == 0) {
-    if ((ret = onnx_attr_ints (c, "pads", v, 2 * nsp, &n)) < 0)
+    if ((ret = simnpu__onnx_attr_ints (c, "pads", v, 2 * nsp, &n)) < 0)
       return ret;
     if (n > 0 && n != 2 * nsp)
-      return onnx_err (c, SIMNPU_EFORMAT, "%d pads (expected %d)", n, 2 * nsp);
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "%d pads (expected %d)", n,
+          2 * nsp);
     for (i = 0; i < n; i++)
       (i < nsp ? pb : pe)[off + i % nsp] = v[i];
   } else if (strcmp (auto_pad, "VALID") != 0) {
-    return onnx_err (c, SIMNPU_EFORMAT, "auto_pad '%s'", auto_pad);
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "auto_pad '%s'", auto_pad);
   }
   for (i = 0; i < ONNX_SPATIAL_DIMS; i++)
     if (pb[i] < -G_MAXINT32 || pe[i] < -G_MAXINT32 || pb[i] > G_MAXINT32
         || pe[i] > G_MAXINT32 || k[i] > G_MAXINT32
         || in[i] * s[i] > SIMNPU_IR_MAX_ELEMENTS)
-      return onnx_err (c, SIMNPU_EFORMAT, "pads or sizes out of range");
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "pads or sizes out of range");
 
   /* zeros between the pixels: [N, C, H, 1, W, 1] padded to
    * [N, C, H, sh, W, sw], the trailing zeros cut by the padding below */
@@ -1500,19 +1528,20 @@ imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
     int64_t r4[ONNX_CONV_RANK] = { xd[0], xd[1], in[0] * s[0],
       in[1] * s[1]
     };
-    int t6 = onnx_tmp (c), z = onnx_tmp (c), t4 = onnx_tmp (c);
-    onnx_attrs_init (&a);
+    int t6 = simnpu__onnx_tmp (c), z = simnpu__onnx_tmp (c), t4 =
+        simnpu__onnx_tmp (c);
+    simnpu__onnx_attrs_init (&a);
     memset (a.ints, 0, sizeof a.ints);
     a.ints[6 + 3] = s[0] - 1;
     a.ints[6 + 5] = s[1] - 1;
     a.n_ints = 12;
-    if ((ret = onnx_emit_reshape (c, x, t6, r6, 6)) < 0
-        || (ret = onnx_emit (c, SIMNPU_IR_PAD, &t6, 1, &z, 1, &a)) < 0
-        || (ret = onnx_emit_reshape (c, z, t4, r4, ONNX_CONV_RANK)) < 0)
+    if ((ret = simnpu__onnx_emit_reshape (c, x, t6, r6, 6)) < 0
+        || (ret = simnpu__onnx_emit (c, SIMNPU_IR_PAD, &t6, 1, &z, 1, &a)) < 0
+        || (ret = simnpu__onnx_emit_reshape (c, z, t4, r4, ONNX_CONV_RANK)) < 0)
       return ret;
     x = t4;
   }
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   memset (dims, 0, sizeof dims);
   for (i = 0; i < ONNX_SPATIAL_DIMS; i++) {
     a.ints[2 + i] = (k[i] - 1) * d[i] - pb[i];
@@ -1521,8 +1550,8 @@ imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
   }
   a.n_ints = 2 * ONNX_CONV_RANK;
   {
-    int p = onnx_tmp (c);
-    if ((ret = onnx_emit (c, SIMNPU_IR_PAD, &x, 1, &p, 1, &a)) < 0)
+    int p = simnpu__onnx_tmp (c);
+    if ((ret = simnpu__onnx_emit (c, SIMNPU_IR_PAD, &x, 1, &p, 1, &a)) < 0)
       return ret;
     x = p;
   }
@@ -1532,11 +1561,12 @@ imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
     static const int64_t perm[] = { 0, 2, 3, 4, 1 };
     int64_t w5[5] = { g, wd[0] / g, wd[1], k[0], k[1] };
     int64_t ohwi[ONNX_CONV_RANK] = { g * wd[1], k[0], k[1], wd[0] / g };
-    int fl = onnx_tmp (c), r5 = onnx_tmp (c), t5 = onnx_tmp (c);
-    int wo = onnx_tmp (c);
+    int fl = simnpu__onnx_tmp (c), r5 = simnpu__onnx_tmp (c), t5 =
+        simnpu__onnx_tmp (c);
+    int wo = simnpu__onnx_tmp (c);
     simnpu__ir_attrs sl;
     unsigned r;
-    onnx_attrs_init (&sl);
+    simnpu__onnx_attrs_init (&sl);
     for (r = 0; r < ONNX_CONV_RANK; r++) {
       bool sp = r >= 2;
       sl.ints[r] = sp ? wd[r] - 1 : 0;
@@ -1544,14 +1574,15 @@ imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
       sl.steps[r] = sp ? -1 : 1;
     }
     sl.n_ints = 2 * ONNX_CONV_RANK;
-    if ((ret = onnx_emit (c, SIMNPU_IR_SLICE, &w, 1, &fl, 1, &sl)) < 0
-        || (ret = onnx_emit_reshape (c, fl, r5, w5, 5)) < 0
-        || (ret = onnx_emit_transpose (c, r5, t5, perm, 5)) < 0
-        || (ret = onnx_emit_reshape (c, t5, wo, ohwi, ONNX_CONV_RANK)) < 0)
+    if ((ret = simnpu__onnx_emit (c, SIMNPU_IR_SLICE, &w, 1, &fl, 1, &sl)) < 0
+        || (ret = simnpu__onnx_emit_reshape (c, fl, r5, w5, 5)) < 0
+        || (ret = simnpu__onnx_emit_transpose (c, r5, t5, perm, 5)) < 0
+        || (ret =
+            simnpu__onnx_emit_reshape (c, t5, wo, ohwi, ONNX_CONV_RANK)) < 0)
       return ret;
     w = wo;
   }
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   a.kernel[0] = (int32_t) k[0];
   a.kernel[1] = (int32_t) k[1];
   a.dilation[0] = (int32_t) d[0];
@@ -1564,113 +1595,116 @@ imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
 }
 
 static int
-imp_pool (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_pool (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int64_t k[2];
   int x, n, ret;
   bool one_d;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_check_outputs (c, 1)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_check_outputs (c, 1)) < 0)
     return ret;
   one_d = T (c, x)->rank == ONNX_CONV_RANK - 1;
   if (T (c, x)->rank != ONNX_CONV_RANK && !one_d)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "input of rank %u: only 1-D and 2-D pooling are supported",
         T (c, x)->rank);
-  if ((ret = onnx_attr_ints (c, "kernel_shape", k, 2, &n)) < 0)
+  if ((ret = simnpu__onnx_attr_ints (c, "kernel_shape", k, 2, &n)) < 0)
     return ret;
   if (n != (one_d ? 1 : 2))
-    return onnx_err (c, SIMNPU_EFORMAT, "kernel_shape has %d values "
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "kernel_shape has %d values "
         "(expected %d)", n, one_d ? 1 : 2);
   if (one_d && (ret = onnx_unsqueeze_h (c, x, &x)) < 0)
     return ret;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   if ((ret = onnx_spatial_attrs (c, x, k, one_d, &a)) < 0)
     return ret;
-  a.ceil_mode = onnx_attr_int (c, "ceil_mode", 0) != 0;
-  a.count_include_pad = onnx_attr_int (c, "count_include_pad", 0) != 0;
-  if (onnx_attr_int (c, "storage_order", 0) != 0)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "storage_order=1");
+  a.ceil_mode = simnpu__onnx_attr_int (c, "ceil_mode", 0) != 0;
+  a.count_include_pad = simnpu__onnx_attr_int (c, "count_include_pad", 0) != 0;
+  if (simnpu__onnx_attr_int (c, "storage_order", 0) != 0)
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "storage_order=1");
   return onnx_emit_spatial (c, op->ir, &x, 1, &a, one_d);
 }
 
 static int
-imp_global_pool (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_global_pool (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int x, ret, out;
   unsigned i, rank;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   rank = T (c, x)->rank;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   if (rank == ONNX_CONV_RANK) {
     a.kernel[0] = (int32_t) T (c, x)->dims[2];
     a.kernel[1] = (int32_t) T (c, x)->dims[3];
-    return onnx_emit_nhwc (c, op->ir, &x, 1, &a);
+    return simnpu__onnx_emit_nhwc (c, op->ir, &x, 1, &a);
   }
   if (rank < 3)
-    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected >= 3)",
-        rank);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+        "input of rank %u (expected >= 3)", rank);
   for (i = 2; i < rank; i++)
     a.ints[a.n_ints++] = i;
   a.keepdims = true;
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, op->ir == SIMNPU_IR_MAXPOOL ? SIMNPU_IR_REDUCE_MAX :
-      SIMNPU_IR_REDUCE_MEAN, &x, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c,
+      op->ir ==
+      SIMNPU_IR_MAXPOOL ? SIMNPU_IR_REDUCE_MAX : SIMNPU_IR_REDUCE_MEAN, &x, 1,
+      &out, 1, &a);
 }
 
 static int
-imp_batchnorm (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_batchnorm (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int ins[5], ret;
   unsigned i;
 
   if (c->node->n_input != 5)
-    return onnx_err (c, SIMNPU_EFORMAT, "%zu inputs (expected 5)",
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "%zu inputs (expected 5)",
         c->node->n_input);
   for (i = 0; i < 5; i++)
-    if ((ret = onnx_in (c, i, &ins[i])) < 0)
+    if ((ret = simnpu__onnx_in (c, i, &ins[i])) < 0)
       return ret;
-  if ((ret = onnx_check_outputs (c, 1)) < 0)
+  if ((ret = simnpu__onnx_check_outputs (c, 1)) < 0)
     return ret;
-  if (onnx_attr_int (c, "training_mode", 0) != 0)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "training mode");
-  onnx_attrs_init (&a);
-  a.f[0] = onnx_attr_float (c, "epsilon", ONNX_DEFAULT_BN_EPSILON);
-  return onnx_emit_nhwc (c, SIMNPU_IR_BATCHNORM, ins, 5, &a);
+  if (simnpu__onnx_attr_int (c, "training_mode", 0) != 0)
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "training mode");
+  simnpu__onnx_attrs_init (&a);
+  a.f[0] = simnpu__onnx_attr_float (c, "epsilon", ONNX_DEFAULT_BN_EPSILON);
+  return simnpu__onnx_emit_nhwc (c, SIMNPU_IR_BATCHNORM, ins, 5, &a);
 }
 
 static int
-imp_depth_space (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_depth_space (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   char buf[ONNX_STR_SIZE];
   const char *mode;
   int x, ret;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   if (T (c, x)->rank != ONNX_CONV_RANK)
-    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected 4)",
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected 4)",
         T (c, x)->rank);
-  onnx_attrs_init (&a);
-  a.ints[0] = onnx_attr_int (c, "blocksize", 0);
+  simnpu__onnx_attrs_init (&a);
+  a.ints[0] = simnpu__onnx_attr_int (c, "blocksize", 0);
   a.n_ints = 1;
   if (a.ints[0] < 1)
-    return onnx_err (c, SIMNPU_EFORMAT, "blocksize %" G_GINT64_FORMAT
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "blocksize %" G_GINT64_FORMAT
         " (expected >= 1)", a.ints[0]);
-  mode = onnx_attr_str (c, "mode", "DCR", buf, sizeof buf);
+  mode = simnpu__onnx_attr_str (c, "mode", "DCR", buf, sizeof buf);
   if (strcmp (mode, "CRD") == 0)
     a.mode = 1;
   else if (strcmp (mode, "DCR") != 0)
-    return onnx_err (c, SIMNPU_EFORMAT, "mode '%s' (expected DCR or CRD)",
-        mode);
-  return onnx_emit_nhwc (c, op->ir, &x, 1, &a);
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT,
+        "mode '%s' (expected DCR or CRD)", mode);
+  return simnpu__onnx_emit_nhwc (c, op->ir, &x, 1, &a);
 }
 
 /* ONNX Resize's source coordinate of output o along an axis (as its
@@ -1749,30 +1783,30 @@ onnx_resize_cubic (onnx_ctx * c, int x, const simnpu__ir_attrs * ra,
   float *m;
 
   if (h * oh > ONNX_MAX_FOLD_ELEMENTS || w * ow > ONNX_MAX_FOLD_ELEMENTS)
-    return onnx_err (c, SIMNPU_ENOMEM, "resize too large for cubic");
+    return simnpu__onnx_err (c, SIMNPU_ENOMEM, "resize too large for cubic");
   m = onnx_cubic_matrix (w, ow, ra->f[2], ra->coord, ra->f[0], exclude);
   d[0] = w;
   d[1] = ow;
-  mw = onnx_add_const (c, SIMNPU_IR_F32, 2, d, m);
+  mw = simnpu__onnx_add_const (c, SIMNPU_IR_F32, 2, d, m);
   g_free (m);
   m = onnx_cubic_matrix (h, oh, ra->f[1], ra->coord, ra->f[0], exclude);
   d[0] = h;
   d[1] = oh;
-  mh = onnx_add_const (c, SIMNPU_IR_F32, 2, d, m);
+  mh = simnpu__onnx_add_const (c, SIMNPU_IR_F32, 2, d, m);
   g_free (m);
-  y1 = onnx_tmp (c);
-  t1 = onnx_tmp (c);
-  y2 = onnx_tmp (c);
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_MATMUL, x, mw, y1)) < 0
-      || (ret = onnx_emit_transpose (c, y1, t1, swap, 4)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_MATMUL, t1, mh, y2)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  y1 = simnpu__onnx_tmp (c);
+  t1 = simnpu__onnx_tmp (c);
+  y2 = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MATMUL, x, mw, y1)) < 0
+      || (ret = simnpu__onnx_emit_transpose (c, y1, t1, swap, 4)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MATMUL, t1, mh, y2)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit_transpose (c, y2, out, swap, 4);
+  return simnpu__onnx_emit_transpose (c, y2, out, swap, 4);
 }
 
 static int
-imp_resize (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_resize (onnx_ctx * c, const onnx_op * op)
 {
   static const char *const coords[] = { "half_pixel", "pytorch_half_pixel",
     "align_corners", "asymmetric", "tf_half_pixel_for_nn"
@@ -1789,54 +1823,56 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
   unsigned i;
   const simnpu__ir_tensor *xt;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0
-      || (ret = onnx_opt_in (c, 2, &scales)) < 0
-      || (ret = onnx_opt_in (c, 3, &sizes)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 2, &scales)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 3, &sizes)) < 0)
     return ret;
   xt = T (c, x);
   if (xt->rank != ONNX_CONV_RANK)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "input of rank %u: only rank-4 NCHW is supported", xt->rank);
-  onnx_attrs_init (&a);
-  s = onnx_attr_str (c, "mode", "nearest", buf, sizeof buf);
+  simnpu__onnx_attrs_init (&a);
+  s = simnpu__onnx_attr_str (c, "mode", "nearest", buf, sizeof buf);
   cubic = strcmp (s, "cubic") == 0;
   if (strcmp (s, "linear") == 0)
     a.mode = SIMNPU_IR_RESIZE_BILINEAR;
   else if (strcmp (s, "nearest") != 0 && !cubic)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "mode '%s' is not supported "
-        "(nearest, linear or cubic)", s);
-  s = onnx_attr_str (c, "coordinate_transformation_mode", "half_pixel", buf,
-      sizeof buf);
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "mode '%s' is not supported " "(nearest, linear or cubic)", s);
+  s = simnpu__onnx_attr_str (c, "coordinate_transformation_mode", "half_pixel",
+      buf, sizeof buf);
   for (i = 0; i < G_N_ELEMENTS (coords); i++)
     if (strcmp (s, coords[i]) == 0)
       break;
   if (i == G_N_ELEMENTS (coords))
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "coordinate_transformation_mode '%s' is not supported", s);
   a.coord = i;
-  s = onnx_attr_str (c, "nearest_mode", "round_prefer_floor", buf, sizeof buf);
+  s = simnpu__onnx_attr_str (c, "nearest_mode", "round_prefer_floor", buf,
+      sizeof buf);
   for (i = 0; i < G_N_ELEMENTS (nearests); i++)
     if (strcmp (s, nearests[i]) == 0)
       break;
   if (i == G_N_ELEMENTS (nearests))
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "nearest_mode '%s'", s);
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "nearest_mode '%s'", s);
   a.nearest = i;
-  a.f[0] = onnx_attr_float (c, "cubic_coeff_a", ONNX_DEFAULT_CUBIC_A);
+  a.f[0] = simnpu__onnx_attr_float (c, "cubic_coeff_a", ONNX_DEFAULT_CUBIC_A);
 
   has_sizes = sizes != SIMNPU_IR_NONE
       && simnpu__ir_tensor_elements (T (c, sizes)) > 0;
   if (has_sizes) {
-    if ((ret = onnx_const_ints (c, sizes, "sizes", out_dims,
+    if ((ret = simnpu__onnx_const_ints (c, sizes, "sizes", out_dims,
                 SIMNPU_IR_MAX_RANK, &n)) < 0)
       return ret;
   } else if (scales != SIMNPU_IR_NONE) {
     const simnpu__ir_tensor *st = T (c, scales);
     if (!st->is_const || st->dtype != SIMNPU_IR_F32)
-      return onnx_err (c, SIMNPU_EUNSUPPORTED,
+      return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
           "scales input must be constant (float)");
     n = (int) simnpu__ir_tensor_elements (st);
     if (n != (int) xt->rank)
-      return onnx_err (c, SIMNPU_ESHAPE, "%d scales for rank %u", n, xt->rank);
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE, "%d scales for rank %u", n,
+          xt->rank);
     for (i = 0; i < xt->rank; i++)
       out_dims[i] = (int64_t) floor ((double) xt->dims[i] *
           ((const float *) st->data)[i]);
@@ -1845,38 +1881,41 @@ imp_resize (onnx_ctx * c, const onnx_op * op)
     a.f[1] = ((const float *) st->data)[2];
     a.f[2] = ((const float *) st->data)[3];
   } else {
-    return onnx_err (c, SIMNPU_EFORMAT, "neither scales nor sizes given");
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT,
+        "neither scales nor sizes given");
   }
   if (n != (int) xt->rank)
-    return onnx_err (c, SIMNPU_ESHAPE, "%d sizes for rank %u", n, xt->rank);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "%d sizes for rank %u", n,
+        xt->rank);
   if (out_dims[0] != xt->dims[0] || out_dims[1] != xt->dims[1])
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "resizing the batch or channel axis is not supported");
   for (i = 2; i < 4; i++)
     if (out_dims[i] < 1 || out_dims[i] > SIMNPU_IR_MAX_ELEMENTS)
-      return onnx_err (c, SIMNPU_ESHAPE, "output size %" G_GINT64_FORMAT,
-          out_dims[i]);
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+          "output size %" G_GINT64_FORMAT, out_dims[i]);
   a.ints[0] = out_dims[2];
   a.ints[1] = out_dims[3];
   a.n_ints = 2;
   if (cubic)
     return onnx_resize_cubic (c, x, &a,
-        onnx_attr_int (c, "exclude_outside", 0) != 0);
-  return onnx_emit_nhwc (c, SIMNPU_IR_RESIZE, &x, 1, &a);
+        simnpu__onnx_attr_int (c, "exclude_outside", 0) != 0);
+  return simnpu__onnx_emit_nhwc (c, SIMNPU_IR_RESIZE, &x, 1, &a);
 }
 
 static int
-imp_reshape (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_reshape (onnx_ctx * c, const onnx_op * op)
 {
   int64_t shape[SIMNPU_IR_MAX_RANK];
   int x, st, out, ret, n, i, infer = -1;
   int64_t known = 1, total;
   const simnpu__ir_tensor *xt;
-  bool allowzero = onnx_attr_int (c, "allowzero", 0) != 0;
+  bool allowzero = simnpu__onnx_attr_int (c, "allowzero", 0) != 0;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &st)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &st)) < 0)
     return ret;
-  if ((ret = onnx_const_ints (c, st, "shape", shape, SIMNPU_IR_MAX_RANK,
+  if ((ret = simnpu__onnx_const_ints (c, st, "shape", shape, SIMNPU_IR_MAX_RANK,
               &n)) < 0)
     return ret;
   xt = T (c, x);
@@ -1884,63 +1923,65 @@ imp_reshape (onnx_ctx * c, const onnx_op * op)
   for (i = 0; i < n; i++) {
     if (shape[i] == 0 && !allowzero) {
       if (i >= (int) xt->rank)
-        return onnx_err (c, SIMNPU_ESHAPE,
+        return simnpu__onnx_err (c, SIMNPU_ESHAPE,
             "shape[%d] = 0 copies a dimension the input (rank %u) lacks", i,
             xt->rank);
       shape[i] = xt->dims[i];
     }
     if (shape[i] == -1) {
       if (infer >= 0)
-        return onnx_err (c, SIMNPU_ESHAPE, "more than one -1 in shape");
+        return simnpu__onnx_err (c, SIMNPU_ESHAPE, "more than one -1 in shape");
       infer = i;
       continue;
     }
     if (shape[i] < 0)
-      return onnx_err (c, SIMNPU_ESHAPE, "shape[%d] = %" G_GINT64_FORMAT, i,
-          shape[i]);
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+          "shape[%d] = %" G_GINT64_FORMAT, i, shape[i]);
     known *= shape[i];
     if (known > SIMNPU_IR_MAX_ELEMENTS)
-      return onnx_err (c, SIMNPU_ESHAPE, "shape too large");
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE, "shape too large");
   }
   if (infer >= 0) {
     if (known == 0 || total % known != 0)
-      return onnx_err (c, SIMNPU_ESHAPE, "cannot infer the -1 of shape: %"
-          G_GINT64_FORMAT " elements into %" G_GINT64_FORMAT, total, known);
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+          "cannot infer the -1 of shape: %" G_GINT64_FORMAT " elements into %"
+          G_GINT64_FORMAT, total, known);
     shape[infer] = total / known;
   } else if (known != total) {
-    return onnx_err (c, SIMNPU_ESHAPE, "shape has %" G_GINT64_FORMAT
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "shape has %" G_GINT64_FORMAT
         " elements, the input %" G_GINT64_FORMAT, known, total);
   }
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit_reshape (c, x, out, shape, n);
+  return simnpu__onnx_emit_reshape (c, x, out, shape, n);
 }
 
 static int
-imp_flatten (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_flatten (onnx_ctx * c, const onnx_op * op)
 {
   int64_t d2[2] = { 1, 1 };
   int x, out, ret;
   int64_t axis;
   unsigned i, rank;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   rank = T (c, x)->rank;
-  axis = onnx_attr_int (c, "axis", 1);
+  axis = simnpu__onnx_attr_int (c, "axis", 1);
   if (axis < 0)
     axis += rank;
   if (axis < 0 || axis > rank)
-    return onnx_err (c, SIMNPU_EFORMAT, "axis out of range for rank %u", rank);
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "axis out of range for rank %u",
+        rank);
   for (i = 0; i < rank; i++)
     d2[i < axis ? 0 : 1] *= T (c, x)->dims[i];
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit_reshape (c, x, out, d2, 2);
+  return simnpu__onnx_emit_reshape (c, x, out, d2, 2);
 }
 
 static int
-imp_squeeze (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_squeeze (onnx_ctx * c, const onnx_op * op)
 {
   int64_t axes[SIMNPU_IR_MAX_RANK], dims[SIMNPU_IR_MAX_RANK];
   bool sel[SIMNPU_IR_MAX_RANK] = { false };
@@ -1949,33 +1990,34 @@ imp_squeeze (onnx_ctx * c, const onnx_op * op)
   unsigned rank, orank, k = 0, j = 0;
   const simnpu__ir_tensor *xt;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   xt = T (c, x);
   rank = xt->rank;
   if (c->opset >= 13) {
-    if ((ret = onnx_opt_in (c, 1, &ta)) < 0)
+    if ((ret = simnpu__onnx_opt_in (c, 1, &ta)) < 0)
       return ret;
     if (ta != SIMNPU_IR_NONE
-        && (ret = onnx_const_ints (c, ta, "axes", axes, SIMNPU_IR_MAX_RANK,
+        && (ret =
+            simnpu__onnx_const_ints (c, ta, "axes", axes, SIMNPU_IR_MAX_RANK,
                 &n)) < 0)
       return ret;
-  } else if ((ret = onnx_attr_ints (c, "axes", axes, SIMNPU_IR_MAX_RANK,
+  } else if ((ret = simnpu__onnx_attr_ints (c, "axes", axes, SIMNPU_IR_MAX_RANK,
               &n)) < 0) {
     return ret;
   }
   if (unsq && n <= 0)
-    return onnx_err (c, SIMNPU_EFORMAT, "axes missing");
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "axes missing");
   orank = unsq ? rank + n : rank;
   if (orank > SIMNPU_IR_MAX_RANK)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "output rank above %d",
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "output rank above %d",
         SIMNPU_IR_MAX_RANK);
   for (i = 0; i < n; i++) {
     int32_t ax = 0;
-    if ((ret = onnx_norm_axis (c, axes[i], orank, &ax)) < 0)
+    if ((ret = simnpu__onnx_norm_axis (c, axes[i], orank, &ax)) < 0)
       return ret;
     if (sel[ax])
-      return onnx_err (c, SIMNPU_EFORMAT, "axis %d repeated", ax);
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "axis %d repeated", ax);
     sel[ax] = true;
   }
   if (unsq) {
@@ -1984,30 +2026,31 @@ imp_squeeze (onnx_ctx * c, const onnx_op * op)
   } else {
     for (j = 0; j < rank; j++) {
       if (n > 0 && sel[j] && xt->dims[j] != 1)
-        return onnx_err (c, SIMNPU_ESHAPE,
+        return simnpu__onnx_err (c, SIMNPU_ESHAPE,
             "cannot squeeze axis %u of size %" G_GINT64_FORMAT, j, xt->dims[j]);
       if (n > 0 ? !sel[j] : xt->dims[j] != 1)
         dims[k++] = xt->dims[j];
     }
     orank = k;
   }
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit_reshape (c, x, out, dims, orank);
+  return simnpu__onnx_emit_reshape (c, x, out, dims, orank);
 }
 
 static int
-imp_transpose (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_transpose (onnx_ctx * c, const onnx_op * op)
 {
   int64_t perm[SIMNPU_IR_MAX_RANK];
   bool seen[SIMNPU_IR_MAX_RANK] = { false };
   int x, out, ret, n, i;
   unsigned rank;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   rank = T (c, x)->rank;
-  if ((ret = onnx_attr_ints (c, "perm", perm, SIMNPU_IR_MAX_RANK, &n)) < 0)
+  if ((ret =
+          simnpu__onnx_attr_ints (c, "perm", perm, SIMNPU_IR_MAX_RANK, &n)) < 0)
     return ret;
   if (n < 0) {
     for (i = 0; i < (int) rank; i++)
@@ -2015,44 +2058,44 @@ imp_transpose (onnx_ctx * c, const onnx_op * op)
     n = rank;
   }
   if (n != (int) rank)
-    return onnx_err (c, SIMNPU_ESHAPE, "perm has %d values for rank %u", n,
-        rank);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "perm has %d values for rank %u",
+        n, rank);
   for (i = 0; i < n; i++) {
     if (perm[i] < 0 || perm[i] >= n || seen[perm[i]])
-      return onnx_err (c, SIMNPU_EFORMAT, "perm is not a permutation");
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "perm is not a permutation");
     seen[perm[i]] = true;
   }
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit_transpose (c, x, out, perm, rank);
+  return simnpu__onnx_emit_transpose (c, x, out, perm, rank);
 }
 
 static int
-imp_concat (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_concat (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int ins[SIMNPU_IR_MAX_INPUTS], out, ret;
   unsigned i, n = c->node->n_input;
 
   if (n == 0 || n > SIMNPU_IR_MAX_INPUTS)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%u inputs (expected 1 to %d)",
-        n, SIMNPU_IR_MAX_INPUTS);
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "%u inputs (expected 1 to %d)", n, SIMNPU_IR_MAX_INPUTS);
   for (i = 0; i < n; i++)
-    if ((ret = onnx_in (c, i, &ins[i])) < 0)
+    if ((ret = simnpu__onnx_in (c, i, &ins[i])) < 0)
       return ret;
-  onnx_attrs_init (&a);
-  if (onnx_attr (c, "axis") == NULL)
-    return onnx_err (c, SIMNPU_EFORMAT, "attribute 'axis' missing");
-  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0),
+  simnpu__onnx_attrs_init (&a);
+  if (simnpu__onnx_attr (c, "axis") == NULL)
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "attribute 'axis' missing");
+  if ((ret = simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis", 0),
               T (c, ins[0])->rank, &a.axis)) < 0)
     return ret;
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_CONCAT, ins, n, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_CONCAT, ins, n, &out, 1, &a);
 }
 
 static int
-imp_split (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_split (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int64_t split[SIMNPU_IR_MAX_INTS];
@@ -2060,48 +2103,51 @@ imp_split (onnx_ctx * c, const onnx_op * op)
   unsigned i, n_out = c->node->n_output;
   int64_t dim;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   if (n_out == 0 || n_out > SIMNPU_IR_MAX_INTS)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%u outputs (expected 1 to %d)",
-        n_out, SIMNPU_IR_MAX_INTS);
-  onnx_attrs_init (&a);
-  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0),
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "%u outputs (expected 1 to %d)", n_out, SIMNPU_IR_MAX_INTS);
+  simnpu__onnx_attrs_init (&a);
+  if ((ret = simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis", 0),
               T (c, x)->rank, &a.axis)) < 0)
     return ret;
   dim = T (c, x)->dims[a.axis];
   if (c->opset >= 13) {
-    if ((ret = onnx_opt_in (c, 1, &ts)) < 0)
+    if ((ret = simnpu__onnx_opt_in (c, 1, &ts)) < 0)
       return ret;
     if (ts != SIMNPU_IR_NONE
-        && (ret = onnx_const_ints (c, ts, "split", split, SIMNPU_IR_MAX_INTS,
+        && (ret =
+            simnpu__onnx_const_ints (c, ts, "split", split, SIMNPU_IR_MAX_INTS,
                 &n)) < 0)
       return ret;
-  } else if ((ret = onnx_attr_ints (c, "split", split, SIMNPU_IR_MAX_INTS,
+  } else if ((ret =
+          simnpu__onnx_attr_ints (c, "split", split, SIMNPU_IR_MAX_INTS,
               &n)) < 0) {
     return ret;
   }
   if (n < 0) {
     if (dim % n_out != 0)
-      return onnx_err (c, SIMNPU_ESHAPE, "axis of size %" G_GINT64_FORMAT
-          " does not split evenly into %u", dim, n_out);
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+          "axis of size %" G_GINT64_FORMAT " does not split evenly into %u",
+          dim, n_out);
     for (i = 0; i < n_out; i++)
       split[i] = dim / n_out;
     n = n_out;
   }
   if (n != (int) n_out)
-    return onnx_err (c, SIMNPU_ESHAPE, "split has %d sizes for %u outputs",
-        n, n_out);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+        "split has %d sizes for %u outputs", n, n_out);
   memcpy (a.ints, split, n * sizeof split[0]);
   a.n_ints = n;
   for (i = 0; i < n_out; i++)
-    if ((ret = onnx_out (c, i, &outs[i])) < 0)
+    if ((ret = simnpu__onnx_out (c, i, &outs[i])) < 0)
       return ret;
-  return onnx_emit (c, SIMNPU_IR_SPLIT, &x, 1, outs, n_out, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_SPLIT, &x, 1, outs, n_out, &a);
 }
 
 static int
-imp_slice (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_slice (onnx_ctx * c, const onnx_op * op)
 {
   int64_t starts[SIMNPU_IR_MAX_RANK], ends[SIMNPU_IR_MAX_RANK];
   int64_t axes[SIMNPU_IR_MAX_RANK], steps[SIMNPU_IR_MAX_RANK];
@@ -2111,27 +2157,35 @@ imp_slice (onnx_ctx * c, const onnx_op * op)
   unsigned rank, r;
   const simnpu__ir_tensor *xt;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0
-      || (ret = onnx_in (c, 2, &te)) < 0 || (ret = onnx_opt_in (c, 3, &ta)) < 0
-      || (ret = onnx_opt_in (c, 4, &tp)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &ts)) < 0
+      || (ret = simnpu__onnx_in (c, 2, &te)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 3, &ta)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 4, &tp)) < 0)
     return ret;
   xt = T (c, x);
   rank = xt->rank;
-  if ((ret = onnx_const_ints (c, ts, "starts", starts, SIMNPU_IR_MAX_RANK,
+  if ((ret =
+          simnpu__onnx_const_ints (c, ts, "starts", starts, SIMNPU_IR_MAX_RANK,
               &n)) < 0
-      || (ret = onnx_const_ints (c, te, "ends", ends, SIMNPU_IR_MAX_RANK,
+      || (ret =
+          simnpu__onnx_const_ints (c, te, "ends", ends, SIMNPU_IR_MAX_RANK,
               &ne)) < 0)
     return ret;
-  if (ta != SIMNPU_IR_NONE && (ret = onnx_const_ints (c, ta, "axes", axes,
-              SIMNPU_IR_MAX_RANK, &na)) < 0)
+  if (ta != SIMNPU_IR_NONE
+      && (ret =
+          simnpu__onnx_const_ints (c, ta, "axes", axes, SIMNPU_IR_MAX_RANK,
+              &na)) < 0)
     return ret;
-  if (tp != SIMNPU_IR_NONE && (ret = onnx_const_ints (c, tp, "steps", steps,
-              SIMNPU_IR_MAX_RANK, &np)) < 0)
+  if (tp != SIMNPU_IR_NONE
+      && (ret =
+          simnpu__onnx_const_ints (c, tp, "steps", steps, SIMNPU_IR_MAX_RANK,
+              &np)) < 0)
     return ret;
   if (ne != n || (na >= 0 && na != n) || (np >= 0 && np != n))
-    return onnx_err (c, SIMNPU_ESHAPE,
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE,
         "starts, ends, axes and steps differ in length");
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   for (r = 0; r < rank; r++) {
     a.ints[r] = 0;
     a.ints[rank + r] = xt->dims[r];
@@ -2140,13 +2194,14 @@ imp_slice (onnx_ctx * c, const onnx_op * op)
   for (i = 0; i < n; i++) {
     int32_t ax = 0;
     int64_t dim, s, e, st = np >= 0 ? steps[i] : 1;
-    if ((ret = onnx_norm_axis (c, na >= 0 ? axes[i] : i, rank, &ax)) < 0)
+    if ((ret =
+            simnpu__onnx_norm_axis (c, na >= 0 ? axes[i] : i, rank, &ax)) < 0)
       return ret;
     if (seen[ax])
-      return onnx_err (c, SIMNPU_EFORMAT, "axis %d repeated", ax);
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "axis %d repeated", ax);
     seen[ax] = true;
     if (st == 0)
-      return onnx_err (c, SIMNPU_EFORMAT, "step 0");
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "step 0");
     dim = xt->dims[ax];
     s = starts[i];
     e = ends[i];
@@ -2166,13 +2221,13 @@ imp_slice (onnx_ctx * c, const onnx_op * op)
     a.steps[ax] = st;
   }
   a.n_ints = 2 * rank;
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_SLICE, &x, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_SLICE, &x, 1, &out, 1, &a);
 }
 
 static int
-imp_pad (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_pad (onnx_ctx * c, const onnx_op * op)
 {
   int64_t pads[2 * SIMNPU_IR_MAX_RANK];
   simnpu__ir_attrs a;
@@ -2182,87 +2237,93 @@ imp_pad (onnx_ctx * c, const onnx_op * op)
   unsigned rank;
 
   tp = tv = SIMNPU_IR_NONE;
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   rank = T (c, x)->rank;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   if (c->opset < 11) {
     /* attributes before opset 11 */
-    if ((ret = onnx_attr_ints (c, "pads", pads, 2 * SIMNPU_IR_MAX_RANK,
+    if ((ret = simnpu__onnx_attr_ints (c, "pads", pads, 2 * SIMNPU_IR_MAX_RANK,
                 &n)) < 0)
       return ret;
-    a.f[0] = onnx_attr_float (c, "value", 0.0f);
+    a.f[0] = simnpu__onnx_attr_float (c, "value", 0.0f);
   } else {
-    if ((ret = onnx_in (c, 1, &tp)) < 0 || (ret = onnx_opt_in (c, 2, &tv)) < 0)
+    if ((ret = simnpu__onnx_in (c, 1, &tp)) < 0
+        || (ret = simnpu__onnx_opt_in (c, 2, &tv)) < 0)
       return ret;
     if (c->node->n_input > 3)
-      return onnx_err (c, SIMNPU_EUNSUPPORTED, "the axes input (opset 18)");
-    if ((ret = onnx_const_ints (c, tp, "pads", pads,
+      return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "the axes input (opset 18)");
+    if ((ret =
+            simnpu__onnx_const_ints (c, tp, "pads", pads,
                 2 * SIMNPU_IR_MAX_RANK, &n)) < 0)
       return ret;
   }
   if (n != 2 * (int) rank)
-    return onnx_err (c, SIMNPU_ESHAPE, "%d pads for rank %u (expected %u)",
-        n, rank, 2 * rank);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+        "%d pads for rank %u (expected %u)", n, rank, 2 * rank);
   memcpy (a.ints, pads, n * sizeof pads[0]);
   a.n_ints = n;
   if (tv != SIMNPU_IR_NONE
-      && (ret = onnx_const_float (c, tv, "constant_value", &a.f[0])) < 0)
+      && (ret =
+          simnpu__onnx_const_float (c, tv, "constant_value", &a.f[0])) < 0)
     return ret;
-  mode = onnx_attr_str (c, "mode", "constant", buf, sizeof buf);
+  mode = simnpu__onnx_attr_str (c, "mode", "constant", buf, sizeof buf);
   if (strcmp (mode, "reflect") == 0)
     a.mode = SIMNPU_IR_PAD_REFLECT;
   else if (strcmp (mode, "edge") == 0)
     a.mode = SIMNPU_IR_PAD_EDGE;
   else if (strcmp (mode, "constant") != 0)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "mode '%s' is not supported",
-        mode);
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "mode '%s' is not supported", mode);
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_PAD, &x, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_PAD, &x, 1, &out, 1, &a);
 }
 
 static int
-imp_gather (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_gather (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int ins[2], out, ret;
 
-  if ((ret = onnx_in (c, 0, &ins[0])) < 0
-      || (ret = onnx_in (c, 1, &ins[1])) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &ins[0])) < 0
+      || (ret = simnpu__onnx_in (c, 1, &ins[1])) < 0)
     return ret;
-  onnx_attrs_init (&a);
-  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0),
+  simnpu__onnx_attrs_init (&a);
+  if ((ret = simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis", 0),
               T (c, ins[0])->rank, &a.axis)) < 0)
     return ret;
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_GATHER, ins, 2, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_GATHER, ins, 2, &out, 1, &a);
 }
 
 static int
-imp_tile (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_tile (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int x, tr, out, ret, n;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &tr)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &tr)) < 0)
     return ret;
-  onnx_attrs_init (&a);
-  if ((ret = onnx_const_ints (c, tr, "repeats", a.ints, SIMNPU_IR_MAX_RANK,
+  simnpu__onnx_attrs_init (&a);
+  if ((ret =
+          simnpu__onnx_const_ints (c, tr, "repeats", a.ints, SIMNPU_IR_MAX_RANK,
               &n)) < 0)
     return ret;
   if (n != (int) T (c, x)->rank)
-    return onnx_err (c, SIMNPU_ESHAPE, "%d repeats for rank %u", n,
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "%d repeats for rank %u", n,
         T (c, x)->rank);
   a.n_ints = n;
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_TILE, &x, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_TILE, &x, 1, &out, 1, &a);
 }
 
 static int
-imp_expand (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_expand (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int64_t shape[SIMNPU_IR_MAX_RANK];
@@ -2270,14 +2331,15 @@ imp_expand (onnx_ctx * c, const onnx_op * op)
   unsigned rank, r;
   const simnpu__ir_tensor *xt;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &ts)) < 0)
     return ret;
-  if ((ret = onnx_const_ints (c, ts, "shape", shape, SIMNPU_IR_MAX_RANK,
+  if ((ret = simnpu__onnx_const_ints (c, ts, "shape", shape, SIMNPU_IR_MAX_RANK,
               &n)) < 0)
     return ret;
   xt = T (c, x);
   rank = MAX ((unsigned) n, xt->rank);
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   /* ONNX broadcasts both ways: the output is the broadcast of the two */
   for (r = 0; r < rank; r++) {
     int si = (int) r - (int) (rank - n);
@@ -2285,38 +2347,38 @@ imp_expand (onnx_ctx * c, const onnx_op * op)
     int64_t sd = si >= 0 ? shape[si] : 1;
     int64_t xd = xi >= 0 ? xt->dims[xi] : 1;
     if (sd != xd && sd != 1 && xd != 1)
-      return onnx_err (c, SIMNPU_ESHAPE, "cannot broadcast dimension %"
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE, "cannot broadcast dimension %"
           G_GINT64_FORMAT " to %" G_GINT64_FORMAT, xd, sd);
     if (sd < 0)
-      return onnx_err (c, SIMNPU_ESHAPE, "negative shape");
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE, "negative shape");
     a.ints[r] = sd == 1 ? xd : sd;
   }
   a.n_ints = rank;
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_EXPAND, &x, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_EXPAND, &x, 1, &out, 1, &a);
 }
 
 static int
-imp_shape (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_shape (onnx_ctx * c, const onnx_op * op)
 {
   int64_t dims[SIMNPU_IR_MAX_RANK];
   int x, out, ret, i, n;
   int64_t start, end, rank;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   rank = T (c, x)->rank;
   if (strcmp (op->name, "Size") == 0) {
     int64_t size = simnpu__ir_tensor_elements (T (c, x));
     int k;
-    if ((ret = onnx_out (c, 0, &out)) < 0)
+    if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
       return ret;
-    k = onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &size);
-    return onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &out, 1, NULL);
+    k = simnpu__onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &size);
+    return simnpu__onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &out, 1, NULL);
   }
-  start = onnx_attr_int (c, "start", 0);
-  end = onnx_attr_int (c, "end", rank);
+  start = simnpu__onnx_attr_int (c, "start", 0);
+  end = simnpu__onnx_attr_int (c, "end", rank);
   if (start < 0)
     start += rank;
   if (end < 0)
@@ -2326,23 +2388,23 @@ imp_shape (onnx_ctx * c, const onnx_op * op)
   n = 0;
   for (i = start; i < end; i++)
     dims[n++] = T (c, x)->dims[i];
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   {
     int64_t len = n;
-    int k = onnx_add_const (c, SIMNPU_IR_I64, 1, &len, dims);
-    return onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &out, 1, NULL);
+    int k = simnpu__onnx_add_const (c, SIMNPU_IR_I64, 1, &len, dims);
+    return simnpu__onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &out, 1, NULL);
   }
 }
 
 static int
-imp_range (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_range (onnx_ctx * c, const onnx_op * op)
 {
   return imp_simple (c, op, 3, NULL);
 }
 
 static int
-imp_matmul (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_matmul (onnx_ctx * c, const onnx_op * op)
 {
   return imp_simple (c, op, 2, NULL);
 }
@@ -2350,32 +2412,33 @@ imp_matmul (onnx_ctx * c, const onnx_op * op)
 static int
 onnx_scale (onnx_ctx * c, int x, float s, int *out)
 {
-  int pair[2] = { x, onnx_scalar_f32 (c, s) };
-  *out = onnx_tmp (c);
-  return onnx_emit (c, SIMNPU_IR_MUL, pair, 2, out, 1, NULL);
+  int pair[2] = { x, simnpu__onnx_scalar_f32 (c, s) };
+  *out = simnpu__onnx_tmp (c);
+  return simnpu__onnx_emit (c, SIMNPU_IR_MUL, pair, 2, out, 1, NULL);
 }
 
 static int
-imp_gemm (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_gemm (onnx_ctx * c, const onnx_op * op)
 {
   static const int64_t swap[] = { 1, 0 };
   int ab[2], cc, out, ret, y, i;
-  float alpha = onnx_attr_float (c, "alpha", 1.0f);
-  float beta = onnx_attr_float (c, "beta", 1.0f);
+  float alpha = simnpu__onnx_attr_float (c, "alpha", 1.0f);
+  float beta = simnpu__onnx_attr_float (c, "beta", 1.0f);
   bool trans[2];
 
-  trans[0] = onnx_attr_int (c, "transA", 0) != 0;
-  trans[1] = onnx_attr_int (c, "transB", 0) != 0;
-  if ((ret = onnx_in (c, 0, &ab[0])) < 0 || (ret = onnx_in (c, 1, &ab[1])) < 0
-      || (ret = onnx_opt_in (c, 2, &cc)) < 0)
+  trans[0] = simnpu__onnx_attr_int (c, "transA", 0) != 0;
+  trans[1] = simnpu__onnx_attr_int (c, "transB", 0) != 0;
+  if ((ret = simnpu__onnx_in (c, 0, &ab[0])) < 0
+      || (ret = simnpu__onnx_in (c, 1, &ab[1])) < 0
+      || (ret = simnpu__onnx_opt_in (c, 2, &cc)) < 0)
     return ret;
   for (i = 0; i < 2; i++) {
     if (T (c, ab[i])->rank != 2)
-      return onnx_err (c, SIMNPU_ESHAPE, "input %d of rank %u (expected 2)",
-          i, T (c, ab[i])->rank);
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+          "input %d of rank %u (expected 2)", i, T (c, ab[i])->rank);
     if (trans[i]) {
-      int t = onnx_tmp (c);
-      if ((ret = onnx_emit_transpose (c, ab[i], t, swap, 2)) < 0)
+      int t = simnpu__onnx_tmp (c);
+      if ((ret = simnpu__onnx_emit_transpose (c, ab[i], t, swap, 2)) < 0)
         return ret;
       ab[i] = t;
     }
@@ -2386,18 +2449,18 @@ imp_gemm (onnx_ctx * c, const onnx_op * op)
     if ((ret = onnx_scale (c, ab[k], alpha, &ab[k])) < 0)
       return ret;
   }
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   if (cc == SIMNPU_IR_NONE || beta == 0.0f)
-    return onnx_emit (c, SIMNPU_IR_MATMUL, ab, 2, &out, 1, NULL);
-  y = onnx_tmp (c);
-  if ((ret = onnx_emit (c, SIMNPU_IR_MATMUL, ab, 2, &y, 1, NULL)) < 0)
+    return simnpu__onnx_emit (c, SIMNPU_IR_MATMUL, ab, 2, &out, 1, NULL);
+  y = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit (c, SIMNPU_IR_MATMUL, ab, 2, &y, 1, NULL)) < 0)
     return ret;
   if (beta != 1.0f && (ret = onnx_scale (c, cc, beta, &cc)) < 0)
     return ret;
   {
     int pair[2] = { y, cc };
-    return onnx_emit (c, SIMNPU_IR_ADD, pair, 2, &out, 1, NULL);
+    return simnpu__onnx_emit (c, SIMNPU_IR_ADD, pair, 2, &out, 1, NULL);
   }
 }
 
@@ -2413,54 +2476,54 @@ onnx_attr_tensor_const (onnx_ctx * c, const Onnx__AttributeProto * at, int *t)
 
   what = g_strdup_printf ("node '%s' (%s): attribute '%s'", c->node_name,
       c->node->op_type, at->name);
-  ret = onnx_tensor_from_proto (at->t, what, &dtype, &rank, dims, &data,
+  ret = simnpu__onnx_tensor_from_proto (at->t, what, &dtype, &rank, dims, &data,
       c->error);
   g_free (what);
   if (ret < 0)
     return ret;
-  *t = onnx_add_const (c, dtype, rank, dims, data);
+  *t = simnpu__onnx_add_const (c, dtype, rank, dims, data);
   g_free (data);
   return 0;
 }
 
 static int
-imp_constant (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_constant (onnx_ctx * c, const onnx_op * op)
 {
   const Onnx__AttributeProto *at;
   int k, out, ret;
 
   if (c->node->n_attribute != 1)
-    return onnx_err (c, SIMNPU_EFORMAT,
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT,
         "%zu attributes (expected exactly one value)", c->node->n_attribute);
   at = c->node->attribute[0];
   if (at->name == NULL)
-    return onnx_err (c, SIMNPU_EFORMAT, "attribute without a name");
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "attribute without a name");
   if (strcmp (at->name, "value") == 0 && at->t != NULL) {
     if ((ret = onnx_attr_tensor_const (c, at, &k)) < 0)
       return ret;
   } else if (strcmp (at->name, "value_float") == 0) {
-    k = onnx_scalar_f32 (c, at->f);
+    k = simnpu__onnx_scalar_f32 (c, at->f);
   } else if (strcmp (at->name, "value_int") == 0) {
-    k = onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &at->i);
+    k = simnpu__onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &at->i);
   } else if (strcmp (at->name, "value_floats") == 0) {
     int64_t len = at->n_floats;
-    k = onnx_add_const (c, SIMNPU_IR_F32, 1, &len, at->floats);
+    k = simnpu__onnx_add_const (c, SIMNPU_IR_F32, 1, &len, at->floats);
   } else if (strcmp (at->name, "value_ints") == 0) {
     int64_t len = at->n_ints;
-    k = onnx_add_const (c, SIMNPU_IR_I64, 1, &len, at->ints);
+    k = simnpu__onnx_add_const (c, SIMNPU_IR_I64, 1, &len, at->ints);
   } else {
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "constant attribute '%s' is not supported", at->name);
   }
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &out, 1, NULL);
+  return simnpu__onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &out, 1, NULL);
 }
 
 static int
-imp_constant_of_shape (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_constant_of_shape (onnx_ctx * c, const onnx_op * op)
 {
-  const Onnx__AttributeProto *at = onnx_attr (c, "value");
+  const Onnx__AttributeProto *at = simnpu__onnx_attr (c, "value");
   int64_t dims[SIMNPU_IR_MAX_RANK];
   int ts, k, out, ret, n, i;
   int64_t total = 1;
@@ -2471,18 +2534,18 @@ imp_constant_of_shape (onnx_ctx * c, const onnx_op * op)
   const void *value = &zero;
   int vk = SIMNPU_IR_NONE;
 
-  if ((ret = onnx_in (c, 0, &ts)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &ts)) < 0)
     return ret;
-  if ((ret = onnx_const_ints (c, ts, "shape", dims, SIMNPU_IR_MAX_RANK,
+  if ((ret = simnpu__onnx_const_ints (c, ts, "shape", dims, SIMNPU_IR_MAX_RANK,
               &n)) < 0)
     return ret;
   for (i = 0; i < n; i++) {
     if (dims[i] < 0 || dims[i] > SIMNPU_IR_MAX_ELEMENTS)
-      return onnx_err (c, SIMNPU_ESHAPE, "shape[%d] = %" G_GINT64_FORMAT, i,
-          dims[i]);
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+          "shape[%d] = %" G_GINT64_FORMAT, i, dims[i]);
     total *= dims[i];
     if (total > ONNX_MAX_FOLD_ELEMENTS)
-      return onnx_err (c, SIMNPU_ENOMEM, "shape above %" G_GINT64_FORMAT
+      return simnpu__onnx_err (c, SIMNPU_ENOMEM, "shape above %" G_GINT64_FORMAT
           " elements", (gint64) ONNX_MAX_FOLD_ELEMENTS);
   }
   tmp.dtype = SIMNPU_IR_F32;
@@ -2490,7 +2553,7 @@ imp_constant_of_shape (onnx_ctx * c, const onnx_op * op)
     if ((ret = onnx_attr_tensor_const (c, at, &vk)) < 0)
       return ret;
     if (simnpu__ir_tensor_elements (T (c, vk)) != 1)
-      return onnx_err (c, SIMNPU_ESHAPE, "value must have one element");
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE, "value must have one element");
     tmp.dtype = T (c, vk)->dtype;
     value = T (c, vk)->data;
   }
@@ -2499,33 +2562,33 @@ imp_constant_of_shape (onnx_ctx * c, const onnx_op * op)
   for (i = 0; i < total; i++)
     memcpy (data + i * esize, value, esize);
   tmp.rank = n;
-  k = onnx_add_const (c, tmp.dtype, n, dims, data);
+  k = simnpu__onnx_add_const (c, tmp.dtype, n, dims, data);
   g_free (data);
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &out, 1, NULL);
+  return simnpu__onnx_emit (c, SIMNPU_IR_IDENTITY, &k, 1, &out, 1, NULL);
 }
 
 static int
-imp_identity (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_identity (onnx_ctx * c, const onnx_op * op)
 {
   return imp_simple (c, op, 1, NULL);
 }
 
 /* x * tanh (softplus (x)) */
 static int
-imp_mish (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_mish (onnx_ctx * c, const onnx_op * op)
 {
   int x, sp, th, out, ret;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_SOFTPLUS, x, &sp, NULL)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_TANH, sp, &th, NULL)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_SOFTPLUS, x, &sp, NULL)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_TANH, sp, &th, NULL)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   {
     int pair[2] = { x, th };
-    return onnx_emit (c, SIMNPU_IR_MUL, pair, 2, &out, 1, NULL);
+    return simnpu__onnx_emit (c, SIMNPU_IR_MUL, pair, 2, &out, 1, NULL);
   }
 }
 
@@ -2539,99 +2602,108 @@ onnx_has_output (onnx_ctx * c, unsigned k)
 /* (x - mean) / sqrt (var + epsilon) * scale + bias over the axes from
  * axis on; outputs Y, Mean, InvStdDev */
 static int
-imp_layer_norm (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_layer_norm (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int x, scale, bias, mean, d, dd, var, ve, sd, inv, nrm, ys, y, ret;
   unsigned rank, i;
   int32_t axis = 0;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &scale)) < 0
-      || (ret = onnx_opt_in (c, 2, &bias)) < 0
-      || (ret = onnx_check_outputs (c, 3)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &scale)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 2, &bias)) < 0
+      || (ret = simnpu__onnx_check_outputs (c, 3)) < 0)
     return ret;
   rank = T (c, x)->rank;
-  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", -1), rank,
-              &axis)) < 0)
+  if ((ret =
+          simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis", -1),
+              rank, &axis)) < 0)
     return ret;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   for (i = axis; i < rank; i++)
     a.ints[a.n_ints++] = i;
   a.keepdims = true;
-  if ((ret = onnx_out (c, 0, &y)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &y)) < 0)
     return ret;
   if (onnx_has_output (c, 1)) {
-    if ((ret = onnx_out (c, 1, &mean)) < 0)
+    if ((ret = simnpu__onnx_out (c, 1, &mean)) < 0)
       return ret;
   } else {
-    mean = onnx_tmp (c);
+    mean = simnpu__onnx_tmp (c);
   }
   if (onnx_has_output (c, 2)) {
-    if ((ret = onnx_out (c, 2, &inv)) < 0)
+    if ((ret = simnpu__onnx_out (c, 2, &inv)) < 0)
       return ret;
   } else {
-    inv = onnx_tmp (c);
+    inv = simnpu__onnx_tmp (c);
   }
-  d = onnx_tmp (c);
-  dd = onnx_tmp (c);
-  ve = onnx_tmp (c);
-  nrm = onnx_tmp (c);
-  ys = bias != SIMNPU_IR_NONE ? onnx_tmp (c) : y;
-  if ((ret = onnx_emit (c, SIMNPU_IR_REDUCE_MEAN, &x, 1, &mean, 1, &a)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, x, mean, d)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, d, d, dd)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, dd, &var, &a)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, var, onnx_scalar_f32 (c,
-                  onnx_attr_float (c, "epsilon",
+  d = simnpu__onnx_tmp (c);
+  dd = simnpu__onnx_tmp (c);
+  ve = simnpu__onnx_tmp (c);
+  nrm = simnpu__onnx_tmp (c);
+  ys = bias != SIMNPU_IR_NONE ? simnpu__onnx_tmp (c) : y;
+  if ((ret =
+          simnpu__onnx_emit (c, SIMNPU_IR_REDUCE_MEAN, &x, 1, &mean, 1, &a)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_SUB, x, mean, d)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, d, d, dd)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, dd, &var, &a)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, var, simnpu__onnx_scalar_f32 (c,
+                  simnpu__onnx_attr_float (c, "epsilon",
                       ONNX_DEFAULT_BN_EPSILON)), ve)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_SQRT, ve, &sd, NULL)) < 0
-      || (ret = onnx_emit (c, SIMNPU_IR_RECIPROCAL, &sd, 1, &inv, 1,
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_SQRT, ve, &sd, NULL)) < 0
+      || (ret =
+          simnpu__onnx_emit (c, SIMNPU_IR_RECIPROCAL, &sd, 1, &inv, 1,
               NULL)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, d, inv, nrm)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, nrm, scale, ys)) < 0)
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, d, inv, nrm)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, nrm, scale, ys)) < 0)
     return ret;
   if (bias != SIMNPU_IR_NONE)
-    return onnx_emit2 (c, SIMNPU_IR_ADD, ys, bias, y);
+    return simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, ys, bias, y);
   return 0;
 }
 
 /* where (x > alpha, x, 0) */
 static int
-imp_thresholded_relu (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_thresholded_relu (onnx_ctx * c, const onnx_op * op)
 {
   int x, gt, out, ret;
   float zero = 0;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  gt = onnx_tmp (c);
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_GREATER, x, onnx_scalar_f32 (c,
-                  onnx_attr_float (c, "alpha", 1.0f)), gt)) < 0)
+  gt = simnpu__onnx_tmp (c);
+  if ((ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_GREATER, x,
+              simnpu__onnx_scalar_f32 (c, simnpu__onnx_attr_float (c, "alpha",
+                      1.0f)), gt)) < 0)
     return ret;
   {
-    int ins[3] = { gt, x, onnx_scalar_f32 (c, zero) };
-    return onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
+    int ins[3] = { gt, x, simnpu__onnx_scalar_f32 (c, zero) };
+    return simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
   }
 }
 
 /* per (sample, channel) over the spatial axes:
  * (x - mean) / sqrt (var + epsilon) * scale[c] + bias[c] */
 static int
-imp_instance_norm (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_instance_norm (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int64_t cdims[SIMNPU_IR_MAX_RANK];
   int x, scale, bias, mean, d, dd, var, ve, sd, nrm, s2, b2, ys, y, ret;
   unsigned rank, i;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &scale)) < 0
-      || (ret = onnx_in (c, 2, &bias)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &scale)) < 0
+      || (ret = simnpu__onnx_in (c, 2, &bias)) < 0)
     return ret;
   rank = T (c, x)->rank;
   if (rank < 3)
-    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected >= 3)",
-        rank);
-  onnx_attrs_init (&a);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+        "input of rank %u (expected >= 3)", rank);
+  simnpu__onnx_attrs_init (&a);
   for (i = 2; i < rank; i++)
     a.ints[a.n_ints++] = i;
   a.keepdims = true;
@@ -2639,29 +2711,30 @@ imp_instance_norm (onnx_ctx * c, const onnx_op * op)
   cdims[0] = T (c, x)->dims[1];
   for (i = 1; i + 1 < rank; i++)
     cdims[i] = 1;
-  if ((ret = onnx_out (c, 0, &y)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &y)) < 0)
     return ret;
-  s2 = onnx_tmp (c);
-  b2 = onnx_tmp (c);
-  d = onnx_tmp (c);
-  dd = onnx_tmp (c);
-  ve = onnx_tmp (c);
-  nrm = onnx_tmp (c);
-  ys = onnx_tmp (c);
-  if ((ret = onnx_emit_reshape (c, scale, s2, cdims, rank - 1)) < 0
-      || (ret = onnx_emit_reshape (c, bias, b2, cdims, rank - 1)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, x, &mean, &a)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, x, mean, d)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, d, d, dd)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, dd, &var, &a)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, var, onnx_scalar_f32 (c,
-                  onnx_attr_float (c, "epsilon",
+  s2 = simnpu__onnx_tmp (c);
+  b2 = simnpu__onnx_tmp (c);
+  d = simnpu__onnx_tmp (c);
+  dd = simnpu__onnx_tmp (c);
+  ve = simnpu__onnx_tmp (c);
+  nrm = simnpu__onnx_tmp (c);
+  ys = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit_reshape (c, scale, s2, cdims, rank - 1)) < 0
+      || (ret = simnpu__onnx_emit_reshape (c, bias, b2, cdims, rank - 1)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, x, &mean, &a)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_SUB, x, mean, d)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, d, d, dd)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, dd, &var, &a)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, var, simnpu__onnx_scalar_f32 (c,
+                  simnpu__onnx_attr_float (c, "epsilon",
                       ONNX_DEFAULT_BN_EPSILON)), ve)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_SQRT, ve, &sd, NULL)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_DIV, d, sd, nrm)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, nrm, s2, ys)) < 0)
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_SQRT, ve, &sd, NULL)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_DIV, d, sd, nrm)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, nrm, s2, ys)) < 0)
     return ret;
-  return onnx_emit2 (c, SIMNPU_IR_ADD, ys, b2, y);
+  return simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, ys, b2, y);
 }
 
 /* a zero scalar of dtype */
@@ -2669,12 +2742,12 @@ static int
 onnx_zero (onnx_ctx * c, simnpu__ir_dtype dtype)
 {
   int64_t zero = 0;
-  return onnx_add_const (c, dtype, 0, NULL, &zero);
+  return simnpu__onnx_add_const (c, dtype, 0, NULL, &zero);
 }
 
 /* dims that place a [n] vector on axis of a rank-r tensor: [n, 1, ...] */
 static unsigned
-onnx_axis_dims (unsigned rank, unsigned axis, int64_t n, int64_t * dims)
+simnpu__onnx_axis_dims (unsigned rank, unsigned axis, int64_t n, int64_t * dims)
 {
   unsigned i, k = 0;
   dims[k++] = n;
@@ -2685,26 +2758,27 @@ onnx_axis_dims (unsigned rank, unsigned axis, int64_t n, int64_t * dims)
 
 /* 0, 1, ... n-1 (I64) shaped to lie on axis of a rank-r tensor */
 static int
-onnx_iota_on_axis (onnx_ctx * c, int64_t n, unsigned rank, unsigned axis,
-    int *out)
+simnpu__onnx_iota_on_axis (onnx_ctx * c, int64_t n, unsigned rank,
+    unsigned axis, int *out)
 {
   int64_t dims[SIMNPU_IR_MAX_RANK], i;
   int64_t *v;
   unsigned r;
 
   if (n < 1 || n > ONNX_MAX_FOLD_ELEMENTS)
-    return onnx_err (c, SIMNPU_ESHAPE, "axis of size %" G_GINT64_FORMAT, n);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "axis of size %" G_GINT64_FORMAT,
+        n);
   v = g_new (int64_t, n);
   for (i = 0; i < n; i++)
     v[i] = i;
-  r = onnx_axis_dims (rank, axis, n, dims);
-  *out = onnx_add_const (c, SIMNPU_IR_I64, r, dims, v);
+  r = simnpu__onnx_axis_dims (rank, axis, n, dims);
+  *out = simnpu__onnx_add_const (c, SIMNPU_IR_I64, r, dims, v);
   g_free (v);
   return 0;
 }
 
 static int
-onnx_cast (onnx_ctx * c, int x, simnpu__ir_dtype dtype, int *out)
+simnpu__onnx_cast (onnx_ctx * c, int x, simnpu__ir_dtype dtype, int *out)
 {
   simnpu__ir_attrs a;
 
@@ -2712,45 +2786,46 @@ onnx_cast (onnx_ctx * c, int x, simnpu__ir_dtype dtype, int *out)
     *out = x;
     return 0;
   }
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   a.dtype = dtype;
-  return onnx_emit1 (c, SIMNPU_IR_CAST, x, out, &a);
+  return simnpu__onnx_emit1 (c, SIMNPU_IR_CAST, x, out, &a);
 }
 
 /* where (j - i >= k, x, 0) on the last two axes (upper; <= k for lower) */
 static int
-imp_trilu (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_trilu (onnx_ctx * c, const onnx_op * op)
 {
-  bool upper = onnx_attr_int (c, "upper", 1) != 0;
+  bool upper = simnpu__onnx_attr_int (c, "upper", 1) != 0;
   int64_t k = 0, dims[2], i, j;
   int x, tk, out, mask, ret, n;
   uint8_t *m;
   const simnpu__ir_tensor *xt;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_opt_in (c, 1, &tk)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 1, &tk)) < 0)
     return ret;
   if (tk != SIMNPU_IR_NONE
-      && (ret = onnx_const_ints (c, tk, "k", &k, 1, &n)) < 0)
+      && (ret = simnpu__onnx_const_ints (c, tk, "k", &k, 1, &n)) < 0)
     return ret;
   xt = T (c, x);
   if (xt->rank < 2)
-    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected >= 2)",
-        xt->rank);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+        "input of rank %u (expected >= 2)", xt->rank);
   dims[0] = xt->dims[xt->rank - 2];
   dims[1] = xt->dims[xt->rank - 1];
   if (dims[0] * dims[1] > ONNX_MAX_FOLD_ELEMENTS)
-    return onnx_err (c, SIMNPU_ENOMEM, "matrix too large");
+    return simnpu__onnx_err (c, SIMNPU_ENOMEM, "matrix too large");
   m = g_malloc (MAX (dims[0] * dims[1], 1));
   for (i = 0; i < dims[0]; i++)
     for (j = 0; j < dims[1]; j++)
       m[i * dims[1] + j] = upper ? j - i >= k : j - i <= k;
-  mask = onnx_add_const (c, SIMNPU_IR_BOOL, 2, dims, m);
+  mask = simnpu__onnx_add_const (c, SIMNPU_IR_BOOL, 2, dims, m);
   g_free (m);
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   {
     int ins[3] = { mask, x, onnx_zero (c, T (c, x)->dtype) };
-    return onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
+    return simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
   }
 }
 
@@ -2765,201 +2840,214 @@ onnx_axis_param (onnx_ctx * c, int x, int p, int64_t axis_attr, int *out)
   int32_t axis = 0;
   int ret, f;
 
-  if ((ret = onnx_cast (c, p, SIMNPU_IR_F32, &f)) < 0)
+  if ((ret = simnpu__onnx_cast (c, p, SIMNPU_IR_F32, &f)) < 0)
     return ret;
   if (prank == 0 || pn == 1) {
     *out = f;
     return 0;
   }
   if (prank != 1)
-    return onnx_err (c, SIMNPU_ESHAPE, "scale or zero point of rank %u "
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scale or zero point of rank %u "
         "(expected a scalar or 1-D)", prank);
-  if ((ret = onnx_norm_axis (c, axis_attr, rank, &axis)) < 0)
+  if ((ret = simnpu__onnx_norm_axis (c, axis_attr, rank, &axis)) < 0)
     return ret;
-  r = onnx_axis_dims (rank, axis, pn, dims);
-  *out = onnx_tmp (c);
-  return onnx_emit_reshape (c, f, *out, dims, r);
+  r = simnpu__onnx_axis_dims (rank, axis, pn, dims);
+  *out = simnpu__onnx_tmp (c);
+  return simnpu__onnx_emit_reshape (c, f, *out, dims, r);
 }
 
 /* saturate (round (x / scale) + zero_point) */
 static int
-imp_quantize (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_quantize (onnx_ctx * c, const onnx_op * op)
 {
-  int64_t axis = onnx_attr_int (c, "axis", 1);
+  int64_t axis = simnpu__onnx_attr_int (c, "axis", 1);
   simnpu__ir_dtype dtype = SIMNPU_IR_U8;
   simnpu__ir_attrs a;
   int x, ts, tz, sc, zp, q, r, out, ret;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0
-      || (ret = onnx_opt_in (c, 2, &tz)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &ts)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 2, &tz)) < 0)
     return ret;
   if (tz != SIMNPU_IR_NONE)
     dtype = T (c, tz)->dtype;
   if (dtype != SIMNPU_IR_U8 && dtype != SIMNPU_IR_I8)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "output %s (uint8 or int8)",
-        simnpu__ir_dtype_name (dtype));
-  if ((ret = onnx_cast (c, x, SIMNPU_IR_F32, &x)) < 0
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "output %s (uint8 or int8)", simnpu__ir_dtype_name (dtype));
+  if ((ret = simnpu__onnx_cast (c, x, SIMNPU_IR_F32, &x)) < 0
       || (ret = onnx_axis_param (c, x, ts, axis, &sc)) < 0)
     return ret;
-  q = onnx_tmp (c);
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_DIV, x, sc, q)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_ROUND, q, &r, NULL)) < 0)
+  q = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_DIV, x, sc, q)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_ROUND, q, &r, NULL)) < 0)
     return ret;
   if (tz != SIMNPU_IR_NONE) {
     int s;
     if ((ret = onnx_axis_param (c, x, tz, axis, &zp)) < 0)
       return ret;
-    s = onnx_tmp (c);
-    if ((ret = onnx_emit2 (c, SIMNPU_IR_ADD, r, zp, s)) < 0)
+    s = simnpu__onnx_tmp (c);
+    if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, r, zp, s)) < 0)
       return ret;
     r = s;
   }
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   a.f[0] = dtype == SIMNPU_IR_U8 ? 0.0f : (float) G_MININT8;
   a.f[1] = dtype == SIMNPU_IR_U8 ? (float) G_MAXUINT8 : (float) G_MAXINT8;
-  if ((ret = onnx_emit1 (c, SIMNPU_IR_CLIP, r, &q, &a)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_CLIP, r, &q, &a)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   a.dtype = dtype;
-  return onnx_emit (c, SIMNPU_IR_CAST, &q, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_CAST, &q, 1, &out, 1, &a);
 }
 
 /* (x - zero_point) * scale */
 static int
-imp_dequantize (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_dequantize (onnx_ctx * c, const onnx_op * op)
 {
-  int64_t axis = onnx_attr_int (c, "axis", 1);
+  int64_t axis = simnpu__onnx_attr_int (c, "axis", 1);
   int x, ts, tz, sc, zp, xf, out, ret;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0
-      || (ret = onnx_opt_in (c, 2, &tz)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &ts)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 2, &tz)) < 0)
     return ret;
-  if ((ret = onnx_cast (c, x, SIMNPU_IR_F32, &xf)) < 0
+  if ((ret = simnpu__onnx_cast (c, x, SIMNPU_IR_F32, &xf)) < 0
       || (ret = onnx_axis_param (c, x, ts, axis, &sc)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   if (tz != SIMNPU_IR_NONE) {
-    int d = onnx_tmp (c);
+    int d = simnpu__onnx_tmp (c);
     if ((ret = onnx_axis_param (c, x, tz, axis, &zp)) < 0
-        || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, xf, zp, d)) < 0)
+        || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_SUB, xf, zp, d)) < 0)
       return ret;
     xf = d;
   }
-  return onnx_emit2 (c, SIMNPU_IR_MUL, xf, sc, out);
+  return simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, xf, sc, out);
 }
 
 /* cast (argmax (x, axis) == iota, x's dtype) */
 static int
-imp_hardmax (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_hardmax (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int x, am, iota, eq, out, ret;
   unsigned rank;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   rank = T (c, x)->rank;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   if (rank == 0)
-    return onnx_err (c, SIMNPU_ESHAPE, "scalar input");
-  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", -1), rank,
-              &a.axis)) < 0)
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scalar input");
+  if ((ret =
+          simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis", -1),
+              rank, &a.axis)) < 0)
     return ret;
   a.keepdims = true;
-  if ((ret = onnx_emit1 (c, SIMNPU_IR_ARGMAX, x, &am, &a)) < 0
-      || (ret = onnx_iota_on_axis (c, T (c, x)->dims[a.axis], rank, a.axis,
+  if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_ARGMAX, x, &am, &a)) < 0
+      || (ret =
+          simnpu__onnx_iota_on_axis (c, T (c, x)->dims[a.axis], rank, a.axis,
               &iota)) < 0)
     return ret;
-  eq = onnx_tmp (c);
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, am, iota, eq)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  eq = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, am, iota, eq)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   a.dtype = T (c, x)->dtype;
-  return onnx_emit (c, SIMNPU_IR_CAST, &eq, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_CAST, &eq, 1, &out, 1, &a);
 }
 
 /* where (x < -lambd, x + bias, where (x > lambd, x - bias, 0)) */
 static int
-imp_shrink (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_shrink (onnx_ctx * c, const onnx_op * op)
 {
-  float lambd = onnx_attr_float (c, "lambd", 0.5f);
-  float bias = onnx_attr_float (c, "bias", 0.0f);
+  float lambd = simnpu__onnx_attr_float (c, "lambd", 0.5f);
+  float bias = simnpu__onnx_attr_float (c, "bias", 0.0f);
   int x, lo, hi, xp, xm, inner, out, ret;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   if (T (c, x)->dtype != SIMNPU_IR_F32)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input (float only)",
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input (float only)",
         simnpu__ir_dtype_name (T (c, x)->dtype));
-  lo = onnx_tmp (c);
-  hi = onnx_tmp (c);
-  xp = onnx_tmp (c);
-  xm = onnx_tmp (c);
-  inner = onnx_tmp (c);
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_LESS, x, onnx_scalar_f32 (c, -lambd),
-              lo)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_GREATER, x, onnx_scalar_f32 (c,
-                  lambd), hi)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, x, onnx_scalar_f32 (c, bias),
-              xp)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, x, onnx_scalar_f32 (c, bias),
-              xm)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+  lo = simnpu__onnx_tmp (c);
+  hi = simnpu__onnx_tmp (c);
+  xp = simnpu__onnx_tmp (c);
+  xm = simnpu__onnx_tmp (c);
+  inner = simnpu__onnx_tmp (c);
+  if ((ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_LESS, x, simnpu__onnx_scalar_f32 (c,
+                  -lambd), lo)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_GREATER, x,
+              simnpu__onnx_scalar_f32 (c, lambd), hi)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, x, simnpu__onnx_scalar_f32 (c,
+                  bias), xp)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_SUB, x, simnpu__onnx_scalar_f32 (c,
+                  bias), xm)) < 0 || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   {
-    int in1[3] = { hi, xm, onnx_scalar_f32 (c, 0.0f) };
+    int in1[3] = { hi, xm, simnpu__onnx_scalar_f32 (c, 0.0f) };
     int in2[3] = { lo, xp, inner };
-    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, in1, 3, &inner, 1, NULL)) < 0)
+    if ((ret =
+            simnpu__onnx_emit (c, SIMNPU_IR_WHERE, in1, 3, &inner, 1,
+                NULL)) < 0)
       return ret;
-    return onnx_emit (c, SIMNPU_IR_WHERE, in2, 3, &out, 1, NULL);
+    return simnpu__onnx_emit (c, SIMNPU_IR_WHERE, in2, 3, &out, 1, NULL);
   }
 }
 
 /* hyperbolic functions from exp, log and sqrt */
 static int
-imp_hyperbolic (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_hyperbolic (onnx_ctx * c, const onnx_op * op)
 {
   const char *name = op->name;
   int x, out, ret, t1, t2, t3;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  t1 = onnx_tmp (c);
-  t2 = onnx_tmp (c);
-  t3 = onnx_tmp (c);
+  t1 = simnpu__onnx_tmp (c);
+  t2 = simnpu__onnx_tmp (c);
+  t3 = simnpu__onnx_tmp (c);
   if (strcmp (name, "Sinh") == 0 || strcmp (name, "Cosh") == 0) {
     int e, n, en;
     /* (exp (x) -+ exp (-x)) / 2 */
-    if ((ret = onnx_emit1 (c, SIMNPU_IR_EXP, x, &e, NULL)) < 0
-        || (ret = onnx_emit1 (c, SIMNPU_IR_NEG, x, &n, NULL)) < 0
-        || (ret = onnx_emit1 (c, SIMNPU_IR_EXP, n, &en, NULL)) < 0
-        || (ret = onnx_emit2 (c, name[0] == 'S' ? SIMNPU_IR_SUB :
+    if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_EXP, x, &e, NULL)) < 0
+        || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_NEG, x, &n, NULL)) < 0
+        || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_EXP, n, &en, NULL)) < 0
+        || (ret = simnpu__onnx_emit2 (c, name[0] == 'S' ? SIMNPU_IR_SUB :
                 SIMNPU_IR_ADD, e, en, t1)) < 0)
       return ret;
-    return onnx_emit2 (c, SIMNPU_IR_MUL, t1, onnx_scalar_f32 (c, 0.5f), out);
+    return simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, t1, simnpu__onnx_scalar_f32 (c,
+            0.5f), out);
   }
   if (strcmp (name, "Atanh") == 0) {
-    int one = onnx_scalar_f32 (c, 1.0f), l;
+    int one = simnpu__onnx_scalar_f32 (c, 1.0f), l;
     /* log ((1 + x) / (1 - x)) / 2 */
-    if ((ret = onnx_emit2 (c, SIMNPU_IR_ADD, one, x, t1)) < 0
-        || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, one, x, t2)) < 0
-        || (ret = onnx_emit2 (c, SIMNPU_IR_DIV, t1, t2, t3)) < 0
-        || (ret = onnx_emit1 (c, SIMNPU_IR_LOG, t3, &l, NULL)) < 0)
+    if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, one, x, t1)) < 0
+        || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_SUB, one, x, t2)) < 0
+        || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_DIV, t1, t2, t3)) < 0
+        || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_LOG, t3, &l, NULL)) < 0)
       return ret;
-    return onnx_emit2 (c, SIMNPU_IR_MUL, l, onnx_scalar_f32 (c, 0.5f), out);
+    return simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, l, simnpu__onnx_scalar_f32 (c,
+            0.5f), out);
   }
   {
     /* log (x + sqrt (x * x +- 1)) */
-    int sq, t4 = onnx_tmp (c);
-    if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, x, x, t1)) < 0
-        || (ret = onnx_emit2 (c, strcmp (name, "Asinh") == 0 ?
-                SIMNPU_IR_ADD : SIMNPU_IR_SUB, t1, onnx_scalar_f32 (c, 1.0f),
-                t2)) < 0
-        || (ret = onnx_emit1 (c, SIMNPU_IR_SQRT, t2, &sq, NULL)) < 0
-        || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, x, sq, t4)) < 0)
+    int sq, t4 = simnpu__onnx_tmp (c);
+    if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, x, x, t1)) < 0
+        || (ret = simnpu__onnx_emit2 (c, strcmp (name, "Asinh") == 0 ?
+                SIMNPU_IR_ADD : SIMNPU_IR_SUB, t1, simnpu__onnx_scalar_f32 (c,
+                    1.0f), t2)) < 0
+        || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_SQRT, t2, &sq, NULL)) < 0
+        || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, x, sq, t4)) < 0)
       return ret;
-    return onnx_emit (c, SIMNPU_IR_LOG, &t4, 1, &out, 1, NULL);
+    return simnpu__onnx_emit (c, SIMNPU_IR_LOG, &t4, 1, &out, 1, NULL);
   }
 }
 
@@ -2967,7 +3055,7 @@ imp_hyperbolic (onnx_ctx * c, const onnx_op * op)
 
 /* (x - mean) / (sqrt (var) + epsilon) over axes (default 0, 2, 3) */
 static int
-imp_mvn (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_mvn (onnx_ctx * c, const onnx_op * op)
 {
   static const int64_t def_axes[] = { 0, 2, 3 };
   int64_t axes[SIMNPU_IR_MAX_RANK];
@@ -2975,40 +3063,42 @@ imp_mvn (onnx_ctx * c, const onnx_op * op)
   int x, mean, d, dd, var, sd, se, out, ret, n, i;
   unsigned rank;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0
-      || (ret = onnx_attr_ints (c, "axes", axes, SIMNPU_IR_MAX_RANK, &n)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret =
+          simnpu__onnx_attr_ints (c, "axes", axes, SIMNPU_IR_MAX_RANK, &n)) < 0)
     return ret;
   if (n < 0) {
     memcpy (axes, def_axes, sizeof def_axes);
     n = G_N_ELEMENTS (def_axes);
   }
   rank = T (c, x)->rank;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   for (i = 0; i < n; i++) {
     int32_t ax = 0;
-    if ((ret = onnx_norm_axis (c, axes[i], rank, &ax)) < 0)
+    if ((ret = simnpu__onnx_norm_axis (c, axes[i], rank, &ax)) < 0)
       return ret;
     a.ints[a.n_ints++] = ax;
   }
   a.keepdims = true;
-  d = onnx_tmp (c);
-  dd = onnx_tmp (c);
-  se = onnx_tmp (c);
-  if ((ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, x, &mean, &a)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, x, mean, d)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_MUL, d, d, dd)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, dd, &var, &a)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_SQRT, var, &sd, NULL)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, sd, onnx_scalar_f32 (c,
+  d = simnpu__onnx_tmp (c);
+  dd = simnpu__onnx_tmp (c);
+  se = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, x, &mean, &a)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_SUB, x, mean, d)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, d, d, dd)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_REDUCE_MEAN, dd, &var, &a)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_SQRT, var, &sd, NULL)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, sd, simnpu__onnx_scalar_f32 (c,
                   ONNX_MVN_EPSILON), se)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit2 (c, SIMNPU_IR_DIV, d, se, out);
+  return simnpu__onnx_emit2 (c, SIMNPU_IR_DIV, d, se, out);
 }
 
 /* where (unsqueeze (wrap (indices), axis) == iota, on, off) */
 static int
-imp_onehot (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_onehot (onnx_ctx * c, const onnx_op * op)
 {
   int64_t dims[SIMNPU_IR_MAX_RANK], depth_v[1] = { 0 };
   int idx, td, tv, ii, neg, wrapped, un, iota, eq, on, off, out, ret;
@@ -3018,68 +3108,78 @@ imp_onehot (onnx_ctx * c, const onnx_op * op)
   simnpu__ir_attrs a;
   int64_t zero = 0, one = 1;
 
-  if ((ret = onnx_in (c, 0, &idx)) < 0 || (ret = onnx_in (c, 1, &td)) < 0
-      || (ret = onnx_in (c, 2, &tv)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &idx)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &td)) < 0
+      || (ret = simnpu__onnx_in (c, 2, &tv)) < 0)
     return ret;
-  if ((ret = onnx_const_float (c, td, "depth", &depth_f)) < 0)
+  if ((ret = simnpu__onnx_const_float (c, td, "depth", &depth_f)) < 0)
     return ret;
   depth_v[0] = (int64_t) depth_f;
   rank = T (c, idx)->rank + 1;
   if (rank > SIMNPU_IR_MAX_RANK)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "output rank above %d",
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "output rank above %d",
         SIMNPU_IR_MAX_RANK);
-  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", -1), rank,
-              &axis)) < 0)
+  if ((ret =
+          simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis", -1),
+              rank, &axis)) < 0)
     return ret;
   if (simnpu__ir_tensor_elements (T (c, tv)) != 2)
-    return onnx_err (c, SIMNPU_ESHAPE, "values must hold [off, on]");
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "values must hold [off, on]");
   /* indices below 0 count from depth */
-  neg = onnx_tmp (c);
-  wrapped = onnx_tmp (c);
-  ii = onnx_tmp (c);
-  if ((ret = onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_LESS, idx, onnx_add_const (c,
+  neg = simnpu__onnx_tmp (c);
+  wrapped = simnpu__onnx_tmp (c);
+  ii = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_LESS, idx, simnpu__onnx_add_const (c,
                   SIMNPU_IR_I64, 0, NULL, &zero), neg)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, idx, onnx_add_const (c,
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, idx, simnpu__onnx_add_const (c,
                   SIMNPU_IR_I64, 0, NULL, depth_v), ii)) < 0)
     return ret;
   {
     int ins[3] = { neg, ii, idx };
-    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1, NULL)) < 0)
+    if ((ret =
+            simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1,
+                NULL)) < 0)
       return ret;
   }
   for (r = 0, j = 0; r < rank; r++)
     dims[r] = r == (unsigned) axis ? 1 : T (c, idx)->dims[j++];
-  un = onnx_tmp (c);
-  if ((ret = onnx_emit_reshape (c, wrapped, un, dims, rank)) < 0
-      || (ret = onnx_iota_on_axis (c, depth_v[0], rank, axis, &iota)) < 0)
+  un = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit_reshape (c, wrapped, un, dims, rank)) < 0
+      || (ret =
+          simnpu__onnx_iota_on_axis (c, depth_v[0], rank, axis, &iota)) < 0)
     return ret;
-  eq = onnx_tmp (c);
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, un, iota, eq)) < 0)
+  eq = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, un, iota, eq)) < 0)
     return ret;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   {
-    int flat = onnx_tmp (c);
+    int flat = simnpu__onnx_tmp (c);
     int64_t two = 2;
-    if ((ret = onnx_emit_reshape (c, tv, flat, &two, 1)) < 0)
+    if ((ret = simnpu__onnx_emit_reshape (c, tv, flat, &two, 1)) < 0)
       return ret;
-    off = onnx_tmp (c);
-    on = onnx_tmp (c);
+    off = simnpu__onnx_tmp (c);
+    on = simnpu__onnx_tmp (c);
     {
-      int g0[2] = { flat, onnx_add_const (c, SIMNPU_IR_I64, 0, NULL,
+      int g0[2] = { flat, simnpu__onnx_add_const (c, SIMNPU_IR_I64, 0, NULL,
             &zero)
       };
-      int g1[2] = { flat, onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &one) };
-      if ((ret = onnx_emit (c, SIMNPU_IR_GATHER, g0, 2, &off, 1, &a)) < 0
-          || (ret = onnx_emit (c, SIMNPU_IR_GATHER, g1, 2, &on, 1, &a)) < 0)
+      int g1[2] =
+          { flat, simnpu__onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &one) };
+      if ((ret =
+              simnpu__onnx_emit (c, SIMNPU_IR_GATHER, g0, 2, &off, 1, &a)) < 0
+          || (ret =
+              simnpu__onnx_emit (c, SIMNPU_IR_GATHER, g1, 2, &on, 1, &a)) < 0)
         return ret;
     }
   }
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   {
     int ins[3] = { eq, on, off };
-    return onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
+    return simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
   }
 }
 
@@ -3087,7 +3187,7 @@ imp_onehot (onnx_ctx * c, const onnx_op * op)
  * saturate (round (-min / scale)), y = saturate (round (x / scale) + zp):
  * outputs y, y_scale, y_zero_point (uint8) */
 static int
-imp_dynamic_quantize (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_dynamic_quantize (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs r, clip, cast;
   int x, mn, mx, mn0, mx0, range, scale, nmn, zf, zr, zc, q, qr, qz, qc;
@@ -3095,105 +3195,113 @@ imp_dynamic_quantize (onnx_ctx * c, const onnx_op * op)
   unsigned i;
   float zero = 0;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &y)) < 0
-      || (ret = onnx_out (c, 1, &ys)) < 0 || (ret = onnx_out (c, 2, &yz)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &y)) < 0
+      || (ret = simnpu__onnx_out (c, 1, &ys)) < 0
+      || (ret = simnpu__onnx_out (c, 2, &yz)) < 0)
     return ret;
   if (T (c, x)->dtype != SIMNPU_IR_F32)
-    return onnx_err (c, SIMNPU_EFORMAT, "input must be float");
-  onnx_attrs_init (&r);
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "input must be float");
+  simnpu__onnx_attrs_init (&r);
   for (i = 0; i < T (c, x)->rank; i++)
     r.ints[r.n_ints++] = i;
-  onnx_attrs_init (&clip);
+  simnpu__onnx_attrs_init (&clip);
   clip.f[0] = 0.0f;
   clip.f[1] = (float) G_MAXUINT8;
-  onnx_attrs_init (&cast);
+  simnpu__onnx_attrs_init (&cast);
   cast.dtype = SIMNPU_IR_U8;
-  mn0 = onnx_tmp (c);
-  mx0 = onnx_tmp (c);
-  range = onnx_tmp (c);
-  nmn = onnx_tmp (c);
-  q = onnx_tmp (c);
-  qz = onnx_tmp (c);
-  if ((ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MIN, x, &mn, &r)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MAX, x, &mx, &r)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_MINIMUM, mn, onnx_scalar_f32 (c,
-                  zero), mn0)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_MAXIMUM, mx, onnx_scalar_f32 (c,
-                  zero), mx0)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_SUB, mx0, mn0, range)) < 0)
+  mn0 = simnpu__onnx_tmp (c);
+  mx0 = simnpu__onnx_tmp (c);
+  range = simnpu__onnx_tmp (c);
+  nmn = simnpu__onnx_tmp (c);
+  q = simnpu__onnx_tmp (c);
+  qz = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_REDUCE_MIN, x, &mn, &r)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_REDUCE_MAX, x, &mx, &r)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_MINIMUM, mn,
+              simnpu__onnx_scalar_f32 (c, zero), mn0)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_MAXIMUM, mx,
+              simnpu__onnx_scalar_f32 (c, zero), mx0)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_SUB, mx0, mn0, range)) < 0)
     return ret;
   scale = ys;
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_DIV, range, onnx_scalar_f32 (c,
-                  (float) G_MAXUINT8), scale)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_DIV, mn0, scale, nmn)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_NEG, nmn, &zf, NULL)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_ROUND, zf, &zr, NULL)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_CLIP, zr, &zc, &clip)) < 0
-      || (ret = onnx_emit (c, SIMNPU_IR_CAST, &zc, 1, &yz, 1, &cast)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_DIV, x, scale, q)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_ROUND, q, &qr, NULL)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, qr, zc, qz)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_CLIP, qz, &qc, &clip)) < 0)
+  if ((ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_DIV, range,
+              simnpu__onnx_scalar_f32 (c, (float) G_MAXUINT8), scale)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_DIV, mn0, scale, nmn)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_NEG, nmn, &zf, NULL)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_ROUND, zf, &zr, NULL)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_CLIP, zr, &zc, &clip)) < 0
+      || (ret =
+          simnpu__onnx_emit (c, SIMNPU_IR_CAST, &zc, 1, &yz, 1, &cast)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_DIV, x, scale, q)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_ROUND, q, &qr, NULL)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, qr, zc, qz)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_CLIP, qz, &qc, &clip)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_CAST, &qc, 1, &y, 1, &cast);
+  return simnpu__onnx_emit (c, SIMNPU_IR_CAST, &qc, 1, &y, 1, &cast);
 }
 
 /* x @ M along the axis, M[j][i] = 1 where j runs into i (exclusive,
  * reverse), with the axis moved last */
 static int
-imp_cumsum (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_cumsum (onnx_ctx * c, const onnx_op * op)
 {
-  bool excl = onnx_attr_int (c, "exclusive", 0) != 0;
-  bool rev = onnx_attr_int (c, "reverse", 0) != 0;
+  bool excl = simnpu__onnx_attr_int (c, "exclusive", 0) != 0;
+  bool rev = simnpu__onnx_attr_int (c, "reverse", 0) != 0;
   int64_t perm[SIMNPU_IR_MAX_RANK], axis_v, len, i, j, dims[2];
   int x, ta, m, xt, y, out, ret, n;
   unsigned rank, k;
   int32_t axis = 0;
   float *mv;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ta)) < 0
-      || (ret = onnx_const_ints (c, ta, "axis", &axis_v, 1, &n)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &ta)) < 0
+      || (ret = simnpu__onnx_const_ints (c, ta, "axis", &axis_v, 1, &n)) < 0)
     return ret;
   rank = T (c, x)->rank;
-  if (n != 1 || (ret = onnx_norm_axis (c, axis_v, rank, &axis)) < 0)
-    return n != 1 ? onnx_err (c, SIMNPU_EFORMAT, "axis must be a scalar") : ret;
+  if (n != 1 || (ret = simnpu__onnx_norm_axis (c, axis_v, rank, &axis)) < 0)
+    return n != 1 ? simnpu__onnx_err (c, SIMNPU_EFORMAT,
+        "axis must be a scalar") : ret;
   if (T (c, x)->dtype != SIMNPU_IR_F32)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input (float only)",
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input (float only)",
         simnpu__ir_dtype_name (T (c, x)->dtype));
   len = T (c, x)->dims[axis];
   if (len * len > ONNX_MAX_FOLD_ELEMENTS)
-    return onnx_err (c, SIMNPU_ENOMEM, "axis too long");
+    return simnpu__onnx_err (c, SIMNPU_ENOMEM, "axis too long");
   mv = g_new0 (float, MAX (len * len, 1));
   for (j = 0; j < len; j++)
     for (i = 0; i < len; i++)
       mv[j * len + i] = (rev ? (excl ? j > i : j >= i)
           : (excl ? j < i : j <= i)) ? 1.0f : 0.0f;
   dims[0] = dims[1] = len;
-  m = onnx_add_const (c, SIMNPU_IR_F32, 2, dims, mv);
+  m = simnpu__onnx_add_const (c, SIMNPU_IR_F32, 2, dims, mv);
   g_free (mv);
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   if (axis == (int32_t) rank - 1)
-    return onnx_emit2 (c, SIMNPU_IR_MATMUL, x, m, out);
+    return simnpu__onnx_emit2 (c, SIMNPU_IR_MATMUL, x, m, out);
   /* swapping the axis with the last is its own inverse */
   for (k = 0; k < rank; k++)
     perm[k] = k;
   perm[axis] = rank - 1;
   perm[rank - 1] = axis;
-  xt = onnx_tmp (c);
-  y = onnx_tmp (c);
-  if ((ret = onnx_emit_transpose (c, x, xt, perm, rank)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_MATMUL, xt, m, y)) < 0)
+  xt = simnpu__onnx_tmp (c);
+  y = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit_transpose (c, x, xt, perm, rank)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MATMUL, xt, m, y)) < 0)
     return ret;
-  return onnx_emit_transpose (c, y, out, perm, rank);
+  return simnpu__onnx_emit_transpose (c, y, out, perm, rank);
 }
 
 /* out[.., i, ..] = data[.., idx[.., i, ..], ..] as
  * reduce_sum (where (unsqueeze (idx) == iota, unsqueeze (data), 0)) over
  * a new axis after axis: exact, one term is not zero */
 static int
-onnx_gather_elements (onnx_ctx * c, int data, int idx, int64_t axis_attr,
-    int out)
+simnpu__onnx_gather_elements (onnx_ctx * c, int data, int idx,
+    int64_t axis_attr, int out)
 {
   int64_t dd[SIMNPU_IR_MAX_RANK], id[SIMNPU_IR_MAX_RANK];
   int64_t ud[SIMNPU_IR_MAX_RANK], ui[SIMNPU_IR_MAX_RANK];
@@ -3205,38 +3313,43 @@ onnx_gather_elements (onnx_ctx * c, int data, int idx, int64_t axis_attr,
 
   rank = T (c, data)->rank;
   if (T (c, idx)->rank != rank || rank == 0 || rank >= SIMNPU_IR_MAX_RANK)
-    return onnx_err (c, SIMNPU_ESHAPE, "indices of rank %u for data of "
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "indices of rank %u for data of "
         "rank %u", T (c, idx)->rank, rank);
-  if ((ret = onnx_norm_axis (c, axis_attr, rank, &axis)) < 0)
+  if ((ret = simnpu__onnx_norm_axis (c, axis_attr, rank, &axis)) < 0)
     return ret;
   memcpy (dd, T (c, data)->dims, sizeof dd);
   memcpy (id, T (c, idx)->dims, sizeof id);
   len = dd[axis];
   /* data cut to the indices' extent off the axis */
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   for (r = 0; r < rank; r++) {
     if (r != (unsigned) axis && id[r] > dd[r])
-      return onnx_err (c, SIMNPU_ESHAPE, "indices exceed data on axis %u", r);
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+          "indices exceed data on axis %u", r);
     a.ints[r] = 0;
     a.ints[rank + r] = r == (unsigned) axis ? dd[r] : id[r];
     a.steps[r] = 1;
   }
   a.n_ints = 2 * rank;
-  if ((ret = onnx_emit1 (c, SIMNPU_IR_SLICE, data, &di, &a)) < 0)
+  if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_SLICE, data, &di, &a)) < 0)
     return ret;
   /* indices below 0 count from the axis' end */
-  neg = onnx_tmp (c);
-  ii = onnx_tmp (c);
-  wrapped = onnx_tmp (c);
-  if ((ret = onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_LESS, idx, onnx_add_const (c,
+  neg = simnpu__onnx_tmp (c);
+  ii = simnpu__onnx_tmp (c);
+  wrapped = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_LESS, idx, simnpu__onnx_add_const (c,
                   SIMNPU_IR_I64, 0, NULL, &zero), neg)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, idx, onnx_add_const (c,
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, idx, simnpu__onnx_add_const (c,
                   SIMNPU_IR_I64, 0, NULL, &len), ii)) < 0)
     return ret;
   {
     int ins[3] = { neg, ii, idx };
-    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1, NULL)) < 0)
+    if ((ret =
+            simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1,
+                NULL)) < 0)
       return ret;
   }
   /* indices [.., I, 1, ..], data [.., 1, D, ..], iota [D, 1, ..] */
@@ -3248,36 +3361,40 @@ onnx_gather_elements (onnx_ctx * c, int data, int idx, int64_t axis_attr,
       ud[k++] = len;
     }
   }
-  iu = onnx_tmp (c);
-  du = onnx_tmp (c);
-  eq = onnx_tmp (c);
-  sel = onnx_tmp (c);
-  if ((ret = onnx_emit_reshape (c, wrapped, iu, ui, rank + 1)) < 0
-      || (ret = onnx_emit_reshape (c, di, du, ud, rank + 1)) < 0
-      || (ret = onnx_iota_on_axis (c, len, rank + 1, axis + 1, &iota)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, iu, iota, eq)) < 0)
+  iu = simnpu__onnx_tmp (c);
+  du = simnpu__onnx_tmp (c);
+  eq = simnpu__onnx_tmp (c);
+  sel = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit_reshape (c, wrapped, iu, ui, rank + 1)) < 0
+      || (ret = simnpu__onnx_emit_reshape (c, di, du, ud, rank + 1)) < 0
+      || (ret =
+          simnpu__onnx_iota_on_axis (c, len, rank + 1, axis + 1, &iota)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, iu, iota, eq)) < 0)
     return ret;
   {
     int ins[3] = { eq, du, onnx_zero (c, T (c, data)->dtype) };
-    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &sel, 1, NULL)) < 0)
+    if ((ret =
+            simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &sel, 1, NULL)) < 0)
       return ret;
   }
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   a.ints[0] = axis + 1;
   a.n_ints = 1;
   a.keepdims = false;
-  return onnx_emit (c, SIMNPU_IR_REDUCE_SUM, &sel, 1, &out, 1, &a);
+  return simnpu__onnx_emit (c, SIMNPU_IR_REDUCE_SUM, &sel, 1, &out, 1, &a);
 }
 
 static int
-imp_gather_elements (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_gather_elements (onnx_ctx * c, const onnx_op * op)
 {
   int data, idx, out, ret;
 
-  if ((ret = onnx_in (c, 0, &data)) < 0 || (ret = onnx_in (c, 1, &idx)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &data)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &idx)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_gather_elements (c, data, idx, onnx_attr_int (c, "axis", 0), out);
+  return simnpu__onnx_gather_elements (c, data, idx, simnpu__onnx_attr_int (c,
+          "axis", 0), out);
 }
 
 /* loss[n, d..] = -input[n, target[n, d..], d..] * weight[target], 0 where
@@ -3287,9 +3404,10 @@ static int
 onnx_nll (onnx_ctx * c, int input, int target, int weight, int out)
 {
   char buf[ONNX_STR_SIZE];
-  const char *red = onnx_attr_str (c, "reduction", "mean", buf, sizeof buf);
-  bool has_ignore = onnx_attr (c, "ignore_index") != NULL;
-  int64_t ignore = onnx_attr_int (c, "ignore_index", 0), zero = 0;
+  const char *red =
+      simnpu__onnx_attr_str (c, "reduction", "mean", buf, sizeof buf);
+  bool has_ignore = simnpu__onnx_attr (c, "ignore_index") != NULL;
+  int64_t ignore = simnpu__onnx_attr_int (c, "ignore_index", 0), zero = 0;
   int64_t td[SIMNPU_IR_MAX_RANK], ud[SIMNPU_IR_MAX_RANK];
   int t, ign = SIMNPU_IR_NONE, tu, sel, selr, w, wl, loss, ret;
   unsigned rank, r, tr;
@@ -3297,27 +3415,32 @@ onnx_nll (onnx_ctx * c, int input, int target, int weight, int out)
 
   if (strcmp (red, "none") != 0 && strcmp (red, "sum") != 0
       && strcmp (red, "mean") != 0)
-    return onnx_err (c, SIMNPU_EFORMAT, "reduction '%s' (none, sum or "
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "reduction '%s' (none, sum or "
         "mean)", red);
   rank = T (c, input)->rank;
   tr = T (c, target)->rank;
   if (rank < 2 || tr + 1 != rank)
-    return onnx_err (c, SIMNPU_ESHAPE, "target of rank %u for input of "
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "target of rank %u for input of "
         "rank %u", tr, rank);
   memcpy (td, T (c, target)->dims, sizeof td);
-  if ((ret = onnx_cast (c, target, SIMNPU_IR_I64, &t)) < 0)
+  if ((ret = simnpu__onnx_cast (c, target, SIMNPU_IR_I64, &t)) < 0)
     return ret;
   if (has_ignore) {
-    int safe = onnx_tmp (c);
-    ign = onnx_tmp (c);
-    if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, t, onnx_add_const (c,
-                    SIMNPU_IR_I64, 0, NULL, &ignore), ign)) < 0)
+    int safe = simnpu__onnx_tmp (c);
+    ign = simnpu__onnx_tmp (c);
+    if ((ret =
+            simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, t,
+                simnpu__onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &ignore),
+                ign)) < 0)
       return ret;
     {
-      int ins[3] = { ign, onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &zero),
+      int ins[3] =
+          { ign, simnpu__onnx_add_const (c, SIMNPU_IR_I64, 0, NULL, &zero),
         t
       };
-      if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &safe, 1, NULL)) < 0)
+      if ((ret =
+              simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &safe, 1,
+                  NULL)) < 0)
         return ret;
     }
     t = safe;
@@ -3327,64 +3450,68 @@ onnx_nll (onnx_ctx * c, int input, int target, int weight, int out)
   ud[1] = 1;
   for (r = 1; r < tr; r++)
     ud[r + 1] = td[r];
-  tu = onnx_tmp (c);
-  sel = onnx_tmp (c);
-  selr = onnx_tmp (c);
-  if ((ret = onnx_emit_reshape (c, t, tu, ud, rank)) < 0
-      || (ret = onnx_gather_elements (c, input, tu, 1, sel)) < 0
-      || (ret = onnx_emit_reshape (c, sel, selr, td, tr)) < 0)
+  tu = simnpu__onnx_tmp (c);
+  sel = simnpu__onnx_tmp (c);
+  selr = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit_reshape (c, t, tu, ud, rank)) < 0
+      || (ret = simnpu__onnx_gather_elements (c, input, tu, 1, sel)) < 0
+      || (ret = simnpu__onnx_emit_reshape (c, sel, selr, td, tr)) < 0)
     return ret;
   /* the weight of each element: weight[target], 1 without weights, 0 where
    * ignored */
   if (weight != SIMNPU_IR_NONE) {
     simnpu__ir_attrs g;
     int gi[2] = { weight, t };
-    onnx_attrs_init (&g);
-    w = onnx_tmp (c);
-    if ((ret = onnx_emit (c, SIMNPU_IR_GATHER, gi, 2, &w, 1, &g)) < 0)
+    simnpu__onnx_attrs_init (&g);
+    w = simnpu__onnx_tmp (c);
+    if ((ret = simnpu__onnx_emit (c, SIMNPU_IR_GATHER, gi, 2, &w, 1, &g)) < 0)
       return ret;
   } else {
-    w = onnx_scalar_f32 (c, 1.0f);
+    w = simnpu__onnx_scalar_f32 (c, 1.0f);
   }
   if (ign != SIMNPU_IR_NONE) {
-    int ins[3] = { ign, onnx_scalar_f32 (c, 0.0f), w };
-    int wi = onnx_tmp (c);
-    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wi, 1, NULL)) < 0)
+    int ins[3] = { ign, simnpu__onnx_scalar_f32 (c, 0.0f), w };
+    int wi = simnpu__onnx_tmp (c);
+    if ((ret =
+            simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wi, 1, NULL)) < 0)
       return ret;
     w = wi;
   }
-  wl = onnx_tmp (c);
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, selr, w, wl)) < 0)
+  wl = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, selr, w, wl)) < 0)
     return ret;
   if (strcmp (red, "none") == 0)
-    return onnx_emit (c, SIMNPU_IR_NEG, &wl, 1, &out, 1, NULL);
-  if ((ret = onnx_emit1 (c, SIMNPU_IR_NEG, wl, &loss, NULL)) < 0)
+    return simnpu__onnx_emit (c, SIMNPU_IR_NEG, &wl, 1, &out, 1, NULL);
+  if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_NEG, wl, &loss, NULL)) < 0)
     return ret;
-  onnx_attrs_init (&all);
+  simnpu__onnx_attrs_init (&all);
   for (r = 0; r < tr; r++)
     all.ints[all.n_ints++] = r;
   if (strcmp (red, "sum") == 0)
-    return onnx_emit (c, SIMNPU_IR_REDUCE_SUM, &loss, 1, &out, 1, &all);
+    return simnpu__onnx_emit (c, SIMNPU_IR_REDUCE_SUM, &loss, 1, &out, 1, &all);
   if (T (c, w)->rank == 0)
-    return onnx_emit (c, SIMNPU_IR_REDUCE_MEAN, &loss, 1, &out, 1, &all);
+    return simnpu__onnx_emit (c, SIMNPU_IR_REDUCE_MEAN, &loss, 1, &out, 1,
+        &all);
   {
     int num, den;
-    if ((ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_SUM, loss, &num, &all)) < 0
-        || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_SUM, w, &den, &all)) < 0)
+    if ((ret =
+            simnpu__onnx_emit1 (c, SIMNPU_IR_REDUCE_SUM, loss, &num, &all)) < 0
+        || (ret =
+            simnpu__onnx_emit1 (c, SIMNPU_IR_REDUCE_SUM, w, &den, &all)) < 0)
       return ret;
-    return onnx_emit2 (c, SIMNPU_IR_DIV, num, den, out);
+    return simnpu__onnx_emit2 (c, SIMNPU_IR_DIV, num, den, out);
   }
 }
 
 static int
-imp_nll_loss (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_nll_loss (onnx_ctx * c, const onnx_op * op)
 {
   int input, target, weight, out, ret;
 
-  if ((ret = onnx_in (c, 0, &input)) < 0
-      || (ret = onnx_in (c, 1, &target)) < 0
-      || (ret = onnx_opt_in (c, 2, &weight)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &input)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &target)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 2, &weight)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   return onnx_nll (c, input, target, weight, out);
 }
@@ -3392,58 +3519,62 @@ imp_nll_loss (onnx_ctx * c, const onnx_op * op)
 /* nll (log_softmax (scores, 1)); outputs the loss and the log
  * probabilities */
 static int
-imp_sce_loss (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_sce_loss (onnx_ctx * c, const onnx_op * op)
 {
   simnpu__ir_attrs a;
   int scores, labels, weight, out, lp, ret;
 
-  if ((ret = onnx_in (c, 0, &scores)) < 0
-      || (ret = onnx_in (c, 1, &labels)) < 0
-      || (ret = onnx_opt_in (c, 2, &weight)) < 0
-      || (ret = onnx_check_outputs (c, 2)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &scores)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &labels)) < 0
+      || (ret = simnpu__onnx_opt_in (c, 2, &weight)) < 0
+      || (ret = simnpu__onnx_check_outputs (c, 2)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   if (T (c, scores)->rank < 2)
-    return onnx_err (c, SIMNPU_ESHAPE, "scores of rank %u (expected >= 2)",
-        T (c, scores)->rank);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+        "scores of rank %u (expected >= 2)", T (c, scores)->rank);
   if (onnx_has_output (c, 1)) {
-    if ((ret = onnx_out (c, 1, &lp)) < 0)
+    if ((ret = simnpu__onnx_out (c, 1, &lp)) < 0)
       return ret;
   } else {
-    lp = onnx_tmp (c);
+    lp = simnpu__onnx_tmp (c);
   }
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   a.axis = 1;
-  if ((ret = onnx_emit (c, SIMNPU_IR_LOG_SOFTMAX, &scores, 1, &lp, 1, &a)) < 0)
+  if ((ret =
+          simnpu__onnx_emit (c, SIMNPU_IR_LOG_SOFTMAX, &scores, 1, &lp, 1,
+              &a)) < 0)
     return ret;
   return onnx_nll (c, lp, labels, weight, out);
 }
 
 /* ones on the k-th diagonal of a static 2-D shape: a constant */
 static int
-imp_eye_like (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_eye_like (onnx_ctx * c, const onnx_op * op)
 {
-  int64_t dims[2], i, kd = onnx_attr_int (c, "k", 0);
+  int64_t dims[2], i, kd = simnpu__onnx_attr_int (c, "k", 0);
   simnpu__ir_dtype dtype;
   simnpu__ir_tensor tmp = { 0 };
   int x, kt, out, ret;
   uint8_t *data;
   size_t esize;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   if (T (c, x)->rank != 2)
-    return onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected 2)",
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "input of rank %u (expected 2)",
         T (c, x)->rank);
   dtype = T (c, x)->dtype;
-  if (onnx_attr (c, "dtype") != NULL
-      && !onnx_dtype_from_attr (onnx_attr_int (c, "dtype", 0), &dtype))
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "dtype %s",
-        onnx_dtype_name ((int32_t) onnx_attr_int (c, "dtype", 0)));
+  if (simnpu__onnx_attr (c, "dtype") != NULL
+      && !simnpu__onnx_dtype_from_attr (simnpu__onnx_attr_int (c, "dtype", 0),
+          &dtype))
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "dtype %s",
+        simnpu__onnx_dtype_name ((int32_t) simnpu__onnx_attr_int (c, "dtype",
+                0)));
   dims[0] = T (c, x)->dims[0];
   dims[1] = T (c, x)->dims[1];
   if (dims[0] * dims[1] > ONNX_MAX_FOLD_ELEMENTS)
-    return onnx_err (c, SIMNPU_ENOMEM, "shape too large");
+    return simnpu__onnx_err (c, SIMNPU_ENOMEM, "shape too large");
   tmp.dtype = dtype;
   tmp.rank = 2;
   memcpy (tmp.dims, dims, sizeof dims);
@@ -3470,79 +3601,81 @@ imp_eye_like (onnx_ctx * c, const onnx_op * op)
         break;
     }
   }
-  kt = onnx_add_const (c, dtype, 2, dims, data);
+  kt = simnpu__onnx_add_const (c, dtype, 2, dims, data);
   g_free (data);
-  if ((ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_IDENTITY, &kt, 1, &out, 1, NULL);
+  return simnpu__onnx_emit (c, SIMNPU_IR_IDENTITY, &kt, 1, &out, 1, NULL);
 }
 
 /* Upsample (opset 9): Resize with asymmetric coordinates, nearest rounding
  * down */
 static int
-imp_upsample (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_upsample (onnx_ctx * c, const onnx_op * op)
 {
   char buf[ONNX_STR_SIZE];
-  const char *mode = onnx_attr_str (c, "mode", "nearest", buf, sizeof buf);
+  const char *mode =
+      simnpu__onnx_attr_str (c, "mode", "nearest", buf, sizeof buf);
   const simnpu__ir_tensor *st;
   simnpu__ir_attrs a;
   int x, ts, ret;
   unsigned i;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &ts)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &ts)) < 0)
     return ret;
   st = T (c, ts);
   if (!st->is_const || st->dtype != SIMNPU_IR_F32)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "scales input must be constant (float)");
   if (T (c, x)->rank != ONNX_CONV_RANK
       || simnpu__ir_tensor_elements (st) != ONNX_CONV_RANK)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED,
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "only rank-4 NCHW with 4 scales is supported");
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   if (strcmp (mode, "linear") == 0 || strcmp (mode, "bilinear") == 0)
     a.mode = SIMNPU_IR_RESIZE_BILINEAR;
   else if (strcmp (mode, "nearest") != 0)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "mode '%s'", mode);
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "mode '%s'", mode);
   a.coord = SIMNPU_IR_COORD_ASYMMETRIC;
   a.nearest = SIMNPU_IR_NEAREST_FLOOR;
   for (i = 0; i < 2; i++)
     if (((const float *) st->data)[i] != 1.0f)
-      return onnx_err (c, SIMNPU_EUNSUPPORTED,
+      return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
           "scaling the batch or channel axis is not supported");
   for (i = 0; i < 2; i++) {
     float sc = ((const float *) st->data)[2 + i];
     double o = floor ((double) T (c, x)->dims[2 + i] * sc);
     if (!(o >= 1 && o <= SIMNPU_IR_MAX_ELEMENTS))
-      return onnx_err (c, SIMNPU_ESHAPE, "scale %g", sc);
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scale %g", sc);
     a.ints[i] = (int64_t) o;
     a.f[1 + i] = sc;
   }
   a.n_ints = 2;
-  return onnx_emit_nhwc (c, SIMNPU_IR_RESIZE, &x, 1, &a);
+  return simnpu__onnx_emit_nhwc (c, SIMNPU_IR_RESIZE, &x, 1, &a);
 }
 
 /* x / (bias + alpha / size * sum of squares over a window of channels) ^
  * beta, the sum by a 1x1 convolution with a band of ones */
 static int
-imp_lrn (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_lrn (onnx_ctx * c, const onnx_op * op)
 {
-  float alpha = onnx_attr_float (c, "alpha", 1e-4f);
-  float beta = onnx_attr_float (c, "beta", 0.75f);
-  float bias = onnx_attr_float (c, "bias", 1.0f);
-  int64_t size = onnx_attr_int (c, "size", 0), ch, o, i, wdims[4];
+  float alpha = simnpu__onnx_attr_float (c, "alpha", 1e-4f);
+  float beta = simnpu__onnx_attr_float (c, "beta", 0.75f);
+  float bias = simnpu__onnx_attr_float (c, "bias", 1.0f);
+  int64_t size = simnpu__onnx_attr_int (c, "size", 0), ch, o, i, wdims[4];
   int x, sq, sum, sc, den, pw, out, ret, band;
   simnpu__ir_attrs a;
   float *w;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
   if (T (c, x)->rank != ONNX_CONV_RANK || size < 1)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "rank-4 input and size >= 1 "
-        "expected");
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "rank-4 input and size >= 1 " "expected");
   ch = T (c, x)->dims[1];
   if (ch * ch > ONNX_MAX_FOLD_ELEMENTS)
-    return onnx_err (c, SIMNPU_ENOMEM, "too many channels");
+    return simnpu__onnx_err (c, SIMNPU_ENOMEM, "too many channels");
   w = g_new0 (float, MAX (ch * ch, 1));
   for (o = 0; o < ch; o++)
     for (i = MAX (0, o - (size - 1) / 2); i <= MIN (ch - 1, o + size / 2); i++)
@@ -3550,29 +3683,34 @@ imp_lrn (onnx_ctx * c, const onnx_op * op)
   wdims[0] = ch;
   wdims[1] = wdims[2] = 1;
   wdims[3] = ch;
-  band = onnx_add_const (c, SIMNPU_IR_F32, 4, wdims, w);
+  band = simnpu__onnx_add_const (c, SIMNPU_IR_F32, 4, wdims, w);
   g_free (w);
-  sq = onnx_tmp (c);
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, x, x, sq)) < 0)
+  sq = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, x, x, sq)) < 0)
     return ret;
-  onnx_attrs_init (&a);
-  sum = onnx_tmp (c);
+  simnpu__onnx_attrs_init (&a);
+  sum = simnpu__onnx_tmp (c);
   {
     int ins[2] = { sq, band };
-    if ((ret = onnx_emit_nhwc_to (c, SIMNPU_IR_CONV2D, ins, 2, &a, sum)) < 0)
+    if ((ret =
+            simnpu__onnx_emit_nhwc_to (c, SIMNPU_IR_CONV2D, ins, 2, &a,
+                sum)) < 0)
       return ret;
   }
-  sc = onnx_tmp (c);
-  den = onnx_tmp (c);
-  pw = onnx_tmp (c);
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, sum, onnx_scalar_f32 (c,
+  sc = simnpu__onnx_tmp (c);
+  den = simnpu__onnx_tmp (c);
+  pw = simnpu__onnx_tmp (c);
+  if ((ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, sum, simnpu__onnx_scalar_f32 (c,
                   alpha / (float) size), sc)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, sc, onnx_scalar_f32 (c, bias),
-              den)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_POW, den, onnx_scalar_f32 (c,
-                  beta), pw)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, sc, simnpu__onnx_scalar_f32 (c,
+                  bias), den)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_POW, den, simnpu__onnx_scalar_f32 (c,
+                  beta), pw)) < 0 || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  return onnx_emit2 (c, SIMNPU_IR_DIV, x, pw, out);
+  return simnpu__onnx_emit2 (c, SIMNPU_IR_DIV, x, pw, out);
 }
 
 /* a scalar of dtype with value v (small integers) */
@@ -3601,17 +3739,18 @@ onnx_scalar_of (onnx_ctx * c, simnpu__ir_dtype dtype, int v)
       buf[0] = (uint8_t) v;
       break;
   }
-  return onnx_add_const (c, dtype, 0, NULL, buf);
+  return simnpu__onnx_add_const (c, dtype, 0, NULL, buf);
 }
 
 /* data with data[.., idx[.., i, ..], ..] = updates[.., i, ..] (or += / *=
  * for reduction add / mul): the updates spread over a new axis by a
  * one-hot mask of the indices, reduced over the indices' axis */
 static int
-imp_scatter_elements (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_scatter_elements (onnx_ctx * c, const onnx_op * op)
 {
   char buf[ONNX_STR_SIZE];
-  const char *red = onnx_attr_str (c, "reduction", "none", buf, sizeof buf);
+  const char *red =
+      simnpu__onnx_attr_str (c, "reduction", "none", buf, sizeof buf);
   bool mul = strcmp (red, "mul") == 0, add = strcmp (red, "add") == 0;
   int64_t dd[SIMNPU_IR_MAX_RANK], id[SIMNPU_IR_MAX_RANK];
   int64_t ui[SIMNPU_IR_MAX_RANK], zero = 0, len;
@@ -3622,39 +3761,46 @@ imp_scatter_elements (onnx_ctx * c, const onnx_op * op)
   unsigned rank, r, k;
   int32_t axis = 0;
 
-  if ((ret = onnx_in (c, 0, &data)) < 0 || (ret = onnx_in (c, 1, &idx)) < 0
-      || (ret = onnx_in (c, 2, &upd)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &data)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &idx)) < 0
+      || (ret = simnpu__onnx_in (c, 2, &upd)) < 0)
     return ret;
   if (!mul && !add && strcmp (red, "none") != 0)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "reduction '%s'", red);
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "reduction '%s'", red);
   rank = T (c, data)->rank;
   dtype = T (c, data)->dtype;
   if (T (c, idx)->rank != rank || T (c, upd)->rank != rank || rank == 0
       || rank >= SIMNPU_IR_MAX_RANK)
-    return onnx_err (c, SIMNPU_ESHAPE, "indices, updates and data differ "
-        "in rank");
-  if ((ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", 0), rank, &axis)) < 0)
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+        "indices, updates and data differ " "in rank");
+  if ((ret =
+          simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis", 0), rank,
+              &axis)) < 0)
     return ret;
   memcpy (dd, T (c, data)->dims, sizeof dd);
   memcpy (id, T (c, idx)->dims, sizeof id);
   for (r = 0; r < rank; r++)
     if ((r != (unsigned) axis && id[r] != dd[r])
         || id[r] != T (c, upd)->dims[r])
-      return onnx_err (c, SIMNPU_EUNSUPPORTED, "indices must cover the data "
-          "off the axis and match the updates");
+      return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "indices must cover the data " "off the axis and match the updates");
   len = dd[axis];
-  neg = onnx_tmp (c);
-  ii = onnx_tmp (c);
-  wrapped = onnx_tmp (c);
-  if ((ret = onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_LESS, idx, onnx_add_const (c,
+  neg = simnpu__onnx_tmp (c);
+  ii = simnpu__onnx_tmp (c);
+  wrapped = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_LESS, idx, simnpu__onnx_add_const (c,
                   SIMNPU_IR_I64, 0, NULL, &zero), neg)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, idx, onnx_add_const (c,
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, idx, simnpu__onnx_add_const (c,
                   SIMNPU_IR_I64, 0, NULL, &len), ii)) < 0)
     return ret;
   {
     int ins[3] = { neg, ii, idx };
-    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1, NULL)) < 0)
+    if ((ret =
+            simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1,
+                NULL)) < 0)
       return ret;
   }
   for (r = 0, k = 0; r < rank; r++) {
@@ -3662,42 +3808,49 @@ imp_scatter_elements (onnx_ctx * c, const onnx_op * op)
     if (r == (unsigned) axis)
       ui[k++] = 1;
   }
-  iu = onnx_tmp (c);
-  uu = onnx_tmp (c);
-  eq = onnx_tmp (c);
-  contrib = onnx_tmp (c);
-  sum = onnx_tmp (c);
-  if ((ret = onnx_emit_reshape (c, wrapped, iu, ui, rank + 1)) < 0
-      || (ret = onnx_emit_reshape (c, upd, uu, ui, rank + 1)) < 0
-      || (ret = onnx_iota_on_axis (c, len, rank + 1, axis + 1, &iota)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, iu, iota, eq)) < 0)
+  iu = simnpu__onnx_tmp (c);
+  uu = simnpu__onnx_tmp (c);
+  eq = simnpu__onnx_tmp (c);
+  contrib = simnpu__onnx_tmp (c);
+  sum = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit_reshape (c, wrapped, iu, ui, rank + 1)) < 0
+      || (ret = simnpu__onnx_emit_reshape (c, upd, uu, ui, rank + 1)) < 0
+      || (ret =
+          simnpu__onnx_iota_on_axis (c, len, rank + 1, axis + 1, &iota)) < 0
+      || (ret = simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, iu, iota, eq)) < 0)
     return ret;
   {
     int ins[3] = { eq, uu, onnx_scalar_of (c, dtype, mul ? 1 : 0) };
-    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &contrib, 1, NULL)) < 0)
+    if ((ret =
+            simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &contrib, 1,
+                NULL)) < 0)
       return ret;
   }
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   a.ints[0] = axis;
   a.n_ints = 1;
-  if ((ret = onnx_emit (c, mul ? SIMNPU_IR_REDUCE_PROD : SIMNPU_IR_REDUCE_SUM,
-              &contrib, 1, &sum, 1, &a)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret =
+          simnpu__onnx_emit (c,
+              mul ? SIMNPU_IR_REDUCE_PROD : SIMNPU_IR_REDUCE_SUM, &contrib, 1,
+              &sum, 1, &a)) < 0 || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   if (add || mul)
-    return onnx_emit2 (c, add ? SIMNPU_IR_ADD : SIMNPU_IR_MUL, data, sum, out);
+    return simnpu__onnx_emit2 (c, add ? SIMNPU_IR_ADD : SIMNPU_IR_MUL, data,
+        sum, out);
   /* where any index hit, the update; elsewhere the data */
-  onnx_attrs_init (&cf);
+  simnpu__onnx_attrs_init (&cf);
   cf.dtype = SIMNPU_IR_F32;
-  hit = onnx_tmp (c);
-  if ((ret = onnx_emit1 (c, SIMNPU_IR_CAST, eq, &maskf, &cf)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_MAX, maskf, &hitf, &a)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_GREATER, hitf, onnx_scalar_f32 (c,
-                  0.0f), hit)) < 0)
+  hit = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_CAST, eq, &maskf, &cf)) < 0
+      || (ret =
+          simnpu__onnx_emit1 (c, SIMNPU_IR_REDUCE_MAX, maskf, &hitf, &a)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_GREATER, hitf,
+              simnpu__onnx_scalar_f32 (c, 0.0f), hit)) < 0)
     return ret;
   {
     int ins[3] = { hit, sum, data };
-    return onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
+    return simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &out, 1, NULL);
   }
 }
 
@@ -3705,7 +3858,7 @@ imp_scatter_elements (onnx_ctx * c, const onnx_op * op)
  * of data reshaped to [d0 * .. * d(k-1), rest], by the linear index
  * sum (idx * strides) */
 static int
-imp_gather_nd (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_gather_nd (onnx_ctx * c, const onnx_op * op)
 {
   int64_t dd[SIMNPU_IR_MAX_RANK], st[SIMNPU_IR_MAX_RANK], flat[1 +
       SIMNPU_IR_MAX_RANK], kdim[1], zero = 0, p = 1;
@@ -3714,57 +3867,63 @@ imp_gather_nd (onnx_ctx * c, const onnx_op * op)
   simnpu__ir_attrs a;
   int64_t k;
 
-  if ((ret = onnx_in (c, 0, &data)) < 0 || (ret = onnx_in (c, 1, &idx)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &data)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &idx)) < 0)
     return ret;
-  if (onnx_attr_int (c, "batch_dims", 0) != 0)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "batch_dims other than 0");
+  if (simnpu__onnx_attr_int (c, "batch_dims", 0) != 0)
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "batch_dims other than 0");
   rank = T (c, data)->rank;
   qr = T (c, idx)->rank;
   if (qr == 0)
-    return onnx_err (c, SIMNPU_ESHAPE, "scalar indices");
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scalar indices");
   k = T (c, idx)->dims[qr - 1];
   if (k < 1 || k > rank)
-    return onnx_err (c, SIMNPU_ESHAPE, "index tuples of %" G_GINT64_FORMAT
-        " for data of rank %u", k, rank);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+        "index tuples of %" G_GINT64_FORMAT " for data of rank %u", k, rank);
   memcpy (dd, T (c, data)->dims, sizeof dd);
   for (j = (int) k - 1; j >= 0; j--) {
     st[j] = p;
     p *= dd[j];
   }
   kdim[0] = k;
-  neg = onnx_tmp (c);
-  ii = onnx_tmp (c);
-  wrapped = onnx_tmp (c);
-  sc = onnx_tmp (c);
-  if ((ret = onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_LESS, idx, onnx_add_const (c,
+  neg = simnpu__onnx_tmp (c);
+  ii = simnpu__onnx_tmp (c);
+  wrapped = simnpu__onnx_tmp (c);
+  sc = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_cast (c, idx, SIMNPU_IR_I64, &idx)) < 0
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_LESS, idx, simnpu__onnx_add_const (c,
                   SIMNPU_IR_I64, 0, NULL, &zero), neg)) < 0
-      || (ret = onnx_emit2 (c, SIMNPU_IR_ADD, idx, onnx_add_const (c,
+      || (ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_ADD, idx, simnpu__onnx_add_const (c,
                   SIMNPU_IR_I64, 1, kdim, dd), ii)) < 0)
     return ret;
   {
     int ins[3] = { neg, ii, idx };
-    if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1, NULL)) < 0)
+    if ((ret =
+            simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &wrapped, 1,
+                NULL)) < 0)
       return ret;
   }
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   a.ints[0] = qr - 1;
   a.n_ints = 1;
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_MUL, wrapped, onnx_add_const (c,
-                  SIMNPU_IR_I64, 1, kdim, st), sc)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_REDUCE_SUM, sc, &lin, &a)) < 0)
+  if ((ret =
+          simnpu__onnx_emit2 (c, SIMNPU_IR_MUL, wrapped,
+              simnpu__onnx_add_const (c, SIMNPU_IR_I64, 1, kdim, st), sc)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_REDUCE_SUM, sc, &lin, &a)) < 0)
     return ret;
   flat[0] = p;
   for (r = k; r < rank; r++)
     flat[1 + r - k] = dd[r];
-  df = onnx_tmp (c);
-  if ((ret = onnx_emit_reshape (c, data, df, flat, 1 + rank - k)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  df = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit_reshape (c, data, df, flat, 1 + rank - k)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  onnx_attrs_init (&a);
+  simnpu__onnx_attrs_init (&a);
   {
     int gi[2] = { df, lin };
-    return onnx_emit (c, SIMNPU_IR_GATHER, gi, 2, &out, 1, &a);
+    return simnpu__onnx_emit (c, SIMNPU_IR_GATHER, gi, 2, &out, 1, &a);
   }
 }
 
@@ -3774,273 +3933,292 @@ imp_gather_nd (onnx_ctx * c, const onnx_op * op)
 /* k rounds of argmax (argmin) along the axis, each masking its pick with
  * -inf (+inf): sorted values and indices, ties to the lower index */
 static int
-imp_topk (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_topk (onnx_ctx * c, const onnx_op * op)
 {
-  bool largest = onnx_attr_int (c, "largest", 1) != 0;
+  bool largest = simnpu__onnx_attr_int (c, "largest", 1) != 0;
   int vals[ONNX_MAX_TOPK], idxs[ONNX_MAX_TOPK];
   int x, tk, cur, iota, vo, io, ret, n, i;
   simnpu__ir_attrs a, cat;
   unsigned rank;
   int64_t k;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_in (c, 1, &tk)) < 0
-      || (ret = onnx_const_ints (c, tk, "k", &k, 1, &n)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_in (c, 1, &tk)) < 0
+      || (ret = simnpu__onnx_const_ints (c, tk, "k", &k, 1, &n)) < 0)
     return ret;
   rank = T (c, x)->rank;
   if (T (c, x)->dtype != SIMNPU_IR_F32)
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input (float only)",
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "%s input (float only)",
         simnpu__ir_dtype_name (T (c, x)->dtype));
-  onnx_attrs_init (&a);
-  if (rank == 0 || (ret = onnx_norm_axis (c, onnx_attr_int (c, "axis", -1),
+  simnpu__onnx_attrs_init (&a);
+  if (rank == 0
+      || (ret =
+          simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis", -1),
               rank, &a.axis)) < 0)
-    return rank == 0 ? onnx_err (c, SIMNPU_ESHAPE, "scalar input") : ret;
+    return rank == 0 ? simnpu__onnx_err (c, SIMNPU_ESHAPE,
+        "scalar input") : ret;
   if (n != 1 || k < 1 || k > ONNX_MAX_TOPK || k > T (c, x)->dims[a.axis])
-    return onnx_err (c, SIMNPU_EUNSUPPORTED, "k must be 1 to %d and at "
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "k must be 1 to %d and at "
         "most the axis' size", ONNX_MAX_TOPK);
   a.keepdims = true;
-  if ((ret = onnx_iota_on_axis (c, T (c, x)->dims[a.axis], rank, a.axis,
+  if ((ret = simnpu__onnx_iota_on_axis (c, T (c, x)->dims[a.axis], rank, a.axis,
               &iota)) < 0
-      || (ret = onnx_out (c, 0, &vo)) < 0 || (ret = onnx_out (c, 1, &io)) < 0)
+      || (ret = simnpu__onnx_out (c, 0, &vo)) < 0
+      || (ret = simnpu__onnx_out (c, 1, &io)) < 0)
     return ret;
   cur = x;
   for (i = 0; i < k; i++) {
     int hit, masked;
-    if ((ret = onnx_emit1 (c, largest ? SIMNPU_IR_ARGMAX : SIMNPU_IR_ARGMIN,
-                cur, &idxs[i], &a)) < 0)
+    if ((ret =
+            simnpu__onnx_emit1 (c,
+                largest ? SIMNPU_IR_ARGMAX : SIMNPU_IR_ARGMIN, cur, &idxs[i],
+                &a)) < 0)
       return ret;
-    vals[i] = onnx_tmp (c);
-    if ((ret = onnx_gather_elements (c, x, idxs[i], a.axis, vals[i])) < 0)
+    vals[i] = simnpu__onnx_tmp (c);
+    if ((ret =
+            simnpu__onnx_gather_elements (c, x, idxs[i], a.axis, vals[i])) < 0)
       return ret;
     if (i + 1 == k)
       break;
-    hit = onnx_tmp (c);
-    masked = onnx_tmp (c);
-    if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, idxs[i], iota, hit)) < 0)
+    hit = simnpu__onnx_tmp (c);
+    masked = simnpu__onnx_tmp (c);
+    if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, idxs[i], iota, hit)) < 0)
       return ret;
     {
-      int ins[3] = { hit, onnx_scalar_f32 (c, largest ? -INFINITY :
+      int ins[3] = { hit, simnpu__onnx_scalar_f32 (c, largest ? -INFINITY :
             INFINITY), cur
       };
-      if ((ret = onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &masked, 1, NULL)) < 0)
+      if ((ret =
+              simnpu__onnx_emit (c, SIMNPU_IR_WHERE, ins, 3, &masked, 1,
+                  NULL)) < 0)
         return ret;
     }
     cur = masked;
   }
-  onnx_attrs_init (&cat);
+  simnpu__onnx_attrs_init (&cat);
   cat.axis = a.axis;
-  if ((ret = onnx_emit (c, k == 1 ? SIMNPU_IR_IDENTITY : SIMNPU_IR_CONCAT,
+  if ((ret =
+          simnpu__onnx_emit (c, k == 1 ? SIMNPU_IR_IDENTITY : SIMNPU_IR_CONCAT,
               vals, k, &vo, 1, &cat)) < 0)
     return ret;
-  return onnx_emit (c, k == 1 ? SIMNPU_IR_IDENTITY : SIMNPU_IR_CONCAT, idxs,
-      k, &io, 1, &cat);
+  return simnpu__onnx_emit (c, k == 1 ? SIMNPU_IR_IDENTITY : SIMNPU_IR_CONCAT,
+      idxs, k, &io, 1, &cat);
 }
 
 /* x != x */
 static int
-imp_isnan (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_isnan (onnx_ctx * c, const onnx_op * op)
 {
   int x, eq, out, ret;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
-  eq = onnx_tmp (c);
-  if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, x, x, eq)) < 0)
+  eq = simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, x, x, eq)) < 0)
     return ret;
-  return onnx_emit (c, SIMNPU_IR_NOT, &eq, 1, &out, 1, NULL);
+  return simnpu__onnx_emit (c, SIMNPU_IR_NOT, &eq, 1, &out, 1, NULL);
 }
 
 /* |x| == inf, or x == +inf / -inf when only one sign is detected */
 static int
-imp_isinf (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_isinf (onnx_ctx * c, const onnx_op * op)
 {
-  bool pos = onnx_attr_int (c, "detect_positive", 1) != 0;
-  bool neg = onnx_attr_int (c, "detect_negative", 1) != 0;
+  bool pos = simnpu__onnx_attr_int (c, "detect_positive", 1) != 0;
+  bool neg = simnpu__onnx_attr_int (c, "detect_negative", 1) != 0;
   int x, v, out, ret;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0 || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   if (!pos && !neg) {
-    int eq = onnx_tmp (c);
+    int eq = simnpu__onnx_tmp (c);
     /* never true: x == x and x != x */
-    if ((ret = onnx_emit2 (c, SIMNPU_IR_EQUAL, x, x, eq)) < 0)
+    if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, x, x, eq)) < 0)
       return ret;
-    v = onnx_tmp (c);
-    if ((ret = onnx_emit (c, SIMNPU_IR_NOT, &eq, 1, &v, 1, NULL)) < 0)
+    v = simnpu__onnx_tmp (c);
+    if ((ret = simnpu__onnx_emit (c, SIMNPU_IR_NOT, &eq, 1, &v, 1, NULL)) < 0)
       return ret;
-    return onnx_emit2 (c, SIMNPU_IR_AND, eq, v, out);
+    return simnpu__onnx_emit2 (c, SIMNPU_IR_AND, eq, v, out);
   }
   v = x;
-  if (pos && neg && (ret = onnx_emit1 (c, SIMNPU_IR_ABS, x, &v, NULL)) < 0)
+  if (pos && neg
+      && (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_ABS, x, &v, NULL)) < 0)
     return ret;
-  return onnx_emit2 (c, SIMNPU_IR_EQUAL, v, onnx_scalar_f32 (c,
+  return simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, v, simnpu__onnx_scalar_f32 (c,
           neg && !pos ? -INFINITY : INFINITY), out);
 }
 
 /* alpha * elu (x / alpha) */
 static int
-imp_celu (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_celu (onnx_ctx * c, const onnx_op * op)
 {
-  float alpha = onnx_attr_float (c, "alpha", 1.0f);
+  float alpha = simnpu__onnx_attr_float (c, "alpha", 1.0f);
   simnpu__ir_attrs a;
   int x, d, e, out, ret;
 
   if (alpha == 0.0f)
-    return onnx_err (c, SIMNPU_EFORMAT, "alpha 0");
-  onnx_attrs_init (&a);
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "alpha 0");
+  simnpu__onnx_attrs_init (&a);
   a.f[0] = 1.0f;
-  if ((ret = onnx_in (c, 0, &x)) < 0
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
       || (ret = onnx_scale (c, x, 1.0f / alpha, &d)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_ELU, d, &e, &a)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_ELU, d, &e, &a)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   {
-    int pair[2] = { e, onnx_scalar_f32 (c, alpha) };
-    return onnx_emit (c, SIMNPU_IR_MUL, pair, 2, &out, 1, NULL);
+    int pair[2] = { e, simnpu__onnx_scalar_f32 (c, alpha) };
+    return simnpu__onnx_emit (c, SIMNPU_IR_MUL, pair, 2, &out, 1, NULL);
   }
 }
 
 /* sin / cos */
 static int
-imp_tan (onnx_ctx * c, const onnx_op * op)
+simnpu__onnx_imp_tan (onnx_ctx * c, const onnx_op * op)
 {
   int x, s, co, out, ret;
 
-  if ((ret = onnx_in (c, 0, &x)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_SIN, x, &s, NULL)) < 0
-      || (ret = onnx_emit1 (c, SIMNPU_IR_COS, x, &co, NULL)) < 0
-      || (ret = onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_SIN, x, &s, NULL)) < 0
+      || (ret = simnpu__onnx_emit1 (c, SIMNPU_IR_COS, x, &co, NULL)) < 0
+      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   {
     int pair[2] = { s, co };
-    return onnx_emit (c, SIMNPU_IR_DIV, pair, 2, &out, 1, NULL);
+    return simnpu__onnx_emit (c, SIMNPU_IR_DIV, pair, 2, &out, 1, NULL);
   }
 }
 
 static const onnx_op onnx_ops[] = {
-  {"Abs", imp_unary, SIMNPU_IR_ABS, 6},
-  {"Acosh", imp_hyperbolic, SIMNPU_IR_LOG, 9},
-  {"Add", imp_binary, SIMNPU_IR_ADD, 7},
-  {"And", imp_binary, SIMNPU_IR_AND, 7},
-  {"ArgMax", imp_arg, SIMNPU_IR_ARGMAX, 1},
-  {"ArgMin", imp_arg, SIMNPU_IR_ARGMIN, 1},
-  {"Asinh", imp_hyperbolic, SIMNPU_IR_LOG, 9},
-  {"Atanh", imp_hyperbolic, SIMNPU_IR_LOG, 9},
-  {"AveragePool", imp_pool, SIMNPU_IR_AVGPOOL, 1},
-  {"BatchNormalization", imp_batchnorm, SIMNPU_IR_BATCHNORM, 9},
-  {"Cast", imp_cast, SIMNPU_IR_CAST, 6},
-  {"CastLike", imp_cast, SIMNPU_IR_CAST},
-  {"Ceil", imp_unary, SIMNPU_IR_CEIL, 6},
-  {"Celu", imp_celu, SIMNPU_IR_ELU},
-  {"Clip", imp_clip, SIMNPU_IR_CLIP, 6},
-  {"Concat", imp_concat, SIMNPU_IR_CONCAT, 4},
-  {"Constant", imp_constant, SIMNPU_IR_IDENTITY, 1},
-  {"ConstantOfShape", imp_constant_of_shape, SIMNPU_IR_IDENTITY, 9},
-  {"Conv", imp_conv, SIMNPU_IR_CONV2D, 1},
-  {"ConvTranspose", imp_conv_transpose, SIMNPU_IR_CONV2D, 11},
-  {"Cos", imp_unary, SIMNPU_IR_COS, 7},
-  {"Cosh", imp_hyperbolic, SIMNPU_IR_EXP, 9},
-  {"CumSum", imp_cumsum, SIMNPU_IR_MATMUL, 11},
-  {"DepthToSpace", imp_depth_space, SIMNPU_IR_DEPTH_TO_SPACE, 1},
-  {"DequantizeLinear", imp_dequantize, SIMNPU_IR_MUL, 10},
-  {"Div", imp_binary, SIMNPU_IR_DIV, 7},
-  {"Dropout", imp_dropout, SIMNPU_IR_IDENTITY, 7},
-  {"DynamicQuantizeLinear", imp_dynamic_quantize, SIMNPU_IR_CAST, 11},
-  {"Elu", imp_unary, SIMNPU_IR_ELU, 6},
-  {"Equal", imp_binary, SIMNPU_IR_EQUAL, 7},
-  {"Erf", imp_unary, SIMNPU_IR_ERF, 9},
-  {"Exp", imp_unary, SIMNPU_IR_EXP, 6},
-  {"Expand", imp_expand, SIMNPU_IR_EXPAND, 8},
-  {"EyeLike", imp_eye_like, SIMNPU_IR_IDENTITY, 9},
-  {"Flatten", imp_flatten, SIMNPU_IR_RESHAPE, 1},
-  {"Floor", imp_unary, SIMNPU_IR_FLOOR, 6},
-  {"Gather", imp_gather, SIMNPU_IR_GATHER, 1},
-  {"GatherElements", imp_gather_elements, SIMNPU_IR_REDUCE_SUM, 11},
-  {"GatherND", imp_gather_nd, SIMNPU_IR_GATHER, 11},
-  {"Gemm", imp_gemm, SIMNPU_IR_MATMUL},
-  {"GlobalAveragePool", imp_global_pool, SIMNPU_IR_AVGPOOL, 1},
-  {"GlobalMaxPool", imp_global_pool, SIMNPU_IR_MAXPOOL, 1},
-  {"Greater", imp_binary, SIMNPU_IR_GREATER, 7},
-  {"GreaterOrEqual", imp_binary, SIMNPU_IR_GREATER_EQUAL},
-  {"HardSigmoid", imp_unary, SIMNPU_IR_HARD_SIGMOID, 6},
-  {"HardSwish", imp_unary, SIMNPU_IR_HARD_SWISH},
-  {"Hardmax", imp_hardmax, SIMNPU_IR_ARGMAX, 13},
-  {"Identity", imp_identity, SIMNPU_IR_IDENTITY, 1},
-  {"InstanceNormalization", imp_instance_norm, SIMNPU_IR_REDUCE_MEAN, 6},
-  {"IsInf", imp_isinf, SIMNPU_IR_EQUAL, 10},
-  {"IsNaN", imp_isnan, SIMNPU_IR_EQUAL, 9},
-  {"LRN", imp_lrn, SIMNPU_IR_CONV2D, 1},
-  {"LayerNormalization", imp_layer_norm, SIMNPU_IR_REDUCE_MEAN},
-  {"LeakyRelu", imp_unary, SIMNPU_IR_LEAKY_RELU, 6},
-  {"Less", imp_binary, SIMNPU_IR_LESS, 7},
-  {"LessOrEqual", imp_binary, SIMNPU_IR_LESS_EQUAL},
-  {"Log", imp_unary, SIMNPU_IR_LOG, 6},
-  {"LogSoftmax", imp_softmax, SIMNPU_IR_LOG_SOFTMAX, 1},
-  {"MatMul", imp_matmul, SIMNPU_IR_MATMUL, 1},
-  {"Max", imp_variadic, SIMNPU_IR_MAXIMUM, 8},
-  {"MaxPool", imp_pool, SIMNPU_IR_MAXPOOL, 1},
-  {"Mean", imp_variadic, SIMNPU_IR_ADD, 8},
-  {"MeanVarianceNormalization", imp_mvn, SIMNPU_IR_REDUCE_MEAN, 9},
-  {"Min", imp_variadic, SIMNPU_IR_MINIMUM, 8},
-  {"Mish", imp_mish, SIMNPU_IR_MUL},
-  {"Mod", imp_mod, SIMNPU_IR_FLOOR_MOD, 10},
-  {"Mul", imp_binary, SIMNPU_IR_MUL, 7},
-  {"Neg", imp_unary, SIMNPU_IR_NEG, 6},
-  {"NegativeLogLikelihoodLoss", imp_nll_loss, SIMNPU_IR_NEG, 13},
-  {"Not", imp_unary, SIMNPU_IR_NOT, 1},
-  {"OneHot", imp_onehot, SIMNPU_IR_WHERE, 11},
-  {"Or", imp_binary, SIMNPU_IR_OR, 7},
-  {"PRelu", imp_binary, SIMNPU_IR_PRELU, 7},
-  {"Pad", imp_pad, SIMNPU_IR_PAD, 2},
-  {"Pow", imp_pow, SIMNPU_IR_POW, 7},
-  {"QuantizeLinear", imp_quantize, SIMNPU_IR_CAST, 10},
-  {"Range", imp_range, SIMNPU_IR_RANGE},
-  {"Reciprocal", imp_unary, SIMNPU_IR_RECIPROCAL, 6},
-  {"ReduceL1", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
-  {"ReduceL2", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
-  {"ReduceLogSum", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
-  {"ReduceLogSumExp", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
-  {"ReduceMax", imp_reduce, SIMNPU_IR_REDUCE_MAX, 1},
-  {"ReduceMean", imp_reduce, SIMNPU_IR_REDUCE_MEAN, 1},
-  {"ReduceMin", imp_reduce, SIMNPU_IR_REDUCE_MIN, 1},
-  {"ReduceProd", imp_reduce, SIMNPU_IR_REDUCE_PROD, 1},
-  {"ReduceSum", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
-  {"ReduceSumSquare", imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
-  {"Relu", imp_unary, SIMNPU_IR_RELU, 6},
-  {"Reshape", imp_reshape, SIMNPU_IR_RESHAPE, 5},
-  {"Resize", imp_resize, SIMNPU_IR_RESIZE},
-  {"Round", imp_unary, SIMNPU_IR_ROUND},
-  {"Scatter", imp_scatter_elements, SIMNPU_IR_WHERE, 9},
-  {"ScatterElements", imp_scatter_elements, SIMNPU_IR_WHERE, 11},
-  {"Selu", imp_unary, SIMNPU_IR_SELU, 6},
-  {"Shape", imp_shape, SIMNPU_IR_SHAPE, 1},
-  {"Shrink", imp_shrink, SIMNPU_IR_WHERE, 9},
-  {"Sigmoid", imp_unary, SIMNPU_IR_SIGMOID, 6},
-  {"Sign", imp_unary, SIMNPU_IR_SIGN, 9},
-  {"Sin", imp_unary, SIMNPU_IR_SIN, 7},
-  {"Sinh", imp_hyperbolic, SIMNPU_IR_EXP, 9},
-  {"Size", imp_shape, SIMNPU_IR_SHAPE, 1},
-  {"Slice", imp_slice, SIMNPU_IR_SLICE, 10},
-  {"Softmax", imp_softmax, SIMNPU_IR_SOFTMAX, 1},
-  {"SoftmaxCrossEntropyLoss", imp_sce_loss, SIMNPU_IR_LOG_SOFTMAX, 13},
-  {"Softplus", imp_unary, SIMNPU_IR_SOFTPLUS, 1},
-  {"Softsign", imp_unary, SIMNPU_IR_SOFTSIGN, 1},
-  {"SpaceToDepth", imp_depth_space, SIMNPU_IR_SPACE_TO_DEPTH, 1},
-  {"Split", imp_split, SIMNPU_IR_SPLIT, 2},
-  {"Sqrt", imp_unary, SIMNPU_IR_SQRT, 6},
-  {"Squeeze", imp_squeeze, SIMNPU_IR_RESHAPE, 1},
-  {"Sub", imp_binary, SIMNPU_IR_SUB, 7},
-  {"Sum", imp_variadic, SIMNPU_IR_ADD, 8},
-  {"Tan", imp_tan, SIMNPU_IR_DIV, 7},
-  {"Tanh", imp_unary, SIMNPU_IR_TANH, 6},
-  {"ThresholdedRelu", imp_thresholded_relu, SIMNPU_IR_WHERE, 10},
-  {"Tile", imp_tile, SIMNPU_IR_TILE, 6},
-  {"TopK", imp_topk, SIMNPU_IR_ARGMAX, 11},
-  {"Transpose", imp_transpose, SIMNPU_IR_TRANSPOSE, 1},
-  {"Trilu", imp_trilu, SIMNPU_IR_WHERE, 14},
-  {"Unsqueeze", imp_squeeze, SIMNPU_IR_IDENTITY, 1},
-  {"Upsample", imp_upsample, SIMNPU_IR_RESIZE, 9},
-  {"Where", imp_where, SIMNPU_IR_WHERE, 9},
-  {"Xor", imp_binary, SIMNPU_IR_XOR, 7},
+  {"Abs", simnpu__onnx_imp_unary, SIMNPU_IR_ABS, 6},
+  {"Acosh", simnpu__onnx_imp_hyperbolic, SIMNPU_IR_LOG, 9},
+  {"Add", simnpu__onnx_imp_binary, SIMNPU_IR_ADD, 7},
+  {"And", simnpu__onnx_imp_binary, SIMNPU_IR_AND, 7},
+  {"ArgMax", simnpu__onnx_imp_arg, SIMNPU_IR_ARGMAX, 1},
+  {"ArgMin", simnpu__onnx_imp_arg, SIMNPU_IR_ARGMIN, 1},
+  {"Asinh", simnpu__onnx_imp_hyperbolic, SIMNPU_IR_LOG, 9},
+  {"Atanh", simnpu__onnx_imp_hyperbolic, SIMNPU_IR_LOG, 9},
+  {"AveragePool", simnpu__onnx_imp_pool, SIMNPU_IR_AVGPOOL, 1},
+  {"BatchNormalization", simnpu__onnx_imp_batchnorm, SIMNPU_IR_BATCHNORM, 9},
+  {"Cast", simnpu__onnx_imp_cast, SIMNPU_IR_CAST, 6},
+  {"CastLike", simnpu__onnx_imp_cast, SIMNPU_IR_CAST},
+  {"Ceil", simnpu__onnx_imp_unary, SIMNPU_IR_CEIL, 6},
+  {"Celu", simnpu__onnx_imp_celu, SIMNPU_IR_ELU},
+  {"Clip", simnpu__onnx_imp_clip, SIMNPU_IR_CLIP, 6},
+  {"Concat", simnpu__onnx_imp_concat, SIMNPU_IR_CONCAT, 4},
+  {"Constant", simnpu__onnx_imp_constant, SIMNPU_IR_IDENTITY, 1},
+  {"ConstantOfShape", simnpu__onnx_imp_constant_of_shape, SIMNPU_IR_IDENTITY,
+      9},
+  {"Conv", simnpu__onnx_imp_conv, SIMNPU_IR_CONV2D, 1},
+  {"ConvTranspose", simnpu__onnx_imp_conv_transpose, SIMNPU_IR_CONV2D, 11},
+  {"Cos", simnpu__onnx_imp_unary, SIMNPU_IR_COS, 7},
+  {"Cosh", simnpu__onnx_imp_hyperbolic, SIMNPU_IR_EXP, 9},
+  {"CumSum", simnpu__onnx_imp_cumsum, SIMNPU_IR_MATMUL, 11},
+  {"DepthToSpace", simnpu__onnx_imp_depth_space, SIMNPU_IR_DEPTH_TO_SPACE, 1},
+  {"DequantizeLinear", simnpu__onnx_imp_dequantize, SIMNPU_IR_MUL, 10},
+  {"Div", simnpu__onnx_imp_binary, SIMNPU_IR_DIV, 7},
+  {"Dropout", simnpu__onnx_imp_dropout, SIMNPU_IR_IDENTITY, 7},
+  {"DynamicQuantizeLinear", simnpu__onnx_imp_dynamic_quantize, SIMNPU_IR_CAST,
+      11},
+  {"Elu", simnpu__onnx_imp_unary, SIMNPU_IR_ELU, 6},
+  {"Equal", simnpu__onnx_imp_binary, SIMNPU_IR_EQUAL, 7},
+  {"Erf", simnpu__onnx_imp_unary, SIMNPU_IR_ERF, 9},
+  {"Exp", simnpu__onnx_imp_unary, SIMNPU_IR_EXP, 6},
+  {"Expand", simnpu__onnx_imp_expand, SIMNPU_IR_EXPAND, 8},
+  {"EyeLike", simnpu__onnx_imp_eye_like, SIMNPU_IR_IDENTITY, 9},
+  {"Flatten", simnpu__onnx_imp_flatten, SIMNPU_IR_RESHAPE, 1},
+  {"Floor", simnpu__onnx_imp_unary, SIMNPU_IR_FLOOR, 6},
+  {"Gather", simnpu__onnx_imp_gather, SIMNPU_IR_GATHER, 1},
+  {"GatherElements", simnpu__onnx_imp_gather_elements, SIMNPU_IR_REDUCE_SUM,
+      11},
+  {"GatherND", simnpu__onnx_imp_gather_nd, SIMNPU_IR_GATHER, 11},
+  {"Gemm", simnpu__onnx_imp_gemm, SIMNPU_IR_MATMUL},
+  {"GlobalAveragePool", simnpu__onnx_imp_global_pool, SIMNPU_IR_AVGPOOL, 1},
+  {"GlobalMaxPool", simnpu__onnx_imp_global_pool, SIMNPU_IR_MAXPOOL, 1},
+  {"Greater", simnpu__onnx_imp_binary, SIMNPU_IR_GREATER, 7},
+  {"GreaterOrEqual", simnpu__onnx_imp_binary, SIMNPU_IR_GREATER_EQUAL},
+  {"HardSigmoid", simnpu__onnx_imp_unary, SIMNPU_IR_HARD_SIGMOID, 6},
+  {"HardSwish", simnpu__onnx_imp_unary, SIMNPU_IR_HARD_SWISH},
+  {"Hardmax", simnpu__onnx_imp_hardmax, SIMNPU_IR_ARGMAX, 13},
+  {"Identity", simnpu__onnx_imp_identity, SIMNPU_IR_IDENTITY, 1},
+  {"InstanceNormalization", simnpu__onnx_imp_instance_norm,
+      SIMNPU_IR_REDUCE_MEAN, 6},
+  {"IsInf", simnpu__onnx_imp_isinf, SIMNPU_IR_EQUAL, 10},
+  {"IsNaN", simnpu__onnx_imp_isnan, SIMNPU_IR_EQUAL, 9},
+  {"LRN", simnpu__onnx_imp_lrn, SIMNPU_IR_CONV2D, 1},
+  {"LayerNormalization", simnpu__onnx_imp_layer_norm, SIMNPU_IR_REDUCE_MEAN},
+  {"LeakyRelu", simnpu__onnx_imp_unary, SIMNPU_IR_LEAKY_RELU, 6},
+  {"Less", simnpu__onnx_imp_binary, SIMNPU_IR_LESS, 7},
+  {"LessOrEqual", simnpu__onnx_imp_binary, SIMNPU_IR_LESS_EQUAL},
+  {"Log", simnpu__onnx_imp_unary, SIMNPU_IR_LOG, 6},
+  {"LogSoftmax", simnpu__onnx_imp_softmax, SIMNPU_IR_LOG_SOFTMAX, 1},
+  {"MatMul", simnpu__onnx_imp_matmul, SIMNPU_IR_MATMUL, 1},
+  {"Max", simnpu__onnx_imp_variadic, SIMNPU_IR_MAXIMUM, 8},
+  {"MaxPool", simnpu__onnx_imp_pool, SIMNPU_IR_MAXPOOL, 1},
+  {"Mean", simnpu__onnx_imp_variadic, SIMNPU_IR_ADD, 8},
+  {"MeanVarianceNormalization", simnpu__onnx_imp_mvn, SIMNPU_IR_REDUCE_MEAN, 9},
+  {"Min", simnpu__onnx_imp_variadic, SIMNPU_IR_MINIMUM, 8},
+  {"Mish", simnpu__onnx_imp_mish, SIMNPU_IR_MUL},
+  {"Mod", simnpu__onnx_imp_mod, SIMNPU_IR_FLOOR_MOD, 10},
+  {"Mul", simnpu__onnx_imp_binary, SIMNPU_IR_MUL, 7},
+  {"Neg", simnpu__onnx_imp_unary, SIMNPU_IR_NEG, 6},
+  {"NegativeLogLikelihoodLoss", simnpu__onnx_imp_nll_loss, SIMNPU_IR_NEG, 13},
+  {"Not", simnpu__onnx_imp_unary, SIMNPU_IR_NOT, 1},
+  {"OneHot", simnpu__onnx_imp_onehot, SIMNPU_IR_WHERE, 11},
+  {"Or", simnpu__onnx_imp_binary, SIMNPU_IR_OR, 7},
+  {"PRelu", simnpu__onnx_imp_binary, SIMNPU_IR_PRELU, 7},
+  {"Pad", simnpu__onnx_imp_pad, SIMNPU_IR_PAD, 2},
+  {"Pow", simnpu__onnx_imp_pow, SIMNPU_IR_POW, 7},
+  {"QuantizeLinear", simnpu__onnx_imp_quantize, SIMNPU_IR_CAST, 10},
+  {"Range", simnpu__onnx_imp_range, SIMNPU_IR_RANGE},
+  {"Reciprocal", simnpu__onnx_imp_unary, SIMNPU_IR_RECIPROCAL, 6},
+  {"ReduceL1", simnpu__onnx_imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceL2", simnpu__onnx_imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceLogSum", simnpu__onnx_imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceLogSumExp", simnpu__onnx_imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceMax", simnpu__onnx_imp_reduce, SIMNPU_IR_REDUCE_MAX, 1},
+  {"ReduceMean", simnpu__onnx_imp_reduce, SIMNPU_IR_REDUCE_MEAN, 1},
+  {"ReduceMin", simnpu__onnx_imp_reduce, SIMNPU_IR_REDUCE_MIN, 1},
+  {"ReduceProd", simnpu__onnx_imp_reduce, SIMNPU_IR_REDUCE_PROD, 1},
+  {"ReduceSum", simnpu__onnx_imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"ReduceSumSquare", simnpu__onnx_imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
+  {"Relu", simnpu__onnx_imp_unary, SIMNPU_IR_RELU, 6},
+  {"Reshape", simnpu__onnx_imp_reshape, SIMNPU_IR_RESHAPE, 5},
+  {"Resize", simnpu__onnx_imp_resize, SIMNPU_IR_RESIZE},
+  {"Round", simnpu__onnx_imp_unary, SIMNPU_IR_ROUND},
+  {"Scatter", simnpu__onnx_imp_scatter_elements, SIMNPU_IR_WHERE, 9},
+  {"ScatterElements", simnpu__onnx_imp_scatter_elements, SIMNPU_IR_WHERE, 11},
+  {"Selu", simnpu__onnx_imp_unary, SIMNPU_IR_SELU, 6},
+  {"Shape", simnpu__onnx_imp_shape, SIMNPU_IR_SHAPE, 1},
+  {"Shrink", simnpu__onnx_imp_shrink, SIMNPU_IR_WHERE, 9},
+  {"Sigmoid", simnpu__onnx_imp_unary, SIMNPU_IR_SIGMOID, 6},
+  {"Sign", simnpu__onnx_imp_unary, SIMNPU_IR_SIGN, 9},
+  {"Sin", simnpu__onnx_imp_unary, SIMNPU_IR_SIN, 7},
+  {"Sinh", simnpu__onnx_imp_hyperbolic, SIMNPU_IR_EXP, 9},
+  {"Size", simnpu__onnx_imp_shape, SIMNPU_IR_SHAPE, 1},
+  {"Slice", simnpu__onnx_imp_slice, SIMNPU_IR_SLICE, 10},
+  {"Softmax", simnpu__onnx_imp_softmax, SIMNPU_IR_SOFTMAX, 1},
+  {"SoftmaxCrossEntropyLoss", simnpu__onnx_imp_sce_loss, SIMNPU_IR_LOG_SOFTMAX,
+      13},
+  {"Softplus", simnpu__onnx_imp_unary, SIMNPU_IR_SOFTPLUS, 1},
+  {"Softsign", simnpu__onnx_imp_unary, SIMNPU_IR_SOFTSIGN, 1},
+  {"SpaceToDepth", simnpu__onnx_imp_depth_space, SIMNPU_IR_SPACE_TO_DEPTH, 1},
+  {"Split", simnpu__onnx_imp_split, SIMNPU_IR_SPLIT, 2},
+  {"Sqrt", simnpu__onnx_imp_unary, SIMNPU_IR_SQRT, 6},
+  {"Squeeze", simnpu__onnx_imp_squeeze, SIMNPU_IR_RESHAPE, 1},
+  {"Sub", simnpu__onnx_imp_binary, SIMNPU_IR_SUB, 7},
+  {"Sum", simnpu__onnx_imp_variadic, SIMNPU_IR_ADD, 8},
+  {"Tan", simnpu__onnx_imp_tan, SIMNPU_IR_DIV, 7},
+  {"Tanh", simnpu__onnx_imp_unary, SIMNPU_IR_TANH, 6},
+  {"ThresholdedRelu", simnpu__onnx_imp_thresholded_relu, SIMNPU_IR_WHERE, 10},
+  {"Tile", simnpu__onnx_imp_tile, SIMNPU_IR_TILE, 6},
+  {"TopK", simnpu__onnx_imp_topk, SIMNPU_IR_ARGMAX, 11},
+  {"Transpose", simnpu__onnx_imp_transpose, SIMNPU_IR_TRANSPOSE, 1},
+  {"Trilu", simnpu__onnx_imp_trilu, SIMNPU_IR_WHERE, 14},
+  {"Unsqueeze", simnpu__onnx_imp_squeeze, SIMNPU_IR_IDENTITY, 1},
+  {"Upsample", simnpu__onnx_imp_upsample, SIMNPU_IR_RESIZE, 9},
+  {"Where", simnpu__onnx_imp_where, SIMNPU_IR_WHERE, 9},
+  {"Xor", simnpu__onnx_imp_binary, SIMNPU_IR_XOR, 7},
 };
 
 static const onnx_op *
@@ -4094,7 +4272,7 @@ onnx_add_input (onnx_ctx * c, const Onnx__ValueInfoProto * vi)
   if (vi->name == NULL || vi->name[0] == '\0')
     return simnpu__set_error (c->error, SIMNPU_EFORMAT,
         "graph input without a name");
-  if (onnx_lookup (c, vi->name) != SIMNPU_IR_NONE)
+  if (simnpu__onnx_lookup (c, vi->name) != SIMNPU_IR_NONE)
     return 0;                   /* an initializer's default: a constant */
   if (vi->type == NULL
       || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE
@@ -4102,10 +4280,10 @@ onnx_add_input (onnx_ctx * c, const Onnx__ValueInfoProto * vi)
     return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
         "graph input '%s': not a tensor", vi->name);
   tt = vi->type->tensor_type;
-  if (!onnx_dtype_to_ir (tt->has_elem_type ? tt->elem_type : 0, &dtype))
+  if (!simnpu__onnx_dtype_to_ir (tt->has_elem_type ? tt->elem_type : 0, &dtype))
     return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
         "graph input '%s': data type %s is not supported", vi->name,
-        onnx_dtype_name (tt->elem_type));
+        simnpu__onnx_dtype_name (tt->elem_type));
   if (tt->shape == NULL)
     return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
         "graph input '%s': no shape", vi->name);
@@ -4128,7 +4306,7 @@ onnx_add_input (onnx_ctx * c, const Onnx__ValueInfoProto * vi)
     return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
         "more than %d graph inputs", SIMNPU_IR_MAX_INPUTS);
   t = simnpu__ir_add_tensor (c->g, vi->name, dtype, tt->shape->n_dim, dims);
-  onnx_bind (c, vi->name, t);
+  simnpu__onnx_bind (c, vi->name, t);
   c->g->inputs[c->g->n_inputs++] = t;
   return 0;
 }
@@ -4152,7 +4330,7 @@ onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
       return simnpu__set_error (c->error, SIMNPU_EFORMAT,
           "initializer %zu has no name", i);
     what = g_strdup_printf ("initializer '%s'", tp->name);
-    ret = onnx_tensor_from_proto (tp, what, &dtype, &rank, dims, &data,
+    ret = simnpu__onnx_tensor_from_proto (tp, what, &dtype, &rank, dims, &data,
         c->error);
     g_free (what);
     if (ret < 0)
@@ -4163,7 +4341,7 @@ onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
           "more than %d tensors", SIMNPU_IR_MAX_TENSORS);
     }
     t = simnpu__ir_add_const (c->g, tp->name, dtype, rank, dims, data);
-    onnx_bind (c, tp->name, t);
+    simnpu__onnx_bind (c, tp->name, t);
   }
   if (gp->n_sparse_initializer > 0)
     return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
@@ -4189,19 +4367,21 @@ onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
           "node '%s' has no op_type", c->node_name);
     } else if (n->domain != NULL && n->domain[0] != '\0'
         && strcmp (n->domain, "ai.onnx") != 0) {
-      ret = onnx_err (c, SIMNPU_EUNSUPPORTED, "domain '%s' is not supported",
-          n->domain);
+      ret =
+          simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "domain '%s' is not supported", n->domain);
     } else if ((op = onnx_find_op (n->op_type)) == NULL) {
-      ret = onnx_err (c, SIMNPU_EUNSUPPORTED, "op '%s' is not supported",
+      ret =
+          simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "op '%s' is not supported",
           n->op_type);
     } else if (c->opset < (op->min_opset ? op->min_opset : ONNX_MIN_OPSET)) {
-      ret = onnx_err (c, SIMNPU_EUNSUPPORTED,
+      ret = simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
           "model opset %d is not supported for this op (expected %d to %d; "
           "convert the model with onnx.version_converter)", c->opset,
           op->min_opset ? op->min_opset : ONNX_MIN_OPSET, ONNX_MAX_OPSET);
     } else if (c->g->n_tensors >= SIMNPU_IR_MAX_TENSORS - SIMNPU_IR_MAX_RANK
         * SIMNPU_IR_MAX_OUTPUTS) {
-      ret = onnx_err (c, SIMNPU_ENOMEM, "more than %d tensors",
+      ret = simnpu__onnx_err (c, SIMNPU_ENOMEM, "more than %d tensors",
           SIMNPU_IR_MAX_TENSORS);
     } else {
       ret = op->fn (c, op);
@@ -4213,7 +4393,7 @@ onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
 
   for (i = 0; i < gp->n_output; i++) {
     const char *name = gp->output[i]->name;
-    int t = name != NULL ? onnx_lookup (c, name) : SIMNPU_IR_NONE;
+    int t = name != NULL ? simnpu__onnx_lookup (c, name) : SIMNPU_IR_NONE;
     if (t == SIMNPU_IR_NONE)
       return simnpu__set_error (c->error, SIMNPU_EFORMAT,
           "graph output '%s' is not produced by any node, input or "

@@ -1,0 +1,234 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The int8 quantisation of every tensor the device sees: scales and zero
+ * points from the calibrated ranges (per tensor, asymmetric), the rules
+ * that narrow a range (a reader's clamp, the logit floor), the image
+ * input's quantisation with the preprocessing folded in, and that of the
+ * postamble's quantised outputs. */
+
+#include "quantize-private.h"
+
+#include <math.h>
+#include <string.h>
+
+#define U8_TO_I8_ZP 128
+/* below this a range is degenerate; it is widened so the scale is > 0 */
+#define MIN_RANGE 1e-6f
+
+/* ------------------------------------------------------------------ */
+/* Quantisation parameters */
+
+void
+simnpu__quantize_range_to_q (float mn, float mx, float *scale, int32_t * zp)
+{
+  double s, z;
+
+  mn = MIN (mn, 0.0f);
+  mx = MAX (mx, 0.0f);
+  if (mx - mn < MIN_RANGE)
+    mx = mn + MIN_RANGE;
+  s = ((double) mx - mn) / (I8_MAX - I8_MIN);
+  z = round (I8_MIN - mn / s);
+  *scale = (float) s;
+  *zp = (int32_t) CLAMP (z, I8_MIN, I8_MAX);
+}
+
+/* Whether op keeps its input's quantisation on its outputs (the device
+ * kernels move int8 values without requantising). */
+bool
+simnpu__quantize_op_keeps_quant (simnpu__ir_op op)
+{
+  switch (op) {
+    case SIMNPU_IR_RESHAPE:
+    case SIMNPU_IR_TRANSPOSE:
+    case SIMNPU_IR_SPLIT:
+    case SIMNPU_IR_SLICE:
+    case SIMNPU_IR_MAXPOOL:
+    case SIMNPU_IR_AVGPOOL:
+    case SIMNPU_IR_RESIZE:
+    case SIMNPU_IR_PAD:
+    case SIMNPU_IR_IDENTITY:
+      return true;
+    default:
+      return false;
+  }
+}
+
+static bool
+name_in (char **names, const char *name)
+{
+  for (; names && *names; names++)
+    if (strcmp (*names, name) == 0)
+      return true;
+  return false;
+}
+
+/* The quantisation of the image input when the preprocessing folds into
+ * it: u8 pixels with real = scale / std * (pixel - mean / scale). */
+static bool
+pixel_quant (const simnpu__preprocess * pp, float *scale, int32_t * zp_u8)
+{
+  if (pp->std[0] != pp->std[1] || pp->std[0] != pp->std[2]
+      || pp->mean[0] != pp->mean[1] || pp->mean[0] != pp->mean[2]
+      || !(pp->scale > 0.0f) || !(pp->std[0] > 0.0f))
+    return false;
+  *scale = pp->scale / pp->std[0];
+  *zp_u8 = (int32_t) lround (pp->mean[0] / pp->scale);
+  return *zp_u8 >= 0 && *zp_u8 <= 255;
+}
+
+int
+simnpu__quantize_assign_quant (compile_ctx * c, simnpu_error * error)
+{
+  simnpu__ir_graph *g = c->g;
+  const simnpu__compile_options *o = c->opts;
+  unsigned i, j;
+
+  for (i = 0; i < g->n_tensors; i++) {
+    c->clamp_lo[i] = -INFINITY;
+    c->clamp_hi[i] = INFINITY;
+  }
+  /* logits: inputs of sigmoid and softmax, and outputs named as such */
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    if (n->op == SIMNPU_IR_SIGMOID || n->op == SIMNPU_IR_SOFTMAX)
+      c->is_logit[n->inputs[0]] = true;
+  }
+  for (i = 0; i < g->n_outputs; i++)
+    if (name_in (o->logit_outputs, g->tensors[g->outputs[i]].name))
+      c->is_logit[g->outputs[i]] = true;
+  /* ops that keep their input's quantisation pass the rule back to the
+   * tensor that sets it */
+  for (i = g->n_nodes; i-- > 0;) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    if (simnpu__quantize_op_keeps_quant (n->op) && c->is_logit[n->outputs[0]])
+      c->is_logit[n->inputs[0]] = true;
+  }
+
+  for (i = 0; i < g->n_inputs; i++) {
+    int t = g->inputs[i];
+    const simnpu__ir_tensor *ti = &g->tensors[t];
+    int32_t zp_u8;
+    if (i == 0 && o->has_preprocess && pixel_quant (&o->preprocess,
+            &c->q_scale[t], &zp_u8)) {
+      c->q_zp[t] = zp_u8 - U8_TO_I8_ZP;
+      c->pixel_input = true;
+      c->input_offset = c->q_scale[t] * ((float) zp_u8 -
+          o->preprocess.mean[0] / o->preprocess.scale);
+    } else if (ti->has_range) {
+      simnpu__quantize_range_to_q (ti->min, ti->max, &c->q_scale[t],
+          &c->q_zp[t]);
+    } else {
+      return simnpu__set_error (error, SIMNPU_EINVAL,
+          "input '%s': no calibration data reached it", ti->name);
+    }
+    c->has_q[t] = true;
+  }
+
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    if (c->place[i] != SIMNPU_SECTION_DEVICE)
+      continue;
+    for (j = 0; j < n->n_inputs; j++) {
+      int t = n->inputs[j];
+      const simnpu__ir_tensor *ti;
+      if (t < 0 || c->has_q[t])
+        continue;
+      ti = &g->tensors[t];
+      if (ti->is_const) {
+        const float *v = ti->data;
+        int64_t k, count = simnpu__ir_tensor_elements (ti);
+        float mn = 0.0f, mx = 0.0f;
+        for (k = 0; k < count; k++) {
+          mn = MIN (mn, v[k]);
+          mx = MAX (mx, v[k]);
+        }
+        simnpu__quantize_range_to_q (mn, mx, &c->q_scale[t], &c->q_zp[t]);
+      } else if (ti->has_range) {
+        /* a device input produced by the preamble */
+        simnpu__quantize_range_to_q (ti->min, ti->max, &c->q_scale[t],
+            &c->q_zp[t]);
+      } else {
+        return simnpu__set_error (error, SIMNPU_EINVAL,
+            "tensor '%s': calibration never produced it", ti->name);
+      }
+      c->has_q[t] = true;
+    }
+    for (j = 0; j < n->n_outputs; j++) {
+      int t = n->outputs[j];
+      const simnpu__ir_tensor *ti = &g->tensors[t];
+      float mn, mx;
+      if (simnpu__quantize_op_keeps_quant (n->op)) {
+        c->q_scale[t] = c->q_scale[n->inputs[0]];
+        c->q_zp[t] = c->q_zp[n->inputs[0]];
+        c->has_q[t] = true;
+        continue;
+      }
+      if (!ti->has_range)
+        return simnpu__set_error (error, SIMNPU_EINVAL,
+            "node '%s' (%s): calibration never produced '%s' (NaN or "
+            "empty)", n->name, simnpu__ir_op_name (n->op), ti->name);
+      mn = ti->min;
+      mx = ti->max;
+      /* A result whose only reader clamps it (relu, clip) needs only the
+       * clamped range: the int8 result saturates where the clamp would
+       * cut, with twice the resolution for what is kept. */
+      if (c->consumers[t] == 1 && !simnpu__ir_is_graph_output (g, t)) {
+        const simnpu__ir_node *r = &g->nodes[c->reader[t]];
+        if (c->place[c->reader[t]] == SIMNPU_SECTION_DEVICE
+            && (r->op == SIMNPU_IR_RELU || r->op == SIMNPU_IR_CLIP)) {
+          float lo = r->op == SIMNPU_IR_RELU ? 0.0f : r->attrs.f[0];
+          float hi = r->op == SIMNPU_IR_RELU ? INFINITY : r->attrs.f[1];
+          mn = MAX (mn, lo);
+          mx = MIN (mx, hi);
+          if (mx < mn)
+            mx = mn;
+          c->clamp_lo[t] = lo;
+          c->clamp_hi[t] = hi;
+        }
+      }
+      /* Background logits far below zero would stretch the range until
+       * moderate negatives round to zero, i.e. score 0.5. */
+      if (c->is_logit[t] && mn < o->logit_floor)
+        mn = o->logit_floor;
+      simnpu__quantize_range_to_q (mn, mx, &c->q_scale[t], &c->q_zp[t]);
+      c->has_q[t] = true;
+    }
+  }
+  return 0;
+}
+
+/* Quantised public outputs: the postamble's float results are quantised
+ * at its end like device outputs, each from its range on the calibration
+ * set (a sigmoid's [0, 1] gives scale 1/255, zero point -128). */
+void
+simnpu__quantize_set_postamble_quant (const compile_ctx * c, simnpu__graph * dg,
+    int dtype)
+{
+  const simnpu__ir_graph *post = dg->postamble;
+  unsigned j;
+
+  for (j = 0; j < post->n_outputs && j < SIMNPU_MAX_IO; j++) {
+    const simnpu__ir_tensor *pt = &post->tensors[post->outputs[j]];
+    int it = simnpu__ir_find_tensor (c->g, pt->name);
+    const simnpu__ir_tensor *t = it >= 0 ? &c->g->tensors[it] : NULL;
+
+    dg->postamble_quant[j].dtype = SIMNPU_DTYPE_F32;
+    dg->postamble_quant[j].scale = 1.0f;
+    dg->postamble_quant[j].zero_point = 0;
+    if (t == NULL || !t->has_range || pt->dtype != SIMNPU_IR_F32
+        || dtype != SIMNPU_DTYPE_I8)
+      continue;
+    dg->postamble_quant[j].dtype = SIMNPU_DTYPE_I8;
+    simnpu__quantize_range_to_q (t->min, t->max, &dg->postamble_quant[j].scale,
+        &dg->postamble_quant[j].zero_point);
+  }
+  dg->has_postamble_quant = true;
+}

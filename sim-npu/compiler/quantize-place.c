@@ -1,0 +1,630 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Where each node of the float graph runs: what the device can run (and
+ * why not), the graph surgery that splits activations the device does
+ * not fuse, the placement into preamble, device and postamble, its report,
+ * host fallback (the low-SQNR tail moved to the postamble), and the host
+ * sections cut out as graphs of their own. */
+
+#include "quantize-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* What the device runs */
+
+static bool
+is_f32 (const simnpu__ir_graph * g, int t)
+{
+  return t >= 0 && g->tensors[t].dtype == SIMNPU_IR_F32;
+}
+
+static bool
+is_const (const simnpu__ir_graph * g, int t)
+{
+  return t >= 0 && g->tensors[t].is_const;
+}
+
+static bool
+device_shape_ok (const simnpu__ir_tensor * t)
+{
+  unsigned i;
+  int64_t n = 1;
+
+  if (t->rank > SIMNPU_MAX_DIMS)
+    return false;
+  for (i = 0; i < t->rank; i++)
+    n *= t->dims[i];
+  return n <= SIMNPU_MAX_TENSOR_ELEMENTS;
+}
+
+/* element-wise functions of one float, which the device runs as a table
+ * (an identity is lowered as a reshape) */
+bool
+simnpu__quantize_is_unary_lut (simnpu__ir_op op)
+{
+  return simnpu__ir_op_is_unary (op) && op != SIMNPU_IR_IDENTITY;
+}
+
+const char *
+simnpu__device_refusal (const simnpu__ir_graph * g, const simnpu__ir_node * n)
+{
+  const simnpu__ir_attrs *a = &n->attrs;
+  unsigned i, n_data = 0;
+
+  for (i = 0; i < n->n_inputs; i++) {
+    int t = n->inputs[i];
+    if (t < 0)
+      continue;
+    if (!is_f32 (g, t))
+      return "non-float operand";
+    if (!device_shape_ok (&g->tensors[t]))
+      return "rank above 4 or too many elements";
+    if (!is_const (g, t))
+      n_data++;
+  }
+  for (i = 0; i < n->n_outputs; i++) {
+    if (!is_f32 (g, n->outputs[i]))
+      return "non-float result";
+    if (!device_shape_ok (&g->tensors[n->outputs[i]]))
+      return "rank above 4 or too many elements";
+  }
+  if (n_data == 0)
+    return "constant operands only";
+  if (n->n_outputs > SIMNPU_MAX_OP_OUTPUTS
+      || n->n_inputs > SIMNPU_MAX_OP_INPUTS)
+    return "too many operands";
+
+  switch (n->op) {
+    case SIMNPU_IR_CONV2D:{
+      const simnpu__ir_tensor *w = &g->tensors[n->inputs[1]];
+      if (!is_const (g, n->inputs[1]) || (n->n_inputs > 2
+              && n->inputs[2] >= 0 && !is_const (g, n->inputs[2])))
+        return "weights or bias computed at run time";
+      if (a->kernel[0] > SIMNPU_MAX_KERNEL_DIM
+          || a->kernel[1] > SIMNPU_MAX_KERNEL_DIM
+          || a->stride[0] > SIMNPU_MAX_KERNEL_DIM
+          || a->stride[1] > SIMNPU_MAX_KERNEL_DIM
+          || a->dilation[0] > SIMNPU_MAX_KERNEL_DIM
+          || a->dilation[1] > SIMNPU_MAX_KERNEL_DIM)
+        return "kernel, stride or dilation above 64";
+      for (i = 0; i < 4; i++)
+        if (a->pads[i] < 0 || a->pads[i] > SIMNPU_MAX_KERNEL_DIM)
+          return "padding outside [0, 64]";
+      if (w->dims[1] * w->dims[2] * w->dims[3] > 32768)
+        return "kernel window above 32768 taps";
+      if (a->act != SIMNPU_IR_ACT_NONE && a->act != SIMNPU_IR_ACT_RELU
+          && a->act != SIMNPU_IR_ACT_CLIP)
+        return "fused activation (split before lowering)";
+      return NULL;
+    }
+    case SIMNPU_IR_MATMUL:{
+      const simnpu__ir_tensor *b = &g->tensors[n->inputs[1]];
+      if (!is_const (g, n->inputs[1]) || b->rank != 2)
+        return "matmul by a run-time or batched right operand";
+      if (n->n_inputs > 2 && n->inputs[2] >= 0 && !is_const (g, n->inputs[2]))
+        return "bias computed at run time";
+      if (g->tensors[n->inputs[0]].rank < 1 || b->dims[0] > 32768)
+        return "inner dimension above 32768";
+      if (a->act != SIMNPU_IR_ACT_NONE && a->act != SIMNPU_IR_ACT_RELU
+          && a->act != SIMNPU_IR_ACT_CLIP)
+        return "fused activation (split before lowering)";
+      return NULL;
+    }
+    case SIMNPU_IR_ADD:
+    case SIMNPU_IR_SUB:
+    case SIMNPU_IR_MUL:
+    case SIMNPU_IR_MAXIMUM:
+    case SIMNPU_IR_MINIMUM:
+      if (n->n_inputs != 2)
+        return "more than two operands";
+      return NULL;
+    case SIMNPU_IR_CONCAT:
+      for (i = 0; i < n->n_inputs; i++)
+        if (is_const (g, n->inputs[i]))
+          return "constant operand";
+      return NULL;
+    case SIMNPU_IR_SPLIT:
+      if (n->n_outputs > SIMNPU_N_ATTRS - 1)
+        return "too many outputs";
+      return NULL;
+    case SIMNPU_IR_SLICE:{
+      unsigned r = g->tensors[n->inputs[0]].rank;
+      for (i = 0; i < r; i++)
+        if (a->steps[i] != 1)
+          return "strided slice";
+      return NULL;
+    }
+    case SIMNPU_IR_RESHAPE:
+    case SIMNPU_IR_TRANSPOSE:
+      return NULL;
+    case SIMNPU_IR_MAXPOOL:
+    case SIMNPU_IR_AVGPOOL:
+      if (a->dilation[0] != 1 || a->dilation[1] != 1)
+        return "dilated pooling";
+      if (n->op == SIMNPU_IR_AVGPOOL && a->count_include_pad
+          && (a->pads[0] || a->pads[1] || a->pads[2] || a->pads[3]))
+        return "average pooling that counts the padding";
+      if (a->kernel[0] > SIMNPU_MAX_KERNEL_DIM
+          || a->kernel[1] > SIMNPU_MAX_KERNEL_DIM
+          || a->stride[0] > SIMNPU_MAX_KERNEL_DIM
+          || a->stride[1] > SIMNPU_MAX_KERNEL_DIM)
+        return "window or stride above 64";
+      for (i = 0; i < 4; i++)
+        if (a->pads[i] < 0 || a->pads[i] > SIMNPU_MAX_KERNEL_DIM)
+          return "padding outside [0, 64]";
+      return NULL;
+    case SIMNPU_IR_RESIZE:
+      if (a->mode != SIMNPU_IR_RESIZE_NEAREST
+          && a->mode != SIMNPU_IR_RESIZE_BILINEAR)
+        return "resize mode other than nearest or bilinear";
+      return NULL;
+    case SIMNPU_IR_REDUCE_MEAN:{
+      const simnpu__ir_tensor *in = &g->tensors[n->inputs[0]];
+      if (in->rank != 4 || a->n_ints != 2 || !((a->ints[0] == 1
+                  && a->ints[1] == 2) || (a->ints[0] == 2 && a->ints[1] == 1)))
+        return "mean over axes other than height and width";
+      return NULL;
+    }
+    case SIMNPU_IR_SOFTMAX:
+      return NULL;
+    case SIMNPU_IR_PAD:{
+      unsigned r = g->tensors[n->inputs[0]].rank;
+      if (r != 4)
+        return "pad of a tensor of rank other than 4";
+      if (a->mode != SIMNPU_IR_PAD_CONSTANT && a->mode != SIMNPU_IR_PAD_EDGE)
+        return "reflect padding";
+      for (i = 0; i < 2 * r; i++)
+        if (a->ints[i] < 0 || a->ints[i] > G_MAXINT16)
+          return "negative or huge padding";
+      return NULL;
+    }
+    case SIMNPU_IR_IDENTITY:
+      return NULL;
+    default:
+      if (simnpu__quantize_is_unary_lut (n->op))
+        return NULL;
+      return "no device kernel";
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Graph surgery */
+
+/* Moves the node just appended (the last one) to position pos. */
+static void
+move_last_node (simnpu__ir_graph * g, unsigned pos)
+{
+  simnpu__ir_node tmp = g->nodes[g->n_nodes - 1];
+
+  memmove (&g->nodes[pos + 1], &g->nodes[pos],
+      (g->n_nodes - 1 - pos) * sizeof (simnpu__ir_node));
+  g->nodes[pos] = tmp;
+}
+
+static simnpu__ir_op
+act_to_op (simnpu__ir_act act)
+{
+  switch (act) {
+    case SIMNPU_IR_ACT_LEAKY_RELU:
+      return SIMNPU_IR_LEAKY_RELU;
+    case SIMNPU_IR_ACT_SIGMOID:
+      return SIMNPU_IR_SIGMOID;
+    case SIMNPU_IR_ACT_TANH:
+      return SIMNPU_IR_TANH;
+    case SIMNPU_IR_ACT_HARD_SWISH:
+      return SIMNPU_IR_HARD_SWISH;
+    case SIMNPU_IR_ACT_ELU:
+      return SIMNPU_IR_ELU;
+    default:
+      return SIMNPU_IR_IDENTITY;
+  }
+}
+
+/* The device fuses only clamps into conv; any other fused activation
+ * becomes its own element-wise node, whose input range calibration then
+ * sees. */
+int
+simnpu__quantize_split_activations (simnpu__ir_graph * g, simnpu_error * error)
+{
+  unsigned i;
+  bool changed = false;
+
+  for (i = 0; i < g->n_nodes; i++) {
+    simnpu__ir_node *n = &g->nodes[i];
+    simnpu__ir_act act = n->attrs.act;
+    float alpha = n->attrs.act_alpha;
+    int out, pre;
+    char *pre_name;
+    simnpu__ir_node *u;
+
+    if ((n->op != SIMNPU_IR_CONV2D && n->op != SIMNPU_IR_MATMUL)
+        || act == SIMNPU_IR_ACT_NONE || act == SIMNPU_IR_ACT_RELU
+        || act == SIMNPU_IR_ACT_CLIP)
+      continue;
+    out = n->outputs[0];
+    pre_name = g_strdup_printf ("%s/preact", g->tensors[out].name);
+    pre = simnpu__ir_add_tensor (g, pre_name, SIMNPU_IR_F32, 0, NULL);
+    g_free (pre_name);
+    n = &g->nodes[i];
+    n->outputs[0] = pre;
+    n->attrs.act = SIMNPU_IR_ACT_NONE;
+    u = simnpu__ir_add_node (g, act_to_op (act), n->name, 1, &pre, 1, &out);
+    u->attrs.f[0] = alpha;
+    move_last_node (g, i + 1);
+    changed = true;
+  }
+  return changed ? simnpu__ir_infer_shapes (g, error) : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Placement */
+
+int
+simnpu__quantize_place_nodes (compile_ctx * c, simnpu_error * error)
+{
+  simnpu__ir_graph *g = c->g;
+  /* per tensor: produced (directly or through its inputs) by a device or
+   * postamble node; produced by a postamble node */
+  bool *after_dev = g_new0 (bool, g->n_tensors);
+  bool *from_post = g_new0 (bool, g->n_tensors);
+  unsigned i, j;
+  int ret = 0;
+
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    bool dep = false, post_in = false;
+    bool dev_ok = simnpu__device_refusal (g, n) == NULL && !c->force_host[i];
+    for (j = 0; j < n->n_inputs; j++) {
+      int t = n->inputs[j];
+      if (t < 0)
+        continue;
+      dep |= after_dev[t];
+      post_in |= from_post[t];
+    }
+    if (dep)
+      c->place[i] = dev_ok && !post_in ? SIMNPU_SECTION_DEVICE :
+          SIMNPU_SECTION_POSTAMBLE;
+    else
+      c->place[i] = dev_ok ? SIMNPU_SECTION_DEVICE : SIMNPU_SECTION_PREAMBLE;
+    for (j = 0; j < n->n_outputs; j++) {
+      after_dev[n->outputs[j]] = c->place[i] != SIMNPU_SECTION_PREAMBLE;
+      from_post[n->outputs[j]] = c->place[i] == SIMNPU_SECTION_POSTAMBLE;
+    }
+  }
+  /* A preamble result that bypasses the device, or a graph output straight
+   * from the preamble, has no place in the three-section model. */
+  for (i = 0; i < g->n_nodes && ret == 0; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    if (c->place[i] != SIMNPU_SECTION_POSTAMBLE)
+      continue;
+    for (j = 0; j < n->n_inputs; j++) {
+      int t = n->inputs[j];
+      int p = t >= 0 ? g->tensors[t].producer : SIMNPU_IR_NONE;
+      if (t >= 0 && !g->tensors[t].is_const && (p < 0
+              || c->place[p] == SIMNPU_SECTION_PREAMBLE)) {
+        ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+            "node '%s' (%s) runs after the device but reads '%s', which "
+            "the device does not produce; cut the model with --inputs or "
+            "--outputs", n->name, simnpu__ir_op_name (n->op),
+            g->tensors[t].name);
+        break;
+      }
+    }
+  }
+  for (i = 0; i < g->n_outputs && ret == 0; i++) {
+    int p = g->tensors[g->outputs[i]].producer;
+    if (p < 0 || c->place[p] == SIMNPU_SECTION_PREAMBLE)
+      ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+          "output '%s' does not come from the device or after it",
+          g->tensors[g->outputs[i]].name);
+  }
+  g_free (after_dev);
+  g_free (from_post);
+  return ret;
+}
+
+void
+simnpu__quantize_report_placement (compile_ctx * c, simnpu__compile_result * r)
+{
+  const simnpu__ir_graph *g = c->g;
+  GString *s = r->text;
+  /* per op and section: node count and MACs */
+  unsigned counts[SIMNPU_IR_N_OPS][3] = { {0} };
+  uint64_t macs[SIMNPU_IR_N_OPS][3] = { {0} };
+  const char *refusal[SIMNPU_IR_N_OPS] = { 0 };
+  static const char *const section_names[] = {
+    [SIMNPU_SECTION_PREAMBLE] = "preamble",
+    [SIMNPU_SECTION_POSTAMBLE] = "postamble",
+    [SIMNPU_SECTION_DEVICE] = "device",
+  };
+  unsigned i, k;
+
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    const simnpu__ir_op_info *info = simnpu__ir_op_get (n->op);
+    uint64_t m = info && info->cost ? info->cost (g, n) : 0;
+    counts[n->op][c->place[i]]++;
+    macs[n->op][c->place[i]] += m;
+    if (c->place[i] == SIMNPU_SECTION_DEVICE)
+      r->device_macs += m;
+    else
+      r->host_macs += m;
+    if (c->place[i] != SIMNPU_SECTION_DEVICE && refusal[n->op] == NULL)
+      refusal[n->op] = simnpu__device_refusal (g, n);
+  }
+  g_string_append_printf (s, "Placement (%u nodes)\n", g->n_nodes);
+  g_string_append_printf (s, "  %-16s %-10s %6s %14s  %s\n", "op", "section",
+      "nodes", "MACs", "why on the host");
+  for (i = 0; i < SIMNPU_IR_N_OPS; i++)
+    for (k = 0; k < 3; k++)
+      if (counts[i][k])
+        g_string_append_printf (s, "  %-16s %-10s %6u %14" G_GUINT64_FORMAT
+            "  %s\n", simnpu__ir_op_name ((simnpu__ir_op) i),
+            section_names[k], counts[i][k], macs[i][k],
+            k != SIMNPU_SECTION_DEVICE && refusal[i] ? refusal[i] : "");
+  g_string_append_printf (s, "  device MACs %.3f M, host MACs %.3f M (%.1f%% "
+      "on the device)\n", r->device_macs / 1e6, r->host_macs / 1e6,
+      r->device_macs + r->host_macs ? 100.0 * r->device_macs /
+      (double) (r->device_macs + r->host_macs) : 0.0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Host fallback */
+
+static uint64_t
+node_macs (const simnpu__ir_graph * g, unsigned i)
+{
+  const simnpu__ir_op_info *info = simnpu__ir_op_get (g->nodes[i].op);
+
+  return info && info->cost ? info->cost (g, &g->nodes[i]) : 0;
+}
+
+/* Marks in in_set node from and every node that depends on it (what
+ * moves to the postamble with it); returns the MACs of those still on the
+ * device and not yet moved, and in *n_dev how many they are. */
+static uint64_t
+suffix_of (const compile_ctx * c, unsigned from, const bool *moved,
+    bool *in_set, bool *tainted, unsigned *n_dev)
+{
+  const simnpu__ir_graph *g = c->g;
+  uint64_t macs = 0;
+  unsigned i, j;
+
+  *n_dev = 0;
+
+  memset (in_set, 0, g->n_nodes * sizeof (bool));
+  memset (tainted, 0, g->n_tensors * sizeof (bool));
+  for (i = from; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    bool dep = i == from;
+    for (j = 0; j < n->n_inputs && !dep; j++)
+      dep = n->inputs[j] >= 0 && tainted[n->inputs[j]];
+    if (!dep)
+      continue;
+    in_set[i] = true;
+    for (j = 0; j < n->n_outputs; j++)
+      tainted[n->outputs[j]] = true;
+    if (c->place[i] == SIMNPU_SECTION_DEVICE && !moved[i]) {
+      macs += node_macs (g, i);
+      (*n_dev)++;
+    }
+  }
+  return macs;
+}
+
+/* The device-made data input of node p nearest to it (latest producer):
+ * the next step back towards the device section's start. */
+static int
+nearest_device_input (const compile_ctx * c, unsigned p)
+{
+  const simnpu__ir_graph *g = c->g;
+  const simnpu__ir_node *n = &g->nodes[p];
+  int best = -1, best_p = -1;
+  unsigned j;
+
+  for (j = 0; j < n->n_inputs; j++) {
+    int t = n->inputs[j], q;
+    if (t < 0 || g->tensors[t].is_const)
+      continue;
+    q = g->tensors[t].producer;
+    if (q >= 0 && c->place[q] == SIMNPU_SECTION_DEVICE && q > best_p) {
+      best_p = q;
+      best = t;
+    }
+  }
+  return best;
+}
+
+/* Host fallback: for each device output whose int8 SQNR (over the
+ * foreground when there is one) is below the bar, the layers that make it
+ * run on the host in float: at least back to and including its conv or
+ * matmul, and further back (with everything that depends on them) while
+ * the MACs moved stay within the share of the model the options allow,
+ * since the error of int8 accumulates over the last layers. Returns how
+ * many nodes were marked. */
+unsigned
+simnpu__quantize_mark_fallback (compile_ctx * c, const simnpu__graph * dg,
+    const evaluator * e, GString * text)
+{
+  const simnpu__ir_graph *g = c->g;
+  bool *moved = g_new0 (bool, g->n_nodes);
+  bool *in_set = g_new0 (bool, g->n_nodes);
+  bool *tainted = g_new0 (bool, g->n_tensors);
+  uint64_t total = 0, budget, spent = 0;
+  unsigned i, k, marked = 0, n_dev = 0, n_sub;
+
+  for (i = 0; i < g->n_nodes; i++) {
+    total += node_macs (g, i);
+    n_dev += c->place[i] == SIMNPU_SECTION_DEVICE;
+  }
+  budget = (uint64_t) (c->opts->fallback_mac_share * (double) total);
+  for (i = 0; i < dg->n_outputs; i++) {
+    unsigned d = dg->outputs[i];
+    const sqnr_acc *a = &e->acc[d];
+    double db = a->fg_n ? simnpu__quantize_sqnr_db (a->fg_sig, a->fg_noise) :
+        simnpu__quantize_sqnr_db (a->sig, a->noise);
+    int t = e->ir_of_dev[d], cut = -1;
+    uint64_t cut_macs = 0;
+    bool past_conv = false;
+    unsigned n_moved = 0;
+    if (t < 0 || !(db < c->opts->fallback_db))
+      continue;
+    while (t >= 0 && g->tensors[t].producer >= 0) {
+      int p = g->tensors[t].producer;
+      const simnpu__ir_node *n = &g->nodes[p];
+      uint64_t macs;
+      if (c->place[p] != SIMNPU_SECTION_DEVICE || moved[p])
+        break;
+      macs = suffix_of (c, (unsigned) p, moved, in_set, tainted, &n_sub);
+      /* the device keeps at least one layer */
+      if (past_conv && (spent + macs > budget || n_sub + marked >= n_dev))
+        break;
+      cut = p;
+      cut_macs = macs;
+      past_conv |= n->op == SIMNPU_IR_CONV2D || n->op == SIMNPU_IR_MATMUL
+          || !(simnpu__quantize_op_keeps_quant (n->op)
+          || simnpu__quantize_is_unary_lut (n->op));
+      t = nearest_device_input (c, (unsigned) p);
+    }
+    if (cut < 0)
+      continue;
+    c->force_host[cut] = true;
+    suffix_of (c, (unsigned) cut, moved, in_set, tainted, &n_sub);
+    for (k = 0; k < g->n_nodes; k++)
+      if (in_set[k] && !moved[k] && c->place[k] == SIMNPU_SECTION_DEVICE) {
+        moved[k] = true;
+        n_moved++;
+      }
+    spent += cut_macs;
+    marked += n_moved;
+    g_string_append_printf (text, "  host fallback: '%s' (%s) and the %u "
+        "device layers after it (%.3f M MACs), for output '%s' at %.1f "
+        "dB\n", g->nodes[cut].name, simnpu__ir_op_name (g->nodes[cut].op),
+        n_moved - 1, cut_macs / 1e6, dg->tensors[d].name, db);
+  }
+  g_free (moved);
+  g_free (in_set);
+  g_free (tainted);
+  return marked;
+}
+
+/* ------------------------------------------------------------------ */
+/* Host sections */
+
+static int
+copy_tensor_into (simnpu__ir_graph * dst, const simnpu__ir_graph * src,
+    int t, int *map)
+{
+  const simnpu__ir_tensor *s = &src->tensors[t];
+
+  if (map[t] >= 0)
+    return map[t];
+  if (s->is_const) {
+    size_t bytes = simnpu__ir_tensor_bytes (s);
+    map[t] = simnpu__ir_add_const (dst, s->name, s->dtype, s->rank, s->dims,
+        g_memdup2 (s->data, bytes));
+  } else {
+    map[t] = simnpu__ir_add_tensor (dst, s->name, s->dtype, s->rank, s->dims);
+  }
+  return map[t];
+}
+
+/* The nodes of one host section as a graph of their own: inputs are the
+ * non-constant tensors they read and do not make; outputs what they make
+ * that others read or the model returns. */
+int
+simnpu__quantize_extract_section (compile_ctx * c, simnpu__section which,
+    simnpu__ir_graph ** out, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  simnpu__ir_graph *s;
+  int *map;
+  bool *made;
+  unsigned i, j, k;
+  int ret;
+
+  *out = NULL;
+  for (i = 0; i < g->n_nodes; i++)
+    if (c->place[i] == which)
+      break;
+  if (i == g->n_nodes)
+    return 0;
+  s = simnpu__ir_graph_new (which == SIMNPU_SECTION_PREAMBLE ? "preamble" :
+      "postamble");
+  map = g_new (int, g->n_tensors);
+  made = g_new0 (bool, g->n_tensors);
+  for (i = 0; i < g->n_tensors; i++)
+    map[i] = -1;
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    int ins[SIMNPU_IR_MAX_INPUTS], outs[SIMNPU_IR_MAX_OUTPUTS];
+    simnpu__ir_node *m;
+    if (c->place[i] != which)
+      continue;
+    for (j = 0; j < n->n_inputs; j++) {
+      int t = n->inputs[j];
+      if (t < 0) {
+        ins[j] = SIMNPU_IR_NONE;
+        continue;
+      }
+      if (!made[t] && !g->tensors[t].is_const && map[t] < 0) {
+        if (s->n_inputs >= SIMNPU_IR_MAX_INPUTS) {
+          ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+              "%s: more than %d inputs", s->name, SIMNPU_IR_MAX_INPUTS);
+          goto fail;
+        }
+        copy_tensor_into (s, g, t, map);
+        s->inputs[s->n_inputs++] = map[t];
+      }
+      ins[j] = copy_tensor_into (s, g, t, map);
+    }
+    for (j = 0; j < n->n_outputs; j++) {
+      outs[j] = copy_tensor_into (s, g, n->outputs[j], map);
+      made[n->outputs[j]] = true;
+    }
+    m = simnpu__ir_add_node (s, n->op, n->name, n->n_inputs, ins,
+        n->n_outputs, outs);
+    m->attrs = n->attrs;
+  }
+  for (i = 0; i < g->n_tensors; i++) {
+    bool used = false;
+    if (!made[i])
+      continue;
+    used = simnpu__ir_is_graph_output (g, (int) i);
+    for (j = 0; j < g->n_nodes && !used; j++) {
+      if (c->place[j] == which)
+        continue;
+      for (k = 0; k < g->nodes[j].n_inputs; k++)
+        used |= g->nodes[j].inputs[k] == (int) i;
+    }
+    if (!used)
+      continue;
+    if (s->n_outputs >= SIMNPU_IR_MAX_OUTPUTS) {
+      ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+          "%s: more than %d outputs", s->name, SIMNPU_IR_MAX_OUTPUTS);
+      goto fail;
+    }
+    s->outputs[s->n_outputs++] = map[i];
+  }
+  if ((ret = simnpu__ir_infer_shapes (s, error)) < 0)
+    goto fail;
+  g_free (map);
+  g_free (made);
+  *out = s;
+  return 0;
+
+fail:
+  g_free (map);
+  g_free (made);
+  simnpu__ir_graph_free (s);
+  return ret;
+}

@@ -83,13 +83,15 @@ if [ ! -f "$build_dir/models/centernet-coco.axm" ]; then
   exit 1
 fi
 
-seconds=$(( (frames * centernet_ms_per_frame + 999) / 1000 ))
+# the serial latency pass runs 30 more frames, one at a time
+seconds=$(( ((frames + 30) * centernet_ms_per_frame + 999) / 1000 ))
 echo "gst-ax demo: CenterNet-COCO (80 classes, 512x512 input) on the first"
 echo "$frames of the $clip_frames frames of vtest.avi (768x576, DivX, decoded by decodebin),"
 echo "4 frames in flight on a simulated 4-core Metis, profiled by GST_TRACERS=axprof."
+echo "A serial pass of 30 frames at in-flight 1 measures the latency first."
 echo "sim-npu computes the network on this machine's CPU, so this takes about"
-echo "${seconds} s on a 2-core host (more when it is busy); a line every 5 s shows"
-echo "progress. GST_AX_DEMO_FRAMES=$clip_frames runs the whole clip."
+echo "${seconds} s on a 2-core host (more when it is busy). Ctrl-C stops it and"
+echo "still prints the report. GST_AX_DEMO_FRAMES=$clip_frames runs the whole clip."
 echo
 # gst-ax-benchmark prints the gst-launch-1.0 line it runs (the same report
 # as GST_TRACERS=axprof gst-launch-1.0 -e ... on that line)

@@ -15,7 +15,17 @@
  *
  * The frames come from a video file (--video, through decodebin), a folder
  * of photos (--images, each JPEG or PNG one frame, through decodebin), or
- * videotestsrc's ball. */
+ * videotestsrc's ball.
+ *
+ * It runs the pipeline twice, as the report's two questions need:
+ * - a serial pass first, over the first --serial-frames frames at
+ *   in-flight 1, one frame in the pipeline at a time: a frame is let out
+ *   of the source queue only when the one before it has reached the sink,
+ *   so the latency is a frame's own cost from the source pull to the
+ *   result, with nothing queued ahead of it;
+ * - then the streamed pass over all the frames at the requested in-flight
+ *   window, which gives every other figure of the report.
+ * The report printed is the streamed pass's with the serial latency. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -23,9 +33,12 @@
 
 #include <gst/gst.h>
 #include <gst/ax/gstaxmodelquery.h>
+#include <gst/ax/gstaxoutput.h>
+#include <gst/ax/gstaxreport.h>
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,12 +54,32 @@
 #define IN_FLIGHT_UNSET G_MININT
 /* the photos' timestamps; nothing waits on them (the sink does not sync) */
 #define IMAGES_FPS 30
-#define PROGRESS_INTERVAL_S 5
+#define DEFAULT_SERIAL_FRAMES 30
+/* --serial-frames not given */
+#define SERIAL_FRAMES_UNSET G_MININT
+/* a frame of the serial pass that has not reached the sink by then is
+ * taken as lost, so that a dropping element cannot hang the pass */
+#define SERIAL_FRAME_TIMEOUT_S 20
+/* after Ctrl-C, how long EOS may take to drain the pipeline */
+#define DEFAULT_EOS_TIMEOUT_S 5
+#define MAX_EOS_TIMEOUT_S 3600
+#define BUS_POLL_MS 100
+#define PROGRESS_REFRESH_MS 500
 #define MODEL_PATH_ENV GST_AX_MODEL_PATH_ENV
 #define INFERENCE_FACTORY "axinference"
+#define QUEUE_FACTORY "queue"
+/* the tracer prints nothing itself: this tool prints the combined report */
+#define TRACER_PARAMS "axprof(print=false)"
+#define SERIAL_DONE_MESSAGE "gst-ax-benchmark-serial-done"
 
-#define EXIT_USAGE 2
 #define EXIT_RUN_FAILED 1
+#define EXIT_USAGE 2
+/* the tracer refused the run (DEBUG logging): no figures */
+#define EXIT_REFUSED 3
+/* Ctrl-C and EOS did not arrive in time: the report is cut short */
+#define EXIT_INTERRUPTED 130
+
+#define USAGE_HINT "(gst-ax-benchmark --help lists the options)"
 
 typedef enum
 {
@@ -69,6 +102,8 @@ typedef struct
   gchar *video;
   gchar *images;
   gint frames;
+  gint serial_frames;
+  gint eos_timeout;
   gint in_flight;
   gchar *device;
   gdouble time_scale;
@@ -91,7 +126,35 @@ typedef struct
   GPtrArray *links;
 } ImageSet;
 
+/* The serial pass's gate on the source queue's output and its clock at
+ * the sink. Protected by lock. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gboolean active;
+  guint limit;
+  guint passed;
+  gboolean in_pipeline;
+  gint64 enter_us;
+  guint lost;
+  /* release the gate for good: the pass is ending */
+  gboolean stopping;
+  GArray *samples_ms;
+  GstBus *bus;
+} SerialGate;
+
+/* What one pass of the pipeline gave. */
+typedef struct
+{
+  gboolean ok;
+  gboolean eos;
+  gboolean interrupted;
+  GstAxReport *report;
+} PassResult;
+
 static gint frames_at_sink;
+static volatile sig_atomic_t interrupted;
 
 /* gst_parse_launch() reads double-quoted strings, not shell quoting */
 static gchar *
@@ -353,25 +416,6 @@ build_pipeline (const gchar * model, const Options * o, const ImageSet * set)
   return g_string_free (s, FALSE);
 }
 
-static gchar *
-build_tracer_params (const Options * o)
-{
-  GString *s = g_string_new ("axprof");
-  gboolean first = TRUE;
-
-  if (o->json || o->report_file) {
-    g_string_append_c (s, '(');
-    if (o->json) {
-      g_string_append_printf (s, "json=%s", o->json);
-      first = FALSE;
-    }
-    if (o->report_file)
-      g_string_append_printf (s, "%sfile=%s", first ? "" : ",", o->report_file);
-    g_string_append_c (s, ')');
-  }
-  return g_string_free (s, FALSE);
-}
-
 /* The lookup axinference does for its model property (a path as is, a
  * name through GST_AX_MODEL_PATH, the build's and the installed models),
  * done first so that a misspelt name is reported before anything starts. */
@@ -441,83 +485,283 @@ check_inference_range (const gchar * prop, const GValue * value,
   return ok;
 }
 
-static GstPadProbeReturn
-count_frame (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+static gint64
+monotonic_ms (void)
 {
+  return g_get_monotonic_time () / (G_USEC_PER_SEC / 1000);
+}
+
+static GstPadProbeReturn
+serial_gate_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  SerialGate *g = user_data;
+  GstPadProbeReturn ret = GST_PAD_PROBE_OK;
+
+  g_mutex_lock (&g->lock);
+  if (!g->active)
+    goto out;
+  if (g->stopping || g->passed >= g->limit) {
+    ret = GST_PAD_PROBE_DROP;
+    goto out;
+  }
+  while (g->in_pipeline && !g->stopping) {
+    gint64 deadline = g->enter_us + SERIAL_FRAME_TIMEOUT_S * G_USEC_PER_SEC;
+
+    if (!g_cond_wait_until (&g->cond, &g->lock, deadline)
+        && g_get_monotonic_time () >= deadline) {
+      g->lost++;
+      g->in_pipeline = FALSE;
+    }
+  }
+  if (g->stopping) {
+    ret = GST_PAD_PROBE_DROP;
+    goto out;
+  }
+  g->in_pipeline = TRUE;
+  g->passed++;
+  g->enter_us = g_get_monotonic_time ();
+out:
+  g_mutex_unlock (&g->lock);
+  return ret;
+}
+
+static GstPadProbeReturn
+sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  SerialGate *g = user_data;
+  gboolean done = FALSE;
+
   g_atomic_int_inc (&frames_at_sink);
+  g_mutex_lock (&g->lock);
+  if (g->active && g->in_pipeline) {
+    gdouble ms = (g_get_monotonic_time () - g->enter_us) /
+        (gdouble) (G_USEC_PER_SEC / 1000);
+
+    g_array_append_val (g->samples_ms, ms);
+    g->in_pipeline = FALSE;
+    g_cond_broadcast (&g->cond);
+    done = g->passed >= g->limit;
+  }
+  g_mutex_unlock (&g->lock);
+  /* the main thread ends the pass with EOS */
+  if (done)
+    gst_bus_post (g->bus, gst_message_new_application (NULL,
+            gst_structure_new_empty (SERIAL_DONE_MESSAGE)));
   return GST_PAD_PROBE_OK;
 }
 
 static void
-watch_sink (GstElement * pipeline)
+serial_gate_set (SerialGate * g, gboolean active, guint limit)
 {
-  GstIterator *it = gst_bin_iterate_sinks (GST_BIN (pipeline));
-  GValue item = G_VALUE_INIT;
-
-  if (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
-    GstPad *pad = gst_element_get_static_pad (g_value_get_object (&item),
-        "sink");
-
-    if (pad) {
-      gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_frame, NULL,
-          NULL);
-      gst_object_unref (pad);
-    }
-    g_value_unset (&item);
-  }
-  gst_iterator_free (it);
+  g_mutex_lock (&g->lock);
+  g->active = active;
+  g->limit = limit;
+  g->passed = 0;
+  g->lost = 0;
+  g->in_pipeline = FALSE;
+  g->stopping = FALSE;
+  g_array_set_size (g->samples_ms, 0);
+  g_mutex_unlock (&g->lock);
 }
 
 static void
-print_progress (gint64 start_us, gint expected)
+serial_gate_release (SerialGate * g)
 {
-  gdouble s = (g_get_monotonic_time () - start_us) / (gdouble) G_USEC_PER_SEC;
+  g_mutex_lock (&g->lock);
+  g->stopping = TRUE;
+  g_cond_broadcast (&g->cond);
+  g_mutex_unlock (&g->lock);
+}
+
+/* The first element made by @factory, searched recursively. */
+static GstElement *
+find_by_factory (GstElement * pipeline, const gchar * factory)
+{
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GValue item = G_VALUE_INIT;
+  GstElement *found = NULL;
+
+  while (found == NULL && gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&item);
+    GstElementFactory *f = gst_element_get_factory (e);
+
+    if (f && strcmp (GST_OBJECT_NAME (f), factory) == 0)
+      found = gst_object_ref (e);
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  return found;
+}
+
+/* Counts frames at the sink and, when @gate is given, puts the serial
+ * gate on the source queue's output. */
+static gboolean
+watch_pipeline (GstElement * pipeline, SerialGate * gate, gchar ** message)
+{
+  GstIterator *it = gst_bin_iterate_sinks (GST_BIN (pipeline));
+  GValue item = G_VALUE_INIT;
+  GstElement *queue;
+  GstPad *pad = NULL;
+
+  if (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    pad = gst_element_get_static_pad (g_value_get_object (&item), "sink");
+    g_value_unset (&item);
+  }
+  gst_iterator_free (it);
+  if (pad == NULL) {
+    *message = g_strdup ("the pipeline has no sink to count frames at");
+    return FALSE;
+  }
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, sink_probe, gate, NULL);
+  gst_object_unref (pad);
+
+  queue = find_by_factory (pipeline, QUEUE_FACTORY);
+  if (queue == NULL) {
+    *message = g_strdup ("the pipeline has no source queue for the serial "
+        "pass");
+    return FALSE;
+  }
+  pad = gst_element_get_static_pad (queue, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, serial_gate_probe, gate,
+      NULL);
+  gst_object_unref (pad);
+  gst_object_unref (queue);
+  return TRUE;
+}
+
+static void
+on_sigint (int sig)
+{
+  interrupted = 1;
+}
+
+/* A progress line, rewritten in place, for a terminal only. */
+static void
+print_progress (const gchar * pass, gint64 start_ms, gint expected)
+{
+  gdouble s = (monotonic_ms () - start_ms) / 1000.0;
   gint n = g_atomic_int_get (&frames_at_sink);
 
   if (expected > 0)
-    g_printerr ("gst-ax-benchmark: %d of %d frames in %.0f s (%.1f fps)\n",
-        n, expected, s, s > 0 ? n / s : 0.0);
+    g_printerr ("\rgst-ax-benchmark: %s: %d of %d frames, %.1f fps, %.1f s ",
+        pass, n, expected, s > 0 ? n / s : 0.0, s);
   else
-    g_printerr ("gst-ax-benchmark: %d frames in %.0f s (%.1f fps)\n", n, s,
-        s > 0 ? n / s : 0.0);
+    g_printerr ("\rgst-ax-benchmark: %s: %d frames, %.1f fps, %.1f s ",
+        pass, n, s > 0 ? n / s : 0.0, s);
 }
 
-static gboolean
-run (GstElement * pipeline, gint expected, gboolean quiet)
+static void
+take_report (GstMessage * msg, PassResult * res)
+{
+  const GstStructure *s = gst_message_get_structure (msg);
+  GstAxReport *r = NULL;
+
+  if (s == NULL || !gst_structure_has_name (s, "axprof-report"))
+    return;
+  if (gst_structure_get (s, "report", GST_AX_TYPE_REPORT, &r, NULL)) {
+    if (res->report)
+      gst_ax_report_unref (res->report);
+    res->report = r;
+  }
+}
+
+static void
+print_error (GstMessage * msg)
+{
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  gst_message_parse_error (msg, &err, &dbg);
+  g_printerr ("gst-ax-benchmark: error from %s: %s\n%s\n",
+      GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), err->message, dbg ? dbg : "");
+  g_clear_error (&err);
+  g_free (dbg);
+}
+
+/* Runs @pipeline from NULL to EOS (or an error, or Ctrl-C) and back to
+ * NULL, and takes the tracer's report of the run. */
+static PassResult
+run_pass (GstElement * pipeline, SerialGate * gate, const gchar * pass,
+    gint expected, gboolean progress, gint eos_timeout_s)
 {
   GstBus *bus = gst_element_get_bus (pipeline);
-  gboolean ok = TRUE, done = FALSE;
-  gint64 start_us = g_get_monotonic_time ();
+  PassResult res = { TRUE, FALSE, FALSE, NULL };
+  gint64 start_ms = monotonic_ms (), last_progress = start_ms;
+  gint64 eos_deadline = 0;
+  gboolean eos_sent = FALSE, done = FALSE;
+  GstMessage *msg;
 
+  g_atomic_int_set (&frames_at_sink, 0);
   /* a failed start posts its reason as an ERROR message: read it below */
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   while (!done) {
-    GstMessage *msg = gst_bus_timed_pop_filtered (bus,
-        quiet ? GST_CLOCK_TIME_NONE : PROGRESS_INTERVAL_S * GST_SECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-
-    if (msg == NULL) {
-      print_progress (start_us, expected);
-      continue;
+    msg = gst_bus_timed_pop_filtered (bus, BUS_POLL_MS * GST_MSECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_ELEMENT |
+        GST_MESSAGE_APPLICATION);
+    if (msg) {
+      switch (GST_MESSAGE_TYPE (msg)) {
+        case GST_MESSAGE_ERROR:
+          print_error (msg);
+          res.ok = FALSE;
+          done = TRUE;
+          break;
+        case GST_MESSAGE_EOS:
+          res.eos = TRUE;
+          done = TRUE;
+          break;
+        case GST_MESSAGE_ELEMENT:
+          take_report (msg, &res);
+          break;
+        case GST_MESSAGE_APPLICATION:
+          if (gst_message_has_name (msg, SERIAL_DONE_MESSAGE) && !eos_sent) {
+            eos_sent = TRUE;
+            gst_element_send_event (pipeline, gst_event_new_eos ());
+          }
+          break;
+        default:
+          break;
+      }
+      gst_message_unref (msg);
     }
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-      GError *err = NULL;
-      gchar *dbg = NULL;
-
-      gst_message_parse_error (msg, &err, &dbg);
-      g_printerr ("gst-ax-benchmark: error from %s: %s\n%s\n",
-          GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), err->message,
-          dbg ? dbg : "");
-      g_clear_error (&err);
-      g_free (dbg);
-      ok = FALSE;
+    if (interrupted && !res.interrupted) {
+      res.interrupted = TRUE;
+      g_printerr ("%sgst-ax-benchmark: interrupted; sending EOS (Ctrl-C "
+          "again to quit at once)\n", progress ? "\n" : "");
+      signal (SIGINT, SIG_DFL);
+      eos_deadline = monotonic_ms () + (gint64) eos_timeout_s *1000;
+      if (!eos_sent) {
+        eos_sent = TRUE;
+        gst_element_send_event (pipeline, gst_event_new_eos ());
+      }
     }
+    if (!done && res.interrupted && monotonic_ms () >= eos_deadline) {
+      g_printerr ("gst-ax-benchmark: EOS did not arrive within %d s "
+          "(--eos-timeout); the report is cut short\n", eos_timeout_s);
+      done = TRUE;
+    }
+    if (progress && monotonic_ms () - last_progress >= PROGRESS_REFRESH_MS) {
+      last_progress = monotonic_ms ();
+      print_progress (pass, start_ms, expected);
+    }
+  }
+  if (progress) {
+    print_progress (pass, start_ms, expected);
+    g_printerr ("\n");
+  }
+  /* a gate waiting for a frame that will not come must not block the
+   * streaming thread that the state change joins */
+  serial_gate_release (gate);
+  /* without EOS the tracer reports at PAUSED -> READY: take it before the
+   * bus flushes at NULL */
+  gst_element_set_state (pipeline, GST_STATE_READY);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)) != NULL) {
+    take_report (msg, &res);
     gst_message_unref (msg);
-    done = TRUE;
   }
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (bus);
-  return ok;
+  return res;
 }
 
 /* GOption's own double parsing takes "nan" and "inf" */
@@ -551,18 +795,16 @@ options_clear (Options * o)
   g_free (o->report_file);
 }
 
-/* The tracer writes its report files at EOS: a path it cannot take or a
- * folder that does not exist is refused before the run, not after it. */
+/* The report files are written at the end: a folder that does not exist
+ * is refused before the run, not after it. */
 static gboolean
 check_output_path (const gchar * option, const gchar * path, gchar ** message)
 {
   gchar *dir;
   gboolean ok;
 
-  /* GST_TRACERS="axprof(json=PATH,file=PATH)" has no quoting */
-  if (*path == '\0' || strpbrk (path, ",()") != NULL) {
-    *message = g_strdup_printf ("--%s %s: the path may not be empty or "
-        "hold ',', '(' or ')'", option, path);
+  if (*path == '\0') {
+    *message = g_strdup_printf ("--%s: the path may not be empty", option);
     return FALSE;
   }
   dir = g_path_get_dirname (path);
@@ -587,6 +829,16 @@ check_options (const Options * o, gchar ** message)
     *message = g_strdup_printf ("--frames must be positive, got %d", o->frames);
     return FALSE;
   }
+  if (o->serial_frames != SERIAL_FRAMES_UNSET && o->serial_frames < 0) {
+    *message = g_strdup_printf ("--serial-frames must be 0 (no serial pass) "
+        "or more, got %d", o->serial_frames);
+    return FALSE;
+  }
+  if (o->eos_timeout < 0 || o->eos_timeout > MAX_EOS_TIMEOUT_S) {
+    *message = g_strdup_printf ("--eos-timeout must be 0 to %d seconds, got "
+        "%d", MAX_EOS_TIMEOUT_S, o->eos_timeout);
+    return FALSE;
+  }
   if (o->in_flight != IN_FLIGHT_UNSET && o->in_flight <= 0) {
     *message = g_strdup_printf ("--in-flight must be positive, got %d",
         o->in_flight);
@@ -607,11 +859,65 @@ check_options (const Options * o, gchar ** message)
   return TRUE;
 }
 
+/* Sets every axinference's window; the element takes it when it opens
+ * its device, so only in NULL. */
+static void
+set_in_flight (GstElement * pipeline, gint in_flight)
+{
+  GstElement *inference = find_by_factory (pipeline, INFERENCE_FACTORY);
+
+  if (inference) {
+    g_object_set (inference, "in-flight", (guint) MAX (in_flight, 0), NULL);
+    gst_object_unref (inference);
+  }
+}
+
+static gboolean
+write_outputs (const Options * o, const gchar * text, const gchar * json)
+{
+  GError *err = NULL;
+  gboolean ok = TRUE;
+
+  if (o->report_file) {
+    if (!gst_ax_output_write (o->report_file, text, -1, GST_AX_OUTPUT_REPLACE,
+            &err)) {
+      g_printerr ("gst-ax-benchmark: --report: %s; the report follows on "
+          "stdout\n", err->message);
+      g_clear_error (&err);
+      fputs (text, stdout);
+      ok = FALSE;
+    }
+  } else {
+    fputs (text, stdout);
+  }
+  if (fflush (stdout) != 0) {
+    g_printerr ("gst-ax-benchmark: cannot write the report to stdout: %s\n",
+        g_strerror (errno));
+    ok = FALSE;
+  }
+  if (o->json && !gst_ax_output_write (o->json, json, -1,
+          GST_AX_OUTPUT_REPLACE, &err)) {
+    g_printerr ("gst-ax-benchmark: --json: %s\n", err->message);
+    g_clear_error (&err);
+    ok = FALSE;
+  }
+  return ok;
+}
+
+static gint
+usage_error (gchar * message)
+{
+  g_printerr ("gst-ax-benchmark: %s\n" USAGE_HINT "\n", message);
+  g_free (message);
+  return EXIT_USAGE;
+}
+
 int
 main (int argc, char **argv)
 {
-  Options o = { NULL, NULL, FRAMES_UNSET, IN_FLIGHT_UNSET, NULL, 0, FALSE,
-    NULL, NULL, FALSE, FALSE, FALSE
+  Options o = { NULL, NULL, FRAMES_UNSET, SERIAL_FRAMES_UNSET,
+    DEFAULT_EOS_TIMEOUT_S, IN_FLIGHT_UNSET, NULL, 0, FALSE, NULL, NULL, FALSE,
+    FALSE, FALSE
   };
   GOptionEntry entries[] = {
     {"video", 'v', 0, G_OPTION_ARG_FILENAME, &o.video,
@@ -623,8 +929,13 @@ main (int argc, char **argv)
     {"frames", 'n', 0, G_OPTION_ARG_INT, &o.frames,
         "Stop after N frames (default: the whole video or folder, 300 of "
           "the test source)", "N"},
+    {"serial-frames", 's', 0, G_OPTION_ARG_INT, &o.serial_frames,
+        "Frames of the serial latency pass, run first at in-flight 1 with "
+          "one frame in the pipeline at a time (default 30; 0 skips it and "
+          "takes the latency from the streamed pass)", "N"},
     {"in-flight", 'i', 0, G_OPTION_ARG_INT, &o.in_flight,
-        "Frames outstanding on the device (default: 2 x cores)", "N"},
+        "Frames outstanding on the device in the streamed pass (default: "
+          "2 x cores)", "N"},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &o.device,
         "Device profile, e.g. metis, torq, metis:cores=2", "PROFILE"},
     {"time-scale", 't', 0, G_OPTION_ARG_CALLBACK, parse_time_scale,
@@ -637,18 +948,27 @@ main (int argc, char **argv)
         "Draw the detections (adds axoverlay)", NULL},
     {"print-pipeline", 'p', 0, G_OPTION_ARG_NONE, &o.print_pipeline,
         "Print the pipeline before running it", NULL},
+    {"eos-timeout", 0, 0, G_OPTION_ARG_INT, &o.eos_timeout,
+        "After Ctrl-C, seconds to wait for EOS before the report is cut "
+          "short (default 5)", "S"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
-        "No progress lines (every 5 s on stderr)", NULL},
+        "No notices on stderr (which passes run; a progress line when "
+          "stderr is a terminal)", NULL},
     {NULL}
   };
   GOptionContext *ctx;
   GOptionGroup *group;
   GError *err = NULL;
-  GstElement *pipeline;
-  gchar *desc, *tracers, *message = NULL;
+  GstElement *pipeline, *serial_pipeline = NULL;
+  gchar *desc, *message = NULL, *text, *json;
   ImageSet images = { 0 };
-  gint expected = 0;
-  gboolean ok;
+  SerialGate gate;
+  PassResult serial = { TRUE, TRUE, FALSE, NULL }, streamed;
+  GstAxReport *report;
+  GstAxReportLatency serial_latency = { 0 };
+  gint expected = 0, status = 0;
+  guint serial_n, serial_lost = 0;
+  gboolean ok, progress;
   GValue v = G_VALUE_INIT;
 
   ctx = g_option_context_new ("MODEL - profile a detection pipeline");
@@ -656,16 +976,23 @@ main (int argc, char **argv)
       "Runs MODEL (a name looked up like axinference's model property, "
       "through\n" MODEL_PATH_ENV ", or an .axm path) in the standard "
       "detection pipeline under\nthe axprof tracer and prints its benchmark "
-      "report at EOS.");
+      "report: the latency from a serial\npass at in-flight 1, every other "
+      "figure from the streamed pass that follows.");
+  g_option_context_set_description (ctx,
+      "Exit status: 0 the report was printed; 1 the run failed or a report "
+      "file\ncould not be written; 2 bad arguments; 3 the run was refused "
+      "(DEBUG logging\nwould make its timings meaningless); 130 "
+      "interrupted and EOS did not arrive\nin time (the report is cut "
+      "short).\n");
   group = g_option_group_new ("gst-ax-benchmark", "", "", &o, NULL);
   g_option_group_add_entries (group, entries);
   g_option_context_set_main_group (ctx, group);
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
-    g_printerr ("gst-ax-benchmark: %s\n", err->message);
+    message = g_strdup (err->message);
     g_clear_error (&err);
     g_option_context_free (ctx);
     options_clear (&o);
-    return EXIT_USAGE;
+    return usage_error (message);
   }
   if (argc != 2) {
     gchar *help = g_option_context_get_help (ctx, TRUE, NULL);
@@ -680,10 +1007,8 @@ main (int argc, char **argv)
   g_option_context_free (ctx);
   if (!check_options (&o, &message) || !check_model (argv[1], &message)
       || (o.images && !image_set_init (&images, o.images, o.frames, &message))) {
-    g_printerr ("gst-ax-benchmark: %s\n", message);
-    g_free (message);
     options_clear (&o);
-    return EXIT_USAGE;
+    return usage_error (message);
   }
   if (o.images)
     expected = image_set_total (&images);
@@ -691,14 +1016,17 @@ main (int argc, char **argv)
     expected = o.frames;
   else if (!o.video)
     expected = DEFAULT_FRAMES;
+  serial_n = o.serial_frames == SERIAL_FRAMES_UNSET ? DEFAULT_SERIAL_FRAMES :
+      (guint) o.serial_frames;
+  if (expected > 0)
+    serial_n = MIN (serial_n, (guint) expected);
 
   /* the tracer must be named before GStreamer initialises its tracers,
    * which is why GStreamer's own options are not parsed here */
-  tracers = build_tracer_params (&o);
   if (g_getenv ("GST_TRACERS") != NULL)
     g_printerr ("gst-ax-benchmark: replacing GST_TRACERS=%s with %s\n",
-        g_getenv ("GST_TRACERS"), tracers);
-  g_setenv ("GST_TRACERS", tracers, TRUE);
+        g_getenv ("GST_TRACERS"), TRACER_PARAMS);
+  g_setenv ("GST_TRACERS", TRACER_PARAMS, TRUE);
   gst_init (NULL, NULL);
 
   ok = TRUE;
@@ -715,18 +1043,25 @@ main (int argc, char **argv)
     g_value_unset (&v);
   }
   if (!ok) {
-    g_printerr ("gst-ax-benchmark: %s\n", message);
-    g_free (message);
     image_set_clear (&images);
-    g_free (tracers);
     options_clear (&o);
-    return EXIT_USAGE;
+    return usage_error (message);
   }
 
   desc = build_pipeline (argv[1], &o, &images);
-  if (o.print_pipeline)
+  if (o.print_pipeline) {
     g_print ("gst-launch-1.0 -e %s\n", desc);
+    if (serial_n > 0)
+      g_print ("(run first as a serial pass: in-flight=1, the first %u "
+          "frames, one at a time)\n", serial_n);
+  }
+  /* The streamed pass's pipeline is made first, so that its elements get
+   * the names gst-launch-1.0 would give them (the report shows them); the
+   * serial pass runs on a second instance of the same description, as
+   * gst_parse_launch()'s links to decodebin's pads are made once. */
   pipeline = gst_parse_launch (desc, &err);
+  if (err == NULL && serial_n > 0)
+    serial_pipeline = gst_parse_launch (desc, &err);
   if (pipeline == NULL || err != NULL) {
     g_printerr ("gst-ax-benchmark: could not build the pipeline: %s\n"
         "(is the gst-ax plugin on GST_PLUGIN_PATH?)\n",
@@ -734,20 +1069,113 @@ main (int argc, char **argv)
     g_clear_error (&err);
     if (pipeline)
       gst_object_unref (pipeline);
+    if (serial_pipeline)
+      gst_object_unref (serial_pipeline);
     image_set_clear (&images);
     g_free (desc);
-    g_free (tracers);
     options_clear (&o);
     return EXIT_RUN_FAILED;
   }
-  if (!o.quiet)
-    watch_sink (pipeline);
 
-  ok = run (pipeline, expected, o.quiet);
+  memset (&gate, 0, sizeof (gate));
+  g_mutex_init (&gate.lock);
+  g_cond_init (&gate.cond);
+  gate.samples_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  if (!watch_pipeline (pipeline, &gate, &message) || (serial_pipeline &&
+          !watch_pipeline (serial_pipeline, &gate, &message))) {
+    g_printerr ("gst-ax-benchmark: %s\n", message);
+    g_free (message);
+    status = EXIT_RUN_FAILED;
+    goto done;
+  }
+  progress = !o.quiet && isatty (STDERR_FILENO);
+  signal (SIGINT, on_sigint);
+
+  if (serial_pipeline) {
+    if (!o.quiet)
+      g_printerr ("gst-ax-benchmark: serial pass: the first %u frames at "
+          "in-flight 1, one at a time (Ctrl-C stops and prints the "
+          "report)\n", serial_n);
+    gate.bus = gst_element_get_bus (serial_pipeline);
+    serial_gate_set (&gate, TRUE, serial_n);
+    set_in_flight (serial_pipeline, 1);
+    serial = run_pass (serial_pipeline, &gate, "serial pass",
+        (gint) serial_n, progress, o.eos_timeout);
+    gst_ax_report_latency_from_samples (&serial_latency,
+        (const gdouble *) gate.samples_ms->data, gate.samples_ms->len);
+    serial_lost = gate.lost;
+    serial_gate_set (&gate, FALSE, 0);
+    g_clear_pointer (&gate.bus, gst_object_unref);
+    /* its device and model go before the streamed pass opens its own */
+    g_clear_pointer (&serial_pipeline, gst_object_unref);
+  }
+  if (serial.ok && !serial.interrupted) {
+    if (!o.quiet) {
+      gchar *window = o.in_flight == IN_FLIGHT_UNSET ?
+          g_strdup ("axinference's default in-flight window") :
+          g_strdup_printf ("in-flight %d", o.in_flight);
+
+      if (expected > 0)
+        g_printerr ("gst-ax-benchmark: streamed pass: %d frames at %s "
+            "(Ctrl-C stops and prints the report)\n", expected, window);
+      else
+        g_printerr ("gst-ax-benchmark: streamed pass: every frame at %s "
+            "(Ctrl-C stops and prints the report)\n", window);
+      g_free (window);
+    }
+    streamed = run_pass (pipeline, &gate, "streamed pass", expected,
+        progress, o.eos_timeout);
+    report = streamed.report;
+    streamed.report = NULL;
+    if (report && serial_n > 0) {
+      gst_ax_report_set_serial_latency (report, serial_latency.n ?
+          &serial_latency : NULL, "no frame of the serial pass reached the "
+          "sink");
+      if (serial_lost > 0)
+        gst_ax_report_add_warning (report, "%u frames of the serial pass "
+            "did not reach the sink within %d s and are not in its latency",
+            serial_lost, SERIAL_FRAME_TIMEOUT_S);
+    }
+  } else {
+    /* stopped in the serial pass: its own report is all there is */
+    streamed = serial;
+    report = serial.report;
+    serial.report = NULL;
+  }
+  if (serial.report)
+    gst_ax_report_unref (serial.report);
+
+  if (report == NULL) {
+    g_printerr ("gst-ax-benchmark: the axprof tracer gave no report (is "
+        "it on GST_PLUGIN_PATH?)\n");
+    status = EXIT_RUN_FAILED;
+    goto done;
+  }
+  text = gst_ax_report_to_text (report);
+  json = gst_ax_report_to_json (report);
+  if (!write_outputs (&o, text, json))
+    status = EXIT_RUN_FAILED;
+  if (report->refusal)
+    status = EXIT_REFUSED;
+  else if (!serial.ok || !streamed.ok)
+    status = EXIT_RUN_FAILED;
+  else if (streamed.interrupted && !streamed.eos)
+    status = EXIT_INTERRUPTED;
+  g_free (text);
+  g_free (json);
+  gst_ax_report_unref (report);
+
+done:
+  if (gate.bus)
+    gst_object_unref (gate.bus);
+  if (serial_pipeline)
+    gst_object_unref (serial_pipeline);
   gst_object_unref (pipeline);
+  g_array_free (gate.samples_ms, TRUE);
+  g_mutex_clear (&gate.lock);
+  g_cond_clear (&gate.cond);
   image_set_clear (&images);
   g_free (desc);
-  g_free (tracers);
   options_clear (&o);
-  return ok ? 0 : EXIT_RUN_FAILED;
+  return status;
 }

@@ -32,6 +32,8 @@
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define NAME_WIDTH 35
 #define GROUP_NAME_WIDTH 33
@@ -89,6 +91,7 @@ gst_ax_report_new (void)
 {
   GstAxReport *r = g_new0 (GstAxReport, 1);
 
+  r->ref_count = 1;
   r->sample = 1;
 #ifdef __linux__
   r->faults_measured = TRUE;
@@ -104,14 +107,45 @@ gst_ax_report_new (void)
   return r;
 }
 
+G_DEFINE_BOXED_TYPE (GstAxReport, gst_ax_report, gst_ax_report_ref,
+    gst_ax_report_unref);
+
+/**
+ * gst_ax_report_ref:
+ * @report: a report
+ *
+ * Returns: (transfer full): @report, with one more reference
+ */
+GstAxReport *
+gst_ax_report_ref (GstAxReport * report)
+{
+  g_return_val_if_fail (report != NULL, NULL);
+  g_atomic_int_inc (&report->ref_count);
+  return report;
+}
+
 /**
  * gst_ax_report_free:
  * @report: (transfer full) (nullable): a report
+ *
+ * The same as gst_ax_report_unref().
  */
 void
 gst_ax_report_free (GstAxReport * report)
 {
-  if (report == NULL)
+  gst_ax_report_unref (report);
+}
+
+/**
+ * gst_ax_report_unref:
+ * @report: (transfer full) (nullable): a report
+ *
+ * Drops a reference; the last one frees the report.
+ */
+void
+gst_ax_report_unref (GstAxReport * report)
+{
+  if (report == NULL || !g_atomic_int_dec_and_test (&report->ref_count))
     return;
   g_free (report->pipeline);
   g_free (report->refusal);
@@ -135,6 +169,97 @@ gst_ax_report_free (GstAxReport * report)
   g_free (report->constraint);
   g_free (report->verdict);
   g_free (report);
+}
+
+static gint
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* nearest rank: the smallest sample with at least @q of them at or below */
+static gdouble
+sorted_percentile (const gdouble * sorted, guint n, gdouble q)
+{
+  gdouble rank = ceil (q * n);
+
+  return sorted[(guint) CLAMP (rank, 1, n) - 1];
+}
+
+/**
+ * gst_ax_report_latency_from_samples:
+ * @latency: (out caller-allocates): filled
+ * @samples_ms: (array length=n): latencies in ms, in any order
+ * @n: how many
+ *
+ * The latency statistics of the report from individual samples, with
+ * exact (nearest-rank) percentiles; p99.9 is NAN under
+ * #GST_AX_REPORT_MIN_P999_SAMPLES samples.
+ */
+void
+gst_ax_report_latency_from_samples (GstAxReportLatency * latency,
+    const gdouble * samples_ms, guint n)
+{
+  gdouble *sorted, sum = 0, sumsq = 0, mean;
+  guint i;
+
+  g_return_if_fail (latency != NULL);
+  g_return_if_fail (samples_ms != NULL || n == 0);
+
+  memset (latency, 0, sizeof (*latency));
+  latency->p999_ms = NAN;
+  if (n == 0)
+    return;
+  sorted = g_memdup2 (samples_ms, n * sizeof (gdouble));
+  qsort (sorted, n, sizeof (gdouble), compare_doubles);
+  for (i = 0; i < n; i++) {
+    sum += sorted[i];
+    sumsq += sorted[i] * sorted[i];
+  }
+  mean = sum / n;
+  latency->n = n;
+  latency->min_ms = sorted[0];
+  latency->max_ms = sorted[n - 1];
+  latency->mean_ms = mean;
+  latency->stddev_ms = sqrt (MAX (sumsq / n - mean * mean, 0));
+  latency->jitter_ms = latency->max_ms - latency->min_ms;
+  latency->p50_ms = sorted_percentile (sorted, n, 0.50);
+  latency->p95_ms = sorted_percentile (sorted, n, 0.95);
+  latency->p99_ms = sorted_percentile (sorted, n, 0.99);
+  if (n >= GST_AX_REPORT_MIN_P999_SAMPLES)
+    latency->p999_ms = sorted_percentile (sorted, n, 0.999);
+  g_free (sorted);
+}
+
+/**
+ * gst_ax_report_set_serial_latency:
+ * @report: a report of a streamed run
+ * @latency: (nullable): the latency of a serial pass over the same
+ *   pipeline, one frame in it at a time
+ * @absent: (nullable): why the serial pass has no latency, when
+ *   @latency is %NULL
+ *
+ * Replaces the report's latency by a serial pass's, as gst-ax-benchmark
+ * does: a frame's latency is only its own cost when no other frame is
+ * queued ahead of it, while the rest of the report describes the
+ * streamed run.
+ */
+void
+gst_ax_report_set_serial_latency (GstAxReport * report,
+    const GstAxReportLatency * latency, const gchar * absent)
+{
+  g_return_if_fail (report != NULL);
+  g_return_if_fail (latency != NULL || absent != NULL);
+
+  g_clear_pointer (&report->latency_absent, g_free);
+  report->latency_serial = TRUE;
+  report->latency_unmatched = 0;
+  if (latency)
+    report->latency = *latency;
+  else
+    report->latency_absent = g_strdup (absent);
 }
 
 /**
@@ -337,11 +462,16 @@ text_latency (const GstAxReport * r, GString * s)
   const GstAxReportLatency *l = &r->latency;
 
   if (r->latency_absent) {
-    g_string_append_printf (s, "Latency e2e: %s\n", r->latency_absent);
+    g_string_append_printf (s, "Latency e2e%s: %s\n",
+        r->latency_serial ? " (serial)" : "", r->latency_absent);
     return;
   }
-  g_string_append_printf (s, "Latency e2e (ms, N=%" G_GUINT64_FORMAT ", %s):\n",
-      l->n, r->pacing ? r->pacing : "pacing unknown");
+  if (r->latency_serial)
+    g_string_append_printf (s, "Latency e2e (ms, N=%" G_GUINT64_FORMAT
+        ", serial):\n", l->n);
+  else
+    g_string_append_printf (s, "Latency e2e (ms, N=%" G_GUINT64_FORMAT
+        ", %s):\n", l->n, r->pacing ? r->pacing : "pacing unknown");
   g_string_append_printf (s, "  min %.2f  mean %.2f  p50 %.2f  p95 %.2f  "
       "p99 %.2f  ", l->min_ms, l->mean_ms, l->p50_ms, l->p95_ms, l->p99_ms);
   if (isnan (l->p999_ms))
@@ -614,6 +744,7 @@ json_latency (const GstAxReport * r, JsonBuilder * b)
 
   json_builder_set_member_name (b, "latency");
   json_builder_begin_object (b);
+  json_string (b, "pass", r->latency_serial ? "serial" : "streamed");
   if (r->latency_absent) {
     json_string (b, "absent", r->latency_absent);
     json_int (b, "unmatched", r->latency_unmatched);

@@ -416,6 +416,10 @@ typedef struct
   guint64 latency_unmatched;
   gchar *pacing;
   gchar *latency_absent;
+  /* %TRUE when the latency comes from a serial pass (one frame in the
+   * pipeline at a time, gst_ax_report_set_serial_latency()) rather than
+   * from the streamed run the rest of the report describes */
+  gboolean latency_serial;
 
   /* Per-operator/stage time; (element-type GstAxReportGroup *) */
   GPtrArray *groups;
@@ -464,7 +468,18 @@ typedef struct
 
   /* how CPU time and faults were read (gst_ax_probe_thread_usage_reader) */
   gchar *usage_reader;
+
+  /*< private >*/
+  gint ref_count;
 } GstAxReport;
+
+/**
+ * GST_AX_TYPE_REPORT:
+ *
+ * The boxed type of #GstAxReport, reference-counted: the `report` field
+ * of the tracer's `axprof-report` bus message holds one.
+ */
+#define GST_AX_TYPE_REPORT (gst_ax_report_get_type ())
 
 /**
  * GstAxReportProvider:
@@ -479,8 +494,15 @@ typedef struct
 typedef GstAxReport *(*GstAxReportProvider) (GstElement * pipeline,
     gpointer user_data);
 
+GST_AX_API GType gst_ax_report_get_type (void);
 GST_AX_API GstAxReport *gst_ax_report_new (void);
+GST_AX_API GstAxReport *gst_ax_report_ref (GstAxReport * report);
+GST_AX_API void gst_ax_report_unref (GstAxReport * report);
 GST_AX_API void gst_ax_report_free (GstAxReport * report);
+GST_AX_API void gst_ax_report_latency_from_samples (GstAxReportLatency *
+    latency, const gdouble * samples_ms, guint n);
+GST_AX_API void gst_ax_report_set_serial_latency (GstAxReport * report,
+    const GstAxReportLatency * latency, const gchar * absent);
 
 GST_AX_API GstAxReportGroup *gst_ax_report_add_group (GstAxReport * report,
     const gchar * name);

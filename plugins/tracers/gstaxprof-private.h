@@ -378,6 +378,8 @@ struct _GstAxProf
   guint n_perfetto;
   guint sample;
   gboolean allow_debug;
+  /* print=false: the text report goes nowhere but file= and the bus */
+  gboolean print;
   guint n_json;
   guint probe_sink;
   gdouble read_cost_ns;

@@ -30,7 +30,10 @@
  * to PATH.2, PATH.3, ...), `perfetto=PATH` (a timeline in Chrome
  * trace-event JSON for the Perfetto UI), `sample=N` (CPU and faults on
  * every Nth call per row and thread, wall on every call),
- * `allow-debug=true` (report timings even though DEBUG logging was on).
+ * `allow-debug=true` (report timings even though DEBUG logging was on),
+ * `print=false` (write no text report to stdout: an application or
+ * gst-ax-benchmark takes the report from the `axprof-report` bus message,
+ * whose `report` field holds it as a #GstAxReport).
  * One instance per process profiles: a second axprof in GST_TRACERS
  * warns once and is ignored.
  *
@@ -155,7 +158,7 @@ write_report (GstAxProf * self, PipelineState * p, GstAxReport * r,
       fputs (text, f);
       fclose (f);
     }
-  } else {
+  } else if (self->print) {
     fputs (text, stdout);
     fflush (stdout);
   }
@@ -174,6 +177,7 @@ write_report (GstAxProf * self, PipelineState * p, GstAxReport * r,
         "refused", G_TYPE_BOOLEAN, r->refusal != NULL,
         "constraint", G_TYPE_STRING, r->constraint,
         "text", G_TYPE_STRING, text, "json", G_TYPE_STRING, json,
+        "report", GST_AX_TYPE_REPORT, r,
         "usage-reader", G_TYPE_STRING, gst_ax_probe_thread_usage_reader () ==
         GST_AX_PROBE_USAGE_PERF ? "perf" : "rusage",
         "usage-fallback-threads", G_TYPE_UINT,
@@ -400,7 +404,7 @@ parse_params (GstAxProf * self)
   if (s == NULL) {
     g_warning ("axprof: cannot parse params '%s'; expected key=value pairs "
         "separated by commas: file=PATH, json=PATH, perfetto=PATH, sample=N, "
-        "allow-debug=true", params);
+        "allow-debug=true, print=false", params);
     g_free (params);
     return;
   }
@@ -417,6 +421,9 @@ parse_params (GstAxProf * self)
       g_warning ("axprof: sample must be an integer >= 1; got '%s'; "
           "measuring every call", params);
   }
+  if (gst_structure_has_field (s, "print") &&
+      !gst_structure_get_boolean (s, "print", &self->print))
+    g_warning ("axprof: print must be true or false; got '%s'", params);
   if (gst_structure_has_field (s, "allow-debug") &&
       !gst_structure_get_boolean (s, "allow-debug", &self->allow_debug))
     g_warning ("axprof: allow-debug must be true or false; got '%s'", params);
@@ -432,9 +439,10 @@ parse_params (GstAxProf * self)
       const gchar *f = gst_structure_nth_field_name (s, i);
 
       if (strcmp (f, "file") && strcmp (f, "json") && strcmp (f, "sample") &&
-          strcmp (f, "allow-debug") && strcmp (f, "perfetto"))
+          strcmp (f, "allow-debug") && strcmp (f, "perfetto") &&
+          strcmp (f, "print"))
         g_warning ("axprof: unknown param '%s' ignored; known: file, json, "
-            "perfetto, sample, allow-debug", f);
+            "perfetto, sample, allow-debug, print", f);
     }
   }
   gst_structure_free (s);
@@ -539,4 +547,5 @@ static void
 gst_ax_prof_init (GstAxProf * self)
 {
   self->sample = 1;
+  self->print = TRUE;
 }

@@ -13,16 +13,23 @@
  * configured). The tool's path is the first argument. */
 
 #include <gst/gst.h>
+#include <json-glib/json-glib.h>
 #include <glib/gstdio.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 /* gst-ax-benchmark's exit statuses */
 #define EXIT_USAGE 2
 #define EXIT_RUN_FAILED 1
+#define EXIT_INTERRUPTED 130
+
+/* long enough that Ctrl-C always comes first */
+#define ENDLESS_FRAMES "1000000"
 
 /* few frames: the suite also runs under sanitizers, 5-10x slower */
 #define BALL_FRAMES 4
@@ -79,6 +86,8 @@ assert_usage_error (Result r, const gchar * message)
         EXIT_USAGE, message, r.status, r.err);
   /* refused before anything ran: no report */
   g_assert_null (strstr (r.out, "Latency"));
+  if (strstr (r.err, "--help") == NULL)
+    g_error ("no usage hint with \"%s\":\n%s", message, r.err);
   result_clear (&r);
 }
 
@@ -111,8 +120,14 @@ test_bad_options (void)
   assert_usage_error (run_tool ("ball-detector", "--json",
           "/nonexistent/r.json", NULL),
       "--json /nonexistent/r.json: no such directory /nonexistent");
-  assert_usage_error (run_tool ("ball-detector", "--report", "a,b.txt",
-          NULL), "--report a,b.txt: the path may not be empty or hold ','");
+  assert_usage_error (run_tool ("ball-detector", "--report", "", NULL),
+      "--report: the path may not be empty");
+  assert_usage_error (run_tool ("ball-detector", "--serial-frames", "-1",
+          NULL), "--serial-frames must be 0 (no serial pass) or more, got -1");
+  assert_usage_error (run_tool ("ball-detector", "--serial-frames", "many",
+          NULL), "many");
+  assert_usage_error (run_tool ("ball-detector", "--eos-timeout", "-2",
+          NULL), "--eos-timeout must be 0 to 3600 seconds, got -2");
 }
 
 static void
@@ -252,6 +267,118 @@ test_ball_run (void)
           "axnms ! fakesink sync=false"));
   result_clear (&r);
   g_free (frames);
+}
+
+/* The serial latency pass, then the streamed pass, on one pipeline: the
+ * latency counts the serial pass's frames, everything else the streamed
+ * pass's; --serial-frames 0 takes the latency from the streamed pass. */
+static void
+test_serial_pass (void)
+{
+  gchar *json = g_build_filename (tmp, "serial.json", NULL);
+  JsonParser *parser = json_parser_new ();
+  GError *error = NULL;
+  JsonObject *latency;
+  Result r = run_tool ("ball-detector", "--frames", "7", "--serial-frames",
+      "3", "--in-flight", "4", "--time-scale", "0", "--json", json,
+      "--quiet", NULL);
+
+  if (r.status != 0)
+    g_error ("gst-ax-benchmark failed (exit %d):\n%s\n%s", r.status, r.out,
+        r.err);
+  if (strstr (r.out, "Latency e2e (ms, N=3, serial):\n") == NULL)
+    g_error ("no serial latency of 3 frames in the report:\n%s", r.out);
+  g_assert_cmpint (report_frames (r.out), ==, 7);
+  g_assert_true (json_parser_load_from_file (parser, json, &error));
+  g_assert_no_error (error);
+  latency = json_object_get_object_member (json_node_get_object
+      (json_parser_get_root (parser)), "latency");
+  g_assert_cmpstr (json_object_get_string_member (latency, "pass"), ==,
+      "serial");
+  g_assert_cmpint (json_object_get_int_member (latency, "n"), ==, 3);
+  g_assert_cmpfloat (json_object_get_double_member (latency, "min_ms"), >, 0);
+  g_assert_cmpfloat (json_object_get_double_member (latency, "min_ms"), <=,
+      json_object_get_double_member (latency, "p50_ms"));
+  result_clear (&r);
+
+  r = run_tool ("ball-detector", "--frames", "5", "--serial-frames", "0",
+      "--time-scale", "0", "--quiet", NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_null (strstr (r.out, "serial"));
+  g_assert_nonnull (strstr (r.out, "Latency e2e (ms, N=5, free-running"));
+  result_clear (&r);
+
+  g_object_unref (parser);
+  g_unlink (json);
+  g_free (json);
+}
+
+/* Starts the tool on an endless run, waits until its streamed pass has
+ * begun, then sends Ctrl-C (SIGINT). */
+static Result
+interrupt_tool (const gchar * eos_timeout)
+{
+  const gchar *argv[] = { tool, "ball-detector", "--frames", ENDLESS_FRAMES,
+    "--serial-frames", "0", "--time-scale", "1", "--eos-timeout",
+    eos_timeout, NULL
+  };
+  Result r = { 0, NULL, NULL };
+  GError *error = NULL;
+  GString *err = g_string_new (NULL), *out = g_string_new (NULL);
+  gint out_fd, err_fd, wait_status;
+  GPid pid;
+  gchar buf[4096];
+  gssize n;
+
+  g_assert_true (g_spawn_async_with_pipes (NULL, (gchar **) argv, NULL,
+          G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, NULL, &out_fd, &err_fd,
+          &error));
+  g_assert_no_error (error);
+  /* stdout is read after the tool stops: a report is far smaller than a
+   * pipe's buffer */
+  while (strstr (err->str, "streamed pass:") == NULL) {
+    n = read (err_fd, buf, sizeof (buf));
+    g_assert_cmpint (n, >, 0);
+    g_string_append_len (err, buf, n);
+  }
+  g_assert_cmpint (kill (pid, SIGINT), ==, 0);
+  while ((n = read (err_fd, buf, sizeof (buf))) > 0)
+    g_string_append_len (err, buf, n);
+  while ((n = read (out_fd, buf, sizeof (buf))) > 0)
+    g_string_append_len (out, buf, n);
+  r.out = g_string_free (out, FALSE);
+  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  close (out_fd);
+  close (err_fd);
+  g_assert_true (WIFEXITED (wait_status));
+  r.status = WEXITSTATUS (wait_status);
+  r.err = g_string_free (err, FALSE);
+  return r;
+}
+
+/* Ctrl-C ends the run with EOS and prints the report of what ran; if EOS
+ * does not arrive in time, the report is marked CUT SHORT. */
+static void
+test_interrupt (void)
+{
+  Result r = interrupt_tool ("30");
+
+  if (r.status != 0 || strstr (r.out, "axprof report for pipeline0 (EOS)")
+      == NULL)
+    g_error ("expected exit 0 and a report at EOS, got exit %d:\n%s\n%s",
+        r.status, r.out, r.err);
+  g_assert_nonnull (strstr (r.err, "interrupted; sending EOS"));
+  g_assert_cmpint (report_frames (r.out), >, 0);
+  g_assert_cmpint (report_frames (r.out), <, atoi (ENDLESS_FRAMES));
+  result_clear (&r);
+
+  r = interrupt_tool ("0");
+  if (r.status != EXIT_INTERRUPTED || strstr (r.out, "(CUT SHORT") == NULL)
+    g_error ("expected exit %d and a report cut short, got exit %d:\n%s\n%s",
+        EXIT_INTERRUPTED, r.status, r.out, r.err);
+  g_assert_nonnull (strstr (r.err, "the report is cut short"));
+  result_clear (&r);
 }
 
 static const gchar *
@@ -394,6 +521,8 @@ main (int argc, char **argv)
   g_test_add_func ("/benchmark/bad-video", test_bad_video);
   g_test_add_func ("/benchmark/bad-images", test_bad_images);
   g_test_add_func ("/benchmark/ball-run", test_ball_run);
+  g_test_add_func ("/benchmark/serial-pass", test_serial_pass);
+  g_test_add_func ("/benchmark/interrupt", test_interrupt);
   g_test_add_func ("/benchmark/video-run", test_video_run);
   g_test_add_func ("/benchmark/images-run", test_images_run);
   ret = g_test_run ();

@@ -1,0 +1,120 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The report model as data: its boxed, reference-counted type, exact
+ * latency statistics from samples, and a serial pass's latency in the
+ * rendered text and JSON. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/ax/gstaxreport.h>
+#include <math.h>
+#include <string.h>
+
+#define EPS 1e-9
+
+GST_START_TEST (test_boxed_refcount)
+{
+  GstAxReport *r = gst_ax_report_new ();
+  GstStructure *s;
+  GstAxReport *got = NULL;
+
+  r->pipeline = g_strdup ("pipeline0");
+  s = gst_structure_new ("axprof-report", "report", GST_AX_TYPE_REPORT, r,
+      NULL);
+  /* the structure holds its own reference */
+  gst_ax_report_unref (r);
+  fail_unless (gst_structure_get (s, "report", GST_AX_TYPE_REPORT, &got, NULL));
+  fail_unless (got == r);
+  fail_unless_equals_string (got->pipeline, "pipeline0");
+  gst_structure_free (s);
+  /* still alive through the reference gst_structure_get() gave */
+  fail_unless_equals_string (got->pipeline, "pipeline0");
+  gst_ax_report_unref (got);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_latency_from_samples)
+{
+  /* 1..20 ms, shuffled */
+  const gdouble ms[] = { 7, 3, 20, 1, 12, 9, 15, 2, 18, 5, 11, 4, 16, 8,
+    19, 6, 13, 10, 17, 14
+  };
+  GstAxReportLatency l;
+  gdouble var = 0;
+  guint i;
+
+  for (i = 1; i <= 20; i++)
+    var += (i - 10.5) * (i - 10.5);
+  var /= 20;
+  gst_ax_report_latency_from_samples (&l, ms, G_N_ELEMENTS (ms));
+  fail_unless_equals_int (l.n, 20);
+  fail_unless (fabs (l.min_ms - 1) < EPS);
+  fail_unless (fabs (l.max_ms - 20) < EPS);
+  fail_unless (fabs (l.mean_ms - 10.5) < EPS);
+  /* nearest rank: ceil (0.5 x 20) = the 10th, ceil (0.95 x 20) = the 19th */
+  fail_unless (fabs (l.p50_ms - 10) < EPS);
+  fail_unless (fabs (l.p95_ms - 19) < EPS);
+  fail_unless (fabs (l.p99_ms - 20) < EPS);
+  fail_unless (isnan (l.p999_ms));
+  fail_unless (fabs (l.stddev_ms - sqrt (var)) < 1e-6);
+  fail_unless (fabs (l.jitter_ms - 19) < EPS);
+
+  gst_ax_report_latency_from_samples (&l, NULL, 0);
+  fail_unless_equals_int (l.n, 0);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_serial_latency_rendered)
+{
+  GstAxReport *r = gst_ax_report_new ();
+  const gdouble ms[] = { 2.0, 4.0, 3.0 };
+  GstAxReportLatency l;
+  gchar *text, *json;
+
+  r->pipeline = g_strdup ("pipeline0");
+  r->pacing = g_strdup ("free-running: no live source, no sink syncs");
+  r->latency.n = 300;
+  r->latency_unmatched = 2;
+  gst_ax_report_latency_from_samples (&l, ms, G_N_ELEMENTS (ms));
+  gst_ax_report_set_serial_latency (r, &l, NULL);
+  text = gst_ax_report_to_text (r);
+  json = gst_ax_report_to_json (r);
+  fail_unless (strstr (text, "Latency e2e (ms, N=3, serial):\n  min 2.00  "
+          "mean 3.00  p50 3.00") != NULL, "%s", text);
+  fail_unless (strstr (text, "UNMATCHED") == NULL);
+  fail_unless (strstr (json, "\"pass\" : \"serial\"") != NULL, "%s", json);
+  g_free (text);
+  g_free (json);
+
+  gst_ax_report_set_serial_latency (r, NULL, "no frame reached the sink");
+  text = gst_ax_report_to_text (r);
+  fail_unless (strstr (text, "Latency e2e (serial): no frame reached the "
+          "sink\n") != NULL, "%s", text);
+  g_free (text);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
+static Suite *
+report_suite (void)
+{
+  Suite *s = suite_create ("report");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_boxed_refcount);
+  tcase_add_test (tc, test_latency_from_samples);
+  tcase_add_test (tc, test_serial_latency_rendered);
+  return s;
+}
+
+GST_CHECK_MAIN (report);

@@ -110,8 +110,14 @@ simnpu__timeline_schedule_job (simnpu_device * dev, simnpu_job * job,
   }
   job->core = best;
   job->scale = scale;
+  /* Without a command processor (CSS) the host driver sets each job up on
+   * the core it runs on, so the fixed per-job overhead holds that core
+   * before the job's first transfer: it is device time, as simnpu-compile
+   * and the model info count it, and busy time in the occupancy. */
   if (!dev->profile.has_cdma_css)
-    t0 += (uint64_t) ((double) dev->profile.job_overhead_ns * scale);
+    first = reserve (dev, best, now,
+        (uint64_t) ((double) dev->profile.job_overhead_ns * scale), false,
+        &t0);
   for (i = 0; i < s->n_actions; i++) {
     const simnpu__action *a = &s->actions[i];
     unsigned r = a->resource < 0 ? best : (unsigned) a->resource;

@@ -541,7 +541,8 @@ text_share (const GstAxReport * r, GString * s)
   }
   sum = r->share_device_ms + r->share_host_ms;
   g_string_append (s, "Host/device wall-time share (device = time per job "
-      "on the device; host = rows that are not waiting; per-frame averages, "
+      "on the device, setup + DMA in + compute + DMA out, as simnpu-compile "
+      "estimates it; host = rows that are not waiting; per-frame averages, "
       "not one frame's latency decomposition):\n");
   g_string_append_printf (s, "  device (inference)  %.2f ms/frame  (%.1f%% of "
       "summed wall)\n", r->share_device_ms,

@@ -728,6 +728,9 @@ main (int argc, char **argv)
     printf ("device time:    %.1f us per job (%.1f jobs/s per core, "
         "up to %.1f jobs/s on %u cores)\n", us, 1e6 / us,
         profile.cores * 1e6 / us, profile.cores);
+    printf ("                (the job's setup, %.1f us, then DMA in, compute "
+        "and DMA out: the report's device_ms on an idle device)\n",
+        profile.job_overhead_ns / 1000.0);
     printf ("written:        %s\n", output);
   }
   status = EXIT_SUCCESS;

@@ -148,6 +148,51 @@ compare_resource_start (const void *pa, const void *pb)
   return 0;
 }
 
+/* Metis has no command processor: each job's fixed setup holds the core
+ * it runs on, so a job's device time (device_end - device_start, what the
+ * report's device_ms and occupancy are made of) is the model info's
+ * device_ns, which is simnpu-compile's estimate; and the cores' busy time
+ * includes it, so jobs queued on one core follow each other's setup. */
+static void
+test_device_time_includes_job_overhead (void)
+{
+  Fixture f;
+  simnpu_job_result r[8];
+  simnpu_model_info info;
+  simnpu_device_info dinfo;
+  uint64_t end = 0;
+  unsigned i;
+
+  fixture_open (&f, "metis", 16, 16, 3);
+  g_assert_cmpint (simnpu_device_use_virtual_clock (f.dev, 0), ==, 0);
+  simnpu_model_get_info (f.model, &info);
+  simnpu_device_get_info (f.dev, &dinfo);
+  g_assert_cmpuint (dinfo.job_overhead_ns, >, 0);
+  g_assert_cmpuint (info.device_ns, >, dinfo.job_overhead_ns);
+
+  run_wave (&f, 1, r);
+  g_assert_cmpuint (r[0].device_end_ns - r[0].device_start_ns, ==,
+      info.device_ns);
+  g_assert_cmpuint (r[0].device_ns, ==, info.device_ns);
+  /* the computing starts after the setup */
+  g_assert_cmpuint (r[0].core_start_ns - r[0].device_start_ns, >=,
+      dinfo.job_overhead_ns);
+  end = r[0].device_end_ns;
+
+  /* two waves of one job per core: each core runs its two jobs one after
+   * the other, setup included */
+  g_assert_cmpint (simnpu_device_advance_virtual_clock (f.dev, end), ==, 0);
+  run_wave (&f, 2 * dinfo.n_cores, r);
+  for (i = 0; i < 2 * dinfo.n_cores; i++)
+    g_assert_cmpuint (r[i].device_end_ns - r[i].device_start_ns, >=,
+        info.device_ns);
+  for (i = 0; i < 2 * dinfo.n_cores; i++)
+    end = MAX (end, r[i].device_end_ns);
+  g_assert_cmpuint (end - r[0].device_start_ns, >=,
+      2 * (dinfo.job_overhead_ns + r[0].core_busy_ns));
+  fixture_close (&f);
+}
+
 static void
 test_event_order_and_counters (void)
 {
@@ -632,6 +677,8 @@ main (int argc, char **argv)
       test_concurrency_virtual_clock);
   g_test_add_func ("/simnpu/runtime/events-counters",
       test_event_order_and_counters);
+  g_test_add_func ("/simnpu/runtime/device-time-overhead",
+      test_device_time_includes_job_overhead);
   g_test_add_func ("/simnpu/runtime/dma-split", test_dma_transfers_split);
   g_test_add_func ("/simnpu/runtime/cancel-poll-callback",
       test_cancel_poll_callback);

@@ -116,8 +116,7 @@ simnpu__timeline_schedule_job (simnpu_device * dev, simnpu_job * job,
    * and the model info count it, and busy time in the occupancy. */
   if (!dev->profile.has_cdma_css)
     first = reserve (dev, best, now,
-        (uint64_t) ((double) dev->profile.job_overhead_ns * scale), false,
-        &t0);
+        (uint64_t) ((double) dev->profile.job_overhead_ns * scale), false, &t0);
   for (i = 0; i < s->n_actions; i++) {
     const simnpu__action *a = &s->actions[i];
     unsigned r = a->resource < 0 ? best : (unsigned) a->resource;

@@ -91,6 +91,11 @@ struct _Item
   /* protected by the element's lock */
   guint n_done;
   gboolean reported;            /* error already posted by the chain */
+  /* on the probe clock, 0 without a profiler: when the chain took the
+   * frame into the window, and when its last job completed (under the
+   * lock) */
+  guint64 enter_ns;
+  guint64 done_ns;
 };
 
 struct _GstAxInference
@@ -145,6 +150,15 @@ struct _GstAxInference
   gboolean flushing;
   GstFlowReturn srcresult;
   gboolean warned_no_tensor;
+
+  /* the window as the profiler sees it, on the probe clock; written by
+   * the output thread only: every frame's time from entering the window
+   * to its push, the part of it finished frames waited for their turn to
+   * be pushed, and the span from the first entry to the last push */
+  guint64 window_frame_ns;
+  guint64 window_held_ns;
+  guint64 window_first_ns;
+  guint64 window_last_ns;
 };
 
 gboolean gst_ax_inference_open_device (GstAxInference * self);

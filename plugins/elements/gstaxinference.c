@@ -339,6 +339,9 @@ report_device (GstAxInference * self)
   d.jobs_done = c.jobs_done;
   d.sim_cpu_ns = c.sim_cpu_ns;
   d.lag_ns = c.lag_ns;
+  d.in_window_ns = self->window_frame_ns;
+  d.held_in_window_ns = self->window_held_ns;
+  d.window_span_ns = self->window_last_ns - self->window_first_ns;
   gst_ax_probe_device (&d);
 }
 
@@ -431,11 +434,13 @@ job_done_cb (simnpu_job * sjob, const simnpu_job_result * result,
 {
   Job *job = user_data;
   GstAxInference *self = job->self;
+  guint64 now_ns = job->item->enter_ns ? gst_ax_probe_now_ns () : 0;
 
   g_mutex_lock (&self->lock);
   job->result = *result;
   job->done = TRUE;
-  job->item->n_done++;
+  if (++job->item->n_done == job->item->n_jobs)
+    job->item->done_ns = now_ns;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
 }
@@ -580,6 +585,10 @@ gst_ax_inference_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   }
   item = item_get (self, n_inputs);
   g_mutex_unlock (&self->lock);
+  /* the frame is inside the window from here to its push */
+  item->enter_ns = n_inputs > 0 && gst_ax_probe_is_active ()?
+      gst_ax_probe_now_ns () : 0;
+  item->done_ns = 0;
 
   /* output metas are added by the streaming thread */
   item->frame = gst_buffer_make_writable (buf);
@@ -886,6 +895,26 @@ attach_outputs (GstAxInference * self, Item * item)
   }
 }
 
+/* Counts @item's time inside the window, which ends as it is pushed:
+ * a frame held there after its jobs completed, while the output thread
+ * pushed the frames before it, fills the window as much as one on the
+ * device. @popped_ns: when the output thread took it. */
+static void
+account_window (GstAxInference * self, Item * item, guint64 popped_ns)
+{
+  guint64 now_ns;
+
+  if (item->enter_ns == 0 || !gst_ax_probe_is_active ())
+    return;
+  now_ns = gst_ax_probe_now_ns ();
+  if (self->window_first_ns == 0)
+    self->window_first_ns = item->enter_ns;
+  self->window_last_ns = now_ns;
+  self->window_frame_ns += now_ns - item->enter_ns;
+  if (item->done_ns != 0 && popped_ns > item->done_ns)
+    self->window_held_ns += popped_ns - item->done_ns;
+}
+
 static void
 report_jobs (GstAxInference * self, Item * item)
 {
@@ -1013,6 +1042,7 @@ gst_ax_inference_loop (GstAxInference * self)
     attach_outputs (self, item);
     gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->group,
         STAGE_HOST_COPY_OUT, GST_AX_PROBE_FLAG_STAGE);
+    account_window (self, item, wait_end_ns);
     report_jobs (self, item);
   }
 
@@ -1073,6 +1103,9 @@ start_streaming (GstAxInference * self)
   self->n_outstanding = 0;
   self->warned_no_tensor = FALSE;
   g_mutex_unlock (&self->lock);
+  /* the task is not running: the output thread's books are free */
+  self->window_frame_ns = self->window_held_ns = 0;
+  self->window_first_ns = self->window_last_ns = 0;
   report_device (self);
   return gst_pad_start_task (self->srcpad,
       (GstTaskFunction) gst_ax_inference_loop, self, NULL);

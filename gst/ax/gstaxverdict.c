@@ -179,6 +179,17 @@ after_model (const GstAxReport * r, const GstAxReportRow * row,
       !is_queue_row (r, row);
 }
 
+/* The rows after @data's rank along the links, queues apart. */
+static gboolean
+downstream_of (const GstAxReport * r, const GstAxReportRow * row,
+    gconstpointer data)
+{
+  const ModelRef *m = data;
+
+  return row->rank != GST_AX_REPORT_RANK_UNKNOWN && row->rank > m->rank &&
+      !is_queue_row (r, row);
+}
+
 /* What an empty queue waits for: among the rows that compute closer to
  * the sources than it, queues and reported stages apart. */
 static gboolean
@@ -586,9 +597,17 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
         "in-flight window would use the idle cores)", dev->group, dev->depth,
         dev->in_flight_window, dev->occupancy_percent, dev->n_cores);
   } else if (full) {
-    gboolean waits = work.row && (work.row->flags &
-        GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED);
+    gboolean waits;
+    gint rank;
 
+    /* what a full queue waits for is after it along the links */
+    if (queue_rank (r, full, &rank)) {
+      ModelRef down = { NULL, rank };
+
+      work = costliest_row (r, downstream_of, &down);
+    }
+    waits = work.row && (work.row->flags &
+        GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED);
     v->kind = GST_AX_REPORT_CONSTRAINT_BACKPRESSURE;
     v->queue = g_strdup (full->name);
     if (work.row)

@@ -30,7 +30,8 @@
 #define DECODE_FRAMES 30
 #define STOCK_FRAMES 20
 #define SCALE0_FRAMES 10
-#define SELECTOR_FRAMES 30
+#define SELECTOR_FRAMES 60
+#define EXACT_FRAMES 120
 
 static gdouble
 member (JsonObject * o, const gchar * name)
@@ -207,7 +208,7 @@ GST_START_TEST (test_input_selector_idle_branch)
       "videotestsrc name=on num-buffers=%d ! video/x-raw,width=320,height=240 "
       "! queue name=qa ! sel.sink_0 "
       "videotestsrc name=off num-buffers=%d pattern=ball ! "
-      "video/x-raw,width=1280,height=720 ! queue name=qb ! sel.sink_1",
+      "video/x-raw,width=160,height=120 ! queue name=qb ! sel.sink_1",
       SELECTOR_FRAMES, SELECTOR_FRAMES);
   AxProfReport *r = ax_prof_run (desc);
   JsonObject *off = ax_prof_find_row (r->root, "pipeline", "off (create)");
@@ -230,6 +231,44 @@ GST_START_TEST (test_input_selector_idle_branch)
 
 GST_END_TEST;
 
+/* Task loops and reported stages count exactly the frames their task
+ * pushed: 120 for 120 frames, never one more. */
+GST_START_TEST (test_stage_counts_exact)
+{
+  const gchar *pipeline_rows[] = { "videotestsrc0 (create)", "q0 (pull)",
+    "q1 (pull)", "fakesink0"
+  };
+  const gchar *model_rows[] = { "axinference0", "host copy in",
+    "device wait", "host copy out", "axinference0 (loop)"
+  };
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d ! "
+      "video/x-raw,width=64,height=48 ! queue name=q0 ! axletterbox ! "
+      "axinference model=ball-detector time-scale=0 ! queue name=q1 ! "
+      "fakesink", EXACT_FRAMES);
+  AxProfReport *r = ax_prof_run (desc);
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (pipeline_rows); i++) {
+    JsonObject *row = ax_prof_find_row (r->root, "pipeline", pipeline_rows[i]);
+
+    fail_unless (row != NULL, "no %s:\n%s", pipeline_rows[i], r->text);
+    fail_unless_equals_int (json_object_get_int_member (row, "count"),
+        EXACT_FRAMES);
+  }
+  for (i = 0; i < G_N_ELEMENTS (model_rows); i++) {
+    JsonObject *row = ax_prof_find_row (r->root, "ball-detector",
+        model_rows[i]);
+
+    fail_unless (row != NULL, "no %s:\n%s", model_rows[i], r->text);
+    fail_unless_equals_int (json_object_get_int_member (row, "count"),
+        EXACT_FRAMES);
+  }
+  g_free (desc);
+  ax_prof_report_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 axprof_verdict_suite (void)
 {
@@ -243,6 +282,7 @@ axprof_verdict_suite (void)
   tcase_add_test (tc, test_stock_source_faults);
   tcase_add_test (tc, test_time_scale_zero);
   tcase_add_test (tc, test_input_selector_idle_branch);
+  tcase_add_test (tc, test_stage_counts_exact);
   return s;
 }
 

@@ -144,6 +144,16 @@ typedef enum
  */
 #define GST_AX_REPORT_HELD_MIN_FRAMES 1.0
 /**
+ * GST_AX_REPORT_OUTPUT_BUSY_RATIO:
+ *
+ * A window's finished frames are held by what runs after the model only
+ * when those rows (downstream of it, and its own output-thread stages)
+ * take at least this share of the run's wall time: a thread that is idle
+ * most of the time holds nothing back, and frames finished out of order
+ * wait for the earlier ones, not for it.
+ */
+#define GST_AX_REPORT_OUTPUT_BUSY_RATIO 0.5
+/**
  * GST_AX_REPORT_SIM_LAG_RATIO:
  *
  * The simulator falls behind its device model when its outputs come, per

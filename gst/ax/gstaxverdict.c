@@ -415,12 +415,14 @@ step_starvation (GstAxReportVerdict * v, const GstAxReportQueue * full,
   if (full || empty) {
     const GstAxReportQueue *q = full ? full : empty;
     gboolean effect = full && v->kind == GST_AX_REPORT_CONSTRAINT_SIMULATOR;
+    gboolean paced = !full && v->kind == GST_AX_REPORT_CONSTRAINT_LIVE_PACED;
 
     add_step (v, g_strdup_printf ("  6. Starvation: %s mean depth %.1f (max "
             "%.0f), full %.1f%%, empty %.1f%% of the time%s.", q->name,
             q->mean, q->max, q->full_percent, q->empty_percent, effect ?
             " (filled behind the simulator's pace: an effect, not the cause)"
-            : ""));
+            : paced ? " (emptied between the live source's frames: an "
+            "effect of its pace, not starvation)" : ""));
   } else if (dev && dev->held_depth > 0) {
     add_step (v, g_strdup_printf ("  6. Starvation: in-flight depth %.1f of "
             "a window of %u, %.1f of them finished frames waiting for the "
@@ -490,6 +492,28 @@ after_model_except (const GstAxReport * r, const GstAxReportRow * row,
   return after_model (r, row, ctx[0]);
 }
 
+/* The share of the run's wall time the rows after the model take. */
+static gdouble
+after_model_busy (const GstAxReport * r, const ModelRef * m)
+{
+  gdouble ms = 0;
+  guint i, j;
+
+  if (r->wall_s <= 0)
+    return 0;
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    for (j = 0; j < g->rows->len; j++) {
+      const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      if (!row->inactive && after_model (r, row, m))
+        ms += row->total_ms;
+    }
+  }
+  return ms / (r->wall_s * (gdouble) (GST_SECOND / GST_MSECOND));
+}
+
 static gchar *
 name_rows_after_model (const GstAxReport * r, const ModelRef * m,
     RowRef * first)
@@ -553,7 +577,8 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
       dev->held_depth > 0 &&
       dev->held_depth >= GST_AX_REPORT_HELD_DEPTH_RATIO * dev->depth &&
       model_rank (r, dev->group, &after.rank) &&
-      costliest_row (r, after_model, &after).row != NULL) {
+      costliest_row (r, after_model, &after).row != NULL &&
+      after_model_busy (r, &after) >= GST_AX_REPORT_OUTPUT_BUSY_RATIO) {
     /* the window is full of finished frames: what runs after the device
      * on the output thread, downstream, is slower than the device */
     RowRef first = { NULL, NULL };

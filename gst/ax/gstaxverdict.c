@@ -618,7 +618,7 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
     v->kind = GST_AX_REPORT_CONSTRAINT_WINDOW;
     v->model = g_strdup (dev->group);
     v->constraint = g_strdup_printf ("the device at its in-flight window (%s: "
-        "%.1f of %u jobs in flight, %.1f%% of %u cores busy: a larger "
+        "%.1f of %u frames in flight, %.1f%% of %u cores busy: a larger "
         "in-flight window would use the idle cores)", dev->group, dev->depth,
         dev->in_flight_window, dev->occupancy_percent, dev->n_cores);
   } else if (full) {
@@ -670,7 +670,7 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
       GST_AX_REPORT_SUBMISSION_DEPTH_RATIO * dev->in_flight_window) {
     v->kind = GST_AX_REPORT_CONSTRAINT_SUBMISSION;
     v->model = g_strdup (dev->group);
-    v->constraint = g_strdup_printf ("the submission loop: %.1f jobs in "
+    v->constraint = g_strdup_printf ("the submission loop: %.1f frames in "
         "flight of a window of %u with the device %.1f%% occupied",
         dev->depth, dev->in_flight_window, dev->occupancy_percent);
   } else if (top.row->kind == GST_AX_REPORT_ROW_KIND_TASK &&

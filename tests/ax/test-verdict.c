@@ -253,7 +253,7 @@ GST_START_TEST (test_window_and_submission)
   fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_WINDOW);
   fail_unless_equals_string (v->model, "yolo");
   fail_unless_equals_string (v->constraint, "the device at its in-flight "
-      "window (yolo: 3.8 of 4 jobs in flight, 40.0% of 4 cores busy: a "
+      "window (yolo: 3.8 of 4 frames in flight, 40.0% of 4 cores busy: a "
       "larger in-flight window would use the idle cores)");
   gst_ax_report_verdict_free (v);
 
@@ -261,7 +261,7 @@ GST_START_TEST (test_window_and_submission)
   v = gst_ax_report_make_verdict (r);
   fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_SUBMISSION);
   fail_unless_equals_string (v->model, "yolo");
-  fail_unless_equals_string (v->constraint, "the submission loop: 1.2 jobs "
+  fail_unless_equals_string (v->constraint, "the submission loop: 1.2 frames "
       "in flight of a window of 4 with the device 40.0% occupied");
   gst_ax_report_verdict_free (v);
   gst_ax_report_free (r);

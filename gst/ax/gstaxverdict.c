@@ -202,6 +202,18 @@ upstream_of_queue (const GstAxReport * r, const GstAxReportRow * row,
       gst_ax_report_row_is_computing (row) && !is_queue_row (r, row);
 }
 
+/* A task loop closer to the sources than @data's rank (a source's create,
+ * a demuxer's loop), computing or waiting. */
+static gboolean
+source_task_before (const GstAxReport * r, const GstAxReportRow * row,
+    gconstpointer data)
+{
+  const gint *rank = data;
+
+  return row->rank < *rank && row->kind == GST_AX_REPORT_ROW_KIND_TASK &&
+      !is_queue_row (r, row);
+}
+
 /* The device whose simulator fell furthest behind its model per job, if
  * any fell behind (GST_AX_REPORT_SIM_LAG_RATIO, GST_AX_REPORT_SIM_LAG_MS). */
 static const GstAxReportDevice *
@@ -648,8 +660,17 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
     gchar *sources = sources_text (r);
     gint rank;
 
-    if (queue_rank (r, empty, &rank))
+    if (queue_rank (r, empty, &rank)) {
       up = costliest_row (r, upstream_of_queue, &rank);
+      /* nothing upstream computes measurably (a capsfilter at 0.00 ms):
+       * what the queue waits for is a source's own task */
+      if (up.row == NULL || up.row->mean_ms < GST_AX_REPORT_MIN_CLASSIFIED_MS) {
+        RowRef task = costliest_row (r, source_task_before, &rank);
+
+        if (task.row)
+          up = task;
+      }
+    }
     v->kind = GST_AX_REPORT_CONSTRAINT_SOURCE;
     v->queue = g_strdup (empty->name);
     if (up.row)

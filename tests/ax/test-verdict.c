@@ -419,6 +419,28 @@ GST_START_TEST (test_queue_empty)
       "upstream of it is dec, 2.00 ms per frame)");
   gst_ax_report_verdict_free (v);
   gst_ax_report_free (r);
+
+  /* nothing upstream computes measurably: not "capsfilter0, 0.00 ms",
+   * but the source's task the queue waits for */
+  r = new_report ();
+  g = gst_ax_report_add_group (r, "pipeline");
+  add_row (g, "src (create)", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 33.0,
+      0.5, FRAMES);
+  add_row (g, "capsfilter0", "capsfilter0", GST_AX_REPORT_ROW_KIND_ELEMENT, 1,
+      0.001, 0.001, FRAMES);
+  add_row (g, "queue0", "queue0", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 0.01,
+      0.01, FRAMES);
+  add_row (g, "queue0 (pull)", "queue0", GST_AX_REPORT_ROW_KIND_TASK, 2, 33.0,
+      0.1, FRAMES);
+  add_queue (r, "queue0", 0, 99.0);
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_SOURCE);
+  fail_unless_equals_string (v->element, "src");
+  fail_unless_equals_string (v->constraint, "source starvation: queue0 is "
+      "empty 99.0% of the time, waiting on src (the costliest work upstream "
+      "of it is src (create), 33.00 ms per frame)");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
 }
 
 GST_END_TEST;

@@ -91,6 +91,13 @@ typedef struct
  * @sim_cpu_ns: CPU time the simulator's own threads used so far
  * @lag_ns: accumulated time by which functional compute fell behind the
  *   modelled device time
+ * @in_window_ns: summed time frames spent inside the element's in-flight
+ *   window so far, from entering it to their push downstream (finished
+ *   frames waiting for the in-order push included); 0 if not measured
+ * @held_in_window_ns: the part of @in_window_ns during which frames were
+ *   finished and waited for the frames before them to be pushed
+ * @window_span_ns: from the first frame's entry into the window to the
+ *   last push; @in_window_ns over it is the achieved in-flight depth
  *
  * The state of a device as seen by the element driving it. Elements send it
  * when they open the device and again whenever the counters change; each
@@ -106,6 +113,9 @@ typedef struct
   guint64 jobs_done;
   guint64 sim_cpu_ns;
   guint64 lag_ns;
+  guint64 in_window_ns;
+  guint64 held_in_window_ns;
+  guint64 window_span_ns;
 } GstAxProbeDevice;
 
 /**

@@ -162,6 +162,7 @@ gst_ax_report_unref (GstAxReport * report)
   g_free (report->devices_absent);
   g_ptr_array_unref (report->warnings);
   g_ptr_array_unref (report->sources);
+  g_free (report->live_source);
   g_free (report->constraint_element);
   g_free (report->constraint_row);
   g_free (report->constraint_queue);
@@ -487,23 +488,59 @@ text_latency (const GstAxReport * r, GString * s)
         "not in N\n", r->latency_unmatched);
 }
 
+/* The in-flight window the run streamed at, as the section headers state
+ * it: "in_flight=4", or each model's window when they differ; %NULL
+ * without a device. */
+static gchar *
+in_flight_text (const GstAxReport * r)
+{
+  GString *s;
+  gboolean same = TRUE;
+  guint i;
+
+  if (r->devices_absent || r->devices->len == 0)
+    return NULL;
+  for (i = 1; i < r->devices->len; i++)
+    if (g_array_index (r->devices, GstAxReportDevice, i).in_flight_window !=
+        g_array_index (r->devices, GstAxReportDevice, 0).in_flight_window)
+      same = FALSE;
+  s = g_string_new ("in_flight=");
+  for (i = 0; i < (same ? 1 : r->devices->len); i++) {
+    const GstAxReportDevice *d =
+        &g_array_index (r->devices, GstAxReportDevice, i);
+
+    g_string_append_printf (s, "%s%u", i ? ", " : "", d->in_flight_window);
+    if (!same)
+      g_string_append_printf (s, " (%s)", d->group);
+  }
+  return g_string_free (s, FALSE);
+}
+
 static void
 text_groups (const GstAxReport * r, GString * s)
 {
+  gchar *in_flight = in_flight_text (r);
+  gchar *streamed = in_flight ? g_strdup_printf ("streamed at %s; ",
+      in_flight) : g_strdup ("");
   guint i, j;
 
   if (r->groups_absent) {
     g_string_append_printf (s, "Per-operator/stage time: %s\n",
         r->groups_absent);
+    g_free (in_flight);
+    g_free (streamed);
     return;
   }
   if (r->sample > 1)
-    g_string_append_printf (s, "Per-operator/stage time (ms; wall on every "
+    g_string_append_printf (s, "Per-operator/stage time (ms; %swall on every "
         "call, CPU and faults SAMPLED on every %uth call per row), execution "
-        "order within each group.\n", r->sample);
+        "order within each group.\n", streamed, r->sample);
   else
-    g_string_append (s, "Per-operator/stage time (ms; wall, CPU and faults "
-        "on every call), execution order within each group.\n");
+    g_string_append_printf (s, "Per-operator/stage time (ms; %swall, CPU and "
+        "faults on every call), execution order within each group.\n",
+        streamed);
+  g_free (in_flight);
+  g_free (streamed);
   g_string_append (s, "  Mean/CPU/Faults are per CALL: read Count beside "
       "them; rank groups by their header, not by Mean.\n");
   if (!r->faults_measured)
@@ -532,6 +569,7 @@ text_groups (const GstAxReport * r, GString * s)
 static void
 text_share (const GstAxReport * r, GString * s)
 {
+  gchar *in_flight;
   gdouble sum;
 
   if (r->share_absent) {
@@ -540,10 +578,14 @@ text_share (const GstAxReport * r, GString * s)
     return;
   }
   sum = r->share_device_ms + r->share_host_ms;
-  g_string_append (s, "Host/device wall-time share (device = time per job "
-      "on the device, setup + DMA in + compute + DMA out, as simnpu-compile "
-      "estimates it; host = rows that are not waiting; per-frame averages, "
-      "not one frame's latency decomposition):\n");
+  in_flight = in_flight_text (r);
+  g_string_append_printf (s, "Host/device wall-time share (%s%s%sdevice = "
+      "time per job on the device, setup + DMA in + compute + DMA out, as "
+      "simnpu-compile estimates it; host = rows that are not waiting; "
+      "per-frame averages, not one frame's latency decomposition):\n",
+      in_flight ? "streamed at " : "", in_flight ? in_flight : "",
+      in_flight ? "; " : "");
+  g_free (in_flight);
   g_string_append_printf (s, "  device (inference)  %.2f ms/frame  (%.1f%% of "
       "summed wall)\n", r->share_device_ms,
       sum > 0 ? 100.0 * r->share_device_ms / sum : 0);
@@ -557,14 +599,19 @@ text_share (const GstAxReport * r, GString * s)
 static void
 text_throughput (const GstAxReport * r, GString * s)
 {
+  gchar *in_flight;
+
   if (r->throughput_absent) {
     g_string_append_printf (s, "Throughput: %s\n", r->throughput_absent);
     return;
   }
   g_string_append (s, "Throughput (wall-clock, first buffer to end of "
       "run):\n");
+  in_flight = in_flight_text (r);
   g_string_append_printf (s, "  %" G_GUINT64_FORMAT " frames in %.2f s  ->  "
-      "%.1f fps\n", r->frames, r->wall_s, r->fps);
+      "%.1f fps%s%s%s\n", r->frames, r->wall_s, r->fps,
+      in_flight ? "  (" : "", in_flight ? in_flight : "", in_flight ? ")" : "");
+  g_free (in_flight);
   g_string_append_printf (s, "  host cpu %.1f%% (=%.2f cores of %u)  peak "
       "mem %.1f MB\n", r->cpu_percent, r->cores_used, r->cores_available,
       r->peak_mem_mb);
@@ -621,6 +668,9 @@ text_occupancy (const GstAxReport * r, GString * s)
         r->cores_used, r->cores_available);
     g_string_append_printf (s, "  in-flight depth    %.1f achieved  "
         "(in-flight window %u)\n", d->depth, d->in_flight_window);
+    if (d->held_depth > 0)
+      g_string_append_printf (s, "    of which %.1f finished frames waiting "
+          "for the in-order push\n", d->held_depth);
   }
 }
 
@@ -638,9 +688,15 @@ text_device_throughput (const GstAxReport * r, GString * s)
   for (i = 0; i < r->devices->len; i++) {
     GstAxReportDevice *d = &g_array_index (r->devices, GstAxReportDevice, i);
 
-    g_string_append_printf (s, "  %s: %" G_GUINT64_FORMAT " jobs in %.2f s  "
-        "->  %.1f fps  (in_flight=%u)\n", d->group, d->jobs, d->device_s,
-        d->device_fps, d->in_flight_window);
+    /* no modelled device time (time-scale=0): there is no rate to give */
+    if (d->device_s > 0)
+      g_string_append_printf (s, "  %s: %" G_GUINT64_FORMAT " jobs in %.2f s  "
+          "->  %.1f fps  (in_flight=%u)\n", d->group, d->jobs, d->device_s,
+          d->device_fps, d->in_flight_window);
+    else
+      g_string_append_printf (s, "  %s: %" G_GUINT64_FORMAT " jobs in n/a  "
+          "->  n/a fps  (in_flight=%u; no modelled device time elapsed, as "
+          "with time-scale=0)\n", d->group, d->jobs, d->in_flight_window);
     if (d->sim_cpu_ms > 0 || d->lag_ms > 0)
       g_string_append_printf (s, "  simulator: %.1f ms CPU of its own, "
           "functional compute lagged the device model by %.1f ms\n",
@@ -837,6 +893,9 @@ json_groups (const GstAxReport * r, JsonBuilder * b)
         json_builder_add_null_value (b);
       else
         json_builder_add_int_value (b, row->rank);
+      json_int (b, "out_bytes", row->out_bytes);
+      json_builder_set_member_name (b, "inactive");
+      json_builder_add_boolean_value (b, row->inactive);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);
@@ -921,9 +980,10 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
       json_double (b, "occupancy_percent", d->occupancy_percent);
       json_double (b, "depth", d->depth);
       json_double (b, "device_s", d->device_s);
-      json_double (b, "device_fps", d->device_fps);
+      json_double (b, "device_fps", d->device_s > 0 ? d->device_fps : NAN);
       json_double (b, "sim_cpu_ms", d->sim_cpu_ms);
       json_double (b, "lag_ms", d->lag_ms);
+      json_double (b, "held_depth", d->held_depth);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);
@@ -953,6 +1013,8 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
   for (i = 0; i < r->sources->len; i++)
     json_builder_add_string_value (b, g_ptr_array_index (r->sources, i));
   json_builder_end_array (b);
+
+  json_string (b, "live_source", r->live_source);
 
   json_builder_set_member_name (b, "verdict");
   json_builder_begin_object (b);

@@ -109,6 +109,51 @@ typedef enum
  */
 #define GST_AX_REPORT_ALLOCATING_FAULTS_PER_CALL 10.0
 /**
+ * GST_AX_REPORT_ALLOCATING_OUTPUT_RATIO:
+ *
+ * A row allocates its output when its faults per call hand over at least
+ * this fraction of the bytes it pushes per call (#GST_AX_REPORT_PAGE_BYTES
+ * per fault): a row that makes each output buffer afresh takes about one
+ * fault per page of it, one that pools its buffers a few whatever their
+ * size. Rows whose output size is not known are judged by
+ * #GST_AX_REPORT_ALLOCATING_FAULTS_PER_CALL alone.
+ */
+#define GST_AX_REPORT_ALLOCATING_OUTPUT_RATIO 0.5
+/**
+ * GST_AX_REPORT_PAGE_BYTES:
+ *
+ * The bytes a minor page fault hands over.
+ */
+#define GST_AX_REPORT_PAGE_BYTES 4096.0
+/**
+ * GST_AX_REPORT_HELD_DEPTH_RATIO:
+ *
+ * An in-flight window in which at least this fraction of the frames are
+ * finished, waiting for the in-order push, is held by what runs after the
+ * device on the output thread, not by the device: when the window is full
+ * (#GST_AX_REPORT_WINDOW_BOUND_DEPTH_RATIO) or holds at least
+ * #GST_AX_REPORT_HELD_MIN_FRAMES such frames.
+ */
+#define GST_AX_REPORT_HELD_DEPTH_RATIO 0.5
+/**
+ * GST_AX_REPORT_HELD_MIN_FRAMES:
+ *
+ * A window holds its finished frames back (see
+ * #GST_AX_REPORT_HELD_DEPTH_RATIO) when, on average, at least this many
+ * of them wait for the in-order push, whether or not the window is full.
+ */
+#define GST_AX_REPORT_HELD_MIN_FRAMES 1.0
+/**
+ * GST_AX_REPORT_OUTPUT_BUSY_RATIO:
+ *
+ * A window's finished frames are held by what runs after the model only
+ * when those rows (downstream of it, and its own output-thread stages)
+ * take at least this share of the run's wall time: a thread that is idle
+ * most of the time holds nothing back, and frames finished out of order
+ * wait for the earlier ones, not for it.
+ */
+#define GST_AX_REPORT_OUTPUT_BUSY_RATIO 0.5
+/**
  * GST_AX_REPORT_SIM_LAG_RATIO:
  *
  * The simulator falls behind its device model when its outputs come, per
@@ -171,6 +216,10 @@ typedef enum
  * @kind: what the row measures
  * @rank: the element's distance from the sources along the pad links,
  *   #GST_AX_REPORT_RANK_UNKNOWN if not known
+ * @out_bytes: size of the buffers the row's element pushes (the last one
+ *   seen), 0 if not known
+ * @inactive: the element only feeds a pad that an input-selector does not
+ *   pass on: its time does not reach the sinks
  *
  * One row of the per-operator/stage table.
  */
@@ -188,6 +237,8 @@ typedef struct
   gchar *element;
   GstAxReportRowKind kind;
   gint rank;
+  guint64 out_bytes;
+  gboolean inactive;
 } GstAxReportRow;
 
 /**
@@ -247,11 +298,15 @@ typedef struct
  * @device_ms: mean device time per job
  * @host_ms: mean host time per frame in the model's own stages
  * @occupancy_percent: busy core-time / (cores x wall)
- * @depth: achieved in-flight depth (time-weighted jobs on the device)
+ * @depth: achieved in-flight depth: time-weighted frames inside the
+ *   element's window, from entering it to their push (finished frames
+ *   waiting for the in-order push included)
  * @device_s: wall time during which at least one core was busy
  * @device_fps: @jobs / @device_s
  * @sim_cpu_ms: CPU time of the simulator's own threads
  * @lag_ms: time by which functional compute fell behind the device model
+ * @held_depth: the part of @depth that is finished frames waiting for the
+ *   in-order push (0 when the element does not measure it)
  *
  * One device driven by one model.
  */
@@ -271,6 +326,7 @@ typedef struct
   gdouble device_fps;
   gdouble sim_cpu_ms;
   gdouble lag_ms;
+  gdouble held_depth;
 } GstAxReportDevice;
 
 /**
@@ -333,6 +389,8 @@ typedef enum
  * @GST_AX_REPORT_CONSTRAINT_SUBMISSION: the device's window is not kept
  *   full
  * @GST_AX_REPORT_CONSTRAINT_HOST: a host element computing
+ * @GST_AX_REPORT_CONSTRAINT_LIVE_PACED: the pipeline keeps pace with its
+ *   live source, which waits for its clock between frames
  *
  * The kind of constraint the verdict names.
  */
@@ -346,6 +404,7 @@ typedef enum
   GST_AX_REPORT_CONSTRAINT_SOURCE,
   GST_AX_REPORT_CONSTRAINT_SUBMISSION,
   GST_AX_REPORT_CONSTRAINT_HOST,
+  GST_AX_REPORT_CONSTRAINT_LIVE_PACED,
 } GstAxReportConstraintKind;
 
 /**
@@ -455,6 +514,8 @@ typedef struct
 
   /* names of the pipeline's source elements; (element-type utf8) */
   GPtrArray *sources;
+  /* the live source that paces the run, %NULL if none */
+  gchar *live_source;
 
   /* the verdict (gst_ax_report_set_verdict()); the constraint_* names are
    * those of #GstAxReportVerdict, %NULL when it names none */

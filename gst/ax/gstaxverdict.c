@@ -25,6 +25,11 @@
 #include <string.h>
 
 #define PERCENT 100.0
+#define BYTES_PER_MB (1024.0 * 1024.0)
+/* a window held by its output thread names this many of the rows after
+ * the model, each at least NAMED_ROW_SHARE of the costliest one's total */
+#define MAX_NAMED_ROWS 3
+#define NAMED_ROW_SHARE 0.25
 
 typedef struct
 {
@@ -36,7 +41,8 @@ typedef gboolean (*RowFilter) (const GstAxReport * r,
     const GstAxReportRow * row, gconstpointer data);
 
 /* The costliest row by total wall among those @accept takes, over every
- * group (ranked groups first, rows in order; the first of equals wins). */
+ * group (ranked groups first, rows in order; the first of equals wins).
+ * Rows of a branch an input-selector does not pass on never count. */
 static RowRef
 costliest_row (const GstAxReport * r, RowFilter accept, gconstpointer data)
 {
@@ -49,7 +55,7 @@ costliest_row (const GstAxReport * r, RowFilter accept, gconstpointer data)
     for (j = 0; j < g->rows->len; j++) {
       const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
 
-      if (accept && !accept (r, row, data))
+      if (row->inactive || (accept && !accept (r, row, data)))
         continue;
       if (best.row == NULL || row->total_ms > best.row->total_ms) {
         best.row = row;
@@ -117,6 +123,73 @@ queue_rank (const GstAxReport * r, const GstAxReportQueue * q, gint * rank)
   return FALSE;
 }
 
+/* The rank of the model @group's element: that of its element row. */
+static gboolean
+model_rank (const GstAxReport * r, const gchar * group, gint * rank)
+{
+  guint i, j;
+
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    if (g_strcmp0 (g->name, group) != 0)
+      continue;
+    for (j = 0; j < g->rows->len; j++) {
+      const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      if (row->kind == GST_AX_REPORT_ROW_KIND_ELEMENT &&
+          row->rank != GST_AX_REPORT_RANK_UNKNOWN) {
+        *rank = row->rank;
+        return TRUE;
+      }
+    }
+  }
+  return FALSE;
+}
+
+/* The stages axinference runs on its output thread, after the device and
+ * before the push: what a window of finished frames waits for besides
+ * the elements downstream. */
+static const gchar *const output_thread_stages[] = {
+  "postamble", "host copy out"
+};
+
+typedef struct
+{
+  const gchar *group;
+  gint rank;
+} ModelRef;
+
+/* What a model's window of finished frames waits for: the rows after the
+ * model along the links (queues apart), and its own output-thread stages. */
+static gboolean
+after_model (const GstAxReport * r, const GstAxReportRow * row,
+    gconstpointer data)
+{
+  const ModelRef *m = data;
+  guint i;
+
+  if (row->kind == GST_AX_REPORT_ROW_KIND_REPORTED) {
+    for (i = 0; i < G_N_ELEMENTS (output_thread_stages); i++)
+      if (g_strcmp0 (row->name, output_thread_stages[i]) == 0 &&
+          row->rank == m->rank)
+        return TRUE;
+  }
+  return row->rank != GST_AX_REPORT_RANK_UNKNOWN && row->rank > m->rank &&
+      !is_queue_row (r, row);
+}
+
+/* The rows after @data's rank along the links, queues apart. */
+static gboolean
+downstream_of (const GstAxReport * r, const GstAxReportRow * row,
+    gconstpointer data)
+{
+  const ModelRef *m = data;
+
+  return row->rank != GST_AX_REPORT_RANK_UNKNOWN && row->rank > m->rank &&
+      !is_queue_row (r, row);
+}
+
 /* What an empty queue waits for: among the rows that compute closer to
  * the sources than it, queues and reported stages apart. */
 static gboolean
@@ -127,6 +200,18 @@ upstream_of_queue (const GstAxReport * r, const GstAxReportRow * row,
 
   return row->rank < *rank && row->kind != GST_AX_REPORT_ROW_KIND_REPORTED &&
       gst_ax_report_row_is_computing (row) && !is_queue_row (r, row);
+}
+
+/* A task loop closer to the sources than @data's rank (a source's create,
+ * a demuxer's loop), computing or waiting. */
+static gboolean
+source_task_before (const GstAxReport * r, const GstAxReportRow * row,
+    gconstpointer data)
+{
+  const gint *rank = data;
+
+  return row->rank < *rank && row->kind == GST_AX_REPORT_ROW_KIND_TASK &&
+      !is_queue_row (r, row);
 }
 
 /* The device whose simulator fell furthest behind its model per job, if
@@ -211,19 +296,37 @@ step_trust (const GstAxReport * r, GstAxReportVerdict * v,
   add_step (v, g_string_free (s, FALSE));
 }
 
-/* 2. where the wall time is */
+static gboolean
+in_group (const GstAxReport * r, const GstAxReportRow * row, gconstpointer data)
+{
+  const GstAxReportGroup *g = data;
+
+  return row >= &g_array_index (g->rows, GstAxReportRow, 0) &&
+      row < &g_array_index (g->rows, GstAxReportRow, g->rows->len);
+}
+
+/* 2. where the wall time is: the costliest group, its own costliest row,
+ * and the costliest row overall when another group holds it */
 static void
 step_wall_time (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
     RowRef compute)
 {
   GstAxReportGroup *g0 = g_ptr_array_index (r->groups, 0);
+  RowRef own = costliest_row (r, in_group, g0);
   GString *s = g_string_new (NULL);
 
   g_string_append_printf (s, "  2. Wall time: group %s holds %.1f%% of the "
-      "profiled time; its costliest row overall is %s (%s) with %.1f ms "
-      "(%.2f ms x %" G_GUINT64_FORMAT " calls).", g0->name, g0->percent,
-      top.row->name, top.group, top.row->total_ms, top.row->mean_ms,
-      top.row->count);
+      "profiled time", g0->name, g0->percent);
+  if (own.row)
+    g_string_append_printf (s, "; its costliest row is %s with %.1f ms "
+        "(%.2f ms x %" G_GUINT64_FORMAT " calls)", own.row->name,
+        own.row->total_ms, own.row->mean_ms, own.row->count);
+  g_string_append_c (s, '.');
+  if (own.row != top.row)
+    g_string_append_printf (s, "\n     The costliest row overall is %s (%s) "
+        "with %.1f ms (%.2f ms x %" G_GUINT64_FORMAT " calls).",
+        top.row->name, top.group, top.row->total_ms, top.row->mean_ms,
+        top.row->count);
   if (compute.row && compute.row != top.row)
     g_string_append_printf (s, "\n     The costliest row that computes is "
         "%s (%s) with %.1f ms (CPU %.2f of %.2f ms per call).",
@@ -248,6 +351,27 @@ step_computing (GstAxReportVerdict * v, RowRef top)
           "call.", top.row->name, what, top.row->cpu_ms, top.row->mean_ms));
 }
 
+/* The share of @a's output that its faults per call hand over, 0 when
+ * its output size is not known. */
+static gdouble
+fault_share (const GstAxReportRow * a)
+{
+  return a->out_bytes > 0 ?
+      a->faults * GST_AX_REPORT_PAGE_BYTES / (gdouble) a->out_bytes : 0;
+}
+
+/* A row allocates its output when it takes many faults, and, where its
+ * output size is known, they hand over a large part of that output: a
+ * pooled 1.4 MB frame still takes a dozen faults in its own work. */
+static gboolean
+row_allocates (const GstAxReportRow * a)
+{
+  if (a->faults < GST_AX_REPORT_ALLOCATING_FAULTS_PER_CALL)
+    return FALSE;
+  return a->out_bytes == 0 ||
+      fault_share (a) >= GST_AX_REPORT_ALLOCATING_OUTPUT_RATIO;
+}
+
 /* 4. allocation, for the costliest computing row (else the costliest row
  * that is not a queue's) */
 static void
@@ -257,9 +381,19 @@ step_allocation (const GstAxReport * r, GstAxReportVerdict * v,
   if (!r->faults_measured)
     add_step (v, g_strdup ("  4. Allocation: faults are not measured on this "
             "system."));
-  else if (a && a->faults >= GST_AX_REPORT_ALLOCATING_FAULTS_PER_CALL)
+  else if (a && row_allocates (a) && a->out_bytes > 0)
+    add_step (v, g_strdup_printf ("  4. Allocation: %s takes %.0f page faults "
+            "per call, %.0f%% of the pages of its %.2f MB output: reuse its "
+            "output buffer (a pool).", a->name, a->faults,
+            PERCENT * fault_share (a), a->out_bytes / BYTES_PER_MB));
+  else if (a && row_allocates (a))
     add_step (v, g_strdup_printf ("  4. Allocation: %s takes %.0f page faults "
             "per call: reuse its output buffer (a pool).", a->name, a->faults));
+  else if (a && a->faults >= GST_AX_REPORT_ALLOCATING_FAULTS_PER_CALL)
+    add_step (v, g_strdup_printf ("  4. Allocation: %s takes %.0f faults per "
+            "call, %.0f%% of the pages of its %.2f MB output: it does not "
+            "make its output afresh; allocation is not what costs.", a->name,
+            a->faults, PERCENT * fault_share (a), a->out_bytes / BYTES_PER_MB));
   else if (a)
     add_step (v, g_strdup_printf ("  4. Allocation: %s takes %.0f faults per "
             "call; allocation is not what costs.", a->name, a->faults));
@@ -293,12 +427,19 @@ step_starvation (GstAxReportVerdict * v, const GstAxReportQueue * full,
   if (full || empty) {
     const GstAxReportQueue *q = full ? full : empty;
     gboolean effect = full && v->kind == GST_AX_REPORT_CONSTRAINT_SIMULATOR;
+    gboolean paced = !full && v->kind == GST_AX_REPORT_CONSTRAINT_LIVE_PACED;
 
     add_step (v, g_strdup_printf ("  6. Starvation: %s mean depth %.1f (max "
             "%.0f), full %.1f%%, empty %.1f%% of the time%s.", q->name,
             q->mean, q->max, q->full_percent, q->empty_percent, effect ?
             " (filled behind the simulator's pace: an effect, not the cause)"
-            : ""));
+            : paced ? " (emptied between the live source's frames: an "
+            "effect of its pace, not starvation)" : ""));
+  } else if (dev && dev->held_depth > 0) {
+    add_step (v, g_strdup_printf ("  6. Starvation: in-flight depth %.1f of "
+            "a window of %u, %.1f of them finished frames waiting for the "
+            "in-order push.", dev->depth, dev->in_flight_window,
+            dev->held_depth));
   } else if (dev) {
     add_step (v, g_strdup_printf ("  6. Starvation: in-flight depth %.1f of "
             "a window of %u.", dev->depth, dev->in_flight_window));
@@ -322,6 +463,96 @@ sources_text (const GstAxReport * r)
   return g_string_free (s, FALSE);
 }
 
+/* The task row of the live source that paces the run, if any. */
+static RowRef
+live_source_row (const GstAxReport * r)
+{
+  RowRef ref = { NULL, NULL };
+  guint i, j;
+
+  if (r->live_source == NULL)
+    return ref;
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    for (j = 0; j < g->rows->len; j++) {
+      const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      if (row->kind == GST_AX_REPORT_ROW_KIND_TASK && !row->inactive &&
+          g_strcmp0 (row_element (row), r->live_source) == 0) {
+        ref.row = row;
+        ref.group = g->name;
+      }
+    }
+  }
+  return ref;
+}
+
+/* Names the rows after a model whose window its finished frames fill:
+ * the costliest first, then the next ones that weigh as much. */
+static gboolean
+after_model_except (const GstAxReport * r, const GstAxReportRow * row,
+    gconstpointer data)
+{
+  const gpointer *ctx = (const gpointer *) data;
+  const GPtrArray *named = ctx[1];
+  guint i;
+
+  for (i = 0; i < named->len; i++)
+    if (g_ptr_array_index (named, i) == row)
+      return FALSE;
+  return after_model (r, row, ctx[0]);
+}
+
+/* The share of the run's wall time the rows after the model take. */
+static gdouble
+after_model_busy (const GstAxReport * r, const ModelRef * m)
+{
+  gdouble ms = 0;
+  guint i, j;
+
+  if (r->wall_s <= 0)
+    return 0;
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    for (j = 0; j < g->rows->len; j++) {
+      const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      if (!row->inactive && after_model (r, row, m))
+        ms += row->total_ms;
+    }
+  }
+  return ms / (r->wall_s * (gdouble) (GST_SECOND / GST_MSECOND));
+}
+
+static gchar *
+name_rows_after_model (const GstAxReport * r, const ModelRef * m,
+    RowRef * first)
+{
+  GPtrArray *named = g_ptr_array_new ();
+  gconstpointer ctx[2] = { m, named };
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < MAX_NAMED_ROWS; i++) {
+    RowRef ref = costliest_row (r, after_model_except, ctx);
+
+    if (ref.row == NULL || (i > 0 && ref.row->total_ms <
+            NAMED_ROW_SHARE * first->row->total_ms))
+      break;
+    if (i == 0)
+      *first = ref;
+    g_ptr_array_add (named, (gpointer) ref.row);
+    g_string_append_printf (s, "%s%s (%.2f ms x %" G_GUINT64_FORMAT
+        " calls%s)", i ? ", then " : "", ref.row->name, ref.row->mean_ms,
+        ref.row->count, gst_ax_report_row_is_computing (ref.row) ?
+        "" : ", waiting rather than computing");
+  }
+  g_ptr_array_unref (named);
+  return g_string_free (s, FALSE);
+}
+
 /* The constraint: the first of the decisions below that holds. */
 static void
 decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
@@ -331,13 +562,55 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
 {
   gdouble process_cpu_ms = r->cores_used * r->wall_s *
       (gdouble) (GST_SECOND / GST_MSECOND);
+  RowRef live = live_source_row (r);
+  ModelRef after = { dev ? dev->group : NULL, 0 };
+  gboolean window_full = dev && dev->in_flight_window > 0 && dev->depth >=
+      GST_AX_REPORT_WINDOW_BOUND_DEPTH_RATIO * dev->in_flight_window;
 
-  /* The simulator's threads are not element rows: when they lag their
-   * model and burn more CPU than the costliest computing row, the host
-   * computing the network is what the pipeline waits for (in the device
-   * wait, upstream queues filling behind it). */
-  if (lagging && lagging->sim_cpu_ms > 0 && (compute.row == NULL ||
+  /* A live source that waits for its clock between frames is not held
+   * back by anything downstream (a slower one would make it wait on its
+   * push instead, which is not in its row, or fill a queue): the run
+   * goes at the source's rate, whatever else is slow. */
+  if (live.row && !full && !gst_ax_report_row_is_computing (live.row)) {
+    v->kind = GST_AX_REPORT_CONSTRAINT_LIVE_PACED;
+    name_row (v, live);
+    v->constraint = g_strdup_printf ("the live source's rate: the pipeline "
+        "keeps pace with its live source %s, which waits for its clock "
+        "between frames (%s %.2f ms per frame, CPU %.2f ms); nothing "
+        "downstream holds it back (%.1f fps)", r->live_source, live.row->name,
+        live.row->mean_ms, live.row->cpu_ms, r->fps);
+    return;
+  }
+  /* A window full of finished frames waits for what runs after the
+   * device, however slow the device or the simulator: they are not what
+   * holds the frames. */
+  if (dev && (window_full ||
+          dev->held_depth >= GST_AX_REPORT_HELD_MIN_FRAMES) &&
+      dev->held_depth > 0 &&
+      dev->held_depth >= GST_AX_REPORT_HELD_DEPTH_RATIO * dev->depth &&
+      model_rank (r, dev->group, &after.rank) &&
+      costliest_row (r, after_model, &after).row != NULL &&
+      after_model_busy (r, &after) >= GST_AX_REPORT_OUTPUT_BUSY_RATIO) {
+    /* the window is full of finished frames: what runs after the device
+     * on the output thread, downstream, is slower than the device */
+    RowRef first = { NULL, NULL };
+    gchar *names = name_rows_after_model (r, &after, &first);
+
+    v->kind = GST_AX_REPORT_CONSTRAINT_BACKPRESSURE;
+    v->model = g_strdup (dev->group);
+    name_row (v, first);
+    v->constraint = g_strdup_printf ("back-pressure on %s's in-flight "
+        "window: %.1f of %u frames in flight, %.1f of them finished and "
+        "waiting for the in-order push, because what runs after the model "
+        "is slower: %s", dev->group, dev->depth, dev->in_flight_window,
+        dev->held_depth, names);
+    g_free (names);
+  } else if (lagging && lagging->sim_cpu_ms > 0 && (compute.row == NULL ||
           lagging->sim_cpu_ms >= compute.row->cpu_ms * compute.row->count)) {
+    /* The simulator's threads are not element rows: when they lag their
+     * model and burn more CPU than the costliest computing row, the host
+     * computing the network is what the pipeline waits for (in the device
+     * wait, upstream queues filling behind it). */
     v->kind = GST_AX_REPORT_CONSTRAINT_SIMULATOR;
     v->model = g_strdup (lagging->group);
     v->constraint = g_strdup_printf ("the simulator's functional compute "
@@ -353,18 +626,25 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
     v->model = g_strdup (dev->group);
     v->constraint = g_strdup_printf ("the device (%s on %s, %.1f%% occupied)",
         dev->group, dev->device, dev->occupancy_percent);
-  } else if (dev && dev->in_flight_window > 0 && dev->depth >=
-      GST_AX_REPORT_WINDOW_BOUND_DEPTH_RATIO * dev->in_flight_window) {
+  } else if (window_full) {
     v->kind = GST_AX_REPORT_CONSTRAINT_WINDOW;
     v->model = g_strdup (dev->group);
     v->constraint = g_strdup_printf ("the device at its in-flight window (%s: "
-        "%.1f of %u jobs in flight, %.1f%% of %u cores busy: a larger "
+        "%.1f of %u frames in flight, %.1f%% of %u cores busy: a larger "
         "in-flight window would use the idle cores)", dev->group, dev->depth,
         dev->in_flight_window, dev->occupancy_percent, dev->n_cores);
   } else if (full) {
-    gboolean waits = work.row && (work.row->flags &
-        GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED);
+    gboolean waits;
+    gint rank;
 
+    /* what a full queue waits for is after it along the links */
+    if (queue_rank (r, full, &rank)) {
+      ModelRef down = { NULL, rank };
+
+      work = costliest_row (r, downstream_of, &down);
+    }
+    waits = work.row && (work.row->flags &
+        GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED);
     v->kind = GST_AX_REPORT_CONSTRAINT_BACKPRESSURE;
     v->queue = g_strdup (full->name);
     if (work.row)
@@ -380,8 +660,17 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
     gchar *sources = sources_text (r);
     gint rank;
 
-    if (queue_rank (r, empty, &rank))
+    if (queue_rank (r, empty, &rank)) {
       up = costliest_row (r, upstream_of_queue, &rank);
+      /* nothing upstream computes measurably (a capsfilter at 0.00 ms):
+       * what the queue waits for is a source's own task */
+      if (up.row == NULL || up.row->mean_ms < GST_AX_REPORT_MIN_CLASSIFIED_MS) {
+        RowRef task = costliest_row (r, source_task_before, &rank);
+
+        if (task.row)
+          up = task;
+      }
+    }
     v->kind = GST_AX_REPORT_CONSTRAINT_SOURCE;
     v->queue = g_strdup (empty->name);
     if (up.row)
@@ -402,7 +691,7 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
       GST_AX_REPORT_SUBMISSION_DEPTH_RATIO * dev->in_flight_window) {
     v->kind = GST_AX_REPORT_CONSTRAINT_SUBMISSION;
     v->model = g_strdup (dev->group);
-    v->constraint = g_strdup_printf ("the submission loop: %.1f jobs in "
+    v->constraint = g_strdup_printf ("the submission loop: %.1f frames in "
         "flight of a window of %u with the device %.1f%% occupied",
         dev->depth, dev->in_flight_window, dev->occupancy_percent);
   } else if (top.row->kind == GST_AX_REPORT_ROW_KIND_TASK &&
@@ -425,6 +714,26 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
   }
 }
 
+/* Whether @q is on a branch an input-selector does not pass on. */
+static gboolean
+queue_inactive (const GstAxReport * r, const GstAxReportQueue * q)
+{
+  const gchar *element = q->element ? q->element : q->name;
+  guint i, j;
+
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    for (j = 0; j < g->rows->len; j++) {
+      const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      if (g_strcmp0 (row_element (row), element) == 0)
+        return row->inactive;
+    }
+  }
+  return FALSE;
+}
+
 static void
 mostly_full_and_empty (const GstAxReport * r, const GstAxReportQueue ** full,
     const GstAxReportQueue ** empty)
@@ -435,6 +744,8 @@ mostly_full_and_empty (const GstAxReport * r, const GstAxReportQueue ** full,
   for (i = 0; i < r->queues->len; i++) {
     const GstAxReportQueue *q = &g_array_index (r->queues, GstAxReportQueue, i);
 
+    if (queue_inactive (r, q))
+      continue;
     if (q->full_percent >= GST_AX_REPORT_QUEUE_FULL_PERCENT &&
         (*full == NULL || q->full_percent > (*full)->full_percent))
       *full = q;
@@ -569,7 +880,7 @@ gst_ax_report_set_verdict (GstAxReport * report,
  *
  * Returns: the kind's name in the JSON report: "undetermined",
  *   "simulator", "device", "window", "backpressure", "source",
- *   "submission" or "host"
+ *   "submission", "host" or "live-paced"
  */
 const gchar *
 gst_ax_report_constraint_kind_to_string (GstAxReportConstraintKind kind)
@@ -589,6 +900,8 @@ gst_ax_report_constraint_kind_to_string (GstAxReportConstraintKind kind)
       return "submission";
     case GST_AX_REPORT_CONSTRAINT_HOST:
       return "host";
+    case GST_AX_REPORT_CONSTRAINT_LIVE_PACED:
+      return "live-paced";
     case GST_AX_REPORT_CONSTRAINT_UNDETERMINED:
     default:
       return "undetermined";

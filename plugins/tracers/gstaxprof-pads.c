@@ -39,6 +39,9 @@ do_push_common (guint64 ts, GstPad * pad, GstBuffer * first, guint n)
 
   if (ei == NULL)
     return;
+  if (first != NULL)
+    __atomic_store_n (&ei->out_bytes, gst_buffer_get_size (first),
+        __ATOMIC_RELAXED);
   t = axprof_thread_state ();
   /* Where frames enter: sources, the task loops of elements that are
    * not queues (a demuxer pulling from its source, an aggregator), and
@@ -441,6 +444,9 @@ on_device (const GstAxProbeDevice * dev, gpointer user_data)
   d->jobs_done = dev->jobs_done;
   d->sim_cpu_ns = dev->sim_cpu_ns;
   d->lag_ns = dev->lag_ns;
+  d->in_window_ns = dev->in_window_ns;
+  d->held_in_window_ns = dev->held_in_window_ns;
+  d->window_span_ns = dev->window_span_ns;
   g_mutex_unlock (&d->lock);
 }
 

@@ -215,6 +215,10 @@ typedef struct
   guint64 last_end;
   DeviceTraceEvent *trace;
   guint64 trace_head;
+  /* the element's own books of its window (GstAxProbeDevice) */
+  guint64 in_window_ns;
+  guint64 held_in_window_ns;
+  guint64 window_span_ns;
 } DeviceState;
 
 typedef enum
@@ -251,6 +255,9 @@ struct _ElementState
   gchar *bin_group;
   /* protected by pipe->lock */
   gchar *model_group;
+  /* size of the last buffer the element pushed (relaxed atomic): what
+   * the verdict weighs its page faults against */
+  guint64 out_bytes;
 };
 
 /* A top-level bin and its records: the unit of a report. */

@@ -173,8 +173,7 @@ GST_START_TEST (test_host_element)
       "  1. Trust: complete run, no DEBUG logging; the profiler cost 1.0% of "
       "the profiled time.\n"
       "  2. Wall time: group pipeline holds 100.0% of the profiled time; its "
-      "costliest row overall is convert (pipeline) with 800.0 ms (8.00 ms x "
-      "100 calls).\n"
+      "costliest row is convert with 800.0 ms (8.00 ms x 100 calls).\n"
       "  3. convert is computing: CPU 7.50 of wall 8.00 ms per call.\n"
       "  4. Allocation: convert takes 300 page faults per call: reuse its "
       "output buffer (a pool).\n"
@@ -254,7 +253,7 @@ GST_START_TEST (test_window_and_submission)
   fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_WINDOW);
   fail_unless_equals_string (v->model, "yolo");
   fail_unless_equals_string (v->constraint, "the device at its in-flight "
-      "window (yolo: 3.8 of 4 jobs in flight, 40.0% of 4 cores busy: a "
+      "window (yolo: 3.8 of 4 frames in flight, 40.0% of 4 cores busy: a "
       "larger in-flight window would use the idle cores)");
   gst_ax_report_verdict_free (v);
 
@@ -262,7 +261,7 @@ GST_START_TEST (test_window_and_submission)
   v = gst_ax_report_make_verdict (r);
   fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_SUBMISSION);
   fail_unless_equals_string (v->model, "yolo");
-  fail_unless_equals_string (v->constraint, "the submission loop: 1.2 jobs "
+  fail_unless_equals_string (v->constraint, "the submission loop: 1.2 frames "
       "in flight of a window of 4 with the device 40.0% occupied");
   gst_ax_report_verdict_free (v);
   gst_ax_report_free (r);
@@ -420,6 +419,28 @@ GST_START_TEST (test_queue_empty)
       "upstream of it is dec, 2.00 ms per frame)");
   gst_ax_report_verdict_free (v);
   gst_ax_report_free (r);
+
+  /* nothing upstream computes measurably: not "capsfilter0, 0.00 ms",
+   * but the source's task the queue waits for */
+  r = new_report ();
+  g = gst_ax_report_add_group (r, "pipeline");
+  add_row (g, "src (create)", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 33.0,
+      0.5, FRAMES);
+  add_row (g, "capsfilter0", "capsfilter0", GST_AX_REPORT_ROW_KIND_ELEMENT, 1,
+      0.001, 0.001, FRAMES);
+  add_row (g, "queue0", "queue0", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 0.01,
+      0.01, FRAMES);
+  add_row (g, "queue0 (pull)", "queue0", GST_AX_REPORT_ROW_KIND_TASK, 2, 33.0,
+      0.1, FRAMES);
+  add_queue (r, "queue0", 0, 99.0);
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_SOURCE);
+  fail_unless_equals_string (v->element, "src");
+  fail_unless_equals_string (v->constraint, "source starvation: queue0 is "
+      "empty 99.0% of the time, waiting on src (the costliest work upstream "
+      "of it is src (create), 33.00 ms per frame)");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
 }
 
 GST_END_TEST;
@@ -550,6 +571,323 @@ GST_START_TEST (test_json_carries_verdict)
 
 GST_END_TEST;
 
+/* A slow element after the model: the window is full of finished frames
+ * waiting for the in-order push. The verdict names the element, even
+ * with a simulator that lags its model (the trust step still warns). */
+GST_START_TEST (test_slow_after_model)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportDevice *d;
+  GstAxReportVerdict *v;
+
+  add_row (g, "src (create)", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 0.2,
+      0.2, FRAMES);
+  add_row (g, "slow", "slow", GST_AX_REPORT_ROW_KIND_ELEMENT, 3, 20.0, 0.05,
+      FRAMES);
+  add_row (g, "sink", "sink", GST_AX_REPORT_ROW_KIND_ELEMENT, 4, 0.1, 0.1,
+      FRAMES);
+  add_model (r, "yolo", 1.0);
+  d = add_device (r, "yolo", 0.2, 0.4, 64);
+  /* the old depth (device and host stages) read 0.4; the window's own */
+  d->depth = 60.0;
+  d->held_depth = 58.0;
+  d->lag_ms = 6.5 * FRAMES;
+  d->sim_cpu_ms = 500.0;
+  /* the slow element is busy most of the run */
+  r->wall_s = 2.2;
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_BACKPRESSURE);
+  fail_unless_equals_string (v->element, "slow");
+  fail_unless_equals_string (v->model, "yolo");
+  assert_has (v->constraint, "back-pressure on yolo's in-flight window: 60.0 "
+      "of 64 frames in flight, 58.0 of them finished and waiting for the "
+      "in-order push, because what runs after the model is slower: slow "
+      "(20.00 ms x 100 calls, waiting rather than computing)");
+  fail_unless (strstr (v->constraint, "submission") == NULL);
+  fail_unless (v->simulator_lags);
+  assert_has (v->text, "WARNING: the simulator cannot keep pace");
+  assert_has (v->text, "  6. Starvation: in-flight depth 60.0 of a window "
+      "of 64, 58.0 of them finished frames waiting for the in-order push.");
+  gst_ax_report_verdict_free (v);
+
+  /* frames that wait on the device are not held by what follows */
+  d->held_depth = 5.0;
+  v = judge (r);
+  fail_if (v->kind == GST_AX_REPORT_CONSTRAINT_BACKPRESSURE);
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+/* decodebin ! detection: axnms and axoverlay limit axinference's output
+ * thread; the full multiqueue and axinference's wait for room are the
+ * effect. The window is not full, but most of what is in it is finished. */
+GST_START_TEST (test_output_thread_rows)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportGroup *m;
+  GstAxReportDevice *d;
+  GstAxReportQueue *q;
+  GstAxReportVerdict *v;
+
+  add_row (g, "avidemux0 (loop)", "avidemux0", GST_AX_REPORT_ROW_KIND_TASK, 1,
+      2.5, 0.6, FRAMES);
+  add_row (g, "multiqueue0", "multiqueue0", GST_AX_REPORT_ROW_KIND_ELEMENT, 2,
+      13.7, 0.03, FRAMES);
+  add_row (g, "avdec_msmpeg4-0", "avdec_msmpeg4-0",
+      GST_AX_REPORT_ROW_KIND_ELEMENT, 3, 3.0, 2.5, FRAMES);
+  add_row (g, "axnms0", "axnms0", GST_AX_REPORT_ROW_KIND_ELEMENT, 6, 5.0, 4.5,
+      FRAMES);
+  add_row (g, "axoverlay0", "axoverlay0", GST_AX_REPORT_ROW_KIND_ELEMENT, 7,
+      8.0, 7.5, FRAMES);
+  add_row (g, "fakesink0", "fakesink0", GST_AX_REPORT_ROW_KIND_ELEMENT, 8,
+      0.1, 0.1, FRAMES);
+  q = add_queue (r, "multiqueue0:0", 66.8, 2.0);
+  g_free (q->element);
+  q->element = g_strdup ("multiqueue0");
+  m = gst_ax_report_add_group (r, "ball");
+  add_row (m, "axinference0", "axinference0", GST_AX_REPORT_ROW_KIND_ELEMENT,
+      5, 12.0, 0.03, FRAMES);
+  d = add_device (r, "ball", 0.3, 5.1, 8);
+  d->held_depth = 4.3;
+  /* the output thread's rows take most of the run */
+  r->wall_s = 2.0;
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_BACKPRESSURE);
+  fail_unless_equals_string (v->element, "axoverlay0");
+  assert_has (v->constraint, "axoverlay0 (8.00 ms x 100 calls), then axnms0 "
+      "(5.00 ms x 100 calls)");
+  fail_unless (strstr (v->constraint, "axinference0") == NULL, "%s",
+      v->constraint);
+  fail_unless (strstr (v->constraint, "fakesink0") == NULL, "%s",
+      v->constraint);
+  gst_ax_report_verdict_free (v);
+
+  /* frames finished out of order wait for the earlier ones, not for an
+   * output thread that is idle most of the run */
+  r->wall_s = 20.0;
+  v = judge (r);
+  fail_if (v->kind == GST_AX_REPORT_CONSTRAINT_BACKPRESSURE &&
+      v->model != NULL, "%s", v->constraint);
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+/* A live source at 30 fps that the pipeline keeps up with: not "source
+ * starvation ... capsfilter0, 0.00 ms". */
+GST_START_TEST (test_live_paced)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportVerdict *v;
+  JsonParser *parser = json_parser_new ();
+  JsonObject *verdict;
+  gchar *json;
+
+  r->live_source = g_strdup ("src");
+  r->pacing = g_strdup ("paced by the live source src");
+  add_row (g, "src (create)", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 33.0,
+      0.6, FRAMES);
+  add_row (g, "capsfilter0", "capsfilter0", GST_AX_REPORT_ROW_KIND_ELEMENT, 1,
+      0.001, 0.001, FRAMES);
+  add_row (g, "queue0", "queue0", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 0.05,
+      0.02, FRAMES);
+  add_row (g, "queue0 (pull)", "queue0", GST_AX_REPORT_ROW_KIND_TASK, 2, 33.0,
+      0.03, FRAMES);
+  add_row (g, "sink", "sink", GST_AX_REPORT_ROW_KIND_ELEMENT, 3, 0.5, 0.5,
+      FRAMES);
+  add_queue (r, "queue0", 0.1, 100.0);
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_LIVE_PACED);
+  fail_unless_equals_string (v->element, "src");
+  fail_unless_equals_string (v->row, "src (create)");
+  assert_has (v->constraint, "the pipeline keeps pace with its live source "
+      "src");
+  fail_unless (strstr (v->constraint, "starvation") == NULL);
+  fail_unless (strstr (v->constraint, "capsfilter0") == NULL);
+  assert_has (v->text, "empty 100.0% of the time (emptied between the live "
+      "source's frames: an effect of its pace, not starvation).");
+  gst_ax_report_set_verdict (r, v);
+  gst_ax_report_verdict_free (v);
+  fail_unless_equals_string (gst_ax_report_constraint_kind_to_string
+      (GST_AX_REPORT_CONSTRAINT_LIVE_PACED), "live-paced");
+  json = gst_ax_report_to_json (r);
+  fail_unless (json_parser_load_from_data (parser, json, -1, NULL));
+  verdict = json_object_get_object_member (json_node_get_object
+      (json_parser_get_root (parser)), "verdict");
+  fail_unless_equals_string (json_object_get_string_member (verdict, "kind"),
+      "live-paced");
+  fail_unless_equals_string (json_object_get_string_member (verdict,
+          "element"), "src");
+  g_object_unref (parser);
+  g_free (json);
+
+  /* a live source that cannot wait for its clock is not keeping pace */
+  g_array_index (((GstAxReportGroup *) g_ptr_array_index (r->groups,
+              0))->rows, GstAxReportRow, 0).cpu_ms = 30.0;
+  gst_ax_report_row_classify (&g_array_index (((GstAxReportGroup *)
+              g_ptr_array_index (r->groups, 0))->rows, GstAxReportRow, 0));
+  v = judge (r);
+  fail_if (v->kind == GST_AX_REPORT_CONSTRAINT_LIVE_PACED);
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+/* input-selector: the idle branch's rows and queue are never blamed. */
+GST_START_TEST (test_idle_branch_not_blamed)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportVerdict *v;
+
+  add_row (g, "on (create)", "on", GST_AX_REPORT_ROW_KIND_TASK, 0, 0.5, 0.5,
+      FRAMES);
+  add_row (g, "off (create)", "off", GST_AX_REPORT_ROW_KIND_TASK, 0, 40.0,
+      39.0, FRAMES)->inactive = TRUE;
+  add_row (g, "heavy", "heavy", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 30.0, 29.0,
+      FRAMES)->inactive = TRUE;
+  add_row (g, "qb", "qb", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 50.0, 0.1,
+      FRAMES)->inactive = TRUE;
+  add_row (g, "convert", "convert", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 4.0,
+      3.8, FRAMES);
+  add_row (g, "sel", "sel", GST_AX_REPORT_ROW_KIND_ELEMENT, 3, 0.01, 0.01,
+      FRAMES);
+  add_queue (r, "qb", 95.0, 0);
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_HOST);
+  fail_unless_equals_string (v->element, "convert");
+  fail_unless (v->queue == NULL);
+  fail_unless (strstr (v->text, "off") == NULL && strstr (v->text, "heavy")
+      == NULL && strstr (v->text, "qb") == NULL, "%s", v->text);
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+/* The costliest group's header names its own costliest row; the costliest
+ * row overall, from another group, is named as such. */
+GST_START_TEST (test_costliest_of_group)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportGroup *m = gst_ax_report_add_group (r, "yolo");
+  GstAxReportVerdict *v;
+  guint i;
+
+  for (i = 0; i < 5; i++) {
+    gchar *name = g_strdup_printf ("f%u", i);
+
+    add_row (g, name, name, GST_AX_REPORT_ROW_KIND_ELEMENT, i, 3.0, 2.9,
+        FRAMES);
+    g_free (name);
+  }
+  add_row (m, "postamble", "axinference0", GST_AX_REPORT_ROW_KIND_REPORTED, 5,
+      9.0, 8.9, FRAMES);
+  v = judge (r);
+  assert_has (v->text, "  2. Wall time: group pipeline holds 62.5% of the "
+      "profiled time; its costliest row is f0 with 300.0 ms (3.00 ms x 100 "
+      "calls).\n     The costliest row overall is postamble (yolo) with "
+      "900.0 ms (9.00 ms x 100 calls).");
+  fail_unless (strstr (v->text, "its costliest row is postamble") == NULL &&
+      strstr (v->text, "its costliest row overall is postamble") == NULL,
+      "%s", v->text);
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+/* Faults against the row's output: a pooled 1.4 MB frame at 15 faults is
+ * not told to reuse its buffer; one that takes a page per page is. */
+GST_START_TEST (test_allocation_against_output)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportRow *src;
+  GstAxReportVerdict *v;
+  const guint64 frame_bytes = 1280 * 720 * 3 / 2;
+
+  r->faults_measured = TRUE;
+  src = add_row (g, "videotestsrc0 (create)", "videotestsrc0",
+      GST_AX_REPORT_ROW_KIND_TASK, 0, 4.0, 3.9, FRAMES);
+  add_row (g, "fakesink0", "fakesink0", GST_AX_REPORT_ROW_KIND_ELEMENT, 1,
+      0.01, 0.01, FRAMES);
+  src = &g_array_index (g->rows, GstAxReportRow, 0);
+  src->faults = 15;
+  src->out_bytes = frame_bytes;
+  v = judge (r);
+  fail_unless (strstr (v->text, "reuse its output buffer") == NULL, "%s",
+      v->text);
+  assert_has (v->text, "  4. Allocation: videotestsrc0 (create) takes 15 "
+      "faults per call, 4% of the pages of its 1.32 MB output: it does not "
+      "make its output afresh; allocation is not what costs.");
+  gst_ax_report_verdict_free (v);
+
+  /* rows live in the group's array: look the source up again */
+  src = &g_array_index (g->rows, GstAxReportRow, 0);
+  src->faults = frame_bytes / (guint64) GST_AX_REPORT_PAGE_BYTES;
+  v = judge (r);
+  assert_has (v->text, "  4. Allocation: videotestsrc0 (create) takes 337 "
+      "page faults per call, 100% of the pages of its 1.32 MB output: reuse "
+      "its output buffer (a pool).");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+/* The sections state the window the run streamed at; without device time
+ * (time-scale=0) there is no device fps. */
+GST_START_TEST (test_in_flight_headers_and_no_device_time)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportDevice *d;
+  JsonParser *parser = json_parser_new ();
+  JsonObject *dev;
+  gchar *text, *json;
+
+  add_row (g, "sink", "sink", GST_AX_REPORT_ROW_KIND_ELEMENT, 3, 0.5, 0.5,
+      FRAMES);
+  add_model (r, "yolo", 1.0);
+  d = add_device (r, "yolo", 0, 3.5, 4);
+  d->jobs = 300;
+  d->device_s = 0;
+  d->device_fps = 0;
+  d->held_depth = 1.5;
+  gst_ax_report_finish_groups (r);
+  text = gst_ax_report_to_text (r);
+  assert_has (text, "Per-operator/stage time (ms; streamed at in_flight=4; "
+      "wall, CPU and faults on every call)");
+  assert_has (text, "Host/device wall-time share (streamed at in_flight=4; "
+      "device = ");
+  assert_has (text, "  100 frames in 10.00 s  ->  10.0 fps  (in_flight=4)\n");
+  assert_has (text, "  yolo: 300 jobs in n/a  ->  n/a fps  (in_flight=4;");
+  fail_unless (strstr (text, "jobs in 0.00 s") == NULL, "%s", text);
+  assert_has (text, "  in-flight depth    3.5 achieved  (in-flight window "
+      "4)\n    of which 1.5 finished frames waiting for the in-order push\n");
+  json = gst_ax_report_to_json (r);
+  fail_unless (json_parser_load_from_data (parser, json, -1, NULL));
+  dev = json_array_get_object_element (json_object_get_array_member
+      (json_node_get_object (json_parser_get_root (parser)), "devices"), 0);
+  fail_unless (json_object_get_null_member (dev, "device_fps"));
+  fail_unless (json_object_get_double_member (dev, "held_depth") == 1.5);
+  g_object_unref (parser);
+  g_free (json);
+  g_free (text);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 verdict_suite (void)
 {
@@ -570,6 +908,13 @@ verdict_suite (void)
   tcase_add_test (tc, test_trust_step);
   tcase_add_test (tc, test_refused_and_empty);
   tcase_add_test (tc, test_json_carries_verdict);
+  tcase_add_test (tc, test_slow_after_model);
+  tcase_add_test (tc, test_output_thread_rows);
+  tcase_add_test (tc, test_live_paced);
+  tcase_add_test (tc, test_idle_branch_not_blamed);
+  tcase_add_test (tc, test_costliest_of_group);
+  tcase_add_test (tc, test_allocation_against_output);
+  tcase_add_test (tc, test_in_flight_headers_and_no_device_time);
   return s;
 }
 

@@ -24,6 +24,9 @@ typedef struct
   gchar *json;
   /* the usage reader axprof ran with: "perf" or "rusage" */
   gchar *usage_reader;
+  /* the bus message's machine-readable verdict */
+  gchar *verdict_kind;
+  gchar *verdict_element;
   JsonParser *parser;
   JsonObject *root;
 } AxProfReport;

@@ -48,6 +48,7 @@ ax_prof_report_from_structure (const GstStructure * s)
   r->text = g_strdup (gst_structure_get_string (s, "text"));
   r->json = g_strdup (gst_structure_get_string (s, "json"));
   r->usage_reader = g_strdup (gst_structure_get_string (s, "usage-reader"));
+  r->output_errors = g_strdup (gst_structure_get_string (s, "output-errors"));
   fail_unless (r->text != NULL && r->json != NULL);
   r->parser = json_parser_new ();
   fail_unless (json_parser_load_from_data (r->parser, r->json, -1, &err),
@@ -66,6 +67,7 @@ ax_prof_report_free (AxProfReport * r)
   g_free (r->text);
   g_free (r->json);
   g_free (r->usage_reader);
+  g_free (r->output_errors);
   g_object_unref (r->parser);
   g_free (r);
 }

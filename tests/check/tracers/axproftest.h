@@ -24,6 +24,8 @@ typedef struct
   gchar *json;
   /* the usage reader axprof ran with: "perf" or "rusage" */
   gchar *usage_reader;
+  /* the outputs the tracer could not write, one a line, or NULL */
+  gchar *output_errors;
   JsonParser *parser;
   JsonObject *root;
 } AxProfReport;

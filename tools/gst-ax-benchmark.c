@@ -22,6 +22,7 @@
 #endif
 
 #include <gst/gst.h>
+#include <gst/ax/gstaxdebugcheck.h>
 #include <gst/ax/gstaxmodelquery.h>
 #include <glib/gstdio.h>
 #include <errno.h>
@@ -47,6 +48,16 @@
 
 #define EXIT_USAGE 2
 #define EXIT_RUN_FAILED 1
+/* DEBUG logging would void the timings: no run, or a refused report */
+#define EXIT_REFUSED 3
+/* the run went, but --json or --report could not be written */
+#define EXIT_OUTPUT_FAILED 4
+#define EXIT_STATUS_HELP \
+  "Exit status: 0 the report was printed and written; 1 the pipeline " \
+  "failed;\n2 bad arguments; 3 refused: DEBUG logging is enabled on the " \
+  "data path\n(checked before the device is opened or the model loaded; " \
+  "rerun without\nGST_DEBUG); 4 --json or --report could not be written."
+#define REPORT_MESSAGE "axprof-report"
 
 typedef enum
 {
@@ -92,6 +103,16 @@ typedef struct
 } ImageSet;
 
 static gint frames_at_sink;
+
+/* What the tracer's axprof-report messages said; written from the
+ * posting thread, read after the pipeline stopped. */
+typedef struct
+{
+  gboolean refused;
+  GString *output_errors;
+} ReportOutcome;
+
+static ReportOutcome outcome;
 
 /* gst_parse_launch() reads double-quoted strings, not shell quoting */
 static gchar *
@@ -469,6 +490,57 @@ watch_sink (GstElement * pipeline)
 }
 
 static void
+on_report (GstBus * bus, GstMessage * msg, gpointer user_data)
+{
+  const GstStructure *s = gst_message_get_structure (msg);
+  gboolean refused = FALSE;
+  const gchar *errors;
+
+  if (s == NULL || !gst_structure_has_name (s, REPORT_MESSAGE))
+    return;
+  if (gst_structure_get_boolean (s, "refused", &refused) && refused)
+    outcome.refused = TRUE;
+  errors = gst_structure_get_string (s, "output-errors");
+  if (errors)
+    g_string_append_printf (outcome.output_errors, "%s%s",
+        outcome.output_errors->len ? "\n" : "", errors);
+}
+
+/* Every report the run posts, read from the posting thread: the bus
+ * loop below may stop at EOS before it pops them. */
+static void
+watch_reports (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+
+  outcome.output_errors = g_string_new (NULL);
+  gst_bus_enable_sync_message_emission (bus);
+  g_signal_connect (bus, "sync-message::element", G_CALLBACK (on_report), NULL);
+  gst_object_unref (bus);
+}
+
+/* The exit status once the run is over. */
+static int
+run_status (gboolean ran)
+{
+  int status = EXIT_SUCCESS;
+
+  if (!ran)
+    status = EXIT_RUN_FAILED;
+  else if (outcome.refused)
+    status = EXIT_REFUSED;
+  else if (outcome.output_errors && outcome.output_errors->len) {
+    g_printerr ("gst-ax-benchmark: the report could not be written: %s\n",
+        outcome.output_errors->str);
+    status = EXIT_OUTPUT_FAILED;
+  }
+  if (outcome.output_errors)
+    g_string_free (outcome.output_errors, TRUE);
+  outcome.output_errors = NULL;
+  return status;
+}
+
+static void
 print_progress (gint64 start_us, gint expected)
 {
   gdouble s = (g_get_monotonic_time () - start_us) / (gdouble) G_USEC_PER_SEC;
@@ -657,6 +729,7 @@ main (int argc, char **argv)
       "through\n" MODEL_PATH_ENV ", or an .axm path) in the standard "
       "detection pipeline under\nthe axprof tracer and prints its benchmark "
       "report at EOS.");
+  g_option_context_set_description (ctx, EXIT_STATUS_HELP);
   group = g_option_group_new ("gst-ax-benchmark", "", "", &o, NULL);
   g_option_group_add_entries (group, entries);
   g_option_context_set_main_group (ctx, group);
@@ -701,6 +774,21 @@ main (int argc, char **argv)
   g_setenv ("GST_TRACERS", tracers, TRUE);
   gst_init (NULL, NULL);
 
+  /* before the device is opened or the model loaded: a refused run costs
+   * nothing */
+  message = gst_ax_debug_check_threshold ();
+  if (message) {
+    gchar *refusal = gst_ax_debug_refusal_message (message);
+
+    g_printerr ("gst-ax-benchmark: refused: %s\n", refusal);
+    g_free (refusal);
+    g_free (message);
+    image_set_clear (&images);
+    g_free (tracers);
+    options_clear (&o);
+    return EXIT_REFUSED;
+  }
+
   ok = TRUE;
   if (o.in_flight != IN_FLIGHT_UNSET) {
     g_value_init (&v, G_TYPE_INT);
@@ -742,6 +830,7 @@ main (int argc, char **argv)
   }
   if (!o.quiet)
     watch_sink (pipeline);
+  watch_reports (pipeline);
 
   ok = run (pipeline, expected, o.quiet);
   gst_object_unref (pipeline);
@@ -749,5 +838,5 @@ main (int argc, char **argv)
   g_free (desc);
   g_free (tracers);
   options_clear (&o);
-  return ok ? 0 : EXIT_RUN_FAILED;
+  return run_status (ok);
 }

@@ -183,6 +183,10 @@ struct _GstAxInference
   const gchar *device_spec;     /* interned device string */
   guint window;
   gboolean host_profile;
+  /* the path the running host profile writes, and whether a write error
+   * was reported already (once per profile) */
+  gchar *host_profile_path;
+  gboolean host_profile_failed;
 
   /* streaming state, protected by lock */
   GMutex lock;
@@ -447,6 +451,20 @@ format_dims (guint n_dims, const gint64 * dims)
   return g_string_free (s, FALSE);
 }
 
+/* A write error of the host profile: a warning, since the stream itself
+ * is fine, naming the path; once per profile. */
+static void
+host_profile_failed (GstAxInference * self)
+{
+  if (self->host_profile_failed)
+    return;
+  self->host_profile_failed = TRUE;
+  GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+      ("Could not write the host profile \"%s\".", self->host_profile_path),
+      ("%s while writing the runtime CSV %s", simnpu_strerror (SIMNPU_EIO),
+          self->host_profile_path));
+}
+
 static void
 close_device (GstAxInference * self)
 {
@@ -474,9 +492,10 @@ close_device (GstAxInference * self)
     self->net = NULL;
   }
   if (self->dev) {
-    if (self->host_profile)
-      simnpu_device_stop_host_profile (self->dev);
+    if (self->host_profile && simnpu_device_stop_host_profile (self->dev) < 0)
+      host_profile_failed (self);
     self->host_profile = FALSE;
+    g_clear_pointer (&self->host_profile_path, g_free);
     simnpu_device_close (self->dev);
     self->dev = NULL;
   }
@@ -646,6 +665,8 @@ open_device (GstAxInference * self)
     if (rc < 0)
       goto profile_failed;
     self->host_profile = TRUE;
+    self->host_profile_failed = FALSE;
+    self->host_profile_path = g_strdup (profile_host);
   }
 
   GST_INFO_OBJECT (self, "model %s (%s) on %s: %u cores, window %u, device "
@@ -1479,6 +1500,11 @@ gst_ax_inference_loop (GstAxInference * self)
 
     item->event = NULL;
     g_free (item);
+    /* every job is done: a profile that cannot be written is reported
+     * before the EOS, where an application still reads the bus */
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS && self->host_profile
+        && simnpu_device_flush_host_profile (self->dev) < 0)
+      host_profile_failed (self);
     gst_pad_push_event (self->srcpad, ev);
     return;
   }

@@ -61,9 +61,10 @@ static const gchar *const data_path_categories[] = {
   "videoencoder", "queue", "queue_dataflow", "multiqueue",
 };
 
-/* What gst_debug_get_all_categories() would show once the element that
- * owns the category is loaded; the description is replaced by nothing
- * better when the owner registers it later under the same name. */
+/* The description of a category the check registers before its owner:
+ * GStreamer hands the owner's later registration under the same name this
+ * very category (with its threshold), so only the description shows that
+ * the check came first. */
 #define LOOKUP_DESCRIPTION "(looked up by gst-ax's DEBUG check)"
 
 static GstDebugLevel

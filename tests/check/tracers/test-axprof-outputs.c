@@ -9,8 +9,8 @@
 
 /* axprof's outputs never destroy a path, and every write error is
  * reported. The params are read once per process, so meson runs this
- * binary twice: AXPROF_TEST_OUTPUTS=paths (json= through a symlink,
- * perfetto= into a FIFO a reader drains, file= through a symlink) and
+ * binary twice: AXPROF_TEST_OUTPUTS=paths (json= into a FIFO a reader
+ * drains, perfetto= through a symlink, file= through a symlink) and
  * AXPROF_TEST_OUTPUTS=full (json= and file= on /dev/full). */
 
 #include "axproftest.h"
@@ -30,7 +30,8 @@
 #define FIFO_TIMEOUT_MS 60000
 #define FULL "/dev/full"
 
-static gchar *tmp, *json_target, *json_link, *fifo, *text_target, *text_link;
+static gchar *tmp, *timeline_target, *timeline_link, *fifo, *text_target,
+    *text_link;
 static int fifo_fd = -1;
 static gboolean full_mode;
 
@@ -81,23 +82,27 @@ GST_START_TEST (test_outputs_keep_paths)
   GThread *reader = g_thread_new ("fifo", drain_fifo, NULL);
   AxProfReport *r = ax_prof_run (PIPELINE);
   gchar *timeline, *json, *text;
+  JsonParser *parser;
   GStatBuf st;
 
   fail_unless (r->output_errors == NULL, "%s", r->output_errors);
   fail_unless (strstr (r->text, "\nOutput: ") == NULL, "%s", r->text);
 
-  /* the link survives, its target holds the JSON twin */
-  assert_symlink (json_link);
-  json = read_text (json_target);
+  /* the FIFO is still one, and its reader got the JSON twin */
+  json = g_thread_join (reader);
+  fail_unless (g_lstat (fifo, &st) == 0 && S_ISFIFO (st.st_mode),
+      "the FIFO was replaced");
   fail_unless_equals_string (json, r->json);
   g_free (json);
 
-  /* the FIFO is still one, and its reader got the timeline */
-  timeline = g_thread_join (reader);
-  fail_unless (g_lstat (fifo, &st) == 0 && S_ISFIFO (st.st_mode),
-      "the FIFO was replaced");
+  /* the link survives, its target holds the timeline */
+  assert_symlink (timeline_link);
+  timeline = read_text (timeline_target);
+  parser = json_parser_new ();
+  fail_unless (json_parser_load_from_data (parser, timeline, -1, NULL));
   fail_unless (strstr (timeline, "\"traceEvents\"") != NULL, "got '%s'",
       timeline);
+  g_object_unref (parser);
   g_free (timeline);
 
   /* the text is appended through the link */
@@ -172,21 +177,21 @@ set_up_paths (void)
 
   tmp = g_dir_make_tmp ("test-axprof-outputs-XXXXXX", &err);
   g_assert_no_error (err);
-  json_target = g_build_filename (tmp, "target.json", NULL);
-  json_link = g_build_filename (tmp, "link.json", NULL);
-  fifo = g_build_filename (tmp, "timeline.fifo", NULL);
+  timeline_target = g_build_filename (tmp, "timeline-target.json", NULL);
+  timeline_link = g_build_filename (tmp, "timeline-link.json", NULL);
+  fifo = g_build_filename (tmp, "report.fifo", NULL);
   text_target = g_build_filename (tmp, "report.txt", NULL);
   text_link = g_build_filename (tmp, "report-link.txt", NULL);
-  g_assert_true (g_file_set_contents (json_target, "old", -1, NULL));
+  g_assert_true (g_file_set_contents (timeline_target, "old", -1, NULL));
   g_assert_true (g_file_set_contents (text_target, "before the run\n", -1,
           NULL));
-  g_assert_cmpint (symlink (json_target, json_link), ==, 0);
+  g_assert_cmpint (symlink (timeline_target, timeline_link), ==, 0);
   g_assert_cmpint (symlink (text_target, text_link), ==, 0);
   g_assert_cmpint (mkfifo (fifo, FIFO_MODE), ==, 0);
   fifo_fd = g_open (fifo, O_RDONLY | O_NONBLOCK, 0);
   g_assert_cmpint (fifo_fd, >=, 0);
   tracers = g_strdup_printf ("axprof(json=%s,perfetto=%s,file=%s)",
-      json_link, fifo, text_link);
+      fifo, timeline_link, text_link);
   g_setenv ("GST_TRACERS", tracers, TRUE);
   g_free (tracers);
 }
@@ -194,7 +199,7 @@ set_up_paths (void)
 static void
 tear_down_paths (void)
 {
-  const gchar *paths[] = { json_target, json_link, fifo, text_target,
+  const gchar *paths[] = { timeline_target, timeline_link, fifo, text_target,
     text_link
   };
   guint i;

@@ -49,10 +49,12 @@ add_profile_row (simnpu_device * dev, const simnpu_event * e, bool core_row)
 
 /* Takes the queued rows and the file they go to, and puts @f in its
  * place; then writes the rows. Holding profile_lock keeps the rows of
- * concurrent flushes in completion order. Returns the file replaced.
- * Lock not held. */
+ * concurrent flushes in completion order. With @flushed, the file is
+ * also flushed, under profile_lock so that no stop closes it meanwhile,
+ * and *@flushed says whether everything written to it so far reached it.
+ * Returns the file replaced. Lock not held. */
 static FILE *
-swap_profile_file (simnpu_device * dev, FILE * f, bool replace)
+swap_profile_file (simnpu_device * dev, FILE * f, bool replace, bool *flushed)
 {
   GArray *rows;
   FILE *old;
@@ -72,6 +74,8 @@ swap_profile_file (simnpu_device * dev, FILE * f, bool replace)
     write_profile_row (old, &g_array_index (rows, simnpu__profile_row, i));
   g_array_set_size (rows, 0);
   dev->profile_spare_rows = rows;
+  if (flushed)
+    *flushed = old == NULL || (fflush (old) == 0 && !ferror (old));
   g_mutex_unlock (&dev->profile_lock);
   return old;
 }
@@ -79,13 +83,13 @@ swap_profile_file (simnpu_device * dev, FILE * f, bool replace)
 void
 simnpu__profile_flush (simnpu_device * dev)
 {
-  swap_profile_file (dev, NULL, false);
+  swap_profile_file (dev, NULL, false, NULL);
 }
 
 void
 simnpu__profile_close (simnpu_device * dev)
 {
-  FILE *old = swap_profile_file (dev, NULL, true);
+  FILE *old = swap_profile_file (dev, NULL, true, NULL);
 
   if (old)
     fclose (old);
@@ -351,10 +355,33 @@ simnpu_device_start_host_profile (simnpu_device * dev, const char *path,
     return simnpu__set_error (error, SIMNPU_EIO, "profile-host '%s': %s",
         path, g_strerror (errno));
   simnpu_write_runtime_csv_header (f);
-  old = swap_profile_file (dev, f, true);
+  old = swap_profile_file (dev, f, true, NULL);
   if (old)
     fclose (old);
   return 0;
+}
+
+/**
+ * simnpu_device_flush_host_profile:
+ * @device: the device
+ *
+ * Writes the rows of the jobs completed so far to the runtime CSV and
+ * flushes it, so that a write error (a full disk, `/dev/full`) is known
+ * while the run is still on rather than only when the profile stops.
+ * An error stays: simnpu_device_stop_host_profile() reports it too.
+ *
+ * Returns: 0 (also when no profile runs), or %SIMNPU_EIO if anything
+ *   written to the profile so far could not be written
+ */
+int
+simnpu_device_flush_host_profile (simnpu_device * dev)
+{
+  bool flushed = true;
+
+  if (dev == NULL)
+    return SIMNPU_EINVAL;
+  swap_profile_file (dev, NULL, false, &flushed);
+  return flushed ? 0 : SIMNPU_EIO;
 }
 
 /**
@@ -373,9 +400,12 @@ simnpu_device_stop_host_profile (simnpu_device * dev)
 
   if (dev == NULL)
     return SIMNPU_EINVAL;
-  old = swap_profile_file (dev, NULL, true);
+  old = swap_profile_file (dev, NULL, true, NULL);
   if (old) {
-    if (ferror (old) || fclose (old) != 0)
+    /* closed whatever ferror() says: the file is not leaked */
+    if (ferror (old))
+      ret = SIMNPU_EIO;
+    if (fclose (old) != 0)
       ret = SIMNPU_EIO;
   }
   return ret;

@@ -32,6 +32,7 @@
 #endif
 
 #include <gst/gst.h>
+#include <gst/ax/gstaxdebugcheck.h>
 #include <gst/ax/gstaxmodelquery.h>
 #include <gst/ax/gstaxoutput.h>
 #include <gst/ax/gstaxreport.h>
@@ -74,10 +75,19 @@
 
 #define EXIT_RUN_FAILED 1
 #define EXIT_USAGE 2
-/* the tracer refused the run (DEBUG logging): no figures */
+/* DEBUG logging would void the timings: no run, or a refused report */
 #define EXIT_REFUSED 3
+/* the run went, but --json or --report could not be written */
+#define EXIT_OUTPUT_FAILED 4
 /* Ctrl-C and EOS did not arrive in time: the report is cut short */
 #define EXIT_INTERRUPTED 130
+#define EXIT_STATUS_HELP \
+  "Exit status: 0 the report was printed and written; 1 the pipeline " \
+  "failed;\n2 bad arguments; 3 refused: DEBUG logging is enabled on the " \
+  "data path\n(checked before the device is opened or the model loaded; " \
+  "rerun without\nGST_DEBUG); 4 --json or --report could not be written; " \
+  "130 interrupted by\nCtrl-C and EOS did not arrive in time (the report " \
+  "is cut short).\n"
 
 #define USAGE_HINT "(gst-ax-benchmark --help lists the options)"
 
@@ -872,35 +882,42 @@ set_in_flight (GstElement * pipeline, gint in_flight)
   }
 }
 
+/* Writes the JSON first, so that the text can say where the outputs
+ * could not be written, as the tracer's own report does. */
 static gboolean
 write_outputs (const Options * o, const gchar * text, const gchar * json)
 {
+  GString *errors = g_string_new (NULL);
   GError *err = NULL;
-  gboolean ok = TRUE;
+  gchar *full;
+  gboolean ok;
 
-  if (o->report_file) {
-    if (!gst_ax_output_write (o->report_file, text, -1, GST_AX_OUTPUT_REPLACE,
-            &err)) {
-      g_printerr ("gst-ax-benchmark: --report: %s; the report follows on "
-          "stdout\n", err->message);
-      g_clear_error (&err);
-      fputs (text, stdout);
-      ok = FALSE;
-    }
-  } else {
-    fputs (text, stdout);
-  }
-  if (fflush (stdout) != 0) {
-    g_printerr ("gst-ax-benchmark: cannot write the report to stdout: %s\n",
-        g_strerror (errno));
-    ok = FALSE;
-  }
   if (o->json && !gst_ax_output_write (o->json, json, -1,
           GST_AX_OUTPUT_REPLACE, &err)) {
-    g_printerr ("gst-ax-benchmark: --json: %s\n", err->message);
+    g_string_append_printf (errors, "Output: could not write --json %s: %s\n",
+        o->json, err->message);
     g_clear_error (&err);
-    ok = FALSE;
   }
+  full = g_strconcat (text, errors->str, NULL);
+  if (o->report_file && !gst_ax_output_write (o->report_file, full, -1,
+          GST_AX_OUTPUT_REPLACE, &err)) {
+    g_string_append_printf (errors, "Output: could not write --report %s: "
+        "%s; the report is on stdout\n", o->report_file, err->message);
+    g_clear_error (&err);
+    g_free (full);
+    full = g_strconcat (text, errors->str, NULL);
+    fputs (full, stdout);
+  } else if (o->report_file == NULL) {
+    fputs (full, stdout);
+  }
+  if (fflush (stdout) != 0)
+    g_string_append_printf (errors, "Output: could not write the report to "
+        "stdout: %s\n", g_strerror (errno));
+  if (errors->len)
+    g_printerr ("gst-ax-benchmark: %s", errors->str);
+  ok = errors->len == 0;
+  g_free (full);
+  g_string_free (errors, TRUE);
   return ok;
 }
 
@@ -978,12 +995,7 @@ main (int argc, char **argv)
       "detection pipeline under\nthe axprof tracer and prints its benchmark "
       "report: the latency from a serial\npass at in-flight 1, every other "
       "figure from the streamed pass that follows.");
-  g_option_context_set_description (ctx,
-      "Exit status: 0 the report was printed; 1 the run failed or a report "
-      "file\ncould not be written; 2 bad arguments; 3 the run was refused "
-      "(DEBUG logging\nwould make its timings meaningless); 130 "
-      "interrupted and EOS did not arrive\nin time (the report is cut "
-      "short).\n");
+  g_option_context_set_description (ctx, EXIT_STATUS_HELP);
   group = g_option_group_new ("gst-ax-benchmark", "", "", &o, NULL);
   g_option_group_add_entries (group, entries);
   g_option_context_set_main_group (ctx, group);
@@ -1028,6 +1040,20 @@ main (int argc, char **argv)
         g_getenv ("GST_TRACERS"), TRACER_PARAMS);
   g_setenv ("GST_TRACERS", TRACER_PARAMS, TRUE);
   gst_init (NULL, NULL);
+
+  /* before the device is opened or the model loaded: a refused run costs
+   * nothing */
+  message = gst_ax_debug_check_threshold ();
+  if (message) {
+    gchar *refusal = gst_ax_debug_refusal_message (message);
+
+    g_printerr ("gst-ax-benchmark: refused: %s\n", refusal);
+    g_free (refusal);
+    g_free (message);
+    image_set_clear (&images);
+    options_clear (&o);
+    return EXIT_REFUSED;
+  }
 
   ok = TRUE;
   if (o.in_flight != IN_FLIGHT_UNSET) {
@@ -1154,7 +1180,7 @@ main (int argc, char **argv)
   text = gst_ax_report_to_text (report);
   json = gst_ax_report_to_json (report);
   if (!write_outputs (&o, text, json))
-    status = EXIT_RUN_FAILED;
+    status = EXIT_OUTPUT_FAILED;
   if (report->refusal)
     status = EXIT_REFUSED;
   else if (!serial.ok || !streamed.ok)

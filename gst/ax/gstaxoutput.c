@@ -16,6 +16,12 @@
  * file. So only a regular file (or a path that does not exist yet) is
  * replaced atomically; a symlink is followed to its target, which is then
  * treated by the same rules; anything else is opened and written in place.
+ *
+ * The names of the process's own descriptors (`/dev/stdout`, `/dev/fd/N`,
+ * `/proc/self/fd/N`) are written to that descriptor, at its own offset:
+ * with `> out.txt` they resolve to the regular file the shell opened, and
+ * replacing or reopening that file would lose what the process already
+ * wrote to its stdout.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -26,12 +32,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
+
+/* mode of a new file, before the umask, as fopen() gives it */
+#define NEW_FILE_MODE 0666
+#define MODE_BITS 07777
 
 static gboolean
 set_errno_error (GError ** error, const gchar * what, const gchar * path,
@@ -59,6 +70,43 @@ write_all (int fd, const gchar * path, const gchar * data, gsize len,
     len -= (gsize) n;
   }
   return TRUE;
+}
+
+/* The descriptor a path names when it is one of the process's own, or -1 */
+static int
+own_descriptor (const gchar * path)
+{
+  static const gchar *const prefixes[] = { "/dev/fd/", "/proc/self/fd/" };
+  const gchar *digits = NULL;
+  gchar *end;
+  guint64 fd;
+  guint i;
+
+  if (strcmp (path, "/dev/stdout") == 0)
+    return STDOUT_FILENO;
+  if (strcmp (path, "/dev/stderr") == 0)
+    return STDERR_FILENO;
+  for (i = 0; i < G_N_ELEMENTS (prefixes); i++)
+    if (g_str_has_prefix (path, prefixes[i]))
+      digits = path + strlen (prefixes[i]);
+  if (digits == NULL || !g_ascii_isdigit (*digits))
+    return -1;
+  fd = g_ascii_strtoull (digits, &end, 10);
+  if (*end != '\0' || fd > G_MAXINT)
+    return -1;
+  return (int) fd;
+}
+
+static gboolean
+write_descriptor (int fd, const gchar * path, const gchar * data, gsize len,
+    GError ** error)
+{
+  /* what the process printed through stdio comes first */
+  if (fd == STDOUT_FILENO)
+    fflush (stdout);
+  else if (fd == STDERR_FILENO)
+    fflush (stderr);
+  return write_all (fd, path, data, len, error);
 }
 
 /* Opens an existing non-regular file, or appends to any file, and writes
@@ -94,8 +142,10 @@ write_in_place (const gchar * path, const gchar * data, gsize len,
  * %GST_AX_OUTPUT_REPLACE mode a regular file (or a new path) is replaced
  * atomically, so a reader never sees half a file; a symlink is followed
  * and its target written the same way; a FIFO or a device is written in
- * place. In %GST_AX_OUTPUT_APPEND mode the data is appended to whatever
- * the path holds, creating a regular file if there is none. Every error,
+ * place; `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N`
+ * are written to the descriptor itself, at its offset, in either mode. In
+ * %GST_AX_OUTPUT_APPEND mode the data is appended to whatever the path
+ * holds, creating a regular file if there is none. Every error,
  * including a short write and a failing close (a full disk), is reported.
  *
  * Returns: %TRUE on success
@@ -108,11 +158,15 @@ gst_ax_output_write (const gchar * path, const gchar * data, gssize len,
   GStatBuf st;
   gboolean ok;
   gsize size;
+  int fd;
 
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
 
   size = len < 0 ? strlen (data) : (gsize) len;
+  fd = own_descriptor (path);
+  if (fd >= 0)
+    return write_descriptor (fd, path, data, size, error);
   if (mode == GST_AX_OUTPUT_APPEND)
     return write_in_place (path, data, size, O_CREAT | O_APPEND, error);
 
@@ -133,10 +187,41 @@ gst_ax_output_write (const gchar * path, const gchar * data, gssize len,
     }
   }
 
-  if (g_stat (target, &st) == 0 && !S_ISREG (st.st_mode))
+  if (g_stat (target, &st) != 0)
+    ok = g_file_set_contents_full (target, data, (gssize) size,
+        G_FILE_SET_CONTENTS_CONSISTENT, NEW_FILE_MODE, error);
+  else if (!S_ISREG (st.st_mode))
     ok = write_in_place (target, data, size, O_TRUNC, error);
   else
-    ok = g_file_set_contents (target, data, (gssize) size, error);
+    /* the new file keeps the permissions the old one had */
+    ok = g_file_set_contents_full (target, data, (gssize) size,
+        G_FILE_SET_CONTENTS_CONSISTENT, (int) (st.st_mode & MODE_BITS), error);
   g_free (target);
   return ok;
+}
+
+/**
+ * gst_ax_output_is_stream:
+ * @path: a path as given to gst_ax_output_write()
+ *
+ * Whether @path names something other than a regular file once links are
+ * followed: a FIFO, a device, a socket or one of the process's own
+ * descriptors. A writer that numbers its later outputs (`PATH.2`, ...)
+ * writes each of them to such a path instead: numbering would create
+ * regular files beside a device node.
+ *
+ * Returns: %TRUE for a stream, %FALSE for a regular file or a path that
+ *   does not exist
+ */
+gboolean
+gst_ax_output_is_stream (const gchar * path)
+{
+  GStatBuf st;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (own_descriptor (path) >= 0)
+    return TRUE;
+  return g_stat (path, &st) == 0 && !S_ISREG (st.st_mode)
+      && !S_ISDIR (st.st_mode);
 }

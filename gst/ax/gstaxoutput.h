@@ -30,6 +30,8 @@ typedef enum
 GST_AX_API gboolean gst_ax_output_write (const gchar * path,
     const gchar * data, gssize len, GstAxOutputMode mode, GError ** error);
 
+GST_AX_API gboolean gst_ax_output_is_stream (const gchar * path);
+
 G_END_DECLS
 
 #endif /* __GST_AX_OUTPUT_H__ */

@@ -24,6 +24,20 @@
 /* ------------------------------------------------------------------ */
 /* Model lookup and device setup                                        */
 
+/* A write error of the host profile: a warning, since the stream itself
+ * is fine, naming the path; once per profile. */
+void
+gst_ax_inference_host_profile_failed (GstAxInference * self)
+{
+  if (self->host_profile_failed)
+    return;
+  self->host_profile_failed = TRUE;
+  GST_ELEMENT_WARNING (self, RESOURCE, WRITE,
+      ("Could not write the host profile \"%s\".", self->host_profile_path),
+      ("%s while writing the runtime CSV %s", simnpu_strerror (SIMNPU_EIO),
+          self->host_profile_path));
+}
+
 void
 gst_ax_inference_close_device (GstAxInference * self)
 {
@@ -51,9 +65,10 @@ gst_ax_inference_close_device (GstAxInference * self)
     self->net = NULL;
   }
   if (self->dev) {
-    if (self->host_profile)
-      simnpu_device_stop_host_profile (self->dev);
+    if (self->host_profile && simnpu_device_stop_host_profile (self->dev) < 0)
+      gst_ax_inference_host_profile_failed (self);
     self->host_profile = FALSE;
+    g_clear_pointer (&self->host_profile_path, g_free);
     simnpu_device_close (self->dev);
     self->dev = NULL;
   }
@@ -223,6 +238,8 @@ gst_ax_inference_open_device (GstAxInference * self)
     if (rc < 0)
       goto profile_failed;
     self->host_profile = TRUE;
+    self->host_profile_failed = FALSE;
+    self->host_profile_path = g_strdup (profile_host);
   }
 
   GST_INFO_OBJECT (self, "model %s (%s) on %s: %u cores, window %u, device "

@@ -140,6 +140,10 @@ struct _GstAxInference
   const gchar *device_spec;     /* interned device string */
   guint window;
   gboolean host_profile;
+  /* the path the running host profile writes, and whether a write error
+   * was reported already (once per profile) */
+  gchar *host_profile_path;
+  gboolean host_profile_failed;
 
   /* streaming state, protected by lock */
   GMutex lock;
@@ -163,6 +167,7 @@ struct _GstAxInference
 
 gboolean gst_ax_inference_open_device (GstAxInference * self);
 void gst_ax_inference_close_device (GstAxInference * self);
+void gst_ax_inference_host_profile_failed (GstAxInference * self);
 gboolean gst_ax_inference_answer_model_query (GstAxInference * self,
     GstQuery * query);
 

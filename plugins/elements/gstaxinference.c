@@ -1016,6 +1016,11 @@ gst_ax_inference_loop (GstAxInference * self)
 
     item->event = NULL;
     g_free (item);
+    /* every job is done: a profile that cannot be written is reported
+     * before the EOS, where an application still reads the bus */
+    if (GST_EVENT_TYPE (ev) == GST_EVENT_EOS && self->host_profile
+        && simnpu_device_flush_host_profile (self->dev) < 0)
+      gst_ax_inference_host_profile_failed (self);
     gst_pad_push_event (self->srcpad, ev);
     return;
   }

@@ -494,7 +494,7 @@ void axprof_pad_pull_range_post (GObject * self, GstClockTime ts,
 
 /* gstaxprof.c */
 gchar *axprof_debug_default_offender (void);
-gchar *axprof_debug_logged_offender (gint64 logged);
+gchar *axprof_debug_logged_offender (gint64 logged, guint64 frames);
 
 /* gstaxprof-report.c */
 guint64 axprof_process_cpu_ns (void);

@@ -71,6 +71,9 @@ guint64 axprof_debug_log_count;
  * start: the ones "the run logs through" at that level. */
 #define MAX_NAMED_CATEGORIES 3
 static GstDebugCategory *logged_categories[MAX_NAMED_CATEGORIES];
+/* the tracers' records (the latency tracer's GST_TRACER:7) are output the
+ * user asked for, not logging that voids a run */
+static GstDebugCategory *tracer_category;
 
 static void
 count_debug_log (GstDebugCategory * category, GstDebugLevel level,
@@ -79,7 +82,8 @@ count_debug_log (GstDebugCategory * category, GstDebugLevel level,
 {
   guint i;
 
-  if (level < GST_LEVEL_DEBUG || category == gst_ax_prof_debug)
+  if (level < GST_LEVEL_DEBUG || category == gst_ax_prof_debug
+      || category == tracer_category)
     return;
   __atomic_add_fetch (&axprof_debug_log_count, 1, __ATOMIC_RELAXED);
   for (i = 0; i < MAX_NAMED_CATEGORIES; i++) {
@@ -92,18 +96,16 @@ count_debug_log (GstDebugCategory * category, GstDebugLevel level,
   }
 }
 
-/* What makes DEBUG logging active for every category, or NULL. */
+/* What the thresholds say will log per frame on the data path, or NULL:
+ * the decision before the run (gst/ax/gstaxdebugcheck.c). */
 gchar *
 axprof_debug_default_offender (void)
 {
-  if (gst_debug_get_default_threshold () >= GST_LEVEL_DEBUG)
-    return g_strdup_printf ("the default threshold is %s",
-        gst_debug_level_get_name (gst_debug_get_default_threshold ()));
-  return NULL;
+  return gst_ax_debug_check_threshold ();
 }
 
 gchar *
-axprof_debug_logged_offender (gint64 logged)
+axprof_debug_logged_offender (gint64 logged, guint64 frames)
 {
   GString *s = g_string_new ("category ");
   guint i;
@@ -117,24 +119,50 @@ axprof_debug_logged_offender (gint64 logged)
           gst_debug_category_get_name (c));
   }
   g_string_append_printf (s, " (and any others) logged %" G_GINT64_FORMAT
-      " messages at DEBUG or above during the run", logged);
+      " messages at DEBUG or above during the run, %.1f per frame over %"
+      G_GUINT64_FORMAT " frames", logged, frames ? logged / (gdouble) frames
+      : (gdouble) logged, frames);
   return g_string_free (s, FALSE);
 }
 
+/* Writes one output; a failure is printed at once and added to errors,
+ * one line each, for the report's text and its bus message. A FIFO or a
+ * device takes every report of the process; numbering (PATH.2, ...) is for
+ * files. */
 static void
 write_output (const gchar * what, const gchar * base, guint * n,
-    const gchar * contents)
+    const gchar * contents, GstAxOutputMode mode, GString * errors)
 {
-  gchar *path = *n == 0 ? g_strdup (base) : g_strdup_printf ("%s.%u", base,
-      *n + 1);
+  gchar *path = *n == 0 || gst_ax_output_is_stream (base) ? g_strdup (base) :
+      g_strdup_printf ("%s.%u", base, *n + 1);
   GError *err = NULL;
 
   (*n)++;
-  if (!g_file_set_contents (path, contents, -1, &err)) {
+  if (!gst_ax_output_write (path, contents, -1, mode, &err)) {
     g_printerr ("axprof: cannot write %s=%s: %s\n", what, path, err->message);
+    g_string_append_printf (errors, "%scould not write %s=%s: %s",
+        errors->len ? "\n" : "", what, path, err->message);
     g_clear_error (&err);
   }
   g_free (path);
+}
+
+/* The report's last line(s) when an output could not be written. */
+static gchar *
+text_with_errors (const gchar * text, const GString * errors)
+{
+  gchar **lines;
+  GString *s;
+  guint i;
+
+  if (errors->len == 0)
+    return g_strdup (text);
+  s = g_string_new (text);
+  lines = g_strsplit (errors->str, "\n", -1);
+  for (i = 0; lines[i]; i++)
+    g_string_append_printf (s, "Output: %s\n", lines[i]);
+  g_strfreev (lines);
+  return g_string_free (s, FALSE);
 }
 
 static void
@@ -143,30 +171,38 @@ write_report (GstAxProf * self, PipelineState * p, GstAxReport * r,
 {
   gchar *text = gst_ax_report_to_text (r);
   gchar *json = gst_ax_report_to_json (r);
+  GString *errors = g_string_new (NULL);
+  gchar *full;
   GstStructure *s;
   GstElement *pipeline;
+  guint n_file = 0;
 
+  /* the files first, so that the text can say which could not be written */
+  if (self->json)
+    write_output ("json", self->json, &self->n_json, json,
+        GST_AX_OUTPUT_REPLACE, errors);
+  if (self->perfetto && timeline)
+    write_output ("perfetto", self->perfetto, &self->n_perfetto, timeline,
+        GST_AX_OUTPUT_REPLACE, errors);
+
+  full = text_with_errors (text, errors);
   if (self->file) {
-    FILE *f = fopen (self->file, "a");
+    gsize before = errors->len;
 
-    if (f == NULL) {
-      g_printerr ("axprof: cannot open file=%s for appending: %s; printing "
-          "the report to stdout instead\n", self->file, g_strerror (errno));
-      fputs (text, stdout);
+    /* every report of the process is appended to the same file */
+    write_output ("file", self->file, &n_file, full, GST_AX_OUTPUT_APPEND,
+        errors);
+    if (errors->len != before) {
+      g_free (full);
+      full = text_with_errors (text, errors);
+      g_printerr ("axprof: printing the report to stdout instead\n");
+      fputs (full, stdout);
       fflush (stdout);
-    } else {
-      fputs (text, f);
-      fclose (f);
     }
   } else if (self->print) {
-    fputs (text, stdout);
+    fputs (full, stdout);
     fflush (stdout);
   }
-
-  if (self->json)
-    write_output ("json", self->json, &self->n_json, json);
-  if (self->perfetto && timeline)
-    write_output ("perfetto", self->perfetto, &self->n_perfetto, timeline);
 
   pipeline = p->pipeline ? gst_object_ref (p->pipeline) : NULL;
   if (pipeline) {
@@ -179,8 +215,9 @@ write_report (GstAxProf * self, PipelineState * p, GstAxReport * r,
         "verdict-kind", G_TYPE_STRING,
         gst_ax_report_constraint_kind_to_string (r->constraint_kind),
         "verdict-element", G_TYPE_STRING, r->constraint_element,
-        "text", G_TYPE_STRING, text, "json", G_TYPE_STRING, json,
+        "text", G_TYPE_STRING, full, "json", G_TYPE_STRING, json,
         "report", GST_AX_TYPE_REPORT, r,
+        "output-errors", G_TYPE_STRING, errors->len ? errors->str : NULL,
         "usage-reader", G_TYPE_STRING, gst_ax_probe_thread_usage_reader () ==
         GST_AX_PROBE_USAGE_PERF ? "perf" : "rusage",
         "usage-fallback-threads", G_TYPE_UINT,
@@ -189,6 +226,8 @@ write_report (GstAxProf * self, PipelineState * p, GstAxReport * r,
         gst_message_new_element (GST_OBJECT (pipeline), s));
     gst_object_unref (pipeline);
   }
+  g_string_free (errors, TRUE);
+  g_free (full);
   g_free (text);
   g_free (json);
 }
@@ -314,6 +353,11 @@ do_change_state_post (GObject * obj, GstClockTime ts, GstElement * element,
     p->log_count0 = __atomic_load_n (&axprof_debug_log_count, __ATOMIC_RELAXED);
     for (i = 0; i < MAX_NAMED_CATEGORIES; i++)
       __atomic_store_n (&logged_categories[i], NULL, __ATOMIC_RELAXED);
+    /* decided now: say so at once rather than after a wasted run */
+    if (p->debug_at_start && !GST_AX_PROF (obj)->allow_debug)
+      g_printerr ("axprof: DEBUG logging is enabled (%s): the report of %s "
+          "will carry no timings. Rerun without GST_DEBUG.\n",
+          p->debug_at_start, GST_OBJECT_NAME (element));
     g_mutex_unlock (&p->lock);
     g_mutex_unlock (&axprof_global_lock);
   } else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
@@ -543,6 +587,7 @@ gst_ax_prof_class_init (GstAxProfClass * klass)
   gobject_class->finalize = gst_ax_prof_finalize;
 
   GST_DEBUG_CATEGORY_INIT (gst_ax_prof_debug, "axprof", 0, "axprof tracer");
+  GST_DEBUG_CATEGORY_GET (tracer_category, GST_AX_DEBUG_TRACER_CATEGORY);
   axprof_registry_init ();
 }
 

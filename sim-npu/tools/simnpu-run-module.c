@@ -245,7 +245,7 @@ main (int argc, char **argv)
   simnpu_binding b;
   uint64_t pre_ns = 0, post_ns = 0;
   unsigned n_in = 0, n_out = 0, n_din = 0, n_dout = 0, i, n_inputs_given;
-  int status = EXIT_FAILURE, ret;
+  int status = EXIT_FAILURE, ret, profile_rc = 0;
   gint submitted = 0, completed = 0;
   uint64_t t_start, t_end, first_dev = G_MAXUINT64, last_dev = 0;
   double sum_latency_ns = 0.0, sum_device_ns = 0.0;
@@ -408,7 +408,7 @@ main (int argc, char **argv)
     }
   }
   t_end = simnpu__monotonic_ns ();
-  simnpu_device_stop_host_profile (dev);
+  profile_rc = simnpu_device_stop_host_profile (dev);
   simnpu_device_get_counters (dev, &c);
 
   printf ("model %s on %s%s\n", info.name, dinfo.profile,
@@ -436,6 +436,12 @@ main (int argc, char **argv)
       G_GUINT64_FORMAT " jobs\n", (guint64) c.jobs_done,
       (guint64) c.dma_bytes, c.host_copy_ns / 1000.0, c.sim_cpu_ns / 1e6,
       c.lag_ns / 1000.0, (guint64) c.lagged_jobs);
+  if (profile && profile_rc < 0) {
+    /* the figures above are fine; the file the user asked for is not */
+    fprintf (stderr, "simnpu-run-module: could not write the runtime "
+        "profile %s: %s\n", profile, simnpu_strerror (profile_rc));
+    goto out;
+  }
   if (profile)
     printf ("runtime profile: %s\n", profile);
   status = EXIT_SUCCESS;

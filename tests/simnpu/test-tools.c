@@ -180,6 +180,36 @@ test_run_module_host_sections (void)
   g_free (module_arg);
 }
 
+/* A runtime profile that cannot be written fails the run with its path;
+ * the device node stays one. */
+static void
+test_run_module_profile_write_error (void)
+{
+  gchar *module_arg = g_strdup_printf ("--module=%s", host_model);
+  const char *argv[] = { run_tool, module_arg, "--input=1x2x2x3xf32=1.5",
+    "--iterations", "2", "--time-scale", "0", "--profile-host=/dev/full",
+    NULL
+  };
+  gchar *out = NULL, *err = NULL;
+  gint status = 0;
+
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
+    g_test_skip ("no /dev/full here");
+    g_free (module_arg);
+    return;
+  }
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv, NULL, 0, NULL, NULL,
+          &out, &err, &status, NULL));
+  if (g_spawn_check_wait_status (status, NULL)
+      || strstr (err, "could not write the runtime profile /dev/full") == NULL)
+    g_error ("expected a failure naming /dev/full:\n%s%s", out, err);
+  g_assert_null (strstr (out, "runtime profile: /dev/full"));
+  g_assert_false (g_file_test ("/dev/full", G_FILE_TEST_IS_REGULAR));
+  g_free (out);
+  g_free (err);
+  g_free (module_arg);
+}
+
 /* A calibration image that does not decode stops the compile with a
  * message naming the option, and writes no model. */
 static void
@@ -236,6 +266,8 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/tools/profiling-flow", test_torq_profiling_flow);
   g_test_add_func ("/simnpu/tools/run-module-host-sections",
       test_run_module_host_sections);
+  g_test_add_func ("/simnpu/tools/run-module-profile-write-error",
+      test_run_module_profile_write_error);
   g_test_add_func ("/simnpu/tools/compile-bad-calibration",
       test_compile_bad_calibration);
   ret = g_test_run ();

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +31,8 @@
 
 /* long enough that Ctrl-C always comes first */
 #define ENDLESS_FRAMES "1000000"
+#define EXIT_REFUSED 3
+#define EXIT_OUTPUT_FAILED 4
 
 /* few frames: the suite also runs under sanitizers, 5-10x slower */
 #define BALL_FRAMES 4
@@ -502,6 +505,142 @@ test_images_run (void)
   g_free (folder);
 }
 
+/* Runs the tool with @variable=@value added to the environment. */
+static Result
+run_tool_env (const gchar * variable, const gchar * value,
+    const gchar * const *args)
+{
+  gchar **envp = g_environ_setenv (g_get_environ (), variable, value, TRUE);
+  GPtrArray *argv = g_ptr_array_new ();
+  Result r = { 0, NULL, NULL };
+  GError *error = NULL;
+  gint wait_status = 0;
+
+  /* the log goes to stderr, where the test reads it */
+  envp = g_environ_unsetenv (envp, "GST_DEBUG_FILE");
+  g_ptr_array_add (argv, (gpointer) tool);
+  for (; *args; args++)
+    g_ptr_array_add (argv, (gpointer) * args);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv->pdata, envp, 0, NULL,
+          NULL, &r.out, &r.err, &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r.status = WEXITSTATUS (wait_status);
+  g_ptr_array_free (argv, TRUE);
+  g_strfreev (envp);
+  return r;
+}
+
+static void
+assert_refused (const gchar * gst_debug, const gchar * why)
+{
+  const gchar *args[] = { "ball-detector", "--frames", "2", "--quiet",
+    NULL
+  };
+  Result r = run_tool_env ("GST_DEBUG", gst_debug, args);
+
+  if (r.status != EXIT_REFUSED || strstr (r.err, why) == NULL)
+    g_error ("GST_DEBUG=%s: expected exit %d and \"%s\", got exit %d:\n%s",
+        gst_debug, EXIT_REFUSED, why, r.status, r.err);
+  g_assert_nonnull (strstr (r.err, "% of throughput (measured "));
+  g_assert_nonnull (strstr (r.err, "Rerun without GST_DEBUG"));
+  /* refused before the pipeline was built: no report, and the element
+   * that would have opened the device and loaded the model never logged
+   * a line, although its category was at DEBUG */
+  g_assert_null (strstr (r.out, "axprof report"));
+  g_assert_null (strstr (r.err, "gstaxinference.c"));
+  g_assert_null (strstr (r.err, "simnpu"));
+  result_clear (&r);
+}
+
+static void
+test_refuses_debug (void)
+{
+  assert_refused ("axinference:5", "refused: DEBUG logging is enabled "
+      "(category axinference is at DEBUG)");
+  assert_refused ("5", "(the default threshold is DEBUG)");
+  assert_refused ("GST_PADS:6", "(category GST_PADS is at LOG)");
+}
+
+/* the stock latency tracer's own category is not DEBUG logging */
+static void
+test_tracer_category_runs (void)
+{
+  gchar *frames = g_strdup_printf ("%d", BALL_FRAMES);
+  const gchar *args[] = { "ball-detector", "--frames", frames,
+    "--time-scale", "0", "--print-pipeline", "--quiet", NULL
+  };
+  Result r = run_tool_env ("GST_DEBUG", "GST_TRACER:7", args);
+
+  assert_ran (r, "ball-detector", BALL_FRAMES);
+  result_clear (&r);
+  g_free (frames);
+}
+
+/* --json and --report that cannot be written fail the run */
+static void
+test_output_errors (void)
+{
+  const gchar *json_args[] = { "ball-detector", "--frames", "2",
+    "--time-scale", "0", "--quiet", "--json", "/dev/full", NULL
+  };
+  const gchar *report_args[] = { "ball-detector", "--frames", "2",
+    "--time-scale", "0", "--quiet", "--report", "/dev/full", NULL
+  };
+  Result r = run_tool_env ("GST_AX_TEST_UNUSED", "1", json_args);
+
+  if (r.status != EXIT_OUTPUT_FAILED
+      || strstr (r.err, "could not write --json /dev/full") == NULL)
+    g_error ("--json /dev/full: expected exit %d, got %d:\n%s",
+        EXIT_OUTPUT_FAILED, r.status, r.err);
+  /* the report itself was printed, and says where it could not write */
+  g_assert_nonnull (strstr (r.out, "\nOutput: could not write --json "
+          "/dev/full: "));
+  result_clear (&r);
+
+  r = run_tool_env ("GST_AX_TEST_UNUSED", "1", report_args);
+  if (r.status != EXIT_OUTPUT_FAILED
+      || strstr (r.err, "could not write --report /dev/full") == NULL)
+    g_error ("--report /dev/full: expected exit %d, got %d:\n%s",
+        EXIT_OUTPUT_FAILED, r.status, r.err);
+  /* printed on stdout instead */
+  g_assert_nonnull (strstr (r.out, "Verdict: "));
+  g_assert_nonnull (strstr (r.out, "\nOutput: could not write --report "
+          "/dev/full: "));
+  result_clear (&r);
+}
+
+/* --json through a symlink writes its target and keeps the link */
+static void
+test_json_through_symlink (void)
+{
+  gchar *target = g_build_filename (tmp, "kept-target.json", NULL);
+  gchar *link = g_build_filename (tmp, "kept-link.json", NULL);
+  const gchar *args[] = { "ball-detector", "--frames", "2", "--time-scale",
+    "0", "--quiet", "--json", link, NULL
+  };
+  gchar *contents = NULL;
+  GStatBuf st;
+  Result r;
+
+  g_assert_true (g_file_set_contents (target, "old", -1, NULL));
+  g_assert_cmpint (symlink (target, link), ==, 0);
+  r = run_tool_env ("GST_AX_TEST_UNUSED", "1", args);
+  if (r.status != 0)
+    g_error ("exit %d:\n%s", r.status, r.err);
+  g_assert_cmpint (g_lstat (link, &st), ==, 0);
+  g_assert_true (S_ISLNK (st.st_mode));
+  g_assert_true (g_file_get_contents (target, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "\"verdict\""));
+  g_free (contents);
+  result_clear (&r);
+  g_unlink (link);
+  g_unlink (target);
+  g_free (link);
+  g_free (target);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -525,6 +664,12 @@ main (int argc, char **argv)
   g_test_add_func ("/benchmark/interrupt", test_interrupt);
   g_test_add_func ("/benchmark/video-run", test_video_run);
   g_test_add_func ("/benchmark/images-run", test_images_run);
+  g_test_add_func ("/benchmark/refuses-debug", test_refuses_debug);
+  g_test_add_func ("/benchmark/tracer-category-runs",
+      test_tracer_category_runs);
+  g_test_add_func ("/benchmark/output-errors", test_output_errors);
+  g_test_add_func ("/benchmark/json-through-symlink",
+      test_json_through_symlink);
   ret = g_test_run ();
   g_rmdir (tmp);
   g_free (tmp);

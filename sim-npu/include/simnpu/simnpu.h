@@ -714,6 +714,7 @@ SIMNPU_API int simnpu_write_runtime_csv (FILE * file,
 SIMNPU_API int simnpu_device_start_host_profile (simnpu_device * device,
     const char *path, simnpu_error * error);
 SIMNPU_API int simnpu_device_stop_host_profile (simnpu_device * device);
+SIMNPU_API int simnpu_device_flush_host_profile (simnpu_device * device);
 
 #ifdef __cplusplus
 }

@@ -795,6 +795,50 @@ GST_START_TEST (test_host_sections)
 
 GST_END_TEST;
 
+/* profile-host that cannot be written: a warning naming the path, on the
+ * bus before the EOS leaves the element, where an application still
+ * reads it */
+GST_START_TEST (test_profile_write_error)
+{
+  GstHarness *h = harness_new ("in-flight=2 time-scale=0 "
+      "profile-host=/dev/full");
+  GstBus *bus = gst_bus_new ();
+  GstAxModelInput in;
+  GstMessage *msg;
+  GstEvent *ev;
+  GError *err = NULL;
+  gchar *dbg = NULL;
+  guint i;
+
+  gst_element_set_bus (h->element, bus);
+  in = query_model (h);
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_frame (&in, i, i)),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((ev = gst_harness_pull_event (h)) != NULL) {
+    gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+
+    gst_event_unref (ev);
+    if (eos)
+      break;
+  }
+  fail_unless (ev != NULL);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning before EOS");
+  gst_message_parse_warning (msg, &err, &dbg);
+  fail_unless (strstr (err->message, "/dev/full") != NULL, "%s", err->message);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  gst_harness_teardown (h);
+  /* reported once, not again when the device closes */
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
 static Suite *
 axinference_suite (void)
 {
@@ -817,6 +861,7 @@ axinference_suite (void)
   tcase_add_test (tc, test_back_pressure);
   tcase_add_test (tc, test_two_instances);
   tcase_add_test (tc, test_host_sections);
+  tcase_add_test (tc, test_profile_write_error);
   return s;
 }
 

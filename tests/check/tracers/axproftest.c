@@ -51,6 +51,7 @@ ax_prof_report_from_structure (const GstStructure * s)
   r->verdict_kind = g_strdup (gst_structure_get_string (s, "verdict-kind"));
   r->verdict_element =
       g_strdup (gst_structure_get_string (s, "verdict-element"));
+  r->output_errors = g_strdup (gst_structure_get_string (s, "output-errors"));
   fail_unless (r->text != NULL && r->json != NULL);
   r->parser = json_parser_new ();
   fail_unless (json_parser_load_from_data (r->parser, r->json, -1, &err),
@@ -71,6 +72,7 @@ ax_prof_report_free (AxProfReport * r)
   g_free (r->usage_reader);
   g_free (r->verdict_kind);
   g_free (r->verdict_element);
+  g_free (r->output_errors);
   g_object_unref (r->parser);
   g_free (r);
 }

@@ -27,6 +27,8 @@ typedef struct
   /* the bus message's machine-readable verdict */
   gchar *verdict_kind;
   gchar *verdict_element;
+  /* the outputs the tracer could not write, one a line, or NULL */
+  gchar *output_errors;
   JsonParser *parser;
   JsonObject *root;
 } AxProfReport;

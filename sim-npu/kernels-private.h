@@ -14,8 +14,8 @@
  * (kernels.h is the seam to the fast conv2d kernels.) */
 
 /* Arithmetic definitions of the int8 kernels (shared with the reference
- * implementations in tests/simnpu/test-kernels.c, which must agree bit for
- * bit):
+ * implementations in tests/simnpu/test-kernels-conv.c and
+ * test-kernels-vector.c, which must agree bit for bit):
  *
  * - requantisation of conv2d: q = round_half_even (clamp ((float) acc *
  *   scale, -2^20, 2^20)) in single precision, scale = in_scale * w_scale /

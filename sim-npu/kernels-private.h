@@ -106,12 +106,14 @@ requant_one (int32_t acc, float scale, int32_t zp, float lo_f, float hi_f)
 /* elements per step of gather_avx2 */
 #define GATHER_AVX2_STEP 16
 
-__attribute__((target ("avx2"), noinline))
-     SIMNPU_INTERNAL size_t simnpu__gather_avx2 (int8_t * restrict dst,
-    const int8_t * restrict src, size_t step, size_t n);
+/* gather_strided's AVX2 path (kernels.c) */
+SIMNPU_INTERNAL size_t simnpu__gather_avx2 (int8_t * restrict dst,
+    const int8_t * restrict src, size_t step, size_t n)
+    __attribute__((target ("avx2"), noinline));
 
 /* 16-bit pair of taps (wa, wb) as the multiply-add's operand */
-     static inline uint32_t weight_pair (int32_t wa, int32_t wb)
+static inline uint32_t
+weight_pair (int32_t wa, int32_t wb)
 {
   return (uint32_t) (uint16_t) wa | (uint32_t) (uint16_t) wb << 16;
 }

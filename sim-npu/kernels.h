@@ -20,7 +20,7 @@
  * and runs. The packed form is private to the family; the choice of
  * kernel is a pure function of the shape and the CPU, so pack and run
  * agree. Every fast kernel is bit-exact with the portable one, which is
- * itself checked against the reference in tests/simnpu/test-kernels.c. */
+ * itself checked against the reference in tests/simnpu/test-kernels-conv.c. */
 
 #ifndef __SIMNPU_KERNELS_H__
 #define __SIMNPU_KERNELS_H__

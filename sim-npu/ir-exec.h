@@ -8,7 +8,7 @@
  */
 
 /* Internals shared by the IR core (ir.c, whose op table points at the
- * kernels) and the float executor (ir-exec.c). Not part of the IR's
+ * kernels) and the float executor (ir-exec*.c). Not part of the IR's
  * contract (ir.h). */
 
 #ifndef __SIMNPU_IR_EXEC_H__

@@ -1,0 +1,257 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The NHWC window ops: max and average pooling, and resize (ONNX
+ * Resize-13: nearest and linear, every coordinate transformation). */
+
+#include "ir-exec-private.h"
+
+/* the centre of a pixel (resize coordinates), and the fraction that
+ * nearest rounding treats as a tie */
+#define HALF 0.5
+
+/* ------------------------------------------------------------------ */
+/* Pooling, NHWC */
+
+IR_CLONES static void
+pool_run (const float *in, int64_t h, int64_t w, int64_t c, float *out,
+    int64_t oh, int64_t ow, const simnpu__ir_attrs * at, bool is_max)
+{
+  const int64_t kh = at->kernel[0], kw = at->kernel[1];
+  const int64_t sh = at->stride[0], sw = at->stride[1];
+  const int64_t dh = at->dilation[0], dw = at->dilation[1];
+  const int64_t pt = at->pads[0], pl = at->pads[1];
+  const int64_t hend = h + at->pads[2], wend = w + at->pads[3];
+  int64_t y, x0, ky, kx, ch;
+
+  for (y = 0; y < oh; y++) {
+    for (x0 = 0; x0 < ow; x0++) {
+      float *restrict o = out + (y * ow + x0) * c;
+      int64_t valid = 0, padded = 0;
+      for (ch = 0; ch < c; ch++)
+        o[ch] = is_max ? -INFINITY : 0.0f;
+      for (ky = 0; ky < kh; ky++) {
+        int64_t iy = y * sh - pt + ky * dh;
+        if (iy >= hend)
+          break;
+        for (kx = 0; kx < kw; kx++) {
+          int64_t ix = x0 * sw - pl + kx * dw;
+          const float *restrict ip;
+          if (ix >= wend)
+            break;
+          /* inside the explicit padding (not beyond it, ceil_mode) */
+          padded++;
+          if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+            continue;
+          valid++;
+          ip = in + (iy * w + ix) * c;
+          if (is_max) {
+            for (ch = 0; ch < c; ch++)
+              o[ch] = ip[ch] > o[ch] ? ip[ch] : o[ch];
+          } else {
+            for (ch = 0; ch < c; ch++)
+              o[ch] += ip[ch];
+          }
+        }
+      }
+      if (!is_max) {
+        int64_t div = at->count_include_pad ? padded : valid;
+        float inv = div > 0 ? 1.0f / (float) div : 0.0f;
+        for (ch = 0; ch < c; ch++)
+          o[ch] *= inv;
+      }
+    }
+  }
+}
+
+/* max pooling of u8 and i8 */
+static void
+pool_max_int (const simnpu__ir_tensor * t, const void *in,
+    const simnpu__ir_tensor * to, void *out, const simnpu__ir_attrs * at)
+{
+  const int64_t h = t->dims[1], w = t->dims[2], c = t->dims[3];
+  const int64_t oh = to->dims[1], ow = to->dims[2];
+  int64_t b, y, x0, ky, kx, ch;
+
+  for (b = 0; b < t->dims[0]; b++)
+    for (y = 0; y < oh; y++)
+      for (x0 = 0; x0 < ow; x0++)
+        for (ch = 0; ch < c; ch++) {
+          int64_t best = G_MININT64;
+          for (ky = 0; ky < at->kernel[0]; ky++) {
+            int64_t iy = y * at->stride[0] - at->pads[0]
+                + ky * at->dilation[0];
+            if (iy < 0 || iy >= h)
+              continue;
+            for (kx = 0; kx < at->kernel[1]; kx++) {
+              int64_t ix = x0 * at->stride[1] - at->pads[1]
+                  + kx * at->dilation[1];
+              if (ix >= 0 && ix < w)
+                best = MAX (best, load_int (t->dtype, in,
+                        ((b * h + iy) * w + ix) * c + ch));
+            }
+          }
+          store_int (t->dtype, out, ((b * oh + y) * ow + x0) * c + ch,
+              best == G_MININT64 ? 0 : best);
+        }
+}
+
+int
+simnpu__ir_run_pool (simnpu__ir_exec * x, const simnpu__ir_node * n,
+    simnpu_error * error)
+{
+  const simnpu__ir_tensor *t = tin (x, n, 0), *to = tout (x, n, 0);
+  const float *in = din (x, n, 0);
+  float *o = dout (x, n, 0);
+  int64_t b;
+
+  if (t->dtype != SIMNPU_IR_F32) {
+    pool_max_int (t, in, to, o, &n->attrs);
+    return 0;
+  }
+  for (b = 0; b < t->dims[0]; b++)
+    pool_run (in + b * t->dims[1] * t->dims[2] * t->dims[3], t->dims[1],
+        t->dims[2], t->dims[3], o + b * to->dims[1] * to->dims[2] *
+        to->dims[3], to->dims[1], to->dims[2], &n->attrs,
+        n->op == SIMNPU_IR_MAXPOOL);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Resize, NHWC */
+
+/* ONNX Resize-13 coordinate transformation: the source coordinate of
+ * output coordinate o */
+static double
+resize_coord (int coord, int64_t o, int64_t in_len, int64_t out_len,
+    float given_scale)
+{
+  /* a model's explicit scale (output / input) maps coordinates rather
+   * than the ratio of the rounded sizes */
+  double scale = given_scale > 0 ? (double) given_scale
+      : (double) out_len / (double) in_len;
+  /* ONNX's reference takes the resized length unrounded when given a
+   * scale */
+  double len = given_scale > 0 ? (double) in_len * scale : (double) out_len;
+
+  switch (coord) {
+    case SIMNPU_IR_COORD_PYTORCH_HALF_PIXEL:
+      return len > 1 ? ((double) o + HALF) / scale - HALF : 0.0;
+    case SIMNPU_IR_COORD_ALIGN_CORNERS:
+      return len == 1 ? 0.0 : (double) o *(double) (in_len - 1) / (len - 1);
+    case SIMNPU_IR_COORD_ASYMMETRIC:
+      return (double) o / scale;
+    case SIMNPU_IR_COORD_TF_HALF_PIXEL_FOR_NN:
+      return ((double) o + HALF) / scale;
+    default:
+      return ((double) o + HALF) / scale - HALF;
+  }
+}
+
+static int64_t
+resize_nearest (int mode, double v, int64_t in_len)
+{
+  double fl;
+  int64_t i;
+
+  /* far outside (or NaN, from a degenerate scale) clamps like the edge */
+  if (!(v >= 0))
+    v = 0;
+  if (v > (double) in_len)
+    v = (double) in_len;
+  fl = floor (v);
+  switch (mode) {
+    case SIMNPU_IR_NEAREST_ROUND_PREFER_CEIL:
+      i = (int64_t) (v - fl == HALF ? fl + 1 : floor (v + HALF));
+      break;
+    case SIMNPU_IR_NEAREST_FLOOR:
+      i = (int64_t) fl;
+      break;
+    case SIMNPU_IR_NEAREST_CEIL:
+      i = (int64_t) ceil (v);
+      break;
+    default:
+      i = (int64_t) (v - fl == HALF ? fl : floor (v + HALF));
+      break;
+  }
+  return CLAMP (i, 0, in_len - 1);
+}
+
+/* the two taps and the weight of the second along one axis; the source
+ * coordinate clamps to the edge as ONNX's linear mode does */
+static void
+resize_linear (double v, int64_t in_len, int64_t * i0, int64_t * i1,
+    float *frac)
+{
+  double fl;
+
+  if (!(v >= 0))
+    v = 0;
+  if (v > (double) (in_len - 1))
+    v = (double) (in_len - 1);
+  fl = floor (v);
+  *i0 = (int64_t) fl;
+  *i1 = MIN (*i0 + 1, in_len - 1);
+  *frac = (float) (v - fl);
+}
+
+IR_CLONES static void
+resize_run (const float *in, int64_t h, int64_t w, int64_t c, float *out,
+    int64_t oh, int64_t ow, const simnpu__ir_attrs * at)
+{
+  /* f[1], f[2]: the model's height and width scales, 0 when it gave
+   * sizes */
+  const bool scales = at->f[1] > 0 && at->f[2] > 0;
+  int64_t y, x0, ch;
+
+  for (y = 0; y < oh; y++) {
+    double sy = resize_coord (at->coord, y, h, oh, scales ? at->f[1] : 0);
+    for (x0 = 0; x0 < ow; x0++) {
+      double sx = resize_coord (at->coord, x0, w, ow,
+          scales ? at->f[2] : 0);
+      float *restrict o = out + (y * ow + x0) * c;
+      if (at->mode == SIMNPU_IR_RESIZE_NEAREST) {
+        int64_t iy = resize_nearest (at->nearest, sy, h);
+        int64_t ix = resize_nearest (at->nearest, sx, w);
+        memcpy (o, in + (iy * w + ix) * c, (size_t) c * sizeof (float));
+      } else {
+        int64_t y0, y1, xa, xb;
+        float fy, fx;
+        const float *p00, *p01, *p10, *p11;
+        resize_linear (sy, h, &y0, &y1, &fy);
+        resize_linear (sx, w, &xa, &xb, &fx);
+        p00 = in + (y0 * w + xa) * c;
+        p01 = in + (y0 * w + xb) * c;
+        p10 = in + (y1 * w + xa) * c;
+        p11 = in + (y1 * w + xb) * c;
+        for (ch = 0; ch < c; ch++) {
+          float top = p00[ch] * (1.0f - fx) + p01[ch] * fx;
+          float bot = p10[ch] * (1.0f - fx) + p11[ch] * fx;
+          o[ch] = top * (1.0f - fy) + bot * fy;
+        }
+      }
+    }
+  }
+}
+
+int
+simnpu__ir_run_resize (simnpu__ir_exec * x, const simnpu__ir_node * n,
+    simnpu_error * error)
+{
+  const simnpu__ir_tensor *t = tin (x, n, 0), *to = tout (x, n, 0);
+  const float *in = din (x, n, 0);
+  float *o = dout (x, n, 0);
+  int64_t b;
+
+  for (b = 0; b < t->dims[0]; b++)
+    resize_run (in + b * t->dims[1] * t->dims[2] * t->dims[3], t->dims[1],
+        t->dims[2], t->dims[3], o + b * to->dims[1] * to->dims[2] *
+        to->dims[3], to->dims[1], to->dims[2], &n->attrs);
+  return 0;
+}

@@ -148,14 +148,14 @@ queue_state_new (PipelineState * p, ElementState * ei, const gchar * name,
   return q;
 }
 
-static void queue_advance (QueueState * q, guint64 ts);
-
-/* The limits are set before the run as a rule, but may change in it. */
+/* The limits are set before the run as a rule, but may change in it.
+ * The hooks' clock is not at hand here, so the new limits count from the
+ * queue's last change on: an error of at most one interval between two
+ * buffers. */
 static void
 queue_limits_notify (GObject * obj, GParamSpec * pspec, gpointer user_data)
 {
   ElementState *ei = user_data;
-  guint64 ts = gst_util_get_timestamp ();
   QueueLimits l;
   guint i;
 
@@ -167,8 +167,6 @@ queue_limits_notify (GObject * obj, GParamSpec * pspec, gpointer user_data)
     if (q->elem != ei)
       continue;
     g_mutex_lock (&q->lock);
-    if (q->seen)
-      queue_advance (q, ts);
     q->limits = l;
     g_mutex_unlock (&q->lock);
   }

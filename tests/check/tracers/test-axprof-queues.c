@@ -301,7 +301,7 @@ GST_END_TEST;
  * waits on it. Neither is told by the threads' CPU or waiting time. */
 #define TEE_BUFFERS 60
 #define TEE_SLOW_US 25000
-#define TEE_BUSY_US 8000
+#define TEE_BUSY_US 5000
 
 GST_START_TEST (test_tee_branch_depth)
 {
@@ -490,6 +490,64 @@ GST_START_TEST (test_flushing_seeks_reset)
 
 GST_END_TEST;
 
+/* A limit set while the queue runs counts from then on; here it is the
+ * time limit that binds, from the buffers' timestamps and durations. */
+#define TIME_LIMIT_BUFFERS 60
+#define TIME_LIMIT_MS 50
+#define TIME_LIMIT_AFTER 5
+#define TIME_SLOW_US 5000
+
+typedef struct
+{
+  GstElement *queue;
+  gint seen;
+} LimitSetter;
+
+static GstPadProbeReturn
+set_time_limit (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  LimitSetter *ls = user_data;
+
+  if (g_atomic_int_add (&ls->seen, 1) + 1 == TIME_LIMIT_AFTER)
+    g_object_set (ls->queue, "max-size-time",
+        (guint64) TIME_LIMIT_MS * GST_MSECOND, NULL);
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_time_limit_set_in_run)
+{
+  LimitSetter ls = { NULL, 0 };
+  Run run;
+  GstPad *pad;
+  AxProfReport *r;
+  JsonObject *q;
+
+  run_start (&run, "videotestsrc num-buffers=" G_STRINGIFY (TIME_LIMIT_BUFFERS)
+      " ! video/x-raw,width=16,height=16,framerate=100/1 ! queue name=q "
+      "max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! "
+      "identity sleep-time=" G_STRINGIFY (TIME_SLOW_US) " ! fakesink");
+  ls.queue = run_element (&run, "q");
+  pad = gst_element_get_static_pad (ls.queue, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, set_time_limit, &ls, NULL);
+  gst_object_unref (pad);
+  run_play (&run);
+  run_wait_eos (&run);
+  r = run_finish (&run);
+
+  q = ax_prof_find_queue (r->root, "q");
+  fail_unless (q != NULL, "%s", r->text);
+  fail_unless (member (q, "max_size_time_ms") == TIME_LIMIT_MS, "%s", r->text);
+  fail_unless (g_strcmp0 (json_object_get_string_member (q, "full_limit"),
+          "max-size-time") == 0, "%s", r->text);
+  /* 10 ms buffers into a 50 ms limit: about 5 buffers, then full until
+   * the source ends and the queue drains */
+  fail_unless (member (q, "full_percent") >= MOSTLY_PERCENT, "%s", r->text);
+  fail_unless (member (q, "max") <= TIME_LIMIT_MS / 10 + 2, "%s", r->text);
+  ax_prof_report_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 axprof_queues_suite (void)
 {
@@ -501,6 +559,7 @@ axprof_queues_suite (void)
   tcase_add_test (tc, test_tee_branch_depth);
   tcase_add_test (tc, test_multiqueue_streams);
   tcase_add_test (tc, test_flushing_seeks_reset);
+  tcase_add_test (tc, test_time_limit_set_in_run);
   return s;
 }
 

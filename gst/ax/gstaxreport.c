@@ -68,6 +68,7 @@ clear_queue (gpointer data)
   g_free (q->name);
   g_free (q->element);
   g_free (q->full_limit);
+  g_free (q->downstream);
 }
 
 static void
@@ -771,6 +772,7 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
               G_MAXINT64));
       json_double (b, "max_size_time_ms", q->max_size_time_ms);
       json_string (b, "full_limit", q->full_limit);
+      json_string (b, "downstream", q->downstream);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);

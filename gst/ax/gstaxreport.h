@@ -226,6 +226,8 @@ typedef struct
  * @full_limit: (nullable): the limit that held the queue full longest
  *   ("max-size-buffers", "max-size-bytes" or "max-size-time"), %NULL if
  *   it never was full
+ * @downstream: (nullable): the element the queue (the multiqueue
+ *   stream) pushes into, through ghost pads
  *
  * Occupancy of one queue, or of one stream of a multiqueue, from its own
  * level over time: time-weighted over the run from its first buffer.
@@ -244,6 +246,7 @@ typedef struct
   guint64 max_size_bytes;
   gdouble max_size_time_ms;
   gchar *full_limit;
+  gchar *downstream;
 } GstAxReportQueue;
 
 /**

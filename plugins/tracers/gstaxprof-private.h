@@ -155,6 +155,8 @@ typedef struct
 {
   gchar *name;
   ElementState *elem;
+  /* a multiqueue's stream: its pads are sink_N and src_N */
+  guint stream;
   GMutex lock;
   /* protected by lock */
   gint64 depth;

@@ -288,8 +288,10 @@ axprof_queue_of_pad (ElementState * ei, GstPad * pad)
         break;
       }
     }
-    if (q == NULL)
+    if (q == NULL) {
       q = queue_state_new (ei->pipe, ei, name, &limits);
+      q->stream = pad_index (pad);
+    }
   }
   g_mutex_unlock (&ei->pipe->lock);
   g_free (name);

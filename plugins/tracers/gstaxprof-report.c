@@ -373,6 +373,36 @@ queue_full_limit (const QueueState * q)
   return limit;
 }
 
+/* The element @q (a multiqueue's stream) pushes into, by name; the global
+ * lock is held, so the queue element, while set, is alive. */
+static gchar *
+queue_downstream (const QueueState * q)
+{
+  GstElement *e = q->elem->element, *down;
+  GstPad *src;
+  gchar *name;
+
+  if (e == NULL)
+    return NULL;
+  if (q->elem->queue_kind == QUEUE_MULTI) {
+    name = g_strdup_printf ("src_%u", q->stream);
+    src = gst_element_get_static_pad (e, name);
+    g_free (name);
+  } else {
+    src = gst_element_get_static_pad (e, "src");
+  }
+  if (src == NULL)
+    return NULL;
+  /* a pad's real peer, through ghost pads, whichever its direction */
+  down = upstream_element (src);
+  gst_object_unref (src);
+  if (down == NULL)
+    return NULL;
+  name = gst_object_get_name (GST_OBJECT (down));
+  gst_object_unref (down);
+  return name;
+}
+
 /* Each queue's own level over its window: full and empty are the time
  * its level sat at a limit or at 0, never a guess from its threads. */
 static void
@@ -405,6 +435,7 @@ build_queues (ReportBuild * b)
     rq.empty_percent = MIN (PERCENT, PERCENT * q->empty_ns / span);
     rq.full_limit = g_strdup (queue_full_limit (q));
     g_mutex_unlock (&q->lock);
+    rq.downstream = queue_downstream (q);
     g_array_append_val (r->queues, rq);
   }
   if (r->queues->len == 0)

@@ -353,7 +353,8 @@ GST_START_TEST (test_multiqueue_streams)
       "sizemax=%d ! mq.sink_0  fakesrc num-buffers=%d sizetype=fixed "
       "sizemax=%d ! identity sleep-time=%d ! mq.sink_1  multiqueue name=mq "
       "max-size-buffers=0 max-size-bytes=%d max-size-time=0 "
-      "mq.src_0 ! identity sleep-time=%d ! fakesink  mq.src_1 ! fakesink",
+      "mq.src_0 ! identity name=slow sleep-time=%d ! fakesink  "
+      "mq.src_1 ! fakesink name=fast",
       MQ_BUFFERS, MQ_BUFFER_BYTES, MQ_BUFFERS, MQ_BUFFER_BYTES, MQ_SLOW_US,
       MQ_LIMIT_BUFFERS * MQ_BUFFER_BYTES, MQ_SLOW_US);
 
@@ -368,6 +369,10 @@ GST_START_TEST (test_multiqueue_streams)
   fail_unless (full != NULL && empty != NULL, "%s", r->text);
   fail_unless_equals_string (json_object_get_string_member (full, "element"),
       "mq");
+  fail_unless_equals_string (json_object_get_string_member (full,
+          "downstream"), "slow");
+  fail_unless_equals_string (json_object_get_string_member (empty,
+          "downstream"), "fast");
   fail_unless (member (full, "full_percent") >= MOSTLY_PERCENT, "%s", r->text);
   fail_unless (member (full, "empty_percent") <= RARELY_PERCENT, "%s", r->text);
   /* the producer's return from the chain can land between the consumer's

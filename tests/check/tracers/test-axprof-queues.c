@@ -398,6 +398,10 @@ GST_END_TEST;
 #define SEEK_SLOW_US 5000
 #define SEEK_TAIL_BUFFERS 80
 #define SEEK_POLL_US 1000
+/* how long the queue stays full before each seek: long against the
+ * sampler's period, so that a late wake-up of the sampler on a loaded
+ * host does not hide it */
+#define SEEK_HOLD_US 20000
 
 typedef struct
 {
@@ -471,6 +475,7 @@ GST_START_TEST (test_flushing_seeks_reset)
           RUN_TIMEOUT) == GST_STATE_CHANGE_SUCCESS);
   for (i = 0; i < SEEKS; i++) {
     wait_level (q, SEEK_QUEUE_MAX);
+    g_usleep (SEEK_HOLD_US);
     fail_unless (gst_element_seek_simple (run.pipeline, GST_FORMAT_TIME,
             GST_SEEK_FLAG_FLUSH, 0));
   }

@@ -353,6 +353,22 @@ queue_advance (QueueState * q, guint64 ts)
   q->last_ns = ts;
 }
 
+/* q->lock held. Whether the queue, as tracked, would refuse a buffer:
+ * then a buffer that comes in anyway was let in by a dequeue whose push
+ * the hooks have not seen yet. A multiqueue stream's buffer limit is not
+ * a hard one (it grows while another stream is empty), a leaky queue
+ * takes the buffer and drops one. */
+static gboolean
+queue_refuses (const QueueState * q)
+{
+  if (q->limits.leaky)
+    return FALSE;
+  return (q->elem->queue_kind == QUEUE_SINGLE && q->limits.buffers > 0 &&
+      q->depth >= (gint64) q->limits.buffers) ||
+      (q->limits.bytes > 0 && q->bytes >= (gint64) q->limits.bytes) ||
+      (q->limits.time_ns > 0 && queue_time_level (q) >= q->limits.time_ns);
+}
+
 /* q->lock held */
 static void
 queue_begin (QueueState * q, guint64 ts)
@@ -381,8 +397,11 @@ void
 axprof_queue_in (QueueState * q, guint64 ts, guint n, guint64 bytes,
     GstClockTime start, GstClockTime end)
 {
+  gboolean transient;
+
   g_mutex_lock (&q->lock);
   queue_begin (q, ts);
+  transient = queue_refuses (q);
   q->depth += n;
   q->bytes += (gint64) bytes;
   /* a leaky queue at its buffer limit made room by dropping one (the
@@ -397,7 +416,10 @@ axprof_queue_in (QueueState * q, guint64 ts, guint n, guint64 bytes,
     q->out_end = start;
   if (GST_CLOCK_TIME_IS_VALID (end))
     q->in_end = end;
-  queue_track_extremes (q);
+  /* a level the queue never held: left out of the extremes, while the
+   * level itself stays exact for the push to come */
+  if (!transient)
+    queue_track_extremes (q);
   g_mutex_unlock (&q->lock);
 }
 

@@ -416,6 +416,11 @@ GST_END_TEST;
  * sampler's period, so that a late wake-up of the sampler on a loaded
  * host does not hide it */
 #define SEEK_HOLD_US 20000
+/* the leaky queue's test: its consumer is slower than the source for a
+ * while, then keeps up */
+#define LEAKY_MAX 3
+#define LEAKY_SLOW_US 20000
+#define LEAKY_SLOW_PHASE_US 300000
 
 typedef struct
 {
@@ -431,6 +436,18 @@ consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 
   if (g_atomic_int_get (&st->consumer_slow))
     g_usleep (SEEK_SLOW_US);
+  else
+    g_atomic_int_inc (&st->tail_buffers);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+leaky_consumer_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  SeekState *st = user_data;
+
+  if (g_atomic_int_get (&st->consumer_slow))
+    g_usleep (LEAKY_SLOW_US);
   else
     g_atomic_int_inc (&st->tail_buffers);
   return GST_PAD_PROBE_OK;
@@ -514,6 +531,48 @@ GST_START_TEST (test_flushing_seeks_reset)
 
 GST_END_TEST;
 
+/* A leaky queue drops buffers without a push while it is full; once its
+ * consumer keeps up again, it is nearly empty. */
+
+GST_START_TEST (test_leaky_queue)
+{
+  SeekState st = { 1, 0 };
+  LevelSampler s;
+  Run run;
+  GstElement *q;
+  GstPad *pad;
+  AxProfReport *r;
+
+  run_start (&run, "videotestsrc is-live=true ! "
+      "video/x-raw,width=16,height=16,framerate=100/1 ! "
+      "queue name=q leaky=downstream max-size-buffers="
+      G_STRINGIFY (LEAKY_MAX) " max-size-bytes=0 max-size-time=0 ! "
+      "fakesink name=sink");
+  q = run_element (&run, "q");
+  pad = gst_element_get_static_pad (run_element (&run, "sink"), "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, leaky_consumer_probe,
+      &st, NULL);
+  gst_object_unref (pad);
+  sampler_start (&s, q);
+  run_play (&run);
+  g_usleep (LEAKY_SLOW_PHASE_US);
+  g_atomic_int_set (&st.consumer_slow, 0);
+  while (g_atomic_int_get (&st.tail_buffers) < SEEK_TAIL_BUFFERS)
+    g_usleep (SEEK_POLL_US);
+  fail_unless (gst_element_send_event (run.pipeline, gst_event_new_eos ()));
+  run_wait_eos (&run);
+  sampler_stop (&s);
+  r = run_finish (&run);
+
+  /* the ground truth: full, then nearly empty for longer */
+  fail_unless (sampler_mean (&s) < LEAKY_MAX / 2.0, "sampled mean %.2f",
+      sampler_mean (&s));
+  assert_matches_sampled (r, "q", &s);
+  ax_prof_report_free (r);
+}
+
+GST_END_TEST;
+
 /* A limit set while the queue runs counts from then on; here it is the
  * time limit that binds, from the buffers' timestamps and durations. */
 #define TIME_LIMIT_BUFFERS 60
@@ -584,6 +643,7 @@ axprof_queues_suite (void)
   tcase_add_test (tc, test_multiqueue_streams);
   tcase_add_test (tc, test_flushing_seeks_reset);
   tcase_add_test (tc, test_time_limit_set_in_run);
+  tcase_add_test (tc, test_leaky_queue);
   return s;
 }
 

@@ -120,8 +120,9 @@ uint_property (GObject * obj, const gchar * name)
   return ret;
 }
 
-/* Never on the per-buffer path, and with none of the tracer's locks
- * held: the getters take the queue's own lock. */
+/* Never on the per-buffer path (at registration, a multiqueue stream's
+ * first buffer, a notify), and never under a pipeline's or a queue's
+ * lock: the getters take the queue element's own lock. */
 static void
 queue_read_limits (GstElement * element, QueueLimits * l)
 {

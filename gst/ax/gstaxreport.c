@@ -69,6 +69,8 @@ clear_queue (gpointer data)
 
   g_free (q->name);
   g_free (q->element);
+  g_free (q->full_limit);
+  g_free (q->downstream);
 }
 
 static void
@@ -629,8 +631,8 @@ text_queues (const GstAxReport * r, GString * s)
     g_string_append_printf (s, "Queue depth: %s\n", r->queues_absent);
     return;
   }
-  g_string_append (s, "Queue depth (buffers, time-weighted; full = producer "
-      "blocked on a full queue, empty = consumer waiting):\n");
+  g_string_append (s, "Queue depth (buffers, time-weighted from each queue's "
+      "own level; full = at a limit, empty = level 0):\n");
   for (i = 0; i < r->queues->len; i++) {
     GstAxReportQueue *q = &g_array_index (r->queues, GstAxReportQueue, i);
 
@@ -641,8 +643,10 @@ text_queues (const GstAxReport * r, GString * s)
           q->max_size_buffers, q->at_max_percent);
     else
       g_string_append (s, "no max-size-buffers limit");
-    g_string_append_printf (s, "  full %.1f%%  empty %.1f%%\n",
-        q->full_percent, q->empty_percent);
+    g_string_append_printf (s, "  full %.1f%%", q->full_percent);
+    if (q->full_limit != NULL)
+      g_string_append_printf (s, " (%s)", q->full_limit);
+    g_string_append_printf (s, "  empty %.1f%%\n", q->empty_percent);
   }
 }
 
@@ -955,6 +959,11 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
       json_double (b, "full_percent", q->full_percent);
       json_double (b, "empty_percent", q->empty_percent);
       json_string (b, "element", q->element);
+      json_int (b, "max_size_bytes", (gint64) MIN (q->max_size_bytes,
+              G_MAXINT64));
+      json_double (b, "max_size_time_ms", q->max_size_time_ms);
+      json_string (b, "full_limit", q->full_limit);
+      json_string (b, "downstream", q->downstream);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);

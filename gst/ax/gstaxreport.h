@@ -266,13 +266,22 @@ typedef struct
  * @max: maximum depth
  * @max_size_buffers: the queue's buffer limit, 0 if unlimited
  * @at_max_percent: share of the time spent at @max_size_buffers
- * @full_percent: share of the time the producer was blocked on a full
- *   queue (whichever limit made it full)
- * @empty_percent: share of the time the consumer waited on an empty queue
+ * @full_percent: share of the time the level was at one of the queue's
+ *   limits (@max_size_buffers, @max_size_bytes or @max_size_time_ms,
+ *   whichever binds)
+ * @empty_percent: share of the time the level was 0
  * @element: (nullable): name of the queue element (@name without the
  *   stream pad)
+ * @max_size_bytes: the queue's byte limit, 0 if unlimited
+ * @max_size_time_ms: the queue's time limit, 0 if unlimited
+ * @full_limit: (nullable): the limit that held the queue full longest
+ *   ("max-size-buffers", "max-size-bytes" or "max-size-time"), %NULL if
+ *   it never was full
+ * @downstream: (nullable): the element the queue (the multiqueue
+ *   stream) pushes into, through ghost pads
  *
- * Occupancy of one queue.
+ * Occupancy of one queue, or of one stream of a multiqueue, from its own
+ * level over time: time-weighted over the run from its first buffer.
  */
 typedef struct
 {
@@ -285,6 +294,10 @@ typedef struct
   gdouble full_percent;
   gdouble empty_percent;
   gchar *element;
+  guint64 max_size_bytes;
+  gdouble max_size_time_ms;
+  gchar *full_limit;
+  gchar *downstream;
 } GstAxReportQueue;
 
 /**

@@ -31,8 +31,36 @@ mark_first_buffer (PipelineState * p, guint64 ts)
   p->first_probe_ns = gst_ax_probe_now_ns ();
 }
 
+/* What @first, or @list when not NULL, holds for a queue's level: bytes
+ * as the queue counts them, and the stretch of stream time it covers
+ * (GST_CLOCK_TIME_NONE where untimed). Queue elements only. */
 static void
-do_push_common (guint64 ts, GstPad * pad, GstBuffer * first, guint n)
+queue_items (GstBuffer * first, GstBufferList * list, guint64 * bytes,
+    GstClockTime * start, GstClockTime * end)
+{
+  GstBuffer *last = first;
+  GstClockTime dur;
+
+  *bytes = 0;
+  *start = *end = GST_CLOCK_TIME_NONE;
+  if (first == NULL)
+    return;
+  if (list != NULL) {
+    *bytes = gst_buffer_list_calculate_size (list);
+    last = gst_buffer_list_get (list, gst_buffer_list_length (list) - 1);
+  } else {
+    *bytes = gst_buffer_get_size (first);
+  }
+  *start = axprof_latency_buffer_ts (first);
+  *end = axprof_latency_buffer_ts (last);
+  dur = GST_BUFFER_DURATION (last);
+  if (GST_CLOCK_TIME_IS_VALID (*end) && GST_CLOCK_TIME_IS_VALID (dur))
+    *end += dur;
+}
+
+static void
+do_push_common (guint64 ts, GstPad * pad, GstBuffer * first,
+    GstBufferList * list, guint n)
 {
   ElementState *ei = axprof_element_of_pad (pad);
   ThreadState *t;
@@ -59,8 +87,13 @@ do_push_common (guint64 ts, GstPad * pad, GstBuffer * first, guint n)
       mark_first_buffer (ei->pipe, ts);
     axprof_latency_mark (ei, pad, ts, first);
   }
-  if (ei->queue_kind != QUEUE_NONE && GST_PAD_IS_SRC (pad))
-    axprof_queue_change (axprof_queue_of_pad (ei, pad), ts, -(gint64) n);
+  if (ei->queue_kind != QUEUE_NONE && GST_PAD_IS_SRC (pad)) {
+    guint64 bytes;
+    GstClockTime start, end;
+
+    queue_items (first, list, &bytes, &start, &end);
+    axprof_queue_out (axprof_queue_of_pad (ei, pad), ts, n, bytes, end);
+  }
   axprof_leave_current (t, ts);
 }
 
@@ -68,7 +101,7 @@ void
 axprof_pad_push_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buf)
 {
-  do_push_common (ts, pad, buf, 1);
+  do_push_common (ts, pad, buf, NULL, 1);
 }
 
 void
@@ -77,7 +110,8 @@ axprof_pad_push_list_pre (GObject * self, GstClockTime ts, GstPad * pad,
 {
   guint n = gst_buffer_list_length (list);
 
-  do_push_common (ts, pad, n ? gst_buffer_list_get (list, 0) : NULL, n);
+  do_push_common (ts, pad, n ? gst_buffer_list_get (list, 0) : NULL,
+      n ? list : NULL, n);
 }
 
 void
@@ -107,6 +141,14 @@ axprof_pad_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
           GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START))
     t->sticky_events |= G_GUINT64_CONSTANT (1) << t->event_depth;
   t->event_depth++;
+  /* a queue forwards FLUSH_STOP, then drops what it holds without a push */
+  if (G_UNLIKELY (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) &&
+      GST_PAD_IS_SRC (pad)) {
+    ElementState *ei = axprof_element_of_pad (pad);
+
+    if (ei != NULL && ei->queue_kind != QUEUE_NONE)
+      axprof_queue_flush (axprof_queue_of_pad (ei, pad), ts);
+  }
 }
 
 void
@@ -153,6 +195,8 @@ do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
       !GST_CLOCK_TIME_IS_VALID (axprof_latency_buffer_ts (first));
   if (ei->is_sink && first != NULL && f->st->lat != NULL)
     axprof_latency_at_sink (ei, pad, ts, f->st->lat, first, list);
+  if (ei->queue_kind != QUEUE_NONE)
+    queue_items (first, list, &f->queue_bytes, &f->queue_start, &f->queue_end);
 }
 
 void
@@ -198,7 +242,8 @@ axprof_pad_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
   /* a queue stores a list as one item but pushes it as a list, which its
    * push-list hook counts buffer by buffer */
   if (ei->queue_kind != QUEUE_NONE && r == GST_FLOW_OK)
-    axprof_queue_change (axprof_queue_of_pad (ei, pad), ts, f->items);
+    axprof_queue_in (axprof_queue_of_pad (ei, pad), ts, f->items,
+        f->queue_bytes, f->queue_start, f->queue_end);
 }
 
 #define MAX_PAD_HOPS 16

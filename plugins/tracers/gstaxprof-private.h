@@ -137,22 +137,48 @@ typedef struct
   RowStats *slots[MAX_THREAD_SLOTS];
 } Row;
 
-/* Depth over time of a queue (a multiqueue has one per stream). */
+/* A queue's limits, its max-size-* properties (a multiqueue's apply to
+ * each of its streams); 0 where unlimited. */
+typedef struct
+{
+  guint buffers;
+  guint64 bytes;
+  guint64 time_ns;
+  /* a queue's leaky mode: it drops buffers without a push */
+  gboolean leaky;
+} QueueLimits;
+
+/* Level over time of a queue (a multiqueue has one per stream), followed
+ * from the buffers that enter (its chain returning) and leave (its push)
+ * and the flushes that empty it. */
 typedef struct
 {
   gchar *name;
   ElementState *elem;
+  /* a multiqueue's stream: its pads are sink_N and src_N */
+  guint stream;
   GMutex lock;
   /* protected by lock */
   gint64 depth;
+  gint64 bytes;
+  /* end (timestamp + duration) of the last buffer in and out: within a
+   * segment their difference is the queue's time level, as its own
+   * running-time difference is */
+  GstClockTime in_end;
+  GstClockTime out_end;
   guint64 last_ns;
   guint64 first_ns;
   gdouble area;
+  /* time at each limit, at any limit, and at level 0 */
   guint64 at_max_ns;
+  guint64 at_max_bytes_ns;
+  guint64 at_max_time_ns;
+  guint64 full_ns;
+  guint64 empty_ns;
   gint64 min;
   gint64 max;
   gboolean seen;
-  guint max_size_buffers;
+  QueueLimits limits;
 } QueueState;
 
 /* When a frame entered the pipeline, keyed by its running time. */
@@ -307,6 +333,10 @@ typedef struct
   gboolean sampled;
   /* the call brought buffers without timestamps (bytes to a parser) */
   gboolean untimed_in;
+  /* into a queue: what the call brings, counted if it returns OK */
+  guint64 queue_bytes;
+  GstClockTime queue_start;
+  GstClockTime queue_end;
 } Span;
 
 typedef struct
@@ -454,7 +484,11 @@ gdouble axprof_hist_percentile (const LatencyHistogram * h, gdouble q);
 void axprof_registry_init (void);
 ElementState *axprof_element_state_slow (GstObject * parent);
 QueueState *axprof_queue_of_pad (ElementState * ei, GstPad * pad);
-void axprof_queue_change (QueueState * q, guint64 ts, gint64 delta);
+void axprof_queue_in (QueueState * q, guint64 ts, guint n, guint64 bytes,
+    GstClockTime start, GstClockTime end);
+void axprof_queue_out (QueueState * q, guint64 ts, guint n, guint64 bytes,
+    GstClockTime end);
+void axprof_queue_flush (QueueState * q, guint64 ts);
 Row *axprof_pipeline_stage_row (PipelineState * p, ElementState * ei,
     const GstAxProbeSpan * span);
 DeviceState *axprof_pipeline_device (PipelineState * p, ElementState * ei,

@@ -93,20 +93,91 @@ pad_index (GstPad * pad)
   return us ? (guint) g_ascii_strtoull (us + 1, NULL, 10) : 0;
 }
 
+/* An unsigned integer property of @obj, 0 when it has none. */
+static guint64
+uint_property (GObject * obj, const gchar * name)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (obj),
+      name);
+  GValue v = G_VALUE_INIT;
+  guint64 ret = 0;
+
+  if (pspec == NULL)
+    return 0;
+  g_value_init (&v, pspec->value_type);
+  g_object_get_property (obj, name, &v);
+  if (G_VALUE_HOLDS_UINT (&v))
+    ret = g_value_get_uint (&v);
+  else if (G_VALUE_HOLDS_UINT64 (&v))
+    ret = g_value_get_uint64 (&v);
+  else if (G_VALUE_HOLDS_INT (&v))
+    ret = (guint64) MAX (g_value_get_int (&v), 0);
+  else if (G_VALUE_HOLDS_INT64 (&v))
+    ret = (guint64) MAX (g_value_get_int64 (&v), 0);
+  else if (G_VALUE_HOLDS_ENUM (&v))
+    ret = (guint64) MAX (g_value_get_enum (&v), 0);
+  g_value_unset (&v);
+  return ret;
+}
+
+/* Never on the per-buffer path (at registration, a multiqueue stream's
+ * first buffer, a notify), and never under a pipeline's or a queue's
+ * lock: the getters take the queue element's own lock. */
+static void
+queue_read_limits (GstElement * element, QueueLimits * l)
+{
+  GObject *obj = G_OBJECT (element);
+
+  l->buffers = (guint) MIN (uint_property (obj, "max-size-buffers"), G_MAXUINT);
+  l->bytes = uint_property (obj, "max-size-bytes");
+  l->time_ns = uint_property (obj, "max-size-time");
+  l->leaky = uint_property (obj, "leaky") != 0;
+}
+
 static QueueState *
-queue_state_new (PipelineState * p, ElementState * ei, const gchar * name)
+queue_state_new (PipelineState * p, ElementState * ei, const gchar * name,
+    const QueueLimits * limits)
 {
   QueueState *q = g_new0 (QueueState, 1);
-  GObjectClass *klass = G_OBJECT_GET_CLASS (ei->element);
 
   q->name = g_strdup (name);
   q->elem = ei;
   g_mutex_init (&q->lock);
-  if (g_object_class_find_property (klass, "max-size-buffers"))
-    g_object_get (ei->element, "max-size-buffers", &q->max_size_buffers, NULL);
+  q->limits = *limits;
+  q->in_end = q->out_end = GST_CLOCK_TIME_NONE;
   g_ptr_array_add (p->queues, q);
   return q;
 }
+
+/* The limits are set before the run as a rule, but may change in it.
+ * The hooks' clock is not at hand here, so the new limits count from the
+ * queue's last change on: an error of at most one interval between two
+ * buffers. */
+static void
+queue_limits_notify (GObject * obj, GParamSpec * pspec, gpointer user_data)
+{
+  ElementState *ei = user_data;
+  QueueLimits l;
+  guint i;
+
+  queue_read_limits (GST_ELEMENT (obj), &l);
+  g_mutex_lock (&ei->pipe->lock);
+  for (i = 0; i < ei->pipe->queues->len; i++) {
+    QueueState *q = g_ptr_array_index (ei->pipe->queues, i);
+
+    if (q->elem != ei)
+      continue;
+    g_mutex_lock (&q->lock);
+    q->limits = l;
+    g_mutex_unlock (&q->lock);
+  }
+  g_mutex_unlock (&ei->pipe->lock);
+}
+
+static const gchar *const queue_limit_notifies[] = {
+  "notify::max-size-buffers", "notify::max-size-bytes",
+  "notify::max-size-time", "notify::leaky",
+};
 
 /* axprof_global_lock held. Walks up to the top-level bin; the child of the top
  * that contains the element names its group when it is a bin the user
@@ -121,6 +192,7 @@ element_state_create (GstElement * element)
   GstElementFactory *factory;
   ElementState *ei;
   PipelineState *p;
+  QueueLimits limits = { 0, };
 
   while ((parent = GST_OBJECT_PARENT (obj)) != NULL && GST_IS_ELEMENT (parent)) {
     below_top = obj;
@@ -149,17 +221,27 @@ element_state_create (GstElement * element)
   else if (g_strcmp0 (factory_name, "multiqueue") == 0)
     ei->queue_kind = QUEUE_MULTI;
 
+  if (ei->queue_kind != QUEUE_NONE)
+    queue_read_limits (element, &limits);
+
   g_mutex_lock (&p->lock);
   ei->order = p->elems->len;
   g_ptr_array_add (p->elems, ei);
   ei->chain_row = row_new (p, ei, ROW_CHAIN);
   ei->loop_row = row_new (p, ei, ROW_LOOP);
   if (ei->queue_kind == QUEUE_SINGLE)
-    ei->queue = queue_state_new (p, ei, ei->name);
+    ei->queue = queue_state_new (p, ei, ei->name, &limits);
   g_mutex_unlock (&p->lock);
 
   g_object_set_qdata_full (G_OBJECT (element), axprof_element_quark, ei,
       element_state_gone);
+  if (ei->queue_kind != QUEUE_NONE) {
+    guint i;
+
+    for (i = 0; i < G_N_ELEMENTS (queue_limit_notifies); i++)
+      g_signal_connect (element, queue_limit_notifies[i],
+          G_CALLBACK (queue_limits_notify), ei);
+  }
   return ei;
 }
 
@@ -182,6 +264,7 @@ QueueState *
 axprof_queue_of_pad (ElementState * ei, GstPad * pad)
 {
   QueueState *q;
+  QueueLimits limits;
   gchar *name;
 
   if (ei->queue_kind == QUEUE_SINGLE)
@@ -190,8 +273,10 @@ axprof_queue_of_pad (ElementState * ei, GstPad * pad)
   if (G_LIKELY (q != NULL))
     return q;
 
-  /* multiqueue pairs sink_N with src_N: one record per stream */
+  /* multiqueue pairs sink_N with src_N: one record per stream, made on
+   * its first buffer or flush; its limits are the element's */
   name = g_strdup_printf ("%s:%u", ei->name, pad_index (pad));
+  queue_read_limits (GST_ELEMENT (GST_OBJECT_PARENT (pad)), &limits);
   g_mutex_lock (&ei->pipe->lock);
   {
     guint i;
@@ -204,8 +289,10 @@ axprof_queue_of_pad (ElementState * ei, GstPad * pad)
         break;
       }
     }
-    if (q == NULL)
-      q = queue_state_new (ei->pipe, ei, name);
+    if (q == NULL) {
+      q = queue_state_new (ei->pipe, ei, name, &limits);
+      q->stream = pad_index (pad);
+    }
   }
   g_mutex_unlock (&ei->pipe->lock);
   g_free (name);
@@ -213,38 +300,152 @@ axprof_queue_of_pad (ElementState * ei, GstPad * pad)
   return q;
 }
 
-void
-axprof_queue_change (QueueState * q, guint64 ts, gint64 delta)
+static GstClockTime
+queue_time_level (const QueueState * q)
 {
-  g_mutex_lock (&q->lock);
+  if (!GST_CLOCK_TIME_IS_VALID (q->in_end) ||
+      !GST_CLOCK_TIME_IS_VALID (q->out_end) || q->in_end <= q->out_end)
+    return 0;
+  return q->in_end - q->out_end;
+}
+
+/* The level the queue itself holds: the producer's chain return can land
+ * after the consumer's push of the item the queue already let go, a
+ * transient of one above a queue's limit (a multiqueue stream grows its
+ * buffer limit while another stream is empty, so its level is kept). */
+static gint64
+queue_held (const QueueState * q)
+{
+  gint64 d = MAX (q->depth, 0);
+
+  if (q->elem->queue_kind == QUEUE_SINGLE && q->limits.buffers > 0)
+    d = MIN (d, (gint64) q->limits.buffers);
+  return d;
+}
+
+/* q->lock held. Charges the time since the last change to the level
+ * held during it. */
+static void
+queue_advance (QueueState * q, guint64 ts)
+{
+  guint64 dt;
+  gboolean full = FALSE;
+
+  if (ts <= q->last_ns)
+    return;
+  dt = ts - q->last_ns;
+  q->area += (gdouble) queue_held (q) * dt;
+  if (q->limits.buffers > 0 && q->depth >= (gint64) q->limits.buffers) {
+    q->at_max_ns += dt;
+    full = TRUE;
+  }
+  if (q->limits.bytes > 0 && q->bytes >= (gint64) q->limits.bytes) {
+    q->at_max_bytes_ns += dt;
+    full = TRUE;
+  }
+  if (q->limits.time_ns > 0 && queue_time_level (q) >= q->limits.time_ns) {
+    q->at_max_time_ns += dt;
+    full = TRUE;
+  }
+  if (full)
+    q->full_ns += dt;
+  if (q->depth <= 0)
+    q->empty_ns += dt;
+  q->last_ns = ts;
+}
+
+/* q->lock held. Whether the queue, as tracked, would refuse a buffer:
+ * then a buffer that comes in anyway was let in by a dequeue whose push
+ * the hooks have not seen yet. A multiqueue stream's buffer limit is not
+ * a hard one (it grows while another stream is empty), a leaky queue
+ * takes the buffer and drops one. */
+static gboolean
+queue_refuses (const QueueState * q)
+{
+  if (q->limits.leaky)
+    return FALSE;
+  return (q->elem->queue_kind == QUEUE_SINGLE && q->limits.buffers > 0 &&
+      q->depth >= (gint64) q->limits.buffers) ||
+      (q->limits.bytes > 0 && q->bytes >= (gint64) q->limits.bytes) ||
+      (q->limits.time_ns > 0 && queue_time_level (q) >= q->limits.time_ns);
+}
+
+/* q->lock held */
+static void
+queue_begin (QueueState * q, guint64 ts)
+{
   if (!q->seen) {
     q->seen = TRUE;
     q->first_ns = q->last_ns = ts;
     q->min = q->max = 0;
   }
-  if (ts > q->last_ns) {
-    gint64 d = MAX (q->depth, 0);
+  queue_advance (q, ts);
+}
 
-    if (q->max_size_buffers > 0)
-      d = MIN (d, (gint64) q->max_size_buffers);
-
-    q->area += (gdouble) d *(ts - q->last_ns);
-    if (q->max_size_buffers > 0 && d >= (gint64) q->max_size_buffers)
-      q->at_max_ns += ts - q->last_ns;
-    q->last_ns = ts;
-  }
-  q->depth += delta;
+/* q->lock held */
+static void
+queue_track_extremes (QueueState * q)
+{
   if (q->depth >= 0) {
-    gint64 d = q->depth;
+    gint64 d = queue_held (q);
 
-    /* The producer's chain-post can land before the consumer's push-pre
-     * of the item the queue already let go: a transient the queue itself
-     * never holds. */
-    if (q->max_size_buffers > 0)
-      d = MIN (d, (gint64) q->max_size_buffers);
     q->min = MIN (q->min, d);
     q->max = MAX (q->max, d);
   }
+}
+
+void
+axprof_queue_in (QueueState * q, guint64 ts, guint n, guint64 bytes,
+    GstClockTime start, GstClockTime end)
+{
+  gboolean transient;
+
+  g_mutex_lock (&q->lock);
+  queue_begin (q, ts);
+  transient = queue_refuses (q);
+  q->depth += n;
+  q->bytes += (gint64) bytes;
+  /* a leaky queue at its buffer limit made room by dropping one (the
+   * oldest or this one) unseen: it never holds more than the limit */
+  if (q->limits.leaky && q->limits.buffers > 0 &&
+      q->depth > (gint64) q->limits.buffers) {
+    q->bytes -= (gint64) bytes *(q->depth - (gint64) q->limits.buffers);
+    q->depth = q->limits.buffers;
+  }
+  /* nothing has left yet: the time level starts at the first buffer */
+  if (!GST_CLOCK_TIME_IS_VALID (q->out_end))
+    q->out_end = start;
+  if (GST_CLOCK_TIME_IS_VALID (end))
+    q->in_end = end;
+  /* a level the queue never held: left out of the extremes, while the
+   * level itself stays exact for the push to come */
+  if (!transient)
+    queue_track_extremes (q);
+  g_mutex_unlock (&q->lock);
+}
+
+void
+axprof_queue_out (QueueState * q, guint64 ts, guint n, guint64 bytes,
+    GstClockTime end)
+{
+  g_mutex_lock (&q->lock);
+  queue_begin (q, ts);
+  q->depth -= n;
+  q->bytes -= (gint64) bytes;
+  if (GST_CLOCK_TIME_IS_VALID (end))
+    q->out_end = end;
+  queue_track_extremes (q);
+  g_mutex_unlock (&q->lock);
+}
+
+void
+axprof_queue_flush (QueueState * q, guint64 ts)
+{
+  g_mutex_lock (&q->lock);
+  if (q->seen)
+    queue_advance (q, ts);
+  q->depth = q->bytes = 0;
+  q->in_end = q->out_end = GST_CLOCK_TIME_NONE;
   g_mutex_unlock (&q->lock);
 }
 
@@ -278,9 +479,11 @@ axprof_pipeline_reset (PipelineState * p)
 
     g_mutex_lock (&q->lock);
     q->seen = FALSE;
-    q->depth = 0;
+    q->depth = q->bytes = 0;
+    q->in_end = q->out_end = GST_CLOCK_TIME_NONE;
     q->area = 0;
-    q->at_max_ns = 0;
+    q->at_max_ns = q->at_max_bytes_ns = q->at_max_time_ns = 0;
+    q->full_ns = q->empty_ns = 0;
     g_mutex_unlock (&q->lock);
   }
   for (i = 0; i < p->devices->len; i++) {

@@ -432,6 +432,58 @@ build_latency (ReportBuild * b, LatencyHistogram * lat)
       axprof_hist_percentile (lat, 0.999) / (gdouble) GST_MSECOND : NAN;
 }
 
+/* The limit that held @q full longest, NULL if none did; q->lock held. */
+static const gchar *
+queue_full_limit (const QueueState * q)
+{
+  const gchar *limit = NULL;
+  guint64 best = 0;
+
+  if (q->at_max_ns > best) {
+    best = q->at_max_ns;
+    limit = "max-size-buffers";
+  }
+  if (q->at_max_bytes_ns > best) {
+    best = q->at_max_bytes_ns;
+    limit = "max-size-bytes";
+  }
+  if (q->at_max_time_ns > best)
+    limit = "max-size-time";
+  return limit;
+}
+
+/* The element @q (a multiqueue's stream) pushes into, by name; the global
+ * lock is held, so the queue element, while set, is alive. */
+static gchar *
+queue_downstream (const QueueState * q)
+{
+  GstElement *e = q->elem->element, *down;
+  GstPad *src;
+  gchar *name;
+
+  if (e == NULL)
+    return NULL;
+  if (q->elem->queue_kind == QUEUE_MULTI) {
+    name = g_strdup_printf ("src_%u", q->stream);
+    src = gst_element_get_static_pad (e, name);
+    g_free (name);
+  } else {
+    src = gst_element_get_static_pad (e, "src");
+  }
+  if (src == NULL)
+    return NULL;
+  /* a pad's real peer, through ghost pads, whichever its direction */
+  down = upstream_element (src);
+  gst_object_unref (src);
+  if (down == NULL)
+    return NULL;
+  name = gst_object_get_name (GST_OBJECT (down));
+  gst_object_unref (down);
+  return name;
+}
+
+/* Each queue's own level over its window: full and empty are the time
+ * its level sat at a limit or at 0, never a guess from its threads. */
 static void
 build_queues (ReportBuild * b)
 {
@@ -441,7 +493,6 @@ build_queues (ReportBuild * b)
   for (i = 0; i < b->p->queues->len; i++) {
     QueueState *q = g_ptr_array_index (b->p->queues, i);
     GstAxReportQueue rq = { 0, };
-    MergedRow *prod, *cons;
     guint64 span;
 
     g_mutex_lock (&q->lock);
@@ -455,20 +506,15 @@ build_queues (ReportBuild * b)
     rq.mean = q->area / span;
     rq.min = q->min;
     rq.max = q->max;
-    rq.max_size_buffers = q->max_size_buffers;
+    rq.max_size_buffers = q->limits.buffers;
+    rq.max_size_bytes = q->limits.bytes;
+    rq.max_size_time_ms = q->limits.time_ns / (gdouble) GST_MSECOND;
     rq.at_max_percent = PERCENT * q->at_max_ns / span;
+    rq.full_percent = MIN (PERCENT, PERCENT * q->full_ns / span);
+    rq.empty_percent = MIN (PERCENT, PERCENT * q->empty_ns / span);
+    rq.full_limit = g_strdup (queue_full_limit (q));
     g_mutex_unlock (&q->lock);
-    prod = axprof_merged_for (b, q->elem->chain_row);
-    cons = axprof_merged_for (b, q->elem->loop_row);
-    if (b->wall_ns > 0) {
-      /* a multiqueue's streams share the element's rows */
-      if (prod && prod->usage_count)
-        rq.full_percent = MIN (PERCENT, PERCENT * prod->blocked_ns *
-            ((gdouble) prod->count / prod->usage_count) / b->wall_ns);
-      if (cons && cons->usage_count)
-        rq.empty_percent = MIN (PERCENT, PERCENT * cons->blocked_ns *
-            ((gdouble) cons->count / cons->usage_count) / b->wall_ns);
-    }
+    rq.downstream = queue_downstream (q);
     g_array_append_val (r->queues, rq);
   }
   if (r->queues->len == 0)

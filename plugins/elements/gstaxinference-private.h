@@ -66,6 +66,7 @@ typedef struct
   guint instance;
   gboolean has_letterbox;
   GstAxLetterboxGeometry letterbox;
+  gint roi_id;
   GstBuffer **outs;             /* n_outputs, mapped for writing */
   GstMapInfo *maps;
   /* the device outputs the postamble consumes (scratch_bytes) */

@@ -603,6 +603,7 @@ gst_ax_inference_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     job->instance = m->instance;
     job->has_letterbox = m->has_letterbox;
     job->letterbox = m->letterbox;
+    job->roi_id = m->roi_id;
     for (o = 0; o < self->n_outputs; o++) {
       job->outs[o] = NULL;
       memset (&job->maps[o], 0, sizeof (GstMapInfo));
@@ -882,6 +883,7 @@ attach_outputs (GstAxInference * self, Item * item)
       m->instance = job->instance;
       m->has_letterbox = job->has_letterbox;
       m->letterbox = job->letterbox;
+      m->roi_id = job->roi_id;
     }
   }
 }

@@ -646,6 +646,7 @@ GST_START_TEST (test_two_instances)
       m->layout, m->n_dims, m->dims, m->scale, m->zero_point,
       gst_buffer_ref (m->data));
   o->instance = 1;
+  o->roi_id = 42;
   o->has_letterbox = TRUE;
   o->letterbox = m->letterbox;
   o->letterbox.src_x = 17;
@@ -661,6 +662,10 @@ GST_START_TEST (test_two_instances)
     fail_unless (m != NULL, "no output for instance %u", i);
     fail_unless (m->has_letterbox);
     fail_unless_equals_int (m->letterbox.src_x, i == 1 ? 17 : 0);
+    /* the ROI id travels from the input to every output */
+    for (n_out = 0; (o = gst_buffer_get_ax_tensor_meta_by_role (out,
+                GST_AX_TENSOR_ROLE_OUTPUT, i, n_out)); n_out++)
+      fail_unless_equals_int (o->roi_id, i == 1 ? 42 : GST_AX_TENSOR_ROI_NONE);
   }
   /* instance 1's output is what its own input gives */
   fail_unless_equals_int (instance_hash (out, 1, &n_out), expected[1]);

@@ -376,6 +376,8 @@ run_case (const gchar * format, const gchar * colorimetry, const YuvSpec * yuv,
       0, 0);
   fail_unless (meta != NULL);
   fail_unless (meta->has_letterbox);
+  /* a whole-frame tensor comes from no region */
+  fail_unless_equals_int (meta->roi_id, GST_AX_TENSOR_ROI_NONE);
   fail_unless_equals_int (meta->dtype, t->dtype);
   fail_unless_equals_int (meta->n_dims, 4);
 
@@ -728,6 +730,7 @@ static GstAxModelInput fake_model;
 static GstAxModelPreprocess fake_preprocess;
 static gboolean fake_has_preprocess;
 static GstPadQueryFunction harness_query;
+static const gchar *fake_decoder;
 
 static gboolean
 fake_model_query (GstPad * pad, GstObject * parent, GstQuery * query)
@@ -736,6 +739,8 @@ fake_model_query (GstPad * pad, GstObject * parent, GstQuery * query)
     gst_ax_model_query_set_input (query, &fake_model);
     if (fake_has_preprocess)
       gst_ax_model_query_set_preprocess (query, &fake_preprocess);
+    if (fake_decoder)
+      gst_ax_model_query_set_decoder (query, fake_decoder);
     return TRUE;
   }
   return harness_query (pad, parent, query);
@@ -748,6 +753,7 @@ make_model_harness (const GstAxModelInput * model)
 
   fake_model = *model;
   fake_has_preprocess = FALSE;
+  fake_decoder = NULL;
   harness_query = GST_PAD_QUERYFUNC (h->sinkpad);
   gst_pad_set_query_function (h->sinkpad, fake_model_query);
   return h;
@@ -1050,6 +1056,8 @@ GST_START_TEST (test_roi_mode)
     {5, 7, 21, 13}, {40, 2, 9, 30}, {60, 30, 100, 100}
   };
   const gchar *labels[] = { "ball", "cat", "ball" };
+  GstVideoRegionOfInterestMeta *roi;
+  gint ids[3];
   guint i;
 
   t.tw = 24;
@@ -1089,7 +1097,15 @@ GST_START_TEST (test_roi_mode)
     fail_unless_equals_int (meta->letterbox.pad_y, lb.pad_y);
     check_tensor (meta, before, &info, find_format ("NV12"), &bt601_limited,
         &t);
+    /* the regions all had id 0: each got its own, which its tensor has */
+    roi = gst_buffer_get_video_region_of_interest_meta_id (out, meta->roi_id);
+    fail_unless (roi != NULL, "no region with the tensor's id %d",
+        meta->roi_id);
+    fail_unless_equals_int (roi->x, rois[i][0]);
+    fail_unless_equals_int (roi->y, rois[i][1]);
+    ids[i] = meta->roi_id;
   }
+  fail_unless (ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
   gst_buffer_unref (out);
 
   /* a frame without regions passes without a tensor */
@@ -1669,6 +1685,63 @@ GST_START_TEST (test_renegotiation)
 
 GST_END_TEST;
 
+/* The model's decoder metadata asks for square crops 1.5 times the
+ * region's longer side: each crop is that square about the region's
+ * centre, moved inside the frame. */
+GST_START_TEST (test_roi_mode_model_crop)
+{
+  GstAxModelInput model = { 16, 16, 3, GST_AX_TENSOR_DTYPE_U8,
+    GST_AX_TENSOR_LAYOUT_NHWC, 1.0f / 255, 0, "input", "classifier"
+  };
+  GstHarness *h = make_model_harness (&model);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  /* x, y, w, h, then the crop expected: x, y, side */
+  static const guint rois[][7] = {
+    {40, 30, 10, 20, 30, 25, 30},       /* inside: centre 45,40 */
+    {2, 3, 10, 8, 0, 0, 15},    /* runs off the top-left: moved in */
+    {90, 50, 8, 10, 85, 45, 15},        /* off the bottom-right */
+  };
+  guint i;
+
+  fake_decoder = "{\"type\": \"classification\", "
+      "\"crop\": {\"square\": true, \"scale\": 1.5}}";
+  g_object_set (h->element, "roi-mode", TRUE, NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, 100, 60);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (in, 0, 0, info.size);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++)
+    gst_buffer_add_video_region_of_interest_meta (in, "face", rois[i][0],
+        rois[i][1], rois[i][2], rois[i][3]);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 3);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++) {
+    GstAxTensorMeta *meta = NULL;
+    gpointer state = NULL;
+    GstVideoRegionOfInterestMeta *roi;
+
+    /* find region i's tensor by its id */
+    while ((meta = gst_buffer_iterate_ax_tensor_meta (out, &state,
+                GST_AX_TENSOR_ROLE_INPUT))) {
+      roi = gst_buffer_get_video_region_of_interest_meta_id (out, meta->roi_id);
+      fail_unless (roi != NULL);
+      if (roi->x == rois[i][0] && roi->y == rois[i][1])
+        break;
+    }
+    fail_unless (meta != NULL, "no tensor for region %u", i);
+    fail_unless_equals_int (meta->letterbox.src_x, rois[i][4]);
+    fail_unless_equals_int (meta->letterbox.src_y, rois[i][5]);
+    fail_unless_equals_int (meta->letterbox.src_width, rois[i][6]);
+    fail_unless_equals_int (meta->letterbox.src_height, rois[i][6]);
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* roi-mode with a stretch: each crop fills the whole tensor. */
 GST_START_TEST (test_roi_mode_stretch)
 {
@@ -1810,6 +1883,7 @@ axletterbox_suite (void)
   tcase_add_test (tc, test_pool_reuse);
   tcase_add_test (tc, test_held_tensors_and_replacement);
   tcase_add_test (tc, test_roi_mode);
+  tcase_add_test (tc, test_roi_mode_model_crop);
   tcase_add_test (tc, test_one_to_one_shares_frame);
   tcase_add_test (tc, test_one_to_one_copies);
   tcase_add_test (tc, test_preprocess_stretch_scale_one);

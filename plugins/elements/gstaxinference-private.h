@@ -143,6 +143,9 @@ struct _GstAxInference
   GQueue queue;                 /* of Item, by link */
   GQueue free_items;
   guint n_outstanding;          /* jobs in queued items */
+  /* jobs submitted whose callback has not run: at most window, also
+   * within one frame of more tensors than the window */
+  guint n_running;
   gboolean flushing;
   GstFlowReturn srcresult;
   gboolean warned_no_tensor;

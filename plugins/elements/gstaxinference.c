@@ -436,6 +436,7 @@ job_done_cb (simnpu_job * sjob, const simnpu_job_result * result,
   job->result = *result;
   job->done = TRUE;
   job->item->n_done++;
+  self->n_running--;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
 }
@@ -566,7 +567,8 @@ gst_ax_inference_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   }
 
   /* back-pressure: wait for room in the window (an item with more jobs
-   * than the window runs alone) and in the queue */
+   * than the window starts alone, and its jobs beyond the window wait for
+   * its earlier ones below) and in the queue */
   g_mutex_lock (&self->lock);
   while (!self->flushing && ((self->n_outstanding > 0
               && self->n_outstanding + n_inputs > self->window)
@@ -652,14 +654,30 @@ gst_ax_inference_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
       inv[0].data = in_map.data;
       inv[0].size_bytes = self->in_spec.size_bytes;
     }
+    /* a frame of more tensors than the window submits its jobs as the
+     * earlier ones complete */
+    g_mutex_lock (&self->lock);
+    while (!self->flushing && self->n_running >= self->window)
+      g_cond_wait (&self->cond, &self->lock);
+    if (self->flushing) {
+      g_mutex_unlock (&self->lock);
+      gst_buffer_unmap (m->data, &in_map);
+      goto flushing;
+    }
+    self->n_running++;
+    g_mutex_unlock (&self->lock);
     gst_ax_probe_timer_start (&timer);
     rc = simnpu_job_submit (self->net, inv, self->n_device_inputs, outv,
         self->n_device_outputs, job_done_cb, job, &job->job, &err);
     gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->group,
         STAGE_HOST_COPY_IN, GST_AX_PROBE_FLAG_STAGE);
     gst_buffer_unmap (m->data, &in_map);
-    if (rc < 0)
+    if (rc < 0) {
+      g_mutex_lock (&self->lock);
+      self->n_running--;
+      g_mutex_unlock (&self->lock);
       goto submit_failed;
+    }
   }
 
   g_mutex_lock (&self->lock);

@@ -430,6 +430,100 @@ GST_START_TEST (test_cascade_no_faces)
 
 GST_END_TEST;
 
+/* A crowd: 200 regions on one frame through an emotion model with a
+ * window of 4: every region is cropped, inferred and classified, none is
+ * dropped, and the model's Count is 200. */
+#define CROWD_COLS 20
+#define CROWD_ROWS 10
+#define CROWD_CELL_W 32
+#define CROWD_CELL_H 48
+#define CROWD_WINDOW 4
+
+static GstPadProbeReturn
+add_crowd (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstBuffer *buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+  guint r, c;
+
+  for (r = 0; r < CROWD_ROWS; r++)
+    for (c = 0; c < CROWD_COLS; c++) {
+      GstAxDetection det = { 0, 0.9f,
+        (gfloat) c / CROWD_COLS, (gfloat) r / CROWD_ROWS,
+        (gfloat) (c + 1) / CROWD_COLS, (gfloat) (r + 1) / CROWD_ROWS,
+        "face"
+      };
+
+      gst_ax_detection_add (buf, &det, CROWD_COLS * CROWD_CELL_W,
+          CROWD_ROWS * CROWD_CELL_H);
+    }
+  GST_PAD_PROBE_INFO_DATA (info) = buf;
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_cascade_crowd)
+{
+  GError *err = NULL;
+  GstElement *pipeline, *sink, *crowd;
+  GstPad *pad;
+  GstSample *sample;
+  GstBuffer *buf;
+  GstBus *bus;
+  GstMessage *msg;
+  gpointer state = NULL;
+  GstAxDetection det;
+  GstVideoRegionOfInterestMeta *roi;
+  gchar *json = NULL, *desc;
+  guint n = 0, classified = 0;
+
+  if (!have_models ())
+    return;
+  desc = g_strdup_printf ("videotestsrc num-buffers=1 ! "
+      "video/x-raw,format=RGB,width=%d,height=%d ! identity name=crowd ! "
+      "axletterbox roi-mode=true ! axinference model=emotion in-flight=%d "
+      "time-scale=0 ! axclassify ! appsink name=sink sync=false",
+      CROWD_COLS * CROWD_CELL_W, CROWD_ROWS * CROWD_CELL_H, CROWD_WINDOW);
+  pipeline = gst_parse_launch (desc, &err);
+  g_free (desc);
+  fail_unless (pipeline != NULL, "%s", err ? err->message : "");
+  crowd = gst_bin_get_by_name (GST_BIN (pipeline), "crowd");
+  pad = gst_element_get_static_pad (crowd, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, add_crowd, NULL, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (crowd);
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, catch_report, &json, NULL);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), PULL_TIMEOUT);
+  fail_unless (sample != NULL, "the crowd's frame did not arrive");
+  buf = gst_sample_get_buffer (sample);
+  while (gst_ax_detection_iterate (buf, &state, &det, &roi)) {
+    GstAxClassification c;
+
+    n++;
+    classified += gst_ax_detection_get_classification (roi, 0, &c);
+  }
+  gst_sample_unref (sample);
+  msg = gst_bus_timed_pop_filtered (bus, PULL_TIMEOUT,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "no EOS after the crowd's frame");
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (n, CROWD_COLS * CROWD_ROWS);
+  fail_unless_equals_int (classified, CROWD_COLS * CROWD_ROWS);
+  fail_unless_equals_uint64 (emotion_count (json), CROWD_COLS * CROWD_ROWS);
+  g_free (json);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 static Suite *
 cascade_suite (void)
 {
@@ -440,6 +534,7 @@ cascade_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cascade_photos);
   tcase_add_test (tc, test_cascade_no_faces);
+  tcase_add_test (tc, test_cascade_crowd);
   return s;
 }
 

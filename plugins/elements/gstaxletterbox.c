@@ -74,7 +74,9 @@
  *
  * With roi-mode=true the element makes one tensor per
  * #GstVideoRegionOfInterestMeta on the frame (optionally only those whose
- * label is listed in roi-classes), each cropped from the full-resolution
+ * label is listed in roi-classes; without roi-classes, all but the
+ * "frame" region of a whole frame's classification), each cropped from
+ * the full-resolution
  * frame, with its own instance index and geometry (src_x, src_y set),
  * and the region's id as the tensor's roi_id (regions of one frame that
  * share an id get fresh ones first, so that a classification finds its
@@ -1094,8 +1096,10 @@ roi_class_selected (GstAxLetterbox * self, GQuark roi_type)
 {
   guint i;
 
+  /* the region carrying a whole frame's classes is not one to crop,
+   * unless asked for by name */
   if (self->n_roi_classes == 0)
-    return TRUE;
+    return roi_type != g_quark_from_static_string (GST_AX_FRAME_ROI_TYPE);
   for (i = 0; i < self->n_roi_classes; i++)
     if (self->roi_class_quarks[i] == roi_type)
       return TRUE;

@@ -1714,6 +1714,8 @@ GST_START_TEST (test_roi_mode_model_crop)
   for (i = 0; i < G_N_ELEMENTS (rois); i++)
     gst_buffer_add_video_region_of_interest_meta (in, "face", rois[i][0],
         rois[i][1], rois[i][2], rois[i][3]);
+  /* a whole frame's classification region is not cropped */
+  fail_unless (gst_ax_detection_get_frame_roi (in, TRUE, 100, 60) != NULL);
   out = gst_harness_push_and_pull (h, in);
   fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
           GST_AX_TENSOR_ROLE_INPUT), 3);

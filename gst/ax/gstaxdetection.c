@@ -17,6 +17,10 @@
  * fields label_id (uint), confidence (double), x_min, y_min, x_max, y_max
  * (double, normalised to the frame) and label (string). Any element that
  * reads ROI metas can read ours; these helpers read and write them.
+ *
+ * Each detection gets an id (#GstVideoRegionOfInterestMeta.id) unique on
+ * its frame, by which a tensor cropped from it (#GstAxTensorMeta.roi_id)
+ * and the classification made of that tensor find their way back to it.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -48,6 +52,7 @@ gst_ax_detection_add (GstBuffer * buffer, const GstAxDetection * detection,
   gdouble x0, y0, x1, y1;
   const gchar *label;
   gchar label_buf[32];
+  gint id;
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
   g_return_val_if_fail (detection != NULL, NULL);
@@ -63,10 +68,13 @@ gst_ax_detection_add (GstBuffer * buffer, const GstAxDetection * detection,
     label = label_buf;
   }
 
+  /* taken before adding, so that the new ROI does not count itself */
+  id = gst_ax_roi_next_id (buffer);
   roi = gst_buffer_add_video_region_of_interest_meta (buffer, label,
       (guint) lround (x0), (guint) lround (y0),
       (guint) MAX (lround (x1) - lround (x0), 0),
       (guint) MAX (lround (y1) - lround (y0), 0));
+  roi->id = id;
 
   s = gst_structure_new (GST_AX_DETECTION_PARAM_NAME,
       "label_id", G_TYPE_UINT, detection->label_id,
@@ -250,4 +258,139 @@ gst_ax_detection_get_landmarks (GstVideoRegionOfInterestMeta * roi,
   for (i = 0; i < MIN (n, 2 * max_points); i++)
     points[i] = g_value_get_float (gst_value_array_get_value (array, i));
   return n / 2;
+}
+
+/**
+ * gst_ax_roi_next_id:
+ * @buffer: a frame
+ *
+ * Returns: an id that no #GstVideoRegionOfInterestMeta on @buffer has:
+ *   one more than the largest, 0 on a frame without ROIs
+ */
+gint
+gst_ax_roi_next_id (GstBuffer * buffer)
+{
+  gpointer state = NULL;
+  GstMeta *meta;
+  gint next = 0;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), 0);
+
+  while ((meta = gst_buffer_iterate_meta_filtered (buffer, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    gint id = ((GstVideoRegionOfInterestMeta *) meta)->id;
+
+    if (id >= next && id < G_MAXINT)
+      next = id + 1;
+  }
+  return next;
+}
+
+/**
+ * gst_ax_detection_add_classification:
+ * @roi: a ROI meta (a detection, or the frame's ROI)
+ * @classification: one class and its probability
+ *
+ * Appends a "classification" parameter structure to @roi. Add the ranks
+ * of a top-k classification best first.
+ */
+void
+gst_ax_detection_add_classification (GstVideoRegionOfInterestMeta * roi,
+    const GstAxClassification * classification)
+{
+  GstStructure *s;
+  gchar label_buf[32];
+  const gchar *label;
+
+  g_return_if_fail (roi != NULL);
+  g_return_if_fail (classification != NULL);
+
+  label = classification->label;
+  if (label == NULL) {
+    g_snprintf (label_buf, sizeof (label_buf), "class%u",
+        classification->label_id);
+    label = label_buf;
+  }
+  s = gst_structure_new (GST_AX_CLASSIFICATION_PARAM_NAME,
+      "label", G_TYPE_STRING, label,
+      "label_id", G_TYPE_UINT, classification->label_id,
+      "confidence", G_TYPE_DOUBLE, (gdouble) classification->confidence, NULL);
+  gst_video_region_of_interest_meta_add_param (roi, s);
+}
+
+/**
+ * gst_ax_detection_get_classification:
+ * @roi: a ROI meta
+ * @rank: 0 for the best class, 1 for the next, ...
+ * @classification: (out): the class at @rank
+ *
+ * Returns: %FALSE if @roi has fewer than @rank + 1 well-formed
+ *   "classification" structures
+ */
+gboolean
+gst_ax_detection_get_classification (GstVideoRegionOfInterestMeta * roi,
+    guint rank, GstAxClassification * classification)
+{
+  GList *l;
+  guint n = 0;
+
+  g_return_val_if_fail (roi != NULL, FALSE);
+  g_return_val_if_fail (classification != NULL, FALSE);
+
+  for (l = roi->params; l != NULL; l = l->next) {
+    GstStructure *s = l->data;
+    gdouble confidence;
+
+    if (!gst_structure_has_name (s, GST_AX_CLASSIFICATION_PARAM_NAME))
+      continue;
+    if (n++ != rank)
+      continue;
+    if (!gst_structure_get_uint (s, "label_id", &classification->label_id)
+        || !gst_structure_get_double (s, "confidence", &confidence))
+      return FALSE;
+    classification->confidence = confidence;
+    classification->label =
+        g_intern_string (gst_structure_get_string (s, "label"));
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/**
+ * gst_ax_detection_get_frame_roi:
+ * @buffer: a frame (writable when @create is set)
+ * @create: whether to add the frame's ROI when there is none
+ * @frame_width: the frame width in pixels (used when creating)
+ * @frame_height: the frame height in pixels (used when creating)
+ *
+ * The ROI of roi_type %GST_AX_FRAME_ROI_TYPE covering the whole frame,
+ * which carries the classifications of whole-frame tensors.
+ *
+ * Returns: (transfer none) (nullable): the frame's ROI
+ */
+GstVideoRegionOfInterestMeta *
+gst_ax_detection_get_frame_roi (GstBuffer * buffer, gboolean create,
+    guint frame_width, guint frame_height)
+{
+  GQuark frame_type = g_quark_from_static_string (GST_AX_FRAME_ROI_TYPE);
+  GstVideoRegionOfInterestMeta *roi;
+  gpointer state = NULL;
+  GstMeta *meta;
+  gint id;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  while ((meta = gst_buffer_iterate_meta_filtered (buffer, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    roi = (GstVideoRegionOfInterestMeta *) meta;
+    if (roi->roi_type == frame_type)
+      return roi;
+  }
+  if (!create)
+    return NULL;
+  id = gst_ax_roi_next_id (buffer);
+  roi = gst_buffer_add_video_region_of_interest_meta_id (buffer, frame_type,
+      0, 0, frame_width, frame_height);
+  roi->id = id;
+  return roi;
 }

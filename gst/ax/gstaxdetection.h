@@ -34,6 +34,41 @@ G_BEGIN_DECLS
 #define GST_AX_LANDMARKS_PARAM_NAME "landmarks"
 
 /**
+ * GST_AX_CLASSIFICATION_PARAM_NAME:
+ *
+ * The name of the ROI parameter structures that hold a classification of
+ * the region (e.g. the emotion of a face): fields label (string),
+ * label_id (uint) and confidence (double, 0..1). A region classified with
+ * top-k > 1 carries one structure per rank, best first.
+ */
+#define GST_AX_CLASSIFICATION_PARAM_NAME "classification"
+
+/**
+ * GST_AX_FRAME_ROI_TYPE:
+ *
+ * The roi_type of the #GstVideoRegionOfInterestMeta covering the whole
+ * frame that carries a classification of the whole frame (a classifier
+ * run on a whole-frame tensor). It has no "detection" parameters, so
+ * gst_ax_detection_iterate() skips it.
+ */
+#define GST_AX_FRAME_ROI_TYPE "frame"
+
+/**
+ * GstAxClassification:
+ * @label_id: the class index
+ * @confidence: the class probability, 0..1
+ * @label: (nullable): the class name; interned
+ *
+ * One class of a classification.
+ */
+typedef struct
+{
+  guint label_id;
+  gfloat confidence;
+  const gchar *label;
+} GstAxClassification;
+
+/**
  * GstAxDetection:
  * @label_id: the class index
  * @confidence: the score, 0..1
@@ -74,6 +109,20 @@ GST_AX_API void gst_ax_detection_set_landmarks (GstVideoRegionOfInterestMeta *
 
 GST_AX_API guint gst_ax_detection_get_landmarks (GstVideoRegionOfInterestMeta *
     roi, gfloat * points, guint max_points);
+
+GST_AX_API gint gst_ax_roi_next_id (GstBuffer * buffer);
+
+GST_AX_API void
+gst_ax_detection_add_classification (GstVideoRegionOfInterestMeta * roi,
+    const GstAxClassification * classification);
+
+GST_AX_API gboolean
+gst_ax_detection_get_classification (GstVideoRegionOfInterestMeta * roi,
+    guint rank, GstAxClassification * classification);
+
+GST_AX_API GstVideoRegionOfInterestMeta *
+gst_ax_detection_get_frame_roi (GstBuffer * buffer, gboolean create,
+    guint frame_width, guint frame_height);
 
 G_END_DECLS
 

@@ -64,6 +64,7 @@ gst_ax_tensor_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
   tmeta->data = NULL;
   tmeta->has_letterbox = FALSE;
   memset (&tmeta->letterbox, 0, sizeof (tmeta->letterbox));
+  tmeta->roi_id = GST_AX_TENSOR_ROI_NONE;
   return TRUE;
 }
 
@@ -104,6 +105,7 @@ gst_ax_tensor_meta_transform (GstBuffer * dest, GstMeta * meta,
   dst->data = src->data ? gst_buffer_ref (src->data) : NULL;
   dst->has_letterbox = src->has_letterbox;
   dst->letterbox = src->letterbox;
+  dst->roi_id = src->roi_id;
   return TRUE;
 }
 

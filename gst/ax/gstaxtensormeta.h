@@ -62,6 +62,14 @@ typedef enum
   GST_AX_TENSOR_ROLE_OUTPUT,
 } GstAxTensorRole;
 
+/**
+ * GST_AX_TENSOR_ROI_NONE:
+ *
+ * The #GstAxTensorMeta.roi_id of a tensor made from the whole frame
+ * rather than from a region of it.
+ */
+#define GST_AX_TENSOR_ROI_NONE (-1)
+
 typedef struct _GstAxTensorMeta GstAxTensorMeta;
 
 /**
@@ -82,6 +90,9 @@ typedef struct _GstAxTensorMeta GstAxTensorMeta;
  * @data: the tensor bytes, refcounted so that a pool can recycle them
  * @has_letterbox: whether @letterbox is valid
  * @letterbox: where the frame (or ROI) landed in the model input
+ * @roi_id: the id (#GstVideoRegionOfInterestMeta.id) of the region the
+ *   tensor was cropped from, or %GST_AX_TENSOR_ROI_NONE for a tensor of
+ *   the whole frame; a model's outputs keep the id of their input
  *
  * One tensor riding on a video frame. Copying a buffer shares @data.
  */
@@ -103,6 +114,8 @@ struct _GstAxTensorMeta
 
   gboolean has_letterbox;
   GstAxLetterboxGeometry letterbox;
+
+  gint roi_id;
 };
 
 GST_AX_API GType gst_ax_tensor_meta_api_get_type (void);

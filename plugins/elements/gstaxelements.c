@@ -17,6 +17,7 @@
 #include "gstaxinference.h"
 #include "gstaxnms.h"
 #include "gstaxoverlay.h"
+#include "gstaxclassify.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -27,11 +28,12 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (axinference, plugin);
   ret |= GST_ELEMENT_REGISTER (axnms, plugin);
   ret |= GST_ELEMENT_REGISTER (axoverlay, plugin);
+  ret |= GST_ELEMENT_REGISTER (axclassify, plugin);
 
   return ret;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, axelements,
     "Object-detection elements for the simulated NPU: letterbox, "
-    "inference, NMS, overlay", plugin_init, VERSION, GST_LICENSE,
-    GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)
+    "inference, NMS, classification, overlay", plugin_init, VERSION,
+    GST_LICENSE, GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

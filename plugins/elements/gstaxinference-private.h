@@ -66,6 +66,7 @@ typedef struct
   guint instance;
   gboolean has_letterbox;
   GstAxLetterboxGeometry letterbox;
+  gint roi_id;
   GstBuffer **outs;             /* n_outputs, mapped for writing */
   GstMapInfo *maps;
   /* the device outputs the postamble consumes (scratch_bytes) */
@@ -151,6 +152,9 @@ struct _GstAxInference
   GQueue queue;                 /* of Item, by link */
   GQueue free_items;
   guint n_outstanding;          /* jobs in queued items */
+  /* jobs submitted whose callback has not run: at most window, also
+   * within one frame of more tensors than the window */
+  guint n_running;
   gboolean flushing;
   GstFlowReturn srcresult;
   gboolean warned_no_tensor;

@@ -441,6 +441,7 @@ job_done_cb (simnpu_job * sjob, const simnpu_job_result * result,
   job->done = TRUE;
   if (++job->item->n_done == job->item->n_jobs)
     job->item->done_ns = now_ns;
+  self->n_running--;
   g_cond_broadcast (&self->cond);
   g_mutex_unlock (&self->lock);
 }
@@ -571,7 +572,8 @@ gst_ax_inference_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   }
 
   /* back-pressure: wait for room in the window (an item with more jobs
-   * than the window runs alone) and in the queue */
+   * than the window starts alone, and its jobs beyond the window wait for
+   * its earlier ones below) and in the queue */
   g_mutex_lock (&self->lock);
   while (!self->flushing && ((self->n_outstanding > 0
               && self->n_outstanding + n_inputs > self->window)
@@ -612,6 +614,7 @@ gst_ax_inference_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     job->instance = m->instance;
     job->has_letterbox = m->has_letterbox;
     job->letterbox = m->letterbox;
+    job->roi_id = m->roi_id;
     for (o = 0; o < self->n_outputs; o++) {
       job->outs[o] = NULL;
       memset (&job->maps[o], 0, sizeof (GstMapInfo));
@@ -660,14 +663,30 @@ gst_ax_inference_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
       inv[0].data = in_map.data;
       inv[0].size_bytes = self->in_spec.size_bytes;
     }
+    /* a frame of more tensors than the window submits its jobs as the
+     * earlier ones complete */
+    g_mutex_lock (&self->lock);
+    while (!self->flushing && self->n_running >= self->window)
+      g_cond_wait (&self->cond, &self->lock);
+    if (self->flushing) {
+      g_mutex_unlock (&self->lock);
+      gst_buffer_unmap (m->data, &in_map);
+      goto flushing;
+    }
+    self->n_running++;
+    g_mutex_unlock (&self->lock);
     gst_ax_probe_timer_start (&timer);
     rc = simnpu_job_submit (self->net, inv, self->n_device_inputs, outv,
         self->n_device_outputs, job_done_cb, job, &job->job, &err);
     gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->group,
         STAGE_HOST_COPY_IN, GST_AX_PROBE_FLAG_STAGE);
     gst_buffer_unmap (m->data, &in_map);
-    if (rc < 0)
+    if (rc < 0) {
+      g_mutex_lock (&self->lock);
+      self->n_running--;
+      g_mutex_unlock (&self->lock);
       goto submit_failed;
+    }
   }
 
   g_mutex_lock (&self->lock);
@@ -891,6 +910,7 @@ attach_outputs (GstAxInference * self, Item * item)
       m->instance = job->instance;
       m->has_letterbox = job->has_letterbox;
       m->letterbox = job->letterbox;
+      m->roi_id = job->roi_id;
     }
   }
 }

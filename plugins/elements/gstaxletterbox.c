@@ -74,8 +74,18 @@
  *
  * With roi-mode=true the element makes one tensor per
  * #GstVideoRegionOfInterestMeta on the frame (optionally only those whose
- * label is listed in roi-classes), each cropped from the full-resolution
- * frame, with its own instance index and geometry (src_x, src_y set).
+ * label is listed in roi-classes; without roi-classes, all but the
+ * "frame" region of a whole frame's classification), each cropped from
+ * the full-resolution
+ * frame, with its own instance index and geometry (src_x, src_y set),
+ * and the region's id as the tensor's roi_id (regions of one frame that
+ * share an id get fresh ones first, so that a classification finds its
+ * way back). When the model's decoder metadata has a "crop" member, e.g.
+ * `"crop": { "square": true, "scale": 1.2 }`, each region is first
+ * enlarged about its centre by "scale" (default 1) and, with "square",
+ * made a square of its longer side, then moved inside the frame (and
+ * clipped if larger than it): the crop the classifier was trained on,
+ * from a detector's tighter box.
  *
  * ## Example launch line
  * |[
@@ -94,6 +104,7 @@
 
 #include <gst/ax/ax.h>
 #include <gst/video/video.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 
@@ -181,6 +192,9 @@ struct _GstAxLetterbox
   gboolean cfg_stretch;
   GQuark *roi_class_quarks;
   guint n_roi_classes;
+  /* the model's crop of each region: enlarged by crop_scale, squared */
+  gboolean crop_square;
+  gdouble crop_scale;
 
   GstAxLetterboxGeometry frame_lb;
   GstAxLetterboxRender *render;
@@ -209,6 +223,14 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (axletterbox, "axletterbox",
 #define DEFAULT_PROP_METHOD GST_AX_LETTERBOX_METHOD_BILINEAR
 #define DEFAULT_PROP_ROI_MODE FALSE
 #define DEFAULT_PROP_ROI_CLASSES NULL
+/* the decoder metadata's member with the crop of each region */
+#define CROP_MEMBER "crop"
+#define CROP_SQUARE_MEMBER "square"
+#define CROP_SCALE_MEMBER "scale"
+#define DEFAULT_CROP_SCALE 1.0
+/* a crop scale outside this is a metadata error, not a crop */
+#define MIN_CROP_SCALE 0.1
+#define MAX_CROP_SCALE 10.0
 
 enum
 {
@@ -737,6 +759,61 @@ gst_ax_letterbox_geometry (GstAxLetterbox * self,
 
 /* Resolves the tensor spec from the properties and, for what they leave
  * open, from the downstream model, then builds tables, LUTs and pool. */
+/* The crop policy of the model's decoder metadata; a malformed one is
+ * warned about and ignored (the region as it is). */
+static void
+parse_crop (GstAxLetterbox * self, const gchar * json)
+{
+  JsonParser *parser = json_parser_new ();
+  JsonNode *root, *crop;
+  JsonObject *o;
+
+  if (!json_parser_load_from_data (parser, json, -1, NULL))
+    goto done;
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    goto done;
+  crop = json_object_get_member (json_node_get_object (root), CROP_MEMBER);
+  if (crop == NULL)
+    goto done;
+  if (!JSON_NODE_HOLDS_OBJECT (crop))
+    goto bad;
+  o = json_node_get_object (crop);
+  if (json_object_has_member (o, CROP_SQUARE_MEMBER)) {
+    JsonNode *n = json_object_get_member (o, CROP_SQUARE_MEMBER);
+
+    if (!JSON_NODE_HOLDS_VALUE (n)
+        || json_node_get_value_type (n) != G_TYPE_BOOLEAN)
+      goto bad;
+    self->crop_square = json_node_get_boolean (n);
+  }
+  if (json_object_has_member (o, CROP_SCALE_MEMBER)) {
+    JsonNode *n = json_object_get_member (o, CROP_SCALE_MEMBER);
+    gdouble v;
+
+    if (!JSON_NODE_HOLDS_VALUE (n)
+        || (json_node_get_value_type (n) != G_TYPE_DOUBLE
+            && json_node_get_value_type (n) != G_TYPE_INT64))
+      goto bad;
+    v = json_node_get_double (n);
+    if (!(v >= MIN_CROP_SCALE && v <= MAX_CROP_SCALE))
+      goto bad;
+    self->crop_scale = v;
+  }
+  GST_INFO_OBJECT (self, "model crop of each region: scale %g%s",
+      self->crop_scale, self->crop_square ? ", square" : "");
+  goto done;
+
+bad:
+  GST_WARNING_OBJECT (self, "ignoring the model's \"" CROP_MEMBER "\": "
+      "expected { \"" CROP_SQUARE_MEMBER "\": bool, \"" CROP_SCALE_MEMBER
+      "\": %g to %g } (metadata: %s)", MIN_CROP_SCALE, MAX_CROP_SCALE, json);
+  self->crop_square = FALSE;
+  self->crop_scale = DEFAULT_CROP_SCALE;
+done:
+  g_object_unref (parser);
+}
+
 static gboolean
 gst_ax_letterbox_configure (GstAxLetterbox * self)
 {
@@ -751,6 +828,7 @@ gst_ax_letterbox_configure (GstAxLetterbox * self)
   gdouble scale;
   gint zero_point, fill;
   gchar *roi_classes;
+  gchar *decoder = NULL;
   gsize tensor_bytes;
   GstStructure *config;
 
@@ -784,6 +862,12 @@ gst_ax_letterbox_configure (GstAxLetterbox * self)
     have_pp = gst_ax_model_query_parse_preprocess (query, pp);
   else
     gst_ax_model_preprocess_init_default (pp);
+  self->crop_square = FALSE;
+  self->crop_scale = DEFAULT_CROP_SCALE;
+  if (have_model && gst_ax_model_query_parse_decoder (query, &decoder)) {
+    parse_crop (self, decoder);
+    g_free (decoder);
+  }
   gst_query_unref (query);
   if (have_model)
     GST_INFO_OBJECT (self, "model '%s' input '%s': %dx%dx%d %s scale %g "
@@ -937,7 +1021,7 @@ remove_input_tensor (GstBuffer * buffer, GstMeta ** meta, gpointer user_data)
 static GstFlowReturn
 gst_ax_letterbox_make_tensor (GstAxLetterbox * self,
     const GstVideoFrame * frame, GstBuffer * buf,
-    const GstAxLetterboxGeometry * lb, guint instance)
+    const GstAxLetterboxGeometry * lb, guint instance, gint roi_id)
 {
   GstBuffer *tensor = NULL;
   GstMapInfo map;
@@ -982,6 +1066,7 @@ gst_ax_letterbox_make_tensor (GstAxLetterbox * self,
   meta->index = 0;
   meta->has_letterbox = TRUE;
   meta->letterbox = *lb;
+  meta->roi_id = roi_id;
   return GST_FLOW_OK;
 
   /* ERRORS */
@@ -1011,11 +1096,51 @@ roi_class_selected (GstAxLetterbox * self, GQuark roi_type)
 {
   guint i;
 
+  /* the region carrying a whole frame's classes is not one to crop,
+   * unless asked for by name */
   if (self->n_roi_classes == 0)
-    return TRUE;
+    return roi_type != g_quark_from_static_string (GST_AX_FRAME_ROI_TYPE);
   for (i = 0; i < self->n_roi_classes; i++)
     if (self->roi_class_quarks[i] == roi_type)
       return TRUE;
+  return FALSE;
+}
+
+/* One axis of a region's crop: [*lo, *hi) of @size frame pixels, made
+ * @len long about its centre and moved inside the frame. */
+static void
+crop_axis (gdouble centre, gdouble len, gint size, gint * lo, gint * hi)
+{
+  gdouble a = centre - len / 2.0, b = centre + len / 2.0;
+
+  if (a < 0.0) {
+    b -= a;
+    a = 0.0;
+  }
+  if (b > size) {
+    a -= b - size;
+    b = size;
+  }
+  *lo = (gint) CLAMP (floor (a + 0.5), 0.0, (gdouble) size);
+  *hi = (gint) CLAMP (floor (b + 0.5), 0.0, (gdouble) size);
+}
+
+/* Whether an earlier region of the frame than @roi has its id. */
+static gboolean
+roi_id_taken (GstBuffer * buf, GstVideoRegionOfInterestMeta * roi)
+{
+  gpointer state = NULL;
+  GstMeta *m;
+
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *r = (GstVideoRegionOfInterestMeta *) m;
+
+    if (r == roi)
+      return FALSE;
+    if (r->id == roi->id)
+      return TRUE;
+  }
   return FALSE;
 }
 
@@ -1038,10 +1163,19 @@ gst_ax_letterbox_roi_tensors (GstAxLetterbox * self,
 
     if (!roi_class_selected (self, roi->roi_type))
       continue;
-    x0 = MIN ((gint) MIN (roi->x, (guint) G_MAXINT), fw);
-    y0 = MIN ((gint) MIN (roi->y, (guint) G_MAXINT), fh);
-    x1 = (gint) MIN ((gint64) roi->x + roi->w, (gint64) fw);
-    y1 = (gint) MIN ((gint64) roi->y + roi->h, (gint64) fh);
+    if (self->crop_square || self->crop_scale != DEFAULT_CROP_SCALE) {
+      gdouble w = roi->w * self->crop_scale, h = roi->h * self->crop_scale;
+
+      if (self->crop_square)
+        w = h = MAX (w, h);
+      crop_axis (roi->x + roi->w / 2.0, w, fw, &x0, &x1);
+      crop_axis (roi->y + roi->h / 2.0, h, fh, &y0, &y1);
+    } else {
+      x0 = MIN ((gint) MIN (roi->x, (guint) G_MAXINT), fw);
+      y0 = MIN ((gint) MIN (roi->y, (guint) G_MAXINT), fh);
+      x1 = (gint) MIN ((gint64) roi->x + roi->w, (gint64) fw);
+      y1 = (gint) MIN ((gint64) roi->y + roi->h, (gint64) fh);
+    }
     if (!gst_ax_letterbox_geometry (self, &lb, x1 - x0, y1 - y0)) {
       GST_LOG_OBJECT (self, "skipping empty region %u,%u %ux%u", roi->x,
           roi->y, roi->w, roi->h);
@@ -1049,8 +1183,12 @@ gst_ax_letterbox_roi_tensors (GstAxLetterbox * self,
     }
     lb.src_x = x0;
     lb.src_y = y0;
+    /* the tensor's result must find this region, and only this one */
+    if (roi_id_taken (buf, roi))
+      roi->id = gst_ax_roi_next_id (buf);
     gst_ax_letterbox_render_set_region (self->render, &lb);
-    ret = gst_ax_letterbox_make_tensor (self, frame, buf, &lb, instance++);
+    ret = gst_ax_letterbox_make_tensor (self, frame, buf, &lb, instance++,
+        roi->id);
     if (ret != GST_FLOW_OK)
       break;
   }
@@ -1084,7 +1222,8 @@ gst_ax_letterbox_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (self->cfg_roi_mode)
     ret = gst_ax_letterbox_roi_tensors (self, &frame, buf);
   else
-    ret = gst_ax_letterbox_make_tensor (self, &frame, buf, &self->frame_lb, 0);
+    ret = gst_ax_letterbox_make_tensor (self, &frame, buf, &self->frame_lb, 0,
+        GST_AX_TENSOR_ROI_NONE);
 
   gst_video_frame_unmap (&frame);
   return ret;

@@ -27,6 +27,14 @@
  *
  * Detections with keypoints (a "landmarks" parameter, as axnms attaches
  * for BlazeFace's eyes, ears, nose and mouth; see
+ * A region classified by axclassify (a "classification" parameter, see
+ * gst_ax_detection_get_classification()) gets its best class ("neutral
+ * 0.83") on a second bar under the box label; the classification of a
+ * whole frame (the region of roi_type "frame") is drawn at the frame's
+ * top-left corner, without a box.
+ *
+ * Detections with keypoints (a "landmarks" parameter, as axnms attaches
+ * for BlazeFace's eyes, ears, nose and mouth; see
  * gst_ax_detection_get_landmarks()) also get a filled dot of
  * #GstAxOverlay:landmark-radius on each point, in the box colour, unless
  * #GstAxOverlay:draw-landmarks is off.
@@ -549,10 +557,13 @@ draw_dot (GstVideoFrame * frame, gint cx, gint cy, gint radius,
   }
 }
 
+/* Draws @text on a bar above the box at @box_x, @box_y (below its top
+ * edge when there is no room above), @line bars further down: line 0 is
+ * the box label, line 1 the classification under it. */
 static void
 draw_label (GstAxOverlay * self, GstVideoFrame * frame, const gchar * text,
-    gint box_x, gint box_y, guint scale, const OverlayColour * bar,
-    const OverlayColour * ink)
+    gint box_x, gint box_y, guint line, guint scale,
+    const OverlayColour * bar, const OverlayColour * ink)
 {
   const gint fw = GST_VIDEO_FRAME_WIDTH (frame);
   const gint s = scale;
@@ -572,6 +583,7 @@ draw_label (GstAxOverlay * self, GstVideoFrame * frame, const gchar * text,
   by = box_y - bar_h;
   if (by < 0)
     by = box_y;
+  by += bar_h * (gint) line;
 
   paint_rect (frame, bx, by, bar_w, bar_h, bar, N_COLOUR_COMPONENTS);
 
@@ -604,6 +616,8 @@ gst_ax_overlay_transform_frame_ip (GstVideoFilter * filter,
   gfloat points[2 * MAX_LANDMARKS];
   gpointer state = NULL;
   GstMeta *meta;
+  const GQuark frame_roi_type =
+      g_quark_from_static_string (GST_AX_FRAME_ROI_TYPE);
 
   GST_OBJECT_LOCK (self);
   line_width = self->line_width;
@@ -619,10 +633,33 @@ gst_ax_overlay_transform_frame_ip (GstVideoFilter * filter,
     GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
     GstAxDetection det;
     OverlayColour bar, ink;
-    gchar text[MAX_LABEL_CHARS];
+    gchar text[MAX_LABEL_CHARS], class_text[MAX_LABEL_CHARS];
+    GstAxClassification cls;
+    gboolean classified;
     const gchar *label;
     gint x0, y0, x1, y1;
     guint class_id;
+
+    classified = gst_ax_detection_get_classification (roi, 0, &cls);
+    if (classified) {
+      if (show_confidence) {
+        gchar conf[G_ASCII_DTOSTR_BUF_SIZE];
+
+        g_ascii_formatd (conf, sizeof (conf), "%.2f", cls.confidence);
+        g_snprintf (class_text, sizeof (class_text), "%s %s",
+            cls.label ? cls.label : "", conf);
+      } else
+        g_snprintf (class_text, sizeof (class_text), "%s",
+            cls.label ? cls.label : "");
+    }
+    if (roi->roi_type == frame_roi_type) {
+      /* a whole frame's class: no box, the text in the corner */
+      if (classified && draw_labels) {
+        gst_ax_overlay_class_colours (self, cls.label_id, &bar, &ink);
+        draw_label (self, frame, class_text, 0, 0, 0, font_scale, &bar, &ink);
+      }
+      continue;
+    }
 
     if (gst_ax_detection_from_roi (roi, &det)) {
       class_id = det.label_id;
@@ -670,8 +707,11 @@ gst_ax_overlay_transform_frame_ip (GstVideoFilter * filter,
             landmark_radius, &bar);
       }
     }
-    if (draw_labels && x1 > x0 && y1 > y0)
-      draw_label (self, frame, text, x0, y0, font_scale, &bar, &ink);
+    if (draw_labels && x1 > x0 && y1 > y0) {
+      draw_label (self, frame, text, x0, y0, 0, font_scale, &bar, &ink);
+      if (classified)
+        draw_label (self, frame, class_text, x0, y0, 1, font_scale, &bar, &ink);
+    }
   }
   return GST_FLOW_OK;
 }

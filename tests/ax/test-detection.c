@@ -105,6 +105,55 @@ GST_START_TEST (test_copy_keeps_detections)
 
 GST_END_TEST;
 
+/* Detections get ids unique on their frame, which copies keep; the
+ * classification params are read back by rank. */
+GST_START_TEST (test_ids_and_classification)
+{
+  GstBuffer *frame = gst_buffer_new ();
+  GstBuffer *copy;
+  GstAxDetection det = { 1, 0.6f, 0.1f, 0.1f, 0.2f, 0.2f, "face" };
+  GstAxClassification happy = { 3, 0.75f, "happy" }, sad = { 4, 0.2f, NULL };
+  GstAxClassification c;
+  GstVideoRegionOfInterestMeta *a, *b, *f;
+
+  fail_unless_equals_int (gst_ax_roi_next_id (frame), 0);
+  a = gst_ax_detection_add (frame, &det, 100, 100);
+  b = gst_ax_detection_add (frame, &det, 100, 100);
+  fail_unless (a->id != b->id);
+  /* a foreign ROI with a large id: the next one is above it */
+  gst_buffer_add_video_region_of_interest_meta (frame, "x", 0, 0, 1,
+      1)->id = 40;
+  fail_unless_equals_int (gst_ax_roi_next_id (frame), 41);
+
+  gst_ax_detection_add_classification (b, &happy);
+  gst_ax_detection_add_classification (b, &sad);
+  fail_if (gst_ax_detection_get_classification (a, 0, &c));
+  copy = gst_buffer_copy (frame);
+  b = gst_buffer_get_video_region_of_interest_meta_id (copy, b->id);
+  fail_unless (b != NULL);
+  fail_unless (gst_ax_detection_get_classification (b, 0, &c));
+  fail_unless_equals_string (c.label, "happy");
+  fail_unless_equals_int (c.label_id, 3);
+  fail_unless_equals_float (c.confidence, 0.75f);
+  fail_unless (gst_ax_detection_get_classification (b, 1, &c));
+  fail_unless_equals_string (c.label, "class4");
+  fail_if (gst_ax_detection_get_classification (b, 2, &c));
+  /* still a detection */
+  fail_unless_equals_int (gst_ax_detection_count (copy), 2);
+
+  /* the frame's own region: made once, not a detection */
+  fail_unless (gst_ax_detection_get_frame_roi (frame, FALSE, 0, 0) == NULL);
+  f = gst_ax_detection_get_frame_roi (frame, TRUE, 100, 80);
+  fail_unless (f != NULL && f->w == 100 && f->h == 80);
+  fail_unless_equals_int (f->id, 41);
+  fail_unless (gst_ax_detection_get_frame_roi (frame, TRUE, 100, 80) == f);
+  fail_unless_equals_int (gst_ax_detection_count (frame), 2);
+  gst_buffer_unref (frame);
+  gst_buffer_unref (copy);
+}
+
+GST_END_TEST;
+
 static Suite *
 detection_suite (void)
 {
@@ -115,6 +164,7 @@ detection_suite (void)
   tcase_add_test (tc, test_add_and_iterate);
   tcase_add_test (tc, test_param_structure);
   tcase_add_test (tc, test_copy_keeps_detections);
+  tcase_add_test (tc, test_ids_and_classification);
   return s;
 }
 

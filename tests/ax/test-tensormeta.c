@@ -104,6 +104,9 @@ GST_START_TEST (test_copy_shares_data)
   src->letterbox = lb;
   src->has_letterbox = TRUE;
   src->instance = 3;
+  /* a new tensor comes from no region until told */
+  fail_unless_equals_int (src->roi_id, GST_AX_TENSOR_ROI_NONE);
+  src->roi_id = 12;
   fail_unless_equals_int (GST_MINI_OBJECT_REFCOUNT_VALUE (src->data), 1);
 
   copy = gst_buffer_copy (frame);
@@ -116,6 +119,7 @@ GST_START_TEST (test_copy_shares_data)
   fail_unless_equals_int (dst->n_dims, 4);
   fail_unless_equals_int (dst->dims[1], 8);
   fail_unless_equals_int (dst->instance, 3);
+  fail_unless_equals_int (dst->roi_id, 12);
   fail_unless (dst->has_letterbox);
   fail_unless_equals_int (dst->letterbox.pad_y, 2);
   fail_unless_equals_float (dst->letterbox.scale, 0.5);

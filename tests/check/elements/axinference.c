@@ -646,6 +646,7 @@ GST_START_TEST (test_two_instances)
       m->layout, m->n_dims, m->dims, m->scale, m->zero_point,
       gst_buffer_ref (m->data));
   o->instance = 1;
+  o->roi_id = 42;
   o->has_letterbox = TRUE;
   o->letterbox = m->letterbox;
   o->letterbox.src_x = 17;
@@ -661,11 +662,119 @@ GST_START_TEST (test_two_instances)
     fail_unless (m != NULL, "no output for instance %u", i);
     fail_unless (m->has_letterbox);
     fail_unless_equals_int (m->letterbox.src_x, i == 1 ? 17 : 0);
+    /* the ROI id travels from the input to every output */
+    for (n_out = 0; (o = gst_buffer_get_ax_tensor_meta_by_role (out,
+                GST_AX_TENSOR_ROLE_OUTPUT, i, n_out)); n_out++)
+      fail_unless_equals_int (o->roi_id, i == 1 ? 42 : GST_AX_TENSOR_ROI_NONE);
   }
   /* instance 1's output is what its own input gives */
   fail_unless_equals_int (instance_hash (out, 1, &n_out), expected[1]);
   gst_buffer_unref (out);
   gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* 200 regions of one frame (a crowd) through a window of 1 on a 4-core
+ * device: every tensor gets its outputs (with its ROI id), none is
+ * dropped, the frame does not deadlock although it has 200 windows'
+ * worth of jobs, and never more than one job is on the device at once
+ * (before, the whole frame was submitted at once and its jobs ran side
+ * by side on the cores). */
+#define CROWD_ROIS 200
+#define CROWD_WINDOW 1
+
+typedef struct
+{
+  GMutex lock;
+  guint n;
+  guint64 start_ns[CROWD_ROIS];
+  guint64 end_ns[CROWD_ROIS];
+} Intervals;
+
+static void
+crowd_event (const GstAxProbeDeviceEvent * ev, gpointer user_data)
+{
+  Intervals *iv = user_data;
+
+  g_mutex_lock (&iv->lock);
+  if (iv->n < CROWD_ROIS) {
+    iv->start_ns[iv->n] = ev->start_ns;
+    iv->end_ns[iv->n] = ev->end_ns;
+  }
+  iv->n++;
+  g_mutex_unlock (&iv->lock);
+}
+
+GST_START_TEST (test_crowd_window)
+{
+  static const GstAxProbeSinkFuncs funcs = { NULL, crowd_event, NULL };
+  static Intervals iv;
+  guint32 expected[2];
+  GstHarness *h;
+  GstAxModelInput in;
+  GstBuffer *frame, *seeds[2], *out;
+  GstAxTensorMeta *m;
+  guint sink, i, j, n_out, max_overlap = 0;
+
+  serial_hashes (expected, 2);
+  memset (&iv, 0, sizeof (iv));
+  g_mutex_init (&iv.lock);
+  h = harness_new ("in-flight=" G_STRINGIFY (CROWD_WINDOW)
+      " device=metis time-scale=1");
+  in = query_model (h);
+  seeds[0] = make_frame (&in, 0, 0);
+  seeds[1] = make_frame (&in, 1, 0);
+  frame = gst_buffer_new_allocate (NULL, 16, NULL);
+  for (i = 0; i < CROWD_ROIS; i++) {
+    GstAxTensorMeta *s = gst_buffer_get_ax_tensor_meta_by_role (seeds[i % 2],
+        GST_AX_TENSOR_ROLE_INPUT, 0, 0);
+
+    m = gst_buffer_add_ax_tensor_meta (frame, s->name, s->role, s->dtype,
+        s->layout, s->n_dims, s->dims, s->scale, s->zero_point,
+        gst_buffer_ref (s->data));
+    m->instance = i;
+    m->roi_id = 1000 + i;
+    m->has_letterbox = TRUE;
+    m->letterbox = s->letterbox;
+  }
+  gst_buffer_unref (seeds[0]);
+  gst_buffer_unref (seeds[1]);
+
+  sink = gst_ax_probe_add_sink (&funcs, &iv);
+  out = gst_harness_push_and_pull (h, frame);
+  gst_ax_probe_remove_sink (sink);
+  fail_unless (out != NULL);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_OUTPUT), CROWD_ROIS * n_outputs_of (out));
+  for (i = 0; i < CROWD_ROIS; i++) {
+    m = gst_buffer_get_ax_tensor_meta_by_role (out,
+        GST_AX_TENSOR_ROLE_OUTPUT, i, 0);
+    fail_unless (m != NULL, "region %u has no output", i);
+    fail_unless_equals_int (m->roi_id, 1000 + i);
+  }
+  /* the first and last regions computed what their inputs give */
+  fail_unless_equals_int (instance_hash (out, 0, &n_out), expected[0]);
+  fail_unless_equals_int (instance_hash (out, CROWD_ROIS - 1, &n_out),
+      expected[1]);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  fail_unless_equals_int (iv.n, CROWD_ROIS);
+  /* the largest number of jobs on the device at one instant: at some
+   * job's start, the jobs that started no later and had not ended */
+  for (i = 0; i < CROWD_ROIS; i++) {
+    guint here = 0;
+
+    for (j = 0; j < CROWD_ROIS; j++)
+      here += iv.start_ns[j] <= iv.start_ns[i] && iv.end_ns[j] > iv.start_ns[i];
+    max_overlap = MAX (max_overlap, here);
+  }
+  GST_INFO ("max overlap %u", max_overlap);
+  fail_unless (max_overlap >= 1 && max_overlap <= CROWD_WINDOW,
+      "%u jobs on the device at once, window " G_STRINGIFY (CROWD_WINDOW),
+      max_overlap);
+  g_mutex_clear (&iv.lock);
 }
 
 GST_END_TEST;
@@ -860,6 +969,7 @@ axinference_suite (void)
   tcase_add_test (tc, test_probe_reports);
   tcase_add_test (tc, test_back_pressure);
   tcase_add_test (tc, test_two_instances);
+  tcase_add_test (tc, test_crowd_window);
   tcase_add_test (tc, test_host_sections);
   tcase_add_test (tc, test_profile_write_error);
   return s;

@@ -70,6 +70,8 @@ run_case (const gchar * format, const gchar * colorimetry, const YuvSpec * yuv,
       0, 0);
   fail_unless (meta != NULL);
   fail_unless (meta->has_letterbox);
+  /* a whole-frame tensor comes from no region */
+  fail_unless_equals_int (meta->roi_id, GST_AX_TENSOR_ROI_NONE);
   fail_unless_equals_int (meta->dtype, t->dtype);
   fail_unless_equals_int (meta->n_dims, 4);
 
@@ -483,6 +485,8 @@ GST_START_TEST (test_roi_mode)
     {5, 7, 21, 13}, {40, 2, 9, 30}, {60, 30, 100, 100}
   };
   const gchar *labels[] = { "ball", "cat", "ball" };
+  GstVideoRegionOfInterestMeta *roi;
+  gint ids[3];
   guint i;
 
   t.tw = 24;
@@ -522,7 +526,15 @@ GST_START_TEST (test_roi_mode)
     fail_unless_equals_int (meta->letterbox.pad_y, lb.pad_y);
     check_tensor (meta, before, &info, find_format ("NV12"), &bt601_limited,
         &t);
+    /* the regions all had id 0: each got its own, which its tensor has */
+    roi = gst_buffer_get_video_region_of_interest_meta_id (out, meta->roi_id);
+    fail_unless (roi != NULL, "no region with the tensor's id %d",
+        meta->roi_id);
+    fail_unless_equals_int (roi->x, rois[i][0]);
+    fail_unless_equals_int (roi->y, rois[i][1]);
+    ids[i] = meta->roi_id;
   }
+  fail_unless (ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
   gst_buffer_unref (out);
 
   /* a frame without regions passes without a tensor */

@@ -29,6 +29,7 @@ static GstAxModelInput fake_model;
 static GstAxModelPreprocess fake_preprocess;
 static gboolean fake_has_preprocess;
 static GstPadQueryFunction harness_query;
+static const gchar *fake_decoder;
 
 static gboolean
 fake_model_query (GstPad * pad, GstObject * parent, GstQuery * query)
@@ -37,6 +38,8 @@ fake_model_query (GstPad * pad, GstObject * parent, GstQuery * query)
     gst_ax_model_query_set_input (query, &fake_model);
     if (fake_has_preprocess)
       gst_ax_model_query_set_preprocess (query, &fake_preprocess);
+    if (fake_decoder)
+      gst_ax_model_query_set_decoder (query, fake_decoder);
     return TRUE;
   }
   return harness_query (pad, parent, query);
@@ -49,6 +52,7 @@ make_model_harness (const GstAxModelInput * model)
 
   fake_model = *model;
   fake_has_preprocess = FALSE;
+  fake_decoder = NULL;
   harness_query = GST_PAD_QUERYFUNC (h->sinkpad);
   gst_pad_set_query_function (h->sinkpad, fake_model_query);
   return h;
@@ -718,6 +722,65 @@ GST_START_TEST (test_reconfigure_asks_the_model_again)
 
 GST_END_TEST;
 
+/* The model's decoder metadata asks for square crops 1.5 times the
+ * region's longer side: each crop is that square about the region's
+ * centre, moved inside the frame. */
+GST_START_TEST (test_roi_mode_model_crop)
+{
+  GstAxModelInput model = { 16, 16, 3, GST_AX_TENSOR_DTYPE_U8,
+    GST_AX_TENSOR_LAYOUT_NHWC, 1.0f / 255, 0, "input", "classifier"
+  };
+  GstHarness *h = make_model_harness (&model);
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  /* x, y, w, h, then the crop expected: x, y, side */
+  static const guint rois[][7] = {
+    {40, 30, 10, 20, 30, 25, 30},       /* inside: centre 45,40 */
+    {2, 3, 10, 8, 0, 0, 15},    /* runs off the top-left: moved in */
+    {90, 50, 8, 10, 85, 45, 15},        /* off the bottom-right */
+  };
+  guint i;
+
+  fake_decoder = "{\"type\": \"classification\", "
+      "\"crop\": {\"square\": true, \"scale\": 1.5}}";
+  g_object_set (h->element, "roi-mode", TRUE, NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, 100, 60);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (in, 0, 0, info.size);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++)
+    gst_buffer_add_video_region_of_interest_meta (in, "face", rois[i][0],
+        rois[i][1], rois[i][2], rois[i][3]);
+  /* a whole frame's classification region is not cropped */
+  fail_unless (gst_ax_detection_get_frame_roi (in, TRUE, 100, 60) != NULL);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless_equals_int (gst_buffer_count_ax_tensor_meta (out,
+          GST_AX_TENSOR_ROLE_INPUT), 3);
+  for (i = 0; i < G_N_ELEMENTS (rois); i++) {
+    GstAxTensorMeta *meta = NULL;
+    gpointer state = NULL;
+    GstVideoRegionOfInterestMeta *roi;
+
+    /* find region i's tensor by its id */
+    while ((meta = gst_buffer_iterate_ax_tensor_meta (out, &state,
+                GST_AX_TENSOR_ROLE_INPUT))) {
+      roi = gst_buffer_get_video_region_of_interest_meta_id (out, meta->roi_id);
+      fail_unless (roi != NULL);
+      if (roi->x == rois[i][0] && roi->y == rois[i][1])
+        break;
+    }
+    fail_unless (meta != NULL, "no tensor for region %u", i);
+    fail_unless_equals_int (meta->letterbox.src_x, rois[i][4]);
+    fail_unless_equals_int (meta->letterbox.src_y, rois[i][5]);
+    fail_unless_equals_int (meta->letterbox.src_width, rois[i][6]);
+    fail_unless_equals_int (meta->letterbox.src_height, rois[i][6]);
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 axletterbox_preprocess_suite (void)
 {
@@ -736,6 +799,7 @@ axletterbox_preprocess_suite (void)
   tcase_add_test (tc, test_preprocess_flat_values);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_reconfigure_asks_the_model_again);
+  tcase_add_test (tc, test_roi_mode_model_crop);
   return s;
 }
 

@@ -430,6 +430,71 @@ GST_START_TEST (test_label_drawn)
 
 GST_END_TEST;
 
+/* A classified region gets its class ("neutral 0.83") on a second bar
+ * right under its box label, i.e. just inside the top of its box; an
+ * unclassified one keeps the inside of its box as it was. */
+GST_START_TEST (test_classification_drawn)
+{
+  const Rect boxes[2] = { {4, 30, 76, 80}, {84, 30, 156, 80} };
+  const gint s = 1, lw = DEFAULT_LINE_WIDTH;
+  const gchar *text = "neutral 0.83";
+  const gint bar_w = (gint) (strlen (text) * CELL_WIDTH + 1) * s;
+  GstAxClassification cls = { 6, 0.83f, "neutral" };
+  GstVideoRegionOfInterestMeta *roi;
+  GstVideoInfo info;
+  GstHarness *h = make_harness ("RGB", TRUE, lw, &info);
+  GstBuffer *in = make_flat_frame (&info, &formats[0]);
+  OverlayRun run;
+  GstMapInfo map;
+  gint b, x, y, changed[2] = { 0, 0 }, outside = 0;
+  guint8 bar_luma;
+
+  g_object_set (h->element, "font-scale", s, NULL);
+  add_detection (in, &boxes[0], 0, "face", 0.9f);
+  add_detection (in, &boxes[1], 0, "face", 0.9f);
+  roi = gst_buffer_get_video_region_of_interest_meta_id (in, 0);
+  fail_unless (roi != NULL && roi->x == (guint) boxes[0].x0);
+  gst_ax_detection_add_classification (roi, &cls);
+  run.info = info;
+  overlay_run (&run, "RGB", in, h);
+  gst_buffer_map (run.out, &map, GST_MAP_READ);
+  for (b = 0; b < 2; b++) {
+    /* inside the box's ring, one bar high */
+    for (y = boxes[b].y0 + lw; y < boxes[b].y0 + BAR_HEIGHT (s); y++)
+      for (x = boxes[b].x0 + lw; x < boxes[b].x1 - lw; x++) {
+        gboolean diff = FALSE;
+        gint c;
+
+        for (c = 0; c < N_COMPS; c++)
+          diff |= luma_pixel_comp (map.data, &info, run.f, c, x, y) !=
+              luma_pixel_comp (run.before, &info, run.f, c, x, y);
+        changed[b] += diff;
+      }
+  }
+  /* below the classification bar the box is untouched */
+  for (y = boxes[0].y0 + BAR_HEIGHT (s); y < boxes[0].y1 - lw; y++)
+    for (x = boxes[0].x0 + lw + bar_w; x < boxes[0].x1 - lw; x++)
+      outside += luma_pixel_comp (map.data, &info, run.f, 0, x, y) !=
+          luma_pixel_comp (run.before, &info, run.f, 0, x, y);
+  GST_INFO ("changed under the label: classified %d, unclassified %d",
+      changed[0], changed[1]);
+  fail_unless_equals_int (changed[1], 0);
+  fail_unless_equals_int (outside, 0);
+  /* the bar covers the row inside the ring, in the box colour */
+  fail_unless (changed[0] >= (bar_w - lw) * (BAR_HEIGHT (s) - lw) / 2,
+      "only %d pixels changed under the classified box's label", changed[0]);
+  bar_luma = luma_pixel_comp (map.data, &info, run.f, 0, boxes[0].x0,
+      boxes[0].y0);
+  /* 'N' has ink in its top-left pixel, one font pixel into the bar */
+  fail_if (luma_pixel_comp (map.data, &info, run.f, 0, boxes[0].x0 + s,
+          boxes[0].y0 + s) == bar_luma, "no glyph ink of 'N'");
+  gst_buffer_unmap (run.out, &map);
+  overlay_run_clear (&run);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* A box at the top edge puts its label inside the box; a box at the right
  * edge shifts the label left so that it stays on the frame. */
 GST_START_TEST (test_label_at_frame_edges)
@@ -579,6 +644,7 @@ axoverlay_suite (void)
   tcase_add_test (tc, test_box_colours_every_format);
   tcase_add_test (tc, test_line_width_and_foreign_roi);
   tcase_add_test (tc, test_label_drawn);
+  tcase_add_test (tc, test_classification_drawn);
   tcase_add_test (tc, test_label_at_frame_edges);
   tcase_add_test (tc, test_no_detections_passes_untouched);
   tcase_add_test (tc, test_unsupported_format);

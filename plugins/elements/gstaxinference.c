@@ -54,43 +54,12 @@
 #include "config.h"
 #endif
 
-#include "gstaxinference.h"
+#include "gstaxinference-private.h"
 
-#include <gst/ax/ax.h>
-#include <simnpu/simnpu.h>
 #include <string.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_ax_inference_debug);
+GST_DEBUG_CATEGORY (gst_ax_inference_debug);
 #define GST_CAT_DEFAULT gst_ax_inference_debug
-
-#define DEFAULT_PROP_MODEL NULL
-#define DEFAULT_PROP_DEVICE "metis"
-#define DEFAULT_PROP_IN_FLIGHT 0
-#define DEFAULT_PROP_TIME_SCALE 1.0
-#define DEFAULT_PROP_PROFILE_HOST NULL
-#define DEFAULT_PROP_MODEL_NAME NULL
-
-/* in-flight = 0 means this many jobs per device core */
-#define AUTO_IN_FLIGHT_PER_CORE 2
-#define MAX_IN_FLIGHT 1024
-/* outputs of one model; submit takes them from a stack array */
-#define MAX_OUTPUTS 16
-/* frames without tensors hold no job; this bounds the queue anyway */
-#define QUEUED_ITEMS_PER_JOB 2
-/* at most this many output buffers and bytes per pool mapped at start */
-#define MAX_PREFAULT 64
-#define MAX_PREFAULT_BYTES ((gsize) 64 << 20)
-#define MAX_TIME_SCALE 1000.0
-#define MODEL_SUFFIX GST_AX_MODEL_SUFFIX
-#define MODEL_PATH_ENV GST_AX_MODEL_PATH_ENV
-
-#define STAGE_HOST_COPY_IN "host copy in"
-#define STAGE_DEVICE_WAIT "device wait"
-#define STAGE_HOST_COPY_OUT "host copy out"
-#define STAGE_PREAMBLE "preamble"
-#define STAGE_POSTAMBLE "postamble"
-/* a device output that is a public output as is */
-#define NOT_PUBLIC (-1)
 
 enum
 {
@@ -101,98 +70,6 @@ enum
   PROP_TIME_SCALE,
   PROP_PROFILE_HOST,
   PROP_MODEL_NAME,
-};
-
-typedef struct _Item Item;
-
-/* One device job: one input tensor of a frame. */
-typedef struct
-{
-  GstAxInference *self;
-  Item *item;
-  simnpu_job *job;
-  guint instance;
-  gboolean has_letterbox;
-  GstAxLetterboxGeometry letterbox;
-  GstBuffer **outs;             /* n_outputs, mapped for writing */
-  GstMapInfo *maps;
-  /* the device outputs the postamble consumes (scratch_bytes) */
-  guint8 *scratch;
-  /* protected by the element's lock */
-  gboolean done;
-  simnpu_job_result result;
-} Job;
-
-/* A frame (with its jobs) or a serialized event, in stream order. Frame
- * items are recycled through a free list, so steady state allocates
- * nothing. */
-struct _Item
-{
-  GList link;
-  GstBuffer *frame;
-  GstEvent *event;
-  Job *jobs;
-  guint n_jobs;
-  guint jobs_size;
-  guint n_outputs;              /* size of each job's outs / maps */
-  gsize scratch_bytes;          /* size of each job's scratch */
-  /* protected by the element's lock */
-  guint n_done;
-  gboolean reported;            /* error already posted by the chain */
-};
-
-struct _GstAxInference
-{
-  GstElement parent;
-
-  GstPad *sinkpad;
-  GstPad *srcpad;
-
-  /* properties, protected by the object lock */
-  gchar *model;
-  gchar *device;
-  guint in_flight;
-  gdouble time_scale;
-  gchar *profile_host;
-  gchar *model_name;
-
-  /* set in NULL->READY, constant until READY->NULL */
-  simnpu_device *dev;
-  simnpu_model *net;
-  simnpu_device_info dev_info;
-  simnpu_model_info net_info;
-  simnpu_tensor_spec in_spec;
-  simnpu_tensor_spec *out_specs;
-  guint n_outputs;
-  /* host sections (NULL when absent) and the buffers around them: the
-   * device inputs the preamble writes (the chain function's, reused for
-   * every job since submit copies them), and where each device output
-   * goes: a public output, or the job's scratch at an offset */
-  simnpu_host_section *preamble;
-  simnpu_host_section *postamble;
-  guint n_device_inputs;
-  guint n_device_outputs;
-  simnpu_tensor_spec dev_in_specs[MAX_OUTPUTS];
-  simnpu_tensor_spec dev_out_specs[MAX_OUTPUTS];
-  guint8 *dev_in_bufs[MAX_OUTPUTS];
-  gint dev_out_public[MAX_OUTPUTS];
-  gsize dev_out_offset[MAX_OUTPUTS];
-  gsize scratch_bytes;
-  GstBufferPool **pools;
-  const gchar *group;           /* interned model name */
-  const gchar *device_spec;     /* interned device string */
-  guint window;
-  gboolean host_profile;
-
-  /* streaming state, protected by lock */
-  GMutex lock;
-  GCond cond;
-  GQueue queue;                 /* of Item, by link */
-  GQueue free_items;
-  guint n_outstanding;          /* jobs in queued items */
-  gboolean flushing;
-  GstFlowReturn srcresult;
-  gboolean warned_no_tensor;
 };
 
 G_DEFINE_TYPE (GstAxInference, gst_ax_inference, GST_TYPE_ELEMENT);
@@ -432,9 +309,6 @@ gst_ax_inference_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* ------------------------------------------------------------------ */
-/* Model lookup and device setup                                        */
-
 static gchar *
 format_dims (guint n_dims, const gint64 * dims)
 {
@@ -445,304 +319,6 @@ format_dims (guint n_dims, const gint64 * dims)
     g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "", dims[i]);
   g_string_append_c (s, ']');
   return g_string_free (s, FALSE);
-}
-
-static void
-close_device (GstAxInference * self)
-{
-  guint i;
-
-  if (self->pools) {
-    for (i = 0; i < self->n_outputs; i++)
-      if (self->pools[i]) {
-        gst_buffer_pool_set_active (self->pools[i], FALSE);
-        gst_object_unref (self->pools[i]);
-      }
-    g_clear_pointer (&self->pools, g_free);
-  }
-  g_clear_pointer (&self->out_specs, g_free);
-  self->n_outputs = 0;
-  for (i = 0; i < MAX_OUTPUTS; i++)
-    g_clear_pointer (&self->dev_in_bufs[i], g_free);
-  self->preamble = NULL;
-  self->postamble = NULL;
-  self->n_device_inputs = 0;
-  self->n_device_outputs = 0;
-  self->scratch_bytes = 0;
-  if (self->net) {
-    simnpu_model_unload (self->net);
-    self->net = NULL;
-  }
-  if (self->dev) {
-    if (self->host_profile)
-      simnpu_device_stop_host_profile (self->dev);
-    self->host_profile = FALSE;
-    simnpu_device_close (self->dev);
-    self->dev = NULL;
-  }
-}
-
-/* Makes and maps the pages of the output buffers the element holds at
- * most at once with one tensor per frame (the queued items and the one
- * being pushed), so that the first frames' postamble or job outputs,
- * which write them, do not take the page faults of fresh memory. */
-static gboolean
-prefault_pool (GstBufferPool * pool, guint n, gsize size)
-{
-  GstBuffer *bufs[MAX_PREFAULT];
-  gboolean ok = TRUE;
-  guint i, got = 0;
-
-  n = MIN (n, MAX_PREFAULT);
-  n = MIN (n, MAX (MAX_PREFAULT_BYTES / MAX (size, 1), 1));
-  for (got = 0; got < n && ok; got++) {
-    GstMapInfo map;
-
-    if (gst_buffer_pool_acquire_buffer (pool, &bufs[got], NULL) != GST_FLOW_OK)
-      break;
-    if ((ok = gst_buffer_map (bufs[got], &map, GST_MAP_WRITE))) {
-      memset (map.data, 0, map.size);
-      gst_buffer_unmap (bufs[got], &map);
-    }
-  }
-  for (i = 0; i < got; i++)
-    gst_buffer_unref (bufs[i]);
-  return ok;
-}
-
-/* Where the device tensors of a job come from and go to. The element has
- * one public input, so with a preamble every device input is one of its
- * outputs. */
-static gboolean
-setup_host_sections (GstAxInference * self)
-{
-  simnpu_binding b;
-  guint k, o;
-
-  self->preamble = simnpu_model_get_host_section (self->net,
-      SIMNPU_SECTION_PREAMBLE);
-  self->postamble = simnpu_model_get_host_section (self->net,
-      SIMNPU_SECTION_POSTAMBLE);
-  self->n_device_inputs = self->net_info.n_device_inputs;
-  self->n_device_outputs = self->net_info.n_device_outputs;
-  if (self->n_device_inputs < 1 || self->n_device_inputs > MAX_OUTPUTS
-      || self->n_device_outputs < 1 || self->n_device_outputs > MAX_OUTPUTS)
-    return FALSE;
-  if (self->preamble == NULL && self->n_device_inputs != 1)
-    return FALSE;
-  for (k = 0; k < self->n_device_inputs; k++) {
-    simnpu_model_get_device_input (self->net, k, &self->dev_in_specs[k]);
-    if (self->preamble)
-      self->dev_in_bufs[k] = g_malloc0 (self->dev_in_specs[k].size_bytes);
-  }
-  if (self->preamble) {
-    simnpu_host_section_info info;
-
-    simnpu_host_section_get_info (self->preamble, &info);
-    if (info.n_outputs != self->n_device_inputs)
-      return FALSE;
-  }
-  self->scratch_bytes = 0;
-  for (k = 0; k < self->n_device_outputs; k++) {
-    simnpu_model_get_device_output (self->net, k, &self->dev_out_specs[k]);
-    self->dev_out_public[k] = NOT_PUBLIC;
-  }
-  for (o = 0; o < self->net_info.n_outputs; o++) {
-    simnpu_model_get_output_binding (self->net, o, &b);
-    if (b.section == SIMNPU_SECTION_DEVICE)
-      self->dev_out_public[b.index] = (gint) o;
-  }
-  for (k = 0; k < self->n_device_outputs; k++) {
-    if (self->dev_out_public[k] != NOT_PUBLIC)
-      continue;
-    self->dev_out_offset[k] = self->scratch_bytes;
-    /* aligned for the float outputs the postamble reads */
-    self->scratch_bytes += GST_ROUND_UP_8 (self->dev_out_specs[k].size_bytes);
-  }
-  return TRUE;
-}
-
-static gboolean
-open_device (GstAxInference * self)
-{
-  gchar *model, *device, *profile_host, *model_name, *path = NULL;
-  gchar *tried = NULL;
-  guint in_flight, i;
-  gdouble time_scale;
-  simnpu_error err = { 0, "" };
-  int rc;
-
-  GST_OBJECT_LOCK (self);
-  model = g_strdup (self->model);
-  device = g_strdup (self->device ? self->device : DEFAULT_PROP_DEVICE);
-  profile_host = g_strdup (self->profile_host);
-  model_name = g_strdup (self->model_name);
-  in_flight = self->in_flight;
-  time_scale = self->time_scale;
-  GST_OBJECT_UNLOCK (self);
-
-  if (model == NULL || model[0] == '\0')
-    goto no_model;
-  path = gst_ax_model_find (model, &tried);
-  if (path == NULL)
-    goto model_not_found;
-
-  rc = simnpu_device_open (device, &self->dev, &err);
-  if (rc < 0)
-    goto device_failed;
-  simnpu_device_get_info (self->dev, &self->dev_info);
-  simnpu_device_set_time_scale (self->dev, time_scale);
-
-  rc = simnpu_model_load (self->dev, path, &self->net, &err);
-  if (rc < 0)
-    goto model_failed;
-  simnpu_model_get_info (self->net, &self->net_info);
-  if (self->net_info.n_inputs != 1)
-    goto bad_inputs;
-  if (self->net_info.estimate_only)
-    goto estimate_only;
-  if (self->net_info.n_outputs < 1 || self->net_info.n_outputs > MAX_OUTPUTS)
-    goto bad_outputs;
-  simnpu_model_get_input (self->net, 0, &self->in_spec);
-  if (!setup_host_sections (self))
-    goto bad_device_io;
-
-  self->n_outputs = self->net_info.n_outputs;
-  self->out_specs = g_new0 (simnpu_tensor_spec, self->n_outputs);
-  self->pools = g_new0 (GstBufferPool *, self->n_outputs);
-  self->window = in_flight ? in_flight :
-      AUTO_IN_FLIGHT_PER_CORE * MAX (self->dev_info.n_cores, 1);
-  for (i = 0; i < self->n_outputs; i++) {
-    GstStructure *config;
-
-    simnpu_model_get_output (self->net, i, &self->out_specs[i]);
-    self->pools[i] = gst_buffer_pool_new ();
-    config = gst_buffer_pool_get_config (self->pools[i]);
-    /* frames downstream keep their outputs alive, so let the pool grow */
-    gst_buffer_pool_config_set_params (config, NULL,
-        self->out_specs[i].size_bytes, self->window, 0);
-    if (!gst_buffer_pool_set_config (self->pools[i], config)
-        || !gst_buffer_pool_set_active (self->pools[i], TRUE)
-        || !prefault_pool (self->pools[i],
-            QUEUED_ITEMS_PER_JOB * self->window + 1,
-            self->out_specs[i].size_bytes))
-      goto pool_failed;
-  }
-
-  if (model_name == NULL || model_name[0] == '\0') {
-    gchar *base = g_path_get_basename (path);
-
-    if (g_str_has_suffix (base, MODEL_SUFFIX))
-      base[strlen (base) - strlen (MODEL_SUFFIX)] = '\0';
-    self->group = g_intern_string (base);
-    g_free (base);
-  } else {
-    self->group = g_intern_string (model_name);
-  }
-  self->device_spec = g_intern_string (device);
-
-  if (profile_host && profile_host[0]) {
-    rc = simnpu_device_start_host_profile (self->dev, profile_host, &err);
-    if (rc < 0)
-      goto profile_failed;
-    self->host_profile = TRUE;
-  }
-
-  GST_INFO_OBJECT (self, "model %s (%s) on %s: %u cores, window %u, device "
-      "time %" G_GUINT64_FORMAT " ns", self->group, path, self->dev_info.spec,
-      self->dev_info.n_cores, self->window, self->net_info.device_ns);
-
-  g_free (model);
-  g_free (device);
-  g_free (profile_host);
-  g_free (model_name);
-  g_free (path);
-  g_free (tried);
-  return TRUE;
-
-  /* ERRORS */
-no_model:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("No model given."),
-        ("expected the model property: a path to an .axm file or a model "
-            "name"));
-    goto fail;
-  }
-model_not_found:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("Model \"%s\" not found.", model), ("looked for: %s", tried));
-    goto fail;
-  }
-device_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE,
-        ("Could not open simulated device \"%s\".", device),
-        ("%s: %s", simnpu_strerror (rc), err.message));
-    goto fail;
-  }
-model_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-        ("Could not load model \"%s\".", path),
-        ("%s: %s", simnpu_strerror (rc), err.message));
-    goto fail;
-  }
-bad_inputs:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Model \"%s\" has %u inputs.", path, self->net_info.n_inputs),
-        ("expected a model with exactly one input tensor"));
-    goto fail;
-  }
-bad_outputs:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Model \"%s\" has %u outputs.", path, self->net_info.n_outputs),
-        ("expected 1 to %d output tensors", MAX_OUTPUTS));
-    goto fail;
-  }
-bad_device_io:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Model \"%s\" has %u device inputs and %u device outputs.", path,
-            self->net_info.n_device_inputs, self->net_info.n_device_outputs),
-        ("expected 1 to %d of each, the inputs all made by the preamble",
-            MAX_OUTPUTS));
-    goto fail;
-  }
-estimate_only:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Model \"%s\" has no weights and can only be estimated.", path),
-        ("expected a model compiled with weights"));
-    goto fail;
-  }
-pool_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not set up the output buffer pool."), (NULL));
-    goto fail;
-  }
-profile_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
-        ("Could not write the host profile \"%s\".", profile_host),
-        ("%s: %s", simnpu_strerror (rc), err.message));
-    goto fail;
-  }
-fail:
-  {
-    close_device (self);
-    g_free (model);
-    g_free (device);
-    g_free (profile_host);
-    g_free (model_name);
-    g_free (path);
-    g_free (tried);
-    return FALSE;
-  }
 }
 
 static void
@@ -1233,81 +809,13 @@ gst_ax_inference_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
   }
 }
 
-/* Answers the model query, from either side: the input spec for
- * axletterbox upstream, the class labels for axnms downstream. */
-/* A model compiled with no preprocessing is read with the default one
- * (pixels / 255, letterbox), which is how such models were trained. */
-static void
-answer_model_preprocess (GstAxInference * self, GstQuery * query)
-{
-  GstAxModelPreprocess pp;
-  simnpu_preprocess sp;
-  guint c;
-
-  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_RGB == (int) SIMNPU_PREPROCESS_RGB);
-  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_BGR == (int) SIMNPU_PREPROCESS_BGR);
-  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_GRAY ==
-      (int) SIMNPU_PREPROCESS_GRAY);
-  G_STATIC_ASSERT ((int) GST_AX_RESIZE_LETTERBOX ==
-      (int) SIMNPU_PREPROCESS_LETTERBOX);
-  G_STATIC_ASSERT ((int) GST_AX_RESIZE_STRETCH ==
-      (int) SIMNPU_PREPROCESS_STRETCH);
-
-  gst_ax_model_preprocess_init_default (&pp);
-  if (simnpu_model_get_preprocess (self->net, &sp) == 0) {
-    pp.color = (GstAxColorOrder) sp.color;
-    pp.resize = (GstAxResizeMode) sp.resize;
-    pp.fill = sp.fill;
-    pp.scale = sp.scale;
-    for (c = 0; c < G_N_ELEMENTS (pp.mean); c++) {
-      pp.mean[c] = sp.mean[c];
-      pp.std[c] = sp.std[c];
-    }
-  }
-  gst_ax_model_query_set_preprocess (query, &pp);
-}
-
-static gboolean
-answer_model_query (GstAxInference * self, GstQuery * query)
-{
-  GstAxModelInput input;
-  const simnpu_tensor_spec *s = &self->in_spec;
-  const gchar *decoder;
-
-  if (self->net == NULL || s->n_dims != SIMNPU_MAX_DIMS)
-    return FALSE;
-  input.dtype = (GstAxTensorDType) s->dtype;
-  input.layout = (GstAxTensorLayout) s->layout;
-  if (s->layout == SIMNPU_LAYOUT_NCHW) {
-    input.channels = s->dims[1];
-    input.height = s->dims[2];
-    input.width = s->dims[3];
-  } else {
-    input.height = s->dims[1];
-    input.width = s->dims[2];
-    input.channels = s->dims[3];
-  }
-  input.scale = s->scale;
-  input.zero_point = s->zero_point;
-  input.name = s->name;
-  input.model_name = self->group;
-  gst_ax_model_query_set_input (query, &input);
-  gst_ax_model_query_set_labels (query, self->net_info.labels,
-      self->net_info.n_labels);
-  answer_model_preprocess (self, query);
-  decoder = simnpu_model_get_decoder_json (self->net);
-  if (decoder != NULL)
-    gst_ax_model_query_set_decoder (query, decoder);
-  return TRUE;
-}
-
 static gboolean
 gst_ax_inference_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
   GstAxInference *self = GST_AX_INFERENCE (parent);
 
   if (gst_ax_model_query_is (query))
-    return answer_model_query (self, query);
+    return gst_ax_inference_answer_model_query (self, query);
   return gst_pad_query_default (pad, parent, query);
 }
 
@@ -1320,7 +828,7 @@ gst_ax_inference_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
   GstAxInference *self = GST_AX_INFERENCE (parent);
 
   if (gst_ax_model_query_is (query))
-    return answer_model_query (self, query);
+    return gst_ax_inference_answer_model_query (self, query);
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     gboolean live;
     GstClockTime min, max, lat;
@@ -1594,7 +1102,7 @@ gst_ax_inference_change_state (GstElement * element, GstStateChange transition)
 
   switch (transition) {
     case GST_STATE_CHANGE_NULL_TO_READY:
-      if (!open_device (self))
+      if (!gst_ax_inference_open_device (self))
         return GST_STATE_CHANGE_FAILURE;
       break;
     case GST_STATE_CHANGE_READY_TO_PAUSED:
@@ -1621,7 +1129,7 @@ gst_ax_inference_change_state (GstElement * element, GstStateChange transition)
       stop_streaming (self);
       break;
     case GST_STATE_CHANGE_READY_TO_NULL:
-      close_device (self);
+      gst_ax_inference_close_device (self);
       break;
     default:
       break;

@@ -1,0 +1,157 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* What the two files of axinference share: the element's records, read
+ * by the streaming half (gstaxinference.c: properties, the window of
+ * jobs, the chain, the output thread, the probe spans) and by the model
+ * half (gstaxinference-model.c: loading the model onto the device, its
+ * host sections and output pools, the answer to the model query). */
+
+#ifndef __GST_AX_INFERENCE_PRIVATE_H__
+#define __GST_AX_INFERENCE_PRIVATE_H__
+
+#include "gstaxinference.h"
+
+#include <gst/ax/ax.h>
+#include <simnpu/simnpu.h>
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_ax_inference_debug);
+
+
+#define DEFAULT_PROP_MODEL NULL
+#define DEFAULT_PROP_DEVICE "metis"
+#define DEFAULT_PROP_IN_FLIGHT 0
+#define DEFAULT_PROP_TIME_SCALE 1.0
+#define DEFAULT_PROP_PROFILE_HOST NULL
+#define DEFAULT_PROP_MODEL_NAME NULL
+
+/* in-flight = 0 means this many jobs per device core */
+#define AUTO_IN_FLIGHT_PER_CORE 2
+#define MAX_IN_FLIGHT 1024
+/* outputs of one model; submit takes them from a stack array */
+#define MAX_OUTPUTS 16
+/* frames without tensors hold no job; this bounds the queue anyway */
+#define QUEUED_ITEMS_PER_JOB 2
+/* at most this many output buffers and bytes per pool mapped at start */
+#define MAX_PREFAULT 64
+#define MAX_PREFAULT_BYTES ((gsize) 64 << 20)
+#define MAX_TIME_SCALE 1000.0
+#define MODEL_SUFFIX GST_AX_MODEL_SUFFIX
+#define MODEL_PATH_ENV GST_AX_MODEL_PATH_ENV
+
+#define STAGE_HOST_COPY_IN "host copy in"
+#define STAGE_DEVICE_WAIT "device wait"
+#define STAGE_HOST_COPY_OUT "host copy out"
+#define STAGE_PREAMBLE "preamble"
+#define STAGE_POSTAMBLE "postamble"
+/* a device output that is a public output as is */
+#define NOT_PUBLIC (-1)
+
+typedef struct _Item Item;
+
+/* One device job: one input tensor of a frame. */
+typedef struct
+{
+  GstAxInference *self;
+  Item *item;
+  simnpu_job *job;
+  guint instance;
+  gboolean has_letterbox;
+  GstAxLetterboxGeometry letterbox;
+  GstBuffer **outs;             /* n_outputs, mapped for writing */
+  GstMapInfo *maps;
+  /* the device outputs the postamble consumes (scratch_bytes) */
+  guint8 *scratch;
+  /* protected by the element's lock */
+  gboolean done;
+  simnpu_job_result result;
+} Job;
+
+/* A frame (with its jobs) or a serialized event, in stream order. Frame
+ * items are recycled through a free list, so steady state allocates
+ * nothing. */
+struct _Item
+{
+  GList link;
+  GstBuffer *frame;
+  GstEvent *event;
+  Job *jobs;
+  guint n_jobs;
+  guint jobs_size;
+  guint n_outputs;              /* size of each job's outs / maps */
+  gsize scratch_bytes;          /* size of each job's scratch */
+  /* protected by the element's lock */
+  guint n_done;
+  gboolean reported;            /* error already posted by the chain */
+};
+
+struct _GstAxInference
+{
+  GstElement parent;
+
+  GstPad *sinkpad;
+  GstPad *srcpad;
+
+  /* properties, protected by the object lock */
+  gchar *model;
+  gchar *device;
+  guint in_flight;
+  gdouble time_scale;
+  gchar *profile_host;
+  gchar *model_name;
+
+  /* set in NULL->READY, constant until READY->NULL */
+  simnpu_device *dev;
+  simnpu_model *net;
+  simnpu_device_info dev_info;
+  simnpu_model_info net_info;
+  simnpu_tensor_spec in_spec;
+  simnpu_tensor_spec *out_specs;
+  guint n_outputs;
+  /* host sections (NULL when absent) and the buffers around them: the
+   * device inputs the preamble writes (the chain function's, reused for
+   * every job since submit copies them), and where each device output
+   * goes: a public output, or the job's scratch at an offset */
+  simnpu_host_section *preamble;
+  simnpu_host_section *postamble;
+  guint n_device_inputs;
+  guint n_device_outputs;
+  simnpu_tensor_spec dev_in_specs[MAX_OUTPUTS];
+  simnpu_tensor_spec dev_out_specs[MAX_OUTPUTS];
+  guint8 *dev_in_bufs[MAX_OUTPUTS];
+  gint dev_out_public[MAX_OUTPUTS];
+  gsize dev_out_offset[MAX_OUTPUTS];
+  gsize scratch_bytes;
+  GstBufferPool **pools;
+  const gchar *group;           /* interned model name */
+  const gchar *device_spec;     /* interned device string */
+  guint window;
+  gboolean host_profile;
+
+  /* streaming state, protected by lock */
+  GMutex lock;
+  GCond cond;
+  GQueue queue;                 /* of Item, by link */
+  GQueue free_items;
+  guint n_outstanding;          /* jobs in queued items */
+  gboolean flushing;
+  GstFlowReturn srcresult;
+  gboolean warned_no_tensor;
+};
+
+gboolean gst_ax_inference_open_device (GstAxInference * self);
+void gst_ax_inference_close_device (GstAxInference * self);
+gboolean gst_ax_inference_answer_model_query (GstAxInference * self,
+    GstQuery * query);
+
+G_END_DECLS
+
+#endif /* __GST_AX_INFERENCE_PRIVATE_H__ */

@@ -87,10 +87,16 @@ typedef struct
  * @device: the device profile string, e.g. "metis"
  * @n_cores: compute cores (or slices) of the device
  * @in_flight_window: the declared maximum number of outstanding jobs
- * @jobs_done: jobs completed so far
- * @sim_cpu_ns: CPU time the simulator's own threads used so far
- * @lag_ns: accumulated time by which functional compute fell behind the
- *   modelled device time
+ * @jobs_done: the element's jobs completed so far
+ * @sim_cpu_ns: CPU time the simulator's own threads used so far (the
+ *   device's, shared or not)
+ * @lag_ns: accumulated time by which functional compute of the element's
+ *   jobs fell behind the modelled device time
+ * @device_id: which chip of @device the element asked for (the
+ *   axinference device-id property)
+ * @device_handle: identity of the device in the process, the same for
+ *   every element that shares it; 0 when unknown, in which case the
+ *   device is taken to be the element's own
  *
  * The state of a device as seen by the element driving it. Elements send it
  * when they open the device and again whenever the counters change; each
@@ -106,6 +112,8 @@ typedef struct
   guint64 jobs_done;
   guint64 sim_cpu_ns;
   guint64 lag_ns;
+  guint device_id;
+  guint64 device_handle;
 } GstAxProbeDevice;
 
 /**

@@ -441,6 +441,8 @@ on_device (const GstAxProbeDevice * dev, gpointer user_data)
   d->jobs_done = dev->jobs_done;
   d->sim_cpu_ns = dev->sim_cpu_ns;
   d->lag_ns = dev->lag_ns;
+  d->device_id = dev->device_id;
+  d->device_handle = dev->device_handle;
   g_mutex_unlock (&d->lock);
 }
 

@@ -215,6 +215,10 @@ typedef struct
   guint64 last_end;
   DeviceTraceEvent *trace;
   guint64 trace_head;
+  /* the simulated device it ran on: models with the same handle shared
+   * one (0: the element's own) */
+  guint device_id;
+  guint64 device_handle;
 } DeviceState;
 
 typedef enum

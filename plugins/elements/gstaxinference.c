@@ -147,7 +147,8 @@ gst_ax_inference_class_init (GstAxInferenceClass * klass)
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           "Simulated device profile, e.g. \"metis\", \"torq\" or "
-          "\"metis:cores=2\"", DEFAULT_PROP_DEVICE,
+          "\"metis:cores=2\"; elements with the same device string and "
+          "device-id share one device", DEFAULT_PROP_DEVICE,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,

@@ -263,6 +263,55 @@ GST_START_TEST (test_state_cycles)
 
 GST_END_TEST;
 
+/* One user of a shared device stops (its model unloaded) while the other
+ * streams on: the other runs all its frames, and the device closes only
+ * with its last user. */
+GST_START_TEST (test_one_user_stops_other_streams)
+{
+  GstElement *p1 = parse (SOURCE "axletterbox ! axinference name=a "
+      "model=ball-detector ! fakesink");
+  /* live, so that it is still streaming when the first one stops */
+  GstElement *p2 = parse ("videotestsrc is-live=true num-buffers=40 ! "
+      "video/x-raw,format=RGB,width=64,height=48,framerate=60/1 ! "
+      "axletterbox ! axinference name=b model=ball-detector "
+      "model-name=other ! fakesink name=sb signal-handoffs=true");
+  gboolean gone = FALSE;
+  GstContext *context;
+  GstBus *bus;
+  GstMessage *msg;
+  gint nb = 0;
+
+  fail_unless (gst_element_set_state (p1, GST_STATE_READY) ==
+      GST_STATE_CHANGE_SUCCESS);
+  context = gst_element_get_context (p1, CONTEXT_TYPE);
+  g_object_weak_ref (context_device (context), device_gone, &gone);
+  gst_element_set_context (p2, context);
+  gst_context_unref (context);
+  watch_sink (p2, "sb", &nb);
+
+  fail_unless (gst_element_set_state (p2, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  run_to_eos (p1);
+  fail_unless_equals_uint64 (device_handle (p1, "a"), device_handle (p2, "b"));
+  gst_element_set_state (p1, GST_STATE_NULL);
+  fail_if (gone, "the device closed while another element used it");
+
+  bus = gst_element_get_bus (p2);
+  msg = gst_bus_timed_pop_filtered (bus, RUN_TIMEOUT,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  fail_unless_equals_int (nb, 40);
+  fail_if (gone);
+  gst_element_set_state (p2, GST_STATE_NULL);
+  fail_unless (gone, "the device outlived its last user");
+  gst_object_unref (p1);
+  gst_object_unref (p2);
+}
+
+GST_END_TEST;
+
 static Suite *
 axshare_suite (void)
 {
@@ -275,6 +324,7 @@ axshare_suite (void)
   tcase_add_test (tc, test_device_id_separates);
   tcase_add_test (tc, test_app_context_across_pipelines);
   tcase_add_test (tc, test_state_cycles);
+  tcase_add_test (tc, test_one_user_stops_other_streams);
   return s;
 }
 

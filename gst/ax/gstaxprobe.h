@@ -87,10 +87,11 @@ typedef struct
  * @device: the device profile string, e.g. "metis"
  * @n_cores: compute cores (or slices) of the device
  * @in_flight_window: the declared maximum number of outstanding jobs
- * @jobs_done: jobs completed so far
- * @sim_cpu_ns: CPU time the simulator's own threads used so far
- * @lag_ns: accumulated time by which functional compute fell behind the
- *   modelled device time
+ * @jobs_done: the element's jobs completed so far
+ * @sim_cpu_ns: CPU time the simulator's own threads used so far (the
+ *   device's, shared or not)
+ * @lag_ns: accumulated time by which functional compute of the element's
+ *   jobs fell behind the modelled device time
  * @in_window_ns: summed time frames spent inside the element's in-flight
  *   window so far, from entering it to their push downstream (finished
  *   frames waiting for the in-order push included); 0 if not measured
@@ -98,6 +99,11 @@ typedef struct
  *   finished and waited for the frames before them to be pushed
  * @window_span_ns: from the first frame's entry into the window to the
  *   last push; @in_window_ns over it is the achieved in-flight depth
+ * @device_id: which chip of @device the element asked for (the
+ *   axinference device-id property)
+ * @device_handle: identity of the device in the process, the same for
+ *   every element that shares it; 0 when unknown, in which case the
+ *   device is taken to be the element's own
  *
  * The state of a device as seen by the element driving it. Elements send it
  * when they open the device and again whenever the counters change; each
@@ -116,6 +122,8 @@ typedef struct
   guint64 in_window_ns;
   guint64 held_in_window_ns;
   guint64 window_span_ns;
+  guint device_id;
+  guint64 device_handle;
 } GstAxProbeDevice;
 
 /**

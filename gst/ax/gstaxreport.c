@@ -82,6 +82,23 @@ clear_device (gpointer data)
   g_free (d->device);
 }
 
+static void
+clear_model_share (gpointer data)
+{
+  GstAxReportModelShare *m = data;
+
+  g_free (m->group);
+}
+
+static void
+clear_device_occupancy (gpointer data)
+{
+  GstAxReportDeviceOccupancy *o = data;
+
+  g_free (o->device);
+  g_array_unref (o->models);
+}
+
 /**
  * gst_ax_report_new:
  *
@@ -104,6 +121,9 @@ gst_ax_report_new (void)
   g_array_set_clear_func (r->queues, clear_queue);
   r->devices = g_array_new (FALSE, TRUE, sizeof (GstAxReportDevice));
   g_array_set_clear_func (r->devices, clear_device);
+  r->device_occupancy = g_array_new (FALSE, TRUE,
+      sizeof (GstAxReportDeviceOccupancy));
+  g_array_set_clear_func (r->device_occupancy, clear_device_occupancy);
   r->warnings = g_ptr_array_new_with_free_func (g_free);
   r->sources = g_ptr_array_new_with_free_func (g_free);
   return r;
@@ -162,6 +182,7 @@ gst_ax_report_unref (GstAxReport * report)
   g_free (report->queues_absent);
   g_array_unref (report->devices);
   g_free (report->devices_absent);
+  g_array_unref (report->device_occupancy);
   g_ptr_array_unref (report->warnings);
   g_ptr_array_unref (report->sources);
   g_free (report->live_source);
@@ -413,6 +434,59 @@ gst_ax_report_finish_groups (GstAxReport * report)
 }
 
 /**
+ * gst_ax_report_add_device_occupancy:
+ * @report: a report
+ * @device: the device profile name
+ * @device_id: which chip of @device
+ *
+ * Adds a device to the occupancy section, with no model yet.
+ *
+ * Returns: (transfer none): the new entry, valid until the next one is
+ *   added
+ */
+GstAxReportDeviceOccupancy *
+gst_ax_report_add_device_occupancy (GstAxReport * report,
+    const gchar * device, guint device_id)
+{
+  GstAxReportDeviceOccupancy o = { 0, };
+
+  o.device = g_strdup (device);
+  o.device_id = device_id;
+  o.models = g_array_new (FALSE, TRUE, sizeof (GstAxReportModelShare));
+  g_array_set_clear_func (o.models, clear_model_share);
+  g_array_append_val (report->device_occupancy, o);
+  return &g_array_index (report->device_occupancy,
+      GstAxReportDeviceOccupancy, report->device_occupancy->len - 1);
+}
+
+/**
+ * gst_ax_report_device_occupancy_add_model:
+ * @occupancy: a device of the occupancy section
+ * @group: the model name
+ * @busy_ms: busy core time of the model's jobs on the device
+ *
+ * Adds a model's busy time to the device's, and shares the total out
+ * again among its models.
+ */
+void
+gst_ax_report_device_occupancy_add_model (GstAxReportDeviceOccupancy *
+    occupancy, const gchar * group, gdouble busy_ms)
+{
+  GstAxReportModelShare m = { g_strdup (group), busy_ms, 0 };
+  guint i;
+
+  g_array_append_val (occupancy->models, m);
+  occupancy->busy_ms += busy_ms;
+  for (i = 0; i < occupancy->models->len; i++) {
+    GstAxReportModelShare *s = &g_array_index (occupancy->models,
+        GstAxReportModelShare, i);
+
+    s->share_percent = occupancy->busy_ms > 0 ?
+        100.0 * s->busy_ms / occupancy->busy_ms : 0;
+  }
+}
+
+/**
  * gst_ax_report_add_warning:
  * @report: a report
  * @format: printf format
@@ -650,6 +724,63 @@ text_queues (const GstAxReport * r, GString * s)
   }
 }
 
+static const GstAxReportDeviceOccupancy *
+device_occupancy_of (const GstAxReport * r, const GstAxReportDevice * d)
+{
+  if (d->occupancy_index == 0 || d->occupancy_index > r->device_occupancy->len)
+    return NULL;
+  return &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy,
+      d->occupancy_index - 1);
+}
+
+static gboolean
+first_on_device (const GstAxReport * r, const GstAxReportDevice * d, guint i)
+{
+  guint j;
+
+  for (j = 0; j < i; j++)
+    if (g_array_index (r->devices, GstAxReportDevice, j).occupancy_index ==
+        d->occupancy_index)
+      return FALSE;
+  return TRUE;
+}
+
+/* A device several models share: once, with each model's share of its
+ * busy time and the model's own window beneath it. */
+static void
+text_shared_device (const GstAxReport * r,
+    const GstAxReportDeviceOccupancy * o, GString * s)
+{
+  guint i, j;
+
+  g_string_append_printf (s, "  %s (device-id %u), shared by %u models:\n",
+      o->device, o->device_id, o->models->len);
+  g_string_append_printf (s, "  device occupancy   %.1f%%  (of %u device "
+      "cores)\n", o->occupancy_percent, o->n_cores);
+  g_string_append_printf (s, "  host cores used    %.2f of %u available\n",
+      r->cores_used, r->cores_available);
+  for (i = 0; i < o->models->len; i++) {
+    const GstAxReportModelShare *m = &g_array_index (o->models,
+        GstAxReportModelShare, i);
+    const GstAxReportDevice *d = NULL;
+
+    for (j = 0; j < r->devices->len && d == NULL; j++) {
+      const GstAxReportDevice *c = &g_array_index (r->devices,
+          GstAxReportDevice, j);
+
+      if (device_occupancy_of (r, c) == o && g_strcmp0 (c->group,
+              m->group) == 0)
+        d = c;
+    }
+    g_string_append_printf (s, "    %-20s %5.1f%% of the device's busy time",
+        m->group, m->share_percent);
+    if (d)
+      g_string_append_printf (s, "  in-flight depth %.1f achieved  "
+          "(in-flight window %u)", d->depth, d->in_flight_window);
+    g_string_append_c (s, '\n');
+  }
+}
+
 static void
 text_occupancy (const GstAxReport * r, GString * s)
 {
@@ -664,7 +795,13 @@ text_occupancy (const GstAxReport * r, GString * s)
       "the throughput above goes):\n");
   for (i = 0; i < r->devices->len; i++) {
     GstAxReportDevice *d = &g_array_index (r->devices, GstAxReportDevice, i);
+    const GstAxReportDeviceOccupancy *o = device_occupancy_of (r, d);
 
+    if (o && o->models->len > 1) {
+      if (first_on_device (r, d, i))
+        text_shared_device (r, o, s);
+      continue;
+    }
     g_string_append_printf (s, "  %s on %s:\n", d->group, d->device);
     g_string_append_printf (s, "  device occupancy   %.1f%%  (of %u device "
         "cores)\n", d->occupancy_percent, d->n_cores);
@@ -909,6 +1046,47 @@ json_groups (const GstAxReport * r, JsonBuilder * b)
 }
 
 static void
+json_device_occupancy (const GstAxReport * r, JsonBuilder * b)
+{
+  guint i, j;
+
+  if (r->devices_absent) {
+    json_absent (b, "device_occupancy", r->devices_absent);
+    return;
+  }
+  json_builder_set_member_name (b, "device_occupancy");
+  json_builder_begin_array (b);
+  for (i = 0; i < r->device_occupancy->len; i++) {
+    const GstAxReportDeviceOccupancy *o =
+        &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy, i);
+
+    json_builder_begin_object (b);
+    json_string (b, "device", o->device);
+    json_int (b, "device_id", o->device_id);
+    json_int (b, "n_cores", o->n_cores);
+    json_double (b, "busy_ms", o->busy_ms);
+    json_double (b, "window_s", o->window_s);
+    json_double (b, "occupancy_percent", o->occupancy_percent);
+    json_double (b, "sim_cpu_ms", o->sim_cpu_ms);
+    json_builder_set_member_name (b, "models");
+    json_builder_begin_array (b);
+    for (j = 0; j < o->models->len; j++) {
+      const GstAxReportModelShare *m = &g_array_index (o->models,
+          GstAxReportModelShare, j);
+
+      json_builder_begin_object (b);
+      json_string (b, "group", m->group);
+      json_double (b, "busy_ms", m->busy_ms);
+      json_double (b, "share_percent", m->share_percent);
+      json_builder_end_object (b);
+    }
+    json_builder_end_array (b);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+}
+
+static void
 json_rest (const GstAxReport * r, JsonBuilder * b)
 {
   guint i;
@@ -993,10 +1171,12 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
       json_double (b, "sim_cpu_ms", d->sim_cpu_ms);
       json_double (b, "lag_ms", d->lag_ms);
       json_double (b, "held_depth", d->held_depth);
+      json_int (b, "device_id", d->device_id);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);
   }
+  json_device_occupancy (r, b);
 
   json_builder_set_member_name (b, "profiler");
   json_builder_begin_object (b);

@@ -320,8 +320,13 @@ typedef struct
  * @lag_ms: time by which functional compute fell behind the device model
  * @held_depth: the part of @depth that is finished frames waiting for the
  *   in-order push (0 when the element does not measure it)
+ * @device_id: which chip of @device (the axinference device-id)
+ * @occupancy_index: 1 + the index of the device the model ran on in the
+ *   report's device_occupancy, or 0 when it is not listed there
  *
- * One device driven by one model.
+ * One device driven by one model. Several models that share a device
+ * each have an entry; the device itself is listed once in
+ * device_occupancy.
  */
 typedef struct
 {
@@ -340,7 +345,51 @@ typedef struct
   gdouble sim_cpu_ms;
   gdouble lag_ms;
   gdouble held_depth;
+  guint device_id;
+  guint occupancy_index;
 } GstAxReportDevice;
+
+/**
+ * GstAxReportModelShare:
+ * @group: the model name
+ * @busy_ms: busy core time of the model's jobs on the device
+ * @share_percent: @busy_ms over the device's busy core time
+ *
+ * One model's part of a device's busy time.
+ */
+typedef struct
+{
+  gchar *group;
+  gdouble busy_ms;
+  gdouble share_percent;
+} GstAxReportModelShare;
+
+/**
+ * GstAxReportDeviceOccupancy:
+ * @device: device profile name
+ * @device_id: which chip of @device
+ * @n_cores: device cores
+ * @busy_ms: busy core time of all the models that ran on it
+ * @window_s: from the first job's start to the last job's end, over all
+ *   its models
+ * @occupancy_percent: @busy_ms / (@n_cores x @window_s)
+ * @sim_cpu_ms: CPU time of the device's simulator threads
+ * @models: (element-type GstAxReportModelShare): the models that ran on
+ *   it, in the order of the report's devices
+ *
+ * One simulated device, listed once however many models share it.
+ */
+typedef struct
+{
+  gchar *device;
+  guint device_id;
+  guint n_cores;
+  gdouble busy_ms;
+  gdouble window_s;
+  gdouble occupancy_percent;
+  gdouble sim_cpu_ms;
+  GArray *models;
+} GstAxReportDeviceOccupancy;
 
 /**
  * GstAxReportLatency:
@@ -543,6 +592,10 @@ typedef struct
   /* how CPU time and faults were read (gst_ax_probe_thread_usage_reader) */
   gchar *usage_reader;
 
+  /* each device once, with its models' shares; (element-type
+   * GstAxReportDeviceOccupancy); empty when devices_absent is set */
+  GArray *device_occupancy;
+
   /*< private >*/
   gint ref_count;
 } GstAxReport;
@@ -588,6 +641,12 @@ GST_AX_API gboolean gst_ax_report_row_is_computing (const GstAxReportRow *
 GST_AX_API gchar *gst_ax_report_row_flags_to_string (GstAxReportRowFlags
     flags);
 GST_AX_API void gst_ax_report_finish_groups (GstAxReport * report);
+GST_AX_API GstAxReportDeviceOccupancy *
+gst_ax_report_add_device_occupancy (GstAxReport * report,
+    const gchar * device, guint device_id);
+GST_AX_API void gst_ax_report_device_occupancy_add_model
+    (GstAxReportDeviceOccupancy * occupancy, const gchar * group,
+    gdouble busy_ms);
 GST_AX_API void gst_ax_report_add_warning (GstAxReport * report,
     const gchar * format, ...) G_GNUC_PRINTF (2, 3);
 

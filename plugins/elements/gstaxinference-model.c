@@ -64,14 +64,88 @@ gst_ax_inference_close_device (GstAxInference * self)
     simnpu_model_unload (self->net);
     self->net = NULL;
   }
-  if (self->dev) {
-    if (self->host_profile && simnpu_device_stop_host_profile (self->dev) < 0)
-      gst_ax_inference_host_profile_failed (self);
+  if (self->shared) {
+    GstAxDevice *shared = self->shared;
+
+    if (self->host_profile) {
+      if (simnpu_device_stop_host_profile (self->dev) < 0)
+        gst_ax_inference_host_profile_failed (self);
+      GST_OBJECT_LOCK (shared);
+      shared->profiler = NULL;
+      GST_OBJECT_UNLOCK (shared);
+    }
     self->host_profile = FALSE;
     g_clear_pointer (&self->host_profile_path, g_free);
-    simnpu_device_close (self->dev);
+    GST_OBJECT_LOCK (self);
+    self->shared = NULL;
     self->dev = NULL;
+    GST_OBJECT_UNLOCK (self);
+    /* the device closes with its last user, which may be another element */
+    gst_object_unref (shared);
   }
+}
+
+/* Finds the device this element shares (same device string and
+ * device-id) or opens one and announces it. */
+static gboolean
+acquire_device (GstAxInference * self, const gchar * device, guint device_id,
+    gdouble time_scale, int *rc, simnpu_error * err)
+{
+  GstAxDevice *shared;
+
+  shared = gst_ax_device_find (GST_ELEMENT (self), device, device_id);
+  if (shared) {
+    gdouble current = simnpu_device_get_time_scale (shared->dev);
+
+    /* the time scale is the device's: the last element to set it wins */
+    if (current != time_scale)
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+          ("The shared device \"%s\" runs at time-scale %g; this element "
+              "sets it to %g for all its users.", device, current,
+              time_scale), (NULL));
+  } else {
+    shared = gst_ax_device_open (device, device_id, rc, err);
+    if (shared == NULL)
+      return FALSE;
+    gst_ax_device_announce (GST_ELEMENT (self), shared);
+  }
+  GST_OBJECT_LOCK (self);
+  self->shared = shared;
+  self->dev = shared->dev;
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+/* A device writes one host profile; the first element that asks owns it. */
+static int
+start_host_profile (GstAxInference * self, const gchar * path,
+    simnpu_error * err)
+{
+  GstAxDevice *shared = self->shared;
+  gboolean taken;
+  int rc;
+
+  GST_OBJECT_LOCK (shared);
+  taken = shared->profiler != NULL;
+  if (!taken)
+    shared->profiler = self;
+  GST_OBJECT_UNLOCK (shared);
+  if (taken) {
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("The shared device \"%s\" already writes a host profile; "
+            "\"%s\" is not written.", shared->spec, path),
+        ("the profile of a shared device holds the jobs of all its users"));
+    return 0;
+  }
+  rc = simnpu_device_start_host_profile (self->dev, path, err);
+  if (rc < 0) {
+    GST_OBJECT_LOCK (shared);
+    shared->profiler = NULL;
+    GST_OBJECT_UNLOCK (shared);
+    return rc;
+  }
+  self->host_profile = TRUE;
+  return 0;
 }
 
 /* Makes and maps the pages of the output buffers the element holds at
@@ -159,7 +233,7 @@ gst_ax_inference_open_device (GstAxInference * self)
 {
   gchar *model, *device, *profile_host, *model_name, *path = NULL;
   gchar *tried = NULL;
-  guint in_flight, i;
+  guint in_flight, device_id, i;
   gdouble time_scale;
   simnpu_error err = { 0, "" };
   int rc;
@@ -171,6 +245,7 @@ gst_ax_inference_open_device (GstAxInference * self)
   model_name = g_strdup (self->model_name);
   in_flight = self->in_flight;
   time_scale = self->time_scale;
+  device_id = self->device_id;
   GST_OBJECT_UNLOCK (self);
 
   if (model == NULL || model[0] == '\0')
@@ -179,8 +254,11 @@ gst_ax_inference_open_device (GstAxInference * self)
   if (path == NULL)
     goto model_not_found;
 
-  rc = simnpu_device_open (device, &self->dev, &err);
-  if (rc < 0)
+  g_mutex_lock (&self->lock);
+  self->jobs_done = 0;
+  self->lag_ns = 0;
+  g_mutex_unlock (&self->lock);
+  if (!acquire_device (self, device, device_id, time_scale, &rc, &err))
     goto device_failed;
   simnpu_device_get_info (self->dev, &self->dev_info);
   simnpu_device_set_time_scale (self->dev, time_scale);
@@ -234,17 +312,21 @@ gst_ax_inference_open_device (GstAxInference * self)
   self->device_spec = g_intern_string (device);
 
   if (profile_host && profile_host[0]) {
-    rc = simnpu_device_start_host_profile (self->dev, profile_host, &err);
+    rc = start_host_profile (self, profile_host, &err);
     if (rc < 0)
       goto profile_failed;
-    self->host_profile = TRUE;
-    self->host_profile_failed = FALSE;
-    self->host_profile_path = g_strdup (profile_host);
+    /* another user of a shared device may write it already */
+    if (self->host_profile) {
+      self->host_profile_failed = FALSE;
+      self->host_profile_path = g_strdup (profile_host);
+    }
   }
 
-  GST_INFO_OBJECT (self, "model %s (%s) on %s: %u cores, window %u, device "
-      "time %" G_GUINT64_FORMAT " ns", self->group, path, self->dev_info.spec,
-      self->dev_info.n_cores, self->window, self->net_info.device_ns);
+  GST_INFO_OBJECT (self, "model %s (%s) on %s (device-id %u, handle %"
+      G_GUINT64_FORMAT "): %u cores, window %u, device time %" G_GUINT64_FORMAT
+      " ns", self->group, path, self->dev_info.spec, device_id,
+      self->shared->handle, self->dev_info.n_cores, self->window,
+      self->net_info.device_ns);
 
   g_free (model);
   g_free (device);

@@ -17,6 +17,7 @@
 #define __GST_AX_INFERENCE_PRIVATE_H__
 
 #include "gstaxinference.h"
+#include "gstaxdevice.h"
 
 #include <gst/ax/ax.h>
 #include <simnpu/simnpu.h>
@@ -32,6 +33,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_ax_inference_debug);
 #define DEFAULT_PROP_TIME_SCALE 1.0
 #define DEFAULT_PROP_PROFILE_HOST NULL
 #define DEFAULT_PROP_MODEL_NAME NULL
+#define DEFAULT_PROP_DEVICE_ID 0
+#define MAX_DEVICE_ID G_MAXUINT
 
 /* in-flight = 0 means this many jobs per device core */
 #define AUTO_IN_FLIGHT_PER_CORE 2
@@ -113,6 +116,12 @@ struct _GstAxInference
   gdouble time_scale;
   gchar *profile_host;
   gchar *model_name;
+  guint device_id;
+
+  /* the device, maybe shared with other elements (gstaxdevice.h); set in
+   * NULL->READY and cleared in READY->NULL under the object lock, which
+   * the context queries of other elements take to read it */
+  GstAxDevice *shared;
 
   /* set in NULL->READY, constant until READY->NULL */
   simnpu_device *dev;
@@ -167,6 +176,9 @@ struct _GstAxInference
   guint64 window_held_ns;
   guint64 window_first_ns;
   guint64 window_last_ns;
+  /* this element's jobs on the device, which others may share */
+  guint64 jobs_done;
+  guint64 lag_ns;
 };
 
 gboolean gst_ax_inference_open_device (GstAxInference * self);

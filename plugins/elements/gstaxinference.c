@@ -43,10 +43,30 @@
  * pushed (the output tensors are then its outputs). Each is reported as a
  * stage of the model's group, "preamble" and "postamble".
  *
+ * Every axinference of a pipeline with the same #GstAxInference:device
+ * string and #GstAxInference:device-id uses one simulated device: their
+ * jobs are scheduled on the same cores, in submission order, and the
+ * report shows the device once with each model's share of its busy time.
+ * The device travels in a #GstContext of type "ax.device" (a context
+ * query along the links, then a need-context message to the bin and the
+ * application; the element that opens the device posts it with a
+ * have-context message). An application shares a device across pipelines
+ * by setting that context on the others before they start, e.g. the one
+ * gst_element_get_context() returns on the first pipeline once it is
+ * READY. Another device-id asks for a chip of its own. The device's
+ * time scale is shared by its users: the last one set applies.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc pattern=ball num-buffers=100 ! axletterbox ! \
  *   axinference model=ball-detector in-flight=4 ! axnms ! fakesink
+ * ]|
+ * Two models on one device:
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=100 ! tee name=t \
+ *   t. ! queue ! axletterbox ! axinference model=ball-detector ! fakesink \
+ *   t. ! queue ! axletterbox ! axinference model=ball-detector \
+ *     model-name=second ! fakesink
  * ]|
  */
 
@@ -70,6 +90,8 @@ enum
   PROP_TIME_SCALE,
   PROP_PROFILE_HOST,
   PROP_MODEL_NAME,
+  PROP_DEVICE_ID,
+  PROP_DEVICE_HANDLE,
 };
 
 G_DEFINE_TYPE (GstAxInference, gst_ax_inference, GST_TYPE_ELEMENT);
@@ -90,6 +112,8 @@ static void gst_ax_inference_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec);
 static GstStateChangeReturn gst_ax_inference_change_state (GstElement *
     element, GstStateChange transition);
+static void gst_ax_inference_set_context (GstElement * element,
+    GstContext * context);
 static GstFlowReturn gst_ax_inference_chain (GstPad * pad, GstObject * parent,
     GstBuffer * buf);
 static gboolean gst_ax_inference_sink_event (GstPad * pad, GstObject * parent,
@@ -123,7 +147,8 @@ gst_ax_inference_class_init (GstAxInferenceClass * klass)
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           "Simulated device profile, e.g. \"metis\", \"torq\" or "
-          "\"metis:cores=2\"", DEFAULT_PROP_DEVICE,
+          "\"metis:cores=2\"; elements with the same device string and "
+          "device-id share one device", DEFAULT_PROP_DEVICE,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
@@ -153,6 +178,35 @@ gst_ax_inference_class_init (GstAxInferenceClass * klass)
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
           G_PARAM_STATIC_STRINGS));
 
+  /**
+   * GstAxInference:device-id:
+   *
+   * Elements of a pipeline with the same #GstAxInference:device string and
+   * the same device-id share one simulated device (the "ax.device"
+   * GstContext): their jobs contend for the same cores. A different
+   * device-id asks for a chip of its own.
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_uint ("device-id", "Device id",
+          "Which chip of the device string: elements with the same device "
+          "string and device-id share one simulated device (through the "
+          "\"" GST_AX_DEVICE_CONTEXT_TYPE "\" GstContext, which an "
+          "application can also set to share it across pipelines); another "
+          "device-id opens a separate one", 0, MAX_DEVICE_ID,
+          DEFAULT_PROP_DEVICE_ID, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
+          G_PARAM_STATIC_STRINGS));
+  /**
+   * GstAxInference:device-handle:
+   *
+   * Identifies the simulated device the element uses while it is READY or
+   * above: elements that share a device read the same handle.
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE_HANDLE,
+      g_param_spec_uint64 ("device-handle", "Device handle",
+          "Identity of the simulated device in use, the same for every "
+          "element that shares it (0 in NULL)", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -163,6 +217,7 @@ gst_ax_inference_class_init (GstAxInferenceClass * klass)
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_ax_inference_change_state);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_ax_inference_set_context);
 }
 
 static void
@@ -193,6 +248,7 @@ gst_ax_inference_init (GstAxInference * self)
   self->time_scale = DEFAULT_PROP_TIME_SCALE;
   self->profile_host = g_strdup (DEFAULT_PROP_PROFILE_HOST);
   self->model_name = g_strdup (DEFAULT_PROP_MODEL_NAME);
+  self->device_id = DEFAULT_PROP_DEVICE_ID;
 
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
@@ -266,6 +322,9 @@ gst_ax_inference_set_property (GObject * object, guint prop_id,
       g_free (self->model_name);
       self->model_name = g_value_dup_string (value);
       break;
+    case PROP_DEVICE_ID:
+      self->device_id = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -302,6 +361,12 @@ gst_ax_inference_get_property (GObject * object, guint prop_id,
       else
         g_value_set_string (value, self->group);
       break;
+    case PROP_DEVICE_ID:
+      g_value_set_uint (value, self->device_id);
+      break;
+    case PROP_DEVICE_HANDLE:
+      g_value_set_uint64 (value, self->shared ? self->shared->handle : 0);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -336,12 +401,18 @@ report_device (GstAxInference * self)
   d.device = self->device_spec;
   d.n_cores = self->dev_info.n_cores;
   d.in_flight_window = self->window;
-  d.jobs_done = c.jobs_done;
+  g_mutex_lock (&self->lock);
+  d.jobs_done = self->jobs_done;
+  d.lag_ns = self->lag_ns;
+  g_mutex_unlock (&self->lock);
+  /* the simulator's threads are the device's, whoever else uses it */
   d.sim_cpu_ns = c.sim_cpu_ns;
   d.lag_ns = c.lag_ns;
   d.in_window_ns = self->window_frame_ns;
   d.held_in_window_ns = self->window_held_ns;
   d.window_span_ns = self->window_last_ns - self->window_first_ns;
+  d.device_id = self->shared->device_id;
+  d.device_handle = self->shared->handle;
   gst_ax_probe_device (&d);
 }
 
@@ -439,6 +510,10 @@ job_done_cb (simnpu_job * sjob, const simnpu_job_result * result,
   g_mutex_lock (&self->lock);
   job->result = *result;
   job->done = TRUE;
+  if (result->status == SIMNPU_OK) {
+    self->jobs_done++;
+    self->lag_ns += result->lag_ns;
+  }
   if (++job->item->n_done == job->item->n_jobs)
     job->item->done_ns = now_ns;
   self->n_running--;
@@ -837,6 +912,23 @@ gst_ax_inference_sink_event (GstPad * pad, GstObject * parent, GstEvent * event)
   }
 }
 
+/* Another element looks for the device this one uses; one of another key
+ * gets FALSE and the query goes on through this element. */
+static gboolean
+answer_context_query (GstAxInference * self, GstQuery * query)
+{
+  GstAxDevice *shared;
+  gboolean ret;
+
+  GST_OBJECT_LOCK (self);
+  shared = self->shared ? gst_object_ref (self->shared) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  ret = gst_ax_device_answer_query (shared, query);
+  if (shared)
+    gst_object_unref (shared);
+  return ret;
+}
+
 static gboolean
 gst_ax_inference_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
 {
@@ -844,6 +936,9 @@ gst_ax_inference_sink_query (GstPad * pad, GstObject * parent, GstQuery * query)
 
   if (gst_ax_model_query_is (query))
     return gst_ax_inference_answer_model_query (self, query);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && answer_context_query (self, query))
+    return TRUE;
   return gst_pad_query_default (pad, parent, query);
 }
 
@@ -857,6 +952,9 @@ gst_ax_inference_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
 
   if (gst_ax_model_query_is (query))
     return gst_ax_inference_answer_model_query (self, query);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && answer_context_query (self, query))
+    return TRUE;
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     gboolean live;
     GstClockTime min, max, lat;
@@ -1118,6 +1216,32 @@ job_failed:
 
 /* ------------------------------------------------------------------ */
 /* States                                                               */
+
+/* The parent class keeps the context; the device in it is taken in
+ * NULL->READY (gst_ax_device_find()), so one set while the element runs
+ * on another device applies from its next start. */
+static void
+gst_ax_inference_set_context (GstElement * element, GstContext * context)
+{
+  GstAxInference *self = GST_AX_INFERENCE (element);
+  GstAxDevice *shared, *offered = NULL;
+
+  GST_OBJECT_LOCK (self);
+  shared = self->shared ? gst_object_ref (self->shared) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (shared) {
+    offered = gst_ax_device_from_context (context, shared->spec,
+        shared->device_id);
+    if (offered && offered != shared)
+      GST_WARNING_OBJECT (self, "a context with another device of this "
+          "key was set while %" GST_PTR_FORMAT " is in use; it applies "
+          "from the next start", shared);
+    gst_clear_object (&offered);
+    gst_object_unref (shared);
+  }
+  GST_ELEMENT_CLASS (gst_ax_inference_parent_class)->set_context (element,
+      context);
+}
 
 static gboolean
 start_streaming (GstAxInference * self)

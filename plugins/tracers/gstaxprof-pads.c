@@ -492,6 +492,8 @@ on_device (const GstAxProbeDevice * dev, gpointer user_data)
   d->in_window_ns = dev->in_window_ns;
   d->held_in_window_ns = dev->held_in_window_ns;
   d->window_span_ns = dev->window_span_ns;
+  d->device_id = dev->device_id;
+  d->device_handle = dev->device_handle;
   g_mutex_unlock (&d->lock);
 }
 

@@ -245,6 +245,10 @@ typedef struct
   guint64 in_window_ns;
   guint64 held_in_window_ns;
   guint64 window_span_ns;
+  /* the simulated device it ran on: models with the same handle shared
+   * one (0: the element's own) */
+  guint device_id;
+  guint64 device_handle;
 } DeviceState;
 
 typedef enum

@@ -563,6 +563,90 @@ model_host_stage_ns (ReportBuild * b, const gchar * group)
   return ns;
 }
 
+/* What the occupancy section needs of a device record, read under its
+ * lock by build_devices(). */
+typedef struct
+{
+  guint64 handle;
+  guint device_id;
+  guint n_cores;
+  guint64 busy_ns;
+  guint64 events;
+  guint64 first_start;
+  guint64 last_end;
+  guint64 sim_cpu_ns;
+} DeviceSnap;
+
+/* The same figures for a simulated device: the union of the windows and
+ * the sum of the busy times of the models that ran on it. */
+typedef struct
+{
+  guint64 handle;
+  guint64 busy_ns;
+  guint64 first_start;
+  guint64 last_end;
+  guint64 sim_cpu_ns;
+} OccupancyAcc;
+
+/* Lists each simulated device once: models whose elements reported the
+ * same device handle shared it; a handle of 0 is the element's own. The
+ * simulator's CPU time is the device's, so a shared device's counts
+ * once. */
+static void
+build_device_occupancy (ReportBuild * b, const DeviceSnap * snaps)
+{
+  GstAxReport *r = b->r;
+  GArray *acc = g_array_new (FALSE, TRUE, sizeof (OccupancyAcc));
+  guint i, k;
+
+  for (i = 0; i < r->devices->len; i++) {
+    GstAxReportDevice *rd = &g_array_index (r->devices, GstAxReportDevice, i);
+    const DeviceSnap *sn = &snaps[i];
+    GstAxReportDeviceOccupancy *o = NULL;
+    OccupancyAcc *a;
+
+    for (k = 0; sn->handle != 0 && k < acc->len && o == NULL; k++)
+      if (g_array_index (acc, OccupancyAcc, k).handle == sn->handle)
+        o = &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy, k);
+    if (o == NULL) {
+      OccupancyAcc fresh = { sn->handle, 0, 0, 0, 0 };
+
+      o = gst_ax_report_add_device_occupancy (r, rd->device, rd->device_id);
+      g_array_append_val (acc, fresh);
+      k = acc->len;
+    }
+    a = &g_array_index (acc, OccupancyAcc, k - 1);
+    rd->occupancy_index = k;
+    o->n_cores = MAX (o->n_cores, rd->n_cores);
+    gst_ax_report_device_occupancy_add_model (o, rd->group,
+        sn->busy_ns / (gdouble) GST_MSECOND);
+    a->busy_ns += sn->busy_ns;
+    if (sn->events > 0) {
+      if (a->first_start == 0 || sn->first_start < a->first_start)
+        a->first_start = sn->first_start;
+      a->last_end = MAX (a->last_end, sn->last_end);
+    }
+    a->sim_cpu_ns = MAX (a->sim_cpu_ns, sn->sim_cpu_ns);
+  }
+  for (k = 0; k < acc->len; k++) {
+    GstAxReportDeviceOccupancy *o = &g_array_index (r->device_occupancy,
+        GstAxReportDeviceOccupancy, k);
+    OccupancyAcc *a = &g_array_index (acc, OccupancyAcc, k);
+    guint64 window_ns = a->last_end - a->first_start;
+
+    o->window_s = window_ns / (gdouble) GST_SECOND;
+    if (window_ns > 0)
+      o->occupancy_percent = PERCENT * a->busy_ns /
+          (MAX (o->n_cores, 1) * (gdouble) window_ns);
+    o->sim_cpu_ms = a->sim_cpu_ns / (gdouble) GST_MSECOND;
+    if (a->sim_cpu_ns > 0 && b->wall_ns > 0) {
+      r->have_sim_cpu = TRUE;
+      r->sim_cpu_percent += PERCENT * a->sim_cpu_ns / b->wall_ns;
+    }
+  }
+  g_array_unref (acc);
+}
+
 /* Device figures are taken over the device window, from the first job's
  * start to the last job's end: the time the model was running, without
  * the pipeline's preroll and teardown. */
@@ -571,6 +655,7 @@ build_devices (ReportBuild * b)
 {
   GstAxReport *r = b->r;
   gdouble device_sum = 0;
+  DeviceSnap *snaps = g_new0 (DeviceSnap, b->p->devices->len + 1);
   guint i;
 
   for (i = 0; i < b->p->devices->len; i++) {
@@ -613,10 +698,15 @@ build_devices (ReportBuild * b)
     rd.device_s = union_ns / (gdouble) GST_SECOND;
     rd.device_fps =
         union_ns > 0 ? rd.jobs / (union_ns / (gdouble) GST_SECOND) : 0;
-    if (d->sim_cpu_ns > 0 && b->wall_ns > 0) {
-      r->have_sim_cpu = TRUE;
-      r->sim_cpu_percent += PERCENT * d->sim_cpu_ns / b->wall_ns;
-    }
+    rd.device_id = d->device_id;
+    snaps[i].handle = d->device_handle;
+    snaps[i].device_id = d->device_id;
+    snaps[i].n_cores = rd.n_cores;
+    snaps[i].busy_ns = d->busy_ns;
+    snaps[i].events = d->events;
+    snaps[i].first_start = d->first_start;
+    snaps[i].last_end = d->last_end;
+    snaps[i].sim_cpu_ns = d->sim_cpu_ns;
     g_mutex_unlock (&d->lock);
 
     rd.frames = rd.jobs;
@@ -653,6 +743,8 @@ build_devices (ReportBuild * b)
     g_array_append_val (r->devices, rd);
   }
 
+  build_device_occupancy (b, snaps);
+  g_free (snaps);
   if (r->devices->len == 0) {
     r->devices_absent = g_strdup ("no device in this pipeline");
     r->share_absent = g_strdup ("no device in this pipeline");

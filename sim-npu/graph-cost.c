@@ -191,8 +191,9 @@ simnpu__schedule_finish (simnpu__schedule * s, const simnpu__profile * p)
   unsigned n_res = simnpu__profile_resources (p, res, names);
 
   s->device_ns = simulate_idle (s, n_res, NULL, NULL);
-  /* without a CSS engine the per-job overhead is driver latency before
-   * the first action, not a resource's busy time */
+  /* without a CSS engine the per-job overhead is the driver's setup of
+   * the job on its core before the first action (the runtime holds the
+   * core for it): device time, though no action of the schedule */
   if (!p->has_cdma_css)
     s->device_ns += p->job_overhead_ns;
 }

@@ -30,7 +30,7 @@
  * the narrower panels), broadcasting a pixel's tap pair against the
  * panel's: one broadcast per three multiply-adds, which matters when K is
  * small. The requantisation gives the bytes of the single-precision
- * sequence of kernels.c's requant_one, without FMA, in fewer operations
+ * sequence of kernels-private.h's requant_one, without FMA, in fewer operations
  * (see requant8): two pixels are packed to int8 together. */
 
 #include "kernels.h"
@@ -91,7 +91,7 @@
 /* slack after a buffer of 16-bit taps for the widened stores that run
  * over its end */
 #define ROW_SLACK (WIDEN_STEP * sizeof (int16_t))
-/* rounding to nearest even, as requant_one in kernels.c */
+/* rounding to nearest even, as requant_one in kernels-private.h */
 #define RQ_MAGIC 12582912.0f
 
 #define ALIGN_UP(n, a) (((n) + (a) - 1) / (a) * (a))
@@ -286,7 +286,7 @@ __attribute__((target ("avx2")))
   fill_i16 (seg + b, zp, n - b);
 }
 
-/* requant_one of kernels.c on 8 lanes, to int32 before the output zero
+/* requant_one of kernels-private.h on 8 lanes, to int32 before the output zero
  * point, in fewer operations: x clamped to [lo, hi] then rounded is x
  * rounded then clamped, as lo and hi are integers, so the clamp below lo
  * moves to the int8 values (see store_pair). min (hi, x) keeps a NaN x

@@ -29,7 +29,7 @@
  * block, per kernel row, per pair of taps, 8 int32 words of (w[kx], w[kx +
  * 1]).
  *
- * The requantisation is requant_one's single-precision sequence (kernels.c)
+ * The requantisation is requant_one's single-precision sequence (kernels-private.h)
  * in vectors (see dw_requant); no FMA is enabled, so nothing is
  * contracted. */
 

@@ -13,7 +13,7 @@
  * kernels where the CPU has them) and once with every op on its portable
  * kernel; every tensor of the arena must be the same byte for byte. This
  * covers the real layer shapes, the fused activations and the chains
- * that the per-kernel tests in test-kernels.c draw at random. */
+ * that the per-kernel tests in test-kernels-{conv,vector}.c draw at random. */
 
 #include "simnpu-private.h"
 

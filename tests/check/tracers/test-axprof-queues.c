@@ -399,6 +399,10 @@ GST_START_TEST (test_multiqueue_streams)
           "downstream"), "slow");
   fail_unless_equals_string (json_object_get_string_member (empty,
           "downstream"), "fast");
+  /* the verdict reads the full stream's own figures: it blames what that
+   * stream feeds, not the other stream's busy identity */
+  fail_unless_equals_string (r->verdict_kind, "backpressure");
+  fail_unless_equals_string (r->verdict_element, "slow");
   ax_prof_report_free (r);
 }
 

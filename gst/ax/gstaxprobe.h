@@ -93,7 +93,8 @@ typedef struct
  * @lag_ns: accumulated time by which functional compute of the element's
  *   jobs fell behind the modelled device time
  * @in_window_ns: summed time frames spent inside the element's in-flight
- *   window so far, from entering it to their push downstream (finished
+ *   window so far, from entering it to leaving it, when the output thread
+ *   takes them for the postamble and the push (finished
  *   frames waiting for the in-order push included); 0 if not measured
  * @held_in_window_ns: the part of @in_window_ns during which frames were
  *   finished and waited for the frames before them to be pushed

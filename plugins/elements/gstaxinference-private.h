@@ -170,8 +170,9 @@ struct _GstAxInference
 
   /* the window as the profiler sees it, on the probe clock; written by
    * the output thread only: every frame's time from entering the window
-   * to its push, the part of it finished frames waited for their turn to
-   * be pushed, and the span from the first entry to the last push */
+   * to leaving it (the output thread takes it), the part of it finished
+   * frames waited for their turn, and the span from the first entry to
+   * the last exit */
   guint64 window_frame_ns;
   guint64 window_held_ns;
   guint64 window_first_ns;

@@ -1013,22 +1013,21 @@ attach_outputs (GstAxInference * self, Item * item)
   }
 }
 
-/* Counts @item's time inside the window, which ends as it is pushed:
- * a frame held there after its jobs completed, while the output thread
- * pushed the frames before it, fills the window as much as one on the
- * device. @popped_ns: when the output thread took it. */
+/* Counts @item's time inside the window, which ends when the output
+ * thread takes it and frees its slots (@popped_ns), before the postamble
+ * and the push: so the depth never exceeds the window. A frame held there
+ * after its jobs completed, while the output thread pushed the frames
+ * before it, fills the window as much as one on the device. */
 static void
 account_window (GstAxInference * self, Item * item, guint64 popped_ns)
 {
-  guint64 now_ns;
-
-  if (item->enter_ns == 0 || !gst_ax_probe_is_active ())
+  if (item->enter_ns == 0 || popped_ns < item->enter_ns ||
+      !gst_ax_probe_is_active ())
     return;
-  now_ns = gst_ax_probe_now_ns ();
   if (self->window_first_ns == 0)
     self->window_first_ns = item->enter_ns;
-  self->window_last_ns = now_ns;
-  self->window_frame_ns += now_ns - item->enter_ns;
+  self->window_last_ns = popped_ns;
+  self->window_frame_ns += popped_ns - item->enter_ns;
   if (item->done_ns != 0 && popped_ns > item->done_ns)
     self->window_held_ns += popped_ns - item->done_ns;
 }

@@ -85,6 +85,10 @@ GST_START_TEST (test_slow_element_after_inference)
 
   fail_unless (member (d, "depth") >= FULL_WINDOW_SHARE * WINDOW,
       "depth %.2f of %d:\n%s", member (d, "depth"), WINDOW, r->text);
+  /* a frame leaves the window when the output thread takes it */
+  fail_unless (member (d, "depth") <= WINDOW + 1e-6,
+      "depth %.2f over the window of %d:\n%s", member (d, "depth"), WINDOW,
+      r->text);
   fail_unless (member (d, "held_depth") >= 0.5 * member (d, "depth"),
       "%s", r->text);
   fail_unless_equals_string (json_object_get_string_member (v, "kind"),

@@ -136,27 +136,25 @@ gst_ax_inference_class_init (GstAxInferenceClass * klass)
   gobject_class->set_property = gst_ax_inference_set_property;
   gobject_class->get_property = gst_ax_inference_get_property;
 
+  /* model, device, in-flight, profile-host, model-name and device-id are
+   * read when the device opens (NULL to READY): changeable in NULL only */
   g_object_class_install_property (gobject_class, PROP_MODEL,
       g_param_spec_string ("model", "Model",
           "Compiled model: a path to an .axm file, or a name looked up as "
           "NAME.axm in $" MODEL_PATH_ENV " (colon-separated), then in the "
           "build's models directory, then in the installed models directory",
-          DEFAULT_PROP_MODEL,
-          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-          G_PARAM_STATIC_STRINGS));
+          DEFAULT_PROP_MODEL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           "Simulated device profile, e.g. \"metis\", \"torq\" or "
           "\"metis:cores=2\"; elements with the same device string and "
           "device-id share one device", DEFAULT_PROP_DEVICE,
-          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-          G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
       g_param_spec_uint ("in-flight", "In flight",
           "Maximum number of jobs outstanding on the device (0 = 2 x the "
           "device's cores)", 0, MAX_IN_FLIGHT, DEFAULT_PROP_IN_FLIGHT,
-          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-          G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_TIME_SCALE,
       g_param_spec_double ("time-scale", "Time scale",
           "Pacing of device time in wall time: 1.0 = real time, 2.0 = twice "
@@ -169,14 +167,12 @@ gst_ax_inference_class_init (GstAxInferenceClass * klass)
           "Write the device's runtime profile CSV (dispatch_name, "
           "invocation_id, action_id, timestamp_us, event) to this path",
           DEFAULT_PROP_PROFILE_HOST,
-          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-          G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MODEL_NAME,
       g_param_spec_string ("model-name", "Model name",
           "Name of the model's group in profiler reports (default: the "
           "model file name without .axm)", DEFAULT_PROP_MODEL_NAME,
-          G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-          G_PARAM_STATIC_STRINGS));
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
 
   /**
    * GstAxInference:device-id:
@@ -193,8 +189,7 @@ gst_ax_inference_class_init (GstAxInferenceClass * klass)
           "\"" GST_AX_DEVICE_CONTEXT_TYPE "\" GstContext, which an "
           "application can also set to share it across pipelines); another "
           "device-id opens a separate one", 0, MAX_DEVICE_ID,
-          DEFAULT_PROP_DEVICE_ID, G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY |
-          G_PARAM_STATIC_STRINGS));
+          DEFAULT_PROP_DEVICE_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   /**
    * GstAxInference:device-handle:
    *

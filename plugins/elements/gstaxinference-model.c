@@ -304,11 +304,12 @@ gst_ax_inference_open_device (GstAxInference * self)
 
     if (g_str_has_suffix (base, MODEL_SUFFIX))
       base[strlen (base) - strlen (MODEL_SUFFIX)] = '\0';
-    self->group = g_intern_string (base);
+    self->model_group = g_intern_string (base);
     g_free (base);
   } else {
-    self->group = g_intern_string (model_name);
+    self->model_group = g_intern_string (model_name);
   }
+  self->group = self->model_group;
   self->device_spec = g_intern_string (device);
 
   if (profile_host && profile_host[0]) {
@@ -478,7 +479,7 @@ gst_ax_inference_answer_model_query (GstAxInference * self, GstQuery * query)
   input.scale = s->scale;
   input.zero_point = s->zero_point;
   input.name = s->name;
-  input.model_name = self->group;
+  input.model_name = self->model_group;
   gst_ax_model_query_set_input (query, &input);
   gst_ax_model_query_set_labels (query, self->net_info.labels,
       self->net_info.n_labels);

@@ -38,6 +38,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_ax_inference_debug);
 
 /* in-flight = 0 means this many jobs per device core */
 #define AUTO_IN_FLIGHT_PER_CORE 2
+/* how far upstream the search for the model that made the ROIs goes */
+#define MAX_SCOPE_HOPS 16
 #define MAX_IN_FLIGHT 1024
 /* outputs of one model; submit takes them from a stack array */
 #define MAX_OUTPUTS 16
@@ -146,7 +148,11 @@ struct _GstAxInference
   gsize dev_out_offset[MAX_OUTPUTS];
   gsize scratch_bytes;
   GstBufferPool **pools;
-  const gchar *group;           /* interned model name */
+  /* interned: the model's name (model-name, else the file's), and the
+   * group the profiler shows it in: the model name, scoped under the
+   * model whose ROIs it runs on and under a named bin (scoped_group()) */
+  const gchar *model_group;
+  const gchar *group;
   const gchar *device_spec;     /* interned device string */
   guint window;
   gboolean host_profile;

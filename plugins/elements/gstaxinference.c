@@ -171,8 +171,9 @@ gst_ax_inference_class_init (GstAxInferenceClass * klass)
   g_object_class_install_property (gobject_class, PROP_MODEL_NAME,
       g_param_spec_string ("model-name", "Model name",
           "Name of the model's group in profiler reports (default: the "
-          "model file name without .axm)", DEFAULT_PROP_MODEL_NAME,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+          "model file name without .axm); a model that runs on the ROIs of "
+          "another is shown under it, as DETECTOR/NAME",
+          DEFAULT_PROP_MODEL_NAME, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
 
   /**
    * GstAxInference:device-id:
@@ -1237,6 +1238,112 @@ gst_ax_inference_set_context (GstElement * element, GstContext * context)
       context);
 }
 
+/* The element upstream of @pad's peer, through ghost pads, or NULL. */
+static GstElement *
+upstream_element (GstPad * pad)
+{
+  GstPad *peer = gst_pad_get_peer (pad), *target;
+  GstElement *up;
+
+  while (peer && GST_IS_GHOST_PAD (peer)) {
+    target = gst_ghost_pad_get_target (GST_GHOST_PAD (peer));
+    gst_object_unref (peer);
+    peer = target;
+  }
+  if (peer && GST_IS_PROXY_PAD (peer)) {
+    /* a ghost sink pad's inside: what feeds the bin from outside */
+    GstPad *ghost = GST_PAD (gst_proxy_pad_get_internal (GST_PROXY_PAD (peer)));
+
+    gst_object_unref (peer);
+    peer = ghost ? gst_pad_get_peer (ghost) : NULL;
+    if (ghost)
+      gst_object_unref (ghost);
+  }
+  if (peer == NULL)
+    return NULL;
+  up = gst_pad_get_parent_element (peer);
+  gst_object_unref (peer);
+  return up;
+}
+
+static gboolean
+runs_per_roi (GstElement * e)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "roi-mode");
+  gboolean on = FALSE;
+
+  if (pspec && pspec->value_type == G_TYPE_BOOLEAN)
+    g_object_get (e, "roi-mode", &on, NULL);
+  return on;
+}
+
+/* Whether @obj's name is the one GStreamer made up for it (the type's
+ * name without "Gst", in lower case, and a number), not the user's. */
+static gboolean
+has_default_name (GstObject * obj)
+{
+  const gchar *type = G_OBJECT_TYPE_NAME (obj), *name = GST_OBJECT_NAME (obj);
+  gchar *prefix;
+  gsize n;
+  gboolean made_up;
+
+  if (g_str_has_prefix (type, "Gst"))
+    type += strlen ("Gst");
+  prefix = g_ascii_strdown (type, -1);
+  n = strlen (prefix);
+  made_up = name && strncmp (name, prefix, n) == 0 && name[n] != '\0';
+  for (; made_up && name[n]; n++)
+    made_up = g_ascii_isdigit (name[n]);
+  g_free (prefix);
+  return made_up;
+}
+
+/* The profiler's group: a model that runs on the ROIs another model made
+ * (an element upstream crops them, roi-mode) is a cascade, shown as
+ * "detector/classifier" so that its per-detection calls read under the
+ * model that produced them; inside a bin the user named, the bin's name
+ * comes first, as in "cascade/detector/classifier". */
+static const gchar *
+scoped_group (GstAxInference * self)
+{
+  GstElement *e = GST_ELEMENT (gst_object_ref (self)), *up;
+  GstObject *parent;
+  gboolean per_roi = FALSE;
+  const gchar *producer = NULL;
+  GString *s = g_string_new (NULL);
+  const gchar *group;
+  guint hops;
+
+  for (hops = 0; hops < MAX_SCOPE_HOPS && e->numsinkpads == 1; hops++) {
+    up = upstream_element (GST_PAD (e->sinkpads->data));
+    gst_object_unref (e);
+    e = up;
+    if (e == NULL)
+      break;
+    if (GST_IS_AX_INFERENCE (e)) {
+      producer = GST_AX_INFERENCE (e)->model_group;
+      break;
+    }
+    per_roi = per_roi || runs_per_roi (e);
+  }
+  if (e)
+    gst_object_unref (e);
+
+  parent = gst_object_get_parent (GST_OBJECT (self));
+  if (parent && GST_IS_BIN (parent) && !GST_IS_PIPELINE (parent) &&
+      !has_default_name (parent))
+    g_string_append_printf (s, "%s/", GST_OBJECT_NAME (parent));
+  if (parent)
+    gst_object_unref (parent);
+  if (per_roi && producer)
+    g_string_append_printf (s, "%s/", producer);
+  g_string_append (s, self->model_group);
+  group = g_intern_string (s->str);
+  g_string_free (s, TRUE);
+  return group;
+}
+
 static gboolean
 start_streaming (GstAxInference * self)
 {
@@ -1249,6 +1356,8 @@ start_streaming (GstAxInference * self)
   /* the task is not running: the output thread's books are free */
   self->window_frame_ns = self->window_held_ns = 0;
   self->window_first_ns = self->window_last_ns = 0;
+  /* the links are made by now; nothing has been reported yet */
+  self->group = scoped_group (self);
   report_device (self);
   return gst_pad_start_task (self->srcpad,
       (GstTaskFunction) gst_ax_inference_loop, self, NULL);

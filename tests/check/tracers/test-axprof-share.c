@@ -163,6 +163,58 @@ GST_START_TEST (test_single_model_unchanged)
 
 GST_END_TEST;
 
+/* A model that runs on the ROIs another model made is a cascade: its
+ * group is scoped under that model, and under a bin the user named; its
+ * total is the sum of its rows. A second ball-detector on the first's
+ * detections makes one, with no data to fetch. */
+#define CASCADE(inner) "videotestsrc pattern=ball num-buffers=6 ! " \
+  "video/x-raw,width=320,height=240 ! axletterbox ! " \
+  "axinference model=ball-detector time-scale=0 ! axnms ! " inner " ! " \
+  "fakesink"
+
+static void
+assert_group_total_is_sum (AxProfReport * r, const gchar * name)
+{
+  JsonObject *g = ax_prof_find_group (r->root, name);
+  JsonArray *rows;
+  gdouble sum = 0;
+  guint i;
+
+  fail_unless (g != NULL, "no group %s in\n%s", name, r->text);
+  rows = json_object_get_array_member (g, "rows");
+  fail_unless (json_array_get_length (rows) > 0);
+  for (i = 0; i < json_array_get_length (rows); i++)
+    sum += json_object_get_double_member (json_array_get_object_element
+        (rows, i), "total_ms");
+  assert_close (json_object_get_double_member (g, "total_ms"), sum,
+      "group total = sum of its rows");
+}
+
+GST_START_TEST (test_cascade_groups_scoped)
+{
+  AxProfReport *r = ax_prof_run (CASCADE ("axletterbox roi-mode=true ! "
+          "axinference model=ball-detector model-name=second time-scale=0"));
+
+  assert_group_total_is_sum (r, "ball-detector/second");
+  assert_group_total_is_sum (r, "ball-detector");
+  fail_unless (ax_prof_find_group (r->root, "second") == NULL, "%s", r->text);
+  ax_prof_report_free (r);
+
+  /* without roi-mode the second model runs on whole frames: no cascade */
+  r = ax_prof_run (CASCADE ("axletterbox ! axinference model=ball-detector "
+          "model-name=second time-scale=0"));
+  fail_unless (ax_prof_find_group (r->root, "second") != NULL, "%s", r->text);
+  ax_prof_report_free (r);
+
+  /* inside a named bin, the bin's name first */
+  r = ax_prof_run (CASCADE ("bin. ( name=ages axletterbox roi-mode=true ! "
+          "axinference model=ball-detector model-name=second time-scale=0 )"));
+  assert_group_total_is_sum (r, "ages/ball-detector/second");
+  ax_prof_report_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 axprof_share_suite (void)
 {
@@ -174,6 +226,7 @@ axprof_share_suite (void)
   tcase_add_test (tc, test_shared_device_listed_once);
   tcase_add_test (tc, test_device_id_two_devices);
   tcase_add_test (tc, test_single_model_unchanged);
+  tcase_add_test (tc, test_cascade_groups_scoped);
   return s;
 }
 

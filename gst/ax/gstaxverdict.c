@@ -214,8 +214,9 @@ source_task_before (const GstAxReport * r, const GstAxReportRow * row,
       !is_queue_row (r, row);
 }
 
-/* The device whose simulator fell furthest behind its model per job, if
- * any fell behind (GST_AX_REPORT_SIM_LAG_RATIO, GST_AX_REPORT_SIM_LAG_MS). */
+/* The model whose simulator fell furthest behind in total, among those
+ * that fell behind per job (GST_AX_REPORT_SIM_LAG_RATIO,
+ * GST_AX_REPORT_SIM_LAG_MS). */
 static const GstAxReportDevice *
 lagging_device (const GstAxReport * r, gdouble * lag_per_job_ms)
 {
@@ -228,8 +229,12 @@ lagging_device (const GstAxReport * r, gdouble * lag_per_job_ms)
         &g_array_index (r->devices, GstAxReportDevice, i);
     gdouble per_job = d->jobs ? d->lag_ms / d->jobs : 0;
 
+    /* a model qualifies by its lag per job; among those, the one that
+     * lagged most in total is named, as a cascade model's many short
+     * jobs can add up to more than a detector's few long ones */
     if (per_job > MAX (GST_AX_REPORT_SIM_LAG_RATIO * d->device_ms,
-            GST_AX_REPORT_SIM_LAG_MS) && per_job > *lag_per_job_ms) {
+            GST_AX_REPORT_SIM_LAG_MS) && (worst == NULL ||
+            d->lag_ms > worst->lag_ms)) {
       worst = d;
       *lag_per_job_ms = per_job;
     }
@@ -251,6 +256,72 @@ busiest_device (const GstAxReport * r)
       dev = d;
   }
   return dev;
+}
+
+/* A device of the occupancy section that several models share, when
+ * one is busier than every model's own figure: its busy time is the sum
+ * of theirs, so it can be device-bound while no model alone is. */
+typedef struct
+{
+  const GstAxReportDeviceOccupancy *device;
+  /* its model with the largest busy time: the one whose total
+   * dominates, whatever the time per job */
+  const GstAxReportModelShare *top;
+} SharedDevice;
+
+static SharedDevice
+busiest_shared_device (const GstAxReport * r)
+{
+  SharedDevice best = { NULL, NULL };
+  guint i, j;
+
+  for (i = 0; i < r->device_occupancy->len; i++) {
+    const GstAxReportDeviceOccupancy *o = &g_array_index (r->device_occupancy,
+        GstAxReportDeviceOccupancy, i);
+
+    if (o->models->len < 2 || (best.device &&
+            o->occupancy_percent <= best.device->occupancy_percent))
+      continue;
+    best.device = o;
+    best.top = NULL;
+    for (j = 0; j < o->models->len; j++) {
+      const GstAxReportModelShare *m = &g_array_index (o->models,
+          GstAxReportModelShare, j);
+
+      if (best.top == NULL || m->busy_ms > best.top->busy_ms)
+        best.top = m;
+    }
+  }
+  return best;
+}
+
+/* "blazeface/emotion 54.0%, blazeface 46.0%": the models' shares of the
+ * device's busy time, largest first */
+static gchar *
+shares_text (const GstAxReportDeviceOccupancy * o)
+{
+  GString *s = g_string_new (NULL);
+  GPtrArray *order = g_ptr_array_new ();
+  guint i, j;
+
+  for (i = 0; i < o->models->len; i++) {
+    const GstAxReportModelShare *m = &g_array_index (o->models,
+        GstAxReportModelShare, i);
+
+    for (j = 0; j < order->len; j++)
+      if (m->busy_ms > ((const GstAxReportModelShare *)
+              g_ptr_array_index (order, j))->busy_ms)
+        break;
+    g_ptr_array_insert (order, j, (gpointer) m);
+  }
+  for (i = 0; i < order->len; i++) {
+    const GstAxReportModelShare *m = g_ptr_array_index (order, i);
+
+    g_string_append_printf (s, "%s%s %.1f%%", i ? ", " : "", m->group,
+        m->share_percent);
+  }
+  g_ptr_array_unref (order);
+  return g_string_free (s, FALSE);
 }
 
 static void
@@ -402,9 +473,20 @@ step_allocation (const GstAxReport * r, GstAxReportVerdict * v,
 /* 5. which resource */
 static void
 step_resource (const GstAxReport * r, GstAxReportVerdict * v,
-    const GstAxReportDevice * dev, gboolean lagging)
+    const GstAxReportDevice * dev, SharedDevice shared, gboolean lagging)
 {
-  if (dev && r->have_sim_cpu)
+  if (shared.device) {
+    gchar *shares = shares_text (shared.device);
+
+    add_step (v, g_strdup_printf ("  5. Resource: device occupancy %.1f%% of "
+            "%u cores (%s device-id %u, shared by %u models: %s of its busy "
+            "time); host cores used %.2f of %u.",
+            shared.device->occupancy_percent, shared.device->n_cores,
+            shared.device->device, shared.device->device_id,
+            shared.device->models->len, shares, r->cores_used,
+            r->cores_available));
+    g_free (shares);
+  } else if (dev && r->have_sim_cpu)
     add_step (v, g_strdup_printf ("  5. Resource: device occupancy %.1f%% of "
             "%u cores%s; host cores used %.2f of %u, %.2f of them by the "
             "simulator's own threads.", dev->occupancy_percent, dev->n_cores,
@@ -557,8 +639,9 @@ name_rows_after_model (const GstAxReport * r, const ModelRef * m,
 static void
 decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
     RowRef work, RowRef compute, const GstAxReportDevice * dev,
-    const GstAxReportDevice * lagging, gdouble lag_per_job_ms,
-    const GstAxReportQueue * full, const GstAxReportQueue * empty)
+    SharedDevice shared, const GstAxReportDevice * lagging,
+    gdouble lag_per_job_ms, const GstAxReportQueue * full,
+    const GstAxReportQueue * empty)
 {
   gdouble process_cpu_ms = r->cores_used * r->wall_s *
       (gdouble) (GST_SECOND / GST_MSECOND);
@@ -620,6 +703,18 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
         "modelled device runs it)", lagging->group, lagging->sim_cpu_ms,
         process_cpu_ms > 0 ? PERCENT * lagging->sim_cpu_ms / process_cpu_ms :
         0, lag_per_job_ms);
+  } else if (shared.device && shared.device->occupancy_percent >=
+      GST_AX_REPORT_DEVICE_BOUND_OCCUPANCY_PERCENT) {
+    gchar *shares = shares_text (shared.device);
+
+    /* busy in total: name the model whose busy time dominates */
+    v->kind = GST_AX_REPORT_CONSTRAINT_DEVICE;
+    v->model = g_strdup (shared.top->group);
+    v->constraint = g_strdup_printf ("the device (%s device-id %u, %.1f%% "
+        "occupied by %u models; their shares of its busy time: %s)",
+        shared.device->device, shared.device->device_id,
+        shared.device->occupancy_percent, shared.device->models->len, shares);
+    g_free (shares);
   } else if (dev && dev->occupancy_percent >=
       GST_AX_REPORT_DEVICE_BOUND_OCCUPANCY_PERCENT) {
     v->kind = GST_AX_REPORT_CONSTRAINT_DEVICE;
@@ -816,9 +911,10 @@ gst_ax_report_make_verdict (const GstAxReport * report)
   step_wall_time (report, v, top, compute);
   step_computing (v, top);
   step_allocation (report, v, compute.row ? compute.row : work.row);
-  step_resource (report, v, busiest_device (report), lagging != NULL);
-  decide (report, v, top, work, compute, busiest_device (report), lagging,
-      lag_per_job_ms, full, empty);
+  step_resource (report, v, busiest_device (report),
+      busiest_shared_device (report), lagging != NULL);
+  decide (report, v, top, work, compute, busiest_device (report),
+      busiest_shared_device (report), lagging, lag_per_job_ms, full, empty);
   step_starvation (v, full, empty, busiest_device (report));
   join_steps (v);
   return v;

@@ -888,6 +888,111 @@ GST_START_TEST (test_in_flight_headers_and_no_device_time)
 
 GST_END_TEST;
 
+/* A cascade: the detector's rows have the larger Mean, the per-face
+ * model's the larger total (many short calls). Groups rank by total, and
+ * the verdict names the cascade's row, not the detector's slower call. */
+GST_START_TEST (test_cascade_ranked_by_total)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *det = gst_ax_report_add_group (r, "detector");
+  GstAxReportGroup *cas = gst_ax_report_add_group (r, "detector/cascade");
+  GstAxReportGroup *g0;
+  GstAxReportVerdict *v;
+
+  /* 100 frames x 6 ms = 600 ms; 2000 faces x 0.5 ms = 1000 ms */
+  add_row (det, "postamble", "axinference0", GST_AX_REPORT_ROW_KIND_REPORTED,
+      1, 6.0, 5.8, FRAMES)->flags |= GST_AX_REPORT_ROW_FLAG_STAGE;
+  add_row (cas, "postamble", "axinference1", GST_AX_REPORT_ROW_KIND_REPORTED,
+      3, 0.5, 0.48, 20 * FRAMES)->flags |= GST_AX_REPORT_ROW_FLAG_STAGE;
+  v = judge (r);
+  g0 = g_ptr_array_index (r->groups, 0);
+  fail_unless_equals_string (g0->name, "detector/cascade");
+  fail_unless (g0->total_ms > ((GstAxReportGroup *)
+          g_ptr_array_index (r->groups, 1))->total_ms);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_HOST);
+  fail_unless_equals_string (v->group, "detector/cascade");
+  fail_unless_equals_string (v->element, "axinference1");
+  assert_has (v->text, "  2. Wall time: group detector/cascade holds 62.5% "
+      "of the profiled time; its costliest row is postamble with 1000.0 ms "
+      "(0.50 ms x 2000 calls).");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+/* Two models on one device, each under the device-bound line alone and
+ * over it together: the device is the constraint, and the model named is
+ * the one whose busy time dominates, though its jobs are the shorter. */
+GST_START_TEST (test_shared_device_busy_in_total)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportDevice *det, *cas;
+  GstAxReportDeviceOccupancy *o;
+  GstAxReportVerdict *v;
+
+  add_model (r, "detector", 1.0);
+  add_model (r, "detector/cascade", 1.0);
+  det = add_device (r, "detector", 38.0, 3.0, 8);
+  det->device_ms = 15.2;
+  cas = add_device (r, "detector/cascade", 57.0, 6.0, 8);
+  cas->jobs = 20 * FRAMES;
+  cas->device_ms = 1.14;
+  v = judge (r);
+  /* without the device listed once, no model alone is device-bound */
+  fail_if (v->kind == GST_AX_REPORT_CONSTRAINT_DEVICE);
+  gst_ax_report_verdict_free (v);
+
+  o = gst_ax_report_add_device_occupancy (r, "metis", 0);
+  o->n_cores = 4;
+  o->window_s = WALL_S;
+  gst_ax_report_device_occupancy_add_model (o, "detector", 15200.0);
+  gst_ax_report_device_occupancy_add_model (o, "detector/cascade", 22800.0);
+  o->occupancy_percent = 95.0;
+  det->occupancy_index = cas->occupancy_index = 1;
+  v = gst_ax_report_make_verdict (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_DEVICE);
+  fail_unless_equals_string (v->model, "detector/cascade");
+  fail_unless_equals_string (v->constraint, "the device (metis device-id 0, "
+      "95.0% occupied by 2 models; their shares of its busy time: "
+      "detector/cascade 60.0%, detector 40.0%)");
+  assert_has (v->text, "  5. Resource: device occupancy 95.0% of 4 cores "
+      "(metis device-id 0, shared by 2 models: detector/cascade 60.0%, "
+      "detector 40.0% of its busy time); host cores used 1.00 of 2.");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+/* Both models' simulators lag: the detector's more per job, the
+ * cascade's more in total. The verdict names the cascade. */
+GST_START_TEST (test_simulator_lag_by_total)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportDevice *det, *cas;
+  GstAxReportVerdict *v;
+
+  add_model (r, "detector", 1.0);
+  add_model (r, "detector/cascade", 1.0);
+  det = add_device (r, "detector", 20.0, 3.0, 8);
+  det->lag_ms = 1500.0;         /* 15 ms per job over 100 */
+  det->sim_cpu_ms = 3000.0;
+  cas = add_device (r, "detector/cascade", 20.0, 3.0, 8);
+  cas->jobs = 20 * FRAMES;
+  cas->lag_ms = 4000.0;         /* 2 ms per job over 2000 */
+  cas->sim_cpu_ms = 4000.0;
+  r->have_sim_cpu = TRUE;
+  r->sim_cpu_percent = 70.0;
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_SIMULATOR);
+  fail_unless_equals_string (v->model, "detector/cascade");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 verdict_suite (void)
 {
@@ -915,6 +1020,9 @@ verdict_suite (void)
   tcase_add_test (tc, test_costliest_of_group);
   tcase_add_test (tc, test_allocation_against_output);
   tcase_add_test (tc, test_in_flight_headers_and_no_device_time);
+  tcase_add_test (tc, test_cascade_ranked_by_total);
+  tcase_add_test (tc, test_shared_device_busy_in_total);
+  tcase_add_test (tc, test_simulator_lag_by_total);
   return s;
 }
 

@@ -271,8 +271,12 @@ catch_report (GstBus * bus, GstMessage * msg, gpointer user_data)
   return GST_BUS_PASS;
 }
 
+/* JSON times carry 3 decimals */
+#define TOTAL_ROUNDING_MS 0.001
+
 /* The Count of the emotion model's per-job row ("host copy in"); 0 when
- * the model ran no job. */
+ * the model ran no job. Checks on the way that the groups are ranked by
+ * total and that each group's total is the sum of its rows'. */
 static guint64
 emotion_count (const gchar * json)
 {
@@ -289,11 +293,23 @@ emotion_count (const gchar * json)
   for (i = 0; groups && i < json_array_get_length (groups); i++) {
     JsonObject *g = json_array_get_object_element (groups, i);
     const gchar *name = json_object_get_string_member (g, "name");
+    gdouble total = json_object_get_double_member (g, "total_ms"), sum = 0;
 
+    /* groups are ranked by total, most expensive first */
+    if (i > 0)
+      fail_unless (total <= json_object_get_double_member
+          (json_array_get_object_element (groups, i - 1), "total_ms"),
+          "group %s is ranked below a cheaper one", name);
+    rows = json_object_get_array_member (g, "rows");
+    for (j = 0; rows && j < json_array_get_length (rows); j++)
+      sum += json_object_get_double_member (json_array_get_object_element
+          (rows, j), "total_ms");
+    /* the group's total is the sum of its rows (each row rounded) */
+    fail_unless (fabs (total - sum) <= TOTAL_ROUNDING_MS * (j + 1),
+        "group %s: total %.3f ms, its rows sum to %.3f ms", name, total, sum);
     /* the group may be scoped under the detector, e.g. blazeface/emotion */
     if (!g_str_has_suffix (name, "emotion"))
       continue;
-    rows = json_object_get_array_member (g, "rows");
     for (j = 0; rows && j < json_array_get_length (rows); j++) {
       JsonObject *r = json_array_get_object_element (rows, j);
 

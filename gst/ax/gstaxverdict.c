@@ -259,6 +259,115 @@ add_step (GstAxReportVerdict * v, gchar * step)
   g_ptr_array_add (v->steps, step);
 }
 
+/* Shared devices. Each model's own occupancy is its busy time over the
+ * device's cores: N streams of one model, or a cascade's models, can
+ * fill a device that none of them fills alone. */
+
+typedef struct
+{
+  const gchar *group;
+  guint count;
+  gdouble share_percent;
+} GroupShare;
+
+/* The device @dev ran on, when other models ran there too. */
+static const GstAxReportDeviceOccupancy *
+shared_occupancy_of (const GstAxReport * r, const GstAxReportDevice * dev)
+{
+  const GstAxReportDeviceOccupancy *o;
+
+  if (dev == NULL || dev->occupancy_index == 0 ||
+      dev->occupancy_index > r->device_occupancy->len)
+    return NULL;
+  o = &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy,
+      dev->occupancy_index - 1);
+  return o->models->len > 1 ? o : NULL;
+}
+
+/* The busiest device that several models share, when it is occupied as
+ * a whole (GST_AX_REPORT_DEVICE_BOUND_OCCUPANCY_PERCENT). */
+static const GstAxReportDeviceOccupancy *
+saturated_shared_device (const GstAxReport * r)
+{
+  const GstAxReportDeviceOccupancy *best = NULL;
+  guint i;
+
+  for (i = 0; i < r->device_occupancy->len; i++) {
+    const GstAxReportDeviceOccupancy *o =
+        &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy, i);
+
+    if (o->models->len > 1 && o->occupancy_percent >=
+        GST_AX_REPORT_DEVICE_BOUND_OCCUPANCY_PERCENT &&
+        (best == NULL || o->occupancy_percent > best->occupancy_percent))
+      best = o;
+  }
+  return best;
+}
+
+/* @o's models by name, the windows of one name (one per stream) summed:
+ * "blazeface x8 100.0%" or "blazeface 70.0%, blazeface/emotion 30.0%";
+ * @largest is the name with the largest share. */
+static gchar *
+shared_models_text (const GstAxReportDeviceOccupancy * o,
+    const gchar ** largest)
+{
+  GArray *groups = g_array_new (FALSE, TRUE, sizeof (GroupShare));
+  GString *s = g_string_new (NULL);
+  gdouble largest_share = 0;
+  guint i, j;
+
+  for (i = 0; i < o->models->len; i++) {
+    const GstAxReportModelShare *m = &g_array_index (o->models,
+        GstAxReportModelShare, i);
+    GroupShare *g = NULL;
+
+    for (j = 0; j < groups->len && g == NULL; j++)
+      if (g_strcmp0 (g_array_index (groups, GroupShare, j).group,
+              m->group) == 0)
+        g = &g_array_index (groups, GroupShare, j);
+    if (g == NULL) {
+      GroupShare fresh = { m->group, 0, 0 };
+
+      g_array_append_val (groups, fresh);
+      g = &g_array_index (groups, GroupShare, groups->len - 1);
+    }
+    g->count++;
+    g->share_percent += m->share_percent;
+  }
+  *largest = NULL;
+  for (i = 0; i < groups->len; i++) {
+    const GroupShare *g = &g_array_index (groups, GroupShare, i);
+
+    g_string_append_printf (s, "%s%s", i ? ", " : "", g->group);
+    if (g->count > 1)
+      g_string_append_printf (s, " x%u", g->count);
+    g_string_append_printf (s, " %.1f%%", g->share_percent);
+    if (*largest == NULL || g->share_percent > largest_share) {
+      *largest = g->group;
+      largest_share = g->share_percent;
+    }
+  }
+  g_array_unref (groups);
+  return g_string_free (s, FALSE);
+}
+
+/* The device is the constraint: its models together occupy it. */
+static void
+decide_shared_device (GstAxReportVerdict * v,
+    const GstAxReportDeviceOccupancy * o)
+{
+  const gchar *largest;
+  gchar *models = shared_models_text (o, &largest);
+
+  v->kind = GST_AX_REPORT_CONSTRAINT_DEVICE;
+  v->model = g_strdup (largest);
+  v->constraint = g_strdup_printf ("the device (%s device-id %u, %.1f%% of "
+      "its %u cores occupied by the %u models that share it: %s of its busy "
+      "time; more streams or models would only queue on it)", o->device,
+      o->device_id, o->occupancy_percent, o->n_cores, o->models->len, models);
+  g_free (models);
+}
+
 static void
 name_row (GstAxReportVerdict * v, RowRef ref)
 {
@@ -399,6 +508,25 @@ step_allocation (const GstAxReport * r, GstAxReportVerdict * v,
             "call; allocation is not what costs.", a->name, a->faults));
 }
 
+/* The figure a shared device's step 5 needs besides the one model's own
+ * occupancy: what all its models occupy together. */
+static void
+note_shared_device (const GstAxReport * r, GstAxReportVerdict * v,
+    const GstAxReportDevice * dev)
+{
+  const GstAxReportDeviceOccupancy *o = shared_occupancy_of (r, dev);
+  gchar *step;
+
+  if (o == NULL || v->steps->len == 0)
+    return;
+  step = g_ptr_array_index (v->steps, v->steps->len - 1);
+  v->steps->pdata[v->steps->len - 1] = g_strdup_printf ("%s\n     %s "
+      "shares the device with %u other model%s: together they occupy "
+      "%.1f%% of its %u cores.", step, dev->group, o->models->len - 1,
+      o->models->len == 2 ? "" : "s", o->occupancy_percent, o->n_cores);
+  g_free (step);
+}
+
 /* 5. which resource */
 static void
 step_resource (const GstAxReport * r, GstAxReportVerdict * v,
@@ -417,6 +545,7 @@ step_resource (const GstAxReport * r, GstAxReportVerdict * v,
   else
     add_step (v, g_strdup_printf ("  5. Resource: no device; host cores used "
             "%.2f of %u.", r->cores_used, r->cores_available));
+  note_shared_device (r, v, dev);
 }
 
 /* 6. who starves whom */
@@ -566,6 +695,7 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
   ModelRef after = { dev ? dev->group : NULL, 0 };
   gboolean window_full = dev && dev->in_flight_window > 0 && dev->depth >=
       GST_AX_REPORT_WINDOW_BOUND_DEPTH_RATIO * dev->in_flight_window;
+  const GstAxReportDeviceOccupancy *shared = saturated_shared_device (r);
 
   /* A live source that waits for its clock between frames is not held
    * back by anything downstream (a slower one would make it wait on its
@@ -626,6 +756,8 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
     v->model = g_strdup (dev->group);
     v->constraint = g_strdup_printf ("the device (%s on %s, %.1f%% occupied)",
         dev->group, dev->device, dev->occupancy_percent);
+  } else if (shared) {
+    decide_shared_device (v, shared);
   } else if (window_full) {
     v->kind = GST_AX_REPORT_CONSTRAINT_WINDOW;
     v->model = g_strdup (dev->group);

@@ -1090,9 +1090,9 @@ main (int argc, char **argv)
       "through\n" MODEL_PATH_ENV ", or an .axm path) in the standard "
       "detection pipeline under\nthe axprof tracer and prints its benchmark "
       "report: the latency from a serial\npass at in-flight 1, every other "
-      "figure from the streamed pass that follows. With --streams N, N "
-      "streams\nrun into one shared device, the report giving each one's "
-      "fps and the\ndevice occupancy they reach together.");
+      "figure from the streamed pass that follows.\nWith --streams N, N "
+      "streams run into one shared device, the report giving\neach one's "
+      "fps and the device occupancy they reach together.");
   g_option_context_set_description (ctx, EXIT_STATUS_HELP);
   group = g_option_group_new ("gst-ax-benchmark", "", "", &o, NULL);
   g_option_group_add_entries (group, entries);

@@ -261,6 +261,8 @@ test_ball_run (void)
   g_assert_true (g_file_get_contents (json, &contents, NULL, NULL));
   g_assert_nonnull (strstr (contents, "\"verdict\""));
   g_assert_nonnull (strstr (contents, "\"ball-detector\""));
+  /* a run not split into streams has no streams member */
+  g_assert_null (strstr (contents, "\"streams\""));
   g_free (contents);
   g_unlink (json);
   g_free (json);

@@ -342,7 +342,7 @@ test_streams_run (void)
   GError *error = NULL;
   JsonObject *root, *dev;
   JsonArray *streams, *occupancy, *models;
-  gdouble busy = 0;
+  gdouble busy = 0, wall_s;
   Result r = run_tool ("ball-detector", "--streams", "2", "--frames", "3",
       "--serial-frames", "2", "--json", json, "--print-pipeline", "--quiet",
       NULL);
@@ -369,6 +369,8 @@ test_streams_run (void)
   g_assert_true (json_parser_load_from_file (parser, json, &error));
   g_assert_no_error (error);
   root = json_node_get_object (json_parser_get_root (parser));
+  wall_s = json_object_get_double_member (json_object_get_object_member
+      (root, "throughput"), "wall_s");
   streams = json_object_get_array_member (root, "streams");
   g_assert_nonnull (streams);
   g_assert_cmpuint (json_array_get_length (streams), ==, 2);
@@ -380,7 +382,10 @@ test_streams_run (void)
     g_assert_cmpstr (json_object_get_string_member (st, "name"), ==, name);
     g_assert_cmpstr (json_object_get_string_member (st, "sink"), ==, sink);
     g_assert_cmpint (json_object_get_int_member (st, "frames"), ==, 3);
-    g_assert_cmpfloat (json_object_get_double_member (st, "fps"), >, 0);
+    /* its frames over the run's wall time */
+    g_assert_cmpfloat (wall_s, >, 0);
+    g_assert_cmpfloat_with_epsilon (json_object_get_double_member (st,
+            "fps"), 3 / wall_s, 1e-9 * 3 / wall_s);
     g_free (name);
     g_free (sink);
   }

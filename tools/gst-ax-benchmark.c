@@ -25,7 +25,14 @@
  *   result, with nothing queued ahead of it;
  * - then the streamed pass over all the frames at the requested in-flight
  *   window, which gives every other figure of the report.
- * The report printed is the streamed pass's with the serial latency. */
+ * The report printed is the streamed pass's with the serial latency.
+ *
+ * --streams N runs N streams into one device: one pipeline of N branches,
+ * each from its own source (the same video decoded N times, or N test
+ * sources) into its own sink, their axinference elements sharing one
+ * simulated device through the ax.device context (same device string and
+ * device-id). The serial pass runs stream 1 alone, before the others
+ * start; the report lists each stream's frames and fps. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -72,6 +79,11 @@
 /* the tracer prints nothing itself: this tool prints the combined report */
 #define TRACER_PARAMS "axprof(print=false)"
 #define SERIAL_DONE_MESSAGE "gst-ax-benchmark-serial-done"
+/* --streams: one pipeline of up to MAX_STREAMS branches */
+#define STREAMS_UNSET G_MININT
+#define MIN_STREAMS 1
+#define MAX_STREAMS 64
+#define STREAM_SINK_FORMAT "sink-%u"
 
 #define EXIT_RUN_FAILED 1
 #define EXIT_USAGE 2
@@ -123,6 +135,7 @@ typedef struct
   gboolean print_pipeline;
   gboolean overlay;
   gboolean quiet;
+  gint streams;
 } Options;
 
 /* The photos of --images, linked as NNNNNN.jpg / NNNNNN.png into a
@@ -153,6 +166,14 @@ typedef struct
   GArray *samples_ms;
   GstBus *bus;
 } SerialGate;
+
+/* A sink the frames are counted at: a stream's, or the serial pass's. */
+typedef struct
+{
+  SerialGate *gate;
+  gint frames;
+  gchar *name;
+} StreamSink;
 
 /* What one pass of the pipeline gave. */
 typedef struct
@@ -360,9 +381,11 @@ append_image_source (GString * s, const ImageSet * set, ImageKind kind)
   g_free (quoted_caps);
 }
 
-/* The source part, ending in raw video ready for "queue ! ..." */
+/* The source part, ending in raw video ready for "queue ! ..."; @suffix
+ * makes its element names unique among the streams. */
 static void
-append_source (GString * s, const Options * o, const ImageSet * set)
+append_source (GString * s, const Options * o, const ImageSet * set,
+    const gchar * suffix)
 {
   if (o->video) {
     gchar *quoted = parse_quote (o->video);
@@ -371,13 +394,13 @@ append_source (GString * s, const Options * o, const ImageSet * set)
         "videoconvert", quoted);
     g_free (quoted);
     if (o->frames != FRAMES_UNSET)
-      g_string_append_printf (s, " ! identity name=frame-limit eos-after=%d",
-          o->frames);
+      g_string_append_printf (s, " ! identity name=frame-limit%s "
+          "eos-after=%d", suffix, o->frames);
   } else if (o->images) {
     if (set->count[IMAGE_JPEG] && set->count[IMAGE_PNG])
       /* a decoder's caps are fixed at its first frame; JPEGs and PNGs each
        * get their own source, played one after the other */
-      g_string_append (s, "concat name=photos");
+      g_string_append_printf (s, "concat name=photos%s", suffix);
     else
       append_image_source (s, set,
           set->count[IMAGE_JPEG] ? IMAGE_JPEG : IMAGE_PNG);
@@ -389,14 +412,17 @@ append_source (GString * s, const Options * o, const ImageSet * set)
   }
 }
 
-static gchar *
-build_pipeline (const gchar * model, const Options * o, const ImageSet * set)
+/* One stream's branch; @stream counts from 1, and is 0 for a run that is
+ * not split into streams (its names stay gst-launch-1.0's own). */
+static void
+append_branch (GString * s, const gchar * model, const Options * o,
+    const ImageSet * set, guint stream)
 {
-  GString *s = g_string_new (NULL);
+  gchar *suffix = stream ? g_strdup_printf ("-%u", stream) : g_strdup ("");
   gchar *quoted_model = parse_quote (model);
   ImageKind kind;
 
-  append_source (s, o, set);
+  append_source (s, o, set, suffix);
   g_string_append (s, " ! queue ! axletterbox ! ");
   g_string_append_printf (s, "axinference model=%s", quoted_model);
   if (o->in_flight != IN_FLIGHT_UNSET)
@@ -412,7 +438,10 @@ build_pipeline (const gchar * model, const Options * o, const ImageSet * set)
   g_string_append (s, " ! axnms ! ");
   if (o->overlay)
     g_string_append (s, "axoverlay ! ");
-  g_string_append (s, "fakesink sync=false");
+  g_string_append (s, "fakesink ");
+  if (stream)
+    g_string_append_printf (s, "name=" STREAM_SINK_FORMAT " ", stream);
+  g_string_append (s, "sync=false");
 
   /* linked after the main chain, through a static videoconvert pad, so that
    * concat takes the JPEGs first whichever decoder is ready first */
@@ -420,9 +449,29 @@ build_pipeline (const gchar * model, const Options * o, const ImageSet * set)
     for (kind = 0; kind < N_IMAGE_KINDS; kind++) {
       g_string_append (s, "  ");
       append_image_source (s, set, kind);
-      g_string_append (s, " ! photos.");
+      g_string_append_printf (s, " ! photos%s.", suffix);
     }
   g_free (quoted_model);
+  g_free (suffix);
+}
+
+/* @n_streams branches in one pipeline: their axinference elements name
+ * the same device, so they share one (the ax.device context). A run
+ * that is not split into streams (@n_streams 0) is the one branch. */
+static gchar *
+build_pipeline (const gchar * model, const Options * o, const ImageSet * set,
+    guint n_streams)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  if (n_streams == 0)
+    append_branch (s, model, o, set, 0);
+  for (i = 1; i <= n_streams; i++) {
+    if (i > 1)
+      g_string_append (s, "  ");
+    append_branch (s, model, o, set, i);
+  }
   return g_string_free (s, FALSE);
 }
 
@@ -538,10 +587,12 @@ out:
 static GstPadProbeReturn
 sink_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
-  SerialGate *g = user_data;
+  StreamSink *sink = user_data;
+  SerialGate *g = sink->gate;
   gboolean done = FALSE;
 
   g_atomic_int_inc (&frames_at_sink);
+  g_atomic_int_inc (&sink->frames);
   g_mutex_lock (&g->lock);
   if (g->active && g->in_pipeline) {
     gdouble ms = (g_get_monotonic_time () - g->enter_us) /
@@ -604,27 +655,59 @@ find_by_factory (GstElement * pipeline, const gchar * factory)
   return found;
 }
 
-/* Counts frames at the sink and, when @gate is given, puts the serial
- * gate on the source queue's output. */
-static gboolean
-watch_pipeline (GstElement * pipeline, SerialGate * gate, gchar ** message)
+/* The sink of @stream (from 1), or the pipeline's one sink (0). */
+static GstElement *
+find_sink (GstElement * pipeline, guint stream)
 {
-  GstIterator *it = gst_bin_iterate_sinks (GST_BIN (pipeline));
+  GstIterator *it;
   GValue item = G_VALUE_INIT;
-  GstElement *queue;
-  GstPad *pad = NULL;
+  GstElement *sink = NULL;
+  gchar *name;
 
+  if (stream > 0) {
+    name = g_strdup_printf (STREAM_SINK_FORMAT, stream);
+    sink = gst_bin_get_by_name (GST_BIN (pipeline), name);
+    g_free (name);
+    return sink;
+  }
+  it = gst_bin_iterate_sinks (GST_BIN (pipeline));
   if (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
-    pad = gst_element_get_static_pad (g_value_get_object (&item), "sink");
+    sink = g_value_dup_object (&item);
     g_value_unset (&item);
   }
   gst_iterator_free (it);
-  if (pad == NULL) {
-    *message = g_strdup ("the pipeline has no sink to count frames at");
-    return FALSE;
+  return sink;
+}
+
+/* Counts frames at each of the @n_streams sinks (the one sink when 0)
+ * into @sinks, and puts the serial gate on the first source queue's
+ * output. */
+static gboolean
+watch_pipeline (GstElement * pipeline, SerialGate * gate, guint n_streams,
+    StreamSink * sinks, gchar ** message)
+{
+  GstElement *queue, *sink;
+  GstPad *pad = NULL;
+  guint i;
+
+  for (i = 0; i < MAX (n_streams, 1); i++) {
+    sink = find_sink (pipeline, n_streams ? i + 1 : 0);
+    if (sink) {
+      pad = gst_element_get_static_pad (sink, "sink");
+      sinks[i].gate = gate;
+      sinks[i].frames = 0;
+      sinks[i].name = gst_object_get_name (GST_OBJECT (sink));
+      gst_object_unref (sink);
+    }
+    if (pad == NULL) {
+      *message = g_strdup ("the pipeline has no sink to count frames at");
+      return FALSE;
+    }
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, sink_probe, &sinks[i],
+        NULL);
+    gst_object_unref (pad);
+    pad = NULL;
   }
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, sink_probe, gate, NULL);
-  gst_object_unref (pad);
 
   queue = find_by_factory (pipeline, QUEUE_FACTORY);
   if (queue == NULL) {
@@ -854,6 +937,12 @@ check_options (const Options * o, gchar ** message)
         o->in_flight);
     return FALSE;
   }
+  if (o->streams != STREAMS_UNSET && (o->streams < MIN_STREAMS ||
+          o->streams > MAX_STREAMS)) {
+    *message = g_strdup_printf ("--streams must be %d to %d, got %d",
+        MIN_STREAMS, MAX_STREAMS, o->streams);
+    return FALSE;
+  }
   if (o->json && !check_output_path ("json", o->json, message))
     return FALSE;
   if (o->report_file && !check_output_path ("report", o->report_file, message))
@@ -934,7 +1023,7 @@ main (int argc, char **argv)
 {
   Options o = { NULL, NULL, FRAMES_UNSET, SERIAL_FRAMES_UNSET,
     DEFAULT_EOS_TIMEOUT_S, IN_FLIGHT_UNSET, NULL, 0, FALSE, NULL, NULL, FALSE,
-    FALSE, FALSE
+    FALSE, FALSE, STREAMS_UNSET
   };
   GOptionEntry entries[] = {
     {"video", 'v', 0, G_OPTION_ARG_FILENAME, &o.video,
@@ -952,7 +1041,13 @@ main (int argc, char **argv)
           "takes the latency from the streamed pass)", "N"},
     {"in-flight", 'i', 0, G_OPTION_ARG_INT, &o.in_flight,
         "Frames outstanding on the device in the streamed pass (default: "
-          "2 x cores)", "N"},
+          "2 x cores), per stream with --streams", "N"},
+    {"streams", 'S', 0, G_OPTION_ARG_INT, &o.streams,
+        "Run N streams into one shared device (1 to 64): one pipeline of N "
+          "branches, each from its own source (the same --video or --images "
+          "decoded N times, else a test source each) into its own sink; the "
+          "report gives each stream's fps. The serial pass runs stream 1 "
+          "alone, before the others start", "N"},
     {"device", 'd', 0, G_OPTION_ARG_STRING, &o.device,
         "Device profile, e.g. metis, torq, metis:cores=2", "PROFILE"},
     {"time-scale", 't', 0, G_OPTION_ARG_CALLBACK, parse_time_scale,
@@ -977,14 +1072,15 @@ main (int argc, char **argv)
   GOptionGroup *group;
   GError *err = NULL;
   GstElement *pipeline, *serial_pipeline = NULL;
-  gchar *desc, *message = NULL, *text, *json;
+  gchar *desc, *serial_desc, *message = NULL, *text, *json;
+  StreamSink sinks[MAX_STREAMS], serial_sink;
   ImageSet images = { 0 };
   SerialGate gate;
   PassResult serial = { TRUE, TRUE, FALSE, NULL }, streamed;
   GstAxReport *report;
   GstAxReportLatency serial_latency = { 0 };
   gint expected = 0, status = 0;
-  guint serial_n, serial_lost = 0;
+  guint serial_n, serial_lost = 0, n_streams, i;
   gboolean ok, progress;
   GValue v = G_VALUE_INIT;
 
@@ -994,7 +1090,9 @@ main (int argc, char **argv)
       "through\n" MODEL_PATH_ENV ", or an .axm path) in the standard "
       "detection pipeline under\nthe axprof tracer and prints its benchmark "
       "report: the latency from a serial\npass at in-flight 1, every other "
-      "figure from the streamed pass that follows.");
+      "figure from the streamed pass that follows.\nWith --streams N, N "
+      "streams run into one shared device, the report giving\neach one's "
+      "fps and the device occupancy they reach together.");
   g_option_context_set_description (ctx, EXIT_STATUS_HELP);
   group = g_option_group_new ("gst-ax-benchmark", "", "", &o, NULL);
   g_option_group_add_entries (group, entries);
@@ -1074,12 +1172,19 @@ main (int argc, char **argv)
     return usage_error (message);
   }
 
-  desc = build_pipeline (argv[1], &o, &images);
+  n_streams = o.streams == STREAMS_UNSET ? 0 : (guint) o.streams;
+  memset (sinks, 0, sizeof (sinks));
+  memset (&serial_sink, 0, sizeof (serial_sink));
+  desc = build_pipeline (argv[1], &o, &images, n_streams);
+  /* the latency is a frame's own cost: stream 1 alone on the device */
+  serial_desc = n_streams > 1 ? build_pipeline (argv[1], &o, &images, 1) :
+      g_strdup (desc);
   if (o.print_pipeline) {
     g_print ("gst-launch-1.0 -e %s\n", desc);
     if (serial_n > 0)
       g_print ("(run first as a serial pass: in-flight=1, the first %u "
-          "frames, one at a time)\n", serial_n);
+          "frames, one at a time%s)\n", serial_n, n_streams > 1 ?
+          ", of stream 1 alone" : "");
   }
   /* The streamed pass's pipeline is made first, so that its elements get
    * the names gst-launch-1.0 would give them (the report shows them); the
@@ -1087,7 +1192,7 @@ main (int argc, char **argv)
    * gst_parse_launch()'s links to decodebin's pads are made once. */
   pipeline = gst_parse_launch (desc, &err);
   if (err == NULL && serial_n > 0)
-    serial_pipeline = gst_parse_launch (desc, &err);
+    serial_pipeline = gst_parse_launch (serial_desc, &err);
   if (pipeline == NULL || err != NULL) {
     g_printerr ("gst-ax-benchmark: could not build the pipeline: %s\n"
         "(is the gst-ax plugin on GST_PLUGIN_PATH?)\n",
@@ -1099,6 +1204,7 @@ main (int argc, char **argv)
       gst_object_unref (serial_pipeline);
     image_set_clear (&images);
     g_free (desc);
+    g_free (serial_desc);
     options_clear (&o);
     return EXIT_RUN_FAILED;
   }
@@ -1107,8 +1213,9 @@ main (int argc, char **argv)
   g_mutex_init (&gate.lock);
   g_cond_init (&gate.cond);
   gate.samples_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
-  if (!watch_pipeline (pipeline, &gate, &message) || (serial_pipeline &&
-          !watch_pipeline (serial_pipeline, &gate, &message))) {
+  if (!watch_pipeline (pipeline, &gate, n_streams, sinks, &message) ||
+      (serial_pipeline && !watch_pipeline (serial_pipeline, &gate,
+              n_streams > 1 ? 1 : n_streams, &serial_sink, &message))) {
     g_printerr ("gst-ax-benchmark: %s\n", message);
     g_free (message);
     status = EXIT_RUN_FAILED;
@@ -1141,16 +1248,20 @@ main (int argc, char **argv)
           g_strdup ("axinference's default in-flight window") :
           g_strdup_printf ("in-flight %d", o.in_flight);
 
+      gchar *each = n_streams > 1 ? g_strdup_printf (" in each of %u "
+          "streams", n_streams) : g_strdup ("");
+
       if (expected > 0)
-        g_printerr ("gst-ax-benchmark: streamed pass: %d frames at %s "
-            "(Ctrl-C stops and prints the report)\n", expected, window);
+        g_printerr ("gst-ax-benchmark: streamed pass: %d frames%s at %s "
+            "(Ctrl-C stops and prints the report)\n", expected, each, window);
       else
-        g_printerr ("gst-ax-benchmark: streamed pass: every frame at %s "
-            "(Ctrl-C stops and prints the report)\n", window);
+        g_printerr ("gst-ax-benchmark: streamed pass: every frame%s at %s "
+            "(Ctrl-C stops and prints the report)\n", each, window);
       g_free (window);
+      g_free (each);
     }
-    streamed = run_pass (pipeline, &gate, "streamed pass", expected,
-        progress, o.eos_timeout);
+    streamed = run_pass (pipeline, &gate, "streamed pass",
+        expected * (gint) MAX (n_streams, 1), progress, o.eos_timeout);
     report = streamed.report;
     streamed.report = NULL;
     if (report && serial_n > 0) {
@@ -1161,6 +1272,13 @@ main (int argc, char **argv)
         gst_ax_report_add_warning (report, "%u frames of the serial pass "
             "did not reach the sink within %d s and are not in its latency",
             serial_lost, SERIAL_FRAME_TIMEOUT_S);
+    }
+    for (i = 0; report && i < n_streams; i++) {
+      gchar *name = g_strdup_printf ("stream %u", i + 1);
+
+      gst_ax_report_add_stream (report, name, sinks[i].name,
+          (guint64) g_atomic_int_get (&sinks[i].frames));
+      g_free (name);
     }
   } else {
     /* stopped in the serial pass: its own report is all there is */
@@ -1201,7 +1319,11 @@ done:
   g_mutex_clear (&gate.lock);
   g_cond_clear (&gate.cond);
   image_set_clear (&images);
+  for (i = 0; i < MAX_STREAMS; i++)
+    g_free (sinks[i].name);
+  g_free (serial_sink.name);
   g_free (desc);
+  g_free (serial_desc);
   options_clear (&o);
   return status;
 }

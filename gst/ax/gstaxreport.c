@@ -38,6 +38,8 @@
 #define NAME_WIDTH 35
 #define GROUP_NAME_WIDTH 33
 #define QUEUE_NAME_WIDTH 20
+#define STREAM_NAME_WIDTH 10
+#define SINK_NAME_WIDTH 20
 
 static GMutex provider_lock;
 static GstAxReportProvider provider_func;
@@ -99,6 +101,15 @@ clear_device_occupancy (gpointer data)
   g_array_unref (o->models);
 }
 
+static void
+clear_stream (gpointer data)
+{
+  GstAxReportStream *st = data;
+
+  g_free (st->name);
+  g_free (st->sink);
+}
+
 /**
  * gst_ax_report_new:
  *
@@ -124,6 +135,8 @@ gst_ax_report_new (void)
   r->device_occupancy = g_array_new (FALSE, TRUE,
       sizeof (GstAxReportDeviceOccupancy));
   g_array_set_clear_func (r->device_occupancy, clear_device_occupancy);
+  r->streams = g_array_new (FALSE, TRUE, sizeof (GstAxReportStream));
+  g_array_set_clear_func (r->streams, clear_stream);
   r->warnings = g_ptr_array_new_with_free_func (g_free);
   r->sources = g_ptr_array_new_with_free_func (g_free);
   return r;
@@ -183,6 +196,7 @@ gst_ax_report_unref (GstAxReport * report)
   g_array_unref (report->devices);
   g_free (report->devices_absent);
   g_array_unref (report->device_occupancy);
+  g_array_unref (report->streams);
   g_ptr_array_unref (report->warnings);
   g_ptr_array_unref (report->sources);
   g_free (report->live_source);
@@ -487,6 +501,33 @@ gst_ax_report_device_occupancy_add_model (GstAxReportDeviceOccupancy *
 }
 
 /**
+ * gst_ax_report_add_stream:
+ * @report: a report whose wall time is set
+ * @name: the stream's name, e.g. "stream 1"
+ * @sink: (nullable): the sink element it ends in
+ * @frames: frames that reached @sink
+ *
+ * Lists one of the run's independent streams; its fps is @frames over the
+ * report's wall time, the one the throughput line divides by.
+ *
+ * Returns: (transfer none): the new entry, valid until the next one is
+ *   added
+ */
+GstAxReportStream *
+gst_ax_report_add_stream (GstAxReport * report, const gchar * name,
+    const gchar * sink, guint64 frames)
+{
+  GstAxReportStream st = { g_strdup (name), g_strdup (sink), frames, 0 };
+
+  g_return_val_if_fail (report != NULL && name != NULL, NULL);
+  if (report->wall_s > 0)
+    st.fps = frames / report->wall_s;
+  g_array_append_val (report->streams, st);
+  return &g_array_index (report->streams, GstAxReportStream,
+      report->streams->len - 1);
+}
+
+/**
  * gst_ax_report_add_warning:
  * @report: a report
  * @format: printf format
@@ -703,6 +744,34 @@ text_throughput (const GstAxReport * r, GString * s)
         "reported apart; included in host cpu above)\n", r->sim_cpu_percent);
 }
 
+/* Several streams into one device: each one's rate, and what they reach
+ * together, which the throughput line (the busiest sink) does not give */
+static void
+text_streams (const GstAxReport * r, GString * s)
+{
+  guint64 frames = 0;
+  gdouble fps = 0;
+  guint i;
+
+  if (r->streams->len == 0)
+    return;
+  g_string_append_printf (s, "Streams (%u, each from its own source into its "
+      "own sink; fps = its frames / the wall time above):\n", r->streams->len);
+  for (i = 0; i < r->streams->len; i++) {
+    const GstAxReportStream *st = &g_array_index (r->streams,
+        GstAxReportStream, i);
+
+    g_string_append_printf (s, "  %-*s %-*s %8" G_GUINT64_FORMAT " frames  "
+        "%8.1f fps\n", STREAM_NAME_WIDTH, st->name, SINK_NAME_WIDTH,
+        st->sink ? st->sink : "", st->frames, st->fps);
+    frames += st->frames;
+    fps += st->fps;
+  }
+  g_string_append_printf (s, "  %-*s %8" G_GUINT64_FORMAT " frames  %8.1f "
+      "fps  (all streams together)\n", STREAM_NAME_WIDTH + SINK_NAME_WIDTH + 1,
+      "aggregate", frames, fps);
+}
+
 static void
 text_queues (const GstAxReport * r, GString * s)
 {
@@ -880,6 +949,7 @@ gst_ax_report_to_text (const GstAxReport * report)
   text_groups (report, s);
   text_share (report, s);
   text_throughput (report, s);
+  text_streams (report, s);
   text_queues (report, s);
   text_occupancy (report, s);
   text_device_throughput (report, s);
@@ -1125,6 +1195,24 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
     json_double (b, "sim_cpu_percent", r->have_sim_cpu ?
         r->sim_cpu_percent : NAN);
     json_builder_end_object (b);
+  }
+
+  /* only a run split into streams has the member */
+  if (r->streams->len > 0) {
+    json_builder_set_member_name (b, "streams");
+    json_builder_begin_array (b);
+    for (i = 0; i < r->streams->len; i++) {
+      const GstAxReportStream *st = &g_array_index (r->streams,
+          GstAxReportStream, i);
+
+      json_builder_begin_object (b);
+      json_string (b, "name", st->name);
+      json_string (b, "sink", st->sink);
+      json_int (b, "frames", st->frames);
+      json_double (b, "fps", st->fps);
+      json_builder_end_object (b);
+    }
+    json_builder_end_array (b);
   }
 
   if (r->queues_absent) {

@@ -392,6 +392,24 @@ typedef struct
 } GstAxReportDeviceOccupancy;
 
 /**
+ * GstAxReportStream:
+ * @name: the stream's name, e.g. "stream 1"
+ * @sink: (nullable): the sink element the stream ends in
+ * @frames: frames that reached @sink
+ * @fps: @frames over the report's wall time
+ *
+ * One of several independent streams of a run, each from its own source
+ * into its own sink (gst-ax-benchmark --streams).
+ */
+typedef struct
+{
+  gchar *name;
+  gchar *sink;
+  guint64 frames;
+  gdouble fps;
+} GstAxReportStream;
+
+/**
  * GstAxReportLatency:
  * @n: number of samples (buffers arriving at sinks)
  * @min_ms: minimum
@@ -596,6 +614,11 @@ typedef struct
    * GstAxReportDeviceOccupancy); empty when devices_absent is set */
   GArray *device_occupancy;
 
+  /* independent streams, each into its own sink, as whoever ran them
+   * listed them (gst_ax_report_add_stream()); empty when the run was not
+   * split into streams; (element-type GstAxReportStream) */
+  GArray *streams;
+
   /*< private >*/
   gint ref_count;
 } GstAxReport;
@@ -647,6 +670,8 @@ gst_ax_report_add_device_occupancy (GstAxReport * report,
 GST_AX_API void gst_ax_report_device_occupancy_add_model
     (GstAxReportDeviceOccupancy * occupancy, const gchar * group,
     gdouble busy_ms);
+GST_AX_API GstAxReportStream *gst_ax_report_add_stream (GstAxReport *
+    report, const gchar * name, const gchar * sink, guint64 frames);
 GST_AX_API void gst_ax_report_add_warning (GstAxReport * report,
     const gchar * format, ...) G_GNUC_PRINTF (2, 3);
 

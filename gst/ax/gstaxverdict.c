@@ -258,76 +258,119 @@ busiest_device (const GstAxReport * r)
   return dev;
 }
 
-/* A device of the occupancy section that several models share, when
- * one is busier than every model's own figure: its busy time is the sum
- * of theirs, so it can be device-bound while no model alone is. */
+static void
+add_step (GstAxReportVerdict * v, gchar * step)
+{
+  g_ptr_array_add (v->steps, step);
+}
+
+/* Shared devices. Each model's own occupancy is its busy time over the
+ * device's cores: N streams of one model, or a cascade's models, can
+ * fill a device that none of them fills alone. */
+
 typedef struct
 {
-  const GstAxReportDeviceOccupancy *device;
-  /* its model with the largest busy time: the one whose total
-   * dominates, whatever the time per job */
-  const GstAxReportModelShare *top;
-} SharedDevice;
+  const gchar *group;
+  guint count;
+  gdouble share_percent;
+} GroupShare;
 
-static SharedDevice
-busiest_shared_device (const GstAxReport * r)
+/* The device @dev ran on, when other models ran there too. */
+static const GstAxReportDeviceOccupancy *
+shared_occupancy_of (const GstAxReport * r, const GstAxReportDevice * dev)
 {
-  SharedDevice best = { NULL, NULL };
-  guint i, j;
+  const GstAxReportDeviceOccupancy *o;
+
+  if (dev == NULL || dev->occupancy_index == 0 ||
+      dev->occupancy_index > r->device_occupancy->len)
+    return NULL;
+  o = &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy,
+      dev->occupancy_index - 1);
+  return o->models->len > 1 ? o : NULL;
+}
+
+/* The busiest device that several models share, when it is occupied as
+ * a whole (GST_AX_REPORT_DEVICE_BOUND_OCCUPANCY_PERCENT). */
+static const GstAxReportDeviceOccupancy *
+saturated_shared_device (const GstAxReport * r)
+{
+  const GstAxReportDeviceOccupancy *best = NULL;
+  guint i;
 
   for (i = 0; i < r->device_occupancy->len; i++) {
-    const GstAxReportDeviceOccupancy *o = &g_array_index (r->device_occupancy,
-        GstAxReportDeviceOccupancy, i);
+    const GstAxReportDeviceOccupancy *o =
+        &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy, i);
 
-    if (o->models->len < 2 || (best.device &&
-            o->occupancy_percent <= best.device->occupancy_percent))
-      continue;
-    best.device = o;
-    best.top = NULL;
-    for (j = 0; j < o->models->len; j++) {
-      const GstAxReportModelShare *m = &g_array_index (o->models,
-          GstAxReportModelShare, j);
-
-      if (best.top == NULL || m->busy_ms > best.top->busy_ms)
-        best.top = m;
-    }
+    if (o->models->len > 1 && o->occupancy_percent >=
+        GST_AX_REPORT_DEVICE_BOUND_OCCUPANCY_PERCENT &&
+        (best == NULL || o->occupancy_percent > best->occupancy_percent))
+      best = o;
   }
   return best;
 }
 
-/* "blazeface/emotion 54.0%, blazeface 46.0%": the models' shares of the
- * device's busy time, largest first */
+/* @o's models by name, the windows of one name (one per stream) summed:
+ * "blazeface x8 100.0%" or "blazeface 70.0%, blazeface/emotion 30.0%";
+ * @largest is the name with the largest share. */
 static gchar *
-shares_text (const GstAxReportDeviceOccupancy * o)
+shared_models_text (const GstAxReportDeviceOccupancy * o,
+    const gchar ** largest)
 {
+  GArray *groups = g_array_new (FALSE, TRUE, sizeof (GroupShare));
   GString *s = g_string_new (NULL);
-  GPtrArray *order = g_ptr_array_new ();
+  gdouble largest_share = 0;
   guint i, j;
 
   for (i = 0; i < o->models->len; i++) {
     const GstAxReportModelShare *m = &g_array_index (o->models,
         GstAxReportModelShare, i);
+    GroupShare *g = NULL;
 
-    for (j = 0; j < order->len; j++)
-      if (m->busy_ms > ((const GstAxReportModelShare *)
-              g_ptr_array_index (order, j))->busy_ms)
-        break;
-    g_ptr_array_insert (order, j, (gpointer) m);
-  }
-  for (i = 0; i < order->len; i++) {
-    const GstAxReportModelShare *m = g_ptr_array_index (order, i);
+    for (j = 0; j < groups->len && g == NULL; j++)
+      if (g_strcmp0 (g_array_index (groups, GroupShare, j).group,
+              m->group) == 0)
+        g = &g_array_index (groups, GroupShare, j);
+    if (g == NULL) {
+      GroupShare fresh = { m->group, 0, 0 };
 
-    g_string_append_printf (s, "%s%s %.1f%%", i ? ", " : "", m->group,
-        m->share_percent);
+      g_array_append_val (groups, fresh);
+      g = &g_array_index (groups, GroupShare, groups->len - 1);
+    }
+    g->count++;
+    g->share_percent += m->share_percent;
   }
-  g_ptr_array_unref (order);
+  *largest = NULL;
+  for (i = 0; i < groups->len; i++) {
+    const GroupShare *g = &g_array_index (groups, GroupShare, i);
+
+    g_string_append_printf (s, "%s%s", i ? ", " : "", g->group);
+    if (g->count > 1)
+      g_string_append_printf (s, " x%u", g->count);
+    g_string_append_printf (s, " %.1f%%", g->share_percent);
+    if (*largest == NULL || g->share_percent > largest_share) {
+      *largest = g->group;
+      largest_share = g->share_percent;
+    }
+  }
+  g_array_unref (groups);
   return g_string_free (s, FALSE);
 }
 
+/* The device is the constraint: its models together occupy it. */
 static void
-add_step (GstAxReportVerdict * v, gchar * step)
+decide_shared_device (GstAxReportVerdict * v,
+    const GstAxReportDeviceOccupancy * o)
 {
-  g_ptr_array_add (v->steps, step);
+  const gchar *largest;
+  gchar *models = shared_models_text (o, &largest);
+
+  v->kind = GST_AX_REPORT_CONSTRAINT_DEVICE;
+  v->model = g_strdup (largest);
+  v->constraint = g_strdup_printf ("the device (%s device-id %u, %.1f%% of "
+      "its %u cores occupied by the %u models that share it: %s of its busy "
+      "time; more streams or models would only queue on it)", o->device,
+      o->device_id, o->occupancy_percent, o->n_cores, o->models->len, models);
+  g_free (models);
 }
 
 static void
@@ -470,23 +513,31 @@ step_allocation (const GstAxReport * r, GstAxReportVerdict * v,
             "call; allocation is not what costs.", a->name, a->faults));
 }
 
+/* The figure a shared device's step 5 needs besides the one model's own
+ * occupancy: what all its models occupy together. */
+static void
+note_shared_device (const GstAxReport * r, GstAxReportVerdict * v,
+    const GstAxReportDevice * dev)
+{
+  const GstAxReportDeviceOccupancy *o = shared_occupancy_of (r, dev);
+  gchar *step;
+
+  if (o == NULL || v->steps->len == 0)
+    return;
+  step = g_ptr_array_index (v->steps, v->steps->len - 1);
+  v->steps->pdata[v->steps->len - 1] = g_strdup_printf ("%s\n     %s "
+      "shares the device with %u other model%s: together they occupy "
+      "%.1f%% of its %u cores.", step, dev->group, o->models->len - 1,
+      o->models->len == 2 ? "" : "s", o->occupancy_percent, o->n_cores);
+  g_free (step);
+}
+
 /* 5. which resource */
 static void
 step_resource (const GstAxReport * r, GstAxReportVerdict * v,
-    const GstAxReportDevice * dev, SharedDevice shared, gboolean lagging)
+    const GstAxReportDevice * dev, gboolean lagging)
 {
-  if (shared.device) {
-    gchar *shares = shares_text (shared.device);
-
-    add_step (v, g_strdup_printf ("  5. Resource: device occupancy %.1f%% of "
-            "%u cores (%s device-id %u, shared by %u models: %s of its busy "
-            "time); host cores used %.2f of %u.",
-            shared.device->occupancy_percent, shared.device->n_cores,
-            shared.device->device, shared.device->device_id,
-            shared.device->models->len, shares, r->cores_used,
-            r->cores_available));
-    g_free (shares);
-  } else if (dev && r->have_sim_cpu)
+  if (dev && r->have_sim_cpu)
     add_step (v, g_strdup_printf ("  5. Resource: device occupancy %.1f%% of "
             "%u cores%s; host cores used %.2f of %u, %.2f of them by the "
             "simulator's own threads.", dev->occupancy_percent, dev->n_cores,
@@ -499,6 +550,7 @@ step_resource (const GstAxReport * r, GstAxReportVerdict * v,
   else
     add_step (v, g_strdup_printf ("  5. Resource: no device; host cores used "
             "%.2f of %u.", r->cores_used, r->cores_available));
+  note_shared_device (r, v, dev);
 }
 
 /* 6. who starves whom */
@@ -639,9 +691,8 @@ name_rows_after_model (const GstAxReport * r, const ModelRef * m,
 static void
 decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
     RowRef work, RowRef compute, const GstAxReportDevice * dev,
-    SharedDevice shared, const GstAxReportDevice * lagging,
-    gdouble lag_per_job_ms, const GstAxReportQueue * full,
-    const GstAxReportQueue * empty)
+    const GstAxReportDevice * lagging, gdouble lag_per_job_ms,
+    const GstAxReportQueue * full, const GstAxReportQueue * empty)
 {
   gdouble process_cpu_ms = r->cores_used * r->wall_s *
       (gdouble) (GST_SECOND / GST_MSECOND);
@@ -649,6 +700,7 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
   ModelRef after = { dev ? dev->group : NULL, 0 };
   gboolean window_full = dev && dev->in_flight_window > 0 && dev->depth >=
       GST_AX_REPORT_WINDOW_BOUND_DEPTH_RATIO * dev->in_flight_window;
+  const GstAxReportDeviceOccupancy *shared = saturated_shared_device (r);
 
   /* A live source that waits for its clock between frames is not held
    * back by anything downstream (a slower one would make it wait on its
@@ -703,18 +755,9 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
         "modelled device runs it)", lagging->group, lagging->sim_cpu_ms,
         process_cpu_ms > 0 ? PERCENT * lagging->sim_cpu_ms / process_cpu_ms :
         0, lag_per_job_ms);
-  } else if (shared.device && shared.device->occupancy_percent >=
-      GST_AX_REPORT_DEVICE_BOUND_OCCUPANCY_PERCENT) {
-    gchar *shares = shares_text (shared.device);
-
-    /* busy in total: name the model whose busy time dominates */
-    v->kind = GST_AX_REPORT_CONSTRAINT_DEVICE;
-    v->model = g_strdup (shared.top->group);
-    v->constraint = g_strdup_printf ("the device (%s device-id %u, %.1f%% "
-        "occupied by %u models; their shares of its busy time: %s)",
-        shared.device->device, shared.device->device_id,
-        shared.device->occupancy_percent, shared.device->models->len, shares);
-    g_free (shares);
+  } else if (shared) {
+    /* busy in total: named with the model whose busy time dominates */
+    decide_shared_device (v, shared);
   } else if (dev && dev->occupancy_percent >=
       GST_AX_REPORT_DEVICE_BOUND_OCCUPANCY_PERCENT) {
     v->kind = GST_AX_REPORT_CONSTRAINT_DEVICE;
@@ -911,10 +954,9 @@ gst_ax_report_make_verdict (const GstAxReport * report)
   step_wall_time (report, v, top, compute);
   step_computing (v, top);
   step_allocation (report, v, compute.row ? compute.row : work.row);
-  step_resource (report, v, busiest_device (report),
-      busiest_shared_device (report), lagging != NULL);
-  decide (report, v, top, work, compute, busiest_device (report),
-      busiest_shared_device (report), lagging, lag_per_job_ms, full, empty);
+  step_resource (report, v, busiest_device (report), lagging != NULL);
+  decide (report, v, top, work, compute, busiest_device (report), lagging,
+      lag_per_job_ms, full, empty);
   step_starvation (v, full, empty, busiest_device (report));
   join_steps (v);
   return v;

@@ -403,7 +403,6 @@ report_device (GstAxInference * self)
   g_mutex_unlock (&self->lock);
   /* the simulator's threads are the device's, whoever else uses it */
   d.sim_cpu_ns = c.sim_cpu_ns;
-  d.lag_ns = c.lag_ns;
   d.in_window_ns = self->window_frame_ns;
   d.held_in_window_ns = self->window_held_ns;
   d.window_span_ns = self->window_last_ns - self->window_first_ns;

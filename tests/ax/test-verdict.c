@@ -241,6 +241,47 @@ GST_START_TEST (test_device_bound)
 
 GST_END_TEST;
 
+/* N streams of one model on one device: each model's own occupancy is a
+ * quarter of the device's, their windows are full, and the device they
+ * fill together is the constraint; below the threshold it is not. */
+GST_START_TEST (test_shared_device_bound)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportDeviceOccupancy *o;
+  GstAxReportVerdict *v;
+  guint i;
+
+  add_model (r, "blazeface", 1.0);
+  o = gst_ax_report_add_device_occupancy (r, "metis", 0);
+  o->n_cores = 4;
+  o->window_s = WALL_S;
+  for (i = 0; i < 4; i++) {
+    add_device (r, "blazeface", 23.0, 1.0, 1)->occupancy_index = 1;
+    gst_ax_report_device_occupancy_add_model (o, "blazeface", 9200.0);
+  }
+  o->occupancy_percent = 92.0;
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_DEVICE);
+  fail_unless_equals_string (v->model, "blazeface");
+  fail_unless_equals_string (v->constraint, "the device (metis device-id 0, "
+      "92.0% of its 4 cores occupied by the 4 models that share it: "
+      "blazeface x4 100.0% of its busy time; more streams or models would "
+      "only queue on it)");
+  assert_has (v->text, "  5. Resource: device occupancy 23.0% of 4 cores; "
+      "host cores used 1.00 of 2.\n     blazeface shares the device with 3 "
+      "other models: together they occupy 92.0% of its 4 cores.");
+  gst_ax_report_verdict_free (v);
+
+  /* half occupied: the windows hold it, not the device */
+  o->occupancy_percent = 50.0;
+  v = gst_ax_report_make_verdict (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_WINDOW);
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_window_and_submission)
 {
   GstAxReport *r = new_report ();
@@ -954,11 +995,11 @@ GST_START_TEST (test_shared_device_busy_in_total)
   fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_DEVICE);
   fail_unless_equals_string (v->model, "detector/cascade");
   fail_unless_equals_string (v->constraint, "the device (metis device-id 0, "
-      "95.0% occupied by 2 models; their shares of its busy time: "
-      "detector/cascade 60.0%, detector 40.0%)");
-  assert_has (v->text, "  5. Resource: device occupancy 95.0% of 4 cores "
-      "(metis device-id 0, shared by 2 models: detector/cascade 60.0%, "
-      "detector 40.0% of its busy time); host cores used 1.00 of 2.");
+      "95.0% of its 4 cores occupied by the 2 models that share it: "
+      "detector 40.0%, detector/cascade 60.0% of its busy time; more "
+      "streams or models would only queue on it)");
+  assert_has (v->text, "shares the device with 1 other model: together "
+      "they occupy 95.0% of its 4 cores.");
   gst_ax_report_verdict_free (v);
   gst_ax_report_free (r);
 }
@@ -1004,6 +1045,7 @@ verdict_suite (void)
   tcase_add_test (tc, test_host_element);
   tcase_add_test (tc, test_allocation_step);
   tcase_add_test (tc, test_device_bound);
+  tcase_add_test (tc, test_shared_device_bound);
   tcase_add_test (tc, test_window_and_submission);
   tcase_add_test (tc, test_simulator_compute);
   tcase_add_test (tc, test_queue_full);

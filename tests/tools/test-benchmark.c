@@ -261,6 +261,8 @@ test_ball_run (void)
   g_assert_true (g_file_get_contents (json, &contents, NULL, NULL));
   g_assert_nonnull (strstr (contents, "\"verdict\""));
   g_assert_nonnull (strstr (contents, "\"ball-detector\""));
+  /* a run not split into streams has no streams member */
+  g_assert_null (strstr (contents, "\"streams\""));
   g_free (contents);
   g_unlink (json);
   g_free (json);
@@ -311,6 +313,101 @@ test_serial_pass (void)
   g_assert_nonnull (strstr (r.out, "Latency e2e (ms, N=5, free-running"));
   result_clear (&r);
 
+  g_object_unref (parser);
+  g_unlink (json);
+  g_free (json);
+}
+
+static void
+test_bad_streams (void)
+{
+  assert_usage_error (run_tool ("ball-detector", "--streams", "0", NULL),
+      "--streams must be 1 to 64, got 0");
+  assert_usage_error (run_tool ("ball-detector", "--streams", "65", NULL),
+      "--streams must be 1 to 64, got 65");
+  assert_usage_error (run_tool ("ball-detector", "--streams", "-2", NULL),
+      "--streams must be 1 to 64, got -2");
+  assert_usage_error (run_tool ("ball-detector", "--streams", "two", NULL),
+      "--streams");
+}
+
+/* --streams 2: two branches into one device. The serial pass runs stream
+ * 1 alone; the report lists each stream with the frames asked, and the
+ * device once, its busy time the sum of its two models' shares. */
+static void
+test_streams_run (void)
+{
+  gchar *json = g_build_filename (tmp, "streams.json", NULL);
+  JsonParser *parser = json_parser_new ();
+  GError *error = NULL;
+  JsonObject *root, *dev;
+  JsonArray *streams, *occupancy, *models;
+  gdouble busy = 0, wall_s;
+  Result r = run_tool ("ball-detector", "--streams", "2", "--frames", "3",
+      "--serial-frames", "2", "--json", json, "--print-pipeline", "--quiet",
+      NULL);
+  guint i;
+
+  if (r.status != 0)
+    g_error ("gst-ax-benchmark failed (exit %d):\n%s\n%s", r.status, r.out,
+        r.err);
+  /* one pipeline, each branch with its own source and sink */
+  g_assert_nonnull (strstr (r.out, "gst-launch-1.0 -e videotestsrc "
+          "pattern=ball num-buffers=3 ! video/x-raw,width=1280,height=720 ! "
+          "queue ! axletterbox ! axinference model=\"ball-detector\" ! axnms "
+          "! fakesink name=sink-1 sync=false  videotestsrc pattern=ball "
+          "num-buffers=3 ! "));
+  g_assert_nonnull (strstr (r.out, "! fakesink name=sink-2 sync=false\n"));
+  g_assert_nonnull (strstr (r.out, "of stream 1 alone)"));
+  if (strstr (r.out, "Latency e2e (ms, N=2, serial):\n") == NULL)
+    g_error ("no serial latency of stream 1's 2 frames:\n%s", r.out);
+  g_assert_nonnull (strstr (r.out, "Streams (2, each from its own source "));
+  g_assert_nonnull (strstr (r.out, "\n  stream 1   sink-1 "));
+  g_assert_nonnull (strstr (r.out, "        6 frames "));
+  g_assert_nonnull (strstr (r.out, "shared by 2 models:\n"));
+
+  g_assert_true (json_parser_load_from_file (parser, json, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  wall_s = json_object_get_double_member (json_object_get_object_member
+      (root, "throughput"), "wall_s");
+  streams = json_object_get_array_member (root, "streams");
+  g_assert_nonnull (streams);
+  g_assert_cmpuint (json_array_get_length (streams), ==, 2);
+  for (i = 0; i < 2; i++) {
+    JsonObject *st = json_array_get_object_element (streams, i);
+    gchar *name = g_strdup_printf ("stream %u", i + 1);
+    gchar *sink = g_strdup_printf ("sink-%u", i + 1);
+
+    g_assert_cmpstr (json_object_get_string_member (st, "name"), ==, name);
+    g_assert_cmpstr (json_object_get_string_member (st, "sink"), ==, sink);
+    g_assert_cmpint (json_object_get_int_member (st, "frames"), ==, 3);
+    /* its frames over the run's wall time */
+    g_assert_cmpfloat (wall_s, >, 0);
+    g_assert_cmpfloat_with_epsilon (json_object_get_double_member (st,
+            "fps"), 3 / wall_s, 1e-9 * 3 / wall_s);
+    g_free (name);
+    g_free (sink);
+  }
+  /* one device for the two axinference elements */
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member
+          (root, "devices")), ==, 2);
+  occupancy = json_object_get_array_member (root, "device_occupancy");
+  g_assert_cmpuint (json_array_get_length (occupancy), ==, 1);
+  dev = json_array_get_object_element (occupancy, 0);
+  models = json_object_get_array_member (dev, "models");
+  g_assert_cmpuint (json_array_get_length (models), ==, 2);
+  for (i = 0; i < 2; i++) {
+    JsonObject *m = json_array_get_object_element (models, i);
+
+    g_assert_cmpstr (json_object_get_string_member (m, "group"), ==,
+        "ball-detector");
+    g_assert_cmpfloat (json_object_get_double_member (m, "busy_ms"), >, 0);
+    busy += json_object_get_double_member (m, "busy_ms");
+  }
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (dev,
+          "busy_ms"), busy, 1e-6 * busy);
+  result_clear (&r);
   g_object_unref (parser);
   g_unlink (json);
   g_free (json);
@@ -661,6 +758,8 @@ main (int argc, char **argv)
   g_test_add_func ("/benchmark/bad-images", test_bad_images);
   g_test_add_func ("/benchmark/ball-run", test_ball_run);
   g_test_add_func ("/benchmark/serial-pass", test_serial_pass);
+  g_test_add_func ("/benchmark/bad-streams", test_bad_streams);
+  g_test_add_func ("/benchmark/streams-run", test_streams_run);
   g_test_add_func ("/benchmark/interrupt", test_interrupt);
   g_test_add_func ("/benchmark/video-run", test_video_run);
   g_test_add_func ("/benchmark/images-run", test_images_run);

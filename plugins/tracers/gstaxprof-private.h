@@ -11,13 +11,14 @@
  *   gstaxprof.c           the GstTracer: params, calibration, hooks, the
  *                         lifecycle (start, EOS, stop) and the bus message
  *   gstaxprof-thread.c    per-thread state: slots, span stacks, sampling,
- *                         histograms, trace rings
+ *                         histograms
  *   gstaxprof-registry.c  pipelines, elements, queues and devices
  *   gstaxprof-latency.c   end-to-end latency matching
  *   gstaxprof-pads.c      the pad hooks and the probe sink
  *   gstaxprof-report.c    the GstAxReport of a pipeline's run, judged by
  *                         gst_ax_report_make_verdict() (gst/ax)
- *   gstaxprof-timeline.c  the perfetto= timeline
+ *   gstaxprof-timeline.c  the perfetto= timeline: its recording (trace
+ *                         rings, clock pairing) and its JSON
  *
  * Locks and threads. Lock order: axprof_global_lock, then a pipeline's
  * lock (PipelineState.lock), then a queue's or a device's lock

@@ -7,8 +7,8 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* Per-thread state: thread slots, the span stacks' bookkeeping, sampling,
- * the latency histograms and the timeline's trace rings. */
+/* Per-thread state: thread slots, the span stacks' bookkeeping, sampling
+ * and the latency histograms. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -509,9 +509,18 @@ collect_devices (Timeline * tl, PipelineState * p)
   for (i = 0; i < p->devices->len; i++) {
     DeviceState *d = g_ptr_array_index (p->devices, i);
     guint pid = device_pid (p, i);
-    const gchar *in_flight = tl_intern (tl,
-        g_strdup_printf ("%s in flight", d->group));
+    const gchar *in_flight;
+    gboolean shared_group = FALSE;
     guint64 j;
+    guint k;
+
+    /* two elements running one model: each its own depth */
+    for (k = 0; k < p->devices->len; k++)
+      shared_group |= k != i && strcmp (((DeviceState *)
+              g_ptr_array_index (p->devices, k))->group, d->group) == 0;
+    in_flight = tl_intern (tl, shared_group ?
+        g_strdup_printf ("%s (%s) in flight", d->group, d->elem->name) :
+        g_strdup_printf ("%s in flight", d->group));
 
     g_mutex_lock (&d->lock);
     for (j = d->trace_head > DEVICE_RING_SIZE ?

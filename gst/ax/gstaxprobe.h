@@ -20,6 +20,10 @@ G_BEGIN_DECLS
  * @GST_AX_PROBE_FLAG_DEVICE_WAIT: the stage waits on the device by design;
  *   profilers show it as `DEVICE WAIT` instead of classifying it as blocked
  * @GST_AX_PROBE_FLAG_STAGE: the row is a stage, not an element or operator
+ * @GST_AX_PROBE_FLAG_SUBMIT: the stage submits one device job, whose
+ *   device event the element reports later through
+ *   gst_ax_probe_device_event(), in the order of the submissions; a
+ *   timeline draws a flow from the one to the other
  *
  * Flags of a stage span.
  */
@@ -28,6 +32,7 @@ typedef enum
   GST_AX_PROBE_FLAG_NONE = 0,
   GST_AX_PROBE_FLAG_DEVICE_WAIT = (1 << 0),
   GST_AX_PROBE_FLAG_STAGE = (1 << 1),
+  GST_AX_PROBE_FLAG_SUBMIT = (1 << 2),
 } GstAxProbeFlags;
 
 /**

@@ -749,7 +749,7 @@ gst_ax_inference_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     rc = simnpu_job_submit (self->net, inv, self->n_device_inputs, outv,
         self->n_device_outputs, job_done_cb, job, &job->job, &err);
     gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->group,
-        STAGE_HOST_COPY_IN, GST_AX_PROBE_FLAG_STAGE);
+        STAGE_HOST_COPY_IN, GST_AX_PROBE_FLAG_STAGE | GST_AX_PROBE_FLAG_SUBMIT);
     gst_buffer_unmap (m->data, &in_map);
     if (rc < 0) {
       g_mutex_lock (&self->lock);

@@ -101,6 +101,8 @@ void
 axprof_pad_push_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buf)
 {
+  if (G_UNLIKELY (axprof_trace_on))
+    axprof_trace_clock_sample (ts);
   do_push_common (ts, pad, buf, NULL, 1);
 }
 
@@ -203,6 +205,8 @@ void
 axprof_pad_chain_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buf)
 {
+  if (G_UNLIKELY (axprof_trace_on))
+    axprof_trace_clock_sample (ts);
   do_chain_common (ts, pad, buf, NULL, 1);
 }
 
@@ -406,7 +410,7 @@ on_span (const GstAxProbeSpan * span, gpointer user_data)
   st = axprof_row_stats (row, t);
   axprof_stats_add (st, span->wall_ns, span->cpu_ns, span->faults, TRUE);
   if (G_UNLIKELY (axprof_trace_on))
-    axprof_trace_add (t, row, span->start_ns, span->wall_ns, TRUE);
+    axprof_trace_span (t, row, span);
 }
 
 static DeviceState *
@@ -438,18 +442,8 @@ on_device_event (const GstAxProbeDeviceEvent * ev, gpointer user_data)
   d = device_state_for (ei, ev->group);
   g_mutex_lock (&d->lock);
   d->busy_ns += ev->end_ns - ev->start_ns;
-  if (G_UNLIKELY (axprof_trace_on)) {
-    DeviceTraceEvent *te;
-
-    if (d->trace == NULL)
-      d->trace = g_new0 (DeviceTraceEvent, DEVICE_RING_SIZE);
-    te = &d->trace[d->trace_head++ % DEVICE_RING_SIZE];
-    te->core = ev->resource;
-    te->job = ev->job_id;
-    te->start_ns = ev->start_ns;
-    te->end_ns = ev->end_ns;
-    te->run = ei->pipe->run;
-  }
+  if (G_UNLIKELY (axprof_trace_on))
+    axprof_trace_device_event (d, ev, ei->pipe->run);
   d->events++;
   if (ev->n_resources > d->n_cores)
     d->n_cores = ev->n_resources;

@@ -11,13 +11,14 @@
  *   gstaxprof.c           the GstTracer: params, calibration, hooks, the
  *                         lifecycle (start, EOS, stop) and the bus message
  *   gstaxprof-thread.c    per-thread state: slots, span stacks, sampling,
- *                         histograms, trace rings
+ *                         histograms
  *   gstaxprof-registry.c  pipelines, elements, queues and devices
  *   gstaxprof-latency.c   end-to-end latency matching
  *   gstaxprof-pads.c      the pad hooks and the probe sink
  *   gstaxprof-report.c    the GstAxReport of a pipeline's run, judged by
  *                         gst_ax_report_make_verdict() (gst/ax)
- *   gstaxprof-timeline.c  the perfetto= timeline
+ *   gstaxprof-timeline.c  the perfetto= timeline: its recording (trace
+ *                         rings, clock pairing) and its JSON
  *
  * Locks and threads. Lock order: axprof_global_lock, then a pipeline's
  * lock (PipelineState.lock), then a queue's or a device's lock
@@ -77,8 +78,12 @@ G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_ax_prof_debug);
  * device, so a long run keeps its most recent stretch in bounded memory. */
 #define TRACE_RING_SIZE (1 << 15)
 #define DEVICE_RING_SIZE (1 << 14)
-#define TRACE_PID_HOST 1
-#define TRACE_PID_DEVICE 2
+#define QUEUE_RING_SIZE (1 << 14)
+/* hook times paired with the probe clock per thread, to find the offset
+ * between the two clocks (see gstaxprof-timeline.c) */
+#define TRACE_CLOCK_SAMPLES 4096
+/* a thread's name as the kernel keeps it (TASK_COMM_LEN) */
+#define TRACE_THREAD_NAME_SIZE 16
 #define CALIBRATION_PASSES 4
 #define PERCENT 100.0
 
@@ -135,6 +140,8 @@ typedef struct
   GstAxProbeFlags probe_flags;
   /* slot i written by the thread holding slot i; published atomically */
   RowStats *slots[MAX_THREAD_SLOTS];
+  /* timeline: submissions (GST_AX_PROBE_FLAG_SUBMIT) so far this run */
+  guint64 trace_submits;
 } Row;
 
 /* A queue's limits, its max-size-* properties (a multiqueue's apply to
@@ -147,6 +154,15 @@ typedef struct
   /* a queue's leaky mode: it drops buffers without a push */
   gboolean leaky;
 } QueueLimits;
+
+/* A queue's level at a time, for the timeline's counter tracks. */
+typedef struct
+{
+  guint64 ts;
+  gint64 buffers;
+  gint64 bytes;
+  guint32 run;
+} QueueTraceSample;
 
 /* Level over time of a queue (a multiqueue has one per stream), followed
  * from the buffers that enter (its chain returning) and leave (its push)
@@ -179,6 +195,9 @@ typedef struct
   gint64 max;
   gboolean seen;
   QueueLimits limits;
+  /* the timeline's samples of the level (perfetto=) */
+  QueueTraceSample *trace;
+  guint64 trace_head;
 } QueueState;
 
 /* When a frame entered the pipeline, keyed by its running time. */
@@ -215,6 +234,9 @@ typedef struct
   guint64 start_ns;
   guint64 end_ns;
   guint32 run;
+  /* its place among the element's device events this run, from 1: the
+   * job of its submission of the same place */
+  guint64 seq;
 } DeviceTraceEvent;
 
 /* A device (a model group of an element) and its busy intervals. */
@@ -241,6 +263,7 @@ typedef struct
   guint64 last_end;
   DeviceTraceEvent *trace;
   guint64 trace_head;
+  guint64 trace_seq;
   /* the element's own books of its window (GstAxProbeDevice) */
   guint64 in_window_ns;
   guint64 held_in_window_ns;
@@ -351,12 +374,20 @@ typedef struct
   guint32 run;
   /* start is on the probe clock (a reported stage), else a hook time */
   gboolean probe_clock;
+  /* a submission's place among its row's this run, from 1; else 0 */
+  guint64 submit_seq;
 } TraceEvent;
 
 /* written by the thread holding the slot only */
 typedef struct
 {
   guint64 head;
+  /* the least probe clock minus hook time seen on this thread, over
+   * clock_samples pairs (relaxed atomics: read by the timeline) */
+  gint64 clock_offset;
+  guint clock_samples;
+  /* the name of the thread that holds the slot, or held it last */
+  gchar thread_name[TRACE_THREAD_NAME_SIZE];
   TraceEvent events[TRACE_RING_SIZE];
 } TraceRing;
 
@@ -479,9 +510,6 @@ extern RowStats axprof_overflow_stats;
 /* gstaxprof-thread.c */
 ThreadState *axprof_thread_state_new (void);
 RowStats *axprof_row_stats_new (Row * row, ThreadState * t);
-TraceRing *axprof_trace_ring_new (gint slot);
-void axprof_trace_add (ThreadState * t, Row * row, guint64 start,
-    guint64 dur, gboolean probe_clock);
 gdouble axprof_hist_percentile (const LatencyHistogram * h, gdouble q);
 
 /* gstaxprof-registry.c */
@@ -542,7 +570,16 @@ MergedRow *axprof_merged_for (ReportBuild * b, Row * row);
 GstAxReport *axprof_make_report (GstAxProf * self, PipelineState * p,
     GstAxReportStatus status);
 
-/* gstaxprof-timeline.c */
+/* gstaxprof-timeline.c: recording (when perfetto= is set) and writing */
+void axprof_trace_thread_start (gint slot);
+void axprof_trace_add (ThreadState * t, Row * row, guint64 start,
+    guint64 dur, gboolean probe_clock);
+void axprof_trace_span (ThreadState * t, Row * row,
+    const GstAxProbeSpan * span);
+void axprof_trace_device_event (DeviceState * d,
+    const GstAxProbeDeviceEvent * ev, guint32 run);
+void axprof_trace_queue_level (QueueState * q, guint64 ts);
+void axprof_trace_clock_sample (guint64 hook_ts);
 gchar *axprof_make_timeline (PipelineState * p);
 
 /* ---------------------------------------------------------------- hot path

@@ -421,6 +421,8 @@ axprof_queue_in (QueueState * q, guint64 ts, guint n, guint64 bytes,
    * level itself stays exact for the push to come */
   if (!transient)
     queue_track_extremes (q);
+  if (G_UNLIKELY (axprof_trace_on))
+    axprof_trace_queue_level (q, ts);
   g_mutex_unlock (&q->lock);
 }
 
@@ -435,6 +437,8 @@ axprof_queue_out (QueueState * q, guint64 ts, guint n, guint64 bytes,
   if (GST_CLOCK_TIME_IS_VALID (end))
     q->out_end = end;
   queue_track_extremes (q);
+  if (G_UNLIKELY (axprof_trace_on))
+    axprof_trace_queue_level (q, ts);
   g_mutex_unlock (&q->lock);
 }
 
@@ -446,6 +450,8 @@ axprof_queue_flush (QueueState * q, guint64 ts)
     queue_advance (q, ts);
   q->depth = q->bytes = 0;
   q->in_end = q->out_end = GST_CLOCK_TIME_NONE;
+  if (G_UNLIKELY (axprof_trace_on))
+    axprof_trace_queue_level (q, ts);
   g_mutex_unlock (&q->lock);
 }
 
@@ -457,6 +463,7 @@ axprof_pipeline_reset (PipelineState * p)
   for (i = 0; i < p->rows->len; i++) {
     Row *row = g_ptr_array_index (p->rows, i);
 
+    __atomic_store_n (&row->trace_submits, 0, __ATOMIC_RELAXED);
     for (s = 0; s < MAX_THREAD_SLOTS; s++) {
       RowStats *st = row->slots[s];
       LatencyHistogram *lat;
@@ -494,6 +501,7 @@ axprof_pipeline_reset (PipelineState * p)
     d->first_start = d->last_end = 0;
     d->min_job = G_MAXUINT64;
     d->max_job = 0;
+    d->trace_seq = 0;
     g_mutex_unlock (&d->lock);
   }
   for (i = 0; i < (guint) p->n_rings; i++)

@@ -7,8 +7,8 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* Per-thread state: thread slots, the span stacks' bookkeeping, sampling,
- * the latency histograms and the timeline's trace rings. */
+/* Per-thread state: thread slots, the span stacks' bookkeeping, sampling
+ * and the latency histograms. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -17,7 +17,6 @@
 #include "gstaxprof-private.h"
 
 #include <math.h>
-#include <string.h>
 
 static GMutex slot_lock;
 static gboolean slot_used[MAX_THREAD_SLOTS];
@@ -62,8 +61,8 @@ axprof_thread_state_new (void)
     }
   }
   g_mutex_unlock (&slot_lock);
-  if (axprof_trace_on && t->slot >= 0 && axprof_trace_rings[t->slot] == NULL)
-    axprof_trace_ring_new (t->slot);
+  if (axprof_trace_on && t->slot >= 0)
+    axprof_trace_thread_start (t->slot);
   g_private_set (&thread_key, t);
   return t;
 }
@@ -101,39 +100,6 @@ hist_value (guint idx)
 }
 
 /* ---------------------------------------------------------------- spans */
-
-/* The ring's pages are touched when it is made, so that filling it later
- * takes no page faults that the measured spans would be charged with. */
-TraceRing *
-axprof_trace_ring_new (gint slot)
-{
-  TraceRing *ring = g_malloc (sizeof (TraceRing));
-
-  memset (ring, 0, sizeof (TraceRing));
-  __atomic_store_n (&axprof_trace_rings[slot], ring, __ATOMIC_RELEASE);
-  return ring;
-}
-
-void
-axprof_trace_add (ThreadState * t, Row * row, guint64 start, guint64 dur,
-    gboolean probe_clock)
-{
-  TraceRing *ring;
-  TraceEvent *e;
-
-  if (t->slot < 0)
-    return;
-  ring = axprof_trace_rings[t->slot];
-  if (G_UNLIKELY (ring == NULL))
-    ring = axprof_trace_ring_new (t->slot);
-  e = &ring->events[ring->head % TRACE_RING_SIZE];
-  e->row = row;
-  e->start = start;
-  e->dur = dur;
-  e->run = row->pipe->run;
-  e->probe_clock = probe_clock;
-  __atomic_store_n (&ring->head, ring->head + 1, __ATOMIC_RELEASE);
-}
 
 gdouble
 axprof_hist_percentile (const LatencyHistogram * h, gdouble q)

@@ -51,6 +51,8 @@ typedef struct
   double end_us;
   const debug_action *info;
   const char *resource;
+  /* the core or slice the action ran on, -1 for other resources */
+  int slice;
 } row;
 
 typedef struct
@@ -60,7 +62,24 @@ typedef struct
   char *model;
   GArray *rows;
   GHashTable *job_core;
+  /* the device's cores or slices: its first resources */
+  unsigned n_slices;
 } annotate;
+
+/* The annotated CSV's columns after total_time, as the Torq profiling
+ * guide names them: one flag per slice, then one per kind of transfer
+ * and unit. */
+#define SLICE_COLUMN_FMT "slice_used_%u_in_program"
+#define TORQ_SLICES 2
+static const char *const unit_columns[][2] = {
+  {"DMA_IN", "dma_in_used_in_program"},
+  {"DMA_OUT", "dma_out_used_in_program"},
+  {"CDMA", "cdma_used_in_program"},
+  {"CSS", "css_used_in_program"},
+};
+
+/* Times in the CSV and the workbook: µs to the nanosecond. */
+#define TIME_DECIMALS 1000.0
 
 /* Splits one CSV line, honouring double quotes. */
 static GPtrArray *
@@ -174,6 +193,25 @@ core_name (annotate * an, unsigned core)
   return "core";
 }
 
+/* A core or slice resource: "core0", "slice1" (simnpu-compile's names). */
+static gboolean
+is_slice_resource (const char *name)
+{
+  const char *d = g_str_has_prefix (name, "core") ? name + 4 :
+      g_str_has_prefix (name, "slice") ? name + 5 : NULL;
+
+  return d != NULL && g_ascii_isdigit (*d);
+}
+
+static void
+count_slices (annotate * an)
+{
+  an->n_slices = 0;
+  while (an->n_slices < an->resources->len &&
+      is_slice_resource (g_ptr_array_index (an->resources, an->n_slices)))
+    an->n_slices++;
+}
+
 static int
 read_runtime (annotate * an, const char *path)
 {
@@ -250,8 +288,11 @@ read_runtime (annotate * an, const char *path)
   g_free (contents);
   g_hash_table_destroy (open_rows);
 
+  count_slices (an);
   for (i = 0; i < an->rows->len; i++) {
     row *r = &g_array_index (an->rows, row, i);
+    unsigned k;
+    r->slice = -1;
     if (strcmp (r->dispatch, HOST_COPY) == 0) {
       r->resource = "host";
       continue;
@@ -264,6 +305,9 @@ read_runtime (annotate * an, const char *path)
     } else {
       r->resource = r->info ? r->info->resource : "unknown";
     }
+    for (k = 0; k < an->n_slices; k++)
+      if (strcmp (r->resource, g_ptr_array_index (an->resources, k)) == 0)
+        r->slice = (int) k;
   }
   return 0;
 }
@@ -287,6 +331,29 @@ operation (const row * r)
 
 /* ------------------------------------------------------------------ */
 /* Writers                                                              */
+
+/* Slice columns: the guide's two, or as many as the device has cores. */
+static unsigned
+n_slice_columns (const annotate * an)
+{
+  return MAX (an->n_slices, TORQ_SLICES);
+}
+
+/* The flag of unit column @k for @r: the action's kind, whichever engine
+ * ran it (a shared DMA engine moves both ways). */
+static int
+unit_flag (const row * r, unsigned k)
+{
+  return r->info != NULL && strcmp (r->info->kind, unit_columns[k][0]) == 0;
+}
+
+static double
+round_time (double us)
+{
+  double scaled = us * TIME_DECIMALS;
+
+  return (double) (gint64) (scaled + (scaled < 0 ? -0.5 : 0.5)) / TIME_DECIMALS;
+}
 
 static void
 csv_field (FILE * f, const char *s)
@@ -316,9 +383,10 @@ write_csv (annotate * an, const char *path)
   }
   fprintf (f, "action_id,job_id,operation,invocation_names,"
       "original_operators,total_time");
-  for (k = 0; k < an->resources->len; k++)
-    fprintf (f, ",%s_used_in_program",
-        (char *) g_ptr_array_index (an->resources, k));
+  for (k = 0; k < n_slice_columns (an); k++)
+    fprintf (f, "," SLICE_COLUMN_FMT, k);
+  for (k = 0; k < G_N_ELEMENTS (unit_columns); k++)
+    fprintf (f, ",%s", unit_columns[k][1]);
   fprintf (f, ",timestamp_start,timestamp_end,location\n");
   for (i = 0; i < an->rows->len; i++) {
     const row *r = &g_array_index (an->rows, row, i);
@@ -329,9 +397,10 @@ write_csv (annotate * an, const char *path)
     fputc (',', f);
     csv_field (f, r->info ? r->info->op_name : "");
     fprintf (f, ",%.3f", r->end_us - r->start_us);
-    for (k = 0; k < an->resources->len; k++)
-      fprintf (f, ",%d", strcmp (r->resource,
-              g_ptr_array_index (an->resources, k)) == 0);
+    for (k = 0; k < n_slice_columns (an); k++)
+      fprintf (f, ",%d", r->slice == (int) k);
+    for (k = 0; k < G_N_ELEMENTS (unit_columns); k++)
+      fprintf (f, ",%d", unit_flag (r, k));
     fprintf (f, ",%.3f,%.3f,", r->start_us, r->end_us);
     csv_field (f, r->info ? r->info->location : "");
     fputc ('\n', f);
@@ -355,12 +424,13 @@ write_xlsx (annotate * an, const char *path)
   ws = workbook_add_worksheet (wb, "annotated");
   for (col = 0; col < G_N_ELEMENTS (head); col++)
     worksheet_write_string (ws, 0, col, head[col], NULL);
-  for (k = 0; k < an->resources->len; k++) {
-    gchar *h = g_strdup_printf ("%s_used_in_program",
-        (char *) g_ptr_array_index (an->resources, k));
+  for (k = 0; k < n_slice_columns (an); k++) {
+    gchar *h = g_strdup_printf (SLICE_COLUMN_FMT, k);
     worksheet_write_string (ws, 0, col++, h, NULL);
     g_free (h);
   }
+  for (k = 0; k < G_N_ELEMENTS (unit_columns); k++)
+    worksheet_write_string (ws, 0, col++, unit_columns[k][1], NULL);
   worksheet_write_string (ws, 0, col++, "timestamp_start", NULL);
   worksheet_write_string (ws, 0, col++, "timestamp_end", NULL);
   worksheet_write_string (ws, 0, col++, "location", NULL);
@@ -374,12 +444,14 @@ write_xlsx (annotate * an, const char *path)
     worksheet_write_string (ws, y, col++, r->resource, NULL);
     worksheet_write_string (ws, y, col++, r->info ? r->info->op_name : "",
         NULL);
-    worksheet_write_number (ws, y, col++, r->end_us - r->start_us, NULL);
-    for (k = 0; k < an->resources->len; k++)
-      worksheet_write_number (ws, y, col++, strcmp (r->resource,
-              g_ptr_array_index (an->resources, k)) == 0, NULL);
-    worksheet_write_number (ws, y, col++, r->start_us, NULL);
-    worksheet_write_number (ws, y, col++, r->end_us, NULL);
+    worksheet_write_number (ws, y, col++,
+        round_time (r->end_us - r->start_us), NULL);
+    for (k = 0; k < n_slice_columns (an); k++)
+      worksheet_write_number (ws, y, col++, r->slice == (int) k, NULL);
+    for (k = 0; k < G_N_ELEMENTS (unit_columns); k++)
+      worksheet_write_number (ws, y, col++, unit_flag (r, k), NULL);
+    worksheet_write_number (ws, y, col++, round_time (r->start_us), NULL);
+    worksheet_write_number (ws, y, col++, round_time (r->end_us), NULL);
     worksheet_write_string (ws, y, col++, r->info ? r->info->location : "",
         NULL);
   }
@@ -387,8 +459,13 @@ write_xlsx (annotate * an, const char *path)
 }
 #endif
 
-/* Minimal protobuf encoding of a Perfetto trace: one track per resource
- * (TrackDescriptor) and a slice begin/end pair (TrackEvent) per row. */
+/* Minimal protobuf encoding of a Perfetto trace: a track per resource
+ * (TrackDescriptor) and a slice begin/end pair (TrackEvent) per row, the
+ * field numbers of Perfetto's trace_packet.proto, track_descriptor.proto
+ * and track_event.proto. A slice on a track must begin and end inside
+ * the slice it begins in, so transfers each way get their own track (a
+ * shared DMA engine moves data in and out within one transfer's span), and
+ * a row that overlaps the last one on its track goes to a further lane. */
 static void
 pb_varint (GByteArray * b, uint64_t v)
 {
@@ -444,15 +521,110 @@ pb_packet (GByteArray * out, GByteArray * packet)
   g_byte_array_set_size (packet, 0);
 }
 
-static unsigned
-track_of (annotate * an, const char *resource)
+typedef struct
 {
-  unsigned k;
+  gchar *name;
+  double end_us;
+} pb_track;
 
-  for (k = 0; k < an->resources->len; k++)
-    if (strcmp (resource, g_ptr_array_index (an->resources, k)) == 0)
+typedef struct
+{
+  uint64_t ts_ns;
+  gboolean begin;
+  unsigned track;
+  /* the row's index, for its slice name */
+  unsigned row;
+  gboolean zero;
+} pb_edge;
+
+/* The track a row is drawn on before lanes: its resource, or for a DMA
+ * engine that moves both ways, the resource and the direction. */
+static gchar *
+track_label (const row * r)
+{
+  gboolean in = r->info && strcmp (r->info->kind, "DMA_IN") == 0;
+  gboolean out = r->info && strcmp (r->info->kind, "DMA_OUT") == 0;
+
+  if ((in && !g_str_has_suffix (r->resource, "_in")) ||
+      (out && !g_str_has_suffix (r->resource, "_out")))
+    return g_strdup_printf ("%s %s", r->resource, in ? "in" : "out");
+  return g_strdup (r->resource);
+}
+
+/* The track of a row starting at @start_us: the first lane of @label free
+ * at that time, made when none is. */
+static unsigned
+track_for (GPtrArray * tracks, const char *label, double start_us,
+    double end_us)
+{
+  unsigned k, lane = 1;
+
+  for (k = 0; k < tracks->len; k++) {
+    pb_track *t = g_ptr_array_index (tracks, k);
+    gchar *want = lane == 1 ? g_strdup (label) :
+        g_strdup_printf ("%s #%u", label, lane);
+    gboolean same = strcmp (t->name, want) == 0;
+
+    g_free (want);
+    if (!same)
+      continue;
+    if (t->end_us <= start_us) {
+      t->end_us = end_us;
       return k;
-  return an->resources->len;
+    }
+    lane++;
+    k = (unsigned) -1;
+  }
+  {
+    pb_track *t = g_new0 (pb_track, 1);
+
+    t->name = lane == 1 ? g_strdup (label) :
+        g_strdup_printf ("%s #%u", label, lane);
+    t->end_us = end_us;
+    g_ptr_array_add (tracks, t);
+  }
+  return tracks->len - 1;
+}
+
+static void
+free_track (gpointer p)
+{
+  pb_track *t = p;
+
+  g_free (t->name);
+  g_free (t);
+}
+
+static uint64_t
+us_to_ns (double us)
+{
+  return us > 0 ? (uint64_t) (us * 1000.0 + 0.5) : 0;
+}
+
+/* The order of edges at one time: ends first, so that a slice that ends
+ * where the next one on its track begins closes first; then slices of
+ * no length, each begin followed by its end; then begins. */
+static int
+edge_class (const pb_edge * e)
+{
+  if (e->zero)
+    return 1;
+  return e->begin ? 2 : 0;
+}
+
+static int
+compare_edges (const void *pa, const void *pb)
+{
+  const pb_edge *a = pa, *b = pb;
+  int ca = edge_class (a), cb = edge_class (b);
+
+  if (a->ts_ns != b->ts_ns)
+    return a->ts_ns < b->ts_ns ? -1 : 1;
+  if (ca != cb)
+    return ca < cb ? -1 : 1;
+  if (a->row != b->row)
+    return a->row < b->row ? -1 : 1;
+  return a->begin == b->begin ? 0 : a->begin ? -1 : 1;
 }
 
 static int
@@ -460,43 +632,58 @@ write_perfetto (annotate * an, const char *path)
 {
   GByteArray *out = g_byte_array_new (), *p = g_byte_array_new ();
   GByteArray *sub = g_byte_array_new ();
-  unsigned i, k;
+  GPtrArray *tracks = g_ptr_array_new_with_free_func (free_track);
+  pb_edge *edges = g_new (pb_edge, 2 * an->rows->len + 1);
+  unsigned i, k, n = 0;
   gboolean ok;
 
-  for (k = 0; k <= an->resources->len; k++) {
-    const char *name = k < an->resources->len ?
-        (const char *) g_ptr_array_index (an->resources, k) : "host";
+  for (i = 0; i < an->rows->len; i++) {
+    const row *r = &g_array_index (an->rows, row, i);
+    gchar *label = track_label (r);
+    unsigned track = track_for (tracks, label, r->start_us, r->end_us);
+    uint64_t b = us_to_ns (r->start_us), e = us_to_ns (r->end_us);
+
+    g_free (label);
+    e = MAX (b, e);
+    edges[n++] = (pb_edge) {
+    b, TRUE, track, i, b == e};
+    edges[n++] = (pb_edge) {
+    e, FALSE, track, i, b == e};
+  }
+  qsort (edges, n, sizeof (pb_edge), compare_edges);
+
+  for (k = 0; k < tracks->len; k++) {
+    const pb_track *t = g_ptr_array_index (tracks, k);
     pb_uint (sub, PB_TRACK_UUID, TRACK_UUID_BASE + k);
-    pb_bytes (sub, PB_TRACK_NAME, name, strlen (name));
+    pb_bytes (sub, PB_TRACK_NAME, t->name, strlen (t->name));
     pb_bytes (p, PB_PACKET_TRACK_DESCRIPTOR, sub->data, sub->len);
     g_byte_array_set_size (sub, 0);
     pb_packet (out, p);
   }
-  for (i = 0; i < an->rows->len; i++) {
-    const row *r = &g_array_index (an->rows, row, i);
-    unsigned track = TRACK_UUID_BASE + track_of (an, r->resource);
-    gchar *name = g_strdup_printf ("%s %s #%" G_GUINT64_FORMAT,
-        r->info ? r->info->id : "host", r->info && r->info->op_name[0] ?
-        r->info->op_name : operation (r), (guint64) r->job);
-    int edge;
-    for (edge = 0; edge < 2; edge++) {
-      double ts = edge == 0 ? r->start_us : r->end_us;
-      pb_uint (sub, PB_EVENT_TYPE, edge == 0 ? PB_SLICE_BEGIN : PB_SLICE_END);
-      pb_uint (sub, PB_EVENT_TRACK_UUID, track);
-      if (edge == 0)
-        pb_bytes (sub, PB_EVENT_NAME, name, strlen (name));
-      pb_uint (p, PB_PACKET_TIMESTAMP, (uint64_t) (ts * 1000.0));
-      pb_uint (p, PB_PACKET_SEQUENCE_ID, PB_SEQUENCE_ID);
-      pb_bytes (p, PB_PACKET_TRACK_EVENT, sub->data, sub->len);
-      g_byte_array_set_size (sub, 0);
-      pb_packet (out, p);
+  for (i = 0; i < n; i++) {
+    const pb_edge *e = &edges[i];
+    const row *r = &g_array_index (an->rows, row, e->row);
+    pb_uint (sub, PB_EVENT_TYPE, e->begin ? PB_SLICE_BEGIN : PB_SLICE_END);
+    pb_uint (sub, PB_EVENT_TRACK_UUID, TRACK_UUID_BASE + e->track);
+    if (e->begin) {
+      gchar *name = g_strdup_printf ("%s %s #%" G_GUINT64_FORMAT,
+          r->info ? r->info->id : "host", r->info && r->info->op_name[0] ?
+          r->info->op_name : operation (r), (guint64) r->job);
+      pb_bytes (sub, PB_EVENT_NAME, name, strlen (name));
+      g_free (name);
     }
-    g_free (name);
+    pb_uint (p, PB_PACKET_TIMESTAMP, e->ts_ns);
+    pb_uint (p, PB_PACKET_SEQUENCE_ID, PB_SEQUENCE_ID);
+    pb_bytes (p, PB_PACKET_TRACK_EVENT, sub->data, sub->len);
+    g_byte_array_set_size (sub, 0);
+    pb_packet (out, p);
   }
   ok = g_file_set_contents (path, (const gchar *) out->data, out->len, NULL);
   g_byte_array_free (out, TRUE);
   g_byte_array_free (p, TRUE);
   g_byte_array_free (sub, TRUE);
+  g_ptr_array_free (tracks, TRUE);
+  g_free (edges);
   return ok ? 0 : -1;
 }
 
@@ -646,6 +833,86 @@ free_category (category * c)
   g_free (c);
 }
 
+/* A resource's row label in the Torq guide's style: words capitalised,
+ * an index apart ("slice0" -> "Slice 0", "dma_in" -> "Dma In"). */
+static gchar *
+overview_label (const char *resource)
+{
+  GString *l = g_string_new (NULL);
+  gboolean word_start = TRUE;
+  const char *c;
+
+  for (c = resource; *c; c++) {
+    if (*c == '_' || *c == ' ') {
+      g_string_append_c (l, ' ');
+      word_start = TRUE;
+      continue;
+    }
+    if (g_ascii_isdigit (*c) && c > resource && !g_ascii_isdigit (c[-1]) &&
+        c[-1] != '_' && c[-1] != ' ')
+      g_string_append_c (l, ' ');
+    g_string_append_c (l, word_start ? g_ascii_toupper (*c) : *c);
+    word_start = FALSE;
+  }
+  return g_string_free (l, FALSE);
+}
+
+/* Prints a row unless one of the same name (in any case) was printed:
+ * a resource named like a category ("cdma" and the CDMA actions) is the
+ * same figure. */
+static void
+overview_row (GPtrArray * printed, const char *label, double us, double overall)
+{
+  unsigned i;
+
+  for (i = 0; i < printed->len; i++)
+    if (g_ascii_strcasecmp (g_ptr_array_index (printed, i), label) == 0)
+      return;
+  g_ptr_array_add (printed, g_strdup (label));
+  print_time (label, us, overall);
+}
+
+static gboolean
+match_slice (const row * r, const void *unused)
+{
+  return r->info != NULL && r->slice >= 0;
+}
+
+static gboolean
+match_dma_total (const row * r, const void *unused)
+{
+  return match_dma (r, NULL) || match_kind (r, "CDMA");
+}
+
+/* Prints the category of the rows @match selects, when there are any. */
+static void
+overview_category (annotate * an, GPtrArray * printed, const char *label,
+    gboolean (*match) (const row *, const void *), const void *data,
+    double overall)
+{
+  category *c = collect (an, label, match, data);
+
+  if (c->n)
+    overview_row (printed, label, length (c->spans, c->n), overall);
+  free_category (c);
+}
+
+/* The resources from @first to @last (exclusive), each as its own row. */
+static void
+overview_resources (annotate * an, GPtrArray * printed, unsigned first,
+    unsigned last, double overall)
+{
+  unsigned k;
+
+  for (k = first; k < last; k++) {
+    const char *res = g_ptr_array_index (an->resources, k);
+    gchar *label = overview_label (res);
+
+    overview_category (an, printed, label, match_resource, res, overall);
+    g_free (label);
+  }
+}
+
 static void
 print_overview (annotate * an)
 {
@@ -653,11 +920,10 @@ print_overview (annotate * an)
   category *dma = collect (an, "Dma", match_dma, NULL);
   category *compute = collect (an, "Compute", match_kind, "COMPUTE");
   category *host = collect (an, "Host Copy", match_host_copy, NULL);
+  GPtrArray *printed = g_ptr_array_new_with_free_func (g_free);
   double first = G_MAXDOUBLE, last = 0, overall, dma_t, comp_t, both;
-  static const char *const other_kinds[][2] = { {"CDMA", "Cdma"},
-  {"CSS", "Css"}
-  };
-  unsigned i, k;
+  gchar *slices = NULL;
+  unsigned i;
 
   for (i = 0; i < an->rows->len; i++) {
     const row *r = &g_array_index (an->rows, row, i);
@@ -678,33 +944,43 @@ print_overview (annotate * an)
   print_time ("WALL_TIME", an->rows->len ? last - first : 0, 0);
   print_time ("OVERALL", overall, 0);
   if (dma->n) {
-    print_time ("Dma", dma_t, overall);
-    print_time ("Dma Only", dma_t - both, overall);
+    overview_row (printed, "Dma", dma_t, overall);
+    overview_row (printed, "Dma Only", dma_t - both, overall);
   }
-  for (k = 0; k < G_N_ELEMENTS (other_kinds); k++) {
-    category *c = collect (an, other_kinds[k][1], match_kind,
-        other_kinds[k][0]);
-    if (c->n)
-      print_time (other_kinds[k][1], length (c->spans, c->n), overall);
-    free_category (c);
+  /* the DMA engines after the cores, before CDMA and CSS */
+  for (i = an->n_slices; i < an->resources->len; i++) {
+    const char *res = g_ptr_array_index (an->resources, i);
+    if (g_ascii_strncasecmp (res, "dma", 3) != 0)
+      break;
   }
+  overview_resources (an, printed, an->n_slices, i, overall);
+  if (dma->n)
+    overview_category (an, printed, "Dma Total", match_dma_total, NULL,
+        overall);
+  overview_category (an, printed, "Cdma", match_kind, "CDMA", overall);
   if (compute->n) {
-    print_time ("Compute", comp_t, overall);
-    print_time ("Compute Only", comp_t - both, overall);
+    overview_row (printed, "Compute", comp_t, overall);
+    overview_row (printed, "Compute Only", comp_t - both, overall);
   }
-  for (k = 0; k < an->resources->len; k++) {
-    const char *res = g_ptr_array_index (an->resources, k);
-    category *c = collect (an, res, match_resource, res);
-    if (c->n)
-      print_time (res, length (c->spans, c->n), overall);
-    free_category (c);
+  /* the cores or slices together, named as the device names them */
+  if (an->n_slices > 0) {
+    slices = overview_label (g_ptr_array_index (an->resources, 0));
+    if (strchr (slices, ' '))
+      *strchr (slices, ' ') = '\0';
+    overview_category (an, printed, slices, match_slice, NULL, overall);
   }
+  overview_resources (an, printed, 0, an->n_slices, overall);
+  overview_category (an, printed, "Css", match_kind, "CSS", overall);
+  overview_resources (an, printed, an->n_slices, an->resources->len, overall);
   if (dma->n && compute->n)
-    print_time ("Overlap", both, overall);
+    overview_row (printed, "Overlap", both, overall);
   if (device->n)
-    print_time ("Idle", overall - length (device->spans, device->n), overall);
+    overview_row (printed, "Idle", overall - length (device->spans,
+            device->n), overall);
   if (host->n)
-    print_time ("Host Copy", length (host->spans, host->n), overall);
+    overview_row (printed, "Host Copy", length (host->spans, host->n), overall);
+  g_free (slices);
+  g_ptr_array_free (printed, TRUE);
   free_category (device);
   free_category (dma);
   free_category (compute);

@@ -278,6 +278,8 @@ struct _AxTestDevice
    * modelled end, and its threads are said to use sim_cpu_ms per job */
   guint lag_ms;
   guint sim_cpu_ms;
+  /* elements with the same non-zero handle share one device */
+  guint64 device_handle;
 };
 
 G_DEFINE_TYPE (AxTestDevice, ax_test_device, GST_TYPE_ELEMENT);
@@ -294,6 +296,7 @@ enum
   PROP_HOST_NS,
   PROP_LAG_MS,
   PROP_SIM_CPU_MS,
+  PROP_DEVICE_HANDLE,
 };
 
 static void
@@ -303,6 +306,8 @@ ax_test_device_report (AxTestDevice * self, guint64 done)
     self->cores, self->in_flight, done, done * self->sim_cpu_ms * GST_MSECOND,
     done * self->lag_ms * GST_MSECOND
   };
+
+  dev.device_handle = self->device_handle;
 
   gst_ax_probe_device (&dev);
 }
@@ -327,7 +332,7 @@ ax_test_device_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     gst_buffer_unmap (buf, &map);
   }
   gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->model,
-      "host copy in", GST_AX_PROBE_FLAG_NONE);
+      "host copy in", GST_AX_PROBE_FLAG_SUBMIT);
   host1 = gst_ax_probe_now_ns ();
 
   g_mutex_lock (&self->lock);
@@ -518,6 +523,9 @@ ax_test_device_set_property (GObject * object, guint id,
     case PROP_SIM_CPU_MS:
       self->sim_cpu_ms = g_value_get_uint (value);
       break;
+    case PROP_DEVICE_HANDLE:
+      self->device_handle = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
   }
@@ -549,6 +557,9 @@ ax_test_device_get_property (GObject * object, guint id, GValue * value,
       break;
     case PROP_SIM_CPU_MS:
       g_value_set_uint (value, self->sim_cpu_ms);
+      break;
+    case PROP_DEVICE_HANDLE:
+      g_value_set_uint64 (value, self->device_handle);
       break;
     case PROP_BUSY_NS:
       g_mutex_lock (&self->lock);
@@ -610,6 +621,11 @@ ax_test_device_class_init (AxTestDeviceClass * klass)
   g_object_class_install_property (gobject_class, PROP_SIM_CPU_MS,
       g_param_spec_uint ("sim-cpu-ms", "Simulator CPU ms", "Simulator CPU "
           "reported per job", 0, 1000, 0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_HANDLE,
+      g_param_spec_uint64 ("device-handle", "Device handle", "Identity of "
+          "the device reported to profilers: elements with the same "
+          "non-zero handle share one", 0, G_MAXUINT64, 0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_BUSY_NS,
       g_param_spec_uint64 ("busy-ns", "Busy", "Summed job time on the "

@@ -515,57 +515,329 @@ GST_START_TEST (test_bin_as_sink_groups)
 
 GST_END_TEST;
 
+/* The timeline's pipeline: a queue's level, a device of 4 cores with 2
+ * jobs in flight, each job's submission flagged. */
+#define TIMELINE_MODEL "timelinenet"
+#define TIMELINE_LAUNCH "videotestsrc num-buffers=16 ! " \
+    "video/x-raw,width=64,height=48 ! queue name=tlq ! axtestdevice " \
+    "model-name=" TIMELINE_MODEL " device-ms=2 cores=4 in-flight=2 ! " \
+    "fakesink"
+#define NS_PER_US 1000.0
+
+typedef struct
+{
+  gint64 ts;
+  gint64 end;
+  const gchar *name;
+} TlSlice;
+
+/* Perfetto's JSON importer reads µs and truncates to whole ns. */
+static gint64
+tl_ns (JsonObject * e, const gchar * member)
+{
+  return (gint64) (json_object_get_double_member (e, member) * NS_PER_US);
+}
+
+static gint
+compare_tl_slices (gconstpointer a, gconstpointer b)
+{
+  const TlSlice *x = a, *y = b;
+
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  return x->end > y->end ? -1 : (x->end < y->end);
+}
+
+static gchar *
+tl_key (gint64 pid, gint64 tid)
+{
+  return g_strdup_printf ("%" G_GINT64_FORMAT "/%" G_GINT64_FORMAT, pid, tid);
+}
+
+/* Is @ts inside a slice of @slices (one thread's, sorted)? */
 static gboolean
-timeline_has_device (const gchar * path)
+tl_inside (GArray * slices, gint64 ts)
+{
+  guint i;
+
+  for (i = 0; slices && i < slices->len; i++) {
+    TlSlice *s = &g_array_index (slices, TlSlice, i);
+
+    if (s->ts <= ts && ts < s->end)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+typedef struct
+{
+  guint device_jobs;
+  guint queue_counters;
+  guint in_flight_counters;
+  guint flows;
+} TlCheck;
+
+/* Checks @path against the Trace Event Format as Perfetto reads it: each
+ * thread's complete events nest (none straddles another), no negative
+ * time, every process and thread named by an M event, tid 0 unused,
+ * flows bound to a slice at both ends. */
+static void
+check_timeline (const gchar * path, TlCheck * c)
 {
   JsonParser *parser = json_parser_new ();
   JsonArray *events;
-  gboolean host_wait = FALSE, device_job = FALSE;
-  guint i;
+  GHashTable *named_pids = g_hash_table_new_full (g_int64_hash,
+      g_int64_equal, g_free, NULL);
+  GHashTable *named_tids = g_hash_table_new_full (g_int64_hash,
+      g_int64_equal, g_free, NULL);
+  GHashTable *threads = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, (GDestroyNotify) g_array_unref);
+  GHashTable *flow_starts = g_hash_table_new (g_int64_hash, g_int64_equal);
+  GHashTableIter it;
+  gpointer key, value;
+  guint i, n;
 
-  if (!json_parser_load_from_file (parser, path, NULL)) {
-    g_object_unref (parser);
-    return FALSE;
-  }
+  fail_unless (json_parser_load_from_file (parser, path, NULL), "%s", path);
   events = json_object_get_array_member (json_node_get_object
       (json_parser_get_root (parser)), "traceEvents");
-  for (i = 0; events && i < json_array_get_length (events); i++) {
-    JsonObject *e = json_array_get_object_element (events, i);
-    const gchar *name = json_object_get_string_member (e, "name");
+  fail_unless (events != NULL);
+  n = json_array_get_length (events);
+  memset (c, 0, sizeof (*c));
 
-    fail_unless_equals_string (json_object_get_string_member (e, "ph"), "X");
-    fail_unless (json_object_get_double_member (e, "dur") >= 0);
-    if (g_strcmp0 (name, "device wait") == 0 &&
-        json_object_get_int_member (e, "pid") == 1)
-      host_wait = TRUE;
-    if (g_str_has_prefix (name, "job ") &&
-        json_object_get_int_member (e, "pid") == 2 &&
-        json_object_get_int_member (e, "tid") < DEVICE_CORES)
-      device_job = TRUE;
+  for (i = 0; i < n; i++) {
+    JsonObject *e = json_array_get_object_element (events, i);
+    const gchar *ph = json_object_get_string_member (e, "ph");
+    const gchar *name = json_object_get_string_member (e, "name");
+    gint64 pid = json_object_get_int_member (e, "pid");
+
+    fail_unless (name != NULL && pid > 0);
+    if (json_object_has_member (e, "tid"))
+      fail_if (json_object_get_int_member (e, "tid") == 0,
+          "tid 0 is the process's own track: %s", name);
+    if (strcmp (ph, "M") == 0) {
+      JsonObject *args = json_object_get_object_member (e, "args");
+
+      fail_unless (args != NULL && json_object_get_string_member (args,
+              "name")[0] != '\0');
+      if (strcmp (name, "process_name") == 0) {
+        g_hash_table_add (named_pids, g_memdup2 (&pid, sizeof (pid)));
+      } else {
+        gint64 tid = json_object_get_int_member (e, "tid");
+
+        fail_unless_equals_string (name, "thread_name");
+        g_hash_table_add (named_tids, g_memdup2 (&tid, sizeof (tid)));
+      }
+    } else {
+      fail_unless (tl_ns (e, "ts") >= 0, "%s at %f", name,
+          json_object_get_double_member (e, "ts"));
+    }
   }
+
+  for (i = 0; i < n; i++) {
+    JsonObject *e = json_array_get_object_element (events, i);
+    const gchar *ph = json_object_get_string_member (e, "ph");
+    const gchar *name = json_object_get_string_member (e, "name");
+    gint64 pid = json_object_get_int_member (e, "pid");
+    gint64 tid = json_object_has_member (e, "tid") ?
+        json_object_get_int_member (e, "tid") : 0;
+
+    fail_unless (g_hash_table_contains (named_pids, &pid),
+        "pid %" G_GINT64_FORMAT " has no name", pid);
+    if (tid != 0)
+      fail_unless (g_hash_table_contains (named_tids, &tid),
+          "tid %" G_GINT64_FORMAT " has no name", tid);
+    if (strcmp (ph, "X") == 0) {
+      TlSlice s;
+      gchar *k = tl_key (pid, tid);
+      GArray *a = g_hash_table_lookup (threads, k);
+
+      fail_unless (tid != 0);
+      s.ts = tl_ns (e, "ts");
+      s.end = s.ts + tl_ns (e, "dur");
+      s.name = name;
+      fail_unless (s.end >= s.ts);
+      if (a == NULL) {
+        a = g_array_new (FALSE, FALSE, sizeof (TlSlice));
+        g_hash_table_insert (threads, k, a);
+      } else {
+        g_free (k);
+      }
+      g_array_append_val (a, s);
+      if (g_str_has_prefix (name, TIMELINE_MODEL " job "))
+        c->device_jobs++;
+    } else if (strcmp (ph, "C") == 0) {
+      JsonObject *args = json_object_get_object_member (e, "args");
+
+      fail_unless (args != NULL && json_object_get_size (args) == 1);
+      if (strcmp (name, "tlq") == 0)
+        c->queue_counters++;
+      if (strcmp (name, TIMELINE_MODEL " in flight") == 0) {
+        c->in_flight_counters++;
+        fail_unless (json_object_get_int_member (args, "jobs") >= 0);
+      }
+    } else if (strcmp (ph, "s") != 0 && strcmp (ph, "f") != 0) {
+      fail_unless_equals_string (ph, "M");
+    }
+  }
+
+  /* nesting per thread */
+  g_hash_table_iter_init (&it, threads);
+  while (g_hash_table_iter_next (&it, &key, &value)) {
+    GArray *a = value, *stack = g_array_new (FALSE, FALSE, sizeof (TlSlice));
+
+    g_array_sort (a, compare_tl_slices);
+    for (i = 0; i < a->len; i++) {
+      TlSlice *s = &g_array_index (a, TlSlice, i);
+
+      while (stack->len > 0 && g_array_index (stack, TlSlice,
+              stack->len - 1).end <= s->ts)
+        g_array_set_size (stack, stack->len - 1);
+      if (stack->len > 0) {
+        TlSlice *top = &g_array_index (stack, TlSlice, stack->len - 1);
+
+        fail_if (s->end > top->end, "on %s, '%s' [%" G_GINT64_FORMAT ", %"
+            G_GINT64_FORMAT "] straddles '%s' [%" G_GINT64_FORMAT ", %"
+            G_GINT64_FORMAT "]", (gchar *) key, s->name, s->ts, s->end,
+            top->name, top->ts, top->end);
+      }
+      g_array_append_val (stack, *s);
+    }
+    g_array_free (stack, TRUE);
+  }
+
+  /* flows: a start and an end per id, each inside a slice of its thread */
+  for (i = 0; i < n; i++) {
+    JsonObject *e = json_array_get_object_element (events, i);
+    const gchar *ph = json_object_get_string_member (e, "ph");
+    gchar *k;
+
+    if (strcmp (ph, "s") != 0 && strcmp (ph, "f") != 0)
+      continue;
+    k = tl_key (json_object_get_int_member (e, "pid"),
+        json_object_get_int_member (e, "tid"));
+    fail_unless (tl_inside (g_hash_table_lookup (threads, k), tl_ns (e,
+                "ts")), "flow %s unbound", ph);
+    g_free (k);
+    if (ph[0] == 's') {
+      gint64 *id = g_new (gint64, 1);
+
+      *id = json_object_get_int_member (e, "id");
+      fail_if (g_hash_table_contains (flow_starts, id));
+      g_hash_table_add (flow_starts, id);
+    } else {
+      gint64 id = json_object_get_int_member (e, "id");
+
+      fail_unless_equals_string (json_object_get_string_member (e, "bp"), "e");
+      fail_unless (g_hash_table_contains (flow_starts, &id));
+      c->flows++;
+    }
+  }
+
+  g_hash_table_iter_init (&it, flow_starts);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_free (key);
+  g_hash_table_destroy (flow_starts);
+  g_hash_table_destroy (threads);
+  g_hash_table_destroy (named_pids);
+  g_hash_table_destroy (named_tids);
   g_object_unref (parser);
-  return host_wait && device_job;
 }
 
-/* perfetto= writes a timeline with host rows and device busy intervals */
+/* perfetto= writes a timeline that opens cleanly: host threads and the
+ * device's cores as named tracks, nested slices, a queue's level and the
+ * in-flight depth as counters, a flow from each submission to its job */
 GST_START_TEST (test_timeline)
 {
-  AxProfReport *r = run_device ();
+  AxProfReport *r = ax_prof_run (TIMELINE_LAUNCH);
   gboolean found = FALSE;
   guint n;
 
-  for (n = 1; !found; n++) {
+  for (n = 1;; n++) {
     gchar *path = n == 1 ? g_build_filename (out_dir, "trace.json", NULL) :
         g_strdup_printf ("%s/trace.json.%u", out_dir, n);
-    gboolean exists = g_file_test (path, G_FILE_TEST_EXISTS);
+    TlCheck c;
 
-    if (exists)
-      found = timeline_has_device (path);
-    g_free (path);
-    if (!exists)
+    if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
+      g_free (path);
       break;
+    }
+    check_timeline (path, &c);
+    g_free (path);
+    if (c.device_jobs == 0)
+      continue;
+    found = TRUE;
+    fail_unless (c.queue_counters > 0);
+    fail_unless (c.in_flight_counters > 0);
+    fail_unless (c.flows > 0);
   }
   fail_unless (found, "no timeline with the device's jobs");
+  ax_prof_report_free (r);
+}
+
+GST_END_TEST;
+
+#define SHARED_LAUNCH "videotestsrc num-buffers=8 ! " \
+    "video/x-raw,width=64,height=48 ! tee name=t " \
+    "t. ! queue ! axtestdevice model-name=sharea device-ms=2 cores=2 " \
+    "in-flight=2 device-handle=7 ! fakesink " \
+    "t. ! queue ! axtestdevice model-name=shareb device-ms=2 cores=2 " \
+    "in-flight=2 device-handle=7 ! fakesink"
+
+/* The one process of the device's jobs named @model, or 0. */
+static gint64
+timeline_job_pid (const gchar * path, const gchar * model)
+{
+  JsonParser *parser = json_parser_new ();
+  JsonArray *events;
+  gchar *prefix = g_strdup_printf ("%s job ", model);
+  gint64 pid = 0;
+  guint i;
+
+  fail_unless (json_parser_load_from_file (parser, path, NULL));
+  events = json_object_get_array_member (json_node_get_object
+      (json_parser_get_root (parser)), "traceEvents");
+  for (i = 0; i < json_array_get_length (events); i++) {
+    JsonObject *e = json_array_get_object_element (events, i);
+
+    if (strcmp (json_object_get_string_member (e, "ph"), "X") != 0 ||
+        !g_str_has_prefix (json_object_get_string_member (e, "name"), prefix))
+      continue;
+    if (pid == 0)
+      pid = json_object_get_int_member (e, "pid");
+    fail_unless_equals_int64 (json_object_get_int_member (e, "pid"), pid);
+  }
+  g_free (prefix);
+  g_object_unref (parser);
+  return pid;
+}
+
+/* Two models on one device: their jobs share the device's process (its
+ * cores' tracks), and the timeline stays valid */
+GST_START_TEST (test_timeline_shared_device)
+{
+  AxProfReport *r = ax_prof_run (SHARED_LAUNCH);
+  gboolean found = FALSE;
+  guint n;
+
+  for (n = 1;; n++) {
+    gchar *path = n == 1 ? g_build_filename (out_dir, "trace.json", NULL) :
+        g_strdup_printf ("%s/trace.json.%u", out_dir, n);
+    TlCheck c;
+    gint64 a;
+
+    if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
+      g_free (path);
+      break;
+    }
+    check_timeline (path, &c);
+    a = timeline_job_pid (path, "sharea");
+    if (a != 0) {
+      found = TRUE;
+      fail_unless_equals_int64 (timeline_job_pid (path, "shareb"), a);
+    }
+    g_free (path);
+  }
+  fail_unless (found, "no timeline with the shared device's jobs");
   ax_prof_report_free (r);
 }
 
@@ -723,6 +995,7 @@ axprof_suite (void)
   tcase_add_test (tc, test_bin_as_sink_groups);
   tcase_add_test (tc, test_harness_unparented_pads);
   tcase_add_test (tc, test_timeline);
+  tcase_add_test (tc, test_timeline_shared_device);
   tcase_add_test (tc, test_buffer_lists);
   tcase_add_test (tc, test_pull_mode);
   return s;

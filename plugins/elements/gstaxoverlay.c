@@ -13,7 +13,7 @@
  *
  * Draws the detections on each frame, in place: for every
  * #GstVideoRegionOfInterestMeta a box outline in the colour of its class
- * and, above it, a label ("label 0.87") on a bar of the same colour.
+ * and, by it, a label ("label 0.87") on a bar of the same colour.
  * Detections made by axnms are read through the gst/ax detection helpers
  * (class id, confidence, normalised box); other region metas are drawn
  * from their pixel rectangle with their roi_type as label, coloured by a
@@ -219,7 +219,8 @@ gst_ax_overlay_class_init (GstAxOverlayClass * klass)
           G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_DRAW_LABELS,
       g_param_spec_boolean ("draw-labels", "Draw labels",
-          "Draw each detection's label above its box",
+          "Draw each detection's label by its box (above it where there is "
+          "room), clear of the other labels",
           DEFAULT_PROP_DRAW_LABELS,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
           G_PARAM_STATIC_STRINGS));

@@ -1056,6 +1056,10 @@ axoverlay_suite (void)
   Suite *s = suite_create ("axoverlay");
   TCase *tc = tcase_create ("general");
 
+  /* fontconfig reads its configuration and font cache once, here, for
+   * every forked test to inherit */
+  gst_ax_overlay_label_cache_free (gst_ax_overlay_label_cache_new (1));
+
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_box_colours_every_format);
   tcase_add_test (tc, test_line_width_and_foreign_roi);

@@ -9,8 +9,10 @@ set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${GST_AX_BUILD_DIR:-$top/build}"
 
-# oneDNN and XNNPACK (int8 convolutions), OpenCV (letterbox)
-packages=(libdnnl-dev libxnnpack-dev libpthreadpool-dev libopencv-dev)
+# oneDNN and XNNPACK (int8 convolutions), OpenCV (letterbox), textoverlay
+# (overlay)
+packages=(libdnnl-dev libxnnpack-dev libpthreadpool-dev libopencv-dev
+  gstreamer1.0-x)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -16,6 +16,7 @@ packages=(
   clang libclang-rt-14-dev
   gstreamer1.0-libav nodejs openssl
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
+  libpango1.0-dev libcairo2-dev fonts-dejavu-core
 )
 
 missing=()

@@ -207,7 +207,7 @@ gst_ax_classify_class_init (GstAxClassifyClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
-      "Classification decoder", "Filter/Video/Analyzer",
+      "Classification decoder", "Filter/Analyzer/Video",
       "Adds the top-k classes of a classifier's output tensors to the "
       "regions (or the frame) the tensors were made from", "gst-ax developers");
 

@@ -206,7 +206,7 @@ gst_ax_inference_class_init (GstAxInferenceClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
-      "Inference on the simulated NPU", "Filter/Video/Analyzer",
+      "Inference on the simulated NPU", "Filter/Analyzer/Video",
       "Runs a compiled model on each frame's input tensor, asynchronously "
       "with several frames in flight, and attaches its output tensors",
       "gst-ax developers");

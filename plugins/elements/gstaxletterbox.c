@@ -457,10 +457,10 @@ gst_ax_letterbox_class_init (GstAxLetterboxClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
-      "Letterbox to tensor", "Filter/Converter/Video/Scaler",
-      "Converts, resizes (letterbox or stretch), pads, preprocesses and "
-      "quantises each frame into a model input tensor attached as meta",
-      "gst-ax developers");
+      "Letterbox to tensor", "Filter/Video/Metadata",
+      "Passes each frame through unchanged and attaches the model input "
+      "tensor made from it: converted, resized (letterbox or stretch), "
+      "padded, preprocessed and quantised", "gst-ax developers");
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_ax_letterbox_stop);
   trans_class->src_event = GST_DEBUG_FUNCPTR (gst_ax_letterbox_src_event);

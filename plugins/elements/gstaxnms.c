@@ -371,7 +371,7 @@ gst_ax_nms_class_init (GstAxNmsClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
-      "Detection decoder and NMS", "Filter/Video/Analyzer",
+      "Detection decoder and NMS", "Filter/Analyzer/Video",
       "Decodes detection tensors (YOLO, CenterNet, SSD) as the model's "
       "metadata describes, runs non-maximum suppression and attaches the "
       "detections (and keypoints) as region-of-interest metas",

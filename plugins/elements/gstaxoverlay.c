@@ -13,25 +13,33 @@
  *
  * Draws the detections on each frame, in place: for every
  * #GstVideoRegionOfInterestMeta a box outline in the colour of its class
- * and, above it, a label ("label 0.87") on a bar of the same colour.
+ * and, by it, a label ("label 0.87") on a bar of the same colour.
  * Detections made by axnms are read through the gst/ax detection helpers
  * (class id, confidence, normalised box); other region metas are drawn
  * from their pixel rectangle with their roi_type as label, coloured by a
  * hash of it.
  *
  * Class colours step the hue by the golden ratio, so neighbouring class
- * ids get distant hues. Text uses a built-in 5x7 bitmap font (digits,
- * letters shown in capitals, and common punctuation), scaled by an
- * integer factor; it needs no font library and draws the same on every
- * machine.
+ * ids get distant hues. Text is rendered with Pango and Cairo in the font
+ * of #GstAxOverlay:font-desc, black on light bars and white on dark ones.
+ * Each distinct piece of text (a label, a confidence " 0.87") is rendered
+ * once and kept in a cache of up to 512 pieces; a frame only blends the
+ * cached pixels, so in a steady stream no text is laid out per frame.
  *
- * Detections with keypoints (a "landmarks" parameter, as axnms attaches
- * for BlazeFace's eyes, ears, nose and mouth; see
  * A region classified by axclassify (a "classification" parameter, see
  * gst_ax_detection_get_classification()) gets its best class ("neutral
  * 0.83") on a second bar under the box label; the classification of a
  * whole frame (the region of roi_type "frame") is drawn at the frame's
  * top-left corner, without a box.
+ *
+ * Labels keep clear of each other: each label (with its classification
+ * bar, if any) goes left-aligned with its box, shifted left to stay on
+ * the frame, at the first free position of above the box, below it, and
+ * inside its top edge; when all three overlap labels placed before it, it
+ * moves up or down from the first of them on the frame by whole label
+ * heights, nearest first, until it is free. Whole-frame classes are
+ * placed first, then the regions in the order of their metas. All boxes
+ * are drawn before any label, so no outline crosses a label.
  *
  * Detections with keypoints (a "landmarks" parameter, as axnms attaches
  * for BlazeFace's eyes, ears, nose and mouth; see
@@ -41,7 +49,8 @@
  *
  * On NV12 and I420 the luma of the outline is exact; chroma is set on
  * every 2x2 chroma block the outline touches, so colour can bleed one
- * pixel outward. Text sets luma only, on the label bar's colour.
+ * pixel outward. Antialiased text is blended on every component; a
+ * subsampled chroma sample blends the mean of its block.
  *
  * ## Example launch line
  * |[
@@ -56,6 +65,7 @@
 #endif
 
 #include "gstaxoverlay.h"
+#include "gstaxoverlay-private.h"
 
 #include <gst/ax/ax.h>
 #include <gst/video/video.h>
@@ -68,14 +78,16 @@ GST_DEBUG_CATEGORY_STATIC (gst_ax_overlay_debug);
 #define N_COLOUR_COMPONENTS 3
 #define MAX_PIXEL_VALUE 255
 #define MAX_LINE_WIDTH 64
-#define MAX_FONT_SCALE 16
 #define MAX_LABEL_CHARS 64
-#define GLYPH_WIDTH 5
-#define GLYPH_HEIGHT 7
-/* glyph plus one blank column and row */
-#define CELL_WIDTH (GLYPH_WIDTH + 1)
-#define CELL_HEIGHT (GLYPH_HEIGHT + 1)
-#define N_GLYPH_CODES 128
+/* " 0.87" and its terminator */
+#define MAX_CONFIDENCE_CHARS 16
+/* the text pieces cached at most: a few hundred classes, and the 101
+ * confidences in black and in white ink */
+#define MAX_CACHED_LABELS 512
+#define LABEL_PAD_X GST_AX_OVERLAY_LABEL_PAD_X
+#define LABEL_PAD_Y GST_AX_OVERLAY_LABEL_PAD_Y
+/* a box label and, for a classified region, its class under it */
+#define MAX_LABEL_ROWS 2
 /* hue step between consecutive class ids: the golden ratio conjugate */
 #define HUE_STEP 0.6180339887498949
 #define CLASS_SATURATION 0.85
@@ -94,7 +106,10 @@ struct _GstAxOverlay
   guint line_width;
   gboolean draw_labels;
   gboolean show_confidence;
-  guint font_scale;
+  gchar *font_desc;
+  gboolean font_changed;
+  /* read-only: the label cache's render count after the last frame */
+  guint label_renders;
   gboolean draw_landmarks;
   guint landmark_radius;
 
@@ -104,6 +119,10 @@ struct _GstAxOverlay
   gdouble kb;
   gint range_offset[GST_VIDEO_MAX_COMPONENTS];
   gint range_scale[GST_VIDEO_MAX_COMPONENTS];
+  GstAxOverlayLabelCache *labels;
+  /* OverlayItem per region of the current frame; its storage is reused */
+  GArray *items;
+  GArray *placed;
 };
 
 #define gst_ax_overlay_parent_class parent_class
@@ -117,7 +136,7 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (axoverlay, "axoverlay",
 #define DEFAULT_PROP_LINE_WIDTH 2
 #define DEFAULT_PROP_DRAW_LABELS TRUE
 #define DEFAULT_PROP_SHOW_CONFIDENCE TRUE
-#define DEFAULT_PROP_FONT_SCALE 2
+#define DEFAULT_PROP_FONT_DESC GST_AX_OVERLAY_DEFAULT_FONT
 #define DEFAULT_PROP_DRAW_LANDMARKS TRUE
 #define DEFAULT_PROP_LANDMARK_RADIUS 3
 
@@ -127,9 +146,10 @@ enum
   PROP_LINE_WIDTH,
   PROP_DRAW_LABELS,
   PROP_SHOW_CONFIDENCE,
-  PROP_FONT_SCALE,
+  PROP_FONT_DESC,
   PROP_DRAW_LANDMARKS,
   PROP_LANDMARK_RADIUS,
+  PROP_LABEL_RENDERS,
 };
 
 #define OVERLAY_FORMATS "{ RGB, BGR, RGBx, BGRx, RGBA, BGRA, NV12, I420 }"
@@ -144,75 +164,30 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (OVERLAY_FORMATS)));
 
-/* The built-in font: each glyph is GLYPH_HEIGHT rows of GLYPH_WIDTH
- * columns, '#' set. Lower-case letters are drawn as capitals; characters
- * without a glyph as '?'. */
-typedef struct
-{
-  gchar code;
-  const gchar *rows[GLYPH_HEIGHT];
-} GlyphSource;
-
-static const GlyphSource glyph_sources[] = {
-  {'0', {".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###."}},
-  {'1', {"..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###."}},
-  {'2', {".###.", "#...#", "....#", "...#.", "..#..", ".#...", "#####"}},
-  {'3', {"#####", "...#.", "..#..", "...#.", "....#", "#...#", ".###."}},
-  {'4', {"...#.", "..##.", ".#.#.", "#..#.", "#####", "...#.", "...#."}},
-  {'5', {"#####", "#....", "####.", "....#", "....#", "#...#", ".###."}},
-  {'6', {"..##.", ".#...", "#....", "####.", "#...#", "#...#", ".###."}},
-  {'7', {"#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#..."}},
-  {'8', {".###.", "#...#", "#...#", ".###.", "#...#", "#...#", ".###."}},
-  {'9', {".###.", "#...#", "#...#", ".####", "....#", "...#.", ".##.."}},
-  {'A', {".###.", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"}},
-  {'B', {"####.", "#...#", "#...#", "####.", "#...#", "#...#", "####."}},
-  {'C', {".###.", "#...#", "#....", "#....", "#....", "#...#", ".###."}},
-  {'D', {"###..", "#..#.", "#...#", "#...#", "#...#", "#..#.", "###.."}},
-  {'E', {"#####", "#....", "#....", "####.", "#....", "#....", "#####"}},
-  {'F', {"#####", "#....", "#....", "####.", "#....", "#....", "#...."}},
-  {'G', {".###.", "#...#", "#....", "#.###", "#...#", "#...#", ".####"}},
-  {'H', {"#...#", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"}},
-  {'I', {".###.", "..#..", "..#..", "..#..", "..#..", "..#..", ".###."}},
-  {'J', {"..###", "...#.", "...#.", "...#.", "...#.", "#..#.", ".##.."}},
-  {'K', {"#...#", "#..#.", "#.#..", "##...", "#.#..", "#..#.", "#...#"}},
-  {'L', {"#....", "#....", "#....", "#....", "#....", "#....", "#####"}},
-  {'M', {"#...#", "##.##", "#.#.#", "#.#.#", "#...#", "#...#", "#...#"}},
-  {'N', {"#...#", "#...#", "##..#", "#.#.#", "#..##", "#...#", "#...#"}},
-  {'O', {".###.", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."}},
-  {'P', {"####.", "#...#", "#...#", "####.", "#....", "#....", "#...."}},
-  {'Q', {".###.", "#...#", "#...#", "#...#", "#.#.#", "#..#.", ".##.#"}},
-  {'R', {"####.", "#...#", "#...#", "####.", "#.#..", "#..#.", "#...#"}},
-  {'S', {".####", "#....", "#....", ".###.", "....#", "....#", "####."}},
-  {'T', {"#####", "..#..", "..#..", "..#..", "..#..", "..#..", "..#.."}},
-  {'U', {"#...#", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."}},
-  {'V', {"#...#", "#...#", "#...#", "#...#", "#...#", ".#.#.", "..#.."}},
-  {'W', {"#...#", "#...#", "#...#", "#.#.#", "#.#.#", "#.#.#", ".#.#."}},
-  {'X', {"#...#", "#...#", ".#.#.", "..#..", ".#.#.", "#...#", "#...#"}},
-  {'Y', {"#...#", "#...#", ".#.#.", "..#..", "..#..", "..#..", "..#.."}},
-  {'Z', {"#####", "....#", "...#.", "..#..", ".#...", "#....", "#####"}},
-  {'.', {".....", ".....", ".....", ".....", ".....", ".##..", ".##.."}},
-  {'-', {".....", ".....", ".....", "#####", ".....", ".....", "....."}},
-  {'_', {".....", ".....", ".....", ".....", ".....", ".....", "#####"}},
-  {':', {".....", ".##..", ".##..", ".....", ".##..", ".##..", "....."}},
-  {'%', {"##...", "##..#", "...#.", "..#..", ".#...", "#..##", "...##"}},
-  {'/', {".....", "....#", "...#.", "..#..", ".#...", "#....", "....."}},
-  {'(', {"...#.", "..#..", ".#...", ".#...", ".#...", "..#..", "...#."}},
-  {')', {".#...", "..#..", "...#.", "...#.", "...#.", "..#..", ".#..."}},
-  {'+', {".....", "..#..", "..#..", "#####", "..#..", "..#..", "....."}},
-  {'?', {".###.", "#...#", "....#", "...#.", "..#..", ".....", "..#.."}},
-  {' ', {".....", ".....", ".....", ".....", ".....", ".....", "....."}},
-};
-
-/* bit (GLYPH_WIDTH - 1 - col) of font_bits[code][row] is set when the
- * pixel is ink; written once in class_init */
-static guint8 font_bits[N_GLYPH_CODES][GLYPH_HEIGHT];
-static gboolean font_has_glyph[N_GLYPH_CODES];
-
 typedef struct
 {
   /* per format component: R, G, B or Y, U, V */
   guint8 value[N_COLOUR_COMPONENTS];
 } OverlayColour;
+
+/* One row of a label: its text in two cached pieces, so that the
+ * confidence of every frame does not make the whole string new. */
+typedef struct
+{
+  gchar name[MAX_LABEL_CHARS];
+  gchar confidence[MAX_CONFIDENCE_CHARS];
+  gint width;
+} LabelRow;
+
+typedef struct
+{
+  gint x0, y0, x1, y1;
+  gboolean whole_frame;
+  OverlayColour bar;
+  gboolean dark_ink;
+  guint n_rows;
+  LabelRow rows[MAX_LABEL_ROWS];
+} OverlayItem;
 
 static void gst_ax_overlay_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec);
@@ -223,27 +198,7 @@ static gboolean gst_ax_overlay_set_info (GstVideoFilter * filter,
     GstVideoInfo * out_info);
 static GstFlowReturn gst_ax_overlay_transform_frame_ip (GstVideoFilter *
     filter, GstVideoFrame * frame);
-
-static void
-build_font (void)
-{
-  guint i, row, col;
-
-  for (i = 0; i < G_N_ELEMENTS (glyph_sources); i++) {
-    const GlyphSource *g = &glyph_sources[i];
-    const guint code = (guchar) g->code;
-
-    for (row = 0; row < GLYPH_HEIGHT; row++) {
-      guint8 bits = 0;
-
-      for (col = 0; col < GLYPH_WIDTH; col++)
-        if (g->rows[row][col] == '#')
-          bits |= 1 << (GLYPH_WIDTH - 1 - col);
-      font_bits[code][row] = bits;
-    }
-    font_has_glyph[code] = TRUE;
-  }
-}
+static void gst_ax_overlay_finalize (GObject * object);
 
 static void
 gst_ax_overlay_class_init (GstAxOverlayClass * klass)
@@ -254,6 +209,7 @@ gst_ax_overlay_class_init (GstAxOverlayClass * klass)
 
   gobject_class->set_property = gst_ax_overlay_set_property;
   gobject_class->get_property = gst_ax_overlay_get_property;
+  gobject_class->finalize = gst_ax_overlay_finalize;
 
   g_object_class_install_property (gobject_class, PROP_LINE_WIDTH,
       g_param_spec_uint ("line-width", "Line width",
@@ -263,7 +219,8 @@ gst_ax_overlay_class_init (GstAxOverlayClass * klass)
           G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_DRAW_LABELS,
       g_param_spec_boolean ("draw-labels", "Draw labels",
-          "Draw each detection's label above its box",
+          "Draw each detection's label by its box (above it where there is "
+          "room), clear of the other labels",
           DEFAULT_PROP_DRAW_LABELS,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
           G_PARAM_STATIC_STRINGS));
@@ -273,10 +230,11 @@ gst_ax_overlay_class_init (GstAxOverlayClass * klass)
           DEFAULT_PROP_SHOW_CONFIDENCE,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
           G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (gobject_class, PROP_FONT_SCALE,
-      g_param_spec_uint ("font-scale", "Font scale",
-          "Size of a font pixel in frame pixels (glyphs are 5x7)",
-          1, MAX_FONT_SCALE, DEFAULT_PROP_FONT_SCALE,
+  g_object_class_install_property (gobject_class, PROP_FONT_DESC,
+      g_param_spec_string ("font-desc", "Font description",
+          "Pango font description of the label text, as textoverlay's "
+          "(family, style, size: \"Sans Bold 10\", \"Monospace 16px\")",
+          DEFAULT_PROP_FONT_DESC,
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
           G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_DRAW_LANDMARKS,
@@ -292,6 +250,12 @@ gst_ax_overlay_class_init (GstAxOverlayClass * klass)
           G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING |
           G_PARAM_STATIC_STRINGS));
 
+  g_object_class_install_property (gobject_class, PROP_LABEL_RENDERS,
+      g_param_spec_uint ("label-renders", "Label renders",
+          "Text pieces laid out and rendered with Pango so far (label cache "
+          "misses); the same labels frame after frame add none", 0,
+          G_MAXUINT, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -302,8 +266,6 @@ gst_ax_overlay_class_init (GstAxOverlayClass * klass)
   filter_class->set_info = GST_DEBUG_FUNCPTR (gst_ax_overlay_set_info);
   filter_class->transform_frame_ip =
       GST_DEBUG_FUNCPTR (gst_ax_overlay_transform_frame_ip);
-
-  build_font ();
 }
 
 static void
@@ -312,9 +274,25 @@ gst_ax_overlay_init (GstAxOverlay * self)
   self->line_width = DEFAULT_PROP_LINE_WIDTH;
   self->draw_labels = DEFAULT_PROP_DRAW_LABELS;
   self->show_confidence = DEFAULT_PROP_SHOW_CONFIDENCE;
-  self->font_scale = DEFAULT_PROP_FONT_SCALE;
+  self->font_desc = g_strdup (DEFAULT_PROP_FONT_DESC);
+  self->font_changed = TRUE;
+  self->labels = gst_ax_overlay_label_cache_new (MAX_CACHED_LABELS);
+  self->items = g_array_new (FALSE, FALSE, sizeof (OverlayItem));
+  self->placed = g_array_new (FALSE, FALSE, sizeof (GstAxOverlayRect));
   self->draw_landmarks = DEFAULT_PROP_DRAW_LANDMARKS;
   self->landmark_radius = DEFAULT_PROP_LANDMARK_RADIUS;
+}
+
+static void
+gst_ax_overlay_finalize (GObject * object)
+{
+  GstAxOverlay *self = GST_AX_OVERLAY (object);
+
+  gst_ax_overlay_label_cache_free (self->labels);
+  g_array_unref (self->items);
+  g_array_unref (self->placed);
+  g_free (self->font_desc);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
 static void
@@ -334,8 +312,10 @@ gst_ax_overlay_set_property (GObject * object, guint prop_id,
     case PROP_SHOW_CONFIDENCE:
       self->show_confidence = g_value_get_boolean (value);
       break;
-    case PROP_FONT_SCALE:
-      self->font_scale = g_value_get_uint (value);
+    case PROP_FONT_DESC:
+      g_free (self->font_desc);
+      self->font_desc = g_value_dup_string (value);
+      self->font_changed = TRUE;
       break;
     case PROP_DRAW_LANDMARKS:
       self->draw_landmarks = g_value_get_boolean (value);
@@ -367,8 +347,11 @@ gst_ax_overlay_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_SHOW_CONFIDENCE:
       g_value_set_boolean (value, self->show_confidence);
       break;
-    case PROP_FONT_SCALE:
-      g_value_set_uint (value, self->font_scale);
+    case PROP_FONT_DESC:
+      g_value_set_string (value, self->font_desc);
+      break;
+    case PROP_LABEL_RENDERS:
+      g_value_set_uint (value, self->label_renders);
       break;
     case PROP_DRAW_LANDMARKS:
       g_value_set_boolean (value, self->draw_landmarks);
@@ -406,6 +389,27 @@ gst_ax_overlay_set_info (GstVideoFilter * filter, GstCaps * incaps,
         &self->kr, &self->kb);
   gst_video_color_range_offsets (range, in_info->finfo, self->range_offset,
       self->range_scale);
+  {
+    GstAxOverlayColourSpace space;
+    gint c;
+
+    memset (&space, 0, sizeof (space));
+    space.is_yuv = self->is_yuv;
+    space.plane0_pstride = GST_VIDEO_INFO_COMP_PSTRIDE (in_info, 0);
+    for (c = 0; c < N_COLOUR_COMPONENTS; c++)
+      space.plane0_offset[c] = GST_VIDEO_INFO_COMP_PLANE (in_info, c) == 0 ?
+          (gint) GST_VIDEO_INFO_COMP_POFFSET (in_info, c) : -1;
+    if (self->is_yuv) {
+      space.kr = self->kr;
+      space.kb = self->kb;
+      for (c = 0; c < N_COLOUR_COMPONENTS; c++) {
+        space.offset[c] = self->range_offset[c];
+        space.scale[c] = self->range_scale[c];
+      }
+    }
+    /* the cached labels are in the frame's components */
+    gst_ax_overlay_label_cache_set_colour_space (self->labels, &space);
+  }
   return TRUE;
 }
 
@@ -439,11 +443,11 @@ gst_ax_overlay_make_colour (GstAxOverlay * self, gdouble r, gdouble g,
       self->range_scale[2] * pr);
 }
 
-/* The class colour: hue stepped by the golden ratio per class id, then
- * the text colour that reads on it. */
+/* The class colour: hue stepped by the golden ratio per class id, and
+ * whether black text (else white) reads on it. */
 static void
 gst_ax_overlay_class_colours (GstAxOverlay * self, guint class_id,
-    OverlayColour * bar, OverlayColour * text)
+    OverlayColour * bar, gboolean * dark_ink)
 {
   const gdouble h = fmod (class_id * HUE_STEP, 1.0) * 6.0;
   const gdouble v = CLASS_VALUE, s = CLASS_SATURATION;
@@ -478,10 +482,7 @@ gst_ax_overlay_class_colours (GstAxOverlay * self, guint class_id,
   gst_ax_overlay_make_colour (self, r, g, b, bar);
 
   luma = self->kr * r + (1.0 - self->kr - self->kb) * g + self->kb * b;
-  if (luma > TEXT_DARK_ABOVE_LUMA)
-    gst_ax_overlay_make_colour (self, 0.0, 0.0, 0.0, text);
-  else
-    gst_ax_overlay_make_colour (self, 1.0, 1.0, 1.0, text);
+  *dark_ink = luma > TEXT_DARK_ABOVE_LUMA;
 }
 
 static void
@@ -557,49 +558,111 @@ draw_dot (GstVideoFrame * frame, gint cx, gint cy, gint radius,
   }
 }
 
-/* Draws @text on a bar above the box at @box_x, @box_y (below its top
- * edge when there is no room above), @line bars further down: line 0 is
- * the box label, line 1 the classification under it. */
+/* Fills @row's text: the label and, with @show_confidence, " 0.87". */
 static void
-draw_label (GstAxOverlay * self, GstVideoFrame * frame, const gchar * text,
-    gint box_x, gint box_y, guint line, guint scale,
-    const OverlayColour * bar, const OverlayColour * ink)
+label_row_set (LabelRow * row, const gchar * name, gboolean show_confidence,
+    gfloat confidence)
+{
+  g_strlcpy (row->name, name ? name : "", sizeof (row->name));
+  row->confidence[0] = '\0';
+  if (show_confidence) {
+    gchar conf[G_ASCII_DTOSTR_BUF_SIZE];
+
+    /* locale-independent: always a decimal point */
+    g_ascii_formatd (conf, sizeof (conf), "%.2f", confidence);
+    g_snprintf (row->confidence, sizeof (row->confidence), "%s%s",
+        row->name[0] ? " " : "", conf);
+  }
+}
+
+static gint
+piece_width (GstAxOverlay * self, const gchar * text, gboolean dark_ink)
+{
+  if (!text[0])
+    return 0;
+  return gst_ax_overlay_label_cache_get (self->labels, text, dark_ink)->width;
+}
+
+static gint
+row_height (GstAxOverlay * self)
+{
+  return gst_ax_overlay_label_cache_get_line_height (self->labels) +
+      2 * LABEL_PAD_Y;
+}
+
+/* Draws the bars and text of @item at @where (rows stacked downwards,
+ * each bar as wide as its own text). */
+static void
+draw_label (GstAxOverlay * self, GstVideoFrame * frame,
+    const OverlayItem * item, const GstAxOverlayRect * where)
+{
+  const gint bar_h = row_height (self);
+  guint r;
+
+  for (r = 0; r < item->n_rows; r++) {
+    const LabelRow *row = &item->rows[r];
+    const gint y = where->y + (gint) r * bar_h;
+    gint x = where->x + LABEL_PAD_X;
+
+    if (row->width == 0)
+      continue;
+    paint_rect (frame, where->x, y, row->width, bar_h, &item->bar,
+        N_COLOUR_COMPONENTS);
+    /* looked up again: a miss since the sizes were taken may have evicted
+     * the piece */
+    if (row->name[0]) {
+      const GstAxOverlayLabel *l = gst_ax_overlay_label_cache_get
+          (self->labels, row->name, item->dark_ink);
+
+      gst_ax_overlay_blend_label (frame, l, x, y + LABEL_PAD_Y);
+      x += l->width;
+    }
+    if (row->confidence[0])
+      gst_ax_overlay_blend_label (frame,
+          gst_ax_overlay_label_cache_get (self->labels, row->confidence,
+              item->dark_ink), x, y + LABEL_PAD_Y);
+  }
+}
+
+/* Sizes the rows of every item, places the labels (whole-frame classes
+ * first) and draws them. */
+static void
+draw_labels (GstAxOverlay * self, GstVideoFrame * frame)
 {
   const gint fw = GST_VIDEO_FRAME_WIDTH (frame);
-  const gint s = scale;
-  const gint n = strlen (text);
-  const gint bar_w = (n * CELL_WIDTH + 1) * s;
-  const gint bar_h = (CELL_HEIGHT + 1) * s;
-  /* YUV text sets luma only, keeping the bar's chroma */
-  const gint ink_comps = self->is_yuv ? 1 : N_COLOUR_COMPONENTS;
-  gint bx, by, i, row, col;
+  const gint fh = GST_VIDEO_FRAME_HEIGHT (frame);
+  const gint bar_h = row_height (self);
+  guint pass, i, r;
 
-  if (n == 0)
-    return;
-  bx = box_x;
-  if (bx + bar_w > fw)
-    bx = fw - bar_w;
-  bx = MAX (bx, 0);
-  by = box_y - bar_h;
-  if (by < 0)
-    by = box_y;
-  by += bar_h * (gint) line;
+  g_array_set_size (self->placed, 0);
+  for (pass = 0; pass < 2; pass++) {
+    for (i = 0; i < self->items->len; i++) {
+      OverlayItem *item = &g_array_index (self->items, OverlayItem, i);
+      GstAxOverlayRect box = { item->x0, item->y0, item->x1 - item->x0,
+        item->y1 - item->y0
+      };
+      GstAxOverlayRect where;
+      gint w = 0;
 
-  paint_rect (frame, bx, by, bar_w, bar_h, bar, N_COLOUR_COMPONENTS);
+      if (item->whole_frame != (pass == 0))
+        continue;
+      for (r = 0; r < item->n_rows; r++) {
+        LabelRow *row = &item->rows[r];
+        gint text_w = piece_width (self, row->name, item->dark_ink) +
+            piece_width (self, row->confidence, item->dark_ink);
 
-  for (i = 0; i < n; i++) {
-    guint code = (guchar) g_ascii_toupper (text[i]);
-
-    if (code >= N_GLYPH_CODES || !font_has_glyph[code])
-      code = '?';
-    for (row = 0; row < GLYPH_HEIGHT; row++) {
-      const guint8 bits = font_bits[code][row];
-
-      for (col = 0; col < GLYPH_WIDTH; col++) {
-        if (bits & (1 << (GLYPH_WIDTH - 1 - col)))
-          paint_rect (frame, bx + (1 + i * CELL_WIDTH + col) * s,
-              by + (1 + row) * s, s, s, ink, ink_comps);
+        row->width = text_w ? text_w + 2 * LABEL_PAD_X : 0;
+        w = MAX (w, row->width);
       }
+      if (w == 0)
+        continue;
+      gst_ax_overlay_place_label (&box, w, bar_h * (gint) item->n_rows, fw,
+          fh, (const GstAxOverlayRect *) self->placed->data,
+          self->placed->len, &where);
+      g_array_append_val (self->placed, where);
+      GST_LOG_OBJECT (self, "label '%s%s' at %d,%d %dx%d", item->rows[0].name,
+          item->rows[0].confidence, where.x, where.y, where.w, where.h);
+      draw_label (self, frame, item, &where);
     }
   }
 }
@@ -611,8 +674,9 @@ gst_ax_overlay_transform_frame_ip (GstVideoFilter * filter,
   GstAxOverlay *self = GST_AX_OVERLAY (filter);
   const gint fw = GST_VIDEO_FRAME_WIDTH (frame);
   const gint fh = GST_VIDEO_FRAME_HEIGHT (frame);
-  guint line_width, font_scale, landmark_radius;
-  gboolean draw_labels, show_confidence, draw_landmarks;
+  guint line_width, landmark_radius;
+  gboolean draw_labels_on, show_confidence, draw_landmarks;
+  gchar *font_desc = NULL;
   gfloat points[2 * MAX_LANDMARKS];
   gpointer state = NULL;
   GstMeta *meta;
@@ -621,75 +685,76 @@ gst_ax_overlay_transform_frame_ip (GstVideoFilter * filter,
 
   GST_OBJECT_LOCK (self);
   line_width = self->line_width;
-  font_scale = self->font_scale;
-  draw_labels = self->draw_labels;
+  draw_labels_on = self->draw_labels;
   show_confidence = self->show_confidence;
   draw_landmarks = self->draw_landmarks;
   landmark_radius = self->landmark_radius;
+  if (self->font_changed) {
+    font_desc = g_strdup (self->font_desc);
+    self->font_changed = FALSE;
+  }
   GST_OBJECT_UNLOCK (self);
 
+  if (font_desc) {
+    gst_ax_overlay_label_cache_set_font (self->labels, font_desc);
+    g_free (font_desc);
+  }
+
+  g_array_set_size (self->items, 0);
   while ((meta = gst_buffer_iterate_meta_filtered (frame->buffer, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
     GstAxDetection det;
-    OverlayColour bar, ink;
-    gchar text[MAX_LABEL_CHARS], class_text[MAX_LABEL_CHARS];
     GstAxClassification cls;
+    OverlayItem item;
     gboolean classified;
     const gchar *label;
-    gint x0, y0, x1, y1;
     guint class_id;
 
+    memset (&item, 0, sizeof (item));
     classified = gst_ax_detection_get_classification (roi, 0, &cls);
-    if (classified) {
-      if (show_confidence) {
-        gchar conf[G_ASCII_DTOSTR_BUF_SIZE];
-
-        g_ascii_formatd (conf, sizeof (conf), "%.2f", cls.confidence);
-        g_snprintf (class_text, sizeof (class_text), "%s %s",
-            cls.label ? cls.label : "", conf);
-      } else
-        g_snprintf (class_text, sizeof (class_text), "%s",
-            cls.label ? cls.label : "");
-    }
     if (roi->roi_type == frame_roi_type) {
       /* a whole frame's class: no box, the text in the corner */
-      if (classified && draw_labels) {
-        gst_ax_overlay_class_colours (self, cls.label_id, &bar, &ink);
-        draw_label (self, frame, class_text, 0, 0, 0, font_scale, &bar, &ink);
+      if (classified && draw_labels_on) {
+        gst_ax_overlay_class_colours (self, cls.label_id, &item.bar,
+            &item.dark_ink);
+        item.whole_frame = TRUE;
+        item.x1 = fw;
+        item.y1 = fh;
+        item.n_rows = 1;
+        label_row_set (&item.rows[0], cls.label, show_confidence,
+            cls.confidence);
+        g_array_append_val (self->items, item);
       }
       continue;
     }
 
     if (gst_ax_detection_from_roi (roi, &det)) {
       class_id = det.label_id;
-      x0 = (gint) lround (CLAMP (det.x_min, 0.0f, 1.0f) * fw);
-      y0 = (gint) lround (CLAMP (det.y_min, 0.0f, 1.0f) * fh);
-      x1 = (gint) lround (CLAMP (det.x_max, 0.0f, 1.0f) * fw);
-      y1 = (gint) lround (CLAMP (det.y_max, 0.0f, 1.0f) * fh);
+      item.x0 = (gint) lround (CLAMP (det.x_min, 0.0f, 1.0f) * fw);
+      item.y0 = (gint) lround (CLAMP (det.y_min, 0.0f, 1.0f) * fh);
+      item.x1 = (gint) lround (CLAMP (det.x_max, 0.0f, 1.0f) * fw);
+      item.y1 = (gint) lround (CLAMP (det.y_max, 0.0f, 1.0f) * fh);
       label = det.label ? det.label : g_quark_to_string (roi->roi_type);
-      if (show_confidence) {
-        gchar conf[G_ASCII_DTOSTR_BUF_SIZE];
-
-        /* locale-independent: always a decimal point */
-        g_ascii_formatd (conf, sizeof (conf), "%.2f", det.confidence);
-        g_snprintf (text, sizeof (text), "%s %s", label ? label : "", conf);
-      } else
-        g_snprintf (text, sizeof (text), "%s", label ? label : "");
+      label_row_set (&item.rows[0], label, show_confidence, det.confidence);
     } else {
       label = g_quark_to_string (roi->roi_type);
       class_id = label ? g_str_hash (label) : 0;
-      x0 = (gint) MIN (roi->x, (guint) fw);
-      y0 = (gint) MIN (roi->y, (guint) fh);
-      x1 = (gint) MIN ((gint64) roi->x + roi->w, (gint64) fw);
-      y1 = (gint) MIN ((gint64) roi->y + roi->h, (gint64) fh);
-      g_snprintf (text, sizeof (text), "%s", label ? label : "");
+      item.x0 = (gint) MIN (roi->x, (guint) fw);
+      item.y0 = (gint) MIN (roi->y, (guint) fh);
+      item.x1 = (gint) MIN ((gint64) roi->x + roi->w, (gint64) fw);
+      item.y1 = (gint) MIN ((gint64) roi->y + roi->h, (gint64) fh);
+      label_row_set (&item.rows[0], label, FALSE, 0.0f);
     }
+    item.n_rows = 1;
+    if (classified)
+      label_row_set (&item.rows[item.n_rows++], cls.label, show_confidence,
+          cls.confidence);
 
-    gst_ax_overlay_class_colours (self, class_id, &bar, &ink);
-    GST_LOG_OBJECT (self, "box %d,%d-%d,%d class %u '%s'", x0, y0, x1, y1,
-        class_id, text);
-    draw_box (frame, x0, y0, x1, y1, line_width, &bar);
+    gst_ax_overlay_class_colours (self, class_id, &item.bar, &item.dark_ink);
+    GST_LOG_OBJECT (self, "box %d,%d-%d,%d class %u '%s'", item.x0, item.y0,
+        item.x1, item.y1, class_id, item.rows[0].name);
+    draw_box (frame, item.x0, item.y0, item.x1, item.y1, line_width, &item.bar);
     if (draw_landmarks) {
       guint n = MIN (gst_ax_detection_get_landmarks (roi, points,
               MAX_LANDMARKS), MAX_LANDMARKS), k;
@@ -704,14 +769,17 @@ gst_ax_overlay_transform_frame_ip (GstVideoFilter * filter,
                 && py < fh + (gdouble) MAX_LANDMARK_RADIUS))
           continue;
         draw_dot (frame, (gint) floor (px), (gint) floor (py),
-            landmark_radius, &bar);
+            landmark_radius, &item.bar);
       }
     }
-    if (draw_labels && x1 > x0 && y1 > y0) {
-      draw_label (self, frame, text, x0, y0, 0, font_scale, &bar, &ink);
-      if (classified)
-        draw_label (self, frame, class_text, x0, y0, 1, font_scale, &bar, &ink);
-    }
+    if (draw_labels_on && item.x1 > item.x0 && item.y1 > item.y0)
+      g_array_append_val (self->items, item);
   }
+  /* after every box, so that no outline crosses a label */
+  if (draw_labels_on)
+    draw_labels (self, frame);
+  GST_OBJECT_LOCK (self);
+  self->label_renders = gst_ax_overlay_label_cache_get_n_renders (self->labels);
+  GST_OBJECT_UNLOCK (self);
   return GST_FLOW_OK;
 }

@@ -12,6 +12,8 @@
 #include <gst/video/video.h>
 #include <gst/ax/ax.h>
 #include <math.h>
+
+#include "gstaxoverlay-private.h"
 #include <string.h>
 
 #define N_COMPS 3
@@ -25,12 +27,17 @@
 #define BG_V 140
 #define BG_PAD 0x11
 #define DEFAULT_LINE_WIDTH 2
-#define DEFAULT_FONT_SCALE 2
-/* the bar is one font cell plus a font pixel of margin high */
-#define GLYPH_HEIGHT 7
-#define CELL_WIDTH 6
-#define BAR_HEIGHT(s) ((GLYPH_HEIGHT + 2) * (s))
 #define YUV_TOLERANCE 1
+#define PAD_X GST_AX_OVERLAY_LABEL_PAD_X
+#define PAD_Y GST_AX_OVERLAY_LABEL_PAD_Y
+/* antialiased text: a pixel within this of the ink colour is ink */
+#define INK_TOLERANCE 2
+/* fully covered pixels a short bold label has at least */
+#define MIN_INK_PIXELS 20
+/* label luma (0..1) above which the text is black */
+#define TEXT_DARK_ABOVE_LUMA 0.55
+#define CACHE_TEST_SIZE 4
+#define CACHE_TEST_LABELS 10
 
 typedef struct
 {
@@ -363,15 +370,125 @@ GST_START_TEST (test_line_width_and_foreign_roi)
 
 GST_END_TEST;
 
+/* Label geometry measured with the element's own label cache (same font,
+ * same Pango setup), so that the expected rectangles follow the font the
+ * machine has. */
+typedef struct
+{
+  const gchar *name;
+  const gchar *confidence;
+} TestRow;
+
+static gint
+row_width (GstAxOverlayLabelCache * c, const TestRow * row)
+{
+  gint w = gst_ax_overlay_label_cache_get (c, row->name, TRUE)->width;
+
+  if (row->confidence)
+    w += gst_ax_overlay_label_cache_get (c, row->confidence, TRUE)->width;
+  return w + 2 * PAD_X;
+}
+
+static gint
+bar_height (GstAxOverlayLabelCache * c)
+{
+  return gst_ax_overlay_label_cache_get_line_height (c) + 2 * PAD_Y;
+}
+
+/* Where the element puts the label block of @box (@n_rows rows) after
+ * the blocks in @placed; appends it there and fills @rows_out with each
+ * row's bar. */
+static void
+expect_label (GstAxOverlayLabelCache * c, const Rect * box,
+    const TestRow * rows, guint n_rows, GstAxOverlayRect * placed,
+    guint * n_placed, Rect * rows_out)
+{
+  GstAxOverlayRect b = { box->x0, box->y0, box->x1 - box->x0,
+    box->y1 - box->y0
+  }, where;
+  gint w = 0, bh = bar_height (c);
+  guint r;
+
+  for (r = 0; r < n_rows; r++)
+    w = MAX (w, row_width (c, &rows[r]));
+  gst_ax_overlay_place_label (&b, w, bh * (gint) n_rows, FRAME_WIDTH,
+      FRAME_HEIGHT, placed, *n_placed, &where);
+  placed[(*n_placed)++] = where;
+  for (r = 0; r < n_rows; r++) {
+    Rect row = { where.x, where.y + (gint) r * bh,
+      where.x + row_width (c, &rows[r]), where.y + (gint) (r + 1) * bh
+    };
+    rows_out[r] = row;
+  }
+}
+
+static gboolean
+between (gint v, gint a, gint b)
+{
+  return v >= MIN (a, b) && v <= MAX (a, b);
+}
+
+/* Inside the bar @row: its corners (padding) have the bar colour, every
+ * pixel lies between the bar colour and the ink colour (luma only on
+ * YUV), and enough pixels are ink. Returns the ink pixel count. */
+static gint
+check_label_row (const OverlayRun * run, guint8 * data, const Rect * row,
+    const guint8 bar[N_COMPS])
+{
+  const FormatLayout *f = run->f;
+  const gint n_exact = f->yuv ? 1 : N_COMPS;
+  gdouble luma = f->yuv ? (bar[0] - 16) / 219.0 :
+      (0.299 * bar[0] + 0.587 * bar[1] + 0.114 * bar[2]) / 255.0;
+  const gboolean dark = luma > TEXT_DARK_ABOVE_LUMA;
+  guint8 ink[N_COMPS];
+  gint x, y, c, n_ink = 0;
+
+  for (c = 0; c < N_COMPS; c++)
+    ink[c] = f->yuv ? (c == 0 ? (dark ? 16 : 235) : 128) : (dark ? 0 : 255);
+  for (c = 0; c < n_exact; c++) {
+    fail_unless_equals_int (luma_pixel_comp (data, &run->info, f, c,
+            row->x0, row->y0), bar[c]);
+    fail_unless_equals_int (luma_pixel_comp (data, &run->info, f, c,
+            row->x1 - 1, row->y1 - 1), bar[c]);
+  }
+  for (y = row->y0; y < row->y1; y++) {
+    for (x = row->x0; x < row->x1; x++) {
+      gboolean is_ink = TRUE;
+
+      for (c = 0; c < n_exact; c++) {
+        guint8 v = luma_pixel_comp (data, &run->info, f, c, x, y);
+
+        if (!between (v, bar[c], ink[c]))
+          fail ("%s: label pixel (%d,%d) component %d is %u, not between "
+              "the bar's %u and the ink's %u", f->name, x, y, c, v, bar[c],
+              ink[c]);
+        is_ink &= ABS ((gint) v - ink[c]) <= INK_TOLERANCE;
+      }
+      n_ink += is_ink;
+    }
+  }
+  fail_unless (n_ink >= MIN_INK_PIXELS, "%s: only %d ink pixels in the "
+      "label at %d,%d", f->name, n_ink, row->x0, row->y0);
+  return n_ink;
+}
+
+static void
+ring_colour (const OverlayRun * run, guint8 * data, const Rect * box,
+    guint8 out[N_COMPS])
+{
+  gint c;
+
+  for (c = 0; c < N_COMPS; c++)
+    out[c] = luma_pixel_comp (data, &run->info, run->f, c, box->x0, box->y0);
+}
+
+/* The label "ball 0.87" sits on a bar of the box colour right above the
+ * box, left-aligned with it, on every format; nothing else changes. */
 GST_START_TEST (test_label_drawn)
 {
   const Rect box = { 40, 60, 120, 100 };
-  const gint s = DEFAULT_FONT_SCALE;
-  const gchar *text = "ball 0.87";
-  /* the label bar sits on top of the box, left-aligned with it */
-  const Rect bar = { box.x0, box.y0 - BAR_HEIGHT (s),
-    box.x0 + (gint) (strlen (text) * CELL_WIDTH + 1) * s, box.y0
-  };
+  const TestRow text = { "ball", " 0.87" };
+  GstAxOverlayLabelCache *c = gst_ax_overlay_label_cache_new (16);
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (formats); i++) {
@@ -381,75 +498,57 @@ GST_START_TEST (test_label_drawn)
     GstBuffer *in = make_flat_frame (&info, &formats[i]);
     OverlayRun run;
     GstMapInfo map;
-    Rect allowed[2] = { box, bar };
-    guint8 bar_luma, ink_luma;
-    gint x, y, n_bar = 0, n_ink = 0, n_other = 0;
+    GstAxOverlayRect placed[1];
+    guint n_placed = 0;
+    Rect allowed[2], bar;
+    guint8 ring[N_COMPS];
 
+    expect_label (c, &box, &text, 1, placed, &n_placed, &bar);
+    fail_unless_equals_int (bar.x0, box.x0);
+    fail_unless_equals_int (bar.y1, box.y0);
+    allowed[0] = box;
+    allowed[1] = bar;
     add_detection (in, &box, 3, "ball", 0.87f);
     run.info = info;
     overlay_run (&run, formats[i].name, in, h);
     gst_buffer_map (run.out, &map, GST_MAP_READ);
     check_untouched (run.before, map.data, &info, run.f, allowed, 2);
-
-    /* the bar has the box's colour; the glyph pixels another one */
-    bar_luma = luma_pixel_comp (map.data, &info, run.f, 0, box.x0, box.y0);
-    fail_unless_equals_int (luma_pixel_comp (map.data, &info, run.f, 0,
-            bar.x0, bar.y0), bar_luma);
-    /* 'B' starts with ink in its top-left pixel: one font pixel in */
-    ink_luma = luma_pixel_comp (map.data, &info, run.f, 0, bar.x0 + s,
-        bar.y0 + s);
-    fail_if (ink_luma == bar_luma, "%s: no glyph ink at the first letter",
-        formats[i].name);
-    /* ... and no ink in its top-right column */
-    fail_unless_equals_int (luma_pixel_comp (map.data, &info, run.f, 0,
-            bar.x0 + s + 4 * s, bar.y0 + s), bar_luma);
-    for (y = bar.y0; y < bar.y1; y++) {
-      for (x = bar.x0; x < bar.x1; x++) {
-        guint8 v = luma_pixel_comp (map.data, &info, run.f, 0, x, y);
-
-        if (v == bar_luma)
-          n_bar++;
-        else if (v == ink_luma)
-          n_ink++;
-        else
-          n_other++;
-      }
-    }
-    GST_INFO ("%s: bar %d ink %d other %d", formats[i].name, n_bar, n_ink,
-        n_other);
-    fail_unless_equals_int (n_other, 0);
-    /* nine characters of a few font pixels each, each 2x2 */
-    fail_unless (n_ink > 9 * 8 * s * s, "%s: only %d ink pixels",
-        formats[i].name, n_ink);
-    fail_unless (n_bar > n_ink);
+    ring_colour (&run, map.data, &box, ring);
+    GST_INFO ("%s: %d ink pixels", formats[i].name,
+        check_label_row (&run, map.data, &bar, ring));
     gst_buffer_unmap (run.out, &map);
     overlay_run_clear (&run);
     gst_harness_teardown (h);
   }
+  gst_ax_overlay_label_cache_free (c);
 }
 
 GST_END_TEST;
 
 /* A classified region gets its class ("neutral 0.83") on a second bar
- * right under its box label, i.e. just inside the top of its box; an
- * unclassified one keeps the inside of its box as it was. */
+ * right under its box label; an unclassified one has one bar only. */
 GST_START_TEST (test_classification_drawn)
 {
-  const Rect boxes[2] = { {4, 30, 76, 80}, {84, 30, 156, 80} };
-  const gint s = 1, lw = DEFAULT_LINE_WIDTH;
-  const gchar *text = "neutral 0.83";
-  const gint bar_w = (gint) (strlen (text) * CELL_WIDTH + 1) * s;
+  const Rect boxes[2] = { {4, 60, 70, 100}, {100, 60, 150, 100} };
+  const TestRow rows0[2] = { {"face", " 0.90"}, {"neutral", " 0.83"} };
+  const TestRow rows1[1] = { {"face", " 0.90"} };
   GstAxClassification cls = { 6, 0.83f, "neutral" };
+  GstAxOverlayLabelCache *c = gst_ax_overlay_label_cache_new (16);
   GstVideoRegionOfInterestMeta *roi;
   GstVideoInfo info;
-  GstHarness *h = make_harness ("RGB", TRUE, lw, &info);
+  GstHarness *h = make_harness ("RGB", TRUE, DEFAULT_LINE_WIDTH, &info);
   GstBuffer *in = make_flat_frame (&info, &formats[0]);
+  GstAxOverlayRect placed[2];
+  guint n_placed = 0;
+  Rect bars0[2], bars1[1], allowed[5];
   OverlayRun run;
   GstMapInfo map;
-  gint b, x, y, changed[2] = { 0, 0 }, outside = 0;
-  guint8 bar_luma;
+  guint8 ring[N_COMPS];
 
-  g_object_set (h->element, "font-scale", s, NULL);
+  expect_label (c, &boxes[0], rows0, 2, placed, &n_placed, bars0);
+  expect_label (c, &boxes[1], rows1, 1, placed, &n_placed, bars1);
+  /* the class bar is under the label bar */
+  fail_unless_equals_int (bars0[1].y0, bars0[0].y1);
   add_detection (in, &boxes[0], 0, "face", 0.9f);
   add_detection (in, &boxes[1], 0, "face", 0.9f);
   roi = gst_buffer_get_video_region_of_interest_meta_id (in, 0);
@@ -458,70 +557,387 @@ GST_START_TEST (test_classification_drawn)
   run.info = info;
   overlay_run (&run, "RGB", in, h);
   gst_buffer_map (run.out, &map, GST_MAP_READ);
-  for (b = 0; b < 2; b++) {
-    /* inside the box's ring, one bar high */
-    for (y = boxes[b].y0 + lw; y < boxes[b].y0 + BAR_HEIGHT (s); y++)
-      for (x = boxes[b].x0 + lw; x < boxes[b].x1 - lw; x++) {
-        gboolean diff = FALSE;
-        gint c;
-
-        for (c = 0; c < N_COMPS; c++)
-          diff |= luma_pixel_comp (map.data, &info, run.f, c, x, y) !=
-              luma_pixel_comp (run.before, &info, run.f, c, x, y);
-        changed[b] += diff;
-      }
-  }
-  /* below the classification bar the box is untouched */
-  for (y = boxes[0].y0 + BAR_HEIGHT (s); y < boxes[0].y1 - lw; y++)
-    for (x = boxes[0].x0 + lw + bar_w; x < boxes[0].x1 - lw; x++)
-      outside += luma_pixel_comp (map.data, &info, run.f, 0, x, y) !=
-          luma_pixel_comp (run.before, &info, run.f, 0, x, y);
-  GST_INFO ("changed under the label: classified %d, unclassified %d",
-      changed[0], changed[1]);
-  fail_unless_equals_int (changed[1], 0);
-  fail_unless_equals_int (outside, 0);
-  /* the bar covers the row inside the ring, in the box colour */
-  fail_unless (changed[0] >= (bar_w - lw) * (BAR_HEIGHT (s) - lw) / 2,
-      "only %d pixels changed under the classified box's label", changed[0]);
-  bar_luma = luma_pixel_comp (map.data, &info, run.f, 0, boxes[0].x0,
-      boxes[0].y0);
-  /* 'N' has ink in its top-left pixel, one font pixel into the bar */
-  fail_if (luma_pixel_comp (map.data, &info, run.f, 0, boxes[0].x0 + s,
-          boxes[0].y0 + s) == bar_luma, "no glyph ink of 'N'");
+  allowed[0] = boxes[0];
+  allowed[1] = boxes[1];
+  allowed[2] = bars0[0];
+  allowed[3] = bars0[1];
+  allowed[4] = bars1[0];
+  check_untouched (run.before, map.data, &info, run.f, allowed, 5);
+  ring_colour (&run, map.data, &boxes[0], ring);
+  check_label_row (&run, map.data, &bars0[0], ring);
+  check_label_row (&run, map.data, &bars0[1], ring);
+  check_label_row (&run, map.data, &bars1[0], ring);
   gst_buffer_unmap (run.out, &map);
   overlay_run_clear (&run);
   gst_harness_teardown (h);
+  gst_ax_overlay_label_cache_free (c);
 }
 
 GST_END_TEST;
 
-/* A box at the top edge puts its label inside the box; a box at the right
- * edge shifts the label left so that it stays on the frame. */
+/* A box at the top edge has no room above: its label goes below it; at
+ * the right edge the label is shifted left to stay on the frame. */
 GST_START_TEST (test_label_at_frame_edges)
 {
   const Rect box = { 130, 0, 160, 30 };
+  const TestRow text = { "ball", " 0.87" };
+  GstAxOverlayLabelCache *c = gst_ax_overlay_label_cache_new (16);
   GstVideoInfo info;
   GstHarness *h = make_harness ("RGB", TRUE, DEFAULT_LINE_WIDTH, &info);
   GstBuffer *in = make_flat_frame (&info, &formats[0]);
+  const gint w = row_width (c, &text), bh = bar_height (c);
+  Rect allowed[2] = { box, {FRAME_WIDTH - w, box.y1, FRAME_WIDTH,
+      box.y1 + bh}
+  };
   OverlayRun run;
   GstMapInfo map;
-  const gint s = DEFAULT_FONT_SCALE;
-  const gint bar_w = (int) (strlen ("ball 0.87") * CELL_WIDTH + 1) * s;
-  Rect allowed[2] = { box, {FRAME_WIDTH - bar_w, 0, FRAME_WIDTH,
-      BAR_HEIGHT (s)}
-  };
+  guint8 ring[N_COMPS];
 
   add_detection (in, &box, 3, "ball", 0.87f);
   run.info = info;
   overlay_run (&run, "RGB", in, h);
   gst_buffer_map (run.out, &map, GST_MAP_READ);
   check_untouched (run.before, map.data, &info, run.f, allowed, 2);
-  /* the bar reaches the left end computed above */
-  fail_if (luma_pixel_comp (map.data, &info, run.f, 0, FRAME_WIDTH - bar_w,
-          0) == BG_R);
+  ring_colour (&run, map.data, &box, ring);
+  check_label_row (&run, map.data, &allowed[1], ring);
   gst_buffer_unmap (run.out, &map);
   overlay_run_clear (&run);
   gst_harness_teardown (h);
+  gst_ax_overlay_label_cache_free (c);
+}
+
+GST_END_TEST;
+
+static gboolean
+rects_overlap (const GstAxOverlayRect * a, const GstAxOverlayRect * b)
+{
+  return a->x < b->x + b->w && b->x < a->x + a->w &&
+      a->y < b->y + b->h && b->y < a->y + a->h;
+}
+
+/* Two overlapping boxes: the second label cannot go above its box (the
+ * first label is there) nor below (no room), so it goes inside its top;
+ * the two label rectangles do not overlap, and the frame shows both, each
+ * in its box's colour, and nothing where the second label would have
+ * collided. */
+GST_START_TEST (test_labels_keep_clear)
+{
+  const Rect boxes[2] = { {40, 60, 120, 100}, {50, 66, 130, 106} };
+  const TestRow rows[2] = { {"ball", " 0.87"}, {"cat", " 0.50"} };
+  GstAxOverlayLabelCache *c = gst_ax_overlay_label_cache_new (16);
+  GstVideoInfo info;
+  GstHarness *h = make_harness ("BGRx", TRUE, DEFAULT_LINE_WIDTH, &info);
+  GstBuffer *in = make_flat_frame (&info, &formats[3]);
+  GstAxOverlayRect placed[2];
+  guint n_placed = 0;
+  Rect bars[2], allowed[4];
+  OverlayRun run;
+  GstMapInfo map;
+  guint8 ring[N_COMPS];
+  gint b;
+
+  expect_label (c, &boxes[0], &rows[0], 1, placed, &n_placed, &bars[0]);
+  expect_label (c, &boxes[1], &rows[1], 1, placed, &n_placed, &bars[1]);
+  fail_unless_equals_int (bars[0].y1, boxes[0].y0);
+  fail_unless_equals_int (bars[1].y0, boxes[1].y0);
+  fail_if (rects_overlap (&placed[0], &placed[1]));
+
+  add_detection (in, &boxes[0], 3, "ball", 0.87f);
+  add_detection (in, &boxes[1], 4, "cat", 0.5f);
+  run.info = info;
+  overlay_run (&run, "BGRx", in, h);
+  gst_buffer_map (run.out, &map, GST_MAP_READ);
+  allowed[0] = boxes[0];
+  allowed[1] = boxes[1];
+  allowed[2] = bars[0];
+  allowed[3] = bars[1];
+  check_untouched (run.before, map.data, &info, run.f, allowed, 4);
+  for (b = 0; b < 2; b++) {
+    ring_colour (&run, map.data, &boxes[b], ring);
+    check_label_row (&run, map.data, &bars[b], ring);
+  }
+  gst_buffer_unmap (run.out, &map);
+  overlay_run_clear (&run);
+  gst_harness_teardown (h);
+  gst_ax_overlay_label_cache_free (c);
+}
+
+GST_END_TEST;
+
+/* The placement rule on its own: above, below, inside, then shifted by
+ * whole label heights; a crowd of boxes at one spot gets labels that
+ * neither overlap nor leave the frame while there is room. */
+#define PLACE_W 40
+#define PLACE_H 10
+#define PLACE_FW 200
+#define PLACE_FH 120
+#define CROWD 8
+
+GST_START_TEST (test_place_label_rule)
+{
+  const GstAxOverlayRect box = { 50, 40, 60, 30 };
+  GstAxOverlayRect placed[CROWD], r;
+  guint i, j;
+
+  gst_ax_overlay_place_label (&box, PLACE_W, PLACE_H, PLACE_FW, PLACE_FH,
+      placed, 0, &r);
+  fail_unless (r.x == 50 && r.y == 30 && r.w == PLACE_W && r.h == PLACE_H);
+  placed[0] = r;
+  gst_ax_overlay_place_label (&box, PLACE_W, PLACE_H, PLACE_FW, PLACE_FH,
+      placed, 1, &r);
+  fail_unless_equals_int (r.y, 70);     /* below */
+  placed[1] = r;
+  gst_ax_overlay_place_label (&box, PLACE_W, PLACE_H, PLACE_FW, PLACE_FH,
+      placed, 2, &r);
+  fail_unless_equals_int (r.y, 40);     /* inside */
+  placed[2] = r;
+  gst_ax_overlay_place_label (&box, PLACE_W, PLACE_H, PLACE_FW, PLACE_FH,
+      placed, 3, &r);
+  fail_unless_equals_int (r.y, 20);     /* shifted up from above */
+  /* right edge: shifted left onto the frame */
+  {
+    const GstAxOverlayRect edge = { 190, 40, 10, 10 };
+
+    gst_ax_overlay_place_label (&edge, PLACE_W, PLACE_H, PLACE_FW,
+        PLACE_FH, placed, 0, &r);
+    fail_unless_equals_int (r.x, PLACE_FW - PLACE_W);
+  }
+
+  for (i = 0; i < CROWD; i++) {
+    gst_ax_overlay_place_label (&box, PLACE_W, PLACE_H, PLACE_FW, PLACE_FH,
+        placed, i, &placed[i]);
+    fail_unless (placed[i].y >= 0 && placed[i].y + PLACE_H <= PLACE_FH);
+    for (j = 0; j < i; j++)
+      fail_if (rects_overlap (&placed[i], &placed[j]),
+          "labels %u and %u overlap", i, j);
+  }
+}
+
+GST_END_TEST;
+
+/* The cache renders each text once per ink, evicts the least recently
+ * used beyond its size, and a font change drops everything. */
+GST_START_TEST (test_label_cache)
+{
+  GstAxOverlayLabelCache *c = gst_ax_overlay_label_cache_new (CACHE_TEST_SIZE);
+  const GstAxOverlayLabel *a, *b;
+  gchar text[16];
+  guint i;
+
+  a = gst_ax_overlay_label_cache_get (c, "ball", TRUE);
+  fail_unless (a->width > 0 && a->height > 0);
+  fail_unless_equals_int (gst_ax_overlay_label_cache_get_n_renders (c), 1);
+  b = gst_ax_overlay_label_cache_get (c, "ball", TRUE);
+  fail_unless (a == b);
+  fail_unless_equals_int (gst_ax_overlay_label_cache_get_n_renders (c), 1);
+  gst_ax_overlay_label_cache_get (c, "ball", FALSE);
+  fail_unless_equals_int (gst_ax_overlay_label_cache_get_n_renders (c), 2);
+  /* a longer text is wider, and every label has the line height */
+  b = gst_ax_overlay_label_cache_get (c, "ball ball", TRUE);
+  fail_unless (b->width > 2 * gst_ax_overlay_label_cache_get (c, "ball",
+          TRUE)->width);
+  fail_unless_equals_int (b->height,
+      gst_ax_overlay_label_cache_get_line_height (c));
+
+  for (i = 0; i < CACHE_TEST_LABELS; i++) {
+    g_snprintf (text, sizeof (text), "label %u", i);
+    gst_ax_overlay_label_cache_get (c, text, TRUE);
+  }
+  fail_unless_equals_int (gst_ax_overlay_label_cache_get_n_cached (c),
+      CACHE_TEST_SIZE);
+  fail_unless_equals_int (gst_ax_overlay_label_cache_get_n_renders (c),
+      3 + CACHE_TEST_LABELS);
+  /* the newest is still there, the oldest was evicted */
+  gst_ax_overlay_label_cache_get (c, "label 9", TRUE);
+  fail_unless_equals_int (gst_ax_overlay_label_cache_get_n_renders (c),
+      3 + CACHE_TEST_LABELS);
+  gst_ax_overlay_label_cache_get (c, "label 0", TRUE);
+  fail_unless_equals_int (gst_ax_overlay_label_cache_get_n_renders (c),
+      4 + CACHE_TEST_LABELS);
+
+  gst_ax_overlay_label_cache_set_font (c, "Sans 20px");
+  fail_unless_equals_int (gst_ax_overlay_label_cache_get_n_cached (c), 0);
+  fail_unless (gst_ax_overlay_label_cache_get_line_height (c) >= 20);
+  gst_ax_overlay_label_cache_free (c);
+}
+
+GST_END_TEST;
+
+/* The element renders a label once and then only blends it: the same
+ * detections on many frames cost two renders ("ball" and " 0.87"), and
+ * the frames come out identical. */
+GST_START_TEST (test_label_rendered_once)
+{
+  const Rect box = { 40, 60, 120, 100 };
+  GstVideoInfo info;
+  GstHarness *h = make_harness ("I420", TRUE, DEFAULT_LINE_WIDTH, &info);
+  GstBuffer *first = NULL;
+  guint k;
+
+  for (k = 0; k < 3; k++) {
+    GstBuffer *in = make_flat_frame (&info, &formats[5]), *out;
+
+    add_detection (in, &box, 3, "ball", 0.87f);
+    out = gst_harness_push_and_pull (h, in);
+    fail_unless (out != NULL);
+    if (!first)
+      first = out;
+    else {
+      GstMapInfo a, b;
+
+      gst_buffer_map (first, &a, GST_MAP_READ);
+      gst_buffer_map (out, &b, GST_MAP_READ);
+      fail_unless (a.size == b.size && !memcmp (a.data, b.data, a.size));
+      gst_buffer_unmap (out, &b);
+      gst_buffer_unmap (first, &a);
+      gst_buffer_unref (out);
+    }
+  }
+  {
+    guint renders;
+
+    g_object_get (h->element, "label-renders", &renders, NULL);
+    fail_unless_equals_int (renders, 2);
+  }
+  gst_buffer_unref (first);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Blending a premultiplied label: on RGB out = pre + dst * (1 - a); on
+ * NV12 a chroma sample blends the mean of its 2x2 block. */
+static void
+space_for (GstVideoFormat format, gboolean yuv, GstAxOverlayColourSpace * space)
+{
+  const GstVideoFormatInfo *finfo = gst_video_format_get_info (format);
+  gint c;
+
+  memset (space, 0, sizeof (*space));
+  space->is_yuv = yuv;
+  /* full range, BT.601 */
+  space->kr = 0.299;
+  space->kb = 0.114;
+  for (c = 0; c < N_COMPS; c++) {
+    space->offset[c] = c == 0 ? 0 : 128;
+    space->scale[c] = 255;
+    space->plane0_offset[c] = GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) == 0 ?
+        (gint) GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c) : -1;
+  }
+  space->plane0_pstride = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, 0);
+}
+
+GST_START_TEST (test_blend_premultiplied)
+{
+  /* 2x2 premultiplied ARGB: opaque red, half-transparent grey,
+   * transparent, opaque blue */
+  const guint32 argb[4] = { 0xffff0000, 0x80404040, 0x00000000, 0xff0000ff };
+  /* NV12: an opaque grey row over a transparent one */
+  const guint32 grey[4] = { 0xffc8c8c8, 0xffc8c8c8, 0, 0 };
+  GstAxOverlayColourSpace space;
+  GstAxOverlayLabel label;
+  GstVideoInfo info;
+  GstBuffer *buf;
+  GstVideoFrame frame;
+  guint8 *p, *uv;
+  gint stride;
+
+  space_for (GST_VIDEO_FORMAT_RGB, FALSE, &space);
+  gst_ax_overlay_label_init_from_argb (&label, &space, 2, 2,
+      (const guint8 *) argb, 2 * sizeof (guint32));
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, 4, 4);
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (buf, 0, 100, info.size);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READWRITE));
+  gst_ax_overlay_blend_label (&frame, &label, 1, 1);
+  p = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+  /* (1,1) opaque red */
+  fail_unless (p[stride + 3] == 255 && p[stride + 4] == 0 &&
+      p[stride + 5] == 0);
+  /* (2,1): 64 + 100 * 127 / 255 = 64 + 50 */
+  fail_unless_equals_int (p[stride + 6], 114);
+  fail_unless_equals_int (p[stride + 8], 114);
+  /* (1,2) transparent: untouched; (2,2) blue */
+  fail_unless_equals_int (p[2 * stride + 3], 100);
+  fail_unless (p[2 * stride + 6] == 0 && p[2 * stride + 8] == 255);
+  /* outside the label */
+  fail_unless_equals_int (p[0], 100);
+  fail_unless_equals_int (p[3 * stride + 9], 100);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (buf);
+  gst_ax_overlay_label_clear (&label);
+
+  /* BGRx: the padding byte keeps its value */
+  space_for (GST_VIDEO_FORMAT_BGRx, FALSE, &space);
+  gst_ax_overlay_label_init_from_argb (&label, &space, 2, 2,
+      (const guint8 *) argb, 2 * sizeof (guint32));
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 4, 4);
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (buf, 0, 100, info.size);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READWRITE));
+  gst_ax_overlay_blend_label (&frame, &label, 0, 0);
+  p = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+  fail_unless (p[0] == 0 && p[1] == 0 && p[2] == 255 && p[3] == 100);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (buf);
+  gst_ax_overlay_label_clear (&label);
+
+  /* NV12, full range: grey 200 is Y 200, U = V = 128 */
+  space_for (GST_VIDEO_FORMAT_NV12, TRUE, &space);
+  gst_ax_overlay_label_init_from_argb (&label, &space, 2, 2,
+      (const guint8 *) grey, 2 * sizeof (guint32));
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 4, 4);
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (buf, 0, 0, info.size);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READWRITE));
+  gst_ax_overlay_blend_label (&frame, &label, 0, 0);
+  p = GST_VIDEO_FRAME_PLANE_DATA (&frame, 0);
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+  fail_unless (p[0] == 200 && p[1] == 200 && p[stride] == 0 && p[2] == 0);
+  uv = GST_VIDEO_FRAME_PLANE_DATA (&frame, 1);
+  /* the block's mean: alpha 1/2 and premultiplied U 64, over 0 */
+  fail_unless_equals_int (uv[0], 64);
+  fail_unless_equals_int (uv[1], 64);
+  fail_unless_equals_int (uv[2], 0);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (buf);
+  gst_ax_overlay_label_clear (&label);
+}
+
+GST_END_TEST;
+
+/* gst-inspect metadata: a real origin, and klass strings that say what
+ * each element does (draft-klass: functional keyword first). */
+GST_START_TEST (test_plugin_metadata)
+{
+  static const struct
+  {
+    const gchar *element;
+    const gchar *klass;
+  } expect[] = {
+    {"axletterbox", "Filter/Video/Metadata"},
+    {"axinference", "Filter/Analyzer/Video"},
+    {"axnms", "Filter/Analyzer/Video"},
+    {"axclassify", "Filter/Analyzer/Video"},
+    {"axoverlay", "Filter/Effect/Video"},
+  };
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (),
+      "axelements");
+  guint i;
+
+  fail_unless (plugin != NULL);
+  fail_if (strstr (gst_plugin_get_origin (plugin), ".invalid") != NULL,
+      "origin %s", gst_plugin_get_origin (plugin));
+  gst_object_unref (plugin);
+  for (i = 0; i < G_N_ELEMENTS (expect); i++) {
+    GstElementFactory *f = gst_element_factory_find (expect[i].element);
+
+    fail_unless (f != NULL, "%s", expect[i].element);
+    fail_unless_equals_string (gst_element_factory_get_metadata (f,
+            GST_ELEMENT_METADATA_KLASS), expect[i].klass);
+    gst_object_unref (f);
+  }
 }
 
 GST_END_TEST;
@@ -640,6 +1056,10 @@ axoverlay_suite (void)
   Suite *s = suite_create ("axoverlay");
   TCase *tc = tcase_create ("general");
 
+  /* fontconfig reads its configuration and font cache once, here, for
+   * every forked test to inherit */
+  gst_ax_overlay_label_cache_free (gst_ax_overlay_label_cache_new (1));
+
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_box_colours_every_format);
   tcase_add_test (tc, test_line_width_and_foreign_roi);
@@ -649,6 +1069,12 @@ axoverlay_suite (void)
   tcase_add_test (tc, test_no_detections_passes_untouched);
   tcase_add_test (tc, test_unsupported_format);
   tcase_add_test (tc, test_landmarks_drawn);
+  tcase_add_test (tc, test_labels_keep_clear);
+  tcase_add_test (tc, test_place_label_rule);
+  tcase_add_test (tc, test_label_cache);
+  tcase_add_test (tc, test_label_rendered_once);
+  tcase_add_test (tc, test_blend_premultiplied);
+  tcase_add_test (tc, test_plugin_metadata);
   return s;
 }
 

@@ -449,9 +449,16 @@ compile_model (const char *src, const model_args * a,
   o.labels = labels;
   if (a->decoder) {
     GError *err = NULL;
-    if (!g_file_get_contents (a->decoder, &decoder, NULL, &err)) {
+    char msg[SIMNPU_ERROR_MESSAGE_SIZE];
+    gsize len = 0;
+    if (!g_file_get_contents (a->decoder, &decoder, &len, &err)) {
       fprintf (stderr, "simnpu-compile: --decoder: %s\n", err->message);
       g_error_free (err);
+      goto out;
+    }
+    /* the model's loader would refuse it: refuse it before compiling */
+    if (simnpu__json_find_bad_int (decoder, len, msg, sizeof (msg))) {
+      fprintf (stderr, "simnpu-compile: --decoder %s: %s\n", a->decoder, msg);
       goto out;
     }
     o.decoder = decoder;

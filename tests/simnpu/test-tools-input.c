@@ -321,6 +321,36 @@ test_compile_numeric_options (void)
   g_free (axm);
 }
 
+/* A --decoder with an integer json-glib would wrap is refused before
+ * the model is compiled (its loader would refuse the model). */
+static void
+test_compile_decoder_integer_range (void)
+{
+  gchar *onnx = g_build_filename (ONNX_NODE_TESTS,
+      "test_conv_with_strides_padding", "model.onnx", NULL);
+  gchar *decoder = tmp_path ("decoder.json"), *axm = tmp_path ("dec.axm");
+  gchar *arg = g_strdup_printf ("--decoder=%s", decoder);
+  const char *argv[] = { compile_tool, onnx, "-o", axm, arg, NULL };
+  result r;
+
+  if (!g_file_test (onnx, G_FILE_TEST_EXISTS)) {
+    g_test_skip ("libonnx-testdata is not installed");
+    goto out;
+  }
+  g_assert_true (g_file_set_contents (decoder, "{\"type\": \"yolo\", "
+          "\"classes\": 100000000000000000000}", -1, NULL));
+  r = run (argv);
+  expect_failure (&r, 0, "decoder.json: $.classes: 100000000000000000000 is "
+      "out of range");
+  g_assert_false (g_file_test (axm, G_FILE_TEST_EXISTS));
+  result_clear (&r);
+out:
+  g_free (onnx);
+  g_free (decoder);
+  g_free (axm);
+  g_free (arg);
+}
+
 /* ------------------------------------------------------------------ */
 /* simnpu-annotate                                                      */
 
@@ -670,6 +700,8 @@ main (int argc, char **argv)
       test_run_module_input_values);
   g_test_add_func ("/simnpu/tools-input/compile-numeric-options",
       test_compile_numeric_options);
+  g_test_add_func ("/simnpu/tools-input/compile-decoder-integer-range",
+      test_compile_decoder_integer_range);
   g_test_add_func ("/simnpu/tools-input/annotate-good", test_annotate_good);
   g_test_add_func ("/simnpu/tools-input/annotate-other-model",
       test_annotate_other_model);

@@ -331,6 +331,42 @@ test_json_integer_range (void)
   g_assert_true (g_str_has_prefix (msg, "$.a.c[1]: -9223372036854775809 "));
 }
 
+/* A model whose decoder JSON holds an integer json-glib would wrap does
+ * not load (the elements read their parameters from it). */
+static void
+test_axm_decoder_integer_range (void)
+{
+  simnpu_error error = { 0 };
+  gchar *json = test_conv_graph_json ("conv", 8, 3, 4, 3, SEED);
+  simnpu__graph *g = NULL;
+  simnpu__profile p;
+  simnpu__schedule sch = { 0 };
+  gchar *path = NULL, *contents = NULL;
+  gsize len = 0;
+  int fd;
+
+  g_assert_cmpint (simnpu__profile_parse ("metis", &p, &error), ==, 0);
+  g_assert_cmpint (simnpu__graph_load_json_data (json, strlen (json), ".",
+          false, &g, &error), ==, 0);
+  g_assert_cmpint (simnpu__graph_prepare (g, &error), ==, 0);
+  g_assert_cmpint (simnpu__schedule_build (g, &p, &sch, &error), ==, 0);
+  g->decoder = g_strdup ("{\"type\": \"yolo\", \"top_k\": "
+      "[1, 100000000000000000000]}");
+  fd = g_file_open_tmp ("simnpu-test-XXXXXX.axm", &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_assert_cmpint (simnpu__axm_write (g, &sch, path, &error), ==, 0);
+  g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+  expect_load_error ((const guint8 *) contents, len, SIMNPU_EFORMAT,
+      "$.top_k[1]: 100000000000000000000 is out of range");
+  g_unlink (path);
+  g_free (path);
+  g_free (contents);
+  simnpu__schedule_clear (&sch);
+  simnpu__graph_free (g);
+  g_free (json);
+}
+
 static void
 test_submit_wrong_buffers (void)
 {
@@ -444,6 +480,8 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/bad-input/json", test_json_malformed);
   g_test_add_func ("/simnpu/bad-input/json-integer-range",
       test_json_integer_range);
+  g_test_add_func ("/simnpu/bad-input/axm-decoder-integer-range",
+      test_axm_decoder_integer_range);
   g_test_add_func ("/simnpu/bad-input/submit", test_submit_wrong_buffers);
   g_test_add_func ("/simnpu/bad-input/shape-only", test_shape_only_model);
   ret = g_test_run ();

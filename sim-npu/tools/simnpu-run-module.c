@@ -277,15 +277,17 @@ main (int argc, char **argv)
     status = EXIT_USAGE;
     goto out;
   }
-  if ((iterations_arg && simnpu_tools_parse_int (TOOL, "--iterations",
-              iterations_arg, 1, MAX_ITERATIONS, &v64) < 0)) {
+  if (iterations_arg
+      && simnpu_tools_parse_int (TOOL, "--iterations", iterations_arg, 1,
+          MAX_ITERATIONS, &v64) < 0) {
     status = EXIT_USAGE;
     goto out;
   }
   if (iterations_arg)
     iterations = (gint) v64;
-  if ((in_flight_arg && simnpu_tools_parse_int (TOOL, "--in-flight",
-              in_flight_arg, 1, MAX_IN_FLIGHT, &v64) < 0)) {
+  if (in_flight_arg
+      && simnpu_tools_parse_int (TOOL, "--in-flight", in_flight_arg, 1,
+          MAX_IN_FLIGHT, &v64) < 0) {
     status = EXIT_USAGE;
     goto out;
   }

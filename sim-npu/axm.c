@@ -837,6 +837,11 @@ read_decoder (reader * r, simnpu__graph * g)
   if (simnpu__json_depth (text, n) > SIMNPU_MAX_DECODER_DEPTH)
     return bad (r, "decoder", "nested deeper than %d levels",
         SIMNPU_MAX_DECODER_DEPTH);
+  {
+    char msg[SIMNPU_ERROR_MESSAGE_SIZE];
+    if (simnpu__json_find_bad_int (text, n, msg, sizeof (msg)))
+      return bad (r, "decoder", "%s", msg);
+  }
   parser = json_parser_new ();
   if (!json_parser_load_from_data (parser, text, (gssize) n, &err)) {
     ret = bad (r, "decoder", "invalid JSON: %s", err->message);

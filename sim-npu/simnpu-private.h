@@ -394,6 +394,11 @@ SIMNPU_INTERNAL int simnpu__graph_load_json_data (const char *data,
 /* The deepest array/object nesting of a JSON text, strings skipped (to
  * refuse input that would exhaust json-glib's recursive parser). */
 SIMNPU_INTERNAL unsigned simnpu__json_depth (const char *data, size_t size);
+/* Whether a JSON text holds an integer literal outside int64 (json-glib
+ * wraps those silently: 10^30 reads as -1); if so, @msg names its path
+ * ("$.inputs[0].zero_point: 1000...") and the range. */
+SIMNPU_INTERNAL bool simnpu__json_find_bad_int (const char *data,
+    size_t size, char *msg, size_t msg_size);
 
 /* One op being read from a JSON graph (json.c). The op table's attribute
  * parsers (simnpu__op_parse_attrs) read the op's "attrs" member through

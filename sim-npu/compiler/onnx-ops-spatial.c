@@ -152,9 +152,14 @@ simnpu__onnx_imp_conv (onnx_ctx * c, const onnx_op * op)
   k[1] = T (c, ins[1])->dims[3];
   if ((ret = onnx_spatial_attrs (c, ins[0], k, one_d, &a)) < 0)
     return ret;
-  a.groups = (int32_t) simnpu__onnx_attr_int (c, "group", 1);
-  if (a.groups < 1)
-    return simnpu__onnx_err (c, SIMNPU_EFORMAT, "group %d", a.groups);
+  {
+    /* checked before the cast: 2^32 + 1 would wrap to 1 */
+    int64_t groups = simnpu__onnx_attr_int (c, "group", 1);
+    if (groups < 1 || groups > G_MAXINT32)
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "group %" G_GINT64_FORMAT
+          "; expected 1 to %d", groups, G_MAXINT32);
+    a.groups = (int32_t) groups;
+  }
   wt = simnpu__onnx_tmp (c);
   if ((ret = simnpu__onnx_emit_transpose (c, ins[1], wt, oihw_to_ohwi, 4)) < 0)
     return ret;

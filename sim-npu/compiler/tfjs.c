@@ -507,6 +507,11 @@ simnpu__tfjs_load_data (const char *json, size_t size,
   if (simnpu__json_depth (json, size) > TFJS_MAX_JSON_DEPTH)
     return simnpu__tfjs_fail (&l, SIMNPU_EFORMAT,
         "model.json: nested deeper than %d levels", TFJS_MAX_JSON_DEPTH);
+  {
+    char msg[SIMNPU_ERROR_MESSAGE_SIZE];
+    if (simnpu__json_find_bad_int (json, size, msg, sizeof (msg)))
+      return simnpu__tfjs_fail (&l, SIMNPU_EFORMAT, "model.json: %s", msg);
+  }
   parser = json_parser_new ();
   if (!json_parser_load_from_data (parser, json, (gssize) size, &err)) {
     ret =

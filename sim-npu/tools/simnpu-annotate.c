@@ -18,6 +18,9 @@
 
 #include "simnpu-private.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,14 @@
 #define MAX_LINE 4096
 #define HOST_COPY "host_copy"
 #define JOB_CORE "job_core"
+#define RUNTIME_HEADER \
+  "dispatch_name,invocation_id,action_id,timestamp_us,event"
+#define RUNTIME_FIELDS 5
+#define DEBUG_HEADER "action_id,id,kind,resource,"
+#define DEBUG_FIELDS 12
+/* time stamps are CLOCK_MONOTONIC (since boot) in us: 10^15 us is 31
+ * years, and a value above it is not one */
+#define MAX_TIMESTAMP_US 1e15
 
 typedef struct
 {
@@ -44,7 +55,8 @@ typedef struct
 
 typedef struct
 {
-  char *dispatch;
+  /* the model's name (annotate.model) or HOST_COPY */
+  const char *dispatch;
   uint64_t job;
   unsigned action;
   double start_us;
@@ -125,12 +137,48 @@ free_action (gpointer p)
   g_free (a);
 }
 
+/* Strict field parsers: atoi and strtoull take "-1" and garbage. */
+static bool
+parse_u64 (const char *s, uint64_t * out)
+{
+  char *end = NULL;
+
+  if (!g_ascii_isdigit (s[0]))
+    return false;
+  errno = 0;
+  *out = g_ascii_strtoull (s, &end, 10);
+  return *end == '\0' && errno != ERANGE;
+}
+
+static bool
+parse_u32 (const char *s, unsigned *out)
+{
+  uint64_t v;
+
+  if (!parse_u64 (s, &v) || v > G_MAXUINT32)
+    return false;
+  *out = (unsigned) v;
+  return true;
+}
+
+static bool
+parse_time (const char *s, double *out)
+{
+  char *end = NULL;
+
+  if (!g_ascii_isdigit (s[0]))
+    return false;
+  *out = g_ascii_strtod (s, &end);
+  return *end == '\0' && isfinite (*out) && *out <= MAX_TIMESTAMP_US;
+}
+
 static int
 read_debug (annotate * an, const char *dir)
 {
   gchar *path = g_build_filename (dir, "actions.csv", NULL);
   gchar *contents = NULL, **lines;
   unsigned i;
+  int ret = -1;
 
   if (!g_file_get_contents (path, &contents, NULL, NULL)) {
     fprintf (stderr, "simnpu-annotate: cannot read %s (compile with "
@@ -138,24 +186,35 @@ read_debug (annotate * an, const char *dir)
     g_free (path);
     return -1;
   }
-  g_free (path);
   lines = g_strsplit (contents, "\n", -1);
+  if (lines[0] == NULL || !g_str_has_prefix (lines[0], DEBUG_HEADER)) {
+    fprintf (stderr, "simnpu-annotate: %s: expected the header %s\n", path,
+        DEBUG_HEADER);
+    goto out;
+  }
   for (i = 1; lines[i] != NULL; i++) {
     GPtrArray *f;
     debug_action *a;
+    unsigned id;
     if (lines[i][0] == '\0')
       continue;
     f = csv_split (lines[i]);
-    if (f->len < 8) {
-      fprintf (stderr, "simnpu-annotate: actions.csv line %u: %u fields; "
-          "expected 12\n", i + 1, f->len);
+    if (f->len != DEBUG_FIELDS) {
+      fprintf (stderr, "simnpu-annotate: %s line %u: %u fields; expected "
+          "%u\n", path, i + 1, f->len, DEBUG_FIELDS);
       g_ptr_array_free (f, TRUE);
-      g_strfreev (lines);
-      g_free (contents);
-      return -1;
+      goto out;
+    }
+    /* the runtime's action ids index the schedule: rows 0, 1, 2... */
+    if (!parse_u32 (g_ptr_array_index (f, 0), &id) || id != an->actions->len) {
+      fprintf (stderr, "simnpu-annotate: %s line %u: action_id '%s'; "
+          "expected %u\n", path, i + 1,
+          (const char *) g_ptr_array_index (f, 0), an->actions->len);
+      g_ptr_array_free (f, TRUE);
+      goto out;
     }
     a = g_new0 (debug_action, 1);
-    a->action_id = (unsigned) atoi (g_ptr_array_index (f, 0));
+    a->action_id = id;
     a->id = g_strdup (g_ptr_array_index (f, 1));
     a->kind = g_strdup (g_ptr_array_index (f, 2));
     a->resource = g_strdup (g_ptr_array_index (f, 3));
@@ -165,23 +224,38 @@ read_debug (annotate * an, const char *dir)
     g_ptr_array_add (an->actions, a);
     g_ptr_array_free (f, TRUE);
   }
+  if (an->actions->len == 0) {
+    fprintf (stderr, "simnpu-annotate: %s: no actions\n", path);
+    goto out;
+  }
   g_strfreev (lines);
   g_free (contents);
+  g_free (path);
 
   path = g_build_filename (dir, "device.txt", NULL);
-  if (g_file_get_contents (path, &contents, NULL, NULL)) {
-    lines = g_strsplit (contents, "\n", -1);
-    for (i = 0; lines[i] != NULL; i++) {
-      if (g_str_has_prefix (lines[i], "resource="))
-        g_ptr_array_add (an->resources, g_strdup (lines[i] + 9));
-      else if (g_str_has_prefix (lines[i], "model="))
-        an->model = g_strdup (lines[i] + 6);
-    }
-    g_strfreev (lines);
-    g_free (contents);
+  if (!g_file_get_contents (path, &contents, NULL, NULL)) {
+    fprintf (stderr, "simnpu-annotate: cannot read %s (compile with "
+        "--debug-info=%s)\n", path, dir);
+    g_free (path);
+    return -1;
   }
+  lines = g_strsplit (contents, "\n", -1);
+  for (i = 0; lines[i] != NULL; i++) {
+    if (g_str_has_prefix (lines[i], "resource="))
+      g_ptr_array_add (an->resources, g_strdup (lines[i] + 9));
+    else if (g_str_has_prefix (lines[i], "model=") && an->model == NULL)
+      an->model = g_strdup (lines[i] + 6);
+  }
+  /* the model name is what tells its rows from another model's */
+  if (an->model == NULL || an->model[0] == '\0')
+    fprintf (stderr, "simnpu-annotate: %s: no model= line\n", path);
+  else
+    ret = 0;
+out:
+  g_strfreev (lines);
+  g_free (contents);
   g_free (path);
-  return 0;
+  return ret;
 }
 
 static char *
@@ -212,81 +286,325 @@ count_slices (annotate * an)
     an->n_slices++;
 }
 
+/* One job of the model: which of its actions have been seen. */
+typedef struct
+{
+  unsigned n_seen;
+  unsigned first_line;
+  guint8 *seen;
+} job_actions;
+
+static void
+free_job_actions (gpointer p)
+{
+  job_actions *j = p;
+  g_free (j->seen);
+  g_free (j);
+}
+
+typedef struct
+{
+  double start;
+  unsigned line;
+} open_event;
+
+typedef struct
+{
+  const char *path;
+  unsigned line;
+  GHashTable *open;             /* "dispatch/job/action" -> open_event */
+  GHashTable *jobs;             /* job id -> job_actions */
+  char *other_model;            /* the first other model's name */
+  unsigned other_line;
+  uint64_t n_other;
+} runtime_reader;
+
+static int
+reader_fail (runtime_reader * rd, const char *fmt, ...)
+G_GNUC_PRINTF (2, 3);
+
+     static int reader_fail (runtime_reader * rd, const char *fmt, ...)
+{
+  va_list ap;
+
+  fprintf (stderr, "simnpu-annotate: %s line %u: ", rd->path, rd->line);
+  va_start (ap, fmt);
+  vfprintf (stderr, fmt, ap);
+  va_end (ap);
+  fputc ('\n', stderr);
+  return -1;
+}
+
+/* Counts one action of the model for its job, whose first row is
+ * @start_line if it is the job's first. */
+static int
+count_action (annotate * an, runtime_reader * rd, uint64_t job,
+    unsigned action, unsigned start_line)
+{
+  unsigned n = an->actions->len;
+  job_actions *j = g_hash_table_lookup (rd->jobs, &job);
+
+  if (j == NULL) {
+    j = g_new0 (job_actions, 1);
+    j->seen = g_malloc0 ((n + 7) / 8);
+    j->first_line = start_line;
+    g_hash_table_insert (rd->jobs, g_memdup2 (&job, sizeof (job)), j);
+  }
+  if (j->seen[action / 8] & (1u << (action % 8)))
+    return reader_fail (rd, "job %" G_GUINT64_FORMAT " action %u appears "
+        "twice", (guint64) job, action);
+  j->seen[action / 8] |= (guint8) (1u << (action % 8));
+  j->n_seen++;
+  return 0;
+}
+
+/* A start or end row of the model or of a host copy. */
+static int
+read_event (annotate * an, runtime_reader * rd, const char *dispatch,
+    uint64_t job, unsigned action, double ts, bool start)
+{
+  gchar *key = g_strdup_printf ("%s/%" G_GUINT64_FORMAT "/%u", dispatch,
+      (guint64) job, action);
+  open_event *o = g_hash_table_lookup (rd->open, key);
+  row r = { 0 };
+  unsigned start_line;
+
+  if (start) {
+    if (o != NULL) {
+      reader_fail (rd, "a second 'start' of %s job %" G_GUINT64_FORMAT
+          " action %u (the first on line %u) without its 'end'", dispatch,
+          (guint64) job, action, o->line);
+      g_free (key);
+      return -1;
+    }
+    o = g_new (open_event, 1);
+    o->start = ts;
+    o->line = rd->line;
+    g_hash_table_insert (rd->open, key, o);
+    return 0;
+  }
+  if (o == NULL) {
+    reader_fail (rd, "'end' of %s job %" G_GUINT64_FORMAT " action %u "
+        "without its 'start'", dispatch, (guint64) job, action);
+    g_free (key);
+    return -1;
+  }
+  if (ts < o->start) {
+    reader_fail (rd, "%s job %" G_GUINT64_FORMAT " action %u ends at %.3f "
+        "us, before its start at %.3f us (line %u)", dispatch, (guint64) job,
+        action, ts, o->start, o->line);
+    g_free (key);
+    return -1;
+  }
+  r.dispatch = strcmp (dispatch, HOST_COPY) == 0 ? HOST_COPY : an->model;
+  r.job = job;
+  r.action = action;
+  r.start_us = o->start;
+  r.end_us = ts;
+  g_array_append_val (an->rows, r);
+  start_line = o->line;
+  g_hash_table_remove (rd->open, key);
+  g_free (key);
+  if (strcmp (r.dispatch, HOST_COPY) != 0)
+    return count_action (an, rd, job, action, start_line);
+  return 0;
+}
+
+/* One data line of the runtime CSV. */
+static int
+read_runtime_line (annotate * an, runtime_reader * rd, const char *line)
+{
+  GPtrArray *f = csv_split (line);
+  const char *dispatch, *event;
+  uint64_t job;
+  unsigned action;
+  double ts;
+  int ret = -1;
+
+  if (f->len != RUNTIME_FIELDS) {
+    reader_fail (rd, "%u fields; expected %u (%s)", f->len, RUNTIME_FIELDS,
+        RUNTIME_HEADER);
+    goto out;
+  }
+  dispatch = g_ptr_array_index (f, 0);
+  event = g_ptr_array_index (f, 4);
+  if (!parse_u64 (g_ptr_array_index (f, 1), &job)) {
+    reader_fail (rd, "invocation_id '%s'; expected a job id (an unsigned "
+        "integer)", (const char *) g_ptr_array_index (f, 1));
+    goto out;
+  }
+  if (!parse_u32 (g_ptr_array_index (f, 2), &action)) {
+    reader_fail (rd, "action_id '%s'; expected an unsigned integer",
+        (const char *) g_ptr_array_index (f, 2));
+    goto out;
+  }
+  if (!parse_time (g_ptr_array_index (f, 3), &ts)) {
+    reader_fail (rd, "timestamp_us '%s'; expected a time in us from 0 to "
+        "%g", (const char *) g_ptr_array_index (f, 3), MAX_TIMESTAMP_US);
+    goto out;
+  }
+  if (strcmp (dispatch, JOB_CORE) == 0) {
+    if (strcmp (event, "core") != 0) {
+      reader_fail (rd, "event '%s'; a job_core row's is 'core'", event);
+      goto out;
+    }
+    if (action >= MAX (an->resources->len, 1)) {
+      reader_fail (rd, "core %u; the device of the debug info has %u "
+          "resources", action, an->resources->len);
+      goto out;
+    }
+    g_hash_table_insert (an->job_core, g_memdup2 (&job, sizeof (job)),
+        GUINT_TO_POINTER (action + 1));
+    ret = 0;
+    goto out;
+  }
+  if (strcmp (event, "start") != 0 && strcmp (event, "end") != 0) {
+    reader_fail (rd, "event '%s'; expected start or end", event);
+    goto out;
+  }
+  if (strcmp (dispatch, HOST_COPY) != 0 && strcmp (dispatch, an->model) != 0) {
+    /* a shared device profiles every model's jobs: another model's rows
+     * are left out, and the run must have some of this model's */
+    if (rd->other_model == NULL) {
+      rd->other_model = g_strdup (dispatch);
+      rd->other_line = rd->line;
+    }
+    rd->n_other++;
+    ret = 0;
+    goto out;
+  }
+  if (strcmp (dispatch, HOST_COPY) != 0 && action >= an->actions->len) {
+    reader_fail (rd, "action_id %u, but the debug info of '%s' has %u "
+        "actions (0 to %u): the CSV and the debug info come from different "
+        "compiles", action, an->model, an->actions->len, an->actions->len - 1);
+    goto out;
+  }
+  ret = read_event (an, rd, dispatch, job, action, ts,
+      strcmp (event, "start") == 0);
+out:
+  g_ptr_array_free (f, TRUE);
+  return ret;
+}
+
+/* After the last line: every event closed, every job complete. */
+static int
+check_runtime (annotate * an, runtime_reader * rd)
+{
+  GHashTableIter it;
+  gpointer key, value;
+  unsigned i, kept = 0;
+
+  unsigned first = 0;
+  job_actions *bad = NULL;
+  uint64_t bad_job = 0;
+
+  /* the first offending row, whatever the tables' order */
+  g_hash_table_iter_init (&it, rd->open);
+  while (g_hash_table_iter_next (&it, &key, &value))
+    if (first == 0 || ((open_event *) value)->line < first)
+      first = ((open_event *) value)->line;
+  if (first > 0) {
+    rd->line = first;
+    return reader_fail (rd, "'start' without its 'end' (a truncated " "file?)");
+  }
+  if (g_hash_table_size (rd->jobs) == 0) {
+    if (rd->other_model) {
+      rd->line = rd->other_line;
+      return reader_fail (rd, "dispatch_name '%s', but the debug info is "
+          "of '%s', and no row is: the CSV and the debug info come from "
+          "different models", rd->other_model, an->model);
+    }
+    fprintf (stderr, "simnpu-annotate: %s: no events of '%s'\n", rd->path,
+        an->model);
+    return -1;
+  }
+  g_hash_table_iter_init (&it, rd->jobs);
+  while (g_hash_table_iter_next (&it, &key, &value)) {
+    job_actions *j = value;
+    if (j->n_seen != an->actions->len && (bad == NULL
+            || j->first_line < bad->first_line)) {
+      bad = j;
+      bad_job = *(uint64_t *) key;
+    }
+  }
+  if (bad != NULL) {
+    rd->line = bad->first_line;
+    return reader_fail (rd, "job %" G_GUINT64_FORMAT " has %u actions; the "
+        "debug info of '%s' has %u: the CSV and the debug info come from "
+        "different compiles, or the CSV is truncated", (guint64) bad_job,
+        bad->n_seen, an->model, an->actions->len);
+  }
+  /* host copies of the model's jobs only */
+  for (i = 0; i < an->rows->len; i++) {
+    row *r = &g_array_index (an->rows, row, i);
+    if (strcmp (r->dispatch, HOST_COPY) == 0
+        && !g_hash_table_contains (rd->jobs, &r->job))
+      continue;
+    g_array_index (an->rows, row, kept++) = *r;
+  }
+  g_array_set_size (an->rows, kept);
+  if (rd->n_other > 0)
+    printf ("note: %s: %" G_GUINT64_FORMAT " rows of other models on the "
+        "same device (the first, '%s', on line %u) are left out\n",
+        rd->path, (guint64) rd->n_other, rd->other_model, rd->other_line);
+  return 0;
+}
+
 static int
 read_runtime (annotate * an, const char *path)
 {
-  gchar *contents = NULL, **lines;
-  GHashTable *open_rows = g_hash_table_new_full (g_str_hash, g_str_equal,
-      g_free, g_free);
+  FILE *f = fopen (path, "r");
+  runtime_reader rd = { 0 };
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  int ret = -1;
   unsigned i;
 
-  if (!g_file_get_contents (path, &contents, NULL, NULL)) {
-    fprintf (stderr, "simnpu-annotate: cannot read %s\n", path);
-    g_hash_table_destroy (open_rows);
+  if (f == NULL) {
+    fprintf (stderr, "simnpu-annotate: cannot read %s: %s\n", path,
+        g_strerror (errno));
     return -1;
   }
-  lines = g_strsplit (contents, "\n", -1);
-  if (lines[0] == NULL || !g_str_has_prefix (lines[0],
-          "dispatch_name,invocation_id,action_id,timestamp_us,event")) {
-    fprintf (stderr, "simnpu-annotate: %s: expected the header "
-        "dispatch_name,invocation_id,action_id,timestamp_us,event\n", path);
-    g_strfreev (lines);
-    g_free (contents);
-    g_hash_table_destroy (open_rows);
-    return -1;
-  }
-  for (i = 1; lines[i] != NULL; i++) {
-    GPtrArray *f;
-    const char *dispatch, *event;
-    uint64_t job;
-    unsigned action;
-    double ts;
-    gchar *key;
-    if (lines[i][0] == '\0')
-      continue;
-    f = csv_split (lines[i]);
-    if (f->len != 5) {
-      fprintf (stderr, "simnpu-annotate: %s line %u: %u fields; expected 5\n",
-          path, i + 1, f->len);
-      g_ptr_array_free (f, TRUE);
-      continue;
+  rd.path = path;
+  rd.open = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  rd.jobs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+      free_job_actions);
+  /* line by line: a large profile is never held whole */
+  while ((len = getline (&line, &cap, f)) >= 0) {
+    rd.line++;
+    if (len == 0 || line[len - 1] != '\n') {
+      reader_fail (&rd, "no end of line (a truncated file?)");
+      goto out;
     }
-    dispatch = g_ptr_array_index (f, 0);
-    job = g_ascii_strtoull (g_ptr_array_index (f, 1), NULL, 10);
-    action = (unsigned) atoi (g_ptr_array_index (f, 2));
-    ts = g_ascii_strtod (g_ptr_array_index (f, 3), NULL);
-    event = g_ptr_array_index (f, 4);
-    key = g_strdup_printf ("%s/%" G_GUINT64_FORMAT "/%u", dispatch,
-        (guint64) job, action);
-    if (strcmp (dispatch, JOB_CORE) == 0) {
-      g_hash_table_insert (an->job_core, g_memdup2 (&job, sizeof (job)),
-          GUINT_TO_POINTER (action + 1));
-      g_free (key);
-    } else if (strcmp (event, "start") == 0) {
-      double *v = g_new (double, 1);
-      *v = ts;
-      g_hash_table_replace (open_rows, key, v);
-    } else if (strcmp (event, "end") == 0) {
-      double *start = g_hash_table_lookup (open_rows, key);
-      if (start != NULL) {
-        row r = { 0 };
-        r.dispatch = g_strdup (dispatch);
-        r.job = job;
-        r.action = action;
-        r.start_us = *start;
-        r.end_us = ts;
-        g_array_append_val (an->rows, r);
-        g_hash_table_remove (open_rows, key);
+    if ((size_t) len != strlen (line)) {
+      reader_fail (&rd, "a NUL byte: not a runtime CSV");
+      goto out;
+    }
+    if (rd.line == 1) {
+      if (!g_str_has_prefix (line, RUNTIME_HEADER)) {
+        fprintf (stderr, "simnpu-annotate: %s: expected the header %s\n",
+            path, RUNTIME_HEADER);
+        goto out;
       }
-      g_free (key);
-    } else {
-      g_free (key);
+      continue;
     }
-    g_ptr_array_free (f, TRUE);
+    if (line[0] == '\n' || (line[0] == '\r' && line[1] == '\n'))
+      continue;
+    if (read_runtime_line (an, &rd, line) < 0)
+      goto out;
   }
-  g_strfreev (lines);
-  g_free (contents);
-  g_hash_table_destroy (open_rows);
+  if (ferror (f)) {
+    fprintf (stderr, "simnpu-annotate: %s: %s\n", path, g_strerror (errno));
+    goto out;
+  }
+  if (rd.line == 0) {
+    fprintf (stderr, "simnpu-annotate: %s: empty; expected the header %s\n",
+        path, RUNTIME_HEADER);
+    goto out;
+  }
+  if (check_runtime (an, &rd) < 0)
+    goto out;
 
   count_slices (an);
   for (i = 0; i < an->rows->len; i++) {
@@ -297,19 +615,25 @@ read_runtime (annotate * an, const char *path)
       r->resource = "host";
       continue;
     }
-    if (r->action < an->actions->len)
-      r->info = g_ptr_array_index (an->actions, r->action);
-    if (r->info && strcmp (r->info->resource, "core") == 0) {
+    r->info = g_ptr_array_index (an->actions, r->action);
+    if (strcmp (r->info->resource, "core") == 0) {
       gpointer c = g_hash_table_lookup (an->job_core, &r->job);
       r->resource = c ? core_name (an, GPOINTER_TO_UINT (c) - 1) : "core";
     } else {
-      r->resource = r->info ? r->info->resource : "unknown";
+      r->resource = r->info->resource;
     }
     for (k = 0; k < an->n_slices; k++)
       if (strcmp (r->resource, g_ptr_array_index (an->resources, k)) == 0)
         r->slice = (int) k;
   }
-  return 0;
+  ret = 0;
+out:
+  free (line);
+  fclose (f);
+  g_hash_table_destroy (rd.open);
+  g_hash_table_destroy (rd.jobs);
+  g_free (rd.other_model);
+  return ret;
 }
 
 static int
@@ -409,19 +733,29 @@ write_csv (annotate * an, const char *path)
 }
 
 #ifdef HAVE_XLSXWRITER
-static int
-write_xlsx (annotate * an, const char *path)
+/* Rows per sheet, the header's included: Excel's limit, or a lower one
+ * from SIMNPU_ANNOTATE_XLSX_MAX_ROWS (which lets the tests see the
+ * rollover without a million events). */
+static lxw_row_t
+xlsx_rows_per_sheet (void)
 {
-  lxw_workbook *wb = workbook_new (path);
-  lxw_worksheet *ws;
-  unsigned i, k, col;
+  const char *env = g_getenv ("SIMNPU_ANNOTATE_XLSX_MAX_ROWS");
+  guint64 v;
+
+  if (env != NULL && g_ascii_string_to_unsigned (env, 10, 2, LXW_ROW_MAX,
+          &v, NULL))
+    return (lxw_row_t) v;
+  return LXW_ROW_MAX;
+}
+
+static void
+xlsx_header (annotate * an, lxw_worksheet * ws)
+{
+  unsigned k, col;
   static const char *const head[] = { "action_id", "job_id", "operation",
     "invocation_names", "original_operators", "total_time"
   };
 
-  if (wb == NULL)
-    return -1;
-  ws = workbook_add_worksheet (wb, "annotated");
   for (col = 0; col < G_N_ELEMENTS (head); col++)
     worksheet_write_string (ws, 0, col, head[col], NULL);
   for (k = 0; k < n_slice_columns (an); k++) {
@@ -434,27 +768,60 @@ write_xlsx (annotate * an, const char *path)
   worksheet_write_string (ws, 0, col++, "timestamp_start", NULL);
   worksheet_write_string (ws, 0, col++, "timestamp_end", NULL);
   worksheet_write_string (ws, 0, col++, "location", NULL);
-  for (i = 0; i < an->rows->len; i++) {
-    const row *r = &g_array_index (an->rows, row, i);
-    lxw_row_t y = i + 1;
-    col = 0;
-    worksheet_write_number (ws, y, col++, r->action, NULL);
-    worksheet_write_number (ws, y, col++, (double) r->job, NULL);
-    worksheet_write_string (ws, y, col++, operation (r), NULL);
-    worksheet_write_string (ws, y, col++, r->resource, NULL);
-    worksheet_write_string (ws, y, col++, r->info ? r->info->op_name : "",
-        NULL);
-    worksheet_write_number (ws, y, col++,
-        round_time (r->end_us - r->start_us), NULL);
-    for (k = 0; k < n_slice_columns (an); k++)
-      worksheet_write_number (ws, y, col++, r->slice == (int) k, NULL);
-    for (k = 0; k < G_N_ELEMENTS (unit_columns); k++)
-      worksheet_write_number (ws, y, col++, unit_flag (r, k), NULL);
-    worksheet_write_number (ws, y, col++, round_time (r->start_us), NULL);
-    worksheet_write_number (ws, y, col++, round_time (r->end_us), NULL);
-    worksheet_write_string (ws, y, col++, r->info ? r->info->location : "",
-        NULL);
-  }
+}
+
+static void
+xlsx_row (annotate * an, lxw_worksheet * ws, lxw_row_t y, const row * r)
+{
+  unsigned k, col = 0;
+
+  worksheet_write_number (ws, y, col++, r->action, NULL);
+  worksheet_write_number (ws, y, col++, (double) r->job, NULL);
+  worksheet_write_string (ws, y, col++, operation (r), NULL);
+  worksheet_write_string (ws, y, col++, r->resource, NULL);
+  worksheet_write_string (ws, y, col++, r->info ? r->info->op_name : "", NULL);
+  worksheet_write_number (ws, y, col++,
+      round_time (r->end_us - r->start_us), NULL);
+  for (k = 0; k < n_slice_columns (an); k++)
+    worksheet_write_number (ws, y, col++, r->slice == (int) k, NULL);
+  for (k = 0; k < G_N_ELEMENTS (unit_columns); k++)
+    worksheet_write_number (ws, y, col++, unit_flag (r, k), NULL);
+  worksheet_write_number (ws, y, col++, round_time (r->start_us), NULL);
+  worksheet_write_number (ws, y, col++, round_time (r->end_us), NULL);
+  worksheet_write_string (ws, y, col++, r->info ? r->info->location : "", NULL);
+}
+
+/* The rows go on as many sheets as Excel's row limit needs ("annotated",
+ * "annotated 2", ...), each with the header; *@n_sheets says how many.
+ * constant_memory writes each row out once the next begins, so memory
+ * stays that of one row whatever the count. */
+static int
+write_xlsx (annotate * an, const char *path, unsigned *n_sheets)
+{
+  lxw_workbook_options opt = {.constant_memory = LXW_TRUE };
+  lxw_workbook *wb = workbook_new_opt (path, &opt);
+  lxw_row_t per_sheet = xlsx_rows_per_sheet ();
+  unsigned i = 0;
+
+  *n_sheets = 0;
+  if (wb == NULL)
+    return -1;
+  do {
+    gchar *name = *n_sheets == 0 ? g_strdup ("annotated") :
+        g_strdup_printf ("annotated %u", *n_sheets + 1);
+    lxw_worksheet *ws = workbook_add_worksheet (wb, name);
+    lxw_row_t y;
+
+    g_free (name);
+    if (ws == NULL) {
+      workbook_close (wb);
+      return -1;
+    }
+    (*n_sheets)++;
+    xlsx_header (an, ws);
+    for (y = 1; y < per_sheet && i < an->rows->len; y++, i++)
+      xlsx_row (an, ws, y, &g_array_index (an->rows, row, i));
+  } while (i < an->rows->len);
   return workbook_close (wb) == LXW_NO_ERROR ? 0 : -1;
 }
 #endif
@@ -993,7 +1360,7 @@ main (int argc, char **argv)
   annotate an = { 0 };
   const char *out;
   int ret = EXIT_FAILURE;
-  unsigned i;
+  unsigned n_sheets = 0;
 
   if (argc != 4) {
     fprintf (stderr, "usage: simnpu-annotate DEBUG_DIR runtime.csv "
@@ -1017,7 +1384,7 @@ main (int argc, char **argv)
     ret = write_perfetto (&an, out);
   } else if (g_str_has_suffix (out, ".xlsx")) {
 #ifdef HAVE_XLSXWRITER
-    ret = write_xlsx (&an, out);
+    ret = write_xlsx (&an, out, &n_sheets);
 #else
     fprintf (stderr, "simnpu-annotate: built without libxlsxwriter; write "
         ".csv or .pb instead\n");
@@ -1034,12 +1401,13 @@ main (int argc, char **argv)
     goto done;
   }
   printf ("annotated %u events into %s\n", an.rows->len, out);
+  if (n_sheets > 1)
+    printf ("note: more rows than an Excel sheet holds: the events go on "
+        "%u sheets, 'annotated' to 'annotated %u'\n", n_sheets, n_sheets);
   print_overview (&an);
   ret = EXIT_SUCCESS;
 
 done:
-  for (i = 0; i < an.rows->len; i++)
-    g_free (g_array_index (an.rows, row, i).dispatch);
   g_array_free (an.rows, TRUE);
   g_ptr_array_free (an.actions, TRUE);
   g_ptr_array_free (an.resources, TRUE);

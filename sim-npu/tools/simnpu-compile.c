@@ -22,6 +22,7 @@
 
 #include "compiler.h"
 #include "imageset.h"
+#include "tools-util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -29,7 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EXIT_USAGE 2
+#define TOOL "simnpu-compile"
+#define EXIT_USAGE SIMNPU_TOOLS_EXIT_USAGE
+/* bounds of the video options: a calibration set is a few hundred frames */
+#define MAX_VIDEO_FRAMES 100000
+#define MAX_FRAME_STRIDE 100000
 
 static const char *
 action_id_prefix (simnpu_action_kind kind)
@@ -202,6 +207,7 @@ typedef struct
   gchar **calibration, **validation;
   gchar *preprocess, *outputs, *inputs;
   gchar *labels, *decoder, *logit_outputs, *foreground, *technique;
+  gchar *fallback_share_arg, *max_frames_arg, *frame_stride_arg;
   gdouble fallback_share;
   gchar *output_dtype;
   gint max_frames, frame_stride;
@@ -443,9 +449,16 @@ compile_model (const char *src, const model_args * a,
   o.labels = labels;
   if (a->decoder) {
     GError *err = NULL;
-    if (!g_file_get_contents (a->decoder, &decoder, NULL, &err)) {
+    char msg[SIMNPU_ERROR_MESSAGE_SIZE];
+    gsize len = 0;
+    if (!g_file_get_contents (a->decoder, &decoder, &len, &err)) {
       fprintf (stderr, "simnpu-compile: --decoder: %s\n", err->message);
       g_error_free (err);
+      goto out;
+    }
+    /* the model's loader would refuse it: refuse it before compiling */
+    if (simnpu__json_find_bad_int (decoder, len, msg, sizeof (msg))) {
+      fprintf (stderr, "simnpu-compile: --decoder %s: %s\n", a->decoder, msg);
       goto out;
     }
     o.decoder = decoder;
@@ -488,14 +501,9 @@ compile_model (const char *src, const model_args * a,
     }
     g_strfreev (t);
   }
-  if (a->fallback_share >= 0.0) {
-    if (a->fallback_share > 1.0) {
-      fprintf (stderr, "simnpu-compile: --fallback-share %g: expected a "
-          "share of the MACs from 0 to 1\n", a->fallback_share);
-      goto out;
-    }
+  /* range-checked by parse_numeric_options */
+  if (a->fallback_share_arg)
     o.fallback_mac_share = a->fallback_share;
-  }
   if (a->output_dtype == NULL || strcmp (a->output_dtype, "f32") == 0)
     o.output_dtype = SIMNPU_DTYPE_F32;
   else if (strcmp (a->output_dtype, "i8") == 0)
@@ -545,6 +553,32 @@ out:
   return ret;
 }
 
+/* The numeric options, whole and in range (GOption's parsers take nan,
+ * inf and any int). */
+static int
+parse_numeric_options (model_args * ma)
+{
+  int64_t v;
+
+  if (ma->max_frames_arg) {
+    if (simnpu_tools_parse_int (TOOL, "--max-frames", ma->max_frames_arg, 1,
+            MAX_VIDEO_FRAMES, &v) < 0)
+      return -1;
+    ma->max_frames = (gint) v;
+  }
+  if (ma->frame_stride_arg) {
+    if (simnpu_tools_parse_int (TOOL, "--frame-stride", ma->frame_stride_arg,
+            1, MAX_FRAME_STRIDE, &v) < 0)
+      return -1;
+    ma->frame_stride = (gint) v;
+  }
+  if (ma->fallback_share_arg && simnpu_tools_parse_double (TOOL,
+          "--fallback-share", ma->fallback_share_arg, 0.0, 1.0,
+          &ma->fallback_share) < 0)
+    return -1;
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -583,16 +617,16 @@ main (int argc, char **argv)
     {"technique", 0, 0, G_OPTION_ARG_STRING, &ma.technique,
         "Accuracy techniques: equalization, bias-correction, "
           "host-fallback (default: all three), or none", "LIST"},
-    {"fallback-share", 0, 0, G_OPTION_ARG_DOUBLE, &ma.fallback_share,
+    {"fallback-share", 0, 0, G_OPTION_ARG_STRING, &ma.fallback_share_arg,
         "Share of the model's MACs (0 to 1) host fallback may move to "
           "the host (default 0.1)", "SHARE"},
     {"output-dtype", 0, 0, G_OPTION_ARG_STRING, &ma.output_dtype,
         "Dtype of the model's outputs, device and postamble (host "
           "fallback) alike: f32 (default) or i8", "DTYPE"},
-    {"max-frames", 0, 0, G_OPTION_ARG_INT, &ma.max_frames,
-        "Frames taken from a video (default 16)", "N"},
-    {"frame-stride", 0, 0, G_OPTION_ARG_INT, &ma.frame_stride,
-        "Take every Nth frame of a video (default 25)", "N"},
+    {"max-frames", 0, 0, G_OPTION_ARG_STRING, &ma.max_frames_arg,
+        "Frames taken from a video, 1 to 100000 (default 16)", "N"},
+    {"frame-stride", 0, 0, G_OPTION_ARG_STRING, &ma.frame_stride_arg,
+        "Take every Nth frame of a video, 1 to 100000 (default 25)", "N"},
     {"quantize-only", 0, 0, G_OPTION_ARG_NONE, &ma.quantize_only,
         "Stop after the accuracy report; write nothing", NULL},
     {"name", 0, 0, G_OPTION_ARG_STRING, &name,
@@ -660,9 +694,7 @@ main (int argc, char **argv)
   if (profiling && trace == NULL)
     trace = g_strdup ("timeline.csv");
 
-  if (ma.max_frames < 1 || ma.frame_stride < 1) {
-    fprintf (stderr, "simnpu-compile: --max-frames and --frame-stride must "
-        "be >= 1\n");
+  if (parse_numeric_options (&ma) < 0) {
     status = EXIT_USAGE;
     goto out;
   }
@@ -754,5 +786,8 @@ out:
   g_free (ma.foreground);
   g_free (ma.technique);
   g_free (ma.output_dtype);
+  g_free (ma.fallback_share_arg);
+  g_free (ma.max_frames_arg);
+  g_free (ma.frame_stride_arg);
   return status;
 }

@@ -23,17 +23,22 @@
  * job completes; the outputs printed are the public ones. */
 
 #include "simnpu-private.h"
+#include "tools-util.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define EXIT_USAGE 2
+#define TOOL "simnpu-run-module"
+#define EXIT_USAGE SIMNPU_TOOLS_EXIT_USAGE
 #define DEFAULT_ITERATIONS 1
 #define DEFAULT_IN_FLIGHT 1
 #define MAX_IN_FLIGHT 64
 #define MAX_ITERATIONS 10000000
+/* simnpu_device_set_time_scale's range */
+#define MAX_TIME_SCALE 1000.0
 #define PREVIEW_VALUES 8
 
 static int
@@ -64,45 +69,51 @@ parse_input (const char *arg, const simnpu_tensor_spec * spec, void *buf,
         arg, dtype, spec->name, simnpu_dtype_to_string (spec->dtype));
     goto out;
   }
+  if (n - 1 != spec->n_dims)
+    goto bad_shape;
   for (i = 0; i + 1 < n; i++) {
     char *end = NULL;
-    want_dims[MIN (i, SIMNPU_MAX_DIMS - 1)] = g_ascii_strtoll (dims[i], &end,
-        10);
+    want_dims[i] = g_ascii_strtoll (dims[i], &end, 10);
     if (end == dims[i] || *end != '\0')
       goto bad_shape;
   }
-  if (n - 1 != spec->n_dims)
-    goto bad_shape;
   for (i = 0; i < spec->n_dims; i++)
     if (want_dims[i] != spec->dims[i])
       goto bad_shape;
 
   if (parts[1][0] == '@') {
-    gchar *contents = NULL;
-    gsize len = 0;
-    if (!g_file_get_contents (parts[1] + 1, &contents, &len, NULL)
-        || len != spec->size_bytes) {
-      snprintf (msg, msg_size, "'%s': cannot read %zu bytes from '%s'", arg,
-          spec->size_bytes, parts[1] + 1);
-      g_free (contents);
+    gchar *what = g_strdup_printf ("--input %s", spec->name);
+    /* the message is printed by simnpu_tools_read_exact */
+    ret = simnpu_tools_read_exact (TOOL, what, parts[1] + 1, buf,
+        spec->size_bytes);
+    g_free (what);
+    if (ret < 0) {
+      msg[0] = '\0';
       goto out;
     }
-    memcpy (buf, contents, len);
-    g_free (contents);
   } else {
     char *end = NULL;
     double v = g_ascii_strtod (parts[1], &end);
+    double lo = spec->dtype == SIMNPU_DTYPE_U8 ? 0.0 :
+        spec->dtype == SIMNPU_DTYPE_I8 ? INT8_MIN : -FLT_MAX;
+    double hi = spec->dtype == SIMNPU_DTYPE_U8 ? UINT8_MAX :
+        spec->dtype == SIMNPU_DTYPE_I8 ? INT8_MAX : FLT_MAX;
+    bool integral = spec->dtype != SIMNPU_DTYPE_F32;
     size_t k, count = spec->size_bytes / simnpu_dtype_size (spec->dtype);
-    if (end == parts[1] || *end != '\0') {
-      snprintf (msg, msg_size, "'%s': value '%s' is not a number", arg,
-          parts[1]);
+    /* a value the dtype cannot hold was clamped (and nan cast to an
+     * integer is undefined): refuse it instead */
+    if (end == parts[1] || *end != '\0' || !isfinite (v) || v < lo
+        || v > hi || (integral && v != floor (v))) {
+      snprintf (msg, msg_size, "'%s': value '%s' is not %s in [%g, %g] "
+          "(%s)", arg, parts[1], integral ? "an integer" : "a number", lo,
+          hi, simnpu_dtype_to_string (spec->dtype));
       goto out;
     }
     for (k = 0; k < count; k++) {
       if (spec->dtype == SIMNPU_DTYPE_U8)
-        ((uint8_t *) buf)[k] = (uint8_t) CLAMP (v, 0, 255);
+        ((uint8_t *) buf)[k] = (uint8_t) v;
       else if (spec->dtype == SIMNPU_DTYPE_I8)
-        ((int8_t *) buf)[k] = (int8_t) CLAMP (v, -128, 127);
+        ((int8_t *) buf)[k] = (int8_t) v;
       else
         ((float *) buf)[k] = (float) v;
     }
@@ -202,8 +213,10 @@ main (int argc, char **argv)
 {
   gchar *module = NULL, *device = NULL, *profile = NULL;
   gchar **input_args = NULL;
+  gchar *iterations_arg = NULL, *in_flight_arg = NULL, *time_scale_arg = NULL;
   gint iterations = DEFAULT_ITERATIONS, in_flight = DEFAULT_IN_FLIGHT;
   gdouble time_scale = 1.0;
+  int64_t v64;
   GOptionEntry entries[] = {
     {"module", 'm', 0, G_OPTION_ARG_FILENAME, &module,
         "Compiled model (.axm)", "FILE"},
@@ -213,13 +226,13 @@ main (int argc, char **argv)
     {"device", 'd', 0, G_OPTION_ARG_STRING, &device,
           "Device profile (default: the one the module was compiled for)",
         "PROFILE"},
-    {"iterations", 'n', 0, G_OPTION_ARG_INT, &iterations,
-        "Jobs to run (default 1)", "N"},
-    {"in-flight", 'f', 0, G_OPTION_ARG_INT, &in_flight,
-        "Jobs outstanding at once (default 1)", "N"},
-    {"time-scale", 't', 0, G_OPTION_ARG_DOUBLE, &time_scale,
-        "Wall ns per device ns: 1 real time, 0 as fast as computed "
-          "(default 1)", "S"},
+    {"iterations", 'n', 0, G_OPTION_ARG_STRING, &iterations_arg,
+        "Jobs to run, 1 to 10000000 (default 1)", "N"},
+    {"in-flight", 'f', 0, G_OPTION_ARG_STRING, &in_flight_arg,
+        "Jobs outstanding at once, 1 to 64 (default 1)", "N"},
+    {"time-scale", 't', 0, G_OPTION_ARG_STRING, &time_scale_arg,
+        "Wall ns per device ns, 0 to 1000: 1 real time, 0 as fast as "
+          "computed (default 1)", "S"},
     {"profile-host", 0, 0, G_OPTION_ARG_FILENAME, &profile,
         "Write the runtime CSV (dispatch_name, invocation_id, action_id, "
           "timestamp_us, event)", "FILE"},
@@ -258,13 +271,32 @@ main (int argc, char **argv)
     return EXIT_USAGE;
   }
   g_option_context_free (ctx);
-  if (module == NULL || argc != 1 || iterations < 1
-      || iterations > MAX_ITERATIONS || in_flight < 1
-      || in_flight > MAX_IN_FLIGHT || time_scale < 0.0) {
-    fprintf (stderr, "simnpu-run-module: expected --module=FILE, "
-        "--iterations in [1, 10000000], --in-flight in [1, 64], "
-        "--time-scale >= 0 (see --help)\n");
-    return EXIT_USAGE;
+  if (module == NULL || argc != 1) {
+    fprintf (stderr, "simnpu-run-module: expected --module=FILE and no "
+        "other arguments (see --help)\n");
+    status = EXIT_USAGE;
+    goto out;
+  }
+  if (iterations_arg
+      && simnpu_tools_parse_int (TOOL, "--iterations", iterations_arg, 1,
+          MAX_ITERATIONS, &v64) < 0) {
+    status = EXIT_USAGE;
+    goto out;
+  }
+  if (iterations_arg)
+    iterations = (gint) v64;
+  if (in_flight_arg
+      && simnpu_tools_parse_int (TOOL, "--in-flight", in_flight_arg, 1,
+          MAX_IN_FLIGHT, &v64) < 0) {
+    status = EXIT_USAGE;
+    goto out;
+  }
+  if (in_flight_arg)
+    in_flight = (gint) v64;
+  if (time_scale_arg && simnpu_tools_parse_double (TOOL, "--time-scale",
+          time_scale_arg, 0.0, MAX_TIME_SCALE, &time_scale) < 0) {
+    status = EXIT_USAGE;
+    goto out;
   }
 
   if (device == NULL) {
@@ -283,6 +315,11 @@ main (int argc, char **argv)
   if (simnpu_device_open (device, &dev, &error) < 0
       || simnpu_device_set_time_scale (dev, time_scale) < 0
       || simnpu_model_load (dev, module, &model, &error) < 0) {
+    if (error.code == 0) {
+      error.code = SIMNPU_EINVAL;
+      snprintf (error.message, sizeof (error.message), "--time-scale %g "
+          "refused by the device", time_scale);
+    }
     fprintf (stderr, "simnpu-run-module: %s (%s)\n", error.message,
         simnpu_strerror (error.code));
     goto out;
@@ -316,7 +353,9 @@ main (int argc, char **argv)
     simnpu_model_get_input (model, i, &spec);
     in_data[i] = g_malloc0 (spec.size_bytes);
     if (parse_input (input_args[i], &spec, in_data[i], msg, sizeof (msg)) < 0) {
-      fprintf (stderr, "simnpu-run-module: --input %s\n", msg);
+      if (msg[0] != '\0')
+        fprintf (stderr, "simnpu-run-module: --input %s\n", msg);
+      status = EXIT_USAGE;
       goto out;
     }
   }
@@ -473,6 +512,9 @@ out:
   g_free (module);
   g_free (device);
   g_free (profile);
+  g_free (iterations_arg);
+  g_free (in_flight_arg);
+  g_free (time_scale_arg);
   g_strfreev (input_args);
   return status;
 }

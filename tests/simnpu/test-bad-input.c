@@ -286,6 +286,87 @@ test_json_malformed (void)
   g_free (j);
 }
 
+static bool
+find_bad_int (const char *json, char *msg)
+{
+  return simnpu__json_find_bad_int (json, strlen (json), msg,
+      SIMNPU_ERROR_MESSAGE_SIZE);
+}
+
+/* Integers outside int64 are refused with their path: json-glib would
+ * read 10^30 as -1, a valid zero point. */
+static void
+test_json_integer_range (void)
+{
+  char msg[SIMNPU_ERROR_MESSAGE_SIZE];
+  gchar *j;
+
+  j = g_strdup_printf (HEAD "\"ops\": [{\"type\": \"relu\", \"inputs\": "
+      "[\"x\"], \"outputs\": [\"y\"]}]}",
+      ", \"zero_point\": 1000000000000000000000000000000");
+  expect_json_error (j, SIMNPU_EFORMAT, "$.outputs[0].zero_point: "
+      "1000000000000000000000000000000 is out of range");
+  g_free (j);
+  /* within int64 but not an i8 zero point: the field's own range */
+  j = g_strdup_printf (HEAD "\"ops\": [{\"type\": \"relu\", \"inputs\": "
+      "[\"x\"], \"outputs\": [\"y\"]}]}", ", \"zero_point\": 128");
+  expect_json_error (j, SIMNPU_EFORMAT, "$.outputs[0].zero_point: expected "
+      "an integer in [-128, 127]");
+  g_free (j);
+  j = g_strdup_printf (HEAD "\"ops\": [{\"type\": \"relu\", \"inputs\": "
+      "[\"x\"], \"outputs\": [\"y\"]}]}",
+      ", \"zero_point\": -18446744073709551617");
+  expect_json_error (j, SIMNPU_EFORMAT, "$.outputs[0].zero_point");
+  g_free (j);
+
+  /* the bounds themselves, and what is not an integer literal */
+  g_assert_false (find_bad_int ("[9223372036854775807, "
+          "-9223372036854775808, 1e30, 0.5, 00012, -0]", msg));
+  g_assert_false (find_bad_int ("{\"a\": \"99999999999999999999\"}", msg));
+  g_assert_true (find_bad_int ("{\"a\": [1, 2, 9223372036854775808]}", msg));
+  g_assert_cmpstr (msg, ==, "$.a[2]: 9223372036854775808 is out of range; "
+      "expected an integer in [-9223372036854775808, 9223372036854775807]");
+  g_assert_true (find_bad_int ("{\"a\": {\"b\": 1, \"c\": [[0], "
+          "-9223372036854775809]}}", msg));
+  g_assert_true (g_str_has_prefix (msg, "$.a.c[1]: -9223372036854775809 "));
+}
+
+/* A model whose decoder JSON holds an integer json-glib would wrap does
+ * not load (the elements read their parameters from it). */
+static void
+test_axm_decoder_integer_range (void)
+{
+  simnpu_error error = { 0 };
+  gchar *json = test_conv_graph_json ("conv", 8, 3, 4, 3, SEED);
+  simnpu__graph *g = NULL;
+  simnpu__profile p;
+  simnpu__schedule sch = { 0 };
+  gchar *path = NULL, *contents = NULL;
+  gsize len = 0;
+  int fd;
+
+  g_assert_cmpint (simnpu__profile_parse ("metis", &p, &error), ==, 0);
+  g_assert_cmpint (simnpu__graph_load_json_data (json, strlen (json), ".",
+          false, &g, &error), ==, 0);
+  g_assert_cmpint (simnpu__graph_prepare (g, &error), ==, 0);
+  g_assert_cmpint (simnpu__schedule_build (g, &p, &sch, &error), ==, 0);
+  g->decoder = g_strdup ("{\"type\": \"yolo\", \"top_k\": "
+      "[1, 100000000000000000000]}");
+  fd = g_file_open_tmp ("simnpu-test-XXXXXX.axm", &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_assert_cmpint (simnpu__axm_write (g, &sch, path, &error), ==, 0);
+  g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+  expect_load_error ((const guint8 *) contents, len, SIMNPU_EFORMAT,
+      "$.top_k[1]: 100000000000000000000 is out of range");
+  g_unlink (path);
+  g_free (path);
+  g_free (contents);
+  simnpu__schedule_clear (&sch);
+  simnpu__graph_free (g);
+  g_free (json);
+}
+
 static void
 test_submit_wrong_buffers (void)
 {
@@ -397,6 +478,10 @@ main (int argc, char **argv)
 
   g_test_add_func ("/simnpu/bad-input/axm", test_axm_malformed);
   g_test_add_func ("/simnpu/bad-input/json", test_json_malformed);
+  g_test_add_func ("/simnpu/bad-input/json-integer-range",
+      test_json_integer_range);
+  g_test_add_func ("/simnpu/bad-input/axm-decoder-integer-range",
+      test_axm_decoder_integer_range);
   g_test_add_func ("/simnpu/bad-input/submit", test_submit_wrong_buffers);
   g_test_add_func ("/simnpu/bad-input/shape-only", test_shape_only_model);
   ret = g_test_run ();

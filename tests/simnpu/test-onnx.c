@@ -605,6 +605,27 @@ test_shape_mismatch (void)
   expect_error (&b, SIMNPU_ESHAPE, "badd", NULL);
 }
 
+/* A conv group of 2^32 + 1 is refused, not wrapped to 1 by a cast. */
+static void
+test_group_out_of_range (void)
+{
+  builder b;
+  Onnx__NodeProto *n;
+
+  build_conv_chain (&b);
+  n = g_ptr_array_index (b.nodes, 0);
+  n->n_attribute = 1;
+  n->attribute = keep (&b, g_new0 (Onnx__AttributeProto *, 1));
+  n->attribute[0] = keep (&b, g_new0 (Onnx__AttributeProto, 1));
+  onnx__attribute_proto__init (n->attribute[0]);
+  n->attribute[0]->name = (char *) "group";
+  n->attribute[0]->has_type = true;
+  n->attribute[0]->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+  n->attribute[0]->has_i = true;
+  n->attribute[0]->i = (G_GINT64_CONSTANT (1) << 32) + 1;
+  expect_error (&b, SIMNPU_EFORMAT, "group 4294967297", "expected 1 to");
+}
+
 static void
 test_reshape_not_constant (void)
 {
@@ -731,6 +752,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onnx/missing-initializer", test_missing_initializer);
   g_test_add_func ("/onnx/shape-mismatch", test_shape_mismatch);
   g_test_add_func ("/onnx/reshape-not-constant", test_reshape_not_constant);
+  g_test_add_func ("/onnx/group-out-of-range", test_group_out_of_range);
   g_test_add_func ("/onnx/read-tensor", test_read_tensor);
   g_test_add_func ("/onnx/input-dtype", test_input_dtype);
   return g_test_run ();

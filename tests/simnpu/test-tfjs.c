@@ -671,6 +671,14 @@ test_malformed (void)
   expect_error (json, s, SIMNPU_EUNSUPPORTED, "'x'");
   g_free (json);
 
+  /* a dimension json-glib would wrap to -1 (as a number, not a string) */
+  json = replace (conv_json, "{\"size\": \"5\"}, {\"size\": \"6\"}",
+      "{\"size\": 18446744073709551621}, {\"size\": \"6\"}");
+  expect_error (json, s, SIMNPU_EFORMAT, "model.json: $.modelTopology");
+  expect_error (json, s, SIMNPU_EFORMAT, ".size: 18446744073709551621 is "
+      "out of range");
+  g_free (json);
+
   /* a shape-valued input that is not constant */
   json =
       replace (conv_json, "\"op\": \"BiasAdd\", \"input\": [\"conv\", \"b\",",

@@ -512,6 +512,8 @@ status_name (GstAxReportStatus status)
       return "eos";
     case GST_AX_REPORT_STATUS_CUT_SHORT:
       return "cut-short";
+    case GST_AX_REPORT_STATUS_SECTION:
+      return "section";
     case GST_AX_REPORT_STATUS_RUNNING:
     default:
       return "running";
@@ -526,6 +528,8 @@ text_header (const GstAxReport * r, GString * s)
       r->status == GST_AX_REPORT_STATUS_EOS ? "EOS" :
       r->status == GST_AX_REPORT_STATUS_CUT_SHORT ?
       "CUT SHORT: stopped without EOS, figures cover the run until then" :
+      r->status == GST_AX_REPORT_STATUS_SECTION ?
+      "SECTION: what ran between gst_ax_profiler_start() and _stop()" :
       "on demand, still running");
   if (r->allow_debug)
     g_string_append (s, "ALLOW-DEBUG: DEBUG logging was on and allow-debug="

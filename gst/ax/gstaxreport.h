@@ -425,14 +425,17 @@ typedef struct
  * @GST_AX_REPORT_STATUS_EOS: the pipeline reached EOS
  * @GST_AX_REPORT_STATUS_CUT_SHORT: the pipeline stopped without EOS
  * @GST_AX_REPORT_STATUS_RUNNING: taken on demand while running
+ * @GST_AX_REPORT_STATUS_SECTION: a profiled section: what ran between
+ *   gst_ax_profiler_start() and gst_ax_profiler_stop()
  *
- * How the run ended when the report was made.
+ * How the run ended when the report was made, or what it covers.
  */
 typedef enum
 {
   GST_AX_REPORT_STATUS_EOS,
   GST_AX_REPORT_STATUS_CUT_SHORT,
   GST_AX_REPORT_STATUS_RUNNING,
+  GST_AX_REPORT_STATUS_SECTION,
 } GstAxReportStatus;
 
 /**
@@ -601,6 +604,30 @@ typedef struct
 } GstAxReport;
 
 /**
+ * GST_AX_REPORT_ERROR:
+ *
+ * The error domain of gst_ax_report_new_from_json().
+ */
+#define GST_AX_REPORT_ERROR (gst_ax_report_error_quark ())
+
+/**
+ * GstAxReportError:
+ * @GST_AX_REPORT_ERROR_PARSE: the text is not JSON, or not a JSON object
+ * @GST_AX_REPORT_ERROR_SCHEMA: the JSON is not a report of
+ *   #GST_AX_REPORT_SCHEMA
+ * @GST_AX_REPORT_ERROR_INVALID: a member is missing, of the wrong type or
+ *   out of range; the message names it
+ *
+ * Why a report could not be read.
+ */
+typedef enum
+{
+  GST_AX_REPORT_ERROR_PARSE,
+  GST_AX_REPORT_ERROR_SCHEMA,
+  GST_AX_REPORT_ERROR_INVALID,
+} GstAxReportError;
+
+/**
  * GST_AX_TYPE_REPORT:
  *
  * The boxed type of #GstAxReport, reference-counted: the `report` field
@@ -622,7 +649,10 @@ typedef GstAxReport *(*GstAxReportProvider) (GstElement * pipeline,
     gpointer user_data);
 
 GST_AX_API GType gst_ax_report_get_type (void);
+GST_AX_API GQuark gst_ax_report_error_quark (void);
 GST_AX_API GstAxReport *gst_ax_report_new (void);
+GST_AX_API GstAxReport *gst_ax_report_new_from_json (const gchar * json,
+    GError ** error);
 GST_AX_API GstAxReport *gst_ax_report_ref (GstAxReport * report);
 GST_AX_API void gst_ax_report_unref (GstAxReport * report);
 GST_AX_API void gst_ax_report_free (GstAxReport * report);

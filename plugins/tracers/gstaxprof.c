@@ -585,6 +585,7 @@ gst_ax_prof_class_init (GstAxProfClass * klass)
 
   gobject_class->constructed = gst_ax_prof_constructed;
   gobject_class->finalize = gst_ax_prof_finalize;
+  axprof_section_class_init (gobject_class);
 
   GST_DEBUG_CATEGORY_INIT (gst_ax_prof_debug, "axprof", 0, "axprof tracer");
   GST_DEBUG_CATEGORY_GET (tracer_category, GST_AX_DEBUG_TRACER_CATEGORY);

@@ -122,32 +122,11 @@ build_pipeline (const gchar * model, gint frames, Counts * counts)
   return pipeline;
 }
 
-/* The row the verdict names, with its group. */
-static const GstAxReportRow *
-verdict_row (const GstAxReport * r, const gchar ** group)
-{
-  guint i, j;
-
-  for (i = 0; r->constraint_row && i < r->groups->len; i++) {
-    const GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
-
-    for (j = 0; j < g->rows->len; j++) {
-      const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
-
-      if (g_strcmp0 (row->name, r->constraint_row) == 0) {
-        *group = g->name;
-        return row;
-      }
-    }
-  }
-  return NULL;
-}
-
 static void
 print_figures (const GstAxReport * r)
 {
-  const GstAxReportRow *row;
-  const gchar *group = NULL;
+  const GstAxReportRow *row = NULL;
+  const GstAxReportGroup *group = NULL;
   guint i;
 
   /* 1: throughput */
@@ -158,12 +137,13 @@ print_figures (const GstAxReport * r)
         r->frames, r->wall_s);
 
   /* 2: the bottleneck: what the verdict rests on, by its kind */
-  row = verdict_row (r, &group);
+  if (r->constraint_row)
+    row = gst_ax_report_find_row (r, NULL, r->constraint_row, &group);
   g_print ("bottleneck: %s", gst_ax_report_constraint_kind_to_string
       (r->constraint_kind));
   if (row)
     g_print (" (row %s in %s, %.2f ms per call over %" G_GUINT64_FORMAT
-        " calls)", row->name, group, row->mean_ms, row->count);
+        " calls)", row->name, group->name, row->mean_ms, row->count);
   else if (r->constraint_model)
     g_print (" (model %s)", r->constraint_model);
   else if (r->constraint_element)
@@ -176,9 +156,9 @@ print_figures (const GstAxReport * r)
   /* 3: each simulated device's occupancy */
   if (r->devices_absent)
     g_print ("device occupancy: n/a (%s)\n", r->devices_absent);
-  for (i = 0; !r->devices_absent && i < r->device_occupancy->len; i++) {
+  for (i = 0; i < gst_ax_report_get_n_device_occupancy (r); i++) {
     const GstAxReportDeviceOccupancy *o =
-        &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy, i);
+        gst_ax_report_get_device_occupancy (r, i);
 
     g_print ("device occupancy: %.1f%% of %u cores on %s (device-id %u)\n",
         o->occupancy_percent, o->n_cores, o->device, o->device_id);

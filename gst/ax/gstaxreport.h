@@ -511,11 +511,19 @@ typedef struct
  * GstAxReport:
  *
  * The benchmark report: every section as numbers, rendered to text by
- * gst_ax_report_to_text() and to JSON by gst_ax_report_to_json(). The
- * axprof tracer fills it (gst-ax-benchmark runs the tracer and prints its
- * report); fields are public so that it fills them directly and tests
- * build reports by hand. gst_ax_report_make_verdict() judges a filled
- * report. Strings and arrays are owned by the report.
+ * gst_ax_report_to_text() and to JSON by gst_ax_report_to_json(), read
+ * back from JSON by gst_ax_report_new_from_json(). The axprof tracer
+ * fills it (gst-ax-benchmark runs the tracer and prints its report);
+ * fields are public so that it fills them directly and tests build
+ * reports by hand. An application reads them directly or through the
+ * accessors: gst_ax_report_get_latency(), gst_ax_report_get_group() and
+ * gst_ax_report_group_get_row() (gst_ax_report_find_row() by name),
+ * gst_ax_report_get_queue(), gst_ax_report_get_device(),
+ * gst_ax_report_get_device_occupancy() (gst_ax_report_device_get_occupancy()
+ * for a model's device) and gst_ax_report_get_verdict().
+ * gst_ax_report_make_verdict() judges a filled report. Strings and arrays
+ * are owned by the report; each member's meaning is that of its JSON
+ * member in docs/report-json.md.
  * A string field named `*_absent` holds the one-line reason a section has
  * no data, or %NULL when it has.
  */
@@ -687,6 +695,34 @@ GST_AX_API GstAxReportVerdict *gst_ax_report_make_verdict (const GstAxReport *
 GST_AX_API void gst_ax_report_verdict_free (GstAxReportVerdict * verdict);
 GST_AX_API void gst_ax_report_set_verdict (GstAxReport * report,
     const GstAxReportVerdict * verdict);
+
+GST_AX_API const GstAxReportLatency *
+gst_ax_report_get_latency (const GstAxReport * report);
+GST_AX_API guint gst_ax_report_get_n_groups (const GstAxReport * report);
+GST_AX_API const GstAxReportGroup *
+gst_ax_report_get_group (const GstAxReport * report, guint index);
+GST_AX_API guint gst_ax_report_group_get_n_rows (const GstAxReportGroup *
+    group);
+GST_AX_API const GstAxReportRow *
+gst_ax_report_group_get_row (const GstAxReportGroup * group, guint index);
+GST_AX_API const GstAxReportRow *
+gst_ax_report_find_row (const GstAxReport * report, const gchar * group_name,
+    const gchar * name, const GstAxReportGroup ** group);
+GST_AX_API guint gst_ax_report_get_n_queues (const GstAxReport * report);
+GST_AX_API const GstAxReportQueue *
+gst_ax_report_get_queue (const GstAxReport * report, guint index);
+GST_AX_API guint gst_ax_report_get_n_devices (const GstAxReport * report);
+GST_AX_API const GstAxReportDevice *
+gst_ax_report_get_device (const GstAxReport * report, guint index);
+GST_AX_API guint gst_ax_report_get_n_device_occupancy (const GstAxReport *
+    report);
+GST_AX_API const GstAxReportDeviceOccupancy *
+gst_ax_report_get_device_occupancy (const GstAxReport * report, guint index);
+GST_AX_API const GstAxReportDeviceOccupancy *
+gst_ax_report_device_get_occupancy (const GstAxReport * report,
+    const GstAxReportDevice * device);
+GST_AX_API GstAxReportVerdict *gst_ax_report_get_verdict (const GstAxReport *
+    report);
 
 GST_AX_API gchar *gst_ax_report_to_text (const GstAxReport * report);
 GST_AX_API gchar *gst_ax_report_to_json (const GstAxReport * report);

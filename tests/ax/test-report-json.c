@@ -9,8 +9,8 @@
 
 /* gst_ax_report_new_from_json(): a report built by hand, with every
  * section, absent sections and a refused report, read back to the same
- * JSON and text; and bad JSON refused with an error naming what was
- * wrong. Reports of real runs are read back in
+ * JSON and text; bad JSON refused with an error naming what was wrong;
+ * the accessors and the stored verdict. Reports of real runs are read back in
  * tests/check/tracers/test-axprof-embed.c. */
 
 #include <gst/check/gstcheck.h>
@@ -274,6 +274,74 @@ GST_START_TEST (test_bad_json_named)
 
 GST_END_TEST;
 
+static void
+assert_same_verdict (const GstAxReportVerdict * a, const GstAxReportVerdict * b)
+{
+  guint i;
+
+  fail_unless_equals_int (a->kind, b->kind);
+  fail_unless_equals_string (a->element, b->element);
+  fail_unless_equals_string (a->row, b->row);
+  fail_unless_equals_string (a->group, b->group);
+  fail_unless_equals_string (a->queue, b->queue);
+  fail_unless_equals_string (a->model, b->model);
+  fail_unless_equals_int (a->simulator_lags, b->simulator_lags);
+  fail_unless_equals_string (a->constraint, b->constraint);
+  fail_unless_equals_string (a->text, b->text);
+  fail_unless_equals_int (a->steps->len, b->steps->len);
+  for (i = 0; i < a->steps->len; i++)
+    fail_unless_equals_string (g_ptr_array_index (a->steps, i),
+        g_ptr_array_index (b->steps, i));
+}
+
+GST_START_TEST (test_accessors)
+{
+  GstAxReport *r = full_report ();
+  const GstAxReportGroup *g = NULL;
+  const GstAxReportRow *row;
+  const GstAxReportDevice *d;
+  GstAxReportVerdict *stored, *made;
+
+  fail_unless (gst_ax_report_get_latency (r) == &r->latency);
+  fail_unless_equals_int (gst_ax_report_get_n_groups (r), 2);
+  g = gst_ax_report_get_group (r, 0);
+  fail_unless_equals_string (g->name, "ball-detector");
+  fail_unless_equals_int (gst_ax_report_group_get_n_rows (g), 2);
+  fail_unless_equals_string (gst_ax_report_group_get_row (g, 1)->name,
+      "src (create)");
+  g = NULL;
+  row = gst_ax_report_find_row (r, NULL, "decode", &g);
+  fail_unless (row != NULL && row->kind == GST_AX_REPORT_ROW_KIND_REPORTED);
+  fail_unless_equals_string (g->name, "pipeline");
+  fail_unless (gst_ax_report_find_row (r, "pipeline", "axinference0",
+          NULL) == NULL);
+  fail_unless_equals_int (gst_ax_report_get_n_queues (r), 2);
+  fail_unless_equals_string (gst_ax_report_get_queue (r, 1)->name, "mq:1");
+  fail_unless_equals_int (gst_ax_report_get_n_devices (r), 2);
+  d = gst_ax_report_get_device (r, 1);
+  fail_unless_equals_string (d->group, "ball-b");
+  fail_unless_equals_int (gst_ax_report_get_n_device_occupancy (r), 1);
+  fail_unless (gst_ax_report_device_get_occupancy (r, d) ==
+      gst_ax_report_get_device_occupancy (r, 0));
+  fail_unless_equals_int (gst_ax_report_get_device_occupancy (r,
+          0)->models->len, 2);
+
+  /* the stored verdict is the one that was made and set */
+  stored = gst_ax_report_get_verdict (r);
+  made = gst_ax_report_make_verdict (r);
+  fail_unless (made->steps->len > 1);
+  assert_same_verdict (stored, made);
+  gst_ax_report_verdict_free (stored);
+  gst_ax_report_verdict_free (made);
+
+  g_free (r->latency_absent);
+  r->latency_absent = g_strdup ("no buffer reached a sink");
+  fail_unless (gst_ax_report_get_latency (r) == NULL);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 report_json_suite (void)
 {
@@ -284,6 +352,7 @@ report_json_suite (void)
   tcase_add_test (tc, test_round_trip_full);
   tcase_add_test (tc, test_round_trip_absent_and_refused);
   tcase_add_test (tc, test_bad_json_named);
+  tcase_add_test (tc, test_accessors);
   return s;
 }
 

@@ -237,6 +237,19 @@ GST_START_TEST (test_section_counts_its_frames)
   fail_unless_equals_int (r->device_occupancy->len, 1);
   fail_unless (r->queues_absent == NULL && r->queues->len == 1);
   fail_unless (r->constraint != NULL && r->verdict != NULL);
+  {
+    GstAxReportVerdict *stored = gst_ax_report_get_verdict (r);
+    GstAxReportVerdict *made = gst_ax_report_make_verdict (r);
+    guint i;
+
+    fail_unless_equals_string (stored->text, made->text);
+    fail_unless_equals_int (stored->steps->len, made->steps->len);
+    for (i = 0; i < made->steps->len; i++)
+      fail_unless_equals_string (g_ptr_array_index (stored->steps, i),
+          g_ptr_array_index (made->steps, i));
+    gst_ax_report_verdict_free (stored);
+    gst_ax_report_verdict_free (made);
+  }
   assert_round_trip (r);
   gst_ax_report_unref (r);
 

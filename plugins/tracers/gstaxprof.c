@@ -37,6 +37,11 @@
  * One instance per process profiles: a second axprof in GST_TRACERS
  * warns once and is ignored.
  *
+ * From code, gst_ax_profiler_enable() creates the tracer without
+ * GST_TRACERS, and gst_ax_profiler_start() / gst_ax_profiler_stop() profile
+ * a section of a run through its action signals `section-start` and
+ * `section-stop` (gstaxprof-section.c).
+ *
  * Hot path: state is per thread (a stack of open spans) and per row and
  * thread (sums, min, max; a log-linear latency histogram for sinks), so no
  * lock is taken per buffer except the per-queue lock of queue elements.

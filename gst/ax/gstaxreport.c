@@ -1303,8 +1303,8 @@ gst_ax_report_set_provider (GstAxReportProvider provider, gpointer user_data)
  * #GST_AX_REPORT_STATUS_RUNNING).
  *
  * Returns: (transfer full) (nullable): the report, or %NULL when no
- *   profiler is active (run with GST_TRACERS=axprof) or it has not seen
- *   @pipeline stream yet
+ *   profiler is active (run with GST_TRACERS=axprof, or call
+ *   gst_ax_profiler_enable()) or it has not seen @pipeline stream yet
  */
 GstAxReport *
 gst_ax_report_get_for_pipeline (GstElement * pipeline)

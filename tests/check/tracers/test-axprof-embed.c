@@ -11,7 +11,8 @@
  * GST_TRACERS (main() checks the calls fail before and work after
  * gst_ax_profiler_enable()), the report as data on the bus and its JSON
  * read back, a profiled section that counts exactly the frames pushed in
- * it, and print=false writing nothing to stdout. */
+ * it, sections while buffers flow, and print=false writing nothing to
+ * stdout. */
 
 #include "axproftest.h"
 
@@ -30,6 +31,8 @@
 #define FRAMES_IN_SECTION 7
 #define FRAMES_AFTER 3
 #define WAIT_TIMEOUT (60 * G_TIME_SPAN_SECOND)
+#define FLOWING_FRAMES 200
+#define FLOWING_SECTION_US 2000
 #define MARKER "ax-test-marker"
 #define MODEL_PIPELINE "appsrc name=src format=time ! queue name=q ! " \
   "axletterbox ! axinference model=ball-detector ! axnms name=nms ! " \
@@ -277,6 +280,46 @@ GST_START_TEST (test_section_counts_its_frames)
 
 GST_END_TEST;
 
+/* Sections started and stopped while buffers flow: each report covers at
+ * most what ran, and nothing the streaming threads touch breaks. */
+GST_START_TEST (test_sections_while_flowing)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers="
+      G_STRINGIFY (FLOWING_FRAMES) " ! video/x-raw,width=64,height=48 ! "
+      "queue ! identity name=work ! fakesink name=out", NULL);
+  GstBus *bus;
+  GstMessage *msg = NULL;
+  GError *err = NULL;
+  guint sections = 0;
+
+  fail_unless (pipeline != NULL);
+  bus = gst_element_get_bus (pipeline);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  while (msg == NULL) {
+    GstAxReport *r;
+
+    fail_unless (gst_ax_profiler_start (pipeline, &err), "%s",
+        err ? err->message : "?");
+    g_usleep (FLOWING_SECTION_US);
+    r = gst_ax_profiler_stop (pipeline, &err);
+    fail_unless (r != NULL, "%s", err ? err->message : "?");
+    fail_unless_equals_int (r->status, GST_AX_REPORT_STATUS_SECTION);
+    fail_unless (r->frames <= FLOWING_FRAMES);
+    gst_ax_report_unref (r);
+    sections++;
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  }
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  fail_unless (sections > 0);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* The bus message's report, its JSON member and the JSON read back all
  * agree, on a report of a real run. */
 GST_START_TEST (test_bus_report_round_trip)
@@ -355,6 +398,7 @@ axprof_embed_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_section_counts_its_frames);
+  tcase_add_test (tc, test_sections_while_flowing);
   tcase_add_test (tc, test_bus_report_round_trip);
   tcase_add_test (tc, test_print_false_is_quiet);
   return s;

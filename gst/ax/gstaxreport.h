@@ -509,6 +509,66 @@ typedef struct
 
 /**
  * GstAxReport:
+ * @pipeline: name of the top-level pipeline
+ * @status: how the run ended, or that the report covers a section
+ * @refusal: (nullable): why no timings are reported (DEBUG logging on),
+ *   %NULL when they are
+ * @allow_debug: DEBUG logging was on and allow-debug=true overrode the
+ *   refusal
+ * @sample: 1 = CPU and faults read on every call; N = on every Nth call
+ *   per row and thread
+ * @faults_measured: %FALSE where per-thread faults cannot be read
+ * @profiler_ns_per_element_buffer: the tracer's own cost per
+ *   element-buffer
+ * @profiler_percent: that cost as a share of the profiled time
+ * @element_buffers: element calls measured
+ * @dropped_threads: records of threads beyond the per-thread slots
+ * @latency: end-to-end latency (gst_ax_report_get_latency())
+ * @latency_unmatched: sink buffers not matched to an entering frame, so
+ *   not in @latency
+ * @pacing: (nullable): how the run was paced (live source, clock-synced
+ *   sinks, or free-running)
+ * @latency_absent: (nullable): why there is no latency
+ * @latency_serial: the latency comes from a serial pass
+ *   (gst_ax_report_set_serial_latency()), not from the streamed run the
+ *   rest of the report describes
+ * @groups: (element-type GstAxReportGroup): the per-operator/stage rows
+ *   in groups, ranked by total time (gst_ax_report_get_group())
+ * @groups_absent: (nullable): why there are no rows
+ * @share_device_ms: device time per frame (host/device share)
+ * @share_host_ms: host time per frame of the rows that are not waiting
+ * @share_absent: (nullable): why there is no host/device share
+ * @frames: buffers at the busiest sink
+ * @wall_s: from the first buffer a source pushed to the end of the run
+ * @fps: @frames / @wall_s
+ * @cpu_percent: process CPU over @wall_s (100 = one core)
+ * @cores_used: @cpu_percent / 100
+ * @cores_available: online processors
+ * @peak_mem_mb: peak resident set of the process
+ * @sim_cpu_percent: the simulator's own CPU, when @have_sim_cpu
+ * @have_sim_cpu: a sim-npu device reported its CPU time
+ * @throughput_absent: (nullable): why there is no throughput
+ * @queues: (element-type GstAxReportQueue): each queue (multiqueue
+ *   stream)'s level over the run (gst_ax_report_get_queue())
+ * @queues_absent: (nullable): why there are no queues
+ * @devices: (element-type GstAxReportDevice): one entry per model and
+ *   device (gst_ax_report_get_device())
+ * @devices_absent: (nullable): why there are no devices
+ * @warnings: (element-type utf8): failed cross-checks and other warnings
+ * @sources: (element-type utf8): names of the pipeline's source elements
+ * @live_source: (nullable): the live source that paces the run
+ * @constraint_kind: the verdict's kind (gst_ax_report_set_verdict())
+ * @constraint_element: (nullable): the element the verdict names
+ * @constraint_row: (nullable): the row the verdict names
+ * @constraint_queue: (nullable): the queue the verdict rests on
+ * @constraint_model: (nullable): the model the verdict rests on
+ * @constraint: (nullable): what follows "the constraint is"
+ * @verdict: (nullable): the reading steps, one a line (the verdict's
+ *   text; gst_ax_report_get_verdict() splits them)
+ * @usage_reader: (nullable): how CPU time and faults were read
+ * @device_occupancy: (element-type GstAxReportDeviceOccupancy): each
+ *   simulated device once, with its models' shares; empty when
+ *   @devices_absent is set (gst_ax_report_get_device_occupancy())
  *
  * The benchmark report: every section as numbers, rendered to text by
  * gst_ax_report_to_text() and to JSON by gst_ax_report_to_json(), read

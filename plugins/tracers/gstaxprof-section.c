@@ -16,8 +16,8 @@
  * histograms, queue levels over time, device busy intervals) and notes
  * what the elements' own device books hold; the stop makes the report of
  * what ran since, through the same axprof_make_report() as the report at
- * EOS. The EOS report that follows a section covers the run from the
- * section's start.
+ * EOS. The EOS report (and its perfetto= timeline) that follows a section
+ * covers the run from the section's start.
  *
  * The per-buffer hooks write their rows without a lock (see
  * gstaxprof-private.h), so a start while buffers flow races with the
@@ -160,6 +160,8 @@ restart_pipeline (PipelineState * p)
   p->end_probe_ns = p->cpu1_ns = 0;
   p->log_count0 = __atomic_load_n (&axprof_debug_log_count, __ATOMIC_RELAXED);
   p->started = TRUE;
+  /* the perfetto= timeline keeps only the spans of the current run */
+  p->run++;
 }
 
 static gboolean

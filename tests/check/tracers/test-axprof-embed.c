@@ -225,6 +225,8 @@ GST_START_TEST (test_section_counts_its_frames)
   fail_unless (r != NULL, "%s", err ? err->message : "?");
 
   fail_unless_equals_int (r->status, GST_AX_REPORT_STATUS_SECTION);
+  /* the signal's return handed over the one reference */
+  fail_unless_equals_int (g_atomic_int_get (&r->ref_count), 1);
   fail_unless (r->refusal == NULL, "%s", r->refusal);
   sink = find_row (r, "sink");
   nms = find_row (r, "nms");

@@ -204,7 +204,17 @@ main (int argc, char **argv)
   bus = gst_element_get_bus (pipeline);
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE) {
-    g_printerr ("the pipeline does not start\n");
+    GError *err = NULL;
+
+    /* the element that failed posted why */
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    if (msg)
+      gst_message_parse_error (msg, &err, NULL);
+    g_printerr ("the pipeline does not start: %s\n",
+        err ? err->message : "no error message");
+    g_clear_error (&err);
+    if (msg)
+      gst_message_unref (msg);
     return EXIT_FAILURE;
   }
 

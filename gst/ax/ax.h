@@ -17,6 +17,7 @@
 #include <gst/ax/gstaxdetection.h>
 #include <gst/ax/gstaxprobe.h>
 #include <gst/ax/gstaxreport.h>
+#include <gst/ax/gstaxprofiler.h>
 #include <gst/ax/gstaxmodelquery.h>
 #include <gst/ax/gstaxoutput.h>
 

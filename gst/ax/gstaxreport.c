@@ -553,6 +553,8 @@ status_name (GstAxReportStatus status)
       return "eos";
     case GST_AX_REPORT_STATUS_CUT_SHORT:
       return "cut-short";
+    case GST_AX_REPORT_STATUS_SECTION:
+      return "section";
     case GST_AX_REPORT_STATUS_RUNNING:
     default:
       return "running";
@@ -567,6 +569,8 @@ text_header (const GstAxReport * r, GString * s)
       r->status == GST_AX_REPORT_STATUS_EOS ? "EOS" :
       r->status == GST_AX_REPORT_STATUS_CUT_SHORT ?
       "CUT SHORT: stopped without EOS, figures cover the run until then" :
+      r->status == GST_AX_REPORT_STATUS_SECTION ?
+      "SECTION: what ran between gst_ax_profiler_start() and _stop()" :
       "on demand, still running");
   if (r->allow_debug)
     g_string_append (s, "ALLOW-DEBUG: DEBUG logging was on and allow-debug="
@@ -1387,8 +1391,8 @@ gst_ax_report_set_provider (GstAxReportProvider provider, gpointer user_data)
  * #GST_AX_REPORT_STATUS_RUNNING).
  *
  * Returns: (transfer full) (nullable): the report, or %NULL when no
- *   profiler is active (run with GST_TRACERS=axprof) or it has not seen
- *   @pipeline stream yet
+ *   profiler is active (run with GST_TRACERS=axprof, or call
+ *   gst_ax_profiler_enable()) or it has not seen @pipeline stream yet
  */
 GstAxReport *
 gst_ax_report_get_for_pipeline (GstElement * pipeline)

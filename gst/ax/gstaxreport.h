@@ -443,14 +443,17 @@ typedef struct
  * @GST_AX_REPORT_STATUS_EOS: the pipeline reached EOS
  * @GST_AX_REPORT_STATUS_CUT_SHORT: the pipeline stopped without EOS
  * @GST_AX_REPORT_STATUS_RUNNING: taken on demand while running
+ * @GST_AX_REPORT_STATUS_SECTION: a profiled section: what ran between
+ *   gst_ax_profiler_start() and gst_ax_profiler_stop()
  *
- * How the run ended when the report was made.
+ * How the run ended when the report was made, or what it covers.
  */
 typedef enum
 {
   GST_AX_REPORT_STATUS_EOS,
   GST_AX_REPORT_STATUS_CUT_SHORT,
   GST_AX_REPORT_STATUS_RUNNING,
+  GST_AX_REPORT_STATUS_SECTION,
 } GstAxReportStatus;
 
 /**
@@ -524,13 +527,81 @@ typedef struct
 
 /**
  * GstAxReport:
+ * @pipeline: name of the top-level pipeline
+ * @status: how the run ended, or that the report covers a section
+ * @refusal: (nullable): why no timings are reported (DEBUG logging on),
+ *   %NULL when they are
+ * @allow_debug: DEBUG logging was on and allow-debug=true overrode the
+ *   refusal
+ * @sample: 1 = CPU and faults read on every call; N = on every Nth call
+ *   per row and thread
+ * @faults_measured: %FALSE where per-thread faults cannot be read
+ * @profiler_ns_per_element_buffer: the tracer's own cost per
+ *   element-buffer
+ * @profiler_percent: that cost as a share of the profiled time
+ * @element_buffers: element calls measured
+ * @dropped_threads: records of threads beyond the per-thread slots
+ * @latency: end-to-end latency (gst_ax_report_get_latency())
+ * @latency_unmatched: sink buffers not matched to an entering frame, so
+ *   not in @latency
+ * @pacing: (nullable): how the run was paced (live source, clock-synced
+ *   sinks, or free-running)
+ * @latency_absent: (nullable): why there is no latency
+ * @latency_serial: the latency comes from a serial pass
+ *   (gst_ax_report_set_serial_latency()), not from the streamed run the
+ *   rest of the report describes
+ * @groups: (element-type GstAxReportGroup): the per-operator/stage rows
+ *   in groups, ranked by total time (gst_ax_report_get_group())
+ * @groups_absent: (nullable): why there are no rows
+ * @share_device_ms: device time per frame (host/device share)
+ * @share_host_ms: host time per frame of the rows that are not waiting
+ * @share_absent: (nullable): why there is no host/device share
+ * @frames: buffers at the busiest sink
+ * @wall_s: from the first buffer a source pushed to the end of the run
+ * @fps: @frames / @wall_s
+ * @cpu_percent: process CPU over @wall_s (100 = one core)
+ * @cores_used: @cpu_percent / 100
+ * @cores_available: online processors
+ * @peak_mem_mb: peak resident set of the process
+ * @sim_cpu_percent: the simulator's own CPU, when @have_sim_cpu
+ * @have_sim_cpu: a sim-npu device reported its CPU time
+ * @throughput_absent: (nullable): why there is no throughput
+ * @queues: (element-type GstAxReportQueue): each queue (multiqueue
+ *   stream)'s level over the run (gst_ax_report_get_queue())
+ * @queues_absent: (nullable): why there are no queues
+ * @devices: (element-type GstAxReportDevice): one entry per model and
+ *   device (gst_ax_report_get_device())
+ * @devices_absent: (nullable): why there are no devices
+ * @warnings: (element-type utf8): failed cross-checks and other warnings
+ * @sources: (element-type utf8): names of the pipeline's source elements
+ * @live_source: (nullable): the live source that paces the run
+ * @constraint_kind: the verdict's kind (gst_ax_report_set_verdict())
+ * @constraint_element: (nullable): the element the verdict names
+ * @constraint_row: (nullable): the row the verdict names
+ * @constraint_queue: (nullable): the queue the verdict rests on
+ * @constraint_model: (nullable): the model the verdict rests on
+ * @constraint: (nullable): what follows "the constraint is"
+ * @verdict: (nullable): the reading steps, one a line (the verdict's
+ *   text; gst_ax_report_get_verdict() splits them)
+ * @usage_reader: (nullable): how CPU time and faults were read
+ * @device_occupancy: (element-type GstAxReportDeviceOccupancy): each
+ *   simulated device once, with its models' shares; empty when
+ *   @devices_absent is set (gst_ax_report_get_device_occupancy())
  *
  * The benchmark report: every section as numbers, rendered to text by
- * gst_ax_report_to_text() and to JSON by gst_ax_report_to_json(). The
- * axprof tracer fills it (gst-ax-benchmark runs the tracer and prints its
- * report); fields are public so that it fills them directly and tests
- * build reports by hand. gst_ax_report_make_verdict() judges a filled
- * report. Strings and arrays are owned by the report.
+ * gst_ax_report_to_text() and to JSON by gst_ax_report_to_json(), read
+ * back from JSON by gst_ax_report_new_from_json(). The axprof tracer
+ * fills it (gst-ax-benchmark runs the tracer and prints its report);
+ * fields are public so that it fills them directly and tests build
+ * reports by hand. An application reads them directly or through the
+ * accessors: gst_ax_report_get_latency(), gst_ax_report_get_group() and
+ * gst_ax_report_group_get_row() (gst_ax_report_find_row() by name),
+ * gst_ax_report_get_queue(), gst_ax_report_get_device(),
+ * gst_ax_report_get_device_occupancy() (gst_ax_report_device_get_occupancy()
+ * for a model's device) and gst_ax_report_get_verdict().
+ * gst_ax_report_make_verdict() judges a filled report. Strings and arrays
+ * are owned by the report; each member's meaning is that of its JSON
+ * member in docs/report-json.md.
  * A string field named `*_absent` holds the one-line reason a section has
  * no data, or %NULL when it has.
  */
@@ -624,6 +695,30 @@ typedef struct
 } GstAxReport;
 
 /**
+ * GST_AX_REPORT_ERROR:
+ *
+ * The error domain of gst_ax_report_new_from_json().
+ */
+#define GST_AX_REPORT_ERROR (gst_ax_report_error_quark ())
+
+/**
+ * GstAxReportError:
+ * @GST_AX_REPORT_ERROR_PARSE: the text is not JSON, or not a JSON object
+ * @GST_AX_REPORT_ERROR_SCHEMA: the JSON is not a report of
+ *   #GST_AX_REPORT_SCHEMA
+ * @GST_AX_REPORT_ERROR_INVALID: a member is missing, of the wrong type or
+ *   out of range; the message names it
+ *
+ * Why a report could not be read.
+ */
+typedef enum
+{
+  GST_AX_REPORT_ERROR_PARSE,
+  GST_AX_REPORT_ERROR_SCHEMA,
+  GST_AX_REPORT_ERROR_INVALID,
+} GstAxReportError;
+
+/**
  * GST_AX_TYPE_REPORT:
  *
  * The boxed type of #GstAxReport, reference-counted: the `report` field
@@ -645,7 +740,10 @@ typedef GstAxReport *(*GstAxReportProvider) (GstElement * pipeline,
     gpointer user_data);
 
 GST_AX_API GType gst_ax_report_get_type (void);
+GST_AX_API GQuark gst_ax_report_error_quark (void);
 GST_AX_API GstAxReport *gst_ax_report_new (void);
+GST_AX_API GstAxReport *gst_ax_report_new_from_json (const gchar * json,
+    GError ** error);
 GST_AX_API GstAxReport *gst_ax_report_ref (GstAxReport * report);
 GST_AX_API void gst_ax_report_unref (GstAxReport * report);
 GST_AX_API void gst_ax_report_free (GstAxReport * report);
@@ -682,6 +780,34 @@ GST_AX_API GstAxReportVerdict *gst_ax_report_make_verdict (const GstAxReport *
 GST_AX_API void gst_ax_report_verdict_free (GstAxReportVerdict * verdict);
 GST_AX_API void gst_ax_report_set_verdict (GstAxReport * report,
     const GstAxReportVerdict * verdict);
+
+GST_AX_API const GstAxReportLatency *
+gst_ax_report_get_latency (const GstAxReport * report);
+GST_AX_API guint gst_ax_report_get_n_groups (const GstAxReport * report);
+GST_AX_API const GstAxReportGroup *
+gst_ax_report_get_group (const GstAxReport * report, guint index);
+GST_AX_API guint gst_ax_report_group_get_n_rows (const GstAxReportGroup *
+    group);
+GST_AX_API const GstAxReportRow *
+gst_ax_report_group_get_row (const GstAxReportGroup * group, guint index);
+GST_AX_API const GstAxReportRow *
+gst_ax_report_find_row (const GstAxReport * report, const gchar * group_name,
+    const gchar * name, const GstAxReportGroup ** group);
+GST_AX_API guint gst_ax_report_get_n_queues (const GstAxReport * report);
+GST_AX_API const GstAxReportQueue *
+gst_ax_report_get_queue (const GstAxReport * report, guint index);
+GST_AX_API guint gst_ax_report_get_n_devices (const GstAxReport * report);
+GST_AX_API const GstAxReportDevice *
+gst_ax_report_get_device (const GstAxReport * report, guint index);
+GST_AX_API guint gst_ax_report_get_n_device_occupancy (const GstAxReport *
+    report);
+GST_AX_API const GstAxReportDeviceOccupancy *
+gst_ax_report_get_device_occupancy (const GstAxReport * report, guint index);
+GST_AX_API const GstAxReportDeviceOccupancy *
+gst_ax_report_device_get_occupancy (const GstAxReport * report,
+    const GstAxReportDevice * device);
+GST_AX_API GstAxReportVerdict *gst_ax_report_get_verdict (const GstAxReport *
+    report);
 
 GST_AX_API gchar *gst_ax_report_to_text (const GstAxReport * report);
 GST_AX_API gchar *gst_ax_report_to_json (const GstAxReport * report);

@@ -19,6 +19,8 @@
  *                         gst_ax_report_make_verdict() (gst/ax)
  *   gstaxprof-timeline.c  the perfetto= timeline: its recording (trace
  *                         rings, clock pairing) and its JSON
+ *   gstaxprof-section.c   a profiled section: the action signals
+ *                         section-start and section-stop
  *
  * Locks and threads. Lock order: axprof_global_lock, then a pipeline's
  * lock (PipelineState.lock), then a queue's or a device's lock
@@ -239,6 +241,19 @@ typedef struct
   guint64 seq;
 } DeviceTraceEvent;
 
+/* The element's own books of its device (GstAxProbeDevice), which only
+ * grow while it streams: a section counts them from what they held when
+ * it began (gstaxprof-section.c). */
+typedef struct
+{
+  guint64 jobs_done;
+  guint64 sim_cpu_ns;
+  guint64 lag_ns;
+  guint64 in_window_ns;
+  guint64 held_in_window_ns;
+  guint64 window_span_ns;
+} DeviceBooks;
+
 /* A device (a model group of an element) and its busy intervals. */
 typedef struct
 {
@@ -272,6 +287,8 @@ typedef struct
    * one (0: the element's own) */
   guint device_id;
   guint64 device_handle;
+  /* the books when the current section began; zero outside one */
+  DeviceBooks base;
 } DeviceState;
 
 typedef enum
@@ -569,6 +586,11 @@ const gchar *axprof_row_group (Row * row);
 MergedRow *axprof_merged_for (ReportBuild * b, Row * row);
 GstAxReport *axprof_make_report (GstAxProf * self, PipelineState * p,
     GstAxReportStatus status);
+
+/* gstaxprof-section.c */
+void axprof_section_class_init (GObjectClass * klass);
+void axprof_device_books_since_base (const DeviceState * d,
+    DeviceBooks * books);
 
 /* gstaxprof-timeline.c: recording (when perfetto= is set) and writing */
 void axprof_trace_thread_start (gint slot);

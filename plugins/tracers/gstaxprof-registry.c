@@ -502,6 +502,7 @@ axprof_pipeline_reset (PipelineState * p)
     d->min_job = G_MAXUINT64;
     d->max_job = 0;
     d->trace_seq = 0;
+    memset (&d->base, 0, sizeof (d->base));
     g_mutex_unlock (&d->lock);
   }
   for (i = 0; i < (guint) p->n_rings; i++)

@@ -663,19 +663,21 @@ build_devices (ReportBuild * b)
     GstAxReportDevice rd = { 0, };
     gdouble events_per_job, fps, expected, window_ns, host_ns, work_ns;
     guint64 union_ns;
+    DeviceBooks books;
 
     g_mutex_lock (&d->lock);
+    axprof_device_books_since_base (d, &books);
     rd.group = g_strdup (d->group);
     rd.device = g_strdup (d->device ? d->device : "device");
     rd.n_cores = MAX (d->n_cores, 1);
     rd.in_flight_window = d->window;
-    rd.jobs = d->jobs_done;
+    rd.jobs = books.jobs_done;
     if (rd.jobs == 0 && d->events > 0)
       rd.jobs = d->max_job - d->min_job + 1;
     union_ns = d->union_ns + (d->cur_end - d->cur_start);
     window_ns = d->events ? (gdouble) (d->last_end - d->first_start) : 0;
-    rd.sim_cpu_ms = d->sim_cpu_ns / (gdouble) GST_MSECOND;
-    rd.lag_ms = d->lag_ns / (gdouble) GST_MSECOND;
+    rd.sim_cpu_ms = books.sim_cpu_ns / (gdouble) GST_MSECOND;
+    rd.lag_ms = books.lag_ns / (gdouble) GST_MSECOND;
     events_per_job = rd.jobs ? MAX ((gdouble) d->events / rd.jobs, 1.0) : 1;
     rd.device_ms =
         d->events ? d->busy_ns / (gdouble) GST_MSECOND / d->events : 0;
@@ -689,9 +691,9 @@ build_devices (ReportBuild * b)
     /* the depth is the element's own count of frames inside its window
      * (finished ones waiting for the in-order push too); an element that
      * does not keep it is read from its device and host stages */
-    if (d->window_span_ns > 0) {
-      rd.depth = d->in_window_ns / (gdouble) d->window_span_ns;
-      rd.held_depth = d->held_in_window_ns / (gdouble) d->window_span_ns;
+    if (books.window_span_ns > 0) {
+      rd.depth = books.in_window_ns / (gdouble) books.window_span_ns;
+      rd.held_depth = books.held_in_window_ns / (gdouble) books.window_span_ns;
     } else if (window_ns > 0) {
       rd.depth = work_ns / window_ns;
     }
@@ -706,7 +708,7 @@ build_devices (ReportBuild * b)
     snaps[i].events = d->events;
     snaps[i].first_start = d->first_start;
     snaps[i].last_end = d->last_end;
-    snaps[i].sim_cpu_ns = d->sim_cpu_ns;
+    snaps[i].sim_cpu_ns = books.sim_cpu_ns;
     g_mutex_unlock (&d->lock);
 
     rd.frames = rd.jobs;
@@ -732,8 +734,8 @@ build_devices (ReportBuild * b)
        * least while it is on the device or in the model's host stages,
        * so depth >= fps x (device_ms + host_ms), over the window's span
        * (equal when nothing else holds frames in it) */
-      expected = work_ns / (d->window_span_ns > 0 ?
-          (gdouble) d->window_span_ns : window_ns);
+      expected = work_ns / (books.window_span_ns > 0 ?
+          (gdouble) books.window_span_ns : window_ns);
       if (rd.depth < (1.0 - GST_AX_REPORT_CHECK_TOLERANCE) * expected)
         gst_ax_report_add_warning (r, "%s: achieved depth %.2f but fps x "
             "(device_ms + host_ms) = %.2f, which it cannot be below by more "

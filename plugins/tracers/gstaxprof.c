@@ -37,6 +37,11 @@
  * One instance per process profiles: a second axprof in GST_TRACERS
  * warns once and is ignored.
  *
+ * From code, gst_ax_profiler_enable() creates the tracer without
+ * GST_TRACERS, and gst_ax_profiler_start() / gst_ax_profiler_stop() profile
+ * a section of a run through its action signals `section-start` and
+ * `section-stop` (gstaxprof-section.c).
+ *
  * Hot path: state is per thread (a stack of open spans) and per row and
  * thread (sums, min, max; a log-linear latency histogram for sinks), so no
  * lock is taken per buffer except the per-queue lock of queue elements.
@@ -585,6 +590,7 @@ gst_ax_prof_class_init (GstAxProfClass * klass)
 
   gobject_class->constructed = gst_ax_prof_constructed;
   gobject_class->finalize = gst_ax_prof_finalize;
+  axprof_section_class_init (gobject_class);
 
   GST_DEBUG_CATEGORY_INIT (gst_ax_prof_debug, "axprof", 0, "axprof tracer");
   GST_DEBUG_CATEGORY_GET (tracer_category, GST_AX_DEBUG_TRACER_CATEGORY);

@@ -1,0 +1,309 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Read-only accessors of a GstAxReport, for applications and language
+ * bindings that would rather not index its GArray and GPtrArray fields
+ * themselves: each section's entries by index, a row by name, a model's
+ * device entry, and the stored verdict as a GstAxReportVerdict. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstaxreport.h"
+
+#include <string.h>
+
+/* how the verdict text starts each reading step: "  1. ", "  2. ", ... */
+#define STEP_INDENT "  "
+#define SIMULATOR_WARNING "WARNING: the simulator cannot keep pace"
+
+/**
+ * gst_ax_report_get_latency:
+ * @report: a report
+ *
+ * Returns: (transfer none) (nullable): the end-to-end latency, %NULL when
+ *   the report has none (`latency_absent` says why, or the report was
+ *   refused)
+ */
+const GstAxReportLatency *
+gst_ax_report_get_latency (const GstAxReport * report)
+{
+  g_return_val_if_fail (report != NULL, NULL);
+
+  if (report->refusal || report->latency_absent)
+    return NULL;
+  return &report->latency;
+}
+
+/**
+ * gst_ax_report_get_n_groups:
+ * @report: a report
+ *
+ * Returns: the number of groups (models, named bins, "pipeline"), ranked
+ *   by their total time, most expensive first
+ */
+guint
+gst_ax_report_get_n_groups (const GstAxReport * report)
+{
+  g_return_val_if_fail (report != NULL, 0);
+  return report->groups->len;
+}
+
+/**
+ * gst_ax_report_get_group:
+ * @report: a report
+ * @index: 0 .. gst_ax_report_get_n_groups() - 1
+ *
+ * Returns: (transfer none): the group, owned by @report
+ */
+const GstAxReportGroup *
+gst_ax_report_get_group (const GstAxReport * report, guint index)
+{
+  g_return_val_if_fail (report != NULL, NULL);
+  g_return_val_if_fail (index < report->groups->len, NULL);
+  return g_ptr_array_index (report->groups, index);
+}
+
+/**
+ * gst_ax_report_group_get_n_rows:
+ * @group: a group of a report
+ *
+ * Returns: the number of rows of @group, in execution order
+ */
+guint
+gst_ax_report_group_get_n_rows (const GstAxReportGroup * group)
+{
+  g_return_val_if_fail (group != NULL, 0);
+  return group->rows->len;
+}
+
+/**
+ * gst_ax_report_group_get_row:
+ * @group: a group of a report
+ * @index: 0 .. gst_ax_report_group_get_n_rows() - 1
+ *
+ * Returns: (transfer none): the row, owned by the report
+ */
+const GstAxReportRow *
+gst_ax_report_group_get_row (const GstAxReportGroup * group, guint index)
+{
+  g_return_val_if_fail (group != NULL, NULL);
+  g_return_val_if_fail (index < group->rows->len, NULL);
+  return &g_array_index (group->rows, GstAxReportRow, index);
+}
+
+/**
+ * gst_ax_report_find_row:
+ * @report: a report
+ * @group_name: (nullable): the group to look in, %NULL for any
+ * @name: the row's name, e.g. "axnms0" or "src (create)"
+ * @group: (out) (optional) (transfer none): the row's group
+ *
+ * Finds a row by name, in the groups' order.
+ *
+ * Returns: (transfer none) (nullable): the first row named @name, %NULL
+ *   if none is
+ */
+const GstAxReportRow *
+gst_ax_report_find_row (const GstAxReport * report, const gchar * group_name,
+    const gchar * name, const GstAxReportGroup ** group)
+{
+  guint i, j;
+
+  g_return_val_if_fail (report != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  for (i = 0; i < report->groups->len; i++) {
+    const GstAxReportGroup *g = g_ptr_array_index (report->groups, i);
+
+    if (group_name && g_strcmp0 (g->name, group_name) != 0)
+      continue;
+    for (j = 0; j < g->rows->len; j++) {
+      const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      if (g_strcmp0 (row->name, name) == 0) {
+        if (group)
+          *group = g;
+        return row;
+      }
+    }
+  }
+  return NULL;
+}
+
+/**
+ * gst_ax_report_get_n_queues:
+ * @report: a report
+ *
+ * Returns: the number of queues (multiqueue streams each count)
+ */
+guint
+gst_ax_report_get_n_queues (const GstAxReport * report)
+{
+  g_return_val_if_fail (report != NULL, 0);
+  return report->queues->len;
+}
+
+/**
+ * gst_ax_report_get_queue:
+ * @report: a report
+ * @index: 0 .. gst_ax_report_get_n_queues() - 1
+ *
+ * Returns: (transfer none): the queue's occupancy, owned by @report
+ */
+const GstAxReportQueue *
+gst_ax_report_get_queue (const GstAxReport * report, guint index)
+{
+  g_return_val_if_fail (report != NULL, NULL);
+  g_return_val_if_fail (index < report->queues->len, NULL);
+  return &g_array_index (report->queues, GstAxReportQueue, index);
+}
+
+/**
+ * gst_ax_report_get_n_devices:
+ * @report: a report
+ *
+ * Returns: the number of device entries, one per model and device
+ */
+guint
+gst_ax_report_get_n_devices (const GstAxReport * report)
+{
+  g_return_val_if_fail (report != NULL, 0);
+  return report->devices->len;
+}
+
+/**
+ * gst_ax_report_get_device:
+ * @report: a report
+ * @index: 0 .. gst_ax_report_get_n_devices() - 1
+ *
+ * Returns: (transfer none): the model's device entry, owned by @report
+ */
+const GstAxReportDevice *
+gst_ax_report_get_device (const GstAxReport * report, guint index)
+{
+  g_return_val_if_fail (report != NULL, NULL);
+  g_return_val_if_fail (index < report->devices->len, NULL);
+  return &g_array_index (report->devices, GstAxReportDevice, index);
+}
+
+/**
+ * gst_ax_report_get_n_device_occupancy:
+ * @report: a report
+ *
+ * Returns: the number of simulated devices, each listed once however many
+ *   models shared it
+ */
+guint
+gst_ax_report_get_n_device_occupancy (const GstAxReport * report)
+{
+  g_return_val_if_fail (report != NULL, 0);
+  return report->device_occupancy->len;
+}
+
+/**
+ * gst_ax_report_get_device_occupancy:
+ * @report: a report
+ * @index: 0 .. gst_ax_report_get_n_device_occupancy() - 1
+ *
+ * Returns: (transfer none): the device's occupancy, owned by @report
+ */
+const GstAxReportDeviceOccupancy *
+gst_ax_report_get_device_occupancy (const GstAxReport * report, guint index)
+{
+  g_return_val_if_fail (report != NULL, NULL);
+  g_return_val_if_fail (index < report->device_occupancy->len, NULL);
+  return &g_array_index (report->device_occupancy,
+      GstAxReportDeviceOccupancy, index);
+}
+
+/**
+ * gst_ax_report_device_get_occupancy:
+ * @report: a report
+ * @device: one of @report's device entries
+ *
+ * Returns: (transfer none) (nullable): the simulated device @device's
+ *   model ran on, with every model's share of it; %NULL when it is not
+ *   listed
+ */
+const GstAxReportDeviceOccupancy *
+gst_ax_report_device_get_occupancy (const GstAxReport * report,
+    const GstAxReportDevice * device)
+{
+  g_return_val_if_fail (report != NULL, NULL);
+  g_return_val_if_fail (device != NULL, NULL);
+
+  if (device->occupancy_index == 0 ||
+      device->occupancy_index > report->device_occupancy->len)
+    return NULL;
+  return &g_array_index (report->device_occupancy,
+      GstAxReportDeviceOccupancy, device->occupancy_index - 1);
+}
+
+/**
+ * gst_ax_report_get_verdict:
+ * @report: a report whose verdict is set (the tracer's reports, a report
+ *   read by gst_ax_report_new_from_json(), or after
+ *   gst_ax_report_set_verdict())
+ *
+ * The verdict the report carries, as a #GstAxReportVerdict: the same
+ * kind, names, sentence and text as when it was set, its steps split
+ * from the text. gst_ax_report_make_verdict() instead judges the
+ * report's figures afresh.
+ *
+ * Returns: (transfer full): the verdict; free it with
+ *   gst_ax_report_verdict_free()
+ */
+GstAxReportVerdict *
+gst_ax_report_get_verdict (const GstAxReport * report)
+{
+  GstAxReportVerdict *v;
+  const GstAxReportGroup *group = NULL;
+  gchar **lines;
+  GString *step = NULL;
+  guint i;
+
+  g_return_val_if_fail (report != NULL, NULL);
+
+  v = g_new0 (GstAxReportVerdict, 1);
+  v->kind = report->constraint_kind;
+  v->element = g_strdup (report->constraint_element);
+  v->row = g_strdup (report->constraint_row);
+  if (v->row && gst_ax_report_find_row (report, NULL, v->row, &group))
+    v->group = g_strdup (group->name);
+  v->queue = g_strdup (report->constraint_queue);
+  v->model = g_strdup (report->constraint_model);
+  v->constraint = g_strdup (report->constraint);
+  v->text = g_strdup (report->verdict);
+  v->steps = g_ptr_array_new_with_free_func (g_free);
+  v->simulator_lags = report->verdict &&
+      strstr (report->verdict, SIMULATOR_WARNING) != NULL;
+  lines = g_strsplit (report->verdict ? report->verdict : "", "\n", -1);
+  for (i = 0; lines[i]; i++) {
+    const gchar *l = lines[i];
+    gboolean starts = g_str_has_prefix (l, STEP_INDENT) &&
+        g_ascii_isdigit (l[strlen (STEP_INDENT)]);
+
+    if (*l == '\0' && lines[i + 1] == NULL)
+      break;
+    /* a step's continuation lines stay with it */
+    if (starts || step == NULL) {
+      if (step)
+        g_ptr_array_add (v->steps, g_string_free (step, FALSE));
+      step = g_string_new (l);
+    } else {
+      g_string_append_printf (step, "\n%s", l);
+    }
+  }
+  if (step)
+    g_ptr_array_add (v->steps, g_string_free (step, FALSE));
+  g_strfreev (lines);
+  return v;
+}

@@ -1,0 +1,243 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* A profiled section of a pipeline's run: the action signals
+ * "section-start" and "section-stop" that gst_ax_profiler_start() and
+ * gst_ax_profiler_stop() (gst/ax/gstaxprofiler.c) emit, so that libgstax
+ * reaches the tracer without linking it.
+ *
+ * The start clears the pipeline's accumulators (rows, latency
+ * histograms, queue levels over time, device busy intervals) and notes
+ * what the elements' own device books hold; the stop makes the report of
+ * what ran since, through the same axprof_make_report() as the report at
+ * EOS. The EOS report (and its perfetto= timeline) that follows a section
+ * covers the run from the section's start.
+ *
+ * The per-buffer hooks write their rows without a lock (see
+ * gstaxprof-private.h), so a start while buffers flow races with the
+ * call in progress on each streaming thread: that call may count on
+ * either side of the boundary. Counts are exact when no buffer moves at
+ * the start and the stop (the source held, or the pipeline paused);
+ * nothing is freed or moved, so the race costs at most those calls. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstaxprof-private.h"
+
+#include <string.h>
+
+/* PipelineState (never freed) -> the section is open; under
+ * axprof_global_lock */
+static GHashTable *open_sections;
+
+static void
+clear_row_stats (RowStats * st, guint64 now_ns)
+{
+  LatencyHistogram *lat = st->lat;
+
+  /* field by field: the streaming thread may read st->lat meanwhile */
+  st->count = 0;
+  st->items = 0;
+  st->wall_sum_ns = 0;
+  st->wall_min_ns = G_MAXUINT64;
+  st->wall_max_ns = 0;
+  st->usage_count = 0;
+  st->cpu_sum_ns = 0;
+  st->faults_sum = 0;
+  st->reads = 0;
+  st->blocked_ns = 0;
+  st->first_seen_ns = now_ns;
+  if (lat) {
+    lat->n = 0;
+    lat->min_ns = G_MAXUINT64;
+    lat->max_ns = 0;
+    lat->sum_ns = 0;
+    lat->sumsq_ns = 0;
+    lat->unmatched = 0;
+    memset (lat->buckets, 0, sizeof (lat->buckets));
+  }
+}
+
+/* q->lock held. The level over time restarts at @hook_ns (the pad
+ * hooks' clock) from the level the queue holds now. */
+static void
+restart_queue (QueueState * q, guint64 hook_ns)
+{
+  gint64 level = MAX (q->depth, 0);
+
+  if (!q->seen)
+    return;
+  if (q->elem->queue_kind == QUEUE_SINGLE && q->limits.buffers > 0)
+    level = MIN (level, (gint64) q->limits.buffers);
+  q->first_ns = q->last_ns = MAX (hook_ns, q->last_ns);
+  q->area = 0;
+  q->at_max_ns = q->at_max_bytes_ns = q->at_max_time_ns = 0;
+  q->full_ns = q->empty_ns = 0;
+  q->min = q->max = level;
+}
+
+/* d->lock held */
+static void
+restart_device (DeviceState * d)
+{
+  d->busy_ns = d->events = d->union_ns = d->cur_start = d->cur_end = 0;
+  d->first_start = d->last_end = 0;
+  d->min_job = G_MAXUINT64;
+  d->max_job = 0;
+  d->base.jobs_done = d->jobs_done;
+  d->base.sim_cpu_ns = d->sim_cpu_ns;
+  d->base.lag_ns = d->lag_ns;
+  d->base.in_window_ns = d->in_window_ns;
+  d->base.held_in_window_ns = d->held_in_window_ns;
+  d->base.window_span_ns = d->window_span_ns;
+}
+
+static guint64
+since (guint64 now, guint64 base)
+{
+  /* books that went back were started afresh (a new run) */
+  return now >= base ? now - base : now;
+}
+
+/* d->lock held */
+void
+axprof_device_books_since_base (const DeviceState * d, DeviceBooks * books)
+{
+  books->jobs_done = since (d->jobs_done, d->base.jobs_done);
+  books->sim_cpu_ns = since (d->sim_cpu_ns, d->base.sim_cpu_ns);
+  books->lag_ns = since (d->lag_ns, d->base.lag_ns);
+  books->in_window_ns = since (d->in_window_ns, d->base.in_window_ns);
+  books->held_in_window_ns = since (d->held_in_window_ns,
+      d->base.held_in_window_ns);
+  books->window_span_ns = since (d->window_span_ns, d->base.window_span_ns);
+}
+
+/* axprof_global_lock and p->lock held */
+static void
+restart_pipeline (PipelineState * p)
+{
+  guint64 now_ns = gst_ax_probe_now_ns (), hook_ns = 0;
+  guint i, s;
+
+  /* the pad hooks stamp on GStreamer's tracer clock, the probe on
+   * CLOCK_MONOTONIC: the first buffer gave one reading of each */
+  if (p->first_ts != 0 && now_ns > p->first_probe_ns)
+    hook_ns = p->first_ts + (now_ns - p->first_probe_ns);
+  for (i = 0; i < p->rows->len; i++) {
+    Row *row = g_ptr_array_index (p->rows, i);
+
+    for (s = 0; s < MAX_THREAD_SLOTS; s++) {
+      RowStats *st = __atomic_load_n (&row->slots[s], __ATOMIC_ACQUIRE);
+
+      if (st)
+        clear_row_stats (st, now_ns);
+    }
+  }
+  for (i = 0; i < p->queues->len; i++) {
+    QueueState *q = g_ptr_array_index (p->queues, i);
+
+    g_mutex_lock (&q->lock);
+    restart_queue (q, hook_ns);
+    g_mutex_unlock (&q->lock);
+  }
+  for (i = 0; i < p->devices->len; i++) {
+    DeviceState *d = g_ptr_array_index (p->devices, i);
+
+    g_mutex_lock (&d->lock);
+    restart_device (d);
+    g_mutex_unlock (&d->lock);
+  }
+  /* the wall time starts again at the next buffer a source pushes */
+  __atomic_store_n (&p->first_ts, 0, __ATOMIC_RELEASE);
+  p->end_probe_ns = p->cpu1_ns = 0;
+  p->log_count0 = __atomic_load_n (&axprof_debug_log_count, __ATOMIC_RELAXED);
+  p->started = TRUE;
+  /* the perfetto= timeline keeps only the spans of the current run */
+  p->run++;
+}
+
+static gboolean
+section_start (GstAxProf * self, GstElement * pipeline)
+{
+  PipelineState *p;
+
+  /* an instance that does not profile (a second axprof) has no sink */
+  if (!GST_IS_ELEMENT (pipeline) || self->probe_sink == 0)
+    return FALSE;
+  p = axprof_pipeline_of (pipeline, TRUE);
+  g_mutex_lock (&axprof_global_lock);
+  g_mutex_lock (&p->lock);
+  restart_pipeline (p);
+  g_mutex_unlock (&p->lock);
+  if (open_sections == NULL)
+    open_sections = g_hash_table_new (NULL, NULL);
+  g_hash_table_add (open_sections, p);
+  g_mutex_unlock (&axprof_global_lock);
+  GST_INFO_OBJECT (pipeline, "section started");
+  return TRUE;
+}
+
+static GstAxReport *
+section_stop (GstAxProf * self, GstElement * pipeline)
+{
+  PipelineState *p;
+  GstAxReport *r;
+
+  if (!GST_IS_ELEMENT (pipeline) || self->probe_sink == 0)
+    return NULL;
+  p = axprof_pipeline_of (pipeline, FALSE);
+  if (p == NULL)
+    return NULL;
+  g_mutex_lock (&axprof_global_lock);
+  if (open_sections == NULL || !g_hash_table_remove (open_sections, p)) {
+    g_mutex_unlock (&axprof_global_lock);
+    return NULL;
+  }
+  g_mutex_lock (&p->lock);
+  r = axprof_make_report (self, p, GST_AX_REPORT_STATUS_SECTION);
+  g_mutex_unlock (&p->lock);
+  g_mutex_unlock (&axprof_global_lock);
+  GST_INFO_OBJECT (pipeline, "section stopped: %" G_GUINT64_FORMAT
+      " frames", r->frames);
+  return r;
+}
+
+void
+axprof_section_class_init (GObjectClass * klass)
+{
+  /**
+   * GstAxProf::section-start:
+   * @tracer: the axprof tracer
+   * @pipeline: the top-level pipeline to profile
+   *
+   * Starts a section of @pipeline's run: its figures count from now.
+   * gst_ax_profiler_start() emits it.
+   *
+   * Returns: %TRUE if this instance profiles and the section started
+   */
+  g_signal_new_class_handler ("section-start", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (section_start),
+      NULL, NULL, NULL, G_TYPE_BOOLEAN, 1, GST_TYPE_ELEMENT);
+  /**
+   * GstAxProf::section-stop:
+   * @tracer: the axprof tracer
+   * @pipeline: the pipeline of a started section
+   *
+   * Ends the section of @pipeline. gst_ax_profiler_stop() emits it.
+   *
+   * Returns: (transfer full) (nullable): the report of what ran in the
+   *   section (status #GST_AX_REPORT_STATUS_SECTION), %NULL when no
+   *   section of @pipeline was started
+   */
+  g_signal_new_class_handler ("section-stop", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (section_stop),
+      NULL, NULL, NULL, GST_AX_TYPE_REPORT, 1, GST_TYPE_ELEMENT);
+}

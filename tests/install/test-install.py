@@ -6,7 +6,8 @@
 #  - with only GST_PLUGIN_PATH naming the installed plugin dir (no
 #    LD_LIBRARY_PATH, no GST_AX_MODEL_PATH) gst-inspect-1.0 finds them, they
 #    load the installed libgstax-1.0 and libsimnpu through their rpath, and
-#    a pipeline runs an installed model under the axprof tracer;
+#    a pipeline and the installed gst-ax-benchmark run an installed model
+#    under the axprof tracer;
 #  - the installed library finds the installed models, never the build
 #    tree's;
 #  - gstreamer-ax-1.0.pc carries pluginsdir and modelsdir, and an
@@ -154,6 +155,15 @@ def check_installed(meson, build_dir, work, cc):
                  "a pipeline runs the installed %s and axprof reports %s "
                  "frames" % (MODEL, N_FRAMES)):
         print(out)
+    # the installed tool: its rpath, the installed plugins and model
+    rc, out = run([under(destdir, os.path.join(prefix, opts["bindir"],
+                                               "gst-ax-benchmark")),
+                   MODEL, "--frames", N_FRAMES, "--serial-frames", "1",
+                   "--quiet"], env=env)
+    if not check(rc == 0 and (N_FRAMES + " frames in") in out,
+                 "the installed gst-ax-benchmark runs the installed %s"
+                 % MODEL):
+        print(out)
     rc, out = run(["gst-launch-1.0", "-q", "videotestsrc", "num-buffers=1",
                    "!", "axletterbox", "!", "axinference",
                    "model=no-such-model", "!", "fakesink"], env=env)
@@ -196,13 +206,20 @@ def check_installed(meson, build_dir, work, cc):
     shutil.rmtree(destdir, ignore_errors=True)
 
 
-def check_custom_prefix(meson, source_root, work):
+def configure_custom_prefix(meson, source_root, work):
+    """Starts configuring (not building) a second build dir."""
     build = os.path.join(work, "custom-prefix")
     shutil.rmtree(build, ignore_errors=True)
-    rc, out = run([meson, "setup", build, source_root,
-                   "--prefix=" + CUSTOM_PREFIX, "-Dtests=disabled",
-                   "-Dbenchmarks=disabled", "-Dfuzzing=disabled",
-                   "-Ddata_dir=" + os.path.join(work, "no-data")])
+    return build, subprocess.Popen(
+        [meson, "setup", build, source_root, "--prefix=" + CUSTOM_PREFIX,
+         "-Dtests=disabled", "-Dbenchmarks=disabled", "-Dfuzzing=disabled",
+         "-Ddata_dir=" + os.path.join(work, "no-data")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def check_custom_prefix(build, setup):
+    out = setup.communicate()[0]
+    rc = setup.returncode
     if not check(rc == 0, "configure with --prefix=" + CUSTOM_PREFIX):
         print(out)
         return
@@ -229,8 +246,10 @@ def main():
     meson, source_root, build_root, work = sys.argv[1:5]
     cc = sys.argv[5:]
     os.makedirs(work, exist_ok=True)
+    # configuring takes a few seconds: alongside the install checks
+    custom = configure_custom_prefix(meson, source_root, work)
     check_installed(meson, build_root, work, cc)
-    check_custom_prefix(meson, source_root, work)
+    check_custom_prefix(*custom)
     if failures:
         print("%d checks failed" % len(failures))
         return 1

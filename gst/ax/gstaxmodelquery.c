@@ -36,7 +36,11 @@
 #include "gstaxmodelquery.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#ifdef HAVE_DLADDR
+#include <dlfcn.h>
+#endif
 
 /**
  * gst_ax_model_query_new:
@@ -395,6 +399,20 @@ gst_ax_model_query_parse_decoder (GstQuery * query, gchar ** decoder_json)
   return TRUE;
 }
 
+#define TRIED_SEPARATOR ", "
+
+/* Whether @path is one of the entries of @tried: a whole entry, as one
+ * path can end another (a DESTDIR copy of the prefix's models dir). */
+static gboolean
+tried_has (const GString * tried, const gchar * path)
+{
+  gchar **entries = g_strsplit (tried->str, TRIED_SEPARATOR, -1);
+  gboolean has = g_strv_contains ((const gchar * const *) entries, path);
+
+  g_strfreev (entries);
+  return has;
+}
+
 static gchar *
 find_in_dir (const gchar * dir, const gchar * name, GString * tried)
 {
@@ -403,12 +421,77 @@ find_in_dir (const gchar * dir, const gchar * name, GString * tried)
 
   g_free (file);
   /* GST_AX_MODEL_PATH often names the build's models dir as well */
-  if (strstr (tried->str, path) == NULL)
-    g_string_append_printf (tried, "%s%s", tried->len ? ", " : "", path);
+  if (!tried_has (tried, path))
+    g_string_append_printf (tried, "%s%s", tried->len ? TRIED_SEPARATOR : "",
+        path);
   if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
     return path;
   g_free (path);
   return NULL;
+}
+
+/* The directory this library was loaded from, symlinks resolved, or NULL
+ * where the platform cannot say. */
+static gchar *
+own_library_dir (void)
+{
+#ifdef HAVE_DLADDR
+  Dl_info info;
+  char *real;
+  gchar *dir;
+
+  if (dladdr ((const void *) gst_ax_model_find, &info) == 0
+      || info.dli_fname == NULL)
+    return NULL;
+  real = realpath (info.dli_fname, NULL);
+  if (real == NULL)
+    return NULL;
+  dir = g_path_get_dirname (real);
+  free (real);
+  return dir;
+#else
+  return NULL;
+#endif
+}
+
+static gboolean
+same_dir (const gchar * a, const gchar * b)
+{
+  char *ra = realpath (a, NULL);
+  char *rb = realpath (b, NULL);
+  gboolean same = ra != NULL && rb != NULL && strcmp (ra, rb) == 0;
+
+  free (ra);
+  free (rb);
+  return same;
+}
+
+/* The directories searched after $GST_AX_MODEL_PATH, computed once. The
+ * build tree's models only when this library is the build tree's own (an
+ * uninstalled build), so an installed copy never reads a stale build dir.
+ * An installed library looks in the models dir at the same place relative
+ * to itself as at install time, so a DESTDIR or moved install finds its
+ * own models, then in the models dir of the configured prefix. */
+static const gchar *const *
+default_model_dirs (void)
+{
+  static gchar **dirs;
+
+  if (g_once_init_enter (&dirs)) {
+    GPtrArray *a = g_ptr_array_new ();
+    gchar *lib_dir = own_library_dir ();
+
+    if (lib_dir != NULL && same_dir (lib_dir, GST_AX_BUILD_LIB_DIR))
+      g_ptr_array_add (a, g_strdup (GST_AX_BUILD_MODELS_DIR));
+    else if (lib_dir != NULL)
+      g_ptr_array_add (a, g_canonicalize_filename
+          (GST_AX_MODELS_DIR_FROM_LIBDIR, lib_dir));
+    g_ptr_array_add (a, g_strdup (GST_AX_INSTALLED_MODELS_DIR));
+    g_ptr_array_add (a, NULL);
+    g_free (lib_dir);
+    g_once_init_leave (&dirs, (gchar **) g_ptr_array_free (a, FALSE));
+  }
+  return (const gchar * const *) dirs;
 }
 
 /**
@@ -420,8 +503,11 @@ find_in_dir (const gchar * dir, const gchar * name, GString * tried)
  * Finds a compiled model the way axinference's "model" property does: a
  * path (anything with a directory separator or the .axm suffix) is used
  * as is; a name is looked up as NAME.axm in each directory of
- * $GST_AX_MODEL_PATH, then in the build's models directory (uninstalled
- * builds), then in the installed models directory.
+ * $GST_AX_MODEL_PATH; then, in an uninstalled build only, in the build's
+ * models directory; then in the installed models directory,
+ * `DATADIR/gst-ax/models`, first where it lies relative to the installed
+ * libgstax-1.0 (so a DESTDIR or moved install finds its own models), then
+ * under the configured prefix.
  *
  * Returns: (transfer full) (nullable): the model file, or %NULL if none
  */
@@ -430,6 +516,7 @@ gst_ax_model_find (const gchar * model, gchar ** tried)
 {
   GString *t;
   const gchar *env;
+  const gchar *const *dir;
   gchar *path = NULL;
 
   g_return_val_if_fail (model != NULL, NULL);
@@ -453,10 +540,8 @@ gst_ax_model_find (const gchar * model, gchar ** tried)
         path = find_in_dir (*d, model, t);
     g_strfreev (dirs);
   }
-  if (path == NULL)
-    path = find_in_dir (GST_AX_BUILD_MODELS_DIR, model, t);
-  if (path == NULL)
-    path = find_in_dir (GST_AX_INSTALLED_MODELS_DIR, model, t);
+  for (dir = default_model_dirs (); *dir && path == NULL; dir++)
+    path = find_in_dir (*dir, model, t);
 
 done:
   if (tried != NULL)

@@ -142,7 +142,8 @@ gst_ax_inference_class_init (GstAxInferenceClass * klass)
       g_param_spec_string ("model", "Model",
           "Compiled model: a path to an .axm file, or a name looked up as "
           "NAME.axm in $" MODEL_PATH_ENV " (colon-separated), then in the "
-          "build's models directory, then in the installed models directory",
+          "build's models directory (uninstalled builds only), then in the "
+          "installed models directory",
           DEFAULT_PROP_MODEL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",

@@ -141,6 +141,11 @@ axprof_pad_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
           GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START))
     t->sticky_events |= G_GUINT64_CONSTANT (1) << t->event_depth;
   t->event_depth++;
+  /* the thread's last short calls get their share now, so that its
+   * totals are complete when the report is made */
+  if (G_UNLIKELY (GST_EVENT_TYPE (event) == GST_EVENT_EOS) && !axprof_exact &&
+      t->n_batch > 0)
+    axprof_batch_read (t, ts);
   /* a queue forwards FLUSH_STOP, then drops what it holds without a push */
   if (G_UNLIKELY (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) &&
       GST_PAD_IS_SRC (pad)) {
@@ -404,7 +409,7 @@ on_span (const GstAxProbeSpan * span, gpointer user_data)
   }
   row = probe_row (ei, span, t);
   st = axprof_row_stats (row, t);
-  axprof_stats_add (st, span->wall_ns, span->cpu_ns, span->faults, TRUE);
+  axprof_stats_add (st, span->wall_ns, span->cpu_ns, span->faults);
   if (G_UNLIKELY (axprof_trace_on))
     axprof_trace_add (t, row, span->start_ns, span->wall_ns, TRUE);
 }

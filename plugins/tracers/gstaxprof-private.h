@@ -105,7 +105,10 @@ typedef struct
   guint32 buckets[HIST_BUCKETS];
 } LatencyHistogram;
 
-/* One row's figures as seen by one thread; written by that thread only. */
+/* One row's figures as seen by one thread; written by that thread only.
+ * CPU and faults are signed: a stage reported through the probe API is
+ * taken out of its element's call, which in the default mode may get its
+ * share of a read only later; the report clamps a row's total at 0. */
 typedef struct
 {
   guint64 count;
@@ -113,13 +116,14 @@ typedef struct
   guint64 wall_sum_ns;
   guint64 wall_min_ns;
   guint64 wall_max_ns;
-  guint64 usage_count;
-  guint64 cpu_sum_ns;
-  guint64 faults_sum;
+  gint64 cpu_sum_ns;
+  gint64 faults_sum;
   guint64 reads;
-  guint64 blocked_ns;
   guint64 first_seen_ns;
-  guint countdown;
+  /* default mode: wall of this row's segments since the thread's last
+   * usage read, and whether the row is in the thread's batch */
+  guint64 batch_wall;
+  gboolean in_batch;
   LatencyHistogram *lat;
 } RowStats;
 
@@ -334,7 +338,6 @@ typedef struct
   gint64 acc_faults;
   guint64 cpu0;
   guint64 faults0;
-  gboolean sampled;
   /* the call brought buffers without timestamps (bytes to a parser) */
   gboolean untimed_in;
   /* into a queue: what the call brings, counted if it returns OK */
@@ -389,9 +392,28 @@ typedef struct
   ElementState *ei;
 } ElementCacheEntry;
 
+/* Default mode: the rows that ran since the thread's last usage read,
+ * each with its wall time in RowStats.batch_wall. A full batch forces a
+ * read; a row repeats in steady state, so 32 is plenty. */
+#define USAGE_BATCH_ROWS 32
+/* The default read interval is this many usage reads' cost, so that the
+ * reads take at most 1/50 (2%) of the profiled time; clamped. */
+#define READ_INTERVAL_PER_READ 50
+#define READ_INTERVAL_MIN_NS (10 * GST_USECOND)
+#define READ_INTERVAL_FALLBACK_NS (40 * GST_USECOND)
+#define READ_INTERVAL_MAX_NS GST_MSECOND
+
 typedef struct
 {
   gint slot;
+  /* default mode: hook time and values of the thread's last usage read */
+  guint64 last_read_ts;
+  guint64 last_cpu;
+  guint64 last_faults;
+  gboolean have_read;
+  guint n_batch;
+  guint64 batch_wall;
+  RowStats *batch[USAGE_BATCH_ROWS];
   ElementCacheEntry elems[ELEMENT_CACHE_SIZE];
   ProbeCacheEntry rows[PROBE_CACHE_SIZE];
   ProbeCacheEntry devs[PROBE_CACHE_SIZE];
@@ -417,7 +439,13 @@ struct _GstAxProf
   gchar *json;
   gchar *perfetto;
   guint n_perfetto;
+  /* sample=N is deprecated and kept only for the JSON's "sample" (1) */
   guint sample;
+  /* exact=true: a usage read at every span boundary */
+  gboolean exact;
+  /* default mode: read when this much wall time has passed (ns) */
+  guint64 read_interval_ns;
+  gboolean read_interval_set;
   gboolean allow_debug;
   /* print=false: the text report goes nowhere but file= and the bus */
   gboolean print;
@@ -425,6 +453,9 @@ struct _GstAxProf
   guint probe_sink;
   gdouble read_cost_ns;
   gdouble hook_cost_ns;
+  /* GStreamer's own cost of dispatching the four hooks of an
+   * element-buffer to the tracers, measured at start */
+  gdouble dispatch_cost_ns;
 };
 
 /* ---------------------------------------------------------------- report */
@@ -438,11 +469,9 @@ typedef struct
   guint64 wall_sum_ns;
   guint64 wall_min_ns;
   guint64 wall_max_ns;
-  guint64 usage_count;
-  guint64 cpu_sum_ns;
-  guint64 faults_sum;
+  gint64 cpu_sum_ns;
+  gint64 faults_sum;
   guint64 reads;
-  guint64 blocked_ns;
   guint64 first_seen_ns;
   gint rank;
 } MergedRow;
@@ -464,8 +493,10 @@ extern GMutex axprof_global_lock;
 extern guint axprof_latency_gen;
 extern GQuark axprof_element_quark;
 extern GType axprof_pad_type;
-/* CPU and faults on every Nth call per row and thread (sample=N) */
-extern guint axprof_sample_every;
+/* exact=true: read usage at every span boundary; else batch short spans
+ * and read once axprof_read_interval_ns of wall time has passed */
+extern gboolean axprof_exact;
+extern guint64 axprof_read_interval_ns;
 /* one ring per thread slot, allocated on first use when tracing */
 extern TraceRing *axprof_trace_rings[MAX_THREAD_SLOTS];
 extern gboolean axprof_trace_on;
@@ -479,6 +510,7 @@ extern RowStats axprof_overflow_stats;
 /* gstaxprof-thread.c */
 ThreadState *axprof_thread_state_new (void);
 RowStats *axprof_row_stats_new (Row * row, ThreadState * t);
+void axprof_batch_read (ThreadState * t, guint64 ts);
 TraceRing *axprof_trace_ring_new (gint slot);
 void axprof_trace_add (ThreadState * t, Row * row, guint64 start,
     guint64 dur, gboolean probe_clock);
@@ -571,17 +603,6 @@ axprof_row_stats (Row * row, ThreadState * t)
   return st;
 }
 
-static inline gboolean
-axprof_take_sample (RowStats * st)
-{
-  if (G_LIKELY (st->countdown == 0)) {
-    st->countdown = axprof_sample_every - 1;
-    return TRUE;
-  }
-  st->countdown--;
-  return FALSE;
-}
-
 /* CPU time and faults of the calling thread, exactly: the probe API's
  * reader (a per-thread perf group of task clock and minor faults, one
  * syscall, where perf_event_open() is allowed; else the thread CPU clock
@@ -595,9 +616,11 @@ axprof_read_usage (RowStats * st, guint64 * cpu, guint64 * faults)
   gst_ax_probe_thread_usage (cpu, faults);
 }
 
+/* Wall, count, min and max of one call; CPU and faults of the call in
+ * exact mode, or only what reported stages took out of it in the default
+ * mode (its share of the reads is added by axprof_batch_read()). */
 static inline void
-axprof_stats_add (RowStats * st, gint64 wall, gint64 cpu, gint64 faults,
-    gboolean sampled)
+axprof_stats_add (RowStats * st, gint64 wall, gint64 cpu, gint64 faults)
 {
   guint64 w = wall > 0 ? (guint64) wall : 0;
 
@@ -607,13 +630,8 @@ axprof_stats_add (RowStats * st, gint64 wall, gint64 cpu, gint64 faults,
     st->wall_min_ns = w;
   if (w > st->wall_max_ns)
     st->wall_max_ns = w;
-  if (sampled) {
-    st->usage_count++;
-    st->cpu_sum_ns += cpu > 0 ? (guint64) cpu : 0;
-    st->faults_sum += faults > 0 ? (guint64) faults : 0;
-    if (w > (guint64) MAX (cpu, 0))
-      st->blocked_ns += w - MAX (cpu, 0);
-  }
+  st->cpu_sum_ns += cpu;
+  st->faults_sum += faults;
 }
 
 static inline guint
@@ -641,6 +659,39 @@ axprof_hist_add (LatencyHistogram * h, guint64 v)
   h->buckets[axprof_hist_index (v)]++;
 }
 
+/* Default mode, where a segment of a span starts: the batch is closed by
+ * a read here only once the interval has passed (or for the thread's
+ * first read), so a long call that starts now is not batched with the
+ * short ones before it. */
+static inline void
+axprof_batch_segment_start (ThreadState * t, guint64 ts)
+{
+  if (G_UNLIKELY (ts - t->last_read_ts >= axprof_read_interval_ns) &&
+      (t->n_batch > 0 || !t->have_read))
+    axprof_batch_read (t, ts);
+}
+
+/* Default mode, where a segment ends: its wall joins its row's share of
+ * the batch; a read is due once the interval has passed since the last
+ * one, or when the batch is full. */
+static inline void
+axprof_batch_segment_end (ThreadState * t, RowStats * st, guint64 wall,
+    guint64 ts)
+{
+  st->batch_wall += wall;
+  t->batch_wall += wall;
+  if (G_UNLIKELY (!st->in_batch)) {
+    st->in_batch = TRUE;
+    t->batch[t->n_batch++] = st;
+    if (G_UNLIKELY (t->n_batch == USAGE_BATCH_ROWS)) {
+      axprof_batch_read (t, ts);
+      return;
+    }
+  }
+  if (G_UNLIKELY (ts - t->last_read_ts >= axprof_read_interval_ns))
+    axprof_batch_read (t, ts);
+}
+
 static inline void
 axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
     ThreadState * t)
@@ -651,49 +702,54 @@ axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
   f->open_ts = ts;
   f->seg_start = ts;
   f->acc_wall = f->acc_cpu = f->acc_faults = 0;
-  f->sampled = axprof_take_sample (st);
-  if (f->sampled) {
-    if (t->pending) {
-      f->cpu0 = t->pending_cpu;
-      f->faults0 = t->pending_faults;
-    } else {
-      axprof_read_usage (st, &f->cpu0, &f->faults0);
-    }
+  if (G_LIKELY (!axprof_exact)) {
+    axprof_batch_segment_start (t, ts);
+    return;
+  }
+  if (t->pending) {
+    f->cpu0 = t->pending_cpu;
+    f->faults0 = t->pending_faults;
+  } else {
+    axprof_read_usage (st, &f->cpu0, &f->faults0);
   }
   t->pending = FALSE;
 }
 
-/* Ends the running segment of @f; the usage read is kept so the segment
- * that starts next on this thread reuses it instead of reading again. */
+/* Ends the running segment of @f. In exact mode the usage read is kept
+ * so the segment that starts next on this thread reuses it instead of
+ * reading again. */
 static inline void
 axprof_span_pause (Span * f, guint64 ts, ThreadState * t)
 {
-  f->acc_wall += (gint64) (ts - f->seg_start);
-  if (f->sampled) {
-    guint64 cpu, faults;
+  guint64 cpu, faults;
+  gint64 wall = (gint64) (ts - f->seg_start);
 
-    axprof_read_usage (f->st, &cpu, &faults);
-    f->acc_cpu += (gint64) (cpu - f->cpu0);
-    f->acc_faults += (gint64) (faults - f->faults0);
-    t->pending = TRUE;
-    t->pending_cpu = cpu;
-    t->pending_faults = faults;
-  } else {
-    t->pending = FALSE;
+  f->acc_wall += wall;
+  if (G_LIKELY (!axprof_exact)) {
+    axprof_batch_segment_end (t, f->st, (guint64) wall, ts);
+    return;
   }
+  axprof_read_usage (f->st, &cpu, &faults);
+  f->acc_cpu += (gint64) (cpu - f->cpu0);
+  f->acc_faults += (gint64) (faults - f->faults0);
+  t->pending = TRUE;
+  t->pending_cpu = cpu;
+  t->pending_faults = faults;
 }
 
 static inline void
 axprof_span_resume (Span * f, guint64 ts, ThreadState * t)
 {
   f->seg_start = ts;
-  if (f->sampled) {
-    if (t->pending) {
-      f->cpu0 = t->pending_cpu;
-      f->faults0 = t->pending_faults;
-    } else {
-      axprof_read_usage (f->st, &f->cpu0, &f->faults0);
-    }
+  if (G_LIKELY (!axprof_exact)) {
+    axprof_batch_segment_start (t, ts);
+    return;
+  }
+  if (t->pending) {
+    f->cpu0 = t->pending_cpu;
+    f->faults0 = t->pending_faults;
+  } else {
+    axprof_read_usage (f->st, &f->cpu0, &f->faults0);
   }
   t->pending = FALSE;
 }
@@ -701,7 +757,7 @@ axprof_span_resume (Span * f, guint64 ts, ThreadState * t)
 static inline void
 axprof_span_record (Span * f, ThreadState * t, guint64 end_ts)
 {
-  axprof_stats_add (f->st, f->acc_wall, f->acc_cpu, f->acc_faults, f->sampled);
+  axprof_stats_add (f->st, f->acc_wall, f->acc_cpu, f->acc_faults);
   if (G_UNLIKELY (axprof_trace_on) && end_ts > f->open_ts)
     axprof_trace_add (t, f->row, f->open_ts, end_ts - f->open_ts, FALSE);
 }

@@ -43,11 +43,9 @@ merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)
     m->wall_sum_ns += st->wall_sum_ns;
     m->wall_min_ns = MIN (m->wall_min_ns, st->wall_min_ns);
     m->wall_max_ns = MAX (m->wall_max_ns, st->wall_max_ns);
-    m->usage_count += st->usage_count;
     m->cpu_sum_ns += st->cpu_sum_ns;
     m->faults_sum += st->faults_sum;
     m->reads += st->reads;
-    m->blocked_ns += st->blocked_ns;
     if (st->count > 0)
       m->first_seen_ns = MIN (m->first_seen_ns, st->first_seen_ns);
     if (st->lat && lat) {
@@ -367,10 +365,8 @@ build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
     row->mean_ms = row->total_ms / m->count;
     row->min_ms = m->wall_min_ns / (gdouble) GST_MSECOND;
     row->max_ms = m->wall_max_ns / (gdouble) GST_MSECOND;
-    if (m->usage_count > 0) {
-      row->cpu_ms = m->cpu_sum_ns / (gdouble) GST_MSECOND / m->usage_count;
-      row->faults = (gdouble) m->faults_sum / m->usage_count;
-    }
+    row->cpu_ms = MAX (m->cpu_sum_ns, 0) / (gdouble) GST_MSECOND / m->count;
+    row->faults = (gdouble) MAX (m->faults_sum, 0) / m->count;
     if (m->row->kind == ROW_LOOP)
       row->flags |= GST_AX_REPORT_ROW_FLAG_STAGE;
     if (m->row->kind == ROW_PROBE) {
@@ -790,7 +786,12 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
   r->pipeline = p->pipeline ? gst_object_get_name (GST_OBJECT (p->pipeline)) :
       g_strdup (p->name);
   r->status = status;
-  r->sample = self->sample;
+  r->sample = 1;
+  r->usage_mode = self->exact ? g_strdup ("exact per call (exact=true: a "
+      "read at every span boundary)") : g_strdup_printf ("exact per thread; "
+      "per call exact for calls >= %.0f us, calls shorter than that share "
+      "their neighbours' reads by wall time", self->read_interval_ns /
+      (gdouble) GST_USECOND);
   r->allow_debug = FALSE;
 
   offender = p->debug_at_start ? g_strdup (p->debug_at_start) :
@@ -861,8 +862,12 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
   build_queues (&b);
   build_devices (&b);
 
-  cost_ns = element_buffers * self->hook_cost_ns + reads * self->read_cost_ns;
+  /* GStreamer's dispatch of the hooks is paid only because a tracer is
+   * on, so it is part of the profiler's cost */
+  cost_ns = element_buffers * (self->hook_cost_ns + self->dispatch_cost_ns) +
+      reads * self->read_cost_ns;
   r->element_buffers = element_buffers;
+  r->usage_reads = reads;
   r->profiler_ns_per_element_buffer = element_buffers ?
       cost_ns / element_buffers : 0;
   r->profiler_percent = profiled_ns > 0 ? PERCENT * cost_ns / profiled_ns : 0;

@@ -292,6 +292,9 @@ struct _ElementState
   /* size of the last buffer the element pushed (relaxed atomic): what
    * the verdict weighs its page faults against */
   guint64 out_bytes;
+  /* pushes, counted (relaxed) so that out_bytes is taken only on every
+   * OUT_BYTES_EVERY-th */
+  guint pushes;
 };
 
 /* A top-level bin and its records: the unit of a report. */
@@ -329,6 +332,8 @@ typedef struct
   Row *row;
   RowStats *st;
   GstPad *pull_pad;
+  /* the sink pad of a chain call: its chain-post is matched by pointer */
+  GstPad *chain_pad;
   /* buffers the call brought in (a list's length) */
   guint items;
   guint64 open_ts;
@@ -383,8 +388,15 @@ typedef struct
  * forgets it when the element is finalized, so an element allocated
  * later at the same address misses and is looked up afresh. Size a power
  * of two. */
-#define ELEMENT_CACHE_SIZE 64
-#define ELEMENT_CACHE_SHIFT 6
+#define ELEMENT_CACHE_SIZE 128
+#define ELEMENT_CACHE_BITS 7
+/* Fibonacci hashing spreads object addresses (which differ by their
+ * allocation size) over the sets; two ways per set take a collision */
+#define ELEMENT_CACHE_MULTIPLIER G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)
+#define ELEMENT_CACHE_WAYS 2
+/* the size of the last buffer an element pushed is kept on one push in
+ * this many: the verdict needs a recent one, not every one */
+#define OUT_BYTES_EVERY 16
 
 typedef struct
 {
@@ -502,7 +514,11 @@ extern TraceRing *axprof_trace_rings[MAX_THREAD_SLOTS];
 extern gboolean axprof_trace_on;
 extern guint64 axprof_dropped_records;
 extern guint64 axprof_debug_log_count;
-extern __thread ThreadState *axprof_tls_state;
+/* initial-exec: one %fs-relative load per hook instead of a call to
+ * __tls_get_addr (the module takes 8 bytes of glibc's static TLS
+ * surplus, which exists for this) */
+extern __thread ThreadState *axprof_tls_state
+    __attribute__ ((tls_model ("initial-exec")));
 /* Shared sink for threads beyond MAX_THREAD_SLOTS: written racily and
  * never reported. */
 extern RowStats axprof_overflow_stats;
@@ -699,6 +715,7 @@ axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
   f->row = row;
   f->st = st;
   f->pull_pad = NULL;
+  f->chain_pad = NULL;
   f->open_ts = ts;
   f->seg_start = ts;
   f->acc_wall = f->acc_cpu = f->acc_faults = 0;
@@ -794,14 +811,14 @@ axprof_return_to_current (ThreadState * t, ElementState * ei, guint64 ts)
   }
 }
 
+/* the first way of @parent's set; the second follows it */
 static inline ElementCacheEntry *
 axprof_element_cache_slot (ThreadState * t, GstObject * parent)
 {
-  guintptr a = (guintptr) parent;
+  guint64 h = (guint64) (guintptr) parent * ELEMENT_CACHE_MULTIPLIER;
 
-  return &t->elems[((a >> ELEMENT_CACHE_SHIFT) ^ (a >> (2 *
-                  ELEMENT_CACHE_SHIFT)))
-      & (ELEMENT_CACHE_SIZE - 1)];
+  return &t->elems[(h >> (64 - ELEMENT_CACHE_BITS + 1)) *
+      ELEMENT_CACHE_WAYS];
 }
 
 static inline ElementState *
@@ -818,30 +835,63 @@ axprof_element_cache_lookup (ElementCacheEntry * c, GstObject * parent)
  * the hook we measure, so they are skipped. Unparented pads belong to no
  * element and are skipped too. */
 static inline ElementState *
-axprof_element_of_pad (GstPad * pad)
+axprof_element_of_pad_in (ThreadState * t, GstPad * pad)
 {
-  GType t = G_TYPE_FROM_INSTANCE (pad);
+  GType type = G_TYPE_FROM_INSTANCE (pad);
   GstObject *parent;
   ElementCacheEntry *c;
   ElementState *ei;
 
-  if (G_UNLIKELY (t != axprof_pad_type) && g_type_is_a (t, GST_TYPE_PROXY_PAD))
+  if (G_UNLIKELY (type != axprof_pad_type) &&
+      g_type_is_a (type, GST_TYPE_PROXY_PAD))
     return NULL;
   parent = GST_OBJECT_PARENT (pad);
   if (G_UNLIKELY (parent == NULL))
     return NULL;
-  c = axprof_element_cache_slot (axprof_thread_state (), parent);
+  c = axprof_element_cache_slot (t, parent);
   ei = axprof_element_cache_lookup (c, parent);
+  if (G_LIKELY (ei != NULL))
+    return ei;
+  ei = axprof_element_cache_lookup (c + 1, parent);
   if (G_LIKELY (ei != NULL))
     return ei;
   ei = g_object_get_qdata (G_OBJECT (parent), axprof_element_quark);
   if (G_UNLIKELY (ei == NULL))
     ei = axprof_element_state_slow (parent);
   if (ei != NULL) {
+    /* the newest in the first way, the one it displaces in the second */
+    c[1] = c[0];
     c->parent = parent;
     c->ei = ei;
   }
   return ei;
+}
+
+static inline ElementState *
+axprof_element_of_pad (GstPad * pad)
+{
+  return axprof_element_of_pad_in (axprof_thread_state (), pad);
+}
+
+/* The element whose call is open on the thread (its chain, a pull from
+ * it, or its task loop), if @pad is one of its own pads: a push from
+ * inside a call is resolved without the cache. */
+static inline ElementState *
+axprof_element_of_own_pad (ThreadState * t, GstPad * pad)
+{
+  ElementState *ei;
+
+  if (t->depth > 0)
+    ei = t->stack[t->depth - 1].row->elem;
+  else if (t->loop_open)
+    ei = t->loop.row->elem;
+  else
+    return axprof_element_of_pad_in (t, pad);
+  if (G_LIKELY (GST_OBJECT_PARENT (pad) != NULL) &&
+      G_LIKELY ((GstElement *) GST_OBJECT_PARENT (pad) ==
+          __atomic_load_n (&ei->element, __ATOMIC_RELAXED)))
+    return ei;
+  return axprof_element_of_pad_in (t, pad);
 }
 
 static inline GstClockTime

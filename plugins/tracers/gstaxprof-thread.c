@@ -30,7 +30,8 @@ guint64 axprof_read_interval_ns = READ_INTERVAL_FALLBACK_NS;
 TraceRing *axprof_trace_rings[MAX_THREAD_SLOTS];
 gboolean axprof_trace_on;
 guint64 axprof_dropped_records;
-__thread ThreadState *axprof_tls_state;
+__thread ThreadState *axprof_tls_state
+    __attribute__((tls_model ("initial-exec")));
 RowStats axprof_overflow_stats;
 
 /* ---------------------------------------------------------------- threads */

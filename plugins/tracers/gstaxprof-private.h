@@ -119,6 +119,10 @@ typedef struct
   gint64 cpu_sum_ns;
   gint64 faults_sum;
   guint64 reads;
+  /* reads timed where they ran (one in READ_TIMING_EVERY per thread) and
+   * their summed cost: the report's own-cost figure, cold caches and all */
+  guint64 reads_timed;
+  guint64 read_timed_ns;
   guint64 first_seen_ns;
   /* default mode: wall of this row's segments since the thread's last
    * usage read, and whether the row is in the thread's batch */
@@ -408,6 +412,11 @@ typedef struct
  * each with its wall time in RowStats.batch_wall. A full batch forces a
  * read; a row repeats in steady state, so 32 is plenty. */
 #define USAGE_BATCH_ROWS 32
+/* one usage read in this many (a power of two) is timed where it runs;
+ * a timing above this many calibrated reads was preempted and is left
+ * out */
+#define READ_TIMING_EVERY 64
+#define READ_TIMING_OUTLIER 8
 /* The default read interval is this many usage reads' cost, so that the
  * reads take at most 1/50 (2%) of the profiled time; clamped. */
 #define READ_INTERVAL_PER_READ 50
@@ -418,6 +427,8 @@ typedef struct
 typedef struct
 {
   gint slot;
+  /* usage reads made, for timing one in READ_TIMING_EVERY */
+  guint reads_done;
   /* default mode: hook time and values of the thread's last usage read */
   guint64 last_read_ts;
   guint64 last_cpu;
@@ -464,6 +475,8 @@ struct _GstAxProf
   guint n_json;
   guint probe_sink;
   gdouble read_cost_ns;
+  /* one gst_ax_probe_now_ns(), which a timed read includes once */
+  gdouble clock_cost_ns;
   gdouble hook_cost_ns;
   /* GStreamer's own cost of dispatching the four hooks of an
    * element-buffer to the tracers, measured at start */
@@ -484,6 +497,8 @@ typedef struct
   gint64 cpu_sum_ns;
   gint64 faults_sum;
   guint64 reads;
+  guint64 reads_timed;
+  guint64 read_timed_ns;
   guint64 first_seen_ns;
   gint rank;
 } MergedRow;
@@ -509,6 +524,8 @@ extern GType axprof_pad_type;
  * and read once axprof_read_interval_ns of wall time has passed */
 extern gboolean axprof_exact;
 extern guint64 axprof_read_interval_ns;
+/* a timed read longer than this was preempted (ns) */
+extern guint64 axprof_read_outlier_ns;
 /* one ring per thread slot, allocated on first use when tracing */
 extern TraceRing *axprof_trace_rings[MAX_THREAD_SLOTS];
 extern gboolean axprof_trace_on;
@@ -626,9 +643,21 @@ axprof_row_stats (Row * row, ThreadState * t)
  * element's span uses the same clock. Counted in @st for the report's
  * own cost. */
 static inline void
-axprof_read_usage (RowStats * st, guint64 * cpu, guint64 * faults)
+axprof_read_usage (ThreadState * t, RowStats * st, guint64 * cpu,
+    guint64 * faults)
 {
   st->reads++;
+  if (G_UNLIKELY (++t->reads_done % READ_TIMING_EVERY == 0)) {
+    guint64 t0 = gst_ax_probe_now_ns (), dt;
+
+    gst_ax_probe_thread_usage (cpu, faults);
+    dt = gst_ax_probe_now_ns () - t0;
+    if (dt < axprof_read_outlier_ns) {
+      st->read_timed_ns += dt;
+      st->reads_timed++;
+    }
+    return;
+  }
   gst_ax_probe_thread_usage (cpu, faults);
 }
 
@@ -727,7 +756,7 @@ axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
     f->cpu0 = t->pending_cpu;
     f->faults0 = t->pending_faults;
   } else {
-    axprof_read_usage (st, &f->cpu0, &f->faults0);
+    axprof_read_usage (t, st, &f->cpu0, &f->faults0);
   }
   t->pending = FALSE;
 }
@@ -746,7 +775,7 @@ axprof_span_pause (Span * f, guint64 ts, ThreadState * t)
     axprof_batch_segment_end (t, f->st, (guint64) wall, ts);
     return;
   }
-  axprof_read_usage (f->st, &cpu, &faults);
+  axprof_read_usage (t, f->st, &cpu, &faults);
   f->acc_cpu += (gint64) (cpu - f->cpu0);
   f->acc_faults += (gint64) (faults - f->faults0);
   t->pending = TRUE;
@@ -766,7 +795,7 @@ axprof_span_resume (Span * f, guint64 ts, ThreadState * t)
     f->cpu0 = t->pending_cpu;
     f->faults0 = t->pending_faults;
   } else {
-    axprof_read_usage (f->st, &f->cpu0, &f->faults0);
+    axprof_read_usage (t, f->st, &f->cpu0, &f->faults0);
   }
   t->pending = FALSE;
 }

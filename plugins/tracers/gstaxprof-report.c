@@ -46,6 +46,8 @@ merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)
     m->cpu_sum_ns += st->cpu_sum_ns;
     m->faults_sum += st->faults_sum;
     m->reads += st->reads;
+    m->reads_timed += st->reads_timed;
+    m->read_timed_ns += st->read_timed_ns;
     if (st->count > 0)
       m->first_seen_ns = MIN (m->first_seen_ns, st->first_seen_ns);
     if (st->lat && lat) {
@@ -322,7 +324,8 @@ axprof_merged_for (ReportBuild * b, Row * row)
 
 static void
 build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
-    guint64 * element_buffers, guint64 * reads)
+    guint64 * element_buffers, guint64 * reads, guint64 * reads_timed,
+    guint64 * read_timed_ns)
 {
   GstAxReport *r = b->r;
   GHashTable *memo = g_hash_table_new (NULL, NULL);
@@ -388,6 +391,8 @@ build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
     gst_ax_report_row_classify (row);
     *profiled_ns += m->wall_sum_ns;
     *reads += m->reads;
+    *reads_timed += m->reads_timed;
+    *read_timed_ns += m->read_timed_ns;
     if (m->row->kind == ROW_CHAIN)
       *element_buffers += m->count;
   }
@@ -779,7 +784,9 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
   LatencyHistogram *lat = g_new0 (LatencyHistogram, 1);
   ReportBuild b = { r, g_array_new (FALSE, TRUE, sizeof (MergedRow)), p, 0 };
   gdouble profiled_ns = 0, cost_ns;
-  guint64 element_buffers = 0, reads = 0, cpu1, end_ns;
+  guint64 element_buffers = 0, reads = 0, reads_timed = 0, read_timed_ns = 0,
+      cpu1, end_ns;
+  gdouble read_cost_ns;
   gchar *offender;
   gint64 logged;
 
@@ -833,7 +840,8 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
     b.wall_ns = end_ns - p->first_probe_ns;
 
   lat->min_ns = G_MAXUINT64;
-  build_rows (&b, lat, &profiled_ns, &element_buffers, &reads);
+  build_rows (&b, lat, &profiled_ns, &element_buffers, &reads, &reads_timed,
+      &read_timed_ns);
   build_latency (&b, lat);
   r->pacing = describe_pacing (p, &r->live_source);
 
@@ -864,8 +872,12 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
 
   /* GStreamer's dispatch of the hooks is paid only because a tracer is
    * on, so it is part of the profiler's cost */
+  /* a read costs more among the pipeline's code than in the calibration's
+   * tight loop: the reads timed where they ran say how much */
+  read_cost_ns = reads_timed > 0 ? MAX (read_timed_ns / (gdouble) reads_timed -
+      self->clock_cost_ns, self->read_cost_ns) : self->read_cost_ns;
   cost_ns = element_buffers * (self->hook_cost_ns + self->dispatch_cost_ns) +
-      reads * self->read_cost_ns;
+      reads * read_cost_ns;
   r->element_buffers = element_buffers;
   r->usage_reads = reads;
   r->profiler_ns_per_element_buffer = element_buffers ?

@@ -27,6 +27,7 @@ static GPrivate thread_key = G_PRIVATE_INIT (thread_state_free);
 
 gboolean axprof_exact;
 guint64 axprof_read_interval_ns = READ_INTERVAL_FALLBACK_NS;
+guint64 axprof_read_outlier_ns = G_MAXUINT64;
 TraceRing *axprof_trace_rings[MAX_THREAD_SLOTS];
 gboolean axprof_trace_on;
 guint64 axprof_dropped_records;
@@ -111,10 +112,11 @@ axprof_batch_read (ThreadState * t, guint64 ts)
 {
   guint64 cpu, faults, dcpu, dfaults, cum = 0, given_cpu = 0, given_f = 0;
   guint i, n = t->n_batch;
+  RowStats dummy = { 0, };
 
-  gst_ax_probe_thread_usage (&cpu, &faults);
+  /* counted on the batch's last row */
+  axprof_read_usage (t, n > 0 ? t->batch[n - 1] : &dummy, &cpu, &faults);
   if (n > 0) {
-    t->batch[n - 1]->reads++;
     /* the fallback's two clocks never run back, but stay safe */
     dcpu = t->have_read && cpu > t->last_cpu ? cpu - t->last_cpu : 0;
     dfaults = t->have_read && faults > t->last_faults ?

@@ -487,6 +487,8 @@ calibrate_hooks (GstAxProf * self)
   t->have_read = TRUE;
   outer = &t->stack[t->depth++];
   axprof_span_open (outer, &row, &st, 0, t);
+  outer->items = 0;
+  outer->untimed_in = FALSE;
 
   self->hook_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {

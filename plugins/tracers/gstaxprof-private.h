@@ -477,9 +477,9 @@ struct _GstAxProf
   gdouble read_cost_ns;
   /* one gst_ax_probe_now_ns(), which a timed read includes once */
   gdouble clock_cost_ns;
-  gdouble hook_cost_ns;
   /* GStreamer's own cost of dispatching the four hooks of an
-   * element-buffer to the tracers, measured at start */
+   * element-buffer to the tracers and axprof's bookkeeping of it,
+   * measured at start in GStreamer's push path */
   gdouble dispatch_cost_ns;
 };
 

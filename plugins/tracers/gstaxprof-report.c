@@ -876,8 +876,7 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
    * tight loop: the reads timed where they ran say how much */
   read_cost_ns = reads_timed > 0 ? MAX (read_timed_ns / (gdouble) reads_timed -
       self->clock_cost_ns, self->read_cost_ns) : self->read_cost_ns;
-  cost_ns = element_buffers * (self->hook_cost_ns + self->dispatch_cost_ns) +
-      reads * read_cost_ns;
+  cost_ns = element_buffers * self->dispatch_cost_ns + reads * read_cost_ns;
   r->element_buffers = element_buffers;
   r->usage_reads = reads;
   r->profiler_ns_per_element_buffer = element_buffers ?

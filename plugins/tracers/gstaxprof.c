@@ -409,19 +409,102 @@ time_pushes (GstPad * src, GstBuffer * buf)
   return best;
 }
 
-/* GStreamer's own cost of dispatching the hooks to the tracers: pushes
- * timed before axprof registers its hooks and after. @register_hooks
- * registers them. */
+/* A stand-in element for the pad pair, with records on the stack and a
+ * call of it open on the thread, so that pushes through the pair run
+ * axprof's whole per-buffer path (inside a call: no latency or queue
+ * record is touched) with no read due. */
+typedef struct
+{
+  GstElement *element;
+  PipelineState pipe;
+  ElementState ei;
+  Row row;
+  RowStats st;
+  guint64 saved_interval;
+  gboolean saved_exact;
+  gboolean saved_trace_on;
+  gboolean entered;
+} StandIn;
+
+static void
+stand_in_enter (StandIn * s, ThreadState * t, GstPad * src, GstPad * sink)
+{
+  ElementCacheEntry *c;
+  Span *outer;
+
+  memset (s, 0, sizeof (*s));
+  if (t->slot < 0 || t->depth > 0 || t->loop_open)
+    return;
+  s->element = gst_object_ref_sink (gst_bin_new (NULL));
+  gst_object_set_parent (GST_OBJECT (src), GST_OBJECT (s->element));
+  gst_object_set_parent (GST_OBJECT (sink), GST_OBJECT (s->element));
+  s->st.wall_min_ns = G_MAXUINT64;
+  s->row.pipe = &s->pipe;
+  s->row.elem = &s->ei;
+  s->row.slots[t->slot] = &s->st;
+  s->ei.element = s->element;
+  s->ei.pipe = &s->pipe;
+  s->ei.chain_row = s->ei.loop_row = &s->row;
+  c = axprof_element_cache_slot (t, GST_OBJECT (s->element));
+  c->parent = GST_OBJECT (s->element);
+  c->ei = &s->ei;
+  s->saved_exact = axprof_exact;
+  s->saved_interval = axprof_read_interval_ns;
+  /* the timeline would keep the stand-in's row, which lives on the stack;
+   * the timeline's own cost is left out of the calibration */
+  s->saved_trace_on = axprof_trace_on;
+  axprof_trace_on = FALSE;
+  axprof_exact = FALSE;
+  axprof_read_interval_ns = G_MAXUINT64;
+  t->have_read = TRUE;
+  outer = &t->stack[t->depth++];
+  axprof_span_open (outer, &s->row, &s->st, 0, t);
+  outer->items = 0;
+  outer->untimed_in = FALSE;
+  s->entered = TRUE;
+}
+
+/* Nothing of the stand-in stays in the thread's state. */
+static void
+stand_in_leave (StandIn * s, ThreadState * t, GstPad * src, GstPad * sink)
+{
+  if (!s->entered)
+    return;
+  t->depth = 0;
+  t->n_batch = 0;
+  t->batch_wall = 0;
+  t->have_read = FALSE;
+  t->last_read_ts = 0;
+  t->pending = FALSE;
+  memset (t->elems, 0, sizeof (t->elems));
+  axprof_exact = s->saved_exact;
+  axprof_read_interval_ns = s->saved_interval;
+  axprof_trace_on = s->saved_trace_on;
+  gst_object_unparent (GST_OBJECT (src));
+  gst_object_unparent (GST_OBJECT (sink));
+  gst_object_unref (s->element);
+}
+
+/* GStreamer's own cost of dispatching the hooks to the tracers plus
+ * axprof's bookkeeping, in GStreamer's own push path: pushes timed before
+ * axprof registers its hooks, then after, through a stand-in element.
+ * @register_hooks registers them. */
 static void
 calibrate_dispatch (GstAxProf * self, void (*register_hooks) (GstTracer *))
 {
-  GstPad *src = gst_pad_new ("axprof-calibration-src", GST_PAD_SRC);
-  GstPad *sink = gst_pad_new ("axprof-calibration-sink", GST_PAD_SINK);
+  /* owned here; the stand-in takes its own reference while they are its */
+  GstPad *src = gst_object_ref_sink (gst_pad_new ("axprof-calibration-src",
+          GST_PAD_SRC));
+  GstPad *sink = gst_object_ref_sink (gst_pad_new ("axprof-calibration-sink",
+          GST_PAD_SINK));
   GstBuffer *buf = gst_buffer_new ();
+  ThreadState *t = axprof_thread_state ();
+  StandIn stand_in;
   GstSegment seg;
   gdouble before, after;
 
   gst_pad_set_chain_function (sink, calibration_chain);
+  /* linked unparented: pads of one element cannot be linked */
   gst_pad_link (src, sink);
   gst_pad_set_active (sink, TRUE);
   gst_pad_set_active (src, TRUE);
@@ -430,7 +513,9 @@ calibrate_dispatch (GstAxProf * self, void (*register_hooks) (GstTracer *))
   gst_pad_push_event (src, gst_event_new_segment (&seg));
   before = time_pushes (src, buf);
   register_hooks (GST_TRACER (self));
+  stand_in_enter (&stand_in, t, src, sink);
   after = time_pushes (src, buf);
+  stand_in_leave (&stand_in, t, src, sink);
   self->dispatch_cost_ns = MAX (after - before, 0);
   gst_pad_set_active (src, FALSE);
   gst_pad_set_active (sink, FALSE);
@@ -439,105 +524,14 @@ calibrate_dispatch (GstAxProf * self, void (*register_hooks) (GstTracer *))
   gst_object_unref (sink);
 }
 
-/* The bookkeeping of one element-buffer, timed through the hooks
- * themselves (push-pre, chain-pre, chain-post, push-post on a pad pair of
- * a stand-in element, inside a stand-in call so that no latency or queue
- * record is touched), with no read due: the reads are costed apart. The
- * stand-in records live on the stack, so the thread's caches and batch
- * are cleared after. */
-static void
-calibrate_hooks (GstAxProf * self)
-{
-  ThreadState *t = axprof_thread_state ();
-  GstElement *stand_in = gst_bin_new (NULL);
-  /* owned here; the stand-in takes its own reference while they are its */
-  GstPad *src = gst_object_ref_sink (gst_pad_new ("axprof-calibration-src",
-          GST_PAD_SRC));
-  GstPad *sink = gst_object_ref_sink (gst_pad_new ("axprof-calibration-sink",
-          GST_PAD_SINK));
-  GstBuffer *buf = gst_buffer_new ();
-  PipelineState pipe = { 0, };
-  ElementState ei = { 0, };
-  Row row = { 0, };
-  RowStats st = { 0, };
-  ElementCacheEntry *c;
-  guint64 t0, t1, saved_interval = axprof_read_interval_ns;
-  gboolean saved_exact = axprof_exact;
-  guint i, pass;
-  Span *outer;
-
-  if (t->slot < 0 || t->depth > 0 || t->loop_open) {
-    self->hook_cost_ns = 0;
-    goto done;
-  }
-  gst_object_set_parent (GST_OBJECT (src), GST_OBJECT (stand_in));
-  gst_object_set_parent (GST_OBJECT (sink), GST_OBJECT (stand_in));
-  st.wall_min_ns = G_MAXUINT64;
-  row.pipe = &pipe;
-  row.elem = &ei;
-  row.slots[t->slot] = &st;
-  ei.element = stand_in;
-  ei.pipe = &pipe;
-  ei.chain_row = ei.loop_row = &row;
-  c = axprof_element_cache_slot (t, GST_OBJECT (stand_in));
-  c->parent = GST_OBJECT (stand_in);
-  c->ei = &ei;
-  axprof_exact = FALSE;
-  axprof_read_interval_ns = G_MAXUINT64;
-  t->have_read = TRUE;
-  outer = &t->stack[t->depth++];
-  axprof_span_open (outer, &row, &st, 0, t);
-  outer->items = 0;
-  outer->untimed_in = FALSE;
-
-  self->hook_cost_ns = G_MAXDOUBLE;
-  for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
-    t0 = gst_ax_probe_now_ns ();
-    for (i = 0; i < CALIBRATION_ROUNDS; i++) {
-      axprof_pad_push_pre (NULL, i, src, buf);
-      axprof_pad_chain_pre (NULL, i, sink, buf);
-      axprof_pad_chain_post (NULL, i + 1, sink, GST_FLOW_OK);
-      axprof_pad_push_post (NULL, i + 1, src, GST_FLOW_OK);
-    }
-    t1 = gst_ax_probe_now_ns ();
-    self->hook_cost_ns = MIN (self->hook_cost_ns,
-        (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
-  }
-
-  t->depth = 0;
-  t->n_batch = 0;
-  t->batch_wall = 0;
-  t->have_read = FALSE;
-  t->last_read_ts = 0;
-  t->pending = FALSE;
-  memset (t->elems, 0, sizeof (t->elems));
-  axprof_exact = saved_exact;
-  axprof_read_interval_ns = saved_interval;
-  gst_object_unparent (GST_OBJECT (src));
-  gst_object_unparent (GST_OBJECT (sink));
-done:
-  gst_buffer_unref (buf);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (stand_in);
-}
-
-/* Measures what one usage read and the bookkeeping of one element-buffer
- * cost on this machine, so the report can state its own overhead. */
+/* Measures what one usage read and one clock read cost on this machine,
+ * so the report can state its own overhead. */
 static void
 calibrate (GstAxProf * self)
 {
-  ThreadState *t = g_new0 (ThreadState, 1);
-  Row row = { 0, };
-  RowStats st = { 0, };
-  GObject *dummy = g_object_new (G_TYPE_OBJECT, NULL);
-  ElementState ei = { 0, };
-  ElementCacheEntry *c;
-  guint64 cpu, faults, t0, t1, saved_interval = axprof_read_interval_ns;
-  gboolean saved_exact = axprof_exact;
+  guint64 cpu, faults, t0, t1;
   guint i, pass;
 
-  st.wall_min_ns = G_MAXUINT64;
   /* best of a few passes: the first one pays for cold caches */
   self->read_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
@@ -558,45 +552,6 @@ calibrate (GstAxProf * self)
     self->clock_cost_ns = MIN (self->clock_cost_ns,
         (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
   }
-
-  /* the default mode with no read due, so that only bookkeeping is
-   * timed: the reads are counted and costed apart */
-  axprof_exact = FALSE;
-  axprof_read_interval_ns = G_MAXUINT64;
-  t->have_read = TRUE;
-  ei.element = GST_ELEMENT_CAST (dummy);
-  c = axprof_element_cache_slot (t, GST_OBJECT_CAST (dummy));
-  c->parent = GST_OBJECT_CAST (dummy);
-  c->ei = &ei;
-  self->hook_cost_ns = G_MAXDOUBLE;
-  for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
-    t0 = gst_ax_probe_now_ns ();
-    for (i = 0; i < CALIBRATION_ROUNDS; i++) {
-      Span *f = &t->stack[0];
-
-      /* four hooks per element-buffer: push-pre, chain-pre, chain-post,
-       * push-post, each resolving its pad's element (a cache hit) */
-      (void) axprof_element_cache_lookup (axprof_element_cache_slot (t,
-              GST_OBJECT_CAST (dummy)), GST_OBJECT_CAST (dummy));
-      (void) axprof_element_cache_lookup (axprof_element_cache_slot (t,
-              GST_OBJECT_CAST (dummy)), GST_OBJECT_CAST (dummy));
-      axprof_span_open (f, &row, &st, i, t);
-      (void) axprof_element_cache_lookup (axprof_element_cache_slot (t,
-              GST_OBJECT_CAST (dummy)), GST_OBJECT_CAST (dummy));
-      axprof_span_pause (f, i + 1, t);
-      axprof_span_record (f, t, i + 1);
-      (void) axprof_element_cache_lookup (axprof_element_cache_slot (t,
-              GST_OBJECT_CAST (dummy)), GST_OBJECT_CAST (dummy));
-      axprof_span_resume (f, i + 1, t);
-    }
-    t1 = gst_ax_probe_now_ns ();
-    self->hook_cost_ns = MIN (self->hook_cost_ns,
-        (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
-  }
-  axprof_exact = saved_exact;
-  axprof_read_interval_ns = saved_interval;
-  g_free (t);
-  g_object_unref (dummy);
 }
 
 static void
@@ -738,7 +693,6 @@ gst_ax_prof_constructed (GObject * object)
   axprof_exact = self->exact;
 
   calibrate (self);
-  calibrate_hooks (self);
   axprof_read_outlier_ns = (guint64) (self->read_cost_ns * READ_TIMING_OUTLIER);
   if (!self->read_interval_set)
     self->read_interval_ns = CLAMP ((guint64) (self->read_cost_ns *
@@ -747,11 +701,11 @@ gst_ax_prof_constructed (GObject * object)
   axprof_read_interval_ns = self->read_interval_ns;
   axprof_trace_on = self->perfetto != NULL;
   calibrate_dispatch (self, register_hooks);
-  GST_INFO ("calibrated: %.0f ns per usage read (%s), %.0f ns bookkeeping "
-      "and %.0f ns hook dispatch per element-buffer; %s mode",
+  GST_INFO ("calibrated: %.0f ns per usage read (%s), %.0f ns hook "
+      "dispatch and bookkeeping per element-buffer; %s mode",
       self->read_cost_ns, gst_ax_probe_thread_usage_reader_name
-      (gst_ax_probe_thread_usage_reader ()), self->hook_cost_ns,
-      self->dispatch_cost_ns, self->exact ? "exact" : "default");
+      (gst_ax_probe_thread_usage_reader ()), self->dispatch_cost_ns,
+      self->exact ? "exact" : "default");
   if (!self->exact)
     GST_INFO ("default mode: a usage read once %" G_GUINT64_FORMAT " ns of "
         "wall time has passed", self->read_interval_ns);

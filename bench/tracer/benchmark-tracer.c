@@ -11,10 +11,12 @@
  *
  * Runs `fakesrc num-buffers=N sizetype=empty ! identity x10 ! fakesink
  * sync=false` with no tracer, with a test-only tracer whose hooks are
- * empty (GStreamer's own cost of tracing being on), with axprof and axprof
- * sample=16 (each with its usage reader as found, then forced onto the
- * two-syscall fallback), the core latency(flags=element) and the core
- * stats tracer. Wall and process CPU time are both kept.
+ * empty (GStreamer's own cost of tracing being on: the floor of any
+ * tracer), with axprof in its default mode and with exact=true (each
+ * with its usage reader as found, then forced onto the two-syscall
+ * fallback), and the core stats tracer. Wall and process CPU time are
+ * both kept; each axprof run also hands back its report's own-cost
+ * estimate and the reads it made.
  * Tracers can only be chosen before gst_init() and never removed, so each
  * configuration runs in a child process of this binary; the runs are
  * interleaved and the best of REPEATS is kept, so that the noise of a
@@ -38,7 +40,9 @@
 /* fakesrc + identities + fakesink each handle every buffer */
 #define ELEMENTS (IDENTITIES + 2)
 #define REPEATS 5
-#define USAGE_READS 20000
+#define USAGE_READS 4000
+/* the reads' costs are the best of this many passes, like the runs */
+#define READ_PASSES 8
 
 /* ------------------------------------------------------------ empty hooks */
 
@@ -99,13 +103,13 @@ typedef struct
 static const Config configs[] = {
   {"none", "no tracer", NULL, NULL},
   {"empty", "empty hooks (test-only)", NULL, NULL},
-  {"axprof", "axprof", "axprof(file=/dev/null)", NULL},
-  {"axprof16", "axprof sample=16", "axprof(file=/dev/null,sample=16)", NULL},
-  {"axprof-rusage", "axprof, fallback reader",
-      "axprof(file=/dev/null)", "rusage"},
-  {"axprof16-rusage", "axprof sample=16, fallback",
-      "axprof(file=/dev/null,sample=16)", "rusage"},
-  {"latency", "latency(flags=element)", "latency(flags=element)", NULL},
+  {"axprof", "axprof (default)", "axprof(file=/dev/null)", NULL},
+  {"axprof-exact", "axprof exact=true", "axprof(file=/dev/null,exact=true)",
+      NULL},
+  {"axprof-rusage", "axprof, fallback reader", "axprof(file=/dev/null)",
+      "rusage"},
+  {"axprof-exact-rusage", "axprof exact=true, fallback",
+      "axprof(file=/dev/null,exact=true)", "rusage"},
   {"stats", "stats", "stats", NULL},
 };
 
@@ -114,13 +118,25 @@ enum
   CFG_NONE,
   CFG_EMPTY,
   CFG_AXPROF,
-  CFG_AXPROF16,
+  CFG_EXACT,
   CFG_AXPROF_RUSAGE,
-  CFG_AXPROF16_RUSAGE,
-  CFG_LATENCY,
+  CFG_EXACT_RUSAGE,
   CFG_STATS,
   N_CONFIGS
 };
+
+/* What a child run hands back. */
+typedef struct
+{
+  guint64 ns;
+  guint64 cpu_ns;
+  gint reader;
+  guint fallback_threads;
+  /* axprof's report: its own-cost estimate and the reads it made */
+  gdouble report_ns;
+  guint64 reads;
+  guint64 element_buffers;
+} RunResult;
 
 /* A tracer that fails to load leaves the run untraced: its figure would
  * be the no-tracer one under another name. */
@@ -163,7 +179,8 @@ run_child (const gchar * mode, guint buffers)
   GstElement *pipeline;
   GstMessage *msg;
   GError *err = NULL;
-  guint64 t0, t1, c0, c1;
+  guint64 t0, t1, c0, c1, reads = 0, element_buffers = 0;
+  gdouble report_ns = 0;
   guint i;
 
   for (i = 0; i < N_CONFIGS; i++)
@@ -204,8 +221,27 @@ run_child (const gchar * mode, guint buffers)
   c0 = process_cpu_ns ();
   t0 = gst_ax_probe_now_ns ();
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
-      GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  /* the report's message comes just before EOS */
+  for (;;) {
+    msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipeline),
+        GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
+        GST_MESSAGE_ELEMENT);
+    if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT)
+      break;
+    if (gst_message_has_name (msg, "axprof-report")) {
+      GstAxReport *r = NULL;
+
+      gst_structure_get (gst_message_get_structure (msg), "report",
+          GST_AX_TYPE_REPORT, &r, NULL);
+      if (r) {
+        report_ns = r->profiler_ns_per_element_buffer;
+        reads = r->usage_reads;
+        element_buffers = r->element_buffers;
+        gst_ax_report_unref (r);
+      }
+    }
+    gst_message_unref (msg);
+  }
   t1 = gst_ax_probe_now_ns ();
   c1 = process_cpu_ns ();
   if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_EOS) {
@@ -217,17 +253,17 @@ run_child (const gchar * mode, guint buffers)
   gst_object_unref (pipeline);
   g_string_free (desc, TRUE);
   /* the reader the streaming thread used, as decided for the process */
-  printf ("%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %d %u\n", t1 - t0,
-      c1 - c0,
+  printf ("%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %d %u %.3f %"
+      G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n", t1 - t0, c1 - c0,
       cfg->tracers && g_str_has_prefix (cfg->tracers, "axprof") ?
       (gint) gst_ax_probe_thread_usage_reader () : 0,
-      gst_ax_probe_thread_usage_fallback_threads ());
+      gst_ax_probe_thread_usage_fallback_threads (), report_ns, reads,
+      element_buffers);
   return 0;
 }
 
 static gboolean
-spawn (const gchar * self, const gchar * mode, guint buffers, guint64 * ns,
-    guint64 * cpu_ns, gint * reader, guint * fallback_threads)
+spawn (const gchar * self, const gchar * mode, guint buffers, RunResult * res)
 {
   gchar *count = g_strdup_printf ("%u", buffers);
   gchar *argv[] = { (gchar *) self, (gchar *) "--child", (gchar *) mode,
@@ -237,21 +273,25 @@ spawn (const gchar * self, const gchar * mode, guint buffers, guint64 * ns,
   gint status = 0;
   gboolean ok;
 
+  memset (res, 0, sizeof (*res));
   ok = g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
       &err, &status, NULL) && g_spawn_check_wait_status (status, NULL);
   if (ok) {
     gchar *end = NULL;
 
-    *ns = g_ascii_strtoull (out, &end, 10);
-    *cpu_ns = g_ascii_strtoull (end, &end, 10);
-    *reader = (gint) g_ascii_strtoll (end, &end, 10);
-    *fallback_threads = (guint) g_ascii_strtoull (end, NULL, 10);
+    res->ns = g_ascii_strtoull (out, &end, 10);
+    res->cpu_ns = g_ascii_strtoull (end, &end, 10);
+    res->reader = (gint) g_ascii_strtoll (end, &end, 10);
+    res->fallback_threads = (guint) g_ascii_strtoull (end, &end, 10);
+    res->report_ns = g_ascii_strtod (end, &end);
+    res->reads = g_ascii_strtoull (end, &end, 10);
+    res->element_buffers = g_ascii_strtoull (end, NULL, 10);
   } else
     g_printerr ("child %s failed:\n%s\n", mode, err ? err : "");
   g_free (out);
   g_free (err);
   g_free (count);
-  return ok && *ns > 0;
+  return ok && res->ns > 0;
 }
 
 static gdouble
@@ -295,6 +335,17 @@ thread_clock_ns (void)
   return (gdouble) (t1 - t0) / USAGE_READS;
 }
 
+static gdouble
+best_of (gdouble (*measure) (void))
+{
+  gdouble best = G_MAXDOUBLE;
+  guint pass;
+
+  for (pass = 0; pass < READ_PASSES; pass++)
+    best = MIN (best, measure ());
+  return best;
+}
+
 /* A perf event group of the task clock and minor faults: one syscall per
  * read instead of two, checked against the exact reader axprof uses.
  * FALSE when perf_event_open() is refused. */
@@ -330,7 +381,7 @@ perf_group_check (PerfCheck * pc)
   gsize page = sysconf (_SC_PAGESIZE), bytes = CHECK_PAGES * page, off;
   gint leader, faults;
   struct rusage ru0, ru1;
-  guint i;
+  guint i, pass;
 
   memset (pc, 0, sizeof (*pc));
   memset (&attr, 0, sizeof (attr));
@@ -377,25 +428,47 @@ perf_group_check (PerfCheck * pc)
       pc->thread_clock_ns = k1 - k0;
     }
   }
-  t0 = gst_ax_probe_now_ns ();
-  for (i = 0; i < USAGE_READS; i++)
-    if (read (leader, v0, sizeof (v0)) < 0)
+  pc->read_ns = G_MAXDOUBLE;
+  for (pass = 0; pass < READ_PASSES; pass++) {
+    t0 = gst_ax_probe_now_ns ();
+    for (i = 0; i < USAGE_READS; i++)
+      if (read (leader, v0, sizeof (v0)) < 0)
+        break;
+    t1 = gst_ax_probe_now_ns ();
+    if (i != USAGE_READS)
       break;
-  t1 = gst_ax_probe_now_ns ();
+    pc->read_ns = MIN (pc->read_ns, (gdouble) (t1 - t0) / USAGE_READS);
+  }
   close (faults);
   close (leader);
-  pc->read_ns = (gdouble) (t1 - t0) / USAGE_READS;
   return i == USAGE_READS;
+}
+
+static gdouble
+ratio (gdouble a, gdouble b)
+{
+  return b > 0 ? a / b : 0;
+}
+
+/* The report's own-cost figure is per element call it measured (the
+ * chains: 11 per buffer here); the bench's figures are per element that
+ * handles a buffer (12, the source's task loop too): the same total
+ * over another count. */
+static gdouble
+report_per_eb (const RunResult * r, gdouble eb)
+{
+  return r->report_ns * (gdouble) r->element_buffers / eb;
 }
 
 int
 main (int argc, char **argv)
 {
-  guint64 best[N_CONFIGS], best_cpu[N_CONFIGS];
-  gint reader[N_CONFIGS];
-  guint fallback[N_CONFIGS];
-  gdouble per[N_CONFIGS], per_cpu[N_CONFIGS], over, lat_over;
+  RunResult best[N_CONFIGS];
+  gdouble per[N_CONFIGS], per_cpu[N_CONFIGS], eb, rusage_read, perf_read,
+      cheapest;
   guint buffers = DEFAULT_BUFFERS, rep, i;
+  gboolean have_perf;
+  PerfCheck pc;
   gchar *self;
 
   if (argc >= 4 && strcmp (argv[1], "--child") == 0)
@@ -410,23 +483,37 @@ main (int argc, char **argv)
   if (self == NULL)
     self = g_strdup (argv[0]);
 
+  memset (best, 0, sizeof (best));
   for (i = 0; i < N_CONFIGS; i++)
-    best[i] = best_cpu[i] = G_MAXUINT64;
+    best[i].ns = best[i].cpu_ns = G_MAXUINT64;
   for (rep = 0; rep < REPEATS; rep++) {
     for (i = 0; i < N_CONFIGS; i++) {
-      guint64 ns, cpu_ns;
+      RunResult res;
 
-      if (!spawn (self, configs[i].name, buffers, &ns, &cpu_ns, &reader[i],
-              &fallback[i]))
+      if (!spawn (self, configs[i].name, buffers, &res))
         return 1;
-      best[i] = MIN (best[i], ns);
-      best_cpu[i] = MIN (best_cpu[i], cpu_ns);
+      best[i].ns = MIN (best[i].ns, res.ns);
+      /* the report's figures from the run of least CPU, like the cost */
+      if (res.cpu_ns < best[i].cpu_ns) {
+        guint64 ns = best[i].ns;
+
+        best[i] = res;
+        best[i].ns = ns;
+      }
     }
   }
+  eb = (gdouble) buffers *ELEMENTS;
+
   for (i = 0; i < N_CONFIGS; i++) {
-    per[i] = (gdouble) best[i] / ((gdouble) buffers * ELEMENTS);
-    per_cpu[i] = (gdouble) best_cpu[i] / ((gdouble) buffers * ELEMENTS);
+    per[i] = (gdouble) best[i].ns / eb;
+    per_cpu[i] = (gdouble) best[i].cpu_ns / eb;
   }
+
+  /* the reads' costs, measured in this run too */
+  rusage_read = best_of (getrusage_ns) + best_of (thread_clock_ns);
+  have_perf = perf_group_check (&pc);
+  perf_read = have_perf ? pc.read_ns : G_MAXDOUBLE;
+  cheapest = MIN (rusage_read, perf_read);
 
   printf ("axprof overhead: fakesrc num-buffers=%u sizetype=empty ! "
       "identity x%d ! fakesink sync=false\n", buffers, IDENTITIES);
@@ -435,78 +522,97 @@ main (int argc, char **argv)
       REPEATS);
   printf ("  wall: best wall time of the run; cpu: best process CPU time, "
       "which other processes on the cores do not inflate\n");
-  printf ("  %-28s %8s %8s %10s %10s %10s  %s\n", "configuration", "wall us",
-      "cpu us", "wall over", "cpu over", "cpu over", "usage reader");
-  printf ("  %-28s %8s %8s %10s %10s %10s\n", "(per element-buffer)", "", "",
-      "no tracer", "no tracer", "empty");
-  for (i = 0; i < N_CONFIGS; i++)
-    printf ("  %-28s %8.3f %8.3f %10.3f %10.3f %10.3f  %s%s\n",
+  printf ("  %-30s %8s %8s %9s %9s %9s %8s %8s  %s\n", "configuration",
+      "wall us", "cpu us", "wall over", "cpu over", "cpu over", "reads",
+      "report", "usage reader");
+  printf ("  %-30s %8s %8s %9s %9s %9s %8s %8s\n", "(per element-buffer)",
+      "", "", "no tracer", "no tracer", "empty", "", "own cost");
+  for (i = 0; i < N_CONFIGS; i++) {
+    gboolean ax = configs[i].tracers &&
+        g_str_has_prefix (configs[i].tracers, "axprof");
+    gchar *reads = ax ? g_strdup_printf ("%.4f", best[i].reads / eb) :
+        g_strdup ("");
+    gchar *own = ax ? g_strdup_printf ("%.3f", report_per_eb (&best[i], eb) /
+        (gdouble) GST_USECOND) : g_strdup ("");
+
+    printf ("  %-30s %8.3f %8.3f %9.3f %9.3f %9.3f %8s %8s  %s%s\n",
         configs[i].label, per[i] / (gdouble) GST_USECOND,
         per_cpu[i] / (gdouble) GST_USECOND,
         (per[i] - per[CFG_NONE]) / (gdouble) GST_USECOND,
         (per_cpu[i] - per_cpu[CFG_NONE]) / (gdouble) GST_USECOND,
-        (per_cpu[i] - per_cpu[CFG_EMPTY]) / (gdouble) GST_USECOND,
-        reader[i] == GST_AX_PROBE_USAGE_PERF ? "perf group" : reader[i] ==
-        GST_AX_PROBE_USAGE_RUSAGE ? "thread clock + getrusage" : "",
-        fallback[i] ? " (some threads on the fallback)" : "");
+        (per_cpu[i] - per_cpu[CFG_EMPTY]) / (gdouble) GST_USECOND, reads, own,
+        best[i].reader == GST_AX_PROBE_USAGE_PERF ? "perf group" :
+        best[i].reader == GST_AX_PROBE_USAGE_RUSAGE ?
+        "thread clock + getrusage" : "",
+        best[i].fallback_threads ? " (some threads on the fallback)" : "");
+    g_free (reads);
+    g_free (own);
+  }
+  printf ("  (reads: usage reads per element-buffer; report own cost: the "
+      "Profiler: line's estimate, over the same element-buffers)\n");
+  printf ("exact reads measured here: perf group %.3f us%s, thread clock + "
+      "getrusage %.3f us (getrusage %.3f, CLOCK_THREAD_CPUTIME_ID %.3f); "
+      "cheapest %.3f us; CLOCK_MONOTONIC %.3f us\n", have_perf ?
+      perf_read / (gdouble) GST_USECOND : 0, have_perf ? "" : " (refused)",
+      rusage_read / (gdouble) GST_USECOND,
+      best_of (getrusage_ns) / (gdouble) GST_USECOND,
+      best_of (thread_clock_ns) / (gdouble) GST_USECOND,
+      cheapest / (gdouble) GST_USECOND,
+      best_of (monotonic_ns) / (gdouble) GST_USECOND);
 
   for (i = 0; i < 2; i++) {
-    const gdouble *v = i == 0 ? per : per_cpu;
+    const gdouble *v = i == 0 ? per_cpu : per;
+    gdouble over_empty = v[CFG_EMPTY] - v[CFG_NONE];
+    gdouble over_stats = v[CFG_STATS] - v[CFG_NONE];
+    gdouble over_def = v[CFG_AXPROF] - v[CFG_NONE];
+    gdouble over_def_ru = v[CFG_AXPROF_RUSAGE] - v[CFG_NONE];
+    gdouble over_exact = v[CFG_EXACT] - v[CFG_NONE];
+    gdouble over_exact_ru = v[CFG_EXACT_RUSAGE] - v[CFG_NONE];
+    gdouble reads_exact = best[CFG_EXACT].reads / eb;
+    gdouble reads_exact_ru = best[CFG_EXACT_RUSAGE].reads / eb;
+    gdouble floor_exact = over_empty + reads_exact * cheapest;
+    gdouble floor_exact_ru = over_empty + reads_exact_ru * cheapest;
 
-    lat_over = v[CFG_LATENCY] - v[CFG_NONE];
-    over = v[CFG_AXPROF] - v[CFG_NONE];
-    printf ("ratios from %s (baseline: no tracer, same run):\n",
-        i == 0 ? "wall" : "cpu");
-    printf ("  axprof overhead               %.3f us/elem-buf  (target <= "
-        "0.75)\n", over / (gdouble) GST_USECOND);
-    printf ("  axprof above empty hooks      %.3f us/elem-buf  (target <= "
-        "0.40)\n", (v[CFG_AXPROF] - v[CFG_EMPTY]) / (gdouble) GST_USECOND);
-    printf ("  axprof / latency(flags=element) overhead  %.3f  (target <= "
-        "0.125)\n", lat_over > 0 ? over / lat_over : 0);
-    printf ("  axprof sample=16 overhead     %.3f us/elem-buf  (target <= "
-        "0.45)\n", (v[CFG_AXPROF16] - v[CFG_NONE]) / (gdouble) GST_USECOND);
-    printf ("  axprof sample=16 / latency(flags=element) overhead  %.3f\n",
-        lat_over > 0 ? (v[CFG_AXPROF16] - v[CFG_NONE]) / lat_over : 0);
-    printf ("  fallback reader: axprof overhead %.3f, sample=16 %.3f "
-        "us/elem-buf\n",
-        (v[CFG_AXPROF_RUSAGE] - v[CFG_NONE]) / (gdouble) GST_USECOND,
-        (v[CFG_AXPROF16_RUSAGE] - v[CFG_NONE]) / (gdouble) GST_USECOND);
-    printf ("  stats / latency(flags=element) overhead  %.3f\n",
-        lat_over > 0 ? (v[CFG_STATS] - v[CFG_NONE]) / lat_over : 0);
+    printf ("ratios from %s time, overheads over no tracer in the same run "
+        "(baselines in us per element-buffer):\n",
+        i == 0 ? "process CPU" : "wall");
+    printf ("  default / stats              %6.3f  (target <= 1.00; stats "
+        "%.3f, default %.3f)\n", ratio (over_def, over_stats),
+        over_stats / GST_USECOND, over_def / GST_USECOND);
+    printf ("  default / empty hooks        %6.3f  (the floor any tracer pays: "
+        "empty %.3f)\n", ratio (over_def, over_empty),
+        over_empty / GST_USECOND);
+    printf ("  default, fallback / stats    %6.3f  (default on the fallback "
+        "reader %.3f)\n", ratio (over_def_ru, over_stats),
+        over_def_ru / GST_USECOND);
+    printf ("  exact / its floor            %6.3f  (target <= 1.20; floor = "
+        "empty %.3f + %.3f reads x %.3f us = %.3f; exact %.3f)\n",
+        ratio (over_exact, floor_exact), over_empty / GST_USECOND,
+        reads_exact, cheapest / GST_USECOND, floor_exact / GST_USECOND,
+        over_exact / GST_USECOND);
+    printf ("  exact, fallback / its floor  %6.3f  (floor %.3f; exact on the "
+        "fallback %.3f)\n", ratio (over_exact_ru, floor_exact_ru),
+        floor_exact_ru / GST_USECOND, over_exact_ru / GST_USECOND);
+    printf ("  report own cost / measured   %6.3f default, %6.3f exact, "
+        "%6.3f default fallback, %6.3f exact fallback  (target 0.75-1.25)\n",
+        ratio (report_per_eb (&best[CFG_AXPROF], eb), over_def),
+        ratio (report_per_eb (&best[CFG_EXACT], eb), over_exact),
+        ratio (report_per_eb (&best[CFG_AXPROF_RUSAGE], eb), over_def_ru),
+        ratio (report_per_eb (&best[CFG_EXACT_RUSAGE], eb), over_exact_ru));
   }
-  printf ("for scale, measured here per call: getrusage(RUSAGE_THREAD) "
-      "%.3f us, CLOCK_THREAD_CPUTIME_ID %.3f us, CLOCK_MONOTONIC %.3f us\n",
-      getrusage_ns () / (gdouble) GST_USECOND,
-      thread_clock_ns () / (gdouble) GST_USECOND,
-      monotonic_ns () / (gdouble) GST_USECOND);
-  printf ("axprof reads usage at every span boundary where the thread "
-      "leaves or re-enters an element (a read closing one span opens the "
-      "next): 22 reads per buffer here, 1.83 per element-buffer measured in "
-      "full, 1.83/N at sample=N; a read is 1 syscall with the perf group, 2 "
-      "with the fallback\n");
-  {
-    PerfCheck pc;
+  if (have_perf) {
+    gboolean agreed = pc.perf_faults == (guint64) pc.minflt;
 
-    if (perf_group_check (&pc)) {
-      gboolean agreed = pc.perf_faults == (guint64) pc.minflt;
-      printf ("perf group check (task clock + minor faults, 1 syscall): "
-          "%.3f us per read; right after opening it counted %"
-          G_GUINT64_FORMAT " faults where ru_minflt counted %ld (%"
-          G_GUINT64_FORMAT " pages touched); its task clock ran %+.2f%% "
-          "from the thread CPU clock over %.0f ms of CPU; %s\n"
-          "  (axprof arms each thread's group before use: it waits until "
-          "the group's fault and context-switch counters agree with "
-          "getrusage, and its task clock with the thread CPU clock, over "
-          "a page touch and a 20 us sleep, twice in a row)\n",
-          pc.read_ns / (gdouble) GST_USECOND, pc.perf_faults, pc.minflt,
-          pc.pages,
-          pc.thread_clock_ns ? 100.0 * ((gdouble) pc.task_clock_ns -
-              (gdouble) pc.thread_clock_ns) / pc.thread_clock_ns : 0.0,
-          pc.thread_clock_ns / (gdouble) GST_MSECOND, agreed ?
-          "faults agreed this time" : "an unarmed group misses faults");
-    } else
-      printf ("perf group check: perf_event_open() refused here "
-          "(perf_event_paranoid, seccomp or container)\n");
+    printf ("perf group check (task clock + minor faults, 1 syscall): "
+        "right after opening it counted %" G_GUINT64_FORMAT " faults where "
+        "ru_minflt counted %ld (%" G_GUINT64_FORMAT " pages touched); its "
+        "task clock ran %+.2f%% from the thread CPU clock over %.0f ms of "
+        "CPU; %s (axprof arms each thread's group before use)\n",
+        pc.perf_faults, pc.minflt, pc.pages,
+        pc.thread_clock_ns ? 100.0 * ((gdouble) pc.task_clock_ns -
+            (gdouble) pc.thread_clock_ns) / pc.thread_clock_ns : 0.0,
+        pc.thread_clock_ns / (gdouble) GST_MSECOND, agreed ?
+        "faults agreed this time" : "an unarmed group misses faults");
   }
   g_free (self);
   return 0;

@@ -515,6 +515,37 @@ read_queues (Reader * rd, JsonObject * root, GstAxReport * r)
   }
 }
 
+/* streams[] is written only for a run split into streams */
+static void
+read_streams (Reader * rd, JsonObject * root, GstAxReport * r)
+{
+  JsonArray *a;
+  guint i;
+
+  if (rd->error || !json_object_has_member (root, "streams"))
+    return;
+  if (!JSON_NODE_HOLDS_ARRAY (json_object_get_member (root, "streams"))) {
+    fail (rd, "", "streams", "expected an array, got %s",
+        node_kind (json_object_get_member (root, "streams")));
+    return;
+  }
+  a = json_object_get_array_member (root, "streams");
+  for (i = 0; i < json_array_get_length (a) && !rd->error; i++) {
+    gchar *w;
+    JsonObject *o = element_object (rd, a, i, "streams", &w);
+    GstAxReportStream st = { 0, };
+
+    if (o) {
+      st.name = read_string (rd, o, w, "name");
+      st.sink = read_string (rd, o, w, "sink");
+      st.frames = read_count (rd, o, w, "frames");
+      st.fps = read_double (rd, o, w, "fps");
+      g_array_append_val (r->streams, st);
+    }
+    g_free (w);
+  }
+}
+
 static void
 read_devices (Reader * rd, JsonObject * root, GstAxReport * r)
 {
@@ -651,6 +682,8 @@ read_profiler (Reader * rd, JsonObject * root, GstAxReport * r)
   r->profiler_percent = read_double (rd, o, "profiler", "percent_of_profiled");
   r->dropped_threads = read_count (rd, o, "profiler", "dropped_thread_records");
   r->usage_reader = read_string (rd, o, "profiler", "usage_reader");
+  r->usage_reads = read_count (rd, o, "profiler", "usage_reads");
+  r->usage_mode = read_string (rd, o, "profiler", "usage_mode");
 }
 
 static void
@@ -695,6 +728,7 @@ read_report (Reader * rd, JsonObject * root, GstAxReport * r)
   read_latency (rd, root, r);
   read_groups (rd, root, r);
   read_share_throughput (rd, root, r);
+  read_streams (rd, root, r);
   read_queues (rd, root, r);
   read_devices (rd, root, r);
   read_device_occupancy (rd, root, r);

@@ -186,6 +186,7 @@ gst_ax_report_unref (GstAxReport * report)
   g_free (report->refusal);
   g_free (report->pacing);
   g_free (report->usage_reader);
+  g_free (report->usage_mode);
   g_free (report->latency_absent);
   g_ptr_array_unref (report->groups);
   g_free (report->groups_absent);
@@ -966,6 +967,8 @@ gst_ax_report_to_text (const GstAxReport * report)
   if (report->usage_reader)
     g_string_append_printf (s, "  CPU and faults read with: %s\n",
         report->usage_reader);
+  if (report->usage_mode)
+    g_string_append_printf (s, "  CPU and faults: %s\n", report->usage_mode);
   if (report->dropped_threads > 0)
     g_string_append_printf (s, "  %" G_GUINT64_FORMAT " records from threads "
         "beyond the per-thread slot limit were not measured\n",
@@ -1283,6 +1286,7 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
   json_builder_begin_object (b);
   json_double (b, "ns_per_element_buffer", r->profiler_ns_per_element_buffer);
   json_int (b, "element_buffers", r->element_buffers);
+  json_int (b, "usage_reads", r->usage_reads);
   json_double (b, "percent_of_profiled", r->profiler_percent);
   json_int (b, "dropped_thread_records", r->dropped_threads);
   json_builder_set_member_name (b, "usage_reader");
@@ -1290,6 +1294,7 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
     json_builder_add_string_value (b, r->usage_reader);
   else
     json_builder_add_null_value (b);
+  json_string (b, "usage_mode", r->usage_mode);
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "warnings");

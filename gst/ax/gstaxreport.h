@@ -618,6 +618,8 @@ typedef struct
   gdouble profiler_ns_per_element_buffer;
   gdouble profiler_percent;
   guint64 element_buffers;
+  /* CPU and fault reads the profiler made */
+  guint64 usage_reads;
   guint64 dropped_threads;
 
   /* Latency e2e */
@@ -680,6 +682,9 @@ typedef struct
 
   /* how CPU time and faults were read (gst_ax_probe_thread_usage_reader) */
   gchar *usage_reader;
+  /* what the CPU and fault figures guarantee (the profiler's mode), or
+   * %NULL */
+  gchar *usage_mode;
 
   /* each device once, with its models' shares; (element-type
    * GstAxReportDeviceOccupancy); empty when devices_absent is set */

@@ -62,15 +62,17 @@ static void
 do_push_common (guint64 ts, GstPad * pad, GstBuffer * first,
     GstBufferList * list, guint n)
 {
-  ElementState *ei = axprof_element_of_pad (pad);
-  ThreadState *t;
+  ThreadState *t = axprof_thread_state ();
+  ElementState *ei = axprof_element_of_own_pad (t, pad);
+  guint pushes;
 
   if (ei == NULL)
     return;
-  if (first != NULL)
+  pushes = __atomic_load_n (&ei->pushes, __ATOMIC_RELAXED);
+  __atomic_store_n (&ei->pushes, pushes + 1, __ATOMIC_RELAXED);
+  if (first != NULL && pushes % OUT_BYTES_EVERY == 0)
     __atomic_store_n (&ei->out_bytes, gst_buffer_get_size (first),
         __ATOMIC_RELAXED);
-  t = axprof_thread_state ();
   /* Where frames enter: sources, the task loops of elements that are
    * not queues (a demuxer pulling from its source, an aggregator), and
    * the first timestamps on a path (a demuxer or parser in push mode, fed
@@ -120,11 +122,12 @@ void
 axprof_pad_push_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn r)
 {
-  ElementState *ei = axprof_element_of_pad (pad);
+  ThreadState *t = axprof_thread_state ();
+  ElementState *ei = axprof_element_of_own_pad (t, pad);
 
   if (ei == NULL)
     return;
-  axprof_return_to_current (axprof_thread_state (), ei, ts);
+  axprof_return_to_current (t, ei, ts);
 }
 
 /* A task pushes its stream-start, caps and segment events before its
@@ -143,6 +146,11 @@ axprof_pad_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
           GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START))
     t->sticky_events |= G_GUINT64_CONSTANT (1) << t->event_depth;
   t->event_depth++;
+  /* the thread's last short calls get their share now, so that its
+   * totals are complete when the report is made */
+  if (G_UNLIKELY (GST_EVENT_TYPE (event) == GST_EVENT_EOS) && !axprof_exact &&
+      t->n_batch > 0)
+    axprof_batch_read (t, ts);
   /* a queue forwards FLUSH_STOP, then drops what it holds without a push */
   if (G_UNLIKELY (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) &&
       GST_PAD_IS_SRC (pad)) {
@@ -178,13 +186,12 @@ static void
 do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
     GstBufferList * list, guint items)
 {
-  ElementState *ei = axprof_element_of_pad (pad);
-  ThreadState *t;
+  ThreadState *t = axprof_thread_state ();
+  ElementState *ei = axprof_element_of_pad_in (t, pad);
   Span *f;
 
   if (ei == NULL)
     return;
-  t = axprof_thread_state ();
   if (G_UNLIKELY (t->depth >= MAX_DEPTH)) {
     t->skipped++;
     return;
@@ -192,6 +199,7 @@ do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
   f = &t->stack[t->depth++];
   axprof_span_open (f, ei->chain_row, axprof_row_stats (ei->chain_row, t), ts,
       t);
+  f->chain_pad = pad;
   f->items = items;
   f->untimed_in = first != NULL &&
       !GST_CLOCK_TIME_IS_VALID (axprof_latency_buffer_ts (first));
@@ -223,22 +231,25 @@ void
 axprof_pad_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
     GstFlowReturn r)
 {
-  ElementState *ei = axprof_element_of_pad (pad);
-  ThreadState *t;
-  Span *f;
+  ThreadState *t = axprof_thread_state ();
+  ElementState *ei;
+  Span *f = t->depth > 0 ? &t->stack[t->depth - 1] : NULL;
 
-  if (ei == NULL)
-    return;
-  t = axprof_thread_state ();
-  if (G_UNLIKELY (t->skipped > 0)) {
-    t->skipped--;
-    return;
+  /* the call it closes is on top of the stack, opened on this very pad;
+   * else the pad is resolved as its chain-pre did */
+  if (G_LIKELY (f != NULL && f->chain_pad == pad)) {
+    ei = f->row->elem;
+  } else {
+    ei = axprof_element_of_pad_in (t, pad);
+    if (ei == NULL)
+      return;
+    if (G_UNLIKELY (t->skipped > 0)) {
+      t->skipped--;
+      return;
+    }
+    if (G_UNLIKELY (f == NULL) || G_UNLIKELY (f->row->elem != ei))
+      return;
   }
-  if (G_UNLIKELY (t->depth == 0))
-    return;
-  f = &t->stack[t->depth - 1];
-  if (G_UNLIKELY (f->row->elem != ei))
-    return;
   axprof_span_pause (f, ts, t);
   axprof_span_record (f, t, ts);
   f->st->items += f->items;
@@ -408,7 +419,7 @@ on_span (const GstAxProbeSpan * span, gpointer user_data)
   }
   row = probe_row (ei, span, t);
   st = axprof_row_stats (row, t);
-  axprof_stats_add (st, span->wall_ns, span->cpu_ns, span->faults, TRUE);
+  axprof_stats_add (st, span->wall_ns, span->cpu_ns, span->faults);
   if (G_UNLIKELY (axprof_trace_on))
     axprof_trace_span (t, row, span);
 }

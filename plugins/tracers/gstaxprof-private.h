@@ -112,7 +112,10 @@ typedef struct
   guint32 buckets[HIST_BUCKETS];
 } LatencyHistogram;
 
-/* One row's figures as seen by one thread; written by that thread only. */
+/* One row's figures as seen by one thread; written by that thread only.
+ * CPU and faults are signed: a stage reported through the probe API is
+ * taken out of its element's call, which in the default mode may get its
+ * share of a read only later; the report clamps a row's total at 0. */
 typedef struct
 {
   guint64 count;
@@ -120,13 +123,18 @@ typedef struct
   guint64 wall_sum_ns;
   guint64 wall_min_ns;
   guint64 wall_max_ns;
-  guint64 usage_count;
-  guint64 cpu_sum_ns;
-  guint64 faults_sum;
+  gint64 cpu_sum_ns;
+  gint64 faults_sum;
   guint64 reads;
-  guint64 blocked_ns;
+  /* reads timed where they ran (one in READ_TIMING_EVERY per thread) and
+   * their summed cost: the report's own-cost figure, cold caches and all */
+  guint64 reads_timed;
+  guint64 read_timed_ns;
   guint64 first_seen_ns;
-  guint countdown;
+  /* default mode: wall of this row's segments since the thread's last
+   * usage read, and whether the row is in the thread's batch */
+  guint64 batch_wall;
+  gboolean in_batch;
   LatencyHistogram *lat;
 } RowStats;
 
@@ -328,6 +336,9 @@ struct _ElementState
   /* size of the last buffer the element pushed (relaxed atomic): what
    * the verdict weighs its page faults against */
   guint64 out_bytes;
+  /* pushes, counted (relaxed) so that out_bytes is taken only on every
+   * OUT_BYTES_EVERY-th */
+  guint pushes;
 };
 
 /* A top-level bin and its records: the unit of a report. */
@@ -365,6 +376,8 @@ typedef struct
   Row *row;
   RowStats *st;
   GstPad *pull_pad;
+  /* the sink pad of a chain call: its chain-post is matched by pointer */
+  GstPad *chain_pad;
   /* buffers the call brought in (a list's length) */
   guint items;
   guint64 open_ts;
@@ -374,7 +387,6 @@ typedef struct
   gint64 acc_faults;
   guint64 cpu0;
   guint64 faults0;
-  gboolean sampled;
   /* the call brought buffers without timestamps (bytes to a parser) */
   gboolean untimed_in;
   /* into a queue: what the call brings, counted if it returns OK */
@@ -428,8 +440,15 @@ typedef struct
  * forgets it when the element is finalized, so an element allocated
  * later at the same address misses and is looked up afresh. Size a power
  * of two. */
-#define ELEMENT_CACHE_SIZE 64
-#define ELEMENT_CACHE_SHIFT 6
+#define ELEMENT_CACHE_SIZE 128
+#define ELEMENT_CACHE_BITS 7
+/* Fibonacci hashing spreads object addresses (which differ by their
+ * allocation size) over the sets; two ways per set take a collision */
+#define ELEMENT_CACHE_MULTIPLIER G_GUINT64_CONSTANT (0x9E3779B97F4A7C15)
+#define ELEMENT_CACHE_WAYS 2
+/* the size of the last buffer an element pushed is kept on one push in
+ * this many: the verdict needs a recent one, not every one */
+#define OUT_BYTES_EVERY 16
 
 typedef struct
 {
@@ -437,9 +456,35 @@ typedef struct
   ElementState *ei;
 } ElementCacheEntry;
 
+/* Default mode: the rows that ran since the thread's last usage read,
+ * each with its wall time in RowStats.batch_wall. A full batch forces a
+ * read; a row repeats in steady state, so 32 is plenty. */
+#define USAGE_BATCH_ROWS 32
+/* one usage read in this many (a power of two) is timed where it runs;
+ * a timing above this many calibrated reads was preempted and is left
+ * out */
+#define READ_TIMING_EVERY 64
+#define READ_TIMING_OUTLIER 8
+/* The default read interval is this many usage reads' cost, so that the
+ * reads take at most 1/50 (2%) of the profiled time; clamped. */
+#define READ_INTERVAL_PER_READ 50
+#define READ_INTERVAL_MIN_NS (10 * GST_USECOND)
+#define READ_INTERVAL_FALLBACK_NS (40 * GST_USECOND)
+#define READ_INTERVAL_MAX_NS GST_MSECOND
+
 typedef struct
 {
   gint slot;
+  /* usage reads made, for timing one in READ_TIMING_EVERY */
+  guint reads_done;
+  /* default mode: hook time and values of the thread's last usage read */
+  guint64 last_read_ts;
+  guint64 last_cpu;
+  guint64 last_faults;
+  gboolean have_read;
+  guint n_batch;
+  guint64 batch_wall;
+  RowStats *batch[USAGE_BATCH_ROWS];
   ElementCacheEntry elems[ELEMENT_CACHE_SIZE];
   ProbeCacheEntry rows[PROBE_CACHE_SIZE];
   ProbeCacheEntry devs[PROBE_CACHE_SIZE];
@@ -465,14 +510,25 @@ struct _GstAxProf
   gchar *json;
   gchar *perfetto;
   guint n_perfetto;
+  /* sample=N is deprecated and kept only for the JSON's "sample" (1) */
   guint sample;
+  /* exact=true: a usage read at every span boundary */
+  gboolean exact;
+  /* default mode: read when this much wall time has passed (ns) */
+  guint64 read_interval_ns;
+  gboolean read_interval_set;
   gboolean allow_debug;
   /* print=false: the text report goes nowhere but file= and the bus */
   gboolean print;
   guint n_json;
   guint probe_sink;
   gdouble read_cost_ns;
-  gdouble hook_cost_ns;
+  /* one gst_ax_probe_now_ns(), which a timed read includes once */
+  gdouble clock_cost_ns;
+  /* GStreamer's own cost of dispatching the four hooks of an
+   * element-buffer to the tracers and axprof's bookkeeping of it,
+   * measured at start in GStreamer's push path */
+  gdouble dispatch_cost_ns;
 };
 
 /* ---------------------------------------------------------------- report */
@@ -486,11 +542,11 @@ typedef struct
   guint64 wall_sum_ns;
   guint64 wall_min_ns;
   guint64 wall_max_ns;
-  guint64 usage_count;
-  guint64 cpu_sum_ns;
-  guint64 faults_sum;
+  gint64 cpu_sum_ns;
+  gint64 faults_sum;
   guint64 reads;
-  guint64 blocked_ns;
+  guint64 reads_timed;
+  guint64 read_timed_ns;
   guint64 first_seen_ns;
   gint rank;
 } MergedRow;
@@ -512,14 +568,22 @@ extern GMutex axprof_global_lock;
 extern guint axprof_latency_gen;
 extern GQuark axprof_element_quark;
 extern GType axprof_pad_type;
-/* CPU and faults on every Nth call per row and thread (sample=N) */
-extern guint axprof_sample_every;
+/* exact=true: read usage at every span boundary; else batch short spans
+ * and read once axprof_read_interval_ns of wall time has passed */
+extern gboolean axprof_exact;
+extern guint64 axprof_read_interval_ns;
+/* a timed read longer than this was preempted (ns) */
+extern guint64 axprof_read_outlier_ns;
 /* one ring per thread slot, allocated on first use when tracing */
 extern TraceRing *axprof_trace_rings[MAX_THREAD_SLOTS];
 extern gboolean axprof_trace_on;
 extern guint64 axprof_dropped_records;
 extern guint64 axprof_debug_log_count;
-extern __thread ThreadState *axprof_tls_state;
+/* initial-exec: one %fs-relative load per hook instead of a call to
+ * __tls_get_addr (the module takes 8 bytes of glibc's static TLS
+ * surplus, which exists for this) */
+extern __thread ThreadState *axprof_tls_state
+    __attribute__ ((tls_model ("initial-exec")));
 /* Shared sink for threads beyond MAX_THREAD_SLOTS: written racily and
  * never reported. */
 extern RowStats axprof_overflow_stats;
@@ -527,6 +591,7 @@ extern RowStats axprof_overflow_stats;
 /* gstaxprof-thread.c */
 ThreadState *axprof_thread_state_new (void);
 RowStats *axprof_row_stats_new (Row * row, ThreadState * t);
+void axprof_batch_read (ThreadState * t, guint64 ts);
 gdouble axprof_hist_percentile (const LatencyHistogram * h, gdouble q);
 
 /* gstaxprof-registry.c */
@@ -630,17 +695,6 @@ axprof_row_stats (Row * row, ThreadState * t)
   return st;
 }
 
-static inline gboolean
-axprof_take_sample (RowStats * st)
-{
-  if (G_LIKELY (st->countdown == 0)) {
-    st->countdown = axprof_sample_every - 1;
-    return TRUE;
-  }
-  st->countdown--;
-  return FALSE;
-}
-
 /* CPU time and faults of the calling thread, exactly: the probe API's
  * reader (a per-thread perf group of task clock and minor faults, one
  * syscall, where perf_event_open() is allowed; else the thread CPU clock
@@ -648,15 +702,29 @@ axprof_take_sample (RowStats * st)
  * element's span uses the same clock. Counted in @st for the report's
  * own cost. */
 static inline void
-axprof_read_usage (RowStats * st, guint64 * cpu, guint64 * faults)
+axprof_read_usage (ThreadState * t, RowStats * st, guint64 * cpu,
+    guint64 * faults)
 {
   st->reads++;
+  if (G_UNLIKELY (++t->reads_done % READ_TIMING_EVERY == 0)) {
+    guint64 t0 = gst_ax_probe_now_ns (), dt;
+
+    gst_ax_probe_thread_usage (cpu, faults);
+    dt = gst_ax_probe_now_ns () - t0;
+    if (dt < axprof_read_outlier_ns) {
+      st->read_timed_ns += dt;
+      st->reads_timed++;
+    }
+    return;
+  }
   gst_ax_probe_thread_usage (cpu, faults);
 }
 
+/* Wall, count, min and max of one call; CPU and faults of the call in
+ * exact mode, or only what reported stages took out of it in the default
+ * mode (its share of the reads is added by axprof_batch_read()). */
 static inline void
-axprof_stats_add (RowStats * st, gint64 wall, gint64 cpu, gint64 faults,
-    gboolean sampled)
+axprof_stats_add (RowStats * st, gint64 wall, gint64 cpu, gint64 faults)
 {
   guint64 w = wall > 0 ? (guint64) wall : 0;
 
@@ -666,13 +734,8 @@ axprof_stats_add (RowStats * st, gint64 wall, gint64 cpu, gint64 faults,
     st->wall_min_ns = w;
   if (w > st->wall_max_ns)
     st->wall_max_ns = w;
-  if (sampled) {
-    st->usage_count++;
-    st->cpu_sum_ns += cpu > 0 ? (guint64) cpu : 0;
-    st->faults_sum += faults > 0 ? (guint64) faults : 0;
-    if (w > (guint64) MAX (cpu, 0))
-      st->blocked_ns += w - MAX (cpu, 0);
-  }
+  st->cpu_sum_ns += cpu;
+  st->faults_sum += faults;
 }
 
 static inline guint
@@ -700,6 +763,39 @@ axprof_hist_add (LatencyHistogram * h, guint64 v)
   h->buckets[axprof_hist_index (v)]++;
 }
 
+/* Default mode, where a segment of a span starts: the batch is closed by
+ * a read here only once the interval has passed (or for the thread's
+ * first read), so a long call that starts now is not batched with the
+ * short ones before it. */
+static inline void
+axprof_batch_segment_start (ThreadState * t, guint64 ts)
+{
+  if (G_UNLIKELY (ts - t->last_read_ts >= axprof_read_interval_ns) &&
+      (t->n_batch > 0 || !t->have_read))
+    axprof_batch_read (t, ts);
+}
+
+/* Default mode, where a segment ends: its wall joins its row's share of
+ * the batch; a read is due once the interval has passed since the last
+ * one, or when the batch is full. */
+static inline void
+axprof_batch_segment_end (ThreadState * t, RowStats * st, guint64 wall,
+    guint64 ts)
+{
+  st->batch_wall += wall;
+  t->batch_wall += wall;
+  if (G_UNLIKELY (!st->in_batch)) {
+    st->in_batch = TRUE;
+    t->batch[t->n_batch++] = st;
+    if (G_UNLIKELY (t->n_batch == USAGE_BATCH_ROWS)) {
+      axprof_batch_read (t, ts);
+      return;
+    }
+  }
+  if (G_UNLIKELY (ts - t->last_read_ts >= axprof_read_interval_ns))
+    axprof_batch_read (t, ts);
+}
+
 static inline void
 axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
     ThreadState * t)
@@ -707,52 +803,58 @@ axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
   f->row = row;
   f->st = st;
   f->pull_pad = NULL;
+  f->chain_pad = NULL;
   f->open_ts = ts;
   f->seg_start = ts;
   f->acc_wall = f->acc_cpu = f->acc_faults = 0;
-  f->sampled = axprof_take_sample (st);
-  if (f->sampled) {
-    if (t->pending) {
-      f->cpu0 = t->pending_cpu;
-      f->faults0 = t->pending_faults;
-    } else {
-      axprof_read_usage (st, &f->cpu0, &f->faults0);
-    }
+  if (G_LIKELY (!axprof_exact)) {
+    axprof_batch_segment_start (t, ts);
+    return;
+  }
+  if (t->pending) {
+    f->cpu0 = t->pending_cpu;
+    f->faults0 = t->pending_faults;
+  } else {
+    axprof_read_usage (t, st, &f->cpu0, &f->faults0);
   }
   t->pending = FALSE;
 }
 
-/* Ends the running segment of @f; the usage read is kept so the segment
- * that starts next on this thread reuses it instead of reading again. */
+/* Ends the running segment of @f. In exact mode the usage read is kept
+ * so the segment that starts next on this thread reuses it instead of
+ * reading again. */
 static inline void
 axprof_span_pause (Span * f, guint64 ts, ThreadState * t)
 {
-  f->acc_wall += (gint64) (ts - f->seg_start);
-  if (f->sampled) {
-    guint64 cpu, faults;
+  guint64 cpu, faults;
+  gint64 wall = (gint64) (ts - f->seg_start);
 
-    axprof_read_usage (f->st, &cpu, &faults);
-    f->acc_cpu += (gint64) (cpu - f->cpu0);
-    f->acc_faults += (gint64) (faults - f->faults0);
-    t->pending = TRUE;
-    t->pending_cpu = cpu;
-    t->pending_faults = faults;
-  } else {
-    t->pending = FALSE;
+  f->acc_wall += wall;
+  if (G_LIKELY (!axprof_exact)) {
+    axprof_batch_segment_end (t, f->st, (guint64) wall, ts);
+    return;
   }
+  axprof_read_usage (t, f->st, &cpu, &faults);
+  f->acc_cpu += (gint64) (cpu - f->cpu0);
+  f->acc_faults += (gint64) (faults - f->faults0);
+  t->pending = TRUE;
+  t->pending_cpu = cpu;
+  t->pending_faults = faults;
 }
 
 static inline void
 axprof_span_resume (Span * f, guint64 ts, ThreadState * t)
 {
   f->seg_start = ts;
-  if (f->sampled) {
-    if (t->pending) {
-      f->cpu0 = t->pending_cpu;
-      f->faults0 = t->pending_faults;
-    } else {
-      axprof_read_usage (f->st, &f->cpu0, &f->faults0);
-    }
+  if (G_LIKELY (!axprof_exact)) {
+    axprof_batch_segment_start (t, ts);
+    return;
+  }
+  if (t->pending) {
+    f->cpu0 = t->pending_cpu;
+    f->faults0 = t->pending_faults;
+  } else {
+    axprof_read_usage (t, f->st, &f->cpu0, &f->faults0);
   }
   t->pending = FALSE;
 }
@@ -760,7 +862,7 @@ axprof_span_resume (Span * f, guint64 ts, ThreadState * t)
 static inline void
 axprof_span_record (Span * f, ThreadState * t, guint64 end_ts)
 {
-  axprof_stats_add (f->st, f->acc_wall, f->acc_cpu, f->acc_faults, f->sampled);
+  axprof_stats_add (f->st, f->acc_wall, f->acc_cpu, f->acc_faults);
   if (G_UNLIKELY (axprof_trace_on) && end_ts > f->open_ts)
     axprof_trace_add (t, f->row, f->open_ts, end_ts - f->open_ts, FALSE);
 }
@@ -797,14 +899,14 @@ axprof_return_to_current (ThreadState * t, ElementState * ei, guint64 ts)
   }
 }
 
+/* the first way of @parent's set; the second follows it */
 static inline ElementCacheEntry *
 axprof_element_cache_slot (ThreadState * t, GstObject * parent)
 {
-  guintptr a = (guintptr) parent;
+  guint64 h = (guint64) (guintptr) parent * ELEMENT_CACHE_MULTIPLIER;
 
-  return &t->elems[((a >> ELEMENT_CACHE_SHIFT) ^ (a >> (2 *
-                  ELEMENT_CACHE_SHIFT)))
-      & (ELEMENT_CACHE_SIZE - 1)];
+  return &t->elems[(h >> (64 - ELEMENT_CACHE_BITS + 1)) *
+      ELEMENT_CACHE_WAYS];
 }
 
 static inline ElementState *
@@ -821,30 +923,63 @@ axprof_element_cache_lookup (ElementCacheEntry * c, GstObject * parent)
  * the hook we measure, so they are skipped. Unparented pads belong to no
  * element and are skipped too. */
 static inline ElementState *
-axprof_element_of_pad (GstPad * pad)
+axprof_element_of_pad_in (ThreadState * t, GstPad * pad)
 {
-  GType t = G_TYPE_FROM_INSTANCE (pad);
+  GType type = G_TYPE_FROM_INSTANCE (pad);
   GstObject *parent;
   ElementCacheEntry *c;
   ElementState *ei;
 
-  if (G_UNLIKELY (t != axprof_pad_type) && g_type_is_a (t, GST_TYPE_PROXY_PAD))
+  if (G_UNLIKELY (type != axprof_pad_type) &&
+      g_type_is_a (type, GST_TYPE_PROXY_PAD))
     return NULL;
   parent = GST_OBJECT_PARENT (pad);
   if (G_UNLIKELY (parent == NULL))
     return NULL;
-  c = axprof_element_cache_slot (axprof_thread_state (), parent);
+  c = axprof_element_cache_slot (t, parent);
   ei = axprof_element_cache_lookup (c, parent);
+  if (G_LIKELY (ei != NULL))
+    return ei;
+  ei = axprof_element_cache_lookup (c + 1, parent);
   if (G_LIKELY (ei != NULL))
     return ei;
   ei = g_object_get_qdata (G_OBJECT (parent), axprof_element_quark);
   if (G_UNLIKELY (ei == NULL))
     ei = axprof_element_state_slow (parent);
   if (ei != NULL) {
+    /* the newest in the first way, the one it displaces in the second */
+    c[1] = c[0];
     c->parent = parent;
     c->ei = ei;
   }
   return ei;
+}
+
+static inline ElementState *
+axprof_element_of_pad (GstPad * pad)
+{
+  return axprof_element_of_pad_in (axprof_thread_state (), pad);
+}
+
+/* The element whose call is open on the thread (its chain, a pull from
+ * it, or its task loop), if @pad is one of its own pads: a push from
+ * inside a call is resolved without the cache. */
+static inline ElementState *
+axprof_element_of_own_pad (ThreadState * t, GstPad * pad)
+{
+  ElementState *ei;
+
+  if (t->depth > 0)
+    ei = t->stack[t->depth - 1].row->elem;
+  else if (t->loop_open)
+    ei = t->loop.row->elem;
+  else
+    return axprof_element_of_pad_in (t, pad);
+  if (G_LIKELY (GST_OBJECT_PARENT (pad) != NULL) &&
+      G_LIKELY ((GstElement *) GST_OBJECT_PARENT (pad) ==
+          __atomic_load_n (&ei->element, __ATOMIC_RELAXED)))
+    return ei;
+  return axprof_element_of_pad_in (t, pad);
 }
 
 static inline GstClockTime

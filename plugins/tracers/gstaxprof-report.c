@@ -43,11 +43,11 @@ merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)
     m->wall_sum_ns += st->wall_sum_ns;
     m->wall_min_ns = MIN (m->wall_min_ns, st->wall_min_ns);
     m->wall_max_ns = MAX (m->wall_max_ns, st->wall_max_ns);
-    m->usage_count += st->usage_count;
     m->cpu_sum_ns += st->cpu_sum_ns;
     m->faults_sum += st->faults_sum;
     m->reads += st->reads;
-    m->blocked_ns += st->blocked_ns;
+    m->reads_timed += st->reads_timed;
+    m->read_timed_ns += st->read_timed_ns;
     if (st->count > 0)
       m->first_seen_ns = MIN (m->first_seen_ns, st->first_seen_ns);
     if (st->lat && lat) {
@@ -324,7 +324,8 @@ axprof_merged_for (ReportBuild * b, Row * row)
 
 static void
 build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
-    guint64 * element_buffers, guint64 * reads)
+    guint64 * element_buffers, guint64 * reads, guint64 * reads_timed,
+    guint64 * read_timed_ns)
 {
   GstAxReport *r = b->r;
   GHashTable *memo = g_hash_table_new (NULL, NULL);
@@ -367,10 +368,8 @@ build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
     row->mean_ms = row->total_ms / m->count;
     row->min_ms = m->wall_min_ns / (gdouble) GST_MSECOND;
     row->max_ms = m->wall_max_ns / (gdouble) GST_MSECOND;
-    if (m->usage_count > 0) {
-      row->cpu_ms = m->cpu_sum_ns / (gdouble) GST_MSECOND / m->usage_count;
-      row->faults = (gdouble) m->faults_sum / m->usage_count;
-    }
+    row->cpu_ms = MAX (m->cpu_sum_ns, 0) / (gdouble) GST_MSECOND / m->count;
+    row->faults = (gdouble) MAX (m->faults_sum, 0) / m->count;
     if (m->row->kind == ROW_LOOP)
       row->flags |= GST_AX_REPORT_ROW_FLAG_STAGE;
     if (m->row->kind == ROW_PROBE) {
@@ -392,6 +391,8 @@ build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
     gst_ax_report_row_classify (row);
     *profiled_ns += m->wall_sum_ns;
     *reads += m->reads;
+    *reads_timed += m->reads_timed;
+    *read_timed_ns += m->read_timed_ns;
     if (m->row->kind == ROW_CHAIN)
       *element_buffers += m->count;
   }
@@ -785,14 +786,21 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
   LatencyHistogram *lat = g_new0 (LatencyHistogram, 1);
   ReportBuild b = { r, g_array_new (FALSE, TRUE, sizeof (MergedRow)), p, 0 };
   gdouble profiled_ns = 0, cost_ns;
-  guint64 element_buffers = 0, reads = 0, cpu1, end_ns;
+  guint64 element_buffers = 0, reads = 0, reads_timed = 0, read_timed_ns = 0,
+      cpu1, end_ns;
+  gdouble read_cost_ns;
   gchar *offender;
   gint64 logged;
 
   r->pipeline = p->pipeline ? gst_object_get_name (GST_OBJECT (p->pipeline)) :
       g_strdup (p->name);
   r->status = status;
-  r->sample = self->sample;
+  r->sample = 1;
+  r->usage_mode = self->exact ? g_strdup ("exact per call (exact=true: a "
+      "read at every span boundary)") : g_strdup_printf ("exact per thread; "
+      "per call exact for calls >= %.0f us, calls shorter than that share "
+      "their neighbours' reads by wall time", self->read_interval_ns /
+      (gdouble) GST_USECOND);
   r->allow_debug = FALSE;
 
   offender = p->debug_at_start ? g_strdup (p->debug_at_start) :
@@ -834,7 +842,8 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
     b.wall_ns = end_ns - p->first_probe_ns;
 
   lat->min_ns = G_MAXUINT64;
-  build_rows (&b, lat, &profiled_ns, &element_buffers, &reads);
+  build_rows (&b, lat, &profiled_ns, &element_buffers, &reads, &reads_timed,
+      &read_timed_ns);
   build_latency (&b, lat);
   r->pacing = describe_pacing (p, &r->live_source);
 
@@ -863,8 +872,15 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
   build_queues (&b);
   build_devices (&b);
 
-  cost_ns = element_buffers * self->hook_cost_ns + reads * self->read_cost_ns;
+  /* GStreamer's dispatch of the hooks is paid only because a tracer is
+   * on, so it is part of the profiler's cost */
+  /* a read costs more among the pipeline's code than in the calibration's
+   * tight loop: the reads timed where they ran say how much */
+  read_cost_ns = reads_timed > 0 ? MAX (read_timed_ns / (gdouble) reads_timed -
+      self->clock_cost_ns, self->read_cost_ns) : self->read_cost_ns;
+  cost_ns = element_buffers * self->dispatch_cost_ns + reads * read_cost_ns;
   r->element_buffers = element_buffers;
+  r->usage_reads = reads;
   r->profiler_ns_per_element_buffer = element_buffers ?
       cost_ns / element_buffers : 0;
   r->profiler_percent = profiled_ns > 0 ? PERCENT * cost_ns / profiled_ns : 0;

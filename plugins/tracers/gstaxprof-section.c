@@ -49,11 +49,11 @@ clear_row_stats (RowStats * st, guint64 now_ns)
   st->wall_sum_ns = 0;
   st->wall_min_ns = G_MAXUINT64;
   st->wall_max_ns = 0;
-  st->usage_count = 0;
   st->cpu_sum_ns = 0;
   st->faults_sum = 0;
   st->reads = 0;
-  st->blocked_ns = 0;
+  st->reads_timed = 0;
+  st->read_timed_ns = 0;
   st->first_seen_ns = now_ns;
   if (lat) {
     lat->n = 0;

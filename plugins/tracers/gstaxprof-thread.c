@@ -7,8 +7,8 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* Per-thread state: thread slots, the span stacks' bookkeeping, sampling
- * and the latency histograms. */
+/* Per-thread state: thread slots, the span stacks' bookkeeping, the
+ * default mode's batched usage reads and the latency histograms. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -23,11 +23,14 @@ static gboolean slot_used[MAX_THREAD_SLOTS];
 static void thread_state_free (gpointer data);
 static GPrivate thread_key = G_PRIVATE_INIT (thread_state_free);
 
-guint axprof_sample_every = 1;
+gboolean axprof_exact;
+guint64 axprof_read_interval_ns = READ_INTERVAL_FALLBACK_NS;
+guint64 axprof_read_outlier_ns = G_MAXUINT64;
 TraceRing *axprof_trace_rings[MAX_THREAD_SLOTS];
 gboolean axprof_trace_on;
 guint64 axprof_dropped_records;
-__thread ThreadState *axprof_tls_state;
+__thread ThreadState *axprof_tls_state
+    __attribute__((tls_model ("initial-exec")));
 RowStats axprof_overflow_stats;
 
 /* ---------------------------------------------------------------- threads */
@@ -82,6 +85,62 @@ axprof_row_stats_new (Row * row, ThreadState * t)
   }
   __atomic_store_n (&row->slots[t->slot], st, __ATOMIC_RELEASE);
   return st;
+}
+
+/* ---------------------------------------------------------------- reads */
+
+/* Share of @delta up to a running wall of @cum out of @total, rounded:
+ * consecutive differences split @delta exactly, with no bias towards the
+ * first or last row. */
+static inline guint64
+cumulative_share (guint64 delta, guint64 cum, guint64 total)
+{
+  if (cum >= total)
+    return delta;
+  return (guint64) ((gdouble) delta * ((gdouble) cum / (gdouble) total) + 0.5);
+}
+
+/* Default mode: one usage read, its CPU and fault deltas since the last
+ * read split over the rows of the batch in proportion to their wall time.
+ * The deltas include what ran between the segments (pad code), as the
+ * exact mode gives it to the segment that follows, so the thread's totals
+ * are exactly its CPU and faults from its first read to its last. */
+void
+axprof_batch_read (ThreadState * t, guint64 ts)
+{
+  guint64 cpu, faults, dcpu, dfaults, cum = 0, given_cpu = 0, given_f = 0;
+  guint i, n = t->n_batch;
+  RowStats dummy = { 0, };
+
+  /* counted on the batch's last row */
+  axprof_read_usage (t, n > 0 ? t->batch[n - 1] : &dummy, &cpu, &faults);
+  if (n > 0) {
+    /* the fallback's two clocks never run back, but stay safe */
+    dcpu = t->have_read && cpu > t->last_cpu ? cpu - t->last_cpu : 0;
+    dfaults = t->have_read && faults > t->last_faults ?
+        faults - t->last_faults : 0;
+    for (i = 0; i < n; i++) {
+      RowStats *st = t->batch[i];
+      guint64 c, f;
+
+      cum += st->batch_wall;
+      /* a batch of zero wall (equal hook times) goes to its first row */
+      c = i + 1 == n ? dcpu : cumulative_share (dcpu, cum, t->batch_wall);
+      f = i + 1 == n ? dfaults : cumulative_share (dfaults, cum, t->batch_wall);
+      st->cpu_sum_ns += (gint64) (c - given_cpu);
+      st->faults_sum += (gint64) (f - given_f);
+      given_cpu = c;
+      given_f = f;
+      st->batch_wall = 0;
+      st->in_batch = FALSE;
+    }
+  }
+  t->n_batch = 0;
+  t->batch_wall = 0;
+  t->last_read_ts = ts;
+  t->last_cpu = cpu;
+  t->last_faults = faults;
+  t->have_read = TRUE;
 }
 
 static gdouble

@@ -22,14 +22,17 @@
  * |[
  * GST_TRACERS=axprof gst-launch-1.0 -e videotestsrc num-buffers=300 ! \
  *     queue ! videoconvert ! fakesink
- * GST_TRACERS="axprof(json=report.json,sample=16)" gst-launch-1.0 -e ...
+ * GST_TRACERS="axprof(json=report.json,exact=true)" gst-launch-1.0 -e ...
  * ]|
  *
  * Params: `file=PATH` (append the text report there instead of stdout),
  * `json=PATH` (write the JSON twin; later reports of the same process go
  * to PATH.2, PATH.3, ...), `perfetto=PATH` (a timeline in Chrome
- * trace-event JSON for the Perfetto UI), `sample=N` (CPU and faults on
- * every Nth call per row and thread, wall on every call),
+ * trace-event JSON for the Perfetto UI), `exact=true` (read CPU and
+ * faults at every span boundary instead of once per read interval),
+ * `read-interval-us=N` (the default mode's read interval; by default 50
+ * reads' cost, so the reads stay near 2% of the profiled time),
+ * `sample=N` (deprecated and ignored, with a warning),
  * `allow-debug=true` (report timings even though DEBUG logging was on),
  * `print=false` (write no text report to stdout: an application or
  * gst-ax-benchmark takes the report from the `axprof-report` bus message,
@@ -41,6 +44,15 @@
  * GST_TRACERS, and gst_ax_profiler_start() / gst_ax_profiler_stop() profile
  * a section of a run through its action signals `section-start` and
  * `section-stop` (gstaxprof-section.c).
+ *
+ * CPU and faults, default mode: wall time comes from the hooks' own time
+ * stamps; the thread's CPU and faults are read at a span boundary only
+ * once the read interval has passed since its last read (or when its
+ * batch of rows is full), and each read's deltas are split over the rows
+ * that ran since, in proportion to their wall time. Thread totals are
+ * exact; a call at least as long as the interval is measured at its own
+ * boundaries, short calls share their neighbours' reads. exact=true
+ * reads at every boundary.
  *
  * Hot path: state is per thread (a stack of open spans) and per row and
  * thread (sums, min, max; a log-linear latency histogram for sinks), so no
@@ -374,21 +386,157 @@ do_change_state_post (GObject * obj, GstClockTime ts, GstElement * element,
 
 /* ---------------------------------------------------------------- setup */
 
-/* Measures what one usage read and the bookkeeping of one element-buffer
- * cost on this machine, so the report can state its own overhead. */
+/* A pad pair with nothing behind it: pushing a buffer through it runs
+ * the four hooks of an element-buffer (push and chain, pre and post),
+ * which axprof leaves at once for unparented pads. */
+static GstFlowReturn
+calibration_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+{
+  gst_buffer_unref (buf);
+  return GST_FLOW_OK;
+}
+
+/* ns per push through such a pair, best of a few passes */
+static gdouble
+time_pushes (GstPad * src, GstBuffer * buf)
+{
+  gdouble best = G_MAXDOUBLE;
+  guint64 t0, t1;
+  guint i, pass;
+
+  for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
+    t0 = gst_ax_probe_now_ns ();
+    for (i = 0; i < CALIBRATION_ROUNDS; i++)
+      (void) gst_pad_push (src, gst_buffer_ref (buf));
+    t1 = gst_ax_probe_now_ns ();
+    best = MIN (best, (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
+  }
+  return best;
+}
+
+/* A stand-in element for the pad pair, with records on the stack and a
+ * call of it open on the thread, so that pushes through the pair run
+ * axprof's whole per-buffer path (inside a call: no latency or queue
+ * record is touched) with no read due. */
+typedef struct
+{
+  GstElement *element;
+  PipelineState pipe;
+  ElementState ei;
+  Row row;
+  RowStats st;
+  guint64 saved_interval;
+  gboolean saved_exact;
+  gboolean saved_trace_on;
+  gboolean entered;
+} StandIn;
+
+static void
+stand_in_enter (StandIn * s, ThreadState * t, GstPad * src, GstPad * sink)
+{
+  ElementCacheEntry *c;
+  Span *outer;
+
+  memset (s, 0, sizeof (*s));
+  if (t->slot < 0 || t->depth > 0 || t->loop_open)
+    return;
+  s->element = gst_object_ref_sink (gst_bin_new (NULL));
+  gst_object_set_parent (GST_OBJECT (src), GST_OBJECT (s->element));
+  gst_object_set_parent (GST_OBJECT (sink), GST_OBJECT (s->element));
+  s->st.wall_min_ns = G_MAXUINT64;
+  s->row.pipe = &s->pipe;
+  s->row.elem = &s->ei;
+  s->row.slots[t->slot] = &s->st;
+  s->ei.element = s->element;
+  s->ei.pipe = &s->pipe;
+  s->ei.chain_row = s->ei.loop_row = &s->row;
+  c = axprof_element_cache_slot (t, GST_OBJECT (s->element));
+  c->parent = GST_OBJECT (s->element);
+  c->ei = &s->ei;
+  s->saved_exact = axprof_exact;
+  s->saved_interval = axprof_read_interval_ns;
+  /* the timeline would keep the stand-in's row, which lives on the stack;
+   * the timeline's own cost is left out of the calibration */
+  s->saved_trace_on = axprof_trace_on;
+  axprof_trace_on = FALSE;
+  axprof_exact = FALSE;
+  axprof_read_interval_ns = G_MAXUINT64;
+  t->have_read = TRUE;
+  outer = &t->stack[t->depth++];
+  axprof_span_open (outer, &s->row, &s->st, 0, t);
+  outer->items = 0;
+  outer->untimed_in = FALSE;
+  s->entered = TRUE;
+}
+
+/* Nothing of the stand-in stays in the thread's state. */
+static void
+stand_in_leave (StandIn * s, ThreadState * t, GstPad * src, GstPad * sink)
+{
+  if (!s->entered)
+    return;
+  t->depth = 0;
+  t->n_batch = 0;
+  t->batch_wall = 0;
+  t->have_read = FALSE;
+  t->last_read_ts = 0;
+  t->pending = FALSE;
+  memset (t->elems, 0, sizeof (t->elems));
+  axprof_exact = s->saved_exact;
+  axprof_read_interval_ns = s->saved_interval;
+  axprof_trace_on = s->saved_trace_on;
+  gst_object_unparent (GST_OBJECT (src));
+  gst_object_unparent (GST_OBJECT (sink));
+  gst_object_unref (s->element);
+}
+
+/* GStreamer's own cost of dispatching the hooks to the tracers plus
+ * axprof's bookkeeping, in GStreamer's own push path: pushes timed before
+ * axprof registers its hooks, then after, through a stand-in element.
+ * @register_hooks registers them. */
+static void
+calibrate_dispatch (GstAxProf * self, void (*register_hooks) (GstTracer *))
+{
+  /* owned here; the stand-in takes its own reference while they are its */
+  GstPad *src = gst_object_ref_sink (gst_pad_new ("axprof-calibration-src",
+          GST_PAD_SRC));
+  GstPad *sink = gst_object_ref_sink (gst_pad_new ("axprof-calibration-sink",
+          GST_PAD_SINK));
+  GstBuffer *buf = gst_buffer_new ();
+  ThreadState *t = axprof_thread_state ();
+  StandIn stand_in;
+  GstSegment seg;
+  gdouble before, after;
+
+  gst_pad_set_chain_function (sink, calibration_chain);
+  /* linked unparented: pads of one element cannot be linked */
+  gst_pad_link (src, sink);
+  gst_pad_set_active (sink, TRUE);
+  gst_pad_set_active (src, TRUE);
+  gst_pad_push_event (src, gst_event_new_stream_start ("axprof-calibration"));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  gst_pad_push_event (src, gst_event_new_segment (&seg));
+  before = time_pushes (src, buf);
+  register_hooks (GST_TRACER (self));
+  stand_in_enter (&stand_in, t, src, sink);
+  after = time_pushes (src, buf);
+  stand_in_leave (&stand_in, t, src, sink);
+  self->dispatch_cost_ns = MAX (after - before, 0);
+  gst_pad_set_active (src, FALSE);
+  gst_pad_set_active (sink, FALSE);
+  gst_buffer_unref (buf);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+}
+
+/* Measures what one usage read and one clock read cost on this machine,
+ * so the report can state its own overhead. */
 static void
 calibrate (GstAxProf * self)
 {
-  ThreadState t = { 0, };
-  Row row = { 0, };
-  RowStats st = { 0, };
-  GObject *dummy = g_object_new (G_TYPE_OBJECT, NULL);
-  ElementState ei = { 0, };
-  ElementCacheEntry *c;
   guint64 cpu, faults, t0, t1;
-  guint saved = axprof_sample_every, i, pass;
+  guint i, pass;
 
-  st.wall_min_ns = G_MAXUINT64;
   /* best of a few passes: the first one pays for cold caches */
   self->read_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
@@ -400,44 +548,15 @@ calibrate (GstAxProf * self)
         (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
   }
 
-  /* sampling off so that only bookkeeping is timed */
-  axprof_sample_every = G_MAXUINT;
-  st.countdown = G_MAXUINT;
-  ei.element = GST_ELEMENT_CAST (dummy);
-  c = axprof_element_cache_slot (&t, GST_OBJECT_CAST (dummy));
-  c->parent = GST_OBJECT_CAST (dummy);
-  c->ei = &ei;
-  self->hook_cost_ns = G_MAXDOUBLE;
+  self->clock_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
     t0 = gst_ax_probe_now_ns ();
-    for (i = 0; i < CALIBRATION_ROUNDS; i++) {
-      Span *f = &t.stack[0];
-
-      /* four hooks per element-buffer: push-pre, chain-pre, chain-post,
-       * push-post, each resolving its pad's element (a cache hit) */
-      (void) axprof_element_cache_lookup (axprof_element_cache_slot (&t,
-              GST_OBJECT_CAST (dummy)), GST_OBJECT_CAST (dummy));
-      (void) axprof_element_cache_lookup (axprof_element_cache_slot (&t,
-              GST_OBJECT_CAST (dummy)), GST_OBJECT_CAST (dummy));
-      axprof_span_open (f, &row, &st, i, &t);
-      (void) axprof_element_cache_lookup (axprof_element_cache_slot (&t,
-              GST_OBJECT_CAST (dummy)), GST_OBJECT_CAST (dummy));
-      axprof_span_pause (f, i + 1, &t);
-      axprof_span_record (f, &t, i + 1);
-      (void) axprof_element_cache_lookup (axprof_element_cache_slot (&t,
-              GST_OBJECT_CAST (dummy)), GST_OBJECT_CAST (dummy));
-      axprof_span_resume (f, i + 1, &t);
-    }
+    for (i = 0; i < CALIBRATION_ROUNDS; i++)
+      (void) gst_ax_probe_now_ns ();
     t1 = gst_ax_probe_now_ns ();
-    self->hook_cost_ns = MIN (self->hook_cost_ns,
+    self->clock_cost_ns = MIN (self->clock_cost_ns,
         (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
   }
-  GST_INFO ("calibrated: %.0f ns per usage read (%s), %.0f ns bookkeeping "
-      "per element-buffer", self->read_cost_ns,
-      gst_ax_probe_thread_usage_reader_name
-      (gst_ax_probe_thread_usage_reader ()), self->hook_cost_ns);
-  axprof_sample_every = saved;
-  g_object_unref (dummy);
 }
 
 static void
@@ -455,8 +574,9 @@ parse_params (GstAxProf * self)
   g_free (tmp);
   if (s == NULL) {
     g_warning ("axprof: cannot parse params '%s'; expected key=value pairs "
-        "separated by commas: file=PATH, json=PATH, perfetto=PATH, sample=N, "
-        "allow-debug=true, print=false", params);
+        "separated by commas: file=PATH, json=PATH, perfetto=PATH, "
+        "exact=true, read-interval-us=N, allow-debug=true, print=false",
+        params);
     g_free (params);
     return;
   }
@@ -466,13 +586,24 @@ parse_params (GstAxProf * self)
     self->json = g_strdup (gst_structure_get_string (s, "json"));
   if (gst_structure_has_field (s, "perfetto"))
     self->perfetto = g_strdup (gst_structure_get_string (s, "perfetto"));
-  if (gst_structure_has_field (s, "sample")) {
-    if (gst_structure_get_int (s, "sample", &n) && n >= 1)
-      self->sample = n;
-    else
-      g_warning ("axprof: sample must be an integer >= 1; got '%s'; "
-          "measuring every call", params);
+  if (gst_structure_has_field (s, "exact") &&
+      !gst_structure_get_boolean (s, "exact", &self->exact))
+    g_warning ("axprof: exact must be true or false; got '%s'", params);
+  if (gst_structure_has_field (s, "read-interval-us")) {
+    if (gst_structure_get_int (s, "read-interval-us", &n) && n >= 1) {
+      self->read_interval_ns = (guint64) n *GST_USECOND;
+      self->read_interval_set = TRUE;
+    } else {
+      g_warning ("axprof: read-interval-us must be an integer >= 1; got "
+          "'%s'; using the default", params);
+    }
   }
+  /* the default mode made sampling pointless: its thread totals are exact
+   * and it reads less often than sample=16 did */
+  if (gst_structure_has_field (s, "sample"))
+    g_warning ("axprof: sample=N is deprecated and ignored: the default "
+        "mode reads CPU and faults once per read interval with exact "
+        "per-thread totals (see read-interval-us=, exact=true)");
   if (gst_structure_has_field (s, "print") &&
       !gst_structure_get_boolean (s, "print", &self->print))
     g_warning ("axprof: print must be true or false; got '%s'", params);
@@ -492,9 +623,10 @@ parse_params (GstAxProf * self)
 
       if (strcmp (f, "file") && strcmp (f, "json") && strcmp (f, "sample") &&
           strcmp (f, "allow-debug") && strcmp (f, "perfetto") &&
-          strcmp (f, "print"))
+          strcmp (f, "print") && strcmp (f, "exact") &&
+          strcmp (f, "read-interval-us"))
         g_warning ("axprof: unknown param '%s' ignored; known: file, json, "
-            "perfetto, sample, allow-debug, print", f);
+            "perfetto, exact, read-interval-us, allow-debug, print", f);
     }
   }
   gst_structure_free (s);
@@ -502,34 +634,8 @@ parse_params (GstAxProf * self)
 }
 
 static void
-gst_ax_prof_constructed (GObject * object)
+register_hooks (GstTracer * tracer)
 {
-  GstAxProf *self = GST_AX_PROF (object);
-  GstTracer *tracer = GST_TRACER (object);
-  gboolean refused;
-
-  G_OBJECT_CLASS (gst_ax_prof_parent_class)->constructed (object);
-  g_mutex_lock (&axprof_global_lock);
-  refused = active_instance != NULL;
-  if (!refused)
-    active_instance = self;
-  g_mutex_unlock (&axprof_global_lock);
-  if (refused) {
-    gchar *params = NULL;
-
-    g_object_get (self, "params", &params, NULL);
-    g_warning ("axprof: GST_TRACERS names axprof more than once; only the "
-        "first one profiles (the tracer keeps one run state per process), "
-        "so this one (params '%s') is ignored and registers no hooks",
-        params ? params : "");
-    g_free (params);
-    return;
-  }
-  parse_params (self);
-  axprof_sample_every = self->sample;
-
-  calibrate (self);
-  axprof_trace_on = self->perfetto != NULL;
   gst_tracing_register_hook (tracer, "pad-push-pre",
       G_CALLBACK (axprof_pad_push_pre));
   gst_tracing_register_hook (tracer, "pad-push-post",
@@ -562,6 +668,52 @@ gst_ax_prof_constructed (GObject * object)
       G_CALLBACK (do_bin_add_post));
   gst_tracing_register_hook (tracer, "element-change-state-post",
       G_CALLBACK (do_change_state_post));
+
+}
+
+static void
+gst_ax_prof_constructed (GObject * object)
+{
+  GstAxProf *self = GST_AX_PROF (object);
+  gboolean refused;
+
+  G_OBJECT_CLASS (gst_ax_prof_parent_class)->constructed (object);
+  g_mutex_lock (&axprof_global_lock);
+  refused = active_instance != NULL;
+  if (!refused)
+    active_instance = self;
+  g_mutex_unlock (&axprof_global_lock);
+  if (refused) {
+    gchar *params = NULL;
+
+    g_object_get (self, "params", &params, NULL);
+    g_warning ("axprof: GST_TRACERS names axprof more than once; only the "
+        "first one profiles (the tracer keeps one run state per process), "
+        "so this one (params '%s') is ignored and registers no hooks",
+        params ? params : "");
+    g_free (params);
+    return;
+  }
+  parse_params (self);
+  axprof_exact = self->exact;
+
+  calibrate (self);
+  axprof_read_outlier_ns = (guint64) (self->read_cost_ns * READ_TIMING_OUTLIER);
+  if (!self->read_interval_set)
+    self->read_interval_ns = CLAMP ((guint64) (self->read_cost_ns *
+            READ_INTERVAL_PER_READ), READ_INTERVAL_MIN_NS,
+        READ_INTERVAL_MAX_NS);
+  axprof_read_interval_ns = self->read_interval_ns;
+  axprof_trace_on = self->perfetto != NULL;
+  calibrate_dispatch (self, register_hooks);
+  GST_INFO ("calibrated: %.0f ns per usage read (%s), %.0f ns hook "
+      "dispatch and bookkeeping per element-buffer; %s mode",
+      self->read_cost_ns, gst_ax_probe_thread_usage_reader_name
+      (gst_ax_probe_thread_usage_reader ()), self->dispatch_cost_ns,
+      self->exact ? "exact" : "default");
+  if (!self->exact)
+    GST_INFO ("default mode: a usage read once %" G_GUINT64_FORMAT " ns of "
+        "wall time has passed", self->read_interval_ns);
 
   gst_debug_add_log_function (count_debug_log, NULL, NULL);
   self->probe_sink = gst_ax_probe_add_sink (&axprof_probe_sink_funcs, self);
@@ -602,4 +754,5 @@ gst_ax_prof_init (GstAxProf * self)
 {
   self->sample = 1;
   self->print = TRUE;
+  self->read_interval_ns = READ_INTERVAL_FALLBACK_NS;
 }

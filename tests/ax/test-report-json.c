@@ -34,6 +34,8 @@ full_report (void)
   r->pipeline = g_strdup ("pipeline0");
   r->status = GST_AX_REPORT_STATUS_SECTION;
   r->usage_reader = g_strdup ("perf event group");
+  r->usage_reads = 42;
+  r->usage_mode = g_strdup ("exact per thread");
   gst_ax_report_latency_from_samples (&r->latency, samples,
       G_N_ELEMENTS (samples));
   r->pacing = g_strdup ("free-running: no live source, no sink syncs");
@@ -98,6 +100,8 @@ full_report (void)
     d.occupancy_index = 1;
     g_array_append_val (r->devices, d);
   }
+  gst_ax_report_add_stream (r, "stream 1", "sink-1", 30);
+  gst_ax_report_add_stream (r, "stream 2", "sink-2", 29);
   o = gst_ax_report_add_device_occupancy (r, "metis", 0);
   o->n_cores = 4;
   o->window_s = 0.5;

@@ -41,8 +41,12 @@ struct _AxTestBurn
 {
   GstBaseTransform parent;
   guint burn_us;
+  /* slept after the burn: a sleeper with its own wall time when 0 us burn */
+  guint sleep_us;
   /* ground truth: the wall time of the burns, summed (object lock) */
   guint64 wall_ns;
+  /* and their CPU time as the profilers read it (the probe API's reader) */
+  guint64 cpu_ns;
   guint calls;
 };
 
@@ -54,6 +58,8 @@ enum
   PROP_BURN_US,
   PROP_BURN_WALL_NS,
   PROP_BURN_CALLS,
+  PROP_BURN_SLEEP_US,
+  PROP_BURN_CPU_NS,
 };
 
 static void
@@ -65,6 +71,8 @@ ax_test_burn_set_property (GObject * object, guint id, const GValue * value,
   GST_OBJECT_LOCK (self);
   if (id == PROP_BURN_US)
     self->burn_us = g_value_get_uint (value);
+  else if (id == PROP_BURN_SLEEP_US)
+    self->sleep_us = g_value_get_uint (value);
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
   GST_OBJECT_UNLOCK (self);
@@ -87,6 +95,12 @@ ax_test_burn_get_property (GObject * object, guint id, GValue * value,
     case PROP_BURN_CALLS:
       g_value_set_uint (value, self->calls);
       break;
+    case PROP_BURN_SLEEP_US:
+      g_value_set_uint (value, self->sleep_us);
+      break;
+    case PROP_BURN_CPU_NS:
+      g_value_set_uint64 (value, self->cpu_ns);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
   }
@@ -97,16 +111,23 @@ static GstFlowReturn
 ax_test_burn_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   AxTestBurn *self = AX_TEST_BURN (trans);
-  guint64 wall0 = gst_ax_probe_now_ns ();
+  guint64 wall0 = gst_ax_probe_now_ns (), cpu0, cpu1, faults;
   guint64 start = thread_cpu_ns (), budget;
   volatile guint64 sink = 0;
+  guint sleep_us;
 
+  gst_ax_probe_thread_usage (&cpu0, &faults);
   GST_OBJECT_LOCK (self);
   budget = self->burn_us * GST_USECOND;
+  sleep_us = self->sleep_us;
   GST_OBJECT_UNLOCK (self);
   while (thread_cpu_ns () - start < budget)
     sink++;
+  if (sleep_us > 0)
+    g_usleep (sleep_us);
+  gst_ax_probe_thread_usage (&cpu1, &faults);
   GST_OBJECT_LOCK (self);
+  self->cpu_ns += cpu1 - cpu0;
   self->wall_ns += gst_ax_probe_now_ns () - wall0;
   self->calls++;
   GST_OBJECT_UNLOCK (self);
@@ -125,6 +146,14 @@ ax_test_burn_class_init (AxTestBurnClass * klass)
       g_param_spec_uint ("burn-us", "Burn", "Thread CPU time to burn per "
           "buffer (us)", 0, G_MAXUINT, 0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_BURN_SLEEP_US,
+      g_param_spec_uint ("sleep-us", "Sleep", "Time to sleep per buffer "
+          "after the burn (us)", 0, G_MAXUINT, 0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_BURN_CPU_NS,
+      g_param_spec_uint64 ("cpu-ns", "CPU", "Summed CPU time of the burns "
+          "and sleeps, read with the probe API's thread usage reader", 0,
+          G_MAXUINT64, 0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_BURN_WALL_NS,
       g_param_spec_uint64 ("wall-ns", "Wall", "Summed wall time of the "
           "burns", 0, G_MAXUINT64, 0,

@@ -14,7 +14,9 @@
 
 G_BEGIN_DECLS
 /* Test-only elements, registered statically in the test binaries:
- *   axtestburn    burns burn-us of thread CPU time per buffer
+ *   axtestburn    burns burn-us of thread CPU time per buffer, then
+ *                 sleeps sleep-us; `wall-ns`, `cpu-ns` (read as the
+ *                 profilers read it) and `calls` are its own measurement
  *   axtesttouch   maps and touches `pages` fresh pages per buffer
  *   axtestdevice  a fake device stage: reports "host copy in", "device
  *                 wait" (DEVICE_WAIT) and "dequant" spans, one device

@@ -59,7 +59,7 @@ typedef struct
  * allows for one such pair per cycle (a model or a pipeline leaked per
  * cycle is more), and bounds the RSS over all cycles only. */
 static const StressSizes short_sizes = {
-  96, 24, 12, 4, 8, 4, 400, 100, 50, 128.0, 0
+  96, 24, 12, 4, 8, 4, 240, 60, 30, 128.0, 0
 };
 
 /* the tracer's per-thread figures settle after some twenty cycles, as
@@ -791,8 +791,11 @@ GST_START_TEST (test_long_run_memory_bounded)
   if (RSS_ASSERTED) {
     /* the RSS of the stopped process is left out: the streaming threads'
      * arenas make it jump by megabytes from one stop to the next */
-    fail_unless (rss_max - run_warm < MAX_LONG_GROWTH_KIB, "RSS while "
-        "running peaked %.0f KiB above the warm-up run's", rss_max - run_warm);
+    /* a new pipeline's threads and arenas may start higher than the
+     * last's: the run is flat from its own first sample on */
+    fail_unless (rss_max - g_array_index (run.rss, gdouble, 0) <
+        MAX_LONG_GROWTH_KIB, "RSS while running rose %.0f KiB from its "
+        "first sample", rss_max - g_array_index (run.rss, gdouble, 0));
     fail_unless (peak_run - peak_warm < MAX_PEAK_GROWTH_MB, "peak memory "
         "%.1f MB after the warm-up, %.1f MB after the run", peak_warm,
         peak_run);

@@ -48,8 +48,8 @@ typedef struct
   guint cycles, cycle_warmup;
   guint pipelines, pipeline_frames;
   guint long_frames, long_warmup, long_sample;
-  /* heap and RSS growth allowed per state cycle after the warm-up */
-  gdouble max_cycle_heap_kib, max_cycle_rss_kib;
+  /* heap growth allowed per state cycle after the warm-up */
+  gdouble max_cycle_heap_kib;
 } StressSizes;
 
 /* The tracer's per-thread figures fill in over the first twenty cycles or
@@ -57,15 +57,15 @@ typedef struct
  * latency histogram (30 KiB) per new pair of sink and thread slot, at
  * most MAX_THREAD_SLOTS. The short form, still inside that warm-up,
  * allows for one such pair per cycle (a model or a pipeline leaked per
- * cycle is more), and bounds the RSS over all cycles only. */
+ * cycle is more). */
 static const StressSizes short_sizes = {
-  96, 24, 12, 4, 8, 4, 240, 60, 30, 128.0, 0
+  96, 24, 12, 4, 8, 4, 240, 60, 30, 128.0
 };
 
 /* the tracer's per-thread figures settle after some twenty cycles, as
  * each cycle's new streaming threads take slots the last ones left */
 static const StressSizes full_sizes = {
-  10000, 500, 100, 25, 8, 100, 90000, 10000, 10000, 2.0, 32.0
+  10000, 500, 100, 25, 8, 100, 90000, 10000, 10000, 2.0
 };
 
 static const StressSizes *sizes;
@@ -73,6 +73,9 @@ static const StressSizes *sizes;
 /* RSS growth allowed over the long run after its warm-up: the allocator
  * settles in steps of its arenas' trim granularity */
 #define MAX_LONG_GROWTH_KIB 2048.0
+/* RSS growth allowed over all the state cycles after the warm-up: a
+ * bound against gross growth; the heap in use is the precise figure */
+#define MAX_CYCLES_RSS_KIB 8192.0
 /* the report's peak memory may grow this much past the warm-up run's */
 #define MAX_PEAK_GROWTH_MB 2.0
 
@@ -495,13 +498,12 @@ GST_START_TEST (test_state_cycles_memory_flat)
       rss1, rss_per, heap0, heap1, heap_per,
       RSS_ASSERTED ? "" : " (not asserted under ASan)");
   if (RSS_ASSERTED) {
-    /* a dozen cycles are too few for an RSS trend: the short form bounds
-     * the total, the full form the growth per cycle */
-    fail_unless (rss1 - rss0 < MAX_LONG_GROWTH_KIB, "RSS grew %.0f KiB",
+    /* the RSS of a stopped pipeline moves by MiBs with what the freed
+     * threads' arenas and stacks leave resident, whatever is in use: it
+     * is bounded as a whole, and the heap in use carries the per-cycle
+     * bound */
+    fail_unless (rss1 - rss0 < MAX_CYCLES_RSS_KIB, "RSS grew %.0f KiB",
         rss1 - rss0);
-    if (sizes->max_cycle_rss_kib > 0)
-      fail_unless (rss_per < sizes->max_cycle_rss_kib, "RSS grows %.1f "
-          "KiB per cycle", rss_per);
     fail_unless (heap_per < sizes->max_cycle_heap_kib, "the heap grows "
         "%.1f KiB per cycle", heap_per);
   }

@@ -366,6 +366,61 @@ gst_ax_probe_thread_usage (guint64 * cpu_ns, guint64 * faults)
   rusage_thread_usage (cpu_ns, faults);
 }
 
+/* Choosing between the two exact readers: best of a few passes of a few
+ * hundred reads each; perf is kept unless the fallback is clearly cheaper
+ * (syscall costs differ between machines by a factor of ten). */
+#define CHOOSE_PASSES 5
+#define CHOOSE_ROUNDS 200
+#define CHOOSE_MARGIN 1.1
+
+/**
+ * gst_ax_probe_thread_usage_choose_reader:
+ *
+ * Times both exact readers on the calling thread and keeps the cheaper
+ * one for the whole process: the perf event group, or the thread CPU
+ * clock with getrusage(). Both count the same things on every read; only
+ * their cost differs between machines. Call it once, before other
+ * threads read their usage (a profiler does at start); later calls, and
+ * calls after GST_AX_PROBE_USAGE chose the reader, change nothing.
+ *
+ * Returns: the reader the process uses from now on
+ */
+GstAxProbeUsageReader
+gst_ax_probe_thread_usage_choose_reader (void)
+{
+#ifdef __linux__
+  static gint chosen;
+  guint64 cpu, faults, t0, best_perf = G_MAXUINT64, best_ru = G_MAXUINT64;
+  guint pass, i;
+
+  if (!g_atomic_int_compare_and_exchange (&chosen, 0, 1))
+    return gst_ax_probe_thread_usage_reader ();
+  if (perf_leader == PERF_FD_UNOPENED)
+    perf_thread_open ();
+  if (perf_leader < 0 || __atomic_load_n (&usage_reader, __ATOMIC_ACQUIRE)
+      != GST_AX_PROBE_USAGE_PERF)
+    return gst_ax_probe_thread_usage_reader ();
+  for (pass = 0; pass < CHOOSE_PASSES; pass++) {
+    t0 = gst_ax_probe_now_ns ();
+    for (i = 0; i < CHOOSE_ROUNDS; i++)
+      gst_ax_probe_thread_usage (&cpu, &faults);
+    best_perf = MIN (best_perf, gst_ax_probe_now_ns () - t0);
+    t0 = gst_ax_probe_now_ns ();
+    for (i = 0; i < CHOOSE_ROUNDS; i++)
+      rusage_thread_usage (&cpu, &faults);
+    best_ru = MIN (best_ru, gst_ax_probe_now_ns () - t0);
+  }
+  if (best_ru * CHOOSE_MARGIN < best_perf) {
+    /* threads that open later see the choice and never open a group */
+    __atomic_store_n (&usage_reader, GST_AX_PROBE_USAGE_RUSAGE,
+        __ATOMIC_RELEASE);
+    g_private_replace (&perf_group_key, NULL);
+    perf_leader = PERF_FD_FAILED;
+  }
+#endif
+  return gst_ax_probe_thread_usage_reader ();
+}
+
 /**
  * gst_ax_probe_thread_usage_reader:
  *

@@ -299,6 +299,8 @@ GST_AX_API GstAxProbeUsageReader gst_ax_probe_thread_usage_reader (void);
 GST_AX_API const gchar *
 gst_ax_probe_thread_usage_reader_name (GstAxProbeUsageReader reader);
 GST_AX_API guint gst_ax_probe_thread_usage_fallback_threads (void);
+GST_AX_API GstAxProbeUsageReader
+gst_ax_probe_thread_usage_choose_reader (void);
 
 G_END_DECLS
 

@@ -537,6 +537,8 @@ calibrate (GstAxProf * self)
   guint64 cpu, faults, t0, t1;
   guint i, pass;
 
+  /* the cheaper of the two exact readers on this machine */
+  gst_ax_probe_thread_usage_choose_reader ();
   /* best of a few passes: the first one pays for cold caches */
   self->read_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs the tracer and pipeline tests under valgrind memcheck in the normal
+# build (./build, or $GST_AX_BUILD_DIR): fails on any invalid read or
+# write, use of uninitialised memory, or definitely lost block. "Possibly
+# lost" and "still reachable" blocks are GLib's and GStreamer's type and
+# registry data kept until exit by design, and are not errors here.
+#
+#   scripts/valgrind.sh             the tracer and pipeline tests
+#   scripts/valgrind.sh NAME...     the named tests (meson test names)
+set -euo pipefail
+top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${GST_AX_BUILD_DIR:-$top/build}"
+
+if [ ! -f "$build_dir/build.ninja" ]; then
+  "$top/scripts/setup.sh"
+fi
+ninja -C "$build_dir" | tail -n 20
+
+supps=(--suppressions="$top/tests/valgrind.supp")
+# Debian ships GLib's suppressions (GStreamer's gst.supp is not packaged)
+if [ -f /usr/share/glib-2.0/valgrind/glib.supp ]; then
+  supps+=(--suppressions=/usr/share/glib-2.0/valgrind/glib.supp)
+fi
+
+# plain malloc for every GLib allocation, and freed memory cleared, so that
+# memcheck sees each block
+export G_SLICE=always-malloc
+export G_DEBUG=gc-friendly
+# in-process: a forked check test or registry scan would hide the errors
+export CK_FORK=no
+export GST_REGISTRY_FORK=no
+
+wrapper="valgrind --tool=memcheck --error-exitcode=99 --leak-check=full
+  --errors-for-leak-kinds=definite --show-leak-kinds=definite
+  --track-origins=no --num-callers=30 ${supps[*]}"
+
+if [ $# -gt 0 ]; then
+  tests=("$@")
+  meson test -C "$build_dir" --no-rebuild --print-errorlogs \
+    --timeout-multiplier 20 --wrapper "$wrapper" "${tests[@]}"
+else
+  meson test -C "$build_dir" --no-rebuild --print-errorlogs \
+    --timeout-multiplier 20 --wrapper "$wrapper" --suite tracers \
+    --suite pipelines
+fi

@@ -52,8 +52,13 @@ for t in info["targets"]:
 picked = []
 for t in info["tests"]:
     short = {s.split(":", 1)[-1] for s in t["suite"]}
-    # the real-model tests would only skip here; leave them out
-    if t["name"] in names or (short & suites and "real" not in short):
+    # the real-model tests would only skip here; the usage-probe and
+    # verdict tests compare CPU clocks and pacing that the TSan 5-15x
+    # slowdown moves out of their tolerances (no race involved)
+    slow_sensitive = t["name"].startswith(("tracers/axprobe-usage",
+        "tracers/axprof-verdict"))
+    if t["name"] in names or (short & suites and "real" not in short
+                              and not slow_sensitive):
         picked.append(t)
 for t in picked:
     print("test " + t["name"])

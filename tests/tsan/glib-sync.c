@@ -128,3 +128,60 @@ WRAPPER void (g_once_init_leave) (volatile void *location, gsize result)
   __tsan_release ((void *) location);
   real_g_once_init_leave (location, result);
 }
+
+/* GAsyncQueue locks with a GLib-internal GMutex: a push releases the
+ * queue, a pop that gets an item acquires it (GstHarness hands the
+ * buffers of the streaming threads to the test this way) */
+typedef void (*PushFunc) (GAsyncQueue * queue, gpointer data);
+typedef gpointer (*PopFunc) (GAsyncQueue * queue);
+typedef gpointer (*TimeoutPopFunc) (GAsyncQueue * queue, guint64 timeout);
+
+WRAPPER void
+g_async_queue_push (GAsyncQueue * queue, gpointer data)
+{
+  REAL (PushFunc, g_async_queue_push);
+
+  __tsan_release (queue);
+  real_g_async_queue_push (queue, data);
+}
+
+WRAPPER void
+g_async_queue_push_unlocked (GAsyncQueue * queue, gpointer data)
+{
+  REAL (PushFunc, g_async_queue_push_unlocked);
+
+  __tsan_release (queue);
+  real_g_async_queue_push_unlocked (queue, data);
+}
+
+WRAPPER gpointer
+g_async_queue_pop (GAsyncQueue * queue)
+{
+  REAL (PopFunc, g_async_queue_pop);
+  gpointer item = real_g_async_queue_pop (queue);
+
+  __tsan_acquire (queue);
+  return item;
+}
+
+WRAPPER gpointer
+g_async_queue_try_pop (GAsyncQueue * queue)
+{
+  REAL (PopFunc, g_async_queue_try_pop);
+  gpointer item = real_g_async_queue_try_pop (queue);
+
+  if (item != NULL)
+    __tsan_acquire (queue);
+  return item;
+}
+
+WRAPPER gpointer
+g_async_queue_timeout_pop (GAsyncQueue * queue, guint64 timeout)
+{
+  REAL (TimeoutPopFunc, g_async_queue_timeout_pop);
+  gpointer item = real_g_async_queue_timeout_pop (queue, timeout);
+
+  if (item != NULL)
+    __tsan_acquire (queue);
+  return item;
+}

@@ -43,10 +43,21 @@ wrapper="env GST_REGISTRY_UPDATE=no valgrind --tool=memcheck --error-exitcode=99
 
 if [ $# -gt 0 ]; then
   tests=("$@")
-  meson test -C "$build_dir" --no-rebuild --print-errorlogs \
-    --timeout-multiplier 20 --wrapper "$wrapper" "${tests[@]}"
 else
-  meson test -C "$build_dir" --no-rebuild --print-errorlogs \
-    --timeout-multiplier 20 --wrapper "$wrapper" --suite tracers \
-    --suite pipelines
+  # the tracer and pipeline tests, less those that assert timings against
+  # a ground truth (CPU time, blocked time, queue depth, pacing): memcheck
+  # runs 20-50x slower, their assertions fail, and check's abort of a
+  # failed test leaves its report unfreed, which would read as a leak
+  mapfile -t tests < <(meson introspect "$build_dir" --tests | python3 -c '
+import json, sys
+timed = ("tracers/axprof", "tracers/axprof-rusage", "tracers/axprof-verdict",
+         "tracers/axprof-queues", "tracers/axprobe-usage",
+         "tracers/axprobe-usage-rusage")
+for t in json.load(sys.stdin):
+    short = {s.split(":", 1)[-1] for s in t["suite"]}
+    if short & {"tracers", "pipelines"} and t["name"] not in timed:
+        print(t["name"])
+')
 fi
+meson test -C "$build_dir" --no-rebuild --print-errorlogs \
+  --timeout-multiplier 20 --wrapper "$wrapper" "${tests[@]}"

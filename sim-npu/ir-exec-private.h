@@ -40,8 +40,9 @@
 #include <math.h>
 #include <string.h>
 
+/* not under ThreadSanitizer: see SIMNPU_CLONES in kernels-private.h */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__has_attribute)
+    && defined(__has_attribute) && !defined(__SANITIZE_THREAD__)
 #if __has_attribute (target_clones)
 #define IR_CLONES __attribute__ ((target_clones ("avx2", "default")))
 #endif

@@ -46,9 +46,11 @@
 
 /* The hot kernels are also built for AVX2 and picked at load time: the
  * same C, so the same integer and single-precision arithmetic (no FMA is
- * enabled, so nothing is contracted), with wider vectors. */
+ * enabled, so nothing is contracted), with wider vectors. Not under
+ * ThreadSanitizer: gcc instruments the ifunc resolvers, which the dynamic
+ * loader runs before the TSan runtime is set up, and they crash. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
-    && defined(__has_attribute)
+    && defined(__has_attribute) && !defined(__SANITIZE_THREAD__)
 #if __has_attribute (target_clones)
 #define SIMNPU_CLONES __attribute__ ((target_clones ("avx2", "default")))
 #endif

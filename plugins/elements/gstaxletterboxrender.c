@@ -612,10 +612,13 @@ compute_quantisation (GstAxLetterboxRender * self)
                   "per-channel LUT"))));
 }
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) \
+    && !defined(__SANITIZE_THREAD__)
 /* The arithmetic row loops are compiled for AVX2 (8 lanes) and for the
  * baseline; the loader picks one for the CPU. The gather loops stay
- * baseline: AVX2 gathers were no faster on the development machine. */
+ * baseline: AVX2 gathers were no faster on the development machine.
+ * Not under ThreadSanitizer: gcc instruments the ifunc resolvers, which
+ * the dynamic loader runs before the TSan runtime is set up. */
 #define ROW_LOOP __attribute__ ((target_clones ("avx2", "default")))
 #else
 #define ROW_LOOP

@@ -278,6 +278,6 @@ axprof_latency_at_sink (ElementState * ei, GstPad * pad, guint64 ts,
             ei->sink_have_seg, &src_ts) && ts >= src_ts)
       axprof_hist_add (lat, ts - src_ts);
     else
-      lat->unmatched++;
+      AXPROF_ADD (lat->unmatched, 1);
   }
 }

@@ -252,7 +252,7 @@ axprof_pad_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
   }
   axprof_span_pause (f, ts, t);
   axprof_span_record (f, t, ts);
-  f->st->items += f->items;
+  AXPROF_ADD (f->st->items, f->items);
   t->depth--;
   /* a queue stores a list as one item but pushes it as a list, which its
    * push-list hook counts buffer by buffer */

@@ -695,6 +695,24 @@ axprof_row_stats (Row * row, ThreadState * t)
   return st;
 }
 
+/* A per-thread statistic is written only by its thread but read by the
+ * report at any time (gst_ax_report_get_for_pipeline() on a running
+ * pipeline), so the writes and the report's reads are relaxed atomics:
+ * plain moves on x86-64, and no torn or invented values elsewhere. The
+ * writer's own read of the old value is not shared and stays plain. */
+#define AXPROF_STORE(field, value) \
+  G_STMT_START { \
+    __typeof__ (field) axprof_v_ = (value); \
+    __atomic_store (&(field), &axprof_v_, __ATOMIC_RELAXED); \
+  } G_STMT_END
+#define AXPROF_ADD(field, delta) AXPROF_STORE (field, (field) + (delta))
+#define AXPROF_LOAD(field) \
+  ({ \
+    __typeof__ (field) axprof_v_; \
+    __atomic_load (&(field), &axprof_v_, __ATOMIC_RELAXED); \
+    axprof_v_; \
+  })
+
 /* CPU time and faults of the calling thread, exactly: the probe API's
  * reader (a per-thread perf group of task clock and minor faults, one
  * syscall, where perf_event_open() is allowed; else the thread CPU clock
@@ -705,15 +723,15 @@ static inline void
 axprof_read_usage (ThreadState * t, RowStats * st, guint64 * cpu,
     guint64 * faults)
 {
-  st->reads++;
+  AXPROF_ADD (st->reads, 1);
   if (G_UNLIKELY (++t->reads_done % READ_TIMING_EVERY == 0)) {
     guint64 t0 = gst_ax_probe_now_ns (), dt;
 
     gst_ax_probe_thread_usage (cpu, faults);
     dt = gst_ax_probe_now_ns () - t0;
     if (dt < axprof_read_outlier_ns) {
-      st->read_timed_ns += dt;
-      st->reads_timed++;
+      AXPROF_ADD (st->read_timed_ns, dt);
+      AXPROF_ADD (st->reads_timed, 1);
     }
     return;
   }
@@ -728,14 +746,14 @@ axprof_stats_add (RowStats * st, gint64 wall, gint64 cpu, gint64 faults)
 {
   guint64 w = wall > 0 ? (guint64) wall : 0;
 
-  st->count++;
-  st->wall_sum_ns += w;
+  AXPROF_ADD (st->count, 1);
+  AXPROF_ADD (st->wall_sum_ns, w);
   if (w < st->wall_min_ns)
-    st->wall_min_ns = w;
+    AXPROF_STORE (st->wall_min_ns, w);
   if (w > st->wall_max_ns)
-    st->wall_max_ns = w;
-  st->cpu_sum_ns += cpu;
-  st->faults_sum += faults;
+    AXPROF_STORE (st->wall_max_ns, w);
+  AXPROF_ADD (st->cpu_sum_ns, cpu);
+  AXPROF_ADD (st->faults_sum, faults);
 }
 
 static inline guint
@@ -753,14 +771,14 @@ axprof_hist_index (guint64 v)
 static inline void
 axprof_hist_add (LatencyHistogram * h, guint64 v)
 {
-  h->n++;
-  h->sum_ns += v;
-  h->sumsq_ns += (gdouble) v *v;
+  AXPROF_ADD (h->n, 1);
+  AXPROF_ADD (h->sum_ns, v);
+  AXPROF_ADD (h->sumsq_ns, (gdouble) v * v);
   if (v < h->min_ns)
-    h->min_ns = v;
+    AXPROF_STORE (h->min_ns, v);
   if (v > h->max_ns)
-    h->max_ns = v;
-  h->buckets[axprof_hist_index (v)]++;
+    AXPROF_STORE (h->max_ns, v);
+  AXPROF_ADD (h->buckets[axprof_hist_index (v)], 1);
 }
 
 /* Default mode, where a segment of a span starts: the batch is closed by

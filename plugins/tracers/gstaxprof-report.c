@@ -38,27 +38,29 @@ merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)
 
     if (st == NULL)
       continue;
-    m->count += st->count;
-    m->items += st->items;
-    m->wall_sum_ns += st->wall_sum_ns;
-    m->wall_min_ns = MIN (m->wall_min_ns, st->wall_min_ns);
-    m->wall_max_ns = MAX (m->wall_max_ns, st->wall_max_ns);
-    m->cpu_sum_ns += st->cpu_sum_ns;
-    m->faults_sum += st->faults_sum;
-    m->reads += st->reads;
-    m->reads_timed += st->reads_timed;
-    m->read_timed_ns += st->read_timed_ns;
-    if (st->count > 0)
+    m->count += AXPROF_LOAD (st->count);
+    m->items += AXPROF_LOAD (st->items);
+    m->wall_sum_ns += AXPROF_LOAD (st->wall_sum_ns);
+    m->wall_min_ns = MIN (m->wall_min_ns, AXPROF_LOAD (st->wall_min_ns));
+    m->wall_max_ns = MAX (m->wall_max_ns, AXPROF_LOAD (st->wall_max_ns));
+    m->cpu_sum_ns += AXPROF_LOAD (st->cpu_sum_ns);
+    m->faults_sum += AXPROF_LOAD (st->faults_sum);
+    m->reads += AXPROF_LOAD (st->reads);
+    m->reads_timed += AXPROF_LOAD (st->reads_timed);
+    m->read_timed_ns += AXPROF_LOAD (st->read_timed_ns);
+    if (AXPROF_LOAD (st->count) > 0)
       m->first_seen_ns = MIN (m->first_seen_ns, st->first_seen_ns);
     if (st->lat && lat) {
-      lat->n += st->lat->n;
-      lat->sum_ns += st->lat->sum_ns;
-      lat->sumsq_ns += st->lat->sumsq_ns;
-      lat->unmatched += st->lat->unmatched;
-      lat->min_ns = MIN (lat->min_ns, st->lat->min_ns);
-      lat->max_ns = MAX (lat->max_ns, st->lat->max_ns);
+      LatencyHistogram *sl = st->lat;
+
+      lat->n += AXPROF_LOAD (sl->n);
+      lat->sum_ns += AXPROF_LOAD (sl->sum_ns);
+      lat->sumsq_ns += AXPROF_LOAD (sl->sumsq_ns);
+      lat->unmatched += AXPROF_LOAD (sl->unmatched);
+      lat->min_ns = MIN (lat->min_ns, AXPROF_LOAD (sl->min_ns));
+      lat->max_ns = MAX (lat->max_ns, AXPROF_LOAD (sl->max_ns));
       for (b = 0; b < HIST_BUCKETS; b++)
-        lat->buckets[b] += st->lat->buckets[b];
+        lat->buckets[b] += AXPROF_LOAD (sl->buckets[b]);
     }
   }
 }

@@ -150,11 +150,13 @@ static void
 write_output (const gchar * what, const gchar * base, guint * n,
     const gchar * contents, GstAxOutputMode mode, GString * errors)
 {
-  gchar *path = *n == 0 || gst_ax_output_is_stream (base) ? g_strdup (base) :
-      g_strdup_printf ("%s.%u", base, *n + 1);
+  /* pipelines that finish at the same time write their reports from
+   * their own threads: each claims its own number */
+  guint k = __atomic_fetch_add (n, 1, __ATOMIC_RELAXED);
+  gchar *path = k == 0 || gst_ax_output_is_stream (base) ? g_strdup (base) :
+      g_strdup_printf ("%s.%u", base, k + 1);
   GError *err = NULL;
 
-  (*n)++;
   if (!gst_ax_output_write (path, contents, -1, mode, &err)) {
     g_printerr ("axprof: cannot write %s=%s: %s\n", what, path, err->message);
     g_string_append_printf (errors, "%scould not write %s=%s: %s",

@@ -118,7 +118,13 @@ GST_START_TEST (test_page_toucher)
   JsonObject *row = ax_prof_find_row (r->root, "pipeline", "touch");
 
   fail_unless (row != NULL, "%s", r->text);
+#ifdef __SANITIZE_THREAD__
+  /* ThreadSanitizer faults in the shadow pages of each page touched, so
+   * the count is larger; the row must still have counted some */
+  fail_unless (member (row, "faults") >= PAGES, "%s", r->text);
+#else
   assert_within (member (row, "faults"), PAGES, TOLERANCE, "faults");
+#endif
   /* the reader named is the one this process reads with; the fallback
    * when the environment asks for it */
   fail_unless (r->usage_reader != NULL);

@@ -140,7 +140,8 @@ read_debug (annotate * an, const char *dir)
   }
   g_free (path);
   lines = g_strsplit (contents, "\n", -1);
-  for (i = 1; lines[i] != NULL; i++) {
+  /* an empty file splits into no lines at all, not an empty header */
+  for (i = 1; lines[0] != NULL && lines[i] != NULL; i++) {
     GPtrArray *f;
     debug_action *a;
     if (lines[i][0] == '\0')
@@ -174,7 +175,7 @@ read_debug (annotate * an, const char *dir)
     for (i = 0; lines[i] != NULL; i++) {
       if (g_str_has_prefix (lines[i], "resource="))
         g_ptr_array_add (an->resources, g_strdup (lines[i] + 9));
-      else if (g_str_has_prefix (lines[i], "model="))
+      else if (g_str_has_prefix (lines[i], "model=") && an->model == NULL)
         an->model = g_strdup (lines[i] + 6);
     }
     g_strfreev (lines);

@@ -73,3 +73,8 @@ classify('classify-sigmoid', 1, 3, tensor(U8, [1, 1, 1, 4], 0.5, 128),
 classify('classify-empty', 2, 1, tensor(F32, [1, 0]), b'')
 classify('classify-top-k-large', 1000, 2, tensor(F32, [1, 2000]),
          values(F32, 64, 1.0))
+# regressions: ABS (G_MININT32) and (q - zero point) overflowed
+nms('zero-point-min', '', 0, [tensor(U8, [1, 5, 8], 0.5, -2**31)],
+    values(U8, 40))
+classify('classify-zero-point-min', 2, 1, tensor(I8, [1, 8], 0.5, -2**31),
+         values(I8, 8))

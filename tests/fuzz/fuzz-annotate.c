@@ -8,9 +8,9 @@
  */
 
 /* libFuzzer target: simnpu-annotate's readers, the debug information
- * (actions.csv, device.txt) and the runtime CSV, through the tool's own
- * read_debug() and read_runtime(), then the join as the tool writes it
- * (annotated CSV, Perfetto trace, overview).
+ * (actions.csv, device.txt) and the runtime CSV, then the join as the
+ * tool writes it (annotated CSV or Perfetto trace, and the overview):
+ * the tool's own main on files holding the input.
  *
  * Input: actions.csv, device.txt and runtime.csv, in that order,
  * separated by NUL bytes; a missing part is an empty file. */
@@ -104,14 +104,14 @@ restore_stdout (int saved)
 int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 {
-  annotate an = { 0 };
+  char *argv[] = { (char *) "simnpu-annotate", NULL, NULL, NULL };
   const uint8_t *p = data, *end = data + size;
-  gchar *runtime, *out_csv, *out_pb;
+  gchar *runtime, *out;
   unsigned i;
   int saved;
 
   if (scratch_dir == NULL) {
-    /* in memory when it can be: a run writes and reads five files */
+    /* in memory when it can be: a run writes and reads four files */
     scratch_dir = g_strdup (SHM_SCRATCH);
     if (g_mkdtemp (scratch_dir) == NULL) {
       g_free (scratch_dir);
@@ -129,32 +129,16 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     p = sep ? sep + 1 : end;
   }
 
-  an.actions = g_ptr_array_new_with_free_func (free_action);
-  an.resources = g_ptr_array_new_with_free_func (g_free);
-  an.rows = g_array_new (FALSE, TRUE, sizeof (row));
-  an.job_core = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
-      NULL);
   runtime = scratch (part_names[PART_RUNTIME]);
-  out_csv = scratch ("annotated.csv");
-  out_pb = scratch ("annotated.pb");
+  /* both outputs in turn, by the input's length */
+  out = scratch (size % 2 ? "annotated.pb" : "annotated.csv");
+  argv[1] = scratch_dir;
+  argv[2] = runtime;
+  argv[3] = out;
   saved = silence_stdout ();
-  if (read_debug (&an, scratch_dir) == 0 && read_runtime (&an, runtime) == 0) {
-    g_array_sort (an.rows, compare_rows);
-    write_csv (&an, out_csv);
-    write_perfetto (&an, out_pb);
-    print_overview (&an);
-  }
+  simnpu_annotate_main (G_N_ELEMENTS (argv), argv);
   restore_stdout (saved);
   g_free (runtime);
-  g_free (out_csv);
-  g_free (out_pb);
-
-  for (i = 0; i < an.rows->len; i++)
-    g_free (g_array_index (an.rows, row, i).dispatch);
-  g_array_free (an.rows, TRUE);
-  g_ptr_array_free (an.actions, TRUE);
-  g_ptr_array_free (an.resources, TRUE);
-  g_hash_table_destroy (an.job_core);
-  g_free (an.model);
+  g_free (out);
   return 0;
 }

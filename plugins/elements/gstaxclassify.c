@@ -140,6 +140,8 @@ struct _GstAxClassify
   /* grow-only scratch: the scores of one tensor and their ranking */
   gfloat *scores;
   guint *order;
+  /* which classes are ranked already, all FALSE between frames */
+  gboolean *taken;
   gsize scratch_size;
   GPtrArray *consumed;
   gboolean warned_no_roi;
@@ -240,6 +242,7 @@ gst_ax_classify_finalize (GObject * object)
   g_clear_pointer (&self->labels, g_ptr_array_unref);
   g_free (self->scores);
   g_free (self->order);
+  g_free (self->taken);
   g_ptr_array_unref (self->consumed);
   G_OBJECT_CLASS (gst_ax_classify_parent_class)->finalize (object);
 }
@@ -411,11 +414,12 @@ read_scores (GstAxClassify * self, GstAxTensorMeta * m, gsize n)
     case GST_AX_TENSOR_DTYPE_I8:
       for (i = 0; i < n; i++)
         self->scores[i] = m->scale *
-            ((gint32) ((const gint8 *) map.data)[i] - m->zero_point);
+            (gfloat) ((gint64) ((const gint8 *) map.data)[i] - m->zero_point);
       break;
     case GST_AX_TENSOR_DTYPE_U8:
       for (i = 0; i < n; i++)
-        self->scores[i] = m->scale * ((gint32) map.data[i] - m->zero_point);
+        self->scores[i] = m->scale *
+            (gfloat) ((gint64) map.data[i] - m->zero_point);
       break;
   }
   gst_buffer_unmap (m->data, &map);
@@ -447,28 +451,28 @@ activate (gfloat * v, gsize n, GstAxClassifyActivation activation)
 }
 
 /* The best @k indices of self->scores into self->order, best first; ties
- * go to the lower class index. */
+ * go to the lower class index. A pass per rank, each O(n): marking the
+ * ranked classes keeps a large top-k of many classes O(n k). */
 static void
 rank (GstAxClassify * self, gsize n, guint k)
 {
-  guint r, j;
+  guint r;
   gsize i;
 
   for (r = 0; r < k; r++) {
     gsize best = n;
 
     for (i = 0; i < n; i++) {
-      gboolean taken = FALSE;
-
-      for (j = 0; j < r && !taken; j++)
-        taken = self->order[j] == i;
-      if (taken)
+      if (self->taken[i])
         continue;
       if (best == n || self->scores[i] > self->scores[best])
         best = i;
     }
     self->order[r] = (guint) best;
+    self->taken[best] = TRUE;
   }
+  for (r = 0; r < k; r++)
+    self->taken[self->order[r]] = FALSE;
 }
 
 /* The tensors of @instance (outputs and input) to remove after decoding. */
@@ -523,6 +527,8 @@ gst_ax_classify_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     if (n > self->scratch_size) {
       self->scores = g_renew (gfloat, self->scores, n);
       self->order = g_renew (guint, self->order, n);
+      g_free (self->taken);
+      self->taken = g_new0 (gboolean, n);
       self->scratch_size = n;
     }
     if (!read_scores (self, m, n))

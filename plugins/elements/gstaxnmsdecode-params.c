@@ -23,6 +23,9 @@
 
 /* keeps every q - zero_point exact in a float */
 #define MAX_ABS_ZERO_POINT 65536
+/* in range without ABS (), which overflows for G_MININT32 */
+#define ZERO_POINT_IN_RANGE(zp) \
+  ((zp) >= -MAX_ABS_ZERO_POINT && (zp) <= MAX_ABS_ZERO_POINT)
 
 /* ------------------------------------------------------------------ */
 /* Parameters */
@@ -675,7 +678,7 @@ gst_ax_nms_input_from_meta (const GstAxTensorMeta * meta,
   input->zero_point = meta->zero_point;
   if (meta->dtype != GST_AX_TENSOR_DTYPE_F32) {
     if (!(meta->scale > 0.0f) || !isfinite (meta->scale)
-        || ABS (meta->zero_point) > MAX_ABS_ZERO_POINT
+        || !ZERO_POINT_IN_RANGE (meta->zero_point)
         || !gst_ax_nms_decode_lut_build (lut, meta->dtype, meta->scale,
             meta->zero_point)) {
       if (error)
@@ -727,7 +730,7 @@ check_quant (const GstAxTensorMeta * m, gchar ** error)
     return json_fail (error, "tensor '%s' is %s; expected int8, uint8 or "
         "float32", m->name, dtype_name (m->dtype));
   if (!(m->scale > 0.0f) || !isfinite (m->scale)
-      || ABS (m->zero_point) > MAX_ABS_ZERO_POINT
+      || !ZERO_POINT_IN_RANGE (m->zero_point)
       || !gst_ax_nms_decode_lut_build (lut, m->dtype, m->scale, m->zero_point))
     return json_fail (error, "tensor '%s' (%s) has quantisation scale %g "
         "and zero point %d; expected a positive scale and a zero point "

@@ -66,6 +66,7 @@
 #endif
 
 #include "gstaxprof-private.h"
+#include "gstaxprof-params.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -566,74 +567,38 @@ calibrate (GstAxProf * self)
 static void
 parse_params (GstAxProf * self)
 {
-  gchar *params = NULL, *tmp;
-  GstStructure *s;
-  gint n;
+  gchar *params = NULL, **lines, **l;
+  AxProfParams p;
+  GString *warnings = g_string_new (NULL);
 
   g_object_get (self, "params", &params, NULL);
-  if (params == NULL)
-    return;
-  tmp = g_strdup_printf ("axprof,%s", params);
-  s = gst_structure_from_string (tmp, NULL);
-  g_free (tmp);
-  if (s == NULL) {
-    g_warning ("axprof: cannot parse params '%s'; expected key=value pairs "
-        "separated by commas: file=PATH, json=PATH, perfetto=PATH, "
-        "exact=true, read-interval-us=N, allow-debug=true, print=false",
-        params);
-    g_free (params);
+  if (params == NULL) {
+    g_string_free (warnings, TRUE);
     return;
   }
-  if (gst_structure_has_field (s, "file"))
-    self->file = g_strdup (gst_structure_get_string (s, "file"));
-  if (gst_structure_has_field (s, "json"))
-    self->json = g_strdup (gst_structure_get_string (s, "json"));
-  if (gst_structure_has_field (s, "perfetto"))
-    self->perfetto = g_strdup (gst_structure_get_string (s, "perfetto"));
-  if (gst_structure_has_field (s, "exact") &&
-      !gst_structure_get_boolean (s, "exact", &self->exact))
-    g_warning ("axprof: exact must be true or false; got '%s'", params);
-  if (gst_structure_has_field (s, "read-interval-us")) {
-    if (gst_structure_get_int (s, "read-interval-us", &n) && n >= 1) {
-      self->read_interval_ns = (guint64) n *GST_USECOND;
-      self->read_interval_set = TRUE;
-    } else {
-      g_warning ("axprof: read-interval-us must be an integer >= 1; got "
-          "'%s'; using the default", params);
-    }
-  }
-  /* the default mode made sampling pointless: its thread totals are exact
-   * and it reads less often than sample=16 did */
-  if (gst_structure_has_field (s, "sample"))
-    g_warning ("axprof: sample=N is deprecated and ignored: the default "
-        "mode reads CPU and faults once per read interval with exact "
-        "per-thread totals (see read-interval-us=, exact=true)");
-  if (gst_structure_has_field (s, "print") &&
-      !gst_structure_get_boolean (s, "print", &self->print))
-    g_warning ("axprof: print must be true or false; got '%s'", params);
-  if (gst_structure_has_field (s, "allow-debug") &&
-      !gst_structure_get_boolean (s, "allow-debug", &self->allow_debug))
-    g_warning ("axprof: allow-debug must be true or false; got '%s'", params);
-  if ((gst_structure_has_field (s, "file") && self->file == NULL) ||
-      (gst_structure_has_field (s, "json") && self->json == NULL) ||
-      (gst_structure_has_field (s, "perfetto") && self->perfetto == NULL))
-    g_warning ("axprof: file=, json= and perfetto= take a path; got '%s'",
-        params);
-  {
-    gint i;
-
-    for (i = 0; i < gst_structure_n_fields (s); i++) {
-      const gchar *f = gst_structure_nth_field_name (s, i);
-
-      if (strcmp (f, "file") && strcmp (f, "json") && strcmp (f, "sample") &&
-          strcmp (f, "allow-debug") && strcmp (f, "perfetto") &&
-          strcmp (f, "print") && strcmp (f, "exact") &&
-          strcmp (f, "read-interval-us"))
-        g_warning ("axprof: unknown param '%s' ignored; known: file, json, "
-            "perfetto, exact, read-interval-us, allow-debug, print", f);
-    }
-  }
-  gst_structure_free (s);
+  p.file = self->file;
+  p.json = self->json;
+  p.perfetto = self->perfetto;
+  p.exact = self->exact;
+  p.read_interval_ns = self->read_interval_ns;
+  p.read_interval_set = self->read_interval_set;
+  p.allow_debug = self->allow_debug;
+  p.print = self->print;
+  axprof_params_parse (params, &p, warnings);
+  self->file = p.file;
+  self->json = p.json;
+  self->perfetto = p.perfetto;
+  self->exact = p.exact;
+  self->read_interval_ns = p.read_interval_ns;
+  self->read_interval_set = p.read_interval_set;
+  self->allow_debug = p.allow_debug;
+  self->print = p.print;
+  lines = g_strsplit (warnings->str, "\n", -1);
+  for (l = lines; *l != NULL; l++)
+    if (**l != '\0')
+      g_warning ("%s", *l);
+  g_strfreev (lines);
+  g_string_free (warnings, TRUE);
   g_free (params);
 }
 

@@ -962,10 +962,16 @@ free_track (gpointer p)
   g_free (t);
 }
 
+/* µs below which a time in ns fits a uint64 (2^64 ns is 1.8447e16 µs) */
+#define MAX_NS_IN_US 1.8e16
+
 static uint64_t
 us_to_ns (double us)
 {
-  return us > 0 ? (uint64_t) (us * 1000.0 + 0.5) : 0;
+  /* NaN and negative times are 0; absurdly large ones saturate */
+  if (!(us > 0))
+    return 0;
+  return us < MAX_NS_IN_US ? (uint64_t) (us * 1000.0 + 0.5) : G_MAXUINT64;
 }
 
 /* The order of edges at one time: ends first, so that a slice that ends

@@ -3,7 +3,7 @@
  *
  * Rows of the bad-input matrix (docs/reliability-matrix.md) that no other
  * test covers: extreme frame sizes, a flood of candidates, empty and short
- * labels files, malformed tracer params.
+ * labels files, a model deleted while running, malformed tracer params.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -107,7 +107,7 @@ yolov8_harness (const gchar * labels)
 }
 
 /* 100,000 disjoint candidates, all above threshold: max-detections caps
- * the output, and every one can be kept when asked. */
+ * the output at its default, in one frame's time. */
 GST_START_TEST (test_flood_of_candidates)
 {
   const guint na = FLOOD_ANCHORS;

@@ -107,7 +107,7 @@ yolov8_harness (const gchar * labels)
 }
 
 /* 100,000 disjoint candidates, all above threshold: max-detections caps
- * the output at its default, in one frame's time. */
+ * the output at its default. */
 GST_START_TEST (test_flood_of_candidates)
 {
   const guint na = FLOOD_ANCHORS;

@@ -104,9 +104,10 @@ GST_START_TEST (test_shared_device_listed_once)
   assert_close (json_object_get_double_member (o, "occupancy_percent"),
       PERCENT * (busy_a + busy_b) / (cores * window_s * MS_PER_S),
       "occupancy = sum of busy over cores x window");
-  /* the device's occupancy holds both models: more than either's */
-  fail_unless (json_object_get_double_member (o, "occupancy_percent") >
-      json_object_get_double_member (a, "occupancy_percent"), "%s", r->text);
+  /* the device's busy time holds both models' (its window is the union of
+   * theirs, so its occupancy need not exceed a model's own on a slow run) */
+  fail_unless (busy_b > 0 && busy > busy_a, "device busy %.3f ms, ball-a "
+      "%.3f ms, ball-b %.3f ms", busy, busy_a, busy_b);
 
   fail_unless (strstr (r->text, "  metis (device-id 0), shared by 2 models:\n"
           "  device occupancy   ") != NULL, "%s", r->text);

@@ -805,15 +805,6 @@ text_queues (const GstAxReport * r, GString * s)
   }
 }
 
-static const GstAxReportDeviceOccupancy *
-device_occupancy_of (const GstAxReport * r, const GstAxReportDevice * d)
-{
-  if (d->occupancy_index == 0 || d->occupancy_index > r->device_occupancy->len)
-    return NULL;
-  return &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy,
-      d->occupancy_index - 1);
-}
-
 static gboolean
 first_on_device (const GstAxReport * r, const GstAxReportDevice * d, guint i)
 {
@@ -849,7 +840,7 @@ text_shared_device (const GstAxReport * r,
       const GstAxReportDevice *c = &g_array_index (r->devices,
           GstAxReportDevice, j);
 
-      if (device_occupancy_of (r, c) == o && g_strcmp0 (c->group,
+      if (gst_ax_report_device_get_occupancy (r, c) == o && g_strcmp0 (c->group,
               m->group) == 0)
         d = c;
     }
@@ -876,7 +867,8 @@ text_occupancy (const GstAxReport * r, GString * s)
       "the throughput above goes):\n");
   for (i = 0; i < r->devices->len; i++) {
     GstAxReportDevice *d = &g_array_index (r->devices, GstAxReportDevice, i);
-    const GstAxReportDeviceOccupancy *o = device_occupancy_of (r, d);
+    const GstAxReportDeviceOccupancy *o =
+        gst_ax_report_device_get_occupancy (r, d);
 
     if (o && o->models->len > 1) {
       if (first_on_device (r, d, i))

@@ -279,14 +279,10 @@ typedef struct
 static const GstAxReportDeviceOccupancy *
 shared_occupancy_of (const GstAxReport * r, const GstAxReportDevice * dev)
 {
-  const GstAxReportDeviceOccupancy *o;
+  const GstAxReportDeviceOccupancy *o =
+      dev ? gst_ax_report_device_get_occupancy (r, dev) : NULL;
 
-  if (dev == NULL || dev->occupancy_index == 0 ||
-      dev->occupancy_index > r->device_occupancy->len)
-    return NULL;
-  o = &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy,
-      dev->occupancy_index - 1);
-  return o->models->len > 1 ? o : NULL;
+  return o && o->models->len > 1 ? o : NULL;
 }
 
 /* The busiest device that several models share, when it is occupied as

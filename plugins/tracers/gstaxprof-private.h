@@ -583,7 +583,7 @@ extern guint64 axprof_debug_log_count;
  * __tls_get_addr (the module takes 8 bytes of glibc's static TLS
  * surplus, which exists for this) */
 extern __thread ThreadState *axprof_tls_state
-    __attribute__ ((tls_model ("initial-exec")));
+    __attribute__((tls_model ("initial-exec")));
 /* Shared sink for threads beyond MAX_THREAD_SLOTS: written racily and
  * never reported. */
 extern RowStats axprof_overflow_stats;
@@ -814,6 +814,25 @@ axprof_batch_segment_end (ThreadState * t, RowStats * st, guint64 wall,
     axprof_batch_read (t, ts);
 }
 
+/* Starts a segment of @f: in exact mode from the usage the segment
+ * before it on this thread ended with, when it kept one. */
+static inline void
+axprof_span_resume (Span * f, guint64 ts, ThreadState * t)
+{
+  f->seg_start = ts;
+  if (G_LIKELY (!axprof_exact)) {
+    axprof_batch_segment_start (t, ts);
+    return;
+  }
+  if (t->pending) {
+    f->cpu0 = t->pending_cpu;
+    f->faults0 = t->pending_faults;
+  } else {
+    axprof_read_usage (t, f->st, &f->cpu0, &f->faults0);
+  }
+  t->pending = FALSE;
+}
+
 static inline void
 axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
     ThreadState * t)
@@ -823,19 +842,8 @@ axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
   f->pull_pad = NULL;
   f->chain_pad = NULL;
   f->open_ts = ts;
-  f->seg_start = ts;
   f->acc_wall = f->acc_cpu = f->acc_faults = 0;
-  if (G_LIKELY (!axprof_exact)) {
-    axprof_batch_segment_start (t, ts);
-    return;
-  }
-  if (t->pending) {
-    f->cpu0 = t->pending_cpu;
-    f->faults0 = t->pending_faults;
-  } else {
-    axprof_read_usage (t, st, &f->cpu0, &f->faults0);
-  }
-  t->pending = FALSE;
+  axprof_span_resume (f, ts, t);
 }
 
 /* Ends the running segment of @f. In exact mode the usage read is kept
@@ -860,22 +868,6 @@ axprof_span_pause (Span * f, guint64 ts, ThreadState * t)
   t->pending_faults = faults;
 }
 
-static inline void
-axprof_span_resume (Span * f, guint64 ts, ThreadState * t)
-{
-  f->seg_start = ts;
-  if (G_LIKELY (!axprof_exact)) {
-    axprof_batch_segment_start (t, ts);
-    return;
-  }
-  if (t->pending) {
-    f->cpu0 = t->pending_cpu;
-    f->faults0 = t->pending_faults;
-  } else {
-    axprof_read_usage (t, f->st, &f->cpu0, &f->faults0);
-  }
-  t->pending = FALSE;
-}
 
 static inline void
 axprof_span_record (Span * f, ThreadState * t, guint64 end_ts)
@@ -923,8 +915,7 @@ axprof_element_cache_slot (ThreadState * t, GstObject * parent)
 {
   guint64 h = (guint64) (guintptr) parent * ELEMENT_CACHE_MULTIPLIER;
 
-  return &t->elems[(h >> (64 - ELEMENT_CACHE_BITS + 1)) *
-      ELEMENT_CACHE_WAYS];
+  return &t->elems[(h >> (64 - ELEMENT_CACHE_BITS + 1)) * ELEMENT_CACHE_WAYS];
 }
 
 static inline ElementState *

@@ -172,6 +172,17 @@ parse_time (const char *s, double *out)
   return *end == '\0' && isfinite (*out) && *out <= MAX_TIMESTAMP_US;
 }
 
+/* One file of a --debug-info dir, whole; says which when it is missing */
+static gboolean
+read_debug_file (const char *dir, const char *path, gchar ** contents)
+{
+  if (g_file_get_contents (path, contents, NULL, NULL))
+    return TRUE;
+  fprintf (stderr, "simnpu-annotate: cannot read %s (compile with "
+      "--debug-info=%s)\n", path, dir);
+  return FALSE;
+}
+
 static int
 read_debug (annotate * an, const char *dir)
 {
@@ -180,9 +191,7 @@ read_debug (annotate * an, const char *dir)
   unsigned i;
   int ret = -1;
 
-  if (!g_file_get_contents (path, &contents, NULL, NULL)) {
-    fprintf (stderr, "simnpu-annotate: cannot read %s (compile with "
-        "--debug-info=%s)\n", path, dir);
+  if (!read_debug_file (dir, path, &contents)) {
     g_free (path);
     return -1;
   }
@@ -233,9 +242,7 @@ read_debug (annotate * an, const char *dir)
   g_free (path);
 
   path = g_build_filename (dir, "device.txt", NULL);
-  if (!g_file_get_contents (path, &contents, NULL, NULL)) {
-    fprintf (stderr, "simnpu-annotate: cannot read %s (compile with "
-        "--debug-info=%s)\n", path, dir);
+  if (!read_debug_file (dir, path, &contents)) {
     g_free (path);
     return -1;
   }

@@ -13,9 +13,11 @@ set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${GST_AX_TSAN_BUILD_DIR:-$top/build-tsan}"
 
-# the sim-npu runtime (its worker threads and queues) and one tracer and
-# one element test that run threaded pipelines to EOS
-ci_tests=(simnpu/runtime tracers/axprof-streams elements/axshare)
+# the sim-npu runtime (its worker threads and queues), the tracer tests
+# that report on running pipelines (on demand, sections) and that run
+# several streams, and one element test of threaded pipelines to EOS
+ci_tests=(simnpu/runtime tracers/axprof tracers/axprof-embed tracers/axprof-streams
+  elements/axshare)
 
 tests=()
 suites=(elements tracers)

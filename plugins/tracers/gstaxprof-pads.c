@@ -22,13 +22,15 @@
 static void
 mark_first_buffer (PipelineState * p, guint64 ts)
 {
-  guint64 zero = 0;
-
-  if (!__atomic_compare_exchange_n (&p->first_ts, &zero, ts, FALSE,
-          __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return;
-  p->cpu0_ns = axprof_process_cpu_ns ();
-  p->first_probe_ns = gst_ax_probe_now_ns ();
+  /* once per run: the three stamps together under the pipeline's lock, as
+   * a section's restart and the report read them */
+  g_mutex_lock (&p->lock);
+  if (__atomic_load_n (&p->first_ts, __ATOMIC_RELAXED) == 0) {
+    p->cpu0_ns = axprof_process_cpu_ns ();
+    p->first_probe_ns = gst_ax_probe_now_ns ();
+    __atomic_store_n (&p->first_ts, ts, __ATOMIC_RELEASE);
+  }
+  g_mutex_unlock (&p->lock);
 }
 
 /* What @first, or @list when not NULL, holds for a queue's level: bytes
@@ -85,7 +87,8 @@ do_push_common (guint64 ts, GstPad * pad, GstBuffer * first,
               t->stack[t->depth - 1].untimed_in &&
               t->stack[t->depth - 1].row->elem == ei &&
               GST_CLOCK_TIME_IS_VALID (axprof_latency_buffer_ts (first))))) {
-    if (G_UNLIKELY (ei->pipe->first_ts == 0))
+    if (G_UNLIKELY (__atomic_load_n (&ei->pipe->first_ts,
+                __ATOMIC_RELAXED) == 0))
       mark_first_buffer (ei->pipe, ts);
     axprof_latency_mark (ei, pad, ts, first);
   }
@@ -203,8 +206,10 @@ do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
   f->items = items;
   f->untimed_in = first != NULL &&
       !GST_CLOCK_TIME_IS_VALID (axprof_latency_buffer_ts (first));
-  if (ei->is_sink && first != NULL && f->st->lat != NULL)
+  if (ei->is_sink && first != NULL && f->st->lat != NULL) {
+    axprof_stats_own (f->st);
     axprof_latency_at_sink (ei, pad, ts, f->st->lat, first, list);
+  }
   if (ei->queue_kind != QUEUE_NONE)
     queue_items (first, list, &f->queue_bytes, &f->queue_start, &f->queue_end);
 }
@@ -252,6 +257,7 @@ axprof_pad_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
   }
   axprof_span_pause (f, ts, t);
   axprof_span_record (f, t, ts);
+  axprof_stats_own (f->st);
   AXPROF_ADD (f->st->items, f->items);
   t->depth--;
   /* a queue stores a list as one item but pushes it as a list, which its
@@ -342,7 +348,9 @@ axprof_pad_pull_range_post (GObject * self, GstClockTime ts, GstPad * pad,
   axprof_span_pause (f, ts, t);
   if (r == GST_FLOW_OK) {
     axprof_span_record (f, t, ts);
-    if (f->row->elem->is_source && G_UNLIKELY (ei->pipe->first_ts == 0))
+    if (f->row->elem->is_source &&
+        G_UNLIKELY (__atomic_load_n (&ei->pipe->first_ts,
+                __ATOMIC_RELAXED) == 0))
       mark_first_buffer (ei->pipe, ts);
   }
   t->depth--;

@@ -136,6 +136,13 @@ typedef struct
   guint64 batch_wall;
   gboolean in_batch;
   LatencyHistogram *lat;
+  /* a section's restart from another thread bumps restart_gen (with
+   * restart_ns, when it happened); the owning thread clears its own
+   * figures before its next write and sets gen_seen, so no write races
+   * the clear and none is lost (axprof_stats_own()) */
+  guint restart_gen;
+  guint gen_seen;
+  guint64 restart_ns;
 } RowStats;
 
 /* A line of the report: an element's chain, its task loop, or a stage it
@@ -713,6 +720,19 @@ axprof_row_stats (Row * row, ThreadState * t)
     axprof_v_; \
   })
 
+void axprof_stats_restart (RowStats * st, guint gen);
+
+/* Before a write to @st by its own thread: a restart a section asked for
+ * since the last write is done here, by the writer. */
+static inline void
+axprof_stats_own (RowStats * st)
+{
+  guint gen = __atomic_load_n (&st->restart_gen, __ATOMIC_ACQUIRE);
+
+  if (G_UNLIKELY (gen != st->gen_seen))
+    axprof_stats_restart (st, gen);
+}
+
 /* CPU time and faults of the calling thread, exactly: the probe API's
  * reader (a per-thread perf group of task clock and minor faults, one
  * syscall, where perf_event_open() is allowed; else the thread CPU clock
@@ -723,6 +743,7 @@ static inline void
 axprof_read_usage (ThreadState * t, RowStats * st, guint64 * cpu,
     guint64 * faults)
 {
+  axprof_stats_own (st);
   AXPROF_ADD (st->reads, 1);
   if (G_UNLIKELY (++t->reads_done % READ_TIMING_EVERY == 0)) {
     guint64 t0 = gst_ax_probe_now_ns (), dt;
@@ -746,6 +767,7 @@ axprof_stats_add (RowStats * st, gint64 wall, gint64 cpu, gint64 faults)
 {
   guint64 w = wall > 0 ? (guint64) wall : 0;
 
+  axprof_stats_own (st);
   AXPROF_ADD (st->count, 1);
   AXPROF_ADD (st->wall_sum_ns, w);
   if (w < st->wall_min_ns)

@@ -36,7 +36,10 @@ merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)
   for (i = 0; i < MAX_THREAD_SLOTS; i++) {
     RowStats *st = __atomic_load_n (&row->slots[i], __ATOMIC_ACQUIRE);
 
-    if (st == NULL)
+    /* a section restarted it and its thread has not written since: it
+     * holds only what came before the section */
+    if (st == NULL || __atomic_load_n (&st->restart_gen, __ATOMIC_ACQUIRE) !=
+        __atomic_load_n (&st->gen_seen, __ATOMIC_ACQUIRE))
       continue;
     m->count += AXPROF_LOAD (st->count);
     m->items += AXPROF_LOAD (st->items);
@@ -49,7 +52,8 @@ merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)
     m->reads_timed += AXPROF_LOAD (st->reads_timed);
     m->read_timed_ns += AXPROF_LOAD (st->read_timed_ns);
     if (AXPROF_LOAD (st->count) > 0)
-      m->first_seen_ns = MIN (m->first_seen_ns, st->first_seen_ns);
+      m->first_seen_ns =
+          MIN (m->first_seen_ns, AXPROF_LOAD (st->first_seen_ns));
     if (st->lat && lat) {
       LatencyHistogram *sl = st->lat;
 

@@ -38,32 +38,45 @@
  * axprof_global_lock */
 static GHashTable *open_sections;
 
-static void
-clear_row_stats (RowStats * st, guint64 now_ns)
+/* Run by the thread that owns @st (axprof_stats_own()), so it never
+ * races that thread's own writes; the stores are atomic for a report
+ * reading meanwhile. */
+void
+axprof_stats_restart (RowStats * st, guint gen)
 {
   LatencyHistogram *lat = st->lat;
+  guint i;
 
-  /* field by field: the streaming thread may read st->lat meanwhile */
-  st->count = 0;
-  st->items = 0;
-  st->wall_sum_ns = 0;
-  st->wall_min_ns = G_MAXUINT64;
-  st->wall_max_ns = 0;
-  st->cpu_sum_ns = 0;
-  st->faults_sum = 0;
-  st->reads = 0;
-  st->reads_timed = 0;
-  st->read_timed_ns = 0;
-  st->first_seen_ns = now_ns;
+  AXPROF_STORE (st->count, 0);
+  AXPROF_STORE (st->items, 0);
+  AXPROF_STORE (st->wall_sum_ns, 0);
+  AXPROF_STORE (st->wall_min_ns, G_MAXUINT64);
+  AXPROF_STORE (st->wall_max_ns, 0);
+  AXPROF_STORE (st->cpu_sum_ns, 0);
+  AXPROF_STORE (st->faults_sum, 0);
+  AXPROF_STORE (st->reads, 0);
+  AXPROF_STORE (st->reads_timed, 0);
+  AXPROF_STORE (st->read_timed_ns, 0);
+  AXPROF_STORE (st->first_seen_ns, AXPROF_LOAD (st->restart_ns));
   if (lat) {
-    lat->n = 0;
-    lat->min_ns = G_MAXUINT64;
-    lat->max_ns = 0;
-    lat->sum_ns = 0;
-    lat->sumsq_ns = 0;
-    lat->unmatched = 0;
-    memset (lat->buckets, 0, sizeof (lat->buckets));
+    AXPROF_STORE (lat->n, 0);
+    AXPROF_STORE (lat->min_ns, G_MAXUINT64);
+    AXPROF_STORE (lat->max_ns, 0);
+    AXPROF_STORE (lat->sum_ns, 0);
+    AXPROF_STORE (lat->sumsq_ns, 0);
+    AXPROF_STORE (lat->unmatched, 0);
+    for (i = 0; i < HIST_BUCKETS; i++)
+      AXPROF_STORE (lat->buckets[i], 0);
   }
+  __atomic_store_n (&st->gen_seen, gen, __ATOMIC_RELEASE);
+}
+
+/* Asks the thread that owns @st to clear it before its next write. */
+static void
+request_row_restart (RowStats * st, guint64 now_ns)
+{
+  AXPROF_STORE (st->restart_ns, now_ns);
+  __atomic_add_fetch (&st->restart_gen, 1, __ATOMIC_RELEASE);
 }
 
 /* q->lock held. The level over time restarts at @hook_ns (the pad
@@ -138,7 +151,7 @@ restart_pipeline (PipelineState * p)
       RowStats *st = __atomic_load_n (&row->slots[s], __ATOMIC_ACQUIRE);
 
       if (st)
-        clear_row_stats (st, now_ns);
+        request_row_restart (st, now_ns);
     }
   }
   for (i = 0; i < p->queues->len; i++) {

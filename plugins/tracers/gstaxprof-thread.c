@@ -123,12 +123,14 @@ axprof_batch_read (ThreadState * t, guint64 ts)
       RowStats *st = t->batch[i];
       guint64 c, f;
 
+      axprof_stats_own (st);
       cum += st->batch_wall;
       /* a batch of zero wall (equal hook times) goes to its first row */
       c = i + 1 == n ? dcpu : cumulative_share (dcpu, cum, t->batch_wall);
       f = i + 1 == n ? dfaults : cumulative_share (dfaults, cum, t->batch_wall);
-      st->cpu_sum_ns += (gint64) (c - given_cpu);
-      st->faults_sum += (gint64) (f - given_f);
+      /* read by a report on a running pipeline: relaxed atomics */
+      AXPROF_ADD (st->cpu_sum_ns, (gint64) (c - given_cpu));
+      AXPROF_ADD (st->faults_sum, (gint64) (f - given_f));
       given_cpu = c;
       given_f = f;
       st->batch_wall = 0;

@@ -350,15 +350,17 @@ do_post_message_pre (GObject * obj, GstClockTime ts, GstElement * element,
   finish_run (GST_AX_PROF (obj), p, GST_AX_REPORT_STATUS_EOS);
 }
 
+/* A run starts before the pipeline goes to PAUSED: its sources start
+ * streaming inside that change, and a sink prerolls the first buffer
+ * before the pipeline's own change returns. */
 static void
-do_change_state_post (GObject * obj, GstClockTime ts, GstElement * element,
-    GstStateChange transition, GstStateChangeReturn result)
+do_change_state_pre (GObject * obj, GstClockTime ts, GstElement * element,
+    GstStateChange transition)
 {
   PipelineState *p;
   guint i;
 
-  if (!GST_IS_PIPELINE (element) || GST_OBJECT_PARENT (element) != NULL ||
-      result == GST_STATE_CHANGE_FAILURE)
+  if (!GST_IS_PIPELINE (element) || GST_OBJECT_PARENT (element) != NULL)
     return;
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     p = axprof_pipeline_of (element, TRUE);
@@ -380,7 +382,19 @@ do_change_state_post (GObject * obj, GstClockTime ts, GstElement * element,
           p->debug_at_start, GST_OBJECT_NAME (element));
     g_mutex_unlock (&p->lock);
     g_mutex_unlock (&axprof_global_lock);
-  } else if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+  }
+}
+
+static void
+do_change_state_post (GObject * obj, GstClockTime ts, GstElement * element,
+    GstStateChange transition, GstStateChangeReturn result)
+{
+  PipelineState *p;
+
+  if (!GST_IS_PIPELINE (element) || GST_OBJECT_PARENT (element) != NULL ||
+      result == GST_STATE_CHANGE_FAILURE)
+    return;
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
     p = axprof_pipeline_of (element, FALSE);
     if (p)
       finish_run (GST_AX_PROF (obj), p, GST_AX_REPORT_STATUS_CUT_SHORT);
@@ -635,6 +649,8 @@ register_hooks (GstTracer * tracer)
       G_CALLBACK (do_element_new));
   gst_tracing_register_hook (tracer, "bin-add-post",
       G_CALLBACK (do_bin_add_post));
+  gst_tracing_register_hook (tracer, "element-change-state-pre",
+      G_CALLBACK (do_change_state_pre));
   gst_tracing_register_hook (tracer, "element-change-state-post",
       G_CALLBACK (do_change_state_post));
 

@@ -794,10 +794,17 @@ GST_START_TEST (test_long_run_memory_bounded)
     /* the RSS of the stopped process is left out: the streaming threads'
      * arenas make it jump by megabytes from one stop to the next */
     /* a new pipeline's threads and arenas may start higher than the
-     * last's: the run is flat from its own first sample on */
-    fail_unless (rss_max - g_array_index (run.rss, gdouble, 0) <
-        MAX_LONG_GROWTH_KIB, "RSS while running rose %.0f KiB from its "
-        "first sample", rss_max - g_array_index (run.rss, gdouble, 0));
+     * last's, and until a quarter into the run its buffer pools and
+     * device window may still grow to what a loaded machine's lag needs:
+     * the run is flat from there on */
+    guint from = run.rss->len / 4;
+    gdouble base = g_array_index (run.rss, gdouble, from), top = base;
+
+    for (i = from; i < run.rss->len; i++)
+      top = MAX (top, g_array_index (run.rss, gdouble, i));
+    fail_unless (top - base < MAX_LONG_GROWTH_KIB, "RSS while running rose "
+        "%.0f KiB from its sample %u of %u", top - base, from + 1,
+        run.rss->len);
     fail_unless (peak_run - peak_warm < MAX_PEAK_GROWTH_MB, "peak memory "
         "%.1f MB after the warm-up, %.1f MB after the run", peak_warm,
         peak_run);

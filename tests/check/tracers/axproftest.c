@@ -13,8 +13,8 @@
 
 static GMutex reports_lock;
 
-static GstBusSyncReply
-collect_report (GstBus * bus, GstMessage * msg, gpointer user_data)
+GstBusSyncReply
+ax_prof_collect_report (GstBus * bus, GstMessage * msg, gpointer user_data)
 {
   GPtrArray *reports = user_data;
   const GstStructure *s = gst_message_get_structure (msg);
@@ -33,7 +33,7 @@ ax_prof_watch (GstElement * pipeline, GPtrArray * reports)
 {
   GstBus *bus = gst_element_get_bus (pipeline);
 
-  gst_bus_set_sync_handler (bus, collect_report, reports, NULL);
+  gst_bus_set_sync_handler (bus, ax_prof_collect_report, reports, NULL);
   gst_object_unref (bus);
 }
 

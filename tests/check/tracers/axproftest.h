@@ -14,9 +14,8 @@
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
-
 /* One axprof-report bus message, parsed. */
-typedef struct
+    typedef struct
 {
   gchar *pipeline;
   gchar *status;
@@ -36,6 +35,9 @@ typedef struct
 /* Collects axprof-report messages synchronously, so that a report posted
  * while the pipeline shuts down is not lost to bus flushing. */
 void ax_prof_watch (GstElement * pipeline, GPtrArray * reports);
+/* the bus sync handler ax_prof_watch() sets, for handlers that chain it */
+GstBusSyncReply ax_prof_collect_report (GstBus * bus, GstMessage * msg,
+    gpointer reports);
 AxProfReport *ax_prof_run (const gchar * description);
 /* leaves the pipeline at EOS in *at_eos: the caller stops and unrefs it */
 AxProfReport *ax_prof_run_full (const gchar * description,
@@ -50,5 +52,4 @@ gboolean ax_prof_row_has_flag (JsonObject * row, const gchar * flag);
 JsonObject *ax_prof_find_queue (JsonObject * root, const gchar * name);
 
 G_END_DECLS
-
 #endif /* __AX_PROF_TEST_H__ */

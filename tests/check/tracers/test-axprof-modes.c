@@ -41,8 +41,12 @@
  * preemption there on a loaded machine is real wall time of the call */
 #define WALL_SLACK_MS 0.1
 /* CPU of a call outside the element's own measurement: the base class,
- * the hooks */
+ * the hooks; ThreadSanitizer runs that code 5-15x slower */
+#ifdef __SANITIZE_THREAD__
+#define CALL_SLACK_MS 0.5
+#else
 #define CALL_SLACK_MS 0.05
+#endif
 #define MAX_ATTEMPTS 3
 #define EXACT_ENV "AXPROF_TEST_EXACT"
 #define N_FIGURES 14
@@ -273,8 +277,16 @@ check_truth (const Figures * f, const gchar * mode)
   /* the burner's own figure, on the thread CPU clock it burns by */
   fail_unless (f->burn_own_cpu_ms >= BURN_US / 1000.0 * (1 - ROW_TOLERANCE),
       "%s: the burner burnt %.4f ms", mode, f->burn_own_cpu_ms);
+#ifdef __SANITIZE_THREAD__
+  /* ThreadSanitizer also faults in the shadow pages of each page touched:
+   * the row must still count at least the pages */
+  fail_unless (f->touch_faults >= PAGES * (1 - ROW_TOLERANCE),
+      "%s: toucher faults %.1f, fewer than its %d pages", mode,
+      f->touch_faults, PAGES);
+#else
   assert_close (f->touch_faults, PAGES, ROW_TOLERANCE, 0, "toucher faults",
       mode);
+#endif
   /* plus, in the default mode, the short neighbours' CPU shared into it:
    * at most one read interval's worth */
   assert_close (f->sleep_cpu_ms, f->sleep_own_cpu_ms, ROW_TOLERANCE,

@@ -204,6 +204,96 @@ GST_START_TEST (test_per_frame_logging_voids)
 
 GST_END_TEST;
 
+/* The preroll buffer is logged while the pipeline is still going to
+ * PAUSED: the main thread is held in that change (at the source's own
+ * state-changed message) until the streaming thread has logged it. The
+ * run's count must include it: 50 messages over 50 frames. */
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  gint logged;
+  GPtrArray *reports;
+} PrerollGate;
+
+static GstPadProbeReturn
+log_each_and_open (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  PrerollGate *g = user_data;
+
+  GST_CAT_DEBUG (chatty_debug, "a message per frame");
+  g_mutex_lock (&g->lock);
+  g->logged++;
+  g_cond_signal (&g->cond);
+  g_mutex_unlock (&g->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstBusSyncReply
+hold_until_preroll_logged (GstBus * bus, GstMessage * msg, gpointer user_data)
+{
+  PrerollGate *g = user_data;
+  GstState old_state, new_state;
+
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_STATE_CHANGED &&
+      g_strcmp0 (GST_MESSAGE_SRC_NAME (msg), "src") == 0) {
+    gst_message_parse_state_changed (msg, &old_state, &new_state, NULL);
+    if (old_state == GST_STATE_READY && new_state == GST_STATE_PAUSED) {
+      gint64 until = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+
+      g_mutex_lock (&g->lock);
+      while (g->logged == 0 && g_cond_wait_until (&g->cond, &g->lock, until));
+      g_mutex_unlock (&g->lock);
+    }
+  }
+  return ax_prof_collect_report (bus, msg, g->reports);
+}
+
+GST_START_TEST (test_preroll_logging_counted)
+{
+  PrerollGate g = { 0, };
+  GstElement *pipeline = gst_parse_launch ("fakesrc name=src "
+      "num-buffers=50 sizetype=fixed sizemax=64 ! identity name=work ! "
+      "fakesink name=sink", NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  AxProfReport *r;
+
+  g_mutex_init (&g.lock);
+  g_cond_init (&g.cond);
+  g.reports = g_ptr_array_new ();
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, log_each_and_open, &g,
+      NULL);
+  gst_bus_set_sync_handler (bus, hold_until_preroll_logged, &g, NULL);
+  gst_debug_category_set_threshold (chatty_debug, GST_LEVEL_DEBUG);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  gst_debug_category_set_threshold (chatty_debug, GST_LEVEL_WARNING);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  fail_unless_equals_int (g.logged, FRAMES);
+  fail_unless_equals_int (g.reports->len, 1);
+  r = g_ptr_array_index (g.reports, 0);
+  assert_refused (r, "logged 50 messages at DEBUG or above during the run, "
+      "1.0 per frame over 50 frames");
+  ax_prof_report_free (r);
+  g_ptr_array_unref (g.reports);
+  g_mutex_clear (&g.lock);
+  g_cond_clear (&g.cond);
+  gst_object_unref (bus);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_rate_rule)
 {
   fail_if (gst_ax_debug_logged_per_frame (1, FRAMES));
@@ -229,6 +319,7 @@ axprof_refusal_suite (void)
   tcase_add_test (tc, test_tracer_category_does_not_refuse);
   tcase_add_test (tc, test_stray_message_does_not_void);
   tcase_add_test (tc, test_per_frame_logging_voids);
+  tcase_add_test (tc, test_preroll_logging_counted);
   tcase_add_test (tc, test_rate_rule);
   return s;
 }

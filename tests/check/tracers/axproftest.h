@@ -14,8 +14,9 @@
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
+
 /* One axprof-report bus message, parsed. */
-    typedef struct
+typedef struct
 {
   gchar *pipeline;
   gchar *status;
@@ -52,4 +53,5 @@ gboolean ax_prof_row_has_flag (JsonObject * row, const gchar * flag);
 JsonObject *ax_prof_find_queue (JsonObject * root, const gchar * name);
 
 G_END_DECLS
+
 #endif /* __AX_PROF_TEST_H__ */

@@ -372,8 +372,8 @@ gst_ax_probe_thread_usage (guint64 * cpu_ns, guint64 * faults)
  * read costs more than back to back, and more than the fallback's two
  * syscalls do: it goes through the file table (shared, so refcounted,
  * once the process has threads), allocates the group's buffer and walks
- * the group's events. On a 2-core VM (Zen 1, 6.18 kernel) it was 15 %
- * cheaper back to back and 0.17 us per read dearer in a pipeline, for 2
+ * the group's events. On a 2-core VM (Zen 1, 6.18 kernel) it was 4-15 %
+ * cheaper back to back and 0.12-0.17 us per read dearer in a pipeline, for 2
  * or 3 events alike. So perf is kept only where it is much cheaper back
  * to back, as on hosts where every syscall is slow and one beats two. */
 #define CHOOSE_PASSES 5

@@ -110,6 +110,8 @@ static const Config configs[] = {
       "rusage"},
   {"axprof-exact-rusage", "axprof exact=true, fallback",
       "axprof(file=/dev/null,exact=true)", "rusage"},
+  {"axprof-exact-perf", "axprof exact=true, perf group",
+      "axprof(file=/dev/null,exact=true)", "perf"},
   {"stats", "stats", "stats", NULL},
 };
 
@@ -121,6 +123,7 @@ enum
   CFG_EXACT,
   CFG_AXPROF_RUSAGE,
   CFG_EXACT_RUSAGE,
+  CFG_EXACT_PERF,
   CFG_STATS,
   N_CONFIGS
 };
@@ -593,6 +596,15 @@ main (int argc, char **argv)
     printf ("  exact, fallback / its floor  %6.3f  (floor %.3f; exact on the "
         "fallback %.3f)\n", ratio (over_exact_ru, floor_exact_ru),
         floor_exact_ru / GST_USECOND, over_exact_ru / GST_USECOND);
+    if (best[CFG_EXACT_PERF].reader == GST_AX_PROBE_USAGE_PERF &&
+        best[CFG_EXACT_RUSAGE].reads > 0)
+      printf ("  exact: perf group - fallback %+6.3f us per read in the "
+          "pipeline (%+.3f us per element-buffer); back to back %+.3f us "
+          "(the tracer keeps the group only where it times under 2/3 of "
+          "the fallback)\n", (v[CFG_EXACT_PERF] - v[CFG_EXACT_RUSAGE]) /
+          reads_exact_ru / GST_USECOND, (v[CFG_EXACT_PERF] -
+              v[CFG_EXACT_RUSAGE]) / GST_USECOND, (perf_read - rusage_read) /
+          (gdouble) GST_USECOND);
     printf ("  report own cost / measured   %6.3f default, %6.3f exact, "
         "%6.3f default fallback, %6.3f exact fallback  (target 0.75-1.25)\n",
         ratio (report_per_eb (&best[CFG_AXPROF], eb), over_def),

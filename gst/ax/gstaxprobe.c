@@ -367,21 +367,31 @@ gst_ax_probe_thread_usage (guint64 * cpu_ns, guint64 * faults)
 }
 
 /* Choosing between the two exact readers: best of a few passes of a few
- * hundred reads each; perf is kept unless the fallback is clearly cheaper
- * (syscall costs differ between machines by a factor of ten). */
+ * hundred reads each, back to back (syscall costs differ between
+ * machines by a factor of ten). Among a pipeline's code a perf-group
+ * read costs more than back to back, and more than the fallback's two
+ * syscalls do: it goes through the file table (shared, so refcounted,
+ * once the process has threads), allocates the group's buffer and walks
+ * the group's events. On a 2-core VM (Zen 1, 6.18 kernel) it was 4-15 %
+ * cheaper back to back and 0.12-0.17 us per read dearer in a pipeline, for 2
+ * or 3 events alike. So perf is kept only where it is much cheaper back
+ * to back, as on hosts where every syscall is slow and one beats two. */
 #define CHOOSE_PASSES 5
 #define CHOOSE_ROUNDS 200
-#define CHOOSE_MARGIN 1.1
+#define CHOOSE_PERF_MARGIN 1.5
 
 /**
  * gst_ax_probe_thread_usage_choose_reader:
  *
- * Times both exact readers on the calling thread and keeps the cheaper
- * one for the whole process: the perf event group, or the thread CPU
- * clock with getrusage(). Both count the same things on every read; only
- * their cost differs between machines. Call it once, before other
+ * Times both exact readers on the calling thread and keeps, for the
+ * whole process, the one expected to cost less among a pipeline's code:
+ * the perf event group where it reads in well under two thirds of the
+ * fallback's time, else the thread CPU clock with getrusage(). Both
+ * count the same things on every read; only their cost differs between
+ * machines. Call it once, before other
  * threads read their usage (a profiler does at start); later calls, and
- * calls after GST_AX_PROBE_USAGE chose the reader, change nothing.
+ * calls after GST_AX_PROBE_USAGE chose the reader (`rusage`, or `perf`
+ * for the group wherever it opens), change nothing.
  *
  * Returns: the reader the process uses from now on
  */
@@ -393,7 +403,8 @@ gst_ax_probe_thread_usage_choose_reader (void)
   guint64 cpu, faults, t0, best_perf = G_MAXUINT64, best_ru = G_MAXUINT64;
   guint pass, i;
 
-  if (!g_atomic_int_compare_and_exchange (&chosen, 0, 1))
+  if (!g_atomic_int_compare_and_exchange (&chosen, 0, 1) ||
+      g_strcmp0 (g_getenv ("GST_AX_PROBE_USAGE"), "perf") == 0)
     return gst_ax_probe_thread_usage_reader ();
   if (perf_leader == PERF_FD_UNOPENED)
     perf_thread_open ();
@@ -410,7 +421,7 @@ gst_ax_probe_thread_usage_choose_reader (void)
       rusage_thread_usage (&cpu, &faults);
     best_ru = MIN (best_ru, gst_ax_probe_now_ns () - t0);
   }
-  if (best_ru * CHOOSE_MARGIN < best_perf) {
+  if (best_perf * CHOOSE_PERF_MARGIN > best_ru) {
     /* threads that open later see the choice and never open a group */
     __atomic_store_n (&usage_reader, GST_AX_PROBE_USAGE_RUSAGE,
         __ATOMIC_RELEASE);

@@ -256,8 +256,8 @@ axprof_pad_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
       return;
   }
   axprof_span_pause (f, ts, t);
+  /* axprof_span_record() has taken over any restart of f->st */
   axprof_span_record (f, t, ts);
-  axprof_stats_own (f->st);
   AXPROF_ADD (f->st->items, f->items);
   t->depth--;
   /* a queue stores a list as one item but pushes it as a list, which its

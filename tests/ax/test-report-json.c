@@ -15,6 +15,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/ax/gstaxreport.h>
+#include "reportcheck.h"
 #include <math.h>
 #include <string.h>
 
@@ -115,32 +116,12 @@ full_report (void)
   return r;
 }
 
-static void
-assert_round_trip (const GstAxReport * r)
-{
-  gchar *json = gst_ax_report_to_json (r), *json2, *text, *text2;
-  GError *err = NULL;
-  GstAxReport *back = gst_ax_report_new_from_json (json, &err);
-
-  fail_unless (back != NULL, "%s", err ? err->message : "?");
-  json2 = gst_ax_report_to_json (back);
-  fail_unless_equals_string (json2, json);
-  text = gst_ax_report_to_text (r);
-  text2 = gst_ax_report_to_text (back);
-  fail_unless_equals_string (text2, text);
-  gst_ax_report_unref (back);
-  g_free (json);
-  g_free (json2);
-  g_free (text);
-  g_free (text2);
-}
-
 GST_START_TEST (test_round_trip_full)
 {
   GstAxReport *r = full_report (), *back;
   gchar *json = gst_ax_report_to_json (r);
 
-  assert_round_trip (r);
+  ax_assert_report_round_trip (r);
   back = gst_ax_report_new_from_json (json, NULL);
   /* the figures themselves, not only their rendering */
   fail_unless_equals_int (back->status, GST_AX_REPORT_STATUS_SECTION);
@@ -177,13 +158,13 @@ GST_START_TEST (test_round_trip_absent_and_refused)
   r->throughput_absent = g_strdup ("no source pushed a buffer");
   r->queues_absent = g_strdup ("no queue");
   r->devices_absent = g_strdup ("no device in this pipeline");
-  assert_round_trip (r);
+  ax_assert_report_round_trip (r);
   gst_ax_report_unref (r);
 
   r = gst_ax_report_new ();
   r->refusal = g_strdup ("DEBUG logging is enabled");
   r->sample = 16;
-  assert_round_trip (r);
+  ax_assert_report_round_trip (r);
   gst_ax_report_unref (r);
 }
 

@@ -15,6 +15,7 @@
  * stdout. */
 
 #include "axproftest.h"
+#include "reportcheck.h"
 
 #include <gst/app/gstappsrc.h>
 #include <glib/gstdio.h>
@@ -138,27 +139,6 @@ report_of_message (GstMessage * msg)
   return r;
 }
 
-/* to_json (new_from_json (j)) == j, and the text is the same too. */
-static void
-assert_round_trip (const GstAxReport * r)
-{
-  gchar *json = gst_ax_report_to_json (r), *json2, *text, *text2;
-  GError *err = NULL;
-  GstAxReport *back = gst_ax_report_new_from_json (json, &err);
-
-  fail_unless (back != NULL, "%s", err ? err->message : "?");
-  json2 = gst_ax_report_to_json (back);
-  fail_unless_equals_string (json2, json);
-  text = gst_ax_report_to_text (r);
-  text2 = gst_ax_report_to_text (back);
-  fail_unless_equals_string (text2, text);
-  gst_ax_report_unref (back);
-  g_free (json);
-  g_free (json2);
-  g_free (text);
-  g_free (text2);
-}
-
 static GstElement *
 start_model_pipeline (SinkCount * c)
 {
@@ -255,7 +235,7 @@ GST_START_TEST (test_section_counts_its_frames)
     gst_ax_report_verdict_free (stored);
     gst_ax_report_verdict_free (made);
   }
-  assert_round_trip (r);
+  ax_assert_report_round_trip (r);
   gst_ax_report_unref (r);
 
   /* a second stop has no section to end */
@@ -351,7 +331,7 @@ GST_START_TEST (test_bus_report_round_trip)
   /* two models on one device: the occupancy links must come back */
   fail_unless_equals_int (r->devices->len, 2);
   fail_unless_equals_int (r->device_occupancy->len, 1);
-  assert_round_trip (r);
+  ax_assert_report_round_trip (r);
   g_free (json);
   gst_ax_report_unref (r);
   gst_message_unref (msg);

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #define FRAMES 50
-#define PIPELINE "fakesrc num-buffers=50 sizetype=fixed sizemax=64 ! " \
-  "identity name=work ! fakesink name=sink"
+#define PIPELINE "fakesrc name=src num-buffers=50 sizetype=fixed sizemax=64 " \
+  "! identity name=work ! fakesink name=sink"
 /* not named ax*: those are our elements' */
 #define STRAY_CATEGORY "proftest-stray"
 #define CHATTY_CATEGORY "proftest-chatty"
@@ -142,10 +142,13 @@ log_each (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
+/* Runs PIPELINE with @callback on the sink's buffers and returns its one
+ * report. The bus's sync handler is @handler (which passes the messages
+ * on to ax_prof_collect_report() with @reports), or that collector. */
 static AxProfReport *
-run_with_probe (GstPadProbeCallback callback, gint * n)
+run_with_probe_full (GstPadProbeCallback callback, gpointer data,
+    GstBusSyncHandler handler, gpointer handler_data, GPtrArray * reports)
 {
-  GPtrArray *reports = g_ptr_array_new ();
   GstElement *pipeline = gst_parse_launch (PIPELINE, NULL);
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   GstPad *pad = gst_element_get_static_pad (sink, "sink");
@@ -153,8 +156,11 @@ run_with_probe (GstPadProbeCallback callback, gint * n)
   GstMessage *msg;
   AxProfReport *r;
 
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, callback, n, NULL);
-  ax_prof_watch (pipeline, reports);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, callback, data, NULL);
+  if (handler)
+    gst_bus_set_sync_handler (bus, handler, handler_data, NULL);
+  else
+    ax_prof_watch (pipeline, reports);
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
@@ -165,11 +171,20 @@ run_with_probe (GstPadProbeCallback callback, gint * n)
   gst_element_set_state (pipeline, GST_STATE_NULL);
   fail_unless_equals_int (reports->len, 1);
   r = g_ptr_array_index (reports, 0);
-  g_ptr_array_unref (reports);
   gst_object_unref (bus);
   gst_object_unref (pad);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
+  return r;
+}
+
+static AxProfReport *
+run_with_probe (GstPadProbeCallback callback, gint * n)
+{
+  GPtrArray *reports = g_ptr_array_new ();
+  AxProfReport *r = run_with_probe_full (callback, n, NULL, NULL, reports);
+
+  g_ptr_array_unref (reports);
   return r;
 }
 
@@ -252,44 +267,22 @@ hold_until_preroll_logged (GstBus * bus, GstMessage * msg, gpointer user_data)
 GST_START_TEST (test_preroll_logging_counted)
 {
   PrerollGate g = { 0, };
-  GstElement *pipeline = gst_parse_launch ("fakesrc name=src "
-      "num-buffers=50 sizetype=fixed sizemax=64 ! identity name=work ! "
-      "fakesink name=sink", NULL);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  GstPad *pad = gst_element_get_static_pad (sink, "sink");
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *msg;
   AxProfReport *r;
 
   g_mutex_init (&g.lock);
   g_cond_init (&g.cond);
   g.reports = g_ptr_array_new ();
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, log_each_and_open, &g,
-      NULL);
-  gst_bus_set_sync_handler (bus, hold_until_preroll_logged, &g, NULL);
   gst_debug_category_set_threshold (chatty_debug, GST_LEVEL_DEBUG);
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
+  r = run_with_probe_full (log_each_and_open, &g, hold_until_preroll_logged,
+      &g, g.reports);
   gst_debug_category_set_threshold (chatty_debug, GST_LEVEL_WARNING);
-  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
   fail_unless_equals_int (g.logged, FRAMES);
-  fail_unless_equals_int (g.reports->len, 1);
-  r = g_ptr_array_index (g.reports, 0);
   assert_refused (r, "logged 50 messages at DEBUG or above during the run, "
       "1.0 per frame over 50 frames");
   ax_prof_report_free (r);
   g_ptr_array_unref (g.reports);
   g_mutex_clear (&g.lock);
   g_cond_clear (&g.cond);
-  gst_object_unref (bus);
-  gst_object_unref (pad);
-  gst_object_unref (sink);
-  gst_object_unref (pipeline);
 }
 
 GST_END_TEST;

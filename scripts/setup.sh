@@ -14,7 +14,9 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   clang libclang-rt-14-dev
-  gstreamer1.0-libav nodejs openssl
+  # x264enc (plugins-ugly), avdec_h264 and avenc_aac (libav): the stock
+  # transcode and playback pipelines the tracer tests profile
+  gstreamer1.0-libav gstreamer1.0-plugins-ugly nodejs openssl
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
   libpango1.0-dev libcairo2-dev fonts-dejavu-core
 )

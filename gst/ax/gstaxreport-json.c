@@ -343,6 +343,7 @@ read_flags (Reader * rd, JsonObject * o, const gchar * where)
     {"STAGE", GST_AX_REPORT_ROW_FLAG_STAGE},
     {"BLOCKED", GST_AX_REPORT_ROW_FLAG_BLOCKED},
     {"STRONGLY BLOCKED", GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED},
+    {"WORKERS", GST_AX_REPORT_ROW_FLAG_WORKERS},
   };
   GstAxReportRowFlags flags = GST_AX_REPORT_ROW_FLAG_NONE;
   JsonNode *node = member (rd, o, where, "flags");
@@ -368,7 +369,7 @@ read_flags (Reader * rd, JsonObject * o, const gchar * where)
         break;
     if (s == NULL || k == G_N_ELEMENTS (names)) {
       fail (rd, where, "flags", "unknown flag %s%s%s (DEVICE WAIT, STAGE, "
-          "BLOCKED or STRONGLY BLOCKED)", s ? "'" : "", s ? s :
+          "BLOCKED, STRONGLY BLOCKED or WORKERS)", s ? "'" : "", s ? s :
           node_kind (e), s ? "'" : "");
       return flags;
     }
@@ -413,6 +414,8 @@ read_row (Reader * rd, JsonObject * o, const gchar * where,
         GST_AX_REPORT_RANK_UNKNOWN - 1);
   row->out_bytes = read_count (rd, o, where, "out_bytes");
   row->inactive = read_bool (rd, o, where, "inactive");
+  row->workers = read_uint (rd, o, where, "workers");
+  row->worker_cpu_ms = read_double (rd, o, where, "worker_cpu_ms");
 }
 
 static void
@@ -541,6 +544,55 @@ read_streams (Reader * rd, JsonObject * root, GstAxReport * r)
       st.frames = read_count (rd, o, w, "frames");
       st.fps = read_double (rd, o, w, "fps");
       g_array_append_val (r->streams, st);
+    }
+    g_free (w);
+  }
+}
+
+static void
+read_cpu (Reader * rd, JsonObject * root, GstAxReport * r)
+{
+  JsonObject *o = read_object_section (rd, root, "cpu", &r->cpu_absent);
+  JsonNode *node;
+  JsonArray *a;
+  guint i;
+
+  if (o == NULL)
+    return;
+  r->pipeline_cpu_ms = read_double (rd, o, "cpu", "pipeline_ms");
+  r->process_cpu_ms = read_double (rd, o, "cpu", "process_ms");
+  r->rows_cpu_ms = read_double (rd, o, "cpu", "rows_ms");
+  r->other_cpu_ms = read_double (rd, o, "cpu", "other_ms");
+  r->streaming_outside_cpu_ms = read_double (rd, o, "cpu",
+      "streaming_outside_ms");
+  r->pool_unattributed_cpu_ms = read_double (rd, o, "cpu",
+      "pool_unattributed_ms");
+  r->simulator_cpu_ms = read_double (rd, o, "cpu", "simulator_ms");
+  r->unattributed_cpu_ms = read_double (rd, o, "cpu", "unattributed_ms");
+  r->ended_cpu_ms = read_double (rd, o, "cpu", "ended_ms");
+  node = member (rd, o, "cpu", "threads");
+  if (node == NULL)
+    return;
+  if (!JSON_NODE_HOLDS_ARRAY (node)) {
+    fail (rd, "cpu", "threads", "expected an array, got %s", node_kind (node));
+    return;
+  }
+  a = json_node_get_array (node);
+  for (i = 0; i < json_array_get_length (a) && !rd->error; i++) {
+    gchar *w;
+    JsonObject *to = element_object (rd, a, i, "cpu.threads", &w);
+    GstAxReportThread t = { 0, };
+
+    if (to) {
+      t.name = read_string (rd, to, w, "name");
+      t.tid = (gint) read_int_range (rd, to, w, "tid", 0, G_MAXINT);
+      t.kind = read_string (rd, to, w, "kind");
+      t.element = read_string (rd, to, w, "element");
+      t.cpu_ms = read_double (rd, to, w, "cpu_ms");
+      t.faults = read_double (rd, to, w, "faults");
+      if (t.kind == NULL && !rd->error)
+        fail (rd, w, "kind", "expected the thread's kind");
+      g_array_append_val (r->threads, t);
     }
     g_free (w);
   }
@@ -729,6 +781,7 @@ read_report (Reader * rd, JsonObject * root, GstAxReport * r)
   read_groups (rd, root, r);
   read_share_throughput (rd, root, r);
   read_streams (rd, root, r);
+  read_cpu (rd, root, r);
   read_queues (rd, root, r);
   read_devices (rd, root, r);
   read_device_occupancy (rd, root, r);

@@ -40,6 +40,7 @@
 #define QUEUE_NAME_WIDTH 20
 #define STREAM_NAME_WIDTH 10
 #define SINK_NAME_WIDTH 20
+#define PERCENT 100.0
 
 static GMutex provider_lock;
 static GstAxReportProvider provider_func;
@@ -110,6 +111,16 @@ clear_stream (gpointer data)
   g_free (st->sink);
 }
 
+static void
+clear_thread (gpointer data)
+{
+  GstAxReportThread *t = data;
+
+  g_free (t->name);
+  g_free (t->kind);
+  g_free (t->element);
+}
+
 /**
  * gst_ax_report_new:
  *
@@ -137,6 +148,8 @@ gst_ax_report_new (void)
   g_array_set_clear_func (r->device_occupancy, clear_device_occupancy);
   r->streams = g_array_new (FALSE, TRUE, sizeof (GstAxReportStream));
   g_array_set_clear_func (r->streams, clear_stream);
+  r->threads = g_array_new (FALSE, TRUE, sizeof (GstAxReportThread));
+  g_array_set_clear_func (r->threads, clear_thread);
   r->warnings = g_ptr_array_new_with_free_func (g_free);
   r->sources = g_ptr_array_new_with_free_func (g_free);
   return r;
@@ -198,6 +211,8 @@ gst_ax_report_unref (GstAxReport * report)
   g_free (report->devices_absent);
   g_array_unref (report->device_occupancy);
   g_array_unref (report->streams);
+  g_array_unref (report->threads);
+  g_free (report->cpu_absent);
   g_ptr_array_unref (report->warnings);
   g_ptr_array_unref (report->sources);
   g_free (report->live_source);
@@ -403,6 +418,8 @@ gst_ax_report_row_flags_to_string (GstAxReportRowFlags flags)
     g_string_append_printf (s, "%sSTRONGLY BLOCKED", s->len ? " " : "");
   else if (flags & GST_AX_REPORT_ROW_FLAG_BLOCKED)
     g_string_append_printf (s, "%sBLOCKED", s->len ? " " : "");
+  if (flags & GST_AX_REPORT_ROW_FLAG_WORKERS)
+    g_string_append_printf (s, "%sWORKERS", s->len ? " " : "");
   return g_string_free (s, FALSE);
 }
 
@@ -687,9 +704,13 @@ text_groups (const GstAxReport * r, GString * s)
       gchar *flags = gst_ax_report_row_flags_to_string (row->flags);
 
       g_string_append_printf (s, "    %-*s%8.2f%9.2f%9.0f%9.2f%9.2f%8"
-          G_GUINT64_FORMAT "  %s\n", NAME_WIDTH, row->name, row->mean_ms,
+          G_GUINT64_FORMAT "  %s", NAME_WIDTH, row->name, row->mean_ms,
           row->cpu_ms, row->faults, row->min_ms, row->max_ms, row->count,
           flags);
+      if (row->workers > 0)
+        g_string_append_printf (s, " (%u thread%s)", row->workers,
+            row->workers == 1 ? "" : "s");
+      g_string_append_c (s, '\n');
       g_free (flags);
     }
   }
@@ -747,6 +768,77 @@ text_throughput (const GstAxReport * r, GString * s)
   if (r->have_sim_cpu)
     g_string_append_printf (s, "  simulator cpu %.1f%% (its own threads, "
         "reported apart; included in host cpu above)\n", r->sim_cpu_percent);
+}
+
+/* one part of the other threads' CPU, with the threads of @kind named */
+static void
+text_other_part (const GstAxReport * r, GString * s, const gchar * what,
+    gdouble ms, const gchar * kind)
+{
+  gboolean first = TRUE;
+  guint i;
+
+  if (ms < 0.05)
+    return;
+  g_string_append_printf (s, "    %-33s%10.1f ms", what, ms);
+  for (i = 0; kind && i < r->threads->len; i++) {
+    const GstAxReportThread *t = &g_array_index (r->threads,
+        GstAxReportThread, i);
+
+    if (g_strcmp0 (t->kind, kind) != 0 || t->cpu_ms < 0.05)
+      continue;
+    g_string_append_printf (s, "%s%s %.1f", first ? "  (" : ", ", t->name,
+        t->cpu_ms);
+    first = FALSE;
+  }
+  g_string_append (s, first ? "\n" : ")\n");
+}
+
+/* Where the CPU went: the rows, and what no row holds. */
+static void
+text_cpu (const GstAxReport * r, GString * s)
+{
+  gdouble total = r->pipeline_cpu_ms;
+  gboolean first = TRUE;
+  guint i, j;
+
+  if (r->cpu_absent) {
+    g_string_append_printf (s, "CPU accounting: %s\n", r->cpu_absent);
+    return;
+  }
+  g_string_append_printf (s, "CPU accounting (ms of CPU over the run, every "
+      "thread of %s):\n", r->pipeline ? r->pipeline : "the pipeline");
+  g_string_append_printf (s, "  rows                             %10.1f ms  "
+      "%5.1f%%", r->rows_cpu_ms, total > 0 ? PERCENT * r->rows_cpu_ms /
+      total : 0);
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    for (j = 0; j < g->rows->len; j++) {
+      GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      if (row->workers == 0)
+        continue;
+      g_string_append_printf (s, "%s%s's %u worker%s %.1f", first ?
+          "  (of which " : ", ", row->name, row->workers,
+          row->workers == 1 ? "" : "s", row->worker_cpu_ms);
+      first = FALSE;
+    }
+  }
+  g_string_append (s, first ? "\n" : ")\n");
+  g_string_append_printf (s, "  other threads                    %10.1f ms  "
+      "%5.1f%%\n", r->other_cpu_ms, total > 0 ? PERCENT * r->other_cpu_ms /
+      total : 0);
+  text_other_part (r, s, "streaming, outside element calls",
+      r->streaming_outside_cpu_ms, NULL);
+  text_other_part (r, s, "thread pools, between calls",
+      r->pool_unattributed_cpu_ms, NULL);
+  text_other_part (r, s, "sim-npu device threads", r->simulator_cpu_ms,
+      "simulator");
+  text_other_part (r, s, "not attributed", r->unattributed_cpu_ms, "other");
+  text_other_part (r, s, "threads that ended", r->ended_cpu_ms, NULL);
+  g_string_append_printf (s, "  pipeline total                   %10.1f ms  "
+      "(the process: %.1f ms over the same wall)\n", total, r->process_cpu_ms);
 }
 
 /* Several streams into one device: each one's rate, and what they reach
@@ -946,6 +1038,7 @@ gst_ax_report_to_text (const GstAxReport * report)
   text_groups (report, s);
   text_share (report, s);
   text_throughput (report, s);
+  text_cpu (report, s);
   text_streams (report, s);
   text_queues (report, s);
   text_occupancy (report, s);
@@ -1053,6 +1146,8 @@ json_flags (JsonBuilder * b, GstAxReportRowFlags flags)
     json_builder_add_string_value (b, "STRONGLY BLOCKED");
   else if (flags & GST_AX_REPORT_ROW_FLAG_BLOCKED)
     json_builder_add_string_value (b, "BLOCKED");
+  if (flags & GST_AX_REPORT_ROW_FLAG_WORKERS)
+    json_builder_add_string_value (b, "WORKERS");
   json_builder_end_array (b);
 }
 
@@ -1115,6 +1210,8 @@ json_groups (const GstAxReport * r, JsonBuilder * b)
       json_int (b, "out_bytes", row->out_bytes);
       json_builder_set_member_name (b, "inactive");
       json_builder_add_boolean_value (b, row->inactive);
+      json_int (b, "workers", row->workers);
+      json_double (b, "worker_cpu_ms", row->worker_cpu_ms);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);
@@ -1193,6 +1290,39 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
     json_double (b, "peak_mem_mb", r->peak_mem_mb);
     json_double (b, "sim_cpu_percent", r->have_sim_cpu ?
         r->sim_cpu_percent : NAN);
+    json_builder_end_object (b);
+  }
+
+  if (r->cpu_absent) {
+    json_absent (b, "cpu", r->cpu_absent);
+  } else {
+    json_builder_set_member_name (b, "cpu");
+    json_builder_begin_object (b);
+    json_double (b, "pipeline_ms", r->pipeline_cpu_ms);
+    json_double (b, "process_ms", r->process_cpu_ms);
+    json_double (b, "rows_ms", r->rows_cpu_ms);
+    json_double (b, "other_ms", r->other_cpu_ms);
+    json_double (b, "streaming_outside_ms", r->streaming_outside_cpu_ms);
+    json_double (b, "pool_unattributed_ms", r->pool_unattributed_cpu_ms);
+    json_double (b, "simulator_ms", r->simulator_cpu_ms);
+    json_double (b, "unattributed_ms", r->unattributed_cpu_ms);
+    json_double (b, "ended_ms", r->ended_cpu_ms);
+    json_builder_set_member_name (b, "threads");
+    json_builder_begin_array (b);
+    for (i = 0; i < r->threads->len; i++) {
+      const GstAxReportThread *t = &g_array_index (r->threads,
+          GstAxReportThread, i);
+
+      json_builder_begin_object (b);
+      json_string (b, "name", t->name);
+      json_int (b, "tid", t->tid);
+      json_string (b, "kind", t->kind);
+      json_string (b, "element", t->element);
+      json_double (b, "cpu_ms", t->cpu_ms);
+      json_double (b, "faults", t->faults);
+      json_builder_end_object (b);
+    }
+    json_builder_end_array (b);
     json_builder_end_object (b);
   }
 

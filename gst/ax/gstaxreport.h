@@ -35,6 +35,9 @@ G_BEGIN_DECLS
  * @GST_AX_REPORT_ROW_FLAG_STAGE: the row is a stage, not an element
  * @GST_AX_REPORT_ROW_FLAG_BLOCKED: CPU is well below wall
  * @GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED: CPU is a small fraction of wall
+ * @GST_AX_REPORT_ROW_FLAG_WORKERS: the row's CPU includes threads of its
+ *   element's own (codec frame threads, an encoder's pool, a thread pool
+ *   its calls hand work to), so it can exceed the wall
  *
  * Classification of a row, printed in the Flag column.
  */
@@ -45,6 +48,7 @@ typedef enum
   GST_AX_REPORT_ROW_FLAG_STAGE = (1 << 1),
   GST_AX_REPORT_ROW_FLAG_BLOCKED = (1 << 2),
   GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED = (1 << 3),
+  GST_AX_REPORT_ROW_FLAG_WORKERS = (1 << 4),
 } GstAxReportRowFlags;
 
 /**
@@ -220,6 +224,10 @@ typedef enum
  *   seen), 0 if not known
  * @inactive: the element only feeds a pad that an input-selector does not
  *   pass on: its time does not reach the sinks
+ * @workers: threads of the element's own whose CPU is in @cpu_ms
+ *   (#GST_AX_REPORT_ROW_FLAG_WORKERS), 0 if none
+ * @worker_cpu_ms: their CPU over the run, in total (included in @cpu_ms,
+ *   which is per call)
  *
  * One row of the per-operator/stage table.
  */
@@ -239,7 +247,32 @@ typedef struct
   gint rank;
   guint64 out_bytes;
   gboolean inactive;
+  guint workers;
+  gdouble worker_cpu_ms;
 } GstAxReportRow;
+
+/**
+ * GstAxReportThread:
+ * @name: the thread's name, as the kernel keeps it
+ * @tid: its thread id
+ * @kind: "streaming" (runs the pipeline's elements), "worker" (an
+ *   element's own), "pool" (a GLib thread pool's, shared), "simulator"
+ *   (sim-npu's device threads) or "other"
+ * @element: (nullable): the element a worker belongs to
+ * @cpu_ms: its CPU time over the run
+ * @faults: its minor page faults over the run
+ *
+ * One thread of the process that worked during the run.
+ */
+typedef struct
+{
+  gchar *name;
+  gint tid;
+  gchar *kind;
+  gchar *element;
+  gdouble cpu_ms;
+  gdouble faults;
+} GstAxReportThread;
 
 /**
  * GstAxReportGroup:
@@ -694,6 +727,28 @@ typedef struct
    * listed them (gst_ax_report_add_stream()); empty when the run was not
    * split into streams; (element-type GstAxReportStream) */
   GArray *streams;
+
+  /* CPU accounting over the run: the pipeline's threads (its streaming
+   * threads, its elements' workers, sim-npu's threads of its devices,
+   * and the process's other threads when no other pipeline ran), the
+   * part of it the rows hold (workers included) and the rest; the
+   * process's CPU over the same wall; every thread, in
+   * (element-type GstAxReportThread) */
+  gdouble pipeline_cpu_ms;
+  gdouble process_cpu_ms;
+  gdouble rows_cpu_ms;
+  gdouble other_cpu_ms;
+  /* the parts of other_cpu_ms: streaming threads outside element calls,
+   * pool threads while no pool-using call ran, sim-npu's threads, other
+   * threads, and threads that ended before the report (read from the
+   * process's CPU) */
+  gdouble streaming_outside_cpu_ms;
+  gdouble pool_unattributed_cpu_ms;
+  gdouble simulator_cpu_ms;
+  gdouble unattributed_cpu_ms;
+  gdouble ended_cpu_ms;
+  GArray *threads;
+  gchar *cpu_absent;
 
   /*< private >*/
   gint ref_count;

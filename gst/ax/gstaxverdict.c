@@ -66,6 +66,79 @@ costliest_row (const GstAxReport * r, RowFilter accept, gconstpointer data)
   return best;
 }
 
+/* A pipeline whose threads keep this share of the host's cores busy is
+ * bound by the host's CPU, and a row that holds HOT_ROW_SHARE of its CPU
+ * is what it is bound by. */
+#define CPU_BOUND_RATIO 0.85
+#define HOT_ROW_SHARE 0.5
+
+/* The hottest row: the most CPU in total, its element's workers
+ * included, as perf would rank the element's code and threads. */
+static RowRef
+hottest_row (const GstAxReport * r)
+{
+  RowRef best = { NULL, NULL };
+  gdouble best_ms = 0;
+  guint i, j;
+
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    for (j = 0; j < g->rows->len; j++) {
+      const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+      gdouble ms = row->cpu_ms * row->count;
+
+      if (row->inactive || (row->flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT))
+        continue;
+      if (best.row == NULL || ms > best_ms) {
+        best.row = row;
+        best.group = g->name;
+        best_ms = ms;
+      }
+    }
+  }
+  return best;
+}
+
+/* @row's share of the pipeline's CPU (of the rows' where the report has
+ * no CPU accounting) */
+static gdouble
+cpu_share (const GstAxReport * r, const GstAxReportRow * row)
+{
+  gdouble total = r->cpu_absent ? 0 : r->pipeline_cpu_ms;
+  guint i, j;
+
+  if (total <= 0) {
+    for (i = 0; i < r->groups->len; i++) {
+      GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+      for (j = 0; j < g->rows->len; j++) {
+        const GstAxReportRow *o = &g_array_index (g->rows, GstAxReportRow, j);
+
+        total += o->cpu_ms * o->count;
+      }
+    }
+  }
+  return total > 0 ? row->cpu_ms * row->count / total : 0;
+}
+
+/* "x264enc0 takes 71% of the pipeline's CPU (10031 ms, 4 worker
+ * threads included)" */
+static gchar *
+hot_text (const GstAxReport * r, RowRef hot)
+{
+  gchar *workers = hot.row->workers > 0 ?
+      g_strdup_printf (", %.1f ms of it on %u worker thread%s of its own",
+      hot.row->worker_cpu_ms, hot.row->workers,
+      hot.row->workers == 1 ? "" : "s") : g_strdup ("");
+  gchar *t = g_strdup_printf ("%s takes %.0f%% of the pipeline's CPU "
+      "(%.1f ms%s)", hot.row->name, PERCENT * cpu_share (r, hot.row),
+      hot.row->cpu_ms * hot.row->count, workers);
+
+  g_free (workers);
+  return t;
+}
+
 static const gchar *
 row_element (const GstAxReportRow * row)
 {
@@ -458,7 +531,8 @@ step_computing (GstAxReportVerdict * v, RowRef top)
   else
     what = "mostly waiting, not computing";
   add_step (v, g_strdup_printf ("  3. %s is %s: CPU %.2f of wall %.2f ms per "
-          "call.", top.row->name, what, top.row->cpu_ms, top.row->mean_ms));
+          "call%s.", top.row->name, what, top.row->cpu_ms, top.row->mean_ms,
+          top.row->workers > 0 ? ", its worker threads' included" : ""));
 }
 
 /* The share of @a's output that its faults per call hand over, 0 when
@@ -693,6 +767,7 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
   gdouble process_cpu_ms = r->cores_used * r->wall_s *
       (gdouble) (GST_SECOND / GST_MSECOND);
   RowRef live = live_source_row (r);
+  RowRef hot = hottest_row (r);
   ModelRef after = { dev ? dev->group : NULL, 0 };
   gboolean window_full = dev && dev->in_flight_window > 0 && dev->depth >=
       GST_AX_REPORT_WINDOW_BOUND_DEPTH_RATIO * dev->in_flight_window;
@@ -767,6 +842,19 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
         "%.1f of %u frames in flight, %.1f%% of %u cores busy: a larger "
         "in-flight window would use the idle cores)", dev->group, dev->depth,
         dev->in_flight_window, dev->occupancy_percent, dev->n_cores);
+  } else if (hot.row && r->cores_available > 0 &&
+      r->cores_used >= CPU_BOUND_RATIO * r->cores_available &&
+      cpu_share (r, hot.row) >= HOT_ROW_SHARE) {
+    /* every core is busy, and mostly with one element's work: queues
+     * fill or empty around it, but it is what the run waits for */
+    gchar *hot_desc = hot_text (r, hot);
+
+    v->kind = GST_AX_REPORT_CONSTRAINT_HOST;
+    name_row (v, hot);
+    v->constraint = g_strdup_printf ("the host's CPU: the pipeline keeps "
+        "%.2f of %u cores busy, and %s", r->cores_used, r->cores_available,
+        hot_desc);
+    g_free (hot_desc);
   } else if (full) {
     gboolean waits;
     gint rank;
@@ -834,6 +922,18 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
     name_row (v, top);
     v->constraint = g_strdup_printf ("source starvation: %s produces the "
         "frames slowest", top.row->name);
+  } else if (top.row->kind == GST_AX_REPORT_ROW_KIND_TASK && hot.row &&
+      hot.row != top.row && !gst_ax_report_row_is_computing (top.row)) {
+    /* a muxer's, an aggregator's or a sink's task loop that waits for
+     * its inputs holds the most wall time, but holds nothing back: the
+     * work it waits for is the hottest row's */
+    gchar *hot_desc = hot_text (r, hot);
+
+    v->kind = GST_AX_REPORT_CONSTRAINT_HOST;
+    name_row (v, hot);
+    v->constraint = g_strdup_printf ("a host element: %s; %s, the costliest "
+        "row by wall, only waits for its input", hot_desc, top.row->name);
+    g_free (hot_desc);
   } else if (!gst_ax_report_row_is_computing (top.row) &&
       !(top.row->flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT)) {
     v->kind = GST_AX_REPORT_CONSTRAINT_BACKPRESSURE;

@@ -26,6 +26,7 @@ mark_first_buffer (PipelineState * p, guint64 ts)
    * a section's restart and the report read them */
   g_mutex_lock (&p->lock);
   if (__atomic_load_n (&p->first_ts, __ATOMIC_RELAXED) == 0) {
+    axprof_census_snapshot (p);
     p->cpu0_ns = axprof_process_cpu_ns ();
     p->first_probe_ns = gst_ax_probe_now_ns ();
     __atomic_store_n (&p->first_ts, ts, __ATOMIC_RELEASE);
@@ -99,7 +100,13 @@ do_push_common (guint64 ts, GstPad * pad, GstBuffer * first,
     queue_items (first, list, &bytes, &start, &end);
     axprof_queue_out (axprof_queue_of_pad (ei, pad), ts, n, bytes, end);
   }
-  axprof_leave_current (t, ts);
+  /* The call is left where the next element's chain begins: the pushing
+   * pad's probes run before it, and their time is the pusher's. A push
+   * made from inside a probe leaves at once. */
+  if (G_UNLIKELY (t->push_pending))
+    axprof_leave_current (t, ts);
+  else
+    t->push_pending = TRUE;
 }
 
 void
@@ -130,7 +137,31 @@ axprof_pad_push_post (GObject * self, GstClockTime ts, GstPad * pad,
 
   if (ei == NULL)
     return;
+  /* the buffer reached no element's chain (a probe dropped it, the pad
+   * was flushing or unlinked): the call was never left */
+  if (t->push_pending) {
+    t->push_pending = FALSE;
+    return;
+  }
   axprof_return_to_current (t, ei, ts);
+}
+
+/* The element that receives the event pushed on @pad enters @t's census
+ * context; caps and EOS are rare, so the peer is resolved through ghost
+ * pads here. */
+static void
+event_context_enter (ThreadState * t, GstPad * pad, const gchar * how)
+{
+  GstPad *peer = axprof_upstream_pad (pad);
+  ElementState *receiver = NULL;
+
+  if (peer != NULL) {
+    receiver = axprof_element_of_pad_in (t, peer);
+    gst_object_unref (peer);
+  }
+  if (receiver != NULL)
+    axprof_element_check_pool (receiver);
+  axprof_census_context_enter (t, receiver, how);
 }
 
 /* A task pushes its stream-start, caps and segment events before its
@@ -148,6 +179,14 @@ axprof_pad_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
       (GST_EVENT_TYPE (event) == GST_EVENT_SEGMENT ||
           GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START))
     t->sticky_events |= G_GUINT64_CONSTANT (1) << t->event_depth;
+  /* an element that learns its caps opens its codec, whose threads are
+   * its workers (gstaxprof-threads.c); an encoder may reopen at EOS */
+  if (G_UNLIKELY (GST_EVENT_TYPE (event) == GST_EVENT_CAPS ||
+          GST_EVENT_TYPE (event) == GST_EVENT_EOS) &&
+      t->event_depth < MAX_TRACKED_EVENT_DEPTH) {
+    t->context_events |= G_GUINT64_CONSTANT (1) << t->event_depth;
+    event_context_enter (t, pad, GST_EVENT_TYPE_NAME (event));
+  }
   t->event_depth++;
   /* the thread's last short calls get their share now, so that its
    * totals are complete when the report is made */
@@ -173,6 +212,11 @@ axprof_pad_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
 
   if (t->event_depth > 0)
     t->event_depth--;
+  if (G_UNLIKELY (t->event_depth < MAX_TRACKED_EVENT_DEPTH &&
+          (t->context_events & (G_GUINT64_CONSTANT (1) << t->event_depth)))) {
+    t->context_events &= ~(G_GUINT64_CONSTANT (1) << t->event_depth);
+    axprof_census_context_leave (t, "event");
+  }
   /* the event is stored on both pads now: readers will see it */
   if (t->event_depth < MAX_TRACKED_EVENT_DEPTH &&
       (t->sticky_events & (G_GUINT64_CONSTANT (1) << t->event_depth))) {
@@ -195,6 +239,10 @@ do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
 
   if (ei == NULL)
     return;
+  if (G_LIKELY (t->push_pending)) {
+    t->push_pending = FALSE;
+    axprof_leave_current (t, ts);
+  }
   if (G_UNLIKELY (t->depth >= MAX_DEPTH)) {
     t->skipped++;
     return;

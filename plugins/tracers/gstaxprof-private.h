@@ -87,6 +87,8 @@ G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_ax_prof_debug);
 /* a thread's name as the kernel keeps it (TASK_COMM_LEN) */
 #define TRACE_THREAD_NAME_SIZE 16
 #define CALIBRATION_PASSES 4
+/* nested caps events and state changes a thread's census context keeps */
+#define MAX_CENSUS_CONTEXTS 8
 #define PERCENT 100.0
 
 typedef struct _PipelineState PipelineState;
@@ -159,6 +161,9 @@ typedef struct
   RowStats *slots[MAX_THREAD_SLOTS];
   /* timeline: submissions (GST_AX_PROBE_FLAG_SUBMIT) so far this run */
   guint64 trace_submits;
+  /* the element hands work to a GLib thread pool: its segments are
+   * boundaries of the pool accounting (relaxed atomic) */
+  gboolean pool;
 } Row;
 
 /* A queue's limits, its max-size-* properties (a multiqueue's apply to
@@ -346,7 +351,80 @@ struct _ElementState
   /* pushes, counted (relaxed) so that out_bytes is taken only on every
    * OUT_BYTES_EVERY-th */
   guint pushes;
+  /* pool threads' CPU taken while its calls ran, its calls so far, and
+   * the pool threads that computed for it (bits by census index);
+   * protected by the census lock (gstaxprof-threads.c) */
+  guint64 pool_cpu_ns;
+  guint64 pool_cpu_base_ns;
+  guint pool_calls;
+  guint64 pool_threads;
 };
+
+/* ---------------------------------------------------------------- census */
+
+typedef enum
+{
+  /* not attributed to anyone */
+  CENSUS_OTHER,
+  /* created while an element's call or state change ran, with its name */
+  CENSUS_WORKER,
+  /* a GLib thread pool's ("pool-*"), shared between elements */
+  CENSUS_POOL,
+  /* sim-npu's device threads ("simnpu-*") */
+  CENSUS_SIMULATOR,
+  /* runs the pad hooks: a streaming or application thread */
+  CENSUS_HOOKED,
+} CensusKind;
+
+#define CENSUS_MAX_PIPES 4
+
+/* One thread of the process, as the census found it; never freed. */
+typedef struct
+{
+  gint tid;
+  guint index;
+  gchar name[TRACE_THREAD_NAME_SIZE];
+  CensusKind kind;
+  gboolean hooked;
+  gboolean gone;
+  ElementState *owner;
+  const gchar *how;
+  /* the pipelines a hooked thread wrote rows of */
+  PipelineState *pipes[CENSUS_MAX_PIPES];
+  guint n_pipes;
+  /* its perf counter group (task clock, minor faults), or -1 */
+  gint perf_fd;
+  gint perf_member_fd;
+  /* the last listing that saw it */
+  guint listed;
+  /* its usage when it ended, where known */
+  gboolean final_known;
+  guint64 final_cpu_ns;
+  guint64 final_faults;
+  /* pool accounting: its CPU at the last boundary */
+  guint64 pool_last_ns;
+} CensusThread;
+
+/* A thread's usage when a run began */
+typedef struct
+{
+  CensusThread *thread;
+  guint64 cpu_ns;
+  guint64 faults;
+} ThreadBase;
+
+/* A thread's usage over a run, for the report */
+typedef struct
+{
+  gint tid;
+  gchar name[TRACE_THREAD_NAME_SIZE];
+  CensusKind kind;
+  ElementState *owner;
+  const gchar *how;
+  gboolean pool;
+  guint64 cpu_ns;
+  guint64 faults;
+} ThreadUse;
 
 /* A top-level bin and its records: the unit of a report. */
 struct _PipelineState
@@ -373,6 +451,10 @@ struct _PipelineState
   guint32 run;
   guint64 log_count0;
   gchar *debug_at_start;
+  /* (element-type ThreadBase): every thread's usage at the run's first
+   * buffer, and the pool CPU nobody's call ran for then */
+  GArray *thread_base;
+  guint64 pool_unattributed_base_ns;
 };
 
 /* An open span on a thread's stack: an element's chain (or a pull from
@@ -396,6 +478,8 @@ typedef struct
   guint64 faults0;
   /* the call brought buffers without timestamps (bytes to a parser) */
   gboolean untimed_in;
+  /* its row's pool flag when it opened */
+  gboolean pool;
   /* into a queue: what the call brings, counted if it returns OK */
   guint64 queue_bytes;
   GstClockTime queue_start;
@@ -499,6 +583,9 @@ typedef struct
   /* bit d: the event pushed at nesting level d is a segment or a
    * stream-start */
   guint64 sticky_events;
+  /* bit d: the event pushed at nesting level d is a caps or an EOS
+   * event, which the receiver may start threads for */
+  guint64 context_events;
   guint depth;
   guint skipped;
   Span stack[MAX_DEPTH];
@@ -507,6 +594,16 @@ typedef struct
   gboolean pending;
   guint64 pending_cpu;
   guint64 pending_faults;
+  /* a buffer push left the top call at push_ts and has not reached the
+   * next element's chain yet: the pushing pad's probes run meanwhile,
+   * and are the pusher's */
+  gboolean push_pending;
+  /* the census's record of this thread, and the elements whose caps or
+   * state change it is running (innermost last; n_ctx may exceed the
+   * array, which then keeps the outer ones) */
+  CensusThread *census;
+  ElementState *ctx[MAX_CENSUS_CONTEXTS];
+  guint n_ctx;
 } ThreadState;
 
 struct _GstAxProf
@@ -564,6 +661,12 @@ typedef struct
   GArray *merged;
   PipelineState *p;
   gdouble wall_ns;
+  /* ElementState -> its workers over the run (gstaxprof-report.c) */
+  GHashTable *workers;
+  /* what the rows took of the workers' CPU: threads the elements made,
+   * and thread pools */
+  guint64 workers_in_rows_ns;
+  guint64 pool_in_rows_ns;
 } ReportBuild;
 
 /* ---------------------------------------------------------------- state */
@@ -601,6 +704,26 @@ RowStats *axprof_row_stats_new (Row * row, ThreadState * t);
 void axprof_batch_read (ThreadState * t, guint64 ts);
 gdouble axprof_hist_percentile (const LatencyHistogram * h, gdouble q);
 
+/* gstaxprof-threads.c */
+gint axprof_gettid (void);
+void axprof_census_init (void);
+void axprof_census_hooked (ThreadState * t);
+void axprof_census_thread_exit (ThreadState * t);
+void axprof_census_thread_serves (ThreadState * t, PipelineState * p);
+void axprof_census_scan (ElementState * owner, const gchar * how);
+ElementState *axprof_census_current_owner (ThreadState * t);
+void axprof_census_context_enter (ThreadState * t, ElementState * ei,
+    const gchar * how);
+void axprof_census_context_leave (ThreadState * t, const gchar * how);
+void axprof_pool_boundary (ElementState * ei, gboolean begin);
+gboolean axprof_element_uses_pool (GstElement * element);
+void axprof_element_check_pool (ElementState * ei);
+void axprof_census_snapshot (PipelineState * p);
+void axprof_census_account (PipelineState * p, gboolean alone, GArray * out);
+guint64 axprof_pool_unattributed_ns (PipelineState * p);
+void axprof_pool_share (ElementState * ei, guint64 * cpu_ns,
+    guint * threads);
+
 /* gstaxprof-registry.c */
 void axprof_registry_init (void);
 ElementState *axprof_element_state_slow (GstObject * parent);
@@ -616,6 +739,7 @@ DeviceState *axprof_pipeline_device (PipelineState * p, ElementState * ei,
     const gchar * group);
 void axprof_pipeline_reset (PipelineState * p);
 PipelineState *axprof_pipeline_of (GstElement * element, gboolean create);
+gboolean axprof_pipeline_alone (PipelineState * p);
 
 /* gstaxprof-latency.c */
 void axprof_latency_mark (ElementState * ei, GstPad * pad, guint64 ts,
@@ -842,6 +966,8 @@ static inline void
 axprof_span_resume (Span * f, guint64 ts, ThreadState * t)
 {
   f->seg_start = ts;
+  if (G_UNLIKELY (f->pool))
+    axprof_pool_boundary (f->row->elem, TRUE);
   if (G_LIKELY (!axprof_exact)) {
     axprof_batch_segment_start (t, ts);
     return;
@@ -865,6 +991,7 @@ axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
   f->chain_pad = NULL;
   f->open_ts = ts;
   f->acc_wall = f->acc_cpu = f->acc_faults = 0;
+  f->pool = __atomic_load_n (&row->pool, __ATOMIC_RELAXED);
   axprof_span_resume (f, ts, t);
 }
 
@@ -878,6 +1005,8 @@ axprof_span_pause (Span * f, guint64 ts, ThreadState * t)
   gint64 wall = (gint64) (ts - f->seg_start);
 
   f->acc_wall += wall;
+  if (G_UNLIKELY (f->pool))
+    axprof_pool_boundary (f->row->elem, FALSE);
   if (G_LIKELY (!axprof_exact)) {
     axprof_batch_segment_end (t, f->st, (guint64) wall, ts);
     return;

@@ -235,6 +235,7 @@ element_state_create (GstElement * element)
 
   g_object_set_qdata_full (G_OBJECT (element), axprof_element_quark, ei,
       element_state_gone);
+  axprof_element_check_pool (ei);
   if (ei->queue_kind != QUEUE_NONE) {
     guint i;
 
@@ -529,6 +530,22 @@ axprof_pipeline_of (GstElement * element, gboolean create)
     p = pipeline_state_get (element);
   g_mutex_unlock (&axprof_global_lock);
   return p;
+}
+
+/* Whether no other pipeline's run overlaps @p's now: then the process's
+ * threads that nobody owns count as @p's. axprof_global_lock held. */
+gboolean
+axprof_pipeline_alone (PipelineState * p)
+{
+  guint i;
+
+  for (i = 0; i < pipes->len; i++) {
+    PipelineState *o = g_ptr_array_index (pipes, i);
+
+    if (o != p && o->started && !o->reported)
+      return FALSE;
+  }
+  return TRUE;
 }
 
 void

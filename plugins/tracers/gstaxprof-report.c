@@ -328,6 +328,164 @@ axprof_merged_for (ReportBuild * b, Row * row)
   return NULL;
 }
 
+/* ---------------------------------------------------------------- CPU */
+
+/* An element's workers over the run: the threads it made and the pool
+ * CPU its calls took. */
+typedef struct
+{
+  guint64 cpu_ns;
+  guint threads;
+  /* the part from thread pools */
+  guint64 pool_ns;
+} WorkerSum;
+
+static const gchar *
+census_kind_name (CensusKind kind)
+{
+  switch (kind) {
+    case CENSUS_HOOKED:
+      return "streaming";
+    case CENSUS_WORKER:
+      return "worker";
+    case CENSUS_POOL:
+      return "pool";
+    case CENSUS_SIMULATOR:
+      return "simulator";
+    case CENSUS_OTHER:
+    default:
+      return "other";
+  }
+}
+
+/* Each element's workers, by ElementState (owned by the table). */
+static GHashTable *
+worker_sums (PipelineState * p, GArray * uses)
+{
+  GHashTable *sums = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  guint i;
+
+  for (i = 0; i < uses->len; i++) {
+    ThreadUse *u = &g_array_index (uses, ThreadUse, i);
+    WorkerSum *w;
+
+    if (u->kind != CENSUS_WORKER || u->owner == NULL)
+      continue;
+    w = g_hash_table_lookup (sums, u->owner);
+    if (w == NULL) {
+      w = g_new0 (WorkerSum, 1);
+      g_hash_table_insert (sums, u->owner, w);
+    }
+    w->cpu_ns += u->cpu_ns;
+    w->threads++;
+  }
+  for (i = 0; i < p->elems->len; i++) {
+    ElementState *ei = g_ptr_array_index (p->elems, i);
+    guint64 pool_ns;
+    guint threads;
+    WorkerSum *w;
+
+    axprof_pool_share (ei, &pool_ns, &threads);
+    if (pool_ns == 0)
+      continue;
+    w = g_hash_table_lookup (sums, ei);
+    if (w == NULL) {
+      w = g_new0 (WorkerSum, 1);
+      g_hash_table_insert (sums, ei, w);
+    }
+    w->cpu_ns += pool_ns;
+    w->pool_ns += pool_ns;
+    w->threads += MAX (threads, 1);
+  }
+  return sums;
+}
+
+/* The row that carries @m's element's workers: its chain row, or its
+ * task loop when it has no chain calls. */
+static gboolean
+carries_workers (ReportBuild * b, MergedRow * m)
+{
+  ElementState *ei = m->row->elem;
+
+  if (m->row->kind == ROW_CHAIN)
+    return TRUE;
+  return m->row->kind == ROW_LOOP && axprof_merged_for (b, ei->chain_row) ==
+      NULL;
+}
+
+/* The report's CPU accounting from the threads' use over the run and
+ * what the rows took. */
+static void
+build_cpu (ReportBuild * b, GArray * uses, guint64 process_cpu_ns,
+    gboolean alone, guint64 workers_in_rows_ns, guint64 pool_in_rows_ns)
+{
+  GstAxReport *r = b->r;
+  guint64 streaming = 0, pool = 0, sim = 0, other = 0, workers = 0, all;
+  gdouble rows = 0, ms = GST_MSECOND;
+  guint i, j;
+
+  for (i = 0; i < uses->len; i++) {
+    ThreadUse *u = &g_array_index (uses, ThreadUse, i);
+    GstAxReportThread t = { 0, };
+
+    switch (u->kind) {
+      case CENSUS_HOOKED:
+        streaming += u->cpu_ns;
+        break;
+      case CENSUS_WORKER:
+        workers += u->cpu_ns;
+        break;
+      case CENSUS_POOL:
+        pool += u->cpu_ns;
+        break;
+      case CENSUS_SIMULATOR:
+        sim += u->cpu_ns;
+        break;
+      case CENSUS_OTHER:
+      default:
+        other += u->cpu_ns;
+        break;
+    }
+    if (u->cpu_ns == 0)
+      continue;
+    t.name = g_strdup (u->name);
+    t.tid = u->tid;
+    t.kind = g_strdup (census_kind_name (u->kind));
+    t.element = u->owner ? g_strdup (u->owner->name) : NULL;
+    t.cpu_ms = u->cpu_ns / ms;
+    t.faults = (gdouble) u->faults;
+    g_array_append_val (r->threads, t);
+  }
+  for (i = 0; i < r->groups->len; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    for (j = 0; j < g->rows->len; j++) {
+      GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      rows += row->cpu_ms * row->count;
+    }
+  }
+  all = streaming + workers + pool + sim + other;
+  /* the pool threads are the process's: without them, what the pipeline's
+   * calls took of them is still its own */
+  if (!alone)
+    all += pool_in_rows_ns;
+  r->process_cpu_ms = process_cpu_ns / ms;
+  r->ended_cpu_ms = alone && process_cpu_ns > all ?
+      (process_cpu_ns - all) / ms : 0;
+  r->pipeline_cpu_ms = all / ms + r->ended_cpu_ms;
+  r->rows_cpu_ms = rows;
+  r->other_cpu_ms = MAX (r->pipeline_cpu_ms - rows, 0);
+  /* the rows' own CPU is the streaming threads' inside element calls */
+  r->streaming_outside_cpu_ms = MAX ((streaming / ms) - (rows -
+          workers_in_rows_ns / ms - pool_in_rows_ns / ms), 0);
+  r->pool_unattributed_cpu_ms = alone && pool > pool_in_rows_ns ?
+      (pool - pool_in_rows_ns) / ms : 0;
+  r->simulator_cpu_ms = sim / ms;
+  r->unattributed_cpu_ms = (other + (workers > workers_in_rows_ns ?
+          workers - workers_in_rows_ns : 0)) / ms;
+}
+
 static void
 build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
     guint64 * element_buffers, guint64 * reads, guint64 * reads_timed,
@@ -369,6 +527,20 @@ build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
     name = axprof_row_name (m->row);
     row = gst_ax_report_group_add_row (g, name);
     g_free (name);
+    if (b->workers && carries_workers (b, m)) {
+      WorkerSum *w = g_hash_table_lookup (b->workers, m->row->elem);
+
+      if (w && w->cpu_ns > 0) {
+        /* CPU only: the workers' faults are theirs (cpu.threads[]), not
+         * the calls', whose faults weigh the element's own allocation */
+        m->cpu_sum_ns += (gint64) w->cpu_ns;
+        row->workers = w->threads;
+        row->worker_cpu_ms = w->cpu_ns / (gdouble) GST_MSECOND;
+        row->flags |= GST_AX_REPORT_ROW_FLAG_WORKERS;
+        b->workers_in_rows_ns += w->cpu_ns - w->pool_ns;
+        b->pool_in_rows_ns += w->pool_ns;
+      }
+    }
     row->count = m->count;
     row->total_ms = m->wall_sum_ns / (gdouble) GST_MSECOND;
     row->mean_ms = row->total_ms / m->count;
@@ -790,13 +962,17 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
 {
   GstAxReport *r = gst_ax_report_new ();
   LatencyHistogram *lat = g_new0 (LatencyHistogram, 1);
-  ReportBuild b = { r, g_array_new (FALSE, TRUE, sizeof (MergedRow)), p, 0 };
+  ReportBuild b = {.r = r,.merged = g_array_new (FALSE, TRUE,
+        sizeof (MergedRow)),.p = p
+  };
   gdouble profiled_ns = 0, cost_ns;
   guint64 element_buffers = 0, reads = 0, reads_timed = 0, read_timed_ns = 0,
       cpu1, end_ns;
   gdouble read_cost_ns;
   gchar *offender;
   gint64 logged;
+  GArray *uses;
+  gboolean alone;
 
   r->pipeline = p->pipeline ? gst_object_get_name (GST_OBJECT (p->pipeline)) :
       g_strdup (p->name);
@@ -848,8 +1024,23 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
     b.wall_ns = end_ns - p->first_probe_ns;
 
   lat->min_ns = G_MAXUINT64;
+  uses = g_array_new (FALSE, TRUE, sizeof (ThreadUse));
+  alone = axprof_pipeline_alone (p);
+  if (p->thread_base != NULL) {
+    axprof_census_account (p, alone, uses);
+    b.workers = worker_sums (p, uses);
+  }
   build_rows (&b, lat, &profiled_ns, &element_buffers, &reads, &reads_timed,
       &read_timed_ns);
+  if (p->thread_base != NULL && p->first_ts != 0)
+    build_cpu (&b, uses, cpu1 - p->cpu0_ns, alone, b.workers_in_rows_ns,
+        b.pool_in_rows_ns);
+  else
+    r->cpu_absent = g_strdup ("no source pushed a buffer, so there is no run "
+        "to account for");
+  g_array_unref (uses);
+  if (b.workers)
+    g_hash_table_unref (b.workers);
   build_latency (&b, lat);
   r->pacing = describe_pacing (p, &r->live_source);
 
@@ -869,7 +1060,10 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
   if (b.wall_ns > 0) {
     r->wall_s = b.wall_ns / (gdouble) GST_SECOND;
     r->fps = r->frames / r->wall_s;
-    r->cores_used = (cpu1 - p->cpu0_ns) / b.wall_ns;
+    /* the pipeline's own threads where they are known, else the
+     * process's */
+    r->cores_used = r->cpu_absent ? (cpu1 - p->cpu0_ns) / b.wall_ns :
+        r->pipeline_cpu_ms * GST_MSECOND / b.wall_ns;
     r->cpu_percent = PERCENT * r->cores_used;
   } else {
     r->throughput_absent = g_strdup ("no source pushed a buffer, so there "

@@ -40,6 +40,7 @@ thread_state_free (gpointer data)
 {
   ThreadState *t = data;
 
+  axprof_census_thread_exit (t);
   if (t->slot >= 0) {
     g_mutex_lock (&slot_lock);
     slot_used[t->slot] = FALSE;
@@ -66,6 +67,7 @@ axprof_thread_state_new (void)
   g_mutex_unlock (&slot_lock);
   if (axprof_trace_on && t->slot >= 0)
     axprof_trace_thread_start (t->slot);
+  axprof_census_hooked (t);
   g_private_set (&thread_key, t);
   return t;
 }
@@ -84,6 +86,7 @@ axprof_row_stats_new (Row * row, ThreadState * t)
     st->lat->min_ns = G_MAXUINT64;
   }
   __atomic_store_n (&row->slots[t->slot], st, __ATOMIC_RELEASE);
+  axprof_census_thread_serves (t, row->pipe);
   return st;
 }
 

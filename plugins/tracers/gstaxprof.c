@@ -353,6 +353,27 @@ do_post_message_pre (GObject * obj, GstClockTime ts, GstElement * element,
 /* A run starts before the pipeline goes to PAUSED: its sources start
  * streaming inside that change, and a sink prerolls the first buffer
  * before the pipeline's own change returns. */
+/* An element's state change is where it starts the threads it keeps
+ * (gstaxprof-threads.c): the census looks before and after. Elements
+ * of no pipeline the tracer knows are nobody's. */
+static void
+census_state_change_enter (GstElement * element)
+{
+  if (GST_IS_BIN (element))
+    return;
+  axprof_census_context_enter (axprof_thread_state (),
+      g_object_get_qdata (G_OBJECT (element), axprof_element_quark),
+      "state change");
+}
+
+static void
+census_state_change_leave (GstElement * element)
+{
+  if (GST_IS_BIN (element))
+    return;
+  axprof_census_context_leave (axprof_thread_state (), "state change");
+}
+
 static void
 do_change_state_pre (GObject * obj, GstClockTime ts, GstElement * element,
     GstStateChange transition)
@@ -360,6 +381,7 @@ do_change_state_pre (GObject * obj, GstClockTime ts, GstElement * element,
   PipelineState *p;
   guint i;
 
+  census_state_change_enter (element);
   if (!GST_IS_PIPELINE (element) || GST_OBJECT_PARENT (element) != NULL)
     return;
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
@@ -391,6 +413,7 @@ do_change_state_post (GObject * obj, GstClockTime ts, GstElement * element,
 {
   PipelineState *p;
 
+  census_state_change_leave (element);
   if (!GST_IS_PIPELINE (element) || GST_OBJECT_PARENT (element) != NULL ||
       result == GST_STATE_CHANGE_FAILURE)
     return;
@@ -681,6 +704,8 @@ gst_ax_prof_constructed (GObject * object)
   }
   parse_params (self);
   axprof_exact = self->exact;
+  /* the threads that exist now, before any is the pipeline's */
+  axprof_census_init ();
 
   calibrate (self);
   axprof_read_outlier_ns = (guint64) (self->read_cost_ns * READ_TIMING_OUTLIER);

@@ -1,0 +1,689 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Every thread of the process, not only the streaming threads the pad
+ * hooks run on: codec frame threads, encoder pools, GLib thread pools,
+ * sim-npu's device threads, the application's own.
+ *
+ * The census lists /proc/self/task at moments when threads are made:
+ * when the tracer starts, around each CAPS event an element receives
+ * (decoders and encoders open their codec, and start its threads, when
+ * they learn their caps) and around each element's state change. A
+ * thread that appears during such a scan inherited its creator's name
+ * (Linux copies it into a new thread): when it carries the name of the
+ * scanning thread, it was made by the element that thread is running,
+ * and its CPU is that element's. GLib's thread pools (GstTaskPool,
+ * GstSharedTaskPool: the video converter's and the compositor's workers)
+ * rename their threads "pool-*" and share them between elements, so
+ * their CPU is attributed by time instead: to the pool-using element
+ * whose call is running while they compute (axprof_pool_boundary()).
+ *
+ * A thread's CPU is read from the kernel by its thread id (the
+ * per-thread CPU clock of another thread of the same process), its
+ * faults from /proc/self/task/TID/stat. Nothing here runs per buffer
+ * except the pool accounting, and that only for pool-using elements.
+ *
+ * The census lock is a leaf: nothing else is locked while it is held. */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstaxprof-private.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/perf_event.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
+
+#define TASK_DIR "/proc/self/task"
+#define SIMULATOR_THREAD_PREFIX "simnpu-"
+#define POOL_THREAD_PREFIX "pool"
+/* a pool-using element scans for new pool threads at the end of its
+ * first calls (pools start their threads on first use), then on one call
+ * in this many */
+#define POOL_SCAN_FIRST_CALLS 16
+#define POOL_SCAN_EVERY 64
+/* stat fields: minflt is the 10th, counted from the state (3rd) after
+ * the name's closing parenthesis */
+#define STAT_MINFLT_AFTER_STATE 7
+
+static GMutex census_lock;
+/* bumped by every listing of the task folder; a thread that a listing
+ * did not see has ended */
+static guint census_listing;
+/* (element-type CensusThread), never shrinks; protected by census_lock */
+static GPtrArray *census;
+static GHashTable *census_by_tid;
+
+/* pool accounting, protected by census_lock: the pool threads' summed
+ * CPU at the last boundary, and the pool-using segments running now */
+#define MAX_OPEN_POOL_SEGMENTS 16
+static ElementState *pool_open[MAX_OPEN_POOL_SEGMENTS];
+static guint n_pool_open;
+static guint64 pool_unattributed_ns;
+
+gint
+axprof_gettid (void)
+{
+#ifdef __linux__
+  return (gint) syscall (SYS_gettid);
+#else
+  return 0;
+#endif
+}
+
+/* The CPU clock of thread @tid of this process: the kernel's
+ * MAKE_THREAD_CPUCLOCK (tid, CPUCLOCK_SCHED), computed unsigned. */
+static gboolean
+thread_cpu_ns (gint tid, guint64 * ns)
+{
+#ifdef __linux__
+  struct timespec ts;
+  clockid_t clock = (clockid_t) ((~(guint32) tid << 3) | 6u);
+
+  if (clock_gettime (clock, &ts) != 0)
+    return FALSE;
+  *ns = (guint64) ts.tv_sec * GST_SECOND + (guint64) ts.tv_nsec;
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+/* minor faults of thread @tid, from its stat line */
+static gboolean
+thread_faults (gint tid, guint64 * faults)
+{
+  gchar path[64], buf[1024], *p;
+  FILE *f;
+  size_t n;
+  guint field;
+
+  g_snprintf (path, sizeof (path), TASK_DIR "/%d/stat", tid);
+  f = fopen (path, "re");
+  if (f == NULL)
+    return FALSE;
+  n = fread (buf, 1, sizeof (buf) - 1, f);
+  fclose (f);
+  buf[n] = '\0';
+  p = strrchr (buf, ')');
+  if (p == NULL)
+    return FALSE;
+  p++;
+  for (field = 0; field <= STAT_MINFLT_AFTER_STATE && p; field++)
+    p = strchr (p + 1, ' ');
+  if (p == NULL)
+    return FALSE;
+  *faults = g_ascii_strtoull (p + 1, NULL, 10);
+  return TRUE;
+}
+
+/* A thread's CPU and faults outlive it in a perf counter group attached
+ * to it (task clock and minor faults, read together): a codec that
+ * closes, an encoder that reopens at EOS or a pool thread that idles out
+ * take their CPU with them otherwise. Where perf_event_open() is not
+ * allowed the kernel's clock by thread id serves while the thread lives.
+ * Returns the group's leader, or -1. */
+static gint
+counters_open (gint tid, gint * member)
+{
+#ifdef __linux__
+  static const guint64 configs[] = { PERF_COUNT_SW_TASK_CLOCK,
+    PERF_COUNT_SW_PAGE_FAULTS_MIN
+  };
+  gint leader = -1;
+  guint i;
+
+  *member = -1;
+  for (i = 0; i < G_N_ELEMENTS (configs); i++) {
+    struct perf_event_attr attr;
+    gint fd;
+
+    memset (&attr, 0, sizeof (attr));
+    attr.size = sizeof (attr);
+    attr.type = PERF_TYPE_SOFTWARE;
+    attr.config = configs[i];
+    attr.read_format = PERF_FORMAT_GROUP;
+    fd = (gint) syscall (SYS_perf_event_open, &attr, (pid_t) tid, -1, leader,
+        PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0) {
+      if (leader >= 0)
+        close (leader);
+      return -1;
+    }
+    if (leader < 0)
+      leader = fd;
+    else
+      *member = fd;
+  }
+  return leader;
+#else
+  *member = -1;
+  return -1;
+#endif
+}
+
+
+static gboolean
+counters_read (gint leader, guint64 * cpu_ns, guint64 * faults)
+{
+  /* nr, then the values in the order they joined */
+  guint64 values[3];
+
+  if (read (leader, values, sizeof (values)) != (gssize) sizeof (values) ||
+      values[0] != 2)
+    return FALSE;
+  *cpu_ns = values[1];
+  *faults = values[2];
+  return TRUE;
+}
+
+/* A thread's CPU (and faults, when @faults is set) now, or as it ended.
+ * census_lock held. */
+static gboolean
+census_read (CensusThread * c, guint64 * cpu_ns, guint64 * faults)
+{
+  guint64 f = 0;
+
+  if (c->final_known) {
+    *cpu_ns = c->final_cpu_ns;
+    f = c->final_faults;
+  } else if (c->perf_fd >= 0) {
+    if (!counters_read (c->perf_fd, cpu_ns, &f))
+      return FALSE;
+  } else if (c->gone || !thread_cpu_ns (c->tid, cpu_ns)) {
+    return FALSE;
+  } else if (faults) {
+    (void) thread_faults (c->tid, &f);
+  }
+  if (faults)
+    *faults = f;
+  return TRUE;
+}
+
+/* @c is no longer in the task list: its last figures are kept, its
+ * counters closed, and its id freed for a thread that reuses it.
+ * census_lock held. */
+static void
+census_gone (CensusThread * c)
+{
+  if (c->perf_fd >= 0) {
+    c->final_known = counters_read (c->perf_fd, &c->final_cpu_ns,
+        &c->final_faults);
+    close (c->perf_fd);
+    close (c->perf_member_fd);
+    c->perf_fd = c->perf_member_fd = -1;
+  }
+  c->gone = TRUE;
+  g_hash_table_remove (census_by_tid, GINT_TO_POINTER (c->tid));
+}
+
+static void
+thread_name (gint tid, gchar * name)
+{
+  gchar path[64];
+  gchar *contents = NULL;
+  gsize len = 0;
+
+  g_snprintf (path, sizeof (path), TASK_DIR "/%d/comm", tid);
+  name[0] = '\0';
+  if (g_file_get_contents (path, &contents, &len, NULL)) {
+    g_strchomp (contents);
+    g_strlcpy (name, contents, TRACE_THREAD_NAME_SIZE);
+  }
+  g_free (contents);
+}
+
+static void
+own_name (gchar * name)
+{
+  name[0] = '\0';
+#ifdef __linux__
+  if (prctl (PR_GET_NAME, name, 0, 0, 0) != 0)
+    name[0] = '\0';
+  name[TRACE_THREAD_NAME_SIZE - 1] = '\0';
+#endif
+}
+
+/* census_lock held */
+static CensusThread *
+census_add (gint tid)
+{
+  CensusThread *c = g_new0 (CensusThread, 1);
+
+  c->tid = tid;
+  c->index = census->len;
+  c->perf_fd = counters_open (tid, &c->perf_member_fd);
+  thread_name (tid, c->name);
+  if (g_str_has_prefix (c->name, SIMULATOR_THREAD_PREFIX))
+    c->kind = CENSUS_SIMULATOR;
+  else if (g_str_has_prefix (c->name, POOL_THREAD_PREFIX))
+    c->kind = CENSUS_POOL;
+  g_ptr_array_add (census, c);
+  g_hash_table_insert (census_by_tid, GINT_TO_POINTER (tid), c);
+  return c;
+}
+
+/* Lists the threads; those not seen before are added, and, when they
+ * carry the scanning thread's name, attributed to @owner. Returns how
+ * many were new. census_lock held. */
+static guint
+census_scan_locked (ElementState * owner, const gchar * how)
+{
+  gchar self_name[TRACE_THREAD_NAME_SIZE];
+  struct dirent *de;
+  DIR *dir;
+  guint added = 0, i;
+
+  dir = opendir (TASK_DIR);
+  if (dir == NULL)
+    return 0;
+  own_name (self_name);
+  census_listing++;
+  while ((de = readdir (dir)) != NULL) {
+    gint tid;
+    CensusThread *c;
+
+    if (de->d_name[0] < '0' || de->d_name[0] > '9')
+      continue;
+    tid = (gint) g_ascii_strtoll (de->d_name, NULL, 10);
+    c = g_hash_table_lookup (census_by_tid, GINT_TO_POINTER (tid));
+    if (c != NULL) {
+      c->listed = census_listing;
+      continue;
+    }
+    c = census_add (tid);
+    c->listed = census_listing;
+    added++;
+    if (owner != NULL && c->kind != CENSUS_POOL && self_name[0] != '\0' &&
+        (c->kind == CENSUS_SIMULATOR || strcmp (c->name, self_name) == 0)) {
+      c->owner = owner;
+      c->how = how;
+      if (c->kind == CENSUS_OTHER)
+        c->kind = CENSUS_WORKER;
+    }
+    GST_INFO ("thread %d '%s' found by '%s' (%s): %s", tid, c->name,
+        self_name, how ? how : "scan", c->owner ? c->owner->name : "nobody's");
+  }
+  closedir (dir);
+  for (i = 0; i < census->len; i++) {
+    CensusThread *c = g_ptr_array_index (census, i);
+
+    if (!c->gone && c->listed != census_listing)
+      census_gone (c);
+  }
+  return added;
+}
+
+void
+axprof_census_init (void)
+{
+  g_mutex_lock (&census_lock);
+  if (census == NULL) {
+    census = g_ptr_array_new ();
+    census_by_tid = g_hash_table_new (NULL, NULL);
+    /* what runs before the tracer is nobody's worker */
+    census_scan_locked (NULL, NULL);
+  }
+  g_mutex_unlock (&census_lock);
+}
+
+void
+axprof_census_hooked (ThreadState * t)
+{
+  gint tid = axprof_gettid ();
+  CensusThread *c;
+
+  g_mutex_lock (&census_lock);
+  if (census == NULL) {
+    g_mutex_unlock (&census_lock);
+    return;
+  }
+  c = g_hash_table_lookup (census_by_tid, GINT_TO_POINTER (tid));
+  if (c == NULL)
+    c = census_add (tid);
+  /* a pool thread that runs a task now is a streaming thread; what it
+   * computed for a pool before stays attributed */
+  c->hooked = TRUE;
+  t->census = c;
+  g_mutex_unlock (&census_lock);
+}
+
+/* A hooked thread ends: its CPU and faults are kept as they are now. */
+void
+axprof_census_thread_exit (ThreadState * t)
+{
+  CensusThread *c = t->census;
+  guint64 cpu = 0, faults = 0;
+
+  if (c == NULL)
+    return;
+  /* the thread's own clocks: the probe's reader may be torn down first */
+  (void) thread_cpu_ns (c->tid, &cpu);
+  (void) thread_faults (c->tid, &faults);
+  g_mutex_lock (&census_lock);
+  if (c->perf_fd < 0) {
+    c->final_cpu_ns = cpu;
+    c->final_faults = faults;
+    c->final_known = TRUE;
+  }
+  g_mutex_unlock (&census_lock);
+}
+
+/* The pipeline a hooked thread works for (on its first row of it). */
+void
+axprof_census_thread_serves (ThreadState * t, PipelineState * p)
+{
+  CensusThread *c = t->census;
+  guint i;
+
+  if (c == NULL)
+    return;
+  g_mutex_lock (&census_lock);
+  for (i = 0; i < c->n_pipes; i++)
+    if (c->pipes[i] == p)
+      break;
+  if (i == c->n_pipes && c->n_pipes < CENSUS_MAX_PIPES)
+    c->pipes[c->n_pipes++] = p;
+  g_mutex_unlock (&census_lock);
+}
+
+void
+axprof_census_scan (ElementState * owner, const gchar * how)
+{
+  g_mutex_lock (&census_lock);
+  if (census != NULL)
+    census_scan_locked (owner, how);
+  g_mutex_unlock (&census_lock);
+}
+
+/* The element whose work @t is doing: its innermost creation context
+ * (an element receiving caps, or changing state), else its open call. */
+ElementState *
+axprof_census_current_owner (ThreadState * t)
+{
+  if (t->n_ctx > 0)
+    return t->ctx[MIN (t->n_ctx, MAX_CENSUS_CONTEXTS) - 1];
+  if (t->depth > 0)
+    return t->stack[t->depth - 1].row->elem;
+  if (t->loop_open)
+    return t->loop.row->elem;
+  return NULL;
+}
+
+void
+axprof_census_context_enter (ThreadState * t, ElementState * ei,
+    const gchar * how)
+{
+  axprof_census_scan (axprof_census_current_owner (t), how);
+  if (t->n_ctx < MAX_CENSUS_CONTEXTS)
+    t->ctx[t->n_ctx] = ei;
+  t->n_ctx++;
+}
+
+void
+axprof_census_context_leave (ThreadState * t, const gchar * how)
+{
+  if (t->n_ctx == 0)
+    return;
+  axprof_census_scan (axprof_census_current_owner (t), how);
+  t->n_ctx--;
+}
+
+/* ---------------------------------------------------------------- pools */
+
+static gboolean
+is_pool_candidate (const CensusThread * c)
+{
+  return c->kind == CENSUS_POOL && !c->hooked && !c->gone;
+}
+
+/* Called where a segment of a pool-using element's call starts (@begin)
+ * or ends: the pool threads' CPU since the last boundary goes to the
+ * segments that were running, in equal parts, or is left unattributed
+ * when none was. */
+void
+axprof_pool_boundary (ElementState * ei, gboolean begin)
+{
+  guint64 delta_total = 0;
+  guint i;
+
+  g_mutex_lock (&census_lock);
+  if (census == NULL) {
+    g_mutex_unlock (&census_lock);
+    return;
+  }
+  if (!begin) {
+    guint calls = ++ei->pool_calls;
+
+    if (calls <= POOL_SCAN_FIRST_CALLS || calls % POOL_SCAN_EVERY == 0)
+      census_scan_locked (NULL, NULL);
+  }
+  for (i = 0; i < census->len; i++) {
+    CensusThread *c = g_ptr_array_index (census, i);
+    guint64 cpu, d;
+    guint k;
+
+    if (!is_pool_candidate (c) || !census_read (c, &cpu, NULL))
+      continue;
+    d = cpu > c->pool_last_ns ? cpu - c->pool_last_ns : 0;
+    c->pool_last_ns = cpu;
+    if (d == 0)
+      continue;
+    delta_total += d;
+    for (k = 0; k < n_pool_open; k++)
+      pool_open[k]->pool_threads |= G_GUINT64_CONSTANT (1) << (c->index % 64);
+  }
+  if (n_pool_open == 0) {
+    pool_unattributed_ns += delta_total;
+  } else {
+    guint64 share = delta_total / n_pool_open, given = 0;
+
+    for (i = 0; i < n_pool_open; i++) {
+      guint64 part = i + 1 == n_pool_open ? delta_total - given : share;
+
+      pool_open[i]->pool_cpu_ns += part;
+      given += part;
+    }
+  }
+  if (begin) {
+    if (n_pool_open < MAX_OPEN_POOL_SEGMENTS)
+      pool_open[n_pool_open++] = ei;
+  } else {
+    for (i = 0; i < n_pool_open; i++) {
+      if (pool_open[i] == ei) {
+        pool_open[i] = pool_open[--n_pool_open];
+        break;
+      }
+    }
+  }
+  g_mutex_unlock (&census_lock);
+}
+
+/* Whether @element hands its work to a GLib thread pool: the video
+ * converter's n-threads, the compositor's max-threads (0 = one per
+ * core). Read at registration and at each caps event, never per
+ * buffer. */
+gboolean
+axprof_element_uses_pool (GstElement * element)
+{
+  GObjectClass *klass = G_OBJECT_GET_CLASS (element);
+  GParamSpec *pspec;
+  guint n = 1;
+
+  if ((pspec = g_object_class_find_property (klass, "n-threads")) != NULL &&
+      pspec->value_type == G_TYPE_UINT) {
+    g_object_get (element, "n-threads", &n, NULL);
+    return n != 1;
+  }
+  if ((pspec = g_object_class_find_property (klass, "max-threads")) != NULL &&
+      pspec->value_type == G_TYPE_UINT &&
+      g_type_is_a (G_OBJECT_TYPE (element),
+          g_type_from_name ("GstVideoAggregator"))) {
+    g_object_get (element, "max-threads", &n, NULL);
+    return n != 1;
+  }
+  return FALSE;
+}
+
+void
+axprof_element_check_pool (ElementState * ei)
+{
+  GstElement *e = ei->element;
+  gboolean pool;
+
+  if (e == NULL)
+    return;
+  pool = axprof_element_uses_pool (e);
+  __atomic_store_n (&ei->chain_row->pool, pool, __ATOMIC_RELAXED);
+  __atomic_store_n (&ei->loop_row->pool, pool, __ATOMIC_RELAXED);
+}
+
+/* ---------------------------------------------------------------- runs */
+
+/* At a run's first buffer: every thread's CPU and faults now, which the
+ * report subtracts, and the pool CPU its elements had. p->lock held. */
+void
+axprof_census_snapshot (PipelineState * p)
+{
+  guint i;
+
+  g_mutex_lock (&census_lock);
+  if (census == NULL) {
+    g_mutex_unlock (&census_lock);
+    return;
+  }
+  census_scan_locked (NULL, NULL);
+  if (p->thread_base == NULL)
+    p->thread_base = g_array_new (FALSE, TRUE, sizeof (ThreadBase));
+  g_array_set_size (p->thread_base, 0);
+  for (i = 0; i < census->len; i++) {
+    CensusThread *c = g_ptr_array_index (census, i);
+    ThreadBase b = { c, 0, 0 };
+
+    if (c->gone || !census_read (c, &b.cpu_ns, &b.faults))
+      continue;
+    g_array_append_val (p->thread_base, b);
+  }
+  for (i = 0; i < p->elems->len; i++) {
+    ElementState *ei = g_ptr_array_index (p->elems, i);
+
+    ei->pool_cpu_base_ns = ei->pool_cpu_ns;
+    ei->pool_threads = 0;
+  }
+  p->pool_unattributed_base_ns = pool_unattributed_ns;
+  g_mutex_unlock (&census_lock);
+}
+
+static const ThreadBase *
+base_of (const PipelineState * p, const CensusThread * c)
+{
+  guint i;
+
+  for (i = 0; p->thread_base && i < p->thread_base->len; i++) {
+    const ThreadBase *b = &g_array_index (p->thread_base, ThreadBase, i);
+
+    if (b->thread == c)
+      return b;
+  }
+  return NULL;
+}
+
+static gboolean
+serves (const CensusThread * c, const PipelineState * p)
+{
+  guint i;
+
+  for (i = 0; i < c->n_pipes; i++)
+    if (c->pipes[i] == p)
+      return TRUE;
+  return FALSE;
+}
+
+/* Each thread's CPU and faults over @p's run, with whom it belongs to:
+ * @p's streaming threads, its elements' workers (created ones and the
+ * pool CPU their calls took), sim-npu's threads of its devices, and,
+ * when @alone (no other pipeline ran meanwhile), the threads nobody
+ * owns. Threads that ended without a hook reading them last are not
+ * listed (the report counts the process's CPU apart). axprof_global_lock
+ * and p->lock held. */
+void
+axprof_census_account (PipelineState * p, gboolean alone, GArray * out)
+{
+  guint i;
+
+  g_array_set_size (out, 0);
+  g_mutex_lock (&census_lock);
+  if (census == NULL) {
+    g_mutex_unlock (&census_lock);
+    return;
+  }
+  census_scan_locked (NULL, NULL);
+  for (i = 0; i < census->len; i++) {
+    CensusThread *c = g_ptr_array_index (census, i);
+    const ThreadBase *b = base_of (p, c);
+    ThreadUse u = { 0, };
+    guint64 cpu = 0, faults = 0;
+    gboolean mine;
+
+    if (c->hooked)
+      mine = serves (c, p) || (alone && c->n_pipes == 0);
+    else if (c->owner)
+      mine = c->owner->pipe == p;
+    else
+      mine = alone;
+    if (!mine)
+      continue;
+    if (!census_read (c, &cpu, &faults))
+      continue;
+    u.tid = c->tid;
+    g_strlcpy (u.name, c->name, sizeof (u.name));
+    u.kind = c->hooked ? CENSUS_HOOKED : c->kind;
+    u.owner = c->hooked ? NULL : c->owner;
+    u.how = c->how;
+    u.cpu_ns = b && cpu > b->cpu_ns ? cpu - b->cpu_ns : (b ? 0 : cpu);
+    u.faults = b && faults > b->faults ? faults - b->faults : (b ? 0 : faults);
+    if (c->kind == CENSUS_POOL && !c->hooked)
+      u.pool = TRUE;
+    g_array_append_val (out, u);
+  }
+  g_mutex_unlock (&census_lock);
+}
+
+/* Pool CPU nobody's call was running for, over @p's run (census_lock
+ * taken here). */
+guint64
+axprof_pool_unattributed_ns (PipelineState * p)
+{
+  guint64 v;
+
+  g_mutex_lock (&census_lock);
+  v = pool_unattributed_ns - p->pool_unattributed_base_ns;
+  g_mutex_unlock (&census_lock);
+  return v;
+}
+
+/* The pool CPU @ei's calls took over its pipeline's run, and how many
+ * pool threads computed for it (census_lock taken here). */
+void
+axprof_pool_share (ElementState * ei, guint64 * cpu_ns, guint * threads)
+{
+  g_mutex_lock (&census_lock);
+  *cpu_ns = ei->pool_cpu_ns - ei->pool_cpu_base_ns;
+  *threads = (guint) __builtin_popcountll (ei->pool_threads);
+  g_mutex_unlock (&census_lock);
+}

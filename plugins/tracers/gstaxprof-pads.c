@@ -26,7 +26,6 @@ mark_first_buffer (PipelineState * p, guint64 ts)
    * a section's restart and the report read them */
   g_mutex_lock (&p->lock);
   if (__atomic_load_n (&p->first_ts, __ATOMIC_RELAXED) == 0) {
-    axprof_census_snapshot (p);
     p->cpu0_ns = axprof_process_cpu_ns ();
     p->first_probe_ns = gst_ax_probe_now_ns ();
     __atomic_store_n (&p->first_ts, ts, __ATOMIC_RELEASE);

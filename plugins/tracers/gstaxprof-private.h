@@ -395,6 +395,9 @@ typedef struct
   /* its perf counter group (task clock, minor faults), or -1 */
   gint perf_fd;
   gint perf_member_fd;
+  /* its usage when they were opened */
+  guint64 perf_cpu0_ns;
+  guint64 perf_faults0;
   /* the last listing that saw it */
   guint listed;
   /* its usage when it ended, where known */
@@ -455,6 +458,9 @@ struct _PipelineState
    * buffer, and the pool CPU nobody's call ran for then */
   GArray *thread_base;
   guint64 pool_unattributed_base_ns;
+  /* the process's CPU then: the accounting's window starts with the run,
+   * the throughput's at its first buffer */
+  guint64 acct_cpu0_ns;
 };
 
 /* An open span on a thread's stack: an element's chain (or a pull from

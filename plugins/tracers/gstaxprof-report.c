@@ -1033,7 +1033,7 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
   build_rows (&b, lat, &profiled_ns, &element_buffers, &reads, &reads_timed,
       &read_timed_ns);
   if (p->thread_base != NULL && p->first_ts != 0)
-    build_cpu (&b, uses, cpu1 - p->cpu0_ns, alone, b.workers_in_rows_ns,
+    build_cpu (&b, uses, cpu1 - p->acct_cpu0_ns, alone, b.workers_in_rows_ns,
         b.pool_in_rows_ns);
   else
     r->cpu_absent = g_strdup ("no source pushed a buffer, so there is no run "
@@ -1062,7 +1062,8 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
     r->fps = r->frames / r->wall_s;
     /* the pipeline's own threads where they are known, else the
      * process's */
-    r->cores_used = r->cpu_absent ? (cpu1 - p->cpu0_ns) / b.wall_ns :
+    r->cores_used = r->cpu_absent || alone ?
+        (cpu1 - p->cpu0_ns) / b.wall_ns :
         r->pipeline_cpu_ms * GST_MSECOND / b.wall_ns;
     r->cpu_percent = PERCENT * r->cores_used;
   } else {

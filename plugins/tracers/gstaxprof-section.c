@@ -173,6 +173,7 @@ restart_pipeline (PipelineState * p)
   p->end_probe_ns = p->cpu1_ns = 0;
   p->log_count0 = __atomic_load_n (&axprof_debug_log_count, __ATOMIC_RELAXED);
   p->started = TRUE;
+  axprof_census_snapshot (p);
   /* the perfetto= timeline keeps only the spans of the current run */
   p->run++;
 }

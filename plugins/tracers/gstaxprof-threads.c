@@ -205,6 +205,9 @@ census_read (CensusThread * c, guint64 * cpu_ns, guint64 * faults)
   } else if (c->perf_fd >= 0) {
     if (!counters_read (c->perf_fd, cpu_ns, &f))
       return FALSE;
+    /* the counters count from their opening */
+    *cpu_ns += c->perf_cpu0_ns;
+    f += c->perf_faults0;
   } else if (c->gone || !thread_cpu_ns (c->tid, cpu_ns)) {
     return FALSE;
   } else if (faults) {
@@ -224,6 +227,8 @@ census_gone (CensusThread * c)
   if (c->perf_fd >= 0) {
     c->final_known = counters_read (c->perf_fd, &c->final_cpu_ns,
         &c->final_faults);
+    c->final_cpu_ns += c->perf_cpu0_ns;
+    c->final_faults += c->perf_faults0;
     close (c->perf_fd);
     close (c->perf_member_fd);
     c->perf_fd = c->perf_member_fd = -1;
@@ -268,6 +273,13 @@ census_add (gint tid)
   c->tid = tid;
   c->index = census->len;
   c->perf_fd = counters_open (tid, &c->perf_member_fd);
+  /* what the thread used before its counters were opened */
+  if (c->perf_fd >= 0 && (!thread_cpu_ns (tid, &c->perf_cpu0_ns) ||
+          !thread_faults (tid, &c->perf_faults0))) {
+    close (c->perf_fd);
+    close (c->perf_member_fd);
+    c->perf_fd = c->perf_member_fd = -1;
+  }
   thread_name (tid, c->name);
   if (g_str_has_prefix (c->name, SIMULATOR_THREAD_PREFIX))
     c->kind = CENSUS_SIMULATOR;
@@ -555,8 +567,9 @@ axprof_element_check_pool (ElementState * ei)
 
 /* ---------------------------------------------------------------- runs */
 
-/* At a run's first buffer: every thread's CPU and faults now, which the
- * report subtracts, and the pool CPU its elements had. p->lock held. */
+/* Where a run starts (READY to PAUSED, a section's start): every
+ * thread's CPU and faults now, which the report subtracts, the pool CPU
+ * its elements had, and the process's CPU. p->lock held. */
 void
 axprof_census_snapshot (PipelineState * p)
 {
@@ -587,6 +600,7 @@ axprof_census_snapshot (PipelineState * p)
   }
   p->pool_unattributed_base_ns = pool_unattributed_ns;
   g_mutex_unlock (&census_lock);
+  p->acct_cpu0_ns = axprof_process_cpu_ns ();
 }
 
 static const ThreadBase *
@@ -650,6 +664,9 @@ axprof_census_account (PipelineState * p, gboolean alone, GArray * out)
       continue;
     if (!census_read (c, &cpu, &faults))
       continue;
+    /* a task's thread takes its task's name once it runs it */
+    if (!c->gone)
+      thread_name (c->tid, c->name);
     u.tid = c->tid;
     g_strlcpy (u.name, c->name, sizeof (u.name));
     u.kind = c->hooked ? CENSUS_HOOKED : c->kind;

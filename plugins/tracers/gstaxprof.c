@@ -392,6 +392,9 @@ do_change_state_pre (GObject * obj, GstClockTime ts, GstElement * element,
       axprof_pipeline_reset (p);
     p->reported = FALSE;
     p->started = TRUE;
+    /* the rows count from here (a source's first create comes before its
+     * first push), and so does the threads' CPU */
+    axprof_census_snapshot (p);
     g_free (p->debug_at_start);
     p->debug_at_start = axprof_debug_default_offender ();
     p->log_count0 = __atomic_load_n (&axprof_debug_log_count, __ATOMIC_RELAXED);

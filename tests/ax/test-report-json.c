@@ -162,8 +162,7 @@ GST_START_TEST (test_round_trip_full)
           0).dropped, 30);
   fail_unless_equals_int (g_array_index (back->queues, GstAxReportQueue,
           0).input, 40);
-  fail_unless (g_array_index (back->queues, GstAxReportQueue, 1).leaky ==
-      NULL);
+  fail_unless (g_array_index (back->queues, GstAxReportQueue, 1).leaky == NULL);
   fail_unless_equals_int (gst_ax_report_get_n_qos (back), 1);
   fail_unless_equals_int (gst_ax_report_get_qos (back, 0)->dropped, 3);
   fail_unless_equals_string (back->frames_sink, "vsink");

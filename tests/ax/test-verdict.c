@@ -1050,8 +1050,7 @@ GST_START_TEST (test_leaky_queue_drops)
       FRAMES);
   add_row (g, "queue1", "queue1", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 0.01,
       0.01, FRAMES);
-  add_row (g, "slow", "slow", GST_AX_REPORT_ROW_KIND_ELEMENT, 3, 20.0, 0.1,
-      10);
+  add_row (g, "slow", "slow", GST_AX_REPORT_ROW_KIND_ELEMENT, 3, 20.0, 0.1, 10);
   add_row (g, "sink", "sink", GST_AX_REPORT_ROW_KIND_ELEMENT, 4, 0.01, 0.01,
       10);
   q = add_queue (r, "queue1", 92.0, 1.0);

@@ -167,6 +167,35 @@ gst_ax_report_get_queue (const GstAxReport * report, guint index)
 }
 
 /**
+ * gst_ax_report_get_n_qos:
+ * @report: a report
+ *
+ * Returns: the number of elements that reported drops in QoS messages
+ */
+guint
+gst_ax_report_get_n_qos (const GstAxReport * report)
+{
+  g_return_val_if_fail (report != NULL, 0);
+  return report->qos->len;
+}
+
+/**
+ * gst_ax_report_get_qos:
+ * @report: a report
+ * @index: 0 .. gst_ax_report_get_n_qos() - 1
+ *
+ * Returns: (transfer none): the drops one element reported in QoS
+ *   messages, owned by @report
+ */
+const GstAxReportQos *
+gst_ax_report_get_qos (const GstAxReport * report, guint index)
+{
+  g_return_val_if_fail (report != NULL, NULL);
+  g_return_val_if_fail (index < report->qos->len, NULL);
+  return &g_array_index (report->qos, GstAxReportQos, index);
+}
+
+/**
  * gst_ax_report_get_n_devices:
  * @report: a report
  *

@@ -181,6 +181,14 @@ read_string (Reader * rd, JsonObject * o, const gchar * where,
   return g_strdup (json_node_get_string (node));
 }
 
+/* Members added after the schema's first version are read only where
+ * present, so that a report written before them still reads. */
+static gboolean
+has (Reader * rd, JsonObject * o, const gchar * name)
+{
+  return !rd->error && json_object_has_member (o, name);
+}
+
 static JsonObject *
 read_object (Reader * rd, JsonObject * o, const gchar * where,
     const gchar * name)
@@ -292,10 +300,29 @@ read_status (Reader * rd, JsonObject * o, GstAxReport * r)
     r->status = GST_AX_REPORT_STATUS_RUNNING;
   else if (g_strcmp0 (s, "section") == 0)
     r->status = GST_AX_REPORT_STATUS_SECTION;
+  else if (g_strcmp0 (s, "error") == 0)
+    r->status = GST_AX_REPORT_STATUS_ERROR;
   else if (!rd->error)
-    fail (rd, "", "status", "unknown status '%s' (eos, cut-short, running "
-        "or section)", s ? s : "null");
+    fail (rd, "", "status", "unknown status '%s' (eos, cut-short, running, "
+        "section or error)", s ? s : "null");
   g_free (s);
+}
+
+/* "error": null, or the ERROR message that ended the run */
+static void
+read_error (Reader * rd, JsonObject * root, GstAxReport * r)
+{
+  JsonObject *o;
+
+  if (!has (rd, root, "error") ||
+      JSON_NODE_HOLDS_NULL (json_object_get_member (root, "error")))
+    return;
+  o = read_object (rd, root, "", "error");
+  if (o == NULL)
+    return;
+  r->error_element = read_string (rd, o, "error", "element");
+  r->error_message = read_string (rd, o, "error", "message");
+  r->error_debug = read_string (rd, o, "error", "debug");
 }
 
 static void
@@ -483,6 +510,12 @@ read_share_throughput (Reader * rd, JsonObject * root, GstAxReport * r)
   sim = read_double (rd, o, "throughput", "sim_cpu_percent");
   r->have_sim_cpu = !isnan (sim);
   r->sim_cpu_percent = r->have_sim_cpu ? sim : 0;
+  if (has (rd, o, "frames_sink")) {
+    r->frames_sink = read_string (rd, o, "throughput", "frames_sink");
+    r->video_sinks = read_uint (rd, o, "throughput", "video_sinks");
+    r->audio_buffers = read_count (rd, o, "throughput", "audio_buffers");
+    r->audio_sink = read_string (rd, o, "throughput", "audio_sink");
+  }
 }
 
 static void
@@ -512,7 +545,46 @@ read_queues (Reader * rd, JsonObject * root, GstAxReport * r)
       q.max_size_time_ms = read_double (rd, o, w, "max_size_time_ms");
       q.full_limit = read_string (rd, o, w, "full_limit");
       q.downstream = read_string (rd, o, w, "downstream");
+      if (has (rd, o, "dropped")) {
+        q.leaky = read_string (rd, o, w, "leaky");
+        q.input = read_count (rd, o, w, "input");
+        q.dropped = read_count (rd, o, w, "dropped");
+        q.dropped_percent = read_double (rd, o, w, "dropped_percent");
+        if (isnan (q.dropped_percent))
+          q.dropped_percent = 0;
+      }
       g_array_append_val (r->queues, q);
+    }
+    g_free (w);
+  }
+}
+
+static void
+read_qos (Reader * rd, JsonObject * root, GstAxReport * r)
+{
+  JsonArray *a;
+  guint i;
+
+  if (!has (rd, root, "qos_drops"))
+    return;
+  if (!JSON_NODE_HOLDS_ARRAY (json_object_get_member (root, "qos_drops"))) {
+    fail (rd, "", "qos_drops", "expected an array, got %s",
+        node_kind (json_object_get_member (root, "qos_drops")));
+    return;
+  }
+  a = json_object_get_array_member (root, "qos_drops");
+  for (i = 0; i < json_array_get_length (a) && !rd->error; i++) {
+    gchar *w;
+    JsonObject *o = element_object (rd, a, i, "qos_drops", &w);
+    GstAxReportQos q = { 0, };
+
+    if (o) {
+      q.element = read_string (rd, o, w, "element");
+      q.format = read_string (rd, o, w, "format");
+      q.processed = read_count (rd, o, w, "processed");
+      q.dropped = read_count (rd, o, w, "dropped");
+      q.messages = read_count (rd, o, w, "messages");
+      g_array_append_val (r->qos, q);
     }
     g_free (w);
   }
@@ -749,10 +821,10 @@ read_verdict (Reader * rd, JsonObject * root, GstAxReport * r)
     return;
   kind = read_string (rd, o, "verdict", "kind");
   for (k = GST_AX_REPORT_CONSTRAINT_UNDETERMINED;
-      k <= GST_AX_REPORT_CONSTRAINT_LIVE_PACED; k++)
+      k <= GST_AX_REPORT_CONSTRAINT_DROPS; k++)
     if (g_strcmp0 (kind, gst_ax_report_constraint_kind_to_string (k)) == 0)
       break;
-  if (k > GST_AX_REPORT_CONSTRAINT_LIVE_PACED && !rd->error)
+  if (k > GST_AX_REPORT_CONSTRAINT_DROPS && !rd->error)
     fail (rd, "verdict", "kind", "unknown kind '%s'", kind ? kind : "null");
   else
     r->constraint_kind = k;
@@ -770,6 +842,7 @@ read_report (Reader * rd, JsonObject * root, GstAxReport * r)
 {
   r->pipeline = read_string (rd, root, "", "pipeline");
   read_status (rd, root, r);
+  read_error (rd, root, r);
   r->refusal = read_string (rd, root, "", "refusal");
   r->allow_debug = read_bool (rd, root, "", "allow_debug");
   r->sample = read_int_range (rd, root, "", "sample", 1, G_MAXUINT);
@@ -783,6 +856,7 @@ read_report (Reader * rd, JsonObject * root, GstAxReport * r)
   read_streams (rd, root, r);
   read_cpu (rd, root, r);
   read_queues (rd, root, r);
+  read_qos (rd, root, r);
   read_devices (rd, root, r);
   read_device_occupancy (rd, root, r);
   read_profiler (rd, root, r);

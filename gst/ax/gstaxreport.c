@@ -74,6 +74,16 @@ clear_queue (gpointer data)
   g_free (q->element);
   g_free (q->full_limit);
   g_free (q->downstream);
+  g_free (q->leaky);
+}
+
+static void
+clear_qos (gpointer data)
+{
+  GstAxReportQos *q = data;
+
+  g_free (q->element);
+  g_free (q->format);
 }
 
 static void
@@ -150,6 +160,8 @@ gst_ax_report_new (void)
   g_array_set_clear_func (r->streams, clear_stream);
   r->threads = g_array_new (FALSE, TRUE, sizeof (GstAxReportThread));
   g_array_set_clear_func (r->threads, clear_thread);
+  r->qos = g_array_new (FALSE, TRUE, sizeof (GstAxReportQos));
+  g_array_set_clear_func (r->qos, clear_qos);
   r->warnings = g_ptr_array_new_with_free_func (g_free);
   r->sources = g_ptr_array_new_with_free_func (g_free);
   return r;
@@ -213,6 +225,12 @@ gst_ax_report_unref (GstAxReport * report)
   g_array_unref (report->streams);
   g_array_unref (report->threads);
   g_free (report->cpu_absent);
+  g_array_unref (report->qos);
+  g_free (report->frames_sink);
+  g_free (report->audio_sink);
+  g_free (report->error_element);
+  g_free (report->error_message);
+  g_free (report->error_debug);
   g_ptr_array_unref (report->warnings);
   g_ptr_array_unref (report->sources);
   g_free (report->live_source);
@@ -563,8 +581,15 @@ gst_ax_report_add_warning (GstAxReport * report, const gchar * format, ...)
   va_end (args);
 }
 
-static const gchar *
-status_name (GstAxReportStatus status)
+/**
+ * gst_ax_report_status_to_string:
+ * @status: a report status
+ *
+ * Returns: the status's name in the JSON report and the `axprof-report`
+ *   bus message: "eos", "cut-short", "running", "section" or "error"
+ */
+const gchar *
+gst_ax_report_status_to_string (GstAxReportStatus status)
 {
   switch (status) {
     case GST_AX_REPORT_STATUS_EOS:
@@ -573,6 +598,8 @@ status_name (GstAxReportStatus status)
       return "cut-short";
     case GST_AX_REPORT_STATUS_SECTION:
       return "section";
+    case GST_AX_REPORT_STATUS_ERROR:
+      return "error";
     case GST_AX_REPORT_STATUS_RUNNING:
     default:
       return "running";
@@ -589,7 +616,15 @@ text_header (const GstAxReport * r, GString * s)
       "CUT SHORT: stopped without EOS, figures cover the run until then" :
       r->status == GST_AX_REPORT_STATUS_SECTION ?
       "SECTION: what ran between gst_ax_profiler_start() and _stop()" :
+      r->status == GST_AX_REPORT_STATUS_ERROR ?
+      "ERROR: the run ended in an error, figures cover it until then" :
       "on demand, still running");
+  if (r->error_element || r->error_message)
+    g_string_append_printf (s, "ERROR from %s: %s\n",
+        r->error_element ? r->error_element : "an element",
+        r->error_message ? r->error_message : "(no message)");
+  if (r->error_debug)
+    g_string_append_printf (s, "  debug: %s\n", r->error_debug);
   if (r->allow_debug)
     g_string_append (s, "ALLOW-DEBUG: DEBUG logging was on and allow-debug="
         "true overrode the refusal; every timing below is inflated by "
@@ -762,6 +797,13 @@ text_throughput (const GstAxReport * r, GString * s)
       "%.1f fps%s%s%s\n", r->frames, r->wall_s, r->fps,
       in_flight ? "  (" : "", in_flight ? in_flight : "", in_flight ? ")" : "");
   g_free (in_flight);
+  if (r->video_sinks > 1)
+    g_string_append_printf (s, "  frames: video frames at %s, the busiest of "
+        "%u video sinks\n", r->frames_sink ? r->frames_sink : "a sink",
+        r->video_sinks);
+  if (r->audio_sink)
+    g_string_append_printf (s, "  audio: %" G_GUINT64_FORMAT " buffers at %s "
+        "(not counted as frames)\n", r->audio_buffers, r->audio_sink);
   g_string_append_printf (s, "  host cpu %.1f%% (=%.2f cores of %u)  peak "
       "mem %.1f MB\n", r->cpu_percent, r->cores_used, r->cores_available,
       r->peak_mem_mb);
@@ -893,7 +935,36 @@ text_queues (const GstAxReport * r, GString * s)
     g_string_append_printf (s, "  full %.1f%%", q->full_percent);
     if (q->full_limit != NULL)
       g_string_append_printf (s, " (%s)", q->full_limit);
-    g_string_append_printf (s, "  empty %.1f%%\n", q->empty_percent);
+    g_string_append_printf (s, "  empty %.1f%%", q->empty_percent);
+    if (q->leaky || q->dropped > 0)
+      g_string_append_printf (s, "  dropped %" G_GUINT64_FORMAT " of %"
+          G_GUINT64_FORMAT " in (%.1f%%%s%s)", q->dropped, q->input,
+          q->dropped_percent, q->leaky ? ", leaky=" : "",
+          q->leaky ? q->leaky : "");
+    g_string_append_c (s, '\n');
+  }
+}
+
+/* Drops the elements reported themselves (QoS messages); nothing when
+ * none did. */
+static void
+text_qos (const GstAxReport * r, GString * s)
+{
+  guint i;
+
+  if (r->qos->len == 0)
+    return;
+  g_string_append (s, "Drops reported by elements (QoS messages, counts of "
+      "the last one):\n");
+  for (i = 0; i < r->qos->len; i++) {
+    const GstAxReportQos *q = &g_array_index (r->qos, GstAxReportQos, i);
+    guint64 all = q->processed + q->dropped;
+
+    g_string_append_printf (s, "  %-*s dropped %" G_GUINT64_FORMAT " of %"
+        G_GUINT64_FORMAT " %s (%.1f%%), %" G_GUINT64_FORMAT " QoS messages\n",
+        QUEUE_NAME_WIDTH, q->element, q->dropped, all,
+        q->format ? q->format : "units",
+        all ? PERCENT * q->dropped / all : 0.0, q->messages);
   }
 }
 
@@ -1041,6 +1112,7 @@ gst_ax_report_to_text (const GstAxReport * report)
   text_cpu (report, s);
   text_streams (report, s);
   text_queues (report, s);
+  text_qos (report, s);
   text_occupancy (report, s);
   text_device_throughput (report, s);
   g_string_append_printf (s, "Profiler: own cost about %.2f us per "
@@ -1290,6 +1362,10 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
     json_double (b, "peak_mem_mb", r->peak_mem_mb);
     json_double (b, "sim_cpu_percent", r->have_sim_cpu ?
         r->sim_cpu_percent : NAN);
+    json_string (b, "frames_sink", r->frames_sink);
+    json_int (b, "video_sinks", r->video_sinks);
+    json_int (b, "audio_buffers", r->audio_buffers);
+    json_string (b, "audio_sink", r->audio_sink);
     json_builder_end_object (b);
   }
 
@@ -1368,10 +1444,30 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
       json_double (b, "max_size_time_ms", q->max_size_time_ms);
       json_string (b, "full_limit", q->full_limit);
       json_string (b, "downstream", q->downstream);
+      json_string (b, "leaky", q->leaky);
+      json_int (b, "input", q->input);
+      json_int (b, "dropped", q->dropped);
+      json_double (b, "dropped_percent", q->input > 0 ?
+          q->dropped_percent : NAN);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);
   }
+
+  json_builder_set_member_name (b, "qos_drops");
+  json_builder_begin_array (b);
+  for (i = 0; i < r->qos->len; i++) {
+    const GstAxReportQos *q = &g_array_index (r->qos, GstAxReportQos, i);
+
+    json_builder_begin_object (b);
+    json_string (b, "element", q->element);
+    json_string (b, "format", q->format);
+    json_int (b, "processed", (gint64) MIN (q->processed, G_MAXINT64));
+    json_int (b, "dropped", (gint64) MIN (q->dropped, G_MAXINT64));
+    json_int (b, "messages", q->messages);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
 
   if (r->devices_absent) {
     json_absent (b, "devices", r->devices_absent);
@@ -1468,7 +1564,17 @@ gst_ax_report_to_json (const GstAxReport * report)
   json_builder_begin_object (b);
   json_string (b, "schema", GST_AX_REPORT_SCHEMA);
   json_string (b, "pipeline", report->pipeline);
-  json_string (b, "status", status_name (report->status));
+  json_string (b, "status", gst_ax_report_status_to_string (report->status));
+  json_builder_set_member_name (b, "error");
+  if (report->error_element || report->error_message) {
+    json_builder_begin_object (b);
+    json_string (b, "element", report->error_element);
+    json_string (b, "message", report->error_message);
+    json_string (b, "debug", report->error_debug);
+    json_builder_end_object (b);
+  } else {
+    json_builder_add_null_value (b);
+  }
   json_string (b, "refusal", report->refusal);
   json_builder_set_member_name (b, "allow_debug");
   json_builder_add_boolean_value (b, report->allow_debug);

@@ -106,6 +106,13 @@ typedef enum
  */
 #define GST_AX_REPORT_QUEUE_EMPTY_PERCENT 50.0
 /**
+ * GST_AX_REPORT_QUEUE_DROP_PERCENT:
+ *
+ * A leaky queue that drops at least this share of the buffers it takes
+ * in is the constraint: the branch after it cannot keep up.
+ */
+#define GST_AX_REPORT_QUEUE_DROP_PERCENT 1.0
+/**
  * GST_AX_REPORT_ALLOCATING_FAULTS_PER_CALL:
  *
  * A row taking at least this many page faults per call allocates its
@@ -312,6 +319,13 @@ typedef struct
  *   it never was full
  * @downstream: (nullable): the element the queue (the multiqueue
  *   stream) pushes into, through ghost pads
+ * @leaky: (nullable): the queue's leaky mode, "upstream" (it drops the
+ *   incoming buffer when full) or "downstream" (the oldest one it holds);
+ *   %NULL when it does not leak
+ * @input: buffers the queue took in (its chain returned OK)
+ * @dropped: buffers it dropped: taken in, never pushed, not flushed by a
+ *   flushing seek and not held at the end
+ * @dropped_percent: @dropped over @input
  *
  * Occupancy of one queue, or of one stream of a multiqueue, from its own
  * level over time: time-weighted over the run from its first buffer.
@@ -331,7 +345,33 @@ typedef struct
   gdouble max_size_time_ms;
   gchar *full_limit;
   gchar *downstream;
+  gchar *leaky;
+  guint64 input;
+  guint64 dropped;
+  gdouble dropped_percent;
 } GstAxReportQueue;
+
+/**
+ * GstAxReportQos:
+ * @element: the element that posted the QoS messages
+ * @format: the format of @processed and @dropped, as
+ *   gst_format_get_name() names it ("buffers", "default", ...)
+ * @processed: what the element processed, from its last QoS message
+ * @dropped: what it dropped, from its last QoS message
+ * @messages: QoS messages it posted during the run
+ *
+ * Drops an element reported itself through GST_MESSAGE_QOS (a sink
+ * dropping late buffers, a decoder skipping frames): the counts of its
+ * last message, which GStreamer keeps cumulative.
+ */
+typedef struct
+{
+  gchar *element;
+  gchar *format;
+  guint64 processed;
+  guint64 dropped;
+  guint64 messages;
+} GstAxReportQos;
 
 /**
  * GstAxReportDevice:
@@ -478,6 +518,8 @@ typedef struct
  * @GST_AX_REPORT_STATUS_RUNNING: taken on demand while running
  * @GST_AX_REPORT_STATUS_SECTION: a profiled section: what ran between
  *   gst_ax_profiler_start() and gst_ax_profiler_stop()
+ * @GST_AX_REPORT_STATUS_ERROR: an element posted an ERROR message: the
+ *   run is incomplete (the report's error_* fields name it)
  *
  * How the run ended when the report was made, or what it covers.
  */
@@ -487,6 +529,7 @@ typedef enum
   GST_AX_REPORT_STATUS_CUT_SHORT,
   GST_AX_REPORT_STATUS_RUNNING,
   GST_AX_REPORT_STATUS_SECTION,
+  GST_AX_REPORT_STATUS_ERROR,
 } GstAxReportStatus;
 
 /**
@@ -507,6 +550,8 @@ typedef enum
  * @GST_AX_REPORT_CONSTRAINT_HOST: a host element computing
  * @GST_AX_REPORT_CONSTRAINT_LIVE_PACED: the pipeline keeps pace with its
  *   live source, which waits for its clock between frames
+ * @GST_AX_REPORT_CONSTRAINT_DROPS: a leaky queue drops buffers: the branch
+ *   after it cannot keep up
  *
  * The kind of constraint the verdict names.
  */
@@ -521,6 +566,7 @@ typedef enum
   GST_AX_REPORT_CONSTRAINT_SUBMISSION,
   GST_AX_REPORT_CONSTRAINT_HOST,
   GST_AX_REPORT_CONSTRAINT_LIVE_PACED,
+  GST_AX_REPORT_CONSTRAINT_DROPS,
 } GstAxReportConstraintKind;
 
 /**
@@ -589,7 +635,13 @@ typedef struct
  * @share_device_ms: device time per frame (host/device share)
  * @share_host_ms: host time per frame of the rows that are not waiting
  * @share_absent: (nullable): why there is no host/device share
- * @frames: buffers at the busiest sink
+ * @frames: video frames at the busiest video sink (buffers at the
+ *   busiest sink when no sink negotiated video/ or audio/ caps)
+ * @frames_sink: (nullable): the sink @frames were counted at
+ * @video_sinks: sinks that negotiated video caps
+ * @audio_buffers: buffers at the busiest sink that negotiated audio caps
+ *   (not frames)
+ * @audio_sink: (nullable): that sink
  * @wall_s: from the first buffer a source pushed to the end of the run
  * @fps: @frames / @wall_s
  * @cpu_percent: process CPU over @wall_s (100 = one core)
@@ -620,6 +672,12 @@ typedef struct
  * @device_occupancy: (element-type GstAxReportDeviceOccupancy): each
  *   simulated device once, with its models' shares; empty when
  *   @devices_absent is set (gst_ax_report_get_device_occupancy())
+ * @error_element: (nullable): the element whose ERROR message ended the
+ *   run (#GST_AX_REPORT_STATUS_ERROR)
+ * @error_message: (nullable): that error's message
+ * @error_debug: (nullable): that error's debug string
+ * @qos: (element-type GstAxReportQos): drops elements reported in QoS
+ *   messages, one entry per element (gst_ax_report_get_qos())
  *
  * The benchmark report: every section as numbers, rendered to text by
  * gst_ax_report_to_text() and to JSON by gst_ax_report_to_json(), read
@@ -686,6 +744,12 @@ typedef struct
   gdouble sim_cpu_percent;
   gboolean have_sim_cpu;
   gchar *throughput_absent;
+  /* the sink the frames were counted at; video sinks; audio buffers, at
+   * the busiest audio sink, counted apart from frames */
+  gchar *frames_sink;
+  guint video_sinks;
+  guint64 audio_buffers;
+  gchar *audio_sink;
 
   /* Queue depth; (element-type GstAxReportQueue) */
   GArray *queues;
@@ -749,6 +813,14 @@ typedef struct
   gdouble ended_cpu_ms;
   GArray *threads;
   gchar *cpu_absent;
+  /* the ERROR message that ended the run (status ERROR), else %NULL */
+  gchar *error_element;
+  gchar *error_message;
+  gchar *error_debug;
+
+  /* drops elements reported in QoS messages; (element-type
+   * GstAxReportQos) */
+  GArray *qos;
 
   /*< private >*/
   gint ref_count;
@@ -835,6 +907,8 @@ GST_AX_API void gst_ax_report_add_warning (GstAxReport * report,
 
 GST_AX_API const gchar *
 gst_ax_report_constraint_kind_to_string (GstAxReportConstraintKind kind);
+GST_AX_API const gchar *gst_ax_report_status_to_string (GstAxReportStatus
+    status);
 GST_AX_API GstAxReportVerdict *gst_ax_report_make_verdict (const GstAxReport *
     report);
 GST_AX_API void gst_ax_report_verdict_free (GstAxReportVerdict * verdict);
@@ -856,6 +930,9 @@ gst_ax_report_find_row (const GstAxReport * report, const gchar * group_name,
 GST_AX_API guint gst_ax_report_get_n_queues (const GstAxReport * report);
 GST_AX_API const GstAxReportQueue *
 gst_ax_report_get_queue (const GstAxReport * report, guint index);
+GST_AX_API guint gst_ax_report_get_n_qos (const GstAxReport * report);
+GST_AX_API const GstAxReportQos *gst_ax_report_get_qos (const GstAxReport *
+    report, guint index);
 GST_AX_API guint gst_ax_report_get_n_devices (const GstAxReport * report);
 GST_AX_API const GstAxReportDevice *
 gst_ax_report_get_device (const GstAxReport * report, guint index);

@@ -457,8 +457,16 @@ step_trust (const GstAxReport * r, GstAxReportVerdict * v,
 {
   GString *s = g_string_new (NULL);
 
+  gchar *error = NULL;
+
+  /* an error ends the run wherever it was: never a complete run */
+  if (r->status == GST_AX_REPORT_STATUS_ERROR)
+    error = g_strdup_printf ("the run is INCOMPLETE: it ended in an ERROR "
+        "from %s (%s), figures cover it until then",
+        r->error_element ? r->error_element : "an element",
+        r->error_message ? r->error_message : "no message");
   g_string_append_printf (s, "  1. Trust: %s%s%s; the profiler cost %.1f%% "
-      "of the profiled time%s.",
+      "of the profiled time%s.", error ? error :
       r->status == GST_AX_REPORT_STATUS_CUT_SHORT ? "the run was CUT SHORT" :
       r->status == GST_AX_REPORT_STATUS_RUNNING ? "the run is still going" :
       "complete run", r->allow_debug ? ", DEBUG logging on (allow-debug)" :
@@ -476,6 +484,7 @@ step_trust (const GstAxReport * r, GstAxReportVerdict * v,
         "occupancy, device fps) are the model's; throughput and latency are "
         "the host's.", lagging->group, lagging->lag_ms, lag_per_job_ms,
         lagging->jobs, lagging->device_ms);
+  g_free (error);
   add_step (v, g_string_free (s, FALSE));
 }
 
@@ -621,6 +630,92 @@ step_resource (const GstAxReport * r, GstAxReportVerdict * v,
     add_step (v, g_strdup_printf ("  5. Resource: no device; host cores used "
             "%.2f of %u.", r->cores_used, r->cores_available));
   note_shared_device (r, v, dev);
+}
+
+/* Step 6's lines on buffers lost on the way: each queue that dropped,
+ * each element that reported drops in QoS messages. */
+static void
+note_drops (const GstAxReport * r, GstAxReportVerdict * v)
+{
+  GString *s;
+  gchar *step;
+  guint i;
+
+  if (v->steps->len == 0)
+    return;
+  s = g_string_new (g_ptr_array_index (v->steps, v->steps->len - 1));
+  for (i = 0; i < r->queues->len; i++) {
+    const GstAxReportQueue *q = &g_array_index (r->queues, GstAxReportQueue, i);
+
+    if (q->dropped == 0)
+      continue;
+    g_string_append_printf (s, "\n     %s dropped %" G_GUINT64_FORMAT " of the "
+        "%" G_GUINT64_FORMAT " buffers it took in (%.1f%%)", q->name,
+        q->dropped, q->input, q->dropped_percent);
+    if (q->leaky)
+      g_string_append_printf (s, ": a leaky queue (leaky=%s) never holds its "
+          "producer back, so its being full is not back-pressure; %s after "
+          "it cannot keep up", q->leaky, q->downstream ? q->downstream :
+          "the branch");
+    g_string_append_c (s, '.');
+  }
+  for (i = 0; i < r->qos->len; i++) {
+    const GstAxReportQos *q = &g_array_index (r->qos, GstAxReportQos, i);
+    guint64 all = q->processed + q->dropped;
+
+    if (q->dropped == 0)
+      continue;
+    g_string_append_printf (s, "\n     %s reported in QoS messages that it "
+        "dropped %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " %s (%.1f%%).",
+        q->element, q->dropped, all, q->format ? q->format : "units",
+        all ? PERCENT * q->dropped / all : 0.0);
+  }
+  step = g_string_free (s, FALSE);
+  g_free (v->steps->pdata[v->steps->len - 1]);
+  v->steps->pdata[v->steps->len - 1] = step;
+}
+
+/* The leaky queue that drops the largest share of its input, from
+ * GST_AX_REPORT_QUEUE_DROP_PERCENT; NULL if none does. */
+static const GstAxReportQueue *
+dropping_queue (const GstAxReport * r)
+{
+  const GstAxReportQueue *worst = NULL;
+  guint i;
+
+  for (i = 0; i < r->queues->len; i++) {
+    const GstAxReportQueue *q = &g_array_index (r->queues, GstAxReportQueue, i);
+
+    if (q->leaky && q->input > 0 && q->dropped_percent >=
+        GST_AX_REPORT_QUEUE_DROP_PERCENT && (worst == NULL ||
+            q->dropped_percent > worst->dropped_percent))
+      worst = q;
+  }
+  return worst;
+}
+
+/* The element row of the element named @element. */
+static RowRef
+element_row (const GstAxReport * r, const gchar * element)
+{
+  RowRef ref = { NULL, NULL };
+  guint i, j;
+
+  for (i = 0; element && i < r->groups->len && ref.row == NULL; i++) {
+    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
+
+    for (j = 0; j < g->rows->len; j++) {
+      const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
+
+      if (row->kind == GST_AX_REPORT_ROW_KIND_ELEMENT &&
+          g_strcmp0 (row_element (row), element) == 0) {
+        ref.row = row;
+        ref.group = g->name;
+        break;
+      }
+    }
+  }
+  return ref;
 }
 
 /* 6. who starves whom */
@@ -772,7 +867,36 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
   gboolean window_full = dev && dev->in_flight_window > 0 && dev->depth >=
       GST_AX_REPORT_WINDOW_BOUND_DEPTH_RATIO * dev->in_flight_window;
   const GstAxReportDeviceOccupancy *shared = saturated_shared_device (r);
+  const GstAxReportQueue *drops = dropping_queue (r);
 
+  /* Frames lost in a leaky queue: the branch after it cannot keep up,
+   * whatever paces the rest (a live source, a faster branch). */
+  if (drops) {
+    RowRef slow = element_row (r, drops->downstream);
+
+    v->kind = GST_AX_REPORT_CONSTRAINT_DROPS;
+    v->queue = g_strdup (drops->name);
+    if (slow.row)
+      name_row (v, slow);
+    else if (drops->downstream)
+      v->element = g_strdup (drops->downstream);
+    if (slow.row)
+      v->constraint = g_strdup_printf ("drops: the branch after %s cannot "
+          "keep up: %s (%.2f ms per buffer) takes buffers slower than they "
+          "come, so the leaky queue (leaky=%s) dropped %" G_GUINT64_FORMAT
+          " of the %" G_GUINT64_FORMAT " buffers it took in (%.1f%%)",
+          drops->name, slow.row->name, slow.row->mean_ms, drops->leaky,
+          drops->dropped, drops->input, drops->dropped_percent);
+    else
+      v->constraint = g_strdup_printf ("drops: the branch after %s%s%s%s "
+          "cannot keep up, so the leaky queue (leaky=%s) dropped %"
+          G_GUINT64_FORMAT " of the %" G_GUINT64_FORMAT " buffers it took in "
+          "(%.1f%%)", drops->name, drops->downstream ? " (" : "",
+          drops->downstream ? drops->downstream : "",
+          drops->downstream ? ")" : "", drops->leaky, drops->dropped,
+          drops->input, drops->dropped_percent);
+    return;
+  }
   /* A live source that waits for its clock between frames is not held
    * back by anything downstream (a slower one would make it wait on its
    * push instead, which is not in its row, or fill a queue): the run
@@ -980,7 +1104,8 @@ mostly_full_and_empty (const GstAxReport * r, const GstAxReportQueue ** full,
 
     if (queue_inactive (r, q))
       continue;
-    if (q->full_percent >= GST_AX_REPORT_QUEUE_FULL_PERCENT &&
+    /* a leaky queue makes room by dropping: it never blocks upstream */
+    if (!q->leaky && q->full_percent >= GST_AX_REPORT_QUEUE_FULL_PERCENT &&
         (*full == NULL || q->full_percent > (*full)->full_percent))
       *full = q;
     if (q->empty_percent >= GST_AX_REPORT_QUEUE_EMPTY_PERCENT &&
@@ -1054,6 +1179,7 @@ gst_ax_report_make_verdict (const GstAxReport * report)
   decide (report, v, top, work, compute, busiest_device (report), lagging,
       lag_per_job_ms, full, empty);
   step_starvation (v, full, empty, busiest_device (report));
+  note_drops (report, v);
   join_steps (v);
   return v;
 }
@@ -1114,7 +1240,7 @@ gst_ax_report_set_verdict (GstAxReport * report,
  *
  * Returns: the kind's name in the JSON report: "undetermined",
  *   "simulator", "device", "window", "backpressure", "source",
- *   "submission", "host" or "live-paced"
+ *   "submission", "host", "live-paced" or "drops"
  */
 const gchar *
 gst_ax_report_constraint_kind_to_string (GstAxReportConstraintKind kind)
@@ -1136,6 +1262,8 @@ gst_ax_report_constraint_kind_to_string (GstAxReportConstraintKind kind)
       return "host";
     case GST_AX_REPORT_CONSTRAINT_LIVE_PACED:
       return "live-paced";
+    case GST_AX_REPORT_CONSTRAINT_DROPS:
+      return "drops";
     case GST_AX_REPORT_CONSTRAINT_UNDETERMINED:
     default:
       return "undetermined";

@@ -13,6 +13,8 @@
 
 #include "gstaxprof-private.h"
 
+#include <string.h>
+
 guint axprof_latency_gen;
 
 /* End-to-end latency: how a frame at a sink is matched to the moment it
@@ -255,6 +257,40 @@ latency_lookup (PipelineState * p, GstBuffer * buf, const gchar * stream_id,
   return found;
 }
 
+/* Containers are bytes, not frames, though their caps say video/. */
+static const gchar *const container_caps[] = {
+  "video/quicktime", "video/x-matroska", "video/webm", "video/mpegts",
+  "video/x-msvideo", "video/x-flv", "video/ogg", "video/x-ms-asf",
+  "video/mj2",
+};
+
+/* What the sink pad @pad carries, from its current caps. */
+static guint
+sink_media_of (GstPad * pad)
+{
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+  const gchar *name;
+  guint media = SINK_MEDIA_OTHER, i;
+
+  if (caps == NULL)
+    return SINK_MEDIA_UNKNOWN;
+  if (gst_caps_get_size (caps) == 0) {
+    gst_caps_unref (caps);
+    return SINK_MEDIA_UNKNOWN;
+  }
+  name = gst_structure_get_name (gst_caps_get_structure (caps, 0));
+  if (g_str_has_prefix (name, "audio/"))
+    media = SINK_MEDIA_AUDIO;
+  else if (g_str_has_prefix (name, "video/"))
+    media = SINK_MEDIA_VIDEO;
+  for (i = 0; media == SINK_MEDIA_VIDEO && i < G_N_ELEMENTS (container_caps);
+      i++)
+    if (strcmp (name, container_caps[i]) == 0)
+      media = SINK_MEDIA_OTHER;
+  gst_caps_unref (caps);
+  return media;
+}
+
 /* Records the latency of every buffer that reaches sink @ei through @pad,
  * or counts it unmatched. */
 void
@@ -267,6 +303,8 @@ axprof_latency_at_sink (ElementState * ei, GstPad * pad, guint64 ts,
   if (G_UNLIKELY (ei->sink_gen != gen || ei->sink_pad != pad)) {
     latency_read_sticky (pad, &ei->sink_stream, &ei->sink_seg,
         &ei->sink_have_seg);
+    /* caps come before the segment, which bumps the generation */
+    __atomic_store_n (&ei->sink_media, sink_media_of (pad), __ATOMIC_RELAXED);
     ei->sink_gen = gen;
     ei->sink_pad = pad;
   }

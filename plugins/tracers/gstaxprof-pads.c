@@ -309,9 +309,16 @@ axprof_pad_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
   t->depth--;
   /* a queue stores a list as one item but pushes it as a list, which its
    * push-list hook counts buffer by buffer */
-  if (ei->queue_kind != QUEUE_NONE && r == GST_FLOW_OK)
-    axprof_queue_in (axprof_queue_of_pad (ei, pad), ts, f->items,
-        f->queue_bytes, f->queue_start, f->queue_end);
+  if (ei->queue_kind != QUEUE_NONE && r == GST_FLOW_OK) {
+    QueueState *q = axprof_queue_of_pad (ei, pad);
+
+    if (G_UNLIKELY (__atomic_load_n (&q->leaky, __ATOMIC_RELAXED)))
+      axprof_queue_in_leaky (q, GST_OBJECT_PARENT (pad), ts, f->items,
+          f->queue_start, f->queue_end);
+    else
+      axprof_queue_in (q, ts, f->items, f->queue_bytes, f->queue_start,
+          f->queue_end);
+  }
 }
 
 #define MAX_PAD_HOPS 16

@@ -173,8 +173,9 @@ typedef struct
   guint buffers;
   guint64 bytes;
   guint64 time_ns;
-  /* a queue's leaky mode: it drops buffers without a push */
-  gboolean leaky;
+  /* a queue's leaky mode (GstQueueLeaky: 0 no, 1 upstream, 2
+   * downstream): it drops buffers without a push */
+  guint leaky;
 } QueueLimits;
 
 /* A queue's level at a time, for the timeline's counter tracks. */
@@ -217,6 +218,15 @@ typedef struct
   gint64 max;
   gboolean seen;
   QueueLimits limits;
+  /* buffers taken in (the chain returned OK), pushed out, and held when a
+   * flush emptied the queue: what is left is what it dropped or holds */
+  guint64 in_buffers;
+  guint64 out_buffers;
+  guint64 flushed;
+  /* limits.leaky, also readable without the lock (relaxed atomic): the
+   * chain-post hook reads a leaky queue's own level (never a normal
+   * queue's) */
+  guint leaky;
   /* the timeline's samples of the level (perfetto=) */
   QueueTraceSample *trace;
   guint64 trace_head;
@@ -358,6 +368,25 @@ struct _ElementState
   guint64 pool_cpu_base_ns;
   guint pool_calls;
   guint64 pool_threads;
+  /* a sink's media, from the caps of its sink pad, read by its streaming
+   * thread with the stream and segment (relaxed atomic) */
+  guint sink_media;
+  /* QoS messages the element posted this run, and the counts of the last
+   * one; protected by pipe->lock */
+  guint64 qos_messages;
+  GstFormat qos_format;
+  guint64 qos_processed;
+  guint64 qos_dropped;
+};
+
+/* ElementState.sink_media */
+enum
+{
+  SINK_MEDIA_UNKNOWN,
+  SINK_MEDIA_VIDEO,
+  SINK_MEDIA_AUDIO,
+  /* caps that are neither, or a container format under video/ */
+  SINK_MEDIA_OTHER,
 };
 
 /* ---------------------------------------------------------------- census */
@@ -461,6 +490,11 @@ struct _PipelineState
   /* the process's CPU then: the accounting's window starts with the run,
    * the throughput's at its first buffer */
   guint64 acct_cpu0_ns;
+  /* the first ERROR message an element of the pipeline posted this run;
+   * protected by axprof_global_lock */
+  gchar *error_element;
+  gchar *error_message;
+  gchar *error_debug;
 };
 
 /* An open span on a thread's stack: an element's chain (or a pull from
@@ -736,6 +770,9 @@ ElementState *axprof_element_state_slow (GstObject * parent);
 QueueState *axprof_queue_of_pad (ElementState * ei, GstPad * pad);
 void axprof_queue_in (QueueState * q, guint64 ts, guint n, guint64 bytes,
     GstClockTime start, GstClockTime end);
+void axprof_queue_in_leaky (QueueState * q, GstObject * queue, guint64 ts,
+    guint n, GstClockTime start, GstClockTime end);
+void axprof_element_qos (ElementState * ei, GstMessage * message);
 void axprof_queue_out (QueueState * q, guint64 ts, guint n, guint64 bytes,
     GstClockTime end);
 void axprof_queue_flush (QueueState * q, guint64 ts);

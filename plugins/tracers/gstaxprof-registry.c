@@ -131,7 +131,7 @@ queue_read_limits (GstElement * element, QueueLimits * l)
   l->buffers = (guint) MIN (uint_property (obj, "max-size-buffers"), G_MAXUINT);
   l->bytes = uint_property (obj, "max-size-bytes");
   l->time_ns = uint_property (obj, "max-size-time");
-  l->leaky = uint_property (obj, "leaky") != 0;
+  l->leaky = (guint) uint_property (obj, "leaky");
 }
 
 static QueueState *
@@ -144,6 +144,7 @@ queue_state_new (PipelineState * p, ElementState * ei, const gchar * name,
   q->elem = ei;
   g_mutex_init (&q->lock);
   q->limits = *limits;
+  q->leaky = limits->leaky;
   q->in_end = q->out_end = GST_CLOCK_TIME_NONE;
   g_ptr_array_add (p->queues, q);
   return q;
@@ -169,6 +170,7 @@ queue_limits_notify (GObject * obj, GParamSpec * pspec, gpointer user_data)
       continue;
     g_mutex_lock (&q->lock);
     q->limits = l;
+    __atomic_store_n (&q->leaky, l.leaky, __ATOMIC_RELAXED);
     g_mutex_unlock (&q->lock);
   }
   g_mutex_unlock (&ei->pipe->lock);
@@ -404,15 +406,9 @@ axprof_queue_in (QueueState * q, guint64 ts, guint n, guint64 bytes,
   g_mutex_lock (&q->lock);
   queue_begin (q, ts);
   transient = queue_refuses (q);
+  q->in_buffers += n;
   q->depth += n;
   q->bytes += (gint64) bytes;
-  /* a leaky queue at its buffer limit made room by dropping one (the
-   * oldest or this one) unseen: it never holds more than the limit */
-  if (q->limits.leaky && q->limits.buffers > 0 &&
-      q->depth > (gint64) q->limits.buffers) {
-    q->bytes -= (gint64) bytes *(q->depth - (gint64) q->limits.buffers);
-    q->depth = q->limits.buffers;
-  }
   /* nothing has left yet: the time level starts at the first buffer */
   if (!GST_CLOCK_TIME_IS_VALID (q->out_end))
     q->out_end = start;
@@ -427,12 +423,47 @@ axprof_queue_in (QueueState * q, guint64 ts, guint n, guint64 bytes,
   g_mutex_unlock (&q->lock);
 }
 
+/* A leaky queue drops buffers without a push, so its level is the
+ * queue's own, read after its chain returned (never under q->lock: the
+ * getters take the queue's lock, and it is taken on no other path). It
+ * can read one below the hooks' count while the queue's thread has taken
+ * a buffer out and not pushed it yet; what it dropped is counted at the
+ * report from the buffers in and out, exact once the queue has drained. */
+void
+axprof_queue_in_leaky (QueueState * q, GstObject * queue, guint64 ts,
+    guint n, GstClockTime start, GstClockTime end)
+{
+  guint level = 0, level_bytes = 0;
+  guint64 level_time = 0;
+
+  g_object_get (queue, "current-level-buffers", &level, "current-level-bytes",
+      &level_bytes, "current-level-time", &level_time, NULL);
+  g_mutex_lock (&q->lock);
+  queue_begin (q, ts);
+  q->in_buffers += n;
+  q->depth = level;
+  q->bytes = level_bytes;
+  if (!GST_CLOCK_TIME_IS_VALID (q->out_end))
+    q->out_end = start;
+  if (GST_CLOCK_TIME_IS_VALID (end))
+    q->in_end = end;
+  /* what a leaky downstream queue drops is its oldest: the time level is
+   * the queue's own */
+  if (GST_CLOCK_TIME_IS_VALID (q->in_end))
+    q->out_end = q->in_end > level_time ? q->in_end - level_time : 0;
+  queue_track_extremes (q);
+  if (G_UNLIKELY (axprof_trace_on))
+    axprof_trace_queue_level (q, ts);
+  g_mutex_unlock (&q->lock);
+}
+
 void
 axprof_queue_out (QueueState * q, guint64 ts, guint n, guint64 bytes,
     GstClockTime end)
 {
   g_mutex_lock (&q->lock);
   queue_begin (q, ts);
+  q->out_buffers += n;
   q->depth -= n;
   q->bytes -= (gint64) bytes;
   if (GST_CLOCK_TIME_IS_VALID (end))
@@ -449,6 +480,7 @@ axprof_queue_flush (QueueState * q, guint64 ts)
   g_mutex_lock (&q->lock);
   if (q->seen)
     queue_advance (q, ts);
+  q->flushed += MAX (q->depth, 0);
   q->depth = q->bytes = 0;
   q->in_end = q->out_end = GST_CLOCK_TIME_NONE;
   if (G_UNLIKELY (axprof_trace_on))
@@ -492,7 +524,13 @@ axprof_pipeline_reset (PipelineState * p)
     q->area = 0;
     q->at_max_ns = q->at_max_bytes_ns = q->at_max_time_ns = 0;
     q->full_ns = q->empty_ns = 0;
+    q->in_buffers = q->out_buffers = q->flushed = 0;
     g_mutex_unlock (&q->lock);
+  }
+  for (i = 0; i < p->elems->len; i++) {
+    ElementState *ei = g_ptr_array_index (p->elems, i);
+
+    ei->qos_messages = ei->qos_processed = ei->qos_dropped = 0;
   }
   for (i = 0; i < p->devices->len; i++) {
     DeviceState *d = g_ptr_array_index (p->devices, i);
@@ -626,4 +664,23 @@ axprof_pipeline_device (PipelineState * p, ElementState * ei,
   }
   g_mutex_unlock (&p->lock);
   return d;
+}
+
+/* A QoS message @ei posted: its counts are cumulative, the last one's
+ * stand. Rare (a sink posts one per late buffer it drops), so under the
+ * pipeline's lock. */
+void
+axprof_element_qos (ElementState * ei, GstMessage * message)
+{
+  GstFormat format = GST_FORMAT_UNDEFINED;
+  guint64 processed = 0, dropped = 0;
+
+  gst_message_parse_qos_stats (message, &format, &processed, &dropped);
+  g_mutex_lock (&ei->pipe->lock);
+  ei->qos_messages++;
+  ei->qos_format = format;
+  /* -1: the element does not know */
+  ei->qos_processed = processed == G_MAXUINT64 ? 0 : processed;
+  ei->qos_dropped = dropped == G_MAXUINT64 ? 0 : dropped;
+  g_mutex_unlock (&ei->pipe->lock);
 }

@@ -23,6 +23,58 @@
 #include <sys/resource.h>
 
 #define KIB_PER_MIB 1024.0
+/* GstQueueLeaky */
+#define LEAKY_UPSTREAM 1
+#define LEAKY_DOWNSTREAM 2
+
+/* The buffers the sinks got, by media: frames are counted at the busiest
+ * video sink, else (no sink negotiated video caps) at the busiest sink
+ * that is not an audio one; audio buffers apart, at the busiest audio
+ * sink. */
+typedef struct
+{
+  guint64 frames;
+  ElementState *frames_sink;
+  guint video_sinks;
+  guint64 audio;
+  ElementState *audio_sink;
+} SinkCounts;
+
+static void
+sink_counts_add (SinkCounts * c, ElementState * ei, guint64 items,
+    guint64 * other, ElementState ** other_sink)
+{
+  switch (__atomic_load_n (&ei->sink_media, __ATOMIC_RELAXED)) {
+    case SINK_MEDIA_VIDEO:
+      c->video_sinks++;
+      if (c->frames_sink == NULL || items > c->frames) {
+        c->frames = items;
+        c->frames_sink = ei;
+      }
+      break;
+    case SINK_MEDIA_AUDIO:
+      if (c->audio_sink == NULL || items > c->audio) {
+        c->audio = items;
+        c->audio_sink = ei;
+      }
+      break;
+    default:
+      if (*other_sink == NULL || items > *other) {
+        *other = items;
+        *other_sink = ei;
+      }
+      break;
+  }
+}
+
+static void
+sink_counts_finish (SinkCounts * c, guint64 other, ElementState * other_sink)
+{
+  if (c->video_sinks == 0) {
+    c->frames = other;
+    c->frames_sink = other_sink;
+  }
+}
 
 static void
 merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)
@@ -672,7 +724,7 @@ build_queues (ReportBuild * b)
   for (i = 0; i < b->p->queues->len; i++) {
     QueueState *q = g_ptr_array_index (b->p->queues, i);
     GstAxReportQueue rq = { 0, };
-    guint64 span;
+    guint64 span, held;
 
     g_mutex_lock (&q->lock);
     if (!q->seen || q->last_ns <= q->first_ns) {
@@ -692,6 +744,14 @@ build_queues (ReportBuild * b)
     rq.full_percent = MIN (PERCENT, PERCENT * q->full_ns / span);
     rq.empty_percent = MIN (PERCENT, PERCENT * q->empty_ns / span);
     rq.full_limit = g_strdup (queue_full_limit (q));
+    rq.leaky = q->limits.leaky == LEAKY_UPSTREAM ? g_strdup ("upstream") :
+        q->limits.leaky == LEAKY_DOWNSTREAM ? g_strdup ("downstream") : NULL;
+    rq.input = q->in_buffers;
+    /* what went in and neither came out, nor was flushed, nor is held */
+    held = q->out_buffers + q->flushed + (guint64) MAX (q->depth, 0);
+    rq.dropped = q->in_buffers > held ? q->in_buffers - held : 0;
+    rq.dropped_percent = q->in_buffers > 0 ?
+        PERCENT * rq.dropped / q->in_buffers : 0;
     g_mutex_unlock (&q->lock);
     rq.downstream = queue_downstream (q);
     g_array_append_val (r->queues, rq);
@@ -699,6 +759,28 @@ build_queues (ReportBuild * b)
   if (r->queues->len == 0)
     r->queues_absent = g_strdup ("no queue, queue2 or multiqueue carried "
         "buffers in this pipeline");
+}
+
+/* The drops elements reported in QoS messages, in the order they were
+ * added. */
+static void
+build_qos (ReportBuild * b)
+{
+  guint i;
+
+  for (i = 0; i < b->p->elems->len; i++) {
+    ElementState *ei = g_ptr_array_index (b->p->elems, i);
+    GstAxReportQos q = { 0, };
+
+    if (ei->qos_messages == 0)
+      continue;
+    q.element = g_strdup (ei->name);
+    q.format = g_strdup (gst_format_get_name (ei->qos_format));
+    q.processed = ei->qos_processed;
+    q.dropped = ei->qos_dropped;
+    q.messages = ei->qos_messages;
+    g_array_append_val (b->r->qos, q);
+  }
 }
 
 /* Host time per frame over every row that is not waiting: neither the
@@ -940,7 +1022,9 @@ build_devices (ReportBuild * b)
 static guint64
 sink_frames (PipelineState * p)
 {
-  guint64 frames = 0;
+  SinkCounts c = { 0, };
+  ElementState *other_sink = NULL;
+  guint64 other = 0;
   guint i;
 
   for (i = 0; i < p->rows->len; i++) {
@@ -950,9 +1034,12 @@ sink_frames (PipelineState * p)
     if (row->kind != ROW_CHAIN || !row->elem->is_sink)
       continue;
     merge_row (row, &m, NULL);
-    frames = MAX (frames, m.items);
+    if (m.count > 0)
+      sink_counts_add (&c, row->elem, m.items, &other, &other_sink);
   }
-  return frames;
+  sink_counts_finish (&c, other, other_sink);
+  /* an audio-only run logs per buffer as much as per frame */
+  return c.frames > 0 ? c.frames : c.audio;
 }
 
 /* axprof_global_lock and p->lock held */
@@ -977,6 +1064,11 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
   r->pipeline = p->pipeline ? gst_object_get_name (GST_OBJECT (p->pipeline)) :
       g_strdup (p->name);
   r->status = status;
+  if (status == GST_AX_REPORT_STATUS_ERROR) {
+    r->error_element = g_strdup (p->error_element);
+    r->error_message = g_strdup (p->error_message);
+    r->error_debug = g_strdup (p->error_debug);
+  }
   r->sample = 1;
   r->usage_mode = self->exact ? g_strdup ("exact per call (exact=true: a "
       "read at every span boundary)") : g_strdup_printf ("exact per thread; "
@@ -1047,6 +1139,9 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
   r->cores_available = g_get_num_processors ();
   r->peak_mem_mb = peak_mem_mb ();
   {
+    SinkCounts c = { 0, };
+    ElementState *other_sink = NULL;
+    guint64 other = 0;
     guint i;
 
     for (i = 0; i < b.merged->len; i++) {
@@ -1054,8 +1149,14 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
 
       /* buffers, not calls: a list brings several */
       if (m->row->kind == ROW_CHAIN && m->row->elem->is_sink)
-        r->frames = MAX (r->frames, m->items);
+        sink_counts_add (&c, m->row->elem, m->items, &other, &other_sink);
     }
+    sink_counts_finish (&c, other, other_sink);
+    r->frames = c.frames;
+    r->frames_sink = c.frames_sink ? g_strdup (c.frames_sink->name) : NULL;
+    r->video_sinks = c.video_sinks;
+    r->audio_buffers = c.audio;
+    r->audio_sink = c.audio_sink ? g_strdup (c.audio_sink->name) : NULL;
   }
   if (b.wall_ns > 0) {
     r->wall_s = b.wall_ns / (gdouble) GST_SECOND;
@@ -1071,6 +1172,7 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
         "is no run to time");
   }
   build_queues (&b);
+  build_qos (&b);
   build_devices (&b);
 
   /* GStreamer's dispatch of the hooks is paid only because a tracer is

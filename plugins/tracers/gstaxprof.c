@@ -228,8 +228,9 @@ write_report (GstAxProf * self, PipelineState * p, GstAxReport * r,
   if (pipeline) {
     s = gst_structure_new ("axprof-report",
         "pipeline", G_TYPE_STRING, r->pipeline,
-        "status", G_TYPE_STRING, r->status == GST_AX_REPORT_STATUS_EOS ?
-        "eos" : "cut-short",
+        "status", G_TYPE_STRING, gst_ax_report_status_to_string (r->status),
+        "error-element", G_TYPE_STRING, r->error_element,
+        "error-message", G_TYPE_STRING, r->error_message,
         "refused", G_TYPE_BOOLEAN, r->refusal != NULL,
         "constraint", G_TYPE_STRING, r->constraint,
         "verdict-kind", G_TYPE_STRING,
@@ -264,6 +265,9 @@ finish_run (GstAxProf * self, PipelineState * p, GstAxReportStatus status)
     return;
   }
   p->reported = TRUE;
+  /* an ERROR posted before EOS (or the stop) ends the run in error */
+  if (p->error_element != NULL)
+    status = GST_AX_REPORT_STATUS_ERROR;
   p->end_probe_ns = gst_ax_probe_now_ns ();
   p->cpu1_ns = axprof_process_cpu_ns ();
   g_mutex_lock (&p->lock);
@@ -289,8 +293,9 @@ report_provider (GstElement * pipeline, gpointer user_data)
     return NULL;
   g_mutex_lock (&axprof_global_lock);
   g_mutex_lock (&p->lock);
-  r = axprof_make_report (self, p,
-      p->reported ? GST_AX_REPORT_STATUS_EOS : GST_AX_REPORT_STATUS_RUNNING);
+  r = axprof_make_report (self, p, p->error_element ?
+      GST_AX_REPORT_STATUS_ERROR : p->reported ? GST_AX_REPORT_STATUS_EOS :
+      GST_AX_REPORT_STATUS_RUNNING);
   g_mutex_unlock (&p->lock);
   g_mutex_unlock (&axprof_global_lock);
   return r;
@@ -323,11 +328,82 @@ do_bin_add_post (GObject * self, GstClockTime ts, GstBin * bin,
     axprof_element_state_slow (GST_OBJECT (element));
 }
 
+/* The top-level pipeline @element belongs to, when axprof knows it. */
+static PipelineState *
+pipeline_of_element (GstElement * element)
+{
+  GstObject *top = GST_OBJECT (element), *parent;
+
+  /* the poster is streaming or changing state: its parents outlive the
+   * call */
+  while ((parent = GST_OBJECT_PARENT (top)) != NULL)
+    top = parent;
+  if (!GST_IS_PIPELINE (top))
+    return NULL;
+  return axprof_pipeline_of (GST_ELEMENT (top), FALSE);
+}
+
+/* An ERROR ends the run: the first one is the report's, which is made
+ * now, before the message reaches the bus (so an application that stops
+ * on ERROR has the report, as it has it before EOS). An ERROR after the
+ * report was made (at EOS, or after an earlier error) does not make
+ * another: it is said on stderr, and a report taken later
+ * (gst_ax_report_get_for_pipeline()) has the error status. */
+static void
+on_error (GstAxProf * self, GstElement * element, GstMessage * message)
+{
+  PipelineState *p = pipeline_of_element (element);
+  GError *err = NULL;
+  gchar *debug = NULL;
+  gboolean report = FALSE, late = FALSE;
+
+  if (p == NULL)
+    return;
+  gst_message_parse_error (message, &err, &debug);
+  g_mutex_lock (&axprof_global_lock);
+  if (p->started && p->error_element == NULL) {
+    p->error_element = gst_object_get_name (GST_OBJECT (element));
+    p->error_message = g_strdup (err ? err->message : NULL);
+    p->error_debug = debug;
+    debug = NULL;
+    report = !p->reported;
+    late = p->reported;
+  }
+  g_mutex_unlock (&axprof_global_lock);
+  if (late)
+    g_printerr ("axprof: %s posted an ERROR after the report of %s was "
+        "made; the report stands for the run until then: %s\n",
+        GST_OBJECT_NAME (element), p->name, err ? err->message : "");
+  if (report)
+    finish_run (self, p, GST_AX_REPORT_STATUS_ERROR);
+  g_clear_error (&err);
+  g_free (debug);
+}
+
 static void
 do_post_message_pre (GObject * obj, GstClockTime ts, GstElement * element,
     GstMessage * message)
 {
   PipelineState *p;
+
+  /* a bin posts its children's messages again as its own: the poster's
+   * own post counts */
+  if (G_UNLIKELY (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR) &&
+      GST_MESSAGE_SRC (message) == GST_OBJECT (element)) {
+    on_error (GST_AX_PROF (obj), element, message);
+    return;
+  }
+  if (G_UNLIKELY (GST_MESSAGE_TYPE (message) == GST_MESSAGE_QOS) &&
+      GST_MESSAGE_SRC (message) == GST_OBJECT (element)) {
+    ElementState *ei = g_object_get_qdata (G_OBJECT (element),
+        axprof_element_quark);
+
+    if (ei == NULL)
+      ei = axprof_element_state_slow (GST_OBJECT (element));
+    if (ei != NULL)
+      axprof_element_qos (ei, message);
+    return;
+  }
 
   if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_STREAM_STATUS) {
     GstStreamStatusType type;
@@ -391,6 +467,9 @@ do_change_state_pre (GObject * obj, GstClockTime ts, GstElement * element,
     if (p->reported)
       axprof_pipeline_reset (p);
     p->reported = FALSE;
+    g_clear_pointer (&p->error_element, g_free);
+    g_clear_pointer (&p->error_message, g_free);
+    g_clear_pointer (&p->error_debug, g_free);
     p->started = TRUE;
     /* the rows count from here (a source's first create comes before its
      * first push), and so does the threads' CPU */

@@ -15,6 +15,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/ax/gstaxreport.h>
+#include <json-glib/json-glib.h>
 #include "reportcheck.h"
 #include <math.h>
 #include <string.h>
@@ -82,6 +83,11 @@ full_report (void)
   q.at_max_percent = 10;
   q.full_percent = 10;
   q.full_limit = g_strdup ("max-size-buffers");
+  q.downstream = g_strdup ("slow");
+  q.leaky = g_strdup ("upstream");
+  q.input = 40;
+  q.dropped = 30;
+  q.dropped_percent = 75;
   g_array_append_val (r->queues, q);
   memset (&q, 0, sizeof (q));
   q.name = g_strdup ("mq:1");
@@ -100,6 +106,15 @@ full_report (void)
     d.device_fps = i ? 0 : 20;
     d.occupancy_index = 1;
     g_array_append_val (r->devices, d);
+  }
+  r->frames_sink = g_strdup ("vsink");
+  r->video_sinks = 2;
+  r->audio_buffers = 7;
+  r->audio_sink = g_strdup ("asink");
+  {
+    GstAxReportQos qos = { g_strdup ("vsink"), g_strdup ("buffers"), 9, 3, 3 };
+
+    g_array_append_val (r->qos, qos);
   }
   gst_ax_report_add_stream (r, "stream 1", "sink-1", 30);
   gst_ax_report_add_stream (r, "stream 2", "sink-2", 29);
@@ -138,8 +153,95 @@ GST_START_TEST (test_round_trip_full)
           1).occupancy_index, 1);
   fail_unless_equals_int (back->constraint_kind, r->constraint_kind);
   fail_unless_equals_string (back->verdict, r->verdict);
+  /* drops, QoS drops and the sinks frames and audio are counted at */
+  fail_unless_equals_int (back->constraint_kind,
+      GST_AX_REPORT_CONSTRAINT_DROPS);
+  fail_unless_equals_string (g_array_index (back->queues, GstAxReportQueue,
+          0).leaky, "upstream");
+  fail_unless_equals_int (g_array_index (back->queues, GstAxReportQueue,
+          0).dropped, 30);
+  fail_unless_equals_int (g_array_index (back->queues, GstAxReportQueue,
+          0).input, 40);
+  fail_unless (g_array_index (back->queues, GstAxReportQueue, 1).leaky == NULL);
+  fail_unless_equals_int (gst_ax_report_get_n_qos (back), 1);
+  fail_unless_equals_int (gst_ax_report_get_qos (back, 0)->dropped, 3);
+  fail_unless_equals_string (back->frames_sink, "vsink");
+  fail_unless_equals_int (back->video_sinks, 2);
+  fail_unless_equals_int (back->audio_buffers, 7);
+  fail_unless_equals_string (back->audio_sink, "asink");
   gst_ax_report_unref (back);
   g_free (json);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
+/* A run ended by an ERROR: its status and the error read back. */
+GST_START_TEST (test_round_trip_error)
+{
+  GstAxReport *r = full_report (), *back;
+  gchar *json;
+
+  r->status = GST_AX_REPORT_STATUS_ERROR;
+  r->error_element = g_strdup ("filesink0");
+  r->error_message = g_strdup ("No space left on the resource.");
+  ax_assert_report_round_trip (r);
+  json = gst_ax_report_to_json (r);
+  back = gst_ax_report_new_from_json (json, NULL);
+  fail_unless_equals_int (back->status, GST_AX_REPORT_STATUS_ERROR);
+  fail_unless_equals_string (back->error_element, "filesink0");
+  fail_unless_equals_string (back->error_message,
+      "No space left on the resource.");
+  fail_unless (back->error_debug == NULL);
+  gst_ax_report_unref (back);
+  g_free (json);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
+/* A report written before the drop, QoS, sink and error members reads
+ * back with them empty. */
+GST_START_TEST (test_reads_without_later_members)
+{
+  GstAxReport *r = full_report (), *back;
+  JsonParser *parser = json_parser_new ();
+  JsonGenerator *gen = json_generator_new ();
+  JsonObject *root, *o;
+  JsonArray *queues;
+  gchar *json = gst_ax_report_to_json (r), *old;
+  guint i;
+  static const gchar *const later[] = { "leaky", "input", "dropped",
+    "dropped_percent"
+  };
+  static const gchar *const later_throughput[] = { "frames_sink",
+    "video_sinks", "audio_buffers", "audio_sink"
+  };
+
+  fail_unless (json_parser_load_from_data (parser, json, -1, NULL));
+  root = json_node_get_object (json_parser_get_root (parser));
+  json_object_remove_member (root, "error");
+  json_object_remove_member (root, "qos_drops");
+  o = json_object_get_object_member (root, "throughput");
+  for (i = 0; i < G_N_ELEMENTS (later_throughput); i++)
+    json_object_remove_member (o, later_throughput[i]);
+  queues = json_object_get_array_member (root, "queues");
+  for (i = 0; i < G_N_ELEMENTS (later); i++)
+    json_object_remove_member (json_array_get_object_element (queues, 0),
+        later[i]);
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  old = json_generator_to_data (gen, NULL);
+  back = gst_ax_report_new_from_json (old, NULL);
+  fail_unless (back != NULL);
+  fail_unless_equals_int (back->qos->len, 0);
+  fail_unless (back->frames_sink == NULL && back->error_element == NULL);
+  fail_unless_equals_int (g_array_index (back->queues, GstAxReportQueue,
+          0).dropped, 0);
+  gst_ax_report_unref (back);
+  g_free (old);
+  g_free (json);
+  g_object_unref (gen);
+  g_object_unref (parser);
   gst_ax_report_unref (r);
 }
 
@@ -336,6 +438,8 @@ report_json_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_round_trip_full);
   tcase_add_test (tc, test_round_trip_absent_and_refused);
+  tcase_add_test (tc, test_round_trip_error);
+  tcase_add_test (tc, test_reads_without_later_members);
   tcase_add_test (tc, test_bad_json_named);
   tcase_add_test (tc, test_accessors);
   return s;

@@ -1037,6 +1037,91 @@ GST_START_TEST (test_simulator_lag_by_total)
 
 GST_END_TEST;
 
+/* A full leaky queue is not back-pressure: it makes room by dropping.
+ * Dropping a share of its input, it names the branch after it. */
+GST_START_TEST (test_leaky_queue_drops)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportVerdict *v;
+  GstAxReportQueue *q;
+
+  add_row (g, "src (create)", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 0.5, 0.5,
+      FRAMES);
+  add_row (g, "queue1", "queue1", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 0.01,
+      0.01, FRAMES);
+  add_row (g, "slow", "slow", GST_AX_REPORT_ROW_KIND_ELEMENT, 3, 20.0, 0.1, 10);
+  add_row (g, "sink", "sink", GST_AX_REPORT_ROW_KIND_ELEMENT, 4, 0.01, 0.01,
+      10);
+  q = add_queue (r, "queue1", 92.0, 1.0);
+  q->downstream = g_strdup ("slow");
+  q->leaky = g_strdup ("downstream");
+  q->input = FRAMES;
+  q->dropped = 90;
+  q->dropped_percent = 90.0;
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_DROPS);
+  fail_unless_equals_string (gst_ax_report_constraint_kind_to_string
+      (v->kind), "drops");
+  fail_unless_equals_string (v->queue, "queue1");
+  fail_unless_equals_string (v->element, "slow");
+  fail_unless_equals_string (v->constraint, "drops: the branch after queue1 "
+      "cannot keep up: slow (20.00 ms per buffer) takes buffers slower than "
+      "they come, so the leaky queue (leaky=downstream) dropped 90 of the "
+      "100 buffers it took in (90.0%)");
+  assert_has (v->text, "queue1 dropped 90 of the 100 buffers it took in "
+      "(90.0%): a leaky queue (leaky=downstream) never holds its producer "
+      "back, so its being full is not back-pressure; slow after it cannot "
+      "keep up.");
+  gst_ax_report_verdict_free (v);
+
+  /* under the threshold it is no constraint, and never back-pressure */
+  q->dropped = 0;
+  q->dropped_percent = 0;
+  v = gst_ax_report_make_verdict (r);
+  fail_if (v->kind == GST_AX_REPORT_CONSTRAINT_DROPS);
+  fail_if (v->kind == GST_AX_REPORT_CONSTRAINT_BACKPRESSURE &&
+      g_strcmp0 (v->queue, "queue1") == 0, "%s", v->constraint);
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+/* A run that ended in an ERROR is never a complete run. */
+GST_START_TEST (test_error_trust_step)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportVerdict *v;
+  gchar *text;
+
+  add_row (g, "convert", "convert", GST_AX_REPORT_ROW_KIND_ELEMENT, 0, 8.0,
+      7.5, FRAMES);
+  r->status = GST_AX_REPORT_STATUS_ERROR;
+  r->error_element = g_strdup ("filesink0");
+  r->error_message = g_strdup ("No space left on the resource.");
+  r->error_debug = g_strdup ("gstelements_private.c(338)");
+  v = judge (r);
+  fail_unless_equals_string (g_ptr_array_index (v->steps, 0),
+      "  1. Trust: the run is INCOMPLETE: it ended in an ERROR from filesink0 "
+      "(No space left on the resource.), figures cover it until then, no "
+      "DEBUG logging; the profiler cost 1.0% of the profiled time.");
+  fail_if (strstr (v->text, "complete run") != NULL);
+  gst_ax_report_set_verdict (r, v);
+  text = gst_ax_report_to_text (r);
+  assert_has (text, "axprof report for pipeline0 (ERROR: the run ended in an "
+      "error, figures cover it until then)\nERROR from filesink0: No space "
+      "left on the resource.\n  debug: gstelements_private.c(338)\n");
+  fail_unless_equals_string (gst_ax_report_status_to_string (r->status),
+      "error");
+  g_free (text);
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 verdict_suite (void)
 {
@@ -1068,6 +1153,8 @@ verdict_suite (void)
   tcase_add_test (tc, test_cascade_ranked_by_total);
   tcase_add_test (tc, test_shared_device_busy_in_total);
   tcase_add_test (tc, test_simulator_lag_by_total);
+  tcase_add_test (tc, test_leaky_queue_drops);
+  tcase_add_test (tc, test_error_trust_step);
   return s;
 }
 

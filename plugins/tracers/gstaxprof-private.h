@@ -490,6 +490,9 @@ struct _PipelineState
   /* the process's CPU then: the accounting's window starts with the run,
    * the throughput's at its first buffer */
   guint64 acct_cpu0_ns;
+  /* the census's length then: a thread it held without a snapshot had
+   * ended */
+  guint census_len_at_start;
   /* the first ERROR message an element of the pipeline posted this run;
    * protected by axprof_global_lock */
   gchar *error_element;

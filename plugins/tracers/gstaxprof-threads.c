@@ -332,10 +332,15 @@ census_scan_locked (ElementState * owner, const gchar * how)
         self_name, how ? how : "scan", c->owner ? c->owner->name : "nobody's");
   }
   closedir (dir);
+  /* a listing can skip a live thread while others exit (the folder is
+   * read by position): one it missed is gone only if the kernel no
+   * longer knows its clock */
   for (i = 0; i < census->len; i++) {
     CensusThread *c = g_ptr_array_index (census, i);
+    guint64 cpu;
 
-    if (!c->gone && c->listed != census_listing)
+    if (!c->gone && c->listed != census_listing &&
+        !thread_cpu_ns (c->tid, &cpu))
       census_gone (c);
   }
   return added;
@@ -599,6 +604,7 @@ axprof_census_snapshot (PipelineState * p)
     ei->pool_threads = 0;
   }
   p->pool_unattributed_base_ns = pool_unattributed_ns;
+  p->census_len_at_start = census->len;
   g_mutex_unlock (&census_lock);
   p->acct_cpu0_ns = axprof_process_cpu_ns ();
 }
@@ -660,7 +666,9 @@ axprof_census_account (PipelineState * p, gboolean alone, GArray * out)
       mine = c->owner->pipe == p;
     else
       mine = alone;
-    if (!mine)
+    /* known then but not in the snapshot: it had ended before the run
+     * (or belongs to the process this one was forked from) */
+    if (!mine || (b == NULL && c->index < p->census_len_at_start))
       continue;
     if (!census_read (c, &cpu, &faults))
       continue;

@@ -157,22 +157,26 @@ cpu_of (AxProfReport * r)
   return cpu;
 }
 
-/* The rows and the other threads hold the process's CPU over the run
- * (the run starts at READY to PAUSED, so the process's figure taken
- * around the whole of it bounds it from above). */
+/* The rows and the other threads hold the process's CPU over the run,
+ * as getrusage gives it for the run's window (the report's process_ms,
+ * read apart from the per-thread counters), and that window lies inside
+ * the test's own getrusage window around the whole pipeline. */
 static void
 check_accounted (AxProfReport * r, gdouble process_ms)
 {
   JsonObject *cpu = cpu_of (r);
   gdouble rows = json_object_get_double_member (cpu, "rows_ms");
   gdouble other = json_object_get_double_member (cpu, "other_ms");
+  gdouble run = json_object_get_double_member (cpu, "process_ms");
 
-  fail_unless (rows + other <= process_ms * (1 + PROCESS_TOLERANCE) +
-      TICK_SLACK_MS, "rows %.1f + other %.1f ms above the process's %.1f:\n%s",
-      rows, other, process_ms, r->json);
-  fail_unless (rows + other >= process_ms * (1 - PROCESS_TOLERANCE) -
-      TICK_SLACK_MS, "rows %.1f + other %.1f ms miss the process's %.1f:\n%s",
-      rows, other, process_ms, r->text);
+  fail_unless (run <= process_ms + TICK_SLACK_MS, "the run's %.1f ms above "
+      "the process's %.1f around it", run, process_ms);
+  fail_unless (rows + other <= run * (1 + PROCESS_TOLERANCE) +
+      TICK_SLACK_MS, "rows %.1f + other %.1f ms above the run's %.1f:\n%s",
+      rows, other, run, r->text);
+  fail_unless (rows + other >= run * (1 - PROCESS_TOLERANCE) -
+      TICK_SLACK_MS, "rows %.1f + other %.1f ms miss the run's %.1f:\n%s",
+      rows, other, run, r->text);
 }
 
 /* Each worker thread the report gives @element agrees with the thread's
@@ -285,9 +289,10 @@ GST_END_TEST;
 
 GST_START_TEST (test_transcode_single_threaded)
 {
+  GstElement *pipeline;
   gdouble process_ms, enc_ms, best = 0;
   AxProfReport *r = transcode ("max-threads=1", "threads=1", &process_ms,
-      NULL);
+      &pipeline);
   JsonObject *v;
   JsonArray *groups;
   const gchar *hottest = NULL;
@@ -297,6 +302,9 @@ GST_START_TEST (test_transcode_single_threaded)
     GST_INFO ("skipped: x264enc, avdec_h264 or mp4mux not installed");
     return;
   }
+  /* torn down outside the measured window, as the report is made at EOS */
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
   check_accounted (r, process_ms);
   enc_ms = row_cpu_total (row_of (r, "enc"));
   groups = json_object_get_array_member (r->root, "groups");
@@ -499,12 +507,10 @@ GST_START_TEST (test_two_pipelines)
   fail_unless (light_ms <= light_ref * (1 + THREAD_TOLERANCE) +
       TICK_SLACK_MS, "light pipeline %.1f ms, its threads %.1f by /proc:\n%s",
       light_ms, light_ref, rl->text);
-  fail_unless (light_ms < heavy_ms, "light %.1f ms, heavy %.1f", light_ms,
-      heavy_ms);
-  fail_unless (json_object_get_double_member (cpu_of (rl), "process_ms") >=
-      heavy_ms * 0.9, "%s", rl->text);
   gst_element_set_state (heavy, GST_STATE_NULL);
   gst_element_set_state (light, GST_STATE_NULL);
+  fail_unless (light_ms < heavy_ms, "light %.1f ms, heavy %.1f", light_ms,
+      heavy_ms);
   for (i = 0; i < reports->len; i++)
     ax_prof_report_free (g_ptr_array_index (reports, i));
   g_ptr_array_unref (reports);

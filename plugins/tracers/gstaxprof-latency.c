@@ -319,3 +319,112 @@ axprof_latency_at_sink (ElementState * ei, GstPad * pad, guint64 ts,
       AXPROF_ADD (lat->unmatched, 1);
   }
 }
+
+/* ---------------------------------------------------------------- relays */
+
+/* A muxer's input frames, by when they entered the pipeline, until its
+ * output carries them on: a muxer writes bytes (a BYTES segment, offsets,
+ * no frame timestamps), so its output matches no frame, and its own push
+ * is not where a frame entered. Each buffer it pushes takes the oldest
+ * entering time not yet passed on. */
+#define RELAY_PADS 4
+#define RELAY_FIFO 256
+
+struct _LatencyRelay
+{
+  GMutex lock;
+  /* protected by lock: the inputs' stream and segment by pad */
+  struct
+  {
+    GstPad *pad;
+    guint gen;
+    const gchar *stream_id;
+    GstSegment seg;
+    gboolean have_seg;
+  } pads[RELAY_PADS];
+  guint64 fifo[RELAY_FIFO];
+  guint64 head;
+  guint64 tail;
+};
+
+/* A relay for @element if it is a muxer: an aggregator whose source pad
+ * template offers no raw media. */
+LatencyRelay *
+axprof_latency_relay_new (GstElement * element)
+{
+  GType agg = g_type_from_name ("GstAggregator");
+  GstPadTemplate *t;
+  GstCaps *caps;
+  gboolean raw = FALSE;
+  guint i;
+  LatencyRelay *r;
+
+  if (agg == 0 || !g_type_is_a (G_OBJECT_TYPE (element), agg))
+    return NULL;
+  t = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (element),
+      "src");
+  if (t == NULL)
+    return NULL;
+  caps = gst_pad_template_get_caps (t);
+  raw = gst_caps_is_any (caps);
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const gchar *name = gst_structure_get_name (gst_caps_get_structure (caps,
+            i));
+
+    if (strcmp (name, "video/x-raw") == 0 || strcmp (name, "audio/x-raw") == 0)
+      raw = TRUE;
+  }
+  gst_caps_unref (caps);
+  if (raw)
+    return NULL;
+  r = g_new0 (LatencyRelay, 1);
+  g_mutex_init (&r->lock);
+  return r;
+}
+
+/* A frame comes into the muxer on @pad: when it entered is queued. */
+void
+axprof_latency_relay_in (ElementState * ei, GstPad * pad, GstBuffer * buf)
+{
+  LatencyRelay *r = ei->relay;
+  guint gen = __atomic_load_n (&axprof_latency_gen, __ATOMIC_ACQUIRE);
+  guint64 src_ts;
+  guint i;
+
+  g_mutex_lock (&r->lock);
+  for (i = 0; i < RELAY_PADS; i++)
+    if (r->pads[i].pad == pad || r->pads[i].pad == NULL)
+      break;
+  if (i == RELAY_PADS)
+    i = RELAY_PADS - 1;
+  if (r->pads[i].pad != pad || r->pads[i].gen != gen) {
+    latency_read_sticky (pad, &r->pads[i].stream_id, &r->pads[i].seg,
+        &r->pads[i].have_seg);
+    r->pads[i].pad = pad;
+    r->pads[i].gen = gen;
+  }
+  if (latency_lookup (ei->pipe, buf, r->pads[i].stream_id, &r->pads[i].seg,
+          r->pads[i].have_seg, &src_ts)) {
+    /* full: the oldest is dropped, as a muxer that holds that many
+     * frames has passed it on in a header or not at all */
+    if (r->head - r->tail == RELAY_FIFO)
+      r->tail++;
+    r->fifo[r->head++ % RELAY_FIFO] = src_ts;
+  }
+  g_mutex_unlock (&r->lock);
+}
+
+/* A buffer leaves the muxer at @ts: when the oldest frame it carries on
+ * entered the pipeline, else @ts (a header, or nothing came in). */
+guint64
+axprof_latency_relay_out (ElementState * ei, guint64 ts)
+{
+  LatencyRelay *r = ei->relay;
+  guint64 out = ts;
+
+  g_mutex_lock (&r->lock);
+  if (r->tail < r->head)
+    out = r->fifo[r->tail++ % RELAY_FIFO];
+  g_mutex_unlock (&r->lock);
+  return MIN (out, ts);
+}

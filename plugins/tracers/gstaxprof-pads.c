@@ -90,7 +90,8 @@ do_push_common (guint64 ts, GstPad * pad, GstBuffer * first,
     if (G_UNLIKELY (__atomic_load_n (&ei->pipe->first_ts,
                 __ATOMIC_RELAXED) == 0))
       mark_first_buffer (ei->pipe, ts);
-    axprof_latency_mark (ei, pad, ts, first);
+    axprof_latency_mark (ei, pad, G_UNLIKELY (ei->relay != NULL) ?
+        axprof_latency_relay_out (ei, ts) : ts, first);
   }
   if (ei->queue_kind != QUEUE_NONE && GST_PAD_IS_SRC (pad)) {
     guint64 bytes;
@@ -253,6 +254,8 @@ do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
   f->items = items;
   f->untimed_in = first != NULL &&
       !GST_CLOCK_TIME_IS_VALID (axprof_latency_buffer_ts (first));
+  if (G_UNLIKELY (ei->relay != NULL) && first != NULL)
+    axprof_latency_relay_in (ei, pad, first);
   if (ei->is_sink && first != NULL && f->st->lat != NULL) {
     axprof_stats_own (f->st);
     axprof_latency_at_sink (ei, pad, ts, f->st->lat, first, list);

@@ -93,6 +93,7 @@ G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_ax_prof_debug);
 
 typedef struct _PipelineState PipelineState;
 typedef struct _ElementState ElementState;
+typedef struct _LatencyRelay LatencyRelay;
 
 typedef enum
 {
@@ -371,6 +372,10 @@ struct _ElementState
   /* a sink's media, from the caps of its sink pad, read by its streaming
    * thread with the stream and segment (relaxed atomic) */
   guint sink_media;
+  /* a muxer (an aggregator whose output is not raw media) passes its
+   * input frames' entering times on to the buffers it pushes: a FIFO of
+   * them, in the order they came in (gstaxprof-latency.c) */
+  LatencyRelay *relay;
   /* QoS messages the element posted this run, and the counts of the last
    * one; protected by pipe->lock */
   guint64 qos_messages;
@@ -792,6 +797,10 @@ void axprof_latency_mark (ElementState * ei, GstPad * pad, guint64 ts,
     GstBuffer * buf);
 void axprof_latency_at_sink (ElementState * ei, GstPad * pad, guint64 ts,
     LatencyHistogram * lat, GstBuffer * buf, GstBufferList * list);
+LatencyRelay *axprof_latency_relay_new (GstElement * element);
+void axprof_latency_relay_in (ElementState * ei, GstPad * pad,
+    GstBuffer * buf);
+guint64 axprof_latency_relay_out (ElementState * ei, guint64 ts);
 
 /* gstaxprof-pads.c */
 extern const GstAxProbeSinkFuncs axprof_probe_sink_funcs;

@@ -225,6 +225,7 @@ element_state_create (GstElement * element)
 
   if (ei->queue_kind != QUEUE_NONE)
     queue_read_limits (element, &limits);
+  ei->relay = axprof_latency_relay_new (element);
 
   g_mutex_lock (&p->lock);
   ei->order = p->elems->len;

@@ -14,7 +14,8 @@
  * codecs (their frame threads and x264's pool are the elements'
  * workers), the same with single-threaded codecs (the verdict names the
  * encoder, not the muxer's waiting loop), videoconvert on a thread pool,
- * a pad probe that burns CPU, and two pipelines in one process. */
+ * a pad probe that burns CPU, and two pipelines in one process; and the
+ * transcode's latency against GStreamer's own latency tracer. */
 
 #include "axproftest.h"
 
@@ -31,6 +32,9 @@
 #define THREAD_TOLERANCE 0.10
 #define PROBE_BURN_US 2000
 #define PROBE_FRAMES 40
+/* the latency tracer keeps one probe in flight per source: fewer records
+ * than frames */
+#define CORE_MIN_RECORDS 10
 
 static gchar *clip_dir;
 static gchar *clip_path;
@@ -522,6 +526,81 @@ GST_START_TEST (test_two_pipelines)
 
 GST_END_TEST;
 
+/* The core latency tracer's records, while a test collects them */
+static GMutex core_lock;
+static GArray *core_latencies;
+
+static void
+collect_core_latency (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  const gchar *text, *t;
+  gdouble ms;
+
+  if (g_strcmp0 (gst_debug_category_get_name (category), "GST_TRACER"))
+    return;
+  text = gst_debug_message_get (message);
+  if (text == NULL || !g_str_has_prefix (text, "latency,") ||
+      (t = strstr (text, "time=(guint64)")) == NULL)
+    return;
+  ms = g_ascii_strtoull (t + strlen ("time=(guint64)"), NULL, 10) / 1e6;
+  g_mutex_lock (&core_lock);
+  if (core_latencies)
+    g_array_append_val (core_latencies, ms);
+  g_mutex_unlock (&core_lock);
+}
+
+static gint
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Through an encoder and a muxer, the end-to-end p50 agrees with the
+ * median of GStreamer's own latency tracer on the same run: its probe
+ * events travel with the frames through the encoder and the muxer. */
+GST_START_TEST (test_transcode_latency)
+{
+  GstElement *pipeline;
+  gdouble process_ms, p50, median;
+  AxProfReport *r;
+  JsonObject *lat;
+
+  /* the clip's own encoding is no part of the reference */
+  (void) h264_clip ();
+  g_mutex_lock (&core_lock);
+  core_latencies = g_array_new (FALSE, FALSE, sizeof (gdouble));
+  g_mutex_unlock (&core_lock);
+  r = transcode ("", "", &process_ms, &pipeline);
+  g_mutex_lock (&core_lock);
+  if (r == NULL) {
+    g_clear_pointer (&core_latencies, g_array_unref);
+    g_mutex_unlock (&core_lock);
+    GST_INFO ("skipped: x264enc, avdec_h264 or mp4mux not installed");
+    return;
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+  fail_unless (core_latencies->len >= CORE_MIN_RECORDS, "the latency tracer "
+      "gave %u records", core_latencies->len);
+  g_array_sort (core_latencies, compare_doubles);
+  median = g_array_index (core_latencies, gdouble, core_latencies->len / 2);
+  g_clear_pointer (&core_latencies, g_array_unref);
+  g_mutex_unlock (&core_lock);
+  lat = json_object_get_object_member (r->root, "latency");
+  fail_unless (lat != NULL, "%s", r->text);
+  p50 = json_object_get_double_member (lat, "p50_ms");
+  fail_unless (ABS (p50 - median) <= 0.25 * median, "p50 %.2f ms, the core "
+      "latency tracer's median %.2f ms:\n%s", p50, median, r->text);
+  ax_prof_report_free (r);
+  remove_clip ();
+}
+
+GST_END_TEST;
+
 static Suite *
 axprof_threads_suite (void)
 {
@@ -532,6 +611,7 @@ axprof_threads_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_transcode_threaded);
   tcase_add_test (tc, test_transcode_single_threaded);
+  tcase_add_test (tc, test_transcode_latency);
   tcase_add_test (tc, test_videoconvert_pool);
   tcase_add_test (tc, test_probe_time_is_the_pads);
   tcase_add_test (tc, test_two_pipelines);
@@ -543,8 +623,14 @@ main (int argc, char **argv)
 {
   int ret;
 
-  g_setenv ("GST_TRACERS", "axprof(file=/dev/null)", TRUE);
+  /* GStreamer's own latency tracer beside axprof, as the reference of
+   * the transcode's latency; its records are the user's output, which
+   * axprof does not take for DEBUG logging */
+  g_setenv ("GST_TRACERS", "axprof(file=/dev/null);latency(flags=pipeline)",
+      TRUE);
   gst_check_init (&argc, &argv);
+  gst_debug_set_threshold_for_name ("GST_TRACER", GST_LEVEL_TRACE);
+  gst_debug_add_log_function (collect_core_latency, NULL, NULL);
   ret = gst_check_run_suite (axprof_threads_suite (), "axprof-threads",
       __FILE__);
   remove_clip ();

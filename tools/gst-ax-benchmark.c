@@ -1079,6 +1079,8 @@ main (int argc, char **argv)
   PassResult serial = { TRUE, TRUE, FALSE, NULL }, streamed;
   GstAxReport *report;
   GstAxReportLatency serial_latency = { 0 };
+  guint serial_warmup = 0;
+  gdouble *serial_warmup_ms = NULL;
   gint expected = 0, status = 0;
   guint serial_n, serial_lost = 0, n_streams, i;
   gboolean ok, progress;
@@ -1234,8 +1236,14 @@ main (int argc, char **argv)
     set_in_flight (serial_pipeline, 1);
     serial = run_pass (serial_pipeline, &gate, "serial pass",
         (gint) serial_n, progress, o.eos_timeout);
+    /* the frames before the pipeline was warm are reported apart */
+    serial_warmup = gst_ax_report_serial_warmup ((const gdouble *)
+        gate.samples_ms->data, gate.samples_ms->len);
     gst_ax_report_latency_from_samples (&serial_latency,
-        (const gdouble *) gate.samples_ms->data, gate.samples_ms->len);
+        (const gdouble *) gate.samples_ms->data + serial_warmup,
+        gate.samples_ms->len - serial_warmup);
+    serial_warmup_ms = g_memdup2 (gate.samples_ms->data,
+        serial_warmup * sizeof (gdouble));
     serial_lost = gate.lost;
     serial_gate_set (&gate, FALSE, 0);
     g_clear_pointer (&gate.bus, gst_object_unref);
@@ -1268,6 +1276,7 @@ main (int argc, char **argv)
       gst_ax_report_set_serial_latency (report, serial_latency.n ?
           &serial_latency : NULL, "no frame of the serial pass reached the "
           "sink");
+      gst_ax_report_set_serial_warmup (report, serial_warmup_ms, serial_warmup);
       if (serial_lost > 0)
         gst_ax_report_add_warning (report, "%u frames of the serial pass "
             "did not reach the sink within %d s and are not in its latency",
@@ -1316,6 +1325,7 @@ done:
     gst_object_unref (serial_pipeline);
   gst_object_unref (pipeline);
   g_array_free (gate.samples_ms, TRUE);
+  g_free (serial_warmup_ms);
   g_mutex_clear (&gate.lock);
   g_cond_clear (&gate.cond);
   image_set_clear (&images);

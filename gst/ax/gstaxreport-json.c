@@ -347,6 +347,16 @@ read_latency (Reader * rd, JsonObject * root, GstAxReport * r)
   }
   l->n = read_count (rd, o, "latency", "n");
   r->pacing = read_string (rd, o, "latency", "pacing");
+  /* reports written before the warm-up was set apart have none */
+  if (json_object_has_member (o, "warmup_frames")) {
+    r->latency_warmup_frames = read_uint (rd, o, "latency", "warmup_frames");
+    if (r->latency_warmup_frames > 0) {
+      r->latency_first_frame_ms = read_double (rd, o, "latency",
+          "first_frame_ms");
+      r->latency_warmup_mean_ms = read_double (rd, o, "latency",
+          "warmup_mean_ms");
+    }
+  }
   l->min_ms = read_double (rd, o, "latency", "min_ms");
   l->mean_ms = read_double (rd, o, "latency", "mean_ms");
   l->p50_ms = read_double (rd, o, "latency", "p50_ms");

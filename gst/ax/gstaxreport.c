@@ -334,6 +334,79 @@ gst_ax_report_set_serial_latency (GstAxReport * report,
     report->latency_absent = g_strdup (absent);
 }
 
+/* A frame of a serial pass is still warming up while it takes more than
+ * this many times the median of the pass's second half, which is warm;
+ * the warm-up is at most a quarter of the frames. */
+#define WARMUP_RATIO 2.0
+#define WARMUP_MAX_SHARE 4
+
+static gint
+compare_ms (gconstpointer a, gconstpointer b)
+{
+  gdouble x = *(const gdouble *) a, y = *(const gdouble *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/**
+ * gst_ax_report_serial_warmup:
+ * @samples_ms: (array length=n): a serial pass's latencies, in the order
+ *   the frames ran
+ * @n: their number
+ *
+ * How many of the first frames ran before the pipeline was warm: the
+ * first frame (a model's load, the first allocations, a codec's setup)
+ * and those after it that still take more than twice the median of the
+ * pass's second half, at most a quarter of the frames. A pass of one
+ * frame has no warm-up.
+ *
+ * Returns: the number of warm-up frames, 0 to @n - 1
+ */
+guint
+gst_ax_report_serial_warmup (const gdouble * samples_ms, guint n)
+{
+  gdouble *tail, median;
+  guint k, limit;
+
+  if (n < 2)
+    return 0;
+  tail = g_memdup2 (samples_ms + n / 2, (n - n / 2) * sizeof (gdouble));
+  qsort (tail, n - n / 2, sizeof (gdouble), compare_ms);
+  median = tail[(n - n / 2) / 2];
+  g_free (tail);
+  limit = MAX (n / WARMUP_MAX_SHARE, 1);
+  for (k = 1; k < limit && samples_ms[k] > WARMUP_RATIO * median; k++);
+  return k;
+}
+
+/**
+ * gst_ax_report_set_serial_warmup:
+ * @report: a report whose latency is a serial pass's
+ *   (gst_ax_report_set_serial_latency())
+ * @samples_ms: (array length=n_warmup): the warm-up frames' latencies
+ * @n_warmup: their number (gst_ax_report_serial_warmup())
+ *
+ * Records the frames a serial pass ran before the pipeline was warm,
+ * which its latency leaves out: the report prints the first frame's
+ * latency and the warm-up's mean apart.
+ */
+void
+gst_ax_report_set_serial_warmup (GstAxReport * report,
+    const gdouble * samples_ms, guint n_warmup)
+{
+  gdouble sum = 0;
+  guint i;
+
+  g_return_if_fail (report != NULL);
+  g_return_if_fail (n_warmup == 0 || samples_ms != NULL);
+
+  for (i = 0; i < n_warmup; i++)
+    sum += samples_ms[i];
+  report->latency_warmup_frames = n_warmup;
+  report->latency_first_frame_ms = n_warmup ? samples_ms[0] : 0;
+  report->latency_warmup_mean_ms = n_warmup ? sum / n_warmup : 0;
+}
+
 /**
  * gst_ax_report_add_group:
  * @report: a report
@@ -641,7 +714,13 @@ text_latency (const GstAxReport * r, GString * s)
         r->latency_serial ? " (serial)" : "", r->latency_absent);
     return;
   }
-  if (r->latency_serial)
+  if (r->latency_serial && r->latency_warmup_frames > 0)
+    g_string_append_printf (s, "Latency e2e (ms, N=%" G_GUINT64_FORMAT
+        ", serial, after %u warm-up frame%s: the first took %.2f ms, the "
+        "warm-up %.2f ms on average):\n", l->n, r->latency_warmup_frames,
+        r->latency_warmup_frames == 1 ? "" : "s", r->latency_first_frame_ms,
+        r->latency_warmup_mean_ms);
+  else if (r->latency_serial)
     g_string_append_printf (s, "Latency e2e (ms, N=%" G_GUINT64_FORMAT
         ", serial):\n", l->n);
   else
@@ -1193,6 +1272,11 @@ json_latency (const GstAxReport * r, JsonBuilder * b)
   json_int (b, "n", l->n);
   json_int (b, "unmatched", r->latency_unmatched);
   json_string (b, "pacing", r->pacing);
+  json_int (b, "warmup_frames", r->latency_warmup_frames);
+  json_double (b, "first_frame_ms", r->latency_warmup_frames ?
+      r->latency_first_frame_ms : NAN);
+  json_double (b, "warmup_mean_ms", r->latency_warmup_frames ?
+      r->latency_warmup_mean_ms : NAN);
   json_double (b, "min_ms", l->min_ms);
   json_double (b, "mean_ms", l->mean_ms);
   json_double (b, "p50_ms", l->p50_ms);

@@ -723,6 +723,12 @@ typedef struct
    * pipeline at a time, gst_ax_report_set_serial_latency()) rather than
    * from the streamed run the rest of the report describes */
   gboolean latency_serial;
+  /* a serial pass's first frames, before the pipeline was warm (model
+   * load, first allocations), kept out of @latency: how many, the first
+   * one's latency and their mean (0 frames: none were set apart) */
+  guint latency_warmup_frames;
+  gdouble latency_first_frame_ms;
+  gdouble latency_warmup_mean_ms;
 
   /* Per-operator/stage time; (element-type GstAxReportGroup *) */
   GPtrArray *groups;
@@ -883,6 +889,10 @@ GST_AX_API void gst_ax_report_latency_from_samples (GstAxReportLatency *
     latency, const gdouble * samples_ms, guint n);
 GST_AX_API void gst_ax_report_set_serial_latency (GstAxReport * report,
     const GstAxReportLatency * latency, const gchar * absent);
+GST_AX_API guint gst_ax_report_serial_warmup (const gdouble * samples_ms,
+    guint n);
+GST_AX_API void gst_ax_report_set_serial_warmup (GstAxReport * report,
+    const gdouble * samples_ms, guint n_warmup);
 
 GST_AX_API GstAxReportGroup *gst_ax_report_add_group (GstAxReport * report,
     const gchar * name);

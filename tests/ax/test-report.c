@@ -104,6 +104,53 @@ GST_START_TEST (test_serial_latency_rendered)
 
 GST_END_TEST;
 
+/* The first frame is always warm-up; frames after it while they take
+ * more than twice the warm half's median, at most a quarter of them. */
+GST_START_TEST (test_serial_warmup)
+{
+  static const gdouble slow_start[] = { 180, 60, 20, 10, 11, 10, 12, 10, 9,
+    10, 11, 10
+  };
+  static const gdouble even[] = { 5, 5, 5, 5 };
+  static const gdouble all_slow[] = { 90, 80, 70, 60, 50, 10, 10, 10 };
+  static const gdouble one[] = { 42 };
+  GstAxReport *r = gst_ax_report_new ();
+  GstAxReportLatency l = { 0, };
+  guint k = gst_ax_report_serial_warmup (slow_start,
+      G_N_ELEMENTS (slow_start));
+  gchar *text, *json;
+  GstAxReport *back;
+
+  fail_unless_equals_int (k, 2);
+  fail_unless_equals_int (gst_ax_report_serial_warmup (even,
+          G_N_ELEMENTS (even)), 1);
+  /* at most a quarter of 8 */
+  fail_unless_equals_int (gst_ax_report_serial_warmup (all_slow,
+          G_N_ELEMENTS (all_slow)), 2);
+  fail_unless_equals_int (gst_ax_report_serial_warmup (one, 1), 0);
+
+  gst_ax_report_latency_from_samples (&l, slow_start + k,
+      G_N_ELEMENTS (slow_start) - k);
+  gst_ax_report_set_serial_latency (r, &l, NULL);
+  gst_ax_report_set_serial_warmup (r, slow_start, k);
+  text = gst_ax_report_to_text (r);
+  fail_unless (strstr (text, "Latency e2e (ms, N=10, serial, after 2 warm-up "
+          "frames: the first took 180.00 ms, the warm-up 120.00 ms on "
+          "average):\n  min 9.00") != NULL, "%s", text);
+  json = gst_ax_report_to_json (r);
+  back = gst_ax_report_new_from_json (json, NULL);
+  fail_unless (back != NULL);
+  fail_unless_equals_int (back->latency_warmup_frames, 2);
+  fail_unless_equals_float (back->latency_first_frame_ms, 180);
+  fail_unless_equals_float (back->latency_warmup_mean_ms, 120);
+  gst_ax_report_unref (back);
+  g_free (text);
+  g_free (json);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 report_suite (void)
 {
@@ -114,6 +161,7 @@ report_suite (void)
   tcase_add_test (tc, test_boxed_refcount);
   tcase_add_test (tc, test_latency_from_samples);
   tcase_add_test (tc, test_serial_latency_rendered);
+  tcase_add_test (tc, test_serial_warmup);
   return s;
 }
 

@@ -584,9 +584,36 @@ _gst_ax_probe_timer_start (GstAxProbeTimer * timer)
   timer->start_ns = gst_ax_probe_now_ns ();
 }
 
+/* @span as @n consecutive calls, each with an equal share of its wall,
+ * CPU and faults (the last takes the remainders) */
 void
-_gst_ax_probe_timer_stop (GstAxProbeTimer * timer, GstElement * element,
-    const gchar * group, const gchar * stage, GstAxProbeFlags flags)
+_gst_ax_probe_emit_span_calls (const GstAxProbeSpan * span, guint n)
+{
+  GstAxProbeSpan part = *span;
+  guint i;
+
+  if (n <= 1) {
+    _gst_ax_probe_emit_span (span);
+    return;
+  }
+  for (i = 0; i < n; i++) {
+    gboolean last = i + 1 == n;
+
+    part.start_ns = span->start_ns + i * (span->wall_ns / n);
+    part.wall_ns = last ? span->wall_ns - i * (span->wall_ns / n) :
+        span->wall_ns / n;
+    part.cpu_ns = last ? span->cpu_ns - i * (span->cpu_ns / n) :
+        span->cpu_ns / n;
+    part.faults = last ? span->faults - i * (span->faults / n) :
+        span->faults / n;
+    _gst_ax_probe_emit_span (&part);
+  }
+}
+
+void
+_gst_ax_probe_timer_stop_calls (GstAxProbeTimer * timer,
+    GstElement * element, const gchar * group, const gchar * stage,
+    GstAxProbeFlags flags, guint n)
 {
   GstAxProbeSpan span;
   guint64 end_ns, cpu_ns, faults;
@@ -602,5 +629,12 @@ _gst_ax_probe_timer_stop (GstAxProbeTimer * timer, GstElement * element,
   span.cpu_ns = cpu_ns - timer->cpu_ns;
   span.faults = faults - timer->faults;
   span.flags = flags;
-  _gst_ax_probe_emit_span (&span);
+  _gst_ax_probe_emit_span_calls (&span, n);
+}
+
+void
+_gst_ax_probe_timer_stop (GstAxProbeTimer * timer, GstElement * element,
+    const gchar * group, const gchar * stage, GstAxProbeFlags flags)
+{
+  _gst_ax_probe_timer_stop_calls (timer, element, group, stage, flags, 1);
 }

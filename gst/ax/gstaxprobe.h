@@ -175,6 +175,8 @@ GST_AX_API guint gst_ax_probe_add_sink (const GstAxProbeSinkFuncs * funcs,
 GST_AX_API void gst_ax_probe_remove_sink (guint sink_id);
 
 GST_AX_API void _gst_ax_probe_emit_span (const GstAxProbeSpan * span);
+GST_AX_API void _gst_ax_probe_emit_span_calls (const GstAxProbeSpan * span,
+    guint n);
 GST_AX_API void _gst_ax_probe_emit_device_event (const GstAxProbeDeviceEvent *
     event);
 GST_AX_API void _gst_ax_probe_emit_device (const GstAxProbeDevice * device);
@@ -190,6 +192,24 @@ gst_ax_probe_span (const GstAxProbeSpan * span)
 {
   if (gst_ax_probe_is_active ())
     _gst_ax_probe_emit_span (span);
+}
+
+/**
+ * gst_ax_probe_span_calls:
+ * @span: the span to record
+ * @n: how many calls it holds
+ *
+ * Records a stage span that did the work of @n calls at once (a cascade
+ * waits for all of a frame's per-region jobs together) as @n calls, each
+ * with an equal share of its wall time, CPU time and faults, so that the
+ * row's Count is one per job. Costs one branch when no profiler is
+ * active.
+ */
+static inline void
+gst_ax_probe_span_calls (const GstAxProbeSpan * span, guint n)
+{
+  if (gst_ax_probe_is_active ())
+    _gst_ax_probe_emit_span_calls (span, n);
 }
 
 /**
@@ -238,6 +258,9 @@ GST_AX_API void _gst_ax_probe_timer_start (GstAxProbeTimer * timer);
 GST_AX_API void _gst_ax_probe_timer_stop (GstAxProbeTimer * timer,
     GstElement * element, const gchar * group, const gchar * stage,
     GstAxProbeFlags flags);
+GST_AX_API void _gst_ax_probe_timer_stop_calls (GstAxProbeTimer * timer,
+    GstElement * element, const gchar * group, const gchar * stage,
+    GstAxProbeFlags flags, guint n);
 
 /**
  * gst_ax_probe_timer_start:
@@ -271,6 +294,27 @@ gst_ax_probe_timer_stop (GstAxProbeTimer * timer, GstElement * element,
 {
   if (G_UNLIKELY (timer->active))
     _gst_ax_probe_timer_stop (timer, element, group, stage, flags);
+}
+
+/**
+ * gst_ax_probe_timer_stop_calls:
+ * @timer: a started timer
+ * @element: the element running the stage
+ * @group: (nullable): the group of the row, usually the model name
+ * @stage: the stage name, valid for the life of the process
+ * @flags: #GstAxProbeFlags
+ * @n: how many calls the span held
+ *
+ * Stops the timer and records the span as @n calls
+ * (gst_ax_probe_span_calls()), if the timer was started while a profiler
+ * was active.
+ */
+static inline void
+gst_ax_probe_timer_stop_calls (GstAxProbeTimer * timer, GstElement * element,
+    const gchar * group, const gchar * stage, GstAxProbeFlags flags, guint n)
+{
+  if (G_UNLIKELY (timer->active))
+    _gst_ax_probe_timer_stop_calls (timer, element, group, stage, flags, n);
 }
 
 GST_AX_API void gst_ax_probe_thread_usage (guint64 * cpu_ns,

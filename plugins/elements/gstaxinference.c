@@ -1149,7 +1149,9 @@ gst_ax_inference_loop (GstAxInference * self)
       STAGE_DEVICE_WAIT, wait_start_ns, wait_end_ns - wait_start_ns, 0, 0,
       GST_AX_PROBE_FLAG_DEVICE_WAIT | GST_AX_PROBE_FLAG_STAGE
     };
-    gst_ax_probe_span (&span);
+    /* a frame's jobs (one per region in a cascade) are waited for and
+     * copied out together: each counts as a call of its own */
+    gst_ax_probe_span_calls (&span, item->n_jobs);
 
     if (self->postamble && !run_postamble (self, item)) {
       item->reported = TRUE;
@@ -1158,8 +1160,8 @@ gst_ax_inference_loop (GstAxInference * self)
     }
     gst_ax_probe_timer_start (&timer);
     attach_outputs (self, item);
-    gst_ax_probe_timer_stop (&timer, GST_ELEMENT (self), self->group,
-        STAGE_HOST_COPY_OUT, GST_AX_PROBE_FLAG_STAGE);
+    gst_ax_probe_timer_stop_calls (&timer, GST_ELEMENT (self), self->group,
+        STAGE_HOST_COPY_OUT, GST_AX_PROBE_FLAG_STAGE, item->n_jobs);
     account_window (self, item, wait_end_ns);
     report_jobs (self, item);
   }

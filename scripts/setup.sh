@@ -15,8 +15,9 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   clang libclang-rt-14-dev
   # x264enc (plugins-ugly), avdec_h264 and avenc_aac (libav): the stock
-  # transcode and playback pipelines the tracer tests profile
-  gstreamer1.0-libav gstreamer1.0-plugins-ugly nodejs openssl
+  # transcode and playback pipelines the tracer tests profile, with perf
+  # as their reference
+  gstreamer1.0-libav gstreamer1.0-plugins-ugly linux-perf nodejs openssl
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
   libpango1.0-dev libcairo2-dev fonts-dejavu-core
 )

@@ -149,8 +149,8 @@ axprof_pad_push_post (GObject * self, GstClockTime ts, GstPad * pad,
 /* The element that receives the event pushed on @pad enters @t's census
  * context; caps and EOS are rare, so the peer is resolved through ghost
  * pads here. */
-static void
-event_context_enter (ThreadState * t, GstPad * pad, const gchar * how)
+static ElementState *
+event_receiver (ThreadState * t, GstPad * pad)
 {
   GstPad *peer = axprof_upstream_pad (pad);
   ElementState *receiver = NULL;
@@ -159,8 +159,18 @@ event_context_enter (ThreadState * t, GstPad * pad, const gchar * how)
     receiver = axprof_element_of_pad_in (t, peer);
     gst_object_unref (peer);
   }
+  return receiver;
+}
+
+static void
+event_context_enter (ThreadState * t, GstPad * pad, const gchar * how)
+{
+  ElementState *receiver = event_receiver (t, pad);
+
   if (receiver != NULL)
     axprof_element_check_pool (receiver);
+  GST_INFO ("%s on %s:%s enters %s", how, GST_DEBUG_PAD_NAME (pad),
+      receiver ? receiver->name : "nobody");
   axprof_census_context_enter (t, receiver, how);
 }
 
@@ -215,6 +225,12 @@ axprof_pad_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
   if (G_UNLIKELY (t->event_depth < MAX_TRACKED_EVENT_DEPTH &&
           (t->context_events & (G_GUINT64_CONSTANT (1) << t->event_depth)))) {
     t->context_events &= ~(G_GUINT64_CONSTANT (1) << t->event_depth);
+    /* a bin that plugs the receiver in while the event is on its way
+     * (decodebin3 makes a decoder when caps reach its queue) links it
+     * only then */
+    if (t->n_ctx > 0 && t->n_ctx <= MAX_CENSUS_CONTEXTS &&
+        t->ctx[t->n_ctx - 1] == NULL)
+      t->ctx[t->n_ctx - 1] = event_receiver (t, pad);
     axprof_census_context_leave (t, "event");
   }
   /* the event is stored on both pads now: readers will see it */
@@ -242,6 +258,13 @@ do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
   if (G_LIKELY (t->push_pending)) {
     t->push_pending = FALSE;
     axprof_leave_current (t, ts);
+  }
+  /* caps that reach an element as sticky events with its first buffer
+   * (decodebin's and playbin's decoders) take no hook: the threads its
+   * codec started for them are found here */
+  if (G_UNLIKELY (!ei->census_seen)) {
+    ei->census_seen = TRUE;
+    axprof_census_scan (ei, "first buffer");
   }
   if (G_UNLIKELY (t->depth >= MAX_DEPTH)) {
     t->skipped++;

@@ -369,6 +369,9 @@ struct _ElementState
   guint64 pool_cpu_base_ns;
   guint pool_calls;
   guint64 pool_threads;
+  /* the census looked for its threads at its first buffer (written by
+   * the streaming thread that brought it; a race only scans twice) */
+  gboolean census_seen;
   /* a sink's media, from the caps of its sink pad, read by its streaming
    * thread with the stream and segment (relaxed atomic) */
   guint sink_media;
@@ -423,6 +426,8 @@ typedef struct
   gboolean gone;
   ElementState *owner;
   const gchar *how;
+  /* 1 + the context tag it was born with, 0 if none */
+  guint tag;
   /* the pipelines a hooked thread wrote rows of */
   PipelineState *pipes[CENSUS_MAX_PIPES];
   guint n_pipes;
@@ -652,6 +657,10 @@ typedef struct
   CensusThread *census;
   ElementState *ctx[MAX_CENSUS_CONTEXTS];
   guint n_ctx;
+  /* the thread's name before each context's tag (empty: not tagged) */
+  gchar ctx_names[MAX_CENSUS_CONTEXTS][TRACE_THREAD_NAME_SIZE];
+  /* each context's tag, 1 + its index (gstaxprof-threads.c) */
+  guint ctx_tags[MAX_CENSUS_CONTEXTS];
 } ThreadState;
 
 struct _GstAxProf

@@ -76,6 +76,20 @@ static ElementState *pool_open[MAX_OPEN_POOL_SEGMENTS];
 static guint n_pool_open;
 static guint64 pool_unattributed_ns;
 
+/* Context tags. While a thread runs a context (an element receiving caps
+ * or EOS, or changing state), it carries the name "ax~" and the
+ * context's number: a thread it starts then inherits that name, so the
+ * census knows exactly whose it is, whichever thread lists it first. The
+ * new thread gets the creator's own name back at once, and the creator
+ * gets it back when the context ends. Protected by census_lock. */
+#define TAG_PREFIX "ax~"
+typedef struct
+{
+  ElementState *owner;
+  gchar name[TRACE_THREAD_NAME_SIZE];
+} ContextTag;
+static GArray *context_tags;
+
 gint
 axprof_gettid (void)
 {
@@ -290,9 +304,44 @@ census_add (gint tid)
   return c;
 }
 
-/* Lists the threads; those not seen before are added, and, when they
- * carry the scanning thread's name, attributed to @owner. Returns how
- * many were new. census_lock held. */
+/* @name is a context's tag: the context it names, or NULL. census_lock
+ * held. */
+static ContextTag *
+context_tag_of (const gchar * name)
+{
+  gchar *end = NULL;
+  guint64 id;
+
+  if (context_tags == NULL || !g_str_has_prefix (name, TAG_PREFIX))
+    return NULL;
+  id = g_ascii_strtoull (name + strlen (TAG_PREFIX), &end, 16);
+  if (end == name + strlen (TAG_PREFIX) || *end != '\0' ||
+      id >= context_tags->len)
+    return NULL;
+  return &g_array_index (context_tags, ContextTag, id);
+}
+
+/* Whether another live thread that runs the hooks has @name: a thread
+ * with that name could be either's. census_lock held. */
+static gboolean
+name_shared (const gchar * name, gint self_tid)
+{
+  guint i;
+
+  for (i = 0; i < census->len; i++) {
+    CensusThread *c = g_ptr_array_index (census, i);
+
+    if (c->hooked && !c->gone && c->tid != self_tid &&
+        strcmp (c->name, name) == 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Lists the threads; those not seen before are added and attributed: to
+ * the context whose tag they carry, else, when they carry the scanning
+ * thread's name and no other streaming thread has that name, to @owner.
+ * Returns how many were new. census_lock held. */
 static guint
 census_scan_locked (ElementState * owner, const gchar * how)
 {
@@ -300,11 +349,17 @@ census_scan_locked (ElementState * owner, const gchar * how)
   struct dirent *de;
   DIR *dir;
   guint added = 0, i;
+  gint self_tid = axprof_gettid ();
+  ContextTag *tag;
 
   dir = opendir (TASK_DIR);
   if (dir == NULL)
     return 0;
   own_name (self_name);
+  /* a tagged thread's own name is the one it had */
+  tag = context_tag_of (self_name);
+  if (tag != NULL)
+    g_strlcpy (self_name, tag->name, sizeof (self_name));
   census_listing++;
   while ((de = readdir (dir)) != NULL) {
     gint tid;
@@ -321,8 +376,27 @@ census_scan_locked (ElementState * owner, const gchar * how)
     c = census_add (tid);
     c->listed = census_listing;
     added++;
-    if (owner != NULL && c->kind != CENSUS_POOL && self_name[0] != '\0' &&
-        (c->kind == CENSUS_SIMULATOR || strcmp (c->name, self_name) == 0)) {
+    tag = context_tag_of (c->name);
+    if (tag != NULL) {
+      gchar path[64];
+      FILE *f;
+
+      c->tag = (guint) (tag - &g_array_index (context_tags, ContextTag, 0)) + 1;
+      c->owner = tag->owner;
+      c->how = "context";
+      /* its creator's name, as it would have had */
+      g_strlcpy (c->name, tag->name, sizeof (c->name));
+      g_snprintf (path, sizeof (path), TASK_DIR "/%d/comm", tid);
+      if ((f = fopen (path, "we")) != NULL) {
+        fputs (c->name, f);
+        fclose (f);
+      }
+      if (c->kind == CENSUS_OTHER)
+        c->kind = CENSUS_WORKER;
+    } else if (owner != NULL && c->kind != CENSUS_POOL &&
+        self_name[0] != '\0' && (c->kind == CENSUS_SIMULATOR ||
+            (strcmp (c->name, self_name) == 0 &&
+                !name_shared (self_name, self_tid)))) {
       c->owner = owner;
       c->how = how;
       if (c->kind == CENSUS_OTHER)
@@ -429,12 +503,18 @@ axprof_census_scan (ElementState * owner, const gchar * how)
 }
 
 /* The element whose work @t is doing: its innermost creation context
- * (an element receiving caps, or changing state), else its open call. */
+ * (an element receiving caps or EOS, or changing state) where it is
+ * known, else its open call. */
 ElementState *
 axprof_census_current_owner (ThreadState * t)
 {
-  if (t->n_ctx > 0)
-    return t->ctx[MIN (t->n_ctx, MAX_CENSUS_CONTEXTS) - 1];
+  ElementState *ctx = t->n_ctx > 0 ?
+      t->ctx[MIN (t->n_ctx, MAX_CENSUS_CONTEXTS) - 1] : NULL;
+
+  /* an event whose receiver is not known (no element behind the pad)
+   * leaves the element that is running on the thread */
+  if (ctx != NULL)
+    return ctx;
   if (t->depth > 0)
     return t->stack[t->depth - 1].row->elem;
   if (t->loop_open)
@@ -442,23 +522,77 @@ axprof_census_current_owner (ThreadState * t)
   return NULL;
 }
 
+/* Names the calling thread after a new context of @owner; its name
+ * before goes to @saved. */
+static guint
+context_tag_enter (ElementState * owner, gchar * saved)
+{
+#ifdef __linux__
+  ContextTag tag = { owner, "" };
+  gchar name[TRACE_THREAD_NAME_SIZE];
+  ContextTag *outer;
+  guint id;
+
+  own_name (saved);
+  g_mutex_lock (&census_lock);
+  if (context_tags == NULL)
+    context_tags = g_array_new (FALSE, TRUE, sizeof (ContextTag));
+  /* nested: the name under the outer context's tag */
+  outer = context_tag_of (saved);
+  g_strlcpy (tag.name, outer ? outer->name : saved, sizeof (tag.name));
+  id = context_tags->len;
+  g_snprintf (name, sizeof (name), TAG_PREFIX "%x", id);
+  g_array_append_val (context_tags, tag);
+  g_mutex_unlock (&census_lock);
+  (void) prctl (PR_SET_NAME, name, 0, 0, 0);
+  return id + 1;
+#else
+  saved[0] = '\0';
+  return 0;
+#endif
+}
+
+static void
+context_tag_leave (const gchar * saved)
+{
+#ifdef __linux__
+  if (saved[0] != '\0')
+    (void) prctl (PR_SET_NAME, saved, 0, 0, 0);
+#endif
+}
+
 void
 axprof_census_context_enter (ThreadState * t, ElementState * ei,
     const gchar * how)
 {
   axprof_census_scan (axprof_census_current_owner (t), how);
-  if (t->n_ctx < MAX_CENSUS_CONTEXTS)
+  if (t->n_ctx < MAX_CENSUS_CONTEXTS) {
     t->ctx[t->n_ctx] = ei;
+    t->ctx_tags[t->n_ctx] = context_tag_enter (ei, t->ctx_names[t->n_ctx]);
+  }
   t->n_ctx++;
 }
 
 void
 axprof_census_context_leave (ThreadState * t, const gchar * how)
 {
+  guint top;
+
   if (t->n_ctx == 0)
     return;
+  top = t->n_ctx - 1;
+  /* an owner learnt only now (see the pad hooks) is the tag's too, for
+   * the threads listed before */
+  if (top < MAX_CENSUS_CONTEXTS && t->ctx_tags[top] > 0 && t->ctx[top]) {
+    g_mutex_lock (&census_lock);
+    g_array_index (context_tags, ContextTag, t->ctx_tags[top] - 1).owner =
+        t->ctx[top];
+    g_mutex_unlock (&census_lock);
+  }
   axprof_census_scan (axprof_census_current_owner (t), how);
   t->n_ctx--;
+  if (t->n_ctx < MAX_CENSUS_CONTEXTS)
+    context_tag_leave (t->ctx_names[t->n_ctx]);
 }
 
 /* ---------------------------------------------------------------- pools */
@@ -660,6 +794,11 @@ axprof_census_account (PipelineState * p, gboolean alone, GArray * out)
     guint64 cpu = 0, faults = 0;
     gboolean mine;
 
+    /* a context whose receiver was linked only as it ended */
+    if (c->owner == NULL && c->tag > 0)
+      c->owner = g_array_index (context_tags, ContextTag, c->tag - 1).owner;
+    if (c->kind == CENSUS_WORKER && c->owner == NULL)
+      c->kind = CENSUS_OTHER;
     if (c->hooked)
       mine = serves (c, p) || (alone && c->n_pipes == 0);
     else if (c->owner)
@@ -672,9 +811,16 @@ axprof_census_account (PipelineState * p, gboolean alone, GArray * out)
       continue;
     if (!census_read (c, &cpu, &faults))
       continue;
-    /* a task's thread takes its task's name once it runs it */
-    if (!c->gone)
-      thread_name (c->tid, c->name);
+    /* a task's thread takes its task's name once it runs it; a thread in
+     * a context is known by its own name */
+    if (!c->gone) {
+      gchar name[TRACE_THREAD_NAME_SIZE];
+      ContextTag *t;
+
+      thread_name (c->tid, name);
+      t = context_tag_of (name);
+      g_strlcpy (c->name, t ? t->name : name, sizeof (c->name));
+    }
     u.tid = c->tid;
     g_strlcpy (u.name, c->name, sizeof (u.name));
     u.kind = c->hooked ? CENSUS_HOOKED : c->kind;

@@ -435,11 +435,21 @@ do_post_message_pre (GObject * obj, GstClockTime ts, GstElement * element,
 static void
 census_state_change_enter (GstElement * element)
 {
+  ElementState *ei;
+  GstObject *top = GST_OBJECT (element);
+
   if (GST_IS_BIN (element))
     return;
-  axprof_census_context_enter (axprof_thread_state (),
-      g_object_get_qdata (G_OBJECT (element), axprof_element_quark),
-      "state change");
+  ei = g_object_get_qdata (G_OBJECT (element), axprof_element_quark);
+  /* an element a bin plugs in while it streams (decodebin's decoders) is
+   * synced to its parent's state before its first buffer: known now */
+  if (ei == NULL) {
+    while (GST_OBJECT_PARENT (top) != NULL)
+      top = GST_OBJECT_PARENT (top);
+    if (top != GST_OBJECT (element) && GST_IS_PIPELINE (top))
+      ei = axprof_element_state_slow (GST_OBJECT (element));
+  }
+  axprof_census_context_enter (axprof_thread_state (), ei, "state change");
 }
 
 static void

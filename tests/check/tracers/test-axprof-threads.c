@@ -294,7 +294,7 @@ GST_END_TEST;
 GST_START_TEST (test_transcode_single_threaded)
 {
   GstElement *pipeline;
-  gdouble process_ms, enc_ms, best = 0;
+  gdouble process_ms, best = 0;
   AxProfReport *r = transcode ("max-threads=1", "threads=1", &process_ms,
       &pipeline);
   JsonObject *v;
@@ -310,7 +310,6 @@ GST_START_TEST (test_transcode_single_threaded)
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (pipeline);
   check_accounted (r, process_ms);
-  enc_ms = row_cpu_total (row_of (r, "enc"));
   groups = json_object_get_array_member (r->root, "groups");
   for (i = 0; i < json_array_get_length (groups); i++) {
     JsonArray *rows = json_object_get_array_member
@@ -327,12 +326,19 @@ GST_START_TEST (test_transcode_single_threaded)
   }
   /* the encoder is where a single-threaded transcode spends its CPU (a
    * third of the process's at least), and the verdict says so */
-  fail_unless (enc_ms >= process_ms / 3, "enc %.1f of %.1f ms:\n%s",
-      enc_ms, process_ms, r->text);
-  fail_unless_equals_string (hottest, "enc");
+#ifndef __SANITIZE_ADDRESS__
+  /* (under AddressSanitizer the decoder's allocations cost more than the
+   * encoding) */
+  fail_unless (row_cpu_total (row_of (r, "enc")) >= process_ms / 3,
+      "enc %.1f of %.1f ms:\n%s", row_cpu_total (row_of (r, "enc")),
+      process_ms, r->text);
+  fail_unless (g_strcmp0 (hottest, "enc") == 0, "the hottest row is %s:\n%s",
+      hottest, r->text);
+#endif
   v = json_object_get_object_member (r->root, "verdict");
-  fail_unless_equals_string (json_object_get_string_member (v, "element"),
-      "enc");
+  fail_unless (g_strcmp0 (json_object_get_string_member (v, "element"),
+          hottest) == 0, "the verdict names %s, the hottest row is %s:\n%s",
+      json_object_get_string_member (v, "element"), hottest, r->text);
   fail_unless_equals_string (json_object_get_string_member (v, "kind"), "host");
   ax_prof_report_free (r);
 }
@@ -630,6 +636,8 @@ main (int argc, char **argv)
       TRUE);
   gst_check_init (&argc, &argv);
   gst_debug_set_threshold_for_name ("GST_TRACER", GST_LEVEL_TRACE);
+  /* the records are read here, not printed */
+  gst_debug_remove_log_function (gst_debug_log_default);
   gst_debug_add_log_function (collect_core_latency, NULL, NULL);
   ret = gst_check_run_suite (axprof_threads_suite (), "axprof-threads",
       __FILE__);

@@ -563,6 +563,30 @@ read_queues (Reader * rd, JsonObject * root, GstAxReport * r)
         if (isnan (q.dropped_percent))
           q.dropped_percent = 0;
       }
+      /* reports of older versions know no branch */
+      if (has (rd, o, "branch")) {
+        JsonNode *bn = json_object_get_member (o, "branch");
+
+        if (JSON_NODE_HOLDS_ARRAY (bn)) {
+          JsonArray *ba = json_node_get_array (bn);
+          guint k;
+
+          q.branch = g_ptr_array_new_with_free_func (g_free);
+          for (k = 0; k < json_array_get_length (ba); k++) {
+            JsonNode *e = json_array_get_element (ba, k);
+
+            if (!JSON_NODE_HOLDS_VALUE (e) ||
+                json_node_get_value_type (e) != G_TYPE_STRING) {
+              fail (rd, w, "branch", "expected an array of element names");
+              break;
+            }
+            g_ptr_array_add (q.branch, g_strdup (json_node_get_string (e)));
+          }
+        } else if (!JSON_NODE_HOLDS_NULL (bn)) {
+          fail (rd, w, "branch", "expected an array or null, got %s",
+              node_kind (bn));
+        }
+      }
       g_array_append_val (r->queues, q);
     }
     g_free (w);

@@ -75,6 +75,8 @@ clear_queue (gpointer data)
   g_free (q->full_limit);
   g_free (q->downstream);
   g_free (q->leaky);
+  if (q->branch)
+    g_ptr_array_unref (q->branch);
 }
 
 static void
@@ -1533,6 +1535,17 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
       json_int (b, "dropped", q->dropped);
       json_double (b, "dropped_percent", q->input > 0 ?
           q->dropped_percent : NAN);
+      json_builder_set_member_name (b, "branch");
+      if (q->branch == NULL) {
+        json_builder_add_null_value (b);
+      } else {
+        guint k;
+
+        json_builder_begin_array (b);
+        for (k = 0; k < q->branch->len; k++)
+          json_builder_add_string_value (b, g_ptr_array_index (q->branch, k));
+        json_builder_end_array (b);
+      }
       json_builder_end_object (b);
     }
     json_builder_end_array (b);

@@ -326,6 +326,9 @@ typedef struct
  * @dropped: buffers it dropped: taken in, never pushed, not flushed by a
  *   flushing seek and not held at the end
  * @dropped_percent: @dropped over @input
+ * @branch: (element-type utf8) (nullable): the elements the queue's
+ *   output reaches, along the links (its branch of a tee), %NULL when
+ *   not known
  *
  * Occupancy of one queue, or of one stream of a multiqueue, from its own
  * level over time: time-weighted over the run from its first buffer.
@@ -349,6 +352,7 @@ typedef struct
   guint64 input;
   guint64 dropped;
   gdouble dropped_percent;
+  GPtrArray *branch;
 } GstAxReportQueue;
 
 /**

@@ -263,6 +263,23 @@ downstream_of (const GstAxReport * r, const GstAxReportRow * row,
       !is_queue_row (r, row);
 }
 
+/* The rows of elements @data's queue feeds, queues apart. */
+static gboolean
+in_branch (const GstAxReport * r, const GstAxReportRow * row,
+    gconstpointer data)
+{
+  const GstAxReportQueue *q = data;
+  const gchar *element = row_element (row);
+  guint i;
+
+  if (element == NULL || is_queue_row (r, row))
+    return FALSE;
+  for (i = 0; i < q->branch->len; i++)
+    if (strcmp (g_ptr_array_index (q->branch, i), element) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* What an empty queue waits for: among the rows that compute closer to
  * the sources than it, queues and reported stages apart. */
 static gboolean
@@ -983,8 +1000,11 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
     gboolean waits;
     gint rank;
 
-    /* what a full queue waits for is after it along the links */
-    if (queue_rank (r, full, &rank)) {
+    /* what a full queue waits for is after it along the links, in its
+     * own branch */
+    if (full->branch != NULL)
+      work = costliest_row (r, in_branch, full);
+    else if (queue_rank (r, full, &rank)) {
       ModelRef down = { NULL, rank };
 
       work = costliest_row (r, downstream_of, &down);

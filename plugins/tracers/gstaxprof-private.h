@@ -339,6 +339,8 @@ struct _ElementState
   gboolean is_source;
   gboolean is_sink;
   gboolean is_basesrc;
+  /* a GstAggregator: its sink pads queue, its task loop works */
+  gboolean is_aggregator;
   QueueKind queue_kind;
   QueueState *queue;
   /* rings of the pads where frames enter; written under pipe->lock */

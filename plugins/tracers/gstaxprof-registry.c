@@ -210,6 +210,8 @@ element_state_create (GstElement * element)
   ei->is_source = GST_OBJECT_FLAG_IS_SET (element, GST_ELEMENT_FLAG_SOURCE);
   ei->is_basesrc = g_type_is_a (G_OBJECT_TYPE (element),
       g_type_from_name ("GstBaseSrc"));
+  ei->is_aggregator = g_type_is_a (G_OBJECT_TYPE (element),
+      g_type_from_name ("GstAggregator"));
   if (below_top && below_top != GST_OBJECT (element) &&
       G_OBJECT_TYPE (below_top) == GST_TYPE_BIN)
     ei->bin_group = gst_object_get_name (below_top);

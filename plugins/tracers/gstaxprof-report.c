@@ -452,17 +452,27 @@ worker_sums (PipelineState * p, GArray * uses)
   return sums;
 }
 
-/* The row that carries @m's element's workers: its chain row, or its
- * task loop when it has no chain calls. */
+/* The row that carries @m's element's workers: an aggregator's task loop
+ * (it blends or muxes there), else of its chain and its task loop the one
+ * with the more wall time. */
 static gboolean
 carries_workers (ReportBuild * b, MergedRow * m)
 {
   ElementState *ei = m->row->elem;
+  MergedRow *other;
 
-  if (m->row->kind == ROW_CHAIN)
+  if (m->row->kind == ROW_PROBE)
+    return FALSE;
+  /* an aggregator's chain calls only queue its input */
+  if (ei->is_aggregator && axprof_merged_for (b, ei->loop_row) != NULL)
+    return m->row->kind == ROW_LOOP;
+  other = axprof_merged_for (b, m->row->kind == ROW_CHAIN ? ei->loop_row :
+      ei->chain_row);
+  if (other == NULL)
     return TRUE;
-  return m->row->kind == ROW_LOOP && axprof_merged_for (b, ei->chain_row) ==
-      NULL;
+  if (m->wall_sum_ns != other->wall_sum_ns)
+    return m->wall_sum_ns > other->wall_sum_ns;
+  return m->row->kind == ROW_CHAIN;
 }
 
 /* The report's CPU accounting from the threads' use over the run and
@@ -713,6 +723,67 @@ queue_downstream (const QueueState * q)
   return name;
 }
 
+/* Adds the names of @e and every element it feeds along the links to
+ * @names (@seen: the elements visited). */
+static void
+collect_downstream (GstElement * e, GHashTable * seen, GPtrArray * names)
+{
+  GList *pads = NULL, *l;
+
+  if (g_hash_table_contains (seen, e))
+    return;
+  g_hash_table_add (seen, e);
+  g_ptr_array_add (names, gst_object_get_name (GST_OBJECT (e)));
+  GST_OBJECT_LOCK (e);
+  for (l = e->srcpads; l; l = l->next)
+    pads = g_list_prepend (pads, gst_object_ref (l->data));
+  GST_OBJECT_UNLOCK (e);
+  for (l = pads; l; l = l->next) {
+    GstElement *down = upstream_element (l->data);
+
+    if (down) {
+      collect_downstream (down, seen, names);
+      gst_object_unref (down);
+    }
+  }
+  g_list_free_full (pads, gst_object_unref);
+}
+
+/* The elements @q's output (a multiqueue stream's) reaches: its branch
+ * of a tee, or NULL. The global lock is held, so the queue element,
+ * while set, is alive. */
+static GPtrArray *
+queue_branch (const QueueState * q)
+{
+  GstElement *e = q->elem->element, *down;
+  GHashTable *seen;
+  GPtrArray *names;
+  GstPad *src;
+  gchar *name;
+
+  if (e == NULL)
+    return NULL;
+  if (q->elem->queue_kind == QUEUE_MULTI) {
+    name = g_strdup_printf ("src_%u", q->stream);
+    src = gst_element_get_static_pad (e, name);
+    g_free (name);
+  } else {
+    src = gst_element_get_static_pad (e, "src");
+  }
+  if (src == NULL)
+    return NULL;
+  down = upstream_element (src);
+  gst_object_unref (src);
+  if (down == NULL)
+    return NULL;
+  seen = g_hash_table_new (NULL, NULL);
+  names = g_ptr_array_new_with_free_func (g_free);
+  collect_downstream (down, seen, names);
+  g_hash_table_unref (seen);
+  gst_object_unref (down);
+  return names;
+}
+
 /* Each queue's own level over its window: full and empty are the time
  * its level sat at a limit or at 0, never a guess from its threads. */
 static void
@@ -754,6 +825,7 @@ build_queues (ReportBuild * b)
         PERCENT * rq.dropped / q->in_buffers : 0;
     g_mutex_unlock (&q->lock);
     rq.downstream = queue_downstream (q);
+    rq.branch = queue_branch (q);
     g_array_append_val (r->queues, rq);
   }
   if (r->queues->len == 0)

@@ -416,6 +416,14 @@ census_scan_locked (ElementState * owner, const gchar * how)
     if (!c->gone && c->listed != census_listing &&
         !thread_cpu_ns (c->tid, &cpu))
       census_gone (c);
+    /* GLib names its pool threads once they run: one found before that
+     * is a pool's all the same */
+    if (!c->gone && !c->hooked && c->kind == CENSUS_OTHER &&
+        c->owner == NULL && c->tag == 0) {
+      thread_name (c->tid, c->name);
+      if (g_str_has_prefix (c->name, POOL_THREAD_PREFIX))
+        c->kind = CENSUS_POOL;
+    }
   }
   return added;
 }
@@ -700,7 +708,9 @@ axprof_element_check_pool (ElementState * ei)
   if (e == NULL)
     return;
   pool = axprof_element_uses_pool (e);
-  __atomic_store_n (&ei->chain_row->pool, pool, __ATOMIC_RELAXED);
+  /* an aggregator's sink pads only queue: it works in its task loop */
+  __atomic_store_n (&ei->chain_row->pool, pool && !ei->is_aggregator,
+      __ATOMIC_RELAXED);
   __atomic_store_n (&ei->loop_row->pool, pool, __ATOMIC_RELAXED);
 }
 

@@ -102,6 +102,30 @@ h264_clip (void)
   return clip_path;
 }
 
+/* Runs @pipeline to EOS and back to NULL; its one report. */
+static AxProfReport *
+run_to_eos (GstElement * pipeline)
+{
+  GPtrArray *reports = g_ptr_array_new ();
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  AxProfReport *r;
+
+  ax_prof_watch (pipeline, reports);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless_equals_int (reports->len, 1);
+  r = g_ptr_array_index (reports, 0);
+  g_ptr_array_unref (reports);
+  return r;
+}
+
 /* the clip and the transcode's output, made in the test's own process */
 static void
 remove_clip (void)
@@ -532,6 +556,67 @@ GST_START_TEST (test_two_pipelines)
 
 GST_END_TEST;
 
+static GstPadProbeReturn
+count_buffers (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  g_atomic_int_inc ((gint *) user_data);
+  return GST_PAD_PROBE_OK;
+}
+
+/* A compositor on its thread pool beside an audio branch: frames are the
+ * video sink's (counted by a probe there), audio buffers apart (the
+ * audio sink's probe), the blending pool's CPU is the compositor's loop,
+ * and every buffer's latency is matched, through it for video. */
+GST_START_TEST (test_compositor_and_audio)
+{
+  GstElement *pipeline, *vsink, *asink;
+  GstPad *vpad, *apad;
+  gint video = 0, audio = 0;
+  AxProfReport *r;
+  JsonObject *tp, *loop;
+
+  pipeline = gst_parse_launch ("videotestsrc num-buffers=30 ! "
+      "video/x-raw,width=1280,height=720 ! queue ! comp.sink_0 "
+      "videotestsrc num-buffers=30 pattern=ball ! "
+      "video/x-raw,width=320,height=240 ! queue ! comp.sink_1 "
+      "compositor name=comp ! video/x-raw,width=1280,height=720 ! "
+      "fakesink name=vsink audiotestsrc num-buffers=50 ! queue ! "
+      "fakesink name=asink", NULL);
+  fail_unless (pipeline != NULL);
+  vsink = gst_bin_get_by_name (GST_BIN (pipeline), "vsink");
+  asink = gst_bin_get_by_name (GST_BIN (pipeline), "asink");
+  vpad = gst_element_get_static_pad (vsink, "sink");
+  apad = gst_element_get_static_pad (asink, "sink");
+  gst_pad_add_probe (vpad, GST_PAD_PROBE_TYPE_BUFFER, count_buffers, &video,
+      NULL);
+  gst_pad_add_probe (apad, GST_PAD_PROBE_TYPE_BUFFER, count_buffers, &audio,
+      NULL);
+  r = run_to_eos (pipeline);
+  tp = json_object_get_object_member (r->root, "throughput");
+  fail_unless (video > 0 && audio > 0);
+  fail_unless_equals_int (json_object_get_int_member (tp, "frames"), video);
+  fail_unless_equals_int (json_object_get_int_member (tp, "audio_buffers"),
+      audio);
+  /* every buffer at both sinks is matched to where it entered, the video
+   * frames through the compositor */
+  fail_unless_equals_int (json_object_get_int_member
+      (json_object_get_object_member (r->root, "latency"), "n"), video + audio);
+  fail_unless_equals_int (json_object_get_int_member
+      (json_object_get_object_member (r->root, "latency"), "unmatched"), 0);
+  loop = row_of (r, "comp (loop)");
+  fail_unless (ax_prof_row_has_flag (loop, "WORKERS"), "%s", r->text);
+  fail_unless (json_object_get_double_member (loop, "worker_cpu_ms") > 0);
+  fail_if (ax_prof_row_has_flag (row_of (r, "comp"), "WORKERS"), "%s", r->text);
+  ax_prof_report_free (r);
+  gst_object_unref (vpad);
+  gst_object_unref (apad);
+  gst_object_unref (vsink);
+  gst_object_unref (asink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
 /* The core latency tracer's records, while a test collects them */
 static GMutex core_lock;
 static GArray *core_latencies;
@@ -619,6 +704,7 @@ axprof_threads_suite (void)
   tcase_add_test (tc, test_transcode_single_threaded);
   tcase_add_test (tc, test_transcode_latency);
   tcase_add_test (tc, test_videoconvert_pool);
+  tcase_add_test (tc, test_compositor_and_audio);
   tcase_add_test (tc, test_probe_time_is_the_pads);
   tcase_add_test (tc, test_two_pipelines);
   return s;

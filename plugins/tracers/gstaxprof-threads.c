@@ -89,6 +89,8 @@ typedef struct
   gchar name[TRACE_THREAD_NAME_SIZE];
 } ContextTag;
 static GArray *context_tags;
+/* tags whose context ended, to use again (guint indices) */
+static GArray *free_tags;
 
 gint
 axprof_gettid (void)
@@ -548,9 +550,15 @@ context_tag_enter (ElementState * owner, gchar * saved)
   /* nested: the name under the outer context's tag */
   outer = context_tag_of (saved);
   g_strlcpy (tag.name, outer ? outer->name : saved, sizeof (tag.name));
-  id = context_tags->len;
+  if (free_tags != NULL && free_tags->len > 0) {
+    id = g_array_index (free_tags, guint, free_tags->len - 1);
+    g_array_set_size (free_tags, free_tags->len - 1);
+    g_array_index (context_tags, ContextTag, id) = tag;
+  } else {
+    id = context_tags->len;
+    g_array_append_val (context_tags, tag);
+  }
   g_snprintf (name, sizeof (name), TAG_PREFIX "%x", id);
-  g_array_append_val (context_tags, tag);
   g_mutex_unlock (&census_lock);
   (void) prctl (PR_SET_NAME, name, 0, 0, 0);
   return id + 1;
@@ -584,23 +592,42 @@ axprof_census_context_enter (ThreadState * t, ElementState * ei,
 void
 axprof_census_context_leave (ThreadState * t, const gchar * how)
 {
-  guint top;
+  guint top, tag, i;
 
   if (t->n_ctx == 0)
     return;
   top = t->n_ctx - 1;
+  tag = top < MAX_CENSUS_CONTEXTS ? t->ctx_tags[top] : 0;
   /* an owner learnt only now (see the pad hooks) is the tag's too, for
    * the threads listed before */
-  if (top < MAX_CENSUS_CONTEXTS && t->ctx_tags[top] > 0 && t->ctx[top]) {
+  if (tag > 0 && t->ctx[top]) {
     g_mutex_lock (&census_lock);
-    g_array_index (context_tags, ContextTag, t->ctx_tags[top] - 1).owner =
-        t->ctx[top];
+    g_array_index (context_tags, ContextTag, tag - 1).owner = t->ctx[top];
     g_mutex_unlock (&census_lock);
   }
   axprof_census_scan (axprof_census_current_owner (t), how);
   t->n_ctx--;
   if (t->n_ctx < MAX_CENSUS_CONTEXTS)
     context_tag_leave (t->ctx_names[t->n_ctx]);
+  if (tag == 0)
+    return;
+  /* every thread the context started is listed now: the tag's owner is
+   * theirs, and the tag can name another context */
+  g_mutex_lock (&census_lock);
+  for (i = 0; census != NULL && i < census->len; i++) {
+    CensusThread *c = g_ptr_array_index (census, i);
+
+    if (c->tag == tag) {
+      if (c->owner == NULL)
+        c->owner = g_array_index (context_tags, ContextTag, tag - 1).owner;
+      c->tag = 0;
+    }
+  }
+  if (free_tags == NULL)
+    free_tags = g_array_new (FALSE, FALSE, sizeof (guint));
+  tag--;
+  g_array_append_val (free_tags, tag);
+  g_mutex_unlock (&census_lock);
 }
 
 /* ---------------------------------------------------------------- pools */

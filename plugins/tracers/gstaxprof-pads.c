@@ -281,8 +281,8 @@ do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
   /* caps that reach an element as sticky events with its first buffer
    * (decodebin's and playbin's decoders) take no hook: the threads its
    * codec started for them are found here */
-  if (G_UNLIKELY (!ei->census_seen)) {
-    ei->census_seen = TRUE;
+  if (G_UNLIKELY (!__atomic_load_n (&ei->census_seen, __ATOMIC_RELAXED))) {
+    __atomic_store_n (&ei->census_seen, TRUE, __ATOMIC_RELAXED);
     census_scan_between_spans (t, ei, ts);
   }
   if (G_UNLIKELY (t->depth >= MAX_DEPTH)) {

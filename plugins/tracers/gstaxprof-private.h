@@ -371,8 +371,9 @@ struct _ElementState
   guint64 pool_cpu_base_ns;
   guint pool_calls;
   guint64 pool_threads;
-  /* the census looked for its threads at its first buffer (written by
-   * the streaming thread that brought it; a race only scans twice) */
+  /* the census looked for its threads at its first buffer (relaxed
+   * atomic, set by the streaming thread that brought it; a race only
+   * scans twice) */
   gboolean census_seen;
   /* a sink's media, from the caps of its sink pad, read by its streaming
    * thread with the stream and segment (relaxed atomic) */

@@ -693,10 +693,11 @@ queue_full_limit (const QueueState * q)
   return limit;
 }
 
-/* The element @q (a multiqueue's stream) pushes into, by name; the global
- * lock is held, so the queue element, while set, is alive. */
-static gchar *
-queue_downstream (const QueueState * q)
+/* The element @q (a multiqueue's stream) pushes into, through ghost
+ * pads (ref'd, or NULL); the global lock is held, so the queue element,
+ * while set, is alive. */
+static GstElement *
+queue_next_element (const QueueState * q)
 {
   GstElement *e = q->elem->element, *down;
   GstPad *src;
@@ -716,6 +717,15 @@ queue_downstream (const QueueState * q)
   /* a pad's real peer, through ghost pads, whichever its direction */
   down = upstream_element (src);
   gst_object_unref (src);
+  return down;
+}
+
+static gchar *
+queue_downstream (const QueueState * q)
+{
+  GstElement *down = queue_next_element (q);
+  gchar *name;
+
   if (down == NULL)
     return NULL;
   name = gst_object_get_name (GST_OBJECT (down));
@@ -750,30 +760,14 @@ collect_downstream (GstElement * e, GHashTable * seen, GPtrArray * names)
 }
 
 /* The elements @q's output (a multiqueue stream's) reaches: its branch
- * of a tee, or NULL. The global lock is held, so the queue element,
- * while set, is alive. */
+ * of a tee, or NULL. The global lock is held. */
 static GPtrArray *
 queue_branch (const QueueState * q)
 {
-  GstElement *e = q->elem->element, *down;
+  GstElement *down = queue_next_element (q);
   GHashTable *seen;
   GPtrArray *names;
-  GstPad *src;
-  gchar *name;
 
-  if (e == NULL)
-    return NULL;
-  if (q->elem->queue_kind == QUEUE_MULTI) {
-    name = g_strdup_printf ("src_%u", q->stream);
-    src = gst_element_get_static_pad (e, name);
-    g_free (name);
-  } else {
-    src = gst_element_get_static_pad (e, "src");
-  }
-  if (src == NULL)
-    return NULL;
-  down = upstream_element (src);
-  gst_object_unref (src);
   if (down == NULL)
     return NULL;
   seen = g_hash_table_new (NULL, NULL);

@@ -28,7 +28,7 @@
 /* perf samples one task-clock millisecond */
 #define SAMPLE_NS "1000000"
 /* a thread's CPU by axprof against perf's samples of it */
-#define THREAD_TOLERANCE 0.05
+#define THREAD_TOLERANCE 0.04
 #define THREAD_SLACK_MS 20.0
 /* threads that computed at least this long are compared */
 #define MIN_THREAD_MS 100.0

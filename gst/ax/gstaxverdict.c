@@ -280,6 +280,13 @@ in_branch (const GstAxReport * r, const GstAxReportRow * row,
   return FALSE;
 }
 
+static gboolean
+computing_in_branch (const GstAxReport * r, const GstAxReportRow * row,
+    gconstpointer data)
+{
+  return in_branch (r, row, data) && gst_ax_report_row_is_computing (row);
+}
+
 /* What an empty queue waits for: among the rows that compute closer to
  * the sources than it, queues and reported stages apart. */
 static gboolean
@@ -1002,9 +1009,13 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
 
     /* what a full queue waits for is after it along the links, in its
      * own branch */
-    if (full->branch != NULL)
-      work = costliest_row (r, in_branch, full);
-    else if (queue_rank (r, full, &rank)) {
+    if (full->branch != NULL) {
+      /* of its branch, what computes (a compositor's loop on its pool)
+       * before what waits (the compositor's input pads) */
+      work = costliest_row (r, computing_in_branch, full);
+      if (work.row == NULL)
+        work = costliest_row (r, in_branch, full);
+    } else if (queue_rank (r, full, &rank)) {
       ModelRef down = { NULL, rank };
 
       work = costliest_row (r, downstream_of, &down);

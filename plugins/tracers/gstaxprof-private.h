@@ -796,6 +796,7 @@ void axprof_element_qos (ElementState * ei, GstMessage * message);
 void axprof_queue_out (QueueState * q, guint64 ts, guint n, guint64 bytes,
     GstClockTime end);
 void axprof_queue_flush (QueueState * q, guint64 ts);
+void axprof_queue_advance (QueueState * q, guint64 ts);
 Row *axprof_pipeline_stage_row (PipelineState * p, ElementState * ei,
     const GstAxProbeSpan * span);
 DeviceState *axprof_pipeline_device (PipelineState * p, ElementState * ei,

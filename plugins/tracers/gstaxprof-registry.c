@@ -331,8 +331,8 @@ queue_held (const QueueState * q)
 
 /* q->lock held. Charges the time since the last change to the level
  * held during it. */
-static void
-queue_advance (QueueState * q, guint64 ts)
+void
+axprof_queue_advance (QueueState * q, guint64 ts)
 {
   guint64 dt;
   gboolean full = FALSE;
@@ -385,7 +385,7 @@ queue_begin (QueueState * q, guint64 ts)
     q->first_ns = q->last_ns = ts;
     q->min = q->max = 0;
   }
-  queue_advance (q, ts);
+  axprof_queue_advance (q, ts);
 }
 
 /* q->lock held */
@@ -482,7 +482,7 @@ axprof_queue_flush (QueueState * q, guint64 ts)
 {
   g_mutex_lock (&q->lock);
   if (q->seen)
-    queue_advance (q, ts);
+    axprof_queue_advance (q, ts);
   q->flushed += MAX (q->depth, 0);
   q->depth = q->bytes = 0;
   q->in_end = q->out_end = GST_CLOCK_TIME_NONE;

@@ -784,6 +784,10 @@ static void
 build_queues (ReportBuild * b)
 {
   GstAxReport *r = b->r;
+  /* the run's end on the hooks' clock: a queue keeps its last level
+   * until then (a branch that finished early sat empty) */
+  guint64 end_ts = b->p->first_ts != 0 && b->wall_ns > 0 ?
+      b->p->first_ts + (guint64) b->wall_ns : 0;
   guint i;
 
   for (i = 0; i < b->p->queues->len; i++) {
@@ -792,6 +796,8 @@ build_queues (ReportBuild * b)
     guint64 span, held;
 
     g_mutex_lock (&q->lock);
+    if (q->seen && end_ts > q->last_ns)
+      axprof_queue_advance (q, end_ts);
     if (!q->seen || q->last_ns <= q->first_ns) {
       g_mutex_unlock (&q->lock);
       continue;

@@ -245,25 +245,6 @@ axprof_pad_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
   axprof_return_to_current (t, ei, ts);
 }
 
-/* A census scan between two spans (no call is open on @t): its CPU and
- * faults are the profiler's, not the next call's. */
-static void
-census_scan_between_spans (ThreadState * t, ElementState * ei, guint64 ts)
-{
-  guint64 cpu, faults;
-
-  if (!axprof_exact && t->n_batch > 0)
-    axprof_batch_read (t, ts);
-  axprof_census_scan (ei, "first buffer");
-  if (axprof_exact) {
-    t->pending = FALSE;
-  } else if (t->have_read) {
-    gst_ax_probe_thread_usage (&cpu, &faults);
-    t->last_cpu = cpu;
-    t->last_faults = faults;
-  }
-}
-
 static void
 do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
     GstBufferList * list, guint items)
@@ -283,7 +264,12 @@ do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
    * codec started for them are found here */
   if (G_UNLIKELY (!__atomic_load_n (&ei->census_seen, __ATOMIC_RELAXED))) {
     __atomic_store_n (&ei->census_seen, TRUE, __ATOMIC_RELAXED);
-    census_scan_between_spans (t, ei, ts);
+    axprof_census_scan (ei, "first buffer");
+    /* exact=true measures each call alone: the listing's CPU (tens of
+     * us) is not the next call's. The default mode keeps it in the
+     * thread's totals, shared by wall time like the pad code's. */
+    if (axprof_exact)
+      t->pending = FALSE;
   }
   if (G_UNLIKELY (t->depth >= MAX_DEPTH)) {
     t->skipped++;

@@ -280,6 +280,25 @@ own_name (gchar * name)
 #endif
 }
 
+/* Attaches @c's perf counters, so that its CPU outlives it: for the
+ * threads whose CPU is someone's (workers, pools, the simulator's), not
+ * for every thread the census lists, as opening them costs a hundred us.
+ * census_lock held. */
+static void
+census_watch (CensusThread * c)
+{
+  if (c->perf_fd >= 0 || c->gone)
+    return;
+  c->perf_fd = counters_open (c->tid, &c->perf_member_fd);
+  /* what the thread used before its counters were opened */
+  if (c->perf_fd >= 0 && (!thread_cpu_ns (c->tid, &c->perf_cpu0_ns) ||
+          !thread_faults (c->tid, &c->perf_faults0))) {
+    close (c->perf_fd);
+    close (c->perf_member_fd);
+    c->perf_fd = c->perf_member_fd = -1;
+  }
+}
+
 /* census_lock held */
 static CensusThread *
 census_add (gint tid)
@@ -288,19 +307,14 @@ census_add (gint tid)
 
   c->tid = tid;
   c->index = census->len;
-  c->perf_fd = counters_open (tid, &c->perf_member_fd);
-  /* what the thread used before its counters were opened */
-  if (c->perf_fd >= 0 && (!thread_cpu_ns (tid, &c->perf_cpu0_ns) ||
-          !thread_faults (tid, &c->perf_faults0))) {
-    close (c->perf_fd);
-    close (c->perf_member_fd);
-    c->perf_fd = c->perf_member_fd = -1;
-  }
+  c->perf_fd = c->perf_member_fd = -1;
   thread_name (tid, c->name);
   if (g_str_has_prefix (c->name, SIMULATOR_THREAD_PREFIX))
     c->kind = CENSUS_SIMULATOR;
   else if (g_str_has_prefix (c->name, POOL_THREAD_PREFIX))
     c->kind = CENSUS_POOL;
+  if (c->kind != CENSUS_OTHER)
+    census_watch (c);
   g_ptr_array_add (census, c);
   g_hash_table_insert (census_by_tid, GINT_TO_POINTER (tid), c);
   return c;
@@ -395,6 +409,7 @@ census_scan_locked (ElementState * owner, const gchar * how)
       }
       if (c->kind == CENSUS_OTHER)
         c->kind = CENSUS_WORKER;
+      census_watch (c);
     } else if (owner != NULL && c->kind != CENSUS_POOL &&
         self_name[0] != '\0' && (c->kind == CENSUS_SIMULATOR ||
             (strcmp (c->name, self_name) == 0 &&
@@ -403,6 +418,7 @@ census_scan_locked (ElementState * owner, const gchar * how)
       c->how = how;
       if (c->kind == CENSUS_OTHER)
         c->kind = CENSUS_WORKER;
+      census_watch (c);
     }
     GST_INFO ("thread %d '%s' found by '%s' (%s): %s", tid, c->name,
         self_name, how ? how : "scan", c->owner ? c->owner->name : "nobody's");
@@ -418,16 +434,30 @@ census_scan_locked (ElementState * owner, const gchar * how)
     if (!c->gone && c->listed != census_listing &&
         !thread_cpu_ns (c->tid, &cpu))
       census_gone (c);
-    /* GLib names its pool threads once they run: one found before that
-     * is a pool's all the same */
+  }
+  return added;
+}
+
+/* GLib names its pool threads once they run: one found before that is a
+ * pool's all the same. Before the pool accounting and the report only:
+ * it reads a file per thread. census_lock held. */
+static void
+census_find_late_pools_locked (void)
+{
+  guint i;
+
+  for (i = 0; i < census->len; i++) {
+    CensusThread *c = g_ptr_array_index (census, i);
+
     if (!c->gone && !c->hooked && c->kind == CENSUS_OTHER &&
         c->owner == NULL && c->tag == 0) {
       thread_name (c->tid, c->name);
-      if (g_str_has_prefix (c->name, POOL_THREAD_PREFIX))
+      if (g_str_has_prefix (c->name, POOL_THREAD_PREFIX)) {
         c->kind = CENSUS_POOL;
+        census_watch (c);
+      }
     }
   }
-  return added;
 }
 
 void
@@ -656,8 +686,10 @@ axprof_pool_boundary (ElementState * ei, gboolean begin)
   if (!begin) {
     guint calls = ++ei->pool_calls;
 
-    if (calls <= POOL_SCAN_FIRST_CALLS || calls % POOL_SCAN_EVERY == 0)
+    if (calls <= POOL_SCAN_FIRST_CALLS || calls % POOL_SCAN_EVERY == 0) {
       census_scan_locked (NULL, NULL);
+      census_find_late_pools_locked ();
+    }
   }
   for (i = 0; i < census->len; i++) {
     CensusThread *c = g_ptr_array_index (census, i);
@@ -824,6 +856,7 @@ axprof_census_account (PipelineState * p, gboolean alone, GArray * out)
     return;
   }
   census_scan_locked (NULL, NULL);
+  census_find_late_pools_locked ();
   for (i = 0; i < census->len; i++) {
     CensusThread *c = g_ptr_array_index (census, i);
     const ThreadBase *b = base_of (p, c);

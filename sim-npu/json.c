@@ -1178,6 +1178,9 @@ simnpu__json_find_bad_int (const char *data, size_t size, char *msg,
       size_t j = i + 1;
       while (j < size && data[j] != '"')
         j += data[j] == '\\' ? 2 : 1;
+      /* a backslash at the very end steps past it */
+      if (j > size)
+        j = size;
       if (top && !top->is_array && top->want_key) {
         size_t n = MIN (j - i - 1, sizeof (top->key) - 1);
         memcpy (top->key, data + i + 1, n);

@@ -11,23 +11,28 @@
  * hooks run on: codec frame threads, encoder pools, GLib thread pools,
  * sim-npu's device threads, the application's own.
  *
- * The census lists /proc/self/task at moments when threads are made:
- * when the tracer starts, around each CAPS event an element receives
- * (decoders and encoders open their codec, and start its threads, when
- * they learn their caps) and around each element's state change. A
- * thread that appears during such a scan inherited its creator's name
- * (Linux copies it into a new thread): when it carries the name of the
- * scanning thread, it was made by the element that thread is running,
- * and its CPU is that element's. GLib's thread pools (GstTaskPool,
- * GstSharedTaskPool: the video converter's and the compositor's workers)
- * rename their threads "pool-*" and share them between elements, so
- * their CPU is attributed by time instead: to the pool-using element
- * whose call is running while they compute (axprof_pool_boundary()).
+ * The census lists /proc/self/task when the tracer starts, around each
+ * caps or EOS event an element receives and each element's state change
+ * (decoders and encoders open their codec, and start its threads, there),
+ * and at each element's first buffer (caps that decodebin's queues hand
+ * on as sticky events take no hook). During such a context the thread
+ * running it carries a tag as its name, which a thread it starts
+ * inherits (Linux copies the name into a new thread): the census gives
+ * that thread to the context's element, whichever thread lists it, and
+ * then gives both their own names back. A thread found outside a context
+ * is the running element's only when it has the scanning thread's name
+ * and no other streaming thread has that name. GLib's thread pools
+ * (GstTaskPool, GstSharedTaskPool: the video converter's and the
+ * compositor's workers) name their threads "pool-*" and share them
+ * between elements, so their CPU is attributed by time instead: to the
+ * pool-using calls running while they compute (axprof_pool_boundary()).
  *
- * A thread's CPU is read from the kernel by its thread id (the
- * per-thread CPU clock of another thread of the same process), its
- * faults from /proc/self/task/TID/stat. Nothing here runs per buffer
- * except the pool accounting, and that only for pool-using elements.
+ * A thread whose CPU is someone's has a perf counter group of its own
+ * (task clock and minor faults), which keeps its figures after it ends;
+ * otherwise its CPU is read from the kernel by its thread id while it
+ * lives. Nothing here runs per buffer except the pool accounting, and
+ * that only for pool-using elements. The census keeps a record of every
+ * thread the process had (a few hundred bytes each).
  *
  * The census lock is a leaf: nothing else is locked while it is held. */
 

@@ -86,22 +86,31 @@ ax_prof_run (const gchar * description)
 AxProfReport *
 ax_prof_run_full (const gchar * description, GstElement ** at_eos)
 {
-  GPtrArray *reports = g_ptr_array_new ();
   GError *err = NULL;
   GstElement *pipeline = gst_parse_launch (description, &err);
+
+  fail_unless (pipeline != NULL, "cannot parse '%s': %s", description,
+      err ? err->message : "?");
+  g_clear_error (&err);
+  return ax_prof_run_pipeline (pipeline, at_eos);
+}
+
+AxProfReport *
+ax_prof_run_pipeline (GstElement * pipeline, GstElement ** at_eos)
+{
+  GPtrArray *reports = g_ptr_array_new ();
   GstBus *bus;
   GstMessage *msg;
   AxProfReport *r;
 
-  fail_unless (pipeline != NULL, "cannot parse '%s': %s", description,
-      err ? err->message : "?");
   ax_prof_watch (pipeline, reports);
   bus = gst_element_get_bus (pipeline);
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   msg = gst_bus_timed_pop_filtered (bus, RUN_TIMEOUT,
       GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no EOS within the timeout for '%s'", description);
+  fail_unless (msg != NULL, "no EOS within the timeout for %s",
+      GST_OBJECT_NAME (pipeline));
   fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
   gst_message_unref (msg);
   gst_bus_set_sync_handler (bus, NULL, NULL, NULL);

@@ -43,6 +43,9 @@ AxProfReport *ax_prof_run (const gchar * description);
 /* leaves the pipeline at EOS in *at_eos: the caller stops and unrefs it */
 AxProfReport *ax_prof_run_full (const gchar * description,
     GstElement ** at_eos);
+/* the same for a pipeline built by the caller, which it takes */
+AxProfReport *ax_prof_run_pipeline (GstElement * pipeline,
+    GstElement ** at_eos);
 void ax_prof_report_free (AxProfReport * report);
 AxProfReport *ax_prof_report_from_structure (const GstStructure * s);
 

@@ -102,30 +102,6 @@ h264_clip (void)
   return clip_path;
 }
 
-/* Runs @pipeline to EOS and back to NULL; its one report. */
-static AxProfReport *
-run_to_eos (GstElement * pipeline)
-{
-  GPtrArray *reports = g_ptr_array_new ();
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *msg;
-  AxProfReport *r;
-
-  ax_prof_watch (pipeline, reports);
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (bus);
-  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
-  fail_unless_equals_int (reports->len, 1);
-  r = g_ptr_array_index (reports, 0);
-  g_ptr_array_unref (reports);
-  return r;
-}
-
 /* the clip and the transcode's output, made in the test's own process */
 static void
 remove_clip (void)
@@ -430,13 +406,10 @@ burn_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 GST_START_TEST (test_probe_time_is_the_pads)
 {
   GstElement *pipeline, *caps;
-  GPtrArray *reports = g_ptr_array_new ();
   gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d ! "
       "capsfilter name=cf caps=video/x-raw,width=64,height=48 ! fakesink",
       PROBE_FRAMES);
   GstPad *src;
-  GstBus *bus;
-  GstMessage *msg;
   AxProfReport *r;
   JsonObject *row;
   gdouble probe_ms, mean, cpu;
@@ -447,17 +420,7 @@ GST_START_TEST (test_probe_time_is_the_pads)
   src = gst_element_get_static_pad (caps, "src");
   gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, burn_probe, NULL, NULL);
   probe_burnt_us = 0;
-  ax_prof_watch (pipeline, reports);
-  bus = gst_element_get_bus (pipeline);
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
-  gst_message_unref (msg);
-  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  fail_unless_equals_int (reports->len, 1);
-  r = g_ptr_array_index (reports, 0);
+  r = ax_prof_run_pipeline (pipeline, NULL);
   row = row_of (r, "cf");
   mean = json_object_get_double_member (row, "mean_ms");
   cpu = json_object_get_double_member (row, "cpu_ms");
@@ -469,11 +432,8 @@ GST_START_TEST (test_probe_time_is_the_pads)
   fail_unless (cpu <= mean * 1.05 + 0.02, "cf CPU %.3f above its "
       "wall %.3f:\n%s", cpu, mean, r->text);
   ax_prof_report_free (r);
-  g_ptr_array_unref (reports);
   gst_object_unref (src);
   gst_object_unref (caps);
-  gst_object_unref (bus);
-  gst_object_unref (pipeline);
   g_free (desc);
 }
 
@@ -593,7 +553,7 @@ GST_START_TEST (test_compositor_and_audio)
       NULL);
   gst_pad_add_probe (apad, GST_PAD_PROBE_TYPE_BUFFER, count_buffers, &audio,
       NULL);
-  r = run_to_eos (pipeline);
+  r = ax_prof_run_pipeline (pipeline, NULL);
   tp = json_object_get_object_member (r->root, "throughput");
   fail_unless (video > 0 && audio > 0);
   fail_unless_equals_int (json_object_get_int_member (tp, "frames"), video);
@@ -618,7 +578,6 @@ GST_START_TEST (test_compositor_and_audio)
   gst_object_unref (apad);
   gst_object_unref (vsink);
   gst_object_unref (asink);
-  gst_object_unref (pipeline);
 }
 
 GST_END_TEST;

@@ -428,7 +428,6 @@ typedef struct
   gboolean hooked;
   gboolean gone;
   ElementState *owner;
-  const gchar *how;
   /* 1 + the context tag it was born with, 0 if none */
   guint tag;
   /* the pipelines a hooked thread wrote rows of */
@@ -465,8 +464,6 @@ typedef struct
   gchar name[TRACE_THREAD_NAME_SIZE];
   CensusKind kind;
   ElementState *owner;
-  const gchar *how;
-  gboolean pool;
   guint64 cpu_ns;
   guint64 faults;
 } ThreadUse;
@@ -771,12 +768,10 @@ void axprof_census_hooked (ThreadState * t);
 void axprof_census_thread_exit (ThreadState * t);
 void axprof_census_thread_serves (ThreadState * t, PipelineState * p);
 void axprof_census_scan (ElementState * owner, const gchar * how);
-ElementState *axprof_census_current_owner (ThreadState * t);
 void axprof_census_context_enter (ThreadState * t, ElementState * ei,
     const gchar * how);
 void axprof_census_context_leave (ThreadState * t, const gchar * how);
 void axprof_pool_boundary (ElementState * ei, gboolean begin);
-gboolean axprof_element_uses_pool (GstElement * element);
 void axprof_element_check_pool (ElementState * ei);
 void axprof_census_snapshot (PipelineState * p);
 void axprof_census_account (PipelineState * p, gboolean alone, GArray * out);

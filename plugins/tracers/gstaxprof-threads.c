@@ -404,7 +404,6 @@ census_scan_locked (ElementState * owner, const gchar * how)
 
       c->tag = (guint) (tag - &g_array_index (context_tags, ContextTag, 0)) + 1;
       c->owner = tag->owner;
-      c->how = "context";
       /* its creator's name, as it would have had */
       g_strlcpy (c->name, tag->name, sizeof (c->name));
       g_snprintf (path, sizeof (path), TASK_DIR "/%d/comm", tid);
@@ -420,7 +419,6 @@ census_scan_locked (ElementState * owner, const gchar * how)
             (strcmp (c->name, self_name) == 0 &&
                 !name_shared (self_name, self_tid)))) {
       c->owner = owner;
-      c->how = how;
       if (c->kind == CENSUS_OTHER)
         c->kind = CENSUS_WORKER;
       census_watch (c);
@@ -550,8 +548,8 @@ axprof_census_scan (ElementState * owner, const gchar * how)
 /* The element whose work @t is doing: its innermost creation context
  * (an element receiving caps or EOS, or changing state) where it is
  * known, else its open call. */
-ElementState *
-axprof_census_current_owner (ThreadState * t)
+static ElementState *
+census_current_owner (ThreadState * t)
 {
   ElementState *ctx = t->n_ctx > 0 ?
       t->ctx[MIN (t->n_ctx, MAX_CENSUS_CONTEXTS) - 1] : NULL;
@@ -616,7 +614,7 @@ void
 axprof_census_context_enter (ThreadState * t, ElementState * ei,
     const gchar * how)
 {
-  axprof_census_scan (axprof_census_current_owner (t), how);
+  axprof_census_scan (census_current_owner (t), how);
   if (t->n_ctx < MAX_CENSUS_CONTEXTS) {
     t->ctx[t->n_ctx] = ei;
     t->ctx_tags[t->n_ctx] = context_tag_enter (ei, t->ctx_names[t->n_ctx]);
@@ -640,7 +638,7 @@ axprof_census_context_leave (ThreadState * t, const gchar * how)
     g_array_index (context_tags, ContextTag, tag - 1).owner = t->ctx[top];
     g_mutex_unlock (&census_lock);
   }
-  axprof_census_scan (axprof_census_current_owner (t), how);
+  axprof_census_scan (census_current_owner (t), how);
   t->n_ctx--;
   if (t->n_ctx < MAX_CENSUS_CONTEXTS)
     context_tag_leave (t->ctx_names[t->n_ctx]);
@@ -741,8 +739,8 @@ axprof_pool_boundary (ElementState * ei, gboolean begin)
  * converter's n-threads, the compositor's max-threads (0 = one per
  * core). Read at registration and at each caps event, never per
  * buffer. */
-gboolean
-axprof_element_uses_pool (GstElement * element)
+static gboolean
+element_uses_pool (GstElement * element)
 {
   GObjectClass *klass = G_OBJECT_GET_CLASS (element);
   GParamSpec *pspec;
@@ -771,7 +769,7 @@ axprof_element_check_pool (ElementState * ei)
 
   if (e == NULL)
     return;
-  pool = axprof_element_uses_pool (e);
+  pool = element_uses_pool (e);
   /* an aggregator's sink pads only queue: it works in its task loop */
   __atomic_store_n (&ei->chain_row->pool, pool && !ei->is_aggregator,
       __ATOMIC_RELAXED);
@@ -900,11 +898,8 @@ axprof_census_account (PipelineState * p, gboolean alone, GArray * out)
     g_strlcpy (u.name, c->name, sizeof (u.name));
     u.kind = c->hooked ? CENSUS_HOOKED : c->kind;
     u.owner = c->hooked ? NULL : c->owner;
-    u.how = c->how;
     u.cpu_ns = b && cpu > b->cpu_ns ? cpu - b->cpu_ns : (b ? 0 : cpu);
     u.faults = b && faults > b->faults ? faults - b->faults : (b ? 0 : faults);
-    if (c->kind == CENSUS_POOL && !c->hooked)
-      u.pool = TRUE;
     g_array_append_val (out, u);
   }
   g_mutex_unlock (&census_lock);

@@ -76,6 +76,9 @@
 #define MODEL_PATH_ENV GST_AX_MODEL_PATH_ENV
 #define INFERENCE_FACTORY "axinference"
 #define QUEUE_FACTORY "queue"
+/* the identity that ends a video after --frames frames (a prefix: each
+ * stream's has a suffix) */
+#define FRAME_LIMIT_NAME "frame-limit"
 /* the tracer prints nothing itself: this tool prints the combined report */
 #define TRACER_PARAMS "axprof(print=false)"
 #define SERIAL_DONE_MESSAGE "gst-ax-benchmark-serial-done"
@@ -393,9 +396,13 @@ append_source (GString * s, const Options * o, const ImageSet * set,
     g_string_append_printf (s, "filesrc location=%s ! decodebin ! "
         "videoconvert", quoted);
     g_free (quoted);
+    /* identity ends the stream at buffer eos-after without passing it:
+     * eos-after=N+1 lets N frames through. A decoder draining at EOS can
+     * still push frames past it; the tool's probe (limit_frames()) stops
+     * those, gst-launch-1.0 would not. */
     if (o->frames != FRAMES_UNSET)
-      g_string_append_printf (s, " ! identity name=frame-limit%s "
-          "eos-after=%d", suffix, o->frames);
+      g_string_append_printf (s, " ! identity name=" FRAME_LIMIT_NAME "%s "
+          "eos-after=%d", suffix, o->frames + 1);
   } else if (o->images) {
     if (set->count[IMAGE_JPEG] && set->count[IMAGE_PNG])
       /* a decoder's caps are fixed at its first frame; JPEGs and PNGs each
@@ -677,6 +684,54 @@ find_sink (GstElement * pipeline, guint stream)
   }
   gst_iterator_free (it);
   return sink;
+}
+
+/* The frames a frame-limit identity has let through, against its limit */
+typedef struct
+{
+  gint passed;
+  gint limit;
+} FrameLimit;
+
+/* Past the limit, a buffer ends the stream here (a decoder draining at
+ * EOS pushes frames after identity's own EOS, which identity passes). */
+static GstPadProbeReturn
+frame_limit_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  FrameLimit *l = user_data;
+
+  if (g_atomic_int_add (&l->passed, 1) < l->limit)
+    return GST_PAD_PROBE_OK;
+  gst_buffer_unref (GST_PAD_PROBE_INFO_BUFFER (info));
+  GST_PAD_PROBE_INFO_DATA (info) = NULL;
+  GST_PAD_PROBE_INFO_FLOW_RETURN (info) = GST_FLOW_EOS;
+  return GST_PAD_PROBE_HANDLED;
+}
+
+/* Puts frame_limit_probe() on every frame-limit identity of @pipeline:
+ * each stream passes @frames frames exactly. */
+static void
+limit_frames (GstElement * pipeline, gint frames)
+{
+  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GValue item = G_VALUE_INIT;
+
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    GstElement *e = g_value_get_object (&item);
+
+    if (g_str_has_prefix (GST_OBJECT_NAME (e), FRAME_LIMIT_NAME)) {
+      GstPad *pad = gst_element_get_static_pad (e, "src");
+      FrameLimit *l = g_new0 (FrameLimit, 1);
+
+      l->limit = frames;
+      gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, frame_limit_probe,
+          l, g_free);
+      gst_object_unref (pad);
+    }
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
 }
 
 /* Counts frames at each of the @n_streams sinks (the one sink when 0)
@@ -1222,6 +1277,11 @@ main (int argc, char **argv)
     g_free (message);
     status = EXIT_RUN_FAILED;
     goto done;
+  }
+  if (o.video && o.frames != FRAMES_UNSET) {
+    limit_frames (pipeline, o.frames);
+    if (serial_pipeline)
+      limit_frames (serial_pipeline, o.frames);
   }
   progress = !o.quiet && isatty (STDERR_FILENO);
   signal (SIGINT, on_sigint);

@@ -559,8 +559,9 @@ test_video_run (void)
     return;
   video = g_build_filename (dir, "opencv", "vtest.avi", NULL);
   frames = g_strdup_printf ("%d", VIDEO_FRAMES);
+  /* identity passes eos-after - 1 buffers */
   limit = g_strdup_printf ("identity name=frame-limit eos-after=%d ",
-      VIDEO_FRAMES);
+      VIDEO_FRAMES + 1);
   r = run_tool ("centernet-coco", "--video", video, "--frames", frames,
       "--in-flight", "4", "--time-scale", "0", "--overlay",
       "--print-pipeline", "--quiet", NULL);

@@ -71,6 +71,11 @@ costliest_row (const GstAxReport * r, RowFilter accept, gconstpointer data)
  * is what it is bound by. */
 #define CPU_BOUND_RATIO 0.85
 #define HOT_ROW_SHARE 0.5
+/* Of a full queue's branch, a row that computes is blamed before the
+ * costliest row, which waits, when it holds at least this share of that
+ * row's time: a compositor's loop on its pool against its input pads
+ * waiting for it, not a sink's microseconds against a throttled element. */
+#define BRANCH_COMPUTING_SHARE 0.25
 
 /* The hottest row: the most CPU in total, its element's workers
  * included, as perf would rank the element's code and threads. */
@@ -489,6 +494,11 @@ step_trust (const GstAxReport * r, GstAxReportVerdict * v,
         "from %s (%s), figures cover it until then",
         r->error_element ? r->error_element : "an element",
         r->error_message ? r->error_message : "no message");
+  else if (r->dropped_threads > 0)
+    error = g_strdup_printf ("the figures are INCOMPLETE: %" G_GUINT64_FORMAT
+        " records from threads beyond the profiler's thread slots were not "
+        "measured, so the verdict rests on incomplete data",
+        r->dropped_threads);
   g_string_append_printf (s, "  1. Trust: %s%s%s; the profiler cost %.1f%% "
       "of the profiled time%s.", error ? error :
       r->status == GST_AX_REPORT_STATUS_CUT_SHORT ? "the run was CUT SHORT" :
@@ -1011,10 +1021,14 @@ decide (const GstAxReport * r, GstAxReportVerdict * v, RowRef top,
      * own branch */
     if (full->branch != NULL) {
       /* of its branch, what computes (a compositor's loop on its pool)
-       * before what waits (the compositor's input pads) */
+       * before what waits (the compositor's input pads), if it holds a
+       * good share of the time */
+      RowRef costliest = costliest_row (r, in_branch, full);
+
       work = costliest_row (r, computing_in_branch, full);
-      if (work.row == NULL)
-        work = costliest_row (r, in_branch, full);
+      if (work.row == NULL || work.row->total_ms < BRANCH_COMPUTING_SHARE *
+          costliest.row->total_ms)
+        work = costliest;
     } else if (queue_rank (r, full, &rank)) {
       ModelRef down = { NULL, rank };
 

@@ -271,11 +271,7 @@ do_chain_common (guint64 ts, GstPad * pad, GstBuffer * first,
     if (axprof_exact)
       t->pending = FALSE;
   }
-  if (G_UNLIKELY (t->depth >= MAX_DEPTH)) {
-    t->skipped++;
-    return;
-  }
-  f = &t->stack[t->depth++];
+  f = axprof_span_push (t);
   axprof_span_open (f, ei->chain_row, axprof_row_stats (ei->chain_row, t), ts,
       t);
   f->chain_pad = pad;
@@ -326,10 +322,6 @@ axprof_pad_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
     ei = axprof_element_of_pad_in (t, pad);
     if (ei == NULL)
       return;
-    if (G_UNLIKELY (t->skipped > 0)) {
-      t->skipped--;
-      return;
-    }
     if (G_UNLIKELY (f == NULL) || G_UNLIKELY (f->row->elem != ei))
       return;
   }
@@ -405,10 +397,8 @@ axprof_pad_pull_range_pre (GObject * self, GstClockTime ts, GstPad * pad,
   if (peer_ei == NULL)
     return;
   t = axprof_thread_state ();
-  if (t->depth >= MAX_DEPTH)
-    return;
   axprof_leave_current (t, ts);
-  f = &t->stack[t->depth++];
+  f = axprof_span_push (t);
   axprof_span_open (f, peer_ei->chain_row, axprof_row_stats (peer_ei->chain_row,
           t), ts, t);
   f->pull_pad = pad;

@@ -53,11 +53,16 @@
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_ax_prof_debug);
 #define GST_CAT_DEFAULT gst_ax_prof_debug
 
-/* Threads that can record at the same time; a thread beyond this is not
- * measured and the report says how many records were dropped. */
-#define MAX_THREAD_SLOTS 64
-/* Nested pushes per thread (chain -> push -> chain ...). */
-#define MAX_DEPTH 64
+/* Threads that can record at the same time: a row keeps a thread's
+ * figures in slot chunks, allocated as threads come. A thread beyond the
+ * last slot is not measured; the report counts its records as dropped,
+ * warns, and its Trust step calls the figures incomplete. */
+#define SLOTS_PER_CHUNK 64
+#define SLOT_CHUNKS 64
+#define MAX_THREAD_SLOTS (SLOTS_PER_CHUNK * SLOT_CHUNKS)
+/* Nested pushes per thread (chain -> push -> chain ...) the span stack
+ * holds before it first grows; it grows with the pipeline's depth. */
+#define SPAN_STACK_INITIAL 64
 /* End-to-end latency matching (see gstaxprof-latency.c): buffers
  * remembered per pad where frames enter, rings per pipeline (a ring per
  * entering pad and stream), entering pads per element, and how far back
@@ -158,8 +163,9 @@ typedef struct
   gchar *stage;
   gchar *group;
   GstAxProbeFlags probe_flags;
-  /* slot i written by the thread holding slot i; published atomically */
-  RowStats *slots[MAX_THREAD_SLOTS];
+  /* slot i (chunk i / SLOTS_PER_CHUNK) is written by the thread holding
+   * slot i; chunks and slots are published atomically (axprof_row_slot()) */
+  RowStats **slot_chunks[SLOT_CHUNKS];
   /* timeline: submissions (GST_AX_PROBE_FLAG_SUBMIT) so far this run */
   guint64 trace_submits;
   /* the element hands work to a GLib thread pool: its segments are
@@ -640,8 +646,10 @@ typedef struct
    * event, which the receiver may start threads for */
   guint64 context_events;
   guint depth;
-  guint skipped;
-  Span stack[MAX_DEPTH];
+  /* the open calls, innermost last: stack_size spans, grown by
+   * axprof_span_push() */
+  guint stack_size;
+  Span *stack;
   Span loop;
   gboolean loop_open;
   gboolean pending;
@@ -874,16 +882,52 @@ axprof_thread_state (void)
   return axprof_tls_state;
 }
 
+void axprof_span_stack_grow (ThreadState * t);
+
+/* A new innermost span on @t's stack, which grows as deep as the
+ * pipeline nests (100 elements in a row, each calling the next). */
+static inline Span *
+axprof_span_push (ThreadState * t)
+{
+  if (G_UNLIKELY (t->depth >= t->stack_size))
+    axprof_span_stack_grow (t);
+  return &t->stack[t->depth++];
+}
+
+/* Slots up to the highest one any thread has held (for the readers'
+ * loops over them) */
+extern guint axprof_slots_high;
+
+/* Row @row's figures from thread slot @i, or NULL; safe from any thread */
+static inline RowStats *
+axprof_row_slot (Row * row, guint i)
+{
+  RowStats **chunk = __atomic_load_n (&row->slot_chunks[i / SLOTS_PER_CHUNK],
+      __ATOMIC_ACQUIRE);
+
+  return chunk ? __atomic_load_n (&chunk[i % SLOTS_PER_CHUNK],
+      __ATOMIC_ACQUIRE) : NULL;
+}
+
+static inline guint
+axprof_slot_count (void)
+{
+  return __atomic_load_n (&axprof_slots_high, __ATOMIC_ACQUIRE);
+}
+
 static inline RowStats *
 axprof_row_stats (Row * row, ThreadState * t)
 {
+  RowStats **chunk;
   RowStats *st;
 
   if (G_UNLIKELY (t->slot < 0)) {
     __atomic_add_fetch (&axprof_dropped_records, 1, __ATOMIC_RELAXED);
     return &axprof_overflow_stats;
   }
-  st = row->slots[t->slot];
+  /* the owning thread reads its own slot: plain loads */
+  chunk = row->slot_chunks[t->slot / SLOTS_PER_CHUNK];
+  st = chunk ? chunk[t->slot % SLOTS_PER_CHUNK] : NULL;
   if (G_UNLIKELY (st == NULL))
     st = axprof_row_stats_new (row, t);
   return st;

@@ -500,8 +500,8 @@ axprof_pipeline_reset (PipelineState * p)
     Row *row = g_ptr_array_index (p->rows, i);
 
     __atomic_store_n (&row->trace_submits, 0, __ATOMIC_RELAXED);
-    for (s = 0; s < MAX_THREAD_SLOTS; s++) {
-      RowStats *st = row->slots[s];
+    for (s = 0; s < axprof_slot_count (); s++) {
+      RowStats *st = axprof_row_slot (row, s);
       LatencyHistogram *lat;
 
       if (st == NULL)

@@ -85,8 +85,8 @@ merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)
   m->row = row;
   m->wall_min_ns = G_MAXUINT64;
   m->first_seen_ns = G_MAXUINT64;
-  for (i = 0; i < MAX_THREAD_SLOTS; i++) {
-    RowStats *st = __atomic_load_n (&row->slots[i], __ATOMIC_ACQUIRE);
+  for (i = 0; i < axprof_slot_count (); i++) {
+    RowStats *st = axprof_row_slot (row, i);
 
     /* a section restarted it and its thread has not written since: it
      * holds only what came before the section */
@@ -1261,6 +1261,11 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
   r->profiler_percent = profiled_ns > 0 ? PERCENT * cost_ns / profiled_ns : 0;
   r->dropped_threads =
       __atomic_load_n (&axprof_dropped_records, __ATOMIC_RELAXED);
+  if (r->dropped_threads > 0)
+    gst_ax_report_add_warning (r, "%" G_GUINT64_FORMAT " records from "
+        "threads beyond axprof's %d thread slots were not measured: rows, "
+        "frame counts and latency miss them", r->dropped_threads,
+        MAX_THREAD_SLOTS);
   r->usage_reader =
       g_strdup (gst_ax_probe_thread_usage_reader_name
       (gst_ax_probe_thread_usage_reader ()));

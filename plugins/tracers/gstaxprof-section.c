@@ -147,8 +147,8 @@ restart_pipeline (PipelineState * p)
   for (i = 0; i < p->rows->len; i++) {
     Row *row = g_ptr_array_index (p->rows, i);
 
-    for (s = 0; s < MAX_THREAD_SLOTS; s++) {
-      RowStats *st = __atomic_load_n (&row->slots[s], __ATOMIC_ACQUIRE);
+    for (s = 0; s < axprof_slot_count (); s++) {
+      RowStats *st = axprof_row_slot (row, s);
 
       if (st)
         request_row_restart (st, now_ns);

@@ -20,6 +20,7 @@
 
 static GMutex slot_lock;
 static gboolean slot_used[MAX_THREAD_SLOTS];
+guint axprof_slots_high;
 static void thread_state_free (gpointer data);
 static GPrivate thread_key = G_PRIVATE_INIT (thread_state_free);
 
@@ -46,7 +47,17 @@ thread_state_free (gpointer data)
     slot_used[t->slot] = FALSE;
     g_mutex_unlock (&slot_lock);
   }
+  g_free (t->stack);
   g_free (t);
+}
+
+/* The span stack is full: double it. Spans are only ever addressed
+ * within one hook, so moving them is safe. */
+void
+axprof_span_stack_grow (ThreadState * t)
+{
+  t->stack_size = t->stack_size ? t->stack_size * 2 : SPAN_STACK_INITIAL;
+  t->stack = g_renew (Span, t->stack, t->stack_size);
 }
 
 ThreadState *
@@ -56,11 +67,14 @@ axprof_thread_state_new (void)
   gint i;
 
   t->slot = -1;
+  axprof_span_stack_grow (t);
   g_mutex_lock (&slot_lock);
   for (i = 0; i < MAX_THREAD_SLOTS; i++) {
     if (!slot_used[i]) {
       slot_used[i] = TRUE;
       t->slot = i;
+      if ((guint) i >= axprof_slots_high)
+        __atomic_store_n (&axprof_slots_high, i + 1, __ATOMIC_RELEASE);
       break;
     }
   }
@@ -78,6 +92,8 @@ RowStats *
 axprof_row_stats_new (Row * row, ThreadState * t)
 {
   RowStats *st = g_new0 (RowStats, 1);
+  RowStats ***chunkp = &row->slot_chunks[t->slot / SLOTS_PER_CHUNK];
+  RowStats **chunk;
 
   st->wall_min_ns = G_MAXUINT64;
   st->first_seen_ns = gst_ax_probe_now_ns ();
@@ -85,7 +101,18 @@ axprof_row_stats_new (Row * row, ThreadState * t)
     st->lat = g_new0 (LatencyHistogram, 1);
     st->lat->min_ns = G_MAXUINT64;
   }
-  __atomic_store_n (&row->slots[t->slot], st, __ATOMIC_RELEASE);
+  chunk = __atomic_load_n (chunkp, __ATOMIC_ACQUIRE);
+  if (chunk == NULL) {
+    /* threads of the same chunk may race to add it: one wins */
+    RowStats **fresh = g_new0 (RowStats *, SLOTS_PER_CHUNK);
+
+    if (__atomic_compare_exchange_n (chunkp, &chunk, fresh, FALSE,
+            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      chunk = fresh;
+    else
+      g_free (fresh);
+  }
+  __atomic_store_n (&chunk[t->slot % SLOTS_PER_CHUNK], st, __ATOMIC_RELEASE);
   axprof_census_thread_serves (t, row->pipe);
   return st;
 }

@@ -273,7 +273,7 @@ clock_offset (PipelineState * p)
   gint64 best = 0;
   guint s;
 
-  for (s = 0; s < MAX_THREAD_SLOTS; s++) {
+  for (s = 0; s < axprof_slot_count (); s++) {
     TraceRing *ring =
         __atomic_load_n (&axprof_trace_rings[s], __ATOMIC_ACQUIRE);
     gint64 d;
@@ -312,7 +312,7 @@ collect_host (Timeline * tl, PipelineState * p, gint64 offset)
 {
   guint s;
 
-  for (s = 0; s < MAX_THREAD_SLOTS; s++) {
+  for (s = 0; s < axprof_slot_count (); s++) {
     TraceRing *ring =
         __atomic_load_n (&axprof_trace_rings[s], __ATOMIC_ACQUIRE);
     guint64 head, j;

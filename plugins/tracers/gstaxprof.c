@@ -557,6 +557,7 @@ typedef struct
   ElementState ei;
   Row row;
   RowStats st;
+  RowStats *chunk[SLOTS_PER_CHUNK];
   guint64 saved_interval;
   gboolean saved_exact;
   gboolean saved_trace_on;
@@ -578,7 +579,8 @@ stand_in_enter (StandIn * s, ThreadState * t, GstPad * src, GstPad * sink)
   s->st.wall_min_ns = G_MAXUINT64;
   s->row.pipe = &s->pipe;
   s->row.elem = &s->ei;
-  s->row.slots[t->slot] = &s->st;
+  s->row.slot_chunks[t->slot / SLOTS_PER_CHUNK] = s->chunk;
+  s->chunk[t->slot % SLOTS_PER_CHUNK] = &s->st;
   s->ei.element = s->element;
   s->ei.pipe = &s->pipe;
   s->ei.chain_row = s->ei.loop_row = &s->row;
@@ -594,7 +596,7 @@ stand_in_enter (StandIn * s, ThreadState * t, GstPad * src, GstPad * sink)
   axprof_exact = FALSE;
   axprof_read_interval_ns = G_MAXUINT64;
   t->have_read = TRUE;
-  outer = &t->stack[t->depth++];
+  outer = axprof_span_push (t);
   axprof_span_open (outer, &s->row, &s->st, 0, t);
   outer->items = 0;
   outer->untimed_in = FALSE;

@@ -1122,6 +1122,76 @@ GST_START_TEST (test_error_trust_step)
 
 GST_END_TEST;
 
+/* Records the tracer could not keep (threads beyond its slots) make the
+ * figures incomplete: Trust says so, never "complete run". */
+GST_START_TEST (test_dropped_records_trust_step)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportVerdict *v;
+
+  add_row (g, "convert", "convert", GST_AX_REPORT_ROW_KIND_ELEMENT, 0, 8.0,
+      7.5, FRAMES);
+  r->dropped_threads = 42;
+  v = judge (r);
+  fail_unless_equals_string (g_ptr_array_index (v->steps, 0),
+      "  1. Trust: the figures are INCOMPLETE: 42 records from threads "
+      "beyond the profiler's thread slots were not measured, so the verdict "
+      "rests on incomplete data, no DEBUG logging; the profiler cost 1.0% of "
+      "the profiled time.");
+  fail_if (strstr (v->text, "complete run") != NULL);
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
+/* A full queue blames its own branch: what computes there before what
+ * waits when it holds a good share of the branch's time (a compositor's
+ * loop against its waiting pads), else the costliest row (a throttled
+ * element, not the sink's microseconds after it). */
+GST_START_TEST (test_full_queue_branch)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportQueue *q;
+  GstAxReportRow *sink;
+  GstAxReportVerdict *v;
+
+  add_row (g, "src", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 0.02, 0.02,
+      FRAMES);
+  add_row (g, "q", "q", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 0.01, 0.01,
+      FRAMES);
+  /* sleeps 2 ms a buffer: strongly blocked */
+  add_row (g, "slow", "slow", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 2.0, 0.01,
+      FRAMES);
+  /* too short to classify: counts as computing */
+  sink = add_row (g, "sink", "sink", GST_AX_REPORT_ROW_KIND_ELEMENT, 3, 0.04,
+      0.01, FRAMES);
+  fail_unless (gst_ax_report_row_is_computing (sink));
+  q = add_queue (r, "q", 95.0, 0.0);
+  q->downstream = g_strdup ("slow");
+  q->branch = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (q->branch, g_strdup ("slow"));
+  g_ptr_array_add (q->branch, g_strdup ("sink"));
+  v = judge (r);
+  fail_unless_equals_int (v->kind, GST_AX_REPORT_CONSTRAINT_BACKPRESSURE);
+  fail_unless_equals_string (v->element, "slow");
+  gst_ax_report_verdict_free (v);
+
+  /* the sink now computes a third of the throttled element's time */
+  sink->mean_ms = sink->min_ms = sink->max_ms = 0.7;
+  sink->cpu_ms = 0.7;
+  sink->total_ms = 0.7 * FRAMES;
+  gst_ax_report_row_classify (sink);
+  v = judge (r);
+  fail_unless_equals_string (v->element, "sink");
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 verdict_suite (void)
 {
@@ -1155,6 +1225,8 @@ verdict_suite (void)
   tcase_add_test (tc, test_simulator_lag_by_total);
   tcase_add_test (tc, test_leaky_queue_drops);
   tcase_add_test (tc, test_error_trust_step);
+  tcase_add_test (tc, test_dropped_records_trust_step);
+  tcase_add_test (tc, test_full_queue_branch);
   return s;
 }
 

@@ -11,6 +11,7 @@
  * member is checked for presence and type; errors name the JSON path. */
 
 #include "simnpu-private.h"
+#include "simnpu-file.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -215,12 +216,17 @@ read_data (loader * l, JsonObject * o, const char *path, void **data,
     return fail (l, SIMNPU_EFORMAT, p,
         "offset/size given but the graph has no \"weights_file\"");
   if (l->sidecar == NULL) {
-    char *file = g_build_filename (l->base_dir, l->weights_file, NULL);
     GError *err = NULL;
-    if (!g_file_get_contents (file, (gchar **) & l->sidecar,
+    /* the model's own folder only: a hostile graph could name any file of
+     * the user's and carry its bytes into the compiled model */
+    char *file = simnpu__file_resolve_inside (l->base_dir, l->weights_file,
+        "weights_file", &err);
+    if (file == NULL || !simnpu__file_read (file, "weights_file",
+            SIMNPU_FILE_MAX_WEIGHTS_BYTES, (gchar **) & l->sidecar,
             &l->sidecar_bytes, &err)) {
-      int ret = simnpu__set_error (l->error, SIMNPU_EIO,
-          "weights_file '%s': %s", file, err->message);
+      int ret = simnpu__set_error (l->error, file == NULL
+          && err->code == G_FILE_ERROR_ACCES ? SIMNPU_EFORMAT : SIMNPU_EIO,
+          "%s", err->message);
       g_error_free (err);
       g_free (file);
       return ret;
@@ -1303,8 +1309,8 @@ simnpu__graph_load_json_file (const char *path, bool estimate_only,
   GError *err = NULL;
   int ret;
 
-  if (!g_file_get_contents (path, &contents, &len, &err)) {
-    ret = simnpu__set_error (error, SIMNPU_EIO, "%s: %s", path, err->message);
+  if (!simnpu__file_read (path, "model", MAX_JSON_BYTES, &contents, &len, &err)) {
+    ret = simnpu__set_error (error, SIMNPU_EIO, "%s", err->message);
     g_error_free (err);
     return ret;
   }

@@ -11,6 +11,7 @@
  * unload, and the tensor specs and metadata. */
 
 #include "runtime-private.h"
+#include "simnpu-file.h"
 
 /* ------------------------------------------------------------------ */
 /* Models                                                               */
@@ -160,9 +161,10 @@ simnpu_model_load (simnpu_device * dev, const char *path,
 
   if (path == NULL)
     return simnpu__set_error (error, SIMNPU_EINVAL, "path is NULL");
-  if (!g_file_get_contents (path, &contents, &len, &err)) {
+  if (!simnpu__file_read (path, "model", SIMNPU_FILE_MAX_WEIGHTS_BYTES,
+          &contents, &len, &err)) {
     ret = simnpu__set_error (error, err->code == G_FILE_ERROR_NOENT ?
-        SIMNPU_ENOENT : SIMNPU_EIO, "%s: %s", path, err->message);
+        SIMNPU_ENOENT : SIMNPU_EIO, "%s", err->message);
     g_error_free (err);
     return ret;
   }

@@ -22,6 +22,7 @@
  *
  * Best of REPEATS repetitions throughout, in thread CPU time. */
 
+#include "simnpu-file.h"
 #include "simnpu-private.h"
 
 #include <glib/gstdio.h>
@@ -605,7 +606,8 @@ bench_model (const char *path)
   const bool verbose = g_getenv ("SIMNPU_BENCH_OPS_VERBOSE") != NULL;
   unsigned i;
 
-  if (!g_file_get_contents (path, &data, &size, NULL)
+  if (!simnpu__file_read (path, "model", SIMNPU_FILE_MAX_WEIGHTS_BYTES, &data,
+          &size, NULL)
       || simnpu__axm_read (data, size, &g, &s, &error) < 0
       || simnpu__graph_prepare (g, &error) < 0) {
     printf ("  %s: cannot load (%s)\n", path,

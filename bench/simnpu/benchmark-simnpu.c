@@ -24,6 +24,7 @@
  *    past it.
  */
 
+#include "simnpu-file.h"
 #include "simnpu-private.h"
 
 #include <glib/gstdio.h>
@@ -914,7 +915,8 @@ model_device (const char *path)
   simnpu__graph *g = NULL;
   simnpu__schedule s = { 0 };
 
-  if (g_file_get_contents (path, &contents, &len, NULL)
+  if (simnpu__file_read (path, "model", SIMNPU_FILE_MAX_WEIGHTS_BYTES,
+          &contents, &len, NULL)
       && simnpu__axm_read (contents, len, &g, &s, NULL) == 0)
     device = g_strdup (s.spec);
   simnpu__graph_free (g);
@@ -941,7 +943,8 @@ graph_cpu_ms (const char *path)
   unsigned i;
   int f;
 
-  if (!g_file_get_contents (path, &contents, &len, NULL)
+  if (!simnpu__file_read (path, "model", SIMNPU_FILE_MAX_WEIGHTS_BYTES,
+          &contents, &len, NULL)
       || simnpu__axm_read (contents, len, &g, &sched, &error) < 0
       || simnpu__graph_prepare (g, &error) < 0) {
     fprintf (stderr, "benchmark: %s: %s\n", path, error.message);

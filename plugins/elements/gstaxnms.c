@@ -70,6 +70,7 @@
 
 #include "gstaxnms.h"
 #include "gstaxnmsdecode.h"
+#include "simnpu-file.h"
 
 #include <gst/ax/ax.h>
 #include <gst/video/video.h>
@@ -535,7 +536,10 @@ load_labels (const gchar * path, GError ** error)
   GPtrArray *labels;
   guint i, n;
 
-  if (!g_file_get_contents (path, &contents, NULL, error))
+  /* a regular file of bounded size: a FIFO would block the start until
+   * some writer comes, /dev/zero would fill memory */
+  if (!simnpu__file_read (path, "labels file", SIMNPU_FILE_MAX_LABELS_BYTES,
+          &contents, NULL, error))
     return NULL;
   lines = g_strsplit (contents, "\n", -1);
   g_free (contents);

@@ -41,9 +41,10 @@ SIMNPU_INTERNAL int simnpu__onnx_read_tensor (const void *data, size_t size,
 SIMNPU_INTERNAL int simnpu__tfjs_load_file (const char *model_json,
     simnpu__ir_graph ** out, simnpu_error * error);
 /* From memory: the model.json text, and a callback that returns a shard's
- * bytes by its manifest path (for the fuzzer and tests). */
+ * bytes by its manifest path (for the fuzzer and tests), or NULL, setting
+ * @error (or leaving it NULL for "missing or unreadable"). */
 typedef GBytes *(*simnpu__tfjs_shard_reader) (const char *path,
-    gpointer user_data);
+    gpointer user_data, GError ** error);
 SIMNPU_INTERNAL int simnpu__tfjs_load_data (const char *json, size_t size,
     simnpu__tfjs_shard_reader reader, gpointer user_data,
     simnpu__ir_graph ** out, simnpu_error * error);

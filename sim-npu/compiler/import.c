@@ -12,27 +12,65 @@
  * prune. */
 
 #include "compiler.h"
+#include "simnpu-file.h"
 
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
+
+/* enough to tell JSON from a protobuf */
+#define FORMAT_HEAD_BYTES 64
+
+/* Whether the first bytes of a file open a JSON object (after blanks and
+ * a UTF-8 byte order mark); an ONNX model starts with a protobuf tag. */
+static gboolean
+starts_json (const guint8 * head, gsize len)
+{
+  static const guint8 bom[] = { 0xef, 0xbb, 0xbf };
+  gsize i = 0;
+
+  if (len >= sizeof bom && memcmp (head, bom, sizeof bom) == 0)
+    i = sizeof bom;
+  while (i < len && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r'
+          || head[i] == '\n'))
+    i++;
+  return i == len || head[i] == '{';
+}
 
 simnpu__model_format
 simnpu__model_format_of (const char *path)
 {
-  gchar *head = NULL;
+  guint8 head[FORMAT_HEAD_BYTES];
+  gchar *text = NULL;
   gsize len = 0;
+  gssize n;
   simnpu__model_format k = SIMNPU_MODEL_FORMAT_UNKNOWN;
+  int fd;
 
   if (g_str_has_suffix (path, ".onnx"))
     return SIMNPU_MODEL_FORMAT_ONNX;
-  if (!g_file_get_contents (path, &head, &len, NULL))
+  /* a file that is not regular or cannot be read is left to the loader
+   * the caller then picks, which says why */
+  fd = simnpu__file_open (path, "model", NULL);
+  if (fd < 0)
     return SIMNPU_MODEL_FORMAT_UNKNOWN;
-  if (g_strstr_len (head, len, "\"modelTopology\"") != NULL)
+  do
+    n = read (fd, head, sizeof head);
+  while (n < 0 && errno == EINTR);
+  close (fd);
+  if (n <= 0)
+    return SIMNPU_MODEL_FORMAT_UNKNOWN;
+  if (!starts_json (head, (gsize) n))
+    return SIMNPU_MODEL_FORMAT_ONNX;
+  /* JSON: read whole for the key that tells its format */
+  if (!simnpu__file_read (path, "model", SIMNPU_FILE_MAX_JSON_BYTES, &text,
+          &len, NULL))
+    return SIMNPU_MODEL_FORMAT_UNKNOWN;
+  if (g_strstr_len (text, len, "\"modelTopology\"") != NULL)
     k = SIMNPU_MODEL_FORMAT_TFJS;
-  else if (g_strstr_len (head, len, "\"simnpu-graph\"") != NULL)
+  else if (g_strstr_len (text, len, "\"simnpu-graph\"") != NULL)
     k = SIMNPU_MODEL_FORMAT_SIMNPU_JSON;
-  else if (len > 0 && head[0] != '{')
-    k = SIMNPU_MODEL_FORMAT_ONNX;
-  g_free (head);
+  g_free (text);
   return k;
 }
 

@@ -122,11 +122,21 @@ simnpu__onnx_tensor_from_proto (const Onnx__TensorProto * t, const char *what,
         "%s: data type %s (%d) is not supported (expected float, double, "
         "float16, int64, int32, uint8, int8 or bool)", what,
         simnpu__onnx_dtype_name (dt), (int) dt);
-  if (t->has_data_location
-      && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+  /* never read: a location is a path that a hostile model could point
+   * anywhere, and the model's own folder is not known here */
+  if ((t->has_data_location
+          && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+      || t->n_external_data > 0) {
+    const char *location = NULL;
+    for (i = 0; i < t->n_external_data; i++)
+      if (t->external_data[i]->key != NULL && t->external_data[i]->value
+          != NULL && strcmp (t->external_data[i]->key, "location") == 0)
+        location = t->external_data[i]->value;
     return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
-        "%s: external data is not supported (save the model with its "
-        "weights inside)", what);
+        "%s: external data%s%s%s is not supported: weights are never read "
+        "from other files (save the model with its weights inside)", what,
+        location ? " ('" : "", location ? location : "", location ? "')" : "");
+  }
   if (t->segment != NULL)
     return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
         "%s: segmented tensors are not supported", what);

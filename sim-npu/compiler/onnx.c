@@ -14,8 +14,7 @@
  * onnx-private.h). */
 
 #include "onnx-private.h"
-
-#include <glib/gstdio.h>
+#include "simnpu-file.h"
 
 #define ONNX_MIN_OPSET 11
 #define ONNX_MAX_OPSET 17
@@ -390,16 +389,13 @@ simnpu__onnx_load_file (const char *path, simnpu__ir_graph ** out,
   gchar *data = NULL;
   gsize len = 0;
   GError *gerr = NULL;
-  GStatBuf st;
   int ret;
 
   *out = NULL;
-  if (g_stat (path, &st) == 0 && st.st_size > ONNX_MAX_FILE_SIZE)
-    return simnpu__set_error (error, SIMNPU_ENOMEM,
-        "%s: %lld bytes, above the %lld-byte limit", path,
-        (long long) st.st_size, (long long) ONNX_MAX_FILE_SIZE);
-  if (!g_file_get_contents (path, &data, &len, &gerr)) {
-    ret = simnpu__set_error (error, SIMNPU_EIO, "%s: %s", path, gerr->message);
+  if (!simnpu__file_read (path, "model", ONNX_MAX_FILE_SIZE, &data, &len,
+          &gerr)) {
+    ret = simnpu__set_error (error, gerr->code == G_FILE_ERROR_FAILED ?
+        SIMNPU_ENOMEM : SIMNPU_EIO, "%s", gerr->message);
     g_error_free (gerr);
     return ret;
   }

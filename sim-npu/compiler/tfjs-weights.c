@@ -226,6 +226,7 @@ load_group (tfjs_loader * l, JsonObject * group, unsigned gi,
   GByteArray *buf;
   unsigned i, n_weights;
   size_t expected = 0, offset = 0;
+  GError *err = NULL;
   int ret = 0;
 
   if (paths == NULL || weights == NULL)
@@ -269,11 +270,17 @@ load_group (tfjs_loader * l, JsonObject * group, unsigned gi,
           "weightsManifest[%u].paths[%u]: expected a file name", gi, i);
       break;
     }
-    b = reader ? reader (path, user_data) : NULL;
+    b = reader ? reader (path, user_data, &err) : NULL;
     if (b == NULL) {
-      ret =
-          simnpu__tfjs_fail (l, SIMNPU_EIO,
-          "weights shard '%s' is missing or unreadable", path);
+      if (err != NULL)
+        ret = simnpu__tfjs_fail (l, err->code == G_FILE_ERROR_ACCES ?
+            SIMNPU_EFORMAT : SIMNPU_EIO, "weightsManifest[%u].paths[%u]: %s",
+            gi, i, err->message);
+      else
+        ret =
+            simnpu__tfjs_fail (l, SIMNPU_EIO,
+            "weights shard '%s' is missing or unreadable", path);
+      g_clear_error (&err);
       break;
     }
     data = g_bytes_get_data (b, &size);

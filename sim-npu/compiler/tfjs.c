@@ -22,6 +22,7 @@
  * front-end's other files are listed in tfjs-private.h. */
 
 #include "tfjs-private.h"
+#include "simnpu-file.h"
 
 #include <string.h>
 
@@ -553,15 +554,19 @@ typedef struct
   char *dir;
 } tfjs_file_reader;
 
+/* A shard of the model's own folder only: a hostile manifest could name
+ * any file of the user's and carry its bytes into the compiled model. */
 static GBytes *
-read_shard (const char *path, gpointer user_data)
+read_shard (const char *path, gpointer user_data, GError ** error)
 {
   tfjs_file_reader *r = user_data;
-  char *full = g_build_filename (r->dir, path, NULL);
+  char *full = simnpu__file_resolve_inside (r->dir, path, "weights shard",
+      error);
   gchar *contents = NULL;
   gsize len = 0;
 
-  if (!g_file_get_contents (full, &contents, &len, NULL)) {
+  if (full == NULL || !simnpu__file_read (full, "weights shard",
+          SIMNPU_FILE_MAX_WEIGHTS_BYTES, &contents, &len, error)) {
     g_free (full);
     return NULL;
   }
@@ -580,9 +585,9 @@ simnpu__tfjs_load_file (const char *model_json, simnpu__ir_graph ** out,
   int ret;
 
   *out = NULL;
-  if (!g_file_get_contents (model_json, &contents, &len, &err)) {
-    ret = simnpu__set_error (error, SIMNPU_EIO, "%s: %s", model_json,
-        err->message);
+  if (!simnpu__file_read (model_json, "model", TFJS_MAX_JSON_BYTES,
+          &contents, &len, &err)) {
+    ret = simnpu__set_error (error, SIMNPU_EIO, "%s", err->message);
     g_error_free (err);
     return ret;
   }

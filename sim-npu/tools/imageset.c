@@ -11,12 +11,14 @@
  * preprocessing into float model inputs (see imageset.h). */
 
 #include "imageset.h"
+#include "simnpu-file.h"
 
 #include <gst/app/gstappsink.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #define RGB_BYTES 3
 /* how often the bus is looked at while waiting for a frame */
@@ -263,12 +265,17 @@ decode_file (const char *path, gboolean is_video, unsigned max_frames,
   decoder d;
   unsigned index = 0, taken = 0;
   GError *err = NULL;
+  /* filesrc would wait on a FIFO for a writer and read a device without
+   * end: a regular file only */
+  int fd = simnpu__file_open (path, is_video ? "video" : "image", &err);
 
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
+  if (fd < 0) {
     g_set_error (error, SIMNPU_IMAGESET_ERROR,
-        SIMNPU_IMAGESET_ERROR_NOT_FOUND, "%s: no such file", path);
+        SIMNPU_IMAGESET_ERROR_NOT_FOUND, "%s", err->message);
+    g_error_free (err);
     return FALSE;
   }
+  close (fd);
   if (!decoder_open (&d, path, error))
     return FALSE;
   while (taken < max_frames) {

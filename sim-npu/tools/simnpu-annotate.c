@@ -16,6 +16,7 @@
  *   simnpu-annotate yolov8n_debug runtime.csv annotated.csv
  */
 
+#include "simnpu-file.h"
 #include "simnpu-private.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef HAVE_XLSXWRITER
 #include <xlsxwriter.h>
@@ -176,10 +178,14 @@ parse_time (const char *s, double *out)
 static gboolean
 read_debug_file (const char *dir, const char *path, gchar ** contents)
 {
-  if (g_file_get_contents (path, contents, NULL, NULL))
+  GError *err = NULL;
+
+  if (simnpu__file_read (path, "debug info", SIMNPU_FILE_MAX_JSON_BYTES,
+          contents, NULL, &err))
     return TRUE;
-  fprintf (stderr, "simnpu-annotate: cannot read %s (compile with "
-      "--debug-info=%s)\n", path, dir);
+  fprintf (stderr, "simnpu-annotate: cannot read %s: %s (compile with "
+      "--debug-info=%s)\n", path, err->message, dir);
+  g_error_free (err);
   return FALSE;
 }
 
@@ -560,7 +566,10 @@ check_runtime (annotate * an, runtime_reader * rd)
 static int
 read_runtime (annotate * an, const char *path)
 {
-  FILE *f = fopen (path, "r");
+  GError *err = NULL;
+  /* a regular file only: a FIFO would block, a device never end */
+  int fd = simnpu__file_open (path, "runtime CSV", &err);
+  FILE *f = fd >= 0 ? fdopen (fd, "r") : NULL;
   runtime_reader rd = { 0 };
   char *line = NULL;
   size_t cap = 0;
@@ -570,7 +579,10 @@ read_runtime (annotate * an, const char *path)
 
   if (f == NULL) {
     fprintf (stderr, "simnpu-annotate: cannot read %s: %s\n", path,
-        g_strerror (errno));
+        err ? err->message : g_strerror (errno));
+    g_clear_error (&err);
+    if (fd >= 0)
+      close (fd);
     return -1;
   }
   rd.path = path;

@@ -22,6 +22,7 @@
 
 #include "compiler.h"
 #include "imageset.h"
+#include "simnpu-file.h"
 #include "tools-util.h"
 
 #include <errno.h>
@@ -386,7 +387,8 @@ load_labels (const char *path, char ***out)
   GPtrArray *labels;
   guint i;
 
-  if (!g_file_get_contents (path, &text, NULL, &err)) {
+  if (!simnpu__file_read (path, "labels file", SIMNPU_FILE_MAX_LABELS_BYTES,
+          &text, NULL, &err)) {
     fprintf (stderr, "simnpu-compile: --labels: %s\n", err->message);
     g_error_free (err);
     return -1;
@@ -451,7 +453,8 @@ compile_model (const char *src, const model_args * a,
     GError *err = NULL;
     char msg[SIMNPU_ERROR_MESSAGE_SIZE];
     gsize len = 0;
-    if (!g_file_get_contents (a->decoder, &decoder, &len, &err)) {
+    if (!simnpu__file_read (a->decoder, "decoder", SIMNPU_FILE_MAX_JSON_BYTES,
+            &decoder, &len, &err)) {
       fprintf (stderr, "simnpu-compile: --decoder: %s\n", err->message);
       g_error_free (err);
       goto out;

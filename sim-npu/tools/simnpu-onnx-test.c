@@ -23,6 +23,7 @@
 
 #include "compiler.h"
 #include "onnx.pb-c.h"
+#include "simnpu-file.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -82,14 +83,11 @@ pb_read (const char *path, pb_tensor * t, simnpu_error * error)
   int ret;
 
   memset (t, 0, sizeof *t);
-  if (!g_file_get_contents (path, &data, &len, &gerr)) {
-    ret = simnpu__set_error (error, SIMNPU_EIO, "%s: %s", path, gerr->message);
+  if (!simnpu__file_read (path, "test tensor", MAX_TEST_FILE_SIZE, &data,
+          &len, &gerr)) {
+    ret = simnpu__set_error (error, SIMNPU_EIO, "%s", gerr->message);
     g_error_free (gerr);
     return ret;
-  }
-  if (len > MAX_TEST_FILE_SIZE) {
-    g_free (data);
-    return simnpu__set_error (error, SIMNPU_ENOMEM, "%s: too large", path);
   }
   ret = simnpu__onnx_read_tensor (data, len, &t->name, &t->dtype, &t->rank,
       t->dims, &t->data, error);
@@ -394,7 +392,8 @@ bake_inputs (const gchar * model, gsize len, const char *set_dir,
     if (k++ < first)
       continue;
     p = g_strdup_printf ("%s/input_%zu.pb", set_dir, k - 1);
-    if (!g_file_get_contents (p, &data, &dlen, NULL)) {
+    if (!simnpu__file_read (p, "test input", MAX_TEST_FILE_SIZE, &data,
+            &dlen, NULL)) {
       g_free (p);
       continue;
     }
@@ -429,7 +428,8 @@ run_case (const char *dir, char *msg, size_t size)
   unsigned i;
   int ret;
 
-  if (!g_file_get_contents (model, &bytes, &len, NULL)) {
+  if (!simnpu__file_read (model, "model", MAX_TEST_FILE_SIZE, &bytes, &len,
+          NULL)) {
     g_snprintf (msg, size, "cannot read %s", model);
     g_free (model);
     return CASE_FAIL;
@@ -591,7 +591,8 @@ read_expected (const char *path, GPtrArray * out)
   gchar **lines;
   unsigned i;
 
-  if (!g_file_get_contents (path, &text, NULL, NULL))
+  if (!simnpu__file_read (path, "list of expected results",
+          SIMNPU_FILE_MAX_JSON_BYTES, &text, NULL, NULL))
     return -1;
   lines = g_strsplit (text, "\n", -1);
   for (i = 0; lines[i] != NULL; i++) {

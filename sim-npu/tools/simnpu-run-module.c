@@ -22,6 +22,7 @@
  * inputs it made, and runs the postamble on the device outputs when the
  * job completes; the outputs printed are the public ones. */
 
+#include "simnpu-file.h"
 #include "simnpu-private.h"
 #include "tools-util.h"
 
@@ -300,12 +301,14 @@ main (int argc, char **argv)
   }
 
   if (device == NULL) {
-    /* default to the device the module was compiled for */
+    /* default to the device the module was compiled for (a module that
+     * cannot be read is reported by the load below) */
     gchar *contents = NULL;
     gsize len = 0;
     simnpu__graph *g = NULL;
     simnpu__schedule s = { 0 };
-    if (g_file_get_contents (module, &contents, &len, NULL)
+    if (simnpu__file_read (module, "model", SIMNPU_FILE_MAX_WEIGHTS_BYTES,
+            &contents, &len, NULL)
         && simnpu__axm_read (contents, len, &g, &s, NULL) == 0)
       device = g_strdup (s.spec);
     simnpu__graph_free (g);

@@ -29,7 +29,7 @@
 #define FUZZ_MAX_RUN_BYTES (1 << 20)
 
 static GBytes *
-fixed_shard (const char *path, gpointer user_data)
+fixed_shard (const char *path, gpointer user_data, GError ** error)
 {
   static guint8 buf[FUZZ_SHARD_BYTES];
   static bool filled;

@@ -13,6 +13,9 @@
 
 #include "simnpu-test-util.h"
 
+#include <sys/stat.h>
+#include <sys/types.h>
+
 #define SEED 3
 /* .axm layout (see sim-npu/axm.c) */
 #define AXM_VERSION_OFFSET 8
@@ -286,6 +289,124 @@ test_json_malformed (void)
   g_free (j);
 }
 
+/* A graph whose one conv reads its 4 weight bytes from @weights_file. */
+static gchar *
+graph_with_weights_file (const char *weights_file)
+{
+  return g_strdup_printf (HEAD "\"weights_file\": \"%s\", \"ops\": "
+      "[{\"type\": \"conv2d\", \"inputs\": [\"x\"], \"outputs\": [\"y\"], "
+      "\"attrs\": {\"kernel\": [1, 1], \"out_channels\": 2}, \"weights\": "
+      "{\"scale\": 0.01, \"data\": {\"offset\": 0, \"size\": 4}}}]}", "",
+      weights_file);
+}
+
+/* Loads the graph dir/graph.json naming @weights_file: it must fail with
+ * @code and both needles in the message, and give no graph. */
+static void
+expect_weights_file_error (const char *dir, const char *weights_file,
+    int code, const char *needle, const char *needle2)
+{
+  gchar *json = graph_with_weights_file (weights_file);
+  gchar *path = g_build_filename (dir, "graph.json", NULL);
+  simnpu_error error = { 0 };
+  simnpu__graph *g = NULL;
+  int ret;
+
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  ret = simnpu__graph_load_json_file (path, false, &g, &error);
+  if (ret != code || strstr (error.message, needle) == NULL
+      || strstr (error.message, needle2) == NULL)
+    g_error ("weights_file '%s': expected %s with '%s' and '%s', got %d: %s",
+        weights_file, simnpu_strerror (code), needle, needle2, ret,
+        error.message);
+  g_assert_null (g);
+  g_unlink (path);
+  g_free (path);
+  g_free (json);
+}
+
+#define SECRET_BYTES "SeKr"
+#define GOOD_BYTES "\x01\x02\x03\x04"
+#define INSIDE "must lie inside the model's folder"
+
+/* A graph's weights_file is read from the graph's own folder only, once
+ * symlinks are resolved: a hostile graph naming ../x, /abs/x or a link
+ * out of its folder would otherwise carry any file of the user's into
+ * the compiled model. A file in a subfolder is fine; a FIFO or a device
+ * is refused without reading it. */
+static void
+test_json_weights_file_inside (void)
+{
+  gchar *tmp = g_dir_make_tmp ("simnpu-weights-XXXXXX", NULL);
+  gchar *model = g_build_filename (tmp, "model", NULL);
+  gchar *sub = g_build_filename (model, "sub", NULL);
+  gchar *secret = g_build_filename (tmp, "secret.bin", NULL);
+  gchar *good = g_build_filename (sub, "w.bin", NULL);
+  gchar *link = g_build_filename (model, "link.bin", NULL);
+  gchar *zero = g_build_filename (model, "zero.bin", NULL);
+  gchar *fifo = g_build_filename (model, "fifo.bin", NULL);
+  gchar *json, *path;
+  simnpu_error error = { 0 };
+  simnpu__graph *g = NULL;
+  gboolean found = FALSE;
+  unsigned i;
+
+  g_assert_nonnull (tmp);
+  g_assert_cmpint (g_mkdir_with_parents (sub, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (secret, SECRET_BYTES, 4, NULL));
+  g_assert_true (g_file_set_contents (good, GOOD_BYTES, 4, NULL));
+  g_assert_cmpint (symlink ("../secret.bin", link), ==, 0);
+  g_assert_cmpint (symlink ("/dev/zero", zero), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+
+  expect_weights_file_error (model, "../secret.bin", SIMNPU_EFORMAT,
+      "weights_file '../secret.bin' resolves to", INSIDE);
+  expect_weights_file_error (model, "sub/../../secret.bin", SIMNPU_EFORMAT,
+      "sub/../../secret.bin", INSIDE);
+  expect_weights_file_error (model, secret, SIMNPU_EFORMAT, secret,
+      "is an absolute path");
+  expect_weights_file_error (model, "link.bin", SIMNPU_EFORMAT, "link.bin",
+      INSIDE);
+  expect_weights_file_error (model, "zero.bin", SIMNPU_EFORMAT,
+      "resolves to '/dev/zero'", INSIDE);
+  expect_weights_file_error (model, "fifo.bin", SIMNPU_EIO, "fifo.bin",
+      "is a FIFO (named pipe); expected a regular file");
+  expect_weights_file_error (model, "sub", SIMNPU_EIO, "sub",
+      "is a directory; expected a regular file");
+
+  /* inside, in a subfolder: read */
+  json = graph_with_weights_file ("sub/w.bin");
+  path = g_build_filename (model, "graph.json", NULL);
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  if (simnpu__graph_load_json_file (path, false, &g, &error) < 0)
+    g_error ("%s", error.message);
+  for (i = 0; i < g->n_tensors; i++)
+    found |= g->tensors[i].data_bytes == 4
+        && memcmp (g->tensors[i].data, GOOD_BYTES, 4) == 0;
+  g_assert_true (found);
+  simnpu__graph_free (g);
+  g_unlink (path);
+
+  g_unlink (fifo);
+  g_unlink (zero);
+  g_unlink (link);
+  g_unlink (good);
+  g_unlink (secret);
+  g_rmdir (sub);
+  g_rmdir (model);
+  g_rmdir (tmp);
+  g_free (path);
+  g_free (json);
+  g_free (fifo);
+  g_free (zero);
+  g_free (link);
+  g_free (good);
+  g_free (secret);
+  g_free (sub);
+  g_free (model);
+  g_free (tmp);
+}
+
 static bool
 find_bad_int (const char *json, char *msg)
 {
@@ -478,6 +599,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/simnpu/bad-input/axm", test_axm_malformed);
   g_test_add_func ("/simnpu/bad-input/json", test_json_malformed);
+  g_test_add_func ("/simnpu/bad-input/json-weights-file-inside",
+      test_json_weights_file_inside);
   g_test_add_func ("/simnpu/bad-input/json-integer-range",
       test_json_integer_range);
   g_test_add_func ("/simnpu/bad-input/axm-decoder-integer-range",

@@ -15,6 +15,7 @@
 #include "compiler.h"
 #include "onnx.pb-c.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -576,6 +577,78 @@ test_opset (void)
   }
 }
 
+/* An initializer with its data in another file (ONNX external data) is
+ * refused, whatever its location, and that file is never read: a location
+ * of ../x or /abs/x would carry any file of the user's into the model.
+ * The secret beside the model folder holds valid weights for w1. */
+static void
+test_external_data (void)
+{
+  static const char *const locations[] = { "../secret.bin", NULL };
+  gchar *tmp = g_dir_make_tmp ("simnpu-onnx-XXXXXX", NULL);
+  gchar *dir = g_build_filename (tmp, "model", NULL);
+  gchar *secret = g_build_filename (tmp, "secret.bin", NULL);
+  gchar *path = g_build_filename (dir, "model.onnx", NULL);
+  unsigned i;
+
+  g_assert_nonnull (tmp);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (secret, (const gchar *) w1,
+          sizeof w1, NULL));
+  for (i = 0; i < 2; i++) {
+    Onnx__StringStringEntryProto loc, off, len;
+    Onnx__StringStringEntryProto *entries[3] = { &loc, &off, &len };
+    const char *location = locations[i] ? locations[i] : secret;
+    gchar *length = g_strdup_printf ("%zu", sizeof w1);
+    simnpu__ir_graph *g = NULL;
+    simnpu_error error = { 0 };
+    Onnx__TensorProto *t;
+    guint8 *buf;
+    size_t n;
+    builder b;
+
+    build_conv_chain (&b);
+    t = g_ptr_array_index (b.inits, 0);
+    g_assert_cmpstr (t->name, ==, "w1");
+    onnx__string_string_entry_proto__init (&loc);
+    onnx__string_string_entry_proto__init (&off);
+    onnx__string_string_entry_proto__init (&len);
+    loc.key = (char *) "location";
+    loc.value = (char *) location;
+    off.key = (char *) "offset";
+    off.value = (char *) "0";
+    len.key = (char *) "length";
+    len.value = length;
+    t->n_float_data = 0;
+    t->float_data = NULL;
+    t->has_data_location = true;
+    t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    t->n_external_data = G_N_ELEMENTS (entries);
+    t->external_data = entries;
+    buf = builder_pack (&b, &n);
+    g_assert_true (g_file_set_contents (path, (const gchar *) buf, n, NULL));
+    g_assert_cmpint (simnpu__onnx_load_file (path, &g, &error), ==,
+        SIMNPU_EUNSUPPORTED);
+    g_assert_null (g);
+    if (strstr (error.message, "w1") == NULL
+        || strstr (error.message, location) == NULL
+        || strstr (error.message, "weights are never read from other "
+            "files") == NULL)
+      g_error ("location '%s': %s", location, error.message);
+    g_free (buf);
+    g_free (length);
+    builder_clear (&b);
+  }
+  g_unlink (path);
+  g_unlink (secret);
+  g_rmdir (dir);
+  g_rmdir (tmp);
+  g_free (path);
+  g_free (secret);
+  g_free (dir);
+  g_free (tmp);
+}
+
 static void
 test_missing_initializer (void)
 {
@@ -750,6 +823,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onnx/unknown-op", test_unknown_op);
   g_test_add_func ("/onnx/opset", test_opset);
   g_test_add_func ("/onnx/missing-initializer", test_missing_initializer);
+  g_test_add_func ("/onnx/external-data", test_external_data);
   g_test_add_func ("/onnx/shape-mismatch", test_shape_mismatch);
   g_test_add_func ("/onnx/reshape-not-constant", test_reshape_not_constant);
   g_test_add_func ("/onnx/group-out-of-range", test_group_out_of_range);

@@ -16,6 +16,9 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #define REL_TOL 1e-5
 #define CENTERNET_TOL 5e-5
@@ -30,7 +33,7 @@ typedef struct
 } shard_set;
 
 static GBytes *
-read_shard (const char *path, gpointer user_data)
+read_shard (const char *path, gpointer user_data, GError ** error)
 {
   shard_set *s = user_data;
   GBytes *b = g_hash_table_lookup (s->shards, path);
@@ -697,6 +700,132 @@ test_malformed (void)
 }
 
 /* ------------------------------------------------------------------ */
+/* The shards a model.json names, read from its own folder only */
+
+#define INSIDE "must lie inside the model's folder"
+
+/* Loads dir/model.json, the conv model with its one shard at @shard: it
+ * must fail with @code and both needles in the message, and give no
+ * graph. */
+static void
+expect_shard_error (const char *dir, const char *shard, int code,
+    const char *needle, const char *needle2)
+{
+  gchar *paths = g_strdup_printf ("[\"%s\"]", shard);
+  char *json = replace (conv_json, "[\"a.bin\", \"b.bin\"]", paths);
+  gchar *path = g_build_filename (dir, "model.json", NULL);
+  simnpu__ir_graph *g = NULL;
+  simnpu_error error = { 0 };
+  int ret;
+
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  ret = simnpu__tfjs_load_file (path, &g, &error);
+  if (ret != code || strstr (error.message, needle) == NULL
+      || strstr (error.message, needle2) == NULL)
+    g_error ("shard '%s': expected %s with '%s' and '%s', got %d: %s", shard,
+        simnpu_strerror (code), needle, needle2, ret, error.message);
+  g_assert_null (g);
+  g_unlink (path);
+  g_free (path);
+  g_free (json);
+  g_free (paths);
+}
+
+/* A shard named ../x, /abs/x or a link out of the model's folder (to a
+ * file of valid weights, or to /dev/zero) is refused: a hostile model
+ * would otherwise carry any file of the user's into the compiled model.
+ * A FIFO in the folder is refused without waiting for a writer. A shard
+ * in a subfolder is read. */
+static void
+test_shards_inside_folder (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  float w[CK * CK * CI * CO], b[CO], secret_w[CK * CK * CI * CO + CO];
+  shard_set *s = shard_set_new ();
+  gchar *tmp = g_dir_make_tmp ("simnpu-tfjs-XXXXXX", NULL);
+  gchar *model = g_build_filename (tmp, "model", NULL);
+  gchar *sub = g_build_filename (model, "sub", NULL);
+  gchar *secret = g_build_filename (tmp, "secret.bin", NULL);
+  gchar *good = g_build_filename (sub, "w.bin", NULL);
+  gchar *link = g_build_filename (model, "link.bin", NULL);
+  gchar *zero = g_build_filename (model, "zero.bin", NULL);
+  gchar *fifo = g_build_filename (model, "fifo.bin", NULL);
+  gchar *path = g_build_filename (model, "model.json", NULL);
+  char *json = replace (conv_json, "[\"a.bin\", \"b.bin\"]",
+      "[\"sub/w.bin\"]");
+  simnpu__ir_graph *g = NULL;
+  simnpu_error error = { 0 };
+  gboolean found = FALSE;
+  guint8 *all;
+  unsigned i;
+  int t;
+
+  g_assert_nonnull (tmp);
+  g_assert_cmpint (g_mkdir_with_parents (sub, 0700), ==, 0);
+  /* the secret is valid weights: read, it would load */
+  for (i = 0; i < G_N_ELEMENTS (secret_w); i++)
+    secret_w[i] = 7.25f;
+  g_assert_true (g_file_set_contents (secret, (const gchar *) secret_w,
+          sizeof secret_w, NULL));
+  make_conv_model (s, w, b, rng);
+  all = g_malloc (sizeof w + sizeof b);
+  memcpy (all, w, sizeof w);
+  memcpy (all + sizeof w, b, sizeof b);
+  g_assert_true (g_file_set_contents (good, (const gchar *) all,
+          sizeof w + sizeof b, NULL));
+  g_assert_cmpint (symlink ("../secret.bin", link), ==, 0);
+  g_assert_cmpint (symlink ("/dev/zero", zero), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+
+  expect_shard_error (model, "../secret.bin", SIMNPU_EFORMAT,
+      "weights shard '../secret.bin' resolves to", INSIDE);
+  expect_shard_error (model, "sub/../../secret.bin", SIMNPU_EFORMAT,
+      "sub/../../secret.bin", INSIDE);
+  expect_shard_error (model, secret, SIMNPU_EFORMAT, secret,
+      "is an absolute path");
+  expect_shard_error (model, "link.bin", SIMNPU_EFORMAT, "link.bin", INSIDE);
+  expect_shard_error (model, "zero.bin", SIMNPU_EFORMAT,
+      "resolves to '/dev/zero'", INSIDE);
+  expect_shard_error (model, "fifo.bin", SIMNPU_EIO, "fifo.bin",
+      "is a FIFO (named pipe); expected a regular file");
+
+  /* inside, in a subfolder: read */
+  g_assert_true (g_file_set_contents (path, json, -1, NULL));
+  if (simnpu__tfjs_load_file (path, &g, &error) < 0)
+    g_error ("%s", error.message);
+  /* the bias, as written (the conv's weights are laid out anew) */
+  for (t = 0; t < (int) g->n_tensors; t++)
+    found |= g->tensors[t].data != NULL
+        && simnpu__ir_tensor_bytes (&g->tensors[t]) == sizeof b
+        && memcmp (g->tensors[t].data, b, sizeof b) == 0;
+  g_assert_true (found);
+  simnpu__ir_graph_free (g);
+
+  g_unlink (path);
+  g_unlink (fifo);
+  g_unlink (zero);
+  g_unlink (link);
+  g_unlink (good);
+  g_unlink (secret);
+  g_rmdir (sub);
+  g_rmdir (model);
+  g_rmdir (tmp);
+  g_free (json);
+  g_free (path);
+  g_free (fifo);
+  g_free (zero);
+  g_free (link);
+  g_free (good);
+  g_free (secret);
+  g_free (sub);
+  g_free (model);
+  g_free (tmp);
+  g_free (all);
+  shard_set_free (s);
+  g_rand_free (rng);
+}
+
+/* ------------------------------------------------------------------ */
 /* Passes on small graphs */
 
 static void
@@ -1214,6 +1343,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tfjs/ops", test_ops);
   g_test_add_func ("/tfjs/quantised-weights", test_quantised_weights);
   g_test_add_func ("/tfjs/malformed", test_malformed);
+  g_test_add_func ("/tfjs/shards-inside-folder", test_shards_inside_folder);
   g_test_add_func ("/tfjs/cut", test_cut);
   g_test_add_func ("/tfjs/fold", test_fold);
   g_test_add_func ("/tfjs/fuse-hard-swish", test_fuse_hard_swish);

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 /* a tool that reads a device without end is stopped, and fails */
 #define TOOL_TIMEOUT "20"
@@ -351,6 +352,145 @@ out:
   g_free (arg);
 }
 
+/* A model, labels or decoder that is a FIFO or resolves to a device is
+ * refused by name, without waiting for a writer or reading without end
+ * (a FIFO hung the tool, /dev/zero filled memory), and no model is
+ * written. */
+static void
+test_compile_not_regular (void)
+{
+  gchar *zero_json = tmp_path ("zero.json"), *zero_onnx = tmp_path
+      ("zero.onnx"), *fifo = tmp_path ("model-fifo.json");
+  gchar *axm = tmp_path ("not-regular.axm");
+  gchar *onnx = g_build_filename (ONNX_NODE_TESTS,
+      "test_conv_with_strides_padding", "model.onnx", NULL);
+  gchar *labels = g_strdup_printf ("--labels=%s", zero_json);
+  gchar *decoder = g_strdup_printf ("--decoder=%s", fifo);
+  const char *argv[] = { compile_tool, zero_json, "-o", axm, NULL, NULL };
+  result r;
+
+  g_assert_cmpint (symlink ("/dev/zero", zero_json), ==, 0);
+  g_assert_cmpint (symlink ("/dev/zero", zero_onnx), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+
+  r = run (argv);
+  expect_failure (&r, 0, "zero.json' is a character device; expected a "
+      "regular file");
+  result_clear (&r);
+  argv[1] = zero_onnx;
+  r = run (argv);
+  expect_failure (&r, 0, "zero.onnx' is a character device; expected a "
+      "regular file");
+  result_clear (&r);
+  argv[1] = fifo;
+  r = run (argv);
+  expect_failure (&r, 0, "model-fifo.json' is a FIFO (named pipe); expected "
+      "a regular file");
+  result_clear (&r);
+  g_assert_false (g_file_test (axm, G_FILE_TEST_EXISTS));
+
+  if (!g_file_test (onnx, G_FILE_TEST_EXISTS)) {
+    g_test_skip ("libonnx-testdata is not installed");
+    goto out;
+  }
+  argv[1] = onnx;
+  argv[4] = labels;
+  r = run (argv);
+  expect_failure (&r, 0, "--labels: labels file '");
+  expect_failure (&r, 0, "zero.json' is a character device");
+  result_clear (&r);
+  argv[4] = decoder;
+  r = run (argv);
+  expect_failure (&r, 0, "--decoder: decoder '");
+  expect_failure (&r, 0, "model-fifo.json' is a FIFO");
+  result_clear (&r);
+  g_assert_false (g_file_test (axm, G_FILE_TEST_EXISTS));
+out:
+  g_unlink (zero_json);
+  g_unlink (zero_onnx);
+  g_unlink (fifo);
+  g_free (zero_json);
+  g_free (zero_onnx);
+  g_free (fifo);
+  g_free (axm);
+  g_free (onnx);
+  g_free (labels);
+  g_free (decoder);
+}
+
+/* A graph whose weights_file lies outside its folder is refused, and
+ * none of that file's bytes reach a compiled model (the graph's 4 weight
+ * bytes came from ../secret.bin). */
+static void
+test_compile_weights_outside (void)
+{
+  gchar *dir = tmp_path ("hostile"), *secret = tmp_path ("secret.bin");
+  gchar *src = g_build_filename (dir, "graph.json", NULL);
+  gchar *axm = tmp_path ("hostile.axm");
+  const char *argv[] = { compile_tool, src, "-o", axm, NULL };
+  result r;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (secret, "SeKr", 4, NULL));
+  g_assert_true (g_file_set_contents (src, "{\"format\": \"simnpu-graph\", "
+          "\"version\": 1, \"name\": \"hostile\", \"weights_file\": "
+          "\"../secret.bin\", \"inputs\": [{\"name\": \"x\", \"shape\": "
+          "[1, 2, 2, 2], \"dtype\": \"i8\", \"scale\": 0.1}], \"outputs\": "
+          "[{\"name\": \"y\", \"dtype\": \"i8\", \"scale\": 0.1}], \"ops\": "
+          "[{\"type\": \"conv2d\", \"inputs\": [\"x\"], \"outputs\": [\"y\"], "
+          "\"attrs\": {\"kernel\": [1, 1], \"out_channels\": 2}, "
+          "\"weights\": {\"scale\": 0.01, \"data\": {\"offset\": 0, "
+          "\"size\": 4}}}]}", -1, NULL));
+  r = run (argv);
+  expect_failure (&r, 0, "weights_file '../secret.bin' resolves to");
+  expect_failure (&r, 0, "it must lie inside the model's folder");
+  g_assert_false (g_file_test (axm, G_FILE_TEST_EXISTS));
+  result_clear (&r);
+  g_free (dir);
+  g_free (secret);
+  g_free (src);
+  g_free (axm);
+}
+
+/* --module a FIFO or a link to /dev/zero: refused by name. */
+static void
+test_run_module_not_regular (void)
+{
+  gchar *zero = tmp_path ("zero.axm"), *fifo = tmp_path ("fifo.axm");
+  gchar *module = g_strdup_printf ("--module=%s", zero);
+  const char *argv[] = { run_tool, module, "--device=metis", "--time-scale",
+    "0", NULL
+  };
+  result r;
+
+  g_assert_cmpint (symlink ("/dev/zero", zero), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  r = run (argv);
+  expect_failure (&r, 0, "model '");
+  expect_failure (&r, 0, "zero.axm' is a character device; expected a "
+      "regular file");
+  result_clear (&r);
+  /* without --device the module is read for its device first */
+  argv[2] = "--time-scale";
+  argv[3] = "0";
+  argv[4] = NULL;
+  r = run (argv);
+  expect_failure (&r, 0, "zero.axm' is a character device");
+  result_clear (&r);
+  g_free (module);
+  module = g_strdup_printf ("--module=%s", fifo);
+  argv[1] = module;
+  r = run (argv);
+  expect_failure (&r, 0, "fifo.axm' is a FIFO (named pipe); expected a "
+      "regular file");
+  result_clear (&r);
+  g_unlink (zero);
+  g_unlink (fifo);
+  g_free (zero);
+  g_free (fifo);
+  g_free (module);
+}
+
 /* ------------------------------------------------------------------ */
 /* simnpu-annotate                                                      */
 
@@ -558,6 +698,49 @@ test_annotate_inconsistent_events (void)
   result_clear (&r);
 }
 
+/* A runtime CSV that is a FIFO (it blocked the tool) or a device (read
+ * without end), and a debug file that is a FIFO: refused by name. */
+static void
+test_annotate_not_regular (void)
+{
+  gchar *fifo = tmp_path ("runtime-fifo.csv"), *out = tmp_path ("nr.csv");
+  gchar *dir = tmp_path ("fifo-debug"), *actions, *device;
+  const char *argv[] = { annotate_tool, debug_dir, fifo, out, NULL };
+  result r;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  r = run (argv);
+  expect_failure (&r, 0, "runtime CSV '");
+  expect_failure (&r, 0, "runtime-fifo.csv' is a FIFO (named pipe); "
+      "expected a regular file");
+  result_clear (&r);
+  argv[2] = "/dev/zero";
+  r = run (argv);
+  expect_failure (&r, 0, "'/dev/zero' is a character device; expected a "
+      "regular file");
+  result_clear (&r);
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  actions = g_build_filename (dir, "actions.csv", NULL);
+  device = g_build_filename (dir, "device.txt", NULL);
+  g_assert_cmpint (mkfifo (actions, 0600), ==, 0);
+  g_assert_true (g_file_set_contents (device, DEBUG_DEVICE, -1, NULL));
+  argv[1] = dir;
+  argv[2] = fifo;
+  r = run (argv);
+  expect_failure (&r, 0, "actions.csv' is a FIFO (named pipe)");
+  result_clear (&r);
+  g_unlink (actions);
+  g_unlink (device);
+  g_unlink (fifo);
+  g_free (actions);
+  g_free (device);
+  g_free (dir);
+  g_free (fifo);
+  g_free (out);
+}
+
 /* A debug dir that is not one: wrong ids, fields, no model. */
 static void
 test_annotate_bad_debug_dir (void)
@@ -702,6 +885,14 @@ main (int argc, char **argv)
       test_compile_numeric_options);
   g_test_add_func ("/simnpu/tools-input/compile-decoder-integer-range",
       test_compile_decoder_integer_range);
+  g_test_add_func ("/simnpu/tools-input/compile-not-regular",
+      test_compile_not_regular);
+  g_test_add_func ("/simnpu/tools-input/compile-weights-outside",
+      test_compile_weights_outside);
+  g_test_add_func ("/simnpu/tools-input/run-module-not-regular",
+      test_run_module_not_regular);
+  g_test_add_func ("/simnpu/tools-input/annotate-not-regular",
+      test_annotate_not_regular);
   g_test_add_func ("/simnpu/tools-input/annotate-good", test_annotate_good);
   g_test_add_func ("/simnpu/tools-input/annotate-other-model",
       test_annotate_other_model);

@@ -17,6 +17,7 @@
 #include <gst/ax/ax.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -187,6 +188,76 @@ GST_END_TEST;
 GST_START_TEST (test_empty_labels_file)
 {
   check_labels_file ("", NULL);
+}
+
+GST_END_TEST;
+
+/* Starts an axnms whose labels= is @labels: the start must fail, posting
+ * an error that names the file and carries @needle. */
+static void
+check_labels_refused (const gchar * labels, const gchar * needle)
+{
+  GstElement *nms = gst_element_factory_make ("axnms", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  fail_unless (nms != NULL);
+  gst_element_set_bus (nms, bus);
+  g_object_set (nms, "labels", labels, NULL);
+  fail_unless_equals_int (gst_element_set_state (nms, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error posted for labels=%s", labels);
+  gst_message_parse_error (msg, &err, &debug);
+  fail_unless (strstr (err->message, labels) != NULL, "%s", err->message);
+  fail_unless (debug != NULL && strstr (debug, needle) != NULL,
+      "no '%s' in: %s", needle, GST_STR_NULL (debug));
+  g_clear_error (&err);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_state (nms, GST_STATE_NULL);
+  gst_element_set_bus (nms, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (nms);
+}
+
+/* labels= a FIFO nobody writes to: the start fails at once (it waited
+ * for a writer, hanging the pipeline's start) */
+GST_START_TEST (test_labels_fifo)
+{
+  gchar *dir = g_dir_make_tmp ("axbadinput-XXXXXX", NULL);
+  gchar *fifo = g_build_filename (dir, "labels.fifo", NULL);
+
+  fail_unless (dir != NULL);
+  fail_unless_equals_int (mkfifo (fifo, 0600), 0);
+  check_labels_refused (fifo, "is a FIFO (named pipe); expected a regular "
+      "file");
+  g_unlink (fifo);
+  g_rmdir (dir);
+  g_free (fifo);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* labels= a device without end, or a file far larger than any labels:
+ * refused (/dev/zero was read until memory ran out) */
+GST_START_TEST (test_labels_endless)
+{
+  gchar *path = NULL;
+  gint fd = g_file_open_tmp ("axbadinput-labels-XXXXXX", &path, NULL);
+
+  check_labels_refused ("/dev/zero", "'/dev/zero' is a character device; "
+      "expected a regular file");
+  /* sparse: 64 MiB of holes, above the 4 MiB a labels file may hold */
+  fail_unless (fd >= 0);
+  fail_unless_equals_int (ftruncate (fd, 64 << 20), 0);
+  close (fd);
+  check_labels_refused (path, "is larger than 4194304 bytes");
+  g_unlink (path);
+  g_free (path);
 }
 
 GST_END_TEST;
@@ -369,6 +440,8 @@ axbadinput_suite (void)
   tcase_add_test (tc, test_flood_of_candidates);
   tcase_add_test (tc, test_short_labels_file);
   tcase_add_test (tc, test_empty_labels_file);
+  tcase_add_test (tc, test_labels_fifo);
+  tcase_add_test (tc, test_labels_endless);
   tcase_add_test (tc, test_model_deleted_while_running);
   tcase_add_test (tc, test_unparsable_tracer_params);
   tcase_add_test (tc, test_malformed_tracer_params);

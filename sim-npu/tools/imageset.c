@@ -12,13 +12,22 @@
 
 #include "imageset.h"
 
+#include <glib/gstdio.h>
 #include <gst/app/gstappsink.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define RGB_BYTES 3
+/* the PNG signature and the IHDR chunk that must follow it (ISO/IEC 15948
+ * 5.2, 11.2.2): length, "IHDR", then width and height, big-endian */
+#define PNG_SIGNATURE_BYTES 8
+#define PNG_IHDR_TYPE_OFFSET 12
+#define PNG_IHDR_WIDTH_OFFSET 16
+#define PNG_IHDR_HEIGHT_OFFSET 20
+#define PNG_HEADER_BYTES 24
 /* how often the bus is looked at while waiting for a frame */
 #define POLL_INTERVAL_MS 100
 /* ITU-R BT.601 luma weights */
@@ -27,6 +36,9 @@
 #define LUMA_B 0.114f
 
 G_DEFINE_QUARK (simnpu - imageset - error - quark, simnpu_imageset_error);
+
+/* the error messages spell the limit out */
+G_STATIC_ASSERT (SIMNPU_IMAGESET_MAX_PIXELS == 8192u * 8192u);
 
 void
 simnpu_image_free (simnpu_image * image)
@@ -53,6 +65,45 @@ is_image_name (const char *name)
   return FALSE;
 }
 
+static gboolean
+too_many_pixels (guint64 width, guint64 height)
+{
+  return width * height > SIMNPU_IMAGESET_MAX_PIXELS;
+}
+
+static void
+set_too_large (GError ** error, const char *path, guint64 width, guint64 height)
+{
+  g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_TOO_LARGE,
+      "%s: declares %" G_GUINT64_FORMAT "x%" G_GUINT64_FORMAT " pixels, "
+      "more than the limit of %u (8192x8192); not decoded", path, width,
+      height, SIMNPU_IMAGESET_MAX_PIXELS);
+}
+
+/* The size in the header of a PNG file, read without decoding anything;
+ * FALSE if PATH is no PNG (or too short to be one). */
+static gboolean
+png_declared_size (const char *path, guint32 * width, guint32 * height)
+{
+  static const guint8 signature[PNG_SIGNATURE_BYTES] = {
+    0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'
+  };
+  guint8 head[PNG_HEADER_BYTES];
+  FILE *f = g_fopen (path, "rb");
+  size_t n;
+
+  if (f == NULL)
+    return FALSE;
+  n = fread (head, 1, sizeof (head), f);
+  fclose (f);
+  if (n < sizeof (head) || memcmp (head, signature, sizeof (signature)) != 0
+      || memcmp (head + PNG_IHDR_TYPE_OFFSET, "IHDR", 4) != 0)
+    return FALSE;
+  *width = GST_READ_UINT32_BE (head + PNG_IHDR_WIDTH_OFFSET);
+  *height = GST_READ_UINT32_BE (head + PNG_IHDR_HEIGHT_OFFSET);
+  return TRUE;
+}
+
 /* Video frames into an appsink, pulled one by one; a decodebin pad that
  * is not video (audio, subtitles) is left unlinked. */
 typedef struct
@@ -61,7 +112,58 @@ typedef struct
   GstElement *convert;
   GstAppSink *sink;
   GstBus *bus;
+  /* set from a streaming thread: a stream declared too many pixels */
+  GMutex lock;
+  gboolean too_large;
+  guint64 declared_width, declared_height;
 } decoder;
+
+/* decodebin asks before it looks for an element to handle each stream it
+ * finds (typefind's, a demuxer's or parser's output): a stream whose caps
+ * declare too many pixels (a JPEG's header, a video's track) goes no
+ * further, so no decoder is ever plugged for it. */
+static gboolean
+on_autoplug_continue (GstElement * decodebin, GstPad * pad, GstCaps * caps,
+    gpointer user_data)
+{
+  decoder *d = user_data;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *st = gst_caps_get_structure (caps, i);
+    gint w, h;
+    if (gst_structure_get_int (st, "width", &w)
+        && gst_structure_get_int (st, "height", &h) && w > 0 && h > 0
+        && too_many_pixels ((guint64) w, (guint64) h)) {
+      g_mutex_lock (&d->lock);
+      if (!d->too_large) {
+        d->too_large = TRUE;
+        d->declared_width = (guint64) w;
+        d->declared_height = (guint64) h;
+      }
+      g_mutex_unlock (&d->lock);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Whether a stream declared too many pixels (ERROR set then). */
+static gboolean
+decoder_too_large (decoder * d, const char *path, GError ** error)
+{
+  gboolean hit;
+  guint64 w, h;
+
+  g_mutex_lock (&d->lock);
+  hit = d->too_large;
+  w = d->declared_width;
+  h = d->declared_height;
+  g_mutex_unlock (&d->lock);
+  if (hit)
+    set_too_large (error, path, w, h);
+  return hit;
+}
 
 static void
 on_pad_added (GstElement * decodebin, GstPad * pad, gpointer user_data)
@@ -92,6 +194,8 @@ decoder_clear (decoder * d)
   }
   if (d->bus != NULL)
     gst_object_unref (d->bus);
+  /* no streaming thread is left to take the lock */
+  g_mutex_clear (&d->lock);
   memset (d, 0, sizeof (*d));
 }
 
@@ -114,6 +218,7 @@ decoder_open (decoder * d, const char *path, GError ** error)
   GstCaps *caps;
 
   memset (d, 0, sizeof (*d));
+  g_mutex_init (&d->lock);
   d->pipeline = gst_pipeline_new (NULL);
   if (!(src = make_element ("filesrc", path, error)))
     goto fail;
@@ -151,6 +256,8 @@ decoder_open (decoder * d, const char *path, GError ** error)
     goto fail;
   }
   g_signal_connect (decodebin, "pad-added", G_CALLBACK (on_pad_added), d);
+  g_signal_connect (decodebin, "autoplug-continue",
+      G_CALLBACK (on_autoplug_continue), d);
   d->bus = gst_element_get_bus (d->pipeline);
   /* a failed state change posts the reason on the bus, read below */
   gst_element_set_state (d->pipeline, GST_STATE_PLAYING);
@@ -191,11 +298,24 @@ decoder_pull (decoder * d, const char *path, GError ** error)
   for (;;) {
     GstSample *sample = gst_app_sink_try_pull_sample (d->sink,
         POLL_INTERVAL_MS * GST_MSECOND);
+    GError *bus_error = NULL;
+    gboolean failed, eos;
+
     if (sample != NULL)
       return sample;
-    if (decoder_bus_error (d, path, error))
+    failed = decoder_bus_error (d, path, &bus_error);
+    eos = !failed && gst_app_sink_is_eos (d->sink);
+    /* a stream refused for its size ends in a not-linked error or an
+     * early EOS; its flag is set before either, so it is seen here */
+    if (decoder_too_large (d, path, error)) {
+      g_clear_error (&bus_error);
       return NULL;
-    if (gst_app_sink_is_eos (d->sink))
+    }
+    if (failed) {
+      g_propagate_error (error, bus_error);
+      return NULL;
+    }
+    if (eos)
       return NULL;
     waited_ms += POLL_INTERVAL_MS;
     if (waited_ms >= SIMNPU_IMAGESET_STALL_TIMEOUT_MS) {
@@ -262,11 +382,19 @@ decode_file (const char *path, gboolean is_video, unsigned max_frames,
 {
   decoder d;
   unsigned index = 0, taken = 0;
+  guint32 png_w, png_h;
   GError *err = NULL;
 
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR)) {
     g_set_error (error, SIMNPU_IMAGESET_ERROR,
         SIMNPU_IMAGESET_ERROR_NOT_FOUND, "%s: no such file", path);
+    return FALSE;
+  }
+  /* GStreamer finds no size in a PNG before decoding it (there is no PNG
+   * parser in plugins-base or -good): its header is read here */
+  if (png_declared_size (path, &png_w, &png_h)
+      && too_many_pixels (png_w, png_h)) {
+    set_too_large (error, path, png_w, png_h);
     return FALSE;
   }
   if (!decoder_open (&d, path, error))

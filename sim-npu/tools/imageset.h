@@ -24,8 +24,11 @@
 #include <stdint.h>
 
 G_BEGIN_DECLS
-/* Pictures larger than this are refused rather than copied (the decoder
- * output is bounded before allocating). */
+/* Pictures larger than this (64 Mpixel, e.g. 8192x8192) are refused. The
+ * size a file declares is checked before anything is decoded: a PNG's
+ * header (IHDR), and the width and height GStreamer finds in a JPEG's
+ * header or a video container's stream caps; a picture whose size only
+ * its decoder knows is refused after decoding, before it is copied. */
 #define SIMNPU_IMAGESET_MAX_PIXELS (1u << 26)
 /* How long decoding may make no progress before it counts as hung. */
 #define SIMNPU_IMAGESET_STALL_TIMEOUT_MS 20000
@@ -71,6 +74,9 @@ void simnpu_image_free (simnpu_image * image);
  * gst_init_check() itself. Pixel values are GStreamer's: JPEGs decoded by
  * jpegdec (libjpeg's fast IDCT) and videoconvert's chroma upsampling can
  * differ from other decoders' by a few levels.
+ *
+ * A file declaring more than SIMNPU_IMAGESET_MAX_PIXELS pixels is refused
+ * (SIMNPU_IMAGESET_ERROR_TOO_LARGE) without being decoded.
  *
  * Returns the number of images appended (>= 1), or -1 with ERROR set
  * (domain SIMNPU_IMAGESET_ERROR, the message naming the file and what went

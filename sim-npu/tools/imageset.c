@@ -374,11 +374,64 @@ image_from_sample (GstSample * sample, const char *source, GError ** error)
   return image;
 }
 
+/* Where decoded pictures go: kept (simnpu_imageset_load), or each made
+ * into a tensor and freed at once (simnpu_imageset_load_tensors). */
+typedef struct
+{
+  GPtrArray *images;            /* keeps the pictures, or NULL */
+  /* else: the tensors and their geometry */
+  GPtrArray *tensors;
+  const simnpu__preprocess *pp;
+  unsigned w, h, ch;
+  gboolean nchw;
+  gsize held_bytes;             /* of the pictures made and not freed */
+  simnpu_imageset_stats stats;
+} image_sink;
+
+/* Takes IMAGE (decoded from SOURCE) into S. */
+static gboolean
+sink_take (image_sink * s, simnpu_image * image, GError ** error)
+{
+  gsize bytes = (gsize) image->width * image->height * RGB_BYTES;
+  gsize n = (gsize) s->w * s->h * s->ch, k;
+  float *tensor;
+
+  s->held_bytes += bytes;
+  s->stats.peak_image_bytes = MAX (s->stats.peak_image_bytes, s->held_bytes);
+  if (s->images != NULL) {
+    g_ptr_array_add (s->images, image);
+    return TRUE;
+  }
+  tensor = g_new (float, n);
+  if (simnpu_image_to_tensor (image, s->pp, s->w, s->h, s->ch, tensor, NULL,
+          NULL, NULL) < 0) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_INVALID,
+        "%s: cannot make a %ux%u tensor of %u channel%s of it with this "
+        "preprocessing", image->source, s->w, s->h, s->ch,
+        s->ch == 1 ? "" : "s");
+    g_free (tensor);
+    simnpu_image_free (image);
+    s->held_bytes -= bytes;
+    return FALSE;
+  }
+  simnpu_image_free (image);
+  s->held_bytes -= bytes;
+  if (s->nchw) {
+    float *planar = g_new (float, n);
+    for (k = 0; k < n; k++)
+      planar[(k % s->ch) * s->h * s->w + k / s->ch] = tensor[k];
+    g_free (tensor);
+    tensor = planar;
+  }
+  g_ptr_array_add (s->tensors, tensor);
+  return TRUE;
+}
+
 /* Decodes frames 0, STRIDE, 2 * STRIDE, ... of PATH, at most MAX_FRAMES,
  * into OUT (a still image is a one-frame stream). */
 static gboolean
 decode_file (const char *path, gboolean is_video, unsigned max_frames,
-    unsigned stride, GPtrArray * out, GError ** error)
+    unsigned stride, image_sink * out, GError ** error)
 {
   decoder d;
   unsigned index = 0, taken = 0;
@@ -403,16 +456,16 @@ decode_file (const char *path, gboolean is_video, unsigned max_frames,
     GstSample *sample = decoder_pull (&d, path, &err);
     if (sample == NULL)
       break;
+    out->stats.frames_read++;
     if (index % stride == 0) {
       gchar *source = is_video ? g_strdup_printf ("%s#%u", path, index)
           : g_strdup (path);
       simnpu_image *image = image_from_sample (sample, source, &err);
       g_free (source);
-      if (image == NULL) {
+      if (image == NULL || !sink_take (out, image, &err)) {
         gst_sample_unref (sample);
         break;
       }
-      g_ptr_array_add (out, image);
       taken++;
     }
     gst_sample_unref (sample);
@@ -436,7 +489,7 @@ compare_names (gconstpointer a, gconstpointer b)
 }
 
 static gboolean
-load_dir (const char *dir_path, GPtrArray * out, GError ** error)
+load_dir (const char *dir_path, image_sink * out, GError ** error)
 {
   GError *gerr = NULL;
   GDir *dir = g_dir_open (dir_path, 0, &gerr);
@@ -476,15 +529,19 @@ load_dir (const char *dir_path, GPtrArray * out, GError ** error)
   return ok;
 }
 
-int
-simnpu_imageset_load (const char *path_or_dir, unsigned max_video_frames,
-    unsigned video_stride, GPtrArray * out_images, GError ** error)
+/* simnpu_imageset_load() and simnpu_imageset_load_tensors(): whatever
+ * PATH_OR_DIR names into OUT, whose array (OUT->images or OUT->tensors)
+ * is left as it was on error. */
+static int
+load_into (const char *path_or_dir, unsigned max_video_frames,
+    unsigned video_stride, image_sink * out, GError ** error)
 {
+  GPtrArray *array = out->images ? out->images : out->tensors;
   guint before;
   gboolean ok;
 
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
-  if (path_or_dir == NULL || out_images == NULL || max_video_frames == 0
+  if (path_or_dir == NULL || array == NULL || max_video_frames == 0
       || video_stride == 0) {
     g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_INVALID,
         "%s: expected a path, an output array, and a video frame count "
@@ -494,25 +551,63 @@ simnpu_imageset_load (const char *path_or_dir, unsigned max_video_frames,
   if (!gst_init_check (NULL, NULL, error))
     return -1;
 
-  before = out_images->len;
+  before = array->len;
   if (g_file_test (path_or_dir, G_FILE_TEST_IS_DIR))
-    ok = load_dir (path_or_dir, out_images, error);
+    ok = load_dir (path_or_dir, out, error);
   else if (!g_file_test (path_or_dir, G_FILE_TEST_EXISTS)) {
     g_set_error (error, SIMNPU_IMAGESET_ERROR,
         SIMNPU_IMAGESET_ERROR_NOT_FOUND, "%s: no such file or directory",
         path_or_dir);
     ok = FALSE;
   } else if (is_image_name (path_or_dir))
-    ok = decode_file (path_or_dir, FALSE, 1, 1, out_images, error);
+    ok = decode_file (path_or_dir, FALSE, 1, 1, out, error);
   else
     ok = decode_file (path_or_dir, TRUE, max_video_frames, video_stride,
-        out_images, error);
+        out, error);
 
   if (!ok) {
-    g_ptr_array_remove_range (out_images, before, out_images->len - before);
+    g_ptr_array_remove_range (array, before, array->len - before);
     return -1;
   }
-  return (int) (out_images->len - before);
+  return (int) (array->len - before);
+}
+
+int
+simnpu_imageset_load (const char *path_or_dir, unsigned max_video_frames,
+    unsigned video_stride, GPtrArray * out_images, GError ** error)
+{
+  image_sink out = { 0 };
+
+  out.images = out_images;
+  return load_into (path_or_dir, max_video_frames, video_stride, &out, error);
+}
+
+int
+simnpu_imageset_load_tensors (const char *path_or_dir,
+    unsigned max_video_frames, unsigned video_stride,
+    const simnpu__preprocess * pp, unsigned dst_w, unsigned dst_h,
+    unsigned channels, gboolean nchw, GPtrArray * out_tensors,
+    simnpu_imageset_stats * stats, GError ** error)
+{
+  image_sink out = { 0 };
+  int ret;
+
+  if (pp == NULL || dst_w == 0 || dst_h == 0 || channels == 0) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_INVALID,
+        "%s: expected preprocessing and a tensor size of at least 1x1x1",
+        path_or_dir ? path_or_dir : "(null)");
+    return -1;
+  }
+  out.tensors = out_tensors;
+  out.pp = pp;
+  out.w = dst_w;
+  out.h = dst_h;
+  out.ch = channels;
+  out.nchw = nchw;
+  ret = load_into (path_or_dir, max_video_frames, video_stride, &out, error);
+  if (stats)
+    *stats = out.stats;
+  return ret;
 }
 
 /* The bilinear sample of channel CH at (sx, sy), coordinates already

@@ -301,6 +301,76 @@ test_png (void)
   g_free (png);
 }
 
+/* A calibration video as the compiler reads it: every frame converted to
+ * the model's input size as it is decoded. However many frames are taken,
+ * one decoded picture at most is held at a time, and decoding stops at
+ * the last frame taken. */
+#define TENSOR_W 8
+#define TENSOR_H 8
+#define TENSOR_STRIDE 25
+#define TENSOR_FEW 4
+
+static void
+test_video_tensors (void)
+{
+  GPtrArray *tensors = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *images = new_images ();
+  simnpu__preprocess pp = { 0 };
+  simnpu_imageset_stats stats = { 0 };
+  GError *error = NULL;
+  gchar *path;
+  gsize frame_bytes = (gsize) VTEST_WIDTH * VTEST_HEIGHT * RGB;
+  float ref[TENSOR_W * TENSOR_H * RGB];
+  const float *t;
+  unsigned c, p;
+  int n;
+
+  if (!need_data ())
+    goto out;
+  path = g_build_filename (data_dir, "opencv", "vtest.avi", NULL);
+  pp.color = SIMNPU_COLOR_RGB;
+  pp.resize = SIMNPU_RESIZE_LETTERBOX;
+  pp.fill = 114;
+  pp.scale = 1.0f / 255.0f;
+  for (c = 0; c < RGB; c++)
+    pp.std[c] = 1.0f;
+
+  /* as many frames as the video has (--max-frames 100000) */
+  n = simnpu_imageset_load_tensors (path, 100000, TENSOR_STRIDE, &pp,
+      TENSOR_W, TENSOR_H, RGB, TRUE, tensors, &stats, &error);
+  g_assert_no_error (error);
+  g_test_message ("%d tensors of %u frames; peak %" G_GSIZE_FORMAT
+      " bytes of pictures held", n, stats.frames_read, stats.peak_image_bytes);
+  g_assert_cmpuint (stats.frames_read, >, TENSOR_STRIDE * TENSOR_FEW);
+  g_assert_cmpint (n, ==, (stats.frames_read + TENSOR_STRIDE - 1) /
+      TENSOR_STRIDE);
+  g_assert_cmpuint (tensors->len, ==, (guint) n);
+  g_assert_cmpuint (stats.peak_image_bytes, ==, frame_bytes);
+
+  /* tensor 1 is frame 25, planar (NCHW) */
+  g_assert_cmpint (simnpu_imageset_load (path, 2, TENSOR_STRIDE, images,
+          &error), ==, 2);
+  g_assert_cmpint (simnpu_image_to_tensor (images->pdata[1], &pp, TENSOR_W,
+          TENSOR_H, RGB, ref, NULL, NULL, NULL), ==, 0);
+  t = tensors->pdata[1];
+  for (p = 0; p < TENSOR_W * TENSOR_H; p++)
+    for (c = 0; c < RGB; c++)
+      g_assert_cmpfloat (t[c * TENSOR_W * TENSOR_H + p], ==, ref[p * RGB + c]);
+
+  /* a few frames: decoding stops at the last one taken */
+  n = simnpu_imageset_load_tensors (path, TENSOR_FEW, TENSOR_STRIDE, &pp,
+      TENSOR_W, TENSOR_H, RGB, FALSE, tensors, &stats, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (n, ==, TENSOR_FEW);
+  g_assert_cmpuint (stats.frames_read, ==, (TENSOR_FEW - 1) * TENSOR_STRIDE
+      + 1);
+  g_assert_cmpuint (stats.peak_image_bytes, ==, frame_bytes);
+  g_free (path);
+out:
+  g_ptr_array_unref (images);
+  g_ptr_array_unref (tensors);
+}
+
 /* Runs gst-launch-1.0 PIPELINE, which must succeed. */
 static void
 run_gst_launch (const char *pipeline)
@@ -657,6 +727,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/imageset/jpeg", test_jpeg);
   g_test_add_func ("/imageset/video", test_video);
+  g_test_add_func ("/imageset/video-tensors", test_video_tensors);
   g_test_add_func ("/imageset/png", test_png);
   g_test_add_func ("/imageset/bombs", test_bombs);
   g_test_add_func ("/imageset/dir-and-errors", test_dir_and_errors);

@@ -20,7 +20,6 @@
  * klen * 255 * 128 + |bias| < 2^31. */
 #define MAX_CONV_KLEN 32768
 #define MAX_BIAS_ABS (1 << 30)
-#define MAX_REQUANT_SCALE 65536.0
 #define RESIZE_TABLE_STRIDE SIMNPU_RESIZE_TAB_STRIDE
 
 static int64_t
@@ -29,8 +28,6 @@ eltwise_multiplier (double real)
   return (int64_t) llround (real * (double) (G_GINT64_CONSTANT (1) <<
           SIMNPU_ELTWISE_SHIFT));
 }
-
-#define MAX_ELTWISE_RATIO 4096.0
 
 static bool
 at_zero_pad (const int32_t * at)
@@ -130,7 +127,7 @@ simnpu__op_prepare_resize (simnpu__graph * g, simnpu__op * op, unsigned oi,
   double r = (double) in->scale / out->scale;
   uint64_t n_rows = (uint64_t) out->dims[1] + (uint64_t) out->dims[2];
 
-  if (r > MAX_ELTWISE_RATIO)
+  if (r > SIMNPU_MAX_ELTWISE_RATIO)
     return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
         "input/output scale ratio above 4096");
   if (n_rows * RESIZE_TABLE_STRIDE * sizeof (int32_t) > SIMNPU_MAX_ARENA_BYTES)
@@ -220,7 +217,7 @@ prepare_conv_params (simnpu__graph * g, simnpu__op * op, unsigned oi,
     float ws = w->n_channel_scales ? w->channel_scales[o] : w->scale;
     double real = (double) in->scale * ws / out->scale;
     int64_t sum = 0;
-    if (real >= MAX_REQUANT_SCALE)
+    if (real >= SIMNPU_MAX_REQUANT_SCALE)
       return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
           "input scale * weight scale / output scale must be < 65536");
     op->requant_scales[o] = (float) real;
@@ -275,7 +272,7 @@ simnpu__op_prepare_binary (simnpu__graph * g, simnpu__op * op, unsigned oi,
     ra = (double) in->scale * in2->scale / out->scale;
     rb = 0.0;
   }
-  if (ra > MAX_ELTWISE_RATIO || rb > MAX_ELTWISE_RATIO)
+  if (ra > SIMNPU_MAX_ELTWISE_RATIO || rb > SIMNPU_MAX_ELTWISE_RATIO)
     return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
         "input/output scale ratio above 4096");
   op->eltwise_mult[0] = eltwise_multiplier (ra);
@@ -312,7 +309,7 @@ simnpu__op_prepare_pad (simnpu__graph * g, simnpu__op * op, unsigned oi,
   const simnpu__tensor *out = &g->tensors[op->outputs[0]];
   double r = (double) in->scale / out->scale;
 
-  if (r > MAX_ELTWISE_RATIO)
+  if (r > SIMNPU_MAX_ELTWISE_RATIO)
     return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
         "input/output scale ratio above 4096");
   op->eltwise_mult[0] = eltwise_multiplier (r);
@@ -389,7 +386,7 @@ simnpu__op_prepare_concat (simnpu__graph * g, simnpu__op * op, unsigned oi,
     if (t->kind == SIMNPU_TENSOR_CONSTANT && t->dtype != SIMNPU_DTYPE_I8)
       return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
           "constant inputs must be i8");
-    if (r > MAX_ELTWISE_RATIO)
+    if (r > SIMNPU_MAX_ELTWISE_RATIO)
       return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
           "input/output scale ratio above 4096");
     op->eltwise_mult[i] = eltwise_multiplier (r);

@@ -44,6 +44,13 @@ G_BEGIN_DECLS
 /* Fixed-point precision of the requantisation multipliers of add, mul and
  * concat (see kernels.c). */
 #define SIMNPU_ELTWISE_SHIFT 24
+/* The requantisation ratios a graph may ask for (graph-prepare.c), which
+ * the compiler keeps its scales within: a conv's input scale * weight
+ * scale / output scale below SIMNPU_MAX_REQUANT_SCALE; the input / output
+ * scale of add, sub, maximum, minimum, concat, resize and pad (input *
+ * input2 / output for mul) at most SIMNPU_MAX_ELTWISE_RATIO. */
+#define SIMNPU_MAX_REQUANT_SCALE 65536.0
+#define SIMNPU_MAX_ELTWISE_RATIO 4096.0
 
 SIMNPU_INTERNAL int simnpu__set_error (simnpu_error * error, int code,
     const char *format, ...) G_GNUC_PRINTF (3, 4);

@@ -164,6 +164,56 @@ weight_scale (const float *row, int64_t klen, float amax)
   return best;
 }
 
+/* A channel of tiny weights beside a large bias B: the smallest weight
+ * scale that keeps the bias inside the device's int32 range. */
+static float
+bias_weight_scale (double b, float in_scale)
+{
+  return (float) (fabs (b) / ((double) in_scale * MAX_BIAS_ABS) * (1.0 + 1e-6));
+}
+
+/* The input offset lower_conv() folds into the bias of conv or matmul N. */
+static float
+conv_input_offset (const compile_ctx * c, const simnpu__ir_node * n)
+{
+  return n->inputs[0] == c->g->inputs[0] && c->pixel_input ?
+      c->input_offset : 0.0f;
+}
+
+float
+simnpu__quantize_max_weight_scale (const compile_ctx * c,
+    const simnpu__ir_node * n, float in_scale)
+{
+  const simnpu__ir_graph *g = c->g;
+  const simnpu__ir_tensor *w = &g->tensors[n->inputs[1]];
+  const float *bias = n->n_inputs > 2 && n->inputs[2] >= 0 ?
+      g->tensors[n->inputs[2]].data : NULL;
+  const float *wd = w->data;
+  float in_offset = conv_input_offset (c, n), max_s = 0.0f;
+  /* conv: rows [oc][kh * kw * kic]; matmul: columns of [K][N] */
+  bool matmul = n->op == SIMNPU_IR_MATMUL;
+  int64_t oc = matmul ? w->dims[1] : w->dims[0];
+  int64_t klen = matmul ? w->dims[0] : w->dims[1] * w->dims[2] * w->dims[3];
+  int64_t o, k;
+
+  for (o = 0; o < oc; o++) {
+    float amax = 0.0f, s;
+    double wsum = 0.0;
+    for (k = 0; k < klen; k++) {
+      float v = matmul ? wd[k * oc + o] : wd[o * klen + k];
+      amax = MAX (amax, fabsf (v));
+      wsum += v;
+    }
+    /* quantize_weights' scale: weight_scale () is at most amax / 127 */
+    s = MAX (amax / I8_MAX, bias_weight_scale ((bias ? bias[o] : 0.0) +
+            in_offset * wsum, in_scale));
+    if (!(s > 0.0f))
+      s = 1.0f;
+    max_s = MAX (max_s, s);
+  }
+  return max_s;
+}
+
 /* Conv weights [oc, k...] float -> int8 symmetric per output channel, bias
  * -> int32 at in_scale * w_scale[oc].
  *
@@ -195,10 +245,7 @@ quantize_weights (const float *w, const float *bias, const double *tap_mean,
     /* the input's offset is a constant per output channel */
     b += in_offset * wsum;
     s = weight_scale (row, klen, amax);
-    /* a channel of tiny weights beside a large bias: a scale that keeps
-     * the bias inside the device's int32 range */
-    s = MAX (s, (float) (fabs (b) / ((double) in_scale * MAX_BIAS_ABS) *
-            (1.0 + 1e-6)));
+    s = MAX (s, bias_weight_scale (b, in_scale));
     if (!(s > 0.0f))
       s = 1.0f;
     for (k = 0; k < klen; k++) {
@@ -238,8 +285,7 @@ lower_conv (lowering * l, const simnpu__ir_node * n,
   simnpu__op *op;
   simnpu__tensor *t;
   float in_scale = dev_tensor (l, in)->scale;
-  float in_offset = n->inputs[0] == c->g->inputs[0] && c->pixel_input ?
-      c->input_offset : 0.0f;
+  float in_offset = conv_input_offset (c, n);
   int64_t groups = n->op == SIMNPU_IR_CONV2D ? n->attrs.groups : 1;
   const chan_stats *st = l->stats ? &l->stats[n->inputs[0]] : NULL;
   const tap_stats *ts = l->stats && n->op == SIMNPU_IR_CONV2D ?

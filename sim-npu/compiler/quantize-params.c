@@ -21,6 +21,9 @@
 #define U8_TO_I8_ZP 128
 /* below this a range is degenerate; it is widened so the scale is > 0 */
 #define MIN_RANGE 1e-6f
+/* how far below the device's requantisation limits a widened range keeps
+ * a node's ratio (float rounding of the scales stays well inside) */
+#define REQUANT_MARGIN 2.0
 
 /* ------------------------------------------------------------------ */
 /* Quantisation parameters */
@@ -61,6 +64,73 @@ simnpu__quantize_op_keeps_quant (simnpu__ir_op op)
   }
 }
 
+/* The smallest output scale node N may have on the device given its
+ * inputs' scales: the device requantises its result at input scale /
+ * output scale (times the weight scale for conv and matmul, times the
+ * second input's scale for mul) and bounds that ratio (graph-prepare.c).
+ * 0 for nodes without such a bound (those that keep their input's
+ * quantisation, tables, softmax, mean). */
+static double
+min_output_scale (const compile_ctx * c, const simnpu__ir_node * n)
+{
+  double in = 0.0;
+  unsigned j;
+
+  for (j = 0; j < n->n_inputs; j++)
+    if (n->inputs[j] >= 0 && !c->has_q[n->inputs[j]])
+      return 0.0;
+  switch (n->op) {
+    case SIMNPU_IR_CONV2D:
+    case SIMNPU_IR_MATMUL:{
+      float s = c->q_scale[n->inputs[0]];
+      double ws;
+      if (!c->g->tensors[n->inputs[1]].is_const)
+        return 0.0;
+      ws = simnpu__quantize_max_weight_scale (c, n, s);
+      return ws * s * REQUANT_MARGIN / SIMNPU_MAX_REQUANT_SCALE;
+    }
+    case SIMNPU_IR_MUL:
+      if (n->n_inputs != 2)
+        return 0.0;
+      return (double) c->q_scale[n->inputs[0]] * c->q_scale[n->inputs[1]] *
+          REQUANT_MARGIN / SIMNPU_MAX_ELTWISE_RATIO;
+    case SIMNPU_IR_ADD:
+    case SIMNPU_IR_SUB:
+    case SIMNPU_IR_MAXIMUM:
+    case SIMNPU_IR_MINIMUM:
+    case SIMNPU_IR_CONCAT:
+      for (j = 0; j < n->n_inputs; j++)
+        if (n->inputs[j] >= 0)
+          in = MAX (in, (double) c->q_scale[n->inputs[j]]);
+      return in * REQUANT_MARGIN / SIMNPU_MAX_ELTWISE_RATIO;
+    default:
+      return 0.0;
+  }
+}
+
+/* A calibrated range [MN, MX] (0 included) narrower than MIN_SCALE allows,
+ * as a constant tensor has (every calibration image black, say), widened
+ * away from zero on the side of its values to the narrowest the device
+ * requantises to. Values the calibration saw stay exact. */
+static bool
+widen_range (float *mn, float *mx, double min_scale)
+{
+  double width = min_scale * (I8_MAX - I8_MIN);
+
+  /* narrower: simnpu__quantize_range_to_q()'s own floor is enough */
+  if (width <= MIN_RANGE)
+    return false;
+  *mn = MIN (*mn, 0.0f);
+  *mx = MAX (*mx, 0.0f);
+  if ((double) *mx - *mn >= width)
+    return false;
+  if (*mx == 0.0f && *mn < 0.0f)
+    *mn = (float) ((double) *mx - width);
+  else
+    *mx = (float) ((double) *mn + width);
+  return true;
+}
+
 static bool
 name_in (char **names, const char *name)
 {
@@ -95,6 +165,8 @@ simnpu__quantize_assign_quant (compile_ctx * c, simnpu_error * error)
     c->clamp_lo[i] = -INFINITY;
     c->clamp_hi[i] = INFINITY;
   }
+  c->n_widened = 0;
+  c->first_widened = -1;
   /* logits: inputs of sigmoid and softmax, and outputs named as such */
   for (i = 0; i < g->n_nodes; i++) {
     const simnpu__ir_node *n = &g->nodes[i];
@@ -198,6 +270,10 @@ simnpu__quantize_assign_quant (compile_ctx * c, simnpu_error * error)
        * moderate negatives round to zero, i.e. score 0.5. */
       if (c->is_logit[t] && mn < o->logit_floor)
         mn = o->logit_floor;
+      if (widen_range (&mn, &mx, min_output_scale (c, n))) {
+        if (c->n_widened++ == 0)
+          c->first_widened = t;
+      }
       simnpu__quantize_range_to_q (mn, mx, &c->q_scale[t], &c->q_zp[t]);
       c->has_q[t] = true;
     }

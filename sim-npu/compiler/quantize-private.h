@@ -84,6 +84,11 @@ typedef struct
   simnpu__ir_exec *exec;
   /* per node: what each conv tap reads on average, for bias correction */
   struct _tap_stats *taps;
+  /* tensors whose calibrated range was too narrow for the device to
+   * requantise to (constant over the calibration set): how many were
+   * widened, and the first */
+  unsigned n_widened;
+  int first_widened;
 } compile_ctx;
 
 typedef struct
@@ -150,6 +155,8 @@ SIMNPU_INTERNAL void simnpu__quantize_set_postamble_quant (const compile_ctx *
     c, simnpu__graph * dg, int dtype);
 
 /* quantize-lower.c */
+SIMNPU_INTERNAL float simnpu__quantize_max_weight_scale (const compile_ctx *
+    c, const simnpu__ir_node * n, float in_scale);
 SIMNPU_INTERNAL int simnpu__quantize_lower (compile_ctx * c,
     const chan_stats * stats, simnpu__graph ** out, simnpu_error * error);
 

@@ -174,6 +174,13 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
     if ((ret = simnpu__quantize_evaluate (&c, dg, calib, &ecal, error)) < 0)
       goto out;
   }
+  if (c.n_widened > 0)
+    g_printerr ("simnpu-compile: warning: the calibration set gives %u "
+        "tensor%s (first '%s') a range too narrow for the device to "
+        "requantise to, as constant images do: widened to the narrowest "
+        "it can; other inputs will saturate there. Calibrate on varied, "
+        "representative images.\n", c.n_widened, c.n_widened == 1 ? "" : "s",
+        g->tensors[c.first_widened].name);
   if (have_valid) {
     simnpu__quantize_evaluator_init (&eval, dg, g);
     if ((ret =

@@ -13,14 +13,23 @@
 #include "imageset.h"
 #include "simnpu-file.h"
 
+#include <glib/gstdio.h>
 #include <gst/app/gstappsink.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #define RGB_BYTES 3
+/* the PNG signature and the IHDR chunk that must follow it (ISO/IEC 15948
+ * 5.2, 11.2.2): length, "IHDR", then width and height, big-endian */
+#define PNG_SIGNATURE_BYTES 8
+#define PNG_IHDR_TYPE_OFFSET 12
+#define PNG_IHDR_WIDTH_OFFSET 16
+#define PNG_IHDR_HEIGHT_OFFSET 20
+#define PNG_HEADER_BYTES 24
 /* how often the bus is looked at while waiting for a frame */
 #define POLL_INTERVAL_MS 100
 /* ITU-R BT.601 luma weights */
@@ -29,6 +38,9 @@
 #define LUMA_B 0.114f
 
 G_DEFINE_QUARK (simnpu - imageset - error - quark, simnpu_imageset_error);
+
+/* the error messages spell the limit out */
+G_STATIC_ASSERT (SIMNPU_IMAGESET_MAX_PIXELS == 8192u * 8192u);
 
 void
 simnpu_image_free (simnpu_image * image)
@@ -55,6 +67,45 @@ is_image_name (const char *name)
   return FALSE;
 }
 
+static gboolean
+too_many_pixels (guint64 width, guint64 height)
+{
+  return width * height > SIMNPU_IMAGESET_MAX_PIXELS;
+}
+
+static void
+set_too_large (GError ** error, const char *path, guint64 width, guint64 height)
+{
+  g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_TOO_LARGE,
+      "%s: declares %" G_GUINT64_FORMAT "x%" G_GUINT64_FORMAT " pixels, "
+      "more than the limit of %u (8192x8192); not decoded", path, width,
+      height, SIMNPU_IMAGESET_MAX_PIXELS);
+}
+
+/* The size in the header of a PNG file, read without decoding anything;
+ * FALSE if PATH is no PNG (or too short to be one). */
+static gboolean
+png_declared_size (const char *path, guint32 * width, guint32 * height)
+{
+  static const guint8 signature[PNG_SIGNATURE_BYTES] = {
+    0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'
+  };
+  guint8 head[PNG_HEADER_BYTES];
+  FILE *f = g_fopen (path, "rb");
+  size_t n;
+
+  if (f == NULL)
+    return FALSE;
+  n = fread (head, 1, sizeof (head), f);
+  fclose (f);
+  if (n < sizeof (head) || memcmp (head, signature, sizeof (signature)) != 0
+      || memcmp (head + PNG_IHDR_TYPE_OFFSET, "IHDR", 4) != 0)
+    return FALSE;
+  *width = GST_READ_UINT32_BE (head + PNG_IHDR_WIDTH_OFFSET);
+  *height = GST_READ_UINT32_BE (head + PNG_IHDR_HEIGHT_OFFSET);
+  return TRUE;
+}
+
 /* Video frames into an appsink, pulled one by one; a decodebin pad that
  * is not video (audio, subtitles) is left unlinked. */
 typedef struct
@@ -63,7 +114,58 @@ typedef struct
   GstElement *convert;
   GstAppSink *sink;
   GstBus *bus;
+  /* set from a streaming thread: a stream declared too many pixels */
+  GMutex lock;
+  gboolean too_large;
+  guint64 declared_width, declared_height;
 } decoder;
+
+/* decodebin asks before it looks for an element to handle each stream it
+ * finds (typefind's, a demuxer's or parser's output): a stream whose caps
+ * declare too many pixels (a JPEG's header, a video's track) goes no
+ * further, so no decoder is ever plugged for it. */
+static gboolean
+on_autoplug_continue (GstElement * decodebin, GstPad * pad, GstCaps * caps,
+    gpointer user_data)
+{
+  decoder *d = user_data;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *st = gst_caps_get_structure (caps, i);
+    gint w, h;
+    if (gst_structure_get_int (st, "width", &w)
+        && gst_structure_get_int (st, "height", &h) && w > 0 && h > 0
+        && too_many_pixels ((guint64) w, (guint64) h)) {
+      g_mutex_lock (&d->lock);
+      if (!d->too_large) {
+        d->too_large = TRUE;
+        d->declared_width = (guint64) w;
+        d->declared_height = (guint64) h;
+      }
+      g_mutex_unlock (&d->lock);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Whether a stream declared too many pixels (ERROR set then). */
+static gboolean
+decoder_too_large (decoder * d, const char *path, GError ** error)
+{
+  gboolean hit;
+  guint64 w, h;
+
+  g_mutex_lock (&d->lock);
+  hit = d->too_large;
+  w = d->declared_width;
+  h = d->declared_height;
+  g_mutex_unlock (&d->lock);
+  if (hit)
+    set_too_large (error, path, w, h);
+  return hit;
+}
 
 static void
 on_pad_added (GstElement * decodebin, GstPad * pad, gpointer user_data)
@@ -94,6 +196,8 @@ decoder_clear (decoder * d)
   }
   if (d->bus != NULL)
     gst_object_unref (d->bus);
+  /* no streaming thread is left to take the lock */
+  g_mutex_clear (&d->lock);
   memset (d, 0, sizeof (*d));
 }
 
@@ -116,6 +220,7 @@ decoder_open (decoder * d, const char *path, GError ** error)
   GstCaps *caps;
 
   memset (d, 0, sizeof (*d));
+  g_mutex_init (&d->lock);
   d->pipeline = gst_pipeline_new (NULL);
   if (!(src = make_element ("filesrc", path, error)))
     goto fail;
@@ -153,6 +258,8 @@ decoder_open (decoder * d, const char *path, GError ** error)
     goto fail;
   }
   g_signal_connect (decodebin, "pad-added", G_CALLBACK (on_pad_added), d);
+  g_signal_connect (decodebin, "autoplug-continue",
+      G_CALLBACK (on_autoplug_continue), d);
   d->bus = gst_element_get_bus (d->pipeline);
   /* a failed state change posts the reason on the bus, read below */
   gst_element_set_state (d->pipeline, GST_STATE_PLAYING);
@@ -193,11 +300,24 @@ decoder_pull (decoder * d, const char *path, GError ** error)
   for (;;) {
     GstSample *sample = gst_app_sink_try_pull_sample (d->sink,
         POLL_INTERVAL_MS * GST_MSECOND);
+    GError *bus_error = NULL;
+    gboolean failed, eos;
+
     if (sample != NULL)
       return sample;
-    if (decoder_bus_error (d, path, error))
+    failed = decoder_bus_error (d, path, &bus_error);
+    eos = !failed && gst_app_sink_is_eos (d->sink);
+    /* a stream refused for its size ends in a not-linked error or an
+     * early EOS; its flag is set before either, so it is seen here */
+    if (decoder_too_large (d, path, error)) {
+      g_clear_error (&bus_error);
       return NULL;
-    if (gst_app_sink_is_eos (d->sink))
+    }
+    if (failed) {
+      g_propagate_error (error, bus_error);
+      return NULL;
+    }
+    if (eos)
       return NULL;
     waited_ms += POLL_INTERVAL_MS;
     if (waited_ms >= SIMNPU_IMAGESET_STALL_TIMEOUT_MS) {
@@ -256,14 +376,68 @@ image_from_sample (GstSample * sample, const char *source, GError ** error)
   return image;
 }
 
+/* Where decoded pictures go: kept (simnpu_imageset_load), or each made
+ * into a tensor and freed at once (simnpu_imageset_load_tensors). */
+typedef struct
+{
+  GPtrArray *images;            /* keeps the pictures, or NULL */
+  /* else: the tensors and their geometry */
+  GPtrArray *tensors;
+  const simnpu__preprocess *pp;
+  unsigned w, h, ch;
+  gboolean nchw;
+  gsize held_bytes;             /* of the pictures made and not freed */
+  simnpu_imageset_stats stats;
+} image_sink;
+
+/* Takes IMAGE (decoded from SOURCE) into S. */
+static gboolean
+sink_take (image_sink * s, simnpu_image * image, GError ** error)
+{
+  gsize bytes = (gsize) image->width * image->height * RGB_BYTES;
+  gsize n = (gsize) s->w * s->h * s->ch, k;
+  float *tensor;
+
+  s->held_bytes += bytes;
+  s->stats.peak_image_bytes = MAX (s->stats.peak_image_bytes, s->held_bytes);
+  if (s->images != NULL) {
+    g_ptr_array_add (s->images, image);
+    return TRUE;
+  }
+  tensor = g_new (float, n);
+  if (simnpu_image_to_tensor (image, s->pp, s->w, s->h, s->ch, tensor, NULL,
+          NULL, NULL) < 0) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_INVALID,
+        "%s: cannot make a %ux%u tensor of %u channel%s of it with this "
+        "preprocessing", image->source, s->w, s->h, s->ch,
+        s->ch == 1 ? "" : "s");
+    g_free (tensor);
+    simnpu_image_free (image);
+    s->held_bytes -= bytes;
+    return FALSE;
+  }
+  simnpu_image_free (image);
+  s->held_bytes -= bytes;
+  if (s->nchw) {
+    float *planar = g_new (float, n);
+    for (k = 0; k < n; k++)
+      planar[(k % s->ch) * s->h * s->w + k / s->ch] = tensor[k];
+    g_free (tensor);
+    tensor = planar;
+  }
+  g_ptr_array_add (s->tensors, tensor);
+  return TRUE;
+}
+
 /* Decodes frames 0, STRIDE, 2 * STRIDE, ... of PATH, at most MAX_FRAMES,
  * into OUT (a still image is a one-frame stream). */
 static gboolean
 decode_file (const char *path, gboolean is_video, unsigned max_frames,
-    unsigned stride, GPtrArray * out, GError ** error)
+    unsigned stride, image_sink * out, GError ** error)
 {
   decoder d;
   unsigned index = 0, taken = 0;
+  guint32 png_w, png_h;
   GError *err = NULL;
   /* filesrc would wait on a FIFO for a writer and read a device without
    * end: a regular file only */
@@ -276,22 +450,29 @@ decode_file (const char *path, gboolean is_video, unsigned max_frames,
     return FALSE;
   }
   close (fd);
+  /* GStreamer finds no size in a PNG before decoding it (there is no PNG
+   * parser in plugins-base or -good): its header is read here */
+  if (png_declared_size (path, &png_w, &png_h)
+      && too_many_pixels (png_w, png_h)) {
+    set_too_large (error, path, png_w, png_h);
+    return FALSE;
+  }
   if (!decoder_open (&d, path, error))
     return FALSE;
   while (taken < max_frames) {
     GstSample *sample = decoder_pull (&d, path, &err);
     if (sample == NULL)
       break;
+    out->stats.frames_read++;
     if (index % stride == 0) {
       gchar *source = is_video ? g_strdup_printf ("%s#%u", path, index)
           : g_strdup (path);
       simnpu_image *image = image_from_sample (sample, source, &err);
       g_free (source);
-      if (image == NULL) {
+      if (image == NULL || !sink_take (out, image, &err)) {
         gst_sample_unref (sample);
         break;
       }
-      g_ptr_array_add (out, image);
       taken++;
     }
     gst_sample_unref (sample);
@@ -315,7 +496,7 @@ compare_names (gconstpointer a, gconstpointer b)
 }
 
 static gboolean
-load_dir (const char *dir_path, GPtrArray * out, GError ** error)
+load_dir (const char *dir_path, image_sink * out, GError ** error)
 {
   GError *gerr = NULL;
   GDir *dir = g_dir_open (dir_path, 0, &gerr);
@@ -355,15 +536,19 @@ load_dir (const char *dir_path, GPtrArray * out, GError ** error)
   return ok;
 }
 
-int
-simnpu_imageset_load (const char *path_or_dir, unsigned max_video_frames,
-    unsigned video_stride, GPtrArray * out_images, GError ** error)
+/* simnpu_imageset_load() and simnpu_imageset_load_tensors(): whatever
+ * PATH_OR_DIR names into OUT, whose array (OUT->images or OUT->tensors)
+ * is left as it was on error. */
+static int
+load_into (const char *path_or_dir, unsigned max_video_frames,
+    unsigned video_stride, image_sink * out, GError ** error)
 {
+  GPtrArray *array = out->images ? out->images : out->tensors;
   guint before;
   gboolean ok;
 
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
-  if (path_or_dir == NULL || out_images == NULL || max_video_frames == 0
+  if (path_or_dir == NULL || array == NULL || max_video_frames == 0
       || video_stride == 0) {
     g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_INVALID,
         "%s: expected a path, an output array, and a video frame count "
@@ -373,25 +558,63 @@ simnpu_imageset_load (const char *path_or_dir, unsigned max_video_frames,
   if (!gst_init_check (NULL, NULL, error))
     return -1;
 
-  before = out_images->len;
+  before = array->len;
   if (g_file_test (path_or_dir, G_FILE_TEST_IS_DIR))
-    ok = load_dir (path_or_dir, out_images, error);
+    ok = load_dir (path_or_dir, out, error);
   else if (!g_file_test (path_or_dir, G_FILE_TEST_EXISTS)) {
     g_set_error (error, SIMNPU_IMAGESET_ERROR,
         SIMNPU_IMAGESET_ERROR_NOT_FOUND, "%s: no such file or directory",
         path_or_dir);
     ok = FALSE;
   } else if (is_image_name (path_or_dir))
-    ok = decode_file (path_or_dir, FALSE, 1, 1, out_images, error);
+    ok = decode_file (path_or_dir, FALSE, 1, 1, out, error);
   else
     ok = decode_file (path_or_dir, TRUE, max_video_frames, video_stride,
-        out_images, error);
+        out, error);
 
   if (!ok) {
-    g_ptr_array_remove_range (out_images, before, out_images->len - before);
+    g_ptr_array_remove_range (array, before, array->len - before);
     return -1;
   }
-  return (int) (out_images->len - before);
+  return (int) (array->len - before);
+}
+
+int
+simnpu_imageset_load (const char *path_or_dir, unsigned max_video_frames,
+    unsigned video_stride, GPtrArray * out_images, GError ** error)
+{
+  image_sink out = { 0 };
+
+  out.images = out_images;
+  return load_into (path_or_dir, max_video_frames, video_stride, &out, error);
+}
+
+int
+simnpu_imageset_load_tensors (const char *path_or_dir,
+    unsigned max_video_frames, unsigned video_stride,
+    const simnpu__preprocess * pp, unsigned dst_w, unsigned dst_h,
+    unsigned channels, gboolean nchw, GPtrArray * out_tensors,
+    simnpu_imageset_stats * stats, GError ** error)
+{
+  image_sink out = { 0 };
+  int ret;
+
+  if (pp == NULL || dst_w == 0 || dst_h == 0 || channels == 0) {
+    g_set_error (error, SIMNPU_IMAGESET_ERROR, SIMNPU_IMAGESET_ERROR_INVALID,
+        "%s: expected preprocessing and a tensor size of at least 1x1x1",
+        path_or_dir ? path_or_dir : "(null)");
+    return -1;
+  }
+  out.tensors = out_tensors;
+  out.pp = pp;
+  out.w = dst_w;
+  out.h = dst_h;
+  out.ch = channels;
+  out.nchw = nchw;
+  ret = load_into (path_or_dir, max_video_frames, video_stride, &out, error);
+  if (stats)
+    *stats = out.stats;
+  return ret;
 }
 
 /* The bilinear sample of channel CH at (sx, sy), coordinates already

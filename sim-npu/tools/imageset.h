@@ -24,8 +24,11 @@
 #include <stdint.h>
 
 G_BEGIN_DECLS
-/* Pictures larger than this are refused rather than copied (the decoder
- * output is bounded before allocating). */
+/* Pictures larger than this (64 Mpixel, e.g. 8192x8192) are refused. The
+ * size a file declares is checked before anything is decoded: a PNG's
+ * header (IHDR), and the width and height GStreamer finds in a JPEG's
+ * header or a video container's stream caps; a picture whose size only
+ * its decoder knows is refused after decoding, before it is copied. */
 #define SIMNPU_IMAGESET_MAX_PIXELS (1u << 26)
 /* How long decoding may make no progress before it counts as hung. */
 #define SIMNPU_IMAGESET_STALL_TIMEOUT_MS 20000
@@ -39,6 +42,15 @@ G_BEGIN_DECLS
   SIMNPU_IMAGESET_ERROR_DECODE, /* GStreamer could not decode the file */
   SIMNPU_IMAGESET_ERROR_TOO_LARGE,      /* above SIMNPU_IMAGESET_MAX_PIXELS */
 } simnpu_imageset_error_code;
+
+/* What simnpu_imageset_load_tensors() did. */
+typedef struct
+{
+  unsigned frames_read;         /* pictures that came out of the decoders,
+                                 * the skipped video frames included */
+  gsize peak_image_bytes;       /* the most bytes of decoded pictures
+                                 * (simnpu_image) held at once */
+} simnpu_imageset_stats;
 
 /* One decoded picture: width * height pixels, 3 bytes each (R, G, B),
  * rows top to bottom without padding (row stride 3 * width). */
@@ -72,11 +84,35 @@ void simnpu_image_free (simnpu_image * image);
  * jpegdec (libjpeg's fast IDCT) and videoconvert's chroma upsampling can
  * differ from other decoders' by a few levels.
  *
+ * A file declaring more than SIMNPU_IMAGESET_MAX_PIXELS pixels is refused
+ * (SIMNPU_IMAGESET_ERROR_TOO_LARGE) without being decoded.
+ *
  * Returns the number of images appended (>= 1), or -1 with ERROR set
  * (domain SIMNPU_IMAGESET_ERROR, the message naming the file and what went
  * wrong); on error OUT_IMAGES is left as it was. */
 int simnpu_imageset_load (const char *path_or_dir, unsigned max_video_frames,
     unsigned video_stride, GPtrArray * out_images, GError ** error);
+
+/* Decodes PATH_OR_DIR as simnpu_imageset_load() does, and appends to
+ * OUT_TENSORS (which takes ownership: g_ptr_array_new_with_free_func
+ * (g_free)) one float tensor of DST_W x DST_H x CHANNELS values per
+ * picture, made by simnpu_image_to_tensor() with PP, in NHWC order, or
+ * NCHW (DST[(c * DST_H + y) * DST_W + x]) when NCHW is TRUE.
+ *
+ * Each picture becomes its tensor as soon as it is decoded and is freed
+ * then: however many frames a video gives, at most one decoded picture is
+ * held at a time, and decoding stops once MAX_VIDEO_FRAMES are taken.
+ * STATS, if not NULL, is filled in (also on error).
+ *
+ * Returns the number of tensors appended (>= 1), or -1 with ERROR set as
+ * simnpu_imageset_load() does (SIMNPU_IMAGESET_ERROR_INVALID for a
+ * geometry or PP that simnpu_image_to_tensor() refuses); on error
+ * OUT_TENSORS is left as it was. */
+int simnpu_imageset_load_tensors (const char *path_or_dir,
+    unsigned max_video_frames, unsigned video_stride,
+    const simnpu__preprocess * pp, unsigned dst_w, unsigned dst_h,
+    unsigned channels, gboolean nchw, GPtrArray * out_tensors,
+    simnpu_imageset_stats * stats, GError ** error);
 
 /* Makes a DST_W x DST_H x CHANNELS float tensor (NHWC, N = 1, row-major:
  * DST[(y * DST_W + x) * CHANNELS + c]) from IMAGE as PP says. No

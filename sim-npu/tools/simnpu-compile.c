@@ -328,53 +328,32 @@ input_geometry (const simnpu__ir_tensor * t, bool *nchw, unsigned *h,
 }
 
 /* Decodes the images of a directory, file or video and makes one input
- * tensor of each. */
+ * tensor of each, as each is decoded (a long video is never held). */
 static int
 load_inputs (const char *what, const char *path, const simnpu__ir_tensor * t,
     const simnpu__preprocess * pp, const model_args * a, GPtrArray * out)
 {
-  GPtrArray *images = g_ptr_array_new_with_free_func ((GDestroyNotify)
-      simnpu_image_free);
   GError *err = NULL;
   bool nchw;
-  unsigned h, w, ch, i;
+  unsigned h, w, ch;
+  int n;
 
   if (!input_geometry (t, &nchw, &h, &w, &ch)) {
     fprintf (stderr, "simnpu-compile: --%s: input '%s' is not an image "
         "([1,H,W,1|3] or [1,1|3,H,W])\n", what, t->name);
-    g_ptr_array_unref (images);
     return -1;
   }
   fprintf (stderr, "simnpu-compile: decoding %s images from %s ...\n", what,
       path);
-  if (simnpu_imageset_load (path, (unsigned) a->max_frames,
-          (unsigned) a->frame_stride, images, &err) < 0) {
+  n = simnpu_imageset_load_tensors (path, (unsigned) a->max_frames,
+      (unsigned) a->frame_stride, pp, w, h, ch, nchw, out, NULL, &err);
+  if (n < 0) {
     fprintf (stderr, "simnpu-compile: --%s: %s\n", what, err->message);
     g_error_free (err);
-    g_ptr_array_unref (images);
     return -1;
   }
-  for (i = 0; i < images->len; i++) {
-    const simnpu_image *img = images->pdata[i];
-    size_t n = (size_t) h * w * ch, k;
-    float *nhwc = g_new (float, n);
-    float scale;
-    int px, py;
-    simnpu_image_to_tensor (img, pp, w, h, ch, nhwc, &scale, &px, &py);
-    if (nchw) {
-      float *v = g_new (float, n);
-      for (k = 0; k < n; k++) {
-        size_t c = k % ch, p = k / ch;
-        v[c * h * w + p] = nhwc[k];
-      }
-      g_free (nhwc);
-      nhwc = v;
-    }
-    g_ptr_array_add (out, nhwc);
-  }
-  fprintf (stderr, "simnpu-compile: %u %s images (%ux%u, %u channel%s)\n",
-      images->len, what, w, h, ch, ch == 1 ? "" : "s");
-  g_ptr_array_unref (images);
+  fprintf (stderr, "simnpu-compile: %d %s images (%ux%u, %u channel%s)\n",
+      n, what, w, h, ch, ch == 1 ? "" : "s");
   return 0;
 }
 

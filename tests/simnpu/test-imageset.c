@@ -301,6 +301,158 @@ test_png (void)
   g_free (png);
 }
 
+/* A calibration video as the compiler reads it: every frame converted to
+ * the model's input size as it is decoded. However many frames are taken,
+ * one decoded picture at most is held at a time, and decoding stops at
+ * the last frame taken. */
+#define TENSOR_W 8
+#define TENSOR_H 8
+#define TENSOR_STRIDE 25
+#define TENSOR_FEW 4
+
+static void
+test_video_tensors (void)
+{
+  GPtrArray *tensors = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *images = new_images ();
+  simnpu__preprocess pp = { 0 };
+  simnpu_imageset_stats stats = { 0 };
+  GError *error = NULL;
+  gchar *path;
+  gsize frame_bytes = (gsize) VTEST_WIDTH * VTEST_HEIGHT * RGB;
+  float ref[TENSOR_W * TENSOR_H * RGB];
+  const float *t;
+  unsigned c, p;
+  int n;
+
+  if (!need_data ())
+    goto out;
+  path = g_build_filename (data_dir, "opencv", "vtest.avi", NULL);
+  pp.color = SIMNPU_COLOR_RGB;
+  pp.resize = SIMNPU_RESIZE_LETTERBOX;
+  pp.fill = 114;
+  pp.scale = 1.0f / 255.0f;
+  for (c = 0; c < RGB; c++)
+    pp.std[c] = 1.0f;
+
+  /* as many frames as the video has (--max-frames 100000) */
+  n = simnpu_imageset_load_tensors (path, 100000, TENSOR_STRIDE, &pp,
+      TENSOR_W, TENSOR_H, RGB, TRUE, tensors, &stats, &error);
+  g_assert_no_error (error);
+  g_test_message ("%d tensors of %u frames; peak %" G_GSIZE_FORMAT
+      " bytes of pictures held", n, stats.frames_read, stats.peak_image_bytes);
+  g_assert_cmpuint (stats.frames_read, >, TENSOR_STRIDE * TENSOR_FEW);
+  g_assert_cmpint (n, ==, (stats.frames_read + TENSOR_STRIDE - 1) /
+      TENSOR_STRIDE);
+  g_assert_cmpuint (tensors->len, ==, (guint) n);
+  g_assert_cmpuint (stats.peak_image_bytes, ==, frame_bytes);
+
+  /* tensor 1 is frame 25, planar (NCHW) */
+  g_assert_cmpint (simnpu_imageset_load (path, 2, TENSOR_STRIDE, images,
+          &error), ==, 2);
+  g_assert_cmpint (simnpu_image_to_tensor (images->pdata[1], &pp, TENSOR_W,
+          TENSOR_H, RGB, ref, NULL, NULL, NULL), ==, 0);
+  t = tensors->pdata[1];
+  for (p = 0; p < TENSOR_W * TENSOR_H; p++)
+    for (c = 0; c < RGB; c++)
+      g_assert_cmpfloat (t[c * TENSOR_W * TENSOR_H + p], ==, ref[p * RGB + c]);
+
+  /* a few frames: decoding stops at the last one taken */
+  n = simnpu_imageset_load_tensors (path, TENSOR_FEW, TENSOR_STRIDE, &pp,
+      TENSOR_W, TENSOR_H, RGB, FALSE, tensors, &stats, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (n, ==, TENSOR_FEW);
+  g_assert_cmpuint (stats.frames_read, ==, (TENSOR_FEW - 1) * TENSOR_STRIDE
+      + 1);
+  g_assert_cmpuint (stats.peak_image_bytes, ==, frame_bytes);
+  g_free (path);
+out:
+  g_ptr_array_unref (images);
+  g_ptr_array_unref (tensors);
+}
+
+/* Runs gst-launch-1.0 PIPELINE, which must succeed. */
+static void
+run_gst_launch (const char *pipeline)
+{
+  gchar *cmd = g_strdup_printf ("gst-launch-1.0 -q %s", pipeline);
+  gchar *err = NULL;
+  gint status;
+
+  g_assert_true (g_spawn_command_line_sync (cmd, NULL, &err, &status, NULL));
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("%s failed: %s", cmd, err);
+  g_free (err);
+  g_free (cmd);
+}
+
+/* Decompression bombs are refused from their headers. A valid PNG of
+ * 8193x8193 black grey pixels is 67 MB of pixels in a file of about
+ * 70 kB, just above the limit of 8192x8192: a size whose full decoding
+ * (what happened before the header was read, and the size was only
+ * checked afterwards, with another message) takes a few hundred MB, not
+ * the gigabytes of a 30000x30000 one, so this test stays cheap even where
+ * the check is missing. And a JPEG header declaring 30000x30000 with no
+ * image data, whose size GStreamer's type finder reads. */
+#define BOMB_SIDE 8193
+#define JPEG_BOMB_SIDE 30000
+
+static void
+check_refused (const char *path, unsigned w, unsigned h)
+{
+  GPtrArray *images = new_images ();
+  GError *error = NULL;
+  gchar *expect = g_strdup_printf ("%s: declares %ux%u pixels, more than "
+      "the limit of %u (8192x8192); not decoded", path, w, h,
+      SIMNPU_IMAGESET_MAX_PIXELS);
+
+  g_assert_cmpint (simnpu_imageset_load (path, 1, 1, images, &error), ==, -1);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_cmpstr (error->message, ==, expect);
+  g_assert_error (error, SIMNPU_IMAGESET_ERROR,
+      SIMNPU_IMAGESET_ERROR_TOO_LARGE);
+  g_assert_cmpuint (images->len, ==, 0);
+  g_clear_error (&error);
+  g_free (expect);
+  g_ptr_array_unref (images);
+}
+
+static void
+test_bombs (void)
+{
+  gchar *dir = g_dir_make_tmp ("test-imageset-bomb-XXXXXX", NULL);
+  gchar *png = g_build_filename (dir, "bomb.png", NULL);
+  gchar *jpg = g_build_filename (dir, "bomb.jpg", NULL);
+  gchar *pipeline = g_strdup_printf ("videotestsrc num-buffers=1 "
+      "pattern=black ! video/x-raw,format=GRAY8,width=%u,height=%u ! "
+      "pngenc compression-level=9 ! filesink location=%s", BOMB_SIDE,
+      BOMB_SIDE, png);
+  /* SOI, SOF0 (8 bits, height, width, one component), EOI */
+  const guint8 jpeg[] = { 0xff, JPEG_SOI, 0xff, JPEG_SOF0, 0x00, 0x0b, 0x08,
+    JPEG_BOMB_SIDE >> 8, JPEG_BOMB_SIDE & 0xff,
+    JPEG_BOMB_SIDE >> 8, JPEG_BOMB_SIDE & 0xff, 0x01, 0x01, 0x11, 0x00,
+    0xff, 0xd9
+  };
+  GStatBuf st;
+
+  run_gst_launch (pipeline);
+  g_assert_cmpint (g_stat (png, &st), ==, 0);
+  g_test_message ("%s: %" G_GINT64_FORMAT " bytes", png, (gint64) st.st_size);
+  check_refused (png, BOMB_SIDE, BOMB_SIDE);
+  g_assert_true (g_file_set_contents (jpg, (const gchar *) jpeg,
+          sizeof (jpeg), NULL));
+  check_refused (jpg, JPEG_BOMB_SIDE, JPEG_BOMB_SIDE);
+
+  g_unlink (png);
+  g_unlink (jpg);
+  g_rmdir (dir);
+  g_free (pipeline);
+  g_free (jpg);
+  g_free (png);
+  g_free (dir);
+}
+
 static void
 copy_file (const char *from, const char *to)
 {
@@ -575,7 +727,9 @@ main (int argc, char **argv)
 
   g_test_add_func ("/imageset/jpeg", test_jpeg);
   g_test_add_func ("/imageset/video", test_video);
+  g_test_add_func ("/imageset/video-tensors", test_video_tensors);
   g_test_add_func ("/imageset/png", test_png);
+  g_test_add_func ("/imageset/bombs", test_bombs);
   g_test_add_func ("/imageset/dir-and-errors", test_dir_and_errors);
   g_test_add_func ("/imageset/letterbox", test_letterbox);
   g_test_add_func ("/imageset/bilinear", test_bilinear);

@@ -672,6 +672,120 @@ out:
   g_free (axm);
 }
 
+/* A TF.js graph model: x [1,8,8,3] -> 3x3 conv (no bias) -> relu ->
+ * 1x1 conv + bias -> y [1,8,8,2]. On a black image the first conv's
+ * output (r1) is 0 everywhere, and y is the bias. */
+static const char black_model_json[] =
+    "{\"format\": \"graph-model\", \"modelTopology\": {\"node\": ["
+    "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
+    " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"dim\": [{\"size\":"
+    " \"1\"}, {\"size\": \"8\"}, {\"size\": \"8\"}, {\"size\": \"3\"}]}}}},"
+    "{\"name\": \"w1\", \"op\": \"Const\", \"attr\": {\"dtype\": {\"type\":"
+    " \"DT_FLOAT\"}, \"value\": {\"tensor\": {\"dtype\": \"DT_FLOAT\","
+    " \"tensorShape\": {\"dim\": [{\"size\": \"3\"}, {\"size\": \"3\"},"
+    " {\"size\": \"3\"}, {\"size\": \"4\"}]}}}}},"
+    "{\"name\": \"w2\", \"op\": \"Const\", \"attr\": {\"dtype\": {\"type\":"
+    " \"DT_FLOAT\"}, \"value\": {\"tensor\": {\"dtype\": \"DT_FLOAT\","
+    " \"tensorShape\": {\"dim\": [{\"size\": \"1\"}, {\"size\": \"1\"},"
+    " {\"size\": \"4\"}, {\"size\": \"2\"}]}}}}},"
+    "{\"name\": \"b2\", \"op\": \"Const\", \"attr\": {\"dtype\": {\"type\":"
+    " \"DT_FLOAT\"}, \"value\": {\"tensor\": {\"dtype\": \"DT_FLOAT\","
+    " \"tensorShape\": {\"dim\": [{\"size\": \"2\"}]}}}}},"
+    "{\"name\": \"c1\", \"op\": \"Conv2D\", \"input\": [\"x\", \"w1\"],"
+    " \"attr\": {\"strides\": {\"list\": {\"i\": [\"1\", \"1\", \"1\","
+    " \"1\"]}}, \"padding\": {\"s\": \"U0FNRQ==\"},"
+    " \"data_format\": {\"s\": \"TkhXQw==\"},"
+    " \"dilations\": {\"list\": {\"i\": [\"1\", \"1\", \"1\", \"1\"]}}}},"
+    "{\"name\": \"r1\", \"op\": \"Relu\", \"input\": [\"c1\"]},"
+    "{\"name\": \"c2\", \"op\": \"Conv2D\", \"input\": [\"r1\", \"w2\"],"
+    " \"attr\": {\"strides\": {\"list\": {\"i\": [\"1\", \"1\", \"1\","
+    " \"1\"]}}, \"padding\": {\"s\": \"U0FNRQ==\"},"
+    " \"data_format\": {\"s\": \"TkhXQw==\"},"
+    " \"dilations\": {\"list\": {\"i\": [\"1\", \"1\", \"1\", \"1\"]}}}},"
+    "{\"name\": \"y\", \"op\": \"BiasAdd\", \"input\": [\"c2\", \"b2\"],"
+    " \"attr\": {\"data_format\": {\"s\": \"TkhXQw==\"}}},"
+    "{\"name\": \"Identity\", \"op\": \"Identity\", \"input\": [\"y\"]}"
+    "]}, \"weightsManifest\": [{\"paths\": [\"black.bin\"], \"weights\": ["
+    "{\"name\": \"w1\", \"shape\": [3, 3, 3, 4], \"dtype\": \"float32\"},"
+    "{\"name\": \"w2\", \"shape\": [1, 1, 4, 2], \"dtype\": \"float32\"},"
+    "{\"name\": \"b2\", \"shape\": [2], \"dtype\": \"float32\"}]}]}";
+
+#define BLACK_W1 (3 * 3 * 3 * 4)
+#define BLACK_W2 (4 * 2)
+#define BLACK_BIAS 0.5f
+
+/* An 8x8 RGB PNG, every pixel black (written with Python's zlib). */
+static const guint8 black_png[] = {
+  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d,
+  0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x08,
+  0x08, 0x02, 0x00, 0x00, 0x00, 0x4b, 0x6d, 0x29, 0xdc, 0x00, 0x00, 0x00,
+  0x0c, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x60, 0x18, 0x1e, 0x00,
+  0x00, 0x00, 0xc8, 0x00, 0x01, 0x93, 0xbd, 0xa5, 0x8e, 0x00, 0x00, 0x00,
+  0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82
+};
+
+/* Calibrating on one black image (a constant calibration set) compiles:
+ * the first conv's output is constant (0), and its range is widened to
+ * one the device can requantise to, with a warning, instead of the
+ * compile failing with a "malformed model". The module then computes the
+ * float model's output on the black image, the bias. */
+static void
+test_compile_constant_calibration (void)
+{
+  gchar *dir = g_build_filename (tmp, "constant-calibration", NULL);
+  gchar *json = g_build_filename (dir, "model.json", NULL);
+  gchar *bin = g_build_filename (dir, "black.bin", NULL);
+  gchar *png = g_build_filename (dir, "black.png", NULL);
+  gchar *axm = g_build_filename (dir, "black.axm", NULL);
+  gchar *calib = g_strdup_printf ("--calibration=%s", png);
+  gchar *module_arg = g_strdup_printf ("--module=%s", axm);
+  const char *compile_argv[] = { compile_tool, json, "-o", axm, calib, NULL };
+  const char *run_argv[] = { run_tool, module_arg, "--input=1x8x8x3xu8=0",
+    "--time-scale", "0", NULL
+  };
+  float weights[BLACK_W1 + BLACK_W2 + 2];
+  gchar *out = NULL, *err = NULL, *expect;
+  gint status = 0;
+  unsigned i;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (json, black_model_json, -1, NULL));
+  for (i = 0; i < BLACK_W1; i++)
+    weights[i] = (float) ((int) (i % 7) - 3) * 0.25f;
+  for (i = 0; i < BLACK_W2; i++)
+    weights[BLACK_W1 + i] = (float) ((int) (i % 5) - 2) * 0.5f;
+  weights[BLACK_W1 + BLACK_W2] = weights[BLACK_W1 + BLACK_W2 + 1] = BLACK_BIAS;
+  g_assert_true (g_file_set_contents (bin, (const gchar *) weights,
+          sizeof (weights), NULL));
+  g_assert_true (g_file_set_contents (png, (const gchar *) black_png,
+          sizeof (black_png), NULL));
+
+  g_assert_true (g_spawn_sync (NULL, (gchar **) compile_argv, NULL, 0, NULL,
+          NULL, &out, &err, &status, NULL));
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_error ("the compile failed:\n%s%s", out, err);
+  g_assert_null (strstr (err, "malformed"));
+  /* the relu is fused into the first conv, whose output it names */
+  g_assert_nonnull (strstr (err, "simnpu-compile: warning: the calibration "
+          "set gives 1 tensor (first 'r1')"));
+  g_free (out);
+  g_free (err);
+
+  out = run (run_argv, 0);
+  g_test_message ("%s", out);
+  expect = g_strdup_printf ("min %g max %g", BLACK_BIAS, BLACK_BIAS);
+  g_assert_nonnull (strstr (out, expect));
+  g_free (expect);
+  g_free (out);
+  g_free (module_arg);
+  g_free (calib);
+  g_free (axm);
+  g_free (png);
+  g_free (bin);
+  g_free (json);
+  g_free (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -699,6 +813,8 @@ main (int argc, char **argv)
       test_run_module_profile_write_error);
   g_test_add_func ("/simnpu/tools/compile-bad-calibration",
       test_compile_bad_calibration);
+  g_test_add_func ("/simnpu/tools/compile-constant-calibration",
+      test_compile_constant_calibration);
   ret = g_test_run ();
   cmd = g_strdup_printf ("rm -rf '%s'", tmp);
   if (system (cmd) != 0)

@@ -453,6 +453,9 @@ read_row (Reader * rd, JsonObject * o, const gchar * where,
   row->inactive = read_bool (rd, o, where, "inactive");
   row->workers = read_uint (rd, o, where, "workers");
   row->worker_cpu_ms = read_double (rd, o, where, "worker_cpu_ms");
+  /* reports written before the member was added: no estimate */
+  if (json_object_has_member (o, "cpu_wait_ms"))
+    row->cpu_wait_ms = read_double (rd, o, where, "cpu_wait_ms");
 }
 
 static void

@@ -454,22 +454,27 @@ gst_ax_report_group_add_row (GstAxReportGroup * group, const gchar * name)
  *
  * Sets BLOCKED or STRONGLY BLOCKED from the ratio of mean CPU to mean
  * wall (#GST_AX_REPORT_BLOCKED_CPU_RATIO,
- * #GST_AX_REPORT_STRONGLY_BLOCKED_CPU_RATIO). DEVICE WAIT rows wait by
- * design and are never classified; rows shorter than
- * #GST_AX_REPORT_MIN_CLASSIFIED_MS are not either.
+ * #GST_AX_REPORT_STRONGLY_BLOCKED_CPU_RATIO), where the CPU includes the
+ * time the row waited for a CPU taken by other work (@cpu_wait_ms): a
+ * call that computes on a busy machine does not wait on its own account.
+ * DEVICE WAIT rows wait by design and are never classified; rows shorter
+ * than #GST_AX_REPORT_MIN_CLASSIFIED_MS are not either.
  */
 void
 gst_ax_report_row_classify (GstAxReportRow * row)
 {
+  gdouble wanted_ms;
+
   row->flags &= ~(GST_AX_REPORT_ROW_FLAG_BLOCKED |
       GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED);
   if (row->flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT)
     return;
   if (row->count == 0 || row->mean_ms < GST_AX_REPORT_MIN_CLASSIFIED_MS)
     return;
-  if (row->cpu_ms < GST_AX_REPORT_STRONGLY_BLOCKED_CPU_RATIO * row->mean_ms)
+  wanted_ms = row->cpu_ms + row->cpu_wait_ms;
+  if (wanted_ms < GST_AX_REPORT_STRONGLY_BLOCKED_CPU_RATIO * row->mean_ms)
     row->flags |= GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED;
-  else if (row->cpu_ms < GST_AX_REPORT_BLOCKED_CPU_RATIO * row->mean_ms)
+  else if (wanted_ms < GST_AX_REPORT_BLOCKED_CPU_RATIO * row->mean_ms)
     row->flags |= GST_AX_REPORT_ROW_FLAG_BLOCKED;
 }
 
@@ -1370,6 +1375,7 @@ json_groups (const GstAxReport * r, JsonBuilder * b)
       json_builder_add_boolean_value (b, row->inactive);
       json_int (b, "workers", row->workers);
       json_double (b, "worker_cpu_ms", row->worker_cpu_ms);
+      json_double (b, "cpu_wait_ms", row->cpu_wait_ms);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);

@@ -235,6 +235,10 @@ typedef enum
  *   (#GST_AX_REPORT_ROW_FLAG_WORKERS), 0 if none
  * @worker_cpu_ms: their CPU over the run, in total (included in @cpu_ms,
  *   which is per call)
+ * @cpu_wait_ms: mean time per call the row's threads were runnable but
+ *   waited for a CPU taken by other work, estimated from the kernel's
+ *   per-thread run-queue wait in proportion to @cpu_ms (0 where the
+ *   kernel keeps none, and on an idle machine)
  *
  * One row of the per-operator/stage table.
  */
@@ -256,6 +260,7 @@ typedef struct
   gboolean inactive;
   guint workers;
   gdouble worker_cpu_ms;
+  gdouble cpu_wait_ms;
 } GstAxReportRow;
 
 /**

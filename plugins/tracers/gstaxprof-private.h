@@ -625,6 +625,12 @@ typedef struct
 typedef struct
 {
   gint slot;
+  /* the kernel's schedstat of the thread when it was first seen: CPU run
+   * and time runnable waiting for a CPU (axprof_slot_wait_ratios()) */
+  gint tid;
+  gboolean sched_ok;
+  guint64 sched_cpu0_ns;
+  guint64 sched_wait0_ns;
   /* usage reads made, for timing one in READ_TIMING_EVERY */
   guint reads_done;
   /* default mode: hook time and values of the thread's last usage read */
@@ -712,6 +718,8 @@ typedef struct
   guint64 wall_min_ns;
   guint64 wall_max_ns;
   gint64 cpu_sum_ns;
+  /* estimated time runnable waiting for a CPU while computing */
+  gdouble cpu_wait_ns;
   gint64 faults_sum;
   guint64 reads;
   guint64 reads_timed;
@@ -765,6 +773,7 @@ extern RowStats axprof_overflow_stats;
 
 /* gstaxprof-thread.c */
 ThreadState *axprof_thread_state_new (void);
+gdouble *axprof_slot_wait_ratios (guint n);
 RowStats *axprof_row_stats_new (Row * row, ThreadState * t);
 void axprof_batch_read (ThreadState * t, guint64 ts);
 gdouble axprof_hist_percentile (const LatencyHistogram * h, gdouble q);

@@ -77,7 +77,8 @@ sink_counts_finish (SinkCounts * c, guint64 other, ElementState * other_sink)
 }
 
 static void
-merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)
+merge_row (Row * row, MergedRow * m, LatencyHistogram * lat,
+    const gdouble * wait_ratios)
 {
   guint i, b;
 
@@ -99,6 +100,8 @@ merge_row (Row * row, MergedRow * m, LatencyHistogram * lat)
     m->wall_min_ns = MIN (m->wall_min_ns, AXPROF_LOAD (st->wall_min_ns));
     m->wall_max_ns = MAX (m->wall_max_ns, AXPROF_LOAD (st->wall_max_ns));
     m->cpu_sum_ns += AXPROF_LOAD (st->cpu_sum_ns);
+    if (wait_ratios)
+      m->cpu_wait_ns += wait_ratios[i] * MAX (AXPROF_LOAD (st->cpu_sum_ns), 0);
     m->faults_sum += AXPROF_LOAD (st->faults_sum);
     m->reads += AXPROF_LOAD (st->reads);
     m->reads_timed += AXPROF_LOAD (st->reads_timed);
@@ -556,12 +559,14 @@ build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
   GstAxReport *r = b->r;
   GHashTable *memo = g_hash_table_new (NULL, NULL);
   GHashTable *idle = inactive_elements (b->p);
-  guint i, j;
+  guint slots = axprof_slot_count (), i, j;
+  gdouble *wait_ratios = axprof_slot_wait_ratios (slots);
+  gdouble wait_sum_ns = 0, cpu_sum_ns = 0, mean_ratio;
 
   for (i = 0; i < b->p->rows->len; i++) {
     MergedRow m;
 
-    merge_row (g_ptr_array_index (b->p->rows, i), &m, lat);
+    merge_row (g_ptr_array_index (b->p->rows, i), &m, lat, wait_ratios);
     if (m.count == 0)
       continue;
     m.rank = m.row->elem->element ?
@@ -569,7 +574,16 @@ build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
     g_array_append_val (b->merged, m);
   }
   g_hash_table_unref (memo);
+  g_free (wait_ratios);
   g_array_sort (b->merged, compare_merged);
+  /* workers' threads wait for a CPU as the rows' threads do, on average */
+  for (i = 0; i < b->merged->len; i++) {
+    MergedRow *m = &g_array_index (b->merged, MergedRow, i);
+
+    wait_sum_ns += m->cpu_wait_ns;
+    cpu_sum_ns += MAX (m->cpu_sum_ns, 0);
+  }
+  mean_ratio = cpu_sum_ns > 0 ? wait_sum_ns / cpu_sum_ns : 0;
 
   for (i = 0; i < b->merged->len; i++) {
     MergedRow *m = &g_array_index (b->merged, MergedRow, i);
@@ -596,6 +610,7 @@ build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
         /* CPU only: the workers' faults are theirs (cpu.threads[]), not
          * the calls', whose faults weigh the element's own allocation */
         m->cpu_sum_ns += (gint64) w->cpu_ns;
+        m->cpu_wait_ns += mean_ratio * w->cpu_ns;
         row->workers = w->threads;
         row->worker_cpu_ms = w->cpu_ns / (gdouble) GST_MSECOND;
         row->flags |= GST_AX_REPORT_ROW_FLAG_WORKERS;
@@ -609,6 +624,7 @@ build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
     row->min_ms = m->wall_min_ns / (gdouble) GST_MSECOND;
     row->max_ms = m->wall_max_ns / (gdouble) GST_MSECOND;
     row->cpu_ms = MAX (m->cpu_sum_ns, 0) / (gdouble) GST_MSECOND / m->count;
+    row->cpu_wait_ms = m->cpu_wait_ns / GST_MSECOND / m->count;
     row->faults = (gdouble) MAX (m->faults_sum, 0) / m->count;
     if (m->row->kind == ROW_LOOP)
       row->flags |= GST_AX_REPORT_ROW_FLAG_STAGE;
@@ -1105,7 +1121,7 @@ sink_frames (PipelineState * p)
 
     if (row->kind != ROW_CHAIN || !row->elem->is_sink)
       continue;
-    merge_row (row, &m, NULL);
+    merge_row (row, &m, NULL, NULL);
     if (m.count > 0)
       sink_counts_add (&c, row->elem, m.items, &other, &other_sink);
   }

@@ -16,10 +16,18 @@
 
 #include "gstaxprof-private.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
+#include <unistd.h>
 
 static GMutex slot_lock;
 static gboolean slot_used[MAX_THREAD_SLOTS];
+/* per slot, under slot_lock: its live thread, and what the threads that
+ * held it before ran and waited for a CPU */
+static ThreadState *slot_thread[MAX_THREAD_SLOTS];
+static guint64 slot_ended_cpu_ns[MAX_THREAD_SLOTS];
+static guint64 slot_ended_wait_ns[MAX_THREAD_SLOTS];
 guint axprof_slots_high;
 static void thread_state_free (gpointer data);
 static GPrivate thread_key = G_PRIVATE_INIT (thread_state_free);
@@ -36,6 +44,68 @@ RowStats axprof_overflow_stats;
 
 /* ---------------------------------------------------------------- threads */
 
+/* Thread @tid's time on a CPU and time runnable but waiting for one
+ * (/proc/<pid>/task/<tid>/schedstat: run ns, run-queue wait ns,
+ * timeslices); FALSE where the kernel does not keep them. */
+static gboolean
+read_schedstat (gint tid, guint64 * cpu_ns, guint64 * wait_ns)
+{
+  gchar path[64], buf[128];
+  gboolean ok = FALSE;
+  gssize n;
+  gint fd;
+
+  g_snprintf (path, sizeof (path), "/proc/self/task/%d/schedstat", tid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+  n = read (fd, buf, sizeof (buf) - 1);
+  if (n > 0) {
+    buf[n] = '\0';
+    ok = sscanf (buf, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, cpu_ns,
+        wait_ns) == 2;
+  }
+  close (fd);
+  return ok;
+}
+
+/* What @t ran and waited since it was first seen, added to @cpu_ns and
+ * @wait_ns. */
+static void
+thread_sched_add (ThreadState * t, guint64 * cpu_ns, guint64 * wait_ns)
+{
+  guint64 cpu, wait;
+
+  if (!t->sched_ok || !read_schedstat (t->tid, &cpu, &wait))
+    return;
+  if (cpu >= t->sched_cpu0_ns && wait >= t->sched_wait0_ns) {
+    *cpu_ns += cpu - t->sched_cpu0_ns;
+    *wait_ns += wait - t->sched_wait0_ns;
+  }
+}
+
+/* Per thread slot below @n, the time its threads spent runnable waiting
+ * for a CPU per ns of CPU they ran: on a machine busy with other work a
+ * call's wall time holds this much waiting for each ns it computed, which
+ * is not the call's own waiting (a lock, a clock). Free with g_free(). */
+gdouble *
+axprof_slot_wait_ratios (guint n)
+{
+  gdouble *ratios = g_new0 (gdouble, MAX (n, 1));
+  guint i;
+
+  g_mutex_lock (&slot_lock);
+  for (i = 0; i < n && i < MAX_THREAD_SLOTS; i++) {
+    guint64 cpu = slot_ended_cpu_ns[i], wait = slot_ended_wait_ns[i];
+
+    if (slot_thread[i])
+      thread_sched_add (slot_thread[i], &cpu, &wait);
+    ratios[i] = cpu > 0 ? wait / (gdouble) cpu : 0;
+  }
+  g_mutex_unlock (&slot_lock);
+  return ratios;
+}
+
 static void
 thread_state_free (gpointer data)
 {
@@ -44,6 +114,9 @@ thread_state_free (gpointer data)
   axprof_census_thread_exit (t);
   if (t->slot >= 0) {
     g_mutex_lock (&slot_lock);
+    thread_sched_add (t, &slot_ended_cpu_ns[t->slot],
+        &slot_ended_wait_ns[t->slot]);
+    slot_thread[t->slot] = NULL;
     slot_used[t->slot] = FALSE;
     g_mutex_unlock (&slot_lock);
   }
@@ -67,11 +140,15 @@ axprof_thread_state_new (void)
   gint i;
 
   t->slot = -1;
+  t->tid = axprof_gettid ();
+  t->sched_ok = read_schedstat (t->tid, &t->sched_cpu0_ns,
+      &t->sched_wait0_ns);
   axprof_span_stack_grow (t);
   g_mutex_lock (&slot_lock);
   for (i = 0; i < MAX_THREAD_SLOTS; i++) {
     if (!slot_used[i]) {
       slot_used[i] = TRUE;
+      slot_thread[i] = t;
       t->slot = i;
       if ((guint) i >= axprof_slots_high)
         __atomic_store_n (&axprof_slots_high, i + 1, __ATOMIC_RELEASE);

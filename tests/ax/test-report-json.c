@@ -59,6 +59,7 @@ full_report (void)
   row->kind = GST_AX_REPORT_ROW_KIND_TASK;
   row->mean_ms = 2;
   row->cpu_ms = 0.01;
+  row->cpu_wait_ms = 0.125;
   row->count = 10;
   row->total_ms = 20;
   row->inactive = TRUE;

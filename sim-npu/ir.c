@@ -72,6 +72,7 @@ simnpu__ir_graph_free (simnpu__ir_graph * g)
   g_free (g->tensors);
   g_free (g->nodes);
   g_free (g->name);
+  g_strfreev (g->model_files);
   g_free (g);
 }
 
@@ -86,6 +87,7 @@ simnpu__ir_graph_copy (const simnpu__ir_graph * g)
   c = g_new0 (simnpu__ir_graph, 1);
   *c = *g;
   c->name = g_strdup (g->name);
+  c->model_files = g_strdupv (g->model_files);
   c->tensors_alloc = g->n_tensors;
   c->tensors = g_new0 (simnpu__ir_tensor, MAX (g->n_tensors, 1));
   for (i = 0; i < g->n_tensors; i++) {

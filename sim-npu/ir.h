@@ -273,6 +273,10 @@ typedef struct _simnpu__ir_graph
   int inputs[SIMNPU_IR_MAX_INPUTS];
   unsigned n_outputs;
   int outputs[SIMNPU_IR_MAX_OUTPUTS];
+  /* the files besides its own that the source model was read from (TF.js
+   * weight shards), NULL-terminated; NULL if none. A tool must not write
+   * over them. */
+  char **model_files;
 } simnpu__ir_graph;
 
 /* ------------------------------------------------------------------ */

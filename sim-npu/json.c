@@ -1281,6 +1281,11 @@ simnpu__graph_load_json_data (const char *data, size_t size,
 
   l.g->estimate_only = estimate_only;
   ret = load_root (&l, json_parser_get_root (parser));
+  /* read or not (estimate-only), it is part of the model */
+  if (l.weights_file != NULL) {
+    l.g->model_files = g_new0 (char *, 2);
+    l.g->model_files[0] = g_build_filename (l.base_dir, l.weights_file, NULL);
+  }
 
   l.g->n_tensors = l.tensors->len;
   l.g->tensors = (simnpu__tensor *) g_array_free (l.tensors, FALSE);

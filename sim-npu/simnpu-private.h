@@ -349,6 +349,10 @@ typedef struct
   /* decoder type and parameters, a JSON object ({"type": "ssd", ...}),
    * or NULL */
   char *decoder;
+  /* the files besides its own that the source model names (a JSON
+   * graph's weights_file), NULL-terminated; NULL if none. A tool must
+   * not write over them. */
+  char **model_files;
   /* set by simnpu__graph_prepare() */
   size_t arena_bytes;
   size_t scratch_bytes;

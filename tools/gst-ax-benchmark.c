@@ -38,6 +38,8 @@
 #include "config.h"
 #endif
 
+#include "axfile.h"
+
 #include <gst/gst.h>
 #include <gst/ax/gstaxdebugcheck.h>
 #include <gst/ax/gstaxmodelquery.h>
@@ -496,6 +498,41 @@ check_model (const gchar * model, gchar ** message)
   g_free (tried);
   g_free (path);
   return path != NULL;
+}
+
+/* The reports are written last, over whatever their paths name: neither
+ * may replace what the run reads (the model, the video, a photo), nor the
+ * other report. Refused before the run, not after it. */
+static gboolean
+check_outputs_apart (const Options * o, const gchar * model,
+    const ImageSet * images, gchar ** message)
+{
+  const gchar *const options[] = { "json", "report" };
+  const gchar *const outputs[] = { o->json, o->report_file };
+  GPtrArray *inputs = g_ptr_array_new_with_free_func (g_free);
+  GError *err = NULL;
+  gchar *msg = NULL;
+  guint i;
+
+  g_ptr_array_add (inputs, gst_ax_model_find (model, NULL));
+  g_ptr_array_add (inputs, g_strdup (o->video));
+  /* each photo through its link, which ax_file_same() follows */
+  for (i = 0; images->links && i < images->links->len; i++)
+    g_ptr_array_add (inputs, g_strdup (g_ptr_array_index (images->links, i)));
+  for (i = 0; i < G_N_ELEMENTS (outputs) && msg == NULL; i++)
+    if (outputs[i] && !ax_file_check_output (outputs[i],
+            (const gchar * const *) inputs->pdata, inputs->len, &err)) {
+      msg = g_strdup_printf ("--%s %s: %s; write it elsewhere",
+          options[i], outputs[i], err->message);
+      g_clear_error (&err);
+    }
+  if (msg == NULL && o->json && o->report_file
+      && ax_file_replaces (o->report_file, o->json))
+    msg = g_strdup_printf ("--json %s and --report %s name the same "
+        "file; give each its own path", o->json, o->report_file);
+  g_ptr_array_unref (inputs);
+  *message = msg;
+  return msg == NULL;
 }
 
 /* axinference's own ranges, so that gst_parse_launch() never silently
@@ -1177,7 +1214,9 @@ main (int argc, char **argv)
   }
   g_option_context_free (ctx);
   if (!check_options (&o, &message) || !check_model (argv[1], &message)
-      || (o.images && !image_set_init (&images, o.images, o.frames, &message))) {
+      || (o.images && !image_set_init (&images, o.images, o.frames, &message))
+      || !check_outputs_apart (&o, argv[1], &images, &message)) {
+    image_set_clear (&images);
     options_clear (&o);
     return usage_error (message);
   }

@@ -17,6 +17,8 @@
 
 #include "gstaxinference-private.h"
 
+#include "axfile.h"
+
 #include <string.h>
 
 #define GST_CAT_DEFAULT gst_ax_inference_debug
@@ -253,6 +255,10 @@ gst_ax_inference_open_device (GstAxInference * self)
   path = gst_ax_model_find (model, &tried);
   if (path == NULL)
     goto model_not_found;
+  /* the runtime CSV is written in place (fopen): over the model it would
+   * destroy it */
+  if (profile_host && profile_host[0] && ax_file_replaces (profile_host, path))
+    goto profile_is_model;
 
   g_mutex_lock (&self->lock);
   self->jobs_done = 0;
@@ -400,6 +406,14 @@ pool_failed:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not set up the output buffer pool."), (NULL));
+    goto fail;
+  }
+profile_is_model:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("The host profile \"%s\" would replace the model: "
+            AX_FILE_SAME_AS_INPUT " %s.", profile_host, path),
+        ("give profile-host another path"));
     goto fail;
   }
 profile_failed:

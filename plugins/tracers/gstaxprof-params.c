@@ -13,6 +13,8 @@
 
 #include "gstaxprof-params.h"
 
+#include "axfile.h"
+
 #include <gst/gst.h>
 #include <string.h>
 
@@ -49,6 +51,63 @@ path_param (const GstStructure * s, const gchar * name, gchar * old)
     return old;
   g_free (old);
   return g_strdup (gst_structure_get_string (s, name));
+}
+
+/* The field's position in @s, or -1 when @s does not set it */
+static gint
+field_index (const GstStructure * s, const gchar * name)
+{
+  gint i;
+
+  for (i = 0; i < gst_structure_n_fields (s); i++)
+    if (strcmp (gst_structure_nth_field_name (s, i), name) == 0)
+      return i;
+  return -1;
+}
+
+/* Two outputs on one file would keep only the one written last (json= and
+ * perfetto= replace the file, file= appends to it): of the keys naming
+ * the same file, the first one in @s keeps it and the later ones are
+ * ignored (left unset), with a warning naming both. A FIFO or a device
+ * takes every output in turn, so it may be named twice. */
+static void
+drop_shared_outputs (const GstStructure * s, AxProfParams * out,
+    GString * warnings)
+{
+  struct
+  {
+    const gchar *key;
+    gchar **path;
+    gint index;
+  } o[] = {
+    {"file", &out->file, 0}, {"json", &out->json, 0},
+    {"perfetto", &out->perfetto, 0},
+  }, t;
+  guint i, j;
+
+  for (i = 0; i < G_N_ELEMENTS (o); i++)
+    o[i].index = field_index (s, o[i].key);
+  /* in the order the params give them */
+  for (i = 1; i < G_N_ELEMENTS (o); i++)
+    for (j = i; j > 0 && o[j - 1].index > o[j].index; j--) {
+      t = o[j];
+      o[j] = o[j - 1];
+      o[j - 1] = t;
+    }
+  for (i = 1; i < G_N_ELEMENTS (o); i++) {
+    if (*o[i].path == NULL || ax_file_is_stream (*o[i].path))
+      continue;
+    for (j = 0; j < i; j++) {
+      if (*o[j].path == NULL || !ax_file_same (*o[i].path, *o[j].path))
+        continue;
+      g_string_append_printf (warnings, "axprof: %s=%s and %s=%s name the "
+          "same file; %s= is ignored so that %s= keeps its output (give "
+          "each output its own path)\n", o[j].key, *o[j].path, o[i].key,
+          *o[i].path, o[i].key, o[j].key);
+      g_clear_pointer (o[i].path, g_free);
+      break;
+    }
+  }
 }
 
 gboolean
@@ -113,6 +172,7 @@ axprof_params_parse (const gchar * params, AxProfParams * out,
       (gst_structure_has_field (s, "perfetto") && out->perfetto == NULL))
     g_string_append_printf (warnings, "axprof: file=, json= and perfetto= "
         "take a path; got '%s'\n", params);
+  drop_shared_outputs (s, out, warnings);
   for (i = 0; i < gst_structure_n_fields (s); i++) {
     const gchar *f = gst_structure_nth_field_name (s, i);
 

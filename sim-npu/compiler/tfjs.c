@@ -552,6 +552,8 @@ simnpu__tfjs_load_data (const char *json, size_t size,
 typedef struct
 {
   char *dir;
+  /* the shards' paths, for the graph's model_files */
+  GPtrArray *files;
 } tfjs_file_reader;
 
 /* A shard of the model's own folder only: a hostile manifest could name
@@ -565,6 +567,8 @@ read_shard (const char *path, gpointer user_data, GError ** error)
   gchar *contents = NULL;
   gsize len = 0;
 
+  if (full != NULL)
+    g_ptr_array_add (r->files, g_strdup (full));
   if (full == NULL || !simnpu__file_read (full, "weights shard",
           SIMNPU_FILE_MAX_WEIGHTS_BYTES, &contents, &len, error)) {
     g_free (full);
@@ -592,7 +596,14 @@ simnpu__tfjs_load_file (const char *model_json, simnpu__ir_graph ** out,
     return ret;
   }
   r.dir = g_path_get_dirname (model_json);
+  r.files = g_ptr_array_new_with_free_func (g_free);
   ret = simnpu__tfjs_load_data (contents, len, read_shard, &r, out, error);
+  if (ret == 0 && r.files->len > 0) {
+    g_ptr_array_add (r.files, NULL);
+    (*out)->model_files = (char **) g_ptr_array_free (r.files, FALSE);
+  } else {
+    g_ptr_array_unref (r.files);
+  }
   g_free (r.dir);
   g_free (contents);
   return ret;

@@ -17,7 +17,9 @@
  */
 
 #include "simnpu-file.h"
+#include "axfile.h"
 #include "simnpu-private.h"
+#include "tools-util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,6 +33,7 @@
 #include <xlsxwriter.h>
 #endif
 
+#define TOOL "simnpu-annotate"
 #define EXIT_USAGE 2
 #define MAX_LINE 4096
 #define HOST_COPY "host_copy"
@@ -1027,6 +1030,7 @@ write_perfetto (annotate * an, const char *path)
   GPtrArray *tracks = g_ptr_array_new_with_free_func (free_track);
   pb_edge *edges = g_new (pb_edge, 2 * an->rows->len + 1);
   unsigned i, k, n = 0;
+  GError *err = NULL;
   gboolean ok;
 
   for (i = 0; i < an->rows->len; i++) {
@@ -1070,7 +1074,13 @@ write_perfetto (annotate * an, const char *path)
     g_byte_array_set_size (sub, 0);
     pb_packet (out, p);
   }
-  ok = g_file_set_contents (path, (const gchar *) out->data, out->len, NULL);
+  /* a regular file is replaced atomically; /dev/null or a FIFO is
+   * written into, never replaced by a regular file */
+  ok = ax_file_write (path, (const gchar *) out->data, out->len, FALSE, &err);
+  if (!ok) {
+    fprintf (stderr, "simnpu-annotate: %s\n", err->message);
+    g_error_free (err);
+  }
   g_byte_array_free (out, TRUE);
   g_byte_array_free (p, TRUE);
   g_byte_array_free (sub, TRUE);
@@ -1384,8 +1394,9 @@ main (int argc, char **argv)
 {
   annotate an = { 0 };
   const char *out;
+  gchar *inputs[3];
   int ret = EXIT_FAILURE;
-  unsigned n_sheets = 0;
+  unsigned n_sheets = 0, i;
 
   if (argc != 4) {
     fprintf (stderr, "usage: simnpu-annotate DEBUG_DIR runtime.csv "
@@ -1393,6 +1404,18 @@ main (int argc, char **argv)
     return EXIT_USAGE;
   }
   out = argv[3];
+  /* checked before reading: a CSV output is written in place */
+  inputs[0] = g_build_filename (argv[1], "actions.csv", NULL);
+  inputs[1] = g_build_filename (argv[1], "device.txt", NULL);
+  inputs[2] = g_strdup (argv[2]);
+  if (simnpu_tools_check_output (TOOL, "OUT", out,
+          (const char *const *) inputs, G_N_ELEMENTS (inputs)) < 0) {
+    for (i = 0; i < G_N_ELEMENTS (inputs); i++)
+      g_free (inputs[i]);
+    return EXIT_USAGE;
+  }
+  for (i = 0; i < G_N_ELEMENTS (inputs); i++)
+    g_free (inputs[i]);
   an.actions = g_ptr_array_new_with_free_func (free_action);
   an.resources = g_ptr_array_new_with_free_func (g_free);
   an.rows = g_array_new (FALSE, TRUE, sizeof (row));

@@ -36,6 +36,59 @@
 /* bounds of the video options: a calibration set is a few hundred frames */
 #define MAX_VIDEO_FRAMES 100000
 #define MAX_FRAME_STRIDE 100000
+/* -o, --dump-profiling and the two files of --debug-info */
+#define MAX_OUTPUTS 4
+
+/* What the tool reads and what it writes: no output may replace an input
+ * (the model, its weights, a calibration image, ...). The inputs grow as
+ * they become known: the command line's first, then the files the model
+ * names and the images of a calibration folder. */
+typedef struct
+{
+  GPtrArray *inputs;            /* paths, owned */
+  unsigned n_outputs;
+  const char *output_option[MAX_OUTPUTS];
+  char *output[MAX_OUTPUTS];
+} io_files;
+
+static void
+add_input (io_files * io, const char *path)
+{
+  if (path != NULL)
+    g_ptr_array_add (io->inputs, g_strdup (path));
+}
+
+static void
+add_output (io_files * io, const char *option, char *path)
+{
+  g_assert (io->n_outputs < MAX_OUTPUTS);
+  io->output_option[io->n_outputs] = option;
+  io->output[io->n_outputs++] = path;
+}
+
+static int
+check_outputs (const io_files * io)
+{
+  unsigned i;
+
+  for (i = 0; i < io->n_outputs; i++)
+    if (simnpu_tools_check_output (TOOL, io->output_option[i],
+            io->output[i], (const char *const *) io->inputs->pdata,
+            io->inputs->len) < 0)
+      return -1;
+  return 0;
+}
+
+/* The files the model names, once it is read */
+static int
+check_model_files (io_files * io, char **model_files)
+{
+  unsigned i;
+
+  for (i = 0; model_files != NULL && model_files[i] != NULL; i++)
+    add_input (io, model_files[i]);
+  return check_outputs (io);
+}
 
 static const char *
 action_id_prefix (simnpu_action_kind kind)
@@ -331,7 +384,8 @@ input_geometry (const simnpu__ir_tensor * t, bool *nchw, unsigned *h,
  * tensor of each, as each is decoded (a long video is never held). */
 static int
 load_inputs (const char *what, const char *path, const simnpu__ir_tensor * t,
-    const simnpu__preprocess * pp, const model_args * a, GPtrArray * out)
+    const simnpu__preprocess * pp, const model_args * a, GPtrArray * out,
+    io_files * io)
 {
   GError *err = NULL;
   bool nchw;
@@ -351,6 +405,20 @@ load_inputs (const char *what, const char *path, const simnpu__ir_tensor * t,
     fprintf (stderr, "simnpu-compile: --%s: %s\n", what, err->message);
     g_error_free (err);
     return -1;
+  }
+  /* the path itself is an input already; a folder's files are too */
+  if (g_file_test (path, G_FILE_TEST_IS_DIR)) {
+    GDir *dir = g_dir_open (path, 0, NULL);
+    const gchar *name;
+
+    while (dir && (name = g_dir_read_name (dir)) != NULL) {
+      gchar *file = g_build_filename (path, name, NULL);
+
+      add_input (io, file);
+      g_free (file);
+    }
+    if (dir)
+      g_dir_close (dir);
   }
   fprintf (stderr, "simnpu-compile: %d %s images (%ux%u, %u channel%s)\n",
       n, what, w, h, ch, ch == 1 ? "" : "s");
@@ -388,7 +456,8 @@ load_labels (const char *path, char ***out)
 
 static int
 compile_model (const char *src, const model_args * a,
-    const char *name, const char *device, bool quiet, simnpu__graph ** out)
+    const char *name, const char *device, bool quiet, io_files * io,
+    simnpu__graph ** out)
 {
   simnpu__compile_options o;
   simnpu__compile_result r = { 0 };
@@ -413,14 +482,18 @@ compile_model (const char *src, const model_args * a,
         simnpu_strerror (error.code));
     goto out;
   }
+  if (check_model_files (io, g->model_files) < 0)
+    goto out;
   for (i = 0; a->calibration && a->calibration[i]; i++)
     if (load_inputs ("calibration", a->calibration[i],
-            &g->tensors[g->inputs[0]], &o.preprocess, a, o.calibration) < 0)
+            &g->tensors[g->inputs[0]], &o.preprocess, a, o.calibration, io) < 0)
       goto out;
   for (i = 0; a->validation && a->validation[i]; i++)
     if (load_inputs ("validation", a->validation[i],
-            &g->tensors[g->inputs[0]], &o.preprocess, a, o.validation) < 0)
+            &g->tensors[g->inputs[0]], &o.preprocess, a, o.validation, io) < 0)
       goto out;
+  if (check_outputs (io) < 0)
+    goto out;
   if (o.calibration->len == 0)
     fprintf (stderr, "simnpu-compile: WARNING: no --calibration images: "
         "calibrating on random pixels. Accuracy will suffer; give a "
@@ -643,6 +716,8 @@ main (int argc, char **argv)
   simnpu__profile profile;
   simnpu__schedule schedule = { 0 };
   simnpu__graph *g = NULL;
+  io_files io = { 0 };
+  gchar *debug_files[2] = { NULL, NULL };
   int status = EXIT_FAILURE;
   unsigned i;
 
@@ -676,6 +751,29 @@ main (int argc, char **argv)
   if (profiling && trace == NULL)
     trace = g_strdup ("timeline.csv");
 
+  io.inputs = g_ptr_array_new_with_free_func (g_free);
+  add_input (&io, argv[1]);
+  add_input (&io, ma.labels);
+  add_input (&io, ma.decoder);
+  for (i = 0; ma.calibration && ma.calibration[i]; i++)
+    add_input (&io, ma.calibration[i]);
+  for (i = 0; ma.validation && ma.validation[i]; i++)
+    add_input (&io, ma.validation[i]);
+  if (output)
+    add_output (&io, "-o", output);
+  if (trace)
+    add_output (&io, "--dump-profiling", trace);
+  if (debug_dir) {
+    debug_files[0] = g_build_filename (debug_dir, "device.txt", NULL);
+    debug_files[1] = g_build_filename (debug_dir, "actions.csv", NULL);
+    add_output (&io, "--debug-info", debug_files[0]);
+    add_output (&io, "--debug-info", debug_files[1]);
+  }
+  if (check_outputs (&io) < 0) {
+    status = EXIT_USAGE;
+    goto out;
+  }
+
   if (parse_numeric_options (&ma) < 0) {
     status = EXIT_USAGE;
     goto out;
@@ -693,7 +791,7 @@ main (int argc, char **argv)
       status = EXIT_USAGE;
       goto out;
     }
-    if (compile_model (argv[1], &ma, name, device, quiet, &g) < 0)
+    if (compile_model (argv[1], &ma, name, device, quiet, &io, &g) < 0)
       goto out;
     if (ma.quantize_only) {
       status = EXIT_SUCCESS;
@@ -703,6 +801,8 @@ main (int argc, char **argv)
           &error) < 0 || simnpu__graph_prepare (g, &error) < 0) {
     fprintf (stderr, "simnpu-compile: %s: %s (%s)\n", argv[1],
         error.message, simnpu_strerror (error.code));
+    goto out;
+  } else if (check_model_files (&io, g->model_files) < 0) {
     goto out;
   }
   if (simnpu__schedule_build (g, &profile, &schedule, &error) < 0) {
@@ -750,6 +850,10 @@ main (int argc, char **argv)
   status = EXIT_SUCCESS;
 
 out:
+  if (io.inputs)
+    g_ptr_array_unref (io.inputs);
+  g_free (debug_files[0]);
+  g_free (debug_files[1]);
   simnpu__schedule_clear (&schedule);
   simnpu__graph_free (g);
   g_free (output);

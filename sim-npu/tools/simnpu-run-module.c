@@ -42,6 +42,27 @@
 #define MAX_TIME_SCALE 1000.0
 #define PREVIEW_VALUES 8
 
+/* The runtime CSV may not replace the module or an --input=...=@FILE */
+static int
+check_profile_output (const char *profile, const char *module,
+    char *const *input_args)
+{
+  GPtrArray *inputs = g_ptr_array_new ();
+  int ret;
+  unsigned i;
+
+  g_ptr_array_add (inputs, (gpointer) module);
+  for (i = 0; input_args && input_args[i]; i++) {
+    const char *at = strstr (input_args[i], "=@");
+    if (at != NULL)
+      g_ptr_array_add (inputs, (gpointer) (at + 2));
+  }
+  ret = simnpu_tools_check_output (TOOL, "--profile-host", profile,
+      (const char *const *) inputs->pdata, inputs->len);
+  g_ptr_array_unref (inputs);
+  return ret;
+}
+
 static int
 parse_input (const char *arg, const simnpu_tensor_spec * spec, void *buf,
     char *msg, size_t msg_size)
@@ -296,6 +317,10 @@ main (int argc, char **argv)
     in_flight = (gint) v64;
   if (time_scale_arg && simnpu_tools_parse_double (TOOL, "--time-scale",
           time_scale_arg, 0.0, MAX_TIME_SCALE, &time_scale) < 0) {
+    status = EXIT_USAGE;
+    goto out;
+  }
+  if (check_profile_output (profile, module, input_args) < 0) {
     status = EXIT_USAGE;
     goto out;
   }

@@ -9,6 +9,8 @@
 
 #include "tools-util.h"
 
+#include "axfile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -100,4 +102,19 @@ simnpu_tools_read_exact (const char *tool, const char *what,
   }
   close (fd);
   return 0;
+}
+
+int
+simnpu_tools_check_output (const char *tool, const char *what,
+    const char *output, const char *const *inputs, size_t n_inputs)
+{
+  GError *err = NULL;
+
+  if (output == NULL
+      || ax_file_check_output (output, inputs, (gssize) n_inputs, &err))
+    return 0;
+  fprintf (stderr, "%s: %s %s: %s; write it elsewhere\n", tool, what, output,
+      err->message);
+  g_error_free (err);
+  return -1;
 }

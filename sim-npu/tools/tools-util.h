@@ -39,5 +39,12 @@ int simnpu_tools_parse_double (const char *tool, const char *option,
 int simnpu_tools_read_exact (const char *tool, const char *what,
     const char *path, void *buf, size_t size);
 
+/* Refuses an output that would replace one of the tool's inputs: @output
+ * (named by @what in the message, e.g. "-o") against @n_inputs paths
+ * (NULL entries skipped), compared by device and inode (see axfile.h).
+ * Prints "TOOL: WHAT OUTPUT: output is the same file as input NAME". */
+int simnpu_tools_check_output (const char *tool, const char *what,
+    const char *output, const char *const *inputs, size_t n_inputs);
+
 G_END_DECLS
 #endif /* __SIMNPU_TOOLS_UTIL_H__ */

@@ -782,6 +782,116 @@ test_json_through_symlink (void)
   g_free (target);
 }
 
+/* The run with @args (the model first) is refused before it starts with
+ * @message, and @victim keeps its bytes */
+static void
+assert_refused_output (const gchar * const *args, const gchar * victim,
+    const gchar * message)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+  gchar *before = NULL, *after = NULL;
+  gsize before_len = 0, after_len = 0;
+  GError *error = NULL;
+  Result r = { 0, NULL, NULL };
+  gint wait_status = 0;
+
+  g_assert_true (g_file_get_contents (victim, &before, &before_len, NULL));
+  g_ptr_array_add (argv, (gpointer) tool);
+  for (; *args; args++)
+    g_ptr_array_add (argv, (gpointer) * args);
+  /* if it ran, it would be short */
+  g_ptr_array_add (argv, (gpointer) "--frames");
+  g_ptr_array_add (argv, (gpointer) "2");
+  g_ptr_array_add (argv, (gpointer) "--time-scale");
+  g_ptr_array_add (argv, (gpointer) "0");
+  g_ptr_array_add (argv, (gpointer) "--quiet");
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, 0, NULL,
+          NULL, &r.out, &r.err, &wait_status, &error));
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  r.status = WEXITSTATUS (wait_status);
+  g_ptr_array_free (argv, TRUE);
+  assert_usage_error (r, message);
+  g_assert_true (g_file_get_contents (victim, &after, &after_len, NULL));
+  g_assert_cmpmem (after, after_len, before, before_len);
+  g_free (before);
+  g_free (after);
+}
+
+/* --json and --report onto the model (by its path or a hard link), the
+ * video or a photo of --images are refused before the run, the input
+ * keeping its bytes; so are --json and --report on one file */
+static void
+test_outputs_onto_inputs (void)
+{
+  gchar *model = g_build_filename (tmp, "model.axm", NULL);
+  gchar *linked = g_build_filename (tmp, "model-link.axm", NULL);
+  gchar *video = g_build_filename (tmp, "clip.avi", NULL);
+  gchar *photos = g_build_filename (tmp, "photos", NULL);
+  gchar *photo = g_build_filename (photos, "a.png", NULL);
+  gchar *report = g_build_filename (tmp, "same-report.txt", NULL);
+  gchar *dotted = g_strdup_printf ("%s/./same-report.txt", tmp);
+  gchar *built = g_build_filename (g_getenv ("GST_AX_MODEL_PATH"),
+      "ball-detector.axm", NULL);
+  gchar *contents = NULL, *msg;
+  gsize len = 0;
+  const gchar *json_model[] = { model, "--json", model, NULL };
+  const gchar *report_link[] = { model, "--report", linked, NULL };
+  const gchar *json_video[] = { model, "--video", video, "--json", video,
+    NULL
+  };
+  const gchar *report_photo[] = { model, "--images", photos, "--report",
+    photo, NULL
+  };
+  const gchar *both[] = { model, "--json", report, "--report", dotted, NULL };
+
+  g_assert_true (g_file_get_contents (built, &contents, &len, NULL));
+  g_assert_true (g_file_set_contents (model, contents, (gssize) len, NULL));
+  g_assert_cmpint (link (model, linked), ==, 0);
+  g_assert_true (g_file_set_contents (video, "a video\n", -1, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (photos, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (photo, "a photo\n", -1, NULL));
+  g_assert_true (g_file_set_contents (report, "old report\n", -1, NULL));
+
+  msg = g_strdup_printf ("--json %s: output is the same file as input %s",
+      model, model);
+  assert_refused_output (json_model, model, msg);
+  g_free (msg);
+  msg = g_strdup_printf ("--report %s: output is the same file as input %s",
+      linked, model);
+  assert_refused_output (report_link, model, msg);
+  g_free (msg);
+  msg = g_strdup_printf ("--json %s: output is the same file as input %s",
+      video, video);
+  assert_refused_output (json_video, video, msg);
+  g_free (msg);
+  msg = g_strdup_printf ("--report %s: output is the same file as input ",
+      photo);
+  assert_refused_output (report_photo, photo, msg);
+  g_free (msg);
+  msg = g_strdup_printf ("--json %s and --report %s name the same file",
+      report, dotted);
+  assert_refused_output (both, report, msg);
+  g_free (msg);
+
+  g_unlink (report);
+  g_unlink (photo);
+  g_rmdir (photos);
+  g_unlink (video);
+  g_unlink (linked);
+  g_unlink (model);
+  g_free (contents);
+  g_free (built);
+  g_free (dotted);
+  g_free (report);
+  g_free (photo);
+  g_free (photos);
+  g_free (video);
+  g_free (linked);
+  g_free (model);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -813,6 +923,7 @@ main (int argc, char **argv)
   g_test_add_func ("/benchmark/output-errors", test_output_errors);
   g_test_add_func ("/benchmark/json-through-symlink",
       test_json_through_symlink);
+  g_test_add_func ("/benchmark/outputs-onto-inputs", test_outputs_onto_inputs);
   ret = g_test_run ();
   g_rmdir (tmp);
   g_free (tmp);

@@ -428,6 +428,109 @@ GST_START_TEST (test_malformed_tracer_params)
 
 GST_END_TEST;
 
+#define SHARED_PIPELINE "fakesrc num-buffers=20 sizetype=fixed sizemax=64 ! " \
+  "identity ! fakesink"
+
+/* In a child (a process makes one tracer): the tracer made with @params
+ * profiles a short pipeline; the child exits 0 when the axprof warnings
+ * hold each of @needles and @path holds @kept and none of @lost. */
+static gboolean
+shared_output_run (const gchar * params, const gchar * const *needles,
+    const gchar * path, const gchar * kept, const gchar * lost)
+{
+  pid_t pid = fork ();
+  gint status = 0;
+
+  fail_unless (pid >= 0);
+  if (pid == 0) {
+    gchar *w = warnings_of_params (params), *contents = NULL;
+    GstElement *pipeline = gst_parse_launch (SHARED_PIPELINE, NULL);
+    GstBus *bus = gst_element_get_bus (pipeline);
+    GstMessage *msg;
+    guint i;
+
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, GST_CLOCK_TIME_NONE,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    gst_message_unref (msg);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (pipeline);
+    for (i = 0; needles[i]; i++)
+      if (strstr (w, needles[i]) == NULL) {
+        g_printerr ("no '%s' among the warnings:\n%s", needles[i], w);
+        _exit (1);
+      }
+    if (!g_file_get_contents (path, &contents, NULL, NULL)
+        || strstr (contents, kept) == NULL
+        || (lost && strstr (contents, lost) != NULL)) {
+      g_printerr ("%s holds no '%s' or holds '%s':\n%s\n", path, kept,
+          lost ? lost : "", contents ? contents : "(unreadable)");
+      _exit (1);
+    }
+    _exit (0);
+  }
+  fail_unless_equals_int (waitpid (pid, &status, 0), pid);
+  return WIFEXITED (status) && WEXITSTATUS (status) == 0;
+}
+
+/* Two of file=, json= and perfetto= on one file (by its name, another
+ * spelling or a hard link): a warning names both keys, the later key is
+ * ignored, and the file holds the earlier one's output whole. */
+GST_START_TEST (test_tracer_outputs_on_one_file)
+{
+  gchar *dir = g_dir_make_tmp ("axbadinput-XXXXXX", NULL);
+  gchar *report = g_build_filename (dir, "report.txt", NULL);
+  gchar *linked = g_build_filename (dir, "report-link.txt", NULL);
+  gchar *json = g_build_filename (dir, "report.json", NULL);
+  gchar *params, *n1, *n2;
+
+  fail_unless (dir != NULL);
+  /* the text reports are appended to what the file holds */
+  fail_unless (g_file_set_contents (report, "before the run\n", -1, NULL));
+  fail_unless_equals_int (link (report, linked), 0);
+  params = g_strdup_printf ("file=%s,json=%s/./report.txt,perfetto=%s",
+      report, dir, linked);
+  n1 = g_strdup_printf ("axprof: file=%s and json=%s/./report.txt name the "
+      "same file; json= is ignored so that file= keeps its output", report,
+      dir);
+  n2 = g_strdup_printf ("axprof: file=%s and perfetto=%s name the same "
+      "file; perfetto= is ignored so that file= keeps its output", report,
+      linked);
+  {
+    const gchar *needles[] = { n1, n2, NULL };
+
+    fail_unless (shared_output_run (params, needles, report,
+            "before the run\naxprof report for ", "\"schema\""),
+        "file= and json= or perfetto= on one file");
+  }
+  g_free (params);
+  g_free (n1);
+  params = g_strdup_printf ("json=%s,perfetto=%s", json, json);
+  n1 = g_strdup_printf ("axprof: json=%s and perfetto=%s name the same "
+      "file; perfetto= is ignored so that json= keeps its output", json, json);
+  {
+    const gchar *needles[] = { n1, NULL };
+
+    fail_unless (shared_output_run (params, needles, json,
+            "\"schema\" : \"gst-ax/axprof-report/1\"", "\"traceEvents\""),
+        "json= and perfetto= on one file");
+  }
+  g_unlink (json);
+  g_unlink (linked);
+  g_unlink (report);
+  g_rmdir (dir);
+  g_free (params);
+  g_free (n1);
+  g_free (n2);
+  g_free (json);
+  g_free (linked);
+  g_free (report);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 axbadinput_suite (void)
 {
@@ -444,6 +547,7 @@ axbadinput_suite (void)
   tcase_add_test (tc, test_labels_endless);
   tcase_add_test (tc, test_model_deleted_while_running);
   tcase_add_test (tc, test_unparsable_tracer_params);
+  tcase_add_test (tc, test_tracer_outputs_on_one_file);
   tcase_add_test (tc, test_malformed_tracer_params);
   return s;
 }

@@ -948,6 +948,58 @@ GST_START_TEST (test_profile_write_error)
 
 GST_END_TEST;
 
+/* profile-host onto the model (by its name, or a hard link to it) fails
+ * to start with "output is the same file as input", and the model keeps
+ * its bytes: the runtime CSV would be written over it */
+GST_START_TEST (test_profile_onto_model)
+{
+  gchar *dir = g_dir_make_tmp ("axinference-XXXXXX", NULL);
+  gchar *model = g_build_filename (dir, "model.axm", NULL);
+  gchar *linked = g_build_filename (dir, "linked.axm", NULL);
+  const gchar *profiles[] = { model, linked };
+  gchar *before = NULL, *after = NULL;
+  gsize before_len = 0, after_len = 0;
+  guint i;
+
+  fail_unless (dir != NULL);
+  fail_unless (g_file_get_contents (HOST_MODEL_PATH, &before, &before_len,
+          NULL));
+  fail_unless (g_file_set_contents (model, before, before_len, NULL));
+  fail_unless_equals_int (link (model, linked), 0);
+  for (i = 0; i < G_N_ELEMENTS (profiles); i++) {
+    GstElement *e = gst_element_factory_make ("axinference", NULL);
+    GstBus *bus = gst_bus_new ();
+    gchar *text;
+
+    gst_element_set_bus (e, bus);
+    g_object_set (e, "model", model, "profile-host", profiles[i], NULL);
+    fail_unless_equals_int (gst_element_set_state (e, GST_STATE_READY),
+        GST_STATE_CHANGE_FAILURE);
+    text = error_message_of (e);
+    fail_unless (strstr (text, "output is the same file as input") != NULL,
+        "%s", text);
+    fail_unless (strstr (text, model) != NULL, "%s", text);
+    g_free (text);
+    gst_element_set_state (e, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (e);
+    fail_unless (g_file_get_contents (model, &after, &after_len, NULL));
+    fail_unless (after_len == before_len
+        && memcmp (after, before, before_len) == 0,
+        "the model was written over");
+    g_free (after);
+  }
+  g_unlink (linked);
+  g_unlink (model);
+  g_rmdir (dir);
+  g_free (before);
+  g_free (linked);
+  g_free (model);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 axinference_suite (void)
 {
@@ -972,6 +1024,7 @@ axinference_suite (void)
   tcase_add_test (tc, test_crowd_window);
   tcase_add_test (tc, test_host_sections);
   tcase_add_test (tc, test_profile_write_error);
+  tcase_add_test (tc, test_profile_onto_model);
   return s;
 }
 

@@ -745,7 +745,8 @@ test_input_dtype (void)
 /* Models at the IR's size limits: answered (compiled, or refused with the
  * limit's message) without work that grows faster than the model. */
 
-/* the element-wise ops of one period of the chain below */
+/* the steps of the chain below: blocks of CHAIN_REPEATS times the five
+ * element-wise steps, then two transpose pairs */
 typedef enum
 {
   STEP_ADD_C,                   /* + per-channel constant (NCHW) */
@@ -753,7 +754,8 @@ typedef enum
   STEP_MUL_2,
   STEP_SUB_2C,                  /* - twice the per-channel constant */
   STEP_MUL_HALF,
-  STEP_TO_NHWC,                 /* a transpose pair around an add ... */
+  N_ELTWISE_STEPS,
+  STEP_TO_NHWC = N_ELTWISE_STEPS,       /* a transpose pair around an add */
   STEP_ADD_N,                   /* + per-channel constant (NHWC) */
   STEP_TO_NCHW,
   STEP_TO_NHWC_2,               /* ... and around a subtract */
@@ -761,6 +763,22 @@ typedef enum
   STEP_TO_NCHW_2,
   N_STEPS
 } chain_step;
+
+/* long enough that most transposes sink through hundreds of nodes, and
+ * the sinks' new tensors overflow the tensor table unless it is compacted */
+#define CHAIN_REPEATS 100
+#define CHAIN_BLOCK (CHAIN_REPEATS * N_ELTWISE_STEPS + N_STEPS \
+    - N_ELTWISE_STEPS)
+
+static chain_step
+chain_step_at (unsigned i)
+{
+  unsigned r = i % CHAIN_BLOCK;
+
+  if (r < CHAIN_REPEATS * N_ELTWISE_STEPS)
+    return (chain_step) (r % N_ELTWISE_STEPS);
+  return (chain_step) (N_ELTWISE_STEPS + r - CHAIN_REPEATS * N_ELTWISE_STEPS);
+}
 
 static const float chain_c[CH] = { 0.25f, -0.5f };
 static const float chain_2c[CH] = { 0.5f, -1.0f };
@@ -823,7 +841,7 @@ build_long_chain (builder * b, unsigned n_steps)
   n->n_input = 3;
   for (i = 0; i < n_steps; i++) {
     const char *out = keep (b, g_strdup_printf ("s%u", i));
-    switch ((chain_step) (i % N_STEPS)) {
+    switch (chain_step_at (i)) {
       case STEP_ADD_C:
         add_node (b, "Add", out, prev, "kc", out);
         break;
@@ -877,7 +895,7 @@ expected_long_chain (unsigned n_steps, float *y)
     }
     for (k = 0; k < n_steps; k++)
       for (c = 0; c < CH; c++)
-        switch ((chain_step) (k % N_STEPS)) {
+        switch (chain_step_at (k)) {
           case STEP_ADD_C:
             v[c] += chain_c[c];
             break;

@@ -47,28 +47,48 @@ is_graph_input (const simnpu__ir_graph * g, int t)
   return false;
 }
 
-/* The one live node reading t (and where), or -1 when t has no reader,
- * several, or is a graph output. */
-static int
-single_consumer (const simnpu__ir_graph * g, const bool *dead, int t,
-    unsigned *slot)
+/* Tensor names in use, built on first use, so that fresh names cost no
+ * scan of the graph each. */
+typedef struct
 {
-  unsigned i, j, uses = 0;
-  int who = -1;
+  GHashTable *taken;            /* names (owned) */
+  GHashTable *next;             /* base -> the next suffix to try */
+} name_set;
 
-  if (simnpu__ir_is_graph_output (g, t))
-    return -1;
-  for (i = 0; i < g->n_nodes; i++) {
-    if (dead && dead[i])
-      continue;
-    for (j = 0; j < g->nodes[i].n_inputs; j++)
-      if (g->nodes[i].inputs[j] == t) {
-        uses++;
-        who = (int) i;
-        *slot = j;
-      }
+static void
+name_set_clear (name_set * s)
+{
+  if (s->taken)
+    g_hash_table_unref (s->taken);
+  if (s->next)
+    g_hash_table_unref (s->next);
+  s->taken = s->next = NULL;
+}
+
+/* A name no tensor has: base, else base_1, base_2, ... (the first one
+ * free: the suffixes below the one remembered for base are taken). The
+ * caller gives it to a new tensor. */
+static char *
+fresh_name (const simnpu__ir_graph * g, name_set * s, const char *base)
+{
+  char *name = g_strdup (base);
+  unsigned k;
+
+  if (s->taken == NULL) {
+    unsigned i;
+    s->taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    s->next = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+    for (i = 0; i < g->n_tensors; i++)
+      g_hash_table_add (s->taken, g_strdup (g->tensors[i].name));
   }
-  return uses == 1 ? who : -1;
+  k = MAX (GPOINTER_TO_UINT (g_hash_table_lookup (s->next, base)), 1);
+  while (g_hash_table_contains (s->taken, name)) {
+    g_free (name);
+    name = g_strdup_printf ("%s_%u", base, k++);
+  }
+  g_hash_table_replace (s->next, g_strdup (base), GUINT_TO_POINTER (k));
+  g_hash_table_add (s->taken, g_strdup (name));
+  return name;
 }
 
 /* Removes the nodes marked dead, keeping the others' order. */
@@ -89,28 +109,14 @@ compact_nodes (simnpu__ir_graph * g, const bool *dead)
   g->n_nodes = o;
 }
 
-/* A name no tensor has: base, else base_1, base_2, ... */
-static char *
-fresh_name (const simnpu__ir_graph * g, const char *base)
-{
-  char *name = g_strdup (base);
-  unsigned k = 1;
-
-  while (simnpu__ir_find_tensor (g, name) != SIMNPU_IR_NONE) {
-    g_free (name);
-    name = g_strdup_printf ("%s_%u", base, k++);
-  }
-  return name;
-}
-
 /* A modifiable copy of constant t (others may share the original). */
 static int
-clone_const (simnpu__ir_graph * g, int t, const char *suffix,
-    simnpu_error * error)
+clone_const (simnpu__ir_graph * g, name_set * names, int t,
+    const char *suffix, simnpu_error * error)
 {
   const simnpu__ir_tensor *c = &g->tensors[t];
   char *base = g_strdup_printf ("%s/%s", c->name, suffix);
-  char *name = fresh_name (g, base);
+  char *name = fresh_name (g, names, base);
   int64_t dims[SIMNPU_IR_MAX_RANK];
   simnpu__ir_dtype dtype = c->dtype;
   unsigned rank = c->rank;
@@ -278,6 +284,81 @@ done:
 /* ------------------------------------------------------------------ */
 /* Fusion */
 
+/* What the fusion rewrites keep up to date: the nodes gone, the readers of
+ * each tensor among the others, and the tensor names taken. A node is
+ * detached before its inputs change and attached again after, or
+ * killed. */
+typedef struct
+{
+  bool *dead;
+  /* per tensor: the input slots of live nodes reading it, and the sum of
+   * their codes (node * SIMNPU_IR_MAX_INPUTS + slot), which is the code of
+   * the one reader when there is one */
+  unsigned *n_readers;
+  gint64 *reader_sum;
+  unsigned tensors_alloc;
+  name_set names;
+} fuse_state;
+
+static void
+readers_count (fuse_state * s, const simnpu__ir_graph * g, unsigned i, int sign)
+{
+  const simnpu__ir_node *n = &g->nodes[i];
+  unsigned j, old = s->tensors_alloc;
+
+  if (g->n_tensors > old) {
+    s->tensors_alloc = MAX (g->n_tensors, 2 * old);
+    s->n_readers = g_renew (unsigned, s->n_readers, s->tensors_alloc);
+    s->reader_sum = g_renew (gint64, s->reader_sum, s->tensors_alloc);
+    memset (s->n_readers + old, 0,
+        (s->tensors_alloc - old) * sizeof (unsigned));
+    memset (s->reader_sum + old, 0, (s->tensors_alloc - old) * sizeof (gint64));
+  }
+  for (j = 0; j < n->n_inputs; j++) {
+    int t = n->inputs[j];
+    if (t < 0)
+      continue;
+    s->n_readers[t] += sign;
+    s->reader_sum[t] += sign * ((gint64) i * SIMNPU_IR_MAX_INPUTS + j);
+  }
+}
+
+static void
+readers_attach (fuse_state * s, const simnpu__ir_graph * g, unsigned i)
+{
+  readers_count (s, g, i, 1);
+}
+
+static void
+readers_detach (fuse_state * s, const simnpu__ir_graph * g, unsigned i)
+{
+  readers_count (s, g, i, -1);
+}
+
+static void
+kill_node (fuse_state * s, const simnpu__ir_graph * g, unsigned i)
+{
+  readers_detach (s, g, i);
+  s->dead[i] = true;
+}
+
+/* The one live node reading t (and where), or -1 when t has no reader,
+ * several, or is a graph output. */
+static int
+single_consumer (const simnpu__ir_graph * g, const fuse_state * s, int t,
+    unsigned *slot)
+{
+  gint64 code;
+
+  if (simnpu__ir_is_graph_output (g, t))
+    return -1;
+  if (t < 0 || (unsigned) t >= s->tensors_alloc || s->n_readers[t] != 1)
+    return -1;
+  code = s->reader_sum[t];
+  *slot = (unsigned) (code % SIMNPU_IR_MAX_INPUTS);
+  return (int) (code / SIMNPU_IR_MAX_INPUTS);
+}
+
 /* The value of per-channel constant c for channel o, when c broadcasts
  * along the last axis only (scalar, [C] or [1, ..., 1, C]) and its rank
  * does not exceed out_rank. */
@@ -347,25 +428,25 @@ typedef struct
 /* Private copies of the weights and the bias (created as zeros) of node
  * ni, ready to be scaled and shifted. */
 static int
-fuse_prepare (simnpu__ir_graph * g, unsigned ni, fuse_target * f,
-    simnpu_error * error)
+fuse_prepare (simnpu__ir_graph * g, fuse_state * s, unsigned ni,
+    fuse_target * f, simnpu_error * error)
 {
   int w, b;
   simnpu__ir_node *n = &g->nodes[ni];
 
   if (!fusable_producer (g, n, &f->oc, &f->k, &f->rows))
     return SIMNPU_EINTERNAL;
-  w = clone_const (g, n->inputs[1], "fused", error);
+  w = clone_const (g, &s->names, n->inputs[1], "fused", error);
   if (w < 0)
     return w;
   n = &g->nodes[ni];
   n->inputs[1] = w;
   if (n->n_inputs > 2 && n->inputs[2] != SIMNPU_IR_NONE) {
-    b = clone_const (g, n->inputs[2], "fused", error);
+    b = clone_const (g, &s->names, n->inputs[2], "fused", error);
   } else {
     int64_t dims[1] = { f->oc };
     char *base = g_strdup_printf ("%s/bias", n->name);
-    char *name = fresh_name (g, base);
+    char *name = fresh_name (g, &s->names, base);
     b = simnpu__ir_add_const (g, name, SIMNPU_IR_F32, 1, dims,
         g_new0 (float, MAX (f->oc, 1)));
     g_free (base);
@@ -416,8 +497,8 @@ const_scalar (const simnpu__ir_graph * g, int t, float *v)
 /* Folds consumer c of node ni's output into ni where it can; returns 1
  * when it did, 0 when not, or an error. */
 static int
-fuse_one (simnpu__ir_graph * g, unsigned ni, unsigned ci, unsigned slot,
-    simnpu_error * error)
+fuse_one (simnpu__ir_graph * g, fuse_state * st, unsigned ni, unsigned ci,
+    unsigned slot, simnpu_error * error)
 {
   simnpu__ir_node *n = &g->nodes[ni], *c = &g->nodes[ci];
   int t = n->outputs[0];
@@ -441,7 +522,7 @@ fuse_one (simnpu__ir_graph * g, unsigned ni, unsigned ci, unsigned slot,
         if (!per_channel (g, c->inputs[1 + o], oc, out_rank, &v[o], &scalar)
             || scalar)
           return 0;
-      if ((ret = fuse_prepare (g, ni, &f, error)) < 0)
+      if ((ret = fuse_prepare (g, st, ni, &f, error)) < 0)
         return ret;
       c = &g->nodes[ci];
       for (o = 0; o < oc; o++) {
@@ -457,7 +538,7 @@ fuse_one (simnpu__ir_graph * g, unsigned ni, unsigned ci, unsigned slot,
           || (c->op == SIMNPU_IR_SUB && slot != 0)
           || !per_channel (g, other, oc, out_rank, &v[0], &scalar))
         return 0;
-      if ((ret = fuse_prepare (g, ni, &f, error)) < 0)
+      if ((ret = fuse_prepare (g, st, ni, &f, error)) < 0)
         return ret;
       c = &g->nodes[ci];
       for (o = 0; o < oc; o++)
@@ -483,7 +564,7 @@ fuse_one (simnpu__ir_graph * g, unsigned ni, unsigned ci, unsigned slot,
         n->attrs.act_min *= s;
         n->attrs.act_max *= s;
       }
-      if ((ret = fuse_prepare (g, ni, &f, error)) < 0)
+      if ((ret = fuse_prepare (g, st, ni, &f, error)) < 0)
         return ret;
       c = &g->nodes[ci];
       for (o = 0; o < oc; o++) {
@@ -563,7 +644,7 @@ fuse_one (simnpu__ir_graph * g, unsigned ni, unsigned ci, unsigned slot,
 /* A constant zero pad of the spatial axes only, before conv2d (or a
  * -inf pad before maxpool), becomes the consumer's padding. */
 static bool
-fuse_pad (simnpu__ir_graph * g, bool *dead, unsigned pi)
+fuse_pad (simnpu__ir_graph * g, fuse_state * s, unsigned pi)
 {
   const simnpu__ir_node *p = &g->nodes[pi];
   simnpu__ir_node *c;
@@ -583,7 +664,7 @@ fuse_pad (simnpu__ir_graph * g, bool *dead, unsigned pi)
     if (a->ints[i] < 0 || a->ints[r + i] < 0 || a->ints[i] > G_MAXINT16
         || a->ints[r + i] > G_MAXINT16)
       return false;
-  ci = single_consumer (g, dead, p->outputs[0], &slot);
+  ci = single_consumer (g, s, p->outputs[0], &slot);
   if (ci < 0 || slot != 0)
     return false;
   c = &g->nodes[ci];
@@ -607,15 +688,17 @@ fuse_pad (simnpu__ir_graph * g, bool *dead, unsigned pi)
         return false;
   for (i = 0; i < 4; i++)
     c->attrs.pads[i] += add[i];
+  readers_detach (s, g, (unsigned) ci);
   c->inputs[0] = p->inputs[0];
-  dead[pi] = true;
+  readers_attach (s, g, (unsigned) ci);
+  kill_node (s, g, pi);
   return true;
 }
 
 /* The producer of t when it is a live node of op whose output only node
  * `reader` reads; else -1. */
 static int
-sole_producer (const simnpu__ir_graph * g, const bool *dead, int t,
+sole_producer (const simnpu__ir_graph * g, const fuse_state * s, int t,
     simnpu__ir_op op, unsigned reader)
 {
   unsigned slot;
@@ -624,8 +707,9 @@ sole_producer (const simnpu__ir_graph * g, const bool *dead, int t,
   if (t == SIMNPU_IR_NONE || g->tensors[t].is_const)
     return -1;
   p = g->tensors[t].producer;
-  if (p < 0 || dead[p] || g->nodes[p].op != op || g->nodes[p].n_outputs != 1
-      || single_consumer (g, dead, t, &slot) != (int) reader)
+  if (p < 0 || s->dead[p] || g->nodes[p].op != op
+      || g->nodes[p].n_outputs != 1
+      || single_consumer (g, s, t, &slot) != (int) reader)
     return -1;
   return p;
 }
@@ -652,17 +736,17 @@ with_scalar (const simnpu__ir_graph * g, const simnpu__ir_node * n,
 /* The x of relu6 (x + 3) computed by clip node *k for reader r, or
  * SIMNPU_IR_NONE. */
 static int
-relu6_plus3 (const simnpu__ir_graph * g, const bool *dead, int t, unsigned r,
-    int *k)
+relu6_plus3 (const simnpu__ir_graph * g, const fuse_state * s, int t,
+    unsigned r, int *k)
 {
   int d;
   float v;
 
-  *k = sole_producer (g, dead, t, SIMNPU_IR_CLIP, r);
+  *k = sole_producer (g, s, t, SIMNPU_IR_CLIP, r);
   if (*k < 0 || g->nodes[*k].attrs.f[0] != 0.0f
       || g->nodes[*k].attrs.f[1] != HARD_SWISH_CLIP)
     return SIMNPU_IR_NONE;
-  d = sole_producer (g, dead, g->nodes[*k].inputs[0], SIMNPU_IR_ADD,
+  d = sole_producer (g, s, g->nodes[*k].inputs[0], SIMNPU_IR_ADD,
       (unsigned) *k);
   if (d < 0 || with_scalar (g, &g->nodes[d], HARD_SWISH_SHIFT, &v)
       == SIMNPU_IR_NONE || v != HARD_SWISH_SHIFT)
@@ -674,24 +758,26 @@ relu6_plus3 (const simnpu__ir_graph * g, const bool *dead, int t, unsigned r,
  * hard_swish (x) and fi multiplies it by 6c (c the pattern's 1/6), or fi
  * becomes the hard_swish when 6c is 1. */
 static int
-rewrite_hard_swish (simnpu__ir_graph * g, bool *dead, unsigned fi, int k,
-    int m, int x, float c, simnpu_error * error)
+rewrite_hard_swish (simnpu__ir_graph * g, fuse_state * s, unsigned fi,
+    int k, int m, int x, float c, simnpu_error * error)
 {
   simnpu__ir_node *f;
   float scale = c * HARD_SWISH_CLIP;
 
-  dead[g->tensors[g->nodes[k].inputs[0]].producer] = true;
-  dead[m] = true;
+  kill_node (s, g, (unsigned) g->tensors[g->nodes[k].inputs[0]].producer);
+  kill_node (s, g, (unsigned) m);
   if (scale == 1.0f) {
-    dead[k] = true;
+    kill_node (s, g, (unsigned) k);
+    readers_detach (s, g, fi);
     f = &g->nodes[fi];
     f->op = SIMNPU_IR_HARD_SWISH;
     f->inputs[0] = x;
     f->n_inputs = 1;
+    readers_attach (s, g, fi);
     return 0;
   } else {
     char *base = g_strdup_printf ("%s/scale", g->nodes[fi].name);
-    char *name = fresh_name (g, base);
+    char *name = fresh_name (g, &s->names, base);
     float *data = g_new (float, 1);
     int sc;
     data[0] = scale;
@@ -701,11 +787,15 @@ rewrite_hard_swish (simnpu__ir_graph * g, bool *dead, unsigned fi, int k,
     if (sc < 0)
       return simnpu__set_error (error, SIMNPU_ENOMEM, "graph '%s': too many "
           "tensors", g->name);
+    readers_detach (s, g, (unsigned) k);
     g->nodes[k].op = SIMNPU_IR_HARD_SWISH;
     g->nodes[k].inputs[0] = x;
+    readers_attach (s, g, (unsigned) k);
+    readers_detach (s, g, fi);
     f = &g->nodes[fi];
     f->inputs[0] = g->nodes[k].outputs[0];
     f->inputs[1] = sc;
+    readers_attach (s, g, fi);
   }
   return 0;
 }
@@ -714,7 +804,7 @@ rewrite_hard_swish (simnpu__ir_graph * g, bool *dead, unsigned fi, int k,
  * c) * relu6 (x + 3) or (x * relu6 (x + 3)) * c), becomes one hard_swish
  * node (and a multiply when c is not exactly 1/6). */
 static int
-fuse_hard_swish (simnpu__ir_graph * g, bool *dead, unsigned fi,
+fuse_hard_swish (simnpu__ir_graph * g, fuse_state * s, unsigned fi,
     simnpu_error * error)
 {
   simnpu__ir_node *f = &g->nodes[fi];
@@ -726,41 +816,47 @@ fuse_hard_swish (simnpu__ir_graph * g, bool *dead, unsigned fi,
   for (i = 0; i < 2; i++) {
     int a = f->inputs[i], b = f->inputs[1 - i], x, m, k;
     /* (x * c) * relu6 (x + 3) */
-    x = relu6_plus3 (g, dead, b, fi, &k);
-    m = sole_producer (g, dead, a, SIMNPU_IR_MUL, fi);
+    x = relu6_plus3 (g, s, b, fi, &k);
+    m = sole_producer (g, s, a, SIMNPU_IR_MUL, fi);
     if (x != SIMNPU_IR_NONE && m >= 0
         && with_scalar (g, &g->nodes[m], 1.0f / HARD_SWISH_CLIP, &c) == x)
-      return rewrite_hard_swish (g, dead, fi, k, m, x, c, error);
+      return rewrite_hard_swish (g, s, fi, k, m, x, c, error);
   }
   /* (x * relu6 (x + 3)) * c */
   {
     int y = with_scalar (g, f, 1.0f / HARD_SWISH_CLIP, &c), m, k;
-    m = sole_producer (g, dead, y, SIMNPU_IR_MUL, fi);
+    m = sole_producer (g, s, y, SIMNPU_IR_MUL, fi);
     if (y == SIMNPU_IR_NONE || m < 0 || g->nodes[m].n_inputs != 2)
       return 0;
     for (j = 0; j < 2; j++) {
       int xx = g->nodes[m].inputs[j];
-      if (relu6_plus3 (g, dead, g->nodes[m].inputs[1 - j], m, &k) == xx) {
+      if (relu6_plus3 (g, s, g->nodes[m].inputs[1 - j], m, &k) == xx) {
         /* the inner mul becomes the hard swish, the outer scales it */
         float scale = c * HARD_SWISH_CLIP;
-        dead[k] = true;
-        dead[g->tensors[g->nodes[k].inputs[0]].producer] = true;
+        kill_node (s, g, (unsigned) k);
+        kill_node (s, g, (unsigned) g->tensors[g->nodes[k].inputs[0]].producer);
+        readers_detach (s, g, (unsigned) m);
         g->nodes[m].op = SIMNPU_IR_HARD_SWISH;
         g->nodes[m].inputs[0] = xx;
         g->nodes[m].n_inputs = 1;
+        readers_attach (s, g, (unsigned) m);
         if (scale == 1.0f) {
+          readers_detach (s, g, fi);
           f = &g->nodes[fi];
           f->op = SIMNPU_IR_IDENTITY;
           f->inputs[0] = g->nodes[m].outputs[0];
           f->n_inputs = 1;
+          readers_attach (s, g, fi);
         } else {
           /* the outer mul keeps its constant, scaled to 6c */
           unsigned cs = y == f->inputs[0] ? 1 : 0;
-          int cl = clone_const (g, f->inputs[cs], "scale", error);
+          int cl = clone_const (g, &s->names, f->inputs[cs], "scale", error);
           if (cl < 0)
             return cl;
           ((float *) g->tensors[cl].data)[0] = scale;
+          readers_detach (s, g, fi);
           g->nodes[fi].inputs[cs] = cl;
+          readers_attach (s, g, fi);
         }
         return 0;
       }
@@ -772,7 +868,7 @@ fuse_hard_swish (simnpu__ir_graph * g, bool *dead, unsigned fi,
 /* A multiply by a scalar constant whose only reader is a conv2d's input
  * scales the conv's weights instead (the zero padding scales too). */
 static int
-fuse_mul_into_conv (simnpu__ir_graph * g, bool *dead, unsigned mi,
+fuse_mul_into_conv (simnpu__ir_graph * g, fuse_state * st, unsigned mi,
     simnpu_error * error)
 {
   const simnpu__ir_node *m = &g->nodes[mi];
@@ -790,65 +886,74 @@ fuse_mul_into_conv (simnpu__ir_graph * g, bool *dead, unsigned mi,
   if (y == SIMNPU_IR_NONE || !isfinite (s)
       || g->tensors[y].dtype != SIMNPU_IR_F32)
     return 0;
-  ci = single_consumer (g, dead, m->outputs[0], &slot);
+  ci = single_consumer (g, st, m->outputs[0], &slot);
   if (ci < 0 || slot != 0 || g->nodes[ci].op != SIMNPU_IR_CONV2D
       || !g->tensors[g->nodes[ci].inputs[1]].is_const
       || g->tensors[y].rank != 4)
     return 0;
-  w = clone_const (g, g->nodes[ci].inputs[1], "scaled", error);
+  w = clone_const (g, &st->names, g->nodes[ci].inputs[1], "scaled", error);
   if (w < 0)
     return w;
   data = g->tensors[w].data;
   n = simnpu__ir_tensor_elements (&g->tensors[w]);
   for (i = 0; i < n; i++)
     data[i] *= s;
+  readers_detach (st, g, (unsigned) ci);
   g->nodes[ci].inputs[1] = w;
   g->nodes[ci].inputs[0] = y;
-  dead[mi] = true;
+  readers_attach (st, g, (unsigned) ci);
+  kill_node (st, g, mi);
   return 1;
 }
 
 int
 simnpu__ir_fuse (simnpu__ir_graph * g, simnpu_error * error)
 {
-  bool *dead;
+  fuse_state s = { 0 };
   unsigned i, slot;
   int ret = simnpu__ir_infer_shapes (g, error);
 
   if (ret < 0)
     return ret;
-  dead = g_new0 (bool, MAX (g->n_nodes, 1));
+  s.dead = g_new0 (bool, MAX (g->n_nodes, 1));
+  for (i = 0; i < g->n_nodes; i++)
+    readers_attach (&s, g, i);
   for (i = 0; i < g->n_nodes && ret == 0; i++)
-    if (!dead[i])
-      ret = fuse_hard_swish (g, dead, i, error);
+    if (!s.dead[i])
+      ret = fuse_hard_swish (g, &s, i, error);
   for (i = 0; i < g->n_nodes && ret == 0; i++) {
-    if (dead[i])
+    if (s.dead[i])
       continue;
     if (g->nodes[i].op == SIMNPU_IR_MUL) {
-      ret = fuse_mul_into_conv (g, dead, i, error);
+      ret = fuse_mul_into_conv (g, &s, i, error);
       ret = MIN (ret, 0);
       continue;
     }
     if (g->nodes[i].op == SIMNPU_IR_PAD) {
-      fuse_pad (g, dead, i);
+      fuse_pad (g, &s, i);
       continue;
     }
     if (g->nodes[i].op != SIMNPU_IR_CONV2D
         && g->nodes[i].op != SIMNPU_IR_MATMUL)
       continue;
     for (;;) {
-      int ci = single_consumer (g, dead, g->nodes[i].outputs[0], &slot);
+      int ci = single_consumer (g, &s, g->nodes[i].outputs[0], &slot);
       if (ci < 0 || g->nodes[ci].n_outputs != 1)
         break;
-      ret = fuse_one (g, i, (unsigned) ci, slot, error);
+      readers_detach (&s, g, i);
+      ret = fuse_one (g, &s, i, (unsigned) ci, slot, error);
+      readers_attach (&s, g, i);
       if (ret <= 0)
         break;
-      dead[ci] = true;
+      kill_node (&s, g, (unsigned) ci);
       ret = 0;
     }
   }
-  compact_nodes (g, dead);
-  g_free (dead);
+  compact_nodes (g, s.dead);
+  g_free (s.dead);
+  g_free (s.n_readers);
+  g_free (s.reader_sum);
+  name_set_clear (&s.names);
   if (ret < 0)
     return ret;
   return simnpu__ir_prune (g, error);
@@ -857,27 +962,25 @@ simnpu__ir_fuse (simnpu__ir_graph * g, simnpu_error * error)
 /* ------------------------------------------------------------------ */
 /* Pruning */
 
-static void
-replace_uses (simnpu__ir_graph * g, int from, int to)
-{
-  unsigned i, j;
-
-  for (i = 0; i < g->n_nodes; i++)
-    for (j = 0; j < g->nodes[i].n_inputs; j++)
-      if (g->nodes[i].inputs[j] == from)
-        g->nodes[i].inputs[j] = to;
-}
-
 /* Drops identities: readers read the identity's input; when its output
- * is a graph output, the input tensor takes over that output's name. */
+ * is a graph output, the input tensor takes over that output's name.
+ * Readers are redirected as the nodes are visited in order (alias[t] is
+ * the tensor that stands for t), since a node reads only what earlier
+ * nodes made. */
 static void
 drop_identities (simnpu__ir_graph * g, bool *dead)
 {
-  unsigned i, k;
+  int *alias = g_new (int, MAX (g->n_tensors, 1));
+  unsigned i, j, k;
 
+  for (i = 0; i < g->n_tensors; i++)
+    alias[i] = (int) i;
   for (i = 0; i < g->n_nodes; i++) {
     simnpu__ir_node *n = &g->nodes[i];
     int a, b;
+    for (j = 0; j < n->n_inputs; j++)
+      if (n->inputs[j] >= 0)
+        n->inputs[j] = alias[n->inputs[j]];
     if (n->op != SIMNPU_IR_IDENTITY || n->n_inputs != 1
         || n->n_outputs != 1 || n->inputs[0] == SIMNPU_IR_NONE)
       continue;
@@ -895,9 +998,10 @@ drop_identities (simnpu__ir_graph * g, bool *dead)
         if (g->outputs[k] == b)
           g->outputs[k] = a;
     }
-    replace_uses (g, b, a);
+    alias[b] = a;
     dead[i] = true;
   }
+  g_free (alias);
 }
 
 int
@@ -1100,6 +1204,7 @@ simnpu__ir_cut_inputs (simnpu__ir_graph * g, const char *names,
 {
   int ins[SIMNPU_IR_MAX_INPUTS];
   bool *need, *made;
+  name_set taken = { 0 };
   unsigned n, i, j;
   int ret = parse_names (g, names, ins, SIMNPU_IR_MAX_INPUTS, &n, error);
 
@@ -1122,7 +1227,7 @@ simnpu__ir_cut_inputs (simnpu__ir_graph * g, const char *names,
       if (k < n) {
         const simnpu__ir_tensor *t = &g->tensors[ins[k]];
         char *base = g_strdup_printf ("%s/cut", t->name);
-        char *name = fresh_name (g, base);
+        char *name = fresh_name (g, &taken, base);
         int64_t dims[SIMNPU_IR_MAX_RANK];
         simnpu__ir_dtype dtype = t->dtype;
         unsigned rank = t->rank;
@@ -1131,13 +1236,16 @@ simnpu__ir_cut_inputs (simnpu__ir_graph * g, const char *names,
         r = simnpu__ir_add_tensor (g, name, dtype, rank, dims);
         g_free (base);
         g_free (name);
-        if (r < 0)
+        if (r < 0) {
+          name_set_clear (&taken);
           return simnpu__set_error (error, SIMNPU_ENOMEM, "graph '%s': too "
               "many tensors", g->name);
+        }
         g->nodes[i].outputs[j] = r;
       }
     }
   }
+  name_set_clear (&taken);
   for (i = 0; i < n; i++)
     g->inputs[i] = ins[i];
   g->n_inputs = n;

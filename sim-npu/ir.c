@@ -197,6 +197,17 @@ simnpu__ir_find_tensor (const simnpu__ir_graph * g, const char *name)
   return SIMNPU_IR_NONE;
 }
 
+GHashTable *
+simnpu__ir_tensor_names (const simnpu__ir_graph * g)
+{
+  GHashTable *names = g_hash_table_new (g_str_hash, g_str_equal);
+  unsigned i;
+
+  for (i = g->n_tensors; i-- > 0;)
+    g_hash_table_insert (names, g->tensors[i].name, GUINT_TO_POINTER (i + 1));
+  return names;
+}
+
 int64_t
 simnpu__ir_tensor_elements (const simnpu__ir_tensor * t)
 {

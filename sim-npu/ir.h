@@ -338,6 +338,11 @@ SIMNPU_INTERNAL simnpu__ir_node *simnpu__ir_add_node (simnpu__ir_graph * g,
     const int *inputs, unsigned n_outputs, const int *outputs);
 SIMNPU_INTERNAL int simnpu__ir_find_tensor (const simnpu__ir_graph * g,
     const char *name);
+/* For many look-ups (simnpu__ir_find_tensor scans): name -> index + 1 of
+ * the first tensor of that name. The keys are g's names: free the table
+ * before g changes. */
+SIMNPU_INTERNAL GHashTable *simnpu__ir_tensor_names (const simnpu__ir_graph *
+    g);
 SIMNPU_INTERNAL int64_t simnpu__ir_tensor_elements (const simnpu__ir_tensor *
     t);
 SIMNPU_INTERNAL size_t simnpu__ir_tensor_bytes (const simnpu__ir_tensor * t);

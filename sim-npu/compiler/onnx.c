@@ -251,6 +251,15 @@ onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
   size_t i;
   int ret;
 
+  /* the model's size first, before any work in proportion to it */
+  if (gp->n_node > SIMNPU_IR_MAX_NODES)
+    return simnpu__set_error (c->error, SIMNPU_ENOMEM,
+        "the graph has %zu nodes; expected at most %d", gp->n_node,
+        SIMNPU_IR_MAX_NODES);
+  if (gp->n_initializer > SIMNPU_IR_MAX_TENSORS)
+    return simnpu__set_error (c->error, SIMNPU_ENOMEM,
+        "the graph has %zu initializers; expected at most %d",
+        gp->n_initializer, SIMNPU_IR_MAX_TENSORS);
   for (i = 0; i < gp->n_initializer; i++) {
     const Onnx__TensorProto *tp = gp->initializer[i];
     simnpu__ir_dtype dtype;

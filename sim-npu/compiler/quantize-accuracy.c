@@ -37,6 +37,7 @@ void
 simnpu__quantize_evaluator_init (evaluator * e, const simnpu__graph * dg,
     const simnpu__ir_graph * g)
 {
+  GHashTable *names = simnpu__ir_tensor_names (g);
   unsigned i;
 
   e->arena = g_malloc0 (dg->arena_bytes + 64);
@@ -44,8 +45,11 @@ simnpu__quantize_evaluator_init (evaluator * e, const simnpu__graph * dg,
   e->ir_of_dev = g_new (int, dg->n_tensors);
   e->acc = g_new0 (sqnr_acc, dg->n_tensors);
   for (i = 0; i < dg->n_tensors; i++)
-    e->ir_of_dev[i] = dg->tensors[i].kind == SIMNPU_TENSOR_CONSTANT ? -1 :
-        simnpu__ir_find_tensor (g, dg->tensors[i].name);
+    e->ir_of_dev[i] = dg->tensors[i].kind == SIMNPU_TENSOR_CONSTANT
+        || dg->tensors[i].name == NULL ? -1 :
+        (int) GPOINTER_TO_UINT (g_hash_table_lookup (names,
+            dg->tensors[i].name)) - 1;
+  g_hash_table_unref (names);
 }
 
 void

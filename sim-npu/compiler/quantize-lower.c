@@ -674,6 +674,7 @@ simnpu__quantize_lower (compile_ctx * c, const chan_stats * stats,
   const simnpu__compile_options *o = c->opts;
   lowering l = { 0 };
   simnpu__graph *dg;
+  bool *read_after;
   unsigned i, j;
   int ret = 0;
 
@@ -722,21 +723,12 @@ simnpu__quantize_lower (compile_ctx * c, const chan_stats * stats,
 
   /* device outputs: device results read by the postamble or that are
    * graph outputs */
+  read_after = simnpu__quantize_read_in (c, SIMNPU_SECTION_POSTAMBLE, false);
   for (i = 0; i < g->n_tensors && ret == 0; i++) {
     int p = g->tensors[i].producer;
-    bool used_after = simnpu__ir_is_graph_output (g, (int) i);
     simnpu__tensor *dt;
-    if (p < 0 || c->place[p] != SIMNPU_SECTION_DEVICE || l.map[i] < 0)
-      continue;
-    for (j = 0; j < g->n_nodes && !used_after; j++) {
-      const simnpu__ir_node *n = &g->nodes[j];
-      unsigned k;
-      if (c->place[j] != SIMNPU_SECTION_POSTAMBLE)
-        continue;
-      for (k = 0; k < n->n_inputs; k++)
-        used_after |= n->inputs[k] == (int) i;
-    }
-    if (!used_after)
+    if (p < 0 || c->place[p] != SIMNPU_SECTION_DEVICE || l.map[i] < 0
+        || !(read_after[i] || simnpu__ir_is_graph_output (g, (int) i)))
       continue;
     if (dg->n_outputs >= SIMNPU_MAX_IO) {
       ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
@@ -755,6 +747,7 @@ simnpu__quantize_lower (compile_ctx * c, const chan_stats * stats,
   dg->n_ops = l.ops->len;
   dg->ops = (simnpu__op *) g_array_free (l.ops, FALSE);
   g_free (l.map);
+  g_free (read_after);
   if (ret == 0 && dg->n_ops == 0)
     ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
         "no node of the model can run on the device");

@@ -199,17 +199,6 @@ simnpu__device_refusal (const simnpu__ir_graph * g, const simnpu__ir_node * n)
 /* ------------------------------------------------------------------ */
 /* Graph surgery */
 
-/* Moves the node just appended (the last one) to position pos. */
-static void
-move_last_node (simnpu__ir_graph * g, unsigned pos)
-{
-  simnpu__ir_node tmp = g->nodes[g->n_nodes - 1];
-
-  memmove (&g->nodes[pos + 1], &g->nodes[pos],
-      (g->n_nodes - 1 - pos) * sizeof (simnpu__ir_node));
-  g->nodes[pos] = tmp;
-}
-
 static simnpu__ir_op
 act_to_op (simnpu__ir_act act)
 {
@@ -231,14 +220,18 @@ act_to_op (simnpu__ir_act act)
 
 /* The device fuses only clamps into conv; any other fused activation
  * becomes its own element-wise node, whose input range calibration then
- * sees. */
+ * sees. The new nodes are appended, then all put in place at once. */
 int
 simnpu__quantize_split_activations (simnpu__ir_graph * g, simnpu_error * error)
 {
-  unsigned i;
-  bool changed = false;
+  unsigned n0 = g->n_nodes, i, o;
+  int *split = g_new (int, MAX (n0, 1));
+  simnpu__ir_node *nodes;
+  int ret = 0;
 
-  for (i = 0; i < g->n_nodes; i++) {
+  for (i = 0; i < n0; i++)
+    split[i] = -1;
+  for (i = 0; i < n0 && ret == 0; i++) {
     simnpu__ir_node *n = &g->nodes[i];
     simnpu__ir_act act = n->attrs.act;
     float alpha = n->attrs.act_alpha;
@@ -254,15 +247,37 @@ simnpu__quantize_split_activations (simnpu__ir_graph * g, simnpu_error * error)
     pre_name = g_strdup_printf ("%s/preact", g->tensors[out].name);
     pre = simnpu__ir_add_tensor (g, pre_name, SIMNPU_IR_F32, 0, NULL);
     g_free (pre_name);
+    u = pre < 0 ? NULL : simnpu__ir_add_node (g, act_to_op (act),
+        g->nodes[i].name, 1, &pre, 1, &out);
+    if (u == NULL) {
+      ret = simnpu__set_error (error, SIMNPU_ENOMEM, "graph '%s': no room "
+          "to split the activation of node '%s' into a node of its own "
+          "(at most %d nodes and %d tensors)", g->name, g->nodes[i].name,
+          SIMNPU_IR_MAX_NODES, SIMNPU_IR_MAX_TENSORS);
+      break;
+    }
+    u->attrs.f[0] = alpha;
     n = &g->nodes[i];
     n->outputs[0] = pre;
     n->attrs.act = SIMNPU_IR_ACT_NONE;
-    u = simnpu__ir_add_node (g, act_to_op (act), n->name, 1, &pre, 1, &out);
-    u->attrs.f[0] = alpha;
-    move_last_node (g, i + 1);
-    changed = true;
+    split[i] = (int) g->n_nodes - 1;
   }
-  return changed ? simnpu__ir_infer_shapes (g, error) : 0;
+  if (g->n_nodes > n0) {
+    /* each activation right after its conv or matmul */
+    nodes = g_new (simnpu__ir_node, g->nodes_alloc);
+    for (i = 0, o = 0; i < n0; i++) {
+      nodes[o++] = g->nodes[i];
+      if (split[i] >= 0)
+        nodes[o++] = g->nodes[split[i]];
+    }
+    g_free (g->nodes);
+    g->nodes = nodes;
+    g->n_nodes = o;
+  }
+  g_free (split);
+  if (ret == 0 && g->n_nodes > n0)
+    ret = simnpu__ir_infer_shapes (g, error);
+  return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -330,6 +345,26 @@ simnpu__quantize_place_nodes (compile_ctx * c, simnpu_error * error)
   g_free (after_dev);
   g_free (from_post);
   return ret;
+}
+
+int
+simnpu__quantize_check_device_size (const compile_ctx * c, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  unsigned i, n_ops = 0, n_tensors = 0;
+
+  for (i = 0; i < g->n_nodes; i++)
+    if (c->place[i] == SIMNPU_SECTION_DEVICE) {
+      n_ops++;
+      n_tensors += g->nodes[i].n_outputs;
+    }
+  if (n_ops > SIMNPU_MAX_OPS || n_tensors > SIMNPU_MAX_TENSORS)
+    return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
+        "the device section has %u nodes making %u tensors (at least as "
+        "many ops and tensors once lowered); the device takes at most %d "
+        "ops and %d tensors: cut the model with --inputs or --outputs",
+        n_ops, n_tensors, SIMNPU_MAX_OPS, SIMNPU_MAX_TENSORS);
+  return 0;
 }
 
 void
@@ -520,6 +555,24 @@ simnpu__quantize_mark_fallback (compile_ctx * c, const simnpu__graph * dg,
 /* ------------------------------------------------------------------ */
 /* Host sections */
 
+bool *
+simnpu__quantize_read_in (const compile_ctx * c, simnpu__section which,
+    bool others)
+{
+  const simnpu__ir_graph *g = c->g;
+  bool *read = g_new0 (bool, MAX (g->n_tensors, 1));
+  unsigned i, j;
+
+  for (i = 0; i < g->n_nodes; i++) {
+    if ((c->place[i] == which) == others)
+      continue;
+    for (j = 0; j < g->nodes[i].n_inputs; j++)
+      if (g->nodes[i].inputs[j] >= 0)
+        read[g->nodes[i].inputs[j]] = true;
+  }
+  return read;
+}
+
 static int
 copy_tensor_into (simnpu__ir_graph * dst, const simnpu__ir_graph * src,
     int t, int *map)
@@ -548,8 +601,8 @@ simnpu__quantize_extract_section (compile_ctx * c, simnpu__section which,
   const simnpu__ir_graph *g = c->g;
   simnpu__ir_graph *s;
   int *map;
-  bool *made;
-  unsigned i, j, k;
+  bool *made, *read_elsewhere;
+  unsigned i, j;
   int ret;
 
   *out = NULL;
@@ -595,26 +648,20 @@ simnpu__quantize_extract_section (compile_ctx * c, simnpu__section which,
         n->n_outputs, outs);
     m->attrs = n->attrs;
   }
+  read_elsewhere = simnpu__quantize_read_in (c, which, true);
   for (i = 0; i < g->n_tensors; i++) {
-    bool used = false;
-    if (!made[i])
-      continue;
-    used = simnpu__ir_is_graph_output (g, (int) i);
-    for (j = 0; j < g->n_nodes && !used; j++) {
-      if (c->place[j] == which)
-        continue;
-      for (k = 0; k < g->nodes[j].n_inputs; k++)
-        used |= g->nodes[j].inputs[k] == (int) i;
-    }
-    if (!used)
+    if (!made[i] || !(read_elsewhere[i]
+            || simnpu__ir_is_graph_output (g, (int) i)))
       continue;
     if (s->n_outputs >= SIMNPU_IR_MAX_OUTPUTS) {
       ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
           "%s: more than %d outputs", s->name, SIMNPU_IR_MAX_OUTPUTS);
+      g_free (read_elsewhere);
       goto fail;
     }
     s->outputs[s->n_outputs++] = map[i];
   }
+  g_free (read_elsewhere);
   if ((ret = simnpu__ir_infer_shapes (s, error)) < 0)
     goto fail;
   g_free (map);

@@ -122,10 +122,19 @@ SIMNPU_INTERNAL int simnpu__quantize_split_activations (simnpu__ir_graph * g,
     simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__quantize_place_nodes (compile_ctx * c,
     simnpu_error * error);
+/* Refuses a placement whose device section cannot fit the device's
+ * limits: each device node lowers to at least one op and each of its
+ * results to a tensor, so this runs before calibration. */
+SIMNPU_INTERNAL int simnpu__quantize_check_device_size (const compile_ctx *
+    c, simnpu_error * error);
 SIMNPU_INTERNAL void simnpu__quantize_report_placement (compile_ctx * c,
     simnpu__compile_result * r);
 SIMNPU_INTERNAL unsigned simnpu__quantize_mark_fallback (compile_ctx * c,
     const simnpu__graph * dg, const evaluator * e, GString * text);
+/* Per tensor: whether a node placed in section `which` reads it (with
+ * `others`: a node placed in another section). g_free the result. */
+SIMNPU_INTERNAL bool *simnpu__quantize_read_in (const compile_ctx * c,
+    simnpu__section which, bool others);
 SIMNPU_INTERNAL int simnpu__quantize_extract_section (compile_ctx * c,
     simnpu__section which, simnpu__ir_graph ** out, simnpu_error * error);
 

@@ -107,7 +107,8 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
   c.is_logit = g_new0 (bool, g->n_tensors);
   c.clamp_lo = g_new (float, g->n_tensors);
   c.clamp_hi = g_new (float, g->n_tensors);
-  if ((ret = simnpu__quantize_place_nodes (&c, error)) < 0)
+  if ((ret = simnpu__quantize_place_nodes (&c, error)) < 0
+      || (ret = simnpu__quantize_check_device_size (&c, error)) < 0)
     goto out;
   simnpu__quantize_report_placement (&c, r);
   if ((c.exec = simnpu__ir_exec_new (g, error)) == NULL) {

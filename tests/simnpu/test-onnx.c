@@ -9,8 +9,11 @@
 
 /* The ONNX front-end: models serialised here with the protobuf-c API,
  * malformed ones rejected with messages naming the fault, a small conv
- * model executed against hand-computed values, and the transpose
- * cancellation pass on the NCHW wrapping of a conv -> relu -> conv chain. */
+ * model executed against hand-computed values, the transpose
+ * cancellation pass on the NCHW wrapping of a conv -> relu -> conv chain,
+ * and models at the size limits: a chain at the IR's node limit through
+ * every pass, and models over the IR's or the device's limits refused
+ * before the work those limits bound. */
 
 #include "compiler.h"
 #include "onnx.pb-c.h"
@@ -811,6 +814,318 @@ test_input_dtype (void)
   expect_error (&b, SIMNPU_EUNSUPPORTED, "'x16'", "UINT16");
 }
 
+/* ------------------------------------------------------------------ */
+/* Models at the IR's size limits: answered (compiled, or refused with the
+ * limit's message) without work that grows faster than the model. */
+
+/* the steps of the chain below: blocks of CHAIN_REPEATS times the five
+ * element-wise steps, then two transpose pairs */
+typedef enum
+{
+  STEP_ADD_C,                   /* + per-channel constant (NCHW) */
+  STEP_RELU,
+  STEP_MUL_2,
+  STEP_SUB_2C,                  /* - twice the per-channel constant */
+  STEP_MUL_HALF,
+  N_ELTWISE_STEPS,
+  STEP_TO_NHWC = N_ELTWISE_STEPS,       /* a transpose pair around an add */
+  STEP_ADD_N,                   /* + per-channel constant (NHWC) */
+  STEP_TO_NCHW,
+  STEP_TO_NHWC_2,               /* ... and around a subtract */
+  STEP_SUB_N,
+  STEP_TO_NCHW_2,
+  N_STEPS
+} chain_step;
+
+/* long enough that most transposes sink through hundreds of nodes, and
+ * the sinks' new tensors overflow the tensor table unless it is compacted */
+#define CHAIN_REPEATS 100
+#define CHAIN_BLOCK (CHAIN_REPEATS * N_ELTWISE_STEPS + N_STEPS \
+    - N_ELTWISE_STEPS)
+
+static chain_step
+chain_step_at (unsigned i)
+{
+  unsigned r = i % CHAIN_BLOCK;
+
+  if (r < CHAIN_REPEATS * N_ELTWISE_STEPS)
+    return (chain_step) (r % N_ELTWISE_STEPS);
+  return (chain_step) (N_ELTWISE_STEPS + r - CHAIN_REPEATS * N_ELTWISE_STEPS);
+}
+
+static const float chain_c[CH] = { 0.25f, -0.5f };
+static const float chain_2c[CH] = { 0.5f, -1.0f };
+static const float chain_n[CH] = { 0.125f, 0.375f };
+
+static const float two = 2.0f, half = 0.5f;
+
+static void
+set_perm (builder * b, Onnx__NodeProto * n, const int64_t * perm)
+{
+  Onnx__AttributeProto *a = keep (b, g_new0 (Onnx__AttributeProto, 1));
+
+  onnx__attribute_proto__init (a);
+  a->name = (char *) "perm";
+  a->has_type = true;
+  a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+  a->n_ints = 4;
+  a->ints = keep (b, g_memdup2 (perm, 4 * sizeof perm[0]));
+  n->n_attribute = 1;
+  n->attribute = keep (b, g_new0 (Onnx__AttributeProto *, 1));
+  n->attribute[0] = a;
+}
+
+/* x [1, CH, HW, HW] -> Conv (w1, b1) -> n_steps element-wise ops, with
+ * explicit NCHW <-> NHWC transpose pairs among them -> Conv (w2) -> y.
+ * Each conv imports as three IR nodes (wrapped in transposes), each step
+ * as one. */
+static void
+build_long_chain (builder * b, unsigned n_steps)
+{
+  static const int64_t xd[] = { 1, CH, HW, HW };
+  static const int64_t wd[] = { CH, CH, 1, 1 };
+  static const int64_t bd[] = { CH };
+  static const int64_t cd[] = { 1, CH, 1, 1 };
+  static const int64_t nd[] = { 1, 1, 1, CH };
+  static const int64_t to_nhwc[] = { 0, 2, 3, 1 };
+  static const int64_t to_nchw[] = { 0, 3, 1, 2 };
+  Onnx__NodeProto *n;
+  const char *prev = "c1";
+  char **ins;
+  unsigned i;
+
+  builder_init (b, OPSET);
+  add_input (b, "x", 4, xd);
+  add_output (b, "y");
+  add_float_init (b, "w1", 4, wd, w1);
+  add_float_init (b, "b1", 1, bd, b1);
+  add_float_init (b, "w2", 4, wd, w2);
+  add_float_init (b, "kc", 4, cd, chain_c);
+  add_float_init (b, "k2c", 4, cd, chain_2c);
+  add_float_init (b, "kn", 4, nd, chain_n);
+  add_float_init (b, "two", 0, NULL, &two);
+  add_float_init (b, "half", 0, NULL, &half);
+  n = add_node (b, "Conv", "conv1", "x", "w1", "c1");
+  ins = keep (b, g_new0 (char *, 3));
+  ins[0] = (char *) "x";
+  ins[1] = (char *) "w1";
+  ins[2] = (char *) "b1";
+  n->input = ins;
+  n->n_input = 3;
+  for (i = 0; i < n_steps; i++) {
+    const char *out = keep (b, g_strdup_printf ("s%u", i));
+    switch (chain_step_at (i)) {
+      case STEP_ADD_C:
+        add_node (b, "Add", out, prev, "kc", out);
+        break;
+      case STEP_RELU:
+        add_node (b, "Relu", out, prev, NULL, out);
+        break;
+      case STEP_MUL_2:
+        add_node (b, "Mul", out, prev, "two", out);
+        break;
+      case STEP_SUB_2C:
+        add_node (b, "Sub", out, prev, "k2c", out);
+        break;
+      case STEP_MUL_HALF:
+        add_node (b, "Mul", out, prev, "half", out);
+        break;
+      case STEP_TO_NHWC:
+      case STEP_TO_NHWC_2:
+        set_perm (b, add_node (b, "Transpose", out, prev, NULL, out), to_nhwc);
+        break;
+      case STEP_ADD_N:
+        add_node (b, "Add", out, prev, "kn", out);
+        break;
+      case STEP_SUB_N:
+        add_node (b, "Sub", out, prev, "kn", out);
+        break;
+      case STEP_TO_NCHW:
+      case STEP_TO_NCHW_2:
+      default:
+        set_perm (b, add_node (b, "Transpose", out, prev, NULL, out), to_nchw);
+        break;
+    }
+    prev = out;
+  }
+  add_node (b, "Conv", "conv2", prev, "w2", "y");
+}
+
+/* build_long_chain's y, worked out element by element (the transposes
+ * move nothing: a value keeps its channel) */
+static void
+expected_long_chain (unsigned n_steps, float *y)
+{
+  int i, o, c;
+  unsigned k;
+
+  for (i = 0; i < HW * HW; i++) {
+    float v[CH];
+    for (o = 0; o < CH; o++) {
+      v[o] = b1[o];
+      for (c = 0; c < CH; c++)
+        v[o] += w1[o * CH + c] * xval (c, i);
+    }
+    for (k = 0; k < n_steps; k++)
+      for (c = 0; c < CH; c++)
+        switch (chain_step_at (k)) {
+          case STEP_ADD_C:
+            v[c] += chain_c[c];
+            break;
+          case STEP_RELU:
+            v[c] = MAX (v[c], 0.0f);
+            break;
+          case STEP_MUL_2:
+            v[c] *= two;
+            break;
+          case STEP_SUB_2C:
+            v[c] -= chain_2c[c];
+            break;
+          case STEP_MUL_HALF:
+            v[c] *= half;
+            break;
+          case STEP_ADD_N:
+            v[c] += chain_n[c];
+            break;
+          case STEP_SUB_N:
+            v[c] -= chain_n[c];
+            break;
+          default:
+            break;
+        }
+    for (o = 0; o < CH; o++) {
+      float s = 0;
+      for (c = 0; c < CH; c++)
+        s += w2[o * CH + c] * v[c];
+      y[o * HW * HW + i] = s;
+    }
+  }
+}
+
+/* No tensor has a calibrated range: calibration did not run. */
+static void
+assert_not_calibrated (const simnpu__ir_graph * g)
+{
+  unsigned i;
+
+  for (i = 0; i < g->n_tensors; i++)
+    if (g->tensors[i].has_range)
+      g_error ("tensor '%s' was calibrated", g->tensors[i].name);
+}
+
+/* The model is refused before calibration for the size of its device
+ * section, with the device's limits in the message. */
+static void
+assert_refused_for_device_size (simnpu__ir_graph * g)
+{
+  simnpu__compile_options o;
+  simnpu__compile_result r;
+  simnpu_error error = { 0 };
+  simnpu__graph *dg = NULL;
+  gchar *limits = g_strdup_printf ("the device takes at most %d ops and %d "
+      "tensors", SIMNPU_MAX_OPS, SIMNPU_MAX_TENSORS);
+
+  simnpu__compile_options_init (&o);
+  g_assert_cmpint (simnpu__compile (g, &o, &dg, &r, &error), ==,
+      SIMNPU_EUNSUPPORTED);
+  g_assert_null (dg);
+  if (strstr (error.message, "the device section has") == NULL
+      || strstr (error.message, limits) == NULL)
+    g_error ("message '%s' lacks the device's limits", error.message);
+  assert_not_calibrated (g);
+  simnpu__compile_result_clear (&r);
+  g_free (limits);
+}
+
+/* A chain with transposes that imports to exactly the IR's node limit:
+ * every transpose between the convs cancels, the float graph computes
+ * what the ONNX model says, and the compiler refuses it for the device's
+ * op limit before calibrating. */
+static void
+test_chain_at_node_limit (void)
+{
+  const unsigned n_steps = SIMNPU_IR_MAX_NODES - 6;
+  simnpu_error error = { 0 };
+  simnpu__ir_graph *g = NULL;
+  float y[CH * HW * HW], want[CH * HW * HW];
+  unsigned i;
+  builder b;
+
+  build_long_chain (&b, n_steps);
+  g_assert_cmpint (load (&b, &g, &error), ==, 0);
+  builder_clear (&b);
+  g_assert_cmpuint (g->n_nodes, ==, SIMNPU_IR_MAX_NODES);
+  /* what simnpu__import_model runs after the front-end */
+  g_assert_cmpint (simnpu__ir_fold_constants (g, &error), ==, 0);
+  g_assert_cmpint (simnpu__ir_cancel_transposes (g, &error), ==, 0);
+  g_assert_cmpint (simnpu__ir_fuse (g, &error), ==, 0);
+  g_assert_cmpint (simnpu__ir_prune (g, &error), ==, 0);
+  /* only the graph's NCHW boundary remains */
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_TRANSPOSE), ==, 2);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_CONV2D), ==, 2);
+
+  expected_long_chain (n_steps, want);
+  run_graph (g, y);
+  for (i = 0; i < G_N_ELEMENTS (y); i++)
+    g_assert_cmpfloat_with_epsilon (y[i], want[i], 1e-5);
+
+  assert_refused_for_device_size (g);
+  simnpu__ir_graph_free (g);
+}
+
+/* One node more than the device takes, all of them device ops: refused
+ * when placed, before calibration runs the float graph. */
+static void
+test_device_limit_before_calibration (void)
+{
+  static const int64_t xd[] = { 1, CH, HW, HW };
+  simnpu_error error = { 0 };
+  simnpu__ir_graph *g = NULL;
+  const char *prev = "x";
+  unsigned i;
+  builder b;
+
+  builder_init (&b, OPSET);
+  add_input (&b, "x", 4, xd);
+  add_output (&b, "y");
+  for (i = 0; i <= SIMNPU_MAX_OPS; i++) {
+    const char *out = i == SIMNPU_MAX_OPS ? "y" :
+        keep (&b, g_strdup_printf ("r%u", i));
+    add_node (&b, "Relu", out, prev, NULL, out);
+    prev = out;
+  }
+  g_assert_cmpint (load (&b, &g, &error), ==, 0);
+  builder_clear (&b);
+  g_assert_cmpuint (g->n_nodes, ==, SIMNPU_MAX_OPS + 1);
+  assert_refused_for_device_size (g);
+  simnpu__ir_graph_free (g);
+}
+
+/* A graph of more nodes than the IR takes is refused by its node count,
+ * before any node is imported. */
+static void
+test_too_many_nodes (void)
+{
+  static const int64_t xd[] = { 1, CH, HW, HW };
+  const char *prev = "x";
+  gchar *want = g_strdup_printf ("the graph has %d nodes; expected at most "
+      "%d", SIMNPU_IR_MAX_NODES + 1, SIMNPU_IR_MAX_NODES);
+  unsigned i;
+  builder b;
+
+  builder_init (&b, OPSET);
+  add_input (&b, "x", 4, xd);
+  add_output (&b, "y");
+  for (i = 0; i <= SIMNPU_IR_MAX_NODES; i++) {
+    const char *out = i == SIMNPU_IR_MAX_NODES ? "y" :
+        keep (&b, g_strdup_printf ("r%u", i));
+    add_node (&b, "Relu", out, prev, NULL, out);
+    prev = out;
+  }
+  expect_error (&b, SIMNPU_ENOMEM, want, NULL);
+  g_free (want);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -829,5 +1144,9 @@ main (int argc, char **argv)
   g_test_add_func ("/onnx/group-out-of-range", test_group_out_of_range);
   g_test_add_func ("/onnx/read-tensor", test_read_tensor);
   g_test_add_func ("/onnx/input-dtype", test_input_dtype);
+  g_test_add_func ("/onnx/chain-at-node-limit", test_chain_at_node_limit);
+  g_test_add_func ("/onnx/device-limit-before-calibration",
+      test_device_limit_before_calibration);
+  g_test_add_func ("/onnx/too-many-nodes", test_too_many_nodes);
   return g_test_run ();
 }

@@ -934,8 +934,10 @@ axprof_row_stats (Row * row, ThreadState * t)
     __atomic_add_fetch (&axprof_dropped_records, 1, __ATOMIC_RELAXED);
     return &axprof_overflow_stats;
   }
-  /* the owning thread reads its own slot: plain loads */
-  chunk = row->slot_chunks[t->slot / SLOTS_PER_CHUNK];
+  /* another thread of the chunk may have added it (an acquire load is a
+   * plain load on x86); the slot itself is only ever written by us */
+  chunk = __atomic_load_n (&row->slot_chunks[t->slot / SLOTS_PER_CHUNK],
+      __ATOMIC_ACQUIRE);
   st = chunk ? chunk[t->slot % SLOTS_PER_CHUNK] : NULL;
   if (G_UNLIKELY (st == NULL))
     st = axprof_row_stats_new (row, t);

@@ -196,13 +196,22 @@ GST_START_TEST (test_leaky_queue_drops)
 {
   QueueTruth slow = { 0, }, fast = { 0, };
   gint slow_dropped, fast_dropped;
-  AxProfReport *r = run_tee ("queue name=lq leaky=downstream "
-      "max-size-buffers=5", TEE_BUFFERS, &slow, &fast, &slow_dropped,
-      &fast_dropped);
-  JsonObject *lq = ax_prof_find_queue (r->root, "lq");
-  JsonObject *fq = ax_prof_find_queue (r->root, "fastq");
-  JsonObject *verdict = json_object_get_object_member (r->root, "verdict");
+  AxProfReport *r;
+  JsonObject *lq, *fq, *verdict;
   gchar *line;
+  /* GStreamer 1.22's queue, leaking a sticky event while its task pushes
+   * the one before (caps), stores the two on its source pad out of order
+   * and warns; the stream and what this test counts are not affected */
+  GstCheckLogFilter *misordering = gst_check_add_log_filter ("GStreamer",
+      G_LOG_LEVEL_WARNING, g_regex_new ("Sticky event misordering", 0, 0,
+          NULL), NULL, NULL, NULL);
+
+  r = run_tee ("queue name=lq leaky=downstream max-size-buffers=5",
+      TEE_BUFFERS, &slow, &fast, &slow_dropped, &fast_dropped);
+  gst_check_remove_log_filter (misordering);
+  lq = ax_prof_find_queue (r->root, "lq");
+  fq = ax_prof_find_queue (r->root, "fastq");
+  verdict = json_object_get_object_member (r->root, "verdict");
 
   fail_unless (lq != NULL && fq != NULL, "%s", r->text);
   /* the scenario is real: the 20 ms branch could not take them all */

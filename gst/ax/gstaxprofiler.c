@@ -52,7 +52,11 @@
 /* tracers are instantiated once, never two at a time */
 static GMutex enable_lock;
 
-G_DEFINE_QUARK (gst - ax - profiler - error - quark, gst_ax_profiler_error);
+/* G_DEFINE_QUARK's first argument is the name itself, not a string:
+ * gst-indent would read it as a subtraction and space it out */
+/* *INDENT-OFF* */
+G_DEFINE_QUARK (gst-ax-profiler-error-quark, gst_ax_profiler_error);
+/* *INDENT-ON* */
 
 /* The active axprof tracers, each with a reference. */
 static GList *

@@ -28,7 +28,11 @@ typedef struct
   GError *error;
 } Reader;
 
-G_DEFINE_QUARK (gst - ax - report - error - quark, gst_ax_report_error);
+/* G_DEFINE_QUARK's first argument is the name itself, not a string:
+ * gst-indent would read it as a subtraction and space it out */
+/* *INDENT-OFF* */
+G_DEFINE_QUARK (gst-ax-report-error-quark, gst_ax_report_error);
+/* *INDENT-ON* */
 
 static void
 fail (Reader * rd, const gchar * where, const gchar * name,

@@ -447,19 +447,10 @@ answer_model_preprocess (GstAxInference * self, GstQuery * query)
   simnpu_preprocess sp;
   guint c;
 
-  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_RGB == (int) SIMNPU_PREPROCESS_RGB);
-  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_BGR == (int) SIMNPU_PREPROCESS_BGR);
-  G_STATIC_ASSERT ((int) GST_AX_COLOR_ORDER_GRAY ==
-      (int) SIMNPU_PREPROCESS_GRAY);
-  G_STATIC_ASSERT ((int) GST_AX_RESIZE_LETTERBOX ==
-      (int) SIMNPU_PREPROCESS_LETTERBOX);
-  G_STATIC_ASSERT ((int) GST_AX_RESIZE_STRETCH ==
-      (int) SIMNPU_PREPROCESS_STRETCH);
-
   gst_ax_model_preprocess_init_default (&pp);
   if (simnpu_model_get_preprocess (self->net, &sp) == 0) {
-    pp.color = (GstAxColorOrder) sp.color;
-    pp.resize = (GstAxResizeMode) sp.resize;
+    pp.color = gst_ax_color_order_from_simnpu (sp.color);
+    pp.resize = gst_ax_resize_mode_from_simnpu (sp.resize);
     pp.fill = sp.fill;
     pp.scale = sp.scale;
     for (c = 0; c < G_N_ELEMENTS (pp.mean); c++) {
@@ -479,8 +470,8 @@ gst_ax_inference_answer_model_query (GstAxInference * self, GstQuery * query)
 
   if (self->net == NULL || s->n_dims != SIMNPU_MAX_DIMS)
     return FALSE;
-  input.dtype = (GstAxTensorDType) s->dtype;
-  input.layout = (GstAxTensorLayout) s->layout;
+  input.dtype = gst_ax_tensor_dtype_from_simnpu (s->dtype);
+  input.layout = gst_ax_tensor_layout_from_simnpu (s->layout);
   if (s->layout == SIMNPU_LAYOUT_NCHW) {
     input.channels = s->dims[1];
     input.height = s->dims[2];

@@ -21,6 +21,7 @@
 
 #include <gst/ax/ax.h>
 #include <simnpu/simnpu.h>
+#include "gstaxsimnpu-enums.h"
 
 G_BEGIN_DECLS
 

@@ -600,10 +600,11 @@ tensor_matches (const GstAxTensorMeta * m, const simnpu_tensor_spec * spec)
 {
   guint i;
 
-  if ((gint) m->dtype != (gint) spec->dtype || m->n_dims != spec->n_dims)
+  if (m->dtype != gst_ax_tensor_dtype_from_simnpu (spec->dtype)
+      || m->n_dims != spec->n_dims)
     return FALSE;
-  if (spec->n_dims == SIMNPU_MAX_DIMS && (gint) m->layout != (gint)
-      spec->layout)
+  if (spec->n_dims == SIMNPU_MAX_DIMS
+      && m->layout != gst_ax_tensor_layout_from_simnpu (spec->layout))
     return FALSE;
   for (i = 0; i < spec->n_dims; i++)
     if (m->dims[i] != spec->dims[i])
@@ -994,9 +995,9 @@ attach_outputs (GstAxInference * self, Item * item)
       gst_buffer_unmap (job->outs[o], &job->maps[o]);
       memset (&job->maps[o], 0, sizeof (GstMapInfo));
       m = gst_buffer_add_ax_tensor_meta (item->frame, s->name,
-          GST_AX_TENSOR_ROLE_OUTPUT, (GstAxTensorDType) s->dtype,
-          (GstAxTensorLayout) s->layout, s->n_dims, s->dims, s->scale,
-          s->zero_point, job->outs[o]);
+          GST_AX_TENSOR_ROLE_OUTPUT, gst_ax_tensor_dtype_from_simnpu (s->dtype),
+          gst_ax_tensor_layout_from_simnpu (s->layout), s->n_dims, s->dims,
+          s->scale, s->zero_point, job->outs[o]);
       job->outs[o] = NULL;
       if (m == NULL)
         continue;

@@ -181,28 +181,25 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw(ANY)"));
 
+/* The values of decode, one per row of the table of decoders
+ * (gstaxnmsdecode.c). */
 static GType
 gst_ax_nms_decode_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_AX_NMS_DECODE_YOLOV8,
-        "YOLOv8: [1, 4 + classes, anchors], class scores", "yolov8"},
-    {GST_AX_NMS_DECODE_YOLOV5,
-          "YOLOv5: [1, anchors, 5 + classes], objectness x class score",
-        "yolov5"},
-    {GST_AX_NMS_DECODE_CENTERNET,
-        "CenterNet: heat-map [1, H, W, classes] and distances [1, H, W, 4]; "
-          "3x3 peaks, top-k", "centernet"},
-    {GST_AX_NMS_DECODE_SSD,
-        "SSD: per group of anchors, scores [1, anchors, classes] and "
-          "regressors [1, anchors, 4 + 2 x keypoints]; anchors from the "
-          "model's metadata", "ssd"},
-    {0, NULL, NULL}
-  };
+  /* the last stays zero: the terminator */
+  static GEnumValue values[GST_AX_NMS_DECODE_N_KINDS + 1];
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstAxNmsDecode", values);
+    GType t;
+    gint k;
+
+    for (k = 0; k < GST_AX_NMS_DECODE_N_KINDS; k++) {
+      values[k].value = k;
+      values[k].value_name = gst_ax_nms_decode_kind_description (k);
+      values[k].value_nick = gst_ax_nms_decode_kind_name (k);
+    }
+    t = g_enum_register_static ("GstAxNmsDecode", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -661,12 +658,9 @@ query_model (GstAxNms * self)
 static const gchar *
 decode_nick (GstAxNmsDecodeKind kind)
 {
-  GEnumClass *klass = g_type_class_ref (GST_TYPE_AX_NMS_DECODE);
-  GEnumValue *v = g_enum_get_value (klass, kind);
-  const gchar *nick = v ? v->value_nick : "unknown";
+  const gchar *nick = gst_ax_nms_decode_kind_name (kind);
 
-  g_type_class_unref (klass);
-  return nick;
+  return nick ? nick : "unknown";
 }
 
 static gboolean

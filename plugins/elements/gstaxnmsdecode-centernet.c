@@ -7,8 +7,9 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* The CenterNet decoder: the heat-map's values above the threshold that
- * are 3x3 peaks, the top k of them, their boxes from the distances. */
+/* The CenterNet decoder: its metadata and tensors; the heat-map's values
+ * above the threshold that are 3x3 peaks, the top k of them, their boxes
+ * from the distances. A row of the table of decoders. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -18,6 +19,104 @@
 
 #include <math.h>
 #include <string.h>
+
+/* the most peaks metadata may ask for */
+#define MAX_TOP_K 100000
+/* box values per cell: left, top, right, bottom */
+#define CENTERNET_BOX_VALUES 4
+/* the peak test's neighbourhood, the only one implemented */
+#define PEAK_KERNEL 3
+
+/* The stride of a CenterNet grid: the metadata's, else the input size
+ * over the grid. 0 if neither is known. */
+static inline guint
+centernet_stride (const GstAxNmsParams * p, guint width)
+{
+  if (p->stride)
+    return p->stride;
+  if (p->input_width && width && p->input_width % width == 0)
+    return p->input_width / width;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Metadata and tensors */
+
+static gboolean
+centernet_parse (GstAxNmsParams * p, JsonObject * o, gchar ** error)
+{
+  guint nh, nb;
+
+  if (!gst_ax_nms_json_get_names (p, o, "heatmap", &nh, error)
+      || !gst_ax_nms_json_get_names (p, o, "boxes", &nb, error))
+    return FALSE;
+  if (nh > 1 || nb > 1 || nh != nb)
+    return gst_ax_nms_decode_fail (error, "\"heatmap\" and \"boxes\" name %u "
+        "and %u tensors; expected one each (or neither, for the outputs in "
+        "order)", nh, nb);
+  if (!gst_ax_nms_json_get_uint (o, "stride", 1, MAX_STRIDE, &p->stride, error)
+      || !gst_ax_nms_json_get_uint (o, "peak_kernel", 1, PEAK_KERNEL,
+          &p->peak_kernel, error)
+      || !gst_ax_nms_json_get_uint (o, "top_k", 1, MAX_TOP_K, &p->top_k, error))
+    return FALSE;
+  if (p->peak_kernel != PEAK_KERNEL)
+    return gst_ax_nms_decode_fail (error, "\"peak_kernel\" is %u; expected "
+        "%d (a 3x3 peak test)", p->peak_kernel, PEAK_KERNEL);
+  return TRUE;
+}
+
+/* the heat-map and the distances */
+static gboolean
+centernet_count_inputs (const GstAxNmsParams * p, guint n_metas,
+    guint * n_inputs, gchar ** error)
+{
+  *n_inputs = 2;
+  return TRUE;
+}
+
+static gboolean
+centernet_bind (const GstAxNmsParams * p,
+    const GstAxTensorMeta * const *picked, const guint * idx, guint n,
+    GstAxNmsInput * inputs, gchar ** error)
+{
+  const gint64 *hd, *bd;
+  guint nh = gst_ax_nms_decode_inner_dims (picked[0], 3, &hd);
+  guint nb = gst_ax_nms_decode_inner_dims (picked[1], 3, &bd);
+  gchar *hs = gst_ax_nms_decode_shape_string (picked[0]);
+  gchar *bs = gst_ax_nms_decode_shape_string (picked[1]);
+  gboolean ok = TRUE;
+
+  if (nh != 3 || hd[0] < 1 || hd[1] < 1 || hd[2] < 1
+      || hd[0] * hd[1] * hd[2] > G_MAXINT32)
+    ok = gst_ax_nms_decode_fail (error,
+        "heat-map '%s' has shape %s; expected [1, " "height, width, classes]",
+        picked[0]->name, hs);
+  else if (nb != 3 || bd[0] != hd[0] || bd[1] != hd[1]
+      || bd[2] != CENTERNET_BOX_VALUES)
+    ok = gst_ax_nms_decode_fail (error,
+        "box tensor '%s' has shape %s; expected [1, " "%" G_GINT64_FORMAT ", %"
+        G_GINT64_FORMAT ", 4] (left, top, "
+        "right, bottom per cell of heat-map '%s' %s)", picked[1]->name, bs,
+        hd[0], hd[1], picked[0]->name, hs);
+  else if (centernet_stride (p, hd[1]) == 0)
+    ok = gst_ax_nms_decode_fail (error,
+        "no stride for heat-map '%s' %s; expected "
+        "\"stride\" in the metadata or an input width that is a multiple "
+        "of the grid width (input width %u)", picked[0]->name, hs,
+        p->input_width);
+  g_free (hs);
+  g_free (bs);
+  if (!ok)
+    return FALSE;
+  gst_ax_nms_decode_input_set (&inputs[0], picked[0], idx[0], hd[0] * hd[1],
+      hd[2], hd[0], hd[1]);
+  gst_ax_nms_decode_input_set (&inputs[1], picked[1], idx[1], hd[0] * hd[1],
+      CENTERNET_BOX_VALUES, hd[0], hd[1]);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Decoding */
 
 /* Keeps the @top_k best candidates (score, then push order) in that
  * order; returns the score a later candidate must beat. */
@@ -227,7 +326,7 @@ centernet_scan_quant (GstAxNmsWork * w, const GstAxNmsParams * p,
   const gsize n = (gsize) in->width * in->height * in->n_classes;
   const gsize n_blk = n / CN_BLOCK_U8;
   const guint8 flip = in->dtype == GST_AX_TENSOR_DTYPE_I8 ? INT8_BIAS : 0;
-  const gfloat *lut = gst_ax_nms_decode_slot_lut (w, 0, in, FALSE);
+  const gfloat *lut = gst_ax_nms_decode_slot_lut (&w->slots[0], in, FALSE);
   const NextBlockU8 next = pick_next_block_u8 ();
   guint first_pass =
       gst_ax_nms_decode_lut_first_above (lut, p->score_threshold);
@@ -306,17 +405,23 @@ centernet_scan_f32 (GstAxNmsWork * w, const GstAxNmsParams * p,
 /* Room for this many candidates per top-k before the list is cut back */
 #define CENTERNET_CAND_FACTOR 4
 
-guint
-gst_ax_nms_decode_run_centernet (GstAxNmsWork * w, const GstAxNmsParams * p,
-    const GstAxNmsInput * inputs, GstAxNmsResult * results, guint limit)
+static guint
+centernet_run (GstAxNmsWork * w, const GstAxNmsParams * p,
+    const GstAxNmsInput * inputs, guint n_inputs, GstAxNmsResult * results,
+    guint limit)
 {
-  const GstAxNmsInput *h = &inputs[0], *bx = &inputs[1];
-  const guint W = h->width, nc = h->n_classes;
-  const guint stride = centernet_stride (p, W);
-  const guint top_k = p->top_k ? p->top_k : MAX_TOP_K;
-  const guint cap = CENTERNET_CAND_FACTOR * top_k;
+  const GstAxNmsInput *h, *bx;
+  guint W, nc, stride, top_k, cap;
   guint r, nv = 0, n_top;
 
+  g_return_val_if_fail (n_inputs == 2, 0);
+  h = &inputs[0];
+  bx = &inputs[1];
+  W = h->width;
+  nc = h->n_classes;
+  stride = centernet_stride (p, W);
+  top_k = p->top_k ? p->top_k : MAX_TOP_K;
+  cap = CENTERNET_CAND_FACTOR * top_k;
   gst_ax_nms_decode_work_ensure (w, cap);
   w->n_cand = 0;
   if (stride == 0)
@@ -354,3 +459,15 @@ gst_ax_nms_decode_run_centernet (GstAxNmsWork * w, const GstAxNmsParams * p,
   }
   return gst_ax_nms_decode_suppress (w, p, w->order, nv, NULL, results, limit);
 }
+
+/* *INDENT-OFF* */
+const GstAxNmsDecoder gst_ax_nms_decoder_centernet = {
+  .name = "centernet",
+  .description = "CenterNet: heat-map [1, H, W, classes] and distances "
+      "[1, H, W, 4]; 3x3 peaks, top-k",
+  .parse = centernet_parse,
+  .count_inputs = centernet_count_inputs,
+  .bind = centernet_bind,
+  .run = centernet_run,
+};
+/* *INDENT-ON* */

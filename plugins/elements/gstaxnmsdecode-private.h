@@ -8,28 +8,30 @@
  */
 
 /* Shared by the files of axnms's decoding engine (gstaxnmsdecode*.c):
- * the scratch of a stream, the constants of the tensors' layouts, the
- * small vector and dequantisation helpers the decoders inline, and the
- * functions one file calls in another. The API is gstaxnmsdecode.h. */
+ * the scratch of a stream, the row each decoder defines for the table of
+ * decoders, the small vector and dequantisation helpers the decoders
+ * inline, and the functions one file calls in another. The API is
+ * gstaxnmsdecode.h; the dequantisation tables are below, in
+ * gstaxnmsdecode-lut.h.
+ *
+ * A decoder is one file, gstaxnmsdecode-NAME.c, defining its row (a
+ * GstAxNmsDecoder: its name, how it reads its metadata, which outputs it
+ * reads and how it decodes them) and one line in the table of
+ * gstaxnmsdecode.c; the metadata reading (gstaxnmsdecode-params.c), the
+ * scratch (-work.c) and the NMS (-nms.c) are shared. */
 
 #ifndef __GST_AX_NMS_DECODE_PRIVATE_H__
 #define __GST_AX_NMS_DECODE_PRIVATE_H__
 
 #include "gstaxnmsdecode.h"
+#include "gstaxnmsdecode-lut.h"
 
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 
 G_BEGIN_DECLS
 
-#define LUT_SIZE 256
-/* XORing an int8 with this maps it to uint8 with the same order */
-#define INT8_BIAS 0x80
-/* YOLOv8 rows / YOLOv5 columns before the class scores */
-#define YOLOV8_BOX_VALUES 4
-#define YOLOV5_BOX_VALUES 4
-#define YOLOV5_OBJECTNESS 4
-#define YOLOV5_CLASS_OFFSET 5
 #define NO_CLASS G_MAXUINT32
 /* bytes tested per vector step of the threshold scan */
 #define VEC_BYTES 16
@@ -39,12 +41,15 @@ G_BEGIN_DECLS
  * F32x4 */
 #define IOU_BLOCK 4
 
-/* the most CenterNet peaks metadata may ask for */
-#define MAX_TOP_K 100000
-/* CenterNet box values per cell: left, top, right, bottom */
-#define CENTERNET_BOX_VALUES 4
-/* SSD regressors before the keypoints: centre x, y, width, height */
-#define SSD_BOX_VALUES 4
+/* bounds of what metadata may ask for, shared by several decoders */
+#define MAX_INPUT_SIZE 16384
+#define MAX_STRIDE 1024
+#define DEFAULT_ANCHOR_OFFSET 0.5f
+/* keeps every q - zero_point exact in a float */
+#define MAX_ABS_ZERO_POINT 65536
+/* in range without ABS (), which overflows for G_MININT32 */
+#define ZERO_POINT_IN_RANGE(zp) \
+  ((zp) >= -MAX_ABS_ZERO_POINT && (zp) <= MAX_ABS_ZERO_POINT)
 
 /* The threshold scans of the heat-map look at blocks of SCAN_BLOCK_BYTES
  * bytes (int8) or SCAN_BLOCK_FLOATS floats and return a bit mask of the
@@ -62,16 +67,6 @@ typedef guint8 U8x16 __attribute__((vector_size (VEC_BYTES)));
 typedef gfloat F32x4 __attribute__((vector_size (VEC_BYTES)));
 typedef gint32 I32x4 __attribute__((vector_size (VEC_BYTES)));
 typedef guint64 U64x2 __attribute__((vector_size (VEC_BYTES)));
-
-typedef struct
-{
-  gboolean valid;
-  GstAxTensorDType dtype;
-  gfloat scale;
-  gint32 zp;
-  gboolean sigmoid;
-  gfloat lut[LUT_SIZE];
-} LutSlot;
 
 struct _GstAxNmsWork
 {
@@ -123,12 +118,6 @@ typedef struct
   guint n_inputs;
 } KeypointSource;
 
-static inline gint
-raw_int (GstAxTensorDType dtype, guint8 b)
-{
-  return dtype == GST_AX_TENSOR_DTYPE_I8 ? (gint) (gint8) b : (gint) b;
-}
-
 /* Whether any of the SCAN_BLOCK_BYTES bytes at @p, XOR @flip, is >= @t.
  * Explicit vectors: GCC's -O2 cost model leaves the plain loop scalar. */
 static inline gboolean
@@ -160,12 +149,6 @@ block_any_f32 (const gfloat * p, F32x4 t)
   return (m[0] | m[1] | m[2] | m[3]) != 0;
 }
 
-static inline gfloat
-sigmoidf (gfloat v)
-{
-  return 1.0f / (1.0f + expf (-v));
-}
-
 /* The value at element @i of a tensor, dequantised. */
 static inline gfloat
 value_at (const GstAxNmsInput * in, gsize i)
@@ -185,36 +168,97 @@ value_at (const GstAxNmsInput * in, gsize i)
   }
 }
 
-/* Anchors of one SSD level. */
-static inline guint
-ssd_grid (guint input, guint stride)
+/**
+ * GstAxNmsDecoder:
+ * @name: the "type" of the decoder metadata, the nick of axnms's decode
+ * @description: a line for the decode property's values
+ * @parse: reads the members of the metadata object that are the
+ *   decoder's own (the shared ones are read already, the input names
+ *   emptied), into @p, which may be left partly updated on failure
+ * @count_inputs: how many of a model's @n_metas outputs the decoder reads
+ *   (also the number of names it needs when the metadata names them)
+ * @bind: checks the shapes of the outputs picked for it (@picked[i] is
+ *   output @idx[i] of the model; their quantisation is checked already)
+ *   and sets @inputs from them, data unset
+ * @run: decodes @inputs and suppresses, writing at most @limit (> 0)
+ *   results, best first
+ *
+ * One decoder; each is defined in its own file and listed once in the
+ * table of gstaxnmsdecode.c, at its GstAxNmsDecodeKind. The functions
+ * that fail return FALSE with a message in *@error (if not NULL).
+ */
+typedef struct
 {
-  return (input + stride - 1) / stride;
-}
+  const gchar *name;
+  const gchar *description;
+  gboolean (*parse) (GstAxNmsParams * p, JsonObject * o, gchar ** error);
+  gboolean (*count_inputs) (const GstAxNmsParams * p, guint n_metas,
+      guint * n_inputs, gchar ** error);
+  gboolean (*bind) (const GstAxNmsParams * p,
+      const GstAxTensorMeta * const *picked, const guint * idx, guint n,
+      GstAxNmsInput * inputs, gchar ** error);
+  guint (*run) (GstAxNmsWork * w, const GstAxNmsParams * p,
+      const GstAxNmsInput * inputs, guint n_inputs, GstAxNmsResult * results,
+      guint limit);
+} GstAxNmsDecoder;
 
-/* The stride of a CenterNet grid: the metadata's, else the input size
- * over the grid. 0 if neither is known. */
-static inline guint
-centernet_stride (const GstAxNmsParams * p, guint width)
-{
-  if (p->stride)
-    return p->stride;
-  if (p->input_width && width && p->input_width % width == 0)
-    return p->input_width / width;
-  return 0;
-}
+/* gstaxnmsdecode.c: the table */
+G_GNUC_INTERNAL
+const GstAxNmsDecoder *gst_ax_nms_decoder_get (GstAxNmsDecodeKind kind);
+G_GNUC_INTERNAL
+gboolean gst_ax_nms_decoder_find (const gchar * name,
+    GstAxNmsDecodeKind * kind);
+G_GNUC_INTERNAL
+gchar *gst_ax_nms_decoder_names (void);
 
-/* gstaxnmsdecode.c */
+/* the rows, one per decoder file */
+G_GNUC_INTERNAL extern const GstAxNmsDecoder gst_ax_nms_decoder_yolov8;
+G_GNUC_INTERNAL extern const GstAxNmsDecoder gst_ax_nms_decoder_yolov5;
+G_GNUC_INTERNAL extern const GstAxNmsDecoder gst_ax_nms_decoder_centernet;
+G_GNUC_INTERNAL extern const GstAxNmsDecoder gst_ax_nms_decoder_ssd;
+
+/* gstaxnmsdecode-work.c */
 G_GNUC_INTERNAL
 void gst_ax_nms_decode_work_ensure (GstAxNmsWork * w, guint n_anchors);
+
+/* gstaxnmsdecode-params.c: reading the metadata and binding the outputs,
+ * for the decoders' own members and shapes */
 G_GNUC_INTERNAL
-gboolean gst_ax_nms_decode_lut_build (gfloat * lut, GstAxTensorDType dtype,
-    gfloat scale, gint32 zp);
+gboolean gst_ax_nms_decode_fail (gchar ** error, const gchar * fmt, ...)
+    G_GNUC_PRINTF (2, 3);
 G_GNUC_INTERNAL
-const gfloat *gst_ax_nms_decode_slot_lut (GstAxNmsWork * w, guint i,
-    const GstAxNmsInput * in, gboolean sigmoid);
+gboolean gst_ax_nms_json_node_is_number (JsonNode * n);
 G_GNUC_INTERNAL
-guint gst_ax_nms_decode_lut_first_above (const gfloat * lut, gfloat thr);
+gboolean gst_ax_nms_json_get_number (JsonObject * o, const gchar * key,
+    gdouble lo, gdouble hi, gdouble * out, gboolean * found, gchar ** error);
+G_GNUC_INTERNAL
+gboolean gst_ax_nms_json_get_uint (JsonObject * o, const gchar * key,
+    guint lo, guint hi, guint * out, gchar ** error);
+G_GNUC_INTERNAL
+gboolean gst_ax_nms_json_get_float (JsonObject * o, const gchar * key,
+    gdouble lo, gdouble hi, gfloat * out, gchar ** error);
+G_GNUC_INTERNAL
+gboolean gst_ax_nms_json_get_bool (JsonObject * o, const gchar * key,
+    gboolean * out, gchar ** error);
+G_GNUC_INTERNAL
+gboolean gst_ax_nms_json_get_string (JsonObject * o, const gchar * key,
+    const gchar ** out, gchar ** error);
+G_GNUC_INTERNAL
+gboolean gst_ax_nms_json_get_names (GstAxNmsParams * p, JsonObject * o,
+    const gchar * key, guint * count, gchar ** error);
+G_GNUC_INTERNAL
+gboolean gst_ax_nms_json_get_uint_array (JsonObject * o, const gchar * key,
+    guint lo, guint hi, guint max, guint * out, guint * count,
+    gchar ** error);
+G_GNUC_INTERNAL
+gchar *gst_ax_nms_decode_shape_string (const GstAxTensorMeta * m);
+G_GNUC_INTERNAL
+guint gst_ax_nms_decode_inner_dims (const GstAxTensorMeta * m, guint keep,
+    const gint64 ** dims);
+G_GNUC_INTERNAL
+void gst_ax_nms_decode_input_set (GstAxNmsInput * in,
+    const GstAxTensorMeta * m, guint meta_index, guint n_anchors,
+    guint n_classes, guint height, guint width);
 
 /* gstaxnmsdecode-nms.c */
 G_GNUC_INTERNAL
@@ -224,17 +268,7 @@ guint gst_ax_nms_decode_suppress (GstAxNmsWork * w, const GstAxNmsParams * p,
     const guint32 * order, guint n, const KeypointSource * ks,
     GstAxNmsResult * results, guint limit);
 
-/* gstaxnmsdecode-centernet.c */
-G_GNUC_INTERNAL
-guint gst_ax_nms_decode_run_centernet (GstAxNmsWork * w,
-    const GstAxNmsParams * p, const GstAxNmsInput * inputs,
-    GstAxNmsResult * results, guint limit);
-
 /* gstaxnmsdecode-ssd.c */
-G_GNUC_INTERNAL
-guint gst_ax_nms_decode_run_ssd (GstAxNmsWork * w, const GstAxNmsParams * p,
-    const GstAxNmsInput * inputs, guint n_inputs, GstAxNmsResult * results,
-    guint limit);
 G_GNUC_INTERNAL
 void gst_ax_nms_decode_keypoints_of (const KeypointSource * ks, guint anchor,
     gfloat * kp);

@@ -8,8 +8,9 @@
  */
 
 /* The YOLO decoders (v8: [4 + classes, anchors]; v5: [anchors, 5 +
- * classes]): the best class of each anchor above the threshold, scanned on
- * the raw bytes of a quantised tensor, and gst_ax_nms_run(). */
+ * classes]): their metadata and tensor, the best class of each anchor
+ * above the threshold, scanned on the raw bytes of a quantised tensor,
+ * and gst_ax_nms_run(); two rows of the table of decoders. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -20,9 +21,141 @@
 #include <math.h>
 #include <string.h>
 
+/* YOLOv8 rows / YOLOv5 columns before the class scores */
+#define YOLOV8_BOX_VALUES 4
+#define YOLOV5_BOX_VALUES 4
+#define YOLOV5_OBJECTNESS 4
+#define YOLOV5_CLASS_OFFSET 5
+
 /* an f32 anchor whose first class score is NaN: the reference's running
  * maximum starts at NaN and never changes, so it is never a candidate */
 #define DEAD_ANCHOR (G_MAXUINT32 - 1)
+
+/* ------------------------------------------------------------------ */
+/* Metadata and tensor */
+
+static gboolean
+yolo_parse (GstAxNmsParams * p, JsonObject * o, gchar ** error)
+{
+  const gchar *s;
+  guint n;
+
+  if (!gst_ax_nms_json_get_names (p, o, "output", &n, error))
+    return FALSE;
+  if (n > 1)
+    return gst_ax_nms_decode_fail (error, "\"output\" names %u tensors; "
+        "expected the one head", n);
+  if (!gst_ax_nms_json_get_string (o, "box_format", &s, error))
+    return FALSE;
+  if (s && g_str_equal (s, "xywh"))
+    p->box_format = GST_AX_NMS_BOX_XYWH;
+  else if (s && g_str_equal (s, "ltrb"))
+    p->box_format = GST_AX_NMS_BOX_LTRB;
+  else if (s)
+    return gst_ax_nms_decode_fail (error, "\"box_format\" is \"%s\"; "
+        "expected \"xywh\" or \"ltrb\"", s);
+  return TRUE;
+}
+
+static gboolean
+yolo_count_inputs (const GstAxNmsParams * p, guint n_metas, guint * n_inputs,
+    gchar ** error)
+{
+  *n_inputs = 1;
+  return TRUE;
+}
+
+/**
+ * gst_ax_nms_input_from_meta:
+ * @meta: a model output tensor
+ * @kind: how to read it
+ * @input: (out): the validated view
+ * @error: (out) (optional): what was wrong, to free with g_free()
+ *
+ * Returns: %FALSE if the tensor cannot be decoded as @kind
+ */
+gboolean
+gst_ax_nms_input_from_meta (const GstAxTensorMeta * meta,
+    GstAxNmsDecodeKind kind, GstAxNmsInput * input, gchar ** error)
+{
+  gint64 rows, cols;
+  guint lead = 0, i;
+  gfloat lut[LUT_SIZE];
+
+  /* leading 1s are batch dimensions of size one */
+  while (meta->n_dims - lead > 2 && meta->dims[lead] == 1)
+    lead++;
+  if (meta->n_dims - lead != 2) {
+    GString *s = g_string_new (NULL);
+    for (i = 0; i < meta->n_dims; i++)
+      g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "",
+          meta->dims[i]);
+    if (error)
+      *error = g_strdup_printf ("tensor '%s' has shape [%s]; expected "
+          "%s", meta->name, s->str, kind == GST_AX_NMS_DECODE_YOLOV8 ?
+          "[1, 4 + classes, anchors]" : "[1, anchors, 5 + classes]");
+    g_string_free (s, TRUE);
+    return FALSE;
+  }
+  rows = meta->dims[lead];
+  cols = meta->dims[lead + 1];
+
+  if (kind == GST_AX_NMS_DECODE_YOLOV8) {
+    if (rows <= YOLOV8_BOX_VALUES || cols < 1 || cols > G_MAXINT32) {
+      if (error)
+        *error = g_strdup_printf ("tensor '%s' is [%" G_GINT64_FORMAT ", %"
+            G_GINT64_FORMAT "]; yolov8 expects [4 + classes, anchors] with "
+            "at least one class and one anchor", meta->name, rows, cols);
+      return FALSE;
+    }
+    input->n_classes = rows - YOLOV8_BOX_VALUES;
+    input->n_anchors = cols;
+  } else {
+    if (cols <= YOLOV5_CLASS_OFFSET || rows < 1 || rows > G_MAXINT32) {
+      if (error)
+        *error = g_strdup_printf ("tensor '%s' is [%" G_GINT64_FORMAT ", %"
+            G_GINT64_FORMAT "]; yolov5 expects [anchors, 5 + classes] with "
+            "at least one class and one anchor", meta->name, rows, cols);
+      return FALSE;
+    }
+    input->n_classes = cols - YOLOV5_CLASS_OFFSET;
+    input->n_anchors = rows;
+  }
+
+  input->dtype = meta->dtype;
+  input->scale = meta->scale;
+  input->zero_point = meta->zero_point;
+  if (meta->dtype != GST_AX_TENSOR_DTYPE_F32) {
+    if (!(meta->scale > 0.0f) || !isfinite (meta->scale)
+        || !ZERO_POINT_IN_RANGE (meta->zero_point)
+        || !gst_ax_nms_decode_lut_build (lut, meta->dtype, meta->scale,
+            meta->zero_point)) {
+      if (error)
+        *error = g_strdup_printf ("tensor '%s' (%s) has quantisation scale "
+            "%g and zero point %d; expected a positive scale and a zero "
+            "point within +-%d that give 256 distinct finite levels",
+            meta->name, gst_ax_tensor_dtype_to_string (meta->dtype),
+            meta->scale, meta->zero_point, MAX_ABS_ZERO_POINT);
+      return FALSE;
+    }
+  }
+  input->data = NULL;
+  return TRUE;
+}
+
+static gboolean
+yolo_bind (const GstAxNmsParams * p, const GstAxTensorMeta * const *picked,
+    const guint * idx, guint n, GstAxNmsInput * inputs, gchar ** error)
+{
+  if (!gst_ax_nms_input_from_meta (picked[0], p->kind, &inputs[0], error))
+    return FALSE;
+  inputs[0].height = inputs[0].width = 0;
+  inputs[0].meta_index = idx[0];
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Decoding */
 
 static void
 lut_ensure (GstAxNmsWork * w, const GstAxNmsInput * in)
@@ -373,3 +506,33 @@ gst_ax_nms_run (GstAxNmsWork * w, const GstAxNmsParams * p,
   return gst_ax_nms_decode_suppress (w, p, w->order, w->n_cand, NULL, results,
       limit);
 }
+
+static guint
+yolo_run (GstAxNmsWork * w, const GstAxNmsParams * p,
+    const GstAxNmsInput * inputs, guint n_inputs, GstAxNmsResult * results,
+    guint limit)
+{
+  g_return_val_if_fail (n_inputs >= 1, 0);
+  return gst_ax_nms_run (w, p, &inputs[0], results, limit);
+}
+
+/* *INDENT-OFF* */
+const GstAxNmsDecoder gst_ax_nms_decoder_yolov8 = {
+  .name = "yolov8",
+  .description = "YOLOv8: [1, 4 + classes, anchors], class scores",
+  .parse = yolo_parse,
+  .count_inputs = yolo_count_inputs,
+  .bind = yolo_bind,
+  .run = yolo_run,
+};
+
+const GstAxNmsDecoder gst_ax_nms_decoder_yolov5 = {
+  .name = "yolov5",
+  .description = "YOLOv5: [1, anchors, 5 + classes], objectness x class "
+      "score",
+  .parse = yolo_parse,
+  .count_inputs = yolo_count_inputs,
+  .bind = yolo_bind,
+  .run = yolo_run,
+};
+/* *INDENT-ON* */

@@ -26,11 +26,12 @@
  * the score's bit pattern, which orders positive floats like their
  * values. */
 
-/* This file holds the scratch of a stream (GstAxNmsWork), the
- * dequantisation tables and the entry point that picks the decoder:
- * gstaxnmsdecode-yolo.c, -centernet.c (with its AVX2 scans in -avx2.c)
- * and -ssd.c decode, gstaxnmsdecode-nms.c sorts and suppresses,
- * gstaxnmsdecode-params.c reads the metadata and binds the tensors. */
+/* This file holds the table of decoders and the entry point that picks
+ * one: gstaxnmsdecode-yolo.c, -centernet.c (with its AVX2 scans in
+ * -avx2.c) and -ssd.c define the rows; below them gstaxnmsdecode-nms.c
+ * sorts and suppresses, gstaxnmsdecode-params.c reads the metadata and
+ * binds the tensors, -work.c holds the scratch of a stream
+ * (GstAxNmsWork) and -lut.c the dequantisation tables. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -38,147 +39,84 @@
 
 #include "gstaxnmsdecode-private.h"
 
-#include <math.h>
+/* Every decoder, at its kind. A new decoder is a file defining its row and
+ * a line here (and its value in GstAxNmsDecodeKind). */
+/* *INDENT-OFF* */
+static const GstAxNmsDecoder *const decoders[] = {
+  [GST_AX_NMS_DECODE_YOLOV8] = &gst_ax_nms_decoder_yolov8,
+  [GST_AX_NMS_DECODE_YOLOV5] = &gst_ax_nms_decoder_yolov5,
+  [GST_AX_NMS_DECODE_CENTERNET] = &gst_ax_nms_decoder_centernet,
+  [GST_AX_NMS_DECODE_SSD] = &gst_ax_nms_decoder_ssd,
+};
+/* *INDENT-ON* */
 
-GstAxNmsWork *
-gst_ax_nms_work_new (void)
+G_STATIC_ASSERT (G_N_ELEMENTS (decoders) == GST_AX_NMS_DECODE_N_KINDS);
+
+/* The decoder of @kind; NULL for a value that is no kind. */
+const GstAxNmsDecoder *
+gst_ax_nms_decoder_get (GstAxNmsDecodeKind kind)
 {
-  return g_new0 (GstAxNmsWork, 1);
+  if ((guint) kind >= G_N_ELEMENTS (decoders))
+    return NULL;
+  return decoders[kind];
 }
 
-static void
-work_free_arrays (GstAxNmsWork * w)
-{
-  g_free (w->best_class);
-  g_free (w->best_u8);
-  g_free (w->best_f32);
-  g_free (w->touched);
-  g_free (w->cx0);
-  g_free (w->cy0);
-  g_free (w->cx1);
-  g_free (w->cy1);
-  g_free (w->cscore);
-  g_free (w->cclass);
-  g_free (w->canchor);
-  g_free (w->key);
-  g_free (w->key_tmp);
-  g_free (w->order);
-  g_free (w->order_tmp);
-  g_free (w->kx0);
-  g_free (w->ky0);
-  g_free (w->kx1);
-  g_free (w->ky1);
-  g_free (w->karea);
-  g_free (w->kclass);
-  g_free (w->consumed);
-}
-
-void
-gst_ax_nms_work_free (GstAxNmsWork * work)
-{
-  if (work == NULL)
-    return;
-  work_free_arrays (work);
-  g_free (work);
-}
-
-/* Grows the arrays only when a larger tensor arrives, so a stream of
- * same-shaped tensors allocates once. */
-void
-gst_ax_nms_decode_work_ensure (GstAxNmsWork * w, guint n_anchors)
-{
-  guint n, i;
-
-  if (n_anchors <= w->capacity)
-    return;
-  work_free_arrays (w);
-  n = n_anchors;
-  w->best_class = g_new (guint32, n);
-  for (i = 0; i < n; i++)
-    w->best_class[i] = NO_CLASS;
-  w->best_u8 = g_new (guint8, n);
-  w->best_f32 = g_new (gfloat, n);
-  w->n_touched_words = (n + 63) / 64;
-  w->touched = g_new0 (guint64, w->n_touched_words);
-  w->cx0 = g_new (gfloat, n);
-  w->cy0 = g_new (gfloat, n);
-  w->cx1 = g_new (gfloat, n);
-  w->cy1 = g_new (gfloat, n);
-  w->cscore = g_new (gfloat, n);
-  w->cclass = g_new (guint32, n);
-  w->canchor = g_new (guint32, n);
-  w->key = g_new (guint32, n);
-  w->key_tmp = g_new (guint32, n);
-  w->order = g_new (guint32, n);
-  w->order_tmp = g_new (guint32, n);
-  /* room for a partial block of padding after the last kept box */
-  w->kx0 = g_new (gfloat, n + IOU_BLOCK);
-  w->ky0 = g_new (gfloat, n + IOU_BLOCK);
-  w->kx1 = g_new (gfloat, n + IOU_BLOCK);
-  w->ky1 = g_new (gfloat, n + IOU_BLOCK);
-  w->karea = g_new (gfloat, n + IOU_BLOCK);
-  w->kclass = g_new (guint32, n + IOU_BLOCK);
-  w->consumed = g_new (guint8, n);
-  w->capacity = n;
-}
-
-/* Fills lut[b] with the value of the byte b (biased for int8, so that b
- * orders like the value). Returns FALSE if two levels are not distinct
- * finite floats, which would break the ordering the fast path relies on. */
+/* The kind named @name in the metadata's "type"; FALSE if none. */
 gboolean
-gst_ax_nms_decode_lut_build (gfloat * lut, GstAxTensorDType dtype, gfloat scale,
-    gint32 zp)
+gst_ax_nms_decoder_find (const gchar * name, GstAxNmsDecodeKind * kind)
 {
-  guint b;
-  guint8 flip = dtype == GST_AX_TENSOR_DTYPE_I8 ? INT8_BIAS : 0;
+  guint i;
 
-  for (b = 0; b < LUT_SIZE; b++)
-    lut[b] = scale * (gfloat) (raw_int (dtype, (guint8) (b ^ flip)) - zp);
-  for (b = 0; b < LUT_SIZE; b++) {
-    if (!isfinite (lut[b]))
-      return FALSE;
-    if (b > 0 && !(lut[b] > lut[b - 1]))
-      return FALSE;
-  }
-  return TRUE;
+  for (i = 0; i < G_N_ELEMENTS (decoders); i++)
+    if (g_str_equal (name, decoders[i]->name)) {
+      *kind = (GstAxNmsDecodeKind) i;
+      return TRUE;
+    }
+  return FALSE;
 }
 
-/* The table of slot @i for @in: values (or their sigmoids) of the biased
- * bytes, non-decreasing. */
-const gfloat *
-gst_ax_nms_decode_slot_lut (GstAxNmsWork * w, guint i, const GstAxNmsInput * in,
-    gboolean sigmoid)
+/* The names of the decoders for a message, quoted: "a", "b" or "c". To
+ * free with g_free(). */
+gchar *
+gst_ax_nms_decoder_names (void)
 {
-  LutSlot *s = &w->slots[i];
-  guint8 flip = in->dtype == GST_AX_TENSOR_DTYPE_I8 ? INT8_BIAS : 0;
-  guint b;
+  GString *s = g_string_new (NULL);
+  guint i;
 
-  if (s->valid && s->dtype == in->dtype && s->scale == in->scale
-      && s->zp == in->zero_point && s->sigmoid == sigmoid)
-    return s->lut;
-  for (b = 0; b < LUT_SIZE; b++) {
-    gfloat v = in->scale * (gfloat) (raw_int (in->dtype, (guint8) (b ^ flip))
-        - in->zero_point);
-    s->lut[b] = sigmoid ? sigmoidf (v) : v;
-  }
-  s->valid = TRUE;
-  s->dtype = in->dtype;
-  s->scale = in->scale;
-  s->zp = in->zero_point;
-  s->sigmoid = sigmoid;
-  return s->lut;
+  for (i = 0; i < G_N_ELEMENTS (decoders); i++)
+    g_string_append_printf (s, "%s\"%s\"", i == 0 ? "" :
+        i + 1 == G_N_ELEMENTS (decoders) ? " or " : ", ", decoders[i]->name);
+  return g_string_free (s, FALSE);
 }
 
-/* The first biased byte whose value is above @thr (LUT_SIZE if none). */
-guint
-gst_ax_nms_decode_lut_first_above (const gfloat * lut, gfloat thr)
+/**
+ * gst_ax_nms_decode_kind_name:
+ * @kind: a decoder
+ *
+ * Returns: (nullable): its name: the "type" of its metadata and the nick
+ *   of axnms's decode property; %NULL if @kind is no decoder
+ */
+const gchar *
+gst_ax_nms_decode_kind_name (GstAxNmsDecodeKind kind)
 {
-  guint b;
+  const GstAxNmsDecoder *d = gst_ax_nms_decoder_get (kind);
 
-  for (b = 0; b < LUT_SIZE; b++)
-    if (lut[b] > thr)
-      break;
-  return b;
+  return d ? d->name : NULL;
+}
+
+/**
+ * gst_ax_nms_decode_kind_description:
+ * @kind: a decoder
+ *
+ * Returns: (nullable): a line saying what it decodes, for the values of
+ *   axnms's decode property; %NULL if @kind is no decoder
+ */
+const gchar *
+gst_ax_nms_decode_kind_description (GstAxNmsDecodeKind kind)
+{
+  const GstAxNmsDecoder *d = gst_ax_nms_decoder_get (kind);
+
+  return d ? d->description : NULL;
 }
 
 /**
@@ -201,22 +139,14 @@ gst_ax_nms_run_multi (GstAxNmsWork * w, const GstAxNmsParams * p,
     guint max_results)
 {
   const guint limit = MIN (max_results, p->max_detections);
+  const GstAxNmsDecoder *d;
 
   g_return_val_if_fail (p->score_threshold >= 0.0f, 0);
   if (limit == 0)
     return 0;
 
-  switch (p->kind) {
-    case GST_AX_NMS_DECODE_YOLOV8:
-    case GST_AX_NMS_DECODE_YOLOV5:
-      g_return_val_if_fail (n_inputs >= 1, 0);
-      return gst_ax_nms_run (w, p, &inputs[0], results, max_results);
-    case GST_AX_NMS_DECODE_CENTERNET:
-      g_return_val_if_fail (n_inputs == 2, 0);
-      return gst_ax_nms_decode_run_centernet (w, p, inputs, results, limit);
-    case GST_AX_NMS_DECODE_SSD:
-      g_return_val_if_fail (n_inputs >= 2 && n_inputs % 2 == 0, 0);
-      return gst_ax_nms_decode_run_ssd (w, p, inputs, n_inputs, results, limit);
-  }
-  return 0;
+  d = gst_ax_nms_decoder_get (p->kind);
+  if (d == NULL)
+    return 0;
+  return d->run (w, p, inputs, n_inputs, results, limit);
 }

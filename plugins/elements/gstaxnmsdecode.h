@@ -34,6 +34,10 @@ G_BEGIN_DECLS
  *   (centre offset and size, then keypoint offsets, in input pixels from
  *   the anchor centre), anchors generated from strides and anchors per
  *   cell
+ * @GST_AX_NMS_DECODE_N_KINDS: not a kind: the number of kinds, the size
+ *   of the table of decoders (gstaxnmsdecode.c)
+ *
+ * Each kind is a row of that table, defined in its own file.
  */
 typedef enum
 {
@@ -41,6 +45,7 @@ typedef enum
   GST_AX_NMS_DECODE_YOLOV5,
   GST_AX_NMS_DECODE_CENTERNET,
   GST_AX_NMS_DECODE_SSD,
+  GST_AX_NMS_DECODE_N_KINDS,
 } GstAxNmsDecodeKind;
 
 /* Bounds of what the metadata may ask for. */
@@ -157,6 +162,12 @@ gboolean gst_ax_nms_input_from_meta (const GstAxTensorMeta * meta,
 
 guint gst_ax_nms_run (GstAxNmsWork * work, const GstAxNmsParams * params,
     const GstAxNmsInput * input, GstAxNmsResult * results, guint max_results);
+
+/* The name of a kind (the "type" of its metadata, the nick of axnms's
+ * decode property) and a line saying what it decodes; NULL for a value
+ * that is no kind. */
+const gchar *gst_ax_nms_decode_kind_name (GstAxNmsDecodeKind kind);
+const gchar *gst_ax_nms_decode_kind_description (GstAxNmsDecodeKind kind);
 
 /* Defaults of every field (YOLOv8, the element's property defaults). */
 void gst_ax_nms_params_init (GstAxNmsParams * params);

@@ -37,7 +37,11 @@
 #define LUMA_G 0.587f
 #define LUMA_B 0.114f
 
-G_DEFINE_QUARK (simnpu - imageset - error - quark, simnpu_imageset_error);
+/* G_DEFINE_QUARK's first argument is the name itself, not a string:
+ * gst-indent would read it as a subtraction and space it out */
+/* *INDENT-OFF* */
+G_DEFINE_QUARK (simnpu-imageset-error-quark, simnpu_imageset_error);
+/* *INDENT-ON* */
 
 /* the error messages spell the limit out */
 G_STATIC_ASSERT (SIMNPU_IMAGESET_MAX_PIXELS == 8192u * 8192u);

@@ -14,6 +14,7 @@
  * tests/check/tracers/test-axprof-embed.c. */
 
 #include <gst/check/gstcheck.h>
+#include <gst/ax/gstaxprofiler.h>
 #include <gst/ax/gstaxreport.h>
 #include <json-glib/json-glib.h>
 #include "reportcheck.h"
@@ -430,6 +431,18 @@ GST_START_TEST (test_accessors)
 
 GST_END_TEST;
 
+/* The error domains' names, as GError prints them and bindings see them:
+ * gst-indent once spaced them out ("gst - ax - report - error - quark") */
+GST_START_TEST (test_error_domain_names)
+{
+  fail_unless_equals_string (g_quark_to_string (GST_AX_REPORT_ERROR),
+      "gst-ax-report-error-quark");
+  fail_unless_equals_string (g_quark_to_string (GST_AX_PROFILER_ERROR),
+      "gst-ax-profiler-error-quark");
+}
+
+GST_END_TEST;
+
 static Suite *
 report_json_suite (void)
 {
@@ -443,6 +456,7 @@ report_json_suite (void)
   tcase_add_test (tc, test_reads_without_later_members);
   tcase_add_test (tc, test_bad_json_named);
   tcase_add_test (tc, test_accessors);
+  tcase_add_test (tc, test_error_domain_names);
   return s;
 }
 

@@ -717,6 +717,15 @@ test_colour_orders (void)
   simnpu_image_free (img);
 }
 
+/* The error domain's name, as GError prints it: gst-indent once spaced
+ * it out ("simnpu - imageset - error - quark") */
+static void
+test_error_domain_name (void)
+{
+  g_assert_cmpstr (g_quark_to_string (SIMNPU_IMAGESET_ERROR), ==,
+      "simnpu-imageset-error-quark");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -734,5 +743,6 @@ main (int argc, char **argv)
   g_test_add_func ("/imageset/letterbox", test_letterbox);
   g_test_add_func ("/imageset/bilinear", test_bilinear);
   g_test_add_func ("/imageset/colour-orders", test_colour_orders);
+  g_test_add_func ("/imageset/error-domain-name", test_error_domain_name);
   return g_test_run ();
 }

@@ -602,6 +602,34 @@ GST_END_TEST;
 
 /* --- decoder metadata --- */
 
+/* The table of decoders has a row at every kind, and the metadata's
+ * "type" names each. Members of other decoders are ignored, so one
+ * object (with SSD's anchors) reads as any of them. */
+GST_START_TEST (test_decoder_table)
+{
+  GstAxNmsParams p;
+  gchar *json, *err = NULL;
+  gint k, j;
+
+  for (k = 0; k < GST_AX_NMS_DECODE_N_KINDS; k++) {
+    const gchar *name = gst_ax_nms_decode_kind_name (k);
+
+    fail_unless (name != NULL, "no decoder at kind %d", k);
+    fail_unless (gst_ax_nms_decode_kind_description (k) != NULL);
+    for (j = 0; j < k; j++)
+      fail_if (g_str_equal (name, gst_ax_nms_decode_kind_name (j)));
+    gst_ax_nms_params_init (&p);
+    json = g_strdup_printf ("{\"type\": \"%s\", \"anchors\": "
+        "{\"strides\": [8], \"anchors_per_cell\": [2]}}", name);
+    fail_unless (gst_ax_nms_params_from_json (&p, json, &err), "%s", err);
+    fail_unless_equals_int (p.kind, k);
+    g_free (json);
+  }
+  fail_unless (gst_ax_nms_decode_kind_name (GST_AX_NMS_DECODE_N_KINDS) == NULL);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_params_from_model_json)
 {
   GstAxNmsParams p;
@@ -933,6 +961,7 @@ axnms_decode_suite (void)
   tcase_add_test (tc, test_invalid_tensors);
   tcase_add_test (tc, test_centernet_matches_reference);
   tcase_add_test (tc, test_ssd_matches_reference);
+  tcase_add_test (tc, test_decoder_table);
   tcase_add_test (tc, test_params_from_model_json);
   tcase_add_test (tc, test_params_json_forms);
   tcase_add_test (tc, test_params_json_malformed);

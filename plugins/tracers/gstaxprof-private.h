@@ -745,10 +745,6 @@ typedef struct
 /* ---------------------------------------------------------------- state */
 
 extern GMutex axprof_global_lock;
-/* bumped after every segment or stream-start push, so that the latency
- * code re-reads the stream-id and segment of a pad only when they may
- * have changed */
-extern guint axprof_latency_gen;
 extern GQuark axprof_element_quark;
 extern GType axprof_pad_type;
 /* exact=true: read usage at every span boundary; else batch short spans
@@ -761,7 +757,6 @@ extern guint64 axprof_read_outlier_ns;
 extern TraceRing *axprof_trace_rings[MAX_THREAD_SLOTS];
 extern gboolean axprof_trace_on;
 extern guint64 axprof_dropped_records;
-extern guint64 axprof_debug_log_count;
 /* initial-exec: one %fs-relative load per hook instead of a call to
  * __tls_get_addr (the module takes 8 bytes of glibc's static TLS
  * surplus, which exists for this) */
@@ -795,6 +790,7 @@ void axprof_census_account (PipelineState * p, gboolean alone, GArray * out);
 guint64 axprof_pool_unattributed_ns (PipelineState * p);
 void axprof_pool_share (ElementState * ei, guint64 * cpu_ns,
     guint * threads);
+guint64 axprof_process_cpu_ns (void);
 
 /* gstaxprof-registry.c */
 void axprof_registry_init (void);
@@ -813,9 +809,12 @@ Row *axprof_pipeline_stage_row (PipelineState * p, ElementState * ei,
     const GstAxProbeSpan * span);
 DeviceState *axprof_pipeline_device (PipelineState * p, ElementState * ei,
     const gchar * group);
-void axprof_pipeline_reset (PipelineState * p);
 PipelineState *axprof_pipeline_of (GstElement * element, gboolean create);
 gboolean axprof_pipeline_alone (PipelineState * p);
+GstPad *axprof_upstream_pad (GstPad * sinkpad);
+GstElement *axprof_upstream_element (GstPad * sinkpad);
+gchar *axprof_row_name (Row * row);
+const gchar *axprof_row_group (Row * row);
 
 /* gstaxprof-latency.c */
 void axprof_latency_mark (ElementState * ei, GstPad * pad, guint64 ts,
@@ -826,10 +825,10 @@ LatencyRelay *axprof_latency_relay_new (GstElement * element);
 void axprof_latency_relay_in (ElementState * ei, GstPad * pad,
     GstBuffer * buf);
 guint64 axprof_latency_relay_out (ElementState * ei, guint64 ts);
+void axprof_latency_streams_changed (void);
 
 /* gstaxprof-pads.c */
 extern const GstAxProbeSinkFuncs axprof_probe_sink_funcs;
-GstPad *axprof_upstream_pad (GstPad * sinkpad);
 void axprof_pad_push_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buf);
 void axprof_pad_push_list_pre (GObject * self, GstClockTime ts,
@@ -851,22 +850,21 @@ void axprof_pad_pull_range_pre (GObject * self, GstClockTime ts,
 void axprof_pad_pull_range_post (GObject * self, GstClockTime ts,
     GstPad * pad, GstBuffer * buffer, GstFlowReturn r);
 
-/* gstaxprof.c */
+/* gstaxprof-debug.c */
+void axprof_debug_watch (void);
+void axprof_debug_run_start (PipelineState * p);
+guint64 axprof_debug_logged (void);
 gchar *axprof_debug_default_offender (void);
 gchar *axprof_debug_logged_offender (gint64 logged, guint64 frames);
 
 /* gstaxprof-report.c */
-guint64 axprof_process_cpu_ns (void);
-gchar *axprof_row_name (Row * row);
-const gchar *axprof_row_group (Row * row);
 MergedRow *axprof_merged_for (ReportBuild * b, Row * row);
 GstAxReport *axprof_make_report (GstAxProf * self, PipelineState * p,
     GstAxReportStatus status);
 
 /* gstaxprof-section.c */
 void axprof_section_class_init (GObjectClass * klass);
-void axprof_device_books_since_base (const DeviceState * d,
-    DeviceBooks * books);
+void axprof_pipeline_reset (PipelineState * p);
 
 /* gstaxprof-timeline.c: recording (when perfetto= is set) and writing */
 void axprof_trace_thread_start (gint slot);
@@ -877,7 +875,8 @@ void axprof_trace_span (ThreadState * t, Row * row,
 void axprof_trace_device_event (DeviceState * d,
     const GstAxProbeDeviceEvent * ev, guint32 run);
 void axprof_trace_queue_level (QueueState * q, guint64 ts);
-void axprof_trace_clock_sample (guint64 hook_ts);
+void axprof_trace_clock_sample (ThreadState * t, guint64 now,
+    guint64 hook_ts);
 gchar *axprof_make_timeline (PipelineState * p);
 
 /* ---------------------------------------------------------------- hot path

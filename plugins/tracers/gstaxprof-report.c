@@ -160,20 +160,6 @@ compare_merged (gconstpointer a, gconstpointer b)
 #define RANK_VISITING (-1)
 #define RANK_UNKNOWN GST_AX_REPORT_RANK_UNKNOWN
 
-/* The real element upstream of @sinkpad, through ghost and proxy pads. */
-static GstElement *
-upstream_element (GstPad * sinkpad)
-{
-  GstPad *p = axprof_upstream_pad (sinkpad);
-  GstElement *e;
-
-  if (p == NULL)
-    return NULL;
-  e = gst_pad_get_parent_element (p);
-  gst_object_unref (p);
-  return e;
-}
-
 static gint
 element_rank (GstElement * e, GHashTable * memo)
 {
@@ -190,7 +176,7 @@ element_rank (GstElement * e, GHashTable * memo)
     pads = g_list_prepend (pads, gst_object_ref (l->data));
   GST_OBJECT_UNLOCK (e);
   for (l = pads; l; l = l->next) {
-    GstElement *up = upstream_element (l->data);
+    GstElement *up = axprof_upstream_element (l->data);
 
     if (up) {
       rank = MAX (rank, element_rank (up, memo) + 1);
@@ -200,43 +186,6 @@ element_rank (GstElement * e, GHashTable * memo)
   g_list_free_full (pads, gst_object_unref);
   g_hash_table_insert (memo, e, GINT_TO_POINTER (rank));
   return rank;
-}
-
-static const gchar *
-loop_suffix (ElementState * ei)
-{
-  if (ei->queue_kind != QUEUE_NONE)
-    return "pull";
-  if (ei->is_basesrc)
-    return "create";
-  return "loop";
-}
-
-gchar *
-axprof_row_name (Row * row)
-{
-  switch (row->kind) {
-    case ROW_CHAIN:
-      return g_strdup (row->elem->name);
-    case ROW_LOOP:
-      return g_strdup_printf ("%s (%s)", row->elem->name,
-          loop_suffix (row->elem));
-    case ROW_PROBE:
-    default:
-      return g_strdup (row->stage);
-  }
-}
-
-const gchar *
-axprof_row_group (Row * row)
-{
-  if (row->kind == ROW_PROBE && row->group)
-    return row->group;
-  if (row->elem->model_group)
-    return row->elem->model_group;
-  if (row->elem->bin_group)
-    return row->elem->bin_group;
-  return "pipeline";
 }
 
 static gboolean
@@ -293,7 +242,7 @@ collect_upstream (GstElement * e, GHashTable * set)
     pads = g_list_prepend (pads, gst_object_ref (l->data));
   GST_OBJECT_UNLOCK (e);
   for (l = pads; l; l = l->next) {
-    GstElement *up = upstream_element (l->data);
+    GstElement *up = axprof_upstream_element (l->data);
 
     if (up) {
       collect_upstream (up, set);
@@ -331,7 +280,7 @@ inactive_elements (PipelineState * p)
       pads = g_list_prepend (pads, gst_object_ref (l->data));
     GST_OBJECT_UNLOCK (ei->element);
     for (l = pads; l; l = l->next) {
-      GstElement *up = upstream_element (l->data);
+      GstElement *up = axprof_upstream_element (l->data);
 
       if (up) {
         collect_upstream (up, l->data == (gpointer) on ? active : idle);
@@ -348,15 +297,6 @@ inactive_elements (PipelineState * p)
       g_hash_table_iter_remove (&it);
   g_hash_table_unref (active);
   return idle;
-}
-
-guint64
-axprof_process_cpu_ns (void)
-{
-  struct rusage ru;
-
-  getrusage (RUSAGE_SELF, &ru);
-  return GST_TIMEVAL_TO_TIME (ru.ru_utime) + GST_TIMEVAL_TO_TIME (ru.ru_stime);
 }
 
 static gdouble
@@ -731,7 +671,7 @@ queue_next_element (const QueueState * q)
   if (src == NULL)
     return NULL;
   /* a pad's real peer, through ghost pads, whichever its direction */
-  down = upstream_element (src);
+  down = axprof_upstream_element (src);
   gst_object_unref (src);
   return down;
 }
@@ -765,7 +705,7 @@ collect_downstream (GstElement * e, GHashTable * seen, GPtrArray * names)
     pads = g_list_prepend (pads, gst_object_ref (l->data));
   GST_OBJECT_UNLOCK (e);
   for (l = pads; l; l = l->next) {
-    GstElement *down = upstream_element (l->data);
+    GstElement *down = axprof_upstream_element (l->data);
 
     if (down) {
       collect_downstream (down, seen, names);
@@ -996,6 +936,27 @@ build_device_occupancy (ReportBuild * b, const DeviceSnap * snaps)
   g_array_unref (acc);
 }
 
+static guint64
+since (guint64 now, guint64 base)
+{
+  /* books that went back were started afresh (a new run) */
+  return now >= base ? now - base : now;
+}
+
+/* What @d's own books counted since its base, which a section's start
+ * sets (gstaxprof-section.c); d->lock held. */
+static void
+device_books_since_base (const DeviceState * d, DeviceBooks * books)
+{
+  books->jobs_done = since (d->jobs_done, d->base.jobs_done);
+  books->sim_cpu_ns = since (d->sim_cpu_ns, d->base.sim_cpu_ns);
+  books->lag_ns = since (d->lag_ns, d->base.lag_ns);
+  books->in_window_ns = since (d->in_window_ns, d->base.in_window_ns);
+  books->held_in_window_ns = since (d->held_in_window_ns,
+      d->base.held_in_window_ns);
+  books->window_span_ns = since (d->window_span_ns, d->base.window_span_ns);
+}
+
 /* Device figures are taken over the device window, from the first job's
  * start to the last job's end: the time the model was running, without
  * the pipeline's preroll and teardown. */
@@ -1015,7 +976,7 @@ build_devices (ReportBuild * b)
     DeviceBooks books;
 
     g_mutex_lock (&d->lock);
-    axprof_device_books_since_base (d, &books);
+    device_books_since_base (d, &books);
     rd.group = g_strdup (d->group);
     rd.device = g_strdup (d->device ? d->device : "device");
     rd.n_cores = MAX (d->n_cores, 1);
@@ -1167,9 +1128,7 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
 
   offender = p->debug_at_start ? g_strdup (p->debug_at_start) :
       axprof_debug_default_offender ();
-  logged =
-      __atomic_load_n (&axprof_debug_log_count,
-      __ATOMIC_RELAXED) - (gint64) p->log_count0;
+  logged = axprof_debug_logged () - (gint64) p->log_count0;
   if (offender == NULL && logged > 0) {
     guint64 frames = sink_frames (p);
 

@@ -38,39 +38,6 @@
  * axprof_global_lock */
 static GHashTable *open_sections;
 
-/* Run by the thread that owns @st (axprof_stats_own()), so it never
- * races that thread's own writes; the stores are atomic for a report
- * reading meanwhile. */
-void
-axprof_stats_restart (RowStats * st, guint gen)
-{
-  LatencyHistogram *lat = st->lat;
-  guint i;
-
-  AXPROF_STORE (st->count, 0);
-  AXPROF_STORE (st->items, 0);
-  AXPROF_STORE (st->wall_sum_ns, 0);
-  AXPROF_STORE (st->wall_min_ns, G_MAXUINT64);
-  AXPROF_STORE (st->wall_max_ns, 0);
-  AXPROF_STORE (st->cpu_sum_ns, 0);
-  AXPROF_STORE (st->faults_sum, 0);
-  AXPROF_STORE (st->reads, 0);
-  AXPROF_STORE (st->reads_timed, 0);
-  AXPROF_STORE (st->read_timed_ns, 0);
-  AXPROF_STORE (st->first_seen_ns, AXPROF_LOAD (st->restart_ns));
-  if (lat) {
-    AXPROF_STORE (lat->n, 0);
-    AXPROF_STORE (lat->min_ns, G_MAXUINT64);
-    AXPROF_STORE (lat->max_ns, 0);
-    AXPROF_STORE (lat->sum_ns, 0);
-    AXPROF_STORE (lat->sumsq_ns, 0);
-    AXPROF_STORE (lat->unmatched, 0);
-    for (i = 0; i < HIST_BUCKETS; i++)
-      AXPROF_STORE (lat->buckets[i], 0);
-  }
-  __atomic_store_n (&st->gen_seen, gen, __ATOMIC_RELEASE);
-}
-
 /* Asks the thread that owns @st to clear it before its next write. */
 static void
 request_row_restart (RowStats * st, guint64 now_ns)
@@ -113,24 +80,69 @@ restart_device (DeviceState * d)
   d->base.window_span_ns = d->window_span_ns;
 }
 
-static guint64
-since (guint64 now, guint64 base)
-{
-  /* books that went back were started afresh (a new run) */
-  return now >= base ? now - base : now;
-}
-
-/* d->lock held */
+/* A new run of @p, after its report (the pipeline goes to PAUSED again):
+ * every record starts afresh. axprof_global_lock and p->lock held. */
 void
-axprof_device_books_since_base (const DeviceState * d, DeviceBooks * books)
+axprof_pipeline_reset (PipelineState * p)
 {
-  books->jobs_done = since (d->jobs_done, d->base.jobs_done);
-  books->sim_cpu_ns = since (d->sim_cpu_ns, d->base.sim_cpu_ns);
-  books->lag_ns = since (d->lag_ns, d->base.lag_ns);
-  books->in_window_ns = since (d->in_window_ns, d->base.in_window_ns);
-  books->held_in_window_ns = since (d->held_in_window_ns,
-      d->base.held_in_window_ns);
-  books->window_span_ns = since (d->window_span_ns, d->base.window_span_ns);
+  guint i, s;
+
+  for (i = 0; i < p->rows->len; i++) {
+    Row *row = g_ptr_array_index (p->rows, i);
+
+    __atomic_store_n (&row->trace_submits, 0, __ATOMIC_RELAXED);
+    for (s = 0; s < axprof_slot_count (); s++) {
+      RowStats *st = axprof_row_slot (row, s);
+      LatencyHistogram *lat;
+
+      if (st == NULL)
+        continue;
+      lat = st->lat;
+      memset (st, 0, sizeof (*st));
+      st->wall_min_ns = G_MAXUINT64;
+      st->first_seen_ns = gst_ax_probe_now_ns ();
+      if (lat) {
+        memset (lat, 0, sizeof (*lat));
+        lat->min_ns = G_MAXUINT64;
+        st->lat = lat;
+      }
+    }
+  }
+  for (i = 0; i < p->queues->len; i++) {
+    QueueState *q = g_ptr_array_index (p->queues, i);
+
+    g_mutex_lock (&q->lock);
+    q->seen = FALSE;
+    q->depth = q->bytes = 0;
+    q->in_end = q->out_end = GST_CLOCK_TIME_NONE;
+    q->area = 0;
+    q->at_max_ns = q->at_max_bytes_ns = q->at_max_time_ns = 0;
+    q->full_ns = q->empty_ns = 0;
+    q->in_buffers = q->out_buffers = q->flushed = 0;
+    g_mutex_unlock (&q->lock);
+  }
+  for (i = 0; i < p->elems->len; i++) {
+    ElementState *ei = g_ptr_array_index (p->elems, i);
+
+    ei->qos_messages = ei->qos_processed = ei->qos_dropped = 0;
+  }
+  for (i = 0; i < p->devices->len; i++) {
+    DeviceState *d = g_ptr_array_index (p->devices, i);
+
+    g_mutex_lock (&d->lock);
+    d->busy_ns = d->events = d->union_ns = d->cur_start = d->cur_end = 0;
+    d->first_start = d->last_end = 0;
+    d->min_job = G_MAXUINT64;
+    d->max_job = 0;
+    d->trace_seq = 0;
+    memset (&d->base, 0, sizeof (d->base));
+    g_mutex_unlock (&d->lock);
+  }
+  for (i = 0; i < (guint) p->n_rings; i++)
+    p->rings[i]->head = 0;
+  p->first_ts = 0;
+  p->end_probe_ns = p->cpu1_ns = 0;
+  p->run++;
 }
 
 /* axprof_global_lock and p->lock held */
@@ -171,7 +183,7 @@ restart_pipeline (PipelineState * p)
   /* the wall time starts again at the next buffer a source pushes */
   __atomic_store_n (&p->first_ts, 0, __ATOMIC_RELEASE);
   p->end_probe_ns = p->cpu1_ns = 0;
-  p->log_count0 = __atomic_load_n (&axprof_debug_log_count, __ATOMIC_RELAXED);
+  p->log_count0 = axprof_debug_logged ();
   p->started = TRUE;
   axprof_census_snapshot (p);
   /* the perfetto= timeline keeps only the spans of the current run */

@@ -46,6 +46,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -105,6 +106,17 @@ axprof_gettid (void)
 #else
   return 0;
 #endif
+}
+
+/* The process's CPU time, user and system, over all its threads, ended
+ * ones included. */
+guint64
+axprof_process_cpu_ns (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return GST_TIMEVAL_TO_TIME (ru.ru_utime) + GST_TIMEVAL_TO_TIME (ru.ru_stime);
 }
 
 /* The CPU clock of thread @tid of this process: the kernel's

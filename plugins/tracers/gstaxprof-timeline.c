@@ -66,6 +66,9 @@
 
 /* ---------------------------------------------------------------- record */
 
+gboolean axprof_trace_on;
+TraceRing *axprof_trace_rings[MAX_THREAD_SLOTS];
+
 /* The ring's pages are touched when it is made, so that filling it later
  * takes no page faults that the measured spans would be charged with. */
 static TraceRing *
@@ -178,12 +181,12 @@ axprof_trace_queue_level (QueueState * q, guint64 ts)
   s->run = q->elem->pipe->run;
 }
 
-/* First thing in a hook: the probe clock against the hook's time. */
+/* First thing in a hook: the probe clock, read at @now, against the
+ * hook's time, on the ring of the thread @t. */
 void
-axprof_trace_clock_sample (guint64 hook_ts)
+axprof_trace_clock_sample (ThreadState * t, guint64 now, guint64 hook_ts)
 {
-  guint64 now = gst_ax_probe_now_ns ();
-  TraceRing *ring = trace_ring_of (axprof_thread_state ());
+  TraceRing *ring = trace_ring_of (t);
   gint64 d = (gint64) now - (gint64) hook_ts;
 
   if (ring == NULL || ring->clock_samples >= TRACE_CLOCK_SAMPLES)

@@ -81,67 +81,6 @@ G_DEFINE_TYPE (GstAxProf, gst_ax_prof, GST_TYPE_TRACER);
  * every buffer again into the same records. Protected by
  * axprof_global_lock. */
 static GstAxProf *active_instance;
-guint64 axprof_debug_log_count;
-
-/* ---------------------------------------------------------------- debug */
-
-/* The categories that logged at DEBUG or above since the last pipeline
- * start: the ones "the run logs through" at that level. */
-#define MAX_NAMED_CATEGORIES 3
-static GstDebugCategory *logged_categories[MAX_NAMED_CATEGORIES];
-/* the tracers' records (the latency tracer's GST_TRACER:7) are output the
- * user asked for, not logging that voids a run */
-static GstDebugCategory *tracer_category;
-
-static void
-count_debug_log (GstDebugCategory * category, GstDebugLevel level,
-    const gchar * file, const gchar * function, gint line, GObject * object,
-    GstDebugMessage * message, gpointer user_data)
-{
-  guint i;
-
-  if (level < GST_LEVEL_DEBUG || category == gst_ax_prof_debug
-      || category == tracer_category)
-    return;
-  __atomic_add_fetch (&axprof_debug_log_count, 1, __ATOMIC_RELAXED);
-  for (i = 0; i < MAX_NAMED_CATEGORIES; i++) {
-    GstDebugCategory *expected = NULL;
-
-    if (__atomic_load_n (&logged_categories[i], __ATOMIC_RELAXED) == category
-        || __atomic_compare_exchange_n (&logged_categories[i], &expected,
-            category, FALSE, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-      break;
-  }
-}
-
-/* What the thresholds say will log per frame on the data path, or NULL:
- * the decision before the run (gst/ax/gstaxdebugcheck.c). */
-gchar *
-axprof_debug_default_offender (void)
-{
-  return gst_ax_debug_check_threshold ();
-}
-
-gchar *
-axprof_debug_logged_offender (gint64 logged, guint64 frames)
-{
-  GString *s = g_string_new ("category ");
-  guint i;
-
-  for (i = 0; i < MAX_NAMED_CATEGORIES; i++) {
-    GstDebugCategory *c = __atomic_load_n (&logged_categories[i],
-        __ATOMIC_RELAXED);
-
-    if (c)
-      g_string_append_printf (s, "%s%s", i ? ", " : "",
-          gst_debug_category_get_name (c));
-  }
-  g_string_append_printf (s, " (and any others) logged %" G_GINT64_FORMAT
-      " messages at DEBUG or above during the run, %.1f per frame over %"
-      G_GUINT64_FORMAT " frames", logged, frames ? logged / (gdouble) frames
-      : (gdouble) logged, frames);
-  return g_string_free (s, FALSE);
-}
 
 /* Writes one output; a failure is printed at once and added to errors,
  * one line each, for the report's text and its bus message. A FIFO or a
@@ -465,7 +404,6 @@ do_change_state_pre (GObject * obj, GstClockTime ts, GstElement * element,
     GstStateChange transition)
 {
   PipelineState *p;
-  guint i;
 
   census_state_change_enter (element);
   if (!GST_IS_PIPELINE (element) || GST_OBJECT_PARENT (element) != NULL)
@@ -484,11 +422,7 @@ do_change_state_pre (GObject * obj, GstClockTime ts, GstElement * element,
     /* the rows count from here (a source's first create comes before its
      * first push), and so does the threads' CPU */
     axprof_census_snapshot (p);
-    g_free (p->debug_at_start);
-    p->debug_at_start = axprof_debug_default_offender ();
-    p->log_count0 = __atomic_load_n (&axprof_debug_log_count, __ATOMIC_RELAXED);
-    for (i = 0; i < MAX_NAMED_CATEGORIES; i++)
-      __atomic_store_n (&logged_categories[i], NULL, __ATOMIC_RELAXED);
+    axprof_debug_run_start (p);
     /* decided now: say so at once rather than after a wasted run */
     if (p->debug_at_start && !GST_AX_PROF (obj)->allow_debug)
       g_printerr ("axprof: DEBUG logging is enabled (%s): the report of %s "
@@ -819,7 +753,7 @@ gst_ax_prof_constructed (GObject * object)
     GST_INFO ("default mode: a usage read once %" G_GUINT64_FORMAT " ns of "
         "wall time has passed", self->read_interval_ns);
 
-  gst_debug_add_log_function (count_debug_log, NULL, NULL);
+  axprof_debug_watch ();
   self->probe_sink = gst_ax_probe_add_sink (&axprof_probe_sink_funcs, self);
   gst_ax_report_set_provider (report_provider, self);
 }
@@ -849,7 +783,6 @@ gst_ax_prof_class_init (GstAxProfClass * klass)
   axprof_section_class_init (gobject_class);
 
   GST_DEBUG_CATEGORY_INIT (gst_ax_prof_debug, "axprof", 0, "axprof tracer");
-  GST_DEBUG_CATEGORY_GET (tracer_category, GST_AX_DEBUG_TRACER_CATEGORY);
   axprof_registry_init ();
 }
 

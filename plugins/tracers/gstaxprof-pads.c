@@ -201,7 +201,7 @@ axprof_pad_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
           GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START))
     t->sticky_events |= G_GUINT64_CONSTANT (1) << t->event_depth;
   /* an element that learns its caps opens its codec, whose threads are
-   * its workers (gstaxprof-threads.c); an encoder may reopen at EOS */
+   * its workers (gstaxprof-census.c); an encoder may reopen at EOS */
   if (G_UNLIKELY (GST_EVENT_TYPE (event) == GST_EVENT_CAPS ||
           GST_EVENT_TYPE (event) == GST_EVENT_EOS) &&
       t->event_depth < MAX_TRACKED_EVENT_DEPTH) {

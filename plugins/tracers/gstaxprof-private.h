@@ -372,7 +372,7 @@ struct _ElementState
   guint pushes;
   /* pool threads' CPU taken while its calls ran, its calls so far, and
    * the pool threads that computed for it (bits by census index);
-   * protected by the census lock (gstaxprof-threads.c) */
+   * protected by the census lock (gstaxprof-census.c) */
   guint64 pool_cpu_ns;
   guint64 pool_cpu_base_ns;
   guint pool_calls;
@@ -673,7 +673,7 @@ typedef struct
   guint n_ctx;
   /* the thread's name before each context's tag (empty: not tagged) */
   gchar ctx_names[MAX_CENSUS_CONTEXTS][TRACE_THREAD_NAME_SIZE];
-  /* each context's tag, 1 + its index (gstaxprof-threads.c) */
+  /* each context's tag, 1 + its index (gstaxprof-census.c) */
   guint ctx_tags[MAX_CENSUS_CONTEXTS];
 } ThreadState;
 
@@ -773,7 +773,7 @@ RowStats *axprof_row_stats_new (Row * row, ThreadState * t);
 void axprof_batch_read (ThreadState * t, guint64 ts);
 gdouble axprof_hist_percentile (const LatencyHistogram * h, gdouble q);
 
-/* gstaxprof-threads.c */
+/* gstaxprof-census.c */
 gint axprof_gettid (void);
 void axprof_census_init (void);
 void axprof_census_hooked (ThreadState * t);
@@ -866,7 +866,7 @@ GstAxReport *axprof_make_report (GstAxProf * self, PipelineState * p,
 void axprof_section_class_init (GObjectClass * klass);
 void axprof_pipeline_reset (PipelineState * p);
 
-/* gstaxprof-timeline.c: recording (when perfetto= is set) and writing */
+/* gstaxprof-trace.c: the timeline's recording, when perfetto= is set */
 void axprof_trace_thread_start (gint slot);
 void axprof_trace_add (ThreadState * t, Row * row, guint64 start,
     guint64 dur, gboolean probe_clock);
@@ -877,6 +877,8 @@ void axprof_trace_device_event (DeviceState * d,
 void axprof_trace_queue_level (QueueState * q, guint64 ts);
 void axprof_trace_clock_sample (ThreadState * t, guint64 now,
     guint64 hook_ts);
+
+/* gstaxprof-timeline.c */
 gchar *axprof_make_timeline (PipelineState * p);
 
 /* ---------------------------------------------------------------- hot path

@@ -369,7 +369,7 @@ do_post_message_pre (GObject * obj, GstClockTime ts, GstElement * element,
  * streaming inside that change, and a sink prerolls the first buffer
  * before the pipeline's own change returns. */
 /* An element's state change is where it starts the threads it keeps
- * (gstaxprof-threads.c): the census looks before and after. Elements
+ * (gstaxprof-census.c): the census looks before and after. Elements
  * of no pipeline the tracer knows are nobody's. */
 static void
 census_state_change_enter (GstElement * element)

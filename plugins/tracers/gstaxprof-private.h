@@ -46,7 +46,7 @@
 #ifndef __GST_AX_PROF_PRIVATE_H__
 #define __GST_AX_PROF_PRIVATE_H__
 
-#include "gstaxprof.h"
+#include <gst/gst.h>
 
 #include <gst/ax/ax.h>
 
@@ -677,26 +677,15 @@ typedef struct
   guint ctx_tags[MAX_CENSUS_CONTEXTS];
 } ThreadState;
 
-struct _GstAxProf
+/* How the tracer measures, which every report states: its mode and the
+ * cost of its own work, calibrated when it starts (gstaxprof.c). */
+typedef struct
 {
-  GstTracer parent;
-
-  gchar *file;
-  gchar *json;
-  gchar *perfetto;
-  guint n_perfetto;
-  /* sample=N is deprecated and kept only for the JSON's "sample" (1) */
-  guint sample;
   /* exact=true: a usage read at every span boundary */
   gboolean exact;
   /* default mode: read when this much wall time has passed (ns) */
   guint64 read_interval_ns;
-  gboolean read_interval_set;
   gboolean allow_debug;
-  /* print=false: the text report goes nowhere but file= and the bus */
-  gboolean print;
-  guint n_json;
-  guint probe_sink;
   gdouble read_cost_ns;
   /* one gst_ax_probe_now_ns(), which a timed read includes once */
   gdouble clock_cost_ns;
@@ -704,7 +693,7 @@ struct _GstAxProf
    * element-buffer to the tracers and axprof's bookkeeping of it,
    * measured at start in GStreamer's push path */
   gdouble dispatch_cost_ns;
-};
+} TracerSetup;
 
 /* ---------------------------------------------------------------- report */
 
@@ -859,11 +848,13 @@ gchar *axprof_debug_logged_offender (gint64 logged, guint64 frames);
 
 /* gstaxprof-report.c */
 MergedRow *axprof_merged_for (ReportBuild * b, Row * row);
-GstAxReport *axprof_make_report (GstAxProf * self, PipelineState * p,
-    GstAxReportStatus status);
+GstAxReport *axprof_make_report (const TracerSetup * setup,
+    PipelineState * p, GstAxReportStatus status);
 
 /* gstaxprof-section.c */
-void axprof_section_class_init (GObjectClass * klass);
+void axprof_section_start (GstElement * pipeline);
+GstAxReport *axprof_section_stop (GstElement * pipeline,
+    const TracerSetup * setup);
 void axprof_pipeline_reset (PipelineState * p);
 
 /* gstaxprof-trace.c: the timeline's recording, when perfetto= is set */

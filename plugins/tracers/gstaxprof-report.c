@@ -1093,7 +1093,7 @@ sink_frames (PipelineState * p)
 
 /* axprof_global_lock and p->lock held */
 GstAxReport *
-axprof_make_report (GstAxProf * self, PipelineState * p,
+axprof_make_report (const TracerSetup * setup, PipelineState * p,
     GstAxReportStatus status)
 {
   GstAxReport *r = gst_ax_report_new ();
@@ -1119,10 +1119,10 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
     r->error_debug = g_strdup (p->error_debug);
   }
   r->sample = 1;
-  r->usage_mode = self->exact ? g_strdup ("exact per call (exact=true: a "
+  r->usage_mode = setup->exact ? g_strdup ("exact per call (exact=true: a "
       "read at every span boundary)") : g_strdup_printf ("exact per thread; "
       "per call exact for calls >= %.0f us, calls shorter than that share "
-      "their neighbours' reads by wall time", self->read_interval_ns /
+      "their neighbours' reads by wall time", setup->read_interval_ns /
       (gdouble) GST_USECOND);
   r->allow_debug = FALSE;
 
@@ -1137,7 +1137,7 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
       offender = axprof_debug_logged_offender (logged, frames);
   }
   if (offender) {
-    if (self->allow_debug) {
+    if (setup->allow_debug) {
       r->allow_debug = TRUE;
     } else {
       gchar *message = gst_ax_debug_refusal_message (offender);
@@ -1227,8 +1227,8 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
   /* a read costs more among the pipeline's code than in the calibration's
    * tight loop: the reads timed where they ran say how much */
   read_cost_ns = reads_timed > 0 ? MAX (read_timed_ns / (gdouble) reads_timed -
-      self->clock_cost_ns, self->read_cost_ns) : self->read_cost_ns;
-  cost_ns = element_buffers * self->dispatch_cost_ns + reads * read_cost_ns;
+      setup->clock_cost_ns, setup->read_cost_ns) : setup->read_cost_ns;
+  cost_ns = element_buffers * setup->dispatch_cost_ns + reads * read_cost_ns;
   r->element_buffers = element_buffers;
   r->usage_reads = reads;
   r->profiler_ns_per_element_buffer = element_buffers ?

@@ -7,12 +7,12 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* A profiled section of a pipeline's run: the action signals
- * "section-start" and "section-stop" that gst_ax_profiler_start() and
- * gst_ax_profiler_stop() (gst/ax/gstaxprofiler.c) emit, so that libgstax
- * reaches the tracer without linking it.
+/* A pipeline's records started afresh: for a new run after a report
+ * (axprof_pipeline_reset()), and for a profiled section of a run, which
+ * the action signals "section-start" and "section-stop" of the tracer
+ * (gstaxprof.c) start and stop.
  *
- * The start clears the pipeline's accumulators (rows, latency
+ * A section's start clears the pipeline's accumulators (rows, latency
  * histograms, queue levels over time, device busy intervals) and notes
  * what the elements' own device books hold; the stop makes the report of
  * what ran since, through the same axprof_make_report() as the report at
@@ -190,15 +190,12 @@ restart_pipeline (PipelineState * p)
   p->run++;
 }
 
-static gboolean
-section_start (GstAxProf * self, GstElement * pipeline)
+/* Starts a section of @pipeline's run: its figures count from now. */
+void
+axprof_section_start (GstElement * pipeline)
 {
-  PipelineState *p;
+  PipelineState *p = axprof_pipeline_of (pipeline, TRUE);
 
-  /* an instance that does not profile (a second axprof) has no sink */
-  if (!GST_IS_ELEMENT (pipeline) || self->probe_sink == 0)
-    return FALSE;
-  p = axprof_pipeline_of (pipeline, TRUE);
   g_mutex_lock (&axprof_global_lock);
   g_mutex_lock (&p->lock);
   restart_pipeline (p);
@@ -208,18 +205,16 @@ section_start (GstAxProf * self, GstElement * pipeline)
   g_hash_table_add (open_sections, p);
   g_mutex_unlock (&axprof_global_lock);
   GST_INFO_OBJECT (pipeline, "section started");
-  return TRUE;
 }
 
-static GstAxReport *
-section_stop (GstAxProf * self, GstElement * pipeline)
+/* Ends the section of @pipeline: the report of what ran in it, or NULL
+ * when no section of @pipeline was started. */
+GstAxReport *
+axprof_section_stop (GstElement * pipeline, const TracerSetup * setup)
 {
-  PipelineState *p;
+  PipelineState *p = axprof_pipeline_of (pipeline, FALSE);
   GstAxReport *r;
 
-  if (!GST_IS_ELEMENT (pipeline) || self->probe_sink == 0)
-    return NULL;
-  p = axprof_pipeline_of (pipeline, FALSE);
   if (p == NULL)
     return NULL;
   g_mutex_lock (&axprof_global_lock);
@@ -228,42 +223,10 @@ section_stop (GstAxProf * self, GstElement * pipeline)
     return NULL;
   }
   g_mutex_lock (&p->lock);
-  r = axprof_make_report (self, p, GST_AX_REPORT_STATUS_SECTION);
+  r = axprof_make_report (setup, p, GST_AX_REPORT_STATUS_SECTION);
   g_mutex_unlock (&p->lock);
   g_mutex_unlock (&axprof_global_lock);
   GST_INFO_OBJECT (pipeline, "section stopped: %" G_GUINT64_FORMAT
       " frames", r->frames);
   return r;
-}
-
-void
-axprof_section_class_init (GObjectClass * klass)
-{
-  /**
-   * GstAxProf::section-start:
-   * @tracer: the axprof tracer
-   * @pipeline: the top-level pipeline to profile
-   *
-   * Starts a section of @pipeline's run: its figures count from now.
-   * gst_ax_profiler_start() emits it.
-   *
-   * Returns: %TRUE if this instance profiles and the section started
-   */
-  g_signal_new_class_handler ("section-start", G_TYPE_FROM_CLASS (klass),
-      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (section_start),
-      NULL, NULL, NULL, G_TYPE_BOOLEAN, 1, GST_TYPE_ELEMENT);
-  /**
-   * GstAxProf::section-stop:
-   * @tracer: the axprof tracer
-   * @pipeline: the pipeline of a started section
-   *
-   * Ends the section of @pipeline. gst_ax_profiler_stop() emits it.
-   *
-   * Returns: (transfer full) (nullable): the report of what ran in the
-   *   section (status #GST_AX_REPORT_STATUS_SECTION), %NULL when no
-   *   section of @pipeline was started
-   */
-  g_signal_new_class_handler ("section-stop", G_TYPE_FROM_CLASS (klass),
-      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (section_stop),
-      NULL, NULL, NULL, GST_AX_TYPE_REPORT, 1, GST_TYPE_ELEMENT);
 }

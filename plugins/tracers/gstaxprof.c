@@ -65,14 +65,34 @@
 #include "config.h"
 #endif
 
-#include "gstaxprof-private.h"
+#include "gstaxprof.h"
 #include "gstaxprof-params.h"
+#include "gstaxprof-private.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY (gst_ax_prof_debug);
+
+struct _GstAxProf
+{
+  GstTracer parent;
+
+  gchar *file;
+  gchar *json;
+  gchar *perfetto;
+  guint n_perfetto;
+  /* sample=N is deprecated and kept only for the JSON's "sample" (1) */
+  guint sample;
+  gboolean read_interval_set;
+  /* print=false: the text report goes nowhere but file= and the bus */
+  gboolean print;
+  guint n_json;
+  guint probe_sink;
+  /* the mode and the calibrated costs, which every report states */
+  TracerSetup setup;
+};
 
 G_DEFINE_TYPE (GstAxProf, gst_ax_prof, GST_TYPE_TRACER);
 
@@ -210,7 +230,7 @@ finish_run (GstAxProf * self, PipelineState * p, GstAxReportStatus status)
   p->end_probe_ns = gst_ax_probe_now_ns ();
   p->cpu1_ns = axprof_process_cpu_ns ();
   g_mutex_lock (&p->lock);
-  r = axprof_make_report (self, p, status);
+  r = axprof_make_report (&self->setup, p, status);
   if (self->perfetto && r->refusal == NULL && p->first_ts != 0)
     timeline = axprof_make_timeline (p);
   g_mutex_unlock (&p->lock);
@@ -232,7 +252,7 @@ report_provider (GstElement * pipeline, gpointer user_data)
     return NULL;
   g_mutex_lock (&axprof_global_lock);
   g_mutex_lock (&p->lock);
-  r = axprof_make_report (self, p, p->error_element ?
+  r = axprof_make_report (&self->setup, p, p->error_element ?
       GST_AX_REPORT_STATUS_ERROR : p->reported ? GST_AX_REPORT_STATUS_EOS :
       GST_AX_REPORT_STATUS_RUNNING);
   g_mutex_unlock (&p->lock);
@@ -424,7 +444,7 @@ do_change_state_pre (GObject * obj, GstClockTime ts, GstElement * element,
     axprof_census_snapshot (p);
     axprof_debug_run_start (p);
     /* decided now: say so at once rather than after a wasted run */
-    if (p->debug_at_start && !GST_AX_PROF (obj)->allow_debug)
+    if (p->debug_at_start && !GST_AX_PROF (obj)->setup.allow_debug)
       g_printerr ("axprof: DEBUG logging is enabled (%s): the report of %s "
           "will carry no timings. Rerun without GST_DEBUG.\n",
           p->debug_at_start, GST_OBJECT_NAME (element));
@@ -448,6 +468,29 @@ do_change_state_post (GObject * obj, GstClockTime ts, GstElement * element,
     if (p)
       finish_run (GST_AX_PROF (obj), p, GST_AX_REPORT_STATUS_CUT_SHORT);
   }
+}
+
+/* ---------------------------------------------------------------- sections */
+
+/* The action signals that gst_ax_profiler_start() and
+ * gst_ax_profiler_stop() (gst/ax/gstaxprofiler.c) emit, so that libgstax
+ * reaches the tracer without linking it (gstaxprof-section.c). */
+static gboolean
+section_start (GstAxProf * self, GstElement * pipeline)
+{
+  /* an instance that does not profile (a second axprof) has no sink */
+  if (!GST_IS_ELEMENT (pipeline) || self->probe_sink == 0)
+    return FALSE;
+  axprof_section_start (pipeline);
+  return TRUE;
+}
+
+static GstAxReport *
+section_stop (GstAxProf * self, GstElement * pipeline)
+{
+  if (!GST_IS_ELEMENT (pipeline) || self->probe_sink == 0)
+    return NULL;
+  return axprof_section_stop (pipeline, &self->setup);
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -589,7 +632,7 @@ calibrate_dispatch (GstAxProf * self, void (*register_hooks) (GstTracer *))
   stand_in_enter (&stand_in, t, src, sink);
   after = time_pushes (src, buf);
   stand_in_leave (&stand_in, t, src, sink);
-  self->dispatch_cost_ns = MAX (after - before, 0);
+  self->setup.dispatch_cost_ns = MAX (after - before, 0);
   gst_pad_set_active (src, FALSE);
   gst_pad_set_active (sink, FALSE);
   gst_buffer_unref (buf);
@@ -608,23 +651,23 @@ calibrate (GstAxProf * self)
   /* the cheaper of the two exact readers on this machine */
   gst_ax_probe_thread_usage_choose_reader ();
   /* best of a few passes: the first one pays for cold caches */
-  self->read_cost_ns = G_MAXDOUBLE;
+  self->setup.read_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
     t0 = gst_ax_probe_now_ns ();
     for (i = 0; i < CALIBRATION_ROUNDS; i++)
       gst_ax_probe_thread_usage (&cpu, &faults);
     t1 = gst_ax_probe_now_ns ();
-    self->read_cost_ns = MIN (self->read_cost_ns,
+    self->setup.read_cost_ns = MIN (self->setup.read_cost_ns,
         (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
   }
 
-  self->clock_cost_ns = G_MAXDOUBLE;
+  self->setup.clock_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
     t0 = gst_ax_probe_now_ns ();
     for (i = 0; i < CALIBRATION_ROUNDS; i++)
       (void) gst_ax_probe_now_ns ();
     t1 = gst_ax_probe_now_ns ();
-    self->clock_cost_ns = MIN (self->clock_cost_ns,
+    self->setup.clock_cost_ns = MIN (self->setup.clock_cost_ns,
         (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
   }
 }
@@ -644,19 +687,19 @@ parse_params (GstAxProf * self)
   p.file = self->file;
   p.json = self->json;
   p.perfetto = self->perfetto;
-  p.exact = self->exact;
-  p.read_interval_ns = self->read_interval_ns;
+  p.exact = self->setup.exact;
+  p.read_interval_ns = self->setup.read_interval_ns;
   p.read_interval_set = self->read_interval_set;
-  p.allow_debug = self->allow_debug;
+  p.allow_debug = self->setup.allow_debug;
   p.print = self->print;
   axprof_params_parse (params, &p, warnings);
   self->file = p.file;
   self->json = p.json;
   self->perfetto = p.perfetto;
-  self->exact = p.exact;
-  self->read_interval_ns = p.read_interval_ns;
+  self->setup.exact = p.exact;
+  self->setup.read_interval_ns = p.read_interval_ns;
   self->read_interval_set = p.read_interval_set;
-  self->allow_debug = p.allow_debug;
+  self->setup.allow_debug = p.allow_debug;
   self->print = p.print;
   lines = g_strsplit (warnings->str, "\n", -1);
   for (l = lines; *l != NULL; l++)
@@ -731,27 +774,28 @@ gst_ax_prof_constructed (GObject * object)
     return;
   }
   parse_params (self);
-  axprof_exact = self->exact;
+  axprof_exact = self->setup.exact;
   /* the threads that exist now, before any is the pipeline's */
   axprof_census_init ();
 
   calibrate (self);
-  axprof_read_outlier_ns = (guint64) (self->read_cost_ns * READ_TIMING_OUTLIER);
+  axprof_read_outlier_ns =
+      (guint64) (self->setup.read_cost_ns * READ_TIMING_OUTLIER);
   if (!self->read_interval_set)
-    self->read_interval_ns = CLAMP ((guint64) (self->read_cost_ns *
+    self->setup.read_interval_ns = CLAMP ((guint64) (self->setup.read_cost_ns *
             READ_INTERVAL_PER_READ), READ_INTERVAL_MIN_NS,
         READ_INTERVAL_MAX_NS);
-  axprof_read_interval_ns = self->read_interval_ns;
+  axprof_read_interval_ns = self->setup.read_interval_ns;
   axprof_trace_on = self->perfetto != NULL;
   calibrate_dispatch (self, register_hooks);
   GST_INFO ("calibrated: %.0f ns per usage read (%s), %.0f ns hook "
       "dispatch and bookkeeping per element-buffer; %s mode",
-      self->read_cost_ns, gst_ax_probe_thread_usage_reader_name
-      (gst_ax_probe_thread_usage_reader ()), self->dispatch_cost_ns,
-      self->exact ? "exact" : "default");
-  if (!self->exact)
+      self->setup.read_cost_ns, gst_ax_probe_thread_usage_reader_name
+      (gst_ax_probe_thread_usage_reader ()), self->setup.dispatch_cost_ns,
+      self->setup.exact ? "exact" : "default");
+  if (!self->setup.exact)
     GST_INFO ("default mode: a usage read once %" G_GUINT64_FORMAT " ns of "
-        "wall time has passed", self->read_interval_ns);
+        "wall time has passed", self->setup.read_interval_ns);
 
   axprof_debug_watch ();
   self->probe_sink = gst_ax_probe_add_sink (&axprof_probe_sink_funcs, self);
@@ -780,7 +824,35 @@ gst_ax_prof_class_init (GstAxProfClass * klass)
 
   gobject_class->constructed = gst_ax_prof_constructed;
   gobject_class->finalize = gst_ax_prof_finalize;
-  axprof_section_class_init (gobject_class);
+
+  /**
+   * GstAxProf::section-start:
+   * @tracer: the axprof tracer
+   * @pipeline: the top-level pipeline to profile
+   *
+   * Starts a section of @pipeline's run: its figures count from now.
+   * gst_ax_profiler_start() emits it.
+   *
+   * Returns: %TRUE if this instance profiles and the section started
+   */
+  g_signal_new_class_handler ("section-start", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (section_start),
+      NULL, NULL, NULL, G_TYPE_BOOLEAN, 1, GST_TYPE_ELEMENT);
+  /**
+   * GstAxProf::section-stop:
+   * @tracer: the axprof tracer
+   * @pipeline: the pipeline of a started section
+   *
+   * Ends the section of @pipeline. gst_ax_profiler_stop() emits it.
+   *
+   * Returns: (transfer full) (nullable): the report of what ran in the
+   *   section (status #GST_AX_REPORT_STATUS_SECTION), %NULL when no
+   *   section of @pipeline was started
+   */
+  g_signal_new_class_handler ("section-stop", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (section_stop),
+      NULL, NULL, NULL, GST_AX_TYPE_REPORT, 1, GST_TYPE_ELEMENT);
+
 
   GST_DEBUG_CATEGORY_INIT (gst_ax_prof_debug, "axprof", 0, "axprof tracer");
   axprof_registry_init ();
@@ -791,5 +863,5 @@ gst_ax_prof_init (GstAxProf * self)
 {
   self->sample = 1;
   self->print = TRUE;
-  self->read_interval_ns = READ_INTERVAL_FALLBACK_NS;
+  self->setup.read_interval_ns = READ_INTERVAL_FALLBACK_NS;
 }

@@ -17,7 +17,7 @@
 #include "config.h"
 #endif
 
-#include "gstaxprof-private.h"
+#include "gstaxprof-report-private.h"
 
 /* messages logged at DEBUG or above by other categories than axprof's and
  * the tracers' (relaxed atomic) */

@@ -15,7 +15,7 @@
 #include "config.h"
 #endif
 
-#include "gstaxprof-private.h"
+#include "gstaxprof-thread.h"
 
 #include <string.h>
 
@@ -564,6 +564,14 @@ on_device (const GstAxProbeDevice * dev, gpointer user_data)
   g_mutex_unlock (&d->lock);
 }
 
-const GstAxProbeSinkFuncs axprof_probe_sink_funcs = {
+static const GstAxProbeSinkFuncs probe_sink_funcs = {
   on_span, on_device_event, on_device
 };
+
+/* The stages and device events the elements report from now on come
+ * here; the sink's id, as gst_ax_probe_add_sink() gives it. */
+guint
+axprof_probe_sink_add (gpointer user_data)
+{
+  return gst_ax_probe_add_sink (&probe_sink_funcs, user_data);
+}

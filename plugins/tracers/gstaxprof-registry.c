@@ -15,6 +15,7 @@
 #endif
 
 #include "gstaxprof-private.h"
+#include "gstaxprof-trace.h"
 
 #include <string.h>
 

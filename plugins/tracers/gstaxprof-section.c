@@ -30,7 +30,9 @@
 #include "config.h"
 #endif
 
-#include "gstaxprof-private.h"
+#include "gstaxprof-thread.h"
+#include "gstaxprof-census.h"
+#include "gstaxprof-report-private.h"
 
 #include <string.h>
 

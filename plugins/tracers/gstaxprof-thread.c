@@ -14,7 +14,7 @@
 #include "config.h"
 #endif
 
-#include "gstaxprof-private.h"
+#include "gstaxprof-thread.h"
 
 #include <fcntl.h>
 #include <math.h>

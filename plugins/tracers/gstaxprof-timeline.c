@@ -41,7 +41,8 @@
 #include "config.h"
 #endif
 
-#include "gstaxprof-private.h"
+#include "gstaxprof-thread.h"
+#include "gstaxprof-report-private.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>

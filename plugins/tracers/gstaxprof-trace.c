@@ -20,7 +20,7 @@
 #include "config.h"
 #endif
 
-#include "gstaxprof-private.h"
+#include "gstaxprof-trace.h"
 
 #include <string.h>
 #ifdef __linux__

@@ -68,10 +68,18 @@
 #include "gstaxprof.h"
 #include "gstaxprof-params.h"
 #include "gstaxprof-private.h"
+#include "gstaxprof-thread.h"
+#include "gstaxprof-census.h"
+#include "gstaxprof-report-private.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The calibration times this many reads in a row, and keeps the best of
+ * this many passes. */
+#define CALIBRATION_ROUNDS 256
+#define CALIBRATION_PASSES 4
 
 GST_DEBUG_CATEGORY (gst_ax_prof_debug);
 
@@ -798,7 +806,7 @@ gst_ax_prof_constructed (GObject * object)
         "wall time has passed", self->setup.read_interval_ns);
 
   axprof_debug_watch ();
-  self->probe_sink = gst_ax_probe_add_sink (&axprof_probe_sink_funcs, self);
+  self->probe_sink = axprof_probe_sink_add (self);
   gst_ax_report_set_provider (report_provider, self);
 }
 

@@ -15,7 +15,9 @@
  *   gstaxprof-section.c   a pipeline's records started afresh: a new run,
  *                         a profiled section
  *   gstaxprof-report.c    the GstAxReport of a pipeline's run, judged by
- *                         gst_ax_report_make_verdict() (gst/ax)
+ *                         gst_ax_report_make_verdict() (gst/ax); its queues
+ *                         and devices in gstaxprof-report-queues.c and
+ *                         gstaxprof-report-devices.c
  *   gstaxprof-timeline.c  the perfetto= timeline's JSON
  *   gstaxprof-pads.c      the pad hooks and the probe sink
  *   gstaxprof-thread.c    per-thread state: slots, span stacks, usage

@@ -89,6 +89,12 @@ MergedRow *axprof_merged_for (ReportBuild * b, Row * row);
 GstAxReport *axprof_make_report (const TracerSetup * setup,
     PipelineState * p, GstAxReportStatus status);
 
+/* gstaxprof-report-queues.c */
+void axprof_build_queues (ReportBuild * b);
+
+/* gstaxprof-report-devices.c */
+void axprof_build_devices (ReportBuild * b);
+
 /* gstaxprof-section.c */
 void axprof_section_start (GstElement * pipeline);
 GstAxReport *axprof_section_stop (GstElement * pipeline,

@@ -15,8 +15,6 @@
 
 #include <string.h>
 
-guint axprof_latency_gen;
-
 /* End-to-end latency: how a frame at a sink is matched to the moment it
  * entered the pipeline.
  *
@@ -43,6 +41,18 @@ guint axprof_latency_gen;
  * earliest push is where the frame entered. A sink buffer without any
  * timestamp can only be the very buffer a source pushed (identity).
  * Sink buffers that match nothing are counted and reported. */
+
+/* bumped after every segment or stream-start push, so that a pad's
+ * stream-id and segment are read again only when they may have changed */
+static guint latency_gen;
+
+/* A segment or stream-start event was pushed: it is stored on both pads
+ * now, for the readers to see. */
+void
+axprof_latency_streams_changed (void)
+{
+  __atomic_add_fetch (&latency_gen, 1, __ATOMIC_RELEASE);
+}
 
 static inline guint64
 latency_timed_key (guint64 running_time)
@@ -95,7 +105,7 @@ latency_read_sticky (GstPad * pad, const gchar ** stream_id,
 static LatencyRing *
 latency_ring_for_pad (ElementState * ei, GstPad * pad)
 {
-  guint gen = __atomic_load_n (&axprof_latency_gen, __ATOMIC_ACQUIRE);
+  guint gen = __atomic_load_n (&latency_gen, __ATOMIC_ACQUIRE);
   gint n = __atomic_load_n (&ei->n_pad_rings, __ATOMIC_ACQUIRE);
   LatencyRing *r = NULL;
   const gchar *stream_id;
@@ -297,7 +307,7 @@ void
 axprof_latency_at_sink (ElementState * ei, GstPad * pad, guint64 ts,
     LatencyHistogram * lat, GstBuffer * buf, GstBufferList * list)
 {
-  guint gen = __atomic_load_n (&axprof_latency_gen, __ATOMIC_ACQUIRE);
+  guint gen = __atomic_load_n (&latency_gen, __ATOMIC_ACQUIRE);
   guint i, n = list ? gst_buffer_list_length (list) : 1;
 
   if (G_UNLIKELY (ei->sink_gen != gen || ei->sink_pad != pad)) {
@@ -387,7 +397,7 @@ void
 axprof_latency_relay_in (ElementState * ei, GstPad * pad, GstBuffer * buf)
 {
   LatencyRelay *r = ei->relay;
-  guint gen = __atomic_load_n (&axprof_latency_gen, __ATOMIC_ACQUIRE);
+  guint gen = __atomic_load_n (&latency_gen, __ATOMIC_ACQUIRE);
   guint64 src_ts;
   guint i;
 

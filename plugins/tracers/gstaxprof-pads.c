@@ -15,7 +15,7 @@
 #include "config.h"
 #endif
 
-#include "gstaxprof-private.h"
+#include "gstaxprof-thread.h"
 
 #include <string.h>
 
@@ -109,12 +109,24 @@ do_push_common (guint64 ts, GstPad * pad, GstBuffer * first,
     t->push_pending = TRUE;
 }
 
+/* While tracing, first thing in a buffer's push and chain: the probe
+ * clock against the hook's time, read before the thread's state, which
+ * a thread's first hook makes. Out of line, so that the hooks pay
+ * nothing for it (no registers saved) when the timeline is off. */
+G_GNUC_NO_INLINE static void
+trace_clock_sample (guint64 hook_ts)
+{
+  guint64 now = gst_ax_probe_now_ns ();
+
+  axprof_trace_clock_sample (axprof_thread_state (), now, hook_ts);
+}
+
 void
 axprof_pad_push_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buf)
 {
   if (G_UNLIKELY (axprof_trace_on))
-    axprof_trace_clock_sample (ts);
+    trace_clock_sample (ts);
   do_push_common (ts, pad, buf, NULL, 1);
 }
 
@@ -190,7 +202,7 @@ axprof_pad_push_event_pre (GObject * self, GstClockTime ts, GstPad * pad,
           GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START))
     t->sticky_events |= G_GUINT64_CONSTANT (1) << t->event_depth;
   /* an element that learns its caps opens its codec, whose threads are
-   * its workers (gstaxprof-threads.c); an encoder may reopen at EOS */
+   * its workers (gstaxprof-census.c); an encoder may reopen at EOS */
   if (G_UNLIKELY (GST_EVENT_TYPE (event) == GST_EVENT_CAPS ||
           GST_EVENT_TYPE (event) == GST_EVENT_EOS) &&
       t->event_depth < MAX_TRACKED_EVENT_DEPTH) {
@@ -237,7 +249,7 @@ axprof_pad_push_event_post (GObject * self, GstClockTime ts, GstPad * pad,
   if (t->event_depth < MAX_TRACKED_EVENT_DEPTH &&
       (t->sticky_events & (G_GUINT64_CONSTANT (1) << t->event_depth))) {
     t->sticky_events &= ~(G_GUINT64_CONSTANT (1) << t->event_depth);
-    __atomic_add_fetch (&axprof_latency_gen, 1, __ATOMIC_RELEASE);
+    axprof_latency_streams_changed ();
   }
   if (t->event_depth > 0 || t->depth > 0 || t->loop_open ||
       !GST_PAD_IS_SRC (pad) || (ei = axprof_element_of_pad (pad)) == NULL)
@@ -293,7 +305,7 @@ axprof_pad_chain_pre (GObject * self, GstClockTime ts, GstPad * pad,
     GstBuffer * buf)
 {
   if (G_UNLIKELY (axprof_trace_on))
-    axprof_trace_clock_sample (ts);
+    trace_clock_sample (ts);
   do_chain_common (ts, pad, buf, NULL, 1);
 }
 
@@ -342,38 +354,6 @@ axprof_pad_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
       axprof_queue_in (q, ts, f->items, f->queue_bytes, f->queue_start,
           f->queue_end);
   }
-}
-
-#define MAX_PAD_HOPS 16
-
-/* The real pad upstream of @sinkpad, through ghost and proxy pads (ref'd,
- * or NULL). */
-GstPad *
-axprof_upstream_pad (GstPad * sinkpad)
-{
-  GstPad *p = gst_pad_get_peer (sinkpad);
-  guint hops;
-
-  for (hops = 0; p != NULL && hops < MAX_PAD_HOPS; hops++) {
-    if (GST_IS_GHOST_PAD (p)) {
-      GstPad *target = gst_ghost_pad_get_target (GST_GHOST_PAD (p));
-
-      gst_object_unref (p);
-      p = target;
-    } else if (GST_IS_PROXY_PAD (p)) {
-      GstProxyPad *ghost = gst_proxy_pad_get_internal (GST_PROXY_PAD (p));
-
-      gst_object_unref (p);
-      p = ghost ? gst_pad_get_peer (GST_PAD (ghost)) : NULL;
-      if (ghost)
-        gst_object_unref (ghost);
-    } else {
-      return p;
-    }
-  }
-  if (p)
-    gst_object_unref (p);
-  return NULL;
 }
 
 void
@@ -585,6 +565,14 @@ on_device (const GstAxProbeDevice * dev, gpointer user_data)
   g_mutex_unlock (&d->lock);
 }
 
-const GstAxProbeSinkFuncs axprof_probe_sink_funcs = {
+static const GstAxProbeSinkFuncs probe_sink_funcs = {
   on_span, on_device_event, on_device
 };
+
+/* The stages and device events the elements report from now on come
+ * here; the sink's id, as gst_ax_probe_add_sink() gives it. */
+guint
+axprof_probe_sink_add (gpointer user_data)
+{
+  return gst_ax_probe_add_sink (&probe_sink_funcs, user_data);
+}

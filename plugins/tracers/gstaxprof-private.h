@@ -7,20 +7,32 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* The axprof tracer's own records, shared by its files:
+/* The axprof tracer's records, which all its files share. Its files,
+ * from the top down (a file calls only files below it):
  *   gstaxprof.c           the GstTracer: params, calibration, hooks, the
- *                         lifecycle (start, EOS, stop) and the bus message
- *   gstaxprof-thread.c    per-thread state: slots, span stacks, sampling,
- *                         histograms
- *   gstaxprof-registry.c  pipelines, elements, queues and devices
- *   gstaxprof-latency.c   end-to-end latency matching
- *   gstaxprof-pads.c      the pad hooks and the probe sink
+ *                         action signals, the lifecycle (start, EOS, stop)
+ *                         and the bus message
+ *   gstaxprof-section.c   a pipeline's records started afresh: a new run,
+ *                         a profiled section
  *   gstaxprof-report.c    the GstAxReport of a pipeline's run, judged by
- *                         gst_ax_report_make_verdict() (gst/ax)
- *   gstaxprof-timeline.c  the perfetto= timeline: its recording (trace
- *                         rings, clock pairing) and its JSON
- *   gstaxprof-section.c   a profiled section: the action signals
- *                         section-start and section-stop
+ *                         gst_ax_report_make_verdict() (gst/ax); its queues
+ *                         and devices in gstaxprof-report-queues.c and
+ *                         gstaxprof-report-devices.c
+ *   gstaxprof-timeline.c  the perfetto= timeline's JSON
+ *   gstaxprof-pads.c      the pad hooks and the probe sink
+ *   gstaxprof-thread.c    per-thread state: slots, span stacks, usage
+ *                         reads, histograms (the fast path inline in
+ *                         gstaxprof-thread.h)
+ *   gstaxprof-registry.c  pipelines, elements, rows, queues and devices
+ *   gstaxprof-latency.c   end-to-end latency matching
+ *   gstaxprof-census.c    every thread of the process and its CPU
+ *   gstaxprof-trace.c     what the perfetto= timeline records
+ *   gstaxprof-debug.c     what the run logs at DEBUG
+ * Headers: this one (the records, and the calls into the registry, the
+ * latency matching, the census and the pad hooks); gstaxprof-thread.h
+ * (the hot path's fast path); gstaxprof-trace.h (the timeline's
+ * recording); gstaxprof-census.h and gstaxprof-report-private.h (what
+ * only the report side reads: included by no file of the hot path).
  *
  * Locks and threads. Lock order: axprof_global_lock, then a pipeline's
  * lock (PipelineState.lock), then a queue's or a device's lock
@@ -46,7 +58,7 @@
 #ifndef __GST_AX_PROF_PRIVATE_H__
 #define __GST_AX_PROF_PRIVATE_H__
 
-#include "gstaxprof.h"
+#include <gst/gst.h>
 
 #include <gst/ax/ax.h>
 
@@ -80,7 +92,6 @@ G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_ax_prof_debug);
 #define HIST_SUB_BITS 6
 #define HIST_SUB (1 << HIST_SUB_BITS)
 #define HIST_BUCKETS ((64 - HIST_SUB_BITS + 1) * HIST_SUB)
-#define CALIBRATION_ROUNDS 256
 /* Timeline (perfetto=): the latest events kept per thread slot and per
  * device, so a long run keeps its most recent stretch in bounded memory. */
 #define TRACE_RING_SIZE (1 << 15)
@@ -91,14 +102,14 @@ G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_ax_prof_debug);
 #define TRACE_CLOCK_SAMPLES 4096
 /* a thread's name as the kernel keeps it (TASK_COMM_LEN) */
 #define TRACE_THREAD_NAME_SIZE 16
-#define CALIBRATION_PASSES 4
 /* nested caps events and state changes a thread's census context keeps */
 #define MAX_CENSUS_CONTEXTS 8
-#define PERCENT 100.0
 
 typedef struct _PipelineState PipelineState;
 typedef struct _ElementState ElementState;
 typedef struct _LatencyRelay LatencyRelay;
+/* the census's record of a thread (gstaxprof-census.c) */
+typedef struct _CensusThread CensusThread;
 
 typedef enum
 {
@@ -372,7 +383,7 @@ struct _ElementState
   guint pushes;
   /* pool threads' CPU taken while its calls ran, its calls so far, and
    * the pool threads that computed for it (bits by census index);
-   * protected by the census lock (gstaxprof-threads.c) */
+   * protected by the census lock (gstaxprof-census.c) */
   guint64 pool_cpu_ns;
   guint64 pool_cpu_base_ns;
   guint pool_calls;
@@ -405,74 +416,6 @@ enum
   /* caps that are neither, or a container format under video/ */
   SINK_MEDIA_OTHER,
 };
-
-/* ---------------------------------------------------------------- census */
-
-typedef enum
-{
-  /* not attributed to anyone */
-  CENSUS_OTHER,
-  /* created while an element's call or state change ran, with its name */
-  CENSUS_WORKER,
-  /* a GLib thread pool's ("pool-*"), shared between elements */
-  CENSUS_POOL,
-  /* sim-npu's device threads ("simnpu-*") */
-  CENSUS_SIMULATOR,
-  /* runs the pad hooks: a streaming or application thread */
-  CENSUS_HOOKED,
-} CensusKind;
-
-#define CENSUS_MAX_PIPES 4
-
-/* One thread of the process, as the census found it; never freed. */
-typedef struct
-{
-  gint tid;
-  guint index;
-  gchar name[TRACE_THREAD_NAME_SIZE];
-  CensusKind kind;
-  gboolean hooked;
-  gboolean gone;
-  ElementState *owner;
-  /* 1 + the context tag it was born with, 0 if none */
-  guint tag;
-  /* the pipelines a hooked thread wrote rows of */
-  PipelineState *pipes[CENSUS_MAX_PIPES];
-  guint n_pipes;
-  /* its perf counter group (task clock, minor faults), or -1 */
-  gint perf_fd;
-  gint perf_member_fd;
-  /* its usage when they were opened */
-  guint64 perf_cpu0_ns;
-  guint64 perf_faults0;
-  /* the last listing that saw it */
-  guint listed;
-  /* its usage when it ended, where known */
-  gboolean final_known;
-  guint64 final_cpu_ns;
-  guint64 final_faults;
-  /* pool accounting: its CPU at the last boundary */
-  guint64 pool_last_ns;
-} CensusThread;
-
-/* A thread's usage when a run began */
-typedef struct
-{
-  CensusThread *thread;
-  guint64 cpu_ns;
-  guint64 faults;
-} ThreadBase;
-
-/* A thread's usage over a run, for the report */
-typedef struct
-{
-  gint tid;
-  gchar name[TRACE_THREAD_NAME_SIZE];
-  CensusKind kind;
-  ElementState *owner;
-  guint64 cpu_ns;
-  guint64 faults;
-} ThreadUse;
 
 /* A top-level bin and its records: the unit of a report. */
 struct _PipelineState
@@ -610,17 +553,6 @@ typedef struct
  * each with its wall time in RowStats.batch_wall. A full batch forces a
  * read; a row repeats in steady state, so 32 is plenty. */
 #define USAGE_BATCH_ROWS 32
-/* one usage read in this many (a power of two) is timed where it runs;
- * a timing above this many calibrated reads was preempted and is left
- * out */
-#define READ_TIMING_EVERY 64
-#define READ_TIMING_OUTLIER 8
-/* The default read interval is this many usage reads' cost, so that the
- * reads take at most 1/50 (2%) of the profiled time; clamped. */
-#define READ_INTERVAL_PER_READ 50
-#define READ_INTERVAL_MIN_NS (10 * GST_USECOND)
-#define READ_INTERVAL_FALLBACK_NS (40 * GST_USECOND)
-#define READ_INTERVAL_MAX_NS GST_MSECOND
 
 typedef struct
 {
@@ -673,276 +605,11 @@ typedef struct
   guint n_ctx;
   /* the thread's name before each context's tag (empty: not tagged) */
   gchar ctx_names[MAX_CENSUS_CONTEXTS][TRACE_THREAD_NAME_SIZE];
-  /* each context's tag, 1 + its index (gstaxprof-threads.c) */
+  /* each context's tag, 1 + its index (gstaxprof-census.c) */
   guint ctx_tags[MAX_CENSUS_CONTEXTS];
 } ThreadState;
 
-struct _GstAxProf
-{
-  GstTracer parent;
-
-  gchar *file;
-  gchar *json;
-  gchar *perfetto;
-  guint n_perfetto;
-  /* sample=N is deprecated and kept only for the JSON's "sample" (1) */
-  guint sample;
-  /* exact=true: a usage read at every span boundary */
-  gboolean exact;
-  /* default mode: read when this much wall time has passed (ns) */
-  guint64 read_interval_ns;
-  gboolean read_interval_set;
-  gboolean allow_debug;
-  /* print=false: the text report goes nowhere but file= and the bus */
-  gboolean print;
-  guint n_json;
-  guint probe_sink;
-  gdouble read_cost_ns;
-  /* one gst_ax_probe_now_ns(), which a timed read includes once */
-  gdouble clock_cost_ns;
-  /* GStreamer's own cost of dispatching the four hooks of an
-   * element-buffer to the tracers and axprof's bookkeeping of it,
-   * measured at start in GStreamer's push path */
-  gdouble dispatch_cost_ns;
-};
-
-/* ---------------------------------------------------------------- report */
-
-/* A row's slots summed over threads, while a report is made. */
-typedef struct
-{
-  Row *row;
-  guint64 count;
-  guint64 items;
-  guint64 wall_sum_ns;
-  guint64 wall_min_ns;
-  guint64 wall_max_ns;
-  gint64 cpu_sum_ns;
-  /* estimated time runnable waiting for a CPU while computing */
-  gdouble cpu_wait_ns;
-  gint64 faults_sum;
-  guint64 reads;
-  guint64 reads_timed;
-  guint64 read_timed_ns;
-  guint64 first_seen_ns;
-  gint rank;
-} MergedRow;
-
-typedef struct
-{
-  GstAxReport *r;
-  GArray *merged;
-  PipelineState *p;
-  gdouble wall_ns;
-  /* ElementState -> its workers over the run (gstaxprof-report.c) */
-  GHashTable *workers;
-  /* what the rows took of the workers' CPU: threads the elements made,
-   * and thread pools */
-  guint64 workers_in_rows_ns;
-  guint64 pool_in_rows_ns;
-} ReportBuild;
-
-/* ---------------------------------------------------------------- state */
-
-extern GMutex axprof_global_lock;
-/* bumped after every segment or stream-start push, so that the latency
- * code re-reads the stream-id and segment of a pad only when they may
- * have changed */
-extern guint axprof_latency_gen;
-extern GQuark axprof_element_quark;
-extern GType axprof_pad_type;
-/* exact=true: read usage at every span boundary; else batch short spans
- * and read once axprof_read_interval_ns of wall time has passed */
-extern gboolean axprof_exact;
-extern guint64 axprof_read_interval_ns;
-/* a timed read longer than this was preempted (ns) */
-extern guint64 axprof_read_outlier_ns;
-/* one ring per thread slot, allocated on first use when tracing */
-extern TraceRing *axprof_trace_rings[MAX_THREAD_SLOTS];
-extern gboolean axprof_trace_on;
-extern guint64 axprof_dropped_records;
-extern guint64 axprof_debug_log_count;
-/* initial-exec: one %fs-relative load per hook instead of a call to
- * __tls_get_addr (the module takes 8 bytes of glibc's static TLS
- * surplus, which exists for this) */
-extern __thread ThreadState *axprof_tls_state
-    __attribute__((tls_model ("initial-exec")));
-/* Shared sink for threads beyond MAX_THREAD_SLOTS: written racily and
- * never reported. */
-extern RowStats axprof_overflow_stats;
-
-/* gstaxprof-thread.c */
-ThreadState *axprof_thread_state_new (void);
-gdouble *axprof_slot_wait_ratios (guint n);
-RowStats *axprof_row_stats_new (Row * row, ThreadState * t);
-void axprof_batch_read (ThreadState * t, guint64 ts);
-gdouble axprof_hist_percentile (const LatencyHistogram * h, gdouble q);
-
-/* gstaxprof-threads.c */
-gint axprof_gettid (void);
-void axprof_census_init (void);
-void axprof_census_hooked (ThreadState * t);
-void axprof_census_thread_exit (ThreadState * t);
-void axprof_census_thread_serves (ThreadState * t, PipelineState * p);
-void axprof_census_scan (ElementState * owner, const gchar * how);
-void axprof_census_context_enter (ThreadState * t, ElementState * ei,
-    const gchar * how);
-void axprof_census_context_leave (ThreadState * t, const gchar * how);
-void axprof_pool_boundary (ElementState * ei, gboolean begin);
-void axprof_element_check_pool (ElementState * ei);
-void axprof_census_snapshot (PipelineState * p);
-void axprof_census_account (PipelineState * p, gboolean alone, GArray * out);
-guint64 axprof_pool_unattributed_ns (PipelineState * p);
-void axprof_pool_share (ElementState * ei, guint64 * cpu_ns,
-    guint * threads);
-
-/* gstaxprof-registry.c */
-void axprof_registry_init (void);
-ElementState *axprof_element_state_slow (GstObject * parent);
-QueueState *axprof_queue_of_pad (ElementState * ei, GstPad * pad);
-void axprof_queue_in (QueueState * q, guint64 ts, guint n, guint64 bytes,
-    GstClockTime start, GstClockTime end);
-void axprof_queue_in_leaky (QueueState * q, GstObject * queue, guint64 ts,
-    guint n, GstClockTime start, GstClockTime end);
-void axprof_element_qos (ElementState * ei, GstMessage * message);
-void axprof_queue_out (QueueState * q, guint64 ts, guint n, guint64 bytes,
-    GstClockTime end);
-void axprof_queue_flush (QueueState * q, guint64 ts);
-void axprof_queue_advance (QueueState * q, guint64 ts);
-Row *axprof_pipeline_stage_row (PipelineState * p, ElementState * ei,
-    const GstAxProbeSpan * span);
-DeviceState *axprof_pipeline_device (PipelineState * p, ElementState * ei,
-    const gchar * group);
-void axprof_pipeline_reset (PipelineState * p);
-PipelineState *axprof_pipeline_of (GstElement * element, gboolean create);
-gboolean axprof_pipeline_alone (PipelineState * p);
-
-/* gstaxprof-latency.c */
-void axprof_latency_mark (ElementState * ei, GstPad * pad, guint64 ts,
-    GstBuffer * buf);
-void axprof_latency_at_sink (ElementState * ei, GstPad * pad, guint64 ts,
-    LatencyHistogram * lat, GstBuffer * buf, GstBufferList * list);
-LatencyRelay *axprof_latency_relay_new (GstElement * element);
-void axprof_latency_relay_in (ElementState * ei, GstPad * pad,
-    GstBuffer * buf);
-guint64 axprof_latency_relay_out (ElementState * ei, guint64 ts);
-
-/* gstaxprof-pads.c */
-extern const GstAxProbeSinkFuncs axprof_probe_sink_funcs;
-GstPad *axprof_upstream_pad (GstPad * sinkpad);
-void axprof_pad_push_pre (GObject * self, GstClockTime ts, GstPad * pad,
-    GstBuffer * buf);
-void axprof_pad_push_list_pre (GObject * self, GstClockTime ts,
-    GstPad * pad, GstBufferList * list);
-void axprof_pad_push_post (GObject * self, GstClockTime ts, GstPad * pad,
-    GstFlowReturn r);
-void axprof_pad_push_event_pre (GObject * self, GstClockTime ts,
-    GstPad * pad, GstEvent * event);
-void axprof_pad_push_event_post (GObject * self, GstClockTime ts,
-    GstPad * pad, gboolean res);
-void axprof_pad_chain_pre (GObject * self, GstClockTime ts, GstPad * pad,
-    GstBuffer * buf);
-void axprof_pad_chain_list_pre (GObject * self, GstClockTime ts,
-    GstPad * pad, GstBufferList * list);
-void axprof_pad_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
-    GstFlowReturn r);
-void axprof_pad_pull_range_pre (GObject * self, GstClockTime ts,
-    GstPad * pad, guint64 offset, guint size);
-void axprof_pad_pull_range_post (GObject * self, GstClockTime ts,
-    GstPad * pad, GstBuffer * buffer, GstFlowReturn r);
-
-/* gstaxprof.c */
-gchar *axprof_debug_default_offender (void);
-gchar *axprof_debug_logged_offender (gint64 logged, guint64 frames);
-
-/* gstaxprof-report.c */
-guint64 axprof_process_cpu_ns (void);
-gchar *axprof_row_name (Row * row);
-const gchar *axprof_row_group (Row * row);
-MergedRow *axprof_merged_for (ReportBuild * b, Row * row);
-GstAxReport *axprof_make_report (GstAxProf * self, PipelineState * p,
-    GstAxReportStatus status);
-
-/* gstaxprof-section.c */
-void axprof_section_class_init (GObjectClass * klass);
-void axprof_device_books_since_base (const DeviceState * d,
-    DeviceBooks * books);
-
-/* gstaxprof-timeline.c: recording (when perfetto= is set) and writing */
-void axprof_trace_thread_start (gint slot);
-void axprof_trace_add (ThreadState * t, Row * row, guint64 start,
-    guint64 dur, gboolean probe_clock);
-void axprof_trace_span (ThreadState * t, Row * row,
-    const GstAxProbeSpan * span);
-void axprof_trace_device_event (DeviceState * d,
-    const GstAxProbeDeviceEvent * ev, guint32 run);
-void axprof_trace_queue_level (QueueState * q, guint64 ts);
-void axprof_trace_clock_sample (guint64 hook_ts);
-gchar *axprof_make_timeline (PipelineState * p);
-
-/* ---------------------------------------------------------------- hot path
- * Inline here so that the pad hooks and the calibration inline them. */
-
-static inline ThreadState *
-axprof_thread_state (void)
-{
-  if (G_UNLIKELY (axprof_tls_state == NULL))
-    axprof_tls_state = axprof_thread_state_new ();
-  return axprof_tls_state;
-}
-
-void axprof_span_stack_grow (ThreadState * t);
-
-/* A new innermost span on @t's stack, which grows as deep as the
- * pipeline nests (100 elements in a row, each calling the next). */
-static inline Span *
-axprof_span_push (ThreadState * t)
-{
-  if (G_UNLIKELY (t->depth >= t->stack_size))
-    axprof_span_stack_grow (t);
-  return &t->stack[t->depth++];
-}
-
-/* Slots up to the highest one any thread has held (for the readers'
- * loops over them) */
-extern guint axprof_slots_high;
-
-/* Row @row's figures from thread slot @i, or NULL; safe from any thread */
-static inline RowStats *
-axprof_row_slot (Row * row, guint i)
-{
-  RowStats **chunk = __atomic_load_n (&row->slot_chunks[i / SLOTS_PER_CHUNK],
-      __ATOMIC_ACQUIRE);
-
-  return chunk ? __atomic_load_n (&chunk[i % SLOTS_PER_CHUNK],
-      __ATOMIC_ACQUIRE) : NULL;
-}
-
-static inline guint
-axprof_slot_count (void)
-{
-  return __atomic_load_n (&axprof_slots_high, __ATOMIC_ACQUIRE);
-}
-
-static inline RowStats *
-axprof_row_stats (Row * row, ThreadState * t)
-{
-  RowStats **chunk;
-  RowStats *st;
-
-  if (G_UNLIKELY (t->slot < 0)) {
-    __atomic_add_fetch (&axprof_dropped_records, 1, __ATOMIC_RELAXED);
-    return &axprof_overflow_stats;
-  }
-  /* another thread of the chunk may have added it (an acquire load is a
-   * plain load on x86); the slot itself is only ever written by us */
-  chunk = __atomic_load_n (&row->slot_chunks[t->slot / SLOTS_PER_CHUNK],
-      __ATOMIC_ACQUIRE);
-  st = chunk ? chunk[t->slot % SLOTS_PER_CHUNK] : NULL;
-  if (G_UNLIKELY (st == NULL))
-    st = axprof_row_stats_new (row, t);
-  return st;
-}
+/* ---------------------------------------------------------------- atomics */
 
 /* A per-thread statistic is written only by its thread but read by the
  * report at any time (gst_ax_report_get_for_pipeline() on a running
@@ -962,63 +629,7 @@ axprof_row_stats (Row * row, ThreadState * t)
     axprof_v_; \
   })
 
-void axprof_stats_restart (RowStats * st, guint gen);
-
-/* Before a write to @st by its own thread: a restart a section asked for
- * since the last write is done here, by the writer. */
-static inline void
-axprof_stats_own (RowStats * st)
-{
-  guint gen = __atomic_load_n (&st->restart_gen, __ATOMIC_ACQUIRE);
-
-  if (G_UNLIKELY (gen != st->gen_seen))
-    axprof_stats_restart (st, gen);
-}
-
-/* CPU time and faults of the calling thread, exactly: the probe API's
- * reader (a per-thread perf group of task clock and minor faults, one
- * syscall, where perf_event_open() is allowed; else the thread CPU clock
- * and getrusage's fault counter), so a stage subtracted from its
- * element's span uses the same clock. Counted in @st for the report's
- * own cost. */
-static inline void
-axprof_read_usage (ThreadState * t, RowStats * st, guint64 * cpu,
-    guint64 * faults)
-{
-  axprof_stats_own (st);
-  AXPROF_ADD (st->reads, 1);
-  if (G_UNLIKELY (++t->reads_done % READ_TIMING_EVERY == 0)) {
-    guint64 t0 = gst_ax_probe_now_ns (), dt;
-
-    gst_ax_probe_thread_usage (cpu, faults);
-    dt = gst_ax_probe_now_ns () - t0;
-    if (dt < axprof_read_outlier_ns) {
-      AXPROF_ADD (st->read_timed_ns, dt);
-      AXPROF_ADD (st->reads_timed, 1);
-    }
-    return;
-  }
-  gst_ax_probe_thread_usage (cpu, faults);
-}
-
-/* Wall, count, min and max of one call; CPU and faults of the call in
- * exact mode, or only what reported stages took out of it in the default
- * mode (its share of the reads is added by axprof_batch_read()). */
-static inline void
-axprof_stats_add (RowStats * st, gint64 wall, gint64 cpu, gint64 faults)
-{
-  guint64 w = wall > 0 ? (guint64) wall : 0;
-
-  axprof_stats_own (st);
-  AXPROF_ADD (st->count, 1);
-  AXPROF_ADD (st->wall_sum_ns, w);
-  if (w < st->wall_min_ns)
-    AXPROF_STORE (st->wall_min_ns, w);
-  if (w > st->wall_max_ns)
-    AXPROF_STORE (st->wall_max_ns, w);
-  AXPROF_ADD (st->cpu_sum_ns, cpu);
-  AXPROF_ADD (st->faults_sum, faults);
-}
+/* ---------------------------------------------------------------- latency */
 
 static inline guint
 axprof_hist_index (guint64 v)
@@ -1045,227 +656,88 @@ axprof_hist_add (LatencyHistogram * h, guint64 v)
   AXPROF_ADD (h->buckets[axprof_hist_index (v)], 1);
 }
 
-/* Default mode, where a segment of a span starts: the batch is closed by
- * a read here only once the interval has passed (or for the thread's
- * first read), so a long call that starts now is not batched with the
- * short ones before it. */
-static inline void
-axprof_batch_segment_start (ThreadState * t, guint64 ts)
-{
-  if (G_UNLIKELY (ts - t->last_read_ts >= axprof_read_interval_ns) &&
-      (t->n_batch > 0 || !t->have_read))
-    axprof_batch_read (t, ts);
-}
-
-/* Default mode, where a segment ends: its wall joins its row's share of
- * the batch; a read is due once the interval has passed since the last
- * one, or when the batch is full. */
-static inline void
-axprof_batch_segment_end (ThreadState * t, RowStats * st, guint64 wall,
-    guint64 ts)
-{
-  st->batch_wall += wall;
-  t->batch_wall += wall;
-  if (G_UNLIKELY (!st->in_batch)) {
-    st->in_batch = TRUE;
-    t->batch[t->n_batch++] = st;
-    if (G_UNLIKELY (t->n_batch == USAGE_BATCH_ROWS)) {
-      axprof_batch_read (t, ts);
-      return;
-    }
-  }
-  if (G_UNLIKELY (ts - t->last_read_ts >= axprof_read_interval_ns))
-    axprof_batch_read (t, ts);
-}
-
-/* Starts a segment of @f: in exact mode from the usage the segment
- * before it on this thread ended with, when it kept one. */
-static inline void
-axprof_span_resume (Span * f, guint64 ts, ThreadState * t)
-{
-  f->seg_start = ts;
-  if (G_UNLIKELY (f->pool))
-    axprof_pool_boundary (f->row->elem, TRUE);
-  if (G_LIKELY (!axprof_exact)) {
-    axprof_batch_segment_start (t, ts);
-    return;
-  }
-  if (t->pending) {
-    f->cpu0 = t->pending_cpu;
-    f->faults0 = t->pending_faults;
-  } else {
-    axprof_read_usage (t, f->st, &f->cpu0, &f->faults0);
-  }
-  t->pending = FALSE;
-}
-
-static inline void
-axprof_span_open (Span * f, Row * row, RowStats * st, guint64 ts,
-    ThreadState * t)
-{
-  f->row = row;
-  f->st = st;
-  f->pull_pad = NULL;
-  f->chain_pad = NULL;
-  f->open_ts = ts;
-  f->acc_wall = f->acc_cpu = f->acc_faults = 0;
-  f->pool = __atomic_load_n (&row->pool, __ATOMIC_RELAXED);
-  axprof_span_resume (f, ts, t);
-}
-
-/* Ends the running segment of @f. In exact mode the usage read is kept
- * so the segment that starts next on this thread reuses it instead of
- * reading again. */
-static inline void
-axprof_span_pause (Span * f, guint64 ts, ThreadState * t)
-{
-  guint64 cpu, faults;
-  gint64 wall = (gint64) (ts - f->seg_start);
-
-  f->acc_wall += wall;
-  if (G_UNLIKELY (f->pool))
-    axprof_pool_boundary (f->row->elem, FALSE);
-  if (G_LIKELY (!axprof_exact)) {
-    axprof_batch_segment_end (t, f->st, (guint64) wall, ts);
-    return;
-  }
-  axprof_read_usage (t, f->st, &cpu, &faults);
-  f->acc_cpu += (gint64) (cpu - f->cpu0);
-  f->acc_faults += (gint64) (faults - f->faults0);
-  t->pending = TRUE;
-  t->pending_cpu = cpu;
-  t->pending_faults = faults;
-}
-
-
-static inline void
-axprof_span_record (Span * f, ThreadState * t, guint64 end_ts)
-{
-  axprof_stats_add (f->st, f->acc_wall, f->acc_cpu, f->acc_faults);
-  if (G_UNLIKELY (axprof_trace_on) && end_ts > f->open_ts)
-    axprof_trace_add (t, f->row, f->open_ts, end_ts - f->open_ts, FALSE);
-}
-
-/* The thread leaves the element on top of its stack (or its task loop)
- * to run downstream or upstream code. */
-static inline void
-axprof_leave_current (ThreadState * t, guint64 ts)
-{
-  if (t->depth > 0) {
-    axprof_span_pause (&t->stack[t->depth - 1], ts, t);
-  } else if (t->loop_open) {
-    Span *f = &t->loop;
-
-    axprof_span_pause (f, ts, t);
-    axprof_span_record (f, t, ts);
-    t->loop_open = FALSE;
-  } else {
-    t->pending = FALSE;
-  }
-}
-
-/* The thread comes back to the element it left. */
-static inline void
-axprof_return_to_current (ThreadState * t, ElementState * ei, guint64 ts)
-{
-  if (t->depth > 0) {
-    axprof_span_resume (&t->stack[t->depth - 1], ts, t);
-  } else {
-    /* a task loop: time until its next push belongs to the task owner */
-    axprof_span_open (&t->loop, ei->loop_row, axprof_row_stats (ei->loop_row,
-            t), ts, t);
-    t->loop_open = TRUE;
-  }
-}
-
-/* the first way of @parent's set; the second follows it */
-static inline ElementCacheEntry *
-axprof_element_cache_slot (ThreadState * t, GstObject * parent)
-{
-  guint64 h = (guint64) (guintptr) parent * ELEMENT_CACHE_MULTIPLIER;
-
-  return &t->elems[(h >> (64 - ELEMENT_CACHE_BITS + 1)) * ELEMENT_CACHE_WAYS];
-}
-
-static inline ElementState *
-axprof_element_cache_lookup (ElementCacheEntry * c, GstObject * parent)
-{
-  if (G_LIKELY (c->parent == parent) &&
-      G_LIKELY (__atomic_load_n (&c->ei->element, __ATOMIC_RELAXED) ==
-          (GstElement *) parent))
-    return c->ei;
-  return NULL;
-}
-
-/* Ghost and proxy pads only forward: the real element's own pad carries
- * the hook we measure, so they are skipped. Unparented pads belong to no
- * element and are skipped too. */
-static inline ElementState *
-axprof_element_of_pad_in (ThreadState * t, GstPad * pad)
-{
-  GType type = G_TYPE_FROM_INSTANCE (pad);
-  GstObject *parent;
-  ElementCacheEntry *c;
-  ElementState *ei;
-
-  if (G_UNLIKELY (type != axprof_pad_type) &&
-      g_type_is_a (type, GST_TYPE_PROXY_PAD))
-    return NULL;
-  parent = GST_OBJECT_PARENT (pad);
-  if (G_UNLIKELY (parent == NULL))
-    return NULL;
-  c = axprof_element_cache_slot (t, parent);
-  ei = axprof_element_cache_lookup (c, parent);
-  if (G_LIKELY (ei != NULL))
-    return ei;
-  ei = axprof_element_cache_lookup (c + 1, parent);
-  if (G_LIKELY (ei != NULL))
-    return ei;
-  ei = g_object_get_qdata (G_OBJECT (parent), axprof_element_quark);
-  if (G_UNLIKELY (ei == NULL))
-    ei = axprof_element_state_slow (parent);
-  if (ei != NULL) {
-    /* the newest in the first way, the one it displaces in the second */
-    c[1] = c[0];
-    c->parent = parent;
-    c->ei = ei;
-  }
-  return ei;
-}
-
-static inline ElementState *
-axprof_element_of_pad (GstPad * pad)
-{
-  return axprof_element_of_pad_in (axprof_thread_state (), pad);
-}
-
-/* The element whose call is open on the thread (its chain, a pull from
- * it, or its task loop), if @pad is one of its own pads: a push from
- * inside a call is resolved without the cache. */
-static inline ElementState *
-axprof_element_of_own_pad (ThreadState * t, GstPad * pad)
-{
-  ElementState *ei;
-
-  if (t->depth > 0)
-    ei = t->stack[t->depth - 1].row->elem;
-  else if (t->loop_open)
-    ei = t->loop.row->elem;
-  else
-    return axprof_element_of_pad_in (t, pad);
-  if (G_LIKELY (GST_OBJECT_PARENT (pad) != NULL) &&
-      G_LIKELY ((GstElement *) GST_OBJECT_PARENT (pad) ==
-          __atomic_load_n (&ei->element, __ATOMIC_RELAXED)))
-    return ei;
-  return axprof_element_of_pad_in (t, pad);
-}
-
 static inline GstClockTime
 axprof_latency_buffer_ts (GstBuffer * buf)
 {
   return GST_BUFFER_PTS_IS_VALID (buf) ? GST_BUFFER_PTS (buf) :
       GST_BUFFER_DTS (buf);
 }
+
+/* ---------------------------------------------------------------- calls */
+
+/* gstaxprof-registry.c */
+void axprof_registry_init (void);
+ElementState *axprof_element_state_slow (GstObject * parent);
+QueueState *axprof_queue_of_pad (ElementState * ei, GstPad * pad);
+void axprof_queue_in (QueueState * q, guint64 ts, guint n, guint64 bytes,
+    GstClockTime start, GstClockTime end);
+void axprof_queue_in_leaky (QueueState * q, GstObject * queue, guint64 ts,
+    guint n, GstClockTime start, GstClockTime end);
+void axprof_element_qos (ElementState * ei, GstMessage * message);
+void axprof_queue_out (QueueState * q, guint64 ts, guint n, guint64 bytes,
+    GstClockTime end);
+void axprof_queue_flush (QueueState * q, guint64 ts);
+void axprof_queue_advance (QueueState * q, guint64 ts);
+Row *axprof_pipeline_stage_row (PipelineState * p, ElementState * ei,
+    const GstAxProbeSpan * span);
+DeviceState *axprof_pipeline_device (PipelineState * p, ElementState * ei,
+    const gchar * group);
+PipelineState *axprof_pipeline_of (GstElement * element, gboolean create);
+gboolean axprof_pipeline_alone (PipelineState * p);
+GstPad *axprof_upstream_pad (GstPad * sinkpad);
+GstElement *axprof_upstream_element (GstPad * sinkpad);
+gchar *axprof_row_name (Row * row);
+const gchar *axprof_row_group (Row * row);
+
+/* gstaxprof-latency.c */
+void axprof_latency_mark (ElementState * ei, GstPad * pad, guint64 ts,
+    GstBuffer * buf);
+void axprof_latency_at_sink (ElementState * ei, GstPad * pad, guint64 ts,
+    LatencyHistogram * lat, GstBuffer * buf, GstBufferList * list);
+LatencyRelay *axprof_latency_relay_new (GstElement * element);
+void axprof_latency_relay_in (ElementState * ei, GstPad * pad,
+    GstBuffer * buf);
+guint64 axprof_latency_relay_out (ElementState * ei, guint64 ts);
+void axprof_latency_streams_changed (void);
+
+/* gstaxprof-census.c: what the hooks and the thread state call (what the
+ * report reads: gstaxprof-census.h) */
+gint axprof_gettid (void);
+void axprof_census_init (void);
+void axprof_census_hooked (ThreadState * t);
+void axprof_census_thread_exit (ThreadState * t);
+void axprof_census_thread_serves (ThreadState * t, PipelineState * p);
+void axprof_census_scan (ElementState * owner, const gchar * how);
+void axprof_census_context_enter (ThreadState * t, ElementState * ei,
+    const gchar * how);
+void axprof_census_context_leave (ThreadState * t, const gchar * how);
+void axprof_pool_boundary (ElementState * ei, gboolean begin);
+void axprof_element_check_pool (ElementState * ei);
+guint64 axprof_process_cpu_ns (void);
+
+/* gstaxprof-pads.c: the hooks and the probe sink that gstaxprof.c
+ * registers */
+guint axprof_probe_sink_add (gpointer user_data);
+void axprof_pad_push_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buf);
+void axprof_pad_push_list_pre (GObject * self, GstClockTime ts,
+    GstPad * pad, GstBufferList * list);
+void axprof_pad_push_post (GObject * self, GstClockTime ts, GstPad * pad,
+    GstFlowReturn r);
+void axprof_pad_push_event_pre (GObject * self, GstClockTime ts,
+    GstPad * pad, GstEvent * event);
+void axprof_pad_push_event_post (GObject * self, GstClockTime ts,
+    GstPad * pad, gboolean res);
+void axprof_pad_chain_pre (GObject * self, GstClockTime ts, GstPad * pad,
+    GstBuffer * buf);
+void axprof_pad_chain_list_pre (GObject * self, GstClockTime ts,
+    GstPad * pad, GstBufferList * list);
+void axprof_pad_chain_post (GObject * self, GstClockTime ts, GstPad * pad,
+    GstFlowReturn r);
+void axprof_pad_pull_range_pre (GObject * self, GstClockTime ts,
+    GstPad * pad, guint64 offset, guint size);
+void axprof_pad_pull_range_post (GObject * self, GstClockTime ts,
+    GstPad * pad, GstBuffer * buffer, GstFlowReturn r);
 
 G_END_DECLS
 #endif /* __GST_AX_PROF_PRIVATE_H__ */

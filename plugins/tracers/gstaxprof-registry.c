@@ -15,8 +15,12 @@
 #endif
 
 #include "gstaxprof-private.h"
+#include "gstaxprof-trace.h"
 
 #include <string.h>
+
+/* ghost and proxy pads followed from a pad to its real peer, at most */
+#define MAX_PAD_HOPS 16
 
 GMutex axprof_global_lock;
 GQuark axprof_element_quark;
@@ -266,6 +270,51 @@ axprof_element_state_slow (GstObject * parent)
   return ei;
 }
 
+/* The real pad upstream of @sinkpad, through ghost and proxy pads (ref'd,
+ * or NULL). */
+GstPad *
+axprof_upstream_pad (GstPad * sinkpad)
+{
+  GstPad *p = gst_pad_get_peer (sinkpad);
+  guint hops;
+
+  for (hops = 0; p != NULL && hops < MAX_PAD_HOPS; hops++) {
+    if (GST_IS_GHOST_PAD (p)) {
+      GstPad *target = gst_ghost_pad_get_target (GST_GHOST_PAD (p));
+
+      gst_object_unref (p);
+      p = target;
+    } else if (GST_IS_PROXY_PAD (p)) {
+      GstProxyPad *ghost = gst_proxy_pad_get_internal (GST_PROXY_PAD (p));
+
+      gst_object_unref (p);
+      p = ghost ? gst_pad_get_peer (GST_PAD (ghost)) : NULL;
+      if (ghost)
+        gst_object_unref (ghost);
+    } else {
+      return p;
+    }
+  }
+  if (p)
+    gst_object_unref (p);
+  return NULL;
+}
+
+/* The real element upstream of @sinkpad, through ghost and proxy pads
+ * (ref'd, or NULL). */
+GstElement *
+axprof_upstream_element (GstPad * sinkpad)
+{
+  GstPad *p = axprof_upstream_pad (sinkpad);
+  GstElement *e;
+
+  if (p == NULL)
+    return NULL;
+  e = gst_pad_get_parent_element (p);
+  gst_object_unref (p);
+  return e;
+}
+
 QueueState *
 axprof_queue_of_pad (ElementState * ei, GstPad * pad)
 {
@@ -491,69 +540,6 @@ axprof_queue_flush (QueueState * q, guint64 ts)
   g_mutex_unlock (&q->lock);
 }
 
-void
-axprof_pipeline_reset (PipelineState * p)
-{
-  guint i, s;
-
-  for (i = 0; i < p->rows->len; i++) {
-    Row *row = g_ptr_array_index (p->rows, i);
-
-    __atomic_store_n (&row->trace_submits, 0, __ATOMIC_RELAXED);
-    for (s = 0; s < axprof_slot_count (); s++) {
-      RowStats *st = axprof_row_slot (row, s);
-      LatencyHistogram *lat;
-
-      if (st == NULL)
-        continue;
-      lat = st->lat;
-      memset (st, 0, sizeof (*st));
-      st->wall_min_ns = G_MAXUINT64;
-      st->first_seen_ns = gst_ax_probe_now_ns ();
-      if (lat) {
-        memset (lat, 0, sizeof (*lat));
-        lat->min_ns = G_MAXUINT64;
-        st->lat = lat;
-      }
-    }
-  }
-  for (i = 0; i < p->queues->len; i++) {
-    QueueState *q = g_ptr_array_index (p->queues, i);
-
-    g_mutex_lock (&q->lock);
-    q->seen = FALSE;
-    q->depth = q->bytes = 0;
-    q->in_end = q->out_end = GST_CLOCK_TIME_NONE;
-    q->area = 0;
-    q->at_max_ns = q->at_max_bytes_ns = q->at_max_time_ns = 0;
-    q->full_ns = q->empty_ns = 0;
-    q->in_buffers = q->out_buffers = q->flushed = 0;
-    g_mutex_unlock (&q->lock);
-  }
-  for (i = 0; i < p->elems->len; i++) {
-    ElementState *ei = g_ptr_array_index (p->elems, i);
-
-    ei->qos_messages = ei->qos_processed = ei->qos_dropped = 0;
-  }
-  for (i = 0; i < p->devices->len; i++) {
-    DeviceState *d = g_ptr_array_index (p->devices, i);
-
-    g_mutex_lock (&d->lock);
-    d->busy_ns = d->events = d->union_ns = d->cur_start = d->cur_end = 0;
-    d->first_start = d->last_end = 0;
-    d->min_job = G_MAXUINT64;
-    d->max_job = 0;
-    d->trace_seq = 0;
-    memset (&d->base, 0, sizeof (d->base));
-    g_mutex_unlock (&d->lock);
-  }
-  for (i = 0; i < (guint) p->n_rings; i++)
-    p->rings[i]->head = 0;
-  p->first_ts = 0;
-  p->end_probe_ns = p->cpu1_ns = 0;
-  p->run++;
-}
-
 PipelineState *
 axprof_pipeline_of (GstElement * element, gboolean create)
 {
@@ -633,6 +619,47 @@ axprof_pipeline_stage_row (PipelineState * p, ElementState * ei,
   }
   g_mutex_unlock (&p->lock);
   return row;
+}
+
+static const gchar *
+loop_suffix (ElementState * ei)
+{
+  if (ei->queue_kind != QUEUE_NONE)
+    return "pull";
+  if (ei->is_basesrc)
+    return "create";
+  return "loop";
+}
+
+/* A row's name in the report and the timeline: its element's, with what
+ * its task loop does, or the stage's. */
+gchar *
+axprof_row_name (Row * row)
+{
+  switch (row->kind) {
+    case ROW_CHAIN:
+      return g_strdup (row->elem->name);
+    case ROW_LOOP:
+      return g_strdup_printf ("%s (%s)", row->elem->name,
+          loop_suffix (row->elem));
+    case ROW_PROBE:
+    default:
+      return g_strdup (row->stage);
+  }
+}
+
+/* The group a row is listed under: its stage's model, its element's
+ * model or bin, else the pipeline. */
+const gchar *
+axprof_row_group (Row * row)
+{
+  if (row->kind == ROW_PROBE && row->group)
+    return row->group;
+  if (row->elem->model_group)
+    return row->elem->model_group;
+  if (row->elem->bin_group)
+    return row->elem->bin_group;
+  return "pipeline";
 }
 
 /* The device record of @ei's @group (the element's name when NULL), made

@@ -8,24 +8,24 @@
  */
 
 /* The report of a pipeline's run: the rows merged over threads in
- * execution order, latency, throughput, queues and devices, the
- * profiler's own cost, then the verdict, which gst/ax makes from the
+ * execution order, the CPU accounting, latency, throughput, queues
+ * (gstaxprof-report-queues.c) and devices (gstaxprof-report-devices.c),
+ * the profiler's own cost, then the verdict, which gst/ax makes from the
  * report alone (gst_ax_report_make_verdict()). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
-#include "gstaxprof-private.h"
+#include "gstaxprof-thread.h"
+#include "gstaxprof-census.h"
+#include "gstaxprof-report-private.h"
 
 #include <math.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #define KIB_PER_MIB 1024.0
-/* GstQueueLeaky */
-#define LEAKY_UPSTREAM 1
-#define LEAKY_DOWNSTREAM 2
 
 /* The buffers the sinks got, by media: frames are counted at the busiest
  * video sink, else (no sink negotiated video caps) at the busiest sink
@@ -160,20 +160,6 @@ compare_merged (gconstpointer a, gconstpointer b)
 #define RANK_VISITING (-1)
 #define RANK_UNKNOWN GST_AX_REPORT_RANK_UNKNOWN
 
-/* The real element upstream of @sinkpad, through ghost and proxy pads. */
-static GstElement *
-upstream_element (GstPad * sinkpad)
-{
-  GstPad *p = axprof_upstream_pad (sinkpad);
-  GstElement *e;
-
-  if (p == NULL)
-    return NULL;
-  e = gst_pad_get_parent_element (p);
-  gst_object_unref (p);
-  return e;
-}
-
 static gint
 element_rank (GstElement * e, GHashTable * memo)
 {
@@ -190,7 +176,7 @@ element_rank (GstElement * e, GHashTable * memo)
     pads = g_list_prepend (pads, gst_object_ref (l->data));
   GST_OBJECT_UNLOCK (e);
   for (l = pads; l; l = l->next) {
-    GstElement *up = upstream_element (l->data);
+    GstElement *up = axprof_upstream_element (l->data);
 
     if (up) {
       rank = MAX (rank, element_rank (up, memo) + 1);
@@ -200,43 +186,6 @@ element_rank (GstElement * e, GHashTable * memo)
   g_list_free_full (pads, gst_object_unref);
   g_hash_table_insert (memo, e, GINT_TO_POINTER (rank));
   return rank;
-}
-
-static const gchar *
-loop_suffix (ElementState * ei)
-{
-  if (ei->queue_kind != QUEUE_NONE)
-    return "pull";
-  if (ei->is_basesrc)
-    return "create";
-  return "loop";
-}
-
-gchar *
-axprof_row_name (Row * row)
-{
-  switch (row->kind) {
-    case ROW_CHAIN:
-      return g_strdup (row->elem->name);
-    case ROW_LOOP:
-      return g_strdup_printf ("%s (%s)", row->elem->name,
-          loop_suffix (row->elem));
-    case ROW_PROBE:
-    default:
-      return g_strdup (row->stage);
-  }
-}
-
-const gchar *
-axprof_row_group (Row * row)
-{
-  if (row->kind == ROW_PROBE && row->group)
-    return row->group;
-  if (row->elem->model_group)
-    return row->elem->model_group;
-  if (row->elem->bin_group)
-    return row->elem->bin_group;
-  return "pipeline";
 }
 
 static gboolean
@@ -293,7 +242,7 @@ collect_upstream (GstElement * e, GHashTable * set)
     pads = g_list_prepend (pads, gst_object_ref (l->data));
   GST_OBJECT_UNLOCK (e);
   for (l = pads; l; l = l->next) {
-    GstElement *up = upstream_element (l->data);
+    GstElement *up = axprof_upstream_element (l->data);
 
     if (up) {
       collect_upstream (up, set);
@@ -331,7 +280,7 @@ inactive_elements (PipelineState * p)
       pads = g_list_prepend (pads, gst_object_ref (l->data));
     GST_OBJECT_UNLOCK (ei->element);
     for (l = pads; l; l = l->next) {
-      GstElement *up = upstream_element (l->data);
+      GstElement *up = axprof_upstream_element (l->data);
 
       if (up) {
         collect_upstream (up, l->data == (gpointer) on ? active : idle);
@@ -348,15 +297,6 @@ inactive_elements (PipelineState * p)
       g_hash_table_iter_remove (&it);
   g_hash_table_unref (active);
   return idle;
-}
-
-guint64
-axprof_process_cpu_ns (void)
-{
-  struct rusage ru;
-
-  getrusage (RUSAGE_SELF, &ru);
-  return GST_TIMEVAL_TO_TIME (ru.ru_utime) + GST_TIMEVAL_TO_TIME (ru.ru_stime);
 }
 
 static gdouble
@@ -689,166 +629,6 @@ build_latency (ReportBuild * b, LatencyHistogram * lat)
       axprof_hist_percentile (lat, 0.999) / (gdouble) GST_MSECOND : NAN;
 }
 
-/* The limit that held @q full longest, NULL if none did; q->lock held. */
-static const gchar *
-queue_full_limit (const QueueState * q)
-{
-  const gchar *limit = NULL;
-  guint64 best = 0;
-
-  if (q->at_max_ns > best) {
-    best = q->at_max_ns;
-    limit = "max-size-buffers";
-  }
-  if (q->at_max_bytes_ns > best) {
-    best = q->at_max_bytes_ns;
-    limit = "max-size-bytes";
-  }
-  if (q->at_max_time_ns > best)
-    limit = "max-size-time";
-  return limit;
-}
-
-/* The element @q (a multiqueue's stream) pushes into, through ghost
- * pads (ref'd, or NULL); the global lock is held, so the queue element,
- * while set, is alive. */
-static GstElement *
-queue_next_element (const QueueState * q)
-{
-  GstElement *e = q->elem->element, *down;
-  GstPad *src;
-  gchar *name;
-
-  if (e == NULL)
-    return NULL;
-  if (q->elem->queue_kind == QUEUE_MULTI) {
-    name = g_strdup_printf ("src_%u", q->stream);
-    src = gst_element_get_static_pad (e, name);
-    g_free (name);
-  } else {
-    src = gst_element_get_static_pad (e, "src");
-  }
-  if (src == NULL)
-    return NULL;
-  /* a pad's real peer, through ghost pads, whichever its direction */
-  down = upstream_element (src);
-  gst_object_unref (src);
-  return down;
-}
-
-static gchar *
-queue_downstream (const QueueState * q)
-{
-  GstElement *down = queue_next_element (q);
-  gchar *name;
-
-  if (down == NULL)
-    return NULL;
-  name = gst_object_get_name (GST_OBJECT (down));
-  gst_object_unref (down);
-  return name;
-}
-
-/* Adds the names of @e and every element it feeds along the links to
- * @names (@seen: the elements visited). */
-static void
-collect_downstream (GstElement * e, GHashTable * seen, GPtrArray * names)
-{
-  GList *pads = NULL, *l;
-
-  if (g_hash_table_contains (seen, e))
-    return;
-  g_hash_table_add (seen, e);
-  g_ptr_array_add (names, gst_object_get_name (GST_OBJECT (e)));
-  GST_OBJECT_LOCK (e);
-  for (l = e->srcpads; l; l = l->next)
-    pads = g_list_prepend (pads, gst_object_ref (l->data));
-  GST_OBJECT_UNLOCK (e);
-  for (l = pads; l; l = l->next) {
-    GstElement *down = upstream_element (l->data);
-
-    if (down) {
-      collect_downstream (down, seen, names);
-      gst_object_unref (down);
-    }
-  }
-  g_list_free_full (pads, gst_object_unref);
-}
-
-/* The elements @q's output (a multiqueue stream's) reaches: its branch
- * of a tee, or NULL. The global lock is held. */
-static GPtrArray *
-queue_branch (const QueueState * q)
-{
-  GstElement *down = queue_next_element (q);
-  GHashTable *seen;
-  GPtrArray *names;
-
-  if (down == NULL)
-    return NULL;
-  seen = g_hash_table_new (NULL, NULL);
-  names = g_ptr_array_new_with_free_func (g_free);
-  collect_downstream (down, seen, names);
-  g_hash_table_unref (seen);
-  gst_object_unref (down);
-  return names;
-}
-
-/* Each queue's own level over its window: full and empty are the time
- * its level sat at a limit or at 0, never a guess from its threads. */
-static void
-build_queues (ReportBuild * b)
-{
-  GstAxReport *r = b->r;
-  /* the run's end on the hooks' clock: a queue keeps its last level
-   * until then (a branch that finished early sat empty) */
-  guint64 end_ts = b->p->first_ts != 0 && b->wall_ns > 0 ?
-      b->p->first_ts + (guint64) b->wall_ns : 0;
-  guint i;
-
-  for (i = 0; i < b->p->queues->len; i++) {
-    QueueState *q = g_ptr_array_index (b->p->queues, i);
-    GstAxReportQueue rq = { 0, };
-    guint64 span, held;
-
-    g_mutex_lock (&q->lock);
-    if (q->seen && end_ts > q->last_ns)
-      axprof_queue_advance (q, end_ts);
-    if (!q->seen || q->last_ns <= q->first_ns) {
-      g_mutex_unlock (&q->lock);
-      continue;
-    }
-    span = q->last_ns - q->first_ns;
-    rq.name = g_strdup (q->name);
-    rq.element = g_strdup (q->elem->name);
-    rq.mean = q->area / span;
-    rq.min = q->min;
-    rq.max = q->max;
-    rq.max_size_buffers = q->limits.buffers;
-    rq.max_size_bytes = q->limits.bytes;
-    rq.max_size_time_ms = q->limits.time_ns / (gdouble) GST_MSECOND;
-    rq.at_max_percent = PERCENT * q->at_max_ns / span;
-    rq.full_percent = MIN (PERCENT, PERCENT * q->full_ns / span);
-    rq.empty_percent = MIN (PERCENT, PERCENT * q->empty_ns / span);
-    rq.full_limit = g_strdup (queue_full_limit (q));
-    rq.leaky = q->limits.leaky == LEAKY_UPSTREAM ? g_strdup ("upstream") :
-        q->limits.leaky == LEAKY_DOWNSTREAM ? g_strdup ("downstream") : NULL;
-    rq.input = q->in_buffers;
-    /* what went in and neither came out, nor was flushed, nor is held */
-    held = q->out_buffers + q->flushed + (guint64) MAX (q->depth, 0);
-    rq.dropped = q->in_buffers > held ? q->in_buffers - held : 0;
-    rq.dropped_percent = q->in_buffers > 0 ?
-        PERCENT * rq.dropped / q->in_buffers : 0;
-    g_mutex_unlock (&q->lock);
-    rq.downstream = queue_downstream (q);
-    rq.branch = queue_branch (q);
-    g_array_append_val (r->queues, rq);
-  }
-  if (r->queues->len == 0)
-    r->queues_absent = g_strdup ("no queue, queue2 or multiqueue carried "
-        "buffers in this pipeline");
-}
-
 /* The drops elements reported in QoS messages, in the order they were
  * added. */
 static void
@@ -869,240 +649,6 @@ build_qos (ReportBuild * b)
     q.messages = ei->qos_messages;
     g_array_append_val (b->r->qos, q);
   }
-}
-
-/* Host time per frame over every row that is not waiting: neither the
- * device wait, nor a task loop (STAGE), nor STRONGLY BLOCKED. */
-static gdouble
-host_ms_per_frame (GstAxReport * r, guint64 frames)
-{
-  gdouble host = 0;
-  guint i, j;
-
-  for (i = 0; i < r->groups->len; i++) {
-    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
-
-    for (j = 0; j < g->rows->len; j++) {
-      GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
-
-      if (!(row->flags & (GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT |
-                  GST_AX_REPORT_ROW_FLAG_STAGE |
-                  GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED)))
-        host += row->total_ms;
-    }
-  }
-  return frames ? host / frames : 0;
-}
-
-/* Summed wall of the model's own host stages (probe spans that are not
- * the device wait): the frames inside the model but not on the device. */
-static gdouble
-model_host_stage_ns (ReportBuild * b, const gchar * group)
-{
-  gdouble ns = 0;
-  guint i;
-
-  for (i = 0; i < b->merged->len; i++) {
-    MergedRow *m = &g_array_index (b->merged, MergedRow, i);
-
-    if (m->row->kind == ROW_PROBE && g_strcmp0 (m->row->group, group) == 0 &&
-        !(m->row->probe_flags & GST_AX_PROBE_FLAG_DEVICE_WAIT))
-      ns += m->wall_sum_ns;
-  }
-  return ns;
-}
-
-/* What the occupancy section needs of a device record, read under its
- * lock by build_devices(). */
-typedef struct
-{
-  guint64 handle;
-  guint device_id;
-  guint n_cores;
-  guint64 busy_ns;
-  guint64 events;
-  guint64 first_start;
-  guint64 last_end;
-  guint64 sim_cpu_ns;
-} DeviceSnap;
-
-/* The same figures for a simulated device: the union of the windows and
- * the sum of the busy times of the models that ran on it. */
-typedef struct
-{
-  guint64 handle;
-  guint64 busy_ns;
-  guint64 first_start;
-  guint64 last_end;
-  guint64 sim_cpu_ns;
-} OccupancyAcc;
-
-/* Lists each simulated device once: models whose elements reported the
- * same device handle shared it; a handle of 0 is the element's own. The
- * simulator's CPU time is the device's, so a shared device's counts
- * once. */
-static void
-build_device_occupancy (ReportBuild * b, const DeviceSnap * snaps)
-{
-  GstAxReport *r = b->r;
-  GArray *acc = g_array_new (FALSE, TRUE, sizeof (OccupancyAcc));
-  guint i, k;
-
-  for (i = 0; i < r->devices->len; i++) {
-    GstAxReportDevice *rd = &g_array_index (r->devices, GstAxReportDevice, i);
-    const DeviceSnap *sn = &snaps[i];
-    GstAxReportDeviceOccupancy *o = NULL;
-    OccupancyAcc *a;
-
-    for (k = 0; sn->handle != 0 && k < acc->len && o == NULL; k++)
-      if (g_array_index (acc, OccupancyAcc, k).handle == sn->handle)
-        o = &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy, k);
-    if (o == NULL) {
-      OccupancyAcc fresh = { sn->handle, 0, 0, 0, 0 };
-
-      o = gst_ax_report_add_device_occupancy (r, rd->device, rd->device_id);
-      g_array_append_val (acc, fresh);
-      k = acc->len;
-    }
-    a = &g_array_index (acc, OccupancyAcc, k - 1);
-    rd->occupancy_index = k;
-    o->n_cores = MAX (o->n_cores, rd->n_cores);
-    gst_ax_report_device_occupancy_add_model (o, rd->group,
-        sn->busy_ns / (gdouble) GST_MSECOND);
-    a->busy_ns += sn->busy_ns;
-    if (sn->events > 0) {
-      if (a->first_start == 0 || sn->first_start < a->first_start)
-        a->first_start = sn->first_start;
-      a->last_end = MAX (a->last_end, sn->last_end);
-    }
-    a->sim_cpu_ns = MAX (a->sim_cpu_ns, sn->sim_cpu_ns);
-  }
-  for (k = 0; k < acc->len; k++) {
-    GstAxReportDeviceOccupancy *o = &g_array_index (r->device_occupancy,
-        GstAxReportDeviceOccupancy, k);
-    OccupancyAcc *a = &g_array_index (acc, OccupancyAcc, k);
-    guint64 window_ns = a->last_end - a->first_start;
-
-    o->window_s = window_ns / (gdouble) GST_SECOND;
-    if (window_ns > 0)
-      o->occupancy_percent = PERCENT * a->busy_ns /
-          (MAX (o->n_cores, 1) * (gdouble) window_ns);
-    o->sim_cpu_ms = a->sim_cpu_ns / (gdouble) GST_MSECOND;
-    if (a->sim_cpu_ns > 0 && b->wall_ns > 0) {
-      r->have_sim_cpu = TRUE;
-      r->sim_cpu_percent += PERCENT * a->sim_cpu_ns / b->wall_ns;
-    }
-  }
-  g_array_unref (acc);
-}
-
-/* Device figures are taken over the device window, from the first job's
- * start to the last job's end: the time the model was running, without
- * the pipeline's preroll and teardown. */
-static void
-build_devices (ReportBuild * b)
-{
-  GstAxReport *r = b->r;
-  gdouble device_sum = 0;
-  DeviceSnap *snaps = g_new0 (DeviceSnap, b->p->devices->len + 1);
-  guint i;
-
-  for (i = 0; i < b->p->devices->len; i++) {
-    DeviceState *d = g_ptr_array_index (b->p->devices, i);
-    GstAxReportDevice rd = { 0, };
-    gdouble events_per_job, fps, expected, window_ns, host_ns, work_ns;
-    guint64 union_ns;
-    DeviceBooks books;
-
-    g_mutex_lock (&d->lock);
-    axprof_device_books_since_base (d, &books);
-    rd.group = g_strdup (d->group);
-    rd.device = g_strdup (d->device ? d->device : "device");
-    rd.n_cores = MAX (d->n_cores, 1);
-    rd.in_flight_window = d->window;
-    rd.jobs = books.jobs_done;
-    if (rd.jobs == 0 && d->events > 0)
-      rd.jobs = d->max_job - d->min_job + 1;
-    union_ns = d->union_ns + (d->cur_end - d->cur_start);
-    window_ns = d->events ? (gdouble) (d->last_end - d->first_start) : 0;
-    rd.sim_cpu_ms = books.sim_cpu_ns / (gdouble) GST_MSECOND;
-    rd.lag_ms = books.lag_ns / (gdouble) GST_MSECOND;
-    events_per_job = rd.jobs ? MAX ((gdouble) d->events / rd.jobs, 1.0) : 1;
-    rd.device_ms =
-        d->events ? d->busy_ns / (gdouble) GST_MSECOND / d->events : 0;
-    host_ns = model_host_stage_ns (b, d->group);
-    rd.host_ms = rd.jobs ? host_ns / (gdouble) GST_MSECOND / rd.jobs : 0;
-    /* what the frames spent on the device and in the model's own host
-     * stages: the least of their time inside the window */
-    work_ns = d->busy_ns / events_per_job + host_ns;
-    if (window_ns > 0)
-      rd.occupancy_percent = PERCENT * d->busy_ns / (rd.n_cores * window_ns);
-    /* the depth is the element's own count of frames inside its window
-     * (finished ones waiting for the in-order push too); an element that
-     * does not keep it is read from its device and host stages */
-    if (books.window_span_ns > 0) {
-      rd.depth = books.in_window_ns / (gdouble) books.window_span_ns;
-      rd.held_depth = books.held_in_window_ns / (gdouble) books.window_span_ns;
-    } else if (window_ns > 0) {
-      rd.depth = work_ns / window_ns;
-    }
-    rd.device_s = union_ns / (gdouble) GST_SECOND;
-    rd.device_fps =
-        union_ns > 0 ? rd.jobs / (union_ns / (gdouble) GST_SECOND) : 0;
-    rd.device_id = d->device_id;
-    snaps[i].handle = d->device_handle;
-    snaps[i].device_id = d->device_id;
-    snaps[i].n_cores = rd.n_cores;
-    snaps[i].busy_ns = d->busy_ns;
-    snaps[i].events = d->events;
-    snaps[i].first_start = d->first_start;
-    snaps[i].last_end = d->last_end;
-    snaps[i].sim_cpu_ns = books.sim_cpu_ns;
-    g_mutex_unlock (&d->lock);
-
-    rd.frames = rd.jobs;
-    device_sum += rd.device_ms;
-
-    if (d->events == 0) {
-      gst_ax_report_add_warning (r, "%s reported a device but no device "
-          "busy intervals: occupancy and device throughput read 0", rd.group);
-    } else if (window_ns > 0) {
-      fps = rd.jobs / (window_ns / (gdouble) GST_SECOND);
-      /* occupancy x cores == fps x device_ms x cores per job */
-      expected =
-          fps * rd.device_ms / (gdouble) (GST_SECOND / GST_MSECOND) *
-          events_per_job;
-      if (fabs (rd.occupancy_percent / PERCENT * rd.n_cores - expected) >
-          GST_AX_REPORT_CHECK_TOLERANCE * MAX (expected, 1e-9))
-        gst_ax_report_add_warning (r, "%s: occupancy x cores = %.2f but fps "
-            "x device_ms = %.2f; they differ by more than %.0f%%: jobs, "
-            "frames and busy intervals do not add up", rd.group,
-            rd.occupancy_percent / PERCENT * rd.n_cores, expected,
-            GST_AX_REPORT_CHECK_TOLERANCE * PERCENT);
-      /* Little's law over the model: a frame is inside the window at
-       * least while it is on the device or in the model's host stages,
-       * so depth >= fps x (device_ms + host_ms), over the window's span
-       * (equal when nothing else holds frames in it) */
-      expected = work_ns / (books.window_span_ns > 0 ?
-          (gdouble) books.window_span_ns : window_ns);
-      if (rd.depth < (1.0 - GST_AX_REPORT_CHECK_TOLERANCE) * expected)
-        gst_ax_report_add_warning (r, "%s: achieved depth %.2f but fps x "
-            "(device_ms + host_ms) = %.2f, which it cannot be below by more "
-            "than %.0f%%: jobs and frames do not add up", rd.group, rd.depth,
-            expected, GST_AX_REPORT_CHECK_TOLERANCE * PERCENT);
-    }
-    g_array_append_val (r->devices, rd);
-  }
-
-  build_device_occupancy (b, snaps);
-  g_free (snaps);
-  if (r->devices->len == 0) {
-    r->devices_absent = g_strdup ("no device in this pipeline");
-    r->share_absent = g_strdup ("no device in this pipeline");
-    return;
-  }
-  r->share_device_ms = device_sum;
-  r->share_host_ms = host_ms_per_frame (r, MAX (r->frames, 1));
 }
 
 /* The frames the sinks got, as the throughput line counts them: what the
@@ -1132,7 +678,7 @@ sink_frames (PipelineState * p)
 
 /* axprof_global_lock and p->lock held */
 GstAxReport *
-axprof_make_report (GstAxProf * self, PipelineState * p,
+axprof_make_report (const TracerSetup * setup, PipelineState * p,
     GstAxReportStatus status)
 {
   GstAxReport *r = gst_ax_report_new ();
@@ -1158,18 +704,16 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
     r->error_debug = g_strdup (p->error_debug);
   }
   r->sample = 1;
-  r->usage_mode = self->exact ? g_strdup ("exact per call (exact=true: a "
+  r->usage_mode = setup->exact ? g_strdup ("exact per call (exact=true: a "
       "read at every span boundary)") : g_strdup_printf ("exact per thread; "
       "per call exact for calls >= %.0f us, calls shorter than that share "
-      "their neighbours' reads by wall time", self->read_interval_ns /
+      "their neighbours' reads by wall time", setup->read_interval_ns /
       (gdouble) GST_USECOND);
   r->allow_debug = FALSE;
 
   offender = p->debug_at_start ? g_strdup (p->debug_at_start) :
       axprof_debug_default_offender ();
-  logged =
-      __atomic_load_n (&axprof_debug_log_count,
-      __ATOMIC_RELAXED) - (gint64) p->log_count0;
+  logged = axprof_debug_logged () - (gint64) p->log_count0;
   if (offender == NULL && logged > 0) {
     guint64 frames = sink_frames (p);
 
@@ -1178,7 +722,7 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
       offender = axprof_debug_logged_offender (logged, frames);
   }
   if (offender) {
-    if (self->allow_debug) {
+    if (setup->allow_debug) {
       r->allow_debug = TRUE;
     } else {
       gchar *message = gst_ax_debug_refusal_message (offender);
@@ -1259,17 +803,17 @@ axprof_make_report (GstAxProf * self, PipelineState * p,
     r->throughput_absent = g_strdup ("no source pushed a buffer, so there "
         "is no run to time");
   }
-  build_queues (&b);
+  axprof_build_queues (&b);
   build_qos (&b);
-  build_devices (&b);
+  axprof_build_devices (&b);
 
   /* GStreamer's dispatch of the hooks is paid only because a tracer is
    * on, so it is part of the profiler's cost */
   /* a read costs more among the pipeline's code than in the calibration's
    * tight loop: the reads timed where they ran say how much */
   read_cost_ns = reads_timed > 0 ? MAX (read_timed_ns / (gdouble) reads_timed -
-      self->clock_cost_ns, self->read_cost_ns) : self->read_cost_ns;
-  cost_ns = element_buffers * self->dispatch_cost_ns + reads * read_cost_ns;
+      setup->clock_cost_ns, setup->read_cost_ns) : setup->read_cost_ns;
+  cost_ns = element_buffers * setup->dispatch_cost_ns + reads * read_cost_ns;
   r->element_buffers = element_buffers;
   r->usage_reads = reads;
   r->profiler_ns_per_element_buffer = element_buffers ?

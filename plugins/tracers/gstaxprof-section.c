@@ -7,12 +7,12 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* A profiled section of a pipeline's run: the action signals
- * "section-start" and "section-stop" that gst_ax_profiler_start() and
- * gst_ax_profiler_stop() (gst/ax/gstaxprofiler.c) emit, so that libgstax
- * reaches the tracer without linking it.
+/* A pipeline's records started afresh: for a new run after a report
+ * (axprof_pipeline_reset()), and for a profiled section of a run, which
+ * the action signals "section-start" and "section-stop" of the tracer
+ * (gstaxprof.c) start and stop.
  *
- * The start clears the pipeline's accumulators (rows, latency
+ * A section's start clears the pipeline's accumulators (rows, latency
  * histograms, queue levels over time, device busy intervals) and notes
  * what the elements' own device books hold; the stop makes the report of
  * what ran since, through the same axprof_make_report() as the report at
@@ -30,46 +30,15 @@
 #include "config.h"
 #endif
 
-#include "gstaxprof-private.h"
+#include "gstaxprof-thread.h"
+#include "gstaxprof-census.h"
+#include "gstaxprof-report-private.h"
 
 #include <string.h>
 
 /* PipelineState (never freed) -> the section is open; under
  * axprof_global_lock */
 static GHashTable *open_sections;
-
-/* Run by the thread that owns @st (axprof_stats_own()), so it never
- * races that thread's own writes; the stores are atomic for a report
- * reading meanwhile. */
-void
-axprof_stats_restart (RowStats * st, guint gen)
-{
-  LatencyHistogram *lat = st->lat;
-  guint i;
-
-  AXPROF_STORE (st->count, 0);
-  AXPROF_STORE (st->items, 0);
-  AXPROF_STORE (st->wall_sum_ns, 0);
-  AXPROF_STORE (st->wall_min_ns, G_MAXUINT64);
-  AXPROF_STORE (st->wall_max_ns, 0);
-  AXPROF_STORE (st->cpu_sum_ns, 0);
-  AXPROF_STORE (st->faults_sum, 0);
-  AXPROF_STORE (st->reads, 0);
-  AXPROF_STORE (st->reads_timed, 0);
-  AXPROF_STORE (st->read_timed_ns, 0);
-  AXPROF_STORE (st->first_seen_ns, AXPROF_LOAD (st->restart_ns));
-  if (lat) {
-    AXPROF_STORE (lat->n, 0);
-    AXPROF_STORE (lat->min_ns, G_MAXUINT64);
-    AXPROF_STORE (lat->max_ns, 0);
-    AXPROF_STORE (lat->sum_ns, 0);
-    AXPROF_STORE (lat->sumsq_ns, 0);
-    AXPROF_STORE (lat->unmatched, 0);
-    for (i = 0; i < HIST_BUCKETS; i++)
-      AXPROF_STORE (lat->buckets[i], 0);
-  }
-  __atomic_store_n (&st->gen_seen, gen, __ATOMIC_RELEASE);
-}
 
 /* Asks the thread that owns @st to clear it before its next write. */
 static void
@@ -113,24 +82,69 @@ restart_device (DeviceState * d)
   d->base.window_span_ns = d->window_span_ns;
 }
 
-static guint64
-since (guint64 now, guint64 base)
-{
-  /* books that went back were started afresh (a new run) */
-  return now >= base ? now - base : now;
-}
-
-/* d->lock held */
+/* A new run of @p, after its report (the pipeline goes to PAUSED again):
+ * every record starts afresh. axprof_global_lock and p->lock held. */
 void
-axprof_device_books_since_base (const DeviceState * d, DeviceBooks * books)
+axprof_pipeline_reset (PipelineState * p)
 {
-  books->jobs_done = since (d->jobs_done, d->base.jobs_done);
-  books->sim_cpu_ns = since (d->sim_cpu_ns, d->base.sim_cpu_ns);
-  books->lag_ns = since (d->lag_ns, d->base.lag_ns);
-  books->in_window_ns = since (d->in_window_ns, d->base.in_window_ns);
-  books->held_in_window_ns = since (d->held_in_window_ns,
-      d->base.held_in_window_ns);
-  books->window_span_ns = since (d->window_span_ns, d->base.window_span_ns);
+  guint i, s;
+
+  for (i = 0; i < p->rows->len; i++) {
+    Row *row = g_ptr_array_index (p->rows, i);
+
+    __atomic_store_n (&row->trace_submits, 0, __ATOMIC_RELAXED);
+    for (s = 0; s < axprof_slot_count (); s++) {
+      RowStats *st = axprof_row_slot (row, s);
+      LatencyHistogram *lat;
+
+      if (st == NULL)
+        continue;
+      lat = st->lat;
+      memset (st, 0, sizeof (*st));
+      st->wall_min_ns = G_MAXUINT64;
+      st->first_seen_ns = gst_ax_probe_now_ns ();
+      if (lat) {
+        memset (lat, 0, sizeof (*lat));
+        lat->min_ns = G_MAXUINT64;
+        st->lat = lat;
+      }
+    }
+  }
+  for (i = 0; i < p->queues->len; i++) {
+    QueueState *q = g_ptr_array_index (p->queues, i);
+
+    g_mutex_lock (&q->lock);
+    q->seen = FALSE;
+    q->depth = q->bytes = 0;
+    q->in_end = q->out_end = GST_CLOCK_TIME_NONE;
+    q->area = 0;
+    q->at_max_ns = q->at_max_bytes_ns = q->at_max_time_ns = 0;
+    q->full_ns = q->empty_ns = 0;
+    q->in_buffers = q->out_buffers = q->flushed = 0;
+    g_mutex_unlock (&q->lock);
+  }
+  for (i = 0; i < p->elems->len; i++) {
+    ElementState *ei = g_ptr_array_index (p->elems, i);
+
+    ei->qos_messages = ei->qos_processed = ei->qos_dropped = 0;
+  }
+  for (i = 0; i < p->devices->len; i++) {
+    DeviceState *d = g_ptr_array_index (p->devices, i);
+
+    g_mutex_lock (&d->lock);
+    d->busy_ns = d->events = d->union_ns = d->cur_start = d->cur_end = 0;
+    d->first_start = d->last_end = 0;
+    d->min_job = G_MAXUINT64;
+    d->max_job = 0;
+    d->trace_seq = 0;
+    memset (&d->base, 0, sizeof (d->base));
+    g_mutex_unlock (&d->lock);
+  }
+  for (i = 0; i < (guint) p->n_rings; i++)
+    p->rings[i]->head = 0;
+  p->first_ts = 0;
+  p->end_probe_ns = p->cpu1_ns = 0;
+  p->run++;
 }
 
 /* axprof_global_lock and p->lock held */
@@ -171,22 +185,19 @@ restart_pipeline (PipelineState * p)
   /* the wall time starts again at the next buffer a source pushes */
   __atomic_store_n (&p->first_ts, 0, __ATOMIC_RELEASE);
   p->end_probe_ns = p->cpu1_ns = 0;
-  p->log_count0 = __atomic_load_n (&axprof_debug_log_count, __ATOMIC_RELAXED);
+  p->log_count0 = axprof_debug_logged ();
   p->started = TRUE;
   axprof_census_snapshot (p);
   /* the perfetto= timeline keeps only the spans of the current run */
   p->run++;
 }
 
-static gboolean
-section_start (GstAxProf * self, GstElement * pipeline)
+/* Starts a section of @pipeline's run: its figures count from now. */
+void
+axprof_section_start (GstElement * pipeline)
 {
-  PipelineState *p;
+  PipelineState *p = axprof_pipeline_of (pipeline, TRUE);
 
-  /* an instance that does not profile (a second axprof) has no sink */
-  if (!GST_IS_ELEMENT (pipeline) || self->probe_sink == 0)
-    return FALSE;
-  p = axprof_pipeline_of (pipeline, TRUE);
   g_mutex_lock (&axprof_global_lock);
   g_mutex_lock (&p->lock);
   restart_pipeline (p);
@@ -196,18 +207,16 @@ section_start (GstAxProf * self, GstElement * pipeline)
   g_hash_table_add (open_sections, p);
   g_mutex_unlock (&axprof_global_lock);
   GST_INFO_OBJECT (pipeline, "section started");
-  return TRUE;
 }
 
-static GstAxReport *
-section_stop (GstAxProf * self, GstElement * pipeline)
+/* Ends the section of @pipeline: the report of what ran in it, or NULL
+ * when no section of @pipeline was started. */
+GstAxReport *
+axprof_section_stop (GstElement * pipeline, const TracerSetup * setup)
 {
-  PipelineState *p;
+  PipelineState *p = axprof_pipeline_of (pipeline, FALSE);
   GstAxReport *r;
 
-  if (!GST_IS_ELEMENT (pipeline) || self->probe_sink == 0)
-    return NULL;
-  p = axprof_pipeline_of (pipeline, FALSE);
   if (p == NULL)
     return NULL;
   g_mutex_lock (&axprof_global_lock);
@@ -216,42 +225,10 @@ section_stop (GstAxProf * self, GstElement * pipeline)
     return NULL;
   }
   g_mutex_lock (&p->lock);
-  r = axprof_make_report (self, p, GST_AX_REPORT_STATUS_SECTION);
+  r = axprof_make_report (setup, p, GST_AX_REPORT_STATUS_SECTION);
   g_mutex_unlock (&p->lock);
   g_mutex_unlock (&axprof_global_lock);
   GST_INFO_OBJECT (pipeline, "section stopped: %" G_GUINT64_FORMAT
       " frames", r->frames);
   return r;
-}
-
-void
-axprof_section_class_init (GObjectClass * klass)
-{
-  /**
-   * GstAxProf::section-start:
-   * @tracer: the axprof tracer
-   * @pipeline: the top-level pipeline to profile
-   *
-   * Starts a section of @pipeline's run: its figures count from now.
-   * gst_ax_profiler_start() emits it.
-   *
-   * Returns: %TRUE if this instance profiles and the section started
-   */
-  g_signal_new_class_handler ("section-start", G_TYPE_FROM_CLASS (klass),
-      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (section_start),
-      NULL, NULL, NULL, G_TYPE_BOOLEAN, 1, GST_TYPE_ELEMENT);
-  /**
-   * GstAxProf::section-stop:
-   * @tracer: the axprof tracer
-   * @pipeline: the pipeline of a started section
-   *
-   * Ends the section of @pipeline. gst_ax_profiler_stop() emits it.
-   *
-   * Returns: (transfer full) (nullable): the report of what ran in the
-   *   section (status #GST_AX_REPORT_STATUS_SECTION), %NULL when no
-   *   section of @pipeline was started
-   */
-  g_signal_new_class_handler ("section-stop", G_TYPE_FROM_CLASS (klass),
-      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (section_stop),
-      NULL, NULL, NULL, GST_AX_TYPE_REPORT, 1, GST_TYPE_ELEMENT);
 }

@@ -14,7 +14,7 @@
 #include "config.h"
 #endif
 
-#include "gstaxprof-private.h"
+#include "gstaxprof-thread.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -35,8 +35,6 @@ static GPrivate thread_key = G_PRIVATE_INIT (thread_state_free);
 gboolean axprof_exact;
 guint64 axprof_read_interval_ns = READ_INTERVAL_FALLBACK_NS;
 guint64 axprof_read_outlier_ns = G_MAXUINT64;
-TraceRing *axprof_trace_rings[MAX_THREAD_SLOTS];
-gboolean axprof_trace_on;
 guint64 axprof_dropped_records;
 __thread ThreadState *axprof_tls_state
     __attribute__((tls_model ("initial-exec")));
@@ -192,6 +190,40 @@ axprof_row_stats_new (Row * row, ThreadState * t)
   __atomic_store_n (&chunk[t->slot % SLOTS_PER_CHUNK], st, __ATOMIC_RELEASE);
   axprof_census_thread_serves (t, row->pipe);
   return st;
+}
+
+/* Clears @st, which a section's start asked for (gstaxprof-section.c).
+ * Run by the thread that owns @st (axprof_stats_own()), so it never
+ * races that thread's own writes; the stores are atomic for a report
+ * reading meanwhile. */
+void
+axprof_stats_restart (RowStats * st, guint gen)
+{
+  LatencyHistogram *lat = st->lat;
+  guint i;
+
+  AXPROF_STORE (st->count, 0);
+  AXPROF_STORE (st->items, 0);
+  AXPROF_STORE (st->wall_sum_ns, 0);
+  AXPROF_STORE (st->wall_min_ns, G_MAXUINT64);
+  AXPROF_STORE (st->wall_max_ns, 0);
+  AXPROF_STORE (st->cpu_sum_ns, 0);
+  AXPROF_STORE (st->faults_sum, 0);
+  AXPROF_STORE (st->reads, 0);
+  AXPROF_STORE (st->reads_timed, 0);
+  AXPROF_STORE (st->read_timed_ns, 0);
+  AXPROF_STORE (st->first_seen_ns, AXPROF_LOAD (st->restart_ns));
+  if (lat) {
+    AXPROF_STORE (lat->n, 0);
+    AXPROF_STORE (lat->min_ns, G_MAXUINT64);
+    AXPROF_STORE (lat->max_ns, 0);
+    AXPROF_STORE (lat->sum_ns, 0);
+    AXPROF_STORE (lat->sumsq_ns, 0);
+    AXPROF_STORE (lat->unmatched, 0);
+    for (i = 0; i < HIST_BUCKETS; i++)
+      AXPROF_STORE (lat->buckets[i], 0);
+  }
+  __atomic_store_n (&st->gen_seen, gen, __ATOMIC_RELEASE);
 }
 
 /* ---------------------------------------------------------------- reads */

@@ -65,14 +65,42 @@
 #include "config.h"
 #endif
 
-#include "gstaxprof-private.h"
+#include "gstaxprof.h"
 #include "gstaxprof-params.h"
+#include "gstaxprof-private.h"
+#include "gstaxprof-thread.h"
+#include "gstaxprof-census.h"
+#include "gstaxprof-report-private.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+/* The calibration times this many reads in a row, and keeps the best of
+ * this many passes. */
+#define CALIBRATION_ROUNDS 256
+#define CALIBRATION_PASSES 4
+
 GST_DEBUG_CATEGORY (gst_ax_prof_debug);
+
+struct _GstAxProf
+{
+  GstTracer parent;
+
+  gchar *file;
+  gchar *json;
+  gchar *perfetto;
+  guint n_perfetto;
+  /* sample=N is deprecated and kept only for the JSON's "sample" (1) */
+  guint sample;
+  gboolean read_interval_set;
+  /* print=false: the text report goes nowhere but file= and the bus */
+  gboolean print;
+  guint n_json;
+  guint probe_sink;
+  /* the mode and the calibrated costs, which every report states */
+  TracerSetup setup;
+};
 
 G_DEFINE_TYPE (GstAxProf, gst_ax_prof, GST_TYPE_TRACER);
 
@@ -81,67 +109,6 @@ G_DEFINE_TYPE (GstAxProf, gst_ax_prof, GST_TYPE_TRACER);
  * every buffer again into the same records. Protected by
  * axprof_global_lock. */
 static GstAxProf *active_instance;
-guint64 axprof_debug_log_count;
-
-/* ---------------------------------------------------------------- debug */
-
-/* The categories that logged at DEBUG or above since the last pipeline
- * start: the ones "the run logs through" at that level. */
-#define MAX_NAMED_CATEGORIES 3
-static GstDebugCategory *logged_categories[MAX_NAMED_CATEGORIES];
-/* the tracers' records (the latency tracer's GST_TRACER:7) are output the
- * user asked for, not logging that voids a run */
-static GstDebugCategory *tracer_category;
-
-static void
-count_debug_log (GstDebugCategory * category, GstDebugLevel level,
-    const gchar * file, const gchar * function, gint line, GObject * object,
-    GstDebugMessage * message, gpointer user_data)
-{
-  guint i;
-
-  if (level < GST_LEVEL_DEBUG || category == gst_ax_prof_debug
-      || category == tracer_category)
-    return;
-  __atomic_add_fetch (&axprof_debug_log_count, 1, __ATOMIC_RELAXED);
-  for (i = 0; i < MAX_NAMED_CATEGORIES; i++) {
-    GstDebugCategory *expected = NULL;
-
-    if (__atomic_load_n (&logged_categories[i], __ATOMIC_RELAXED) == category
-        || __atomic_compare_exchange_n (&logged_categories[i], &expected,
-            category, FALSE, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-      break;
-  }
-}
-
-/* What the thresholds say will log per frame on the data path, or NULL:
- * the decision before the run (gst/ax/gstaxdebugcheck.c). */
-gchar *
-axprof_debug_default_offender (void)
-{
-  return gst_ax_debug_check_threshold ();
-}
-
-gchar *
-axprof_debug_logged_offender (gint64 logged, guint64 frames)
-{
-  GString *s = g_string_new ("category ");
-  guint i;
-
-  for (i = 0; i < MAX_NAMED_CATEGORIES; i++) {
-    GstDebugCategory *c = __atomic_load_n (&logged_categories[i],
-        __ATOMIC_RELAXED);
-
-    if (c)
-      g_string_append_printf (s, "%s%s", i ? ", " : "",
-          gst_debug_category_get_name (c));
-  }
-  g_string_append_printf (s, " (and any others) logged %" G_GINT64_FORMAT
-      " messages at DEBUG or above during the run, %.1f per frame over %"
-      G_GUINT64_FORMAT " frames", logged, frames ? logged / (gdouble) frames
-      : (gdouble) logged, frames);
-  return g_string_free (s, FALSE);
-}
 
 /* Writes one output; a failure is printed at once and added to errors,
  * one line each, for the report's text and its bus message. A FIFO or a
@@ -271,7 +238,7 @@ finish_run (GstAxProf * self, PipelineState * p, GstAxReportStatus status)
   p->end_probe_ns = gst_ax_probe_now_ns ();
   p->cpu1_ns = axprof_process_cpu_ns ();
   g_mutex_lock (&p->lock);
-  r = axprof_make_report (self, p, status);
+  r = axprof_make_report (&self->setup, p, status);
   if (self->perfetto && r->refusal == NULL && p->first_ts != 0)
     timeline = axprof_make_timeline (p);
   g_mutex_unlock (&p->lock);
@@ -293,7 +260,7 @@ report_provider (GstElement * pipeline, gpointer user_data)
     return NULL;
   g_mutex_lock (&axprof_global_lock);
   g_mutex_lock (&p->lock);
-  r = axprof_make_report (self, p, p->error_element ?
+  r = axprof_make_report (&self->setup, p, p->error_element ?
       GST_AX_REPORT_STATUS_ERROR : p->reported ? GST_AX_REPORT_STATUS_EOS :
       GST_AX_REPORT_STATUS_RUNNING);
   g_mutex_unlock (&p->lock);
@@ -430,7 +397,7 @@ do_post_message_pre (GObject * obj, GstClockTime ts, GstElement * element,
  * streaming inside that change, and a sink prerolls the first buffer
  * before the pipeline's own change returns. */
 /* An element's state change is where it starts the threads it keeps
- * (gstaxprof-threads.c): the census looks before and after. Elements
+ * (gstaxprof-census.c): the census looks before and after. Elements
  * of no pipeline the tracer knows are nobody's. */
 static void
 census_state_change_enter (GstElement * element)
@@ -465,7 +432,6 @@ do_change_state_pre (GObject * obj, GstClockTime ts, GstElement * element,
     GstStateChange transition)
 {
   PipelineState *p;
-  guint i;
 
   census_state_change_enter (element);
   if (!GST_IS_PIPELINE (element) || GST_OBJECT_PARENT (element) != NULL)
@@ -484,13 +450,9 @@ do_change_state_pre (GObject * obj, GstClockTime ts, GstElement * element,
     /* the rows count from here (a source's first create comes before its
      * first push), and so does the threads' CPU */
     axprof_census_snapshot (p);
-    g_free (p->debug_at_start);
-    p->debug_at_start = axprof_debug_default_offender ();
-    p->log_count0 = __atomic_load_n (&axprof_debug_log_count, __ATOMIC_RELAXED);
-    for (i = 0; i < MAX_NAMED_CATEGORIES; i++)
-      __atomic_store_n (&logged_categories[i], NULL, __ATOMIC_RELAXED);
+    axprof_debug_run_start (p);
     /* decided now: say so at once rather than after a wasted run */
-    if (p->debug_at_start && !GST_AX_PROF (obj)->allow_debug)
+    if (p->debug_at_start && !GST_AX_PROF (obj)->setup.allow_debug)
       g_printerr ("axprof: DEBUG logging is enabled (%s): the report of %s "
           "will carry no timings. Rerun without GST_DEBUG.\n",
           p->debug_at_start, GST_OBJECT_NAME (element));
@@ -514,6 +476,29 @@ do_change_state_post (GObject * obj, GstClockTime ts, GstElement * element,
     if (p)
       finish_run (GST_AX_PROF (obj), p, GST_AX_REPORT_STATUS_CUT_SHORT);
   }
+}
+
+/* ---------------------------------------------------------------- sections */
+
+/* The action signals that gst_ax_profiler_start() and
+ * gst_ax_profiler_stop() (gst/ax/gstaxprofiler.c) emit, so that libgstax
+ * reaches the tracer without linking it (gstaxprof-section.c). */
+static gboolean
+section_start (GstAxProf * self, GstElement * pipeline)
+{
+  /* an instance that does not profile (a second axprof) has no sink */
+  if (!GST_IS_ELEMENT (pipeline) || self->probe_sink == 0)
+    return FALSE;
+  axprof_section_start (pipeline);
+  return TRUE;
+}
+
+static GstAxReport *
+section_stop (GstAxProf * self, GstElement * pipeline)
+{
+  if (!GST_IS_ELEMENT (pipeline) || self->probe_sink == 0)
+    return NULL;
+  return axprof_section_stop (pipeline, &self->setup);
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -655,7 +640,7 @@ calibrate_dispatch (GstAxProf * self, void (*register_hooks) (GstTracer *))
   stand_in_enter (&stand_in, t, src, sink);
   after = time_pushes (src, buf);
   stand_in_leave (&stand_in, t, src, sink);
-  self->dispatch_cost_ns = MAX (after - before, 0);
+  self->setup.dispatch_cost_ns = MAX (after - before, 0);
   gst_pad_set_active (src, FALSE);
   gst_pad_set_active (sink, FALSE);
   gst_buffer_unref (buf);
@@ -674,23 +659,23 @@ calibrate (GstAxProf * self)
   /* the cheaper of the two exact readers on this machine */
   gst_ax_probe_thread_usage_choose_reader ();
   /* best of a few passes: the first one pays for cold caches */
-  self->read_cost_ns = G_MAXDOUBLE;
+  self->setup.read_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
     t0 = gst_ax_probe_now_ns ();
     for (i = 0; i < CALIBRATION_ROUNDS; i++)
       gst_ax_probe_thread_usage (&cpu, &faults);
     t1 = gst_ax_probe_now_ns ();
-    self->read_cost_ns = MIN (self->read_cost_ns,
+    self->setup.read_cost_ns = MIN (self->setup.read_cost_ns,
         (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
   }
 
-  self->clock_cost_ns = G_MAXDOUBLE;
+  self->setup.clock_cost_ns = G_MAXDOUBLE;
   for (pass = 0; pass < CALIBRATION_PASSES; pass++) {
     t0 = gst_ax_probe_now_ns ();
     for (i = 0; i < CALIBRATION_ROUNDS; i++)
       (void) gst_ax_probe_now_ns ();
     t1 = gst_ax_probe_now_ns ();
-    self->clock_cost_ns = MIN (self->clock_cost_ns,
+    self->setup.clock_cost_ns = MIN (self->setup.clock_cost_ns,
         (gdouble) (t1 - t0) / CALIBRATION_ROUNDS);
   }
 }
@@ -710,19 +695,19 @@ parse_params (GstAxProf * self)
   p.file = self->file;
   p.json = self->json;
   p.perfetto = self->perfetto;
-  p.exact = self->exact;
-  p.read_interval_ns = self->read_interval_ns;
+  p.exact = self->setup.exact;
+  p.read_interval_ns = self->setup.read_interval_ns;
   p.read_interval_set = self->read_interval_set;
-  p.allow_debug = self->allow_debug;
+  p.allow_debug = self->setup.allow_debug;
   p.print = self->print;
   axprof_params_parse (params, &p, warnings);
   self->file = p.file;
   self->json = p.json;
   self->perfetto = p.perfetto;
-  self->exact = p.exact;
-  self->read_interval_ns = p.read_interval_ns;
+  self->setup.exact = p.exact;
+  self->setup.read_interval_ns = p.read_interval_ns;
   self->read_interval_set = p.read_interval_set;
-  self->allow_debug = p.allow_debug;
+  self->setup.allow_debug = p.allow_debug;
   self->print = p.print;
   lines = g_strsplit (warnings->str, "\n", -1);
   for (l = lines; *l != NULL; l++)
@@ -797,30 +782,31 @@ gst_ax_prof_constructed (GObject * object)
     return;
   }
   parse_params (self);
-  axprof_exact = self->exact;
+  axprof_exact = self->setup.exact;
   /* the threads that exist now, before any is the pipeline's */
   axprof_census_init ();
 
   calibrate (self);
-  axprof_read_outlier_ns = (guint64) (self->read_cost_ns * READ_TIMING_OUTLIER);
+  axprof_read_outlier_ns =
+      (guint64) (self->setup.read_cost_ns * READ_TIMING_OUTLIER);
   if (!self->read_interval_set)
-    self->read_interval_ns = CLAMP ((guint64) (self->read_cost_ns *
+    self->setup.read_interval_ns = CLAMP ((guint64) (self->setup.read_cost_ns *
             READ_INTERVAL_PER_READ), READ_INTERVAL_MIN_NS,
         READ_INTERVAL_MAX_NS);
-  axprof_read_interval_ns = self->read_interval_ns;
+  axprof_read_interval_ns = self->setup.read_interval_ns;
   axprof_trace_on = self->perfetto != NULL;
   calibrate_dispatch (self, register_hooks);
   GST_INFO ("calibrated: %.0f ns per usage read (%s), %.0f ns hook "
       "dispatch and bookkeeping per element-buffer; %s mode",
-      self->read_cost_ns, gst_ax_probe_thread_usage_reader_name
-      (gst_ax_probe_thread_usage_reader ()), self->dispatch_cost_ns,
-      self->exact ? "exact" : "default");
-  if (!self->exact)
+      self->setup.read_cost_ns, gst_ax_probe_thread_usage_reader_name
+      (gst_ax_probe_thread_usage_reader ()), self->setup.dispatch_cost_ns,
+      self->setup.exact ? "exact" : "default");
+  if (!self->setup.exact)
     GST_INFO ("default mode: a usage read once %" G_GUINT64_FORMAT " ns of "
-        "wall time has passed", self->read_interval_ns);
+        "wall time has passed", self->setup.read_interval_ns);
 
-  gst_debug_add_log_function (count_debug_log, NULL, NULL);
-  self->probe_sink = gst_ax_probe_add_sink (&axprof_probe_sink_funcs, self);
+  axprof_debug_watch ();
+  self->probe_sink = axprof_probe_sink_add (self);
   gst_ax_report_set_provider (report_provider, self);
 }
 
@@ -846,10 +832,37 @@ gst_ax_prof_class_init (GstAxProfClass * klass)
 
   gobject_class->constructed = gst_ax_prof_constructed;
   gobject_class->finalize = gst_ax_prof_finalize;
-  axprof_section_class_init (gobject_class);
+
+  /**
+   * GstAxProf::section-start:
+   * @tracer: the axprof tracer
+   * @pipeline: the top-level pipeline to profile
+   *
+   * Starts a section of @pipeline's run: its figures count from now.
+   * gst_ax_profiler_start() emits it.
+   *
+   * Returns: %TRUE if this instance profiles and the section started
+   */
+  g_signal_new_class_handler ("section-start", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (section_start),
+      NULL, NULL, NULL, G_TYPE_BOOLEAN, 1, GST_TYPE_ELEMENT);
+  /**
+   * GstAxProf::section-stop:
+   * @tracer: the axprof tracer
+   * @pipeline: the pipeline of a started section
+   *
+   * Ends the section of @pipeline. gst_ax_profiler_stop() emits it.
+   *
+   * Returns: (transfer full) (nullable): the report of what ran in the
+   *   section (status #GST_AX_REPORT_STATUS_SECTION), %NULL when no
+   *   section of @pipeline was started
+   */
+  g_signal_new_class_handler ("section-stop", G_TYPE_FROM_CLASS (klass),
+      G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION, G_CALLBACK (section_stop),
+      NULL, NULL, NULL, GST_AX_TYPE_REPORT, 1, GST_TYPE_ELEMENT);
+
 
   GST_DEBUG_CATEGORY_INIT (gst_ax_prof_debug, "axprof", 0, "axprof tracer");
-  GST_DEBUG_CATEGORY_GET (tracer_category, GST_AX_DEBUG_TRACER_CATEGORY);
   axprof_registry_init ();
 }
 
@@ -858,5 +871,5 @@ gst_ax_prof_init (GstAxProf * self)
 {
   self->sample = 1;
   self->print = TRUE;
-  self->read_interval_ns = READ_INTERVAL_FALLBACK_NS;
+  self->setup.read_interval_ns = READ_INTERVAL_FALLBACK_NS;
 }

@@ -41,11 +41,13 @@
 #endif
 
 #include "gstaxprof-private.h"
+#include "gstaxprof-census.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -53,6 +55,47 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
+
+#define CENSUS_MAX_PIPES 4
+
+/* One thread of the process, as the census found it; never freed. */
+struct _CensusThread
+{
+  gint tid;
+  guint index;
+  gchar name[TRACE_THREAD_NAME_SIZE];
+  CensusKind kind;
+  gboolean hooked;
+  gboolean gone;
+  ElementState *owner;
+  /* 1 + the context tag it was born with, 0 if none */
+  guint tag;
+  /* the pipelines a hooked thread wrote rows of */
+  PipelineState *pipes[CENSUS_MAX_PIPES];
+  guint n_pipes;
+  /* its perf counter group (task clock, minor faults), or -1 */
+  gint perf_fd;
+  gint perf_member_fd;
+  /* its usage when they were opened */
+  guint64 perf_cpu0_ns;
+  guint64 perf_faults0;
+  /* the last listing that saw it */
+  guint listed;
+  /* its usage when it ended, where known */
+  gboolean final_known;
+  guint64 final_cpu_ns;
+  guint64 final_faults;
+  /* pool accounting: its CPU at the last boundary */
+  guint64 pool_last_ns;
+};
+
+/* A thread's usage when a run began */
+typedef struct
+{
+  CensusThread *thread;
+  guint64 cpu_ns;
+  guint64 faults;
+} ThreadBase;
 
 #define TASK_DIR "/proc/self/task"
 #define SIMULATOR_THREAD_PREFIX "simnpu-"
@@ -105,6 +148,17 @@ axprof_gettid (void)
 #else
   return 0;
 #endif
+}
+
+/* The process's CPU time, user and system, over all its threads, ended
+ * ones included. */
+guint64
+axprof_process_cpu_ns (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return GST_TIMEVAL_TO_TIME (ru.ru_utime) + GST_TIMEVAL_TO_TIME (ru.ru_stime);
 }
 
 /* The CPU clock of thread @tid of this process: the kernel's

@@ -139,8 +139,7 @@ axprof_thread_state_new (void)
 
   t->slot = -1;
   t->tid = axprof_gettid ();
-  t->sched_ok = read_schedstat (t->tid, &t->sched_cpu0_ns,
-      &t->sched_wait0_ns);
+  t->sched_ok = read_schedstat (t->tid, &t->sched_cpu0_ns, &t->sched_wait0_ns);
   axprof_span_stack_grow (t);
   g_mutex_lock (&slot_lock);
   for (i = 0; i < MAX_THREAD_SLOTS; i++) {

@@ -1158,10 +1158,8 @@ GST_START_TEST (test_full_queue_branch)
   GstAxReportRow *sink;
   GstAxReportVerdict *v;
 
-  add_row (g, "src", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 0.02, 0.02,
-      FRAMES);
-  add_row (g, "q", "q", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 0.01, 0.01,
-      FRAMES);
+  add_row (g, "src", "src", GST_AX_REPORT_ROW_KIND_TASK, 0, 0.02, 0.02, FRAMES);
+  add_row (g, "q", "q", GST_AX_REPORT_ROW_KIND_ELEMENT, 1, 0.01, 0.01, FRAMES);
   /* sleeps 2 ms a buffer: strongly blocked */
   add_row (g, "slow", "slow", GST_AX_REPORT_ROW_KIND_ELEMENT, 2, 2.0, 0.01,
       FRAMES);

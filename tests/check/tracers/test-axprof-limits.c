@@ -63,8 +63,7 @@ GST_START_TEST (test_deep_pipeline)
         DEPTH_BUFFERS);
     g_free (name);
   }
-  fail_unless (ax_prof_find_row (r->root, NULL, "sink") != NULL,
-      "no row sink");
+  fail_unless (ax_prof_find_row (r->root, NULL, "sink") != NULL, "no row sink");
   fail_unless_equals_int (json_object_get_int_member (ax_prof_find_row
           (r->root, NULL, "sink"), "count"), DEPTH_BUFFERS);
   fail_unless_equals_int (json_object_get_int_member

@@ -13,7 +13,7 @@
 #ifndef __SIMNPU_COMPILER_H__
 #define __SIMNPU_COMPILER_H__
 
-#include "ir.h"
+#include "ir/ir.h"
 
 G_BEGIN_DECLS
 /* ------------------------------------------------------------------ */

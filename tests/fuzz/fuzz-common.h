@@ -10,7 +10,7 @@
 #ifndef __SIMNPU_FUZZ_COMMON_H__
 #define __SIMNPU_FUZZ_COMMON_H__
 
-#include "ir.h"
+#include "ir/ir.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  * with the kernels, costs and the op table. Shape inference is in
  * ir-infer.c; the kernels the table points at are in ir-exec-*.c. */
 
-#include "ir-exec.h"
+#include "ir/exec/ir-exec.h"
 #include "ir-infer.h"
 
 #include <math.h>

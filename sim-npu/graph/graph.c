@@ -14,7 +14,7 @@
  * and tensor sizes. */
 
 #include "graph-private.h"
-#include "ir.h"
+#include "ir/ir.h"
 
 #include <math.h>
 #include <string.h>

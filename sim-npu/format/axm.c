@@ -14,7 +14,7 @@
  * overlap. */
 
 #include "axfile.h"
-#include "host.h"
+#include "runtime/host.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>

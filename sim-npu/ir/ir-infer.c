@@ -11,7 +11,7 @@
  * arity, definition before use) and the per-op rules that give every
  * output its dtype and static shape, with messages that name the node. */
 
-#include "ir-exec.h"
+#include "ir/exec/ir-exec.h"
 #include "ir-infer.h"
 
 #include <math.h>

@@ -14,7 +14,7 @@
 #ifndef __SIMNPU_IR_EXEC_H__
 #define __SIMNPU_IR_EXEC_H__
 
-#include "ir.h"
+#include "ir/ir.h"
 
 G_BEGIN_DECLS struct _simnpu__ir_exec
 {

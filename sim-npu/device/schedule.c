@@ -11,7 +11,7 @@
  * overhead, the schedule of device actions a job runs and its idle-device
  * time (device_ns). */
 
-#include "graph-private.h"
+#include "graph/graph-private.h"
 
 #include <math.h>
 #include <string.h>

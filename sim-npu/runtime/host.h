@@ -15,7 +15,7 @@
 #ifndef __SIMNPU_HOST_H__
 #define __SIMNPU_HOST_H__
 
-#include "ir.h"
+#include "ir/ir.h"
 
 G_BEGIN_DECLS
 

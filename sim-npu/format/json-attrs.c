@@ -10,7 +10,7 @@
 /* The ops' attributes in the JSON graph format: each op type's parser of
  * its "attrs" member (json.c reads the rest of the op). */
 
-#include "graph-private.h"
+#include "graph/graph-private.h"
 
 #include <math.h>
 #include <string.h>

@@ -13,6 +13,7 @@
 #ifndef __SIMNPU_COMPILER_H__
 #define __SIMNPU_COMPILER_H__
 
+#include "graph/graph.h"
 #include "ir/ir.h"
 
 G_BEGIN_DECLS

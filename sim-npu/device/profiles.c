@@ -10,7 +10,7 @@
 /* Device profiles as data. Every parameter names its source in the table
  * below; docs/sim-npu.md repeats the table with the reasoning. */
 
-#include "simnpu-private.h"
+#include "device/device.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -11,7 +11,7 @@
  * overhead, the schedule of device actions a job runs and its idle-device
  * time (device_ns). */
 
-#include "graph/graph-private.h"
+#include "device/device.h"
 
 #include <math.h>
 #include <string.h>
@@ -19,12 +19,10 @@
 static bool
 op_is_data_movement (const simnpu__op * op)
 {
-  const simnpu__op_def *def = op_def (op->type);
+  simnpu__op_movement movement = simnpu__op_movement_of (op->type);
 
-  if (def == NULL)
-    return false;
-  return def->movement == OP_MOVES_DATA
-      || (def->movement == OP_MOVES_DATA_IF_NEAREST
+  return movement == SIMNPU__MOVES_DATA
+      || (movement == SIMNPU__MOVES_DATA_IF_NEAREST
       && op->attrs[SIMNPU_A_RESIZE_MODE] == SIMNPU_RESIZE_MODE_NEAREST);
 }
 
@@ -44,11 +42,10 @@ static uint64_t
 op_cycles (const simnpu__graph * g, const simnpu__op * op,
     const simnpu__profile * p)
 {
-  const simnpu__op_def *def = op_def (op->type);
-  op_cost cost = def != NULL ? def->cost : OP_COST_OUTPUT_BYTES;
+  simnpu__op_cost cost = simnpu__op_cost_of (op->type);
   uint64_t c;
 
-  if (cost == OP_COST_MACS) {
+  if (cost == SIMNPU__COST_MACS) {
     double rate = p->macs_per_cycle * p->compute_efficiency;
     c = (uint64_t) ceil ((double) op->macs / rate);
   } else {
@@ -56,13 +53,13 @@ op_cycles (const simnpu__graph * g, const simnpu__op * op,
     unsigned i;
     for (i = 0; i < op->n_outputs; i++)
       bytes += simnpu__tensor_bytes (&g->tensors[op->outputs[i]]);
-    if (cost == OP_COST_WINDOW_BYTES)
+    if (cost == SIMNPU__COST_WINDOW_BYTES)
       bytes *= (uint64_t) op->attrs[SIMNPU_A_KH] * op->attrs[SIMNPU_A_KW];
-    if (cost == OP_COST_INPUT_BYTES)
+    if (cost == SIMNPU__COST_INPUT_BYTES)
       bytes = simnpu__tensor_bytes (&g->tensors[op->inputs[0]]);
-    if (cost == OP_COST_RESIZE && op->attrs[SIMNPU_A_RESIZE_MODE] ==
+    if (cost == SIMNPU__COST_RESIZE && op->attrs[SIMNPU_A_RESIZE_MODE] ==
         SIMNPU_RESIZE_MODE_BILINEAR)
-      bytes *= RESIZE_BILINEAR_TAPS;
+      bytes *= SIMNPU__RESIZE_BILINEAR_TAPS;
     c = (bytes + p->vector_bytes_per_cycle - 1) / p->vector_bytes_per_cycle;
   }
   return c + p->op_overhead_cycles;

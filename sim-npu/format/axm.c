@@ -14,7 +14,8 @@
  * overlap. */
 
 #include "axfile.h"
-#include "runtime/host.h"
+#include "format-private.h"
+#include "ir/ir.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>

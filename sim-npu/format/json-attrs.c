@@ -8,9 +8,10 @@
  */
 
 /* The ops' attributes in the JSON graph format: each op type's parser of
- * its "attrs" member (json.c reads the rest of the op). */
+ * its "attrs" member, in one table by op type (json.c reads the rest of
+ * the op and calls simnpu__op_parse_attrs). */
 
-#include "graph/graph-private.h"
+#include "format-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -52,8 +53,8 @@ static const int64_t ones2[2] = { 1, 1 };
 static const int64_t zeros4[4] = { 0, 0, 0, 0 };
 
 /* kernel, stride and padding of pools and convs */
-int
-simnpu__op_parse_window (simnpu__json_op * j)
+static int
+parse_window (simnpu__json_op * j)
 {
   int32_t *at = simnpu__json_op_get (j)->attrs;
   int ret;
@@ -68,14 +69,14 @@ simnpu__op_parse_window (simnpu__json_op * j)
   return 0;
 }
 
-int
-simnpu__op_parse_conv (simnpu__json_op * j)
+static int
+parse_conv (simnpu__json_op * j)
 {
   int32_t *at = simnpu__json_op_get (j)->attrs;
   const char *act;
   int ret;
 
-  if ((ret = simnpu__op_parse_window (j)) < 0
+  if ((ret = parse_window (j)) < 0
       || (ret = simnpu__json_attr_ints (j, "dilation", 2, 1,
               SIMNPU_MAX_KERNEL_DIM, ones2, &at[SIMNPU_A_DH])) < 0
       || (ret = simnpu__json_attr_int (j, "groups", 1, MAX_CONV_CHANNELS, 1,
@@ -110,8 +111,8 @@ simnpu__op_parse_conv (simnpu__json_op * j)
   return simnpu__json_conv_params (j);
 }
 
-int
-simnpu__op_parse_axis (simnpu__json_op * j)
+static int
+parse_axis (simnpu__json_op * j)
 {
   int ret;
 
@@ -122,15 +123,15 @@ simnpu__op_parse_axis (simnpu__json_op * j)
   return simnpu__json_normalise_axis (j);
 }
 
-int
-simnpu__op_parse_split (simnpu__json_op * j)
+static int
+parse_split (simnpu__json_op * j)
 {
   int32_t *at = simnpu__json_op_get (j)->attrs;
   int64_t sizes[SIMNPU_N_ATTRS];
   unsigned n = 0, i;
   int ret;
 
-  if ((ret = simnpu__op_parse_axis (j)) < 0)
+  if ((ret = parse_axis (j)) < 0)
     return ret;
   if (!simnpu__json_has_attrs (j))
     return simnpu__json_fail (j, SIMNPU_EFORMAT, "attrs", "missing \"sizes\"");
@@ -145,8 +146,8 @@ simnpu__op_parse_split (simnpu__json_op * j)
   return 0;
 }
 
-int
-simnpu__op_parse_slice (simnpu__json_op * j)
+static int
+parse_slice (simnpu__json_op * j)
 {
   int32_t *at = simnpu__json_op_get (j)->attrs;
   int64_t begin[SIMNPU_MAX_DIMS], size[SIMNPU_MAX_DIMS];
@@ -169,8 +170,8 @@ simnpu__op_parse_slice (simnpu__json_op * j)
   return 0;
 }
 
-int
-simnpu__op_parse_resize (simnpu__json_op * j)
+static int
+parse_resize (simnpu__json_op * j)
 {
   int32_t *at = simnpu__json_op_get (j)->attrs;
   bool sized = simnpu__json_has_attr (j, "size");
@@ -206,8 +207,8 @@ set_float_params (simnpu__json_op * j, double p0, double p1)
   at[SIMNPU_A_F1] = simnpu__float_attr ((float) p1);
 }
 
-int
-simnpu__op_parse_clip (simnpu__json_op * j)
+static int
+parse_clip (simnpu__json_op * j)
 {
   double p0 = 0.0, p1 = 0.0;
   int ret;
@@ -221,8 +222,8 @@ simnpu__op_parse_clip (simnpu__json_op * j)
   return 0;
 }
 
-int
-simnpu__op_parse_hard_sigmoid (simnpu__json_op * j)
+static int
+parse_hard_sigmoid (simnpu__json_op * j)
 {
   double p0 = 0.0, p1 = 0.0;
   int ret;
@@ -249,20 +250,20 @@ parse_alpha (simnpu__json_op * j, double def)
   return 0;
 }
 
-int
-simnpu__op_parse_leaky_relu (simnpu__json_op * j)
+static int
+parse_leaky_relu (simnpu__json_op * j)
 {
   return parse_alpha (j, LEAKY_RELU_ALPHA);
 }
 
-int
-simnpu__op_parse_elu (simnpu__json_op * j)
+static int
+parse_elu (simnpu__json_op * j)
 {
   return parse_alpha (j, ELU_ALPHA);
 }
 
-int
-simnpu__op_parse_pad (simnpu__json_op * j)
+static int
+parse_pad (simnpu__json_op * j)
 {
   int32_t *at = simnpu__json_op_get (j)->attrs;
   int64_t pads[N_PADS];
@@ -285,8 +286,8 @@ simnpu__op_parse_pad (simnpu__json_op * j)
   return 0;
 }
 
-int
-simnpu__op_parse_reshape (simnpu__json_op * j)
+static int
+parse_reshape (simnpu__json_op * j)
 {
   int32_t *at = simnpu__json_op_get (j)->attrs;
   int64_t shape[SIMNPU_MAX_DIMS];
@@ -304,8 +305,8 @@ simnpu__op_parse_reshape (simnpu__json_op * j)
   return 0;
 }
 
-int
-simnpu__op_parse_transpose (simnpu__json_op * j)
+static int
+parse_transpose (simnpu__json_op * j)
 {
   int32_t *at = simnpu__json_op_get (j)->attrs;
   int64_t perm[SIMNPU_MAX_DIMS];
@@ -322,12 +323,31 @@ simnpu__op_parse_transpose (simnpu__json_op * j)
   return 0;
 }
 
+/* each op's attribute parser, NULL for ops without attributes */
+static int (*const parsers[SIMNPU_N_OP_TYPES]) (simnpu__json_op * j) = {
+  [SIMNPU_OP_CONV2D] = parse_conv,
+  [SIMNPU_OP_CONCAT] = parse_axis,
+  [SIMNPU_OP_SPLIT] = parse_split,
+  [SIMNPU_OP_SLICE] = parse_slice,
+  [SIMNPU_OP_MAXPOOL] = parse_window,
+  [SIMNPU_OP_AVGPOOL] = parse_window,
+  [SIMNPU_OP_RESIZE] = parse_resize,
+  [SIMNPU_OP_RESHAPE] = parse_reshape,
+  [SIMNPU_OP_TRANSPOSE] = parse_transpose,
+  [SIMNPU_OP_SOFTMAX] = parse_axis,
+  [SIMNPU_OP_HARD_SIGMOID] = parse_hard_sigmoid,
+  [SIMNPU_OP_LEAKY_RELU] = parse_leaky_relu,
+  [SIMNPU_OP_CLIP] = parse_clip,
+  [SIMNPU_OP_ELU] = parse_elu,
+  [SIMNPU_OP_PAD] = parse_pad,
+};
+
 int
 simnpu__op_parse_attrs (simnpu__json_op * j)
 {
-  const simnpu__op_def *def = op_def (simnpu__json_op_get (j)->type);
+  simnpu__op_type type = simnpu__json_op_get (j)->type;
 
-  if (def == NULL || def->parse == NULL)
+  if ((unsigned) type >= SIMNPU_N_OP_TYPES || parsers[type] == NULL)
     return 0;
-  return def->parse (j);
+  return parsers[type] (j);
 }

@@ -143,7 +143,7 @@ simnpu__op_prepare_resize (simnpu__graph * g, simnpu__op * op, unsigned oi,
         simnpu__resize_bilinear_scratch_bytes (out->dims));
   op->macs =
       (uint64_t) simnpu__tensor_elements (out) *
-      (bilinear ? RESIZE_BILINEAR_TAPS : 1);
+      (bilinear ? SIMNPU__RESIZE_BILINEAR_TAPS : 1);
   if (g->estimate_only)
     return 0;
   g_free (op->table);

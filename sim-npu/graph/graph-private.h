@@ -7,15 +7,17 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* What the files of the device graph share (graph.c, graph-attrs.c,
- * graph-validate.c, graph-prepare.c, graph-run.c, graph-cost.c): the op
- * registry's entry, the interpreter's view of an op and the functions
- * that the registry names. */
+/* What the files of the device graph share (graph.c, graph-validate.c,
+ * graph-prepare.c, graph-run.c): the op registry's entry, the
+ * interpreter's view of an op and the functions that the registry
+ * names. The op's name is base/ops.h's; its JSON attributes are read by
+ * format/json-attrs.c. */
 
 #ifndef __SIMNPU_GRAPH_PRIVATE_H__
 #define __SIMNPU_GRAPH_PRIVATE_H__
 
-#include "simnpu-private.h"
+#include "graph/graph.h"
+#include "kernels/kernels.h"
 
 G_BEGIN_DECLS
 /* Each device op is defined once, in graph.c's simnpu__op_defs (in the manner
@@ -41,33 +43,11 @@ G_BEGIN_DECLS
 typedef int (*op_graph_fn) (simnpu__graph * g, simnpu__op * op,
     unsigned op_index, simnpu_error * error);
 
-/* how the cost model counts an op's work */
-typedef enum
-{
-  OP_COST_MACS,                 /* on the MAC array */
-  OP_COST_OUTPUT_BYTES,         /* vector unit, once per output byte */
-  OP_COST_WINDOW_BYTES,         /* once per output byte and window tap */
-  OP_COST_INPUT_BYTES,          /* a reduction reads its whole input */
-  OP_COST_RESIZE                /* bilinear reads four taps per output */
-} op_cost;
-
-/* which ops a copy engine (CDMA) may run: bilinear resize computes,
- * nearest only moves data */
-typedef enum
-{
-  OP_COMPUTES,
-  OP_MOVES_DATA,
-  OP_MOVES_DATA_IF_NEAREST
-} op_movement;
-
 /* conv2d's constant parameters (weights, bias) follow its data input */
 #define PARAMS_FROM 1
 
 typedef struct
 {
-  const char *name;
-  /* reads the op's JSON "attrs" into op->attrs; optional */
-  int (*parse) (simnpu__json_op * j);
   /* gives parameters declared without a shape their shape; optional */
   op_graph_fn bind;
   /* checks the attributes and input shapes, sets the output shapes */
@@ -81,8 +61,8 @@ typedef struct
   /* constant parameters from input PARAMS_FROM on, which must be
    * constants and are not int8 data */
   unsigned n_params;
-  op_cost cost;
-  op_movement movement;
+  simnpu__op_cost cost;
+  simnpu__op_movement movement;
 } simnpu__op_def;
 
 SIMNPU_INTERNAL const simnpu__op_def simnpu__op_defs[SIMNPU_N_OP_TYPES];
@@ -100,7 +80,6 @@ op_def (simnpu__op_type type)
 #define U8_OFFSET 128
 /* a generic LUT op's table: one int8 per input value */
 #define LUT_ENTRIES 256
-#define RESIZE_BILINEAR_TAPS 4
 
 /* Rank-4 view, padding with leading ones. */
 static inline void
@@ -111,21 +90,6 @@ dims4 (const simnpu__tensor * t, int64_t * d)
   for (i = 0; i < SIMNPU_MAX_DIMS; i++)
     d[i] = i < pad ? 1 : t->dims[i - pad];
 }
-
-/* graph-attrs.c */
-SIMNPU_INTERNAL int simnpu__op_parse_window (simnpu__json_op * j);
-SIMNPU_INTERNAL int simnpu__op_parse_conv (simnpu__json_op * j);
-SIMNPU_INTERNAL int simnpu__op_parse_axis (simnpu__json_op * j);
-SIMNPU_INTERNAL int simnpu__op_parse_split (simnpu__json_op * j);
-SIMNPU_INTERNAL int simnpu__op_parse_slice (simnpu__json_op * j);
-SIMNPU_INTERNAL int simnpu__op_parse_resize (simnpu__json_op * j);
-SIMNPU_INTERNAL int simnpu__op_parse_clip (simnpu__json_op * j);
-SIMNPU_INTERNAL int simnpu__op_parse_hard_sigmoid (simnpu__json_op * j);
-SIMNPU_INTERNAL int simnpu__op_parse_leaky_relu (simnpu__json_op * j);
-SIMNPU_INTERNAL int simnpu__op_parse_elu (simnpu__json_op * j);
-SIMNPU_INTERNAL int simnpu__op_parse_pad (simnpu__json_op * j);
-SIMNPU_INTERNAL int simnpu__op_parse_reshape (simnpu__json_op * j);
-SIMNPU_INTERNAL int simnpu__op_parse_transpose (simnpu__json_op * j);
 
 /* graph-validate.c */
 SIMNPU_INTERNAL int simnpu__op_error (simnpu_error * error, int code,

@@ -7,36 +7,17 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* The device graph's op registry: one definition per op type (simnpu__op_defs,
- * naming the functions of every pass, in graph-attrs.c, graph-validate.c,
- * graph-prepare.c, graph-run.c and graph-cost.c), the real functions of
- * the table ops and the tables built from them; the graph's lifecycle
- * and tensor sizes. */
+/* The device graph's op registry: one definition per op type
+ * (simnpu__op_defs, naming the functions of every pass, in
+ * graph-validate.c, graph-prepare.c and graph-run.c, and how the cost
+ * model counts the op), the real functions of the table ops and the
+ * tables built from them; the graph's lifecycle and tensor sizes. */
 
 #include "graph-private.h"
 #include "ir/ir.h"
 
 #include <math.h>
 #include <string.h>
-
-const char *
-simnpu__op_type_name (simnpu__op_type type)
-{
-  if ((unsigned) type >= SIMNPU_N_OP_TYPES)
-    return "unknown";
-  return simnpu__op_defs[type].name;
-}
-
-int
-simnpu__op_type_from_name (const char *name)
-{
-  int i;
-
-  for (i = 0; i < SIMNPU_N_OP_TYPES; i++)
-    if (strcmp (simnpu__op_defs[i].name, name) == 0)
-      return i;
-  return -1;
-}
 
 simnpu__graph *
 simnpu__graph_new (void)
@@ -232,106 +213,118 @@ simnpu__build_lut (simnpu__op_type type, float in_scale, int32_t in_zp,
       out_zp, lut);
 }
 
-const simnpu__op_def simnpu__op_defs[SIMNPU_N_OP_TYPES] = {
-  [SIMNPU_OP_CONV2D] = {.name = "conv2d",.parse = simnpu__op_parse_conv,.bind =
+const simnpu__op_def simnpu__op_defs[] = {
+  [SIMNPU_OP_CONV2D] = {.bind =
         simnpu__op_bind_conv,.infer = simnpu__op_infer_window,.prepare =
         simnpu__op_prepare_conv,.run = simnpu__op_run_conv,.n_params = 2,.cost =
-        OP_COST_MACS,.movement = OP_COMPUTES},
-  [SIMNPU_OP_ADD] = {.name = "add",.infer = simnpu__op_infer_binary,.prepare =
+        SIMNPU__COST_MACS,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_ADD] = {.infer = simnpu__op_infer_binary,.prepare =
         simnpu__op_prepare_binary,.run = simnpu__op_run_binary,.cost =
-        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_MUL] = {.name = "mul",.infer = simnpu__op_infer_binary,.prepare =
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_MUL] = {.infer = simnpu__op_infer_binary,.prepare =
         simnpu__op_prepare_binary,.run = simnpu__op_run_binary,.cost =
-        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_CONCAT] = {.name = "concat",.parse = simnpu__op_parse_axis,.infer =
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_CONCAT] = {.infer =
         simnpu__op_infer_concat,.prepare = simnpu__op_prepare_concat,.run =
-        simnpu__op_run_concat,.cost = OP_COST_OUTPUT_BYTES,.movement =
-        OP_MOVES_DATA},
-  [SIMNPU_OP_SPLIT] = {.name = "split",.parse = simnpu__op_parse_split,.infer =
+        simnpu__op_run_concat,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement =
+        SIMNPU__MOVES_DATA},
+  [SIMNPU_OP_SPLIT] = {.infer =
         simnpu__op_infer_split,.prepare = simnpu__op_prepare_same_quant,.run =
-        simnpu__op_run_split,.cost = OP_COST_OUTPUT_BYTES,.movement =
-        OP_MOVES_DATA},
-  [SIMNPU_OP_SLICE] = {.name = "slice",.parse = simnpu__op_parse_slice,.infer =
+        simnpu__op_run_split,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement =
+        SIMNPU__MOVES_DATA},
+  [SIMNPU_OP_SLICE] = {.infer =
         simnpu__op_infer_slice,.prepare = simnpu__op_prepare_same_quant,.run =
-        simnpu__op_run_slice,.cost = OP_COST_OUTPUT_BYTES,.movement =
-        OP_MOVES_DATA},
-  [SIMNPU_OP_MAXPOOL] = {.name = "maxpool",.parse =
-        simnpu__op_parse_window,.infer = simnpu__op_infer_window,.prepare =
+        simnpu__op_run_slice,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement =
+        SIMNPU__MOVES_DATA},
+  [SIMNPU_OP_MAXPOOL] = {.infer = simnpu__op_infer_window,.prepare =
         simnpu__op_prepare_pool,.run = simnpu__op_run_pool,.cost =
-        OP_COST_WINDOW_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_AVGPOOL] = {.name = "avgpool",.parse =
-        simnpu__op_parse_window,.infer = simnpu__op_infer_window,.prepare =
+        SIMNPU__COST_WINDOW_BYTES,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_AVGPOOL] = {.infer = simnpu__op_infer_window,.prepare =
         simnpu__op_prepare_pool,.run = simnpu__op_run_pool,.cost =
-        OP_COST_WINDOW_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_RESIZE] = {.name = "resize",.parse =
-        simnpu__op_parse_resize,.infer = simnpu__op_infer_resize,.prepare =
+        SIMNPU__COST_WINDOW_BYTES,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_RESIZE] = {.infer = simnpu__op_infer_resize,.prepare =
         simnpu__op_prepare_resize,.run = simnpu__op_run_resize,.cost =
-        OP_COST_RESIZE,.movement = OP_MOVES_DATA_IF_NEAREST},
-  [SIMNPU_OP_RESHAPE] = {.name = "reshape",.parse =
-        simnpu__op_parse_reshape,.infer = simnpu__op_infer_reshape,.prepare =
+        SIMNPU__COST_RESIZE,.movement = SIMNPU__MOVES_DATA_IF_NEAREST},
+  [SIMNPU_OP_RESHAPE] = {.infer = simnpu__op_infer_reshape,.prepare =
         simnpu__op_prepare_same_quant,.run = simnpu__op_run_reshape,.cost =
-        OP_COST_OUTPUT_BYTES,.movement = OP_MOVES_DATA},
-  [SIMNPU_OP_TRANSPOSE] = {.name = "transpose",.parse =
-        simnpu__op_parse_transpose,.infer =
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__MOVES_DATA},
+  [SIMNPU_OP_TRANSPOSE] = {.infer =
         simnpu__op_infer_transpose,.prepare =
         simnpu__op_prepare_same_quant,.run = simnpu__op_run_transpose,.cost =
-        OP_COST_OUTPUT_BYTES,.movement = OP_MOVES_DATA},
-  [SIMNPU_OP_RELU] = {.name = "relu",.infer = simnpu__op_infer_unary,.prepare =
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__MOVES_DATA},
+  [SIMNPU_OP_RELU] = {.infer = simnpu__op_infer_unary,.prepare =
         simnpu__op_prepare_lut_fixed,.run = simnpu__op_run_lut,.lut =
-        lut_relu,.cost = OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_SIGMOID] = {.name = "sigmoid",.infer =
-        simnpu__op_infer_unary,.prepare = simnpu__op_prepare_lut_fixed,.run =
-        simnpu__op_run_lut,.lut = lut_sigmoid,.cost =
-        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_SILU] = {.name = "silu",.infer = simnpu__op_infer_unary,.prepare =
+        lut_relu,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement =
+        SIMNPU__COMPUTES},
+  [SIMNPU_OP_SIGMOID] = {.infer = simnpu__op_infer_unary,.prepare =
         simnpu__op_prepare_lut_fixed,.run = simnpu__op_run_lut,.lut =
-        lut_silu,.cost = OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_SOFTMAX] = {.name = "softmax",.parse =
-        simnpu__op_parse_axis,.infer = simnpu__op_infer_softmax,.prepare =
+        lut_sigmoid,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement =
+        SIMNPU__COMPUTES},
+  [SIMNPU_OP_SILU] = {.infer = simnpu__op_infer_unary,.prepare =
+        simnpu__op_prepare_lut_fixed,.run = simnpu__op_run_lut,.lut =
+        lut_silu,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement =
+        SIMNPU__COMPUTES},
+  [SIMNPU_OP_SOFTMAX] = {.infer = simnpu__op_infer_softmax,.prepare =
         simnpu__op_prepare_softmax,.run = simnpu__op_run_softmax_op,.cost =
-        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_TANH] = {.name = "tanh",.infer = simnpu__op_infer_unary,.prepare =
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_TANH] = {.infer = simnpu__op_infer_unary,.prepare =
         simnpu__op_prepare_lut_params,.run = simnpu__op_run_lut,.lut =
-        lut_tanh,.cost = OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_HARD_SWISH] = {.name = "hard_swish",.infer =
-        simnpu__op_infer_unary,.prepare = simnpu__op_prepare_lut_params,.run =
-        simnpu__op_run_lut,.lut = lut_hard_swish,.cost =
-        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_HARD_SIGMOID] = {.name = "hard_sigmoid",.parse =
-        simnpu__op_parse_hard_sigmoid,.infer = simnpu__op_infer_unary,.prepare =
+        lut_tanh,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement =
+        SIMNPU__COMPUTES},
+  [SIMNPU_OP_HARD_SWISH] = {.infer = simnpu__op_infer_unary,.prepare =
         simnpu__op_prepare_lut_params,.run = simnpu__op_run_lut,.lut =
-        lut_hard_sigmoid,.cost = OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_LEAKY_RELU] = {.name = "leaky_relu",.parse =
-        simnpu__op_parse_leaky_relu,.infer = simnpu__op_infer_unary,.prepare =
+        lut_hard_swish,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement =
+        SIMNPU__COMPUTES},
+  [SIMNPU_OP_HARD_SIGMOID] = {.infer = simnpu__op_infer_unary,.prepare =
         simnpu__op_prepare_lut_params,.run = simnpu__op_run_lut,.lut =
-        lut_leaky_relu,.cost = OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_CLIP] = {.name = "clip",.parse = simnpu__op_parse_clip,.infer =
-        simnpu__op_infer_unary,.prepare = simnpu__op_prepare_lut_params,.run =
-        simnpu__op_run_lut,.lut = lut_clip,.cost =
-        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_ELU] = {.name = "elu",.parse = simnpu__op_parse_elu,.infer =
-        simnpu__op_infer_unary,.prepare = simnpu__op_prepare_lut_params,.run =
-        simnpu__op_run_lut,.lut = lut_elu,.cost =
-        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_LUT] = {.name = "lut",.infer = simnpu__op_infer_lut,.prepare =
+        lut_hard_sigmoid,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement =
+        SIMNPU__COMPUTES},
+  [SIMNPU_OP_LEAKY_RELU] = {.infer = simnpu__op_infer_unary,.prepare =
+        simnpu__op_prepare_lut_params,.run = simnpu__op_run_lut,.lut =
+        lut_leaky_relu,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement =
+        SIMNPU__COMPUTES},
+  [SIMNPU_OP_CLIP] = {.infer = simnpu__op_infer_unary,.prepare =
+        simnpu__op_prepare_lut_params,.run = simnpu__op_run_lut,.lut =
+        lut_clip,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement =
+        SIMNPU__COMPUTES},
+  [SIMNPU_OP_ELU] = {.infer = simnpu__op_infer_unary,.prepare =
+        simnpu__op_prepare_lut_params,.run = simnpu__op_run_lut,.lut =
+        lut_elu,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_LUT] = {.infer = simnpu__op_infer_lut,.prepare =
         simnpu__op_prepare_lut,.run = simnpu__op_run_lut,.cost =
-        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_MEAN] = {.name = "mean",.infer = simnpu__op_infer_mean,.prepare =
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_MEAN] = {.infer = simnpu__op_infer_mean,.prepare =
         simnpu__op_prepare_mean,.run = simnpu__op_run_mean,.cost =
-        OP_COST_INPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_PAD] = {.name = "pad",.parse = simnpu__op_parse_pad,.infer =
-        simnpu__op_infer_pad,.prepare = simnpu__op_prepare_pad,.run =
-        simnpu__op_run_pad,.cost = OP_COST_OUTPUT_BYTES,.movement =
-        OP_MOVES_DATA},
-  [SIMNPU_OP_SUB] = {.name = "sub",.infer = simnpu__op_infer_binary,.prepare =
+        SIMNPU__COST_INPUT_BYTES,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_PAD] = {.infer = simnpu__op_infer_pad,.prepare =
+        simnpu__op_prepare_pad,.run = simnpu__op_run_pad,.cost =
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__MOVES_DATA},
+  [SIMNPU_OP_SUB] = {.infer = simnpu__op_infer_binary,.prepare =
         simnpu__op_prepare_binary,.run = simnpu__op_run_binary,.cost =
-        OP_COST_OUTPUT_BYTES,.movement = OP_COMPUTES},
-  [SIMNPU_OP_MAXIMUM] = {.name = "maximum",.infer =
-        simnpu__op_infer_binary,.prepare = simnpu__op_prepare_binary,.run =
-        simnpu__op_run_binary,.cost = OP_COST_OUTPUT_BYTES,.movement =
-        OP_COMPUTES},
-  [SIMNPU_OP_MINIMUM] = {.name = "minimum",.infer =
-        simnpu__op_infer_binary,.prepare = simnpu__op_prepare_binary,.run =
-        simnpu__op_run_binary,.cost = OP_COST_OUTPUT_BYTES,.movement =
-        OP_COMPUTES},
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_MAXIMUM] = {.infer = simnpu__op_infer_binary,.prepare =
+        simnpu__op_prepare_binary,.run = simnpu__op_run_binary,.cost =
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_MINIMUM] = {.infer = simnpu__op_infer_binary,.prepare =
+        simnpu__op_prepare_binary,.run = simnpu__op_run_binary,.cost =
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__COMPUTES},
 };
+
+/* every op has its row: the table ends with the last op */
+G_STATIC_ASSERT (G_N_ELEMENTS (simnpu__op_defs) == SIMNPU_N_OP_TYPES);
+
+simnpu__op_cost
+simnpu__op_cost_of (simnpu__op_type type)
+{
+  const simnpu__op_def *def = op_def (type);
+
+  return def != NULL ? def->cost : SIMNPU__COST_OUTPUT_BYTES;
+}
+
+simnpu__op_movement
+simnpu__op_movement_of (simnpu__op_type type)
+{
+  const simnpu__op_def *def = op_def (type);
+
+  return def != NULL ? def->movement : SIMNPU__COMPUTES;
+}

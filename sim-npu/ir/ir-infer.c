@@ -12,7 +12,7 @@
  * output its dtype and static shape, with messages that name the node. */
 
 #include "ir/exec/ir-exec.h"
-#include "ir-infer.h"
+#include "ir-private.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -12,7 +12,7 @@
  * ir-infer.c; the kernels the table points at are in ir-exec-*.c. */
 
 #include "ir/exec/ir-exec.h"
-#include "ir-infer.h"
+#include "ir-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -363,7 +363,7 @@ cost_pool (const simnpu__ir_graph * g, const simnpu__ir_node * n)
   [SIMNPU_IR_##id] = { nm, lo, hi, simnpu__ir_infer_##inf, \
     simnpu__ir_run_##kern, cost_##cst }
 
-static const simnpu__ir_op_info op_table[SIMNPU_IR_N_OPS] = {
+static const simnpu__ir_op_info op_table[] = {
   OP (CONV2D, "conv2d", 2, 3, conv2d, conv2d, conv2d),
   OP (MATMUL, "matmul", 2, 3, matmul, matmul, matmul),
   OP (ADD, "add", 2, 2, binary, binary, elements),
@@ -443,6 +443,9 @@ static const simnpu__ir_op_info op_table[SIMNPU_IR_N_OPS] = {
   OP (SHAPE, "shape", 1, 1, shape, shape, elements),
   OP (RANGE, "range", 3, 3, range, range, elements),
 };
+
+/* every IR op has its row: the table ends with the last op */
+G_STATIC_ASSERT (G_N_ELEMENTS (op_table) == SIMNPU_IR_N_OPS);
 
 #undef OP
 #undef ANY

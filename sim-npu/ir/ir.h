@@ -33,7 +33,7 @@
 #ifndef __SIMNPU_IR_H__
 #define __SIMNPU_IR_H__
 
-#include "simnpu-private.h"
+#include "base/base.h"
 
 G_BEGIN_DECLS
 

@@ -8,7 +8,7 @@
  */
 
 /* Dense and pointwise conv2d (groups == 1): the fast kernels behind the
- * seam of kernels.h, for AVX2.
+ * seam in kernels-private.h, for AVX2.
  *
  * The conv is a matrix product: M output pixels by K = kh * kw * ic taps
  * by N = oc channels. Output channels run along the vector lanes, so that
@@ -33,7 +33,7 @@
  * sequence of kernels-private.h's requant_one, without FMA, in fewer operations
  * (see requant8): two pixels are packed to int8 together. */
 
-#include "kernels.h"
+#include "kernels-private.h"
 
 #include <string.h>
 

@@ -8,7 +8,7 @@
  */
 
 /* Depthwise conv2d (groups == ic == oc): the fast kernels behind the seam
- * of kernels.h, AVX2 only (any window, stride, dilation and padding up to
+ * in kernels-private.h, AVX2 only (any window, stride, dilation and padding up to
  * the DW_MAX_* limits; other shapes and CPUs keep the portable kernel).
  *
  * Channels go along the vector lanes, DW_LANES at a time (a block): NHWC
@@ -33,7 +33,7 @@
  * in vectors (see dw_requant); no FMA is enabled, so nothing is
  * contracted. */
 
-#include "kernels.h"
+#include "kernels-private.h"
 
 #include <string.h>
 

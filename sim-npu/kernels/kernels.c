@@ -10,7 +10,7 @@
 /* The portable conv2d: a column buffer per output row and group, then
  * multiply-accumulate along the row (four taps a pass, with a
  * hand-written AVX2 form), requantised by requant_one. It is the oracle
- * of the fast kernels behind kernels.h, and runs the shapes and CPUs they
+ * of the fast kernels behind the seam, and runs the shapes and CPUs they
  * do not take. The arithmetic is defined in kernels-private.h.
  *
  * This file is built at -O3: inner loops are simple and use restrict

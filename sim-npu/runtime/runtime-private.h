@@ -42,7 +42,11 @@
 #ifndef SIMNPU_RUNTIME_PRIVATE_H
 #define SIMNPU_RUNTIME_PRIVATE_H
 
-#include "host.h"
+#include "runtime/runtime.h"
+#include "device/device.h"
+#include "format/format.h"
+#include "ir/exec/ir-exec.h"
+#include "kernels/kernels.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -51,6 +55,29 @@
 #endif
 #include <string.h>
 #include <time.h>
+
+/* Host sections (host.c) */
+
+/* The public face of a loaded model: its public inputs and outputs (the
+ * preamble's inputs then the device inputs it does not produce; the
+ * postamble's outputs then the device outputs it does not consume) and
+ * one executor per host section. */
+typedef struct
+{
+  unsigned n_inputs, n_outputs;
+  simnpu_tensor_spec inputs[SIMNPU_MAX_IO];
+  simnpu_tensor_spec outputs[SIMNPU_MAX_IO];
+  simnpu_binding in_bind[SIMNPU_MAX_IO];
+  simnpu_binding out_bind[SIMNPU_MAX_IO];
+  simnpu_host_section *sections[SIMNPU__N_HOST_SECTIONS];
+} simnpu__host_view;
+
+/* @dev_in and @dev_out are the device graph's tensor specs; the view
+ * points into them and into @g, which must outlive it. */
+SIMNPU_INTERNAL int simnpu__host_view_init (simnpu__host_view * v,
+    const simnpu__graph * g, const simnpu_tensor_spec * dev_in,
+    const simnpu_tensor_spec * dev_out, simnpu_error * error);
+SIMNPU_INTERNAL void simnpu__host_view_clear (simnpu__host_view * v);
 
 #define SIMNPU__MAX_CORES 8
 #define SIMNPU__DEFAULT_EVENT_CAPACITY 8192

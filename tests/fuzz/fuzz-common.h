@@ -10,6 +10,7 @@
 #ifndef __SIMNPU_FUZZ_COMMON_H__
 #define __SIMNPU_FUZZ_COMMON_H__
 
+#include "simnpu-private.h"
 #include "ir/ir.h"
 
 #include <stdlib.h>

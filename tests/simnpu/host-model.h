@@ -22,6 +22,7 @@
 #ifndef __SIMNPU_TEST_HOST_MODEL_H__
 #define __SIMNPU_TEST_HOST_MODEL_H__
 
+#include "simnpu-private.h"
 #include "ir/ir.h"
 #include "host-model-values.h"
 

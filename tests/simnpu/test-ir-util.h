@@ -13,6 +13,7 @@
 #ifndef __SIMNPU_TEST_IR_UTIL_H__
 #define __SIMNPU_TEST_IR_UTIL_H__
 
+#include "simnpu-private.h"
 #include "ir/ir.h"
 
 #include <math.h>

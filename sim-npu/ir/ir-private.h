@@ -10,8 +10,8 @@
 /* The per-op shape rules (ir-infer.c) that the op table (ir.c) points at:
  * one per family of ops; each reads n->op for the member. */
 
-#ifndef __SIMNPU_IR_INFER_H__
-#define __SIMNPU_IR_INFER_H__
+#ifndef __SIMNPU_IR_PRIVATE_H__
+#define __SIMNPU_IR_PRIVATE_H__
 
 #include "ir.h"
 
@@ -44,4 +44,4 @@ SIMNPU_IR_INFER (expand);
 SIMNPU_IR_INFER (shape);
 SIMNPU_IR_INFER (range);
 
-#endif /* __SIMNPU_IR_INFER_H__ */
+#endif /* __SIMNPU_IR_PRIVATE_H__ */

@@ -13,7 +13,8 @@
 #ifndef __SIMNPU_COMPILER_H__
 #define __SIMNPU_COMPILER_H__
 
-#include "ir.h"
+#include "graph/graph.h"
+#include "ir/ir.h"
 
 G_BEGIN_DECLS
 /* ------------------------------------------------------------------ */

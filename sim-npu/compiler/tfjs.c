@@ -22,6 +22,7 @@
  * front-end's other files are listed in tfjs-private.h. */
 
 #include "tfjs-private.h"
+#include "format/format.h"
 #include "simnpu-file.h"
 
 #include <string.h>

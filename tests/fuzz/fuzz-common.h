@@ -10,7 +10,8 @@
 #ifndef __SIMNPU_FUZZ_COMMON_H__
 #define __SIMNPU_FUZZ_COMMON_H__
 
-#include "ir.h"
+#include "simnpu-private.h"
+#include "ir/ir.h"
 
 #include <stdlib.h>
 #include <string.h>

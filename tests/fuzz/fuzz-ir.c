@@ -12,7 +12,7 @@
  * small ones must run through the reference executor. */
 
 #include "fuzz-common.h"
-#include "ir.h"
+#include "ir/ir.h"
 
 /* graphs run only under these bounds (elements of any tensor, multiply-
  * accumulates of the whole run, window attributes) */

@@ -22,7 +22,8 @@
 #ifndef __SIMNPU_TEST_HOST_MODEL_H__
 #define __SIMNPU_TEST_HOST_MODEL_H__
 
-#include "ir.h"
+#include "simnpu-private.h"
+#include "ir/ir.h"
 #include "host-model-values.h"
 
 #include <string.h>

@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 #define SEED 3
-/* .axm layout (see sim-npu/axm.c) */
+/* .axm layout (see sim-npu/format/axm.c) */
 #define AXM_VERSION_OFFSET 8
 #define AXM_FILE_BYTES_OFFSET 16
 #define AXM_N_SECTIONS_OFFSET 24

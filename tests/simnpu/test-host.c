@@ -20,7 +20,7 @@
 #define WAIT_NS (G_GINT64_CONSTANT (30) * 1000000000)
 #define PROB_TOLERANCE 1e-6
 
-/* .axm layout (see sim-npu/axm.c) */
+/* .axm layout (see sim-npu/format/axm.c) */
 #define AXM_MINOR_OFFSET 10
 #define AXM_N_SECTIONS_OFFSET 24
 #define AXM_SECTION_TABLE 64

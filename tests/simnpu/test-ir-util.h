@@ -13,7 +13,8 @@
 #ifndef __SIMNPU_TEST_IR_UTIL_H__
 #define __SIMNPU_TEST_IR_UTIL_H__
 
-#include "ir.h"
+#include "simnpu-private.h"
+#include "ir/ir.h"
 
 #include <math.h>
 #include <string.h>

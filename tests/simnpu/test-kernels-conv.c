@@ -8,10 +8,10 @@
  */
 
 /* The conv2d kernels (the portable one and the fast dense and depthwise
- * ones behind sim-npu/kernels.h) against a straightforward reference
- * implementation of the arithmetic definitions in
- * sim-npu/kernels-private.h, on random shapes with odd sizes, padding,
- * strides, dilation and groups. Results must agree bit for bit.
+ * ones behind the seam of sim-npu/kernels/kernels-private.h) against a
+ * straightforward reference implementation of the arithmetic definitions
+ * in sim-npu/kernels/kernels-private.h, on random shapes with odd sizes,
+ * padding, strides, dilation and groups. Results must agree bit for bit.
  * test-kernels-vector.c checks the other kernels. */
 
 #include "test-kernels-util.h"

@@ -10,7 +10,7 @@
 /* The int8 kernels of the vector unit (element-wise ops, tables,
  * requantising copies, pools, mean, boxes, transpose, pad) against
  * straightforward reference implementations of the arithmetic
- * definitions in sim-npu/kernels-private.h, on random shapes, on the
+ * definitions in sim-npu/kernels/kernels-private.h, on random shapes, on the
  * AVX2 and the portable paths. Results must agree bit for bit.
  * test-kernels-conv.c checks conv2d. */
 

@@ -13,7 +13,7 @@
 
 #include "simnpu-test-util.h"
 
-/* .axm layout (see sim-npu/axm.c) */
+/* .axm layout (see sim-npu/format/axm.c) */
 #define AXM_MINOR_OFFSET 10
 #define AXM_N_SECTIONS_OFFSET 24
 #define AXM_SECTION_TABLE 64

@@ -1,0 +1,107 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* The int8 kernels (kernels/), as the device graph calls them. */
+
+#ifndef __SIMNPU_KERNELS_H__
+#define __SIMNPU_KERNELS_H__
+
+#include "base/ops.h"
+
+G_BEGIN_DECLS
+
+/* Fixed-point precision of bilinear resize weights, per axis. */
+#define SIMNPU_RESIZE_WEIGHT_BITS 11
+/* A resize's index table (simnpu__op.table): per output row, then per
+ * output column, the source indices i0, i1 and the weight of i1. */
+#define SIMNPU_RESIZE_TAB_I0 0
+#define SIMNPU_RESIZE_TAB_I1 1
+#define SIMNPU_RESIZE_TAB_W 2
+#define SIMNPU_RESIZE_TAB_STRIDE 3
+
+typedef struct
+{
+  int n, ih, iw, ic;
+  int oh, ow, oc;
+  int kh, kw, sh, sw, pt, pl, dh, dw, groups;
+  int32_t in_zp, out_zp;
+  int32_t act_min, act_max;
+} simnpu__conv_params;
+
+/* Kernels (kernels.c). Activations are int8 with a per-tensor zero
+ * point; all shapes NHWC. */
+
+
+/* conv2d: weights [oc][kh][kw][ic / groups]; bias with the input zero
+ * point folded in (bias - in_zp * sum (w)); scratch of
+ * simnpu__conv2d_scratch_bytes. packed: NULL, or the weights packed by
+ * simnpu__conv2d_pack into simnpu__conv2d_packed_bytes (64-byte
+ * aligned), which runs the fast kernel for the shape (the seam in
+ * kernels-private.h); the results are the same bit for bit. */
+SIMNPU_INTERNAL void simnpu__conv2d (const simnpu__conv_params * p,
+    const int8_t * input, const int8_t * weights, const void *packed,
+    const int32_t * bias, const float *scales, int8_t * output,
+    int8_t * scratch);
+/* the portable kernel alone (the oracle of the fast ones) */
+SIMNPU_INTERNAL void simnpu__conv2d_portable (const simnpu__conv_params * p,
+    const int8_t * input, const int8_t * weights, const int32_t * bias,
+    const float *scales, int8_t * output, int8_t * scratch);
+SIMNPU_INTERNAL size_t simnpu__conv2d_scratch_bytes (const
+    simnpu__conv_params * p);
+/* 0 when no fast kernel takes the shape on this machine */
+SIMNPU_INTERNAL size_t simnpu__conv2d_packed_bytes (const
+    simnpu__conv_params * p);
+SIMNPU_INTERNAL void simnpu__conv2d_pack (const simnpu__conv_params * p,
+    const int8_t * weights, void *packed);
+SIMNPU_INTERNAL void simnpu__lut (const int8_t * lut, const int8_t * input,
+    int8_t * output, size_t n);
+SIMNPU_INTERNAL void simnpu__eltwise (simnpu__op_type type,
+    const int64_t * in_dims_a, const int8_t * a, int32_t zp_a,
+    const int64_t * in_dims_b, const int8_t * b, int32_t zp_b,
+    const int64_t * out_dims, int8_t * out, int32_t zp_out,
+    int64_t mult_a, int64_t mult_b);
+SIMNPU_INTERNAL void simnpu__resize_nearest (const int64_t * in_dims,
+    const int8_t * in, const int64_t * out_dims, int8_t * out,
+    const int32_t * table, int32_t zp_in, int32_t zp_out, int64_t mult);
+/* rows: NULL, or scratch for two rows of horizontal taps, 2 * out_dims[2]
+ * * out_dims[3] int32 (see simnpu__resize_bilinear_scratch_bytes) */
+SIMNPU_INTERNAL void simnpu__resize_bilinear (const int64_t * in_dims,
+    const int8_t * in, const int64_t * out_dims, int8_t * out,
+    const int32_t * table, int32_t zp_in, int32_t zp_out, float scale,
+    int32_t * rows);
+SIMNPU_INTERNAL size_t simnpu__resize_bilinear_scratch_bytes (const int64_t
+    * out_dims);
+SIMNPU_INTERNAL void simnpu__mean (const int64_t * in_dims, const int8_t * in,
+    int8_t * out, int32_t * acc, int32_t zp_in, int32_t zp_out,
+    double rescale);
+SIMNPU_INTERNAL void simnpu__pad (const int64_t * in_dims, const int8_t * in,
+    const int64_t * out_dims, int8_t * out, const int32_t * before,
+    bool edge, int8_t value, int32_t zp_in, int32_t zp_out, int64_t mult);
+SIMNPU_INTERNAL void simnpu__pool (bool max, const int64_t * in_dims,
+    const int8_t * in, const int64_t * out_dims, int8_t * out,
+    int kh, int kw, int sh, int sw, int pt, int pl, int32_t zp);
+SIMNPU_INTERNAL void simnpu__flip_sign_copy (uint8_t * dst,
+    const uint8_t * src, size_t n);
+SIMNPU_INTERNAL void simnpu__dequantize (float *dst, const int8_t * src,
+    size_t n, float scale, int32_t zp);
+SIMNPU_INTERNAL void simnpu__requant_copy (const int8_t * in, int8_t * out,
+    size_t n, int32_t zp_in, int32_t zp_out, int64_t mult);
+SIMNPU_INTERNAL void simnpu__copy_box (const int8_t * src,
+    const int64_t * src_dims, const int64_t * src_begin, int8_t * dst,
+    const int64_t * dst_dims, const int64_t * dst_begin,
+    const int64_t * size, int32_t zp_in, int32_t zp_out, int64_t mult);
+SIMNPU_INTERNAL void simnpu__transpose (const int8_t * in,
+    const int64_t * in_strides, const int64_t * out_dims, int8_t * out);
+/* for tests: the memory-bound kernels (all but conv2d) run their portable
+ * loops even where AVX2 is available */
+SIMNPU_INTERNAL void simnpu__kernels_disable_avx2 (bool disable);
+
+G_END_DECLS
+
+#endif /* __SIMNPU_KERNELS_H__ */

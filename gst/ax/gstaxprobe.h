@@ -323,8 +323,8 @@ GST_AX_API void gst_ax_probe_thread_usage (guint64 * cpu_ns,
 /**
  * GstAxProbeUsageReader:
  * @GST_AX_PROBE_USAGE_UNKNOWN: no thread has read yet
- * @GST_AX_PROBE_USAGE_PERF: a per-thread perf event group of the task clock
- *   and minor faults, one syscall per read; kept by
+ * @GST_AX_PROBE_USAGE_PERF: CLOCK_THREAD_CPUTIME_ID and a per-thread perf
+ *   event group of minor faults, two syscalls per read; kept by
  *   gst_ax_probe_thread_usage_choose_reader() where it is much cheaper, or
  *   wherever it opens when `GST_AX_PROBE_USAGE=perf` is set
  * @GST_AX_PROBE_USAGE_RUSAGE: CLOCK_THREAD_CPUTIME_ID and

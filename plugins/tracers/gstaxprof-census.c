@@ -278,10 +278,15 @@ census_read (CensusThread * c, guint64 * cpu_ns, guint64 * faults)
     *cpu_ns = c->final_cpu_ns;
     f = c->final_faults;
   } else if (c->perf_fd >= 0) {
-    if (!counters_read (c->perf_fd, cpu_ns, &f))
+    guint64 task_clock;
+
+    if (!counters_read (c->perf_fd, &task_clock, &f))
       return FALSE;
-    /* the counters count from their opening */
-    *cpu_ns += c->perf_cpu0_ns;
+    /* the counters count from their opening; CPU from the thread's clock
+     * while it lives (the task clock keeps the time a hypervisor stole,
+     * which the thread clock and getrusage leave out) */
+    if (c->gone || !thread_cpu_ns (c->tid, cpu_ns))
+      *cpu_ns = task_clock + c->perf_cpu0_ns;
     f += c->perf_faults0;
   } else if (c->gone || !thread_cpu_ns (c->tid, cpu_ns)) {
     return FALSE;

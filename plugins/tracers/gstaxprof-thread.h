@@ -138,9 +138,9 @@ axprof_stats_own (RowStats * st)
 }
 
 /* CPU time and faults of the calling thread, exactly: the probe API's
- * reader (a per-thread perf group of task clock and minor faults, one
- * syscall, where perf_event_open() is allowed; else the thread CPU clock
- * and getrusage's fault counter), so a stage subtracted from its
+ * reader (the thread CPU clock, with faults from a per-thread perf group
+ * where perf_event_open() is allowed, else from getrusage), so a stage
+ * subtracted from its
  * element's span uses the same clock. Counted in @st for the report's
  * own cost. */
 static inline void

@@ -471,7 +471,8 @@ gst_ax_probe_thread_usage_reader_name (GstAxProbeUsageReader reader)
 {
   switch (reader) {
     case GST_AX_PROBE_USAGE_PERF:
-      return "CLOCK_THREAD_CPUTIME_ID + perf group of minor faults (2 syscalls per read)";
+      return
+          "CLOCK_THREAD_CPUTIME_ID + perf group of minor faults (2 syscalls per read)";
     case GST_AX_PROBE_USAGE_RUSAGE:
       return "CLOCK_THREAD_CPUTIME_ID + getrusage (2 syscalls per read)";
     default:

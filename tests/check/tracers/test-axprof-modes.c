@@ -49,7 +49,7 @@
 #endif
 #define MAX_ATTEMPTS 3
 #define EXACT_ENV "AXPROF_TEST_EXACT"
-#define N_FIGURES 14
+#define N_FIGURES 15
 /* the exact run's line of figures among the check framework's output */
 #define FIGURES_MARK "axprof-modes figures:"
 
@@ -71,10 +71,14 @@ typedef struct
    * from its task's start to EOS, read with the tracer's reader */
   gdouble rows_cpu_ms;
   gdouble thread_cpu_ms;
+  /* the profiler's own cost over the run, as the report estimates it */
+  gdouble profiler_ms;
   /* the default mode's read interval (0 in exact mode) */
   gdouble interval_ms;
   gdouble exact;
 } Figures;
+
+G_STATIC_ASSERT (sizeof (Figures) == N_FIGURES * sizeof (gdouble));
 
 typedef struct
 {
@@ -212,6 +216,13 @@ measure (Figures * f)
   }
   fail_unless (clock.start_ns > 0 && clock.eos_ns > clock.start_ns);
   f->thread_cpu_ms = (clock.eos_ns - clock.start_ns) / (gdouble) GST_MSECOND;
+  {
+    JsonObject *prof = json_object_get_object_member (r->root, "profiler");
+
+    f->profiler_ms = json_object_get_double_member (prof,
+        "ns_per_element_buffer") * json_object_get_int_member (prof,
+        "element_buffers") / GST_MSECOND;
+  }
   mode = json_object_get_string_member (json_object_get_object_member
       (r->root, "profiler"), "usage_mode");
   fail_unless (mode != NULL);
@@ -291,8 +302,10 @@ check_truth (const Figures * f, const gchar * mode)
    * at most one read interval's worth */
   assert_close (f->sleep_cpu_ms, f->sleep_own_cpu_ms, ROW_TOLERANCE,
       f->interval_ms + CALL_SLACK_MS, "sleeper CPU ms", mode);
-  assert_close (f->rows_cpu_ms, f->thread_cpu_ms, THREAD_TOLERANCE, 0,
-      "CPU of all rows against the thread's clock (ms)", mode);
+  /* the profiler's hooks run partly between the rows' spans: their cost,
+   * which grows under the sanitizers and on a busy machine, is the slack */
+  assert_close (f->rows_cpu_ms, f->thread_cpu_ms, THREAD_TOLERANCE,
+      f->profiler_ms, "CPU of all rows against the thread's clock (ms)", mode);
 }
 
 static void

@@ -29,57 +29,10 @@
 /* the host model's input, f32 [1, 2, 2, 3] */
 #define HOST_INPUT_BYTES 48
 
+#include "tool-run.h"
+
 static const char *compile_tool, *run_tool, *annotate_tool, *host_model;
 static gchar *tmp, *small_model;
-
-typedef struct
-{
-  gchar *out, *err;
-  int status;                   /* the exit status, or -1 if signalled */
-} result;
-
-static void
-result_clear (result * r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-/* Runs a tool under timeout(1) with the environment variable @env
- * ("NAME=VALUE") if not NULL. */
-static result
-run_env (const char *env, const char *const *argv)
-{
-  GPtrArray *a = g_ptr_array_new ();
-  gchar **envp = g_get_environ ();
-  GError *error = NULL;
-  result r = { 0 };
-  gint wait = 0;
-
-  g_ptr_array_add (a, (gpointer) "timeout");
-  g_ptr_array_add (a, (gpointer) TOOL_TIMEOUT);
-  for (; *argv; argv++)
-    g_ptr_array_add (a, (gpointer) * argv);
-  g_ptr_array_add (a, NULL);
-  if (env) {
-    gchar **kv = g_strsplit (env, "=", 2);
-    envp = g_environ_setenv (envp, kv[0], kv[1], TRUE);
-    g_strfreev (kv);
-  }
-  if (!g_spawn_sync (NULL, (gchar **) a->pdata, envp, G_SPAWN_SEARCH_PATH,
-          NULL, NULL, &r.out, &r.err, &wait, &error))
-    g_error ("cannot run %s: %s", (const char *) a->pdata[2], error->message);
-  r.status = WIFEXITED (wait) ? WEXITSTATUS (wait) : -1;
-  g_ptr_array_unref (a);
-  g_strfreev (envp);
-  return r;
-}
-
-static result
-run (const char *const *argv)
-{
-  return run_env (NULL, argv);
-}
 
 /* The run failed with @status (0: any non-zero) and @needle on stderr. */
 static void
@@ -89,13 +42,6 @@ expect_failure (const result * r, int status, const char *needle)
       || strstr (r->err, needle) == NULL)
     g_error ("expected exit %d with '%s'; got %d:\n%s%s", status, needle,
         r->status, r->out, r->err);
-}
-
-static void
-expect_success (const result * r)
-{
-  if (r->status != 0)
-    g_error ("expected success; got %d:\n%s%s", r->status, r->out, r->err);
 }
 
 /* Whether @needle occurs in @len bytes (NULs included, unlike

@@ -33,6 +33,7 @@
 
 /* a tool that waits on something forever is stopped, and fails */
 #define TOOL_TIMEOUT "60"
+#include "tool-run.h"
 #define SAME_AS_INPUT "output is the same file as input"
 #define FIFO_MODE 0600
 #define POLL_MS 100
@@ -61,47 +62,6 @@ static const char tfjs_model[] =
     " \"weights\": [{\"name\": \"w\", \"shape\": [1, 1, 3, 1], \"dtype\":"
     " \"float32\"}]}]}";
 static const float tfjs_weights[3] = { 0.5f, -1.0f, 2.0f };
-
-typedef struct
-{
-  gchar *out, *err;
-  int status;                   /* the exit status, or -1 if signalled */
-} result;
-
-static void
-result_clear (result * r)
-{
-  g_free (r->out);
-  g_free (r->err);
-}
-
-static result
-run (const char *const *argv)
-{
-  GPtrArray *a = g_ptr_array_new ();
-  GError *error = NULL;
-  result r = { 0 };
-  gint wait = 0;
-
-  g_ptr_array_add (a, (gpointer) "timeout");
-  g_ptr_array_add (a, (gpointer) TOOL_TIMEOUT);
-  for (; *argv; argv++)
-    g_ptr_array_add (a, (gpointer) * argv);
-  g_ptr_array_add (a, NULL);
-  if (!g_spawn_sync (NULL, (gchar **) a->pdata, NULL, G_SPAWN_SEARCH_PATH,
-          NULL, NULL, &r.out, &r.err, &wait, &error))
-    g_error ("cannot run %s: %s", (const char *) a->pdata[2], error->message);
-  r.status = WIFEXITED (wait) ? WEXITSTATUS (wait) : -1;
-  g_ptr_array_unref (a);
-  return r;
-}
-
-static void
-expect_success (const result * r)
-{
-  if (r->status != 0)
-    g_error ("expected success; got %d:\n%s%s", r->status, r->out, r->err);
-}
 
 static gchar *
 tmp_path (const char *name)

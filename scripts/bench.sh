@@ -46,6 +46,8 @@ fi
 # setup.sh reconfigures an existing build, so the baselines installed
 # above are found
 "$top/scripts/setup.sh"
+# the compiler's corpus (bench/zoo), which the tests do not need
+"$top/scripts/fetch-data.sh" --corpus
 # meson shows a benchmark's output only with --verbose (it runs them one
 # at a time)
 meson test -C "$build_dir" --benchmark --print-errorlogs --verbose "$@"

@@ -268,9 +268,13 @@ measure_quiet (Figures * f)
 
   for (attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     measure (f);
+    /* and no burst of the streaming thread's own work between the calls
+     * (GStreamer's, which a loaded host makes slower) */
     if (close_to (f->sleep_wall_ms, f->sleep_own_wall_ms, ROW_TOLERANCE,
             WALL_SLACK_MS) && close_to (f->burn_wall_ms,
-            f->burn_own_wall_ms, ROW_TOLERANCE, WALL_SLACK_MS))
+            f->burn_own_wall_ms, ROW_TOLERANCE, WALL_SLACK_MS)
+        && close_to (f->rows_cpu_ms, f->thread_cpu_ms, THREAD_TOLERANCE,
+            f->profiler_ms))
       return;
   }
 }

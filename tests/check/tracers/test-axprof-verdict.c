@@ -23,8 +23,9 @@
 
 #define WINDOW 8
 #define SLOW_FRAMES 40
-/* identity sleep-time, in us: far slower than ball-detector on the host */
-#define SLOW_SLEEP_US 20000
+/* identity sleep-time, in us: far slower than ball-detector on the host,
+ * also under the sanitizers on a loaded machine (the window must fill) */
+#define SLOW_SLEEP_US 50000
 /* the window drains at the end of the run: a share of it stays full */
 #define FULL_WINDOW_SHARE 0.75
 #define DECODE_FRAMES 30

@@ -200,8 +200,9 @@ onnx_add_input (onnx_ctx * c, const Onnx__ValueInfoProto * vi)
   const Onnx__TypeProto__Tensor *tt;
   simnpu__ir_dtype dtype;
   int64_t dims[SIMNPU_IR_MAX_RANK];
+  unsigned rank;
   size_t i;
-  int t;
+  int t, ret;
 
   if (vi->name == NULL || vi->name[0] == '\0')
     return simnpu__set_error (c->error, SIMNPU_EFORMAT,
@@ -227,7 +228,8 @@ onnx_add_input (onnx_ctx * c, const Onnx__ValueInfoProto * vi)
         SIMNPU_IR_MAX_RANK);
   for (i = 0; i < tt->shape->n_dim; i++) {
     const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
-    dims[i] = 1;
+    /* a dim_param or no value: dynamic */
+    dims[i] = -1;
     if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
       if (d->dim_value < 0 || d->dim_value > SIMNPU_IR_MAX_ELEMENTS)
         return simnpu__set_error (c->error, SIMNPU_EFORMAT,
@@ -236,10 +238,14 @@ onnx_add_input (onnx_ctx * c, const Onnx__ValueInfoProto * vi)
       dims[i] = d->dim_value;
     }
   }
+  rank = (unsigned) tt->shape->n_dim;
+  if ((ret = simnpu__input_shape_resolve (c->shapes, c->n_model_inputs,
+              vi->name, true, &rank, dims, c->error)) < 0)
+    return ret;
   if (c->g->n_inputs >= SIMNPU_IR_MAX_INPUTS)
     return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
         "more than %d graph inputs", SIMNPU_IR_MAX_INPUTS);
-  t = simnpu__ir_add_tensor (c->g, vi->name, dtype, tt->shape->n_dim, dims);
+  t = simnpu__ir_add_tensor (c->g, vi->name, dtype, rank, dims);
   simnpu__onnx_bind (c, vi->name, t);
   c->g->inputs[c->g->n_inputs++] = t;
   return 0;
@@ -289,6 +295,10 @@ onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
   if (gp->n_sparse_initializer > 0)
     return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
         "sparse initializers are not supported");
+  for (i = 0; i < gp->n_input; i++)
+    if (gp->input[i]->name == NULL
+        || simnpu__onnx_lookup (c, gp->input[i]->name) == SIMNPU_IR_NONE)
+      c->n_model_inputs++;
   for (i = 0; i < gp->n_input; i++)
     if ((ret = onnx_add_input (c, gp->input[i])) < 0)
       return ret;
@@ -355,6 +365,14 @@ int
 simnpu__onnx_load_data (const void *data, size_t size,
     simnpu__ir_graph ** out, simnpu_error * error)
 {
+  return simnpu__onnx_load_data_shaped (data, size, NULL, out, error);
+}
+
+int
+simnpu__onnx_load_data_shaped (const void *data, size_t size,
+    simnpu__input_shapes * shapes, simnpu__ir_graph ** out,
+    simnpu_error * error)
+{
   Onnx__ModelProto *m;
   onnx_ctx c = { 0 };
   int ret;
@@ -378,6 +396,7 @@ simnpu__onnx_load_data (const void *data, size_t size,
   c.g = simnpu__ir_graph_new (m->graph->name ? m->graph->name : "onnx");
   c.names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   c.error = error;
+  c.shapes = shapes;
   ret = onnx_import_graph (&c, m->graph);
   g_hash_table_unref (c.names);
   onnx__model_proto__free_unpacked (m, NULL);
@@ -395,6 +414,14 @@ int
 simnpu__onnx_load_file (const char *path, simnpu__ir_graph ** out,
     simnpu_error * error)
 {
+  return simnpu__onnx_load_file_shaped (path, NULL, out, error);
+}
+
+int
+simnpu__onnx_load_file_shaped (const char *path,
+    simnpu__input_shapes * shapes, simnpu__ir_graph ** out,
+    simnpu_error * error)
+{
   gchar *data = NULL;
   gsize len = 0;
   GError *gerr = NULL;
@@ -408,7 +435,7 @@ simnpu__onnx_load_file (const char *path, simnpu__ir_graph ** out,
     g_error_free (gerr);
     return ret;
   }
-  ret = simnpu__onnx_load_data (data, len, out, error);
+  ret = simnpu__onnx_load_data_shaped (data, len, shapes, out, error);
   g_free (data);
   if (ret < 0 && error != NULL) {
     gchar *msg = g_strdup (error->message);

@@ -738,6 +738,16 @@ tr_cast (tfjs_loader * l, const tfjs_node * tn, const int *in)
 
   if (ret == 0)
     ret = simnpu__tfjs_attr_type (l, tn, "DstT", SIMNPU_IR_F32, &dt);
+  if (ret == 0 && dt == SIMNPU_IR_F32 && T (l, in[0])->producer >= 0) {
+    /* float pixels made integers (an integer image input, see
+     * tr_placeholder) and back: the pixels as they came */
+    const simnpu__ir_node *p = &l->g->nodes[T (l, in[0])->producer];
+    unsigned k;
+    for (k = 0; p->op == SIMNPU_IR_CAST && k < l->g->n_inputs; k++)
+      if (p->inputs[0] == l->g->inputs[k]
+          && T (l, p->inputs[0])->dtype == SIMNPU_IR_F32)
+        return simnpu__tfjs_register_output (l, tn, 0, p->inputs[0]);
+  }
   if (ret == 0)
     ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_CAST, NULL, 1, in, 1, &out, &n);
   if (ret < 0)
@@ -805,6 +815,89 @@ tr_gather (tfjs_loader * l, const tfjs_node * tn, const int *in)
   return ret < 0 ? ret : simnpu__tfjs_register_output (l, tn, 0, out);
 }
 
+/* GatherNd: params[indices[.., 0], .., indices[.., k - 1]] as a gather
+ * along the first axis of params reshaped to [d0 * .. * d(k-1), rest], by
+ * the linear index sum (indices * strides). The indices may be computed
+ * (MoveNet's keypoint picks), so this runs on the host. TF refuses an
+ * index out of range, and so does the gather. */
+static int
+tr_gather_nd (tfjs_loader * l, const tfjs_node * tn, const int *in)
+{
+  int64_t dd[SIMNPU_IR_MAX_RANK], flat[SIMNPU_IR_MAX_RANK], kdim[1], p = 1;
+  int64_t *strides;
+  simnpu__ir_node *n;
+  unsigned rank, qr, r;
+  int idx, st, lin, df, ins[2], out, j, ret;
+  int64_t k;
+
+  ret = simnpu__tfjs_need_inputs (l, tn, 2, 2);
+  if (ret < 0)
+    return ret;
+  rank = T (l, in[0])->rank;
+  qr = T (l, in[1])->rank;
+  if (T (l, in[1])->dtype != SIMNPU_IR_I32
+      && T (l, in[1])->dtype != SIMNPU_IR_I64)
+    return simnpu__tfjs_fail (l, SIMNPU_EFORMAT,
+        "indices of dtype %s; expected int32 or int64",
+        simnpu__ir_dtype_name (T (l, in[1])->dtype));
+  if (qr == 0)
+    return simnpu__tfjs_fail (l, SIMNPU_ESHAPE,
+        "scalar indices; expected rank 1 or more");
+  k = T (l, in[1])->dims[qr - 1];
+  if (k < 1 || k > (int64_t) rank)
+    return simnpu__tfjs_fail (l, SIMNPU_ESHAPE, "index tuples of %"
+        G_GINT64_FORMAT " for params of rank %u; expected 1 to %u", k, rank,
+        rank);
+  if (qr - 1 + rank - k > SIMNPU_IR_MAX_RANK)
+    return simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED, "output rank above %d",
+        SIMNPU_IR_MAX_RANK);
+  memcpy (dd, T (l, in[0])->dims, sizeof dd);
+  strides = g_new (int64_t, k);
+  for (j = (int) k - 1; j >= 0; j--) {
+    strides[j] = p;
+    p *= dd[j];
+  }
+  kdim[0] = k;
+  st = simnpu__tfjs_new_const (l, "strides", SIMNPU_IR_I64, 1, kdim, strides);
+  if (st < 0)
+    return st;
+  ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_CAST, "index", 1, &in[1], 1,
+      &idx, &n);
+  if (ret < 0)
+    return ret;
+  n->attrs.dtype = SIMNPU_IR_I64;
+  if ((ret = simnpu__tfjs_finish_op (l, n)) < 0)
+    return ret;
+  ins[0] = idx;
+  ins[1] = st;
+  idx = simnpu__tfjs_simple_op (l, SIMNPU_IR_MUL, "scaled", 2, ins);
+  if (idx < 0)
+    return idx;
+  ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_REDUCE_SUM, "linear", 1, &idx, 1,
+      &lin, &n);
+  if (ret < 0)
+    return ret;
+  n->attrs.ints[0] = qr - 1;
+  n->attrs.n_ints = 1;
+  n->attrs.keepdims = false;
+  if ((ret = simnpu__tfjs_finish_op (l, n)) < 0)
+    return ret;
+  flat[0] = p;
+  for (r = (unsigned) k; r < rank; r++)
+    flat[1 + r - k] = dd[r];
+  df = simnpu__tfjs_reshape_op (l, "flat", in[0], 1 + rank - (unsigned) k,
+      flat);
+  if (df < 0)
+    return df;
+  ins[0] = df;
+  ins[1] = lin;
+  ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_GATHER, NULL, 2, ins, 1, &out,
+      &n);
+  if (ret == 0)
+    ret = simnpu__tfjs_finish_op (l, n);
+  return ret < 0 ? ret : simnpu__tfjs_register_output (l, tn, 0, out);
+}
+
 static int
 tr_tile (tfjs_loader * l, const tfjs_node * tn, const int *in)
 {
@@ -865,6 +958,8 @@ const tfjs_op simnpu__tfjs_shape_ops[] = {
   {"Shape", tr_shape, 0},
   {"GatherV2", tr_gather, 0},
   {"Gather", tr_gather, 0},
+  {"GatherNd", tr_gather_nd, 0},
+  {"Range", NULL, SIMNPU_IR_RANGE},
   {"Tile", tr_tile, 0},
 };
 

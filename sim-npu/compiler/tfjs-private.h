@@ -68,6 +68,10 @@ typedef struct
   GHashTable *node_by_name;     /* name -> index + 1 */
   GHashTable *tensors;          /* "node" or "node:k" (owned) -> index + 1 */
   const tfjs_node *cur;
+  /* the shapes given for placeholders the model leaves open (may be
+   * NULL), and the model's count of placeholders */
+  simnpu__input_shapes *shapes;
+  unsigned n_placeholders;
 } tfjs_loader;
 
 typedef struct

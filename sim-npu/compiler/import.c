@@ -182,8 +182,7 @@ simnpu__input_shape_resolve (simnpu__input_shapes * shapes,
   if (!rank_known)
     return simnpu__set_error (error, SIMNPU_EUNSUPPORTED, "input '%s': the "
         "model leaves its rank and shape open; give it with "
-        INPUT_SHAPE_OPTION " %s=DIMS (e.g. %s=1x256x256x3)", input, input,
-        input);
+        INPUT_SHAPE_OPTION " %s=DIMS", input, input);
   for (i = 0; i < *rank; i++) {
     if (dims[i] >= 0)
       continue;

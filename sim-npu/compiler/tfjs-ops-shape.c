@@ -898,6 +898,183 @@ tr_gather_nd (tfjs_loader * l, const tfjs_node * tn, const int *in)
   return ret < 0 ? ret : simnpu__tfjs_register_output (l, tn, 0, out);
 }
 
+/* Fill (dims, value) and BroadcastTo (input, shape): the value or input
+ * broadcast to a constant shape */
+static int
+broadcast_to (tfjs_loader * l, const tfjs_node * tn, int x, int shape_t)
+{
+  int64_t dims[SIMNPU_IR_MAX_RANK];
+  simnpu__ir_node *n;
+  unsigned rank, i;
+  int out, ret;
+
+  ret = simnpu__tfjs_const_ints (l, shape_t, "shape", dims,
+      SIMNPU_IR_MAX_RANK, &rank);
+  if (ret == 0)
+    ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_EXPAND, NULL, 1, &x, 1, &out,
+        &n);
+  if (ret < 0)
+    return ret;
+  for (i = 0; i < rank; i++)
+    n->attrs.ints[i] = dims[i];
+  n->attrs.n_ints = rank;
+  ret = simnpu__tfjs_finish_op (l, n);
+  return ret < 0 ? ret : simnpu__tfjs_register_output (l, tn, 0, out);
+}
+
+static int
+tr_fill (tfjs_loader * l, const tfjs_node * tn, const int *in)
+{
+  int ret = simnpu__tfjs_need_inputs (l, tn, 2, 2);
+
+  if (ret == 0 && T (l, in[1])->rank != 0)
+    ret = simnpu__tfjs_fail (l, SIMNPU_EFORMAT, "value of rank %u; expected "
+        "a scalar", T (l, in[1])->rank);
+  return ret < 0 ? ret : broadcast_to (l, tn, in[1], in[0]);
+}
+
+static int
+tr_broadcast_to (tfjs_loader * l, const tfjs_node * tn, const int *in)
+{
+  int ret = simnpu__tfjs_need_inputs (l, tn, 2, 2);
+
+  return ret < 0 ? ret : broadcast_to (l, tn, in[0], in[1]);
+}
+
+/* Size: the input's element count, a constant since shapes are static */
+static int
+tr_size (tfjs_loader * l, const tfjs_node * tn, const int *in)
+{
+  simnpu__ir_dtype dt;
+  int64_t n;
+  void *data;
+  int t, ret = simnpu__tfjs_need_inputs (l, tn, 1, 1);
+
+  if (ret == 0)
+    ret = simnpu__tfjs_attr_type (l, tn, "out_type", SIMNPU_IR_I32, &dt);
+  if (ret < 0)
+    return ret;
+  n = simnpu__ir_tensor_elements (T (l, in[0]));
+  if (dt == SIMNPU_IR_I64) {
+    data = g_memdup2 (&n, sizeof n);
+  } else if (dt == SIMNPU_IR_I32 && n <= G_MAXINT32) {
+    int32_t v = (int32_t) n;
+    data = g_memdup2 (&v, sizeof v);
+  } else {
+    return simnpu__tfjs_fail (l, SIMNPU_EFORMAT, "out_type %s; expected "
+        "int32 (the count must fit) or int64", simnpu__ir_dtype_name (dt));
+  }
+  t = simnpu__tfjs_new_tensor (l, tn->name, true, dt, 0, NULL, data);
+  return t < 0 ? t : simnpu__tfjs_register_output (l, tn, 0, t);
+}
+
+/* Range: its bounds are often computed from shapes (anchor grids), and
+ * its output's size depends on them: they are folded first. */
+static int
+tr_range (tfjs_loader * l, const tfjs_node * tn, const int *in)
+{
+  unsigned i;
+  int ret = simnpu__tfjs_need_inputs (l, tn, 3, 3);
+
+  for (i = 0; i < 3 && ret == 0; i++)
+    if (!T (l, in[i])->is_const)
+      ret = simnpu__ir_fold_constants (l->g, l->error);
+  return ret < 0 ? ret : simnpu__tfjs_tr_elementwise (l, tn, in,
+      SIMNPU_IR_RANGE);
+}
+
+/* SparseToDense of constants (nanodet's, whose indices are empty): the
+ * dense tensor is computed here, a constant. */
+static int
+tr_sparse_to_dense (tfjs_loader * l, const tfjs_node * tn, const int *in)
+{
+  int64_t shape[SIMNPU_IR_MAX_RANK], n_out = 1, n_idx, n_rows, k, r;
+  int64_t *idx = NULL;
+  simnpu__ir_tensor *vals, *def;
+  unsigned rank, n, i;
+  size_t es;
+  guint8 *data;
+  int t, ret = simnpu__tfjs_need_inputs (l, tn, 4, 4);
+
+  if (ret == 0)
+    ret = simnpu__tfjs_const_ints (l, in[1], "output_shape", shape,
+        SIMNPU_IR_MAX_RANK, &rank);
+  if (ret < 0)
+    return ret;
+  for (i = 0; i < rank; i++) {
+    if (shape[i] < 0)
+      return simnpu__tfjs_fail (l, SIMNPU_EFORMAT,
+          "output_shape[%u] is %" G_GINT64_FORMAT, i, shape[i]);
+    n_out *= shape[i];
+    if (n_out > SIMNPU_IR_MAX_ELEMENTS)
+      return simnpu__tfjs_fail (l, SIMNPU_ENOMEM, "more than %"
+          G_GINT64_FORMAT " elements", SIMNPU_IR_MAX_ELEMENTS);
+  }
+  for (i = 2; i < 4; i++)
+    if (!T (l, in[i])->is_const
+        && (ret = simnpu__ir_fold_constants (l->g, l->error)) < 0)
+      return ret;
+  vals = T (l, in[2]);
+  def = T (l, in[3]);
+  if (!vals->is_const || !def->is_const)
+    return simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED,
+        "sparse_values and default_value must be constant");
+  if (vals->dtype != def->dtype || simnpu__ir_tensor_elements (def) != 1)
+    return simnpu__tfjs_fail (l, SIMNPU_EFORMAT, "sparse_values (%s) and "
+        "default_value (%s, %" G_GINT64_FORMAT " values) must be of one "
+        "dtype, default_value a scalar", simnpu__ir_dtype_name (vals->dtype),
+        simnpu__ir_dtype_name (def->dtype), simnpu__ir_tensor_elements (def));
+  n_idx = simnpu__ir_tensor_elements (T (l, in[0]));
+  if (n_idx > SIMNPU_IR_MAX_ELEMENTS)
+    return simnpu__tfjs_fail (l, SIMNPU_ENOMEM, "too many indices");
+  idx = g_new (int64_t, MAX (n_idx, 1));
+  ret = simnpu__tfjs_const_ints (l, in[0], "sparse_indices", idx,
+      (unsigned) n_idx, &n);
+  if (ret < 0)
+    goto out;
+  /* indices: a scalar or [N] into a 1-D output, or [N, rank] */
+  n_rows = T (l, in[0])->rank == 2 ? T (l, in[0])->dims[0] : n_idx;
+  if ((T (l, in[0])->rank == 2 && T (l, in[0])->dims[1] != rank)
+      || (T (l, in[0])->rank < 2 && rank != 1) || T (l, in[0])->rank > 2) {
+    ret = simnpu__tfjs_fail (l, SIMNPU_EFORMAT, "sparse_indices of rank %u "
+        "for an output of rank %u", T (l, in[0])->rank, rank);
+    goto out;
+  }
+  if (simnpu__ir_tensor_elements (vals) != 1
+      && simnpu__ir_tensor_elements (vals) != n_rows) {
+    ret = simnpu__tfjs_fail (l, SIMNPU_EFORMAT, "%" G_GINT64_FORMAT
+        " sparse_values for %" G_GINT64_FORMAT " indices",
+        simnpu__ir_tensor_elements (vals), n_rows);
+    goto out;
+  }
+  es = simnpu__ir_dtype_size (def->dtype);
+  data = g_malloc (MAX (n_out, 1) * es);
+  for (k = 0; k < n_out; k++)
+    memcpy (data + k * es, def->data, es);
+  for (k = 0; k < n_rows; k++) {
+    int64_t lin = 0;
+    for (r = 0; r < rank; r++) {
+      int64_t v = idx[k * rank + r];
+      if (v < 0 || v >= shape[r]) {
+        g_free (data);
+        ret = simnpu__tfjs_fail (l, SIMNPU_EFORMAT, "index %" G_GINT64_FORMAT
+            " of axis %u is out of range (size %" G_GINT64_FORMAT ")", v,
+            (unsigned) r, shape[r]);
+        goto out;
+      }
+      lin = lin * shape[r] + v;
+    }
+    memcpy (data + lin * es, (const guint8 *) vals->data +
+        (simnpu__ir_tensor_elements (vals) == 1 ? 0 : k) * es, es);
+  }
+  t = simnpu__tfjs_new_tensor (l, tn->name, true, def->dtype, rank, shape,
+      data);
+  ret = t < 0 ? t : simnpu__tfjs_register_output (l, tn, 0, t);
+out:
+  g_free (idx);
+  return ret;
+}
+
 static int
 tr_tile (tfjs_loader * l, const tfjs_node * tn, const int *in)
 {
@@ -959,7 +1136,11 @@ const tfjs_op simnpu__tfjs_shape_ops[] = {
   {"GatherV2", tr_gather, 0},
   {"Gather", tr_gather, 0},
   {"GatherNd", tr_gather_nd, 0},
-  {"Range", NULL, SIMNPU_IR_RANGE},
+  {"Range", tr_range, 0},
+  {"Size", tr_size, 0},
+  {"Fill", tr_fill, 0},
+  {"BroadcastTo", tr_broadcast_to, 0},
+  {"SparseToDense", tr_sparse_to_dense, 0},
   {"Tile", tr_tile, 0},
 };
 

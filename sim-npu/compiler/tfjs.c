@@ -597,6 +597,13 @@ set_outputs (tfjs_loader * l, JsonObject * root)
     }
     g_free (own);
   }
+  if (ret == 0 && l->g->n_outputs == 0 && first_poison != TFJS_NO_POISON
+      && is_control_flow (l->nodes[first_poison].op))
+    ret = simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED, "every output needs the "
+        "graph's control flow (node '%s', op %s: a TF while loop or cond, "
+        "here before any output can be computed), which simnpu-compile "
+        "cannot run yet", l->nodes[first_poison].name,
+        l->nodes[first_poison].op);
   if (ret == 0 && dropped->len) {
     GString *added = g_string_new (NULL);
     const tfjs_node *cf = cut_before_control_flow (l, added);

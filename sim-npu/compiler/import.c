@@ -236,8 +236,7 @@ int
 simnpu__import_model (const char *path, const char *inputs,
     const char *outputs, simnpu__ir_graph ** out, simnpu_error * error)
 {
-  return simnpu__import_model_shaped (path, inputs, outputs, NULL, out,
-      error);
+  return simnpu__import_model_shaped (path, inputs, outputs, NULL, out, error);
 }
 
 int

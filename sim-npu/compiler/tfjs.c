@@ -182,8 +182,10 @@ find_op (const char *op)
   const tfjs_op *found = find_in (simnpu__tfjs_nn_ops, simnpu__tfjs_n_nn_ops,
       op);
 
-  return found ? found : find_in (simnpu__tfjs_shape_ops,
-      simnpu__tfjs_n_shape_ops, op);
+  if (found == NULL)
+    found = find_in (simnpu__tfjs_shape_ops, simnpu__tfjs_n_shape_ops, op);
+  return found ? found : find_in (simnpu__tfjs_index_ops,
+      simnpu__tfjs_n_index_ops, op);
 }
 
 /* ------------------------------------------------------------------ */
@@ -536,8 +538,7 @@ cut_before_control_flow (tfjs_loader * l, GString * added)
         continue;
       if (l->g->n_outputs >= SIMNPU_IR_MAX_OUTPUTS) {
         g_string_append_printf (added, "%s(and more, above the %d outputs "
-            "a model may have)", added->len ? ", " : "",
-            SIMNPU_IR_MAX_OUTPUTS);
+            "a model may have)", added->len ? ", " : "", SIMNPU_IR_MAX_OUTPUTS);
         g_free (dep);
         return cf;
       }

@@ -316,8 +316,7 @@ parse_triple (const char *s, float *v)
 }
 
 static int
-parse_preprocess (const char *spec, simnpu__preprocess * pp,
-    bool *color_given)
+parse_preprocess (const char *spec, simnpu__preprocess * pp, bool *color_given)
 {
   gchar **items;
   guint i;
@@ -468,6 +467,24 @@ load_labels (const char *path, char ***out)
   return 0;
 }
 
+/* Calibration feeds one image input: the error for any other count */
+static void
+refuse_inputs (const char *src, const simnpu__ir_graph * g)
+{
+  GString *names = g_string_new (NULL);
+  unsigned i;
+
+  for (i = 0; i < g->n_inputs; i++)
+    g_string_append_printf (names, "%s'%s'", i ? ", " : "",
+        g->tensors[g->inputs[i]].name);
+  fprintf (stderr, "simnpu-compile: %s: the model has %u inputs (%s); "
+      "calibration feeds one image input, and simnpu-compile cannot feed "
+      "the others yet: start the model at the tensors an image makes with "
+      "--inputs (simnpu-compile cannot do this yet)\n", src, g->n_inputs,
+      names->str);
+  g_string_free (names, TRUE);
+}
+
 static int
 compile_model (const char *src, const model_args * a,
     const char *name, const char *device, bool quiet, io_files * io,
@@ -501,8 +518,7 @@ compile_model (const char *src, const model_args * a,
     goto out;
   }
   for (i = 0; i < n_shapes; i++)
-    if (!simnpu__input_shape_parse (a->input_shape[i], &shape_items[i],
-            &error)) {
+    if (!simnpu__input_shape_parse (a->input_shape[i], &shape_items[i], &error)) {
       fprintf (stderr, "simnpu-compile: %s\n", error.message);
       goto out;
     }
@@ -517,17 +533,12 @@ compile_model (const char *src, const model_args * a,
   }
   if (check_model_files (io, g->model_files) < 0)
     goto out;
-  if (g->n_inputs != 1) {
-    GString *names = g_string_new (NULL);
-    for (i = 0; i < g->n_inputs; i++)
-      g_string_append_printf (names, "%s'%s'", i ? ", " : "",
-          g->tensors[g->inputs[i]].name);
-    fprintf (stderr, "simnpu-compile: %s: the model has %u inputs (%s); "
-        "calibration feeds one image input, and simnpu-compile cannot feed "
-        "the others yet: start the model at the tensors an image makes "
-        "with --inputs (simnpu-compile cannot do this yet)\n", src,
-        g->n_inputs, names->str);
-    g_string_free (names, TRUE);
+  /* a model of several inputs whose first is no image is refused now;
+   * otherwise the options are checked first */
+  if (g->n_inputs > 1 && (a->calibration || a->validation)
+      && !input_geometry (&g->tensors[g->inputs[0]], &nchw, &in_h, &in_w,
+          &in_ch)) {
+    refuse_inputs (src, g);
     goto out;
   }
   /* a gray model calibrates on colour photos made gray, unless the
@@ -621,6 +632,10 @@ compile_model (const char *src, const model_args * a,
   else {
     fprintf (stderr, "simnpu-compile: --output-dtype '%s': expected f32 or "
         "i8\n", a->output_dtype);
+    goto out;
+  }
+  if (g->n_inputs != 1) {
+    refuse_inputs (src, g);
     goto out;
   }
   fprintf (stderr, "simnpu-compile: calibrating and quantising ...\n");

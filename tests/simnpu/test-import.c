@@ -30,6 +30,7 @@
 #define SEED 7
 #define OPSET 13
 #define EXIT_SKIP 77
+#define TOPK 2                  /* tk = TopKV2 (reshape (x, [4,4,4]), 2) */
 
 static const char *compile_tool;
 
@@ -52,8 +53,7 @@ read_one_shard (const char *path, gpointer user_data, GError ** error)
 
 static int
 load_tfjs (const char *json, const void *shard, size_t shard_size,
-    simnpu__input_shapes * shapes, simnpu__ir_graph ** g,
-    simnpu_error * error)
+    simnpu__input_shapes * shapes, simnpu__ir_graph ** g, simnpu_error * error)
 {
   one_shard s = { shard, shard_size };
 
@@ -151,8 +151,7 @@ RELU_JSON ("{\"dim\": [{\"size\": \"-1\"}, {\"size\": \"-1\"},"
 static const char dynamic_batch_json[] =
 RELU_JSON ("{\"dim\": [{\"size\": \"-1\"}, {\"size\": \"5\"},"
     " {\"size\": \"6\"}, {\"size\": \"3\"}]}");
-static const char unknown_rank_json[] =
-RELU_JSON ("{\"unknownRank\": true}");
+static const char unknown_rank_json[] = RELU_JSON ("{\"unknownRank\": true}");
 
 static void
 test_shape_tfjs (void)
@@ -180,8 +179,7 @@ test_shape_tfjs (void)
   g_assert_true (shapes.used[0]);
   assert_dims (&g->tensors[g->inputs[0]], 4, want);
   assert_dims (&g->tensors[g->outputs[0]], 4, want);
-  g_assert_cmpint (simnpu__input_shapes_check_used (&shapes, g, &error), ==,
-      0);
+  g_assert_cmpint (simnpu__input_shapes_check_used (&shapes, g, &error), ==, 0);
   simnpu__ir_graph_free (g);
   g_free (items[0].name);
 
@@ -282,8 +280,7 @@ onnx_relu_model (bool symbolic_h, size_t *len)
   for (i = 0; i < 4; i++) {
     onnx__tensor_shape_proto__dimension__init (&d[i]);
     if (i == 0 || (i == 2 && symbolic_h)) {
-      d[i].value_case =
-          ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+      d[i].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
       d[i].dim_param = (char *) (i == 0 ? "N" : "H");
     } else {
       d[i].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
@@ -440,7 +437,8 @@ test_control_flow_cut (void)
 
 /* x [1,4,4,4]; g1 = GatherNd (x, idx), idx an int64 Const the manifest
  * stores as int32 ([[0,1,2],[0,3,0]]): [2,4]; g2 = GatherNd (reshape (x,
- * [4,4,4]), reshape (argmax (x, 3), [8,2])), indices computed: [8,4] */
+ * [4,4,4]), reshape (argmax (x, 3), [8,2])), indices computed: [8,4];
+ * tkv, tki: TopKV2 (reshape (x, [4,4,4]), 2), values and indices */
 static const char gather_nd_json[] =
     "{\"format\": \"graph-model\", \"modelTopology\": {\"node\": ["
     "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
@@ -467,19 +465,30 @@ static const char gather_nd_json[] =
     "{\"name\": \"xr\", \"op\": \"Reshape\", \"input\": [\"x\", \"s3\"]},"
     "{\"name\": \"g2\", \"op\": \"GatherNd\", \"input\": [\"xr\", \"ri\"],"
     " \"attr\": {\"Tparams\": {\"type\": \"DT_FLOAT\"}, \"Tindices\":"
-    " {\"type\": \"DT_INT32\"}}}"
+    " {\"type\": \"DT_INT32\"}}},"
+    "{\"name\": \"kk\", \"op\": \"Const\", \"attr\": {\"dtype\": {\"type\":"
+    " \"DT_INT32\"}, \"value\": {\"tensor\": {\"dtype\": \"DT_INT32\","
+    " \"tensorShape\": {}}}}},"
+    "{\"name\": \"tk\", \"op\": \"TopKV2\", \"input\": [\"xr\", \"kk\"],"
+    " \"attr\": {\"sorted\": {\"b\": true}, \"T\": {\"type\": \"DT_FLOAT\"}}},"
+    "{\"name\": \"tkv\", \"op\": \"Identity\", \"input\": [\"tk\"]},"
+    "{\"name\": \"tki\", \"op\": \"Cast\", \"input\": [\"tk:1\"],"
+    " \"attr\": {\"SrcT\": {\"type\": \"DT_INT32\"}, \"DstT\": {\"type\":"
+    " \"DT_FLOAT\"}}}"
     "], \"versions\": {\"producer\": 1286, \"minConsumer\": 0}},"
     " \"weightsManifest\": [{\"paths\": [\"w.bin\"], \"weights\": ["
     "{\"name\": \"idx\", \"shape\": [2, 3], \"dtype\": \"int32\"},"
     "{\"name\": \"dim\", \"shape\": [], \"dtype\": \"int32\"},"
     "{\"name\": \"shp\", \"shape\": [2], \"dtype\": \"int32\"},"
-    "{\"name\": \"s3\", \"shape\": [3], \"dtype\": \"int32\"}]}]}";
+    "{\"name\": \"s3\", \"shape\": [3], \"dtype\": \"int32\"},"
+    "{\"name\": \"kk\", \"shape\": [], \"dtype\": \"int32\"}]}]}";
 
 static const int32_t gather_nd_weights[] = {
   0, 1, 2, 0, 3, 0,             /* idx */
   3,                            /* dim */
   8, 2,                         /* shp */
   4, 4, 4,                      /* s3 */
+  TOPK,                         /* kk */
 };
 
 #define GN 4                    /* x is [1, GN, GN, GN] */
@@ -510,6 +519,29 @@ gather_nd_reference (const float *x, float *g1, float *g2)
       g2[i * GN + c] = x[(am[2 * i] * GN + am[2 * i + 1]) * GN + c];
 }
 
+/* naive top 2 of each row of 4, ties to the lower index */
+static void
+top_k_reference (const float *x, float *vals, float *idx)
+{
+  int row, c, first, second;
+
+  for (row = 0; row < GN * GN; row++) {
+    const float *v = x + row * GN;
+    first = 0;
+    for (c = 1; c < GN; c++)
+      if (v[c] > v[first])
+        first = c;
+    second = first == 0 ? 1 : 0;
+    for (c = 0; c < GN; c++)
+      if (c != first && v[c] > v[second])
+        second = c;
+    vals[row * TOPK] = v[first];
+    vals[row * TOPK + 1] = v[second];
+    idx[row * TOPK] = (float) first;
+    idx[row * TOPK + 1] = (float) second;
+  }
+}
+
 static float *
 output_of (simnpu__ir_exec * x, const simnpu__ir_graph * g, const char *name)
 {
@@ -524,21 +556,25 @@ output_of (simnpu__ir_exec * x, const simnpu__ir_graph * g, const char *name)
 
 /* TF.js on the same model and input, or FALSE when it is not installed */
 static gboolean
-run_oracle (const float *input, size_t n, float **g1, float **g2)
+run_oracle (const float *input, size_t n, float **res)
 {
   const char *script = g_getenv ("GST_AX_ORACLE_SCRIPT");
   const char *data = g_getenv ("GST_AX_DATA_DIR");
   gchar *modules = data ? g_build_filename (data, "oracle", "node_modules",
       NULL) : NULL;
   gchar *node = g_find_program_in_path ("node");
+  static const size_t sizes[] = { G1_ROWS * GN, G2_ROWS * GN,
+    GN * GN * TOPK, GN * GN * TOPK
+  };
   gchar *dir, *path;
   gboolean ok = FALSE;
+  unsigned i;
 
   if (script && node && modules && g_file_test (modules, G_FILE_TEST_IS_DIR)) {
     gchar *in_path, *model, *oracle_dir;
     gchar *data_arg = g_build_filename (data, "oracle", NULL);
     const char *argv[] = { node, script, NULL, NULL, NULL, "--outputs",
-      "g1,g2", "--modules", data_arg, "--backend", "cpu", NULL
+      "g1,g2,tkv,tki", "--modules", data_arg, "--backend", "cpu", NULL
     };
     result r;
     gchar *out = NULL;
@@ -553,8 +589,7 @@ run_oracle (const float *input, size_t n, float **g1, float **g2)
     g_assert_cmpint (g_mkdir (oracle_dir, 0700), ==, 0);
     g_assert_true (g_file_set_contents (model, gather_nd_json, -1, NULL));
     g_assert_true (g_file_set_contents (path,
-            (const gchar *) gather_nd_weights, sizeof gather_nd_weights,
-            NULL));
+            (const gchar *) gather_nd_weights, sizeof gather_nd_weights, NULL));
     g_assert_true (g_file_set_contents (in_path, (const gchar *) input,
             (gssize) (n * sizeof (float)), NULL));
     argv[2] = model;
@@ -564,18 +599,16 @@ run_oracle (const float *input, size_t n, float **g1, float **g2)
     if (r.status != 0)
       g_error ("the TF.js oracle failed (%d): %s", r.status, r.err);
     g_free (path);
-    path = g_build_filename (oracle_dir, "0.f32", NULL);
-    g_assert_true (g_file_get_contents (path, &out, &len, NULL));
-    g_assert_cmpuint (len, ==, G1_ROWS * GN * sizeof (float));
-    *g1 = (float *) out;
-    g_unlink (path);
-    g_free (path);
-    path = g_build_filename (oracle_dir, "1.f32", NULL);
-    g_assert_true (g_file_get_contents (path, &out, &len, NULL));
-    g_assert_cmpuint (len, ==, G2_ROWS * GN * sizeof (float));
-    *g2 = (float *) out;
-    g_unlink (path);
-    g_free (path);
+    for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+      gchar *name = g_strdup_printf ("%u.f32", i);
+      path = g_build_filename (oracle_dir, name, NULL);
+      g_assert_true (g_file_get_contents (path, &out, &len, NULL));
+      g_assert_cmpuint (len, ==, sizes[i] * sizeof (float));
+      res[i] = (float *) out;
+      g_unlink (path);
+      g_free (path);
+      g_free (name);
+    }
     path = g_build_filename (oracle_dir, "outputs.json", NULL);
     g_unlink (path);
     g_free (path);
@@ -604,8 +637,10 @@ test_gather_nd (void)
 {
   static const int64_t g1_dims[2] = { G1_ROWS, GN };
   static const int64_t g2_dims[2] = { G2_ROWS, GN };
+  static const int64_t tk_dims[3] = { GN, GN, TOPK };
   float x[GN * GN * GN], r1[G1_ROWS * GN], r2[G2_ROWS * GN];
-  float *o1, *o2, *t1 = NULL, *t2 = NULL;
+  float rv[GN * GN * TOPK], ri[GN * GN * TOPK];
+  float *o1, *o2, *ov, *oi, *tf[4] = { NULL };
   GRand *rng = g_rand_new_with_seed (SEED);
   simnpu__ir_graph *g;
   simnpu__ir_exec *ex;
@@ -625,14 +660,20 @@ test_gather_nd (void)
   g_assert_cmpuint (idx_t, ==, 1);
   g_assert_true (has_output (g, "g1"));
   g_assert_true (has_output (g, "g2"));
+  g_assert_true (has_output (g, "tkv"));
+  g_assert_true (has_output (g, "tki"));
   for (i = 0; i < g->n_outputs; i++)
-    assert_dims (&g->tensors[g->outputs[i]], 2,
-        strcmp (g->tensors[g->outputs[i]].name, "g1") == 0 ? g1_dims :
-        g2_dims);
+    if (g->tensors[g->outputs[i]].name[0] == 'g')
+      assert_dims (&g->tensors[g->outputs[i]], 2,
+          strcmp (g->tensors[g->outputs[i]].name, "g1") == 0 ? g1_dims :
+          g2_dims);
+    else
+      assert_dims (&g->tensors[g->outputs[i]], 3, tk_dims);
 
   for (i = 0; i < G_N_ELEMENTS (x); i++)
     x[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
   gather_nd_reference (x, r1, r2);
+  top_k_reference (x, rv, ri);
   ex = simnpu__ir_exec_new (g, &error);
   g_assert_nonnull (ex);
   memcpy (simnpu__ir_exec_data (ex, g->inputs[0]), x, sizeof x);
@@ -643,18 +684,28 @@ test_gather_nd (void)
     g_assert_cmpfloat (o1[i], ==, r1[i]);
   for (i = 0; i < G_N_ELEMENTS (r2); i++)
     g_assert_cmpfloat (o2[i], ==, r2[i]);
+  ov = output_of (ex, g, "tkv");
+  oi = output_of (ex, g, "tki");
+  for (i = 0; i < G_N_ELEMENTS (rv); i++) {
+    g_assert_cmpfloat (ov[i], ==, rv[i]);
+    g_assert_cmpfloat (oi[i], ==, ri[i]);
+  }
 
-  if (run_oracle (x, G_N_ELEMENTS (x), &t1, &t2)) {
+  if (run_oracle (x, G_N_ELEMENTS (x), tf)) {
     for (i = 0; i < G_N_ELEMENTS (r1); i++)
-      g_assert_cmpfloat (o1[i], ==, t1[i]);
+      g_assert_cmpfloat (o1[i], ==, tf[0][i]);
     for (i = 0; i < G_N_ELEMENTS (r2); i++)
-      g_assert_cmpfloat (o2[i], ==, t2[i]);
+      g_assert_cmpfloat (o2[i], ==, tf[1][i]);
+    for (i = 0; i < G_N_ELEMENTS (rv); i++) {
+      g_assert_cmpfloat (ov[i], ==, tf[2][i]);
+      g_assert_cmpfloat (oi[i], ==, tf[3][i]);
+    }
   } else {
     g_test_message ("TF.js is not installed (GST_AX_DATA_DIR/oracle): "
-        "GatherNd checked against naive arithmetic only");
+        "GatherNd and TopKV2 checked against naive arithmetic only");
   }
-  g_free (t1);
-  g_free (t2);
+  for (i = 0; i < G_N_ELEMENTS (tf); i++)
+    g_free (tf[i]);
   simnpu__ir_exec_free (ex);
   simnpu__ir_graph_free (g);
   g_rand_free (rng);

@@ -23,7 +23,7 @@ G_BEGIN_DECLS
  * SIMNPU_E* code with error naming the node, field or file at fault. */
 /* The shape a user gives an input whose shape the model leaves open
  * (simnpu-compile --input-shape NAME=DIMS). */
-    typedef struct
+typedef struct
 {
   char *name;                   /* NULL: the model's only input */
   unsigned rank;

@@ -108,200 +108,199 @@ SIMNPU_INTERNAL bool simnpu__onnx_dtype_from_attr (int64_t to,
     simnpu__ir_dtype * d);
 
 /* the import context (onnx-emit.c) */
-SIMNPU_INTERNAL int
-simnpu__onnx_err (onnx_ctx * c, int code, const char *fmt, ...)
-G_GNUC_PRINTF (3, 4);
-     SIMNPU_INTERNAL int simnpu__onnx_lookup (onnx_ctx * c, const char *name);
-     SIMNPU_INTERNAL void simnpu__onnx_bind (onnx_ctx * c, const char *name,
+SIMNPU_INTERNAL int simnpu__onnx_err (onnx_ctx * c, int code,
+    const char *fmt, ...) G_GNUC_PRINTF (3, 4);
+SIMNPU_INTERNAL int simnpu__onnx_lookup (onnx_ctx * c, const char *name);
+SIMNPU_INTERNAL void simnpu__onnx_bind (onnx_ctx * c, const char *name,
     int t);
-     SIMNPU_INTERNAL int simnpu__onnx_opt_in (onnx_ctx * c, unsigned k, int *t);
-     SIMNPU_INTERNAL int simnpu__onnx_in (onnx_ctx * c, unsigned k, int *t);
-     SIMNPU_INTERNAL int simnpu__onnx_tmp (onnx_ctx * c);
-     SIMNPU_INTERNAL int simnpu__onnx_out (onnx_ctx * c, unsigned k, int *t);
-     SIMNPU_INTERNAL int simnpu__onnx_check_outputs (onnx_ctx * c, unsigned n);
-     SIMNPU_INTERNAL int simnpu__onnx_add_const (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_opt_in (onnx_ctx * c, unsigned k, int *t);
+SIMNPU_INTERNAL int simnpu__onnx_in (onnx_ctx * c, unsigned k, int *t);
+SIMNPU_INTERNAL int simnpu__onnx_tmp (onnx_ctx * c);
+SIMNPU_INTERNAL int simnpu__onnx_out (onnx_ctx * c, unsigned k, int *t);
+SIMNPU_INTERNAL int simnpu__onnx_check_outputs (onnx_ctx * c, unsigned n);
+SIMNPU_INTERNAL int simnpu__onnx_add_const (onnx_ctx * c,
     simnpu__ir_dtype dtype, unsigned rank, const int64_t * dims,
     const void *src);
-     SIMNPU_INTERNAL int simnpu__onnx_scalar_f32 (onnx_ctx * c, float v);
-     SIMNPU_INTERNAL void simnpu__onnx_attrs_init (simnpu__ir_attrs * a);
-     SIMNPU_INTERNAL int simnpu__onnx_emit (onnx_ctx * c, simnpu__ir_op op,
+SIMNPU_INTERNAL int simnpu__onnx_scalar_f32 (onnx_ctx * c, float v);
+SIMNPU_INTERNAL void simnpu__onnx_attrs_init (simnpu__ir_attrs * a);
+SIMNPU_INTERNAL int simnpu__onnx_emit (onnx_ctx * c, simnpu__ir_op op,
     const int *ins, unsigned n_in, const int *outs, unsigned n_out,
     const simnpu__ir_attrs * attrs);
-     SIMNPU_INTERNAL int simnpu__onnx_emit2 (onnx_ctx * c, simnpu__ir_op op,
+SIMNPU_INTERNAL int simnpu__onnx_emit2 (onnx_ctx * c, simnpu__ir_op op,
     int a, int b, int out);
-     SIMNPU_INTERNAL int simnpu__onnx_emit1 (onnx_ctx * c, simnpu__ir_op op,
+SIMNPU_INTERNAL int simnpu__onnx_emit1 (onnx_ctx * c, simnpu__ir_op op,
     int in, int *out, const simnpu__ir_attrs * attrs);
-     SIMNPU_INTERNAL int simnpu__onnx_emit_transpose (onnx_ctx * c, int in,
+SIMNPU_INTERNAL int simnpu__onnx_emit_transpose (onnx_ctx * c, int in,
     int out, const int64_t * perm, unsigned rank);
-     SIMNPU_INTERNAL int simnpu__onnx_emit_reshape (onnx_ctx * c, int in,
+SIMNPU_INTERNAL int simnpu__onnx_emit_reshape (onnx_ctx * c, int in,
     int out, const int64_t * dims, unsigned rank);
-     SIMNPU_INTERNAL int simnpu__onnx_emit_nhwc_to (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_emit_nhwc_to (onnx_ctx * c,
     simnpu__ir_op op, int *ins, unsigned n_in, const simnpu__ir_attrs * a,
     int out);
-     SIMNPU_INTERNAL int simnpu__onnx_emit_nhwc (onnx_ctx * c, simnpu__ir_op op,
+SIMNPU_INTERNAL int simnpu__onnx_emit_nhwc (onnx_ctx * c, simnpu__ir_op op,
     int *ins, unsigned n_in, const simnpu__ir_attrs * a);
-     SIMNPU_INTERNAL const Onnx__AttributeProto *simnpu__onnx_attr (onnx_ctx *
+SIMNPU_INTERNAL const Onnx__AttributeProto *simnpu__onnx_attr (onnx_ctx *
     c, const char *name);
-     SIMNPU_INTERNAL int64_t simnpu__onnx_attr_int (onnx_ctx * c,
+SIMNPU_INTERNAL int64_t simnpu__onnx_attr_int (onnx_ctx * c,
     const char *name, int64_t def);
-     SIMNPU_INTERNAL float simnpu__onnx_attr_float (onnx_ctx * c,
+SIMNPU_INTERNAL float simnpu__onnx_attr_float (onnx_ctx * c,
     const char *name, float def);
-     SIMNPU_INTERNAL const char *simnpu__onnx_attr_str (onnx_ctx * c,
+SIMNPU_INTERNAL const char *simnpu__onnx_attr_str (onnx_ctx * c,
     const char *name, const char *def, char *buf, size_t size);
-     SIMNPU_INTERNAL int simnpu__onnx_attr_ints (onnx_ctx * c, const char *name,
+SIMNPU_INTERNAL int simnpu__onnx_attr_ints (onnx_ctx * c, const char *name,
     int64_t * out, int max, int *n);
-     SIMNPU_INTERNAL int simnpu__onnx_const_ints (onnx_ctx * c, int t,
+SIMNPU_INTERNAL int simnpu__onnx_const_ints (onnx_ctx * c, int t,
     const char *what, int64_t * out, int max, int *n);
-     SIMNPU_INTERNAL int simnpu__onnx_const_float (onnx_ctx * c, int t,
+SIMNPU_INTERNAL int simnpu__onnx_const_float (onnx_ctx * c, int t,
     const char *what, float *v);
-     SIMNPU_INTERNAL int simnpu__onnx_norm_axis (onnx_ctx * c, int64_t axis,
+SIMNPU_INTERNAL int simnpu__onnx_norm_axis (onnx_ctx * c, int64_t axis,
     unsigned rank, int32_t * out);
-     SIMNPU_INTERNAL unsigned simnpu__onnx_axis_dims (unsigned rank,
+SIMNPU_INTERNAL unsigned simnpu__onnx_axis_dims (unsigned rank,
     unsigned axis, int64_t n, int64_t * dims);
-     SIMNPU_INTERNAL int simnpu__onnx_iota_on_axis (onnx_ctx * c, int64_t n,
+SIMNPU_INTERNAL int simnpu__onnx_iota_on_axis (onnx_ctx * c, int64_t n,
     unsigned rank, unsigned axis, int *out);
-     SIMNPU_INTERNAL int simnpu__onnx_cast (onnx_ctx * c, int x,
+SIMNPU_INTERNAL int simnpu__onnx_cast (onnx_ctx * c, int x,
     simnpu__ir_dtype dtype, int *out);
 
 /* the imports of the op table (onnx.c), by file */
 /* onnx-ops-index.c */
-     SIMNPU_INTERNAL int simnpu__onnx_imp_gather (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_gather (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_trilu (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_trilu (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_onehot (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_onehot (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_gather_elements (onnx_ctx * c, int data,
+SIMNPU_INTERNAL int simnpu__onnx_gather_elements (onnx_ctx * c, int data,
     int idx, int64_t axis_attr, int out);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_gather_elements (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_gather_elements (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_scatter_elements (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_scatter_elements (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_gather_nd (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_gather_nd (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_topk (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_topk (onnx_ctx * c,
     const onnx_op * op);
 
 /* onnx-ops-math.c */
-     SIMNPU_INTERNAL int simnpu__onnx_imp_unary (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_unary (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_dropout (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_dropout (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_binary (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_binary (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_pow (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_pow (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_mod (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_mod (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_where (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_where (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_variadic (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_variadic (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_clip (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_clip (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_cast (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_cast (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_range (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_range (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_matmul (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_matmul (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_gemm (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_gemm (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_identity (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_identity (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_mish (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_mish (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_thresholded_relu (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_thresholded_relu (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_quantize (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_quantize (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_dequantize (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_dequantize (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_shrink (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_shrink (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_hyperbolic (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_hyperbolic (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_dynamic_quantize (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_dynamic_quantize (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_isnan (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_isnan (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_isinf (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_isinf (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_celu (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_celu (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_tan (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_tan (onnx_ctx * c,
     const onnx_op * op);
 
 /* onnx-ops-reduce.c */
-     SIMNPU_INTERNAL int simnpu__onnx_imp_softmax (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_softmax (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_reduce (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_reduce (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_arg (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_arg (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_batchnorm (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_batchnorm (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_layer_norm (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_layer_norm (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_instance_norm (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_instance_norm (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_hardmax (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_hardmax (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_mvn (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_mvn (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_cumsum (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_cumsum (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_nll_loss (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_nll_loss (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_sce_loss (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_sce_loss (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_lrn (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_lrn (onnx_ctx * c,
     const onnx_op * op);
 
 /* onnx-ops-shape.c */
-     SIMNPU_INTERNAL int simnpu__onnx_imp_reshape (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_reshape (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_flatten (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_flatten (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_squeeze (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_squeeze (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_transpose (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_transpose (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_concat (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_concat (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_split (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_split (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_slice (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_slice (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_pad (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_pad (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_tile (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_tile (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_expand (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_expand (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_shape (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_shape (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_constant (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_constant (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_constant_of_shape (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_constant_of_shape (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_eye_like (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_eye_like (onnx_ctx * c,
     const onnx_op * op);
 
 /* onnx-ops-spatial.c */
-     SIMNPU_INTERNAL int simnpu__onnx_imp_conv (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_conv (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_conv_transpose (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_conv_transpose (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_pool (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_pool (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_global_pool (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_global_pool (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_depth_space (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_depth_space (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_resize (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_resize (onnx_ctx * c,
     const onnx_op * op);
-     SIMNPU_INTERNAL int simnpu__onnx_imp_upsample (onnx_ctx * c,
+SIMNPU_INTERNAL int simnpu__onnx_imp_upsample (onnx_ctx * c,
     const onnx_op * op);
 
 #endif /* SIMNPU_ONNX_PRIVATE_H */

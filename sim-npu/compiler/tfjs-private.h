@@ -19,8 +19,8 @@
  *   tfjs-build.c      making IR tensors and nodes, constant operands
  *   tfjs-ops-nn.c     the translations of the ops that compute
  *   tfjs-ops-shape.c  the translations of the ops that move data
- *   tfjs-ops-index.c  the translations of GatherNd and of the ops that
- *                     make tensors of shapes and constants */
+ *   tfjs-ops-index.c  the translations of GatherNd, TopKV2 and of the ops
+ *                     that make tensors of shapes and constants */
 
 #ifndef __SIMNPU_TFJS_PRIVATE_H__
 #define __SIMNPU_TFJS_PRIVATE_H__
@@ -30,10 +30,12 @@
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
+
 #define TFJS_MAX_NODE_INPUTS 1024
 #define TFJS_MAX_LIST 64
 #define TFJS_ATTR_STRING 64
-    typedef struct
+
+typedef struct
 {
   simnpu__ir_dtype dtype;
   unsigned rank;
@@ -96,74 +98,73 @@ T (tfjs_loader * l, int t)
 }
 
 /* tfjs-json.c */
-SIMNPU_INTERNAL int
-simnpu__tfjs_fail (tfjs_loader * l, int code, const char *format, ...)
-G_GNUC_PRINTF (3, 4);
-     SIMNPU_INTERNAL JsonObject *simnpu__tfjs_get_object (JsonObject * o,
+SIMNPU_INTERNAL int simnpu__tfjs_fail (tfjs_loader * l, int code,
+    const char *format, ...) G_GNUC_PRINTF (3, 4);
+SIMNPU_INTERNAL JsonObject *simnpu__tfjs_get_object (JsonObject * o,
     const char *member);
-     SIMNPU_INTERNAL JsonArray *simnpu__tfjs_get_array (JsonObject * o,
+SIMNPU_INTERNAL JsonArray *simnpu__tfjs_get_array (JsonObject * o,
     const char *member);
-     SIMNPU_INTERNAL const char *simnpu__tfjs_node_string (JsonNode * n);
-     SIMNPU_INTERNAL const char *simnpu__tfjs_get_string (JsonObject * o,
+SIMNPU_INTERNAL const char *simnpu__tfjs_node_string (JsonNode * n);
+SIMNPU_INTERNAL const char *simnpu__tfjs_get_string (JsonObject * o,
     const char *member);
-     SIMNPU_INTERNAL bool simnpu__tfjs_node_int (JsonNode * n, int64_t * out);
-     SIMNPU_INTERNAL bool simnpu__tfjs_node_float (JsonNode * n, double *out);
-     SIMNPU_INTERNAL JsonObject *simnpu__tfjs_attr_value (const tfjs_node * tn,
+SIMNPU_INTERNAL bool simnpu__tfjs_node_int (JsonNode * n, int64_t * out);
+SIMNPU_INTERNAL bool simnpu__tfjs_node_float (JsonNode * n, double *out);
+SIMNPU_INTERNAL JsonObject *simnpu__tfjs_attr_value (const tfjs_node * tn,
     const char *key);
-     SIMNPU_INTERNAL int simnpu__tfjs_attr_int (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_attr_int (tfjs_loader * l,
     const tfjs_node * tn, const char *key, int64_t def, int64_t min,
     int64_t max, int64_t * out);
-     SIMNPU_INTERNAL int simnpu__tfjs_attr_float (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_attr_float (tfjs_loader * l,
     const tfjs_node * tn, const char *key, float def, float *out);
-     SIMNPU_INTERNAL bool simnpu__tfjs_attr_bool (const tfjs_node * tn,
+SIMNPU_INTERNAL bool simnpu__tfjs_attr_bool (const tfjs_node * tn,
     const char *key, bool def);
-     SIMNPU_INTERNAL int simnpu__tfjs_decode_b64 (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_decode_b64 (tfjs_loader * l,
     const char *key, const char *b64, char *buf, size_t size);
-     SIMNPU_INTERNAL int simnpu__tfjs_attr_string (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_attr_string (tfjs_loader * l,
     const tfjs_node * tn, const char *key, char *buf);
-     SIMNPU_INTERNAL int simnpu__tfjs_attr_ints (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_attr_ints (tfjs_loader * l,
     const tfjs_node * tn, const char *key, int64_t * out, unsigned max,
     unsigned *n);
-     SIMNPU_INTERNAL int simnpu__tfjs_attr_type (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_attr_type (tfjs_loader * l,
     const tfjs_node * tn, const char *key, simnpu__ir_dtype def,
     simnpu__ir_dtype * out);
-     SIMNPU_INTERNAL int simnpu__tfjs_parse_shape (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_parse_shape (tfjs_loader * l,
     JsonObject * shape, const char *what, unsigned *rank, int64_t * dims);
 
 /* tfjs-weights.c */
-     SIMNPU_INTERNAL void simnpu__tfjs_weight_free (gpointer p);
-     SIMNPU_INTERNAL int simnpu__tfjs_load_weights (tfjs_loader * l,
+SIMNPU_INTERNAL void simnpu__tfjs_weight_free (gpointer p);
+SIMNPU_INTERNAL int simnpu__tfjs_load_weights (tfjs_loader * l,
     JsonObject * root, simnpu__tfjs_shard_reader reader, gpointer user_data);
 
 /* tfjs-build.c */
-     SIMNPU_INTERNAL int simnpu__tfjs_new_tensor (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_new_tensor (tfjs_loader * l,
     const char *base, bool is_const, simnpu__ir_dtype dtype, unsigned rank,
     const int64_t * dims, void *data);
-     SIMNPU_INTERNAL int simnpu__tfjs_new_const (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_new_const (tfjs_loader * l,
     const char *suffix, simnpu__ir_dtype dtype, unsigned rank,
     const int64_t * dims, void *data);
-     SIMNPU_INTERNAL int simnpu__tfjs_begin_op (tfjs_loader * l,
-    simnpu__ir_op op, const char *suffix, unsigned n_in, const int *in,
-    unsigned n_out, int *out, simnpu__ir_node ** node_out);
-     SIMNPU_INTERNAL int simnpu__tfjs_finish_op (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_begin_op (tfjs_loader * l, simnpu__ir_op op,
+    const char *suffix, unsigned n_in, const int *in, unsigned n_out,
+    int *out, simnpu__ir_node ** node_out);
+SIMNPU_INTERNAL int simnpu__tfjs_finish_op (tfjs_loader * l,
     simnpu__ir_node * n);
-     SIMNPU_INTERNAL int simnpu__tfjs_simple_op (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_simple_op (tfjs_loader * l,
     simnpu__ir_op op, const char *suffix, unsigned n_in, const int *in);
-     SIMNPU_INTERNAL int simnpu__tfjs_reshape_op (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_reshape_op (tfjs_loader * l,
     const char *suffix, int x, unsigned rank, const int64_t * dims);
-     SIMNPU_INTERNAL int simnpu__tfjs_transpose_op (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_transpose_op (tfjs_loader * l,
     const char *suffix, int x, unsigned rank, const int64_t * perm);
-     SIMNPU_INTERNAL int simnpu__tfjs_const_ints (tfjs_loader * l, int t,
+SIMNPU_INTERNAL int simnpu__tfjs_const_ints (tfjs_loader * l, int t,
     const char *what, int64_t * vals, unsigned max, unsigned *n);
-     SIMNPU_INTERNAL int simnpu__tfjs_const_float (tfjs_loader * l, int t,
+SIMNPU_INTERNAL int simnpu__tfjs_const_float (tfjs_loader * l, int t,
     const char *what, float *out);
-     SIMNPU_INTERNAL int simnpu__tfjs_normalise_axis (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_normalise_axis (tfjs_loader * l,
     int64_t axis, unsigned rank, int32_t * out);
-     SIMNPU_INTERNAL int simnpu__tfjs_register_output (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_register_output (tfjs_loader * l,
     const tfjs_node * tn, unsigned k, int t);
-     SIMNPU_INTERNAL int simnpu__tfjs_tr_elementwise (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_tr_elementwise (tfjs_loader * l,
     const tfjs_node * tn, const int *in, simnpu__ir_op op);
-     SIMNPU_INTERNAL int simnpu__tfjs_need_inputs (tfjs_loader * l,
+SIMNPU_INTERNAL int simnpu__tfjs_need_inputs (tfjs_loader * l,
     const tfjs_node * tn, unsigned min, unsigned max);
 
 G_END_DECLS

@@ -327,9 +327,13 @@ tr_top_k (tfjs_loader * l, const tfjs_node * tn, const int *in)
   if (nk != 1 || k < 1 || k > len)
     return simnpu__tfjs_fail (l, SIMNPU_EFORMAT, "k must be one value, 1 to "
         "the last axis' size %" G_GINT64_FORMAT, len);
-  if (k > TFJS_MAX_TOPK)
-    return simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED, "k %" G_GINT64_FORMAT
-        "; simnpu-compile takes at most %d", k, TFJS_MAX_TOPK);
+  if (k > TFJS_MAX_TOPK) {
+    /* a decoder's top-k (CenterNet's 100): cut off with what needs it */
+    g_message ("tfjs node '%s' (TopKV2): k %" G_GINT64_FORMAT " is above the "
+        "%d simnpu-compile takes: left out as an unsupported op", tn->name, k,
+        TFJS_MAX_TOPK);
+    return TFJS_DECLINED;
+  }
   ramp = g_new (int64_t, len);
   for (i = 0; i < len; i++)
     ramp[i] = i;

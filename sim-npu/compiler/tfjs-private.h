@@ -34,6 +34,9 @@ G_BEGIN_DECLS
 #define TFJS_MAX_NODE_INPUTS 1024
 #define TFJS_MAX_LIST 64
 #define TFJS_ATTR_STRING 64
+/* a translation's answer for a node it does not take after all (beyond a
+ * limit of the IR): the node is left out as an unknown op is */
+#define TFJS_DECLINED 1
 
 typedef struct
 {

@@ -437,6 +437,8 @@ translate_node (tfjs_loader * l, unsigned idx)
     ret = op->translate (l, tn, in);
   else
     ret = simnpu__tfjs_tr_elementwise (l, tn, in, op->ir_op);
+  if (ret == TFJS_DECLINED)
+    tn->poison = (int) idx;
   return ret < 0 ? ret : 0;
 }
 

@@ -52,6 +52,12 @@ SIMNPU_INTERNAL bool simnpu__input_shape_parse (const char *spec,
 SIMNPU_INTERNAL int simnpu__input_shape_resolve (simnpu__input_shapes *
     shapes, unsigned n_model_inputs, const char *input, bool rank_known,
     unsigned *rank, int64_t * dims, simnpu_error * error);
+/* Whether each tensor's value depends on the graph inputs' values (a
+ * Shape's does not): what is left once a graph is cut before its control
+ * flow is computed from them, the rest folds to constants. g_free() the
+ * array (one per tensor). */
+SIMNPU_INTERNAL bool *simnpu__import_data_dependent (const simnpu__ir_graph *
+    g);
 /* An error when a given shape named no input of the model. */
 SIMNPU_INTERNAL int simnpu__input_shapes_check_used (const
     simnpu__input_shapes * shapes, const simnpu__ir_graph * g,

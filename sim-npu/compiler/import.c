@@ -232,6 +232,29 @@ simnpu__input_shapes_check_used (const simnpu__input_shapes * shapes,
 
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* The cut before control flow */
+
+bool *
+simnpu__import_data_dependent (const simnpu__ir_graph * g)
+{
+  bool *dep = g_new0 (bool, MAX (g->n_tensors, 1));
+  unsigned i, j;
+
+  for (i = 0; i < g->n_inputs; i++)
+    dep[g->inputs[i]] = true;
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    bool d = false;
+    if (n->op != SIMNPU_IR_SHAPE)
+      for (j = 0; j < n->n_inputs; j++)
+        d |= n->inputs[j] >= 0 && dep[n->inputs[j]];
+    for (j = 0; j < n->n_outputs; j++)
+      dep[n->outputs[j]] = d;
+  }
+  return dep;
+}
+
 int
 simnpu__import_model (const char *path, const char *inputs,
     const char *outputs, simnpu__ir_graph ** out, simnpu_error * error)

@@ -481,29 +481,6 @@ find_outputs (tfjs_loader * l, JsonObject * root, GPtrArray * refs)
   return 0;
 }
 
-/* Whether each tensor's value depends on the graph's inputs' values (a
- * Shape's does not): what is left once the graph is cut is computed from
- * them, the rest folds to constants. */
-static bool *
-data_dependent (const simnpu__ir_graph * g)
-{
-  bool *dep = g_new0 (bool, MAX (g->n_tensors, 1));
-  unsigned i, j;
-
-  for (i = 0; i < g->n_inputs; i++)
-    dep[g->inputs[i]] = true;
-  for (i = 0; i < g->n_nodes; i++) {
-    const simnpu__ir_node *n = &g->nodes[i];
-    bool d = false;
-    if (n->op != SIMNPU_IR_SHAPE)
-      for (j = 0; j < n->n_inputs; j++)
-        d |= n->inputs[j] >= 0 && dep[n->inputs[j]];
-    for (j = 0; j < n->n_outputs; j++)
-      dep[n->outputs[j]] = d;
-  }
-  return dep;
-}
-
 /* The cut before control flow: the float tensors, computed from the
  * input, that the left-out part reads become outputs. Returns the first
  * control-flow node, or NULL when the graph has none. */
@@ -519,7 +496,7 @@ cut_before_control_flow (tfjs_loader * l, GString * added)
       cf = &l->nodes[i];
   if (cf == NULL)
     return NULL;
-  dep = data_dependent (l->g);
+  dep = simnpu__import_data_dependent (l->g);
   for (i = 0; i < l->n_nodes; i++) {
     const tfjs_node *tn = &l->nodes[i];
     if (tn->poison == TFJS_NO_POISON)

@@ -432,6 +432,147 @@ test_control_flow_cut (void)
   g_free (json);
 }
 
+/* ONNX: y = relu (x), z = tanh (x), out = If (y > z) then y else y (the
+ * branches read y from the outer graph). The If is cut: 'out' is
+ * dropped, 'y' (which its branches read) becomes an output. */
+static void
+test_control_flow_cut_onnx (void)
+{
+  static const int64_t xd[4] = { 1, 2, 3, 4 };
+  Onnx__ModelProto m;
+  Onnx__GraphProto gp, branch;
+  Onnx__OperatorSetIdProto opset, *opsets[1];
+  Onnx__NodeProto nodes[4], *np[4], bnode, *bnp[1];
+  Onnx__AttributeProto at[2], *atp[2];
+  Onnx__ValueInfoProto in, outs[2], bout, *inp[1], *outp[2], *boutp[1];
+  Onnx__TypeProto tp;
+  Onnx__TypeProto__Tensor tt;
+  Onnx__TensorShapeProto sp;
+  Onnx__TensorShapeProto__Dimension d[4], *dp[4];
+  static const char *const ops[4] = { "Relu", "Tanh", "Greater", "If" };
+  static const char *const node_out[4] = { "y", "z", "c", "out" };
+  char *in_x[1] = { (char *) "x" }, *in_c[1] = { (char *) "c" };
+  char *in_yz[2] = { (char *) "y", (char *) "z" }, *in_y[1] = {
+    (char *) "y"
+  };
+  char *outn[4][1], *bout_n[1] = { (char *) "r" };
+  simnpu__ir_graph *g = NULL;
+  simnpu_error error = { 0 };
+  guint8 *buf;
+  size_t len;
+  unsigned i;
+
+  onnx__model_proto__init (&m);
+  onnx__graph_proto__init (&gp);
+  onnx__graph_proto__init (&branch);
+  onnx__operator_set_id_proto__init (&opset);
+  opset.domain = (char *) "";
+  opset.has_version = true;
+  opset.version = OPSET;
+  opsets[0] = &opset;
+  m.has_ir_version = true;
+  m.ir_version = 8;
+  m.n_opset_import = 1;
+  m.opset_import = opsets;
+  m.graph = &gp;
+  gp.name = (char *) "cond";
+  for (i = 0; i < 4; i++) {
+    onnx__tensor_shape_proto__dimension__init (&d[i]);
+    d[i].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+    d[i].dim_value = xd[i];
+    dp[i] = &d[i];
+  }
+  onnx__tensor_shape_proto__init (&sp);
+  sp.n_dim = 4;
+  sp.dim = dp;
+  onnx__type_proto__tensor__init (&tt);
+  tt.has_elem_type = true;
+  tt.elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  tt.shape = &sp;
+  onnx__type_proto__init (&tp);
+  tp.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+  tp.tensor_type = &tt;
+  onnx__value_info_proto__init (&in);
+  in.name = (char *) "x";
+  in.type = &tp;
+  inp[0] = &in;
+  /* the branch: r = identity (y), y from the outer graph */
+  onnx__node_proto__init (&bnode);
+  bnode.op_type = (char *) "Identity";
+  bnode.n_input = 1;
+  bnode.input = in_y;
+  bnode.n_output = 1;
+  bnode.output = bout_n;
+  bnp[0] = &bnode;
+  onnx__value_info_proto__init (&bout);
+  bout.name = (char *) "r";
+  boutp[0] = &bout;
+  branch.name = (char *) "branch";
+  branch.n_node = 1;
+  branch.node = bnp;
+  branch.n_output = 1;
+  branch.output = boutp;
+  for (i = 0; i < 2; i++) {
+    onnx__attribute_proto__init (&at[i]);
+    at[i].name = (char *) (i == 0 ? "then_branch" : "else_branch");
+    at[i].has_type = true;
+    at[i].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+    at[i].g = &branch;
+    atp[i] = &at[i];
+  }
+  for (i = 0; i < 4; i++) {
+    onnx__node_proto__init (&nodes[i]);
+    nodes[i].op_type = (char *) ops[i];
+    nodes[i].name = (char *) node_out[i];
+    nodes[i].n_input = i < 2 ? 1 : i == 2 ? 2 : 1;
+    nodes[i].input = i < 2 ? in_x : i == 2 ? in_yz : in_c;
+    outn[i][0] = (char *) node_out[i];
+    nodes[i].n_output = 1;
+    nodes[i].output = outn[i];
+    np[i] = &nodes[i];
+  }
+  nodes[3].n_attribute = 2;
+  nodes[3].attribute = atp;
+  for (i = 0; i < 2; i++) {
+    onnx__value_info_proto__init (&outs[i]);
+    outs[i].name = (char *) (i == 0 ? "z" : "out");
+    outp[i] = &outs[i];
+  }
+  gp.n_node = 4;
+  gp.node = np;
+  gp.n_input = 1;
+  gp.input = inp;
+  gp.n_output = 2;
+  gp.output = outp;
+  len = onnx__model_proto__get_packed_size (&m);
+  buf = g_malloc (len);
+  onnx__model_proto__pack (&m, buf);
+
+  g_assert_cmpint (simnpu__onnx_load_data (buf, len, &g, &error), ==, 0);
+  g_assert_cmpuint (g->n_outputs, ==, 2);
+  g_assert_true (has_output (g, "z"));
+  g_assert_true (has_output (g, "y"));
+  g_assert_false (has_output (g, "out"));
+  simnpu__ir_graph_free (g);
+
+  /* only the If's output, and the If and its branches read no float
+   * tensor: nothing is left, an error naming the If */
+  gp.n_output = 1;
+  outp[0] = &outs[1];
+  bnode.input = in_c;
+  g_free (buf);
+  len = onnx__model_proto__get_packed_size (&m);
+  buf = g_malloc (len);
+  onnx__model_proto__pack (&m, buf);
+  memset (&error, 0, sizeof error);
+  g_assert_cmpint (simnpu__onnx_load_data (buf, len, &g, &error), ==,
+      SIMNPU_EUNSUPPORTED);
+  g_assert_null (g);
+  expect_in (error.message, "node 'out' (If)");
+  expect_in (error.message, "control flow");
+  g_free (buf);
+}
+
 /* ------------------------------------------------------------------ */
 /* int64 weights and GatherNd */
 
@@ -847,6 +988,7 @@ main (int argc, char **argv)
   g_test_add_func ("/import/shape-tfjs", test_shape_tfjs);
   g_test_add_func ("/import/shape-onnx", test_shape_onnx);
   g_test_add_func ("/import/control-flow-cut", test_control_flow_cut);
+  g_test_add_func ("/import/control-flow-cut-onnx", test_control_flow_cut_onnx);
   g_test_add_func ("/import/gather-nd", test_gather_nd);
   g_test_add_func ("/import/gray-calibration", test_gray_calibration);
   g_test_add_func ("/import/corpus-input-shape", test_corpus_input_shape);

@@ -17,19 +17,62 @@
 #include <math.h>
 #include <string.h>
 
+/* One node of op with the given inputs and a fresh output: its index */
+static int
+op2 (tfjs_loader * l, simnpu__ir_op op, const char *suffix, int a, int b)
+{
+  int ins[2] = { a, b };
+
+  return simnpu__tfjs_simple_op (l, op, suffix, 2, ins);
+}
+
+/* A reduction of x over its last axis (keepdims false) */
+static int
+reduce_last_axis (tfjs_loader * l, simnpu__ir_op op, const char *suffix, int x)
+{
+  simnpu__ir_node *n;
+  int out, ret;
+
+  ret = simnpu__tfjs_begin_op (l, op, suffix, 1, &x, 1, &out, &n);
+  if (ret < 0)
+    return ret;
+  n->attrs.ints[0] = T (l, x)->rank - 1;
+  n->attrs.n_ints = 1;
+  n->attrs.keepdims = false;
+  ret = simnpu__tfjs_finish_op (l, n);
+  return ret < 0 ? ret : out;
+}
+
+static int
+cast_to (tfjs_loader * l, const char *suffix, int x, simnpu__ir_dtype dt)
+{
+  simnpu__ir_node *n;
+  int out, ret;
+
+  ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_CAST, suffix, 1, &x, 1, &out, &n);
+  if (ret < 0)
+    return ret;
+  n->attrs.dtype = dt;
+  ret = simnpu__tfjs_finish_op (l, n);
+  return ret < 0 ? ret : out;
+}
+
 /* GatherNd: params[indices[.., 0], .., indices[.., k - 1]] as a gather
  * along the first axis of params reshaped to [d0 * .. * d(k-1), rest], by
  * the linear index sum (indices * strides). The indices may be computed
- * (MoveNet's keypoint picks), so this runs on the host. TF refuses an
- * index out of range, and so does the gather. */
+ * (MoveNet's keypoint picks), so this runs on the host. An index tuple
+ * out of range gives zeros, as TF does on GPUs (its CPU kernels and
+ * TF.js's stop with an error; a model clamping to one past the end,
+ * PINTO's facemesh-attention, would then stop the compile). */
 static int
 tr_gather_nd (tfjs_loader * l, const tfjs_node * tn, const int *in)
 {
   int64_t dd[SIMNPU_IR_MAX_RANK], flat[SIMNPU_IR_MAX_RANK], kdim[1], p = 1;
-  int64_t *strides;
+  int64_t okd[SIMNPU_IR_MAX_RANK];
+  int64_t *strides, *sizes, *one, *zero;
   simnpu__ir_node *n;
   unsigned rank, qr, r;
-  int idx, st, lin, df, ins[2], out, j, ret;
+  int idx, st, sz, c0, c1, cz, ok, lin, df, got, okb, ins[3], out, j, ret;
   int64_t k;
 
   ret = simnpu__tfjs_need_inputs (l, tn, 2, 2);
@@ -55,35 +98,39 @@ tr_gather_nd (tfjs_loader * l, const tfjs_node * tn, const int *in)
         SIMNPU_IR_MAX_RANK);
   memcpy (dd, T (l, in[0])->dims, sizeof dd);
   strides = g_new (int64_t, k);
+  sizes = g_new (int64_t, k);
   for (j = (int) k - 1; j >= 0; j--) {
     strides[j] = p;
+    sizes[j] = dd[j];
     p *= dd[j];
   }
   kdim[0] = k;
+  one = g_new (int64_t, 1);
+  *one = 1;
+  zero = g_new0 (int64_t, 1);
   st = simnpu__tfjs_new_const (l, "strides", SIMNPU_IR_I64, 1, kdim, strides);
-  if (st < 0)
-    return st;
-  ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_CAST, "index", 1, &in[1], 1,
-      &idx, &n);
-  if (ret < 0)
-    return ret;
-  n->attrs.dtype = SIMNPU_IR_I64;
-  if ((ret = simnpu__tfjs_finish_op (l, n)) < 0)
-    return ret;
-  ins[0] = idx;
-  ins[1] = st;
-  idx = simnpu__tfjs_simple_op (l, SIMNPU_IR_MUL, "scaled", 2, ins);
+  sz = simnpu__tfjs_new_const (l, "sizes", SIMNPU_IR_I64, 1, kdim, sizes);
+  c1 = simnpu__tfjs_new_const (l, "one", SIMNPU_IR_I64, 0, NULL, one);
+  c0 = simnpu__tfjs_new_const (l, "zero", SIMNPU_IR_I64, 0, NULL, zero);
+  /* eight bytes of zeros: a zero of any dtype */
+  cz = simnpu__tfjs_new_const (l, "fill", T (l, in[0])->dtype, 0, NULL,
+      g_new0 (int64_t, 1));
+  if (st < 0 || sz < 0 || c1 < 0 || c0 < 0 || cz < 0)
+    return MIN (MIN (MIN (st, sz), MIN (c1, c0)), cz);
+  idx = cast_to (l, "index", in[1], SIMNPU_IR_I64);
   if (idx < 0)
     return idx;
-  ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_REDUCE_SUM, "linear", 1, &idx, 1,
-      &lin, &n);
-  if (ret < 0)
-    return ret;
-  n->attrs.ints[0] = qr - 1;
-  n->attrs.n_ints = 1;
-  n->attrs.keepdims = false;
-  if ((ret = simnpu__tfjs_finish_op (l, n)) < 0)
-    return ret;
+  /* ok: 1 where every index of the tuple is in range, else 0 */
+  if ((ok = op2 (l, SIMNPU_IR_GREATER_EQUAL, "above_zero", idx, c0)) < 0
+      || (j = op2 (l, SIMNPU_IR_LESS, "below_size", idx, sz)) < 0
+      || (ok = op2 (l, SIMNPU_IR_AND, "in_range", ok, j)) < 0
+      || (ok = cast_to (l, "in_range_int", ok, SIMNPU_IR_I64)) < 0
+      || (ok = reduce_last_axis (l, SIMNPU_IR_REDUCE_MIN, "valid", ok)) < 0)
+    return ok < 0 ? ok : j;
+  if ((lin = op2 (l, SIMNPU_IR_MUL, "scaled", idx, st)) < 0
+      || (lin = reduce_last_axis (l, SIMNPU_IR_REDUCE_SUM, "linear", lin)) < 0
+      || (lin = op2 (l, SIMNPU_IR_MUL, "linear_valid", lin, ok)) < 0)
+    return lin;
   flat[0] = p;
   for (r = (unsigned) k; r < rank; r++)
     flat[1 + r - k] = dd[r];
@@ -91,9 +138,21 @@ tr_gather_nd (tfjs_loader * l, const tfjs_node * tn, const int *in)
       flat);
   if (df < 0)
     return df;
-  ins[0] = df;
-  ins[1] = lin;
-  ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_GATHER, NULL, 2, ins, 1, &out, &n);
+  if ((got = op2 (l, SIMNPU_IR_GATHER, "gathered", df, lin)) < 0)
+    return got;
+  /* the validity of each tuple, over the slice it picks */
+  for (r = 0; r < qr - 1; r++)
+    okd[r] = T (l, in[1])->dims[r];
+  for (r = 0; r < rank - (unsigned) k; r++)
+    okd[qr - 1 + r] = 1;
+  if ((okb = simnpu__tfjs_reshape_op (l, "valid_slice", ok,
+              qr - 1 + rank - (unsigned) k, okd)) < 0
+      || (okb = op2 (l, SIMNPU_IR_EQUAL, "valid_bool", okb, c1)) < 0)
+    return okb;
+  ins[0] = okb;
+  ins[1] = got;
+  ins[2] = cz;
+  ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_WHERE, NULL, 3, ins, 1, &out, &n);
   if (ret == 0)
     ret = simnpu__tfjs_finish_op (l, n);
   return ret < 0 ? ret : simnpu__tfjs_register_output (l, tn, 0, out);

@@ -579,7 +579,8 @@ test_control_flow_cut_onnx (void)
 /* x [1,4,4,4]; g1 = GatherNd (x, idx), idx an int64 Const the manifest
  * stores as int32 ([[0,1,2],[0,3,0]]): [2,4]; g2 = GatherNd (reshape (x,
  * [4,4,4]), reshape (argmax (x, 3), [8,2])), indices computed: [8,4];
- * tkv, tki: TopKV2 (reshape (x, [4,4,4]), 2), values and indices */
+ * tkv, tki: TopKV2 (reshape (x, [4,4,4]), 2), values and indices; g3 =
+ * GatherNd (x, [[0,4,0],[0,1,1]]), its first tuple out of range */
 static const char gather_nd_json[] =
     "{\"format\": \"graph-model\", \"modelTopology\": {\"node\": ["
     "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
@@ -613,6 +614,10 @@ static const char gather_nd_json[] =
     "{\"name\": \"tk\", \"op\": \"TopKV2\", \"input\": [\"xr\", \"kk\"],"
     " \"attr\": {\"sorted\": {\"b\": true}, \"T\": {\"type\": \"DT_FLOAT\"}}},"
     "{\"name\": \"tkv\", \"op\": \"Identity\", \"input\": [\"tk\"]},"
+    "{\"name\": \"oob\", \"op\": \"Const\", \"attr\": {\"dtype\": {\"type\":"
+    " \"DT_INT32\"}, \"value\": {\"tensor\": {\"dtype\": \"DT_INT32\","
+    " \"tensorShape\": {\"dim\": [{\"size\": \"2\"}, {\"size\": \"3\"}]}}}}},"
+    "{\"name\": \"g3\", \"op\": \"GatherNd\", \"input\": [\"x\", \"oob\"]},"
     "{\"name\": \"tki\", \"op\": \"Cast\", \"input\": [\"tk:1\"],"
     " \"attr\": {\"SrcT\": {\"type\": \"DT_INT32\"}, \"DstT\": {\"type\":"
     " \"DT_FLOAT\"}}}"
@@ -622,7 +627,8 @@ static const char gather_nd_json[] =
     "{\"name\": \"dim\", \"shape\": [], \"dtype\": \"int32\"},"
     "{\"name\": \"shp\", \"shape\": [2], \"dtype\": \"int32\"},"
     "{\"name\": \"s3\", \"shape\": [3], \"dtype\": \"int32\"},"
-    "{\"name\": \"kk\", \"shape\": [], \"dtype\": \"int32\"}]}]}";
+    "{\"name\": \"kk\", \"shape\": [], \"dtype\": \"int32\"},"
+    "{\"name\": \"oob\", \"shape\": [2, 3], \"dtype\": \"int32\"}]}]}";
 
 static const int32_t gather_nd_weights[] = {
   0, 1, 2, 0, 3, 0,             /* idx */
@@ -630,6 +636,7 @@ static const int32_t gather_nd_weights[] = {
   8, 2,                         /* shp */
   4, 4, 4,                      /* s3 */
   TOPK,                         /* kk */
+  0, 4, 0, 0, 1, 1,             /* oob: the first tuple is out of range */
 };
 
 #define GN 4                    /* x is [1, GN, GN, GN] */
@@ -804,7 +811,9 @@ test_gather_nd (void)
   g_assert_true (has_output (g, "tkv"));
   g_assert_true (has_output (g, "tki"));
   for (i = 0; i < g->n_outputs; i++)
-    if (g->tensors[g->outputs[i]].name[0] == 'g')
+    if (strcmp (g->tensors[g->outputs[i]].name, "g3") == 0)
+      assert_dims (&g->tensors[g->outputs[i]], 2, g1_dims);
+    else if (g->tensors[g->outputs[i]].name[0] == 'g')
       assert_dims (&g->tensors[g->outputs[i]], 2,
           strcmp (g->tensors[g->outputs[i]].name, "g1") == 0 ? g1_dims :
           g2_dims);
@@ -825,6 +834,13 @@ test_gather_nd (void)
     g_assert_cmpfloat (o1[i], ==, r1[i]);
   for (i = 0; i < G_N_ELEMENTS (r2); i++)
     g_assert_cmpfloat (o2[i], ==, r2[i]);
+  /* an index tuple out of range gives zeros */
+  o1 = output_of (ex, g, "g3");
+  for (i = 0; i < GN; i++) {
+    g_assert_cmpfloat (o1[i], ==, 0.0f);
+    g_assert_cmpfloat (o1[GN + i], ==, x[(1 * GN + 1) * GN + i]);
+  }
+  o1 = output_of (ex, g, "g1");
   ov = output_of (ex, g, "tkv");
   oi = output_of (ex, g, "tki");
   for (i = 0; i < G_N_ELEMENTS (rv); i++) {

@@ -577,18 +577,16 @@ set_outputs (tfjs_loader * l, JsonObject * root)
     }
     g_free (own);
   }
-  if (ret == 0 && l->g->n_outputs == 0 && first_poison != TFJS_NO_POISON
-      && is_control_flow (l->nodes[first_poison].op))
-    ret = simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED, "every output needs the "
-        "graph's control flow (node '%s', op %s: a TF while loop or cond, "
-        "here before any output can be computed), which simnpu-compile "
-        "cannot run yet", l->nodes[first_poison].name,
-        l->nodes[first_poison].op);
   if (ret == 0 && dropped->len) {
     GString *added = g_string_new (NULL);
     const tfjs_node *cf = cut_before_control_flow (l, added);
 
-    if (cf != NULL && added->len)
+    if (cf != NULL && l->g->n_outputs == 0)
+      ret = simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED, "every output needs "
+          "the graph's control flow (node '%s', op %s: a TF while loop or "
+          "cond, here before any output can be computed), which "
+          "simnpu-compile cannot run yet", cf->name, cf->op);
+    else if (cf != NULL && added->len)
       g_message ("tfjs: the graph has control flow (node '%s', op %s: a TF "
           "while loop or cond), which simnpu-compile does not run; it is cut "
           "before it. Outputs dropped: %s. Outputs added, the tensors the "

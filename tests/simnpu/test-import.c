@@ -416,6 +416,23 @@ test_control_flow_cut (void)
   g_assert_cmpuint (g->n_nodes, ==, 2);
   simnpu__ir_graph_free (g);
 
+  /* every output of the model needs the loop: what it reads is left */
+  json = g_strdup (loop_json);
+  {
+    const char *from = "[\"loop/Merge\", \"loop/Enter\"]";
+    char *at = strstr (json, from);
+    g_assert_nonnull (at);
+    /* the loop's condition reads z, which is then no output of its own */
+    memcpy (at, "[\"loop/Merge\", \"z\"         ]", strlen (from));
+  }
+  g_assert_cmpint (load_tfjs (json, NULL, 0, NULL, &g, &error), ==, 0);
+  g_assert_cmpuint (g->n_outputs, ==, 2);
+  g_assert_true (has_output (g, "y"));
+  g_assert_true (has_output (g, "z"));
+  g_assert_false (has_output (g, "out"));
+  simnpu__ir_graph_free (g);
+  g_free (json);
+
   /* a cycle through no control flow is still a malformed model */
   json = g_strdup (loop_json);
   {

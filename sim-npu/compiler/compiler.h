@@ -21,14 +21,63 @@ G_BEGIN_DECLS
 /* Front-ends. Each returns a graph whose nodes are in execution order and
  * whose shapes are inferred (simnpu__ir_infer_shapes() succeeded), or a
  * SIMNPU_E* code with error naming the node, field or file at fault. */
+/* The shape a user gives an input whose shape the model leaves open
+ * (simnpu-compile --input-shape NAME=DIMS). */
+typedef struct
+{
+  char *name;                   /* NULL: the model's only input */
+  unsigned rank;
+  int64_t dims[SIMNPU_IR_MAX_RANK];
+} simnpu__input_shape;
+
+typedef struct
+{
+  const simnpu__input_shape *items;
+  unsigned n;
+  /* set by the front-end: which items an input took */
+  bool used[SIMNPU_IR_MAX_INPUTS];
+} simnpu__input_shapes;
+
+/* Parses "NAME=1x3x480x640" or "1x3x480x640" into *out (name g_malloc'd
+ * or NULL); false with a message in error for anything else. */
+SIMNPU_INTERNAL bool simnpu__input_shape_parse (const char *spec,
+    simnpu__input_shape * out, simnpu_error * error);
+/* The shape of a model input declared with rank (rank_known false: any)
+ * and dims (-1: dynamic), from the shapes the user gave: the given shape
+ * must agree with every static dim; without one, a dynamic dim 0 (the
+ * batch) becomes 1, said in a note, and any other dynamic dim, or an
+ * unknown rank, is an error naming the input, the dim and the option.
+ * n_model_inputs is the model's count of inputs (an unnamed shape is for
+ * the only one). For the front-ends. */
+SIMNPU_INTERNAL int simnpu__input_shape_resolve (simnpu__input_shapes *
+    shapes, unsigned n_model_inputs, const char *input, bool rank_known,
+    unsigned *rank, int64_t * dims, simnpu_error * error);
+/* Whether each tensor's value depends on the graph inputs' values (a
+ * Shape's does not): what is left once a graph is cut before its control
+ * flow is computed from them, the rest folds to constants. g_free() the
+ * array (one per tensor). */
+SIMNPU_INTERNAL bool *simnpu__import_data_dependent (const simnpu__ir_graph *
+    g);
+/* An error when a given shape named no input of the model. */
+SIMNPU_INTERNAL int simnpu__input_shapes_check_used (const
+    simnpu__input_shapes * shapes, const simnpu__ir_graph * g,
+    simnpu_error * error);
+
 /* ONNX (opsets 11 to 17), from a file or from memory. Layout: the graph
  * keeps the model's NCHW tensors at its inputs and outputs; spatial ops
  * are wrapped in transposes to NHWC (see ir.h). A dynamic input dimension
- * is set to 1. */
+ * takes its size from shapes (may be NULL); see
+ * simnpu__input_shape_resolve(). */
 SIMNPU_INTERNAL int simnpu__onnx_load_file (const char *path,
     simnpu__ir_graph ** out, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__onnx_load_file_shaped (const char *path,
+    simnpu__input_shapes * shapes, simnpu__ir_graph ** out,
+    simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__onnx_load_data (const void *data, size_t size,
     simnpu__ir_graph ** out, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__onnx_load_data_shaped (const void *data,
+    size_t size, simnpu__input_shapes * shapes, simnpu__ir_graph ** out,
+    simnpu_error * error);
 /* Reads a TensorProto (.pb of ONNX's backend test data) into a new
  * constant-like tensor description: dtype, rank, dims and data
  * (g_malloc'd, *data_out). */
@@ -38,9 +87,15 @@ SIMNPU_INTERNAL int simnpu__onnx_read_tensor (const void *data, size_t size,
 
 /* TF.js graph model: model.json (GraphDef as JSON under modelTopology,
  * weightsManifest) and its .bin shards beside it. The graph is NHWC as TF
- * models are; a dynamic batch dimension is set to 1. */
+ * models are; a placeholder's dynamic dims and unknown rank take their
+ * sizes from shapes (may be NULL), as ONNX's inputs do. Control flow
+ * (while loops, conds) is cut off with what depends on it, and what it
+ * reads becomes the outputs, said in a note. */
 SIMNPU_INTERNAL int simnpu__tfjs_load_file (const char *model_json,
     simnpu__ir_graph ** out, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__tfjs_load_file_shaped (const char *model_json,
+    simnpu__input_shapes * shapes, simnpu__ir_graph ** out,
+    simnpu_error * error);
 /* From memory: the model.json text, and a callback that returns a shard's
  * bytes by its manifest path (for the fuzzer and tests), or NULL, setting
  * @error (or leaving it NULL for "missing or unreadable"). */
@@ -49,6 +104,10 @@ typedef GBytes *(*simnpu__tfjs_shard_reader) (const char *path,
 SIMNPU_INTERNAL int simnpu__tfjs_load_data (const char *json, size_t size,
     simnpu__tfjs_shard_reader reader, gpointer user_data,
     simnpu__ir_graph ** out, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__tfjs_load_data_shaped (const char *json,
+    size_t size, simnpu__tfjs_shard_reader reader, gpointer user_data,
+    simnpu__input_shapes * shapes, simnpu__ir_graph ** out,
+    simnpu_error * error);
 
 typedef enum
 {
@@ -66,6 +125,11 @@ SIMNPU_INTERNAL simnpu__model_format simnpu__model_format_of (const char *path);
 SIMNPU_INTERNAL int simnpu__import_model (const char *path,
     const char *inputs, const char *outputs, simnpu__ir_graph ** out,
     simnpu_error * error);
+/* The same, with the shapes of inputs the model leaves open (may be
+ * NULL). */
+SIMNPU_INTERNAL int simnpu__import_model_shaped (const char *path,
+    const char *inputs, const char *outputs, simnpu__input_shapes * shapes,
+    simnpu__ir_graph ** out, simnpu_error * error);
 
 /* ------------------------------------------------------------------ */
 /* Partition, calibration, quantisation and lowering (quantize.c) */

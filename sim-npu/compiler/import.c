@@ -74,9 +74,198 @@ simnpu__model_format_of (const char *path)
   return k;
 }
 
+/* ------------------------------------------------------------------ */
+/* Input shapes (--input-shape) */
+
+#define INPUT_SHAPE_OPTION "--input-shape"
+
+bool
+simnpu__input_shape_parse (const char *spec, simnpu__input_shape * out,
+    simnpu_error * error)
+{
+  const char *eq = strrchr (spec, '=');
+  const char *dims = eq ? eq + 1 : spec;
+  gchar **parts;
+  guint n, i;
+  bool ok = true;
+
+  memset (out, 0, sizeof *out);
+  if (eq == spec) {
+    simnpu__set_error (error, SIMNPU_EINVAL, INPUT_SHAPE_OPTION " '%s': "
+        "empty input name; expected NAME=DIMS or DIMS, e.g. x=1x3x480x640",
+        spec);
+    return false;
+  }
+  parts = g_strsplit (dims, "x", -1);
+  n = g_strv_length (parts);
+  if (n == 0 || n > SIMNPU_IR_MAX_RANK)
+    ok = false;
+  for (i = 0; ok && i < n; i++) {
+    guint64 v;
+    ok = g_ascii_string_to_unsigned (parts[i], 10, 1, SIMNPU_IR_MAX_ELEMENTS,
+        &v, NULL);
+    out->dims[i] = (int64_t) v;
+  }
+  g_strfreev (parts);
+  if (!ok) {
+    simnpu__set_error (error, SIMNPU_EINVAL, INPUT_SHAPE_OPTION " '%s': "
+        "expected [NAME=]DIMS, DIMS being 1 to %d sizes of 1 to %"
+        G_GINT64_FORMAT " joined by 'x', e.g. x=1x3x480x640", spec,
+        SIMNPU_IR_MAX_RANK, SIMNPU_IR_MAX_ELEMENTS);
+    return false;
+  }
+  out->rank = n;
+  out->name = eq ? g_strndup (spec, eq - spec) : NULL;
+  return true;
+}
+
+/* "1x?x?x3": the declared shape, ? for dynamic dims */
+static char *
+shape_template (unsigned rank, const int64_t * dims)
+{
+  GString *s = g_string_new (NULL);
+  unsigned i;
+
+  for (i = 0; i < rank; i++) {
+    if (i)
+      g_string_append_c (s, 'x');
+    if (dims[i] < 0)
+      g_string_append_c (s, '?');
+    else
+      g_string_append_printf (s, "%" G_GINT64_FORMAT, dims[i]);
+  }
+  return g_string_free (s, FALSE);
+}
+
+int
+simnpu__input_shape_resolve (simnpu__input_shapes * shapes,
+    unsigned n_model_inputs, const char *input, bool rank_known,
+    unsigned *rank, int64_t * dims, simnpu_error * error)
+{
+  const simnpu__input_shape *given = NULL;
+  char *tmpl;
+  unsigned i;
+  int ret = 0;
+
+  for (i = 0; shapes != NULL && i < shapes->n && given == NULL; i++) {
+    const simnpu__input_shape *s = &shapes->items[i];
+    if ((s->name && strcmp (s->name, input) == 0)
+        || (s->name == NULL && n_model_inputs == 1)) {
+      given = s;
+      if (i < SIMNPU_IR_MAX_INPUTS)
+        shapes->used[i] = true;
+    }
+  }
+  if (given != NULL) {
+    if (rank_known && given->rank != *rank) {
+      tmpl = shape_template (*rank, dims);
+      ret = simnpu__set_error (error, SIMNPU_EINVAL, INPUT_SHAPE_OPTION
+          " for input '%s': %u dims, but the model gives it rank %u (%s, ? "
+          "for a dynamic dim)", input, given->rank, *rank, tmpl);
+      g_free (tmpl);
+      return ret;
+    }
+    for (i = 0; rank_known && i < *rank; i++)
+      if (dims[i] >= 0 && dims[i] != given->dims[i]) {
+        tmpl = shape_template (*rank, dims);
+        ret = simnpu__set_error (error, SIMNPU_EINVAL, INPUT_SHAPE_OPTION
+            " for input '%s': dim %u is %" G_GINT64_FORMAT ", but the model "
+            "fixes it at %" G_GINT64_FORMAT " (%s, ? for a dynamic dim)",
+            input, i, given->dims[i], dims[i], tmpl);
+        g_free (tmpl);
+        return ret;
+      }
+    *rank = given->rank;
+    memcpy (dims, given->dims, given->rank * sizeof dims[0]);
+    return 0;
+  }
+  if (!rank_known)
+    return simnpu__set_error (error, SIMNPU_EUNSUPPORTED, "input '%s': the "
+        "model leaves its rank and shape open; give it with "
+        INPUT_SHAPE_OPTION " %s=DIMS", input, input);
+  for (i = 0; i < *rank; i++) {
+    if (dims[i] >= 0)
+      continue;
+    if (i == 0) {
+      g_message ("input '%s': its batch dim 0 is dynamic; compiled for a "
+          "batch of 1 (" INPUT_SHAPE_OPTION " sets another)", input);
+      dims[i] = 1;
+      continue;
+    }
+    tmpl = shape_template (*rank, dims);
+    ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED, "input '%s': dim %u "
+        "is dynamic (the model's shape is %s); give the shape to compile "
+        "for with " INPUT_SHAPE_OPTION " %s=DIMS", input, i, tmpl, input);
+    g_free (tmpl);
+    return ret;
+  }
+  return 0;
+}
+
+int
+simnpu__input_shapes_check_used (const simnpu__input_shapes * shapes,
+    const simnpu__ir_graph * g, simnpu_error * error)
+{
+  unsigned i, j;
+  GString *names;
+  int ret = 0;
+
+  for (i = 0; shapes != NULL && i < shapes->n && ret == 0; i++) {
+    if (i < SIMNPU_IR_MAX_INPUTS && shapes->used[i])
+      continue;
+    names = g_string_new (NULL);
+    for (j = 0; j < g->n_inputs; j++)
+      g_string_append_printf (names, "%s'%s'", j ? ", " : "",
+          g->tensors[g->inputs[j]].name);
+    if (shapes->items[i].name)
+      ret = simnpu__set_error (error, SIMNPU_EINVAL, INPUT_SHAPE_OPTION
+          " %s=...: the model has no input of that name (its inputs: %s)",
+          shapes->items[i].name, names->str);
+    else
+      ret = simnpu__set_error (error, SIMNPU_EINVAL, INPUT_SHAPE_OPTION
+          " without a name is for a model of one input; this one has %u "
+          "(%s): give NAME=DIMS", g->n_inputs, names->str);
+    g_string_free (names, TRUE);
+  }
+  return ret;
+}
+
+/* ------------------------------------------------------------------ */
+
+/* ------------------------------------------------------------------ */
+/* The cut before control flow */
+
+bool *
+simnpu__import_data_dependent (const simnpu__ir_graph * g)
+{
+  bool *dep = g_new0 (bool, MAX (g->n_tensors, 1));
+  unsigned i, j;
+
+  for (i = 0; i < g->n_inputs; i++)
+    dep[g->inputs[i]] = true;
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    bool d = false;
+    if (n->op != SIMNPU_IR_SHAPE)
+      for (j = 0; j < n->n_inputs; j++)
+        d |= n->inputs[j] >= 0 && dep[n->inputs[j]];
+    for (j = 0; j < n->n_outputs; j++)
+      dep[n->outputs[j]] = d;
+  }
+  return dep;
+}
+
 int
 simnpu__import_model (const char *path, const char *inputs,
     const char *outputs, simnpu__ir_graph ** out, simnpu_error * error)
+{
+  return simnpu__import_model_shaped (path, inputs, outputs, NULL, out, error);
+}
+
+int
+simnpu__import_model_shaped (const char *path, const char *inputs,
+    const char *outputs, simnpu__input_shapes * shapes,
+    simnpu__ir_graph ** out, simnpu_error * error)
 {
   simnpu__model_format k = simnpu__model_format_of (path);
   simnpu__ir_graph *g = NULL;
@@ -84,12 +273,14 @@ simnpu__import_model (const char *path, const char *inputs,
 
   *out = NULL;
   if (k == SIMNPU_MODEL_FORMAT_ONNX)
-    ret = simnpu__onnx_load_file (path, &g, error);
+    ret = simnpu__onnx_load_file_shaped (path, shapes, &g, error);
   else if (k == SIMNPU_MODEL_FORMAT_TFJS)
-    ret = simnpu__tfjs_load_file (path, &g, error);
+    ret = simnpu__tfjs_load_file_shaped (path, shapes, &g, error);
   else
     return simnpu__set_error (error, SIMNPU_EFORMAT, "%s: not an ONNX model "
         "nor a TF.js graph model (model.json with modelTopology)", path);
+  if (ret == 0)
+    ret = simnpu__input_shapes_check_used (shapes, g, error);
   if (ret == 0 && inputs)
     ret = simnpu__ir_cut_inputs (g, inputs, error);
   if (ret == 0 && outputs)

@@ -239,9 +239,11 @@ simnpu__onnx_emit (onnx_ctx * c, simnpu__ir_op op, const int *ins,
   if (info == NULL || info->infer == NULL)
     return simnpu__onnx_err (c, SIMNPU_EINTERNAL,
         "IR op %d has no shape inference", (int) op);
+  /* more inputs than the IR takes (a Concat of 40) is the IR's limit */
   if (n_in < info->min_inputs || n_in > info->max_inputs)
-    return simnpu__onnx_err (c, SIMNPU_EFORMAT,
-        "%u inputs for IR op %s (expected %u to %u)", n_in,
+    return simnpu__onnx_err (c, n_in > info->max_inputs
+        && info->max_inputs >= SIMNPU_IR_MAX_INPUTS ? SIMNPU_EUNSUPPORTED :
+        SIMNPU_EFORMAT, "%u inputs for IR op %s (expected %u to %u)", n_in,
         simnpu__ir_op_name (op), info->min_inputs, info->max_inputs);
   if (c->g->n_nodes >= SIMNPU_IR_MAX_NODES)
     return simnpu__onnx_err (c, SIMNPU_ENOMEM, "more than %d IR nodes",

@@ -71,6 +71,10 @@ typedef struct
   const char *node_name;
   simnpu_error *error;
   unsigned tmp;
+  /* the shapes given for inputs the model leaves open (may be NULL), and
+   * the model's count of inputs (initializers left out) */
+  simnpu__input_shapes *shapes;
+  unsigned n_model_inputs;
 } onnx_ctx;
 
 typedef struct _onnx_op onnx_op;

@@ -200,8 +200,9 @@ onnx_add_input (onnx_ctx * c, const Onnx__ValueInfoProto * vi)
   const Onnx__TypeProto__Tensor *tt;
   simnpu__ir_dtype dtype;
   int64_t dims[SIMNPU_IR_MAX_RANK];
+  unsigned rank;
   size_t i;
-  int t;
+  int t, ret;
 
   if (vi->name == NULL || vi->name[0] == '\0')
     return simnpu__set_error (c->error, SIMNPU_EFORMAT,
@@ -227,7 +228,8 @@ onnx_add_input (onnx_ctx * c, const Onnx__ValueInfoProto * vi)
         SIMNPU_IR_MAX_RANK);
   for (i = 0; i < tt->shape->n_dim; i++) {
     const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
-    dims[i] = 1;
+    /* a dim_param or no value: dynamic */
+    dims[i] = -1;
     if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
       if (d->dim_value < 0 || d->dim_value > SIMNPU_IR_MAX_ELEMENTS)
         return simnpu__set_error (c->error, SIMNPU_EFORMAT,
@@ -236,17 +238,154 @@ onnx_add_input (onnx_ctx * c, const Onnx__ValueInfoProto * vi)
       dims[i] = d->dim_value;
     }
   }
+  rank = (unsigned) tt->shape->n_dim;
+  if ((ret = simnpu__input_shape_resolve (c->shapes, c->n_model_inputs,
+              vi->name, true, &rank, dims, c->error)) < 0)
+    return ret;
   if (c->g->n_inputs >= SIMNPU_IR_MAX_INPUTS)
     return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
         "more than %d graph inputs", SIMNPU_IR_MAX_INPUTS);
-  t = simnpu__ir_add_tensor (c->g, vi->name, dtype, tt->shape->n_dim, dims);
+  t = simnpu__ir_add_tensor (c->g, vi->name, dtype, rank, dims);
   simnpu__onnx_bind (c, vi->name, t);
   c->g->inputs[c->g->n_inputs++] = t;
   return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Control flow (Loop, If, Scan) is never run: the graph is cut before it,
+ * with every node that reads its results, and the values it reads (its
+ * inputs and its bodies' reads of the outer graph) become outputs. Such
+ * a loop is almost always the model's NMS, which axnms does. */
+
+typedef struct _onnx_cut onnx_cut;
+struct _onnx_cut
+{
+  GHashTable *names;            /* values the cut nodes make (borrowed) */
+  GArray *read;                 /* tensors the cut nodes read (int) */
+  char *first;                  /* the first control-flow node, op */
+  const char *first_op;
+};
+
+static int onnx_import_nodes (onnx_ctx * c, const Onnx__GraphProto * gp,
+    onnx_cut * cut, GString * dropped);
+
+static bool
+onnx_is_control_flow (const char *op)
+{
+  return strcmp (op, "Loop") == 0 || strcmp (op, "If") == 0
+      || strcmp (op, "Scan") == 0;
+}
+
+static void
+onnx_cut_read (onnx_ctx * c, onnx_cut * cut, const char *name)
+{
+  int t;
+
+  if (name == NULL || name[0] == '\0'
+      || g_hash_table_contains (cut->names, name))
+    return;
+  t = simnpu__onnx_lookup (c, name);
+  if (t != SIMNPU_IR_NONE)
+    g_array_append_val (cut->read, t);
+}
+
+/* Whether node n is cut: control flow, or a reader of what is cut */
+static bool
+onnx_cut_node (onnx_ctx * c, onnx_cut * cut, const Onnx__NodeProto * n)
+{
+  bool is_cut = n->op_type != NULL && onnx_is_control_flow (n->op_type);
+  size_t i, j, k;
+
+  for (i = 0; i < n->n_input && !is_cut; i++)
+    is_cut = n->input[i] != NULL
+        && g_hash_table_contains (cut->names, n->input[i]);
+  if (!is_cut)
+    return false;
+  if (cut->first == NULL && onnx_is_control_flow (n->op_type)) {
+    cut->first = g_strdup (c->node_name);
+    cut->first_op = n->op_type;
+  }
+  for (i = 0; i < n->n_input; i++)
+    onnx_cut_read (c, cut, n->input[i]);
+  for (i = 0; i < n->n_attribute; i++) {
+    const Onnx__AttributeProto *at = n->attribute[i];
+    const Onnx__GraphProto *body = at->g;
+    if (body == NULL)
+      continue;
+    for (j = 0; j < body->n_node; j++)
+      for (k = 0; k < body->node[j]->n_input; k++)
+        onnx_cut_read (c, cut, body->node[j]->input[k]);
+  }
+  for (i = 0; i < n->n_output; i++)
+    if (n->output[i] != NULL && n->output[i][0] != '\0')
+      g_hash_table_add (cut->names, n->output[i]);
+  return true;
+}
+
+/* The outputs once the graph is cut: what the cut part read, computed
+ * from the inputs, in float; and the note. dropped lists the outputs
+ * that needed the cut part. */
+static int
+onnx_finish_cut (onnx_ctx * c, onnx_cut * cut, GString * dropped)
+{
+  GString *added = g_string_new (NULL);
+  bool *dep = simnpu__import_data_dependent (c->g);
+  unsigned i, k;
+  int ret = 0;
+
+  for (i = 0; i < cut->read->len; i++) {
+    int t = g_array_index (cut->read, int, i);
+    const simnpu__ir_tensor *x = &c->g->tensors[t];
+    if (!dep[t] || x->is_const || x->dtype != SIMNPU_IR_F32)
+      continue;
+    for (k = 0; k < c->g->n_outputs && c->g->outputs[k] != t; k++);
+    if (k < c->g->n_outputs)
+      continue;
+    if (c->g->n_outputs >= SIMNPU_IR_MAX_OUTPUTS)
+      break;
+    c->g->outputs[c->g->n_outputs++] = t;
+    g_string_append_printf (added, "%s'%s'", added->len ? ", " : "", x->name);
+  }
+  g_free (dep);
+  if (c->g->n_outputs == 0)
+    ret = simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED, "node '%s' (%s): "
+        "every output needs the graph's control flow, which simnpu-compile "
+        "cannot run yet", cut->first, cut->first_op);
+  else
+    g_message ("onnx: the graph has control flow (node '%s', op %s), which "
+        "simnpu-compile does not run; it is cut before it. Outputs dropped: "
+        "%s. Outputs added, the tensors the cut part reads: %s. Such a loop "
+        "is usually the model's NMS, which axnms does on these outputs.",
+        cut->first, cut->first_op, dropped->len ? dropped->str : "none",
+        added->len ? added->str : "none");
+  g_string_free (added, TRUE);
+  return ret;
+}
+
 static int
 onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
+{
+  onnx_cut cut = { 0 };
+  GString *dropped = g_string_new (NULL);
+  int ret;
+
+  cut.names = g_hash_table_new (g_str_hash, g_str_equal);
+  cut.read = g_array_new (FALSE, FALSE, sizeof (int));
+  ret = onnx_import_nodes (c, gp, &cut, dropped);
+  if (ret == 0 && cut.first != NULL)
+    ret = onnx_finish_cut (c, &cut, dropped);
+  if (ret == 0)
+    ret = simnpu__ir_infer_shapes (c->g, c->error);
+  g_hash_table_unref (cut.names);
+  g_array_unref (cut.read);
+  g_free (cut.first);
+  g_string_free (dropped, TRUE);
+  return ret;
+}
+
+static int
+onnx_import_nodes (onnx_ctx * c, const Onnx__GraphProto * gp, onnx_cut * cut,
+    GString * dropped)
 {
   size_t i;
   int ret;
@@ -290,6 +429,10 @@ onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
     return simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED,
         "sparse initializers are not supported");
   for (i = 0; i < gp->n_input; i++)
+    if (gp->input[i]->name == NULL
+        || simnpu__onnx_lookup (c, gp->input[i]->name) == SIMNPU_IR_NONE)
+      c->n_model_inputs++;
+  for (i = 0; i < gp->n_input; i++)
     if ((ret = onnx_add_input (c, gp->input[i])) < 0)
       return ret;
 
@@ -308,6 +451,8 @@ onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
     if (n->op_type == NULL) {
       ret = simnpu__set_error (c->error, SIMNPU_EFORMAT,
           "node '%s' has no op_type", c->node_name);
+    } else if (onnx_cut_node (c, cut, n)) {
+      ret = 0;
     } else if (n->domain != NULL && n->domain[0] != '\0'
         && strcmp (n->domain, "ai.onnx") != 0) {
       ret =
@@ -337,6 +482,11 @@ onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
   for (i = 0; i < gp->n_output; i++) {
     const char *name = gp->output[i]->name;
     int t = name != NULL ? simnpu__onnx_lookup (c, name) : SIMNPU_IR_NONE;
+    if (name != NULL && g_hash_table_contains (cut->names, name)) {
+      g_string_append_printf (dropped, "%s'%s'", dropped->len ? ", " : "",
+          name);
+      continue;
+    }
     if (t == SIMNPU_IR_NONE)
       return simnpu__set_error (c->error, SIMNPU_EFORMAT,
           "graph output '%s' is not produced by any node, input or "
@@ -348,12 +498,20 @@ onnx_import_graph (onnx_ctx * c, const Onnx__GraphProto * gp)
   }
   if (gp->n_output == 0)
     return simnpu__set_error (c->error, SIMNPU_EFORMAT, "graph has no outputs");
-  return simnpu__ir_infer_shapes (c->g, c->error);
+  return 0;
 }
 
 int
 simnpu__onnx_load_data (const void *data, size_t size,
     simnpu__ir_graph ** out, simnpu_error * error)
+{
+  return simnpu__onnx_load_data_shaped (data, size, NULL, out, error);
+}
+
+int
+simnpu__onnx_load_data_shaped (const void *data, size_t size,
+    simnpu__input_shapes * shapes, simnpu__ir_graph ** out,
+    simnpu_error * error)
 {
   Onnx__ModelProto *m;
   onnx_ctx c = { 0 };
@@ -378,6 +536,7 @@ simnpu__onnx_load_data (const void *data, size_t size,
   c.g = simnpu__ir_graph_new (m->graph->name ? m->graph->name : "onnx");
   c.names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   c.error = error;
+  c.shapes = shapes;
   ret = onnx_import_graph (&c, m->graph);
   g_hash_table_unref (c.names);
   onnx__model_proto__free_unpacked (m, NULL);
@@ -395,6 +554,14 @@ int
 simnpu__onnx_load_file (const char *path, simnpu__ir_graph ** out,
     simnpu_error * error)
 {
+  return simnpu__onnx_load_file_shaped (path, NULL, out, error);
+}
+
+int
+simnpu__onnx_load_file_shaped (const char *path,
+    simnpu__input_shapes * shapes, simnpu__ir_graph ** out,
+    simnpu_error * error)
+{
   gchar *data = NULL;
   gsize len = 0;
   GError *gerr = NULL;
@@ -408,7 +575,7 @@ simnpu__onnx_load_file (const char *path, simnpu__ir_graph ** out,
     g_error_free (gerr);
     return ret;
   }
-  ret = simnpu__onnx_load_data (data, len, out, error);
+  ret = simnpu__onnx_load_data_shaped (data, len, shapes, out, error);
   g_free (data);
   if (ret < 0 && error != NULL) {
     gchar *msg = g_strdup (error->message);

@@ -110,9 +110,10 @@ simnpu__tfjs_finish_op (tfjs_loader * l, simnpu__ir_node * n)
     return simnpu__tfjs_fail (l, SIMNPU_EINTERNAL,
         "IR op %d has no shape inference", n->op);
   if (n->n_inputs < info->min_inputs || n->n_inputs > info->max_inputs)
-    return simnpu__tfjs_fail (l, SIMNPU_EFORMAT,
-        "%u inputs for %s; expected %u to %u", n->n_inputs, info->name,
-        info->min_inputs, info->max_inputs);
+    return simnpu__tfjs_fail (l, n->n_inputs > info->max_inputs
+        && info->max_inputs >= SIMNPU_IR_MAX_INPUTS ? SIMNPU_EUNSUPPORTED :
+        SIMNPU_EFORMAT, "%u inputs for %s; expected %u to %u", n->n_inputs,
+        info->name, info->min_inputs, info->max_inputs);
   for (i = 0; i < n->n_outputs; i++)
     l->g->tensors[n->outputs[i]].producer = (int) (n - l->g->nodes);
   return info->infer (l->g, n, l->error);
@@ -206,8 +207,9 @@ simnpu__tfjs_const_ints (tfjs_loader * l, int t, const char *what,
         "%s ('%s'): expected int32 values, not %s", what, x->name,
         simnpu__ir_dtype_name (x->dtype));
   if (count > max)
-    return simnpu__tfjs_fail (l, SIMNPU_EFORMAT, "%s ('%s'): %" G_GINT64_FORMAT
-        " values; expected at most %u", what, x->name, count, max);
+    return simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED, "%s ('%s'): %"
+        G_GINT64_FORMAT " values; simnpu-compile takes at most %u", what,
+        x->name, count, max);
   for (i = 0; i < count; i++)
     vals[i] = x->dtype == SIMNPU_IR_I32 ? ((const int32_t *) x->data)[i]
         : ((const int64_t *) x->data)[i];
@@ -276,10 +278,14 @@ simnpu__tfjs_tr_elementwise (tfjs_loader * l, const tfjs_node * tn,
   const simnpu__ir_op_info *info = simnpu__ir_op_get (op);
   int out;
 
+  /* more inputs than the IR takes is the IR's limit, not the model's
+   * fault (AddN, ConcatV2 take any number) */
   if (info && (tn->n_inputs < info->min_inputs
           || tn->n_inputs > info->max_inputs))
-    return simnpu__tfjs_fail (l, SIMNPU_EFORMAT, "%u inputs; expected %u to %u",
-        tn->n_inputs, info->min_inputs, info->max_inputs);
+    return simnpu__tfjs_fail (l, tn->n_inputs > info->max_inputs
+        && info->max_inputs >= SIMNPU_IR_MAX_INPUTS ? SIMNPU_EUNSUPPORTED :
+        SIMNPU_EFORMAT, "%u inputs; expected %u to %u", tn->n_inputs,
+        info->min_inputs, info->max_inputs);
   out = simnpu__tfjs_simple_op (l, op, NULL, tn->n_inputs, in);
   return out < 0 ? out : simnpu__tfjs_register_output (l, tn, 0, out);
 }

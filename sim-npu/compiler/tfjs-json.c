@@ -276,6 +276,8 @@ parse_tf_dtype (const char *s, simnpu__ir_dtype * out)
     {"DT_FLOAT", SIMNPU_IR_F32}, {"DT_INT32", SIMNPU_IR_I32},
     {"DT_INT64", SIMNPU_IR_I64}, {"DT_UINT8", SIMNPU_IR_U8},
     {"DT_INT8", SIMNPU_IR_I8}, {"DT_BOOL", SIMNPU_IR_BOOL},
+    /* TF.js computes doubles in float32 and stores them so */
+    {"DT_DOUBLE", SIMNPU_IR_F32},
   };
   unsigned i;
 

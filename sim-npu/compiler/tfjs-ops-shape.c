@@ -738,6 +738,16 @@ tr_cast (tfjs_loader * l, const tfjs_node * tn, const int *in)
 
   if (ret == 0)
     ret = simnpu__tfjs_attr_type (l, tn, "DstT", SIMNPU_IR_F32, &dt);
+  if (ret == 0 && dt == SIMNPU_IR_F32 && T (l, in[0])->producer >= 0) {
+    /* float pixels made integers (an integer image input, see
+     * tr_placeholder) and back: the pixels as they came */
+    const simnpu__ir_node *p = &l->g->nodes[T (l, in[0])->producer];
+    unsigned k;
+    for (k = 0; p->op == SIMNPU_IR_CAST && k < l->g->n_inputs; k++)
+      if (p->inputs[0] == l->g->inputs[k]
+          && T (l, p->inputs[0])->dtype == SIMNPU_IR_F32)
+        return simnpu__tfjs_register_output (l, tn, 0, p->inputs[0]);
+  }
   if (ret == 0)
     ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_CAST, NULL, 1, in, 1, &out, &n);
   if (ret < 0)

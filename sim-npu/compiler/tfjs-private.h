@@ -18,7 +18,9 @@
  *   tfjs-weights.c    the weights manifest, its shards, dequantisation
  *   tfjs-build.c      making IR tensors and nodes, constant operands
  *   tfjs-ops-nn.c     the translations of the ops that compute
- *   tfjs-ops-shape.c  the translations of the ops that move data */
+ *   tfjs-ops-shape.c  the translations of the ops that move data
+ *   tfjs-ops-index.c  the translations of GatherNd, TopKV2 and of the ops
+ *                     that make tensors of shapes and constants */
 
 #ifndef __SIMNPU_TFJS_PRIVATE_H__
 #define __SIMNPU_TFJS_PRIVATE_H__
@@ -32,6 +34,9 @@ G_BEGIN_DECLS
 #define TFJS_MAX_NODE_INPUTS 1024
 #define TFJS_MAX_LIST 64
 #define TFJS_ATTR_STRING 64
+/* a translation's answer for a node it does not take after all (beyond a
+ * limit of the IR): the node is left out as an unknown op is */
+#define TFJS_DECLINED 1
 
 typedef struct
 {
@@ -68,6 +73,10 @@ typedef struct
   GHashTable *node_by_name;     /* name -> index + 1 */
   GHashTable *tensors;          /* "node" or "node:k" (owned) -> index + 1 */
   const tfjs_node *cur;
+  /* the shapes given for placeholders the model leaves open (may be
+   * NULL), and the model's count of placeholders */
+  simnpu__input_shapes *shapes;
+  unsigned n_placeholders;
 } tfjs_loader;
 
 typedef struct
@@ -82,6 +91,8 @@ SIMNPU_INTERNAL const tfjs_op simnpu__tfjs_nn_ops[];
 SIMNPU_INTERNAL const unsigned simnpu__tfjs_n_nn_ops;
 SIMNPU_INTERNAL const tfjs_op simnpu__tfjs_shape_ops[];
 SIMNPU_INTERNAL const unsigned simnpu__tfjs_n_shape_ops;
+SIMNPU_INTERNAL const tfjs_op simnpu__tfjs_index_ops[];
+SIMNPU_INTERNAL const unsigned simnpu__tfjs_n_index_ops;
 
 static inline simnpu__ir_tensor *
 T (tfjs_loader * l, int t)

@@ -51,6 +51,20 @@ tr_const (tfjs_loader * l, const tfjs_node * tn)
   ret = simnpu__tfjs_attr_type (l, tn, "dtype", w->dtype, &dt);
   if (ret < 0)
     return ret;
+  if (dt == SIMNPU_IR_I64 && w->dtype == SIMNPU_IR_I32) {
+    /* the TF.js converter stores int64 weights as int32 by design */
+    int64_t k, count = 1;
+    int64_t *wide;
+
+    for (i = 0; i < w->rank; i++)
+      count *= w->dims[i];
+    wide = g_new (int64_t, MAX (count, 1));
+    for (k = 0; k < count; k++)
+      wide[k] = ((const int32_t *) w->data)[k];
+    g_free (w->data);
+    w->data = wide;
+    w->dtype = SIMNPU_IR_I64;
+  }
   if (dt != w->dtype)
     return simnpu__tfjs_fail (l, SIMNPU_EFORMAT,
         "dtype %s, but the manifest's weight is %s",
@@ -77,6 +91,14 @@ tr_const (tfjs_loader * l, const tfjs_node * tn)
   return t < 0 ? t : 0;
 }
 
+/* An image input of integer pixels ([N,H,W,1|3] u8 or i32) */
+static bool
+is_integer_image (simnpu__ir_dtype dt, unsigned rank, const int64_t * dims)
+{
+  return (dt == SIMNPU_IR_U8 || dt == SIMNPU_IR_I32) && rank == 4
+      && (dims[3] == 1 || dims[3] == 3);
+}
+
 static int
 tr_placeholder (tfjs_loader * l, const tfjs_node * tn)
 {
@@ -84,24 +106,28 @@ tr_placeholder (tfjs_loader * l, const tfjs_node * tn)
   int64_t dims[SIMNPU_IR_MAX_RANK], n = 1;
   unsigned rank, i;
   int t, ret;
+  JsonObject *shape =
+      simnpu__tfjs_get_object (simnpu__tfjs_attr_value (tn, "shape"),
+      "shape");
+  JsonNode *unknown = shape ? json_object_get_member (shape, "unknownRank")
+      : NULL;
+  bool rank_known = shape != NULL && !(unknown
+      && JSON_NODE_HOLDS_VALUE (unknown)
+      && json_node_get_value_type (unknown) == G_TYPE_BOOLEAN
+      && json_node_get_boolean (unknown));
+  simnpu_error err = { 0 };
 
+  rank = 0;
   ret = simnpu__tfjs_attr_type (l, tn, "dtype", SIMNPU_IR_F32, &dt);
-  if (ret == 0)
-    ret =
-        simnpu__tfjs_parse_shape (l,
-        simnpu__tfjs_get_object (simnpu__tfjs_attr_value (tn, "shape"),
-            "shape"), "shape", &rank, dims);
+  if (ret == 0 && rank_known)
+    ret = simnpu__tfjs_parse_shape (l, shape, "shape", &rank, dims);
   if (ret < 0)
     return ret;
-  if (simnpu__tfjs_attr_value (tn, "shape") == NULL)
-    return simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED,
-        "no shape; the input's shape must be known");
+  ret = simnpu__input_shape_resolve (l->shapes, l->n_placeholders, tn->name,
+      rank_known, &rank, dims, &err);
+  if (ret < 0)
+    return simnpu__tfjs_fail (l, ret, "%s", err.message);
   for (i = 0; i < rank; i++) {
-    if (dims[i] == -1 && i == 0)
-      dims[i] = 1;
-    else if (dims[i] < 0)
-      return simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED,
-          "dim %u is dynamic; only a dynamic batch (dim 0) is supported", i);
     n *= dims[i];
     if (n > SIMNPU_IR_MAX_ELEMENTS)
       return simnpu__tfjs_fail (l, SIMNPU_ENOMEM, "more than %" G_GINT64_FORMAT
@@ -110,6 +136,26 @@ tr_placeholder (tfjs_loader * l, const tfjs_node * tn)
   if (l->g->n_inputs >= SIMNPU_IR_MAX_INPUTS)
     return simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED, "more than %d inputs",
         SIMNPU_IR_MAX_INPUTS);
+  if (is_integer_image (dt, rank, dims)) {
+    /* the pixels are whole numbers: the input is float (as the compiler
+     * feeds it) and becomes the model's integers at once, which the
+     * model's own cast to float then undoes (tr_cast) */
+    simnpu__ir_node *cast;
+    int as_int;
+
+    t = simnpu__tfjs_new_tensor (l, tn->name, false, SIMNPU_IR_F32, rank,
+        dims, NULL);
+    if (t < 0)
+      return t;
+    l->g->inputs[l->g->n_inputs++] = t;
+    ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_CAST, "pixels", 1, &t, 1,
+        &as_int, &cast);
+    if (ret < 0)
+      return ret;
+    cast->attrs.dtype = dt;
+    ret = simnpu__tfjs_finish_op (l, cast);
+    return ret < 0 ? ret : simnpu__tfjs_register_output (l, tn, 0, as_int);
+  }
   t = simnpu__tfjs_new_tensor (l, tn->name, false, dt, rank, dims, NULL);
   if (t < 0)
     return t;
@@ -136,8 +182,33 @@ find_op (const char *op)
   const tfjs_op *found = find_in (simnpu__tfjs_nn_ops, simnpu__tfjs_n_nn_ops,
       op);
 
-  return found ? found : find_in (simnpu__tfjs_shape_ops,
-      simnpu__tfjs_n_shape_ops, op);
+  if (found == NULL)
+    found = find_in (simnpu__tfjs_shape_ops, simnpu__tfjs_n_shape_ops, op);
+  return found ? found : find_in (simnpu__tfjs_index_ops,
+      simnpu__tfjs_n_index_ops, op);
+}
+
+/* ------------------------------------------------------------------ */
+/* Control flow: TF's while loops and conds (the dataflow form of
+ * tf.while_loop and tf.cond, whose NextIteration -> Merge edges are the
+ * graph's only cycles). The compiler runs none of it: the graph is cut
+ * before it, as before an unsupported op, and what feeds it becomes the
+ * outputs. Such a loop is almost always an NMS, which axnms does. */
+
+static bool
+is_control_flow (const char *op)
+{
+  static const char *const ops[] = {
+    "Enter", "RefEnter", "Exit", "RefExit", "Merge", "RefMerge", "Switch",
+    "RefSwitch", "NextIteration", "RefNextIteration", "LoopCond",
+    "While", "StatelessWhile", "If", "StatelessIf",
+  };
+  unsigned i;
+
+  for (i = 0; i < G_N_ELEMENTS (ops); i++)
+    if (strcmp (op, ops[i]) == 0)
+      return true;
+  return false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -197,6 +268,8 @@ parse_nodes (tfjs_loader * l, JsonObject * root, GPtrArray * owned)
     if (tn->name == NULL || tn->op == NULL)
       return simnpu__tfjs_fail (l, SIMNPU_EFORMAT,
           "modelTopology.node[%u]: expected 'name' and 'op' strings", i);
+    if (strcmp (tn->op, "Placeholder") == 0)
+      l->n_placeholders++;
     if (o && json_object_has_member (o, "attr")) {
       tn->attr = simnpu__tfjs_get_object (o, "attr");
       if (tn->attr == NULL)
@@ -263,12 +336,15 @@ topo_sort (tfjs_loader * l, unsigned *order)
     while (sp > 0) {
       unsigned v = stack[sp - 1];
       const tfjs_node *tn = &l->nodes[v];
-      if (next[v] < tn->n_inputs) {
+      /* a control-flow node is cut whatever its inputs are: its edges,
+       * which close the loops, are not followed */
+      if (next[v] < tn->n_inputs && !is_control_flow (tn->op)) {
         unsigned u = (unsigned) tn->input_nodes[next[v]++];
         if (state[u] == GREY) {
           ret =
               simnpu__tfjs_fail (l, SIMNPU_EFORMAT,
-              "node '%s' depends on itself (a cycle through '%s')",
+              "node '%s' depends on itself (a cycle through '%s', with no "
+              "NextIteration -> Merge loop edge on it)",
               l->nodes[u].name, tn->name);
           break;
         }
@@ -287,6 +363,18 @@ topo_sort (tfjs_loader * l, unsigned *order)
   g_free (stack);
   g_free (next);
   return ret;
+}
+
+/* The tensor a reference names, or -1 */
+static int
+find_tensor (tfjs_loader * l, const tfjs_ref * r)
+{
+  char *key = r->output ? g_strdup_printf ("%s:%u", r->name, r->output)
+      : g_strdup (r->name);
+  gpointer p = g_hash_table_lookup (l->tensors, key);
+
+  g_free (key);
+  return p ? GPOINTER_TO_INT (p) - 1 : -1;
 }
 
 static int
@@ -317,6 +405,10 @@ translate_node (tfjs_loader * l, unsigned idx)
   int ret;
 
   l->cur = tn;
+  if (is_control_flow (tn->op)) {
+    tn->poison = (int) idx;
+    return 0;
+  }
   for (i = 0; i < tn->n_inputs; i++)
     if (l->nodes[tn->input_nodes[i]].poison != TFJS_NO_POISON) {
       tn->poison = l->nodes[tn->input_nodes[i]].poison;
@@ -345,6 +437,8 @@ translate_node (tfjs_loader * l, unsigned idx)
     ret = op->translate (l, tn, in);
   else
     ret = simnpu__tfjs_tr_elementwise (l, tn, in, op->ir_op);
+  if (ret == TFJS_DECLINED)
+    tn->poison = (int) idx;
   return ret < 0 ? ret : 0;
 }
 
@@ -385,6 +479,55 @@ find_outputs (tfjs_loader * l, JsonObject * root, GPtrArray * refs)
     g_free (consumed);
   }
   return 0;
+}
+
+/* The cut before control flow: the float tensors, computed from the
+ * input, that the left-out part reads become outputs. Returns the first
+ * control-flow node, or NULL when the graph has none. */
+static const tfjs_node *
+cut_before_control_flow (tfjs_loader * l, GString * added)
+{
+  const tfjs_node *cf = NULL;
+  bool *dep;
+  unsigned i, j, k;
+
+  for (i = 0; i < l->n_nodes && cf == NULL; i++)
+    if (is_control_flow (l->nodes[i].op))
+      cf = &l->nodes[i];
+  if (cf == NULL)
+    return NULL;
+  dep = simnpu__import_data_dependent (l->g);
+  for (i = 0; i < l->n_nodes; i++) {
+    const tfjs_node *tn = &l->nodes[i];
+    if (tn->poison == TFJS_NO_POISON)
+      continue;
+    for (j = 0; j < tn->n_inputs; j++) {
+      const tfjs_node *src = &l->nodes[tn->input_nodes[j]];
+      int t;
+      if (src->poison != TFJS_NO_POISON)
+        continue;
+      t = find_tensor (l, &tn->inputs[j]);
+      if (t < 0 || !dep[t] || T (l, t)->is_const
+          || T (l, t)->dtype != SIMNPU_IR_F32)
+        continue;
+      for (k = 0; k < l->g->n_outputs; k++)
+        if (l->g->outputs[k] == t)
+          break;
+      if (k < l->g->n_outputs)
+        continue;
+      if (l->g->n_outputs >= SIMNPU_IR_MAX_OUTPUTS) {
+        g_string_append_printf (added, "%s(and more, above the %d outputs "
+            "a model may have)", added->len ? ", " : "", SIMNPU_IR_MAX_OUTPUTS);
+        g_free (dep);
+        return cf;
+      }
+      l->g->outputs[l->g->n_outputs++] = t;
+      g_string_append_printf (added, "%s'%s'", added->len ? ", " : "",
+          T (l, t)->name);
+    }
+  }
+  g_free (dep);
+  return cf;
 }
 
 static int
@@ -433,6 +576,32 @@ set_outputs (tfjs_loader * l, JsonObject * root)
       }
     }
     g_free (own);
+  }
+  if (ret == 0 && dropped->len) {
+    GString *added = g_string_new (NULL);
+    const tfjs_node *cf = cut_before_control_flow (l, added);
+
+    if (cf != NULL && l->g->n_outputs == 0)
+      ret = simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED, "every output needs "
+          "the graph's control flow (node '%s', op %s: a TF while loop or "
+          "cond, here before any output can be computed), which "
+          "simnpu-compile cannot run yet", cf->name, cf->op);
+    else if (cf != NULL && added->len)
+      g_message ("tfjs: the graph has control flow (node '%s', op %s: a TF "
+          "while loop or cond), which simnpu-compile does not run; it is cut "
+          "before it. Outputs dropped: %s. Outputs added, the tensors the "
+          "cut part reads: %s. Such a loop is usually the model's NMS, which "
+          "axnms does on these outputs.", cf->name, cf->op, dropped->str,
+          added->str);
+    else if (cf != NULL)
+      g_message ("tfjs: the graph has control flow (node '%s', op %s: a TF "
+          "while loop or cond), which simnpu-compile does not run; it is cut "
+          "before it. Outputs dropped: %s; the outputs left read nothing of "
+          "the cut part. Such a loop is usually the model's NMS, which axnms "
+          "does.", cf->name, cf->op, dropped->str);
+    if (cf != NULL)
+      g_string_truncate (dropped, 0);
+    g_string_free (added, TRUE);
   }
   if (ret == 0 && l->g->n_outputs == 0) {
     if (first_poison != TFJS_NO_POISON)
@@ -495,6 +664,16 @@ simnpu__tfjs_load_data (const char *json, size_t size,
     simnpu__tfjs_shard_reader reader, gpointer user_data,
     simnpu__ir_graph ** out, simnpu_error * error)
 {
+  return simnpu__tfjs_load_data_shaped (json, size, reader, user_data, NULL,
+      out, error);
+}
+
+int
+simnpu__tfjs_load_data_shaped (const char *json, size_t size,
+    simnpu__tfjs_shard_reader reader, gpointer user_data,
+    simnpu__input_shapes * shapes, simnpu__ir_graph ** out,
+    simnpu_error * error)
+{
   tfjs_loader l = { 0 };
   JsonParser *parser;
   GError *err = NULL;
@@ -502,6 +681,7 @@ simnpu__tfjs_load_data (const char *json, size_t size,
 
   *out = NULL;
   l.error = error;
+  l.shapes = shapes;
   if (size > TFJS_MAX_JSON_BYTES)
     return simnpu__tfjs_fail (&l, SIMNPU_ENOMEM,
         "model.json: %zu bytes; expected at most %" G_GINT64_FORMAT, size,
@@ -583,6 +763,14 @@ int
 simnpu__tfjs_load_file (const char *model_json, simnpu__ir_graph ** out,
     simnpu_error * error)
 {
+  return simnpu__tfjs_load_file_shaped (model_json, NULL, out, error);
+}
+
+int
+simnpu__tfjs_load_file_shaped (const char *model_json,
+    simnpu__input_shapes * shapes, simnpu__ir_graph ** out,
+    simnpu_error * error)
+{
   tfjs_file_reader r;
   gchar *contents = NULL;
   gsize len = 0;
@@ -598,7 +786,8 @@ simnpu__tfjs_load_file (const char *model_json, simnpu__ir_graph ** out,
   }
   r.dir = g_path_get_dirname (model_json);
   r.files = g_ptr_array_new_with_free_func (g_free);
-  ret = simnpu__tfjs_load_data (contents, len, read_shard, &r, out, error);
+  ret = simnpu__tfjs_load_data_shaped (contents, len, read_shard, &r, shapes,
+      out, error);
   if (ret == 0 && r.files->len > 0) {
     g_ptr_array_add (r.files, NULL);
     (*out)->model_files = (char **) g_ptr_array_free (r.files, FALSE);

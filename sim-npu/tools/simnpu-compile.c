@@ -256,6 +256,16 @@ out:
 /* ------------------------------------------------------------------ */
 /* Trained float models: import, calibrate, quantise */
 
+/* Whose fault an error of the compile is: the model's, breaking its
+ * format's rules, or the compiler's, which cannot do it yet. */
+static const char *
+error_kind (int code)
+{
+  if (code == SIMNPU_EUNSUPPORTED)
+    return "simnpu-compile cannot do this yet";
+  return simnpu_strerror (code);
+}
+
 typedef struct
 {
   gchar **calibration, **validation;
@@ -264,6 +274,7 @@ typedef struct
   gchar *fallback_share_arg, *max_frames_arg, *frame_stride_arg;
   gdouble fallback_share;
   gchar *output_dtype;
+  gchar **input_shape;
   gint max_frames, frame_stride;
   gboolean quantize_only;
 } model_args;
@@ -305,7 +316,7 @@ parse_triple (const char *s, float *v)
 }
 
 static int
-parse_preprocess (const char *spec, simnpu__preprocess * pp)
+parse_preprocess (const char *spec, simnpu__preprocess * pp, bool *color_given)
 {
   gchar **items;
   guint i;
@@ -313,6 +324,7 @@ parse_preprocess (const char *spec, simnpu__preprocess * pp)
 
   /* pixels enter unchanged: RGB 0..255, letterboxed with fill 114 */
   pp->color = SIMNPU_COLOR_RGB;
+  *color_given = false;
   pp->resize = SIMNPU_RESIZE_LETTERBOX;
   pp->fill = 114;
   pp->scale = 1.0f;
@@ -346,6 +358,7 @@ parse_preprocess (const char *spec, simnpu__preprocess * pp)
             || strcmp (val, "bgr") == 0 || strcmp (val, "gray") == 0)) {
       pp->color = val[0] == 'r' ? SIMNPU_COLOR_RGB : val[0] == 'b' ?
           SIMNPU_COLOR_BGR : SIMNPU_COLOR_GRAY;
+      *color_given = true;
     } else if (strcmp (key, "resize") == 0 && (strcmp (val, "letterbox") == 0
             || strcmp (val, "stretch") == 0)) {
       pp->resize = val[0] == 'l' ? SIMNPU_RESIZE_LETTERBOX :
@@ -454,6 +467,24 @@ load_labels (const char *path, char ***out)
   return 0;
 }
 
+/* Calibration feeds one image input: the error for any other count */
+static void
+refuse_inputs (const char *src, const simnpu__ir_graph * g)
+{
+  GString *names = g_string_new (NULL);
+  unsigned i;
+
+  for (i = 0; i < g->n_inputs; i++)
+    g_string_append_printf (names, "%s'%s'", i ? ", " : "",
+        g->tensors[g->inputs[i]].name);
+  fprintf (stderr, "simnpu-compile: %s: the model has %u inputs (%s); "
+      "calibration feeds one image input, and simnpu-compile cannot feed "
+      "the others yet: start the model at the tensors an image makes with "
+      "--inputs (simnpu-compile cannot do this yet)\n", src, g->n_inputs,
+      names->str);
+  g_string_free (names, TRUE);
+}
+
 static int
 compile_model (const char *src, const model_args * a,
     const char *name, const char *device, bool quiet, io_files * io,
@@ -464,8 +495,13 @@ compile_model (const char *src, const model_args * a,
   simnpu__ir_graph *g = NULL;
   simnpu_error error = { 0 };
   gchar *decoder = NULL;
-  unsigned i;
+  unsigned i, n_shapes = a->input_shape ? g_strv_length (a->input_shape) : 0;
   char **labels = NULL, **logits = NULL, **fg = NULL;
+  simnpu__input_shape *shape_items = g_new0 (simnpu__input_shape,
+      MAX (n_shapes, 1));
+  simnpu__input_shapes shapes = { 0 };
+  bool color_given, nchw;
+  unsigned in_h, in_w, in_ch;
   int ret = -1;
 
   simnpu__compile_options_init (&o);
@@ -473,17 +509,47 @@ compile_model (const char *src, const model_args * a,
   o.device = device;
   o.calibration = g_ptr_array_new_with_free_func (g_free);
   o.validation = g_ptr_array_new_with_free_func (g_free);
-  if (parse_preprocess (a->preprocess, &o.preprocess) < 0)
+  if (parse_preprocess (a->preprocess, &o.preprocess, &color_given) < 0)
     goto out;
   o.has_preprocess = true;
+  if (n_shapes > SIMNPU_IR_MAX_INPUTS) {
+    fprintf (stderr, "simnpu-compile: --input-shape given %u times; a model "
+        "has at most %d inputs\n", n_shapes, SIMNPU_IR_MAX_INPUTS);
+    goto out;
+  }
+  for (i = 0; i < n_shapes; i++)
+    if (!simnpu__input_shape_parse (a->input_shape[i], &shape_items[i], &error)) {
+      fprintf (stderr, "simnpu-compile: %s\n", error.message);
+      goto out;
+    }
+  shapes.items = shape_items;
+  shapes.n = n_shapes;
   fprintf (stderr, "simnpu-compile: importing %s\n", src);
-  if (simnpu__import_model (src, a->inputs, a->outputs, &g, &error) < 0) {
+  if (simnpu__import_model_shaped (src, a->inputs, a->outputs, &shapes, &g,
+          &error) < 0) {
     fprintf (stderr, "simnpu-compile: %s: %s (%s)\n", src, error.message,
-        simnpu_strerror (error.code));
+        error_kind (error.code));
     goto out;
   }
   if (check_model_files (io, g->model_files) < 0)
     goto out;
+  /* a model of several inputs whose first is no image is refused now;
+   * otherwise the options are checked first */
+  if (g->n_inputs > 1 && (a->calibration || a->validation)
+      && !input_geometry (&g->tensors[g->inputs[0]], &nchw, &in_h, &in_w,
+          &in_ch)) {
+    refuse_inputs (src, g);
+    goto out;
+  }
+  /* a gray model calibrates on colour photos made gray, unless the
+   * preprocessing says otherwise (then the image set refuses them) */
+  if (input_geometry (&g->tensors[g->inputs[0]], &nchw, &in_h, &in_w, &in_ch)
+      && in_ch == 1 && !color_given) {
+    o.preprocess.color = SIMNPU_COLOR_GRAY;
+    fprintf (stderr, "simnpu-compile: input '%s' has 1 channel: images are "
+        "made gray (color=gray; --preprocess color=... overrides)\n",
+        g->tensors[g->inputs[0]].name);
+  }
   for (i = 0; a->calibration && a->calibration[i]; i++)
     if (load_inputs ("calibration", a->calibration[i],
             &g->tensors[g->inputs[0]], &o.preprocess, a, o.calibration, io) < 0)
@@ -568,10 +634,14 @@ compile_model (const char *src, const model_args * a,
         "i8\n", a->output_dtype);
     goto out;
   }
+  if (g->n_inputs != 1) {
+    refuse_inputs (src, g);
+    goto out;
+  }
   fprintf (stderr, "simnpu-compile: calibrating and quantising ...\n");
   if (simnpu__compile (g, &o, out, &r, &error) < 0) {
     fprintf (stderr, "simnpu-compile: %s: %s (%s)\n", src, error.message,
-        simnpu_strerror (error.code));
+        error_kind (error.code));
     goto out;
   }
   if (!quiet) {
@@ -597,6 +667,9 @@ compile_model (const char *src, const model_args * a,
   ret = 0;
 
 out:
+  for (i = 0; i < n_shapes; i++)
+    g_free (shape_items[i].name);
+  g_free (shape_items);
   simnpu__compile_result_clear (&r);
   simnpu__ir_graph_free (g);
   g_ptr_array_unref (o.calibration);
@@ -653,6 +726,12 @@ main (int argc, char **argv)
           "std=S[:S:S],color=rgb|bgr|gray,resize=letterbox|stretch,"
           "fill=114 (default: RGB 0..255 letterboxed)",
         "SPEC"},
+    {"input-shape", 0, 0, G_OPTION_ARG_STRING_ARRAY, &ma.input_shape,
+          "The shape to compile an input for whose shape the model leaves "
+          "open (dynamic dims, unknown rank), e.g. x=1x3x480x640; NAME= "
+          "may be left out for a model of one input (repeatable). "
+          "Calibration images are resized to it",
+        "[NAME=]DIMS"},
     {"outputs", 0, 0, G_OPTION_ARG_STRING, &ma.outputs,
         "Cut the model at these tensors (comma-separated)", "NAMES"},
     {"inputs", 0, 0, G_OPTION_ARG_STRING, &ma.inputs,
@@ -872,6 +951,7 @@ out:
   g_free (ma.foreground);
   g_free (ma.technique);
   g_free (ma.output_dtype);
+  g_strfreev (ma.input_shape);
   g_free (ma.fallback_share_arg);
   g_free (ma.max_frames_arg);
   g_free (ma.frame_stride_arg);

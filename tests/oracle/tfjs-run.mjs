@@ -233,7 +233,9 @@ async function main() {
   const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
   for (let i = 0; i < nFloats; i++)
     values[i] = view.getFloat32(i * FLOAT32_BYTES, true);
-  const input = tf.tensor(values, shape, 'float32');
+  // an integer input (MoveNet's int32 pixels) takes the values as its
+  // dtype; pass whole numbers for it
+  const input = tf.tensor(values, shape, model.inputs[0].dtype || 'float32');
 
   const outputNames = args.outputs || model.outputs.map((o) => o.name);
   const t1 = performance.now();

@@ -14,6 +14,8 @@
 #include "onnx-private.h"
 
 #define ONNX_DEFAULT_BN_EPSILON 1e-5f
+#define ONNX_REDUCE_SUM_AXES_INPUT_OPSET 13
+#define ONNX_REDUCE_AXES_INPUT_OPSET 18
 
 int
 simnpu__onnx_imp_softmax (onnx_ctx * c, const onnx_op * op)
@@ -59,8 +61,11 @@ simnpu__onnx_imp_reduce (onnx_ctx * c, const onnx_op * op)
   int64_t axes[SIMNPU_IR_MAX_INTS];
   int x, out, ret, n = -1, i;
   unsigned rank;
-  bool sum_input = c->opset >= 13 && strcmp (op->name, "ReduceSum") == 0;
   const char *name = op->name;
+  /* the axes moved from an attribute to an input: ReduceSum's at opset
+   * 13, the other reductions' at 18 */
+  bool axes_input = c->opset >= (strcmp (name, "ReduceSum") == 0 ?
+      ONNX_REDUCE_SUM_AXES_INPUT_OPSET : ONNX_REDUCE_AXES_INPUT_OPSET);
   int cur, t;
 
   if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
@@ -68,7 +73,7 @@ simnpu__onnx_imp_reduce (onnx_ctx * c, const onnx_op * op)
   rank = T (c, x)->rank;
   simnpu__onnx_attrs_init (&a);
   a.keepdims = simnpu__onnx_attr_int (c, "keepdims", 1) != 0;
-  if (sum_input) {
+  if (axes_input) {
     int ta;
     if ((ret = simnpu__onnx_opt_in (c, 1, &ta)) < 0)
       return ret;
@@ -82,7 +87,7 @@ simnpu__onnx_imp_reduce (onnx_ctx * c, const onnx_op * op)
     return ret;
   }
   if (n <= 0) {
-    if (sum_input && simnpu__onnx_attr_int (c, "noop_with_empty_axes", 0) != 0) {
+    if (axes_input && simnpu__onnx_attr_int (c, "noop_with_empty_axes", 0) != 0) {
       if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
         return ret;
       return simnpu__onnx_emit (c, SIMNPU_IR_IDENTITY, &x, 1, &out, 1, NULL);
@@ -198,6 +203,10 @@ simnpu__onnx_imp_batchnorm (onnx_ctx * c, const onnx_op * op)
     return ret;
   if (simnpu__onnx_attr_int (c, "training_mode", 0) != 0)
     return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "training mode");
+  /* opset 7's spatial=0: statistics per element, not per channel */
+  if (simnpu__onnx_attr_int (c, "spatial", 1) != 1)
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "spatial=0 (per-element statistics) is not supported");
   simnpu__onnx_attrs_init (&a);
   a.f[0] = simnpu__onnx_attr_float (c, "epsilon", ONNX_DEFAULT_BN_EPSILON);
   return simnpu__onnx_emit_nhwc (c, SIMNPU_IR_BATCHNORM, ins, 5, &a);

@@ -780,9 +780,14 @@ simnpu__onnx_imp_resize (onnx_ctx * c, const onnx_op * op)
   if (has_sizes && c->opset >= ONNX_RESIZE_AXES_OPSET
       && (ret = onnx_resize_keep_aspect (c, xt, v, &keep)) < 0)
     return ret;
-  for (i = 0; i < xt->rank; i++)
-    out_dims[i] = has_sizes ? (int64_t) v[i] :
-        (int64_t) floor ((double) xt->dims[i] * v[i]);
+  for (i = 0; i < xt->rank; i++) {
+    double od = has_sizes ? v[i] : floor ((double) xt->dims[i] * v[i]);
+    /* NaN and the infinities fail this too */
+    if (!(od >= 0 && od <= SIMNPU_IR_MAX_ELEMENTS))
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+          "output size %g on axis %u", od, i);
+    out_dims[i] = (int64_t) od;
+  }
   if (!has_sizes) {
     /* ONNX maps coordinates with the given scales, not out / in (they
      * differ when in * scale is not whole) */
@@ -806,7 +811,8 @@ simnpu__onnx_imp_resize (onnx_ctx * c, const onnx_op * op)
           "half_pixel_symmetric with an output size (%g) that is not "
           "whole is not supported", len);
     /* antialias only changes a linear or cubic resize that shrinks */
-    if (out_dims[i] < xt->dims[i] && a.mode != SIMNPU_IR_RESIZE_NEAREST
+    if (out_dims[i] < xt->dims[i] && (cubic
+            || a.mode == SIMNPU_IR_RESIZE_BILINEAR)
         && c->opset >= ONNX_RESIZE_AXES_OPSET
         && simnpu__onnx_attr_int (c, "antialias", 0) != 0)
       return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,

@@ -16,6 +16,8 @@
 #define ONNX_DEFAULT_BN_EPSILON 1e-5f
 #define ONNX_REDUCE_SUM_AXES_INPUT_OPSET 13
 #define ONNX_REDUCE_AXES_INPUT_OPSET 18
+/* Softmax, LogSoftmax and Hardmax: the 2-D coercion ends at opset 13 */
+#define ONNX_SOFTMAX_AXIS_OPSET 13
 
 int
 simnpu__onnx_imp_softmax (onnx_ctx * c, const onnx_op * op)
@@ -31,12 +33,13 @@ simnpu__onnx_imp_softmax (onnx_ctx * c, const onnx_op * op)
   if (rank == 0)
     return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scalar input");
   if ((ret = simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis",
-                  c->opset < 13 ? 1 : -1), rank, &axis)) < 0)
+                  c->opset < ONNX_SOFTMAX_AXIS_OPSET ? 1 : -1), rank,
+              &axis)) < 0)
     return ret;
   if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   simnpu__onnx_attrs_init (&a);
-  if (c->opset < 13 && axis != (int32_t) rank - 1) {
+  if (c->opset < ONNX_SOFTMAX_AXIS_OPSET && axis != (int32_t) rank - 1) {
     /* before opset 13 the input is coerced to 2-D at axis */
     int64_t d2[2] = { 1, 1 };
     int r, s;
@@ -336,36 +339,58 @@ simnpu__onnx_imp_instance_norm (onnx_ctx * c, const onnx_op * op)
 }
 
 /* cast (argmax (x, axis) == iota, x's dtype) */
-int
-simnpu__onnx_imp_hardmax (onnx_ctx * c, const onnx_op * op)
+/* one-hot of the arg max along @axis of @x into @out */
+static int
+onnx_hardmax_on (onnx_ctx * c, int x, int32_t axis, int out)
 {
   simnpu__ir_attrs a;
-  int x, am, iota, eq, out, ret;
-  unsigned rank;
+  int am, iota, eq, ret;
+  unsigned rank = T (c, x)->rank;
 
-  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
-    return ret;
-  rank = T (c, x)->rank;
   simnpu__onnx_attrs_init (&a);
-  if (rank == 0)
-    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scalar input");
-  if ((ret =
-          simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis", -1),
-              rank, &a.axis)) < 0)
-    return ret;
+  a.axis = axis;
   a.keepdims = true;
   if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_ARGMAX, x, &am, &a)) < 0
       || (ret =
-          simnpu__onnx_iota_on_axis (c, T (c, x)->dims[a.axis], rank, a.axis,
+          simnpu__onnx_iota_on_axis (c, T (c, x)->dims[axis], rank, axis,
               &iota)) < 0)
     return ret;
   eq = simnpu__onnx_tmp (c);
-  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, am, iota, eq)) < 0
-      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, am, iota, eq)) < 0)
     return ret;
   simnpu__onnx_attrs_init (&a);
   a.dtype = T (c, x)->dtype;
   return simnpu__onnx_emit (c, SIMNPU_IR_CAST, &eq, 1, &out, 1, &a);
+}
+
+int
+simnpu__onnx_imp_hardmax (onnx_ctx * c, const onnx_op * op)
+{
+  int x, out, ret;
+  int32_t axis = 0;
+  unsigned rank, i;
+
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if (rank == 0)
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scalar input");
+  if ((ret = simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis",
+                  c->opset < ONNX_SOFTMAX_AXIS_OPSET ? 1 : -1), rank,
+              &axis)) < 0 || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (c->opset < ONNX_SOFTMAX_AXIS_OPSET) {
+    /* before opset 13 the input is coerced to 2-D at axis, as Softmax's */
+    int64_t d2[2] = { 1, 1 };
+    int r = simnpu__onnx_tmp (c), y = simnpu__onnx_tmp (c);
+    for (i = 0; i < rank; i++)
+      d2[i < (unsigned) axis ? 0 : 1] *= T (c, x)->dims[i];
+    if ((ret = simnpu__onnx_emit_reshape (c, x, r, d2, 2)) < 0
+        || (ret = onnx_hardmax_on (c, r, 1, y)) < 0)
+      return ret;
+    return simnpu__onnx_emit_reshape (c, y, out, T (c, x)->dims, rank);
+  }
+  return onnx_hardmax_on (c, x, axis, out);
 }
 
 #define ONNX_MVN_EPSILON 1e-9f

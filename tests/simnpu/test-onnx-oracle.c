@@ -320,7 +320,38 @@ build_resize18_keep_aspect (onnx_builder * b)
   onnx_builder_attr_string (b, n, "mode", "linear");
 }
 
+/* the arg max over all but the batch axis (2-D coercion at axis 1) */
+static void
+build_hardmax9 (onnx_builder * b)
+{
+  static const char *const ins[] = { "x" };
+
+  onnx_builder_node (b, "Hardmax", ins, 1, "y");
+}
+
+/* indices floor (x), -4 to 3: the negative ones count from depth, at
+ * opset 9 too (OneHot 9's text says they are all off; onnxruntime and
+ * ONNX's reference wrap them at every version, and so does the import) */
+static void
+build_onehot (onnx_builder * b)
+{
+  static const float depth[] = { 5 }, values[] = { -0.5f, 2 };
+  static const int64_t one[] = { 1 }, two[] = { 2 };
+  static const char *const floor_in[] = { "x" };
+  static const char *const ins[] = { "idx", "depth", "values" };
+  Onnx__NodeProto *n;
+
+  onnx_builder_floats (b, "depth", 1, one, depth);
+  onnx_builder_floats (b, "values", 1, two, values);
+  onnx_builder_node (b, "Floor", floor_in, 1, "idx");
+  n = onnx_builder_node (b, "OneHot", ins, 3, "y");
+  onnx_builder_attr_int (b, n, "axis", 1);
+}
+
 static const oracle_case cases[] = {
+  {"hardmax-9", 9, build_hardmax9, 4, {1, 2, 4, 6}},
+  {"onehot-9", 9, build_onehot, 5, {1, 5, 2, 4, 6}},
+  {"onehot-11", 11, build_onehot, 5, {1, 5, 2, 4, 6}},
   {"upsample-7", 7, build_upsample7, 4, {1, 2, 6, 12}},
   {"pad-18-axes", 18, build_pad18, 4, {1, 2, 8, 8}},
   {"split-18-num-outputs", 18, build_split18, 4, {1, 2, 4, 2}},

@@ -11,7 +11,8 @@
 #       a street video from Debian 12's opencv-doc package (the .deb is
 #       downloaded and unpacked here, not installed)
 #   oracle/node_modules
-#       the pinned TF.js packages of tests/oracle (npm ci from its lockfile)
+#       the pinned TF.js and onnxruntime-node packages of tests/oracle (npm ci
+#       from its lockfile)
 #
 # With --corpus, also (for the compiler's corpus benchmark, bench/zoo; not
 # needed by the tests):
@@ -242,15 +243,15 @@ fetch_oracle () {
   if [ -f "$dst/node_modules/.package-lock.json" ] &&
     cmp -s "$oracle_src/package.json" "$dst/package.json" &&
     cmp -s "$oracle_src/package-lock.json" "$dst/package-lock.json"; then
-    say "TF.js oracle packages present ($dst)"
+    say "oracle packages (TF.js, onnxruntime) present ($dst)"
     return
   fi
-  say "installing the TF.js oracle packages (npm ci, about 90 MB) ..."
+  say "installing the oracle packages, TF.js and onnxruntime (npm ci, about 190 MB) ..."
   mkdir -p "$dst"
   cp "$oracle_src/package.json" "$oracle_src/package-lock.json" "$dst/"
   npm ci --prefix "$dst" --no-audit --no-fund --silent ||
     die "npm ci in $dst failed (the lockfile is tests/oracle/package-lock.json)"
-  say "TF.js oracle packages in $dst"
+  say "oracle packages in $dst"
 }
 
 mkdir -p "$data_dir"

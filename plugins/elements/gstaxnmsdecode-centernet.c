@@ -86,7 +86,20 @@ centernet_bind (const GstAxNmsParams * p,
   gchar *bs = gst_ax_nms_decode_shape_string (picked[1]);
   gboolean ok = TRUE;
 
-  if (nh != 3 || hd[0] < 1 || hd[1] < 1 || hd[2] < 1
+  /* the heat-map is scanned channels-last; a planar one would be read
+   * as garbage */
+  if (picked[0]->n_dims == 4 && picked[0]->layout == GST_AX_TENSOR_LAYOUT_NCHW)
+    ok = gst_ax_nms_decode_fail (error,
+        "heat-map '%s' %s is NCHW (planar); the centernet decoder reads "
+        "NHWC [1, height, width, classes]: end the model with a transpose "
+        "to NHWC", picked[0]->name, hs);
+  else if (picked[1]->n_dims == 4
+      && picked[1]->layout == GST_AX_TENSOR_LAYOUT_NCHW)
+    ok = gst_ax_nms_decode_fail (error,
+        "box tensor '%s' %s is NCHW (planar); the centernet decoder reads "
+        "NHWC [1, height, width, 4]: end the model with a transpose to NHWC",
+        picked[1]->name, bs);
+  else if (nh != 3 || hd[0] < 1 || hd[1] < 1 || hd[2] < 1
       || hd[0] * hd[1] * hd[2] > G_MAXINT32)
     ok = gst_ax_nms_decode_fail (error,
         "heat-map '%s' has shape %s; expected [1, " "height, width, classes]",

@@ -415,6 +415,19 @@ onnx_axis_param (onnx_ctx * c, int x, int p, int64_t axis_attr, int *out)
   return simnpu__onnx_emit_reshape (c, f, *out, dims, r);
 }
 
+/* blocked quantisation (block_size, opset 21) is not read */
+static int
+onnx_check_block_size (onnx_ctx * c)
+{
+  int64_t b = simnpu__onnx_attr_int (c, "block_size", 0);
+
+  if (b != 0)
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "block_size %" G_GINT64_FORMAT " (blocked quantisation) is not "
+        "supported", b);
+  return 0;
+}
+
 /* saturate (round (x / scale) + zero_point) */
 int
 simnpu__onnx_imp_quantize (onnx_ctx * c, const onnx_op * op)
@@ -428,8 +441,16 @@ simnpu__onnx_imp_quantize (onnx_ctx * c, const onnx_op * op)
       || (ret = simnpu__onnx_in (c, 1, &ts)) < 0
       || (ret = simnpu__onnx_opt_in (c, 2, &tz)) < 0)
     return ret;
+  if ((ret = onnx_check_block_size (c)) < 0)
+    return ret;
   if (tz != SIMNPU_IR_NONE)
     dtype = T (c, tz)->dtype;
+  else if (simnpu__onnx_attr (c, "output_dtype") != NULL
+      && !simnpu__onnx_dtype_to_ir (simnpu__onnx_attr_int (c, "output_dtype",
+              0), &dtype))
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "output_dtype %" G_GINT64_FORMAT " (uint8 or int8)",
+        simnpu__onnx_attr_int (c, "output_dtype", 0));
   if (dtype != SIMNPU_IR_U8 && dtype != SIMNPU_IR_I8)
     return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "output %s (uint8 or int8)", simnpu__ir_dtype_name (dtype));
@@ -469,7 +490,8 @@ simnpu__onnx_imp_dequantize (onnx_ctx * c, const onnx_op * op)
 
   if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
       || (ret = simnpu__onnx_in (c, 1, &ts)) < 0
-      || (ret = simnpu__onnx_opt_in (c, 2, &tz)) < 0)
+      || (ret = simnpu__onnx_opt_in (c, 2, &tz)) < 0
+      || (ret = onnx_check_block_size (c)) < 0)
     return ret;
   if ((ret = simnpu__onnx_cast (c, x, SIMNPU_IR_F32, &xf)) < 0
       || (ret = onnx_axis_param (c, x, ts, axis, &sc)) < 0

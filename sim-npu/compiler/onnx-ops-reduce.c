@@ -14,6 +14,10 @@
 #include "onnx-private.h"
 
 #define ONNX_DEFAULT_BN_EPSILON 1e-5f
+#define ONNX_REDUCE_SUM_AXES_INPUT_OPSET 13
+#define ONNX_REDUCE_AXES_INPUT_OPSET 18
+/* Softmax, LogSoftmax and Hardmax: the 2-D coercion ends at opset 13 */
+#define ONNX_SOFTMAX_AXIS_OPSET 13
 
 int
 simnpu__onnx_imp_softmax (onnx_ctx * c, const onnx_op * op)
@@ -29,12 +33,13 @@ simnpu__onnx_imp_softmax (onnx_ctx * c, const onnx_op * op)
   if (rank == 0)
     return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scalar input");
   if ((ret = simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis",
-                  c->opset < 13 ? 1 : -1), rank, &axis)) < 0)
+                  c->opset < ONNX_SOFTMAX_AXIS_OPSET ? 1 : -1), rank,
+              &axis)) < 0)
     return ret;
   if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;
   simnpu__onnx_attrs_init (&a);
-  if (c->opset < 13 && axis != (int32_t) rank - 1) {
+  if (c->opset < ONNX_SOFTMAX_AXIS_OPSET && axis != (int32_t) rank - 1) {
     /* before opset 13 the input is coerced to 2-D at axis */
     int64_t d2[2] = { 1, 1 };
     int r, s;
@@ -59,8 +64,11 @@ simnpu__onnx_imp_reduce (onnx_ctx * c, const onnx_op * op)
   int64_t axes[SIMNPU_IR_MAX_INTS];
   int x, out, ret, n = -1, i;
   unsigned rank;
-  bool sum_input = c->opset >= 13 && strcmp (op->name, "ReduceSum") == 0;
   const char *name = op->name;
+  /* the axes moved from an attribute to an input: ReduceSum's at opset
+   * 13, the other reductions' at 18 */
+  bool axes_input = c->opset >= (strcmp (name, "ReduceSum") == 0 ?
+      ONNX_REDUCE_SUM_AXES_INPUT_OPSET : ONNX_REDUCE_AXES_INPUT_OPSET);
   int cur, t;
 
   if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
@@ -68,7 +76,7 @@ simnpu__onnx_imp_reduce (onnx_ctx * c, const onnx_op * op)
   rank = T (c, x)->rank;
   simnpu__onnx_attrs_init (&a);
   a.keepdims = simnpu__onnx_attr_int (c, "keepdims", 1) != 0;
-  if (sum_input) {
+  if (axes_input) {
     int ta;
     if ((ret = simnpu__onnx_opt_in (c, 1, &ta)) < 0)
       return ret;
@@ -82,7 +90,7 @@ simnpu__onnx_imp_reduce (onnx_ctx * c, const onnx_op * op)
     return ret;
   }
   if (n <= 0) {
-    if (sum_input && simnpu__onnx_attr_int (c, "noop_with_empty_axes", 0) != 0) {
+    if (axes_input && simnpu__onnx_attr_int (c, "noop_with_empty_axes", 0) != 0) {
       if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
         return ret;
       return simnpu__onnx_emit (c, SIMNPU_IR_IDENTITY, &x, 1, &out, 1, NULL);
@@ -198,6 +206,10 @@ simnpu__onnx_imp_batchnorm (onnx_ctx * c, const onnx_op * op)
     return ret;
   if (simnpu__onnx_attr_int (c, "training_mode", 0) != 0)
     return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "training mode");
+  /* opset 7's spatial=0: statistics per element, not per channel */
+  if (simnpu__onnx_attr_int (c, "spatial", 1) != 1)
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "spatial=0 (per-element statistics) is not supported");
   simnpu__onnx_attrs_init (&a);
   a.f[0] = simnpu__onnx_attr_float (c, "epsilon", ONNX_DEFAULT_BN_EPSILON);
   return simnpu__onnx_emit_nhwc (c, SIMNPU_IR_BATCHNORM, ins, 5, &a);
@@ -327,36 +339,58 @@ simnpu__onnx_imp_instance_norm (onnx_ctx * c, const onnx_op * op)
 }
 
 /* cast (argmax (x, axis) == iota, x's dtype) */
-int
-simnpu__onnx_imp_hardmax (onnx_ctx * c, const onnx_op * op)
+/* one-hot of the arg max along @axis of @x into @out */
+static int
+onnx_hardmax_on (onnx_ctx * c, int x, int32_t axis, int out)
 {
   simnpu__ir_attrs a;
-  int x, am, iota, eq, out, ret;
-  unsigned rank;
+  int am, iota, eq, ret;
+  unsigned rank = T (c, x)->rank;
 
-  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
-    return ret;
-  rank = T (c, x)->rank;
   simnpu__onnx_attrs_init (&a);
-  if (rank == 0)
-    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scalar input");
-  if ((ret =
-          simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis", -1),
-              rank, &a.axis)) < 0)
-    return ret;
+  a.axis = axis;
   a.keepdims = true;
   if ((ret = simnpu__onnx_emit1 (c, SIMNPU_IR_ARGMAX, x, &am, &a)) < 0
       || (ret =
-          simnpu__onnx_iota_on_axis (c, T (c, x)->dims[a.axis], rank, a.axis,
+          simnpu__onnx_iota_on_axis (c, T (c, x)->dims[axis], rank, axis,
               &iota)) < 0)
     return ret;
   eq = simnpu__onnx_tmp (c);
-  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, am, iota, eq)) < 0
-      || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
+  if ((ret = simnpu__onnx_emit2 (c, SIMNPU_IR_EQUAL, am, iota, eq)) < 0)
     return ret;
   simnpu__onnx_attrs_init (&a);
   a.dtype = T (c, x)->dtype;
   return simnpu__onnx_emit (c, SIMNPU_IR_CAST, &eq, 1, &out, 1, &a);
+}
+
+int
+simnpu__onnx_imp_hardmax (onnx_ctx * c, const onnx_op * op)
+{
+  int x, out, ret;
+  int32_t axis = 0;
+  unsigned rank, i;
+
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
+    return ret;
+  rank = T (c, x)->rank;
+  if (rank == 0)
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scalar input");
+  if ((ret = simnpu__onnx_norm_axis (c, simnpu__onnx_attr_int (c, "axis",
+                  c->opset < ONNX_SOFTMAX_AXIS_OPSET ? 1 : -1), rank,
+              &axis)) < 0 || (ret = simnpu__onnx_out (c, 0, &out)) < 0)
+    return ret;
+  if (c->opset < ONNX_SOFTMAX_AXIS_OPSET) {
+    /* before opset 13 the input is coerced to 2-D at axis, as Softmax's */
+    int64_t d2[2] = { 1, 1 };
+    int r = simnpu__onnx_tmp (c), y = simnpu__onnx_tmp (c);
+    for (i = 0; i < rank; i++)
+      d2[i < (unsigned) axis ? 0 : 1] *= T (c, x)->dims[i];
+    if ((ret = simnpu__onnx_emit_reshape (c, x, r, d2, 2)) < 0
+        || (ret = onnx_hardmax_on (c, r, 1, y)) < 0)
+      return ret;
+    return simnpu__onnx_emit_reshape (c, y, out, T (c, x)->dims, rank);
+  }
+  return onnx_hardmax_on (c, x, axis, out);
 }
 
 #define ONNX_MVN_EPSILON 1e-9f

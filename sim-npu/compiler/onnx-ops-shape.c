@@ -13,6 +13,12 @@
 
 #include "onnx-private.h"
 
+/* the opsets at which an op's definition changed in a way its import
+ * reads */
+#define ONNX_SLICE_INPUTS_OPSET 10
+#define ONNX_SPLIT_NUM_OUTPUTS_OPSET 18
+#define ONNX_PAD_AXES_OPSET 18
+
 int
 simnpu__onnx_imp_reshape (onnx_ctx * c, const onnx_op * op)
 {
@@ -236,6 +242,22 @@ simnpu__onnx_imp_split (onnx_ctx * c, const onnx_op * op)
               &n)) < 0) {
     return ret;
   }
+  if (n < 0 && c->opset >= ONNX_SPLIT_NUM_OUTPUTS_OPSET) {
+    /* num_outputs: parts of ceil (dim / num_outputs), the last smaller */
+    int64_t num = simnpu__onnx_attr_int (c, "num_outputs", n_out), chunk;
+    if (num != (int64_t) n_out)
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT,
+          "num_outputs is %" G_GINT64_FORMAT " for %u outputs", num, n_out);
+    chunk = (dim + num - 1) / num;
+    for (i = 0; i < n_out; i++) {
+      split[i] = MIN (chunk, dim - (int64_t) i * chunk);
+      if (split[i] <= 0)
+        return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+            "axis of size %" G_GINT64_FORMAT " cannot make %u parts of %"
+            G_GINT64_FORMAT, dim, n_out, chunk);
+    }
+    n = n_out;
+  }
   if (n < 0) {
     if (dim % n_out != 0)
       return simnpu__onnx_err (c, SIMNPU_ESHAPE,
@@ -267,31 +289,47 @@ simnpu__onnx_imp_slice (onnx_ctx * c, const onnx_op * op)
   unsigned rank, r;
   const simnpu__ir_tensor *xt;
 
-  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
-      || (ret = simnpu__onnx_in (c, 1, &ts)) < 0
-      || (ret = simnpu__onnx_in (c, 2, &te)) < 0
-      || (ret = simnpu__onnx_opt_in (c, 3, &ta)) < 0
-      || (ret = simnpu__onnx_opt_in (c, 4, &tp)) < 0)
-    return ret;
+  if (c->opset < ONNX_SLICE_INPUTS_OPSET) {
+    /* starts, ends and axes are attributes before opset 10, without
+     * steps */
+    if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+        || (ret = simnpu__onnx_attr_ints (c, "starts", starts,
+                SIMNPU_IR_MAX_RANK, &n)) < 0
+        || (ret = simnpu__onnx_attr_ints (c, "ends", ends,
+                SIMNPU_IR_MAX_RANK, &ne)) < 0
+        || (ret = simnpu__onnx_attr_ints (c, "axes", axes,
+                SIMNPU_IR_MAX_RANK, &na)) < 0)
+      return ret;
+    if (n < 0 || ne < 0)
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT,
+          "the starts and ends attributes are required (opset %d)", c->opset);
+  } else {
+    if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+        || (ret = simnpu__onnx_in (c, 1, &ts)) < 0
+        || (ret = simnpu__onnx_in (c, 2, &te)) < 0
+        || (ret = simnpu__onnx_opt_in (c, 3, &ta)) < 0
+        || (ret = simnpu__onnx_opt_in (c, 4, &tp)) < 0)
+      return ret;
+    if ((ret =
+            simnpu__onnx_const_ints (c, ts, "starts", starts,
+                SIMNPU_IR_MAX_RANK, &n)) < 0
+        || (ret =
+            simnpu__onnx_const_ints (c, te, "ends", ends, SIMNPU_IR_MAX_RANK,
+                &ne)) < 0)
+      return ret;
+    if (ta != SIMNPU_IR_NONE
+        && (ret =
+            simnpu__onnx_const_ints (c, ta, "axes", axes, SIMNPU_IR_MAX_RANK,
+                &na)) < 0)
+      return ret;
+    if (tp != SIMNPU_IR_NONE
+        && (ret =
+            simnpu__onnx_const_ints (c, tp, "steps", steps,
+                SIMNPU_IR_MAX_RANK, &np)) < 0)
+      return ret;
+  }
   xt = T (c, x);
   rank = xt->rank;
-  if ((ret =
-          simnpu__onnx_const_ints (c, ts, "starts", starts, SIMNPU_IR_MAX_RANK,
-              &n)) < 0
-      || (ret =
-          simnpu__onnx_const_ints (c, te, "ends", ends, SIMNPU_IR_MAX_RANK,
-              &ne)) < 0)
-    return ret;
-  if (ta != SIMNPU_IR_NONE
-      && (ret =
-          simnpu__onnx_const_ints (c, ta, "axes", axes, SIMNPU_IR_MAX_RANK,
-              &na)) < 0)
-    return ret;
-  if (tp != SIMNPU_IR_NONE
-      && (ret =
-          simnpu__onnx_const_ints (c, tp, "steps", steps, SIMNPU_IR_MAX_RANK,
-              &np)) < 0)
-    return ret;
   if (ne != n || (na >= 0 && na != n) || (np >= 0 && np != n))
     return simnpu__onnx_err (c, SIMNPU_ESHAPE,
         "starts, ends, axes and steps differ in length");
@@ -336,6 +374,37 @@ simnpu__onnx_imp_slice (onnx_ctx * c, const onnx_op * op)
   return simnpu__onnx_emit (c, SIMNPU_IR_SLICE, &x, 1, &out, 1, &a);
 }
 
+/* Pad's axes input (opset 18): @pads holds the begins, then the ends, of
+ * the axes listed; made into the begins and ends of every axis, the
+ * others 0. */
+static int
+onnx_pads_on_axes (onnx_ctx * c, int ta, unsigned rank, int64_t * pads, int *n)
+{
+  int64_t axes[SIMNPU_IR_MAX_RANK], full[2 * SIMNPU_IR_MAX_RANK] = { 0 };
+  bool seen[SIMNPU_IR_MAX_RANK] = { false };
+  int na, i, ret;
+
+  if ((ret = simnpu__onnx_const_ints (c, ta, "axes", axes, SIMNPU_IR_MAX_RANK,
+              &na)) < 0)
+    return ret;
+  if (*n != 2 * na)
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+        "%d pads for %d axes (expected %d)", *n, na, 2 * na);
+  for (i = 0; i < na; i++) {
+    int32_t ax = 0;
+    if ((ret = simnpu__onnx_norm_axis (c, axes[i], rank, &ax)) < 0)
+      return ret;
+    if (seen[ax])
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "axis %d repeated", ax);
+    seen[ax] = true;
+    full[ax] = pads[i];
+    full[rank + ax] = pads[na + i];
+  }
+  memcpy (pads, full, 2 * rank * sizeof pads[0]);
+  *n = 2 * rank;
+  return 0;
+}
+
 int
 simnpu__onnx_imp_pad (onnx_ctx * c, const onnx_op * op)
 {
@@ -358,15 +427,21 @@ simnpu__onnx_imp_pad (onnx_ctx * c, const onnx_op * op)
       return ret;
     a.f[0] = simnpu__onnx_attr_float (c, "value", 0.0f);
   } else {
+    int ta = SIMNPU_IR_NONE;
     if ((ret = simnpu__onnx_in (c, 1, &tp)) < 0
         || (ret = simnpu__onnx_opt_in (c, 2, &tv)) < 0)
       return ret;
-    if (c->node->n_input > 3)
-      return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
-          "the axes input (opset 18)");
-    if ((ret =
+    if (c->node->n_input > 3 && c->opset < ONNX_PAD_AXES_OPSET)
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT,
+          "%zu inputs (the axes input is opset %d's)", c->node->n_input,
+          ONNX_PAD_AXES_OPSET);
+    if ((ret = simnpu__onnx_opt_in (c, 3, &ta)) < 0
+        || (ret =
             simnpu__onnx_const_ints (c, tp, "pads", pads,
                 2 * SIMNPU_IR_MAX_RANK, &n)) < 0)
+      return ret;
+    if (ta != SIMNPU_IR_NONE
+        && (ret = onnx_pads_on_axes (c, ta, rank, pads, &n)) < 0)
       return ret;
   }
   if (n != 2 * (int) rank)

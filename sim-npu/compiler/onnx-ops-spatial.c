@@ -15,6 +15,13 @@
 #include "onnx-private.h"
 
 #define ONNX_DEFAULT_CUBIC_A -0.75f
+/* Resize's definitions that its import reads: scales only (10), roi,
+ * sizes and the coordinate modes (11), axes, antialias and the aspect
+ * ratio policy (18), half_pixel_symmetric (19) */
+#define ONNX_RESIZE_ROI_OPSET 11
+#define ONNX_RESIZE_AXES_OPSET 18
+#define ONNX_RESIZE_SYMMETRIC_OPSET 19
+#define ONNX_UPSAMPLE_SCALES_INPUT_OPSET 9
 #define ONNX_SPATIAL_DIMS 2
 
 /* 1-D spatial ops run as 2-D ones of height 1: [N, C, L] as [N, C, 1, L] */
@@ -532,6 +539,146 @@ onnx_resize_cubic (onnx_ctx * c, int x, const simnpu__ir_attrs * ra,
   return simnpu__onnx_emit_transpose (c, y2, out, swap, 4);
 }
 
+/* Upsample (7, 9) and Resize (10): output floor (in * scale), asymmetric
+ * coordinates; nearest rounds down when an axis grows and up when it
+ * shrinks, as onnxruntime's kernels of these versions do. */
+static int
+onnx_resize_scales_only (onnx_ctx * c, int x, const float *sc, int n,
+    const char *mode)
+{
+  simnpu__ir_attrs a;
+  bool grows = false, shrinks = false;
+  unsigned i;
+
+  if (T (c, x)->rank != ONNX_CONV_RANK || n != ONNX_CONV_RANK)
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "input of rank %u with %d scales: only rank-4 NCHW with 4 scales "
+        "is supported", T (c, x)->rank, n);
+  simnpu__onnx_attrs_init (&a);
+  if (strcmp (mode, "linear") == 0 || strcmp (mode, "bilinear") == 0)
+    a.mode = SIMNPU_IR_RESIZE_BILINEAR;
+  else if (strcmp (mode, "nearest") != 0)
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "mode '%s' is not supported (nearest or linear)", mode);
+  for (i = 0; i < 2; i++)
+    if (sc[i] != 1.0f)
+      return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "scaling the batch or channel axis is not supported");
+  for (i = 0; i < ONNX_SPATIAL_DIMS; i++) {
+    float f = sc[2 + i];
+    double o = floor ((double) T (c, x)->dims[2 + i] * f);
+    if (!(o >= 1 && o <= SIMNPU_IR_MAX_ELEMENTS))
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scale %g", f);
+    grows |= f > 1.0f;
+    shrinks |= f < 1.0f;
+    a.ints[i] = (int64_t) o;
+    a.f[1 + i] = f;
+  }
+  a.n_ints = ONNX_SPATIAL_DIMS;
+  a.coord = SIMNPU_IR_COORD_ASYMMETRIC;
+  if (a.mode != SIMNPU_IR_RESIZE_BILINEAR && grows && shrinks)
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "nearest resize growing one axis and shrinking the other at opset "
+        "%d is not supported", c->opset);
+  a.nearest = shrinks ? SIMNPU_IR_NEAREST_CEIL : SIMNPU_IR_NEAREST_FLOOR;
+  return simnpu__onnx_emit_nhwc (c, SIMNPU_IR_RESIZE, &x, 1, &a);
+}
+
+/* the values of a constant float input */
+static int
+onnx_const_floats (onnx_ctx * c, int t, const char *what, float *out,
+    int max, int *n)
+{
+  const simnpu__ir_tensor *st = T (c, t);
+  int64_t count = simnpu__ir_tensor_elements (st);
+
+  if (!st->is_const || st->dtype != SIMNPU_IR_F32)
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "%s input must be constant (float)", what);
+  if (count > max)
+    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+        "%s has %" G_GINT64_FORMAT " values (at most %d supported)", what,
+        count, max);
+  memcpy (out, st->data, count * sizeof out[0]);
+  *n = (int) count;
+  return 0;
+}
+
+/* Resize's axes attribute (opset 18): @n values for the listed axes made
+ * into one per axis of a rank-@rank input, @fill for the others. */
+static int
+onnx_resize_on_axes (onnx_ctx * c, unsigned rank, double *v, int *n,
+    const double *fill)
+{
+  int64_t axes[SIMNPU_IR_MAX_RANK];
+  double full[SIMNPU_IR_MAX_RANK];
+  bool seen[SIMNPU_IR_MAX_RANK] = { false };
+  int na, i, ret;
+
+  if ((ret = simnpu__onnx_attr_ints (c, "axes", axes, SIMNPU_IR_MAX_RANK,
+              &na)) < 0)
+    return ret;
+  if (na < 0)
+    return 0;
+  if (na != *n)
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "%d values for %d axes", *n, na);
+  memcpy (full, fill, rank * sizeof full[0]);
+  for (i = 0; i < na; i++) {
+    int32_t ax = 0;
+    if ((ret = simnpu__onnx_norm_axis (c, axes[i], rank, &ax)) < 0)
+      return ret;
+    if (seen[ax])
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "axis %d repeated", ax);
+    seen[ax] = true;
+    full[ax] = v[i];
+  }
+  memcpy (v, full, rank * sizeof v[0]);
+  *n = rank;
+  return 0;
+}
+
+/* keep_aspect_ratio_policy (opset 18) with sizes: one scale for the
+ * listed axes (all by default), the least (not_larger) or the greatest
+ * (not_smaller) of size / input, and sizes round (input * scale) */
+static int
+onnx_resize_keep_aspect (onnx_ctx * c, const simnpu__ir_tensor * xt,
+    double *sizes, float *scale)
+{
+  char buf[ONNX_STR_SIZE];
+  const char *s = simnpu__onnx_attr_str (c, "keep_aspect_ratio_policy",
+      "stretch", buf, sizeof buf);
+  int64_t axes[SIMNPU_IR_MAX_RANK];
+  bool larger;
+  double k = 0;
+  int na, i, ret;
+
+  *scale = 0;
+  if (strcmp (s, "stretch") == 0)
+    return 0;
+  if (strcmp (s, "not_larger") != 0 && strcmp (s, "not_smaller") != 0)
+    return simnpu__onnx_err (c, SIMNPU_EFORMAT,
+        "keep_aspect_ratio_policy '%s' (expected stretch, not_larger or "
+        "not_smaller)", s);
+  larger = s[4] == 's';
+  if ((ret = simnpu__onnx_attr_ints (c, "axes", axes, SIMNPU_IR_MAX_RANK,
+              &na)) < 0)
+    return ret;
+  if (na < 0)
+    for (na = 0; na < (int) xt->rank; na++)
+      axes[na] = na;
+  for (i = 0; i < na; i++) {
+    unsigned ax = (unsigned) (axes[i] < 0 ? axes[i] + xt->rank : axes[i]);
+    double r = sizes[ax] / (double) xt->dims[ax];
+    k = i == 0 ? r : (larger ? MAX (k, r) : MIN (k, r));
+  }
+  for (i = 0; i < na; i++) {
+    unsigned ax = (unsigned) (axes[i] < 0 ? axes[i] + xt->rank : axes[i]);
+    sizes[ax] = floor ((double) xt->dims[ax] * k + 0.5);
+  }
+  *scale = (float) k;
+  return 0;
+}
+
 int
 simnpu__onnx_imp_resize (onnx_ctx * c, const onnx_op * op)
 {
@@ -544,12 +691,24 @@ simnpu__onnx_imp_resize (onnx_ctx * c, const onnx_op * op)
   simnpu__ir_attrs a;
   char buf[ONNX_STR_SIZE];
   const char *s;
-  int x, scales, sizes, ret, n = 0;
-  bool has_sizes, cubic;
-  int64_t out_dims[SIMNPU_IR_MAX_RANK];
+  int x, scales, sizes, ret, n = 0, nf;
+  bool has_sizes, cubic, symmetric = false;
+  double v[SIMNPU_IR_MAX_RANK], fill[SIMNPU_IR_MAX_RANK];
+  float given[SIMNPU_IR_MAX_RANK], keep = 0;
+  int64_t out_dims[SIMNPU_IR_MAX_RANK], iv[SIMNPU_IR_MAX_RANK];
   unsigned i;
   const simnpu__ir_tensor *xt;
 
+  if (c->opset < ONNX_RESIZE_ROI_OPSET) {
+    /* opset 10: X and scales */
+    if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
+        || (ret = simnpu__onnx_in (c, 1, &scales)) < 0
+        || (ret = onnx_const_floats (c, scales, "scales", given,
+                SIMNPU_IR_MAX_RANK, &nf)) < 0)
+      return ret;
+    return onnx_resize_scales_only (c, x, given, nf,
+        simnpu__onnx_attr_str (c, "mode", "nearest", buf, sizeof buf));
+  }
   if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
       || (ret = simnpu__onnx_opt_in (c, 2, &scales)) < 0
       || (ret = simnpu__onnx_opt_in (c, 3, &sizes)) < 0)
@@ -568,6 +727,11 @@ simnpu__onnx_imp_resize (onnx_ctx * c, const onnx_op * op)
         "mode '%s' is not supported " "(nearest, linear or cubic)", s);
   s = simnpu__onnx_attr_str (c, "coordinate_transformation_mode", "half_pixel",
       buf, sizeof buf);
+  if (c->opset >= ONNX_RESIZE_SYMMETRIC_OPSET
+      && strcmp (s, "half_pixel_symmetric") == 0) {
+    symmetric = true;
+    s = coords[SIMNPU_IR_COORD_HALF_PIXEL];
+  }
   for (i = 0; i < G_N_ELEMENTS (coords); i++)
     if (strcmp (s, coords[i]) == 0)
       break;
@@ -588,39 +752,73 @@ simnpu__onnx_imp_resize (onnx_ctx * c, const onnx_op * op)
   has_sizes = sizes != SIMNPU_IR_NONE
       && simnpu__ir_tensor_elements (T (c, sizes)) > 0;
   if (has_sizes) {
-    if ((ret = simnpu__onnx_const_ints (c, sizes, "sizes", out_dims,
+    if ((ret = simnpu__onnx_const_ints (c, sizes, "sizes", iv,
                 SIMNPU_IR_MAX_RANK, &n)) < 0)
       return ret;
-  } else if (scales != SIMNPU_IR_NONE) {
-    const simnpu__ir_tensor *st = T (c, scales);
-    if (!st->is_const || st->dtype != SIMNPU_IR_F32)
-      return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
-          "scales input must be constant (float)");
-    n = (int) simnpu__ir_tensor_elements (st);
-    if (n != (int) xt->rank)
-      return simnpu__onnx_err (c, SIMNPU_ESHAPE, "%d scales for rank %u", n,
-          xt->rank);
+    for (i = 0; i < (unsigned) n; i++)
+      v[i] = (double) iv[i];
     for (i = 0; i < xt->rank; i++)
-      out_dims[i] = (int64_t) floor ((double) xt->dims[i] *
-          ((const float *) st->data)[i]);
-    /* ONNX maps coordinates with the given scales, not out / in (they
-     * differ when in * scale is not whole) */
-    a.f[1] = ((const float *) st->data)[2];
-    a.f[2] = ((const float *) st->data)[3];
+      fill[i] = (double) xt->dims[i];
+  } else if (scales != SIMNPU_IR_NONE) {
+    if ((ret = onnx_const_floats (c, scales, "scales", given,
+                SIMNPU_IR_MAX_RANK, &n)) < 0)
+      return ret;
+    for (i = 0; i < (unsigned) n; i++)
+      v[i] = given[i];
+    for (i = 0; i < xt->rank; i++)
+      fill[i] = 1.0;
   } else {
     return simnpu__onnx_err (c, SIMNPU_EFORMAT,
         "neither scales nor sizes given");
   }
+  if (c->opset >= ONNX_RESIZE_AXES_OPSET
+      && (ret = onnx_resize_on_axes (c, xt->rank, v, &n, fill)) < 0)
+    return ret;
   if (n != (int) xt->rank)
-    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "%d sizes for rank %u", n,
-        xt->rank);
+    return simnpu__onnx_err (c, SIMNPU_ESHAPE, "%d %s for rank %u", n,
+        has_sizes ? "sizes" : "scales", xt->rank);
+  if (has_sizes && c->opset >= ONNX_RESIZE_AXES_OPSET
+      && (ret = onnx_resize_keep_aspect (c, xt, v, &keep)) < 0)
+    return ret;
+  for (i = 0; i < xt->rank; i++) {
+    double od = has_sizes ? v[i] : floor ((double) xt->dims[i] * v[i]);
+    /* NaN and the infinities fail this too */
+    if (!(od >= 0 && od <= SIMNPU_IR_MAX_ELEMENTS))
+      return simnpu__onnx_err (c, SIMNPU_ESHAPE,
+          "output size %g on axis %u", od, i);
+    out_dims[i] = (int64_t) od;
+  }
+  if (!has_sizes) {
+    /* ONNX maps coordinates with the given scales, not out / in (they
+     * differ when in * scale is not whole) */
+    a.f[1] = (float) v[2];
+    a.f[2] = (float) v[3];
+  } else if (keep > 0) {
+    a.f[1] = a.f[2] = keep;
+  }
   if (out_dims[0] != xt->dims[0] || out_dims[1] != xt->dims[1])
     return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
         "resizing the batch or channel axis is not supported");
-  for (i = 2; i < 4; i++)
+  for (i = 2; i < 4; i++) {
+    double len = a.f[i - 1] > 0 ? (double) xt->dims[i] * a.f[i - 1] :
+        (double) out_dims[i];
     if (out_dims[i] < 1 || out_dims[i] > SIMNPU_IR_MAX_ELEMENTS)
       return simnpu__onnx_err (c, SIMNPU_ESHAPE,
           "output size %" G_GINT64_FORMAT, out_dims[i]);
+    /* half_pixel_symmetric is half_pixel when in * scale is whole */
+    if (symmetric && len != floor (len))
+      return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "half_pixel_symmetric with an output size (%g) that is not "
+          "whole is not supported", len);
+    /* antialias only changes a linear or cubic resize that shrinks */
+    if (out_dims[i] < xt->dims[i] && (cubic
+            || a.mode == SIMNPU_IR_RESIZE_BILINEAR)
+        && c->opset >= ONNX_RESIZE_AXES_OPSET
+        && simnpu__onnx_attr_int (c, "antialias", 0) != 0)
+      return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
+          "antialias of a shrinking %s resize is not supported",
+          cubic ? "cubic" : "linear");
+  }
   a.ints[0] = out_dims[2];
   a.ints[1] = out_dims[3];
   a.n_ints = 2;
@@ -630,49 +828,32 @@ simnpu__onnx_imp_resize (onnx_ctx * c, const onnx_op * op)
   return simnpu__onnx_emit_nhwc (c, SIMNPU_IR_RESIZE, &x, 1, &a);
 }
 
-/* Upsample (opset 9): Resize with asymmetric coordinates, nearest rounding
- * down */
+/* Upsample: the scales are an attribute at opset 7, an input from 9 */
 int
 simnpu__onnx_imp_upsample (onnx_ctx * c, const onnx_op * op)
 {
   char buf[ONNX_STR_SIZE];
-  const char *mode =
-      simnpu__onnx_attr_str (c, "mode", "nearest", buf, sizeof buf);
-  const simnpu__ir_tensor *st;
-  simnpu__ir_attrs a;
-  int x, ts, ret;
-  unsigned i;
+  float sc[SIMNPU_IR_MAX_RANK];
+  int x, ts, ret, n;
 
-  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0
-      || (ret = simnpu__onnx_in (c, 1, &ts)) < 0)
+  if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;
-  st = T (c, ts);
-  if (!st->is_const || st->dtype != SIMNPU_IR_F32)
-    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
-        "scales input must be constant (float)");
-  if (T (c, x)->rank != ONNX_CONV_RANK
-      || simnpu__ir_tensor_elements (st) != ONNX_CONV_RANK)
-    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
-        "only rank-4 NCHW with 4 scales is supported");
-  simnpu__onnx_attrs_init (&a);
-  if (strcmp (mode, "linear") == 0 || strcmp (mode, "bilinear") == 0)
-    a.mode = SIMNPU_IR_RESIZE_BILINEAR;
-  else if (strcmp (mode, "nearest") != 0)
-    return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED, "mode '%s'", mode);
-  a.coord = SIMNPU_IR_COORD_ASYMMETRIC;
-  a.nearest = SIMNPU_IR_NEAREST_FLOOR;
-  for (i = 0; i < 2; i++)
-    if (((const float *) st->data)[i] != 1.0f)
-      return simnpu__onnx_err (c, SIMNPU_EUNSUPPORTED,
-          "scaling the batch or channel axis is not supported");
-  for (i = 0; i < 2; i++) {
-    float sc = ((const float *) st->data)[2 + i];
-    double o = floor ((double) T (c, x)->dims[2 + i] * sc);
-    if (!(o >= 1 && o <= SIMNPU_IR_MAX_ELEMENTS))
-      return simnpu__onnx_err (c, SIMNPU_ESHAPE, "scale %g", sc);
-    a.ints[i] = (int64_t) o;
-    a.f[1 + i] = sc;
+  if (c->opset >= ONNX_UPSAMPLE_SCALES_INPUT_OPSET) {
+    if ((ret = simnpu__onnx_in (c, 1, &ts)) < 0
+        || (ret = onnx_const_floats (c, ts, "scales", sc, SIMNPU_IR_MAX_RANK,
+                &n)) < 0)
+      return ret;
+  } else {
+    const Onnx__AttributeProto *at = simnpu__onnx_attr (c, "scales");
+    size_t k;
+    if (at == NULL || at->n_floats == 0 || at->n_floats > SIMNPU_IR_MAX_RANK)
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT,
+          "attribute 'scales' missing or of %zu values (opset %d)",
+          at ? at->n_floats : 0, c->opset);
+    for (k = 0; k < at->n_floats; k++)
+      sc[k] = at->floats[k];
+    n = (int) at->n_floats;
   }
-  a.n_ints = 2;
-  return simnpu__onnx_emit_nhwc (c, SIMNPU_IR_RESIZE, &x, 1, &a);
+  return onnx_resize_scales_only (c, x, sc, n,
+      simnpu__onnx_attr_str (c, "mode", "nearest", buf, sizeof buf));
 }

@@ -17,7 +17,7 @@
 #include "simnpu-file.h"
 
 #define ONNX_MIN_OPSET 11
-#define ONNX_MAX_OPSET 17
+#define ONNX_MAX_OPSET 21
 /* the oldest opset any op's import reads (see onnx_op.min_opset) */
 #define ONNX_OLDEST_OPSET 1
 /* protobuf-c parses from one buffer; ONNX keeps models under 2 GiB */
@@ -33,7 +33,7 @@ static const onnx_op onnx_ops[] = {
   {"Asinh", simnpu__onnx_imp_hyperbolic, SIMNPU_IR_LOG, 9},
   {"Atanh", simnpu__onnx_imp_hyperbolic, SIMNPU_IR_LOG, 9},
   {"AveragePool", simnpu__onnx_imp_pool, SIMNPU_IR_AVGPOOL, 1},
-  {"BatchNormalization", simnpu__onnx_imp_batchnorm, SIMNPU_IR_BATCHNORM, 9},
+  {"BatchNormalization", simnpu__onnx_imp_batchnorm, SIMNPU_IR_BATCHNORM, 7},
   {"Cast", simnpu__onnx_imp_cast, SIMNPU_IR_CAST, 6},
   {"CastLike", simnpu__onnx_imp_cast, SIMNPU_IR_CAST},
   {"Ceil", simnpu__onnx_imp_unary, SIMNPU_IR_CEIL, 6},
@@ -66,14 +66,14 @@ static const onnx_op onnx_ops[] = {
   {"GatherElements", simnpu__onnx_imp_gather_elements, SIMNPU_IR_REDUCE_SUM,
       11},
   {"GatherND", simnpu__onnx_imp_gather_nd, SIMNPU_IR_GATHER, 11},
-  {"Gemm", simnpu__onnx_imp_gemm, SIMNPU_IR_MATMUL},
+  {"Gemm", simnpu__onnx_imp_gemm, SIMNPU_IR_MATMUL, 7},
   {"GlobalAveragePool", simnpu__onnx_imp_global_pool, SIMNPU_IR_AVGPOOL, 1},
   {"GlobalMaxPool", simnpu__onnx_imp_global_pool, SIMNPU_IR_MAXPOOL, 1},
   {"Greater", simnpu__onnx_imp_binary, SIMNPU_IR_GREATER, 7},
   {"GreaterOrEqual", simnpu__onnx_imp_binary, SIMNPU_IR_GREATER_EQUAL},
   {"HardSigmoid", simnpu__onnx_imp_unary, SIMNPU_IR_HARD_SIGMOID, 6},
   {"HardSwish", simnpu__onnx_imp_unary, SIMNPU_IR_HARD_SWISH},
-  {"Hardmax", simnpu__onnx_imp_hardmax, SIMNPU_IR_ARGMAX, 13},
+  {"Hardmax", simnpu__onnx_imp_hardmax, SIMNPU_IR_ARGMAX, 1},
   {"Identity", simnpu__onnx_imp_identity, SIMNPU_IR_IDENTITY, 1},
   {"InstanceNormalization", simnpu__onnx_imp_instance_norm,
       SIMNPU_IR_REDUCE_MEAN, 6},
@@ -98,7 +98,7 @@ static const onnx_op onnx_ops[] = {
   {"Neg", simnpu__onnx_imp_unary, SIMNPU_IR_NEG, 6},
   {"NegativeLogLikelihoodLoss", simnpu__onnx_imp_nll_loss, SIMNPU_IR_NEG, 13},
   {"Not", simnpu__onnx_imp_unary, SIMNPU_IR_NOT, 1},
-  {"OneHot", simnpu__onnx_imp_onehot, SIMNPU_IR_WHERE, 11},
+  {"OneHot", simnpu__onnx_imp_onehot, SIMNPU_IR_WHERE, 9},
   {"Or", simnpu__onnx_imp_binary, SIMNPU_IR_OR, 7},
   {"PRelu", simnpu__onnx_imp_binary, SIMNPU_IR_PRELU, 7},
   {"Pad", simnpu__onnx_imp_pad, SIMNPU_IR_PAD, 2},
@@ -118,7 +118,7 @@ static const onnx_op onnx_ops[] = {
   {"ReduceSumSquare", simnpu__onnx_imp_reduce, SIMNPU_IR_REDUCE_SUM, 1},
   {"Relu", simnpu__onnx_imp_unary, SIMNPU_IR_RELU, 6},
   {"Reshape", simnpu__onnx_imp_reshape, SIMNPU_IR_RESHAPE, 5},
-  {"Resize", simnpu__onnx_imp_resize, SIMNPU_IR_RESIZE},
+  {"Resize", simnpu__onnx_imp_resize, SIMNPU_IR_RESIZE, 10},
   {"Round", simnpu__onnx_imp_unary, SIMNPU_IR_ROUND},
   {"Scatter", simnpu__onnx_imp_scatter_elements, SIMNPU_IR_WHERE, 9},
   {"ScatterElements", simnpu__onnx_imp_scatter_elements, SIMNPU_IR_WHERE, 11},
@@ -130,7 +130,7 @@ static const onnx_op onnx_ops[] = {
   {"Sin", simnpu__onnx_imp_unary, SIMNPU_IR_SIN, 7},
   {"Sinh", simnpu__onnx_imp_hyperbolic, SIMNPU_IR_EXP, 9},
   {"Size", simnpu__onnx_imp_shape, SIMNPU_IR_SHAPE, 1},
-  {"Slice", simnpu__onnx_imp_slice, SIMNPU_IR_SLICE, 10},
+  {"Slice", simnpu__onnx_imp_slice, SIMNPU_IR_SLICE, 1},
   {"Softmax", simnpu__onnx_imp_softmax, SIMNPU_IR_SOFTMAX, 1},
   {"SoftmaxCrossEntropyLoss", simnpu__onnx_imp_sce_loss, SIMNPU_IR_LOG_SOFTMAX,
       13},
@@ -146,11 +146,11 @@ static const onnx_op onnx_ops[] = {
   {"Tanh", simnpu__onnx_imp_unary, SIMNPU_IR_TANH, 6},
   {"ThresholdedRelu", simnpu__onnx_imp_thresholded_relu, SIMNPU_IR_WHERE, 10},
   {"Tile", simnpu__onnx_imp_tile, SIMNPU_IR_TILE, 6},
-  {"TopK", simnpu__onnx_imp_topk, SIMNPU_IR_ARGMAX, 11},
+  {"TopK", simnpu__onnx_imp_topk, SIMNPU_IR_ARGMAX, 10},
   {"Transpose", simnpu__onnx_imp_transpose, SIMNPU_IR_TRANSPOSE, 1},
   {"Trilu", simnpu__onnx_imp_trilu, SIMNPU_IR_WHERE, 14},
   {"Unsqueeze", simnpu__onnx_imp_squeeze, SIMNPU_IR_IDENTITY, 1},
-  {"Upsample", simnpu__onnx_imp_upsample, SIMNPU_IR_RESIZE, 9},
+  {"Upsample", simnpu__onnx_imp_upsample, SIMNPU_IR_RESIZE, 7},
   {"Where", simnpu__onnx_imp_where, SIMNPU_IR_WHERE, 9},
   {"Xor", simnpu__onnx_imp_binary, SIMNPU_IR_XOR, 7},
 };

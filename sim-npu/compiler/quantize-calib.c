@@ -190,12 +190,16 @@ simnpu__quantize_random_input (const simnpu__ir_tensor * t,
     const simnpu__compile_options * o, GRand * rand)
 {
   int64_t n = simnpu__ir_tensor_elements (t), k;
-  unsigned channels = t->rank == 4 ? (unsigned) t->dims[3] : 1;
+  bool nchw = t->rank == 4 && o->has_preprocess
+      && o->preprocess.layout == SIMNPU_LAYOUT_NCHW;
+  unsigned channels = t->rank == 4 ? (unsigned) t->dims[nchw ? 1 : 3] : 1;
+  /* elements between two channels: 1 interleaved, a plane planar */
+  int64_t step = nchw ? t->dims[2] * t->dims[3] : 1;
   float *v = g_new (float, n);
 
   for (k = 0; k < n; k++) {
     float p = (float) g_rand_int_range (rand, 0, 256);
-    unsigned ch = channels <= 3 ? (unsigned) (k % channels) : 0;
+    unsigned ch = channels <= 3 ? (unsigned) ((k / step) % channels) : 0;
     if (o->has_preprocess)
       p = (p * o->preprocess.scale - o->preprocess.mean[ch]) /
           o->preprocess.std[ch];

@@ -741,6 +741,13 @@ simnpu__quantize_lower (compile_ctx * c, const chan_stats * stats,
         SIMNPU_DTYPE_F32;
     dg->outputs[dg->n_outputs++] = (unsigned) l.map[i];
   }
+  /* the model's own rank-4 inputs and outputs are in its layout, that of
+   * its image input; the device's inner tensors are NHWC */
+  for (i = 0; i < g->n_tensors && ret == 0; i++)
+    if (l.map[i] >= 0 && g->tensors[i].rank == 4 && o->has_preprocess
+        && (simnpu__ir_is_graph_output (g, (int) i)
+            || (int) i == g->inputs[0]))
+      dev_tensor (&l, (unsigned) l.map[i])->layout = o->preprocess.layout;
 
   dg->n_tensors = l.tensors->len;
   dg->tensors = (simnpu__tensor *) g_array_free (l.tensors, FALSE);

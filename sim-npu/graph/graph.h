@@ -102,8 +102,8 @@ typedef struct
   float scale;
   float mean[3];
   float std[3];
-  /* of a rank-4 image input made by the preamble (the float IR does not
-   * say): NHWC or NCHW */
+  /* the model's layout (the float IR does not say), NHWC or NCHW: that of
+   * its rank-4 image input, which its rank-4 outputs share */
   simnpu_layout layout;
 } simnpu__preprocess;
 

@@ -99,11 +99,11 @@ section_name (simnpu_section_kind kind)
 /* The public view                                                      */
 
 /* The IR does not say how a rank-4 public tensor is laid out: the
- * preprocessing record does for the image input, else NHWC (the IR's
- * spatial convention). */
+ * preprocessing record does (the model's layout, its image input's, which
+ * its outputs share), else NHWC (the IR's spatial convention). */
 static void
 fill_ir_spec (const simnpu__graph * g, const simnpu__ir_tensor * t,
-    bool input, simnpu_tensor_spec * spec)
+    simnpu_tensor_spec * spec)
 {
   unsigned i;
 
@@ -112,7 +112,7 @@ fill_ir_spec (const simnpu__graph * g, const simnpu__ir_tensor * t,
   spec->dtype = SIMNPU_DTYPE_F32;
   if (t->rank != SIMNPU_MAX_DIMS)
     spec->layout = SIMNPU_LAYOUT_NCHW;
-  else if (input && g->has_preprocess)
+  else if (g->has_preprocess)
     spec->layout = g->preprocess.layout;
   else
     spec->layout = SIMNPU_LAYOUT_NHWC;
@@ -133,7 +133,7 @@ fill_postamble_out_spec (const simnpu__graph * g, unsigned j,
   const simnpu__ir_graph *ir = g->postamble;
   const simnpu__ir_tensor *t = &ir->tensors[ir->outputs[j]];
 
-  fill_ir_spec (g, t, false, spec);
+  fill_ir_spec (g, t, spec);
   if (!g->has_postamble_quant
       || g->postamble_quant[j].dtype == SIMNPU_DTYPE_F32)
     return;
@@ -294,7 +294,7 @@ section_new (const simnpu__graph * g, simnpu_section_kind kind,
   for (j = 0; j < ir->n_inputs; j++) {
     const simnpu__ir_tensor *t = &ir->tensors[ir->inputs[j]];
     if (pre) {
-      fill_ir_spec (g, t, true, &s->in_specs[j]);
+      fill_ir_spec (g, t, &s->in_specs[j]);
       s->in_bound[j] = j;
     } else {
       int k = simnpu__graph_find_io (g, false, t->name);
@@ -348,8 +348,7 @@ simnpu__host_view_init (simnpu__host_view * v, const simnpu__graph * g,
   if (g->preamble != NULL) {
     const simnpu__ir_graph *ir = g->preamble;
     for (j = 0; j < ir->n_inputs; j++) {
-      fill_ir_spec (g, &ir->tensors[ir->inputs[j]], true,
-          &v->inputs[v->n_inputs]);
+      fill_ir_spec (g, &ir->tensors[ir->inputs[j]], &v->inputs[v->n_inputs]);
       v->in_bind[v->n_inputs].section = SIMNPU_SECTION_PREAMBLE;
       v->in_bind[v->n_inputs++].index = j;
     }

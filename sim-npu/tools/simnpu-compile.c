@@ -550,6 +550,9 @@ compile_model (const char *src, const model_args * a,
         "made gray (color=gray; --preprocess color=... overrides)\n",
         g->tensors[g->inputs[0]].name);
   }
+  /* the model's layout is its image input's: axletterbox writes it */
+  if (input_geometry (&g->tensors[g->inputs[0]], &nchw, &in_h, &in_w, &in_ch))
+    o.preprocess.layout = nchw ? SIMNPU_LAYOUT_NCHW : SIMNPU_LAYOUT_NHWC;
   for (i = 0; a->calibration && a->calibration[i]; i++)
     if (load_inputs ("calibration", a->calibration[i],
             &g->tensors[g->inputs[0]], &o.preprocess, a, o.calibration, io) < 0)
@@ -805,7 +808,8 @@ main (int argc, char **argv)
       "(model.json beside its .bin shards), which is calibrated on images, "
       "quantised to int8 and split into device and host sections.");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  group = g_option_group_new ("model", "Importing trained float models:",
+  group = g_option_group_new ("model", "Importing trained float models "
+      "(ONNX opsets 7 to 21, TF.js graph models):",
       "Options for ONNX and TF.js models", NULL, NULL);
   g_option_group_add_entries (group, model_entries);
   g_option_context_add_group (ctx, group);

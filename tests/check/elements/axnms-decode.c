@@ -880,6 +880,13 @@ GST_START_TEST (test_inputs_from_metas)
   g_free (err);
   p.input_width = 512;
   fail_unless (gst_ax_nms_inputs_from_metas (&p, metas, 2, in, &n, NULL));
+  /* a planar heat-map (an NCHW model's output) is refused, not misread */
+  ((GstAxTensorMeta *) metas[0])->layout = GST_AX_TENSOR_LAYOUT_NCHW;
+  fail_if (gst_ax_nms_inputs_from_metas (&p, metas, 2, in, &n, &err));
+  fail_unless (strstr (err, "is NCHW (planar)") != NULL
+      && strstr (err, "tower_0/keypoints") != NULL, "%s", err);
+  g_free (err);
+  ((GstAxTensorMeta *) metas[0])->layout = GST_AX_TENSOR_LAYOUT_NHWC;
   /* a YOLO head is not a heat-map */
   p.kind = GST_AX_NMS_DECODE_YOLOV8;
   fail_unless (gst_ax_nms_inputs_from_metas (&p, metas, 2, in, &n, &err) ==

@@ -187,6 +187,24 @@ simnpu__device_refusal (const simnpu__ir_graph * g, const simnpu__ir_node * n)
           return "negative or huge padding";
       return NULL;
     }
+    case SIMNPU_IR_PRELU:{
+      const simnpu__ir_tensor *x = &g->tensors[n->inputs[0]];
+      const simnpu__ir_tensor *s = &g->tensors[n->inputs[1]];
+      int64_t ns = simnpu__ir_tensor_elements (s);
+      if (!is_const (g, n->inputs[1]))
+        return "slope computed at run time";
+      if (x->rank < 1 || (ns != 1 && (s->rank < 1
+                  || s->dims[s->rank - 1] != ns || ns != x->dims[x->rank - 1])))
+        return "slope neither one value nor one per channel";
+      return NULL;
+    }
+    case SIMNPU_IR_DEPTH_TO_SPACE:
+    case SIMNPU_IR_SPACE_TO_DEPTH:
+      if (g->tensors[n->inputs[0]].rank != 4)
+        return "input of rank other than 4";
+      if (a->ints[0] < 2 || a->ints[0] > SIMNPU_MAX_KERNEL_DIM)
+        return "block size outside [2, 64]";
+      return NULL;
     case SIMNPU_IR_IDENTITY:
       return NULL;
     default:

@@ -594,6 +594,10 @@ lower_node (lowering * l, unsigned ni, simnpu_error * error)
       const simnpu__ir_tensor *in = &g->tensors[n->inputs[0]];
       const simnpu__ir_tensor *out = &g->tensors[n->outputs[0]];
       int64_t need_h, need_w;
+      if (simnpu__quantize_is_global_mean (g, n)) {
+        dev_add_op (l, SIMNPU_OP_MEAN, n, 1, ins, 1, outs);
+        return 0;
+      }
       op = dev_add_op (l, n->op == SIMNPU_IR_MAXPOOL ? SIMNPU_OP_MAXPOOL :
           SIMNPU_OP_AVGPOOL, n, 1, ins, 1, outs);
       op->attrs[SIMNPU_A_KH] = a->kernel[0];

@@ -251,7 +251,9 @@ simnpu__quantize_assign_quant (compile_ctx * c, simnpu_error * error)
       int t = n->outputs[j];
       const simnpu__ir_tensor *ti = &g->tensors[t];
       float mn, mx;
-      if (simnpu__quantize_op_keeps_quant (n->op)) {
+      /* a mean's result is its own: far narrower than its input */
+      if (simnpu__quantize_op_keeps_quant (n->op)
+          && !simnpu__quantize_is_global_mean (g, n)) {
         c->q_scale[t] = c->q_scale[n->inputs[0]];
         c->q_zp[t] = c->q_zp[n->inputs[0]];
         c->has_q[t] = true;

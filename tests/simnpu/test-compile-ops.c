@@ -350,6 +350,57 @@ test_depth_space_kernels (void)
   g_free (back);
 }
 
+/* Corpus models of the data dir whose every layer now has a device op:
+ * iris and facemesh (PReLU after each conv) run all their MACs on the
+ * device, with the PReLUs as prelu ops. Random calibration: the
+ * placement does not depend on it. */
+static void
+check_corpus (const char *name, double min_share)
+{
+  const char *dir = g_getenv ("GST_AX_DATA_DIR");
+  gchar *path;
+  simnpu__ir_graph *g = NULL;
+  simnpu__compile_options o;
+  simnpu__compile_result r;
+  simnpu__graph *dg = NULL;
+  simnpu_error error = { 0 };
+  double share;
+
+  if (dir == NULL) {
+    g_test_skip ("GST_AX_DATA_DIR is not set (run scripts/fetch-data.sh)");
+    return;
+  }
+  path = g_build_filename (dir, "human", name, NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS)) {
+    g_test_skip ("the corpus model is not in GST_AX_DATA_DIR");
+    g_free (path);
+    return;
+  }
+  if (simnpu__import_model (path, NULL, NULL, &g, &error) < 0)
+    g_error ("%s: %s", path, error.message);
+  simnpu__compile_options_init (&o);
+  o.techniques = SIMNPU_TECHNIQUE_NONE;
+  o.fallback_db = 0.0;
+  if (simnpu__compile (g, &o, &dg, &r, &error) < 0)
+    g_error ("compile %s: %s", path, error.message);
+  share = (double) r.device_macs / (double) (r.device_macs + r.host_macs);
+  g_test_message ("%s: %.1f %% of MACs on the device, %u prelu ops", name,
+      100.0 * share, count_dev_ops (dg, SIMNPU_OP_PRELU));
+  g_assert_cmpuint (count_dev_ops (dg, SIMNPU_OP_PRELU), >=, 1);
+  g_assert_cmpfloat (share, >=, min_share);
+  simnpu__compile_result_clear (&r);
+  simnpu__graph_free (dg);
+  simnpu__ir_graph_free (g);
+  g_free (path);
+}
+
+static void
+test_corpus_prelu (void)
+{
+  check_corpus ("iris.json", 1.0);
+  check_corpus ("facemesh.json", 1.0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -363,5 +414,6 @@ main (int argc, char **argv)
   g_test_add_func ("/compile-ops/div-const", test_div_const);
   g_test_add_func ("/compile-ops/hard-swish-spellings",
       test_hard_swish_spellings);
+  g_test_add_func ("/compile-ops/corpus-prelu", test_corpus_prelu);
   return g_test_run ();
 }

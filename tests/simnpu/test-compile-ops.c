@@ -15,13 +15,16 @@
  * wholly on the device (no postamble) as the expected device op, with
  * the int8 output within the stated SQNR of the float executor's. The
  * int8 kernels of the movement ops are also checked bit for bit against
- * the definition of each mode. */
+ * the definition of each mode, and each compiled graph's .axm round trip
+ * keeps its ops. */
 
 #include "compiler.h"
 #include "simnpu-private.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SEED 0x5eed
 #define N_CALIB 4
@@ -116,6 +119,52 @@ count_dev_ops (const simnpu__graph * dg, simnpu__op_type type)
   return n;
 }
 
+/* dg written to an .axm and read back keeps its ops, their attributes
+ * and (prelu) the multipliers its constants give */
+static void
+check_axm_round_trip (const simnpu__graph * dg)
+{
+  simnpu__profile p;
+  simnpu__schedule s = { 0 }, s2 = { 0 };
+  simnpu__graph *back = NULL;
+  simnpu_error error = { 0 };
+  gchar *path = NULL, *data = NULL;
+  gsize size = 0;
+  unsigned i;
+  int fd;
+
+  g_assert_cmpint (simnpu__profile_parse ("metis", &p, &error), ==, 0);
+  g_assert_cmpint (simnpu__schedule_build (dg, &p, &s, &error), ==, 0);
+  fd = g_file_open_tmp ("simnpu-compile-ops-XXXXXX.axm", &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  if (simnpu__axm_write (dg, &s, path, &error) < 0)
+    g_error ("axm write: %s", error.message);
+  g_assert_true (g_file_get_contents (path, &data, &size, NULL));
+  if (simnpu__axm_read (data, size, &back, &s2, &error) < 0
+      || simnpu__graph_prepare (back, &error) < 0)
+    g_error ("axm read: %s", error.message);
+  g_assert_cmpuint (back->n_ops, ==, dg->n_ops);
+  for (i = 0; i < dg->n_ops; i++) {
+    const simnpu__op *a = &dg->ops[i], *b = &back->ops[i];
+    g_assert_cmpint (a->type, ==, b->type);
+    g_assert_cmpmem (a->attrs, sizeof a->attrs, b->attrs, sizeof b->attrs);
+    if (a->type == SIMNPU_OP_PRELU) {
+      size_t n = 2 * sizeof (int32_t) *
+          dg->tensors[a->inputs[0]].dims[dg->tensors[a->inputs[0]].n_dims - 1];
+      g_assert_nonnull (b->table);
+      g_assert_cmpmem (a->table, n, b->table, n);
+      g_assert_cmpint (a->eltwise_mult[0], ==, b->eltwise_mult[0]);
+    }
+  }
+  simnpu__schedule_clear (&s);
+  simnpu__schedule_clear (&s2);
+  simnpu__graph_free (back);
+  g_unlink (path);
+  g_free (path);
+  g_free (data);
+}
+
 /* Compiles m (the front-end's fusion first, as simnpu-compile runs it)
  * and checks that it all runs on the device, with `want` among its ops,
  * within min_db of the float result; frees m. */
@@ -146,6 +195,7 @@ check_on_device (model * m, simnpu__op_type want, double min_db)
   g_test_message ("%s: %s on the device, %.1f dB", m->g->name,
       simnpu__op_type_name (want), db);
   g_assert_cmpfloat (db, >=, min_db);
+  check_axm_round_trip (dg);
   simnpu__compile_result_clear (&r);
   simnpu__graph_free (dg);
   g_ptr_array_unref (calib);

@@ -916,7 +916,8 @@ fuse_hard_sigmoid (simnpu__ir_graph * g, fuse_state * s, unsigned fi,
     simnpu_error * error)
 {
   simnpu__ir_node *f = &g->nodes[fi];
-  int y, x, k;
+  int y, x, k, p;
+  unsigned slot;
   float c, scale;
 
   if (f->op != SIMNPU_IR_MUL || f->n_inputs != 2)
@@ -926,6 +927,14 @@ fuse_hard_sigmoid (simnpu__ir_graph * g, fuse_state * s, unsigned fi,
     return 0;
   x = relu6_plus3 (g, s, y, fi, &k);
   if (x == SIMNPU_IR_NONE)
+    return 0;
+  /* a conv or matmul read by the add alone takes the add and the clip
+   * into its bias and activation, and its reader the scale: better than
+   * a table */
+  p = g->tensors[x].producer;
+  if (p >= 0 && (g->nodes[p].op == SIMNPU_IR_CONV2D
+          || g->nodes[p].op == SIMNPU_IR_MATMUL)
+      && single_consumer (g, s, x, &slot) >= 0)
     return 0;
   scale = c * HARD_SWISH_CLIP;
   kill_node (s, g, (unsigned) g->tensors[g->nodes[k].inputs[0]].producer);

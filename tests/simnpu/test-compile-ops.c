@@ -348,6 +348,37 @@ test_hard_swish_spellings (void)
   g_assert_cmpint (m.g->nodes[0].op, ==, SIMNPU_IR_HARD_SWISH);
   check_on_device (&m, SIMNPU_OP_LUT, MIN_SQNR_DB);
 
+  /* after a conv read by the add alone, the add and the clip go into
+   * the conv (as squeeze-and-excite gates have it): no table */
+  {
+    static const float w1[4 * 4] = { 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0,
+      0, 0, 0, 1
+    };
+    int64_t wd[4] = { 4, 1, 1, 4 };
+    simnpu__ir_node *cn;
+    unsigned i, n_hsig = 0;
+    model_begin (&m, "hard-sigmoid-after-conv", 5, 5, 4);
+    in[0] = m.x;
+    in[1] = add_const (m.g, "w", 4, wd, w1, 16);
+    t = add_node (m.g, SIMNPU_IR_CONV2D, "conv", 2, in, &cn);
+    cn->attrs.kernel[0] = cn->attrs.kernel[1] = 1;
+    cn->attrs.stride[0] = cn->attrs.stride[1] = 1;
+    cn->attrs.dilation[0] = cn->attrs.dilation[1] = 1;
+    cn->attrs.groups = 1;
+    cn->attrs.act_max = INFINITY;
+    r = relu6_plus3 (m.g, t);
+    in[0] = r;
+    scalar_value (m.g, "six", 6.0f, &in[1]);
+    model_end (&m, add_node (m.g, SIMNPU_IR_DIV, "y", 2, in, NULL));
+    fuse_ok (m.g);
+    for (i = 0; i < m.g->n_nodes; i++)
+      n_hsig += m.g->nodes[i].op == SIMNPU_IR_HARD_SIGMOID;
+    g_assert_cmpuint (n_hsig, ==, 0);
+    g_assert_cmpint (m.g->nodes[0].op, ==, SIMNPU_IR_CONV2D);
+    g_assert_cmpint (m.g->nodes[0].attrs.act, ==, SIMNPU_IR_ACT_CLIP);
+    simnpu__ir_graph_free (m.g);
+  }
+
   /* relu6 (x + 3) / 6 alone: a hard sigmoid */
   model_begin (&m, "hard-sigmoid-div", 5, 5, 4);
   r = relu6_plus3 (m.g, m.x);

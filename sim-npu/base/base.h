@@ -53,6 +53,9 @@ G_BEGIN_DECLS
  * input2 / output for mul) at most SIMNPU_MAX_ELTWISE_RATIO. */
 #define SIMNPU_MAX_REQUANT_SCALE 65536.0
 #define SIMNPU_MAX_ELTWISE_RATIO 4096.0
+/* prelu's input / output scale times its largest |slope| (or 1): its
+ * kernel multiplies in 32 bits (kernels/kernels-eltwise.c) */
+#define SIMNPU_MAX_PRELU_RATIO 128.0
 
 SIMNPU_INTERNAL int simnpu__set_error (simnpu_error * error, int code,
     const char *format, ...) G_GNUC_PRINTF (3, 4);

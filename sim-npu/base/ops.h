@@ -48,7 +48,10 @@ G_BEGIN_DECLS
   X (PAD, "pad") \
   X (SUB, "sub") \
   X (MAXIMUM, "maximum") \
-  X (MINIMUM, "minimum")
+  X (MINIMUM, "minimum") \
+  X (PRELU, "prelu") \
+  X (DEPTH_TO_SPACE, "depth_to_space") \
+  X (SPACE_TO_DEPTH, "space_to_depth")
 /* *INDENT-ON* */
 
 #define SIMNPU__OP_ENUM(id, name) SIMNPU_OP_##id,
@@ -96,7 +99,19 @@ enum
   SIMNPU_A_BEGIN0 = 0, SIMNPU_A_SIZE0 = 4,
   /* transpose: permutation in 0..3 */
   SIMNPU_A_PERM0 = 0,
+  /* depth_to_space, space_to_depth: block size; depth_to_space's
+   * channel order (simnpu__d2s_mode) */
+  SIMNPU_A_BLOCK = 0, SIMNPU_A_D2S_MODE = 1,
 };
+
+/* depth_to_space: ONNX's modes; output (h * b + i, w * b + j, c) reads
+ * input channel (i * b + j) * C + c (DCR, TF's only order) or
+ * c * b * b + i * b + j (CRD) */
+typedef enum
+{
+  SIMNPU_D2S_DCR = 0,
+  SIMNPU_D2S_CRD = 1,
+} simnpu__d2s_mode;
 
 typedef enum
 {

@@ -224,6 +224,41 @@ SIMNPU_INTERNAL int simnpu__compile (simnpu__ir_graph * g,
 SIMNPU_INTERNAL void simnpu__compile_result_clear (simnpu__compile_result *
     result);
 /* Why a node cannot run on the device, or NULL when it can. */
+/* A transposed convolution (NHWC, one stride s for both axes, no
+ * dilation, one group) as pad, a stride-1 conv of s * s * M output
+ * channels, depth_to_space (block s, DCR) and a slice (import-deconv.c).
+ * Per axis (h, w): the caller sets in, kernel, out (the output size) and
+ * crop (where the output starts in the full output x * s + k, the
+ * transposed conv's begin padding; may be negative); make fills the rest,
+ * or returns false when the plan would need a negative padding. */
+typedef struct
+{
+  int64_t in[2], kernel[2], out[2], crop[2];
+  int64_t stride;
+  /* set by simnpu__deconv_plan_make () */
+  int64_t taps[2];              /* the conv's kernel: ceil (kernel / s) */
+  int32_t pad_before[2], pad_after[2];
+  int64_t conv_out[2];
+  int64_t slice_begin[2];       /* in depth_to_space's output */
+} simnpu__deconv_plan;
+
+/* index of the strides of a transposed conv's weights, by axis */
+enum
+{
+  SIMNPU_DECONV_W_IN = 0, SIMNPU_DECONV_W_OUT, SIMNPU_DECONV_W_H,
+  SIMNPU_DECONV_W_W, SIMNPU_DECONV_W_N_STRIDES
+};
+
+SIMNPU_INTERNAL bool simnpu__deconv_plan_make (simnpu__deconv_plan * p);
+/* whether the depth_to_space's output differs from the output */
+SIMNPU_INTERNAL bool simnpu__deconv_needs_slice (const simnpu__deconv_plan * p);
+/* The conv's OHWI weights [s * s * cout][taps h][taps w][cin] and bias
+ * [s * s * cout] (bias NULL: zeros; out_bias NULL: none) from the
+ * transposed conv's weights w, element (in c, out m, h, w) at
+ * w[sum of index * w_strides[SIMNPU_DECONV_W_*]]. */
+SIMNPU_INTERNAL void simnpu__deconv_weights (const simnpu__deconv_plan * p,
+    const float *w, const int64_t * w_strides, int64_t cin, int64_t cout,
+    const float *bias, float *ohwi, float *out_bias);
 SIMNPU_INTERNAL const char *simnpu__device_refusal (const simnpu__ir_graph *
     g, const simnpu__ir_node * n);
 

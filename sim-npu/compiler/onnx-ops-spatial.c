@@ -175,6 +175,110 @@ simnpu__onnx_imp_conv (onnx_ctx * c, const onnx_op * op)
       ins[2] == SIMNPU_IR_NONE ? 2 : 3, &a, one_d);
 }
 
+/* ConvTranspose of constant weights, one group, no dilation and one stride
+ * for both axes as simnpu__deconv_plan says (the device runs it, and no
+ * zeros are multiplied): 1 when the plan does not apply, else 0 or the
+ * error. xd, wd: the NCHW input's and the [C, M, kh, kw] weights' dims. */
+static int
+onnx_deconv_phases (onnx_ctx * c, int x, int w, int b, int64_t s,
+    const int64_t * k, const int64_t * pb, const int64_t * pe,
+    const int64_t * opad, const int64_t * xd, const int64_t * wd)
+{
+  simnpu__deconv_plan p = { 0 };
+  int64_t wst[SIMNPU_DECONV_W_N_STRIDES], dims[ONNX_CONV_RANK], bd[1];
+  const float *bias = b != SIMNPU_IR_NONE ? T (c, b)->data : NULL;
+  float *ow, *ob;
+  simnpu__ir_attrs a;
+  int ins[3], t, y, out, ret, i;
+  bool slice;
+
+  if (!T (c, w)->is_const || T (c, w)->dtype != SIMNPU_IR_F32
+      || (b != SIMNPU_IR_NONE && (!T (c, b)->is_const
+              || T (c, b)->dtype != SIMNPU_IR_F32
+              || simnpu__ir_tensor_elements (T (c, b)) != wd[1])))
+    return 1;
+  p.stride = s;
+  for (i = 0; i < ONNX_SPATIAL_DIMS; i++) {
+    p.in[i] = xd[2 + i];
+    p.kernel[i] = k[i];
+    p.crop[i] = pb[i];
+    p.out[i] = s * (xd[2 + i] - 1) + opad[i] + k[i] - pb[i] - pe[i];
+  }
+  if (!simnpu__deconv_plan_make (&p))
+    return 1;
+  wst[SIMNPU_DECONV_W_IN] = wd[1] * k[0] * k[1];
+  wst[SIMNPU_DECONV_W_OUT] = k[0] * k[1];
+  wst[SIMNPU_DECONV_W_H] = k[1];
+  wst[SIMNPU_DECONV_W_W] = 1;
+  dims[0] = s * s * wd[1];
+  dims[1] = p.taps[0];
+  dims[2] = p.taps[1];
+  dims[3] = wd[0];
+  ow = g_new (float, dims[0] * dims[1] * dims[2] * dims[3]);
+  ob = g_new (float, dims[0]);
+  simnpu__deconv_weights (&p, T (c, w)->data, wst, wd[0], wd[1], bias, ow, ob);
+  bd[0] = dims[0];
+  ins[1] = simnpu__onnx_add_const (c, SIMNPU_IR_F32, ONNX_CONV_RANK, dims, ow);
+  ins[2] = simnpu__onnx_add_const (c, SIMNPU_IR_F32, 1, bd, ob);
+  g_free (ow);
+  g_free (ob);
+  if (ins[1] < 0 || ins[2] < 0)
+    return simnpu__onnx_err (c, SIMNPU_ENOMEM, "too many tensors");
+  t = x;
+  if (p.pad_before[0] || p.pad_before[1] || p.pad_after[0]
+      || p.pad_after[1]) {
+    y = simnpu__onnx_tmp (c);
+    simnpu__onnx_attrs_init (&a);
+    for (i = 0; i < ONNX_SPATIAL_DIMS; i++) {
+      a.ints[2 + i] = p.pad_before[i];
+      a.ints[ONNX_CONV_RANK + 2 + i] = p.pad_after[i];
+    }
+    a.n_ints = 2 * ONNX_CONV_RANK;
+    if ((ret = simnpu__onnx_emit (c, SIMNPU_IR_PAD, &t, 1, &y, 1, &a)) < 0)
+      return ret;
+    t = y;
+  }
+  slice = simnpu__deconv_needs_slice (&p);
+  if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
+    return ret;
+  simnpu__onnx_attrs_init (&a);
+  a.kernel[0] = (int32_t) p.taps[0];
+  a.kernel[1] = (int32_t) p.taps[1];
+  ins[0] = t;
+  y = s == 1 && !slice ? out : simnpu__onnx_tmp (c);
+  if ((ret = simnpu__onnx_emit_nhwc_to (c, SIMNPU_IR_CONV2D, ins, 3, &a,
+              y)) < 0)
+    return ret;
+  t = y;
+  if (s > 1) {
+    y = slice ? simnpu__onnx_tmp (c) : out;
+    simnpu__onnx_attrs_init (&a);
+    a.ints[0] = s;
+    a.n_ints = 1;
+    if ((ret = simnpu__onnx_emit_nhwc_to (c, SIMNPU_IR_DEPTH_TO_SPACE, &t, 1,
+                &a, y)) < 0)
+      return ret;
+    t = y;
+  }
+  if (slice) {
+    simnpu__onnx_attrs_init (&a);
+    a.ints[0] = 0;
+    a.ints[1] = 0;
+    a.ints[ONNX_CONV_RANK] = xd[0];
+    a.ints[ONNX_CONV_RANK + 1] = wd[1];
+    for (i = 0; i < ONNX_SPATIAL_DIMS; i++) {
+      a.ints[2 + i] = p.slice_begin[i];
+      a.ints[ONNX_CONV_RANK + 2 + i] = p.slice_begin[i] + p.out[i];
+    }
+    for (i = 0; i < ONNX_CONV_RANK; i++)
+      a.steps[i] = 1;
+    a.n_ints = 2 * ONNX_CONV_RANK;
+    if ((ret = simnpu__onnx_emit (c, SIMNPU_IR_SLICE, &t, 1, &out, 1, &a)) < 0)
+      return ret;
+  }
+  return 0;
+}
+
 /* ConvTranspose as a convolution: the input with stride - 1 zeros between
  * its pixels, padded by (k - 1) * dilation less the pads, convolved at
  * stride 1 with the kernel flipped and its in/out channels swapped */
@@ -277,6 +381,12 @@ simnpu__onnx_imp_conv_transpose (onnx_ctx * c, const onnx_op * op)
         || in[i] * s[i] > SIMNPU_IR_MAX_ELEMENTS)
       return simnpu__onnx_err (c, SIMNPU_EFORMAT, "pads or sizes out of range");
 
+  if (!one_d && g == 1 && d[0] == 1 && d[1] == 1 && s[0] == s[1]
+      && s[0] <= SIMNPU_MAX_KERNEL_DIM) {
+    ret = onnx_deconv_phases (c, x, w, ins[2], s[0], k, pb, pe, opad, xd, wd);
+    if (ret <= 0)
+      return ret;
+  }
   /* zeros between the pixels: [N, C, H, 1, W, 1] padded to
    * [N, C, H, sh, W, sw], the trailing zeros cut by the padding below */
   if (s[0] > 1 || s[1] > 1) {

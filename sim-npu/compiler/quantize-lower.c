@@ -471,6 +471,37 @@ out:
   return ret;
 }
 
+/* prelu with its slopes exact: each +-127 (or 0) at its own scale */
+static int
+lower_prelu (lowering * l, const simnpu__ir_node * n)
+{
+  const simnpu__ir_tensor *st = &l->c->g->tensors[n->inputs[1]];
+  const float *sv = st->data;
+  int64_t ns = simnpu__ir_tensor_elements (st), k;
+  char *name = g_strdup_printf ("%s/slope", n->name);
+  unsigned si, pin[2], out;
+  simnpu__tensor *t;
+  int8_t *q = g_new (int8_t, ns);
+  float *scales = g_new (float, ns);
+
+  for (k = 0; k < ns; k++) {
+    q[k] = sv[k] > 0.0f ? I8_MAX : (sv[k] < 0.0f ? -I8_MAX : 0);
+    scales[k] = sv[k] != 0.0f ? fabsf (sv[k]) / I8_MAX : 1.0f;
+  }
+  pin[0] = dev_of (l, n->inputs[0]);
+  out = dev_of (l, n->outputs[0]);
+  si = dev_add_tensor (l, name, SIMNPU_TENSOR_CONSTANT, 1, &ns, 1.0f, 0);
+  g_free (name);
+  t = dev_tensor (l, si);
+  t->data = q;
+  t->data_bytes = (size_t) ns;
+  t->channel_scales = scales;
+  t->n_channel_scales = (unsigned) ns;
+  pin[1] = si;
+  dev_add_op (l, SIMNPU_OP_PRELU, n, 2, pin, 1, &out);
+  return 0;
+}
+
 static int
 lower_node (lowering * l, unsigned ni, simnpu_error * error)
 {
@@ -492,6 +523,8 @@ lower_node (lowering * l, unsigned ni, simnpu_error * error)
   }
   if (n->op == SIMNPU_IR_MATMUL)
     return lower_matmul (l, n, error);
+  if (n->op == SIMNPU_IR_PRELU)
+    return lower_prelu (l, n);
 
   for (i = 0; i < n->n_inputs; i++)
     if (n->inputs[i] >= 0)
@@ -561,6 +594,10 @@ lower_node (lowering * l, unsigned ni, simnpu_error * error)
       const simnpu__ir_tensor *in = &g->tensors[n->inputs[0]];
       const simnpu__ir_tensor *out = &g->tensors[n->outputs[0]];
       int64_t need_h, need_w;
+      if (simnpu__quantize_is_global_mean (g, n)) {
+        dev_add_op (l, SIMNPU_OP_MEAN, n, 1, ins, 1, outs);
+        return 0;
+      }
       op = dev_add_op (l, n->op == SIMNPU_IR_MAXPOOL ? SIMNPU_OP_MAXPOOL :
           SIMNPU_OP_AVGPOOL, n, 1, ins, 1, outs);
       op->attrs[SIMNPU_A_KH] = a->kernel[0];
@@ -631,6 +668,16 @@ lower_node (lowering * l, unsigned ni, simnpu_error * error)
           it->zero_point);
       return 0;
     }
+    case SIMNPU_IR_DEPTH_TO_SPACE:
+      op = dev_add_op (l, SIMNPU_OP_DEPTH_TO_SPACE, n, 1, ins, 1, outs);
+      op->attrs[SIMNPU_A_BLOCK] = (int32_t) a->ints[0];
+      op->attrs[SIMNPU_A_D2S_MODE] = a->mode == 1 ? SIMNPU_D2S_CRD :
+          SIMNPU_D2S_DCR;
+      return 0;
+    case SIMNPU_IR_SPACE_TO_DEPTH:
+      op = dev_add_op (l, SIMNPU_OP_SPACE_TO_DEPTH, n, 1, ins, 1, outs);
+      op->attrs[SIMNPU_A_BLOCK] = (int32_t) a->ints[0];
+      return 0;
     default:
       break;
   }

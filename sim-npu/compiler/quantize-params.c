@@ -58,6 +58,8 @@ simnpu__quantize_op_keeps_quant (simnpu__ir_op op)
     case SIMNPU_IR_RESIZE:
     case SIMNPU_IR_PAD:
     case SIMNPU_IR_IDENTITY:
+    case SIMNPU_IR_DEPTH_TO_SPACE:
+    case SIMNPU_IR_SPACE_TO_DEPTH:
       return true;
     default:
       return false;
@@ -94,6 +96,18 @@ min_output_scale (const compile_ctx * c, const simnpu__ir_node * n)
         return 0.0;
       return (double) c->q_scale[n->inputs[0]] * c->q_scale[n->inputs[1]] *
           REQUANT_MARGIN / SIMNPU_MAX_ELTWISE_RATIO;
+    case SIMNPU_IR_PRELU:{
+      const simnpu__ir_tensor *s = &c->g->tensors[n->inputs[1]];
+      const float *v = s->data;
+      double amax = 1.0;
+      int64_t k, count = simnpu__ir_tensor_elements (s);
+      if (!s->is_const)
+        return 0.0;
+      for (k = 0; k < count; k++)
+        amax = MAX (amax, fabs (v[k]));
+      return c->q_scale[n->inputs[0]] * amax * REQUANT_MARGIN /
+          SIMNPU_MAX_PRELU_RATIO;
+    }
     case SIMNPU_IR_ADD:
     case SIMNPU_IR_SUB:
     case SIMNPU_IR_MAXIMUM:
@@ -237,7 +251,9 @@ simnpu__quantize_assign_quant (compile_ctx * c, simnpu_error * error)
       int t = n->outputs[j];
       const simnpu__ir_tensor *ti = &g->tensors[t];
       float mn, mx;
-      if (simnpu__quantize_op_keeps_quant (n->op)) {
+      /* a mean's result is its own: far narrower than its input */
+      if (simnpu__quantize_op_keeps_quant (n->op)
+          && !simnpu__quantize_is_global_mean (g, n)) {
         c->q_scale[t] = c->q_scale[n->inputs[0]];
         c->q_zp[t] = c->q_zp[n->inputs[0]];
         c->has_q[t] = true;

@@ -54,6 +54,24 @@ simnpu__quantize_is_unary_lut (simnpu__ir_op op)
   return simnpu__ir_op_is_unary (op) && op != SIMNPU_IR_IDENTITY;
 }
 
+/* An average pool over the whole of a map larger than the device's pool
+ * windows, which the device runs as a mean over height and width (smaller
+ * ones stay pools, as compiled models have them). */
+bool
+simnpu__quantize_is_global_mean (const simnpu__ir_graph * g,
+    const simnpu__ir_node * n)
+{
+  const simnpu__ir_attrs *a = &n->attrs;
+  const simnpu__ir_tensor *in = &g->tensors[n->inputs[0]];
+
+  return n->op == SIMNPU_IR_AVGPOOL && in->rank == 4
+      && a->kernel[0] == in->dims[1] && a->kernel[1] == in->dims[2]
+      && (a->kernel[0] > SIMNPU_MAX_KERNEL_DIM
+      || a->kernel[1] > SIMNPU_MAX_KERNEL_DIM) && a->pads[0] == 0
+      && a->pads[1] == 0 && a->pads[2] == 0 && a->pads[3] == 0
+      && a->dilation[0] == 1 && a->dilation[1] == 1;
+}
+
 const char *
 simnpu__device_refusal (const simnpu__ir_graph * g, const simnpu__ir_node * n)
 {
@@ -148,6 +166,8 @@ simnpu__device_refusal (const simnpu__ir_graph * g, const simnpu__ir_node * n)
       return NULL;
     case SIMNPU_IR_MAXPOOL:
     case SIMNPU_IR_AVGPOOL:
+      if (simnpu__quantize_is_global_mean (g, n))
+        return NULL;
       if (a->dilation[0] != 1 || a->dilation[1] != 1)
         return "dilated pooling";
       if (n->op == SIMNPU_IR_AVGPOOL && a->count_include_pad
@@ -187,6 +207,24 @@ simnpu__device_refusal (const simnpu__ir_graph * g, const simnpu__ir_node * n)
           return "negative or huge padding";
       return NULL;
     }
+    case SIMNPU_IR_PRELU:{
+      const simnpu__ir_tensor *x = &g->tensors[n->inputs[0]];
+      const simnpu__ir_tensor *s = &g->tensors[n->inputs[1]];
+      int64_t ns = simnpu__ir_tensor_elements (s);
+      if (!is_const (g, n->inputs[1]))
+        return "slope computed at run time";
+      if (x->rank < 1 || (ns != 1 && (s->rank < 1
+                  || s->dims[s->rank - 1] != ns || ns != x->dims[x->rank - 1])))
+        return "slope neither one value nor one per channel";
+      return NULL;
+    }
+    case SIMNPU_IR_DEPTH_TO_SPACE:
+    case SIMNPU_IR_SPACE_TO_DEPTH:
+      if (g->tensors[n->inputs[0]].rank != 4)
+        return "input of rank other than 4";
+      if (a->ints[0] < 2 || a->ints[0] > SIMNPU_MAX_KERNEL_DIM)
+        return "block size outside [2, 64]";
+      return NULL;
     case SIMNPU_IR_IDENTITY:
       return NULL;
     default:

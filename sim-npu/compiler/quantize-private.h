@@ -118,6 +118,8 @@ quantize_one (float v, float scale, int32_t zp)
 
 /* quantize-place.c */
 SIMNPU_INTERNAL bool simnpu__quantize_is_unary_lut (simnpu__ir_op op);
+SIMNPU_INTERNAL bool simnpu__quantize_is_global_mean (const simnpu__ir_graph *
+    g, const simnpu__ir_node * n);
 SIMNPU_INTERNAL int simnpu__quantize_split_activations (simnpu__ir_graph * g,
     simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__quantize_place_nodes (compile_ctx * c,

@@ -121,8 +121,8 @@ tr_add_n (tfjs_loader * l, const tfjs_node * tn, const int *in)
   return simnpu__tfjs_register_output (l, tn, 0, acc);
 }
 
-static int
-check_nhwc (tfjs_loader * l, const tfjs_node * tn)
+int
+simnpu__tfjs_check_nhwc (tfjs_loader * l, const tfjs_node * tn)
 {
   char fmt[TFJS_ATTR_STRING];
   int ret = simnpu__tfjs_attr_string (l, tn, "data_format", fmt);
@@ -141,7 +141,7 @@ tr_bias_add (tfjs_loader * l, const tfjs_node * tn, const int *in)
   int ret = simnpu__tfjs_need_inputs (l, tn, 2, 2);
 
   if (ret == 0)
-    ret = check_nhwc (l, tn);
+    ret = simnpu__tfjs_check_nhwc (l, tn);
   return ret < 0 ? ret : simnpu__tfjs_tr_elementwise (l, tn, in, SIMNPU_IR_ADD);
 }
 
@@ -201,7 +201,7 @@ spatial_attrs (tfjs_loader * l, const tfjs_node * tn, int x,
   if (t->rank != 4)
     return simnpu__tfjs_fail (l, SIMNPU_ESHAPE,
         "input '%s' has rank %u; expected NHWC (rank 4)", t->name, t->rank);
-  ret = check_nhwc (l, tn);
+  ret = simnpu__tfjs_check_nhwc (l, tn);
   if (ret < 0)
     return ret;
   ret = simnpu__tfjs_attr_ints (l, tn, "strides", v, TFJS_MAX_LIST, &n);
@@ -665,7 +665,7 @@ tr_batchnorm (tfjs_loader * l, const tfjs_node * tn, const int *in)
   int out, ret = simnpu__tfjs_need_inputs (l, tn, 5, 5);
 
   if (ret == 0)
-    ret = check_nhwc (l, tn);
+    ret = simnpu__tfjs_check_nhwc (l, tn);
   if (ret == 0 && simnpu__tfjs_attr_bool (tn, "is_training", false))
     ret = simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED, "is_training is set; only "
         "inference batch norms are supported");
@@ -855,6 +855,9 @@ tr_argmin (tfjs_loader * l, const tfjs_node * tn, const int *in)
 const tfjs_op simnpu__tfjs_nn_ops[] = {
   {"_FusedConv2D", tr_fused_conv2d, 0},
   {"Conv2D", tr_conv2d, 0},
+  {"Conv2DBackpropInput", simnpu__tfjs_tr_conv_transpose, 0},
+  {"DepthToSpace", simnpu__tfjs_tr_depth_to_space, 0},
+  {"SpaceToDepth", simnpu__tfjs_tr_space_to_depth, 0},
   {"DepthwiseConv2dNative", tr_depthwise, 0},
   {"FusedDepthwiseConv2dNative", tr_fused_depthwise, 0},
   {"MatMul", tr_matmul, 0},

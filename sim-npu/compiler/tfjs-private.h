@@ -170,5 +170,18 @@ SIMNPU_INTERNAL int simnpu__tfjs_tr_elementwise (tfjs_loader * l,
 SIMNPU_INTERNAL int simnpu__tfjs_need_inputs (tfjs_loader * l,
     const tfjs_node * tn, unsigned min, unsigned max);
 
+/* tfjs-ops-nn.c */
+/* fails unless the node's data_format is NHWC (or absent) */
+SIMNPU_INTERNAL int simnpu__tfjs_check_nhwc (tfjs_loader * l,
+    const tfjs_node * tn);
+
+/* tfjs-ops-space.c */
+SIMNPU_INTERNAL int simnpu__tfjs_tr_conv_transpose (tfjs_loader * l,
+    const tfjs_node * tn, const int *in);
+SIMNPU_INTERNAL int simnpu__tfjs_tr_depth_to_space (tfjs_loader * l,
+    const tfjs_node * tn, const int *in);
+SIMNPU_INTERNAL int simnpu__tfjs_tr_space_to_depth (tfjs_loader * l,
+    const tfjs_node * tn, const int *in);
+
 G_END_DECLS
 #endif /* __SIMNPU_TFJS_PRIVATE_H__ */

@@ -49,6 +49,12 @@ static const char *const nearest_modes[SIMNPU_N_NEAREST_MODES] = {
 
 static const char *const pad_modes[] = { "constant", "edge" };
 
+/* depth_to_space's channel orders, ONNX's names */
+static const char *const d2s_modes[] = {
+  [SIMNPU_D2S_DCR] = "DCR",
+  [SIMNPU_D2S_CRD] = "CRD",
+};
+
 static const int64_t ones2[2] = { 1, 1 };
 static const int64_t zeros4[4] = { 0, 0, 0, 0 };
 
@@ -323,6 +329,21 @@ parse_transpose (simnpu__json_op * j)
   return 0;
 }
 
+static int
+parse_depth_space (simnpu__json_op * j)
+{
+  int32_t *at = simnpu__json_op_get (j)->attrs;
+  int ret;
+
+  if ((ret = simnpu__json_attr_int (j, "block", 2, SIMNPU_MAX_KERNEL_DIM, 2,
+              true, &at[SIMNPU_A_BLOCK])) < 0)
+    return ret;
+  if (simnpu__json_op_get (j)->type == SIMNPU_OP_DEPTH_TO_SPACE)
+    return simnpu__json_attr_choice (j, "mode", d2s_modes,
+        G_N_ELEMENTS (d2s_modes), SIMNPU_D2S_DCR, &at[SIMNPU_A_D2S_MODE]);
+  return 0;
+}
+
 /* each op's attribute parser, NULL for ops without attributes */
 static int (*const parsers[SIMNPU_N_OP_TYPES]) (simnpu__json_op * j) = {
   [SIMNPU_OP_CONV2D] = parse_conv,
@@ -340,6 +361,8 @@ static int (*const parsers[SIMNPU_N_OP_TYPES]) (simnpu__json_op * j) = {
   [SIMNPU_OP_CLIP] = parse_clip,
   [SIMNPU_OP_ELU] = parse_elu,
   [SIMNPU_OP_PAD] = parse_pad,
+  [SIMNPU_OP_DEPTH_TO_SPACE] = parse_depth_space,
+  [SIMNPU_OP_SPACE_TO_DEPTH] = parse_depth_space,
 };
 
 int

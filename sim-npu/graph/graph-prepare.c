@@ -317,6 +317,50 @@ simnpu__op_prepare_pad (simnpu__graph * g, simnpu__op * op, unsigned oi,
   return 0;
 }
 
+/* prelu's table: per channel the high then the low halves of its
+ * negative side's multiplier (the positive side's in eltwise_mult[0]) */
+int
+simnpu__op_prepare_prelu (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+  const simnpu__tensor *slope = &g->tensors[op->inputs[1]];
+  const int64_t ch = in->dims[in->n_dims - 1];
+  const int64_t n_slope = simnpu__tensor_elements (slope);
+  const int8_t *sq = slope->data;
+  double r = (double) in->scale / out->scale;
+  int64_t c;
+
+  if (slope->kind != SIMNPU_TENSOR_CONSTANT || slope->dtype != SIMNPU_DTYPE_I8)
+    return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
+        "slope must be an i8 constant");
+  op->macs = (uint64_t) simnpu__tensor_elements (out);
+  if (r > SIMNPU_MAX_PRELU_RATIO)
+    return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
+        "input/output scale ratio above 128");
+  op->eltwise_mult[0] = eltwise_multiplier (r);
+  g_free (op->table);
+  op->table = NULL;
+  /* shape-only graphs have no slope values */
+  if (sq == NULL)
+    return 0;
+  op->table = g_new (int32_t, 2 * ch);
+  for (c = 0; c < ch; c++) {
+    int64_t k = n_slope == 1 ? 0 : c;
+    float ss = slope->n_channel_scales ? slope->channel_scales[k] :
+        slope->scale;
+    double v = (double) ss * (sq[k] - (slope->n_channel_scales ? 0 :
+            slope->zero_point));
+    if (fabs (v) * r > SIMNPU_MAX_PRELU_RATIO)
+      return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
+          "slope times input/output scale ratio above 128");
+    simnpu__eltwise_split (eltwise_multiplier (v * r), &op->table[c],
+        &op->table[ch + c]);
+  }
+  return 0;
+}
+
 int
 simnpu__op_prepare_lut (simnpu__graph * g, simnpu__op * op, unsigned oi,
     simnpu_error * error)

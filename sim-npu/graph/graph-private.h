@@ -123,6 +123,10 @@ SIMNPU_INTERNAL int simnpu__op_infer_mean (simnpu__graph * g, simnpu__op * op,
     unsigned op_index, simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__op_infer_pad (simnpu__graph * g, simnpu__op * op,
     unsigned op_index, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__op_infer_prelu (simnpu__graph * g,
+    simnpu__op * op, unsigned op_index, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__op_infer_depth_space (simnpu__graph * g,
+    simnpu__op * op, unsigned op_index, simnpu_error * error);
 
 /* graph-prepare.c */
 SIMNPU_INTERNAL int simnpu__op_prepare_conv (simnpu__graph * g, simnpu__op * op,
@@ -149,6 +153,8 @@ SIMNPU_INTERNAL int simnpu__op_prepare_mean (simnpu__graph * g, simnpu__op * op,
     unsigned op_index, simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__op_prepare_pad (simnpu__graph * g, simnpu__op * op,
     unsigned op_index, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__op_prepare_prelu (simnpu__graph * g,
+    simnpu__op * op, unsigned op_index, simnpu_error * error);
 
 /* graph-run.c */
 SIMNPU_INTERNAL int simnpu__op_run_conv (const op_run * r);
@@ -164,6 +170,8 @@ SIMNPU_INTERNAL int simnpu__op_run_lut (const op_run * r);
 SIMNPU_INTERNAL int simnpu__op_run_softmax_op (const op_run * r);
 SIMNPU_INTERNAL int simnpu__op_run_mean (const op_run * r);
 SIMNPU_INTERNAL int simnpu__op_run_pad (const op_run * r);
+SIMNPU_INTERNAL int simnpu__op_run_prelu (const op_run * r);
+SIMNPU_INTERNAL int simnpu__op_run_depth_space (const op_run * r);
 
 G_END_DECLS
 #endif /* __SIMNPU_GRAPH_PRIVATE_H__ */

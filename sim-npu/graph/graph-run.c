@@ -197,6 +197,34 @@ simnpu__op_run_pad (const op_run * r)
 }
 
 int
+simnpu__op_run_prelu (const op_run * r)
+{
+  const simnpu__op *op = r->op;
+  const int64_t ch = r->dout[SIMNPU_MAX_DIMS - 1];
+  int32_t hi, lo;
+
+  if (op->table == NULL)
+    return SIMNPU_EINTERNAL;
+  simnpu__eltwise_split (op->eltwise_mult[0], &hi, &lo);
+  simnpu__prelu (r->src, r->dst, r->n_out / (size_t) ch, (size_t) ch,
+      r->in->zero_point, r->out->zero_point, hi, lo, op->table, op->table + ch);
+  return 0;
+}
+
+int
+simnpu__op_run_depth_space (const op_run * r)
+{
+  const simnpu__op *op = r->op;
+
+  if (op->type == SIMNPU_OP_DEPTH_TO_SPACE)
+    simnpu__depth_to_space (r->di, r->src, r->dst, op->attrs[SIMNPU_A_BLOCK],
+        op->attrs[SIMNPU_A_D2S_MODE]);
+  else
+    simnpu__space_to_depth (r->di, r->src, r->dst, op->attrs[SIMNPU_A_BLOCK]);
+  return 0;
+}
+
+int
 simnpu__op_run_reshape (const op_run * r)
 {
   memcpy (r->dst, r->src, r->n_out);

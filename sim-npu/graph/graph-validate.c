@@ -348,6 +348,65 @@ simnpu__op_infer_mean (simnpu__graph * g, simnpu__op * op, unsigned oi,
   return assign_output (g, op, oi, 0, 4, d, error);
 }
 
+/* prelu: x and its slope, one per channel (the last dimension) or one for
+ * all */
+int
+simnpu__op_infer_prelu (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const simnpu__tensor *slope;
+  int64_t n;
+
+  if (op->n_inputs != 2 || op->n_outputs != 1 || in->n_dims < 1)
+    return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
+        "expected an input, its slope and one output");
+  slope = &g->tensors[op->inputs[1]];
+  n = simnpu__tensor_elements (slope);
+  if (n != 1 && n != in->dims[in->n_dims - 1])
+    return simnpu__op_error (error, SIMNPU_ESHAPE, op, oi,
+        "slope must have one value or one per channel (the last " "dimension)");
+  return assign_output (g, op, oi, 0, in->n_dims, in->dims, error);
+}
+
+/* depth_to_space and space_to_depth: NHWC, block size in [2, 64] */
+int
+simnpu__op_infer_depth_space (simnpu__graph * g, simnpu__op * op,
+    unsigned oi, simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const int32_t *at = op->attrs;
+  int64_t b = at[SIMNPU_A_BLOCK], d[SIMNPU_MAX_DIMS];
+
+  if (in->n_dims != 4 || op->n_inputs != 1 || op->n_outputs != 1)
+    return simnpu__op_error (error, SIMNPU_ESHAPE, op, oi,
+        "expected one rank-4 (NHWC) input and one output");
+  if (b < 2 || b > SIMNPU_MAX_KERNEL_DIM)
+    return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
+        "block size must be in [2, 64]");
+  d[0] = in->dims[0];
+  if (op->type == SIMNPU_OP_DEPTH_TO_SPACE) {
+    if (at[SIMNPU_A_D2S_MODE] != SIMNPU_D2S_DCR
+        && at[SIMNPU_A_D2S_MODE] != SIMNPU_D2S_CRD)
+      return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
+          "mode must be 0 (DCR) or 1 (CRD)");
+    if (in->dims[3] % (b * b) != 0)
+      return simnpu__op_error (error, SIMNPU_ESHAPE, op, oi,
+          "channels must be a multiple of block size squared");
+    d[1] = in->dims[1] * b;
+    d[2] = in->dims[2] * b;
+    d[3] = in->dims[3] / (b * b);
+  } else {
+    if (in->dims[1] % b != 0 || in->dims[2] % b != 0)
+      return simnpu__op_error (error, SIMNPU_ESHAPE, op, oi,
+          "height and width must be multiples of the block size");
+    d[1] = in->dims[1] / b;
+    d[2] = in->dims[2] / b;
+    d[3] = in->dims[3] * b * b;
+  }
+  return assign_output (g, op, oi, 0, 4, d, error);
+}
+
 int
 simnpu__op_infer_pad (simnpu__graph * g, simnpu__op * op, unsigned oi,
     simnpu_error * error)

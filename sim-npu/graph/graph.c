@@ -308,6 +308,17 @@ const simnpu__op_def simnpu__op_defs[] = {
   [SIMNPU_OP_MINIMUM] = {.infer = simnpu__op_infer_binary,.prepare =
         simnpu__op_prepare_binary,.run = simnpu__op_run_binary,.cost =
         SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_PRELU] = {.infer = simnpu__op_infer_prelu,.prepare =
+        simnpu__op_prepare_prelu,.run = simnpu__op_run_prelu,.n_params =
+        1,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__COMPUTES},
+  [SIMNPU_OP_DEPTH_TO_SPACE] = {.infer =
+        simnpu__op_infer_depth_space,.prepare =
+        simnpu__op_prepare_same_quant,.run = simnpu__op_run_depth_space,.cost =
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__MOVES_DATA},
+  [SIMNPU_OP_SPACE_TO_DEPTH] = {.infer =
+        simnpu__op_infer_depth_space,.prepare =
+        simnpu__op_prepare_same_quant,.run = simnpu__op_run_depth_space,.cost =
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__MOVES_DATA},
 };
 
 /* every op has its row: the table ends with the last op */

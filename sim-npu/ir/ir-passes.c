@@ -31,6 +31,10 @@
 #define HARD_SWISH_SHIFT 3.0f
 #define HARD_SWISH_CLIP 6.0f
 #define HARD_SWISH_TOL 1e-3f
+/* hard_sigmoid's beta in a hard swish, and how near 1/6 its alpha is (the
+ * float of 1/6 and its spellings) */
+#define HARD_SIGMOID_BETA 0.5f
+#define HARD_SIGMOID_TOL 1e-6f
 
 /* ------------------------------------------------------------------ */
 /* Helpers */
@@ -865,6 +869,133 @@ fuse_hard_swish (simnpu__ir_graph * g, fuse_state * s, unsigned fi,
   return 0;
 }
 
+/* x / c for a constant c of finite non-zero values becomes x * (1 / c),
+ * which the device runs and the hard swish and hard sigmoid patterns
+ * below see (their "/ 6" spelling). */
+static int
+div_to_mul (simnpu__ir_graph * g, fuse_state * s, unsigned di,
+    simnpu_error * error)
+{
+  const simnpu__ir_node *d = &g->nodes[di];
+  const simnpu__ir_tensor *c;
+  int64_t i, n;
+  float *v;
+  int r;
+
+  if (d->op != SIMNPU_IR_DIV || d->n_inputs != 2 || d->n_outputs != 1
+      || d->inputs[1] == SIMNPU_IR_NONE
+      || g->tensors[d->inputs[0]].is_const
+      || g->tensors[d->inputs[0]].dtype != SIMNPU_IR_F32)
+    return 0;
+  c = &g->tensors[d->inputs[1]];
+  if (!c->is_const || c->dtype != SIMNPU_IR_F32)
+    return 0;
+  n = simnpu__ir_tensor_elements (c);
+  for (i = 0; i < n; i++)
+    if (!isfinite (((const float *) c->data)[i])
+        || ((const float *) c->data)[i] == 0.0f)
+      return 0;
+  r = clone_const (g, &s->names, d->inputs[1], "reciprocal", error);
+  if (r < 0)
+    return r;
+  v = g->tensors[r].data;
+  for (i = 0; i < n; i++)
+    v[i] = 1.0f / v[i];
+  readers_detach (s, g, di);
+  g->nodes[di].op = SIMNPU_IR_MUL;
+  g->nodes[di].inputs[1] = r;
+  readers_attach (s, g, di);
+  return 0;
+}
+
+/* relu6 (x + 3) * c with c about 1/6 becomes hard_sigmoid (x) (times 6c
+ * when that is not 1): clip node k turns into the hard sigmoid, or mul
+ * node fi does. */
+static int
+fuse_hard_sigmoid (simnpu__ir_graph * g, fuse_state * s, unsigned fi,
+    simnpu_error * error)
+{
+  simnpu__ir_node *f = &g->nodes[fi];
+  int y, x, k, p;
+  unsigned slot;
+  float c, scale;
+
+  if (f->op != SIMNPU_IR_MUL || f->n_inputs != 2)
+    return 0;
+  y = with_scalar (g, f, 1.0f / HARD_SWISH_CLIP, &c);
+  if (y == SIMNPU_IR_NONE)
+    return 0;
+  x = relu6_plus3 (g, s, y, fi, &k);
+  if (x == SIMNPU_IR_NONE)
+    return 0;
+  /* a conv or matmul read by the add alone takes the add and the clip
+   * into its bias and activation, and its reader the scale: better than
+   * a table */
+  p = g->tensors[x].producer;
+  if (p >= 0 && (g->nodes[p].op == SIMNPU_IR_CONV2D
+          || g->nodes[p].op == SIMNPU_IR_MATMUL)
+      && single_consumer (g, s, x, &slot) >= 0)
+    return 0;
+  scale = c * HARD_SWISH_CLIP;
+  kill_node (s, g, (unsigned) g->tensors[g->nodes[k].inputs[0]].producer);
+  if (scale == 1.0f) {
+    kill_node (s, g, (unsigned) k);
+    readers_detach (s, g, fi);
+    f = &g->nodes[fi];
+    f->op = SIMNPU_IR_HARD_SIGMOID;
+    f->inputs[0] = x;
+    f->n_inputs = 1;
+    f->attrs.f[0] = 1.0f / HARD_SWISH_CLIP;
+    f->attrs.f[1] = HARD_SIGMOID_BETA;
+    readers_attach (s, g, fi);
+  } else {
+    unsigned cs = y == f->inputs[0] ? 1 : 0;
+    int cl = clone_const (g, &s->names, f->inputs[cs], "scale", error);
+    if (cl < 0)
+      return cl;
+    ((float *) g->tensors[cl].data)[0] = scale;
+    readers_detach (s, g, (unsigned) k);
+    g->nodes[k].op = SIMNPU_IR_HARD_SIGMOID;
+    g->nodes[k].inputs[0] = x;
+    g->nodes[k].attrs.f[0] = 1.0f / HARD_SWISH_CLIP;
+    g->nodes[k].attrs.f[1] = HARD_SIGMOID_BETA;
+    readers_attach (s, g, (unsigned) k);
+    readers_detach (s, g, fi);
+    g->nodes[fi].inputs[cs] = cl;
+    readers_attach (s, g, fi);
+  }
+  return 0;
+}
+
+/* x * hard_sigmoid (x) with hard sigmoid's alpha 1/6 and beta 1/2 becomes
+ * hard_swish (x). */
+static void
+fuse_x_hard_sigmoid (simnpu__ir_graph * g, fuse_state * s, unsigned fi)
+{
+  simnpu__ir_node *f = &g->nodes[fi];
+  unsigned i;
+
+  if (f->op != SIMNPU_IR_MUL || f->n_inputs != 2)
+    return;
+  for (i = 0; i < 2; i++) {
+    int h = sole_producer (g, s, f->inputs[1 - i], SIMNPU_IR_HARD_SIGMOID,
+        fi);
+    const simnpu__ir_node *hs = h >= 0 ? &g->nodes[h] : NULL;
+    if (hs == NULL || hs->inputs[0] != f->inputs[i]
+        || fabsf (hs->attrs.f[0] * HARD_SWISH_CLIP - 1.0f) > HARD_SIGMOID_TOL
+        || hs->attrs.f[1] != HARD_SIGMOID_BETA)
+      continue;
+    kill_node (s, g, (unsigned) h);
+    readers_detach (s, g, fi);
+    f = &g->nodes[fi];
+    f->op = SIMNPU_IR_HARD_SWISH;
+    f->n_inputs = 1;
+    f->inputs[0] = f->inputs[i];
+    readers_attach (s, g, fi);
+    return;
+  }
+}
+
 /* A multiply by a scalar constant whose only reader is a conv2d's input
  * scales the conv's weights instead (the zero padding scales too). */
 static int
@@ -918,9 +1049,17 @@ simnpu__ir_fuse (simnpu__ir_graph * g, simnpu_error * error)
   s.dead = g_new0 (bool, MAX (g->n_nodes, 1));
   for (i = 0; i < g->n_nodes; i++)
     readers_attach (&s, g, i);
-  for (i = 0; i < g->n_nodes && ret == 0; i++)
-    if (!s.dead[i])
+  for (i = 0; i < g->n_nodes && ret == 0; i++) {
+    if (s.dead[i])
+      continue;
+    ret = div_to_mul (g, &s, i, error);
+    if (ret == 0)
       ret = fuse_hard_swish (g, &s, i, error);
+    if (ret == 0 && !s.dead[i])
+      ret = fuse_hard_sigmoid (g, &s, i, error);
+    if (ret == 0 && !s.dead[i])
+      fuse_x_hard_sigmoid (g, &s, i);
+  }
   for (i = 0; i < g->n_nodes && ret == 0; i++) {
     if (s.dead[i])
       continue;

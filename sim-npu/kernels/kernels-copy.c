@@ -442,3 +442,51 @@ simnpu__pad (const int64_t * din, const int8_t * in, const int64_t * dout,
           mult);
     }
 }
+
+/* DCR moves runs of b * C' bytes (one output row's b pixels of a source
+ * pixel); CRD gathers each output byte from its channel. */
+void
+simnpu__depth_to_space (const int64_t * din, const int8_t * in, int8_t * out,
+    int b, int mode)
+{
+  const int64_t h = din[1], w = din[2], ic = din[3], oc = ic / b / b;
+  const int64_t ow = w * b;
+  int64_t n, y, x, i, j, c;
+
+  for (n = 0; n < din[0]; n++)
+    for (y = 0; y < h; y++)
+      for (i = 0; i < b; i++) {
+        int8_t *restrict orow = out + ((n * h + y) * b + i) * ow * oc;
+        const int8_t *restrict irow = in + (n * h + y) * w * ic;
+        for (x = 0; x < w; x++) {
+          const int8_t *restrict s = irow + x * ic;
+          int8_t *restrict o = orow + x * b * oc;
+          if (mode == SIMNPU_D2S_DCR) {
+            memcpy (o, s + i * b * oc, (size_t) (b * oc));
+          } else {
+            for (j = 0; j < b; j++)
+              for (c = 0; c < oc; c++)
+                o[j * oc + c] = s[c * b * b + i * b + j];
+          }
+        }
+      }
+}
+
+void
+simnpu__space_to_depth (const int64_t * din, const int8_t * in, int8_t * out,
+    int b)
+{
+  const int64_t ic = din[3], oh = din[1] / b, ow = din[2] / b;
+  const int64_t oc = ic * b * b;
+  int64_t n, y, x, i;
+
+  for (n = 0; n < din[0]; n++)
+    for (y = 0; y < oh; y++)
+      for (i = 0; i < b; i++) {
+        const int8_t *restrict irow = in + ((n * oh + y) * b + i) * din[2] * ic;
+        int8_t *restrict orow = out + (n * oh + y) * ow * oc;
+        for (x = 0; x < ow; x++)
+          memcpy (orow + x * oc + i * b * ic, irow + x * b * ic,
+              (size_t) (b * ic));
+      }
+}

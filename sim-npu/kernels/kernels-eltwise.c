@@ -630,3 +630,34 @@ simnpu__dequantize (float *restrict dst, const int8_t * restrict src,
   for (i = 0; i < n; i++)
     dst[i] = scale * (float) (src[i] - zp);
 }
+
+void
+simnpu__eltwise_split (int64_t m, int32_t * hi, int32_t * lo)
+{
+  *hi = (int32_t) (m >> ELTWISE_HALF_SHIFT);
+  *lo = (int32_t) (m & ((G_GINT64_CONSTANT (1) << ELTWISE_HALF_SHIFT) - 1));
+}
+
+/* One select between the positive multiplier and the channel's negative
+ * one per element, then requant32: branch-free, so the channel loop
+ * vectorises in 32-bit lanes. */
+SIMNPU_CLONES void
+simnpu__prelu (const int8_t * restrict in, int8_t * restrict out,
+    size_t rows, size_t ch, int32_t zp_in, int32_t zp_out, int32_t pos_hi,
+    int32_t pos_lo, const int32_t * restrict neg_hi,
+    const int32_t * restrict neg_lo)
+{
+  size_t r, c;
+
+  for (r = 0; r < rows; r++) {
+    const int8_t *restrict s = in + r * ch;
+    int8_t *restrict o = out + r * ch;
+    for (c = 0; c < ch; c++) {
+      int32_t v = s[c] - zp_in;
+      int32_t mh = v >= 0 ? pos_hi : neg_hi[c];
+      int32_t ml = v >= 0 ? pos_lo : neg_lo[c];
+      int32_t q = requant32 (v, mh, ml) + zp_out;
+      o[c] = (int8_t) (q < I8_MIN ? I8_MIN : (q > I8_MAX ? I8_MAX : q));
+    }
+  }
+}

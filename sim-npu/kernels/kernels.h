@@ -66,6 +66,23 @@ SIMNPU_INTERNAL void simnpu__eltwise (simnpu__op_type type,
     const int64_t * in_dims_b, const int8_t * b, int32_t zp_b,
     const int64_t * out_dims, int8_t * out, int32_t zp_out,
     int64_t mult_a, int64_t mult_b);
+/* prelu over rows of ch channels: (x - zp_in) times the multiplier
+ * (split in halves by simnpu__eltwise_split) pos where x >= zp_in, else
+ * its channel's neg_hi[c], neg_lo[c] */
+SIMNPU_INTERNAL void simnpu__prelu (const int8_t * in, int8_t * out,
+    size_t rows, size_t ch, int32_t zp_in, int32_t zp_out, int32_t pos_hi,
+    int32_t pos_lo, const int32_t * neg_hi, const int32_t * neg_lo);
+/* a multiplier m in 2^SIMNPU_ELTWISE_SHIFT fixed point, |m| < 2^31, as
+ * prelu takes it: m = hi * 2^(SHIFT / 2) + lo with 0 <= lo < 2^(SHIFT /
+ * 2) */
+SIMNPU_INTERNAL void simnpu__eltwise_split (int64_t m, int32_t * hi,
+    int32_t * lo);
+/* depth_to_space (NHWC, block b, simnpu__d2s_mode) and its inverse
+ * space_to_depth (DCR order); in_dims are the input's */
+SIMNPU_INTERNAL void simnpu__depth_to_space (const int64_t * in_dims,
+    const int8_t * in, int8_t * out, int b, int mode);
+SIMNPU_INTERNAL void simnpu__space_to_depth (const int64_t * in_dims,
+    const int8_t * in, int8_t * out, int b);
 SIMNPU_INTERNAL void simnpu__resize_nearest (const int64_t * in_dims,
     const int8_t * in, const int64_t * out_dims, int8_t * out,
     const int32_t * table, int32_t zp_in, int32_t zp_out, int64_t mult);

@@ -12,14 +12,16 @@
  * float reference executor.
  *
  *   simnpu-onnx-test [--expected FILE] [--verbose] [--no-fork]
- *       [--cancel-transposes] [--passes] DIR...
+ *       [--cancel-transposes] [--passes] [--bake-weights] DIR...
  *
  * A DIR is one case or a folder of cases. Each case runs in a child
  * process (unless --no-fork) so that a crash or hang is reported as that
  * case's failure. Exit status 0 iff no case failed and every case listed
  * in FILE passed. --cancel-transposes runs the transpose cancellation pass
  * on each graph before executing it, --passes the passes simnpu-compile
- * runs after import (cancel transposes, fold constants, fuse, prune). */
+ * runs after import (cancel transposes, fold constants, fuse, prune).
+ * --bake-weights imports every input but the first as an initializer,
+ * as a real model's weights are. */
 
 #include "compiler.h"
 #include "onnx.pb-c.h"
@@ -56,6 +58,9 @@ static bool verbose;
 static bool cancel;
 /* run simnpu-compile's passes (fold, cancel transposes, fuse, prune) */
 static bool pipeline;
+/* bake every input but the first as an initializer before import: the
+ * weights of convolutions constant, as in real models */
+static bool bake_weights;
 
 typedef struct
 {
@@ -465,7 +470,19 @@ run_case (const char *dir, char *msg, size_t size)
     guint64 baked = 0;
     int first;
 
-    ret = simnpu__onnx_load_data (bytes, len, &g, &error);
+    if (bake_weights) {
+      guint8 *b2 = NULL;
+      gsize len2 = 0;
+      ret = bake_inputs (bytes, len, p, 1, &b2, &len2, &baked);
+      if (ret == 0)
+        ret = simnpu__onnx_load_data (b2, len2, &g, &error);
+      else
+        ret = simnpu__set_error (&error, SIMNPU_EFORMAT, "%s: cannot bake "
+            "the inputs after the first", dir);
+      g_free (b2);
+    } else {
+      ret = simnpu__onnx_load_data (bytes, len, &g, &error);
+    }
     /* first all inputs but the first, then all */
     for (first = 1; first + 1 > 0 && ret == SIMNPU_EUNSUPPORTED
         && strstr (error.message, "must be constant") != NULL; first--) {
@@ -634,7 +651,8 @@ static void
 usage (void)
 {
   fprintf (stderr, "usage: simnpu-onnx-test [--expected FILE] [--verbose] "
-      "[--no-fork] [--cancel-transposes] [--passes] DIR...\n");
+      "[--no-fork] [--cancel-transposes] [--passes] [--bake-weights] "
+      "DIR...\n");
 }
 
 int
@@ -655,6 +673,8 @@ main (int argc, char **argv)
       verbose = true;
     else if (strcmp (argv[i], "--cancel-transposes") == 0)
       cancel = true;
+    else if (strcmp (argv[i], "--bake-weights") == 0)
+      bake_weights = true;
     else if (strcmp (argv[i], "--passes") == 0)
       pipeline = true;
     else if (strcmp (argv[i], "--no-fork") == 0)

@@ -314,6 +314,151 @@ test_conv_same_stride2 (void)
   g_rand_free (rng);
 }
 
+/* Conv2DBackpropInput (tf.conv2dTranspose) against TF's definition: the
+ * output y[i * s + k - pad] += x[i] w[k], pad the forward conv's (SAME:
+ * half of max ((in - 1) * s + k - out, 0), the smaller half first;
+ * VALID: 0); the front-end's phases and depth_to_space (and the crop) on
+ * the float executor, then compiled all to the device. */
+#define TC_CI 3
+#define TC_CO 2
+#define TC_MIN_SQNR_DB 30.0
+
+typedef struct
+{
+  int h, w, k, s;
+  bool same;
+  int oh, ow;
+} tconv_case;
+
+static const tconv_case tconv_cases[] = {
+  {3, 3, 4, 2, true, 6, 6},     /* crop 1 at each start: a slice */
+  {4, 5, 3, 2, true, 8, 10},    /* padding before, none cut */
+  {3, 4, 3, 2, false, 7, 9},    /* the last phase row cut */
+  {4, 4, 2, 2, true, 8, 8},     /* one tap per phase */
+  {3, 5, 3, 1, true, 3, 5},     /* stride 1: a conv */
+  {2, 3, 5, 3, false, 8, 11},   /* stride 3, kernel not a multiple */
+};
+
+static gchar *
+tconv_json (const tconv_case * t)
+{
+  return g_strdup_printf ("{\"modelTopology\": {\"node\": ["
+      "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
+      " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"dim\": ["
+      "{\"size\": \"1\"}, {\"size\": \"%d\"}, {\"size\": \"%d\"},"
+      " {\"size\": \"%d\"}]}}}},"
+      "{\"name\": \"w\", \"op\": \"Const\", \"attr\": {\"dtype\":"
+      " {\"type\": \"DT_FLOAT\"}}},"
+      "{\"name\": \"sizes\", \"op\": \"Const\", \"attr\": {\"dtype\":"
+      " {\"type\": \"DT_INT32\"}}},"
+      "{\"name\": \"Identity\", \"op\": \"Conv2DBackpropInput\", \"input\":"
+      " [\"sizes\", \"w\", \"x\"], \"attr\": {\"strides\": {\"list\":"
+      " {\"i\": [\"1\", \"%d\", \"%d\", \"1\"]}}, \"padding\": {\"s\":"
+      " \"%s\"}, \"data_format\": {\"s\": \"TkhXQw==\"}}}"
+      "]}, \"weightsManifest\": [{\"paths\": [\"w.bin\"], \"weights\": ["
+      "{\"name\": \"w\", \"shape\": [%d, %d, %d, %d], \"dtype\":"
+      " \"float32\"}, {\"name\": \"sizes\", \"shape\": [4], \"dtype\":"
+      " \"int32\"}]}]}", t->h, t->w, TC_CI, t->s, t->s,
+      t->same ? "U0FNRQ==" : "VkFMSUQ=", t->k, t->k, TC_CO, TC_CI);
+}
+
+static void
+tconv_reference (const tconv_case * t, const float *x, const float *w, float *y)
+{
+  int pt = t->same ? MAX ((t->h - 1) * t->s + t->k - t->oh, 0) / 2 : 0;
+  int pl = t->same ? MAX ((t->w - 1) * t->s + t->k - t->ow, 0) / 2 : 0;
+  int iy, ix, ky, kx, c, m;
+
+  memset (y, 0, sizeof (float) * t->oh * t->ow * TC_CO);
+  for (iy = 0; iy < t->h; iy++)
+    for (ix = 0; ix < t->w; ix++)
+      for (ky = 0; ky < t->k; ky++)
+        for (kx = 0; kx < t->k; kx++) {
+          int oy = iy * t->s + ky - pt, ox = ix * t->s + kx - pl;
+          if (oy < 0 || oy >= t->oh || ox < 0 || ox >= t->ow)
+            continue;
+          for (m = 0; m < TC_CO; m++)
+            for (c = 0; c < TC_CI; c++)
+              y[(oy * t->ow + ox) * TC_CO + m] +=
+                  x[(iy * t->w + ix) * TC_CI + c] *
+                  w[((ky * t->k + kx) * TC_CO + m) * TC_CI + c];
+        }
+}
+
+static void
+test_conv_transpose (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  unsigned ci;
+
+  for (ci = 0; ci < G_N_ELEMENTS (tconv_cases); ci++) {
+    const tconv_case *t = &tconv_cases[ci];
+    int nw = t->k * t->k * TC_CO * TC_CI, nx = t->h * t->w * TC_CI;
+    int ny = t->oh * t->ow * TC_CO;
+    int32_t sizes[4] = { 1, t->oh, t->ow, TC_CO };
+    int64_t out_dims[4] = { 1, t->oh, t->ow, TC_CO };
+    float *w = g_new (float, nw), *x = g_new (float, nx);
+    float *ref = g_new (float, ny), **out;
+    guint8 *bin = g_malloc (nw * sizeof (float) + sizeof sizes);
+    const float *ins[1] = { x };
+    gchar *json = tconv_json (t);
+    shard_set *s = shard_set_new ();
+    simnpu__ir_graph *g;
+    simnpu_error error;
+    int i;
+
+    fill_random (w, nw, rng);
+    fill_random (x, nx, rng);
+    memcpy (bin, w, nw * sizeof (float));
+    memcpy (bin + nw * sizeof (float), sizes, sizeof sizes);
+    shard_set_add (s, "w.bin", bin, nw * sizeof (float) + sizeof sizes);
+    if (load (json, s, &g, &error) < 0)
+      g_error ("case %u: %s", ci, error.message);
+    assert_output (g, "Identity", 4, out_dims);
+    g_assert_cmpuint (count_op (g, SIMNPU_IR_CONV2D), ==, 1);
+    g_assert_cmpuint (count_op (g, SIMNPU_IR_DEPTH_TO_SPACE), ==,
+        t->s > 1 ? 1 : 0);
+    tconv_reference (t, x, w, ref);
+    out = run_graph (g, ins);
+    for (i = 0; i < ny; i++)
+      g_assert_cmpfloat_with_epsilon (out[0][i], ref[i], 1e-5);
+    free_outputs (out, 1);
+
+    /* all of it on the device */
+    {
+      GPtrArray *calib = g_ptr_array_new_with_free_func (g_free);
+      simnpu__compile_options o;
+      simnpu__compile_result r;
+      simnpu__graph *dg = NULL;
+      for (i = 0; i < 4; i++) {
+        float *v = g_new (float, nx);
+        fill_random (v, nx, rng);
+        g_ptr_array_add (calib, v);
+      }
+      simnpu__compile_options_init (&o);
+      o.calibration = calib;
+      o.fallback_db = 0.0;
+      if (simnpu__compile (g, &o, &dg, &r, &error) < 0)
+        g_error ("case %u: compile: %s", ci, error.message);
+      g_assert_true (dg->postamble == NULL || dg->postamble->n_nodes == 0);
+      g_test_message ("transposed conv %u: %.1f dB on the device", ci,
+          r.outputs[0].sqnr_calib_db);
+      g_assert_cmpfloat (r.outputs[0].sqnr_calib_db, >=, TC_MIN_SQNR_DB);
+      simnpu__compile_result_clear (&r);
+      simnpu__graph_free (dg);
+      g_ptr_array_unref (calib);
+    }
+    simnpu__ir_graph_free (g);
+    shard_set_free (s);
+    g_free (json);
+    g_free (bin);
+    g_free (w);
+    g_free (x);
+    g_free (ref);
+  }
+  g_rand_free (rng);
+}
+
 /* A fused conv with a Relu, a depthwise conv with multiplier 2 and
  * EXPLICIT padding, against naive arithmetic. */
 static const char dw_json[] =
@@ -1340,6 +1485,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/tfjs/conv-same-stride2", test_conv_same_stride2);
   g_test_add_func ("/tfjs/depthwise-explicit", test_depthwise_explicit);
+  g_test_add_func ("/tfjs/conv-transpose", test_conv_transpose);
   g_test_add_func ("/tfjs/ops", test_ops);
   g_test_add_func ("/tfjs/quantised-weights", test_quantised_weights);
   g_test_add_func ("/tfjs/malformed", test_malformed);

@@ -20,11 +20,6 @@
 
 #include <string.h>
 
-typedef struct
-{
-  size_t offset, end;
-} placed_span;
-
 static int
 by_size_desc (const void *a, const void *b, void *user_data)
 {
@@ -38,16 +33,6 @@ by_size_desc (const void *a, const void *b, void *user_data)
   if (x->first != y->first)
     return x->first < y->first ? -1 : 1;
   return ia < ib ? -1 : (ia > ib ? 1 : 0);
-}
-
-static int
-by_offset (const void *a, const void *b)
-{
-  const placed_span *x = a, *y = b;
-
-  if (x->offset != y->offset)
-    return x->offset < y->offset ? -1 : 1;
-  return x->end < y->end ? -1 : (x->end > y->end ? 1 : 0);
 }
 
 static size_t
@@ -73,49 +58,52 @@ simnpu__memplan_flat (simnpu__live_buffer * bufs, unsigned n, size_t align)
 size_t
 simnpu__memplan (simnpu__live_buffer * bufs, unsigned n, size_t align)
 {
+  /* placed: the buffers placed so far, by offset, so that those live at
+   * the same time as the next one are met in the order of their offsets */
   unsigned *order, *placed, n_placed = 0, i, k;
-  placed_span *live;
   size_t arena = 0;
 
-  if (n > SIMNPU_MEMPLAN_MAX_BUFFERS)
+  for (i = 0, k = 0; i < n; i++)
+    k += bufs[i].bytes > 0;
+  if (k > SIMNPU_MEMPLAN_MAX_BUFFERS)
     return simnpu__memplan_flat (bufs, n, align);
   order = g_new (unsigned, MAX (n, 1));
   placed = g_new (unsigned, MAX (n, 1));
-  live = g_new (placed_span, MAX (n, 1));
   for (i = 0; i < n; i++)
     order[i] = i;
   g_qsort_with_data (order, (gint) n, sizeof (unsigned), by_size_desc, bufs);
   for (i = 0; i < n; i++) {
     simnpu__live_buffer *b = &bufs[order[i]];
     size_t at = 0, best = 0, best_gap = SIZE_MAX;
-    unsigned n_live = 0;
     bool found = false;
 
-    /* the buffers placed so far that are live at the same time */
+    if (b->bytes == 0) {
+      /* takes no space, shares none */
+      b->offset = 0;
+      continue;
+    }
+    /* the smallest gap between the buffers live at the same time that
+     * holds this one, else the space after the last of them */
     for (k = 0; k < n_placed; k++) {
       const simnpu__live_buffer *p = &bufs[placed[k]];
-      if (p->bytes > 0 && p->first <= b->last && b->first <= p->last) {
-        live[n_live].offset = p->offset;
-        live[n_live++].end = p->offset + p->bytes;
-      }
-    }
-    qsort (live, n_live, sizeof (placed_span), by_offset);
-    /* the smallest gap between them that holds the buffer */
-    for (k = 0; k < n_live; k++) {
-      if (live[k].offset >= at && live[k].offset - at >= b->bytes
-          && live[k].offset - at < best_gap) {
+      if (p->first > b->last || b->first > p->last)
+        continue;
+      if (p->offset >= at && p->offset - at >= b->bytes
+          && p->offset - at < best_gap) {
         best = at;
-        best_gap = live[k].offset - at;
+        best_gap = p->offset - at;
         found = true;
       }
-      at = MAX (at, align_up (live[k].end, align));
+      at = MAX (at, align_up (p->offset + p->bytes, align));
     }
     b->offset = found ? best : at;
     arena = MAX (arena, b->offset + b->bytes);
-    placed[n_placed++] = order[i];
+    for (k = n_placed; k > 0 && bufs[placed[k - 1]].offset > b->offset; k--)
+      placed[k] = placed[k - 1];
+    placed[k] = order[i];
+    n_placed++;
   }
   g_free (order);
   g_free (placed);
-  g_free (live);
   return arena;
 }

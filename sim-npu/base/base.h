@@ -66,6 +66,35 @@ SIMNPU_INTERNAL uint64_t simnpu__monotonic_ns (void);
 
 SIMNPU_INTERNAL size_t simnpu__dtype_size (int dtype);
 
+/* The memory plan of a graph's intermediate buffers (base/memplan.c). A
+ * buffer is live from step first to step last, both included (the step
+ * that produces it to the last that reads it, in execution order): an
+ * op's inputs and outputs are live at its step, so they never share
+ * bytes. */
+typedef struct
+{
+  size_t bytes;
+  int first, last;
+  /* set by the planner: where the buffer starts in the arena, a multiple
+   * of the alignment */
+  size_t offset;
+} simnpu__live_buffer;
+
+/* Above this many buffers that take space the plan is the flat layout:
+ * the greedy planner's time grows with the square of the count (0.6 s at
+ * this count when all are live at once). */
+#define SIMNPU_MEMPLAN_MAX_BUFFERS 8192
+
+/* Places @bufs in one arena so that buffers whose live ranges overlap
+ * never share a byte, reusing the space otherwise (greedy by size, best
+ * fit); @align is a power of two. Returns the arena's size in bytes. */
+SIMNPU_INTERNAL size_t simnpu__memplan (simnpu__live_buffer * bufs,
+    unsigned n, size_t align);
+/* Each buffer in its own space, one after another: what the arena would
+ * be without the plan. Returns its size in bytes. */
+SIMNPU_INTERNAL size_t simnpu__memplan_flat (simnpu__live_buffer * bufs,
+    unsigned n, size_t align);
+
 G_END_DECLS
 
 #endif /* __SIMNPU_BASE_H__ */

@@ -813,6 +813,8 @@ simnpu__quantize_lower (compile_ctx * c, const chan_stats * stats,
         SIMNPU_MAX_OPS);
   if (ret == 0)
     ret = simnpu__graph_validate (dg, error);
+  /* the accuracy report reads every tensor after a run */
+  dg->keep_tensors = true;
   if (ret == 0)
     ret = simnpu__graph_prepare (dg, error);
   if (ret < 0) {

@@ -113,9 +113,8 @@ put (guint8 * dst, size_t *pos, const void *src, size_t n)
   *pos += n;
 }
 
-int
-simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
-    const char *path, simnpu_error * error)
+GByteArray *
+simnpu__axm_serialize (const simnpu__graph * g, const simnpu__schedule * s)
 {
   writer w;
   guint8 *tensors, *ops, *io, *sched, *labels, *header;
@@ -129,8 +128,6 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
   uint32_t name_str, spec_str, flags, u32;
   uint64_t total;
   unsigned i, k;
-  GError *err = NULL;
-  int ret = 0;
 
   w.strings = g_byte_array_new ();
   w.data = g_byte_array_new ();
@@ -348,14 +345,6 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
     if (sizes[i] > 0)
       memcpy (file->data + offsets[i], blobs[i], sizes[i]);
   }
-  /* a regular file is replaced atomically; /dev/null or a FIFO is
-   * written into, never replaced by a regular file */
-  if (!ax_file_write (path, (const gchar *) file->data, (gsize) total, FALSE,
-          &err)) {
-    ret = simnpu__set_error (error, SIMNPU_EIO, "%s: %s", path, err->message);
-    g_error_free (err);
-  }
-  g_byte_array_free (file, TRUE);
   g_byte_array_free (w.strings, TRUE);
   g_byte_array_free (w.data, TRUE);
   g_free (tensors);
@@ -367,6 +356,33 @@ simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
     g_byte_array_free (preamble, TRUE);
   if (postamble)
     g_byte_array_free (postamble, TRUE);
+  return file;
+}
+
+int
+simnpu__axm_write_data (const void *data, size_t size, const char *path,
+    simnpu_error * error)
+{
+  GError *err = NULL;
+  int ret = 0;
+
+  /* a regular file is replaced atomically; /dev/null or a FIFO is
+   * written into, never replaced by a regular file */
+  if (!ax_file_write (path, data, (gsize) size, FALSE, &err)) {
+    ret = simnpu__set_error (error, SIMNPU_EIO, "%s: %s", path, err->message);
+    g_error_free (err);
+  }
+  return ret;
+}
+
+int
+simnpu__axm_write (const simnpu__graph * g, const simnpu__schedule * s,
+    const char *path, simnpu_error * error)
+{
+  GByteArray *file = simnpu__axm_serialize (g, s);
+  int ret = simnpu__axm_write_data (file->data, file->len, path, error);
+
+  g_byte_array_free (file, TRUE);
   return ret;
 }
 

@@ -44,6 +44,13 @@ SIMNPU_INTERNAL bool simnpu__json_find_bad_int (const char *data,
 #define SIMNPU_MAX_DECODER_BYTES (64 * 1024)
 #define SIMNPU_MAX_DECODER_DEPTH 16
 
+/* The .axm container of a graph and its schedule, as bytes. */
+SIMNPU_INTERNAL GByteArray *simnpu__axm_serialize (const simnpu__graph *
+    graph, const simnpu__schedule * schedule);
+/* Writes a container's bytes to @path (a regular file atomically: never
+ * a partial file). */
+SIMNPU_INTERNAL int simnpu__axm_write_data (const void *data, size_t size,
+    const char *path, simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__axm_write (const simnpu__graph * graph,
     const simnpu__schedule * schedule, const char *path,
     simnpu_error * error);

@@ -86,7 +86,8 @@ check_section (const simnpu__graph * g, const simnpu__ir_graph * s,
   const int *dev = pre ? s->outputs : s->inputs;
   const char *pub_io = pre ? "input" : "output";
   const char *dev_io = pre ? "output" : "input";
-  uint64_t buffer_bytes = 0;
+  size_t planned = 0, flat = 0;
+  simnpu_error sub = { 0 };
   unsigned j, k;
   int ret;
 
@@ -94,7 +95,6 @@ check_section (const simnpu__graph * g, const simnpu__ir_graph * s,
     return simnpu__set_error (error, SIMNPU_EFORMAT, ".axm %s: %u inputs "
         "and %u outputs; expected 1 to %d each", sec, s->n_inputs,
         s->n_outputs, SIMNPU_MAX_IO);
-  /* the executor allocates a buffer per tensor at load */
   for (j = 0; j < s->n_tensors; j++) {
     int64_t n = simnpu__ir_tensor_elements (&s->tensors[j]);
     if (s->tensors[j].is_const)
@@ -103,13 +103,16 @@ check_section (const simnpu__graph * g, const simnpu__ir_graph * s,
       return simnpu__set_error (error, SIMNPU_ENOMEM, ".axm %s: tensor '%s' "
           "has %" G_GINT64_FORMAT " elements; expected at most 2^28", sec,
           s->tensors[j].name, (gint64) n);
-    buffer_bytes += simnpu__ir_tensor_bytes (&s->tensors[j]);
   }
-  if (buffer_bytes > SIMNPU_MAX_ARENA_BYTES)
-    return simnpu__set_error (error, SIMNPU_ENOMEM, ".axm %s: its tensors "
-        "need %" G_GUINT64_FORMAT " bytes of buffers; expected at most %"
-        G_GUINT64_FORMAT, sec, (guint64) buffer_bytes,
-        (guint64) SIMNPU_MAX_ARENA_BYTES);
+  /* the executor's arena at load, planned by the tensors' live ranges */
+  if ((ret = simnpu__ir_plan_memory (s, &planned, &flat, &sub)) < 0)
+    return simnpu__set_error (error, ret, ".axm %s: %s", sec, sub.message);
+  if (planned > SIMNPU_MAX_ARENA_BYTES)
+    return simnpu__set_error (error, SIMNPU_ENOMEM, ".axm %s: the host "
+        "section needs %.1f MB of memory for its tensors (%.1f MB without "
+        "the memory plan); the runtime loads at most %" G_GUINT64_FORMAT
+        " MiB per host section", sec, planned / 1e6, flat / 1e6,
+        (guint64) (SIMNPU_MAX_ARENA_BYTES >> 20));
   for (j = 0; j < n_pub; j++) {
     if ((ret = check_io_tensor (s, sec, pub_io, j, pub[j], true, error)) < 0)
       return ret;

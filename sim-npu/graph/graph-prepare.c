@@ -503,30 +503,99 @@ prepare_op (simnpu__graph * g, simnpu__op * op, unsigned oi,
   return def->prepare (g, op, oi, error);
 }
 
+/* The live range of every tensor of the arena, in op steps: from the op
+ * that makes it (inputs: the first step) to the last op that reads it
+ * (outputs: past the last op, the caller reads them after the run);
+ * constants are not in the arena (bytes 0). */
+static simnpu__live_buffer *
+live_ranges (const simnpu__graph * g)
+{
+  simnpu__live_buffer *b = g_new0 (simnpu__live_buffer, MAX (g->n_tensors,
+          1));
+  unsigned i, k;
+
+  for (i = 0; i < g->n_tensors; i++) {
+    b[i].first = (int) g->n_ops;
+    b[i].last = 0;
+    if (g->tensors[i].kind != SIMNPU_TENSOR_CONSTANT)
+      b[i].bytes = simnpu__tensor_bytes (&g->tensors[i]);
+  }
+  for (i = 0; i < g->n_inputs; i++)
+    b[g->inputs[i]].first = 0;
+  for (i = 0; i < g->n_ops; i++) {
+    const simnpu__op *op = &g->ops[i];
+    for (k = 0; k < op->n_inputs; k++)
+      b[op->inputs[k]].last = MAX (b[op->inputs[k]].last, (int) i);
+    for (k = 0; k < op->n_outputs; k++) {
+      simnpu__live_buffer *o = &b[op->outputs[k]];
+      o->first = MIN (o->first, (int) i);
+      o->last = MAX (o->last, (int) i);
+    }
+  }
+  for (i = 0; i < g->n_outputs; i++)
+    b[g->outputs[i]].last = (int) g->n_ops;
+  /* a tensor no op makes or reads (a validated graph has none) */
+  for (i = 0; i < g->n_tensors; i++)
+    if (b[i].first > b[i].last)
+      b[i].first = b[i].last;
+  return b;
+}
+
+void
+simnpu__graph_plan_memory (const simnpu__graph * g, size_t *planned_bytes,
+    size_t *flat_bytes)
+{
+  simnpu__live_buffer *b = live_ranges (g);
+
+  if (planned_bytes != NULL)
+    *planned_bytes = simnpu__memplan (b, g->n_tensors, SIMNPU_ARENA_ALIGN);
+  if (flat_bytes != NULL)
+    *flat_bytes = simnpu__memplan_flat (b, g->n_tensors, SIMNPU_ARENA_ALIGN);
+  g_free (b);
+}
+
+/* The arena's layout: planned, or each tensor apart when the caller
+ * reads every tensor after a run (keep_tensors). */
+static int
+place_tensors (simnpu__graph * g, simnpu_error * error)
+{
+  simnpu__live_buffer *b = live_ranges (g);
+  size_t flat, planned;
+  unsigned i;
+
+  /* the flat plan last: its offsets are the ones kept */
+  planned = simnpu__memplan (b, g->n_tensors, SIMNPU_ARENA_ALIGN);
+  if (!g->keep_tensors)
+    for (i = 0; i < g->n_tensors; i++)
+      g->tensors[i].offset = b[i].offset;
+  flat = simnpu__memplan_flat (b, g->n_tensors, SIMNPU_ARENA_ALIGN);
+  if (g->keep_tensors)
+    for (i = 0; i < g->n_tensors; i++)
+      g->tensors[i].offset = b[i].offset;
+  g_free (b);
+  g->arena_planned_bytes = planned;
+  g->arena_flat_bytes = flat;
+  g->arena_bytes = g->keep_tensors ? flat : planned;
+  /* shape-only graphs never allocate their activations */
+  if (planned > SIMNPU_MAX_ARENA_BYTES && !g->estimate_only)
+    return simnpu__set_error (error, SIMNPU_ENOMEM, "the device section "
+        "needs %.1f MB of memory for its activations (%.1f MB without the "
+        "plan); the runtime loads at most %" G_GUINT64_FORMAT " MiB",
+        planned / 1e6, flat / 1e6, (guint64) (SIMNPU_MAX_ARENA_BYTES >> 20));
+  return 0;
+}
+
 int
 simnpu__graph_prepare (simnpu__graph * g, simnpu_error * error)
 {
-  size_t offset = 0;
   unsigned i;
   int ret;
 
   g->total_macs = 0;
   g->weight_bytes = 0;
   g->scratch_bytes = 0;
-  for (i = 0; i < g->n_tensors; i++) {
-    simnpu__tensor *t = &g->tensors[i];
-    if (t->kind == SIMNPU_TENSOR_CONSTANT)
-      continue;
-    /* 64-byte alignment keeps vector loads aligned */
-    offset = (offset + 63) & ~(size_t) 63;
-    t->offset = offset;
-    offset += simnpu__tensor_bytes (t);
-    /* shape-only graphs never allocate their activations */
-    if (offset > SIMNPU_MAX_ARENA_BYTES && !g->estimate_only)
-      return simnpu__set_error (error, SIMNPU_ENOMEM,
-          "graph: activations need more than 64 MiB");
-  }
-  g->arena_bytes = offset;
+  if ((ret = place_tensors (g, error)) < 0)
+    return ret;
   for (i = 0; i < g->n_ops; i++) {
     simnpu__op *op = &g->ops[i];
     if ((ret = prepare_op (g, op, i, error)) < 0)

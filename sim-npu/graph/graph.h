@@ -148,8 +148,16 @@ typedef struct
    * graph's weights_file), NULL-terminated; NULL if none. A tool must
    * not write over them. */
   char **model_files;
-  /* set by simnpu__graph_prepare() */
+  /* set before simnpu__graph_prepare() by a caller that reads every
+   * tensor of the arena after a run (the compiler's accuracy report):
+   * each tensor then has bytes of its own instead of the memory plan's */
+  bool keep_tensors;
+  /* set by simnpu__graph_prepare(): the arena of the layout in use, and
+   * the planned and flat (each tensor apart) sizes; the runtime's limit
+   * applies to the planned one */
   size_t arena_bytes;
+  size_t arena_planned_bytes;
+  size_t arena_flat_bytes;
   size_t scratch_bytes;
   uint64_t total_macs;
   uint64_t weight_bytes;
@@ -168,6 +176,14 @@ SIMNPU_INTERNAL int simnpu__graph_validate (simnpu__graph * graph,
     simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__graph_prepare (simnpu__graph * graph,
     simnpu_error * error);
+/* The arena's size with the memory plan (tensors whose live ranges, from
+ * the op making them to the last op reading them, overlap never share
+ * bytes; inputs live from the first op, outputs past the last) and
+ * without it (each tensor apart); either pointer may be NULL. */
+SIMNPU_INTERNAL void simnpu__graph_plan_memory (const simnpu__graph * graph,
+    size_t *planned_bytes, size_t *flat_bytes);
+/* the alignment of every tensor in an arena: vector loads stay aligned */
+#define SIMNPU_ARENA_ALIGN 64
 SIMNPU_INTERNAL int simnpu__graph_run (const simnpu__graph * graph,
     uint8_t * arena, int8_t * scratch);
 /* as simnpu__graph_run, reading input i from @inputs[i] (one pointer per

@@ -388,6 +388,25 @@ SIMNPU_INTERNAL int simnpu__ir_cut_inputs (simnpu__ir_graph * g,
  * Created once and reused for every run (no allocation per run). */
 SIMNPU_INTERNAL simnpu__ir_exec *simnpu__ir_exec_new (const simnpu__ir_graph
     * g, simnpu_error * error);
+/* As simnpu__ir_exec_new(), with the tensors that are not constants and
+ * the conv's padded input copies in one arena, placed by the memory plan
+ * of a whole-graph run (simnpu__ir_plan_memory()): a tensor's buffer
+ * holds its value only while it is live, from the node making it to the
+ * last node reading it; the graph's outputs until the next run. Only
+ * whole-graph runs, or a run of the first nodes followed by the rest,
+ * may use it. */
+SIMNPU_INTERNAL simnpu__ir_exec *simnpu__ir_exec_new_planned (const
+    simnpu__ir_graph * g, simnpu_error * error);
+/* The arena of simnpu__ir_exec_new_planned() for @g, with the memory plan
+ * (tensors whose live ranges overlap never share bytes) and without it
+ * (each tensor and padded copy apart, as simnpu__ir_exec_new() allocates
+ * them); either pointer may be NULL. Returns 0, or SIMNPU_ESHAPE or
+ * SIMNPU_ENOMEM for a tensor or a padded copy larger than the executor
+ * allocates. */
+SIMNPU_INTERNAL int simnpu__ir_plan_memory (const simnpu__ir_graph * g,
+    size_t *planned_bytes, size_t *flat_bytes, simnpu_error * error);
+/* the alignment of every buffer in an executor's arena */
+#define SIMNPU_IR_ARENA_ALIGN 64
 SIMNPU_INTERNAL void simnpu__ir_exec_free (simnpu__ir_exec * x);
 SIMNPU_INTERNAL const simnpu__ir_graph *simnpu__ir_exec_graph (const
     simnpu__ir_exec * x);

@@ -161,13 +161,14 @@ section_free (simnpu_host_section * s)
   g_free (s);
 }
 
-/* An executor of the section with its pages mapped; the buffers of the
- * tensors bound in place are kept as the fallback for a caller's buffer
- * not aligned for floats, but never touched otherwise. */
+/* An executor of the section with its pages mapped: its tensors in one
+ * arena planned by their live ranges (the buffers of the tensors bound in
+ * place are kept in it as the fallback for a caller's buffer not aligned
+ * for floats). */
 static simnpu__ir_exec *
 exec_new (simnpu_host_section * s, simnpu_error * error)
 {
-  simnpu__ir_exec *x = simnpu__ir_exec_new (s->graph, error);
+  simnpu__ir_exec *x = simnpu__ir_exec_new_planned (s->graph, error);
 
   if (x != NULL)
     simnpu__ir_exec_prefault (x, s->in_place);

@@ -684,6 +684,64 @@ out:
   return ret;
 }
 
+/* The model's container, loaded as the runtime loads it (the same
+ * validation, the memory limits on the planned arenas among it) on a
+ * device of the profile it was compiled for: a model the runtime would
+ * refuse is never written. */
+static int
+check_loads (const GByteArray * axm, const char *device, const char *output)
+{
+  simnpu_error error = { 0 };
+  simnpu_device *dev = NULL;
+  simnpu_model *model = NULL;
+
+  if (simnpu_device_open (device, &dev, &error) < 0
+      || simnpu_model_load_from_memory (dev, axm->data, axm->len, &model,
+          &error) < 0) {
+    fprintf (stderr, "simnpu-compile: %s not written: the runtime would "
+        "refuse the model: %s (%s)\n", output, error.message,
+        simnpu_strerror (error.code));
+    simnpu_device_close (dev);
+    return -1;
+  }
+  simnpu_model_unload (model);
+  simnpu_device_close (dev);
+  return 0;
+}
+
+/* The memory the model's arenas take, with the memory plan and without
+ * it (every tensor apart, as before the plan). */
+static void
+print_memory (const simnpu__graph * g)
+{
+  const simnpu__ir_graph *sec[SIMNPU__N_HOST_SECTIONS] = { g->preamble,
+    g->postamble
+  };
+  const char *sec_name[SIMNPU__N_HOST_SECTIONS] = { "preamble", "postamble" };
+  size_t planned = 0, flat = 0, host = 0, host_flat = 0;
+  GString *parts = g_string_new (NULL);
+  unsigned i;
+
+  simnpu__graph_plan_memory (g, &planned, &flat);
+  printf ("device arena:   %.3f MB per core (%.3f MB without the memory "
+      "plan)\n", planned / 1e6, flat / 1e6);
+  for (i = 0; i < SIMNPU__N_HOST_SECTIONS; i++) {
+    size_t p = 0, f = 0;
+    if (sec[i] == NULL || simnpu__ir_plan_memory (sec[i], &p, &f, NULL) < 0)
+      continue;
+    host += p;
+    host_flat += f;
+    g_string_append_printf (parts, "%s%s %.3f MB", parts->len ? ", " : "",
+        sec_name[i], p / 1e6);
+  }
+  if (parts->len > 0)
+    printf ("host arena:     %.3f MB (%.3f MB without the memory plan): "
+        "%s\n", host / 1e6, host_flat / 1e6, parts->str);
+  else
+    printf ("host arena:     none (no host sections)\n");
+  g_string_free (parts, TRUE);
+}
+
 /* The numeric options, whole and in range (GOption's parsers take nan,
  * inf and any int). */
 static int
@@ -798,6 +856,7 @@ main (int argc, char **argv)
   simnpu__profile profile;
   simnpu__schedule schedule = { 0 };
   simnpu__graph *g = NULL;
+  GByteArray *axm = NULL;
   io_files io = { 0 };
   gchar *debug_files[2] = { NULL, NULL };
   int status = EXIT_FAILURE;
@@ -900,7 +959,10 @@ main (int argc, char **argv)
       g->tensors[i].data_bytes = 0;
     }
   }
-  if (simnpu__axm_write (g, &schedule, output, &error) < 0) {
+  axm = simnpu__axm_serialize (g, &schedule);
+  if (check_loads (axm, device ? device : "metis", output) < 0)
+    goto out;
+  if (simnpu__axm_write_data (axm->data, axm->len, output, &error) < 0) {
     fprintf (stderr, "simnpu-compile: %s\n", error.message);
     goto out;
   }
@@ -922,6 +984,7 @@ main (int argc, char **argv)
     printf ("ops:            %u (%u actions)\n", g->n_ops, schedule.n_actions);
     printf ("MACs per job:   %.3f M\n", g->total_macs / 1e6);
     printf ("weights:        %.3f MB\n", g->weight_bytes / 1e6);
+    print_memory (g);
     printf ("device time:    %.1f us per job (%.1f jobs/s per core, "
         "up to %.1f jobs/s on %u cores)\n", us, 1e6 / us,
         profile.cores * 1e6 / us, profile.cores);
@@ -937,6 +1000,8 @@ out:
     g_ptr_array_unref (io.inputs);
   g_free (debug_files[0]);
   g_free (debug_files[1]);
+  if (axm)
+    g_byte_array_free (axm, TRUE);
   simnpu__schedule_clear (&schedule);
   simnpu__graph_free (g);
   g_free (output);

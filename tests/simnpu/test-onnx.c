@@ -17,6 +17,7 @@
 
 #include "compiler.h"
 #include "onnx.pb-c.h"
+#include "tool-run.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -1126,6 +1127,150 @@ test_too_many_nodes (void)
   g_free (want);
 }
 
+/* The compile tool's memory limits (SIMNPU_COMPILE_TOOL names it): a
+ * big image model, its conv on the device and a chain of reflect pads
+ * (no device kernel) in the postamble. */
+#define BIG_HW 512
+#define BIG_IN_CH 3
+#define LIMIT_BYTES (64.0 * 1024 * 1024)
+
+static gchar *
+write_pad_chain (const char *dir, int64_t channels, unsigned n_pads)
+{
+  const int64_t xd[] = { 1, BIG_IN_CH, BIG_HW, BIG_HW };
+  const int64_t wd[] = { channels, BIG_IN_CH, 1, 1 };
+  const int64_t pd[] = { 8 };
+  const int64_t pads[8] = { 0, 0, 1, 1, 0, 0, 1, 1 };
+  float *w = g_new (float, channels * BIG_IN_CH);
+  gchar *path = g_build_filename (dir, "big.onnx", NULL);
+  const char *prev = "c";
+  guint8 *buf;
+  size_t len;
+  unsigned i;
+  builder b;
+
+  for (i = 0; i < channels * BIG_IN_CH; i++)
+    w[i] = (float) ((i * 37) % 11) / 11.0f - 0.5f;
+  builder_init (&b, OPSET);
+  add_input (&b, "x", 4, xd);
+  add_output (&b, "y");
+  add_float_init (&b, "w", 4, wd, w);
+  add_int64_init (&b, "pads", 1, pd, pads, 8);
+  add_node (&b, "Conv", "conv", "x", "w", "c");
+  for (i = 0; i < n_pads; i++) {
+    const char *out = i + 1 == n_pads ? "y" :
+        keep (&b, g_strdup_printf ("p%u", i));
+    Onnx__NodeProto *n = add_node (&b, "Pad", out, prev, "pads", out);
+    Onnx__AttributeProto *a = keep (&b, g_new0 (Onnx__AttributeProto, 1));
+    onnx__attribute_proto__init (a);
+    a->name = (char *) "mode";
+    a->has_type = true;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    a->has_s = true;
+    a->s.data = (uint8_t *) "reflect";
+    a->s.len = strlen ("reflect");
+    n->n_attribute = 1;
+    n->attribute = keep (&b, g_new0 (Onnx__AttributeProto *, 1));
+    n->attribute[0] = a;
+    prev = out;
+  }
+  buf = builder_pack (&b, &len);
+  g_assert_true (g_file_set_contents (path, (const gchar *) buf, len, NULL));
+  g_free (buf);
+  builder_clear (&b);
+  g_free (w);
+  return path;
+}
+
+static const char *
+compile_tool (void)
+{
+  const char *tool = g_getenv ("SIMNPU_COMPILE_TOOL");
+
+  if (tool == NULL)
+    g_test_skip ("SIMNPU_COMPILE_TOOL is not set");
+  return tool;
+}
+
+/* 8 channels and 9 pads: every tensor apart the postamble needs 85 MB,
+ * above the runtime's limit; planned, it loads. */
+static void
+test_compile_memory_plan (void)
+{
+  const char *tool = compile_tool ();
+  gchar *dir, *model, *axm, *line;
+  const char *argv[5];
+  double planned = 0, flat = 0;
+  result r;
+
+  if (tool == NULL)
+    return;
+  dir = g_dir_make_tmp ("simnpu-memplan-XXXXXX", NULL);
+  model = write_pad_chain (dir, 8, 9);
+  axm = g_build_filename (dir, "big.axm", NULL);
+  argv[0] = tool;
+  argv[1] = model;
+  argv[2] = "-o";
+  argv[3] = axm;
+  argv[4] = NULL;
+  r = run (argv);
+  if (r.status != 0)
+    g_error ("compile: %s", r.err);
+  line = strstr (r.out, "host arena:");
+  g_assert_nonnull (line);
+  g_assert_cmpint (sscanf (line, "host arena: %lf MB (%lf MB without", &planned,
+          &flat), ==, 2);
+  g_test_message ("host arena %.1f MB, %.1f MB without the plan", planned,
+      flat);
+  g_assert_cmpfloat (flat * 1e6, >, LIMIT_BYTES);
+  g_assert_cmpfloat (planned * 1e6, <, LIMIT_BYTES);
+  g_assert_cmpfloat (planned, <, flat / 3);
+  g_assert_true (g_file_test (axm, G_FILE_TEST_IS_REGULAR));
+  result_clear (&r);
+  g_unlink (axm);
+  g_unlink (model);
+  g_rmdir (dir);
+  g_free (axm);
+  g_free (model);
+  g_free (dir);
+}
+
+/* 40 channels: two tensors live at once need 84 MB; the compile fails
+ * with the figure and the limit, and writes nothing. */
+static void
+test_compile_refuses_memory (void)
+{
+  const char *tool = compile_tool ();
+  gchar *dir, *model, *axm;
+  const char *argv[5];
+  result r;
+
+  if (tool == NULL)
+    return;
+  dir = g_dir_make_tmp ("simnpu-memplan-XXXXXX", NULL);
+  model = write_pad_chain (dir, 40, 2);
+  axm = g_build_filename (dir, "big.axm", NULL);
+  argv[0] = tool;
+  argv[1] = model;
+  argv[2] = "-o";
+  argv[3] = axm;
+  argv[4] = NULL;
+  r = run (argv);
+  g_test_message ("%s", r.err);
+  g_assert_cmpint (r.status, !=, 0);
+  g_assert_nonnull (strstr (r.err, "not written: the runtime would refuse"));
+  g_assert_nonnull (strstr (r.err, "postamble: the host section needs 8"));
+  g_assert_nonnull (strstr (r.err, "MB of memory"));
+  g_assert_nonnull (strstr (r.err, "the runtime loads at most 64 MiB"));
+  g_assert_false (g_file_test (axm, G_FILE_TEST_EXISTS));
+  result_clear (&r);
+  g_unlink (model);
+  g_rmdir (dir);
+  g_free (axm);
+  g_free (model);
+  g_free (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1147,6 +1292,8 @@ main (int argc, char **argv)
   g_test_add_func ("/onnx/chain-at-node-limit", test_chain_at_node_limit);
   g_test_add_func ("/onnx/device-limit-before-calibration",
       test_device_limit_before_calibration);
+  g_test_add_func ("/onnx/compile-memory-plan", test_compile_memory_plan);
+  g_test_add_func ("/onnx/compile-refuses-memory", test_compile_refuses_memory);
   g_test_add_func ("/onnx/too-many-nodes", test_too_many_nodes);
   return g_test_run ();
 }

@@ -366,12 +366,24 @@ simnpu__ir_run_conv2d (simnpu__ir_exec * x, const simnpu__ir_node * n,
     simnpu__ir_conv_pack_weights (&cg, din (x, n, 1), packed);
   conv_pack_bias (&cg, din (x, n, 2), pb);
   if (x->scratch[id] != NULL) {
-    /* the borders of the padded copy stay zero from exec_new */
+    /* the borders are zeroed on every run: in a planned arena, other
+     * tensors use these bytes between runs of the node */
     float *pad = x->scratch[id];
+    const size_t row = (size_t) (wp * c);
+    for (i = 0; i < nb; i++) {
+      float *img = pad + i * hp * wp * c;
+      memset (img, 0, (size_t) at->pads[0] * row * sizeof (float));
+      memset (img + (at->pads[0] + h) * wp * c, 0,
+          (size_t) at->pads[2] * row * sizeof (float));
+    }
     for (i = 0; i < nb * h; i++) {
       int64_t b = i / h, y = i % h;
-      memcpy (pad + ((b * hp + y + at->pads[0]) * wp + at->pads[1]) * c,
-          src + i * w * c, (size_t) (w * c) * sizeof (float));
+      float *line = pad + (b * hp + y + at->pads[0]) * wp * c;
+      memset (line, 0, (size_t) (at->pads[1] * c) * sizeof (float));
+      memcpy (line + at->pads[1] * c, src + i * w * c,
+          (size_t) (w * c) * sizeof (float));
+      memset (line + (at->pads[1] + w) * c, 0,
+          (size_t) (at->pads[3] * c) * sizeof (float));
     }
     src = pad;
   }

@@ -29,6 +29,13 @@ G_BEGIN_DECLS struct _simnpu__ir_exec
   float **scratch;
   /* the buffer of empty constants without data */
   uint64_t empty;
+  /* made by simnpu__ir_exec_new_planned(): the tensors that are not
+   * constants and the conv padded copies (scratch) live in this arena
+   * (allocated at arena_mem, aligned at arena), at the offsets of the
+   * memory plan; NULL otherwise */
+  uint8_t *arena;
+  void *arena_mem;
+  size_t arena_bytes;
   simnpu__ir_exec_observer observer;
   gpointer observer_data;
 };

@@ -29,7 +29,9 @@
  * the data dir (human/ *.json), which onnxruntime cannot read.
  *
  *   benchmark-simnpu-float DATA_DIR BENCH_DIR [--dump DIR] [--check DIR]
+ *        [--profile]
  *
+ * --profile prints each model's time per op kind (the share of the run);
  * --dump DIR writes every model's output of our executor to DIR;
  * --check DIR reads them back and prints the largest relative difference
  * of this build's outputs from those (float reassociation between two
@@ -347,8 +349,7 @@ build_mobilenet (builder * b, int64_t * in_dims)
   add_attr (b, n, "axis", 0, &one);
   y = fresh (b, "logits");
   n = add_node (b, "Gemm", 3, f, add_init (b, "fc_w", 2, fcw,
-          sqrtf (3.0f / 1024), 0.0f), add_init (b, "fc_b", 1, fcb, 0.1f, 0),
-      y);
+          sqrtf (3.0f / 1024), 0.0f), add_init (b, "fc_b", 1, fcb, 0.1f, 0), y);
   add_attr (b, n, "transB", 0, &one);
   p = fresh (b, "prob");
   add_node (b, "Softmax", 1, y, NULL, NULL, p);
@@ -414,6 +415,37 @@ now_ms (void)
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* --profile: ms per op kind over the timed runs */
+typedef struct
+{
+  double last_ms;
+  double op_ms[SIMNPU_IR_N_OPS];
+} op_profile;
+
+static gboolean profile_ops;
+
+static void
+profile_observe (simnpu__ir_exec * x, const simnpu__ir_node * n,
+    gpointer user_data)
+{
+  op_profile *p = user_data;
+  double t = now_ms ();
+
+  p->op_ms[n->op] += t - p->last_ms;
+  p->last_ms = t;
+}
+
+static void
+profile_print (const op_profile * p, int runs, double total_ms)
+{
+  int op;
+
+  for (op = 0; op < SIMNPU_IR_N_OPS; op++)
+    if (p->op_ms[op] > 0.005 * total_ms * runs)
+      g_print ("    %-16s %8.2f ms/run %5.1f %%\n", simnpu__ir_op_name (op),
+          p->op_ms[op] / runs, 100.0 * p->op_ms[op] / (total_ms * runs));
+}
+
 /* Our executor on one model: ms per run; its first output copied to
  * *out (g_free) */
 static double
@@ -426,6 +458,7 @@ run_ours (const char *path, const float *in, int64_t in_n, float **out,
   const simnpu__ir_tensor *ti, *to;
   double t0, ms;
   int runs = 0;
+  op_profile prof = { 0 };
 
   if (simnpu__import_model (path, NULL, NULL, &g, &error) < 0) {
     g_printerr ("%s: %s\n", path, error.message);
@@ -451,17 +484,21 @@ run_ours (const char *path, const float *in, int64_t in_n, float **out,
   /* the first run maps the buffers; not timed, as onnxruntime's */
   if (simnpu__ir_exec_run (x, 0, g->n_nodes, &error) < 0)
     goto fail;
+  if (profile_ops)
+    simnpu__ir_exec_set_observer (x, profile_observe, &prof);
   t0 = now_ms ();
   do {
+    prof.last_ms = now_ms ();
     if (simnpu__ir_exec_run (x, 0, g->n_nodes, &error) < 0)
       goto fail;
     runs++;
-  } while (runs < MAX_RUNS && (runs < MIN_RUNS
-          || now_ms () - t0 < MIN_RUN_MS));
+  } while (runs < MAX_RUNS && (runs < MIN_RUNS || now_ms () - t0 < MIN_RUN_MS));
   ms = (now_ms () - t0) / runs;
+  if (profile_ops)
+    profile_print (&prof, runs, ms);
   *out_n = simnpu__ir_tensor_elements (to);
   *out = g_memdup2 (simnpu__ir_exec_data (x, g->outputs[0]),
-      (size_t) * out_n * sizeof (float));
+      (size_t) *out_n * sizeof (float));
   *runs_out = runs;
   simnpu__ir_exec_free (x);
   simnpu__ir_graph_free (g);
@@ -505,14 +542,16 @@ ort_install (const char *data_dir, const char *bench_dir)
       && na == nc && nb == nd && memcmp (a, c, na) == 0
       && memcmp (b, d, nb) == 0;
   if (!same) {
-    const char *argv[] = { "npm", "ci", "--prefix", dst, "--no-audit",
-      "--no-fund", "--silent", "--ignore-scripts", NULL
+    /* in the directory, not with --prefix, which npm 11 resolves
+     * against the wrong package.json for a relative data dir */
+    const char *argv[] = { "npm", "ci", "--no-audit", "--no-fund",
+      "--silent", "--ignore-scripts", NULL
     };
     g_print ("installing onnxruntime-node into %s (npm ci) ...\n", dst);
     if (g_mkdir_with_parents (dst, 0755) < 0
         || !g_file_set_contents (dst_pkg, a, (gssize) na, &error)
         || !g_file_set_contents (dst_lock, b, (gssize) nb, &error)
-        || !g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH
+        || !g_spawn_sync (dst, (char **) argv, NULL, G_SPAWN_SEARCH_PATH
             | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status,
             &error) || !g_spawn_check_wait_status (status, &error)) {
       g_printerr ("onnxruntime baseline unavailable: npm ci in %s: %s%s\n",
@@ -785,12 +824,18 @@ main (int argc, char **argv)
   int i, ret = 0;
 
   if (argc < 3) {
-    g_printerr ("usage: %s DATA_DIR BENCH_DIR [--dump DIR] [--check DIR]\n",
-        argv[0]);
+    g_printerr ("usage: %s DATA_DIR BENCH_DIR [--dump DIR] [--check DIR] "
+        "[--profile]\n", argv[0]);
     return 2;
   }
-  for (i = 3; i + 1 < argc; i += 2) {
-    if (strcmp (argv[i], "--dump") == 0)
+  for (i = 3; i < argc; i += 2) {
+    if (strcmp (argv[i], "--profile") == 0) {
+      profile_ops = TRUE;
+      i--;
+    } else if (i + 1 >= argc) {
+      g_printerr ("%s needs a value\n", argv[i]);
+      return 2;
+    } else if (strcmp (argv[i], "--dump") == 0)
       dump = argv[i + 1];
     else if (strcmp (argv[i], "--check") == 0)
       check = argv[i + 1];

@@ -56,7 +56,7 @@ exec_node_buffers (simnpu__ir_exec * x, unsigned id, simnpu_error * error)
     mm_geom mg;
     simnpu__ir_matmul_geometry (tin (x, n, 0), tb, &mg);
     size = mg.n_bmats * mg.blocks * mg.k;
-    if (size > SIMNPU_IR_MAX_ELEMENTS / OC_BLOCK
+    if (size > SIMNPU_IR_MAX_ELEMENTS / WIDE_BLOCK
         || (x->packed[id] = try_alloc0 ((size + mg.blocks) * mg.bw *
                 (int64_t) sizeof (float))) == NULL)
       return run_error (error, SIMNPU_ENOMEM, n, "packed weights too large");

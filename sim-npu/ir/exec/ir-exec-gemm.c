@@ -408,101 +408,125 @@ gemm_use_wide (void)
 }
 
 /* depthwise (one input and one output channel per group): the inner
- * loop runs over the channels of NHWC */
-static ALWAYS_INLINE void
-depthwise_body (const float *in, int64_t wp, int64_t c, const float *w,
-    const float *bias, float *out, int64_t oh, int64_t ow,
-    const simnpu__ir_attrs * at)
+ * loop runs over the channels of NHWC. It reads the unpadded input: each
+ * output pixel sums only its taps inside the image (the padding's taps
+ * add zero), so no padded copy of the input is made. */
+typedef struct
 {
-  int kh = at->kernel[0], kw = at->kernel[1];
-  int64_t sh = at->stride[0], sw = at->stride[1];
-  int64_t dh = at->dilation[0], dw = at->dilation[1];
-  int64_t y, x0, ch;
-  int ky, kx;
+  const float *in;              /* one image, [h][w][c] */
+  int64_t h, w, c;
+  const float *wt;              /* [kh][kw][c] */
+  const float *bias;
+  float *out;                   /* [oh][ow][c] */
+  int64_t oh, ow;
+  const simnpu__ir_attrs *at;
+} dw_job;
 
-  for (y = 0; y < oh; y++) {
-    for (x0 = 0; x0 < ow; x0++) {
-      float *restrict o = out + (y * ow + x0) * c;
-      const float *base = in + (y * sh * wp + x0 * sw) * c;
-      /* blocks of DW_BLOCK channels accumulate in registers over the
-       * taps */
-      for (ch = 0; ch + DW_BLOCK <= c; ch += DW_BLOCK) {
-        v8sf acc[DW_VECS];
-        int v;
-        for (v = 0; v < DW_VECS; v++)
-          LOAD8 (acc[v], bias + ch + v * OC_HALF);
-        for (ky = 0; ky < kh; ky++) {
-          for (kx = 0; kx < kw; kx++) {
-            const float *ip = base + (ky * dh * wp + kx * dw) * c + ch;
-            const float *wk = w + ((int64_t) ky * kw + kx) * c + ch;
-            for (v = 0; v < DW_VECS; v++) {
-              v8sf a, b;
-              LOAD8 (a, ip + v * OC_HALF);
-              LOAD8 (b, wk + v * OC_HALF);
-              acc[v] += a * b;
-            }
-          }
+static ALWAYS_INLINE void
+depthwise_pixel (const dw_job * j, int64_t y, int64_t x0)
+{
+  const simnpu__ir_attrs *at = j->at;
+  const int64_t c = j->c;
+  int kh = at->kernel[0], kw = at->kernel[1];
+  int64_t dh = at->dilation[0], dw = at->dilation[1];
+  int64_t iy = y * at->stride[0] - at->pads[0];
+  int64_t ix = x0 * at->stride[1] - at->pads[1];
+  float *restrict o = j->out + (y * j->ow + x0) * c;
+  const float *w = j->wt, *bias = j->bias;
+  int ky0 = 0, ky1 = kh, kx0 = 0, kx1 = kw, ky, kx;
+  int64_t ch;
+
+  /* the taps inside the image */
+  while (ky0 < kh && iy + ky0 * dh < 0)
+    ky0++;
+  while (ky1 > ky0 && iy + (ky1 - 1) * dh >= j->h)
+    ky1--;
+  while (kx0 < kw && ix + kx0 * dw < 0)
+    kx0++;
+  while (kx1 > kx0 && ix + (kx1 - 1) * dw >= j->w)
+    kx1--;
+  /* blocks of DW_BLOCK channels accumulate in registers over the taps */
+  for (ch = 0; ch + DW_BLOCK <= c; ch += DW_BLOCK) {
+    v8sf acc[DW_VECS];
+    int v;
+    for (v = 0; v < DW_VECS; v++)
+      LOAD8 (acc[v], bias + ch + v * OC_HALF);
+    for (ky = ky0; ky < ky1; ky++) {
+      for (kx = kx0; kx < kx1; kx++) {
+        const float *ip = j->in + ((iy + ky * dh) * j->w + ix + kx * dw) * c
+            + ch;
+        const float *wk = w + ((int64_t) ky * kw + kx) * c + ch;
+        for (v = 0; v < DW_VECS; v++) {
+          v8sf a, b;
+          LOAD8 (a, ip + v * OC_HALF);
+          LOAD8 (b, wk + v * OC_HALF);
+          acc[v] += a * b;
         }
-        for (v = 0; v < DW_VECS; v++)
-          STORE8 (o + ch + v * OC_HALF, acc[v]);
-      }
-      /* then single vectors, then what is left */
-      for (; ch + OC_HALF <= c; ch += OC_HALF) {
-        v8sf acc;
-        LOAD8 (acc, bias + ch);
-        for (ky = 0; ky < kh; ky++) {
-          for (kx = 0; kx < kw; kx++) {
-            v8sf a, b;
-            LOAD8 (a, base + (ky * dh * wp + kx * dw) * c + ch);
-            LOAD8 (b, w + ((int64_t) ky * kw + kx) * c + ch);
-            acc += a * b;
-          }
-        }
-        STORE8 (o + ch, acc);
-      }
-      for (; ch < c; ch++) {
-        float acc = bias[ch];
-        for (ky = 0; ky < kh; ky++)
-          for (kx = 0; kx < kw; kx++)
-            acc += base[(ky * dh * wp + kx * dw) * c + ch]
-                * w[((int64_t) ky * kw + kx) * c + ch];
-        o[ch] = acc;
       }
     }
-    simnpu__ir_apply_act (out + y * ow * c, ow * c, at);
+    for (v = 0; v < DW_VECS; v++)
+      STORE8 (o + ch + v * OC_HALF, acc[v]);
+  }
+  /* then single vectors, then what is left */
+  for (; ch + OC_HALF <= c; ch += OC_HALF) {
+    v8sf acc;
+    LOAD8 (acc, bias + ch);
+    for (ky = ky0; ky < ky1; ky++) {
+      for (kx = kx0; kx < kx1; kx++) {
+        v8sf a, b;
+        LOAD8 (a, j->in + ((iy + ky * dh) * j->w + ix + kx * dw) * c + ch);
+        LOAD8 (b, w + ((int64_t) ky * kw + kx) * c + ch);
+        acc += a * b;
+      }
+    }
+    STORE8 (o + ch, acc);
+  }
+  for (; ch < c; ch++) {
+    float acc = bias[ch];
+    for (ky = ky0; ky < ky1; ky++)
+      for (kx = kx0; kx < kx1; kx++)
+        acc += j->in[((iy + ky * dh) * j->w + ix + kx * dw) * c + ch]
+            * w[((int64_t) ky * kw + kx) * c + ch];
+    o[ch] = acc;
+  }
+}
+
+static ALWAYS_INLINE void
+depthwise_body (const dw_job * j)
+{
+  int64_t y, x0;
+
+  for (y = 0; y < j->oh; y++) {
+    for (x0 = 0; x0 < j->ow; x0++)
+      depthwise_pixel (j, y, x0);
+    simnpu__ir_apply_act (j->out + y * j->ow * j->c, j->ow * j->c, j->at);
   }
 }
 
 IR_CLONES static void
-depthwise_plain (const float *in, int64_t wp, int64_t c, const float *w,
-    const float *bias, float *out, int64_t oh, int64_t ow,
-    const simnpu__ir_attrs * at)
+depthwise_plain (const dw_job * j)
 {
-  depthwise_body (in, wp, c, w, bias, out, oh, ow, at);
+  depthwise_body (j);
 }
 
 #ifdef IR_HAVE_FMA_PATH
 IR_FMA static void
-depthwise_fma (const float *in, int64_t wp, int64_t c, const float *w,
-    const float *bias, float *out, int64_t oh, int64_t ow,
-    const simnpu__ir_attrs * at)
+depthwise_fma (const dw_job * j)
 {
-  depthwise_body (in, wp, c, w, bias, out, oh, ow, at);
+  depthwise_body (j);
 }
 #endif
 
 static void
-depthwise_run (const float *in, int64_t wp, int64_t c, const float *w,
-    const float *bias, float *out, int64_t oh, int64_t ow,
-    const simnpu__ir_attrs * at)
+depthwise_run (const dw_job * j)
 {
 #ifdef IR_HAVE_FMA_PATH
   if (have_fma ()) {
-    depthwise_fma (in, wp, c, w, bias, out, oh, ow, at);
+    depthwise_fma (j);
     return;
   }
 #endif
-  depthwise_plain (in, wp, c, w, bias, out, oh, ow, at);
+  depthwise_plain (j);
 }
 
 void
@@ -592,7 +616,7 @@ simnpu__ir_run_conv2d (simnpu__ir_exec * x, const simnpu__ir_node * n,
   if (!x->packed_const[id])
     simnpu__ir_conv_pack_weights (&cg, din (x, n, 1), packed);
   conv_pack_bias (&cg, din (x, n, 2), pb);
-  if (x->scratch[id] != NULL) {
+  if (x->scratch[id] != NULL && !cg.depthwise) {
     /* the borders of the padded copy stay zero from exec_new */
     float *pad = x->scratch[id];
     for (i = 0; i < nb * h; i++) {
@@ -606,7 +630,12 @@ simnpu__ir_run_conv2d (simnpu__ir_exec * x, const simnpu__ir_node * n,
     const float *img = src + i * hp * wp * c;
     float *oimg = out + i * oh * ow * oc;
     if (cg.depthwise) {
-      depthwise_run (img, wp, c, packed, pb, oimg, oh, ow, at);
+      dw_job j = {
+        .in = din (x, n, 0),.h = h,.w = w,.c = c,.wt = packed,.bias = pb,
+        .out = oimg,.oh = oh,.ow = ow,.at = at,
+      };
+      j.in += i * h * w * c;
+      depthwise_run (&j);
       continue;
     }
     for (g = 0; g < cg.groups; g++) {

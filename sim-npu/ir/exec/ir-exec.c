@@ -40,7 +40,9 @@ exec_node_buffers (simnpu__ir_exec * x, unsigned id, simnpu_error * error)
       simnpu__ir_conv_pack_weights (&cg, tw->data, x->packed[id]);
       x->packed_const[id] = true;
     }
-    if (at->pads[0] || at->pads[1] || at->pads[2] || at->pads[3]) {
+    /* depthwise reads the unpadded input */
+    if (!cg.depthwise && (at->pads[0] || at->pads[1] || at->pads[2]
+            || at->pads[3])) {
       int64_t hp = ti->dims[1] + at->pads[0] + at->pads[2];
       int64_t wp = ti->dims[2] + at->pads[1] + at->pads[3];
       int64_t e = ti->dims[0] * hp;

@@ -423,7 +423,7 @@ typedef struct
 } dw_job;
 
 static ALWAYS_INLINE void
-depthwise_pixel (const dw_job * j, int64_t y, int64_t x0)
+depthwise_pixel_from (const dw_job * j, int64_t y, int64_t x0, int64_t ch0)
 {
   const simnpu__ir_attrs *at = j->at;
   const int64_t c = j->c;
@@ -446,7 +446,7 @@ depthwise_pixel (const dw_job * j, int64_t y, int64_t x0)
   while (kx1 > kx0 && ix + (kx1 - 1) * dw >= j->w)
     kx1--;
   /* blocks of DW_BLOCK channels accumulate in registers over the taps */
-  for (ch = 0; ch + DW_BLOCK <= c; ch += DW_BLOCK) {
+  for (ch = ch0; ch + DW_BLOCK <= c; ch += DW_BLOCK) {
     v8sf acc[DW_VECS];
     int v;
     for (v = 0; v < DW_VECS; v++)
@@ -491,14 +491,84 @@ depthwise_pixel (const dw_job * j, int64_t y, int64_t x0)
   }
 }
 
+/* whether every tap of output pixel (y, x0) is inside the image */
+static inline bool
+depthwise_inside (const dw_job * j, int64_t y, int64_t x0)
+{
+  const simnpu__ir_attrs *at = j->at;
+  int64_t iy = y * at->stride[0] - at->pads[0];
+  int64_t ix = x0 * at->stride[1] - at->pads[1];
+
+  return iy >= 0 && iy + (at->kernel[0] - 1) * at->dilation[0] < j->h
+      && ix >= 0 && ix + (at->kernel[1] - 1) * at->dilation[1] < j->w;
+}
+
+/* two neighbouring pixels inside the image at once: twice the
+ * independent sums in flight (the taps' sums are a chain of dependent
+ * multiply-adds) and the weights loaded once for both; each pixel sums
+ * in the same order as depthwise_pixel_from */
+static ALWAYS_INLINE void
+depthwise_pair (const dw_job * j, int64_t y, int64_t x0)
+{
+  const simnpu__ir_attrs *at = j->at;
+  const int64_t c = j->c;
+  int kh = at->kernel[0], kw = at->kernel[1];
+  int64_t dh = at->dilation[0], dw = at->dilation[1];
+  int64_t iy = y * at->stride[0] - at->pads[0];
+  int64_t ix = x0 * at->stride[1] - at->pads[1];
+  int64_t next = at->stride[1] * c;
+  float *restrict o = j->out + (y * j->ow + x0) * c;
+  int ky, kx, v;
+  int64_t ch;
+
+  for (ch = 0; ch + DW_BLOCK <= c; ch += DW_BLOCK) {
+    v8sf acc0[DW_VECS], acc1[DW_VECS];
+    for (v = 0; v < DW_VECS; v++) {
+      LOAD8 (acc0[v], j->bias + ch + v * OC_HALF);
+      acc1[v] = acc0[v];
+    }
+    for (ky = 0; ky < kh; ky++) {
+      for (kx = 0; kx < kw; kx++) {
+        const float *ip = j->in + ((iy + ky * dh) * j->w + ix + kx * dw) * c
+            + ch;
+        const float *wk = j->wt + ((int64_t) ky * kw + kx) * c + ch;
+        for (v = 0; v < DW_VECS; v++) {
+          v8sf a0, a1, b;
+          LOAD8 (b, wk + v * OC_HALF);
+          LOAD8 (a0, ip + v * OC_HALF);
+          LOAD8 (a1, ip + next + v * OC_HALF);
+          acc0[v] += a0 * b;
+          acc1[v] += a1 * b;
+        }
+      }
+    }
+    for (v = 0; v < DW_VECS; v++) {
+      STORE8 (o + ch + v * OC_HALF, acc0[v]);
+      STORE8 (o + c + ch + v * OC_HALF, acc1[v]);
+    }
+  }
+  if (ch < c) {
+    depthwise_pixel_from (j, y, x0, ch);
+    depthwise_pixel_from (j, y, x0 + 1, ch);
+  }
+}
+
 static ALWAYS_INLINE void
 depthwise_body (const dw_job * j)
 {
   int64_t y, x0;
 
   for (y = 0; y < j->oh; y++) {
-    for (x0 = 0; x0 < j->ow; x0++)
-      depthwise_pixel (j, y, x0);
+    for (x0 = 0; x0 < j->ow;) {
+      if (x0 + 1 < j->ow && depthwise_inside (j, y, x0)
+          && depthwise_inside (j, y, x0 + 1)) {
+        depthwise_pair (j, y, x0);
+        x0 += 2;
+      } else {
+        depthwise_pixel_from (j, y, x0, 0);
+        x0++;
+      }
+    }
     simnpu__ir_apply_act (j->out + y * j->ow * j->c, j->ow * j->c, j->at);
   }
 }

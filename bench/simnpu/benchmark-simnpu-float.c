@@ -22,8 +22,9 @@
  * protobuf-c API and imported as simnpu-compile imports them (constant
  * folding, transpose cancellation, fusion). Each prints the ms of the
  * fastest of the same number of runs (at least 1.5 s of ours) of ours
- * (timed before and after onnxruntime) and of onnxruntime (npm onnxruntime-node, pinned in
- * bench/simnpu/ort, installed into <data dir>/ort by npm ci), the ratio
+ * (timed before and after onnxruntime) and of onnxruntime (npm
+ * onnxruntime-node, pinned in bench/simnpu/ort, installed into
+ * <data dir>/ort by npm ci), the ratio
  * (onnxruntime's time over ours: 1 is parity, above 1 we are faster) and
  * the largest difference of the two outputs relative to the output's
  * largest magnitude. Then the executor's ms per run on the TF.js models of

@@ -140,6 +140,20 @@ test_conv2d (void)
     {1, 6, 5, 18, 18, 5, 5, 1, 1, 1, 1, 18, {2, 2, 2, 2}, true},
     /* depthwise with multiplier 2 */
     {1, 5, 6, 3, 6, 3, 3, 1, 1, 1, 1, 3, {1, 1, 1, 1}, true},
+    /* blocks of 32 and 16 channels and a partial one, rows of pixels that
+     * fill no whole tile of 6 nor of 12 (the AVX2 and AVX-512 tiles) */
+    {1, 5, 25, 19, 70, 3, 3, 1, 1, 1, 1, 1, {1, 1, 1, 1}, true,
+        SIMNPU_IR_ACT_RELU},
+    {1, 3, 13, 5, 24, 3, 3, 1, 2, 1, 1, 1, {1, 0, 1, 2}, true},
+    /* 1x1 over a 7x7 map: its 49 pixels as one row of tiles */
+    {1, 7, 7, 40, 48, 1, 1, 1, 1, 1, 1, 1, {0, 0, 0, 0}, true,
+        SIMNPU_IR_ACT_CLIP, 0.0f, 6.0f},
+    /* grouped 1x1: the pixels stay row by row */
+    {1, 7, 7, 8, 16, 1, 1, 1, 1, 1, 1, 2, {0, 0, 0, 0}, true},
+    /* depthwise whose padding reaches past every tap of the border
+     * pixels, and a dilated one with uneven padding */
+    {1, 4, 3, 40, 40, 3, 3, 1, 1, 1, 1, 40, {3, 3, 3, 3}, true},
+    {1, 9, 8, 9, 9, 3, 3, 2, 3, 2, 2, 9, {0, 3, 2, 1}, false},
   };
   GRand *rng = g_rand_new_with_seed (SEED);
   unsigned i;

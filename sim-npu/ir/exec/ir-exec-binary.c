@@ -191,8 +191,8 @@ compare_int (simnpu__ir_op op, int64_t a, int64_t b)
 }
 
 /* the common f32 cases as plain loops GCC vectorises */
-IR_CLONES static void
-f32_binary_run (simnpu__ir_op op, float *o, const float *a,
+static ALWAYS_INLINE void
+f32_binary_body (simnpu__ir_op op, float *o, const float *a,
     int64_t sa, const float *b, int64_t sb, int64_t len)
 {
   int64_t i;
@@ -214,6 +214,18 @@ f32_binary_run (simnpu__ir_op op, float *o, const float *a,
       case SIMNPU_IR_DIV:
         for (i = 0; i < len; i++)
           o[i] = a[i] / b[i];
+        return;
+      case SIMNPU_IR_PRELU:
+        for (i = 0; i < len; i++)
+          o[i] = a[i] < 0 ? a[i] * b[i] : a[i];
+        return;
+      case SIMNPU_IR_MAXIMUM:
+        for (i = 0; i < len; i++)
+          o[i] = isnan (a[i]) || a[i] > b[i] ? a[i] : b[i];
+        return;
+      case SIMNPU_IR_MINIMUM:
+        for (i = 0; i < len; i++)
+          o[i] = isnan (a[i]) || a[i] < b[i] ? a[i] : b[i];
         return;
       default:
         break;
@@ -237,12 +249,38 @@ f32_binary_run (simnpu__ir_op op, float *o, const float *a,
         for (i = 0; i < len; i++)
           o[i] = a[i] / bv;
         return;
+      case SIMNPU_IR_PRELU:
+        for (i = 0; i < len; i++)
+          o[i] = a[i] < 0 ? a[i] * bv : a[i];
+        return;
+      case SIMNPU_IR_MAXIMUM:
+        for (i = 0; i < len; i++)
+          o[i] = isnan (a[i]) || a[i] > bv ? a[i] : bv;
+        return;
+      case SIMNPU_IR_MINIMUM:
+        for (i = 0; i < len; i++)
+          o[i] = isnan (a[i]) || a[i] < bv ? a[i] : bv;
+        return;
       default:
         break;
     }
   }
   for (i = 0; i < len; i++)
     o[i] = f32_binary (op, a[i * sa], b[i * sb]);
+}
+
+/* rows runs of len elements: out rows contiguous, the inputs' rows
+ * ra and rb apart (a per-channel operand of NHWC has rb 0), one call
+ * for the whole tensor instead of one per row */
+IR_CLONES static void
+f32_binary_rows (simnpu__ir_op op, float *o, const float *a, int64_t ra,
+    int64_t sa, const float *b, int64_t rb, int64_t sb, int64_t rows,
+    int64_t len)
+{
+  int64_t r;
+
+  for (r = 0; r < rows; r++)
+    f32_binary_body (op, o + r * len, a + r * ra, sa, b + r * rb, sb, len);
 }
 
 static void
@@ -285,9 +323,9 @@ binary_fn (void *ctx, int64_t o, const int64_t * offs, const int64_t * st,
     return;
   }
   if (c->dtype == SIMNPU_IR_F32) {
-    f32_binary_run (c->op, (float *) c->out + o,
-        (const float *) c->a + offs[0], st[0],
-        (const float *) c->b + offs[1], st[1], len);
+    f32_binary_rows (c->op, (float *) c->out + o,
+        (const float *) c->a + offs[0], 0, st[0],
+        (const float *) c->b + offs[1], 0, st[1], 1, len);
     return;
   }
   for (i = 0; i < len; i++)
@@ -306,6 +344,12 @@ binary_apply (const simnpu__ir_tensor * out, void *od,
   bcast bc;
 
   bcast_init (&bc, out, 2, ins);
+  if (bc.rank == 2 && ta->dtype == SIMNPU_IR_F32
+      && tb->dtype == SIMNPU_IR_F32 && !is_compare (op)) {
+    f32_binary_rows (op, od, a, bc.strides[0][0], bc.strides[0][1], b,
+        bc.strides[1][0], bc.strides[1][1], bc.dims[0], bc.dims[1]);
+    return;
+  }
   bcast_run (&bc, binary_fn, &c);
 }
 

@@ -40,6 +40,30 @@ coalesce_view (unsigned rank, int64_t * dims, int64_t * strides)
   return r;
 }
 
+/* side of the square blocks of a 2-D float transpose: both sides' lines
+ * of one block stay in L1 */
+#define TRANSPOSE_BLOCK 16
+
+/* dst [d0][d1] row-major from src[i0 * s0 + i1 * s1], in square blocks
+ * so that neither side walks a stride across the whole tensor per
+ * element (NCHW <-> NHWC) */
+static void
+transpose_2d_f32 (float *dst, const float *src, int64_t d0, int64_t s0,
+    int64_t d1, int64_t s1)
+{
+  int64_t i0, i1, j0, j1;
+
+  for (i0 = 0; i0 < d0; i0 += TRANSPOSE_BLOCK) {
+    int64_t e0 = MIN (i0 + TRANSPOSE_BLOCK, d0);
+    for (i1 = 0; i1 < d1; i1 += TRANSPOSE_BLOCK) {
+      int64_t e1 = MIN (i1 + TRANSPOSE_BLOCK, d1);
+      for (j0 = i0; j0 < e0; j0++)
+        for (j1 = i1; j1 < e1; j1++)
+          dst[j0 * d1 + j1] = src[j0 * s0 + j1 * s1];
+    }
+  }
+}
+
 static void
 strided_copy (void *dst, const void *src, size_t esize, unsigned rank,
     const int64_t * dims_in, const int64_t * strides_in)
@@ -60,6 +84,25 @@ strided_copy (void *dst, const void *src, size_t esize, unsigned rank,
   r = coalesce_view (rank, dims, strides);
   if (r == 0) {
     memcpy (d, s, esize);
+    return;
+  }
+  /* a transpose of the two innermost axes, one of them contiguous in the
+   * source: blocked, a plane at a time */
+  if (esize == sizeof (float) && r >= 2 && strides[r - 1] != 1
+      && strides[r - 2] == 1) {
+    int64_t plane = dims[r - 2] * dims[r - 1];
+    for (done = 0; done < total; done += plane) {
+      transpose_2d_f32 ((float *) d, (const float *) s + off, dims[r - 2],
+          1, dims[r - 1], strides[r - 1]);
+      d += plane * (int64_t) esize;
+      for (i = r - 2; i-- > 0;) {
+        off += strides[i];
+        if (++idx[i] < dims[i])
+          break;
+        off -= strides[i] * dims[i];
+        idx[i] = 0;
+      }
+    }
     return;
   }
   inner = dims[r - 1];

@@ -55,6 +55,7 @@
 #include <immintrin.h>
 #define IR_HAVE_FMA_PATH 1
 #define IR_FMA __attribute__ ((target ("avx2,fma")))
+#define IR_AVX512 __attribute__ ((target ("avx512f,avx2,fma")))
 #endif
 
 #define ALWAYS_INLINE inline __attribute__ ((always_inline))
@@ -62,6 +63,11 @@
 /* output channels of one conv/matmul tile: two 8-float vectors */
 #define OC_BLOCK 16
 #define OC_HALF 8
+/* the same on the AVX-512 path: two 16-float vectors, of WIDE_PIXELS
+ * pixels */
+#define WIDE_BLOCK 32
+#define WIDE_HALF 16
+#define WIDE_PIXELS 12
 
 #ifdef IR_HAVE_FMA_PATH
 /* run-time choice of the AVX2+FMA copies (cheap: a load of what
@@ -282,6 +288,7 @@ typedef struct
 {
   int64_t groups, ocg, icg, kh, kw, blocks, bw;
   bool depthwise;
+  bool wide;                    /* packed for the AVX-512 tiles */
 } conv_geom;
 
 SIMNPU_INTERNAL void simnpu__ir_conv_geometry (const simnpu__ir_exec * x,
@@ -299,6 +306,7 @@ typedef struct
   int64_t batch[SIMNPU_IR_MAX_RANK];
   int64_t a_st[SIMNPU_IR_MAX_RANK], b_st[SIMNPU_IR_MAX_RANK];
   int64_t n_batch, n_bmats, blocks, bw;
+  bool wide;                    /* packed for the AVX-512 tiles */
 } mm_geom;
 
 SIMNPU_INTERNAL void simnpu__ir_matmul_geometry (const simnpu__ir_tensor * a,

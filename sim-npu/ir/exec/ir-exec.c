@@ -35,6 +35,13 @@ conv_pad_elements (const simnpu__ir_graph * g, const simnpu__ir_node * n)
   ti = &g->tensors[n->inputs[0]];
   if (ti->rank != 4)
     return -1;
+  /* depthwise reads the unpadded input (as simnpu__ir_conv_geometry says:
+   * one input and one output channel per group) */
+  if (n->n_inputs > 1 && n->inputs[1] >= 0 && at->groups > 0) {
+    const simnpu__ir_tensor *w = &g->tensors[n->inputs[1]];
+    if (w->rank == 4 && w->dims[3] == 1 && w->dims[0] == at->groups)
+      return 0;
+  }
   hp = ti->dims[1] + at->pads[0] + at->pads[2];
   wp = ti->dims[2] + at->pads[1] + at->pads[3];
   e = ti->dims[0] * hp;
@@ -147,7 +154,9 @@ exec_node_buffers (simnpu__ir_exec * x, unsigned id, simnpu_error * error)
     }
     if (x->arena != NULL) {
       /* the plan placed it */
-    } else if (at->pads[0] || at->pads[1] || at->pads[2] || at->pads[3]) {
+    } else if (!cg.depthwise && (at->pads[0] || at->pads[1] || at->pads[2]
+            || at->pads[3])) {
+      /* depthwise reads the unpadded input */
       int64_t hp = ti->dims[1] + at->pads[0] + at->pads[2];
       int64_t wp = ti->dims[2] + at->pads[1] + at->pads[3];
       int64_t e = ti->dims[0] * hp;
@@ -163,7 +172,7 @@ exec_node_buffers (simnpu__ir_exec * x, unsigned id, simnpu_error * error)
     mm_geom mg;
     simnpu__ir_matmul_geometry (tin (x, n, 0), tb, &mg);
     size = mg.n_bmats * mg.blocks * mg.k;
-    if (size > SIMNPU_IR_MAX_ELEMENTS / OC_BLOCK
+    if (size > SIMNPU_IR_MAX_ELEMENTS / WIDE_BLOCK
         || (x->packed[id] = try_alloc0 ((size + mg.blocks) * mg.bw *
                 (int64_t) sizeof (float))) == NULL)
       return run_error (error, SIMNPU_ENOMEM, n, "packed weights too large");

@@ -27,6 +27,10 @@
 #define MSE_STEPS 256
 /* ... and never clips a side below this share of its calibrated extreme */
 #define MSE_MIN_SHARE 0.05
+/* ... nor more than this share of the values: the rare outliers that
+ * stretch a range, not the tail a few images more would fill (the wider
+ * search fits the calibration set and loses on held-out images) */
+#define MSE_MAX_CLIPPED 1e-4
 
 /* ------------------------------------------------------------------ */
 /* Calibration */
@@ -158,6 +162,8 @@ simnpu__quantize_mse_range (const range_hist * h, float clamp_lo,
       double above = (s2[HIST_BINS] - s2[ib]) - 2.0 * b * (s1[HIST_BINS] -
           s1[ib]) + b * b * (s0[HIST_BINS] - s0[ib]);
       double err = below + above + (s0[ib] - s0[ia]) * step * step / 12.0;
+      if (s0[ia] + s0[HIST_BINS] - s0[ib] > MSE_MAX_CLIPPED * s0[HIST_BINS])
+        break;
       if (err < best) {
         best = err;
         best_a = a;

@@ -31,6 +31,8 @@
  * stretch a range, not the tail a few images more would fill (the wider
  * search fits the calibration set and loses on held-out images) */
 #define MSE_MAX_CLIPPED 1e-4
+/* the narrowest bin a histogram starts with */
+#define HIST_MIN_WIDTH 1e-30
 
 /* ------------------------------------------------------------------ */
 /* Calibration */
@@ -96,8 +98,9 @@ hist_add (range_hist * h, const float *v, int64_t n)
     h->lo = mn;
     h->width = (double) mx - mn > 0.0 ? ((double) mx - mn) / HIST_BINS :
         MAX (fabs (mn), 1e-6) / HIST_BINS;
-    /* mx itself falls in the last bin */
-    h->width *= 1.0 + 1e-6;
+    /* mx itself falls in the last bin; a positive width, or doubling
+     * it would never reach the values */
+    h->width = MAX (h->width * (1.0 + 1e-6), HIST_MIN_WIDTH);
   }
   while (mn < h->lo)
     hist_double (h, true);
@@ -107,7 +110,9 @@ hist_add (range_hist * h, const float *v, int64_t n)
   for (k = 0; k < n; k++) {
     double b = ((double) v[k] - h->lo) * inv;
     int i;
-    if (!(b >= 0.0))
+    if (isnan (b))
+      continue;
+    if (b < 0.0)
       b = 0.0;
     i = (int) b;
     h->count[MIN (i, HIST_BINS - 1)] += 1.0;

@@ -28,7 +28,10 @@
 #define DEFAULT_FALLBACK_DB 20.0
 /* the share of the model's MACs host fallback may move off the device */
 #define DEFAULT_FALLBACK_MAC_SHARE 0.10
-/* host fallback is kept only if no output loses more than this */
+/* host fallback is kept only if the outputs gain this much in sum (a
+ * sixth of a bit: less does not pay for the host's float MACs) and none
+ * loses more than the slack */
+#define FALLBACK_MIN_GAIN_DB 1.0
 #define FALLBACK_WORST_SLACK_DB 0.1
 
 void
@@ -132,8 +135,8 @@ requantize (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
 
 /* Whether host fallback paid: the model outputs' SQNR on the
  * calibration set with it (AFTER) against without (BEFORE), one line per
- * output into TEXT. It is kept when the outputs gained in sum and the
- * worst did not lose. */
+ * output into TEXT. It is kept when the outputs gained enough in sum and
+ * the worst did not lose. */
 static bool
 fallback_gained (const simnpu__ir_graph * g, const double *before,
     const double *after, GString * text)
@@ -154,7 +157,8 @@ fallback_gained (const simnpu__ir_graph * g, const double *before,
     worst_b = MIN (worst_b, before[i]);
     worst_a = MIN (worst_a, after[i]);
   }
-  return gain > 0.0 && worst_a >= worst_b - FALLBACK_WORST_SLACK_DB;
+  return gain >= FALLBACK_MIN_GAIN_DB
+      && worst_a >= worst_b - FALLBACK_WORST_SLACK_DB;
 }
 
 int

@@ -501,6 +501,43 @@ test_fallback_share (void)
   g_rand_free (rng);
 }
 
+/* conv -> identity conv: moving the identity (exact in int8: its output
+ * has its input's range, so its int8 values pass unchanged) to the host
+ * cannot gain, so host fallback is measured, undone, and the report says
+ * so. */
+static void
+test_fallback_undone (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  float w[FB_C * FB_C], eye[FB_C * FB_C], b[FB_C] = { 0 };
+  model m;
+  GPtrArray *calib;
+  simnpu__compile_result r;
+  int i, t, y;
+
+  for (i = 0; i < FB_C * FB_C; i++)
+    w[i] = (float) g_rand_double_range (rng, -0.5, 0.5);
+  model_begin (&m, "fallback-undone", FB_C);
+  t = add_conv (m.g, "conv", m.x, FB_C, FB_C, w, b, SIMNPU_IR_ACT_NONE);
+  for (i = 0; i < FB_C * FB_C; i++)
+    eye[i] = i % (FB_C + 1) == 0 ? 1.0f : 0.0f;
+  y = add_conv (m.g, "identity", t, FB_C, FB_C, eye, b, SIMNPU_IR_ACT_NONE);
+  model_end (&m, y);
+  calib = inputs (FB_C, 0.0f, 1.0f, rng);
+  compile_sqnr (&m, calib, SIMNPU_TECHNIQUE_HOST_FALLBACK, FB_ALWAYS_DB,
+      1.0, NULL, &r);
+  g_test_message ("%s", r.text->str);
+  g_assert_nonnull (strstr (r.text->str, "host fallback undone"));
+  g_assert_false (r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK);
+  g_assert_cmpuint (r.n_fallback, ==, 0);
+  for (i = 0; i < (int) r.n_nodes; i++)
+    g_assert_cmpint (r.placement[i], ==, SIMNPU_SECTION_DEVICE);
+  simnpu__compile_result_clear (&r);
+  g_ptr_array_unref (calib);
+  simnpu__ir_graph_free (m.g);
+  g_rand_free (rng);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -508,6 +545,7 @@ main (int argc, char **argv)
   g_test_add_func ("/quantize/bias-correction", test_bias_correction);
   g_test_add_func ("/quantize/equalization", test_equalization);
   g_test_add_func ("/quantize/fallback-share", test_fallback_share);
+  g_test_add_func ("/quantize/fallback-undone", test_fallback_undone);
   g_test_add_func ("/quantize/mse-range-choice", test_mse_range_choice);
   g_test_add_func ("/quantize/mse-ranges", test_mse_ranges);
   g_test_add_func ("/quantize/requant-limit", test_requant_limit);

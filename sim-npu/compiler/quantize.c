@@ -145,7 +145,7 @@ fallback_gained (const simnpu__ir_graph * g, const double *before,
   unsigned i;
 
   g_string_append (text, "  host fallback, measured on the calibration "
-      "set (model outputs, dB; foreground where there is one):\n");
+      "set (dB per output of the model, over its foreground if any):\n");
   for (i = 0; i < g->n_outputs; i++) {
     g_string_append_printf (text, "    %-40s %6.1f -> %6.1f\n",
         g->tensors[g->outputs[i]].name, before[i], after[i]);

@@ -151,6 +151,10 @@ typedef enum
   /* the layers that make an output whose int8 SQNR stays below
    * fallback_db run on the host in float (in the postamble) */
   SIMNPU_TECHNIQUE_HOST_FALLBACK = 1 << 2,
+  /* each activation's range chosen from its histogram on the calibration
+   * set to minimise the expected squared error of int8 rounding plus
+   * clipping, instead of its min/max (outputs and logits keep min/max) */
+  SIMNPU_TECHNIQUE_MSE_RANGES = 1 << 3,
 } simnpu__technique;
 
 typedef struct

@@ -22,6 +22,17 @@
  * its scale factors */
 #define EQ_MIN_RANGE 1e-8
 #define EQ_MAX_SCALE 1e4
+/* the range search tries this many bounds on each side of zero, from the
+ * calibrated extreme down towards zero */
+#define MSE_STEPS 256
+/* ... and never clips a side below this share of its calibrated extreme */
+#define MSE_MIN_SHARE 0.05
+/* ... nor more than this share of the values: the rare outliers that
+ * stretch a range, not the tail a few images more would fill (the wider
+ * search fits the calibration set and loses on held-out images) */
+#define MSE_MAX_CLIPPED 1e-4
+/* the narrowest bin a histogram starts with */
+#define HIST_MIN_WIDTH 1e-30
 
 /* ------------------------------------------------------------------ */
 /* Calibration */
@@ -31,7 +42,147 @@ typedef struct
   simnpu__ir_graph *g;
   chan_stats *stats;            /* per tensor, or NULL */
   tap_stats *taps;              /* per node, or NULL */
+  range_hist *hist;             /* per tensor, or NULL */
 } observe_ctx;
+
+/* ------------------------------------------------------------------ */
+/* Histograms and the range that minimises the int8 error */
+
+void
+simnpu__quantize_hist_free (range_hist * hist, unsigned n)
+{
+  unsigned i;
+
+  if (hist == NULL)
+    return;
+  for (i = 0; i < n; i++)
+    g_free (hist[i].count);
+  g_free (hist);
+}
+
+/* Merges bins pairwise so the span doubles, downwards (the old bins land
+ * in the upper half) or upwards. */
+static void
+hist_double (range_hist * h, bool down)
+{
+  double *c = h->count;
+  int k, half = HIST_BINS / 2;
+
+  if (down) {
+    for (k = half - 1; k >= 0; k--)
+      c[half + k] = c[2 * k] + c[2 * k + 1];
+    memset (c, 0, half * sizeof (double));
+    h->lo -= HIST_BINS * h->width;
+  } else {
+    for (k = 0; k < half; k++)
+      c[k] = c[2 * k] + c[2 * k + 1];
+    memset (c + half, 0, half * sizeof (double));
+  }
+  h->width *= 2.0;
+}
+
+static void
+hist_add (range_hist * h, const float *v, int64_t n)
+{
+  float mn = INFINITY, mx = -INFINITY;
+  double inv;
+  int64_t k;
+
+  for (k = 0; k < n; k++) {
+    mn = v[k] < mn ? v[k] : mn;
+    mx = v[k] > mx ? v[k] : mx;
+  }
+  if (!(mn <= mx) || !isfinite (mn) || !isfinite (mx))
+    return;
+  if (h->width == 0.0) {
+    h->lo = mn;
+    h->width = (double) mx - mn > 0.0 ? ((double) mx - mn) / HIST_BINS :
+        MAX (fabs (mn), 1e-6) / HIST_BINS;
+    /* mx itself falls in the last bin; a positive width, or doubling
+     * it would never reach the values */
+    h->width = MAX (h->width * (1.0 + 1e-6), HIST_MIN_WIDTH);
+  }
+  while (mn < h->lo)
+    hist_double (h, true);
+  while (mx >= h->lo + HIST_BINS * h->width)
+    hist_double (h, false);
+  inv = 1.0 / h->width;
+  for (k = 0; k < n; k++) {
+    double b = ((double) v[k] - h->lo) * inv;
+    int i;
+    if (isnan (b))
+      continue;
+    if (b < 0.0)
+      b = 0.0;
+    i = (int) b;
+    h->count[MIN (i, HIST_BINS - 1)] += 1.0;
+  }
+}
+
+/* The clipping range [a, b] (0 inside) that minimises the expected
+ * squared error of the tensor quantised over it: values outside are
+ * clipped to a bound, values inside round with error (step^2 / 12), step
+ * = (b - a) / 255. Values beyond the clamp a reader applies count at the
+ * clamp. *mn and *mx are the calibrated range on entry and the chosen one
+ * on return; true when it is narrower. */
+bool
+simnpu__quantize_mse_range (const range_hist * h, float clamp_lo,
+    float clamp_hi, float *mn, float *mx)
+{
+  double *s0, *s1, *s2;
+  double lo0 = MIN (*mn, 0.0f), hi0 = MAX (*mx, 0.0f);
+  double best = INFINITY, best_a = lo0, best_b = hi0;
+  int k, i, j, n_a, n_b;
+
+  if (h == NULL || h->count == NULL || h->width == 0.0 || !(hi0 > lo0))
+    return false;
+  s0 = g_new (double, 3 * (HIST_BINS + 1));
+  s1 = s0 + HIST_BINS + 1;
+  s2 = s1 + HIST_BINS + 1;
+  s0[0] = s1[0] = s2[0] = 0.0;
+  for (k = 0; k < HIST_BINS; k++) {
+    double x = h->lo + (k + 0.5) * h->width, c = h->count[k];
+    x = CLAMP (x, (double) clamp_lo, (double) clamp_hi);
+    s0[k + 1] = s0[k] + c;
+    s1[k + 1] = s1[k] + c * x;
+    s2[k + 1] = s2[k] + c * x * x;
+  }
+  if (!(s0[HIST_BINS] > 0.0)) {
+    g_free (s0);
+    return false;
+  }
+  n_a = lo0 < 0.0 ? MSE_STEPS : 1;
+  n_b = hi0 > 0.0 ? MSE_STEPS : 1;
+  for (i = 0; i < n_a; i++) {
+    double a = lo0 * (1.0 - (1.0 - MSE_MIN_SHARE) * i / MSE_STEPS);
+    /* bins whose centre lies below a are clipped up to it */
+    double fa = ceil ((a - h->lo) / h->width - 0.5);
+    int ia = (int) CLAMP (fa, 0.0, (double) HIST_BINS);
+    double below = s2[ia] - 2.0 * a * s1[ia] + a * a * s0[ia];
+    for (j = 0; j < n_b; j++) {
+      double b = hi0 * (1.0 - (1.0 - MSE_MIN_SHARE) * j / MSE_STEPS);
+      double fb = floor ((b - h->lo) / h->width - 0.5) + 1.0;
+      int ib = (int) CLAMP (fb, (double) ia, (double) HIST_BINS);
+      double step = (b - a) / (I8_MAX - I8_MIN);
+      double above = (s2[HIST_BINS] - s2[ib]) - 2.0 * b * (s1[HIST_BINS] -
+          s1[ib]) + b * b * (s0[HIST_BINS] - s0[ib]);
+      double err = below + above + (s0[ib] - s0[ia]) * step * step / 12.0;
+      if (s0[ia] + s0[HIST_BINS] - s0[ib] > MSE_MAX_CLIPPED * s0[HIST_BINS])
+        break;
+      if (err < best) {
+        best = err;
+        best_a = a;
+        best_b = b;
+      }
+    }
+  }
+  g_free (s0);
+  if (best_a <= lo0 && best_b >= hi0)
+    return false;
+  *mn = (float) best_a;
+  *mx = (float) best_b;
+  return true;
+}
 
 static void
 tap_stats_add (tap_stats * ts, const simnpu__ir_graph * g,
@@ -179,6 +330,8 @@ observe_range (simnpu__ir_exec * x, const simnpu__ir_node * n,
     v = simnpu__ir_exec_data (x, t);
     count = simnpu__ir_tensor_elements (ti);
     widen_range (mg, t, v, count);
+    if (oc->hist && oc->hist[t].count)
+      hist_add (&oc->hist[t], v, count);
     if (oc->stats)
       chan_stats_add (&oc->stats[t], v, count);
   }
@@ -260,12 +413,29 @@ simnpu__quantize_calibrate (compile_ctx * c, GPtrArray * inputs,
   simnpu__ir_graph *g = c->g;
   int in = g->inputs[0];
   int64_t n_in = simnpu__ir_tensor_elements (&g->tensors[in]);
-  observe_ctx oc = { g, stats, stats ? c->taps : NULL };
+  observe_ctx oc = { g, stats, stats ? c->taps : NULL, NULL };
   unsigned i;
   int ret = 0;
 
   for (i = 0; i < g->n_tensors; i++)
     g->tensors[i].has_range = false;
+  simnpu__quantize_hist_free (c->hist, g->n_tensors);
+  c->hist = NULL;
+  if (c->opts->techniques & SIMNPU_TECHNIQUE_MSE_RANGES) {
+    /* the results whose quantisation comes from their own range */
+    c->hist = g_new0 (range_hist, g->n_tensors);
+    for (i = 0; i < g->n_nodes; i++) {
+      const simnpu__ir_node *n = &g->nodes[i];
+      unsigned j;
+      if (c->place[i] != SIMNPU_SECTION_DEVICE
+          || simnpu__quantize_op_keeps_quant (n->op))
+        continue;
+      for (j = 0; j < n->n_outputs; j++)
+        if (g->tensors[n->outputs[j]].dtype == SIMNPU_IR_F32)
+          c->hist[n->outputs[j]].count = g_new0 (double, HIST_BINS);
+    }
+    oc.hist = c->hist;
+  }
   simnpu__ir_exec_set_observer (c->exec, observe_range, &oc);
   for (i = 0; i < inputs->len && ret == 0; i++) {
     widen_range (g, in, inputs->pdata[i], n_in);

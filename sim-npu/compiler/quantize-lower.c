@@ -527,8 +527,16 @@ lower_node (lowering * l, unsigned ni, simnpu_error * error)
     return lower_prelu (l, n);
 
   for (i = 0; i < n->n_inputs; i++)
-    if (n->inputs[i] >= 0)
+    if (n->inputs[i] >= 0) {
+      const simnpu__ir_tensor *ti = &g->tensors[n->inputs[i]];
+      if (ti->is_const && l->map[n->inputs[i]] < 0
+          && simnpu__ir_tensor_elements (ti) > 1
+          && c->n_per_tensor_consts++ == 0) {
+        c->first_per_tensor_const = n->inputs[i];
+        c->first_per_tensor_reader = (int) ni;
+      }
       ins[n_in++] = dev_of (l, n->inputs[i]);
+    }
   for (i = 0; i < n->n_outputs; i++)
     outs[n_out++] = dev_of (l, n->outputs[i]);
 
@@ -732,6 +740,7 @@ simnpu__quantize_lower (compile_ctx * c, const chan_stats * stats,
   l.stats = stats;
   for (i = 0; i < g->n_tensors; i++)
     l.map[i] = -1;
+  c->n_per_tensor_consts = 0;
   dg = simnpu__graph_new ();
   dg->name = g_strdup (o->name ? o->name : g->name);
 

@@ -71,12 +71,18 @@ simnpu__quantize_op_keeps_quant (simnpu__ir_op op)
  * output scale (times the weight scale for conv and matmul, times the
  * second input's scale for mul) and bounds that ratio (graph-prepare.c).
  * 0 for nodes without such a bound (those that keep their input's
- * quantisation, tables, softmax, mean). */
+ * quantisation, tables, softmax, mean). *unit is the step of the node's
+ * int8 arithmetic (input scale, times the weight scale or the other
+ * input's), *limit the device's bound on unit / output scale. */
 static double
-min_output_scale (const compile_ctx * c, const simnpu__ir_node * n)
+min_output_scale (const compile_ctx * c, const simnpu__ir_node * n,
+    double *unit, double *limit)
 {
   double in = 0.0;
   unsigned j;
+
+  *unit = 0.0;
+  *limit = SIMNPU_MAX_ELTWISE_RATIO;
 
   for (j = 0; j < n->n_inputs; j++)
     if (n->inputs[j] >= 0 && !c->has_q[n->inputs[j]])
@@ -89,13 +95,15 @@ min_output_scale (const compile_ctx * c, const simnpu__ir_node * n)
       if (!c->g->tensors[n->inputs[1]].is_const)
         return 0.0;
       ws = simnpu__quantize_max_weight_scale (c, n, s);
+      *unit = ws * s;
+      *limit = SIMNPU_MAX_REQUANT_SCALE;
       return ws * s * REQUANT_MARGIN / SIMNPU_MAX_REQUANT_SCALE;
     }
     case SIMNPU_IR_MUL:
       if (n->n_inputs != 2)
         return 0.0;
-      return (double) c->q_scale[n->inputs[0]] * c->q_scale[n->inputs[1]] *
-          REQUANT_MARGIN / SIMNPU_MAX_ELTWISE_RATIO;
+      *unit = (double) c->q_scale[n->inputs[0]] * c->q_scale[n->inputs[1]];
+      return *unit * REQUANT_MARGIN / SIMNPU_MAX_ELTWISE_RATIO;
     case SIMNPU_IR_PRELU:{
       const simnpu__ir_tensor *s = &c->g->tensors[n->inputs[1]];
       const float *v = s->data;
@@ -105,8 +113,9 @@ min_output_scale (const compile_ctx * c, const simnpu__ir_node * n)
         return 0.0;
       for (k = 0; k < count; k++)
         amax = MAX (amax, fabs (v[k]));
-      return c->q_scale[n->inputs[0]] * amax * REQUANT_MARGIN /
-          SIMNPU_MAX_PRELU_RATIO;
+      *unit = c->q_scale[n->inputs[0]] * amax;
+      *limit = SIMNPU_MAX_PRELU_RATIO;
+      return *unit * REQUANT_MARGIN / SIMNPU_MAX_PRELU_RATIO;
     }
     case SIMNPU_IR_ADD:
     case SIMNPU_IR_SUB:
@@ -116,6 +125,7 @@ min_output_scale (const compile_ctx * c, const simnpu__ir_node * n)
       for (j = 0; j < n->n_inputs; j++)
         if (n->inputs[j] >= 0)
           in = MAX (in, (double) c->q_scale[n->inputs[j]]);
+      *unit = in;
       return in * REQUANT_MARGIN / SIMNPU_MAX_ELTWISE_RATIO;
     default:
       return 0.0;
@@ -145,6 +155,51 @@ widen_range (float *mn, float *mx, double min_scale)
   return true;
 }
 
+/* A result narrower than the device's requantiser reaches from its
+ * inputs: the report says which node, by how much and why. The images
+ * are to blame only when the model's input itself was the same on every
+ * calibration input. Otherwise the node's own arithmetic makes its
+ * result constant (x - |x| of an x that is never negative) or far finer
+ * than the step of its int8 inputs (a product of two small values), and
+ * int8 inputs cannot carry it, whatever the images. */
+static void
+note_widened (compile_ctx * c, const simnpu__ir_node * n, int t, float cal_mn,
+    float cal_mx, float mn, float mx, double unit, double limit)
+{
+  const simnpu__ir_graph *g = c->g;
+  const simnpu__ir_tensor *ti = &g->tensors[t];
+  const simnpu__ir_tensor *in = &g->tensors[g->inputs[0]];
+  double cal_width = (double) MAX (cal_mx, 0.0f) - MIN (cal_mn, 0.0f);
+  bool constant = ti->min == ti->max;
+  bool same_input = in->has_range && in->min == in->max;
+  double ratio = cal_width > 0.0 ? unit * (I8_MAX - I8_MIN) / cal_width :
+      INFINITY;
+
+  c->n_widened++;
+  if (constant && same_input && c->n_widened_const++ == 0)
+    c->first_widened_const = t;
+  if (!(constant && same_input) && c->first_widened < 0)
+    c->first_widened = t;
+  if (c->widened_text == NULL)
+    c->widened_text = g_string_new (NULL);
+  g_string_append_printf (c->widened_text, "    '%s' (%s): ", n->name,
+      simnpu__ir_op_name (n->op));
+  if (constant && same_input)
+    g_string_append_printf (c->widened_text, "%g on every calibration "
+        "input, which is the same every time", (double) ti->min);
+  else if (constant)
+    g_string_append_printf (c->widened_text, "%g on every calibration "
+        "input though the input varies (the model's arithmetic keeps it "
+        "there)", (double) ti->min);
+  else
+    g_string_append_printf (c->widened_text, "its result spans [%g, %g]; "
+        "requantising its int8 arithmetic (step %.3g) to that needs a scale "
+        "ratio of %.3g, above the device's %g", cal_mn, cal_mx, unit, ratio,
+        limit);
+  g_string_append_printf (c->widened_text, "; range widened to [%g, %g]\n",
+      mn, mx);
+}
+
 static bool
 name_in (char **names, const char *name)
 {
@@ -168,19 +223,53 @@ pixel_quant (const simnpu__preprocess * pp, float *scale, int32_t * zp_u8)
   return *zp_u8 >= 0 && *zp_u8 <= 255;
 }
 
+/* Per tensor: whether its range stays the calibrated min/max when the
+ * ranges are searched (SIMNPU_TECHNIQUE_MSE_RANGES). What leaves the
+ * device (model outputs, what the postamble or a decoder reads) and
+ * logits keep every value the calibration saw: clipping there cuts the
+ * sparse peaks of a heat-map or a confident score, which are the
+ * detections, and the squared error over all elements does not see
+ * that. Ops that keep their input's quantisation pass the rule back. */
+static bool *
+exact_ranges (const compile_ctx * c)
+{
+  const simnpu__ir_graph *g = c->g;
+  bool *exact = simnpu__quantize_read_in (c, SIMNPU_SECTION_DEVICE, true);
+  unsigned i;
+
+  for (i = 0; i < g->n_tensors; i++)
+    exact[i] = exact[i] || c->is_logit[i];
+  for (i = 0; i < g->n_outputs; i++)
+    exact[g->outputs[i]] = true;
+  for (i = g->n_nodes; i-- > 0;) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    unsigned j;
+    if (!simnpu__quantize_op_keeps_quant (n->op))
+      continue;
+    for (j = 0; j < n->n_outputs; j++)
+      if (exact[n->outputs[j]])
+        exact[n->inputs[0]] = true;
+  }
+  return exact;
+}
+
 int
 simnpu__quantize_assign_quant (compile_ctx * c, simnpu_error * error)
 {
   simnpu__ir_graph *g = c->g;
   const simnpu__compile_options *o = c->opts;
+  bool *exact = NULL;
   unsigned i, j;
 
   for (i = 0; i < g->n_tensors; i++) {
     c->clamp_lo[i] = -INFINITY;
     c->clamp_hi[i] = INFINITY;
   }
-  c->n_widened = 0;
-  c->first_widened = -1;
+  c->n_widened = c->n_widened_const = 0;
+  c->n_searched = c->n_narrowed = 0;
+  c->first_widened = c->first_widened_const = -1;
+  if (c->widened_text)
+    g_string_truncate (c->widened_text, 0);
   /* logits: inputs of sigmoid and softmax, and outputs named as such */
   for (i = 0; i < g->n_nodes; i++) {
     const simnpu__ir_node *n = &g->nodes[i];
@@ -198,6 +287,9 @@ simnpu__quantize_assign_quant (compile_ctx * c, simnpu_error * error)
       c->is_logit[n->inputs[0]] = true;
   }
 
+  if (c->hist)
+    exact = exact_ranges (c);
+
   for (i = 0; i < g->n_inputs; i++) {
     int t = g->inputs[i];
     const simnpu__ir_tensor *ti = &g->tensors[t];
@@ -212,6 +304,7 @@ simnpu__quantize_assign_quant (compile_ctx * c, simnpu_error * error)
       simnpu__quantize_range_to_q (ti->min, ti->max, &c->q_scale[t],
           &c->q_zp[t]);
     } else {
+      g_free (exact);
       return simnpu__set_error (error, SIMNPU_EINVAL,
           "input '%s': no calibration data reached it", ti->name);
     }
@@ -242,6 +335,7 @@ simnpu__quantize_assign_quant (compile_ctx * c, simnpu_error * error)
         simnpu__quantize_range_to_q (ti->min, ti->max, &c->q_scale[t],
             &c->q_zp[t]);
       } else {
+        g_free (exact);
         return simnpu__set_error (error, SIMNPU_EINVAL,
             "tensor '%s': calibration never produced it", ti->name);
       }
@@ -259,10 +353,12 @@ simnpu__quantize_assign_quant (compile_ctx * c, simnpu_error * error)
         c->has_q[t] = true;
         continue;
       }
-      if (!ti->has_range)
+      if (!ti->has_range) {
+        g_free (exact);
         return simnpu__set_error (error, SIMNPU_EINVAL,
             "node '%s' (%s): calibration never produced '%s' (NaN or "
             "empty)", n->name, simnpu__ir_op_name (n->op), ti->name);
+      }
       mn = ti->min;
       mx = ti->max;
       /* A result whose only reader clamps it (relu, clip) needs only the
@@ -282,18 +378,27 @@ simnpu__quantize_assign_quant (compile_ctx * c, simnpu_error * error)
           c->clamp_hi[t] = hi;
         }
       }
+      if (exact && !exact[t] && c->hist[t].count) {
+        c->n_searched++;
+        if (simnpu__quantize_mse_range (&c->hist[t], c->clamp_lo[t],
+                c->clamp_hi[t], &mn, &mx))
+          c->n_narrowed++;
+      }
       /* Background logits far below zero would stretch the range until
        * moderate negatives round to zero, i.e. score 0.5. */
       if (c->is_logit[t] && mn < o->logit_floor)
         mn = o->logit_floor;
-      if (widen_range (&mn, &mx, min_output_scale (c, n))) {
-        if (c->n_widened++ == 0)
-          c->first_widened = t;
+      {
+        float cal_mn = mn, cal_mx = mx;
+        double unit, limit, min_s = min_output_scale (c, n, &unit, &limit);
+        if (widen_range (&mn, &mx, min_s))
+          note_widened (c, n, t, cal_mn, cal_mx, mn, mx, unit, limit);
       }
       simnpu__quantize_range_to_q (mn, mx, &c->q_scale[t], &c->q_zp[t]);
       c->has_q[t] = true;
     }
   }
+  g_free (exact);
   return 0;
 }
 

@@ -30,14 +30,12 @@
 #include <math.h>
 
 G_BEGIN_DECLS
-
 #define I8_MIN (-128)
 #define I8_MAX 127
-
 /* Per-channel statistics (the last axis) of a tensor over the
  * calibration set: what equalisation balances and what bias correction
  * needs. */
-typedef struct
+    typedef struct
 {
   int64_t n_ch;                 /* 0: not collected */
   float *min, *max;
@@ -54,6 +52,18 @@ typedef struct _tap_stats
   int64_t *inside;              /* [kh * kw]: positions not in padding */
   int64_t count;                /* output positions seen */
 } tap_stats;
+
+/* A tensor's value histogram over the calibration set: HIST_BINS bins of
+ * equal width from lo. It grows to cover each new value by merging bins
+ * pairwise (the width doubles), so one pass over the images is enough and
+ * the resolution is never coarser than half of what the final min/max
+ * would give. */
+#define HIST_BINS 2048
+typedef struct
+{
+  double lo, width;             /* width 0: nothing seen yet */
+  double *count;                /* [HIST_BINS] */
+} range_hist;
 
 typedef struct
 {
@@ -84,11 +94,24 @@ typedef struct
   simnpu__ir_exec *exec;
   /* per node: what each conv tap reads on average, for bias correction */
   struct _tap_stats *taps;
-  /* tensors whose calibrated range was too narrow for the device to
-   * requantise to (constant over the calibration set): how many were
-   * widened, and the first */
-  unsigned n_widened;
-  int first_widened;
+  /* results whose calibrated range was too narrow for the device to
+   * requantise to from the node's inputs: how many were widened, the
+   * first made by the node's arithmetic, how many were constant because
+   * every calibration input was the same and the first of those, and one
+   * report line per node */
+  unsigned n_widened, n_widened_const;
+  int first_widened, first_widened_const;
+  GString *widened_text;
+  /* per tensor: its histogram, for the tensors whose range
+   * SIMNPU_TECHNIQUE_MSE_RANGES chooses (count NULL: none) */
+  range_hist *hist;
+  /* constants of more than one value that device ops other than conv and
+   * matmul read, quantised per tensor (one scale per operand): how many,
+   * the first and its reader */
+  unsigned n_per_tensor_consts;
+  int first_per_tensor_const, first_per_tensor_reader;
+  /* how many ranges the search narrowed */
+  unsigned n_searched, n_narrowed;
 } compile_ctx;
 
 typedef struct
@@ -155,6 +178,9 @@ SIMNPU_INTERNAL int simnpu__quantize_calibrate (compile_ctx * c,
     GPtrArray * inputs, chan_stats * stats, simnpu_error * error);
 SIMNPU_INTERNAL unsigned simnpu__quantize_equalize (compile_ctx * c,
     const chan_stats * stats);
+SIMNPU_INTERNAL void simnpu__quantize_hist_free (range_hist * hist, unsigned n);
+SIMNPU_INTERNAL bool simnpu__quantize_mse_range (const range_hist * h,
+    float clamp_lo, float clamp_hi, float *mn, float *mx);
 
 /* quantize-params.c */
 SIMNPU_INTERNAL void simnpu__quantize_range_to_q (float mn, float mx,

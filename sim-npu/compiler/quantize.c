@@ -28,6 +28,11 @@
 #define DEFAULT_FALLBACK_DB 20.0
 /* the share of the model's MACs host fallback may move off the device */
 #define DEFAULT_FALLBACK_MAC_SHARE 0.10
+/* host fallback is kept only if the outputs gain this much in sum (a
+ * sixth of a bit: less does not pay for the host's float MACs) and none
+ * loses more than the slack */
+#define FALLBACK_MIN_GAIN_DB 1.0
+#define FALLBACK_WORST_SLACK_DB 0.1
 
 void
 simnpu__compile_options_init (simnpu__compile_options * o)
@@ -55,6 +60,106 @@ simnpu__compile_result_clear (simnpu__compile_result * r)
 }
 
 /* ------------------------------------------------------------------ */
+
+static double
+acc_db (const sqnr_acc * a)
+{
+  return a->fg_n ? simnpu__quantize_sqnr_db (a->fg_sig, a->fg_noise) :
+      simnpu__quantize_sqnr_db (a->sig, a->noise);
+}
+
+/* The SQNR (over the foreground when there is one) of each model output
+ * as the current placement computes it on INPUTS: the device's int8
+ * results, through the postamble in float where there is one. E holds
+ * the device's figures on INPUTS. */
+static int
+measure_outputs (compile_ctx * c, simnpu__graph * dg, const evaluator * e,
+    GPtrArray * inputs, double *db, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  unsigned i, j;
+  int ret;
+
+  for (i = 0; i < g->n_outputs; i++)
+    db[i] = NAN;
+  for (i = 0; i < dg->n_tensors; i++)
+    for (j = 0; j < g->n_outputs; j++)
+      if (e->ir_of_dev[i] == g->outputs[j])
+        db[j] = acc_db (&e->acc[i]);
+  if ((ret = simnpu__quantize_extract_section (c, SIMNPU_SECTION_POSTAMBLE,
+              &dg->postamble, error)) < 0 || dg->postamble == NULL)
+    return ret;
+  {
+    const simnpu__ir_graph *post = dg->postamble;
+    sqnr_acc *pa = g_new0 (sqnr_acc, post->n_outputs);
+    ret = simnpu__quantize_evaluate_public (c, dg, inputs, pa, error);
+    for (i = 0; ret == 0 && i < post->n_outputs; i++)
+      for (j = 0; j < g->n_outputs; j++)
+        if (strcmp (post->tensors[post->outputs[i]].name,
+                g->tensors[g->outputs[j]].name) == 0)
+          db[j] = acc_db (&pa[i]);
+    g_free (pa);
+  }
+  simnpu__ir_graph_free (dg->postamble);
+  dg->postamble = NULL;
+  return ret;
+}
+
+/* Placement, quantisation, lowering and the accuracy run on the
+ * calibration set again, after host fallback moved layers or was
+ * undone. */
+static int
+requantize (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
+    simnpu__graph ** dg, evaluator * ecal, simnpu__compile_result * r,
+    simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  int ret;
+
+  simnpu__quantize_evaluator_clear (ecal);
+  simnpu__graph_free (*dg);
+  *dg = NULL;
+  memset (c->has_q, 0, g->n_tensors * sizeof (bool));
+  memset (c->is_logit, 0, g->n_tensors * sizeof (bool));
+  c->pixel_input = false;
+  if ((ret = simnpu__quantize_place_nodes (c, error)) < 0
+      || (ret = simnpu__quantize_assign_quant (c, error)) < 0
+      || (ret = simnpu__quantize_lower (c, fix, dg, error)) < 0)
+    return ret;
+  g_string_truncate (r->text, 0);
+  r->device_macs = r->host_macs = 0;
+  simnpu__quantize_report_placement (c, r);
+  simnpu__quantize_evaluator_init (ecal, *dg, g);
+  return simnpu__quantize_evaluate (c, *dg, calib, ecal, error);
+}
+
+/* Whether host fallback paid: the model outputs' SQNR on the
+ * calibration set with it (AFTER) against without (BEFORE), one line per
+ * output into TEXT. It is kept when the outputs gained enough in sum and
+ * the worst did not lose. */
+static bool
+fallback_gained (const simnpu__ir_graph * g, const double *before,
+    const double *after, GString * text)
+{
+  double gain = 0.0, worst_b = INFINITY, worst_a = INFINITY;
+  unsigned i;
+
+  g_string_append (text, "  host fallback, measured on the calibration "
+      "set (dB per output of the model, over its foreground if any):\n");
+  for (i = 0; i < g->n_outputs; i++) {
+    g_string_append_printf (text, "    %-40s %6.1f -> %6.1f\n",
+        g->tensors[g->outputs[i]].name, before[i], after[i]);
+    if (isnan (before[i]) || isnan (after[i]))
+      continue;
+    /* a lossless output (inf) counts as no change */
+    if (isfinite (before[i]) && isfinite (after[i]))
+      gain += after[i] - before[i];
+    worst_b = MIN (worst_b, before[i]);
+    worst_a = MIN (worst_a, after[i]);
+  }
+  return gain >= FALLBACK_MIN_GAIN_DB
+      && worst_a >= worst_b - FALLBACK_WORST_SLACK_DB;
+}
 
 int
 simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
@@ -141,6 +246,8 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
       goto out;
     r->techniques_applied |= SIMNPU_TECHNIQUE_EQUALIZATION;
   }
+  if (o->techniques & SIMNPU_TECHNIQUE_MSE_RANGES)
+    r->techniques_applied |= SIMNPU_TECHNIQUE_MSE_RANGES;
   if (o->techniques & SIMNPU_TECHNIQUE_BIAS_CORRECTION) {
     fix = stats;
     r->techniques_applied |= SIMNPU_TECHNIQUE_BIAS_CORRECTION;
@@ -155,33 +262,71 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
   if ((o->techniques & SIMNPU_TECHNIQUE_HOST_FALLBACK)
       && (r->n_fallback =
           simnpu__quantize_mark_fallback (&c, dg, &ecal, fb)) > 0) {
-    /* place and quantise again with those layers on the host */
-    simnpu__quantize_evaluator_clear (&ecal);
-    simnpu__graph_free (dg);
-    dg = NULL;
-    memset (c.has_q, 0, g->n_tensors * sizeof (bool));
-    memset (c.is_logit, 0, g->n_tensors * sizeof (bool));
-    c.pixel_input = false;
-    if ((ret = simnpu__quantize_place_nodes (&c, error)) < 0
-        || (ret = simnpu__quantize_assign_quant (&c, error)) < 0
-        || (ret = simnpu__quantize_lower (&c, fix, &dg, error)) < 0)
+    /* place and quantise again with those layers on the host, and keep
+     * that only if the model's outputs measure better */
+    double *before = g_new (double, g->n_outputs);
+    double *after = g_new (double, g->n_outputs);
+    bool keep = false;
+    if ((ret = measure_outputs (&c, dg, &ecal, calib, before, error)) == 0
+        && (ret = requantize (&c, fix, calib, &dg, &ecal, r, error)) == 0
+        && (ret = measure_outputs (&c, dg, &ecal, calib, after, error)) == 0)
+      keep = fallback_gained (g, before, after, fb);
+    g_free (before);
+    g_free (after);
+    if (ret < 0)
       goto out;
-    g_string_truncate (r->text, 0);
-    r->device_macs = r->host_macs = 0;
-    simnpu__quantize_report_placement (&c, r);
+    if (keep) {
+      r->techniques_applied |= SIMNPU_TECHNIQUE_HOST_FALLBACK;
+    } else {
+      memset (c.force_host, 0, g->n_nodes * sizeof (bool));
+      r->n_fallback = 0;
+      if ((ret = requantize (&c, fix, calib, &dg, &ecal, r, error)) < 0)
+        goto out;
+      g_string_append (fb, "  host fallback undone: the model's outputs "
+          "measured no better with it\n");
+    }
     g_string_append (r->text, fb->str);
-    r->techniques_applied |= SIMNPU_TECHNIQUE_HOST_FALLBACK;
-    simnpu__quantize_evaluator_init (&ecal, dg, g);
-    if ((ret = simnpu__quantize_evaluate (&c, dg, calib, &ecal, error)) < 0)
-      goto out;
   }
-  if (c.n_widened > 0)
-    g_printerr ("simnpu-compile: warning: the calibration set gives %u "
-        "tensor%s (first '%s') a range too narrow for the device to "
-        "requantise to, as constant images do: widened to the narrowest "
-        "it can; other inputs will saturate there. Calibrate on varied, "
-        "representative images.\n", c.n_widened, c.n_widened == 1 ? "" : "s",
-        g->tensors[c.first_widened].name);
+  if (c.n_per_tensor_consts > 0)
+    g_string_append_printf (r->text, "  per-tensor constants: %u (first "
+        "'%s', read by '%s' (%s)): the device's element-wise ops take one "
+        "scale per operand; conv and matmul weights are per output "
+        "channel\n", c.n_per_tensor_consts,
+        g->tensors[c.first_per_tensor_const].name,
+        g->nodes[c.first_per_tensor_reader].name,
+        simnpu__ir_op_name (g->nodes[c.first_per_tensor_reader].op));
+  else
+    g_string_append (r->text, "  weights: every constant the device reads "
+        "is per output channel (conv, matmul) or a single value\n");
+  if (c.hist)
+    g_string_append_printf (r->text, "  activation ranges: %u of %u "
+        "searched for the least int8 error narrowed from min/max (outputs "
+        "and logits keep min/max)\n", c.n_narrowed, c.n_searched);
+  if (c.n_widened > 0) {
+    unsigned n_arith = c.n_widened - c.n_widened_const;
+    g_string_append_printf (r->text, "  requantiser limits: %u result%s "
+        "finer than the device's requantiser reaches from the node's int8 "
+        "inputs, widened:\n%s", c.n_widened, c.n_widened == 1 ? "" : "s",
+        c.widened_text->str);
+    if (n_arith > 0) {
+      const simnpu__ir_node *fn =
+          &g->nodes[g->tensors[c.first_widened].producer];
+      g_printerr ("simnpu-compile: warning: %u node%s of the model (first "
+          "'%s' (%s)) make%s results constant or finer than the device's "
+          "requantiser reaches from their int8 inputs (the model's own "
+          "arithmetic, not the calibration images): their ranges are "
+          "widened to the narrowest it takes; the report's 'requantiser "
+          "limits' names each\n", n_arith, n_arith == 1 ? "" : "s", fn->name,
+          simnpu__ir_op_name (fn->op), n_arith == 1 ? "s" : "");
+    }
+    if (c.n_widened_const > 0)
+      g_printerr ("simnpu-compile: warning: every calibration input is "
+          "the same, which gives %u tensor%s (first '%s') one value: "
+          "widened to the narrowest range the device takes, other inputs "
+          "will saturate there; calibrate on varied, representative "
+          "images\n", c.n_widened_const, c.n_widened_const == 1 ? "" : "s",
+          g->tensors[c.first_widened_const].name);
+  }
   if (have_valid) {
     simnpu__quantize_evaluator_init (&eval, dg, g);
     if ((ret =
@@ -248,5 +393,8 @@ out:
   g_free (c.is_logit);
   g_free (c.clamp_lo);
   g_free (c.clamp_hi);
+  simnpu__quantize_hist_free (c.hist, g->n_tensors);
+  if (c.widened_text)
+    g_string_free (c.widened_text, TRUE);
   return ret;
 }

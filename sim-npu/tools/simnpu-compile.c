@@ -615,10 +615,12 @@ compile_model (const char *src, const model_args * a,
         o.techniques |= SIMNPU_TECHNIQUE_BIAS_CORRECTION;
       else if (strcmp (t[i], "equalization") == 0)
         o.techniques |= SIMNPU_TECHNIQUE_EQUALIZATION;
+      else if (strcmp (t[i], "mse-ranges") == 0)
+        o.techniques |= SIMNPU_TECHNIQUE_MSE_RANGES;
       else if (strcmp (t[i], "none") != 0) {
         fprintf (stderr, "simnpu-compile: --technique '%s': expected a "
             "comma-separated list of host-fallback, bias-correction, "
-            "equalization, or none\n", t[i]);
+            "equalization, mse-ranges, or none\n", t[i]);
         g_strfreev (t);
         goto out;
       }
@@ -661,6 +663,10 @@ compile_model (const char *src, const model_args * a,
     }
     if (r.techniques_applied & SIMNPU_TECHNIQUE_BIAS_CORRECTION) {
       printf ("%sbias correction (analytic, per output channel)\n", lead);
+      lead = indent;
+    }
+    if (r.techniques_applied & SIMNPU_TECHNIQUE_MSE_RANGES) {
+      printf ("%sactivation ranges of least int8 error (histograms)\n", lead);
       lead = indent;
     }
     if (r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK)
@@ -810,8 +816,9 @@ main (int argc, char **argv)
           "THRESHOLD, after a sigmoid with :logit",
         "OUTPUTS:THRESHOLD[:logit]"},
     {"technique", 0, 0, G_OPTION_ARG_STRING, &ma.technique,
-        "Accuracy techniques: equalization, bias-correction, "
-          "host-fallback (default: all three), or none", "LIST"},
+          "Accuracy techniques: equalization, bias-correction, "
+          "host-fallback (default: all three), mse-ranges, or none",
+        "LIST"},
     {"fallback-share", 0, 0, G_OPTION_ARG_STRING, &ma.fallback_share_arg,
         "Share of the model's MACs (0 to 1) host fallback may move to "
           "the host (default 0.1)", "SHARE"},

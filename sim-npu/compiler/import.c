@@ -180,7 +180,7 @@ simnpu__input_shape_resolve (simnpu__input_shapes * shapes,
     return 0;
   }
   if (!rank_known)
-    return simnpu__set_error (error, SIMNPU_EUNSUPPORTED, "input '%s': the "
+    return simnpu__set_error (error, SIMNPU_EINVAL, "input '%s': the "
         "model leaves its rank and shape open; give it with "
         INPUT_SHAPE_OPTION " %s=DIMS", input, input);
   for (i = 0; i < *rank; i++) {
@@ -193,7 +193,7 @@ simnpu__input_shape_resolve (simnpu__input_shapes * shapes,
       continue;
     }
     tmpl = shape_template (*rank, dims);
-    ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED, "input '%s': dim %u "
+    ret = simnpu__set_error (error, SIMNPU_EINVAL, "input '%s': dim %u "
         "is dynamic (the model's shape is %s); give the shape to compile "
         "for with " INPUT_SHAPE_OPTION " %s=DIMS", input, i, tmpl, input);
     g_free (tmpl);

@@ -349,8 +349,8 @@ onnx_finish_cut (onnx_ctx * c, onnx_cut * cut, GString * dropped)
   g_free (dep);
   if (c->g->n_outputs == 0)
     ret = simnpu__set_error (c->error, SIMNPU_EUNSUPPORTED, "node '%s' (%s): "
-        "every output needs the graph's control flow, which simnpu-compile "
-        "cannot run yet", cut->first, cut->first_op);
+        "every output needs the graph's control flow, which the compile "
+        "cannot cut off", cut->first, cut->first_op);
   else
     g_message ("onnx: the graph has control flow (node '%s', op %s), which "
         "simnpu-compile does not run; it is cut before it. Outputs dropped: "

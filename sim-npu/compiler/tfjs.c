@@ -584,8 +584,7 @@ set_outputs (tfjs_loader * l, JsonObject * root)
     if (cf != NULL && l->g->n_outputs == 0)
       ret = simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED, "every output needs "
           "the graph's control flow (node '%s', op %s: a TF while loop or "
-          "cond, here before any output can be computed), which "
-          "simnpu-compile cannot run yet", cf->name, cf->op);
+          "cond, here before any output can be computed)", cf->name, cf->op);
     else if (cf != NULL && added->len)
       g_message ("tfjs: the graph has control flow (node '%s', op %s: a TF "
           "while loop or cond), which simnpu-compile does not run; it is cut "

@@ -95,12 +95,16 @@ check_model_files (io_files * io, char **model_files)
 /* Trained float models: import, calibrate, quantise */
 
 /* Whose fault an error of the compile is: the model's, breaking its
- * format's rules, or the compiler's, which cannot do it yet. */
+ * format's rules; the command line's, which lacks an option the model
+ * needs (an input shape) or gives a wrong one; or the compiler's, which
+ * cannot do it yet. */
 static const char *
 error_kind (int code)
 {
   if (code == SIMNPU_EUNSUPPORTED)
     return "simnpu-compile cannot do this yet";
+  if (code == SIMNPU_EINVAL)
+    return "an option is missing or wrong";
   return simnpu_strerror (code);
 }
 

@@ -166,7 +166,7 @@ test_shape_tfjs (void)
 
   /* no shape: the error names the input, the dim and the option */
   g_assert_cmpint (load_tfjs (dynamic_hw_json, NULL, 0, NULL, &g, &error),
-      ==, SIMNPU_EUNSUPPORTED);
+      ==, SIMNPU_EINVAL);
   g_assert_null (g);
   expect_in (error.message, "input 'x'");
   expect_in (error.message, "dim 1 is dynamic");
@@ -231,7 +231,7 @@ test_shape_tfjs (void)
 
   /* an unknown rank needs the option, and takes its rank from it */
   g_assert_cmpint (load_tfjs (unknown_rank_json, NULL, 0, NULL, &g, &error),
-      ==, SIMNPU_EUNSUPPORTED);
+      ==, SIMNPU_EINVAL);
   expect_in (error.message, "input 'x'");
   expect_in (error.message, "rank");
   expect_in (error.message, "--input-shape x=");
@@ -347,7 +347,7 @@ test_shape_onnx (void)
 
   /* a symbolic H was silently 1: now an error naming input, dim, option */
   g_assert_cmpint (simnpu__onnx_load_data (model, len, &g, &error), ==,
-      SIMNPU_EUNSUPPORTED);
+      SIMNPU_EINVAL);
   g_assert_null (g);
   expect_in (error.message, "input 'x'");
   expect_in (error.message, "dim 2 is dynamic");
@@ -974,7 +974,7 @@ test_corpus_input_shape (void)
   g_assert_cmpint (r.status, !=, 0);
   expect_in (r.err, "input 'input': dim 1 is dynamic");
   expect_in (r.err, "--input-shape input=DIMS");
-  expect_in (r.err, "simnpu-compile cannot do this yet");
+  expect_in (r.err, "(an option is missing or wrong)");
   result_clear (&r);
   r = compile (model, image, shape);
   expect_success (&r);

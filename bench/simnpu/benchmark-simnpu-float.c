@@ -43,6 +43,7 @@
  * builds of the kernels). */
 
 #include "compiler.h"
+#include "onnx-builder.h"
 #include "onnx.pb-c.h"
 
 #include <glib/gstdio.h>
@@ -63,32 +64,21 @@
 #define RELU6_MIN 0.0f
 #define RELU6_MAX 6.0f
 
-/* Everything one model allocates, freed at once. */
+/* One model: the ONNX builder of the tests, and the generator's state */
 typedef struct
 {
-  GPtrArray *mem;
-  Onnx__ModelProto model;
-  Onnx__GraphProto graph;
-  Onnx__OperatorSetIdProto opset;
-  Onnx__OperatorSetIdProto *opsets[1];
-  GPtrArray *nodes, *inits, *inputs, *outputs;
+  onnx_builder ob;
   guint32 seed;
   unsigned counter;
   /* channels of each value the generator made, by name */
   GHashTable *channels;
 } builder;
 
-static gpointer
-keep (builder * b, gpointer p)
-{
-  g_ptr_array_add (b->mem, p);
-  return p;
-}
-
 static const char *
 fresh (builder * b, const char *prefix)
 {
-  return keep (b, g_strdup_printf ("%s_%u", prefix, ++b->counter));
+  return onnx_builder_keep (&b->ob, g_strdup_printf ("%s_%u", prefix,
+          ++b->counter));
 }
 
 /* uniform in [-1, 1), the same on every run */
@@ -103,71 +93,18 @@ static void
 builder_init (builder * b, const char *name)
 {
   memset (b, 0, sizeof *b);
-  b->mem = g_ptr_array_new_with_free_func (g_free);
-  b->nodes = g_ptr_array_new ();
-  b->inits = g_ptr_array_new ();
-  b->inputs = g_ptr_array_new ();
-  b->outputs = g_ptr_array_new ();
+  onnx_builder_init (&b->ob, OPSET);
+  b->ob.model.ir_version = IR_VERSION;
+  b->ob.graph.name = (char *) name;
   b->channels = g_hash_table_new (g_str_hash, g_str_equal);
   b->seed = 12345;
-  onnx__model_proto__init (&b->model);
-  onnx__graph_proto__init (&b->graph);
-  onnx__operator_set_id_proto__init (&b->opset);
-  b->opset.domain = (char *) "";
-  b->opset.has_version = true;
-  b->opset.version = OPSET;
-  b->opsets[0] = &b->opset;
-  b->model.has_ir_version = true;
-  b->model.ir_version = IR_VERSION;
-  b->model.n_opset_import = 1;
-  b->model.opset_import = b->opsets;
-  b->model.graph = &b->graph;
-  b->graph.name = (char *) name;
 }
 
 static void
 builder_clear (builder * b)
 {
-  g_ptr_array_unref (b->nodes);
-  g_ptr_array_unref (b->inits);
-  g_ptr_array_unref (b->inputs);
-  g_ptr_array_unref (b->outputs);
   g_hash_table_unref (b->channels);
-  g_ptr_array_unref (b->mem);
-}
-
-static Onnx__ValueInfoProto *
-value_info (builder * b, const char *name, unsigned rank, const int64_t * dims)
-{
-  Onnx__ValueInfoProto *vi = keep (b, g_new0 (Onnx__ValueInfoProto, 1));
-  Onnx__TypeProto *tp = keep (b, g_new0 (Onnx__TypeProto, 1));
-  Onnx__TypeProto__Tensor *tt = keep (b, g_new0 (Onnx__TypeProto__Tensor,
-          1));
-  Onnx__TensorShapeProto *sp = keep (b, g_new0 (Onnx__TensorShapeProto, 1));
-  Onnx__TensorShapeProto__Dimension **dp = keep (b,
-      g_new0 (Onnx__TensorShapeProto__Dimension *, MAX (rank, 1)));
-  unsigned i;
-
-  onnx__value_info_proto__init (vi);
-  onnx__type_proto__init (tp);
-  onnx__type_proto__tensor__init (tt);
-  onnx__tensor_shape_proto__init (sp);
-  for (i = 0; i < rank; i++) {
-    dp[i] = keep (b, g_new0 (Onnx__TensorShapeProto__Dimension, 1));
-    onnx__tensor_shape_proto__dimension__init (dp[i]);
-    dp[i]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-    dp[i]->dim_value = dims[i];
-  }
-  sp->n_dim = rank;
-  sp->dim = dp;
-  tt->has_elem_type = true;
-  tt->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
-  tt->shape = sp;
-  tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-  tp->tensor_type = tt;
-  vi->name = (char *) name;
-  vi->type = tp;
-  return vi;
+  onnx_builder_clear (&b->ob);
 }
 
 /* a float initializer of random values times scale */
@@ -175,74 +112,29 @@ static const char *
 add_init (builder * b, const char *prefix, unsigned rank, const int64_t * dims,
     float scale, float offset)
 {
-  Onnx__TensorProto *t = keep (b, g_new0 (Onnx__TensorProto, 1));
+  const char *name = fresh (b, prefix);
   size_t n = 1, i;
   float *v;
 
-  onnx__tensor_proto__init (t);
   for (i = 0; i < rank; i++)
     n *= dims[i];
-  v = keep (b, g_new (float, n));
+  v = g_new (float, n);
   for (i = 0; i < n; i++)
     v[i] = offset + scale * rnd (b);
-  t->name = (char *) fresh (b, prefix);
-  t->n_dims = rank;
-  t->dims = keep (b, g_memdup2 (dims, MAX (rank, 1) * sizeof dims[0]));
-  t->has_data_type = true;
-  t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
-  t->n_float_data = n;
-  t->float_data = v;
-  g_ptr_array_add (b->inits, t);
-  return t->name;
+  onnx_builder_floats (&b->ob, name, rank, dims, v);
+  g_free (v);
+  return name;
 }
 
 static Onnx__NodeProto *
 add_node (builder * b, const char *op, unsigned n_in, const char *in0,
     const char *in1, const char *in2, const char *out)
 {
-  Onnx__NodeProto *n = keep (b, g_new0 (Onnx__NodeProto, 1));
-  char **ins = keep (b, g_new0 (char *, 3));
-  char **outs = keep (b, g_new0 (char *, 1));
+  const char *ins[3] = { in0, in1, in2 };
+  Onnx__NodeProto *n = onnx_builder_node (&b->ob, op, ins, n_in, out);
 
-  onnx__node_proto__init (n);
-  n->op_type = (char *) op;
   n->name = (char *) fresh (b, op);
-  ins[0] = (char *) in0;
-  ins[1] = (char *) in1;
-  ins[2] = (char *) in2;
-  n->n_input = n_in;
-  n->input = ins;
-  outs[0] = (char *) out;
-  n->n_output = 1;
-  n->output = outs;
-  g_ptr_array_add (b->nodes, n);
   return n;
-}
-
-static void
-add_attr (builder * b, Onnx__NodeProto * n, const char *name, unsigned count,
-    const int64_t * ints)
-{
-  Onnx__AttributeProto *a = keep (b, g_new0 (Onnx__AttributeProto, 1));
-  Onnx__AttributeProto **all = keep (b, g_new0 (Onnx__AttributeProto *,
-          n->n_attribute + 1));
-
-  onnx__attribute_proto__init (a);
-  a->name = (char *) name;
-  a->has_type = true;
-  if (count == 0) {
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
-    a->has_i = true;
-    a->i = ints[0];
-  } else {
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-    a->n_ints = count;
-    a->ints = keep (b, g_memdup2 (ints, count * sizeof ints[0]));
-  }
-  if (n->n_attribute > 0)
-    memcpy (all, n->attribute, n->n_attribute * sizeof all[0]);
-  all[n->n_attribute++] = a;
-  n->attribute = all;
 }
 
 static int64_t
@@ -303,10 +195,10 @@ conv (builder * b, const char *x, int64_t cout, int64_t k, int64_t stride,
   const char *y = fresh (b, "conv");
   Onnx__NodeProto *n = add_node (b, "Conv", 3, x, w, bias, y);
 
-  add_attr (b, n, "kernel_shape", 2, kernel);
-  add_attr (b, n, "strides", 2, strides);
-  add_attr (b, n, "pads", 4, pads);
-  add_attr (b, n, "group", 0, &groups);
+  onnx_builder_attr_ints (&b->ob, n, "kernel_shape", kernel, 2);
+  onnx_builder_attr_ints (&b->ob, n, "strides", strides, 2);
+  onnx_builder_attr_ints (&b->ob, n, "pads", pads, 4);
+  onnx_builder_attr_int (&b->ob, n, "group", groups);
   set_channels (b, y, cout);
   return activation (b, y, act);
 }
@@ -314,14 +206,14 @@ conv (builder * b, const char *x, int64_t cout, int64_t k, int64_t stride,
 static const char *
 input (builder * b, const int64_t * dims)
 {
-  g_ptr_array_add (b->inputs, value_info (b, "input", 4, dims));
+  onnx_builder_input (&b->ob, "input", 4, dims);
   return set_channels (b, "input", dims[1]);
 }
 
 static void
 output (builder * b, const char *y)
 {
-  g_ptr_array_add (b->outputs, value_info (b, y, 0, NULL));
+  onnx_builder_output (&b->ob, y);
 }
 
 static void
@@ -351,11 +243,11 @@ build_mobilenet (builder * b, int64_t * in_dims)
   add_node (b, "GlobalAveragePool", 1, x, NULL, NULL, p);
   f = fresh (b, "flat");
   n = add_node (b, "Flatten", 1, p, NULL, NULL, f);
-  add_attr (b, n, "axis", 0, &one);
+  onnx_builder_attr_int (&b->ob, n, "axis", one);
   y = fresh (b, "logits");
   n = add_node (b, "Gemm", 3, f, add_init (b, "fc_w", 2, fcw,
           sqrtf (3.0f / 1024), 0.0f), add_init (b, "fc_b", 1, fcb, 0.1f, 0), y);
-  add_attr (b, n, "transB", 0, &one);
+  onnx_builder_attr_int (&b->ob, n, "transB", one);
   p = fresh (b, "prob");
   add_node (b, "Softmax", 1, y, NULL, NULL, p);
   output (b, p);
@@ -392,22 +284,11 @@ build_detector (builder * b, int64_t * in_dims)
 static gboolean
 builder_write (builder * b, const char *path, GError ** error)
 {
-  guint8 *buf;
   size_t len;
-  gboolean ok;
+  guint8 *buf = onnx_builder_pack (&b->ob, &len);
+  gboolean ok = g_file_set_contents (path, (const char *) buf, (gssize) len,
+      error);
 
-  b->graph.n_node = b->nodes->len;
-  b->graph.node = (Onnx__NodeProto **) b->nodes->pdata;
-  b->graph.n_initializer = b->inits->len;
-  b->graph.initializer = (Onnx__TensorProto **) b->inits->pdata;
-  b->graph.n_input = b->inputs->len;
-  b->graph.input = (Onnx__ValueInfoProto **) b->inputs->pdata;
-  b->graph.n_output = b->outputs->len;
-  b->graph.output = (Onnx__ValueInfoProto **) b->outputs->pdata;
-  len = onnx__model_proto__get_packed_size (&b->model);
-  buf = g_malloc (len);
-  onnx__model_proto__pack (&b->model, buf);
-  ok = g_file_set_contents (path, (const char *) buf, (gssize) len, error);
   g_free (buf);
   return ok;
 }

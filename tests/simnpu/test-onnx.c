@@ -16,6 +16,7 @@
  * before the work those limits bound. */
 
 #include "compiler.h"
+#include "onnx-builder.h"
 #include "onnx.pb-c.h"
 #include "tool-run.h"
 
@@ -32,170 +33,24 @@
 #define FLOAT16_ONE 0x3c00
 #define FLOAT16_MINUS_TWO 0xc000
 
-/* Everything a test model allocates, freed at once. */
-typedef struct
-{
-  GPtrArray *mem;
-  Onnx__ModelProto model;
-  Onnx__GraphProto graph;
-  Onnx__OperatorSetIdProto opset;
-  Onnx__OperatorSetIdProto *opsets[1];
-  GPtrArray *nodes, *inits, *inputs, *outputs;
-} builder;
-
-static gpointer
-keep (builder * b, gpointer p)
-{
-  g_ptr_array_add (b->mem, p);
-  return p;
-}
-
-static void
-builder_init (builder * b, int64_t opset)
-{
-  memset (b, 0, sizeof *b);
-  b->mem = g_ptr_array_new_with_free_func (g_free);
-  b->nodes = g_ptr_array_new ();
-  b->inits = g_ptr_array_new ();
-  b->inputs = g_ptr_array_new ();
-  b->outputs = g_ptr_array_new ();
-  onnx__model_proto__init (&b->model);
-  onnx__graph_proto__init (&b->graph);
-  onnx__operator_set_id_proto__init (&b->opset);
-  b->opset.domain = (char *) "";
-  b->opset.has_version = true;
-  b->opset.version = opset;
-  b->opsets[0] = &b->opset;
-  b->model.has_ir_version = true;
-  b->model.ir_version = 8;
-  b->model.n_opset_import = 1;
-  b->model.opset_import = b->opsets;
-  b->model.graph = &b->graph;
-  b->graph.name = (char *) "test";
-}
-
-static void
-builder_clear (builder * b)
-{
-  g_ptr_array_unref (b->nodes);
-  g_ptr_array_unref (b->inits);
-  g_ptr_array_unref (b->inputs);
-  g_ptr_array_unref (b->outputs);
-  g_ptr_array_unref (b->mem);
-}
-
-static Onnx__ValueInfoProto *
-value_info (builder * b, const char *name, unsigned rank, const int64_t * dims)
-{
-  Onnx__ValueInfoProto *vi = keep (b, g_new0 (Onnx__ValueInfoProto, 1));
-  Onnx__TypeProto *tp = keep (b, g_new0 (Onnx__TypeProto, 1));
-  Onnx__TypeProto__Tensor *tt = keep (b, g_new0 (Onnx__TypeProto__Tensor,
-          1));
-  Onnx__TensorShapeProto *sp = keep (b, g_new0 (Onnx__TensorShapeProto, 1));
-  Onnx__TensorShapeProto__Dimension **dp = keep (b,
-      g_new0 (Onnx__TensorShapeProto__Dimension *, MAX (rank, 1)));
-  unsigned i;
-
-  onnx__value_info_proto__init (vi);
-  onnx__type_proto__init (tp);
-  onnx__type_proto__tensor__init (tt);
-  onnx__tensor_shape_proto__init (sp);
-  for (i = 0; i < rank; i++) {
-    dp[i] = keep (b, g_new0 (Onnx__TensorShapeProto__Dimension, 1));
-    onnx__tensor_shape_proto__dimension__init (dp[i]);
-    dp[i]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
-    dp[i]->dim_value = dims[i];
-  }
-  sp->n_dim = rank;
-  sp->dim = dp;
-  tt->has_elem_type = true;
-  tt->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
-  tt->shape = sp;
-  tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
-  tp->tensor_type = tt;
-  vi->name = (char *) name;
-  vi->type = tp;
-  return vi;
-}
-
-static void
-add_input (builder * b, const char *name, unsigned rank, const int64_t * dims)
-{
-  g_ptr_array_add (b->inputs, value_info (b, name, rank, dims));
-}
-
-static void
-add_output (builder * b, const char *name)
-{
-  g_ptr_array_add (b->outputs, value_info (b, name, 0, NULL));
-}
-
-static void
-add_float_init (builder * b, const char *name, unsigned rank,
-    const int64_t * dims, const float *v)
-{
-  Onnx__TensorProto *t = keep (b, g_new0 (Onnx__TensorProto, 1));
-  size_t n = 1, i;
-
-  onnx__tensor_proto__init (t);
-  for (i = 0; i < rank; i++)
-    n *= dims[i];
-  t->name = (char *) name;
-  t->n_dims = rank;
-  t->dims = keep (b, g_memdup2 (dims, MAX (rank, 1) * sizeof dims[0]));
-  t->has_data_type = true;
-  t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
-  t->n_float_data = n;
-  t->float_data = keep (b, g_memdup2 (v, n * sizeof v[0]));
-  g_ptr_array_add (b->inits, t);
-}
-
+/* a node of one or two inputs named apart from its output */
 static Onnx__NodeProto *
-add_node (builder * b, const char *op, const char *name, const char *in0,
+add_node (onnx_builder * b, const char *op, const char *name, const char *in0,
     const char *in1, const char *out)
 {
-  Onnx__NodeProto *n = keep (b, g_new0 (Onnx__NodeProto, 1));
-  char **ins = keep (b, g_new0 (char *, 2));
-  char **outs = keep (b, g_new0 (char *, 1));
+  const char *ins[2] = { in0, in1 };
+  Onnx__NodeProto *n = onnx_builder_node (b, op, ins, in1 != NULL ? 2 : 1,
+      out);
 
-  onnx__node_proto__init (n);
-  n->op_type = (char *) op;
   n->name = (char *) name;
-  ins[0] = (char *) in0;
-  ins[1] = (char *) in1;
-  n->n_input = in1 != NULL ? 2 : 1;
-  n->input = ins;
-  outs[0] = (char *) out;
-  n->n_output = 1;
-  n->output = outs;
-  g_ptr_array_add (b->nodes, n);
   return n;
 }
 
-static guint8 *
-builder_pack (builder * b, size_t *len)
-{
-  guint8 *buf;
-
-  b->graph.n_node = b->nodes->len;
-  b->graph.node = (Onnx__NodeProto **) b->nodes->pdata;
-  b->graph.n_initializer = b->inits->len;
-  b->graph.initializer = (Onnx__TensorProto **) b->inits->pdata;
-  b->graph.n_input = b->inputs->len;
-  b->graph.input = (Onnx__ValueInfoProto **) b->inputs->pdata;
-  b->graph.n_output = b->outputs->len;
-  b->graph.output = (Onnx__ValueInfoProto **) b->outputs->pdata;
-  *len = onnx__model_proto__get_packed_size (&b->model);
-  buf = g_malloc (*len);
-  onnx__model_proto__pack (&b->model, buf);
-  return buf;
-}
-
 static int
-load (builder * b, simnpu__ir_graph ** g, simnpu_error * error)
+load (onnx_builder * b, simnpu__ir_graph ** g, simnpu_error * error)
 {
   size_t len;
-  guint8 *buf = builder_pack (b, &len);
+  guint8 *buf = onnx_builder_pack (b, &len);
   int ret = simnpu__onnx_load_data (buf, len, g, error);
   g_free (buf);
   return ret;
@@ -207,7 +62,7 @@ static const float b1[CH] = { 0.25f, -0.5f };
 static const float w2[CH * CH] = { -1, 1, 2, 0.5f };
 
 static void
-build_conv_chain (builder * b)
+build_conv_chain (onnx_builder * b)
 {
   static const int64_t xd[] = { 1, CH, HW, HW };
   static const int64_t wd[] = { CH, CH, 1, 1 };
@@ -215,14 +70,14 @@ build_conv_chain (builder * b)
   Onnx__NodeProto *n;
   char **ins;
 
-  builder_init (b, OPSET);
-  add_input (b, "x", 4, xd);
-  add_output (b, "y");
-  add_float_init (b, "w1", 4, wd, w1);
-  add_float_init (b, "b1", 1, bd, b1);
-  add_float_init (b, "w2", 4, wd, w2);
+  onnx_builder_init (b, OPSET);
+  onnx_builder_input (b, "x", 4, xd);
+  onnx_builder_output (b, "y");
+  onnx_builder_floats (b, "w1", 4, wd, w1);
+  onnx_builder_floats (b, "b1", 1, bd, b1);
+  onnx_builder_floats (b, "w2", 4, wd, w2);
   n = add_node (b, "Conv", "conv1", "x", "w1", "c1");
-  ins = keep (b, g_new0 (char *, 3));
+  ins = onnx_builder_keep (b, g_new0 (char *, 3));
   ins[0] = (char *) "x";
   ins[1] = (char *) "w1";
   ins[2] = (char *) "b1";
@@ -297,11 +152,11 @@ test_conv_chain (void)
   float y[CH * HW * HW], want[CH * HW * HW], after[CH * HW * HW];
   const simnpu__ir_tensor *out;
   unsigned i;
-  builder b;
+  onnx_builder b;
 
   build_conv_chain (&b);
   g_assert_cmpint (load (&b, &g, &error), ==, 0);
-  builder_clear (&b);
+  onnx_builder_clear (&b);
   out = &g->tensors[g->outputs[0]];
   g_assert_cmpuint (out->rank, ==, 4);
   g_assert_cmpint (out->dims[1], ==, CH);
@@ -341,16 +196,16 @@ test_silu_chain (void)
   Onnx__NodeProto *n;
   char **ins;
   unsigned i;
-  builder b;
+  onnx_builder b;
 
-  builder_init (&b, OPSET);
-  add_input (&b, "x", 4, xd);
-  add_output (&b, "y");
-  add_float_init (&b, "w1", 4, wd, w1);
-  add_float_init (&b, "b1", 1, bd, b1);
-  add_float_init (&b, "w2", 4, wd, w2);
+  onnx_builder_init (&b, OPSET);
+  onnx_builder_input (&b, "x", 4, xd);
+  onnx_builder_output (&b, "y");
+  onnx_builder_floats (&b, "w1", 4, wd, w1);
+  onnx_builder_floats (&b, "b1", 1, bd, b1);
+  onnx_builder_floats (&b, "w2", 4, wd, w2);
   n = add_node (&b, "Conv", "conv1", "x", "w1", "c1");
-  ins = keep (&b, g_new0 (char *, 3));
+  ins = onnx_builder_keep (&b, g_new0 (char *, 3));
   ins[0] = (char *) "x";
   ins[1] = (char *) "w1";
   ins[2] = (char *) "b1";
@@ -360,7 +215,7 @@ test_silu_chain (void)
   add_node (&b, "Mul", "silu", "c1", "s", "m");
   add_node (&b, "Conv", "conv2", "m", "w2", "y");
   g_assert_cmpint (load (&b, &g, &error), ==, 0);
-  builder_clear (&b);
+  onnx_builder_clear (&b);
   g_assert_cmpuint (count_op (g, SIMNPU_IR_TRANSPOSE), ==, 4);
   run_graph (g, before);
   g_assert_cmpint (simnpu__ir_cancel_transposes (g, &error), ==, 0);
@@ -437,19 +292,21 @@ test_cancel_through_const (void)
 }
 
 static void
-add_int64_init (builder * b, const char *name, unsigned rank,
+add_int64_init (onnx_builder * b, const char *name, unsigned rank,
     const int64_t * dims, const int64_t * v, size_t n)
 {
-  Onnx__TensorProto *t = keep (b, g_new0 (Onnx__TensorProto, 1));
+  Onnx__TensorProto *t = onnx_builder_keep (b, g_new0 (Onnx__TensorProto, 1));
 
   onnx__tensor_proto__init (t);
   t->name = (char *) name;
   t->n_dims = rank;
-  t->dims = keep (b, g_memdup2 (dims, MAX (rank, 1) * sizeof dims[0]));
+  t->dims =
+      onnx_builder_keep (b, g_memdup2 (dims, MAX (rank, 1) * sizeof dims[0]));
   t->has_data_type = true;
   t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
   t->n_int64_data = n;
-  t->int64_data = keep (b, g_memdup2 (v, MAX (n, 1) * sizeof v[0]));
+  t->int64_data =
+      onnx_builder_keep (b, g_memdup2 (v, MAX (n, 1) * sizeof v[0]));
   g_ptr_array_add (b->inits, t);
 }
 
@@ -465,11 +322,11 @@ test_shape_folding (void)
   simnpu__ir_graph *g = NULL;
   const simnpu__ir_tensor *y;
   Onnx__NodeProto *n;
-  builder b;
+  onnx_builder b;
 
-  builder_init (&b, OPSET);
-  add_input (&b, "x", 3, xd);
-  add_output (&b, "y");
+  onnx_builder_init (&b, OPSET);
+  onnx_builder_input (&b, "x", 3, xd);
+  onnx_builder_output (&b, "y");
   add_int64_init (&b, "i0", 0, NULL, &zero, 1);
   add_int64_init (&b, "ax0", 1, one, &zero, 1);
   add_int64_init (&b, "rest", 1, one, &minus_one, 1);
@@ -478,8 +335,8 @@ test_shape_folding (void)
   add_node (&b, "Unsqueeze", "unsq", "n", "ax0", "n1");
   n = add_node (&b, "Concat", "cat", "n1", "rest", "target");
   n->n_attribute = 1;
-  n->attribute = keep (&b, g_new0 (Onnx__AttributeProto *, 1));
-  n->attribute[0] = keep (&b, g_new0 (Onnx__AttributeProto, 1));
+  n->attribute = onnx_builder_keep (&b, g_new0 (Onnx__AttributeProto *, 1));
+  n->attribute[0] = onnx_builder_keep (&b, g_new0 (Onnx__AttributeProto, 1));
   onnx__attribute_proto__init (n->attribute[0]);
   n->attribute[0]->name = (char *) "axis";
   n->attribute[0]->has_type = true;
@@ -488,7 +345,7 @@ test_shape_folding (void)
   n->attribute[0]->i = 0;
   add_node (&b, "Reshape", "resh", "x", "target", "y");
   g_assert_cmpint (load (&b, &g, &error), ==, 0);
-  builder_clear (&b);
+  onnx_builder_clear (&b);
   g_assert_cmpuint (g->n_nodes, ==, 1);
   g_assert_cmpint (g->nodes[0].op, ==, SIMNPU_IR_RESHAPE);
   y = &g->tensors[g->outputs[0]];
@@ -505,21 +362,21 @@ test_truncated (void)
   simnpu__ir_graph *g = NULL;
   size_t len;
   guint8 *buf;
-  builder b;
+  onnx_builder b;
 
   build_conv_chain (&b);
-  buf = builder_pack (&b, &len);
+  buf = onnx_builder_pack (&b, &len);
   /* the last byte lies inside opset_import, the last field */
   g_assert_cmpint (simnpu__onnx_load_data (buf, len - 1, &g, &error), ==,
       SIMNPU_EFORMAT);
   g_assert_null (g);
   g_assert_nonnull (strstr (error.message, "protobuf"));
   g_free (buf);
-  builder_clear (&b);
+  onnx_builder_clear (&b);
 }
 
 static void
-expect_error (builder * b, int code, const char *s1, const char *s2)
+expect_error (onnx_builder * b, int code, const char *s1, const char *s2)
 {
   simnpu_error error = { 0 };
   simnpu__ir_graph *g = NULL;
@@ -530,18 +387,18 @@ expect_error (builder * b, int code, const char *s1, const char *s2)
   if (strstr (error.message, s1) == NULL || (s2 != NULL
           && strstr (error.message, s2) == NULL))
     g_error ("message '%s' lacks '%s' / '%s'", error.message, s1, s2 ? s2 : "");
-  builder_clear (b);
+  onnx_builder_clear (b);
 }
 
 static void
 test_unknown_op (void)
 {
   static const int64_t xd[] = { 2, 3 };
-  builder b;
+  onnx_builder b;
 
-  builder_init (&b, OPSET);
-  add_input (&b, "x", 2, xd);
-  add_output (&b, "y");
+  onnx_builder_init (&b, OPSET);
+  onnx_builder_input (&b, "x", 2, xd);
+  onnx_builder_output (&b, "y");
   add_node (&b, "FrobnicateV2", "mynode", "x", NULL, "y");
   expect_error (&b, SIMNPU_EUNSUPPORTED, "'mynode'", "FrobnicateV2");
 }
@@ -550,19 +407,19 @@ static void
 test_opset (void)
 {
   static const int64_t xd[] = { 2, 3 };
-  builder b;
+  onnx_builder b;
 
   /* above the range: the model */
-  builder_init (&b, NEW_OPSET);
-  add_input (&b, "x", 2, xd);
-  add_output (&b, "y");
+  onnx_builder_init (&b, NEW_OPSET);
+  onnx_builder_input (&b, "x", 2, xd);
+  onnx_builder_output (&b, "y");
   add_node (&b, "Relu", "r", "x", NULL, "y");
   expect_error (&b, SIMNPU_EUNSUPPORTED, "opset 22", "1 to 21");
 
   /* below: an op whose definition changed since (Resize, opset 10) */
-  builder_init (&b, BAD_OPSET);
-  add_input (&b, "x", 2, xd);
-  add_output (&b, "y");
+  onnx_builder_init (&b, BAD_OPSET);
+  onnx_builder_input (&b, "x", 2, xd);
+  onnx_builder_output (&b, "y");
   add_node (&b, "Resize", "rsz", "x", "x", "y");
   expect_error (&b, SIMNPU_EUNSUPPORTED, "'rsz' (Resize)", "opset 9");
 
@@ -570,14 +427,14 @@ test_opset (void)
   {
     simnpu_error error = { 0 };
     simnpu__ir_graph *g = NULL;
-    builder_init (&b, BAD_OPSET);
-    add_input (&b, "x", 2, xd);
-    add_output (&b, "y");
+    onnx_builder_init (&b, BAD_OPSET);
+    onnx_builder_input (&b, "x", 2, xd);
+    onnx_builder_output (&b, "y");
     add_node (&b, "Relu", "r", "x", NULL, "y");
     g_assert_cmpint (load (&b, &g, &error), ==, 0);
     g_assert_cmpuint (count_op (g, SIMNPU_IR_RELU), ==, 1);
     simnpu__ir_graph_free (g);
-    builder_clear (&b);
+    onnx_builder_clear (&b);
   }
 }
 
@@ -609,7 +466,7 @@ test_external_data (void)
     Onnx__TensorProto *t;
     guint8 *buf;
     size_t n;
-    builder b;
+    onnx_builder b;
 
     build_conv_chain (&b);
     t = g_ptr_array_index (b.inits, 0);
@@ -629,7 +486,7 @@ test_external_data (void)
     t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
     t->n_external_data = G_N_ELEMENTS (entries);
     t->external_data = entries;
-    buf = builder_pack (&b, &n);
+    buf = onnx_builder_pack (&b, &n);
     g_assert_true (g_file_set_contents (path, (const gchar *) buf, n, NULL));
     g_assert_cmpint (simnpu__onnx_load_file (path, &g, &error), ==,
         SIMNPU_EUNSUPPORTED);
@@ -641,7 +498,7 @@ test_external_data (void)
       g_error ("location '%s': %s", location, error.message);
     g_free (buf);
     g_free (length);
-    builder_clear (&b);
+    onnx_builder_clear (&b);
   }
   g_unlink (path);
   g_unlink (secret);
@@ -657,11 +514,11 @@ static void
 test_missing_initializer (void)
 {
   static const int64_t xd[] = { 2, 3 };
-  builder b;
+  onnx_builder b;
 
-  builder_init (&b, OPSET);
-  add_input (&b, "x", 2, xd);
-  add_output (&b, "y");
+  onnx_builder_init (&b, OPSET);
+  onnx_builder_input (&b, "x", 2, xd);
+  onnx_builder_output (&b, "y");
   add_node (&b, "MatMul", "mm", "x", "weights", "y");
   expect_error (&b, SIMNPU_EFORMAT, "'mm'", "'weights'");
 }
@@ -672,12 +529,12 @@ test_shape_mismatch (void)
   static const int64_t xd[] = { 2, 3 };
   static const int64_t kd[] = { 4, 5 };
   static const float k[4 * 5] = { 0 };
-  builder b;
+  onnx_builder b;
 
-  builder_init (&b, OPSET);
-  add_input (&b, "x", 2, xd);
-  add_output (&b, "y");
-  add_float_init (&b, "k", 2, kd, k);
+  onnx_builder_init (&b, OPSET);
+  onnx_builder_input (&b, "x", 2, xd);
+  onnx_builder_output (&b, "y");
+  onnx_builder_floats (&b, "k", 2, kd, k);
   add_node (&b, "Add", "badd", "x", "k", "y");
   expect_error (&b, SIMNPU_ESHAPE, "badd", NULL);
 }
@@ -686,14 +543,14 @@ test_shape_mismatch (void)
 static void
 test_group_out_of_range (void)
 {
-  builder b;
+  onnx_builder b;
   Onnx__NodeProto *n;
 
   build_conv_chain (&b);
   n = g_ptr_array_index (b.nodes, 0);
   n->n_attribute = 1;
-  n->attribute = keep (&b, g_new0 (Onnx__AttributeProto *, 1));
-  n->attribute[0] = keep (&b, g_new0 (Onnx__AttributeProto, 1));
+  n->attribute = onnx_builder_keep (&b, g_new0 (Onnx__AttributeProto *, 1));
+  n->attribute[0] = onnx_builder_keep (&b, g_new0 (Onnx__AttributeProto, 1));
   onnx__attribute_proto__init (n->attribute[0]);
   n->attribute[0]->name = (char *) "group";
   n->attribute[0]->has_type = true;
@@ -708,12 +565,12 @@ test_reshape_not_constant (void)
 {
   static const int64_t xd[] = { 2, 3 };
   static const int64_t sd[] = { 2 };
-  builder b;
+  onnx_builder b;
 
-  builder_init (&b, OPSET);
-  add_input (&b, "x", 2, xd);
-  add_input (&b, "s", 1, sd);
-  add_output (&b, "y");
+  onnx_builder_init (&b, OPSET);
+  onnx_builder_input (&b, "x", 2, xd);
+  onnx_builder_input (&b, "s", 1, sd);
+  onnx_builder_output (&b, "y");
   add_node (&b, "Reshape", "resh", "x", "s", "y");
   expect_error (&b, SIMNPU_EUNSUPPORTED, "'resh' (Reshape)",
       "shape input must be constant");
@@ -804,13 +661,13 @@ static void
 test_input_dtype (void)
 {
   static const int64_t xd[] = { 2, 3 };
-  builder b;
+  onnx_builder b;
 
-  builder_init (&b, OPSET);
-  add_input (&b, "x16", 2, xd);
+  onnx_builder_init (&b, OPSET);
+  onnx_builder_input (&b, "x16", 2, xd);
   ((Onnx__ValueInfoProto *) b.inputs->pdata[0])->type->tensor_type->elem_type =
       ONNX__TENSOR_PROTO__DATA_TYPE__UINT16;
-  add_output (&b, "y");
+  onnx_builder_output (&b, "y");
   add_node (&b, "Relu", "r", "x16", NULL, "y");
   expect_error (&b, SIMNPU_EUNSUPPORTED, "'x16'", "UINT16");
 }
@@ -861,18 +718,19 @@ static const float chain_n[CH] = { 0.125f, 0.375f };
 static const float two = 2.0f, half = 0.5f;
 
 static void
-set_perm (builder * b, Onnx__NodeProto * n, const int64_t * perm)
+set_perm (onnx_builder * b, Onnx__NodeProto * n, const int64_t * perm)
 {
-  Onnx__AttributeProto *a = keep (b, g_new0 (Onnx__AttributeProto, 1));
+  Onnx__AttributeProto *a =
+      onnx_builder_keep (b, g_new0 (Onnx__AttributeProto, 1));
 
   onnx__attribute_proto__init (a);
   a->name = (char *) "perm";
   a->has_type = true;
   a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
   a->n_ints = 4;
-  a->ints = keep (b, g_memdup2 (perm, 4 * sizeof perm[0]));
+  a->ints = onnx_builder_keep (b, g_memdup2 (perm, 4 * sizeof perm[0]));
   n->n_attribute = 1;
-  n->attribute = keep (b, g_new0 (Onnx__AttributeProto *, 1));
+  n->attribute = onnx_builder_keep (b, g_new0 (Onnx__AttributeProto *, 1));
   n->attribute[0] = a;
 }
 
@@ -881,7 +739,7 @@ set_perm (builder * b, Onnx__NodeProto * n, const int64_t * perm)
  * Each conv imports as three IR nodes (wrapped in transposes), each step
  * as one. */
 static void
-build_long_chain (builder * b, unsigned n_steps)
+build_long_chain (onnx_builder * b, unsigned n_steps)
 {
   static const int64_t xd[] = { 1, CH, HW, HW };
   static const int64_t wd[] = { CH, CH, 1, 1 };
@@ -895,26 +753,26 @@ build_long_chain (builder * b, unsigned n_steps)
   char **ins;
   unsigned i;
 
-  builder_init (b, OPSET);
-  add_input (b, "x", 4, xd);
-  add_output (b, "y");
-  add_float_init (b, "w1", 4, wd, w1);
-  add_float_init (b, "b1", 1, bd, b1);
-  add_float_init (b, "w2", 4, wd, w2);
-  add_float_init (b, "kc", 4, cd, chain_c);
-  add_float_init (b, "k2c", 4, cd, chain_2c);
-  add_float_init (b, "kn", 4, nd, chain_n);
-  add_float_init (b, "two", 0, NULL, &two);
-  add_float_init (b, "half", 0, NULL, &half);
+  onnx_builder_init (b, OPSET);
+  onnx_builder_input (b, "x", 4, xd);
+  onnx_builder_output (b, "y");
+  onnx_builder_floats (b, "w1", 4, wd, w1);
+  onnx_builder_floats (b, "b1", 1, bd, b1);
+  onnx_builder_floats (b, "w2", 4, wd, w2);
+  onnx_builder_floats (b, "kc", 4, cd, chain_c);
+  onnx_builder_floats (b, "k2c", 4, cd, chain_2c);
+  onnx_builder_floats (b, "kn", 4, nd, chain_n);
+  onnx_builder_floats (b, "two", 0, NULL, &two);
+  onnx_builder_floats (b, "half", 0, NULL, &half);
   n = add_node (b, "Conv", "conv1", "x", "w1", "c1");
-  ins = keep (b, g_new0 (char *, 3));
+  ins = onnx_builder_keep (b, g_new0 (char *, 3));
   ins[0] = (char *) "x";
   ins[1] = (char *) "w1";
   ins[2] = (char *) "b1";
   n->input = ins;
   n->n_input = 3;
   for (i = 0; i < n_steps; i++) {
-    const char *out = keep (b, g_strdup_printf ("s%u", i));
+    const char *out = onnx_builder_keep (b, g_strdup_printf ("s%u", i));
     switch (chain_step_at (i)) {
       case STEP_ADD_C:
         add_node (b, "Add", out, prev, "kc", out);
@@ -1050,11 +908,11 @@ test_chain_at_node_limit (void)
   simnpu__ir_graph *g = NULL;
   float y[CH * HW * HW], want[CH * HW * HW];
   unsigned i;
-  builder b;
+  onnx_builder b;
 
   build_long_chain (&b, n_steps);
   g_assert_cmpint (load (&b, &g, &error), ==, 0);
-  builder_clear (&b);
+  onnx_builder_clear (&b);
   g_assert_cmpuint (g->n_nodes, ==, SIMNPU_IR_MAX_NODES);
   /* what simnpu__import_model runs after the front-end */
   g_assert_cmpint (simnpu__ir_fold_constants (g, &error), ==, 0);
@@ -1084,19 +942,19 @@ test_device_limit_before_calibration (void)
   simnpu__ir_graph *g = NULL;
   const char *prev = "x";
   unsigned i;
-  builder b;
+  onnx_builder b;
 
-  builder_init (&b, OPSET);
-  add_input (&b, "x", 4, xd);
-  add_output (&b, "y");
+  onnx_builder_init (&b, OPSET);
+  onnx_builder_input (&b, "x", 4, xd);
+  onnx_builder_output (&b, "y");
   for (i = 0; i <= SIMNPU_MAX_OPS; i++) {
     const char *out = i == SIMNPU_MAX_OPS ? "y" :
-        keep (&b, g_strdup_printf ("r%u", i));
+        onnx_builder_keep (&b, g_strdup_printf ("r%u", i));
     add_node (&b, "Relu", out, prev, NULL, out);
     prev = out;
   }
   g_assert_cmpint (load (&b, &g, &error), ==, 0);
-  builder_clear (&b);
+  onnx_builder_clear (&b);
   g_assert_cmpuint (g->n_nodes, ==, SIMNPU_MAX_OPS + 1);
   assert_refused_for_device_size (g);
   simnpu__ir_graph_free (g);
@@ -1112,14 +970,14 @@ test_too_many_nodes (void)
   gchar *want = g_strdup_printf ("the graph has %d nodes; expected at most "
       "%d", SIMNPU_IR_MAX_NODES + 1, SIMNPU_IR_MAX_NODES);
   unsigned i;
-  builder b;
+  onnx_builder b;
 
-  builder_init (&b, OPSET);
-  add_input (&b, "x", 4, xd);
-  add_output (&b, "y");
+  onnx_builder_init (&b, OPSET);
+  onnx_builder_input (&b, "x", 4, xd);
+  onnx_builder_output (&b, "y");
   for (i = 0; i <= SIMNPU_IR_MAX_NODES; i++) {
     const char *out = i == SIMNPU_IR_MAX_NODES ? "y" :
-        keep (&b, g_strdup_printf ("r%u", i));
+        onnx_builder_keep (&b, g_strdup_printf ("r%u", i));
     add_node (&b, "Relu", out, prev, NULL, out);
     prev = out;
   }
@@ -1147,21 +1005,22 @@ write_pad_chain (const char *dir, int64_t channels, unsigned n_pads)
   guint8 *buf;
   size_t len;
   unsigned i;
-  builder b;
+  onnx_builder b;
 
   for (i = 0; i < channels * BIG_IN_CH; i++)
     w[i] = (float) ((i * 37) % 11) / 11.0f - 0.5f;
-  builder_init (&b, OPSET);
-  add_input (&b, "x", 4, xd);
-  add_output (&b, "y");
-  add_float_init (&b, "w", 4, wd, w);
+  onnx_builder_init (&b, OPSET);
+  onnx_builder_input (&b, "x", 4, xd);
+  onnx_builder_output (&b, "y");
+  onnx_builder_floats (&b, "w", 4, wd, w);
   add_int64_init (&b, "pads", 1, pd, pads, 8);
   add_node (&b, "Conv", "conv", "x", "w", "c");
   for (i = 0; i < n_pads; i++) {
     const char *out = i + 1 == n_pads ? "y" :
-        keep (&b, g_strdup_printf ("p%u", i));
+        onnx_builder_keep (&b, g_strdup_printf ("p%u", i));
     Onnx__NodeProto *n = add_node (&b, "Pad", out, prev, "pads", out);
-    Onnx__AttributeProto *a = keep (&b, g_new0 (Onnx__AttributeProto, 1));
+    Onnx__AttributeProto *a =
+        onnx_builder_keep (&b, g_new0 (Onnx__AttributeProto, 1));
     onnx__attribute_proto__init (a);
     a->name = (char *) "mode";
     a->has_type = true;
@@ -1170,14 +1029,14 @@ write_pad_chain (const char *dir, int64_t channels, unsigned n_pads)
     a->s.data = (uint8_t *) "reflect";
     a->s.len = strlen ("reflect");
     n->n_attribute = 1;
-    n->attribute = keep (&b, g_new0 (Onnx__AttributeProto *, 1));
+    n->attribute = onnx_builder_keep (&b, g_new0 (Onnx__AttributeProto *, 1));
     n->attribute[0] = a;
     prev = out;
   }
-  buf = builder_pack (&b, &len);
+  buf = onnx_builder_pack (&b, &len);
   g_assert_true (g_file_set_contents (path, (const gchar *) buf, len, NULL));
   g_free (buf);
-  builder_clear (&b);
+  onnx_builder_clear (&b);
   g_free (w);
   return path;
 }

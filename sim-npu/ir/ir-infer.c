@@ -254,10 +254,20 @@ simnpu__ir_infer_matmul (simnpu__ir_graph * g, simnpu__ir_node * n,
   int ret;
 
   if ((ret = need_outputs (n, 1, error)) < 0
-      || (ret = need_f32 (n, a, "input", error)) < 0
-      || (ret = need_f32 (n, b, "input", error)) < 0
+      || (ret = need_dtype (n, a, "input", a->dtype == SIMNPU_IR_F32
+              || a->dtype == SIMNPU_IR_I32 || a->dtype == SIMNPU_IR_I64,
+              "f32, i32 or i64", error)) < 0
+      || (ret = need_dtype (n, b, "input", b->dtype == a->dtype,
+              simnpu__ir_dtype_name (a->dtype), error)) < 0
       || (ret = check_act (n, error)) < 0)
     return ret;
+  /* integer products (TF's int32 MatMul, index arithmetic) wrap around
+   * and take neither the fused bias nor an activation, which only the
+   * float fusion passes add */
+  if (a->dtype != SIMNPU_IR_F32 && (bias != NULL
+          || n->attrs.act != SIMNPU_IR_ACT_NONE))
+    return node_error (error, SIMNPU_EUNSUPPORTED, n,
+        "an integer matmul takes no bias or fused activation");
   shape_str (a->rank, a->dims, as);
   shape_str (b->rank, b->dims, bs);
   if (a->rank < 1 || b->rank < 1)
@@ -284,7 +294,7 @@ simnpu__ir_infer_matmul (simnpu__ir_graph * g, simnpu__ir_node * n,
         || (ret = need_vector (n, bias, "bias", nn, error)) < 0)
       return ret;
   }
-  return set_out (g, n, 0, SIMNPU_IR_F32, r, dims, error);
+  return set_out (g, n, 0, a->dtype, r, dims, error);
 }
 
 /* element-wise ops with numpy broadcasting of every input */

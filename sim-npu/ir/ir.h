@@ -67,7 +67,8 @@ typedef enum
    * dilation, pads, groups, act */
   SIMNPU_IR_CONV2D = 0,
   /* numpy matmul (rank >= 1, batch dims broadcast); optional bias added
-   * along the last axis; act */
+   * along the last axis; act. f32, or i32/i64 operands of one dtype
+   * (wrapping, as TF's int32 MatMul; no bias or act) */
   SIMNPU_IR_MATMUL,
   /* binary, numpy broadcasting */
   SIMNPU_IR_ADD,

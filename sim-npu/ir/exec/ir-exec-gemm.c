@@ -797,6 +797,39 @@ simnpu__ir_matmul_pack (const mm_geom * mg, const float *b, float *dst)
   }
 }
 
+/* TF's int32 (and ONNX's int64) MatMul: sums in 64 bits, wrapped to the
+ * type by the store as TF's int32 arithmetic wraps; index arithmetic,
+ * small and usually folded, so a plain loop over the batch walk */
+static void
+run_int_matmul (simnpu__ir_exec * x, const simnpu__ir_node * n,
+    const mm_geom * mg)
+{
+  simnpu__ir_dtype dt = tout (x, n, 0)->dtype;
+  const void *a = din (x, n, 0), *b = din (x, n, 1);
+  void *out = dout (x, n, 0);
+  int64_t idx[SIMNPU_IR_MAX_RANK] = { 0 }, i, oa = 0, ob = 0, r, c, k;
+  unsigned d;
+
+  for (i = 0; i < mg->n_batch; i++) {
+    for (r = 0; r < mg->m; r++)
+      for (c = 0; c < mg->nn; c++) {
+        uint64_t acc = 0;
+        for (k = 0; k < mg->k; k++)
+          acc += (uint64_t) load_int (dt, a, oa + r * mg->k + k)
+              * (uint64_t) load_int (dt, b, ob + k * mg->nn + c);
+        store_int (dt, out, (i * mg->m + r) * mg->nn + c, (int64_t) acc);
+      }
+    for (d = mg->batch_rank; d-- > 0;) {
+      bool wrap = ++idx[d] >= mg->batch[d];
+      oa += wrap ? -mg->a_st[d] * (mg->batch[d] - 1) : mg->a_st[d];
+      ob += wrap ? -mg->b_st[d] * (mg->batch[d] - 1) : mg->b_st[d];
+      if (!wrap)
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
 int
 simnpu__ir_run_matmul (simnpu__ir_exec * x, const simnpu__ir_node * n,
     simnpu_error * error)
@@ -810,6 +843,10 @@ simnpu__ir_run_matmul (simnpu__ir_exec * x, const simnpu__ir_node * n,
   unsigned d;
 
   simnpu__ir_matmul_geometry (tin (x, n, 0), tin (x, n, 1), &mg);
+  if (tout (x, n, 0)->dtype != SIMNPU_IR_F32) {
+    run_int_matmul (x, n, &mg);
+    return 0;
+  }
   bmat = mg.blocks * mg.k * mg.bw;
   pb = packed + mg.n_bmats * bmat;
   if (!x->packed_const[id])

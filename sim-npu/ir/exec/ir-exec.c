@@ -166,7 +166,7 @@ exec_node_buffers (simnpu__ir_exec * x, unsigned id, simnpu_error * error)
           == NULL)
         return run_error (error, SIMNPU_ENOMEM, n, "padded input too large");
     }
-  } else if (n->op == SIMNPU_IR_MATMUL) {
+  } else if (n->op == SIMNPU_IR_MATMUL && tin (x, n, 0)->dtype == SIMNPU_IR_F32) {
     const simnpu__ir_tensor *tb = tin (x, n, 1);
     int64_t size;
     mm_geom mg;

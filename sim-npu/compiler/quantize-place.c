@@ -321,6 +321,148 @@ simnpu__quantize_split_activations (simnpu__ir_graph * g, simnpu_error * error)
 /* ------------------------------------------------------------------ */
 /* Placement */
 
+/* The device results the host reads after the device, or the model
+ * returns: the device section's outputs, as lowering makes them. */
+static unsigned
+mark_device_outputs (const compile_ctx * c, bool *is_out)
+{
+  const simnpu__ir_graph *g = c->g;
+  unsigned i, j, n = 0;
+
+  memset (is_out, 0, g->n_tensors * sizeof (bool));
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *nd = &g->nodes[i];
+    if (c->place[i] != SIMNPU_SECTION_POSTAMBLE)
+      continue;
+    for (j = 0; j < nd->n_inputs; j++) {
+      int t = nd->inputs[j], p = t >= 0 ? g->tensors[t].producer : -1;
+      if (p >= 0 && c->place[p] == SIMNPU_SECTION_DEVICE)
+        is_out[t] = true;
+    }
+  }
+  for (i = 0; i < g->n_outputs; i++) {
+    int p = g->tensors[g->outputs[i]].producer;
+    if (p >= 0 && c->place[p] == SIMNPU_SECTION_DEVICE)
+      is_out[g->outputs[i]] = true;
+  }
+  for (i = 0; i < g->n_tensors; i++)
+    n += is_out[i];
+  return n;
+}
+
+/* Whether device node i may move to the postamble: nothing on the device
+ * reads its results, and the device makes each of its data inputs (the
+ * postamble cannot read the preamble's results). */
+static bool
+movable_to_postamble (const compile_ctx * c, unsigned i, const bool *dev_read)
+{
+  const simnpu__ir_graph *g = c->g;
+  const simnpu__ir_node *n = &g->nodes[i];
+  unsigned j;
+
+  if (c->place[i] != SIMNPU_SECTION_DEVICE)
+    return false;
+  for (j = 0; j < n->n_outputs; j++)
+    if (dev_read[n->outputs[j]])
+      return false;
+  for (j = 0; j < n->n_inputs; j++) {
+    int t = n->inputs[j], p;
+    if (t < 0 || g->tensors[t].is_const)
+      continue;
+    p = g->tensors[t].producer;
+    if (p < 0 || c->place[p] != SIMNPU_SECTION_DEVICE)
+      return false;
+  }
+  return true;
+}
+
+/* The runtime takes at most SIMNPU_MAX_IO device outputs. A device section
+ * with more (PINTO's facemesh-attention: twelve copies of one feature map
+ * reshaped for the twelve gathers of its crops, and the landmarks that
+ * place them) hands the host fewer, earlier tensors instead: its last
+ * nodes move to the postamble while that lowers the count, the cheapest
+ * first. The host then computes them in float, and a tensor several of
+ * them read leaves the device once rather than once per reader, which
+ * also saves the DMA out. A move that exposes an input shared by k
+ * movable nodes costs 1/k of an output, so the first of k reshapes of one
+ * map moves although it alone gains nothing. */
+static int
+fit_device_outputs (compile_ctx * c, simnpu_error * error)
+{
+  simnpu__ir_graph *g = c->g;
+  bool *is_out = g_new0 (bool, MAX (g->n_tensors, 1));
+  bool *dev_read = g_new0 (bool, MAX (g->n_tensors, 1));
+  bool *movable = g_new0 (bool, MAX (g->n_nodes, 1));
+  unsigned *movable_readers = g_new0 (unsigned, MAX (g->n_tensors, 1));
+  unsigned n_out, n_out0, i, j, n_moved = 0;
+  int ret = 0;
+
+  n_out = n_out0 = mark_device_outputs (c, is_out);
+  while (n_out > SIMNPU_MAX_IO) {
+    int best = -1;
+    double best_gain = 0.0;
+    uint64_t best_macs = 0;
+
+    memset (dev_read, 0, g->n_tensors * sizeof (bool));
+    memset (movable_readers, 0, g->n_tensors * sizeof (unsigned));
+    for (i = 0; i < g->n_nodes; i++)
+      if (c->place[i] == SIMNPU_SECTION_DEVICE)
+        for (j = 0; j < g->nodes[i].n_inputs; j++)
+          if (g->nodes[i].inputs[j] >= 0)
+            dev_read[g->nodes[i].inputs[j]] = true;
+    for (i = 0; i < g->n_nodes; i++) {
+      movable[i] = movable_to_postamble (c, i, dev_read);
+      if (movable[i])
+        for (j = 0; j < g->nodes[i].n_inputs; j++)
+          if (g->nodes[i].inputs[j] >= 0)
+            movable_readers[g->nodes[i].inputs[j]]++;
+    }
+    for (i = 0; i < g->n_nodes; i++) {
+      const simnpu__ir_node *n = &g->nodes[i];
+      const simnpu__ir_op_info *info = simnpu__ir_op_get (n->op);
+      double gain = 0.0;
+      uint64_t macs;
+      if (!movable[i])
+        continue;
+      for (j = 0; j < n->n_outputs; j++)
+        gain += is_out[n->outputs[j]];
+      for (j = 0; j < n->n_inputs; j++) {
+        int t = n->inputs[j];
+        unsigned k;
+        bool seen = false;
+        if (t < 0 || g->tensors[t].is_const || is_out[t])
+          continue;
+        for (k = 0; k < j && !seen; k++)
+          seen = n->inputs[k] == t;
+        if (!seen)
+          gain -= 1.0 / movable_readers[t];
+      }
+      macs = info && info->cost ? info->cost (g, n) : 0;
+      if (gain > best_gain || (best >= 0 && gain == best_gain
+              && macs < best_macs)) {
+        best = (int) i;
+        best_gain = gain;
+        best_macs = macs;
+      }
+    }
+    if (best < 0)
+      break;
+    c->place[best] = SIMNPU_SECTION_POSTAMBLE;
+    n_moved++;
+    n_out = mark_device_outputs (c, is_out);
+  }
+  if (n_out > SIMNPU_MAX_IO)
+    ret = simnpu__set_error (error, SIMNPU_EUNSUPPORTED, "the device "
+        "section has %u outputs (%u after moving %u of its last nodes to "
+        "the host); the runtime takes at most %d: cut the model with "
+        "--outputs", n_out0, n_out, n_moved, SIMNPU_MAX_IO);
+  g_free (is_out);
+  g_free (dev_read);
+  g_free (movable);
+  g_free (movable_readers);
+  return ret;
+}
+
 int
 simnpu__quantize_place_nodes (compile_ctx * c, simnpu_error * error)
 {
@@ -382,6 +524,8 @@ simnpu__quantize_place_nodes (compile_ctx * c, simnpu_error * error)
   }
   g_free (after_dev);
   g_free (from_post);
+  if (ret == 0)
+    ret = fit_device_outputs (c, error);
   return ret;
 }
 

@@ -227,6 +227,56 @@ tr_size (tfjs_loader * l, const tfjs_node * tn, const int *in)
   return t < 0 ? t : simnpu__tfjs_register_output (l, tn, 0, t);
 }
 
+/* ZerosLike and OnesLike: constants of the input's static shape and
+ * dtype (a spatial transformer's zero rotation terms) */
+static int
+fill_like (tfjs_loader * l, const tfjs_node * tn, const int *in, int value)
+{
+  const simnpu__ir_tensor *x;
+  int64_t n, i;
+  size_t size;
+  uint8_t *data;
+  int t, ret = simnpu__tfjs_need_inputs (l, tn, 1, 1);
+
+  if (ret < 0)
+    return ret;
+  x = T (l, in[0]);
+  n = simnpu__ir_tensor_elements (x);
+  size = simnpu__ir_dtype_size (x->dtype);
+  data = g_malloc0 (MAX (n, 1) * size);
+  for (i = 0; i < n && value != 0; i++) {
+    switch (x->dtype) {
+      case SIMNPU_IR_F32:
+        ((float *) data)[i] = (float) value;
+        break;
+      case SIMNPU_IR_I64:
+        ((int64_t *) data)[i] = value;
+        break;
+      case SIMNPU_IR_I32:
+        ((int32_t *) data)[i] = value;
+        break;
+      default:
+        data[i] = (uint8_t) value;
+        break;
+    }
+  }
+  t = simnpu__tfjs_new_tensor (l, tn->name, true, x->dtype, x->rank, x->dims,
+      data);
+  return t < 0 ? t : simnpu__tfjs_register_output (l, tn, 0, t);
+}
+
+static int
+tr_zeros_like (tfjs_loader * l, const tfjs_node * tn, const int *in)
+{
+  return fill_like (l, tn, in, 0);
+}
+
+static int
+tr_ones_like (tfjs_loader * l, const tfjs_node * tn, const int *in)
+{
+  return fill_like (l, tn, in, 1);
+}
+
 /* Range: its bounds are often computed from shapes (anchor grids), and
  * its output's size depends on them: they are folded first. */
 static int
@@ -465,6 +515,8 @@ const tfjs_op simnpu__tfjs_index_ops[] = {
   {"Range", tr_range, 0},
   {"Size", tr_size, 0},
   {"Fill", tr_fill, 0},
+  {"ZerosLike", tr_zeros_like, 0},
+  {"OnesLike", tr_ones_like, 0},
   {"BroadcastTo", tr_broadcast_to, 0},
   {"SparseToDense", tr_sparse_to_dense, 0},
   {"TopKV2", tr_top_k, 0},

@@ -878,6 +878,7 @@ const tfjs_op simnpu__tfjs_nn_ops[] = {
   {"FloorDiv", NULL, SIMNPU_IR_FLOOR_DIV},
   {"FloorMod", NULL, SIMNPU_IR_FLOOR_MOD},
   {"Pow", NULL, SIMNPU_IR_POW},
+  {"Atan2", NULL, SIMNPU_IR_ATAN2},
   {"Maximum", NULL, SIMNPU_IR_MAXIMUM},
   {"Minimum", NULL, SIMNPU_IR_MINIMUM},
   {"Equal", NULL, SIMNPU_IR_EQUAL},

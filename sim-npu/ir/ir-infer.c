@@ -375,6 +375,7 @@ simnpu__ir_infer_binary (simnpu__ir_graph * g, simnpu__ir_node * n,
         return ret;
       break;
     case SIMNPU_IR_PRELU:
+    case SIMNPU_IR_ATAN2:
       if ((ret = need_f32 (n, a, "input", error)) < 0)
         return ret;
       break;

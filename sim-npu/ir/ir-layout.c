@@ -103,6 +103,7 @@ is_binary (simnpu__ir_op op)
     case SIMNPU_IR_OR:
     case SIMNPU_IR_XOR:
     case SIMNPU_IR_PRELU:
+    case SIMNPU_IR_ATAN2:
       return true;
     default:
       return false;

@@ -442,6 +442,7 @@ static const simnpu__ir_op_info op_table[] = {
   OP (EXPAND, "expand", 1, 1, expand, expand, elements),
   OP (SHAPE, "shape", 1, 1, shape, shape, elements),
   OP (RANGE, "range", 3, 3, range, range, elements),
+  OP (ATAN2, "atan2", 2, 2, binary, binary, elements),
 };
 
 /* every IR op has its row: the table ends with the last op */

@@ -159,6 +159,10 @@ typedef enum
   SIMNPU_IR_EXPAND,             /* ints = target shape (broadcast) */
   SIMNPU_IR_SHAPE,              /* gives I64 [rank] */
   SIMNPU_IR_RANGE,              /* start, limit, delta scalars */
+  /* binary, f32, numpy broadcasting: the angle of (x, y) = (input 1,
+   * input 0), TF's Atan2. Appended: host sections in .axm files number
+   * their ops by this enum. */
+  SIMNPU_IR_ATAN2,
   SIMNPU_IR_N_OPS
 } simnpu__ir_op;
 

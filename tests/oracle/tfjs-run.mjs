@@ -203,7 +203,7 @@ async function main() {
   const req = createRequire(path.join(modulesDir, 'package.json'));
   const tf = req('@tensorflow/tfjs-core');
   const converter = req('@tensorflow/tfjs-converter');
-  const backend = await initBackend(tf, req, args.backend);
+  let backend = await initBackend(tf, req, args.backend);
   process.stderr.write(`tfjs-run: TF.js ${tf.version_core}, ` +
     `backend ${backend}\n`);
 
@@ -238,18 +238,32 @@ async function main() {
   const input = tf.tensor(values, shape, model.inputs[0].dtype || 'float32');
 
   const outputNames = args.outputs || model.outputs.map((o) => o.name);
+  const run = async () => {
+    try {
+      return model.execute(input, outputNames);
+    } catch (e) {
+      // Graphs with control flow or dynamic shapes can only run
+      // asynchronously; the values are the same.
+      if (!/executeAsync/.test(e.message))
+        throw e;
+      process.stderr.write('tfjs-run: the model needs executeAsync(); ' +
+        'using it\n');
+      return await model.executeAsync(input, outputNames);
+    }
+  };
   const t1 = performance.now();
   let results;
   try {
-    results = model.execute(input, outputNames);
+    results = await run();
   } catch (e) {
-    // Graphs with control flow or dynamic shapes can only run
-    // asynchronously; the values are the same.
-    if (!/executeAsync/.test(e.message))
+    // The wasm backend lacks some kernels the cpu one has (BatchMatMul of
+    // int32, which facemesh-attention's spatial transformers use).
+    if (backend !== 'wasm' || !/not yet supported/.test(e.message))
       throw e;
-    process.stderr.write('tfjs-run: the model needs executeAsync(); ' +
-      'using it\n');
-    results = await model.executeAsync(input, outputNames);
+    process.stderr.write(`tfjs-run: the wasm backend cannot run the model ` +
+      `(${e.message}); using the cpu backend\n`);
+    backend = await initBackend(tf, req, 'cpu');
+    results = await run();
   }
   if (!Array.isArray(results))
     results = [results];

@@ -1146,6 +1146,80 @@ test_int_matmul (void)
   shard_set_free (s);
 }
 
+/* Atan2 against atan2f in every quadrant and on the axes (broadcast over
+ * rows), and ZerosLike and OnesLike, constants of the input's shape. */
+#define AT_ROWS 2
+#define AT_COLS 4
+
+static const char atan2_json[] =
+    "{\"modelTopology\": {\"node\": ["
+    "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
+    " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"dim\": [{\"size\":"
+    " \"2\"}, {\"size\": \"4\"}]}}}},"
+    "{\"name\": \"d\", \"op\": \"Const\", \"attr\": {\"dtype\": {\"type\":"
+    " \"DT_FLOAT\"}}},"
+    "{\"name\": \"angle\", \"op\": \"Atan2\", \"input\": [\"x\", \"d\"],"
+    " \"attr\": {\"T\": {\"type\": \"DT_FLOAT\"}}},"
+    "{\"name\": \"zl\", \"op\": \"ZerosLike\", \"input\": [\"x\"],"
+    " \"attr\": {\"T\": {\"type\": \"DT_FLOAT\"}}},"
+    "{\"name\": \"ol\", \"op\": \"OnesLike\", \"input\": [\"x\"],"
+    " \"attr\": {\"T\": {\"type\": \"DT_FLOAT\"}}},"
+    "{\"name\": \"shift\", \"op\": \"AddV2\", \"input\": [\"x\", \"ol\"]},"
+    "{\"name\": \"same\", \"op\": \"Mul\", \"input\": [\"shift\", \"ol\"]},"
+    "{\"name\": \"zero\", \"op\": \"Mul\", \"input\": [\"x\", \"zl\"]}"
+    "]}, \"weightsManifest\": [{\"paths\": [\"d.bin\"], \"weights\": ["
+    " {\"name\": \"d\", \"shape\": [4], \"dtype\": \"float32\"}" "]}]}";
+
+static void
+test_atan2_fill_like (void)
+{
+  static const float d[AT_COLS] = { 1.0f, -1.0f, 0.0f, -2.0f };
+  static const float xv[AT_ROWS * AT_COLS] = {
+    0.5f, 0.5f, 3.0f, 0.0f,
+    -0.5f, -0.5f, -3.0f, -1.0f,
+  };
+  shard_set *s = shard_set_new ();
+  simnpu__ir_graph *g;
+  simnpu_error error;
+  const float *ins[1] = { xv };
+  const float *angle = NULL, *same = NULL, *zero = NULL;
+  float **outs;
+  unsigned i;
+
+  shard_set_add (s, "d.bin", d, sizeof d);
+  g_assert_cmpint (load (atan2_json, s, &g, &error), ==, 0);
+  g_assert_cmpuint (g->n_outputs, ==, 3);
+  g_assert_true (tensor (g, "zl")->is_const);
+  g_assert_true (tensor (g, "ol")->is_const);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_ATAN2), ==, 1);
+  outs = run_graph (g, ins);
+  for (i = 0; i < g->n_outputs; i++) {
+    const char *name = g->tensors[g->outputs[i]].name;
+    if (strcmp (name, "angle") == 0)
+      angle = outs[i];
+    else if (strcmp (name, "same") == 0)
+      same = outs[i];
+    else if (strcmp (name, "zero") == 0)
+      zero = outs[i];
+  }
+  g_assert_nonnull (angle);
+  g_assert_nonnull (same);
+  g_assert_nonnull (zero);
+  for (i = 0; i < AT_ROWS * AT_COLS; i++) {
+    g_assert_cmpfloat (angle[i], ==, atan2f (xv[i], d[i % AT_COLS]));
+    g_assert_cmpfloat (same[i], ==, xv[i] + 1.0f);
+    g_assert_cmpfloat (zero[i], ==, 0.0f * xv[i]);
+  }
+  /* the quadrants: (x > 0, d < 0) lies in the second, (x < 0, d < 0) in
+   * the third; on the axis d = 0 the angle is +-pi/2 */
+  g_assert_cmpfloat (angle[1], >, G_PI / 2);
+  g_assert_cmpfloat (angle[AT_COLS + 1], <, -G_PI / 2);
+  g_assert_cmpfloat_with_epsilon (angle[2], G_PI / 2, 1e-6);
+  free_outputs (outs, g->n_outputs);
+  simnpu__ir_graph_free (g);
+  shard_set_free (s);
+}
+
 /* float16's 1/6 */
 #define F16_SIXTH 0.1666259765625f
 
@@ -1589,6 +1663,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tfjs/cut", test_cut);
   g_test_add_func ("/tfjs/fold", test_fold);
   g_test_add_func ("/tfjs/int-matmul", test_int_matmul);
+  g_test_add_func ("/tfjs/atan2-fill-like", test_atan2_fill_like);
   g_test_add_func ("/tfjs/fuse-hard-swish", test_fuse_hard_swish);
   g_test_add_func ("/tfjs/fuse-pad", test_fuse_pad);
   g_test_add_func ("/tfjs/blazeface", test_blazeface);

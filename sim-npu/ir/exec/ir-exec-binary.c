@@ -145,6 +145,8 @@ f32_binary (simnpu__ir_op op, float a, float b)
       return isnan (a) || a < b ? a : b;
     case SIMNPU_IR_PRELU:
       return a < 0 ? a * b : a;
+    case SIMNPU_IR_ATAN2:
+      return atan2f (a, b);
     default:
       return 0;
   }

@@ -385,7 +385,9 @@ movable_to_postamble (const compile_ctx * c, unsigned i, const bool *dev_read)
  * them read leaves the device once rather than once per reader, which
  * also saves the DMA out. A move that exposes an input shared by k
  * movable nodes costs 1/k of an output, so the first of k reshapes of one
- * map moves although it alone gains nothing. */
+ * map moves although it alone gains nothing. Once under the limit, the
+ * reshapes whose input already leaves the device follow them: each is
+ * one DMA out fewer for no device work. */
 static int
 fit_device_outputs (compile_ctx * c, simnpu_error * error)
 {
@@ -398,7 +400,8 @@ fit_device_outputs (compile_ctx * c, simnpu_error * error)
   int ret = 0;
 
   n_out = n_out0 = mark_device_outputs (c, is_out);
-  while (n_out > SIMNPU_MAX_IO) {
+  while (n_out0 > SIMNPU_MAX_IO) {
+    bool over = n_out > SIMNPU_MAX_IO;
     int best = -1;
     double best_gain = 0.0;
     uint64_t best_macs = 0;
@@ -422,7 +425,8 @@ fit_device_outputs (compile_ctx * c, simnpu_error * error)
       const simnpu__ir_op_info *info = simnpu__ir_op_get (n->op);
       double gain = 0.0;
       uint64_t macs;
-      if (!movable[i])
+      if (!movable[i] || (!over && n->op != SIMNPU_IR_RESHAPE
+              && n->op != SIMNPU_IR_IDENTITY))
         continue;
       for (j = 0; j < n->n_outputs; j++)
         gain += is_out[n->outputs[j]];
@@ -445,7 +449,7 @@ fit_device_outputs (compile_ctx * c, simnpu_error * error)
         best_macs = macs;
       }
     }
-    if (best < 0)
+    if (best < 0 || (!over && best_gain < 1.0))
       break;
     c->place[best] = SIMNPU_SECTION_POSTAMBLE;
     n_moved++;

@@ -72,16 +72,36 @@ simnpu__quantize_is_global_mean (const simnpu__ir_graph * g,
       && a->dilation[0] == 1 && a->dilation[1] == 1;
 }
 
+/* The operands the device takes as tables of their own, not as int8
+ * data: gather's indices and where's condition, when constant. */
+static bool
+is_table_operand (const simnpu__ir_graph * g, const simnpu__ir_node * n,
+    unsigned i)
+{
+  return ((n->op == SIMNPU_IR_GATHER && i == 1)
+      || (n->op == SIMNPU_IR_WHERE && i == 0)) && is_const (g, n->inputs[i]);
+}
+
 const char *
 simnpu__device_refusal (const simnpu__ir_graph * g, const simnpu__ir_node * n)
 {
   const simnpu__ir_attrs *a = &n->attrs;
   unsigned i, n_data = 0;
 
+  if (n->op == SIMNPU_IR_GATHER && !is_const (g, n->inputs[1]))
+    return "indices computed at run time";
+  if (n->op == SIMNPU_IR_WHERE && !is_const (g, n->inputs[0]))
+    return "condition computed at run time";
   for (i = 0; i < n->n_inputs; i++) {
     int t = n->inputs[i];
     if (t < 0)
       continue;
+    if (is_table_operand (g, n, i)) {
+      /* the device reads them as one list or broadcast map */
+      if (!device_shape_ok (&g->tensors[t]))
+        return "rank above 4 or too many elements";
+      continue;
+    }
     if (!is_f32 (g, t))
       return "non-float operand";
     if (!device_shape_ok (&g->tensors[t]))
@@ -224,6 +244,15 @@ simnpu__device_refusal (const simnpu__ir_graph * g, const simnpu__ir_node * n)
         return "input of rank other than 4";
       if (a->ints[0] < 2 || a->ints[0] > SIMNPU_MAX_KERNEL_DIM)
         return "block size outside [2, 64]";
+      return NULL;
+    case SIMNPU_IR_GATHER:
+      if (g->tensors[n->inputs[1]].dtype != SIMNPU_IR_I64
+          && g->tensors[n->inputs[1]].dtype != SIMNPU_IR_I32)
+        return "indices of a dtype other than int32 or int64";
+      return NULL;
+    case SIMNPU_IR_WHERE:
+      if (g->tensors[n->inputs[0]].dtype != SIMNPU_IR_BOOL)
+        return "non-boolean condition";
       return NULL;
     case SIMNPU_IR_IDENTITY:
       return NULL;

@@ -639,6 +639,40 @@ test_where (void)
   check_onnx_on_device (&b, "where-const", SIMNPU_OP_SELECT, MIN_SQNR_DB);
 }
 
+/* a where whose condition is true (false) everywhere is its first
+ * (second) operand: pruning leaves none, and the graph runs on the
+ * device without a select */
+static void
+check_uniform_where (bool value)
+{
+  int64_t cd[4] = { 1, 4, 4, 3 };
+  uint8_t *cv = g_new (uint8_t, 48);
+  simnpu_error error = { 0 };
+  model m;
+  int in[3], r;
+  unsigned i, n_where = 0;
+
+  memset (cv, value, 48);
+  model_begin (&m, value ? "where-true" : "where-false", 4, 4, 3);
+  r = add_node (m.g, SIMNPU_IR_RELU, "r", 1, &m.x, NULL);
+  in[0] = simnpu__ir_add_const (m.g, "c", SIMNPU_IR_BOOL, 4, cd, cv);
+  in[1] = value ? r : m.x;
+  in[2] = value ? m.x : r;
+  model_end (&m, add_node (m.g, SIMNPU_IR_WHERE, "y", 3, in, NULL));
+  g_assert_cmpint (simnpu__ir_prune (m.g, &error), ==, 0);
+  for (i = 0; i < m.g->n_nodes; i++)
+    n_where += m.g->nodes[i].op == SIMNPU_IR_WHERE;
+  g_assert_cmpuint (n_where, ==, 0);
+  check_on_device (&m, SIMNPU_OP_LUT, MIN_SQNR_DB);
+}
+
+static void
+test_where_uniform (void)
+{
+  check_uniform_where (true);
+  check_uniform_where (false);
+}
+
 static void
 check_corpus (const char *name, double min_share)
 {
@@ -700,6 +734,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compile-ops/gather-out-of-range",
       test_gather_out_of_range);
   g_test_add_func ("/compile-ops/where", test_where);
+  g_test_add_func ("/compile-ops/where-uniform", test_where_uniform);
   g_test_add_func ("/compile-ops/global-mean", test_global_mean);
   g_test_add_func ("/compile-ops/div-const", test_div_const);
   g_test_add_func ("/compile-ops/hard-swish-spellings",

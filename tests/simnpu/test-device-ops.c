@@ -986,6 +986,23 @@ test_gather_bad (void)
   expect_reject (json, SIMNPU_EFORMAT, "gather along axis 4 of rank 4");
   g_free (json);
 
+  /* an index and an axis edited after loading, as a hand-edited .axm
+   * would present them */
+  json = gather_graph (shape, 3, ok, 2, "i32", 0.1f, 3);
+  g_assert_cmpint (simnpu__graph_load_json_data (json, strlen (json), ".",
+          false, &g, &error), ==, 0);
+  ((int32_t *) g->tensors[g->ops[0].inputs[1]].data)[1] = 4;
+  g_assert_cmpint (simnpu__graph_infer_shapes (g, &error), ==, SIMNPU_EFORMAT);
+  g_assert_nonnull (strstr (error.message, "out of range"));
+  ((int32_t *) g->tensors[g->ops[0].inputs[1]].data)[1] = 0;
+  g->ops[0].attrs[SIMNPU_A_AXIS] = 4;
+  g_assert_cmpint (simnpu__graph_infer_shapes (g, &error), ==, SIMNPU_EFORMAT);
+  g->ops[0].attrs[SIMNPU_A_AXIS] = 3;
+  g_assert_cmpint (simnpu__graph_infer_shapes (g, &error), ==, 0);
+  simnpu__graph_free (g);
+  g = NULL;
+  g_free (json);
+
   /* the message says which index; the axis is required */
   json = gather_graph (shape, 3, out_of_range, 2, "i32", 0.1f, 3);
   g_assert_cmpint (simnpu__graph_load_json_data (json, strlen (json), ".",

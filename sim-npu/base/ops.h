@@ -51,7 +51,9 @@ G_BEGIN_DECLS
   X (MINIMUM, "minimum") \
   X (PRELU, "prelu") \
   X (DEPTH_TO_SPACE, "depth_to_space") \
-  X (SPACE_TO_DEPTH, "space_to_depth")
+  X (SPACE_TO_DEPTH, "space_to_depth") \
+  X (GATHER, "gather") \
+  X (SELECT, "select")
 /* *INDENT-ON* */
 
 #define SIMNPU__OP_ENUM(id, name) SIMNPU_OP_##id,
@@ -90,7 +92,9 @@ enum
   SIMNPU_A_PAD0 = 0, SIMNPU_A_PAD_MODE = 8, SIMNPU_A_PAD_VALUE = 9,
   /* reshape: rank then dims (-1 infers one dimension) */
   SIMNPU_A_RANK = 0, SIMNPU_A_DIM0 = 1,
-  /* concat, split, slice, softmax */
+  /* concat, split, slice, softmax, gather (the input's axis; gather's
+   * indices are its second input, an i32 constant, and replace that
+   * axis by their count) */
   SIMNPU_A_AXIS = 0,
   /* split: output sizes along the axis follow */
   SIMNPU_A_SIZES0 = 1,

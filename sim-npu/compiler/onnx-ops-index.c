@@ -406,6 +406,28 @@ simnpu__onnx_imp_scatter_elements (onnx_ctx * c, const onnx_op * op)
   }
 }
 
+static int
+check_nd_indices (onnx_ctx * c, const simnpu__ir_tensor * t,
+    const int64_t * dd, int64_t k)
+{
+  int64_t n = simnpu__ir_tensor_elements (t), e;
+
+  if (!t->is_const || t->data == NULL)
+    return 0;
+  for (e = 0; e < n; e++) {
+    int64_t v = t->dtype == SIMNPU_IR_I64 ? ((const int64_t *) t->data)[e] :
+        ((const int32_t *) t->data)[e];
+    int64_t len = dd[e % k];
+    if (v < -len || v >= len)
+      return simnpu__onnx_err (c, SIMNPU_EFORMAT, "index %" G_GINT64_FORMAT
+          " (element %" G_GINT64_FORMAT " of the indices) out of range for "
+          "axis %d of size %" G_GINT64_FORMAT "; expected [%" G_GINT64_FORMAT
+          ", %" G_GINT64_FORMAT ")", (gint64) v, (gint64) e, (int) (e % k),
+          (gint64) len, (gint64) - len, (gint64) len);
+  }
+  return 0;
+}
+
 /* data[idx[.., 0], .., idx[.., k - 1]] as a gather along the first axis
  * of data reshaped to [d0 * .. * d(k-1), rest], by the linear index
  * sum (idx * strides) */
@@ -437,6 +459,10 @@ simnpu__onnx_imp_gather_nd (onnx_ctx * c, const onnx_op * op)
     st[j] = p;
     p *= dd[j];
   }
+  /* the linear index hides a tuple's index out of its axis: constant
+   * tuples are checked here (the gather checks the rest) */
+  if ((ret = check_nd_indices (c, T (c, idx), dd, k)) < 0)
+    return ret;
   kdim[0] = k;
   neg = simnpu__onnx_tmp (c);
   ii = simnpu__onnx_tmp (c);

@@ -502,6 +502,108 @@ lower_prelu (lowering * l, const simnpu__ir_node * n)
   return 0;
 }
 
+/* A constant table of the device (gather's indices, select's
+ * condition): its own bytes, not a quantised float tensor. Scalars are
+ * one element of rank 1. */
+static unsigned
+dev_add_table (lowering * l, const simnpu__ir_node * n, const char *what,
+    const simnpu__ir_tensor * t, int dtype, void *data)
+{
+  int64_t one = 1;
+  char *name = g_strdup_printf ("%s/%s", n->name, what);
+  unsigned i = dev_add_tensor (l, name, SIMNPU_TENSOR_CONSTANT,
+      t->rank ? t->rank : 1, t->rank ? t->dims : &one, 1.0f, 0);
+  simnpu__tensor *dt = dev_tensor (l, i);
+
+  g_free (name);
+  dt->dtype = dtype;
+  dt->data = data;
+  dt->data_bytes = (size_t) simnpu__ir_tensor_elements (t) *
+      simnpu__dtype_size (dtype);
+  return i;
+}
+
+/* gather of constant indices, negative ones counted from the end; the
+ * device's gather replaces the axis by the list of indices, and a reshape
+ * gives their shape (none for scalar indices: the axis goes) */
+static int
+lower_gather (lowering * l, const simnpu__ir_node * n, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = l->c->g;
+  const simnpu__ir_tensor *x = &g->tensors[n->inputs[0]];
+  const simnpu__ir_tensor *it = &g->tensors[n->inputs[1]];
+  const simnpu__ir_tensor *out = &g->tensors[n->outputs[0]];
+  const int axis = n->attrs.axis;
+  int64_t k, count = simnpu__ir_tensor_elements (it), len = x->dims[axis];
+  int64_t d[SIMNPU_MAX_DIMS];
+  int32_t *idx = g_new (int32_t, count);
+  unsigned ins[2], o, mid;
+  const simnpu__tensor *ot;
+  simnpu__op *op;
+  bool same;
+
+  for (k = 0; k < count; k++) {
+    int64_t v = it->dtype == SIMNPU_IR_I64 ?
+        ((const int64_t *) it->data)[k] : ((const int32_t *) it->data)[k];
+    if (v < 0)
+      v += len;
+    if (v < 0 || v >= len) {
+      g_free (idx);
+      return simnpu__set_error (error, SIMNPU_EFORMAT, "node '%s' (%s): "
+          "index %" G_GINT64_FORMAT " out of range for axis %d of size %"
+          G_GINT64_FORMAT, n->name, simnpu__ir_op_name (n->op), (gint64) v,
+          axis, (gint64) len);
+    }
+    idx[k] = (int32_t) v;
+  }
+  ins[0] = dev_of (l, n->inputs[0]);
+  ins[1] = dev_add_table (l, n, "indices", it, SIMNPU__DTYPE_I32, idx);
+  o = dev_of (l, n->outputs[0]);
+  memcpy (d, x->dims, x->rank * sizeof (int64_t));
+  d[axis] = count;
+  same = out->rank == x->rank && memcmp (d, out->dims,
+      x->rank * sizeof (int64_t)) == 0;
+  ot = dev_tensor (l, o);
+  mid = o;
+  if (!same) {
+    char *name = g_strdup_printf ("%s/gathered", n->name);
+    mid = dev_add_tensor (l, name, SIMNPU_TENSOR_ACTIVATION, x->rank, d,
+        ot->scale, ot->zero_point);
+    g_free (name);
+  }
+  op = dev_add_op (l, SIMNPU_OP_GATHER, n, 2, ins, 1, &mid);
+  op->attrs[SIMNPU_A_AXIS] = axis;
+  if (!same) {
+    unsigned i, rank = out->rank ? out->rank : 1;
+    op = dev_add_op (l, SIMNPU_OP_RESHAPE, n, 1, &mid, 1, &o);
+    op->attrs[SIMNPU_A_RANK] = (int32_t) rank;
+    for (i = 0; i < rank; i++)
+      op->attrs[SIMNPU_A_DIM0 + i] = (int32_t) (out->rank ? out->dims[i] : 1);
+  }
+  return 0;
+}
+
+/* where of a constant condition: the device's select, the condition one
+ * byte (0 or 1) per element of its own shape */
+static int
+lower_where (lowering * l, const simnpu__ir_node * n)
+{
+  const simnpu__ir_tensor *ct = &l->c->g->tensors[n->inputs[0]];
+  int64_t count = simnpu__ir_tensor_elements (ct), k;
+  const uint8_t *cv = ct->data;
+  int8_t *q = g_new (int8_t, count);
+  unsigned ins[3], out;
+
+  for (k = 0; k < count; k++)
+    q[k] = cv[k] != 0;
+  ins[0] = dev_add_table (l, n, "condition", ct, SIMNPU_DTYPE_I8, q);
+  ins[1] = dev_of (l, n->inputs[1]);
+  ins[2] = dev_of (l, n->inputs[2]);
+  out = dev_of (l, n->outputs[0]);
+  dev_add_op (l, SIMNPU_OP_SELECT, n, 3, ins, 1, &out);
+  return 0;
+}
+
 static int
 lower_node (lowering * l, unsigned ni, simnpu_error * error)
 {
@@ -525,6 +627,10 @@ lower_node (lowering * l, unsigned ni, simnpu_error * error)
     return lower_matmul (l, n, error);
   if (n->op == SIMNPU_IR_PRELU)
     return lower_prelu (l, n);
+  if (n->op == SIMNPU_IR_GATHER)
+    return lower_gather (l, n, error);
+  if (n->op == SIMNPU_IR_WHERE)
+    return lower_where (l, n);
 
   for (i = 0; i < n->n_inputs; i++)
     if (n->inputs[i] >= 0) {

@@ -60,6 +60,7 @@ simnpu__quantize_op_keeps_quant (simnpu__ir_op op)
     case SIMNPU_IR_IDENTITY:
     case SIMNPU_IR_DEPTH_TO_SPACE:
     case SIMNPU_IR_SPACE_TO_DEPTH:
+    case SIMNPU_IR_GATHER:
       return true;
     default:
       return false;
@@ -84,6 +85,17 @@ min_output_scale (const compile_ctx * c, const simnpu__ir_node * n,
   *unit = 0.0;
   *limit = SIMNPU_MAX_ELTWISE_RATIO;
 
+  /* where requantises the operands it picks from, as concat does; its
+   * condition is no int8 data */
+  if (n->op == SIMNPU_IR_WHERE) {
+    for (j = 1; j < n->n_inputs; j++) {
+      if (!c->has_q[n->inputs[j]])
+        return 0.0;
+      in = MAX (in, (double) c->q_scale[n->inputs[j]]);
+    }
+    *unit = in;
+    return in * REQUANT_MARGIN / SIMNPU_MAX_ELTWISE_RATIO;
+  }
   for (j = 0; j < n->n_inputs; j++)
     if (n->inputs[j] >= 0 && !c->has_q[n->inputs[j]])
       return 0.0;
@@ -321,6 +333,9 @@ simnpu__quantize_assign_quant (compile_ctx * c, simnpu_error * error)
       if (t < 0 || c->has_q[t])
         continue;
       ti = &g->tensors[t];
+      /* gather's indices and where's condition are tables, not data */
+      if (ti->dtype != SIMNPU_IR_F32)
+        continue;
       if (ti->is_const) {
         const float *v = ti->data;
         int64_t k, count = simnpu__ir_tensor_elements (ti);

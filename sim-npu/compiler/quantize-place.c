@@ -72,16 +72,36 @@ simnpu__quantize_is_global_mean (const simnpu__ir_graph * g,
       && a->dilation[0] == 1 && a->dilation[1] == 1;
 }
 
+/* The operands the device takes as tables of their own, not as int8
+ * data: gather's indices and where's condition, when constant. */
+static bool
+is_table_operand (const simnpu__ir_graph * g, const simnpu__ir_node * n,
+    unsigned i)
+{
+  return ((n->op == SIMNPU_IR_GATHER && i == 1)
+      || (n->op == SIMNPU_IR_WHERE && i == 0)) && is_const (g, n->inputs[i]);
+}
+
 const char *
 simnpu__device_refusal (const simnpu__ir_graph * g, const simnpu__ir_node * n)
 {
   const simnpu__ir_attrs *a = &n->attrs;
   unsigned i, n_data = 0;
 
+  if (n->op == SIMNPU_IR_GATHER && !is_const (g, n->inputs[1]))
+    return "indices computed at run time";
+  if (n->op == SIMNPU_IR_WHERE && !is_const (g, n->inputs[0]))
+    return "condition computed at run time";
   for (i = 0; i < n->n_inputs; i++) {
     int t = n->inputs[i];
     if (t < 0)
       continue;
+    if (is_table_operand (g, n, i)) {
+      /* the device reads them as one list or broadcast map */
+      if (!device_shape_ok (&g->tensors[t]))
+        return "rank above 4 or too many elements";
+      continue;
+    }
     if (!is_f32 (g, t))
       return "non-float operand";
     if (!device_shape_ok (&g->tensors[t]))
@@ -224,6 +244,15 @@ simnpu__device_refusal (const simnpu__ir_graph * g, const simnpu__ir_node * n)
         return "input of rank other than 4";
       if (a->ints[0] < 2 || a->ints[0] > SIMNPU_MAX_KERNEL_DIM)
         return "block size outside [2, 64]";
+      return NULL;
+    case SIMNPU_IR_GATHER:
+      if (g->tensors[n->inputs[1]].dtype != SIMNPU_IR_I64
+          && g->tensors[n->inputs[1]].dtype != SIMNPU_IR_I32)
+        return "indices of a dtype other than int32 or int64";
+      return NULL;
+    case SIMNPU_IR_WHERE:
+      if (g->tensors[n->inputs[0]].dtype != SIMNPU_IR_BOOL)
+        return "non-boolean condition";
       return NULL;
     case SIMNPU_IR_IDENTITY:
       return NULL;
@@ -385,7 +414,10 @@ movable_to_postamble (const compile_ctx * c, unsigned i, const bool *dev_read)
  * them read leaves the device once rather than once per reader, which
  * also saves the DMA out. A move that exposes an input shared by k
  * movable nodes costs 1/k of an output, so the first of k reshapes of one
- * map moves although it alone gains nothing. Once under the limit, the
+ * map moves although it alone gains nothing; over the limit, a move that
+ * gains nothing is still taken (the cheapest), as a device gather of
+ * constant indices must move before the reshape it reads can follow it.
+ * Once under the limit, the
  * reshapes whose input already leaves the device follow them: each is
  * one DMA out fewer for no device work. */
 static int
@@ -402,6 +434,7 @@ fit_device_outputs (compile_ctx * c, simnpu_error * error)
   n_out = n_out0 = mark_device_outputs (c, is_out);
   while (n_out0 > SIMNPU_MAX_IO) {
     bool over = n_out > SIMNPU_MAX_IO;
+    double min_gain = over ? 0.0 : 1.0;
     int best = -1;
     double best_gain = 0.0;
     uint64_t best_macs = 0;
@@ -441,15 +474,17 @@ fit_device_outputs (compile_ctx * c, simnpu_error * error)
         if (!seen)
           gain -= 1.0 / movable_readers[t];
       }
+      if (gain < min_gain)
+        continue;
       macs = info && info->cost ? info->cost (g, n) : 0;
-      if (gain > best_gain || (best >= 0 && gain == best_gain
+      if (best < 0 || gain > best_gain || (gain == best_gain
               && macs < best_macs)) {
         best = (int) i;
         best_gain = gain;
         best_macs = macs;
       }
     }
-    if (best < 0 || (!over && best_gain < 1.0))
+    if (best < 0)
       break;
     c->place[best] = SIMNPU_SECTION_POSTAMBLE;
     n_moved++;

@@ -8,9 +8,10 @@
  */
 
 /* The TF.js translations of the ops that index and make tensors: GatherNd
- * (computed indices: on the host), and the ops of anchor grids and
- * constant tails that fold to constants once shapes are static (Range,
- * Size, Fill, BroadcastTo, SparseToDense). */
+ * (constant indices fold to a device gather, computed ones stay on the
+ * host), and the ops of anchor grids and constant tails that fold to
+ * constants once shapes are static (Range, Size, Fill, BroadcastTo,
+ * SparseToDense). */
 
 #include "tfjs-private.h"
 
@@ -59,8 +60,9 @@ cast_to (tfjs_loader * l, const char *suffix, int x, simnpu__ir_dtype dt)
 
 /* GatherNd: params[indices[.., 0], .., indices[.., k - 1]] as a gather
  * along the first axis of params reshaped to [d0 * .. * d(k-1), rest], by
- * the linear index sum (indices * strides). The indices may be computed
- * (MoveNet's keypoint picks), so this runs on the host. An index tuple
+ * the linear index sum (indices * strides). Constant indices fold to a
+ * constant list, and the gather runs on the device; computed ones
+ * (MoveNet's keypoint picks) keep it on the host. An index tuple
  * out of range gives zeros, as TF does on GPUs (its CPU kernels and
  * TF.js's stop with an error; a model clamping to one past the end,
  * PINTO's facemesh-attention, would then stop the compile). */

@@ -129,6 +129,19 @@ parse_axis (simnpu__json_op * j)
   return simnpu__json_normalise_axis (j);
 }
 
+/* gather's axis has no default: ONNX's is the first, TF's a parameter */
+static int
+parse_gather (simnpu__json_op * j)
+{
+  int ret;
+
+  if ((ret = simnpu__json_attr_int (j, "axis", -SIMNPU_MAX_DIMS,
+              SIMNPU_MAX_DIMS - 1, 0, true,
+              &simnpu__json_op_get (j)->attrs[SIMNPU_A_AXIS])) < 0)
+    return ret;
+  return simnpu__json_normalise_axis (j);
+}
+
 static int
 parse_split (simnpu__json_op * j)
 {
@@ -363,6 +376,7 @@ static int (*const parsers[SIMNPU_N_OP_TYPES]) (simnpu__json_op * j) = {
   [SIMNPU_OP_PAD] = parse_pad,
   [SIMNPU_OP_DEPTH_TO_SPACE] = parse_depth_space,
   [SIMNPU_OP_SPACE_TO_DEPTH] = parse_depth_space,
+  [SIMNPU_OP_GATHER] = parse_gather,
 };
 
 int

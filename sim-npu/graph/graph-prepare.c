@@ -361,6 +361,39 @@ simnpu__op_prepare_prelu (simnpu__graph * g, simnpu__op * op, unsigned oi,
   return 0;
 }
 
+/* gather moves bytes: the output keeps the data's quantisation */
+int
+simnpu__op_prepare_gather (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  int ret = simnpu__op_prepare_same_quant (g, op, oi, error);
+
+  if (ret == 0)
+    op->weight_bytes = simnpu__tensor_bytes (&g->tensors[op->inputs[1]]);
+  return ret;
+}
+
+/* select requantises each operand to the output, as concat does */
+int
+simnpu__op_prepare_select (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *out = &g->tensors[op->outputs[0]];
+  unsigned i;
+
+  for (i = 1; i < 3; i++) {
+    const simnpu__tensor *t = &g->tensors[op->inputs[i]];
+    double r = (double) t->scale / out->scale;
+    if (r > SIMNPU_MAX_ELTWISE_RATIO)
+      return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
+          "input/output scale ratio above 4096");
+    op->eltwise_mult[i] = eltwise_multiplier (r);
+  }
+  op->macs = (uint64_t) simnpu__tensor_elements (out);
+  op->weight_bytes = simnpu__tensor_bytes (&g->tensors[op->inputs[0]]);
+  return 0;
+}
+
 int
 simnpu__op_prepare_lut (simnpu__graph * g, simnpu__op * op, unsigned oi,
     simnpu_error * error)

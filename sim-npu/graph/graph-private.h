@@ -127,6 +127,10 @@ SIMNPU_INTERNAL int simnpu__op_infer_prelu (simnpu__graph * g,
     simnpu__op * op, unsigned op_index, simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__op_infer_depth_space (simnpu__graph * g,
     simnpu__op * op, unsigned op_index, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__op_infer_gather (simnpu__graph * g,
+    simnpu__op * op, unsigned op_index, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__op_infer_select (simnpu__graph * g,
+    simnpu__op * op, unsigned op_index, simnpu_error * error);
 
 /* graph-prepare.c */
 SIMNPU_INTERNAL int simnpu__op_prepare_conv (simnpu__graph * g, simnpu__op * op,
@@ -155,6 +159,10 @@ SIMNPU_INTERNAL int simnpu__op_prepare_pad (simnpu__graph * g, simnpu__op * op,
     unsigned op_index, simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__op_prepare_prelu (simnpu__graph * g,
     simnpu__op * op, unsigned op_index, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__op_prepare_gather (simnpu__graph * g,
+    simnpu__op * op, unsigned op_index, simnpu_error * error);
+SIMNPU_INTERNAL int simnpu__op_prepare_select (simnpu__graph * g,
+    simnpu__op * op, unsigned op_index, simnpu_error * error);
 
 /* graph-run.c */
 SIMNPU_INTERNAL int simnpu__op_run_conv (const op_run * r);
@@ -172,6 +180,8 @@ SIMNPU_INTERNAL int simnpu__op_run_mean (const op_run * r);
 SIMNPU_INTERNAL int simnpu__op_run_pad (const op_run * r);
 SIMNPU_INTERNAL int simnpu__op_run_prelu (const op_run * r);
 SIMNPU_INTERNAL int simnpu__op_run_depth_space (const op_run * r);
+SIMNPU_INTERNAL int simnpu__op_run_gather (const op_run * r);
+SIMNPU_INTERNAL int simnpu__op_run_select (const op_run * r);
 
 G_END_DECLS
 #endif /* __SIMNPU_GRAPH_PRIVATE_H__ */

@@ -225,6 +225,45 @@ simnpu__op_run_depth_space (const op_run * r)
 }
 
 int
+simnpu__op_run_gather (const op_run * r)
+{
+  const simnpu__op *op = r->op;
+  const simnpu__tensor *idx = &r->g->tensors[op->inputs[1]];
+  int a4 = op->attrs[SIMNPU_A_AXIS] + (int) (SIMNPU_MAX_DIMS - r->in->n_dims);
+  int64_t outer = 1, inner = 1;
+  int i;
+
+  if (idx->data == NULL)
+    return SIMNPU_EINTERNAL;
+  for (i = 0; i < a4; i++)
+    outer *= r->di[i];
+  for (i = a4 + 1; i < SIMNPU_MAX_DIMS; i++)
+    inner *= r->di[i];
+  simnpu__gather (r->src, r->dst, outer, r->di[a4], inner, idx->data,
+      simnpu__tensor_elements (idx));
+  return 0;
+}
+
+int
+simnpu__op_run_select (const op_run * r)
+{
+  const simnpu__op *op = r->op;
+  const simnpu__tensor *x = &r->g->tensors[op->inputs[1]];
+  const simnpu__tensor *y = &r->g->tensors[op->inputs[2]];
+  int64_t dx[SIMNPU_MAX_DIMS], dy[SIMNPU_MAX_DIMS];
+
+  if (r->src == NULL)
+    return SIMNPU_EINTERNAL;
+  dims4 (x, dx);
+  dims4 (y, dy);
+  simnpu__select (r->di, r->src, dx, tensor_data (r->g, op->inputs[1],
+          r->arena, r->inputs), x->zero_point, op->eltwise_mult[1], dy,
+      tensor_data (r->g, op->inputs[2], r->arena, r->inputs), y->zero_point,
+      op->eltwise_mult[2], r->dout, r->dst, r->out->zero_point);
+  return 0;
+}
+
+int
 simnpu__op_run_reshape (const op_run * r)
 {
   memcpy (r->dst, r->src, r->n_out);

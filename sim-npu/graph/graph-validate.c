@@ -407,6 +407,80 @@ simnpu__op_infer_depth_space (simnpu__graph * g, simnpu__op * op,
   return assign_output (g, op, oi, 0, 4, d, error);
 }
 
+/* gather: data and its indices, an i32 constant of 1 to 4 dimensions
+ * read as one list, each in [0, size of the axis); the output is the data
+ * with the axis replaced by the list */
+int
+simnpu__op_infer_gather (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  const simnpu__tensor *in = &g->tensors[op->inputs[0]];
+  const simnpu__tensor *idx;
+  const int32_t *v;
+  int axis = op->attrs[SIMNPU_A_AXIS];
+  int64_t d[SIMNPU_MAX_DIMS], n, k;
+
+  if (op->n_inputs != 2 || op->n_outputs != 1)
+    return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
+        "expected data, its indices and one output");
+  idx = &g->tensors[op->inputs[1]];
+  if (idx->kind != SIMNPU_TENSOR_CONSTANT || idx->dtype != SIMNPU__DTYPE_I32)
+    return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
+        "indices must be an i32 constant");
+  if (axis < 0 || (unsigned) axis >= in->n_dims)
+    return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
+        "axis must be in [0, rank)");
+  n = simnpu__tensor_elements (idx);
+  /* shape-only graphs have no index values; a size mismatch is
+   * simnpu__graph_validate ()'s to report */
+  v = idx->data_bytes == simnpu__tensor_bytes (idx) ? idx->data : NULL;
+  for (k = 0; v != NULL && k < n; k++)
+    if (v[k] < 0 || v[k] >= in->dims[axis]) {
+      char *what = g_strdup_printf ("index %d (at %" G_GINT64_FORMAT
+          ") out of range: axis %d has %" G_GINT64_FORMAT " entries; "
+          "expected [0, %" G_GINT64_FORMAT ")", v[k], (gint64) k, axis,
+          (gint64) in->dims[axis], (gint64) in->dims[axis]);
+      int ret = simnpu__op_error (error, SIMNPU_EFORMAT, op, oi, what);
+      g_free (what);
+      return ret;
+    }
+  memcpy (d, in->dims, in->n_dims * sizeof (int64_t));
+  d[axis] = n;
+  return assign_output (g, op, oi, 0, in->n_dims, d, error);
+}
+
+/* select: a constant i8 condition (non-zero: true) and the two operands
+ * it picks from, all three broadcast to the output */
+int
+simnpu__op_infer_select (simnpu__graph * g, simnpu__op * op, unsigned oi,
+    simnpu_error * error)
+{
+  int64_t d[SIMNPU_MAX_DIMS], s[SIMNPU_MAX_DIMS];
+  unsigned rank = 0, i, j;
+
+  if (op->n_inputs != 3 || op->n_outputs != 1)
+    return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
+        "expected a condition, two operands and one output");
+  if (g->tensors[op->inputs[0]].kind != SIMNPU_TENSOR_CONSTANT)
+    return simnpu__op_error (error, SIMNPU_EFORMAT, op, oi,
+        "the condition must be a constant");
+  for (i = 0; i < SIMNPU_MAX_DIMS; i++)
+    d[i] = 1;
+  for (j = 0; j < 3; j++) {
+    const simnpu__tensor *t = &g->tensors[op->inputs[j]];
+    dims4 (t, s);
+    rank = MAX (rank, t->n_dims);
+    for (i = 0; i < SIMNPU_MAX_DIMS; i++) {
+      if (s[i] != d[i] && s[i] != 1 && d[i] != 1)
+        return simnpu__op_error (error, SIMNPU_ESHAPE, op, oi,
+            "the condition's and operands' shapes are not broadcastable "
+            "(each dimension must be equal or 1)");
+      d[i] = MAX (d[i], s[i]);
+    }
+  }
+  return assign_output (g, op, oi, 0, rank, d + SIMNPU_MAX_DIMS - rank, error);
+}
+
 int
 simnpu__op_infer_pad (simnpu__graph * g, simnpu__op * op, unsigned oi,
     simnpu_error * error)

@@ -319,6 +319,12 @@ const simnpu__op_def simnpu__op_defs[] = {
         simnpu__op_infer_depth_space,.prepare =
         simnpu__op_prepare_same_quant,.run = simnpu__op_run_depth_space,.cost =
         SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__MOVES_DATA},
+  [SIMNPU_OP_GATHER] = {.infer = simnpu__op_infer_gather,.prepare =
+        simnpu__op_prepare_gather,.run = simnpu__op_run_gather,.n_params =
+        1,.cost = SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__MOVES_DATA},
+  [SIMNPU_OP_SELECT] = {.infer = simnpu__op_infer_select,.prepare =
+        simnpu__op_prepare_select,.run = simnpu__op_run_select,.cost =
+        SIMNPU__COST_OUTPUT_BYTES,.movement = SIMNPU__MOVES_DATA},
 };
 
 /* every op has its row: the table ends with the last op */

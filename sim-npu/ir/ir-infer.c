@@ -925,6 +925,22 @@ simnpu__ir_infer_gather (simnpu__ir_graph * g, simnpu__ir_node * n,
   if (x->rank - 1 + idx->rank > SIMNPU_IR_MAX_RANK)
     return node_error (error, SIMNPU_ESHAPE, n, "output rank above %d",
         SIMNPU_IR_MAX_RANK);
+  /* constant indices are checked once, here: an index outside the axis
+   * makes the model invalid, whichever section would run it */
+  if (idx->is_const && idx->data != NULL) {
+    int64_t k, count = simnpu__ir_tensor_elements (idx), len = x->dims[axis];
+    for (k = 0; k < count; k++) {
+      int64_t v = idx->dtype == SIMNPU_IR_I64 ?
+          ((const int64_t *) idx->data)[k] : ((const int32_t *) idx->data)[k];
+      if (v < -len || v >= len)
+        return node_error (error, SIMNPU_EFORMAT, n, "index %" G_GINT64_FORMAT
+            " (element %" G_GINT64_FORMAT " of '%s') out of range for axis "
+            "%u of size %" G_GINT64_FORMAT "; expected [%" G_GINT64_FORMAT
+            ", %" G_GINT64_FORMAT ")", (gint64) v,
+            (gint64) k, idx->name, axis, (gint64) len, (gint64) - len,
+            (gint64) len);
+    }
+  }
   for (i = 0; i < axis; i++)
     dims[r++] = x->dims[i];
   for (i = 0; i < idx->rank; i++)

@@ -1106,6 +1106,44 @@ simnpu__ir_fuse (simnpu__ir_graph * g, simnpu_error * error)
  * Readers are redirected as the nodes are visited in order (alias[t] is
  * the tensor that stands for t), since a node reads only what earlier
  * nodes made. */
+/* A where whose constant condition picks the same operand everywhere,
+ * at the operand's own shape and dtype, is that operand: TF.js's GatherNd
+ * of constant in-range indices leaves one (its out-of-range guard). */
+static void
+uniform_where_to_identity (const simnpu__ir_graph * g, simnpu__ir_node * n)
+{
+  const simnpu__ir_tensor *c, *o, *p;
+  const uint8_t *v;
+  int64_t k, count;
+  bool all = true, none = true;
+  int pick;
+
+  if (n->op != SIMNPU_IR_WHERE || n->n_inputs != 3 || n->n_outputs != 1
+      || n->inputs[0] < 0 || n->inputs[1] < 0 || n->inputs[2] < 0)
+    return;
+  c = &g->tensors[n->inputs[0]];
+  if (!c->is_const || c->data == NULL || c->dtype != SIMNPU_IR_BOOL)
+    return;
+  v = c->data;
+  count = simnpu__ir_tensor_elements (c);
+  for (k = 0; k < count; k++) {
+    all = all && v[k] != 0;
+    none = none && v[k] == 0;
+  }
+  if (!all && !none)
+    return;
+  pick = n->inputs[all ? 1 : 2];
+  p = &g->tensors[pick];
+  o = &g->tensors[n->outputs[0]];
+  if (p->dtype != o->dtype || p->rank != o->rank
+      || memcmp (p->dims, o->dims, p->rank * sizeof (int64_t)) != 0)
+    return;
+  n->op = SIMNPU_IR_IDENTITY;
+  n->inputs[0] = pick;
+  n->inputs[1] = n->inputs[2] = SIMNPU_IR_NONE;
+  n->n_inputs = 1;
+}
+
 static void
 drop_identities (simnpu__ir_graph * g, bool *dead)
 {
@@ -1120,6 +1158,7 @@ drop_identities (simnpu__ir_graph * g, bool *dead)
     for (j = 0; j < n->n_inputs; j++)
       if (n->inputs[j] >= 0)
         n->inputs[j] = alias[n->inputs[j]];
+    uniform_where_to_identity (g, n);
     if (n->op != SIMNPU_IR_IDENTITY || n->n_inputs != 1
         || n->n_outputs != 1 || n->inputs[0] == SIMNPU_IR_NONE)
       continue;

@@ -490,3 +490,24 @@ simnpu__space_to_depth (const int64_t * din, const int8_t * in, int8_t * out,
               (size_t) (b * ic));
       }
 }
+
+/* Rows of inner bytes are copied whole; along the last axis (inner 1)
+ * the loop is a byte gather, which vectorises where the target has
+ * gathers. */
+void
+simnpu__gather (const int8_t * in, int8_t * out, int64_t outer, int64_t len,
+    int64_t inner, const int32_t * idx, int64_t n_idx)
+{
+  int64_t o, j;
+
+  for (o = 0; o < outer; o++) {
+    const int8_t *restrict s = in + o * len * inner;
+    int8_t *restrict d = out + o * n_idx * inner;
+    if (inner == 1)
+      for (j = 0; j < n_idx; j++)
+        d[j] = s[idx[j]];
+    else
+      for (j = 0; j < n_idx; j++)
+        memcpy (d + j * inner, s + idx[j] * inner, (size_t) inner);
+  }
+}

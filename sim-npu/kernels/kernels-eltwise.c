@@ -661,3 +661,90 @@ simnpu__prelu (const int8_t * restrict in, int8_t * restrict out,
     }
   }
 }
+
+/* One row of select: each operand requantised on its own (as
+ * minmax_flat does), then picked; strides of 0 repeat an element. With
+ * the strides 1 (inlined as constants) the loop is branch-free and
+ * vectorises in 32-bit lanes. */
+static inline __attribute__((always_inline))
+     void select_row (const int8_t * restrict c, size_t sc,
+    const int8_t * restrict x, size_t sx, const int8_t * restrict y,
+    size_t sy, int8_t * restrict o, size_t n, int32_t zp_x, int32_t zp_y,
+    int32_t zp_out, int32_t mxh, int32_t mxl, int32_t myh, int32_t myl)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++) {
+    int32_t rx = requant32 (x[i * sx] - zp_x, mxh, mxl);
+    int32_t ry = requant32 (y[i * sy] - zp_y, myh, myl);
+    o[i] = clamp_i8 ((c[i * sc] != 0 ? rx : ry) + zp_out);
+  }
+}
+
+/* select_row for multipliers beyond 32 bits (ratios of 128 and above) */
+static void
+select_row_wide (const int8_t * c, size_t sc, const int8_t * x, size_t sx,
+    const int8_t * y, size_t sy, int8_t * o, size_t n, int32_t zp_x,
+    int32_t zp_y, int32_t zp_out, int64_t mx, int64_t my)
+{
+  const int64_t round = G_GINT64_CONSTANT (1) << (SIMNPU_ELTWISE_SHIFT - 1);
+  size_t i;
+
+  for (i = 0; i < n; i++) {
+    int64_t v = c[i * sc] != 0 ? (x[i * sx] - zp_x) * mx :
+        (y[i * sy] - zp_y) * my;
+    o[i] = clamp_i8 ((int32_t) ((v + round) >> SIMNPU_ELTWISE_SHIFT) + zp_out);
+  }
+}
+
+/* the element strides of a rank-4 view broadcast to dout: 0 along the
+ * dimensions it repeats */
+static void
+broadcast_strides (const int64_t * d, const int64_t * dout, int64_t * st)
+{
+  int64_t s = 1;
+  int i;
+
+  for (i = SIMNPU_MAX_DIMS - 1; i >= 0; i--) {
+    st[i] = d[i] == dout[i] ? s : 0;
+    s *= d[i];
+  }
+}
+
+SIMNPU_CLONES void
+simnpu__select (const int64_t * dc, const int8_t * cond, const int64_t * dx,
+    const int8_t * x, int32_t zp_x, int64_t mult_x, const int64_t * dy,
+    const int8_t * y, int32_t zp_y, int64_t mult_y, const int64_t * dout,
+    int8_t * out, int32_t zp_out)
+{
+  int64_t sc[SIMNPU_MAX_DIMS], sx[SIMNPU_MAX_DIMS], sy[SIMNPU_MAX_DIMS];
+  int64_t i0, i1, i2;
+  const size_t n = (size_t) dout[3];
+  const bool narrow = mult_x >= G_MININT32 && mult_x <= G_MAXINT32
+      && mult_y >= G_MININT32 && mult_y <= G_MAXINT32;
+  const int32_t mxh = (int32_t) mult_x >> ELTWISE_HALF_SHIFT;
+  const int32_t myh = (int32_t) mult_y >> ELTWISE_HALF_SHIFT;
+  const int32_t mxl = (int32_t) mult_x & ((1 << ELTWISE_HALF_SHIFT) - 1);
+  const int32_t myl = (int32_t) mult_y & ((1 << ELTWISE_HALF_SHIFT) - 1);
+
+  broadcast_strides (dc, dout, sc);
+  broadcast_strides (dx, dout, sx);
+  broadcast_strides (dy, dout, sy);
+  for (i0 = 0; i0 < dout[0]; i0++)
+    for (i1 = 0; i1 < dout[1]; i1++)
+      for (i2 = 0; i2 < dout[2]; i2++) {
+        const int8_t *c = cond + i0 * sc[0] + i1 * sc[1] + i2 * sc[2];
+        const int8_t *a = x + i0 * sx[0] + i1 * sx[1] + i2 * sx[2];
+        const int8_t *b = y + i0 * sy[0] + i1 * sy[1] + i2 * sy[2];
+        int8_t *o = out + ((i0 * dout[1] + i1) * dout[2] + i2) * dout[3];
+        if (!narrow)
+          select_row_wide (c, (size_t) sc[3], a, (size_t) sx[3], b,
+              (size_t) sy[3], o, n, zp_x, zp_y, zp_out, mult_x, mult_y);
+        else if (sc[3] == 1 && sx[3] == 1 && sy[3] == 1)
+          select_row (c, 1, a, 1, b, 1, o, n, zp_x, zp_y, zp_out, mxh, mxl,
+              myh, myl);
+        else
+          select_row (c, (size_t) sc[3], a, (size_t) sx[3], b,
+              (size_t) sy[3], o, n, zp_x, zp_y, zp_out, mxh, mxl, myh, myl);
+      }
+}

@@ -15,7 +15,6 @@
 #include "base/ops.h"
 
 G_BEGIN_DECLS
-
 /* Fixed-point precision of bilinear resize weights, per axis. */
 #define SIMNPU_RESIZE_WEIGHT_BITS 11
 /* A resize's index table (simnpu__op.table): per output row, then per
@@ -24,8 +23,7 @@ G_BEGIN_DECLS
 #define SIMNPU_RESIZE_TAB_I1 1
 #define SIMNPU_RESIZE_TAB_W 2
 #define SIMNPU_RESIZE_TAB_STRIDE 3
-
-typedef struct
+    typedef struct
 {
   int n, ih, iw, ic;
   int oh, ow, oc;
@@ -83,6 +81,18 @@ SIMNPU_INTERNAL void simnpu__depth_to_space (const int64_t * in_dims,
     const int8_t * in, int8_t * out, int b, int mode);
 SIMNPU_INTERNAL void simnpu__space_to_depth (const int64_t * in_dims,
     const int8_t * in, int8_t * out, int b);
+/* gather: out[o][j][i] = in[o][idx[j]][i] over outer x len x inner data,
+ * 0 <= idx[j] < len */
+SIMNPU_INTERNAL void simnpu__gather (const int8_t * in, int8_t * out,
+    int64_t outer, int64_t len, int64_t inner, const int32_t * idx,
+    int64_t n_idx);
+/* select over rank-4 views broadcast to dout (a dimension of 1 repeats):
+ * x where cond is non-zero, else y, each requantised to the output by its
+ * multiplier (SIMNPU_ELTWISE_SHIFT fixed point) */
+SIMNPU_INTERNAL void simnpu__select (const int64_t * dc, const int8_t * cond,
+    const int64_t * dx, const int8_t * x, int32_t zp_x, int64_t mult_x,
+    const int64_t * dy, const int8_t * y, int32_t zp_y, int64_t mult_y,
+    const int64_t * dout, int8_t * out, int32_t zp_out);
 SIMNPU_INTERNAL void simnpu__resize_nearest (const int64_t * in_dims,
     const int8_t * in, const int64_t * out_dims, int8_t * out,
     const int32_t * table, int32_t zp_in, int32_t zp_out, int64_t mult);
@@ -95,8 +105,7 @@ SIMNPU_INTERNAL void simnpu__resize_bilinear (const int64_t * in_dims,
 SIMNPU_INTERNAL size_t simnpu__resize_bilinear_scratch_bytes (const int64_t
     * out_dims);
 SIMNPU_INTERNAL void simnpu__mean (const int64_t * in_dims, const int8_t * in,
-    int8_t * out, int32_t * acc, int32_t zp_in, int32_t zp_out,
-    double rescale);
+    int8_t * out, int32_t * acc, int32_t zp_in, int32_t zp_out, double rescale);
 SIMNPU_INTERNAL void simnpu__pad (const int64_t * in_dims, const int8_t * in,
     const int64_t * out_dims, int8_t * out, const int32_t * before,
     bool edge, int8_t value, int32_t zp_in, int32_t zp_out, int64_t mult);
@@ -120,5 +129,4 @@ SIMNPU_INTERNAL void simnpu__transpose (const int8_t * in,
 SIMNPU_INTERNAL void simnpu__kernels_disable_avx2 (bool disable);
 
 G_END_DECLS
-
 #endif /* __SIMNPU_KERNELS_H__ */

@@ -19,6 +19,7 @@
  * keeps its ops. */
 
 #include "compiler.h"
+#include "onnx-builder.h"
 #include "simnpu-private.h"
 
 #include <glib/gstdio.h>
@@ -435,6 +436,243 @@ test_depth_space_kernels (void)
  * iris and facemesh (PReLU after each conv) run all their MACs on the
  * device, with the PReLUs as prelu ops. Random calibration: the
  * placement does not depend on it. */
+/* ------------------------------------------------------------------ */
+/* Gather, GatherND and Where of constant indices and conditions, from
+ * ONNX models through the whole import (folding included) */
+
+#define ONNX_OPSET 13
+
+/* an int64 initializer of any shape (rank 0: a scalar) */
+static void
+onnx_int64s (onnx_builder * b, const char *name, unsigned rank,
+    const int64_t * dims, const int64_t * v)
+{
+  Onnx__TensorProto *t = onnx_builder_tensor (b, name,
+      ONNX__TENSOR_PROTO__DATA_TYPE__INT64, rank, dims);
+  size_t n = 1, i;
+
+  for (i = 0; i < rank; i++)
+    n *= dims[i];
+  t->n_int64_data = n;
+  t->int64_data = onnx_builder_keep (b, g_memdup2 (v, n * sizeof v[0]));
+  g_ptr_array_add (b->inits, t);
+}
+
+static void
+onnx_bools (onnx_builder * b, const char *name, unsigned rank,
+    const int64_t * dims, const int32_t * v)
+{
+  Onnx__TensorProto *t = onnx_builder_tensor (b, name,
+      ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, rank, dims);
+  size_t n = 1, i;
+
+  for (i = 0; i < rank; i++)
+    n *= dims[i];
+  t->n_int32_data = n;
+  t->int32_data = onnx_builder_keep (b, g_memdup2 (v, n * sizeof v[0]));
+  g_ptr_array_add (b->inits, t);
+}
+
+/* b's model imported as simnpu-compile imports a file; the import's
+ * status, with *g the graph on success */
+static int
+onnx_import (onnx_builder * b, simnpu__ir_graph ** g, simnpu_error * error)
+{
+  size_t len;
+  guint8 *buf = onnx_builder_pack (b, &len);
+  gchar *path = NULL;
+  int fd = g_file_open_tmp ("simnpu-compile-ops-XXXXXX.onnx", &path, NULL);
+  int ret;
+
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, (const gchar *) buf, len, NULL));
+  ret = simnpu__import_model (path, NULL, NULL, g, error);
+  g_unlink (path);
+  g_free (path);
+  g_free (buf);
+  return ret;
+}
+
+/* imports b (one input, x), which must run on the device as `want` */
+static void
+check_onnx_on_device (onnx_builder * b, const char *name,
+    simnpu__op_type want, double min_db)
+{
+  simnpu_error error = { 0 };
+  model m;
+
+  onnx_builder_output (b, "y");
+  if (onnx_import (b, &m.g, &error) < 0)
+    g_error ("import %s: %s", name, error.message);
+  g_free (m.g->name);
+  m.g->name = g_strdup (name);
+  m.x = m.g->inputs[0];
+  check_on_device (&m, want, min_db);
+  onnx_builder_clear (b);
+}
+
+static void
+gather_model (onnx_builder * b, unsigned xr, const int64_t * xd,
+    unsigned ir, const int64_t * id, const int64_t * idx, int64_t axis,
+    const char *op)
+{
+  const char *ins[2] = { "x", "i" };
+  Onnx__NodeProto *n;
+
+  onnx_builder_init (b, ONNX_OPSET);
+  onnx_builder_input (b, "x", xr, xd);
+  onnx_int64s (b, "i", ir, id, idx);
+  n = onnx_builder_node (b, op, ins, 2, "y");
+  if (axis != 0)
+    onnx_builder_attr_int (b, n, "axis", axis);
+}
+
+static void
+test_gather (void)
+{
+  const int64_t xd[4] = { 1, 6, 7, 5 }, x3[3] = { 6, 7, 5 };
+  const int64_t list[5] = { 4, -1, 0, 0, 2 }, ld[1] = { 5 };
+  const int64_t scalar[1] = { -2 };
+  const int64_t table[4] = { 0, 6, 3, -3 }, td[2] = { 2, 2 };
+  onnx_builder b;
+
+  /* along the last axis, negative and repeated indices */
+  gather_model (&b, 4, xd, 1, ld, list, 3, "Gather");
+  check_onnx_on_device (&b, "gather-last-axis", SIMNPU_OP_GATHER,
+      MIN_SQNR_MOVE_DB);
+  /* a scalar index drops the axis */
+  gather_model (&b, 4, xd, 0, NULL, scalar, 1, "Gather");
+  check_onnx_on_device (&b, "gather-scalar", SIMNPU_OP_GATHER,
+      MIN_SQNR_MOVE_DB);
+  /* a 2 x 2 table of indices into a rank-3 tensor */
+  gather_model (&b, 3, x3, 2, td, table, 1, "Gather");
+  check_onnx_on_device (&b, "gather-table", SIMNPU_OP_GATHER, MIN_SQNR_MOVE_DB);
+}
+
+static void
+test_gather_nd (void)
+{
+  const int64_t xd[4] = { 1, 6, 7, 5 };
+  const int64_t tuples[6] = { 0, 2, 3, 0, 5, -1 }, td[2] = { 2, 3 };
+  const int64_t pairs[4] = { 0, 5, 0, -6 }, pd[2] = { 2, 2 };
+  onnx_builder b;
+
+  /* picks of whole channels vectors, and of whole rows */
+  gather_model (&b, 4, xd, 2, td, tuples, 0, "GatherND");
+  check_onnx_on_device (&b, "gathernd-3", SIMNPU_OP_GATHER, MIN_SQNR_MOVE_DB);
+  gather_model (&b, 4, xd, 2, pd, pairs, 0, "GatherND");
+  check_onnx_on_device (&b, "gathernd-2", SIMNPU_OP_GATHER, MIN_SQNR_MOVE_DB);
+}
+
+/* an index outside its axis is the model's fault, named by node */
+static void
+test_gather_out_of_range (void)
+{
+  const int64_t xd[4] = { 1, 6, 7, 5 };
+  const int64_t past[2] = { 0, 7 }, before[1] = { -8 }, d2[1] = { 2 };
+  const int64_t one[1] = { 1 };
+  const int64_t tuple[3] = { 0, 6, 0 }, td[2] = { 1, 3 };
+  simnpu__ir_graph *g = NULL;
+  simnpu_error error = { 0 };
+  onnx_builder b;
+
+  gather_model (&b, 4, xd, 1, d2, past, 2, "Gather");
+  onnx_builder_output (&b, "y");
+  g_assert_cmpint (onnx_import (&b, &g, &error), ==, SIMNPU_EFORMAT);
+  g_assert_null (g);
+  g_assert_nonnull (strstr (error.message, "node 'y'"));
+  g_assert_nonnull (strstr (error.message, "index 7"));
+  onnx_builder_clear (&b);
+
+  gather_model (&b, 4, xd, 1, one, before, 2, "Gather");
+  onnx_builder_output (&b, "y");
+  g_assert_cmpint (onnx_import (&b, &g, &error), ==, SIMNPU_EFORMAT);
+  g_assert_nonnull (strstr (error.message, "index -8"));
+  onnx_builder_clear (&b);
+
+  /* the tuple's linear index (6 * 7 = 42) is inside the data; its
+   * second index is not */
+  gather_model (&b, 4, xd, 2, td, tuple, 0, "GatherND");
+  onnx_builder_output (&b, "y");
+  g_assert_cmpint (onnx_import (&b, &g, &error), ==, SIMNPU_EFORMAT);
+  g_assert_nonnull (strstr (error.message, "node 'y' (GatherND)"));
+  g_assert_nonnull (strstr (error.message, "index 6"));
+  onnx_builder_clear (&b);
+}
+
+static void
+where_model (onnx_builder * b, unsigned cr, const int64_t * cd,
+    const int32_t * cv, bool y_const)
+{
+  const int64_t xd[4] = { 1, 6, 7, 5 };
+  const char *mul_in[2] = { "x", "k" };
+  const char *where_in[3] = { "c", "x", y_const ? "k" : "x2" };
+  const float k = y_const ? 0.75f : 2.5f;
+
+  onnx_builder_init (b, ONNX_OPSET);
+  onnx_builder_input (b, "x", 4, xd);
+  onnx_bools (b, "c", cr, cd, cv);
+  onnx_builder_floats (b, "k", 0, NULL, &k);
+  if (!y_const)
+    onnx_builder_node (b, "Mul", mul_in, 2, "x2");
+  onnx_builder_node (b, "Where", where_in, 3, "y");
+}
+
+static void
+test_where (void)
+{
+  const int64_t cols[4] = { 1, 1, 7, 1 }, full[4] = { 1, 6, 1, 5 };
+  const int32_t cv[7] = { 1, 0, 0, 1, 1, 0, 1 };
+  int32_t fv[30];
+  onnx_builder b;
+  unsigned i;
+
+  /* x and 2.5 x (a scale 2.5 times x's), the condition broadcast over
+   * rows and channels */
+  where_model (&b, 4, cols, cv, false);
+  check_onnx_on_device (&b, "where-requant", SIMNPU_OP_SELECT, MIN_SQNR_DB);
+  /* x or a constant, the condition broadcast over columns */
+  for (i = 0; i < G_N_ELEMENTS (fv); i++)
+    fv[i] = (i * 7) % 3 == 0;
+  where_model (&b, 4, full, fv, true);
+  check_onnx_on_device (&b, "where-const", SIMNPU_OP_SELECT, MIN_SQNR_DB);
+}
+
+/* a where whose condition is true (false) everywhere is its first
+ * (second) operand: pruning leaves none, and the graph runs on the
+ * device without a select */
+static void
+check_uniform_where (bool value)
+{
+  int64_t cd[4] = { 1, 4, 4, 3 };
+  uint8_t *cv = g_new (uint8_t, 48);
+  simnpu_error error = { 0 };
+  model m;
+  int in[3], r;
+  unsigned i, n_where = 0;
+
+  memset (cv, value, 48);
+  model_begin (&m, value ? "where-true" : "where-false", 4, 4, 3);
+  r = add_node (m.g, SIMNPU_IR_RELU, "r", 1, &m.x, NULL);
+  in[0] = simnpu__ir_add_const (m.g, "c", SIMNPU_IR_BOOL, 4, cd, cv);
+  in[1] = value ? r : m.x;
+  in[2] = value ? m.x : r;
+  model_end (&m, add_node (m.g, SIMNPU_IR_WHERE, "y", 3, in, NULL));
+  g_assert_cmpint (simnpu__ir_prune (m.g, &error), ==, 0);
+  for (i = 0; i < m.g->n_nodes; i++)
+    n_where += m.g->nodes[i].op == SIMNPU_IR_WHERE;
+  g_assert_cmpuint (n_where, ==, 0);
+  check_on_device (&m, SIMNPU_OP_LUT, MIN_SQNR_DB);
+}
+
+static void
+test_where_uniform (void)
+{
+  check_uniform_where (true);
+  check_uniform_where (false);
+}
+
 static void
 check_corpus (const char *name, double min_share)
 {
@@ -491,6 +729,12 @@ main (int argc, char **argv)
   g_test_add_func ("/compile-ops/depth-space", test_depth_space);
   g_test_add_func ("/compile-ops/depth-space-kernels",
       test_depth_space_kernels);
+  g_test_add_func ("/compile-ops/gather", test_gather);
+  g_test_add_func ("/compile-ops/gather-nd", test_gather_nd);
+  g_test_add_func ("/compile-ops/gather-out-of-range",
+      test_gather_out_of_range);
+  g_test_add_func ("/compile-ops/where", test_where);
+  g_test_add_func ("/compile-ops/where-uniform", test_where_uniform);
   g_test_add_func ("/compile-ops/global-mean", test_global_mean);
   g_test_add_func ("/compile-ops/div-const", test_div_const);
   g_test_add_func ("/compile-ops/hard-swish-spellings",

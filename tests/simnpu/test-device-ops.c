@@ -855,6 +855,296 @@ test_binary (void)
 
 /* every new op, chained; the .axm written and read back must keep the
  * op types and attributes and compute the same */
+/* ------------------------------------------------------------------ */
+/* gather, select                                                       */
+
+/* a constant of dtype i8 or i32 with its bytes in base64 */
+static gchar *
+const_json (const char *name, const char *dtype, const int64_t * shape,
+    unsigned rank, const void *data, size_t bytes)
+{
+  gchar *b64 = g_base64_encode ((const guchar *) data, bytes);
+  GString *s = g_string_new (NULL);
+  unsigned i;
+
+  g_string_append_printf (s, "{\"name\": \"%s\", \"shape\": [", name);
+  for (i = 0; i < rank; i++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i ? ", " : "",
+        (gint64) shape[i]);
+  g_string_append_printf (s, "], \"dtype\": \"%s\", \"data\": {\"base64\": "
+      "\"%s\"}}", dtype, b64);
+  g_free (b64);
+  return g_string_free (s, FALSE);
+}
+
+static gchar *
+gather_graph (const int64_t * shape, int axis_attr, const void *idx,
+    int64_t n_idx, const char *idx_dtype, float so, int zo)
+{
+  gchar *in = io_json ("x", shape, 0.1f, 3);
+  gchar *out = io_json ("y", NULL, so, zo);
+  gchar *con = const_json ("idx", idx_dtype, &n_idx, 1, idx,
+      (size_t) n_idx * (strcmp (idx_dtype, "i32") == 0 ? 4 : 1));
+  gchar *op = g_strdup_printf ("{\"name\": \"op\", \"type\": \"gather\", "
+      "\"inputs\": [\"x\", \"idx\"], \"outputs\": [\"y\"], \"attrs\": "
+      "{\"axis\": %d}}", axis_attr);
+  gchar *json = graph_json (in, out, con, op);
+
+  g_free (in);
+  g_free (out);
+  g_free (con);
+  g_free (op);
+  return json;
+}
+
+static void
+test_gather (void)
+{
+  const int64_t shape[4] = { 2, 3, 4, 5 };
+  int axis;
+
+  /* every axis, given from the front and from the back, with repeated
+   * and unordered indices; each output byte is its source byte */
+  for (axis = 0; axis < 4; axis++) {
+    int32_t idx[7];
+    int64_t n_idx = rand_int (1, 7), k, o[4], i0, i1, i2, i3;
+    int8_t x[2 * 3 * 4 * 5], *y;
+    const int8_t *ins[1] = { x };
+    gchar *json;
+    simnpu__graph *g;
+
+    for (k = 0; k < n_idx; k++)
+      idx[k] = rand_int (0, (int) shape[axis] - 1);
+    idx[0] = (int32_t) shape[axis] - 1;
+    fill_i8 (x, sizeof (x));
+    json = gather_graph (shape, axis % 2 ? axis - 4 : axis, idx, n_idx,
+        "i32", 0.1f, 3);
+    g = load (json);
+    g_assert_cmpint (g->ops[0].attrs[SIMNPU_A_AXIS], ==, axis);
+    memcpy (o, shape, sizeof o);
+    o[axis] = n_idx;
+    for (k = 0; k < 4; k++)
+      g_assert_cmpint (out_tensor (g, 0)->dims[k], ==, o[k]);
+    run (g, ins, &y);
+    for (i0 = 0; i0 < o[0]; i0++)
+      for (i1 = 0; i1 < o[1]; i1++)
+        for (i2 = 0; i2 < o[2]; i2++)
+          for (i3 = 0; i3 < o[3]; i3++) {
+            int64_t s[4] = { i0, i1, i2, i3 };
+            s[axis] = idx[s[axis]];
+            g_assert_cmpint (y[((i0 * o[1] + i1) * o[2] + i2) * o[3] + i3],
+                ==, x[((s[0] * shape[1] + s[1]) * shape[2] + s[2]) *
+                    shape[3] + s[3]]);
+          }
+    g_free (y);
+    simnpu__graph_free (g);
+    g_free (json);
+  }
+
+  /* a hand-made case: rows 2, 0, 2 of a 3 x 2 matrix */
+  {
+    const int64_t m[4] = { 1, 1, 3, 2 };
+    const int32_t idx[3] = { 2, 0, 2 };
+    const int8_t x[6] = { 1, -2, 3, -4, 5, -128 };
+    const int8_t want[6] = { 5, -128, 1, -2, 5, -128 };
+    const int8_t *ins[1] = { x };
+    gchar *json = gather_graph (m, 2, idx, 3, "i32", 0.1f, 3);
+    simnpu__graph *g = load (json);
+    int8_t *y;
+    run (g, ins, &y);
+    g_assert_cmpmem (y, 6, want, 6);
+    g_free (y);
+    simnpu__graph_free (g);
+    g_free (json);
+  }
+}
+
+static void
+test_gather_bad (void)
+{
+  const int64_t shape[4] = { 1, 2, 3, 4 };
+  const int32_t out_of_range[2] = { 0, 4 }, negative[2] = { -1, 0 };
+  const int32_t ok[2] = { 1, 0 };
+  const int8_t ok8[2] = { 1, 0 };
+  gchar *json;
+  simnpu__graph *g = NULL;
+  simnpu_error error = { 0 };
+
+  json = gather_graph (shape, 3, out_of_range, 2, "i32", 0.1f, 3);
+  expect_reject (json, SIMNPU_EFORMAT, "gather index past the axis");
+  g_free (json);
+  json = gather_graph (shape, 3, negative, 2, "i32", 0.1f, 3);
+  expect_reject (json, SIMNPU_EFORMAT, "gather of a negative index");
+  g_free (json);
+  json = gather_graph (shape, 3, ok8, 2, "i8", 0.1f, 3);
+  expect_reject (json, SIMNPU_EFORMAT, "gather of i8 indices");
+  g_free (json);
+  json = gather_graph (shape, 3, ok, 2, "i32", 0.2f, 3);
+  expect_reject (json, SIMNPU_EFORMAT, "gather that requantises");
+  g_free (json);
+  json = gather_graph (shape, 4, ok, 2, "i32", 0.1f, 3);
+  expect_reject (json, SIMNPU_EFORMAT, "gather along axis 4 of rank 4");
+  g_free (json);
+
+  /* an index and an axis edited after loading, as a hand-edited .axm
+   * would present them */
+  json = gather_graph (shape, 3, ok, 2, "i32", 0.1f, 3);
+  g_assert_cmpint (simnpu__graph_load_json_data (json, strlen (json), ".",
+          false, &g, &error), ==, 0);
+  ((int32_t *) g->tensors[g->ops[0].inputs[1]].data)[1] = 4;
+  g_assert_cmpint (simnpu__graph_infer_shapes (g, &error), ==, SIMNPU_EFORMAT);
+  g_assert_nonnull (strstr (error.message, "out of range"));
+  ((int32_t *) g->tensors[g->ops[0].inputs[1]].data)[1] = 0;
+  g->ops[0].attrs[SIMNPU_A_AXIS] = 4;
+  g_assert_cmpint (simnpu__graph_infer_shapes (g, &error), ==, SIMNPU_EFORMAT);
+  g->ops[0].attrs[SIMNPU_A_AXIS] = 3;
+  g_assert_cmpint (simnpu__graph_infer_shapes (g, &error), ==, 0);
+  simnpu__graph_free (g);
+  g = NULL;
+  g_free (json);
+
+  /* the message says which index; the axis is required */
+  json = gather_graph (shape, 3, out_of_range, 2, "i32", 0.1f, 3);
+  g_assert_cmpint (simnpu__graph_load_json_data (json, strlen (json), ".",
+          false, &g, &error), ==, SIMNPU_EFORMAT);
+  g_assert_nonnull (strstr (error.message, "index 4"));
+  g_free (json);
+  {
+    gchar *in = io_json ("x", shape, 0.1f, 3);
+    gchar *out = io_json ("y", NULL, 0.1f, 3);
+    gchar *con = const_json ("idx", "i32", (const int64_t[]) { 2 }, 1, ok,
+        sizeof ok);
+    json = graph_json (in, out, con, "{\"type\": \"gather\", \"inputs\": "
+        "[\"x\", \"idx\"], \"outputs\": [\"y\"]}");
+    g_assert_cmpint (simnpu__graph_load_json_data (json, strlen (json), ".",
+            false, &g, &error), ==, SIMNPU_EFORMAT);
+    g_assert_nonnull (strstr (error.message, "axis"));
+    g_free (json);
+    /* indices that are not a constant */
+    json = graph_json (in, out, NULL, "{\"type\": \"gather\", \"inputs\": "
+        "[\"x\", \"x\"], \"outputs\": [\"y\"], \"attrs\": {\"axis\": 0}}");
+    expect_reject (json, SIMNPU_EFORMAT, "gather of run-time indices");
+    g_free (json);
+    g_free (in);
+    g_free (out);
+    g_free (con);
+  }
+}
+
+/* the device's requantisation of q (zero point zi) by the ratio r to the
+ * output's zero point zo: round half up in 24-bit fixed point */
+static int
+requant_ref (int q, int zi, double r, int zo)
+{
+  int64_t m = llround (r * (double) (1 << 24));
+  int64_t v = ((int64_t) (q - zi) * m + (1 << 23)) >> 24;
+
+  return (int) CLAMP (v + zo, -128, 127);
+}
+
+static gchar *
+select_graph (const int64_t * dc, const int8_t * cond, const int64_t * dx,
+    float sx, int zx, const int64_t * dy, float sy, int zy, float so, int zo)
+{
+  gchar *ix = io_json ("x", dx, sx, zx);
+  gchar *iy = io_json ("y", dy, sy, zy);
+  gchar *ins = g_strdup_printf ("%s, %s", ix, iy);
+  gchar *out = io_json ("z", NULL, so, zo);
+  gchar *con = cond ? const_json ("c", "i8", dc, 4, cond, (size_t) (dc[0] *
+          dc[1] * dc[2] * dc[3])) : NULL;
+  gchar *json = graph_json (ins, out, con, cond ? "{\"type\": \"select\", "
+      "\"inputs\": [\"c\", \"x\", \"y\"], \"outputs\": [\"z\"]}" :
+      "{\"type\": \"select\", \"inputs\": [\"x\", \"x\", \"y\"], "
+      "\"outputs\": [\"z\"]}");
+
+  g_free (ix);
+  g_free (iy);
+  g_free (ins);
+  g_free (out);
+  g_free (con);
+  return json;
+}
+
+static void
+test_select (void)
+{
+  /* the condition and y broadcast along different axes; the same
+   * quantisation throughout (a copy), one requantisation within 32-bit
+   * multipliers and one beyond (ratio 200) */
+  static const struct
+  {
+    float sx, sy, so;
+    int zx, zy, zo;
+  } q[] = {
+    {0.1f, 0.1f, 0.1f, 3, 3, 3},
+    {0.1f, 0.25f, 0.2f, 3, -2, 5},
+    {0.1f, 0.05f, 0.0005f, -7, 0, 1},
+  };
+  const int64_t dc[4] = { 1, 1, 4, 1 }, dx[4] = { 2, 3, 4, 5 };
+  const int64_t dy[4] = { 1, 3, 1, 5 };
+  unsigned t;
+
+  for (t = 0; t < G_N_ELEMENTS (q); t++) {
+    int8_t cond[4] = { 1, 0, 2, 0 }, x[120], y[15], *z;
+    const int8_t *ins[2] = { x, y };
+    gchar *json = select_graph (dc, cond, dx, q[t].sx, q[t].zx, dy, q[t].sy,
+        q[t].zy, q[t].so, q[t].zo);
+    simnpu__graph *g = load (json);
+    int64_t i0, i1, i2, i3;
+
+    fill_i8 (x, sizeof x);
+    fill_i8 (y, sizeof y);
+    run (g, ins, &z);
+    for (i0 = 0; i0 < 2; i0++)
+      for (i1 = 0; i1 < 3; i1++)
+        for (i2 = 0; i2 < 4; i2++)
+          for (i3 = 0; i3 < 5; i3++) {
+            int64_t o = ((i0 * 3 + i1) * 4 + i2) * 5 + i3;
+            int got = z[o], want;
+            double real;
+            if (cond[i2]) {
+              want = requant_ref (x[o], q[t].zx, (double) q[t].sx / q[t].so,
+                  q[t].zo);
+              real = (double) q[t].sx * (x[o] - q[t].zx);
+            } else {
+              int yv = y[i1 * 5 + i3];
+              want = requant_ref (yv, q[t].zy, (double) q[t].sy / q[t].so,
+                  q[t].zo);
+              real = (double) q[t].sy * (yv - q[t].zy);
+            }
+            g_assert_cmpint (got, ==, want);
+            /* and the int8 value is the real one, rounded and saturated */
+            g_assert_cmpint (abs (got - quant (out_tensor (g, 0), real)), <=,
+                1);
+            if (t == 0)
+              g_assert_cmpint (got, ==, cond[i2] ? x[o] : y[i1 * 5 + i3]);
+          }
+    g_free (z);
+    simnpu__graph_free (g);
+    g_free (json);
+  }
+}
+
+static void
+test_select_bad (void)
+{
+  const int64_t dc[4] = { 1, 1, 4, 1 }, dx[4] = { 2, 3, 4, 5 };
+  const int64_t bad[4] = { 1, 3, 2, 5 }, dy[4] = { 1, 3, 1, 5 };
+  const int8_t cond[4] = { 1, 0, 1, 0 };
+  gchar *json;
+
+  json = select_graph (dc, NULL, dx, 0.1f, 0, dy, 0.1f, 0, 0.1f, 0);
+  expect_reject (json, SIMNPU_EFORMAT, "select of a run-time condition");
+  g_free (json);
+  json = select_graph (dc, cond, dx, 0.1f, 0, bad, 0.1f, 0, 0.1f, 0);
+  expect_reject (json, SIMNPU_ESHAPE, "select of shapes that do not "
+      "broadcast");
+  g_free (json);
+  json = select_graph (dc, cond, dx, 0.1f, 0, dy, 500.0f, 0, 0.1f, 0);
+  expect_reject (json, SIMNPU_EFORMAT, "select with a scale ratio of 5000");
+  g_free (json);
+}
+
 static const char chain_json[] =
     "{\"format\": \"simnpu-graph\", \"version\": 1, \"name\": \"chain\","
     "\"inputs\": [{\"name\": \"x\", \"shape\": [1, 6, 7, 4], \"dtype\": "
@@ -1117,6 +1407,10 @@ main (int argc, char **argv)
   g_test_add_func ("/simnpu/device-ops/mean", test_mean);
   g_test_add_func ("/simnpu/device-ops/pad", test_pad);
   g_test_add_func ("/simnpu/device-ops/binary", test_binary);
+  g_test_add_func ("/simnpu/device-ops/gather", test_gather);
+  g_test_add_func ("/simnpu/device-ops/gather-bad", test_gather_bad);
+  g_test_add_func ("/simnpu/device-ops/select", test_select);
+  g_test_add_func ("/simnpu/device-ops/select-bad", test_select_bad);
   g_test_add_func ("/simnpu/device-ops/axm-round-trip", test_axm_round_trip);
   g_test_add_func ("/simnpu/device-ops/cost", test_cost);
   g_test_add_func ("/simnpu/device-ops/bad-attrs", test_bad_attrs);

@@ -813,10 +813,9 @@ test_malformed (void)
   expect_error (json, s, SIMNPU_EFORMAT, "cycle");
   g_free (json);
 
-  /* a dynamic spatial dimension */
+  /* a dynamic spatial dimension: --input-shape's to give */
   json = replace (conv_json, "{\"size\": \"5\"}, {\"size\": \"6\"}",
       "{\"size\": \"-1\"}, {\"size\": \"6\"}");
-  /* the command line's to fix (--input-shape), not the compiler's */
   expect_error (json, s, SIMNPU_EINVAL, "'x'");
   g_free (json);
 

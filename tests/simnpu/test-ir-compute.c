@@ -13,6 +13,8 @@
 
 #include "test-ir-util.h"
 
+#include <float.h>
+
 #define CONV_TOL 1e-4f
 /* with -m perf: the conv benchmark's size */
 #define BENCH_SIZE 128
@@ -641,6 +643,57 @@ test_pool (void)
   one_op_clear (&o);
 }
 
+/* A global average of a 64x64 window, as MobileNetV3's squeeze-excite
+ * blocks take it (selfie segmentation: AvgPool 64x64; others: Mean over
+ * H and W): 2^24 then 4095 ones. The mean is (2^24 + 4095) / 4096 by
+ * the op's definition; a float running sum stays at 2^24 (2^24 + 1 rounds
+ * back to it) and gives 4096, 2.4e-4 off, which a model's sigmoid gates
+ * then amplify. The second channel holds 0.1 everywhere. */
+#define GLOBAL_SIDE 64
+#define GLOBAL_BIG 16777216.0f
+
+static void
+fill_global_window (float *x)
+{
+  int i;
+
+  for (i = 0; i < GLOBAL_SIDE * GLOBAL_SIDE; i++) {
+    x[2 * i] = i == 0 ? GLOBAL_BIG : 1.0f;
+    x[2 * i + 1] = 0.1f;
+  }
+}
+
+static void
+global_window_means (float *want)
+{
+  const double n = GLOBAL_SIDE * GLOBAL_SIDE;
+
+  want[0] = (float) (((double) GLOBAL_BIG + (n - 1)) / n);
+  want[1] = (float) ((double) 0.1f);
+}
+
+static void
+test_pool_global (void)
+{
+  float *x = g_new (float, GLOBAL_SIDE * GLOBAL_SIDE * 2), want[2];
+  in_spec in[1] = { {F32 (4, 1, GLOBAL_SIDE, GLOBAL_SIDE, 2),.data = x} };
+  one_op o;
+
+  fill_global_window (x);
+  global_window_means (want);
+  one_op_init (&o, SIMNPU_IR_AVGPOOL, 1, in, 1);
+  o.n->attrs.kernel[0] = o.n->attrs.kernel[1] = GLOBAL_SIDE;
+  o.n->attrs.stride[0] = o.n->attrs.stride[1] = GLOBAL_SIDE;
+  /* within one float rounding of the mean */
+  one_op_check_f32 (&o, want, 2, FLT_EPSILON);
+  one_op_init (&o, SIMNPU_IR_REDUCE_MEAN, 1, in, 1);
+  o.n->attrs.n_ints = 2;
+  o.n->attrs.ints[0] = 1;
+  o.n->attrs.ints[1] = 2;
+  one_op_check_f32 (&o, want, 2, FLT_EPSILON);
+  g_free (x);
+}
+
 static void
 check_resize (int mode, int coord, int nearest, int64_t oh, int64_t ow,
     const float *want)
@@ -815,6 +868,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/cast", test_cast);
   g_test_add_func ("/ir/softmax", test_softmax);
   g_test_add_func ("/ir/pool", test_pool);
+  g_test_add_func ("/ir/pool-global", test_pool_global);
   g_test_add_func ("/ir/resize", test_resize);
   g_test_add_func ("/ir/reduce", test_reduce);
   return g_test_run ();

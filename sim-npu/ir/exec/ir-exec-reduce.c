@@ -78,6 +78,10 @@ simnpu__ir_run_batchnorm (simnpu__ir_exec * x, const simnpu__ir_node * n,
   return 0;
 }
 
+/* inner elements whose sums one pass of a block reduction keeps (on the
+ * stack) */
+#define REDUCE_ACC 256
+
 /* The common f32 reductions as [outer, reduced, inner] blocks (after
  * merging neighbouring axes of the same kind), the inner loop over
  * contiguous kept elements; false when the axes do not form one such
@@ -87,6 +91,7 @@ reduce_f32_blocks (simnpu__ir_op op, const simnpu__ir_tensor * t,
     const bool *mask, const float *in, float *o)
 {
   int64_t size[SIMNPU_IR_MAX_RANK], outer = 1, red = 1, inner = 1, a, r, i;
+  int64_t i0;
   bool red_axis[SIMNPU_IR_MAX_RANK];
   unsigned d, ng = 0, g = 0;
 
@@ -108,6 +113,25 @@ reduce_f32_blocks (simnpu__ir_op op, const simnpu__ir_tensor * t,
     inner = size[g++];
   if (g != ng)
     return false;
+  if (op == SIMNPU_IR_REDUCE_SUM || op == SIMNPU_IR_REDUCE_MEAN) {
+    /* in double, as average pooling: a float running sum over a large
+     * axis (a global mean of 64x64) loses the addends' low bits */
+    for (a = 0; a < outer; a++)
+      for (i0 = 0; i0 < inner; i0 += REDUCE_ACC) {
+        const int64_t cn = MIN (REDUCE_ACC, inner - i0);
+        double acc[REDUCE_ACC];
+        for (i = 0; i < cn; i++)
+          acc[i] = 0.0;
+        for (r = 0; r < red; r++) {
+          const float *p = in + (a * red + r) * inner + i0;
+          for (i = 0; i < cn; i++)
+            acc[i] += p[i];
+        }
+        for (i = 0; i < cn; i++)
+          o[a * inner + i0 + i] = (float) acc[i];
+      }
+    return true;
+  }
   for (a = 0; a < outer; a++) {
     float *q = o + a * inner;
     for (r = 0; r < red; r++) {

@@ -19,55 +19,82 @@
 /* ------------------------------------------------------------------ */
 /* Pooling, NHWC */
 
+/* channels whose window sums one pass keeps (on the stack) */
+#define POOL_ACC_CHANNELS 256
+
+/* The window of output (y, x0): its rows and columns within the input
+ * and the count average pooling divides by. */
+static int64_t
+pool_window (const simnpu__ir_attrs * at, int64_t h, int64_t w, int64_t y,
+    int64_t x0, int64_t * iys, int64_t * ixs, int64_t * nys, int64_t * nxs)
+{
+  const int64_t hend = h + at->pads[2], wend = w + at->pads[3];
+  int64_t ky, kx, padded_y = 0, padded_x = 0;
+
+  *nys = *nxs = 0;
+  for (ky = 0; ky < at->kernel[0]; ky++) {
+    int64_t iy = y * at->stride[0] - at->pads[0] + ky * at->dilation[0];
+    if (iy >= hend)
+      break;
+    /* inside the explicit padding (not beyond it, ceil_mode) */
+    padded_y++;
+    if (iy >= 0 && iy < h)
+      iys[(*nys)++] = iy;
+  }
+  for (kx = 0; kx < at->kernel[1]; kx++) {
+    int64_t ix = x0 * at->stride[1] - at->pads[1] + kx * at->dilation[1];
+    if (ix >= wend)
+      break;
+    padded_x++;
+    if (ix >= 0 && ix < w)
+      ixs[(*nxs)++] = ix;
+  }
+  return at->count_include_pad ? padded_y * padded_x : *nys * *nxs;
+}
+
 IR_CLONES static void
 pool_run (const float *in, int64_t h, int64_t w, int64_t c, float *out,
     int64_t oh, int64_t ow, const simnpu__ir_attrs * at, bool is_max)
 {
-  const int64_t kh = at->kernel[0], kw = at->kernel[1];
-  const int64_t sh = at->stride[0], sw = at->stride[1];
-  const int64_t dh = at->dilation[0], dw = at->dilation[1];
-  const int64_t pt = at->pads[0], pl = at->pads[1];
-  const int64_t hend = h + at->pads[2], wend = w + at->pads[3];
-  int64_t y, x0, ky, kx, ch;
+  int64_t *iys = g_new (int64_t, at->kernel[0] + at->kernel[1]);
+  int64_t *ixs = iys + at->kernel[0];
+  int64_t y, x0, ch, c0, a, b, nys, nxs, div;
 
   for (y = 0; y < oh; y++) {
     for (x0 = 0; x0 < ow; x0++) {
       float *restrict o = out + (y * ow + x0) * c;
-      int64_t valid = 0, padded = 0;
-      for (ch = 0; ch < c; ch++)
-        o[ch] = is_max ? -INFINITY : 0.0f;
-      for (ky = 0; ky < kh; ky++) {
-        int64_t iy = y * sh - pt + ky * dh;
-        if (iy >= hend)
-          break;
-        for (kx = 0; kx < kw; kx++) {
-          int64_t ix = x0 * sw - pl + kx * dw;
-          const float *restrict ip;
-          if (ix >= wend)
-            break;
-          /* inside the explicit padding (not beyond it, ceil_mode) */
-          padded++;
-          if (iy < 0 || iy >= h || ix < 0 || ix >= w)
-            continue;
-          valid++;
-          ip = in + (iy * w + ix) * c;
-          if (is_max) {
+      div = pool_window (at, h, w, y, x0, iys, ixs, &nys, &nxs);
+      if (is_max) {
+        for (ch = 0; ch < c; ch++)
+          o[ch] = -INFINITY;
+        for (a = 0; a < nys; a++)
+          for (b = 0; b < nxs; b++) {
+            const float *restrict ip = in + (iys[a] * w + ixs[b]) * c;
             for (ch = 0; ch < c; ch++)
               o[ch] = ip[ch] > o[ch] ? ip[ch] : o[ch];
-          } else {
-            for (ch = 0; ch < c; ch++)
-              o[ch] += ip[ch];
           }
-        }
+        continue;
       }
-      if (!is_max) {
-        int64_t div = at->count_include_pad ? padded : valid;
-        float inv = div > 0 ? 1.0f / (float) div : 0.0f;
-        for (ch = 0; ch < c; ch++)
-          o[ch] *= inv;
+      /* the window's sum in double: a float running sum over a large
+       * window (a global average pool of 64x64) loses the low bits of
+       * every addend once the sum is large, up to 1e-5 of the mean */
+      for (c0 = 0; c0 < c; c0 += POOL_ACC_CHANNELS) {
+        const int64_t cn = MIN (POOL_ACC_CHANNELS, c - c0);
+        double acc[POOL_ACC_CHANNELS];
+        for (ch = 0; ch < cn; ch++)
+          acc[ch] = 0.0;
+        for (a = 0; a < nys; a++)
+          for (b = 0; b < nxs; b++) {
+            const float *restrict ip = in + (iys[a] * w + ixs[b]) * c + c0;
+            for (ch = 0; ch < cn; ch++)
+              acc[ch] += ip[ch];
+          }
+        for (ch = 0; ch < cn; ch++)
+          o[c0 + ch] = div > 0 ? (float) (acc[ch] / (double) div) : 0.0f;
       }
     }
   }
+  g_free (iys);
 }
 
 /* max pooling of u8 and i8 */

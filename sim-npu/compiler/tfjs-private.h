@@ -20,7 +20,9 @@
  *   tfjs-ops-nn.c     the translations of the ops that compute
  *   tfjs-ops-shape.c  the translations of the ops that move data
  *   tfjs-ops-index.c  the translations of GatherNd, TopKV2 and of the ops
- *                     that make tensors of shapes and constants */
+ *                     that make tensors of shapes and constants
+ *   tfjs-loop.c       TF while loops of a constant trip count, unrolled;
+ *                     TensorLists */
 
 #ifndef __SIMNPU_TFJS_PRIVATE_H__
 #define __SIMNPU_TFJS_PRIVATE_H__
@@ -30,15 +32,15 @@
 #include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
-
 #define TFJS_MAX_NODE_INPUTS 1024
 #define TFJS_MAX_LIST 64
 #define TFJS_ATTR_STRING 64
 /* a translation's answer for a node it does not take after all (beyond a
  * limit of the IR): the node is left out as an unknown op is */
 #define TFJS_DECLINED 1
-
-typedef struct
+/* a node's poison when it depends on no left-out node */
+#define TFJS_NO_POISON (-1)
+    typedef struct
 {
   simnpu__ir_dtype dtype;
   unsigned rank;
@@ -77,6 +79,11 @@ typedef struct
    * NULL), and the model's count of placeholders */
   simnpu__input_shapes *shapes;
   unsigned n_placeholders;
+  /* TF while loops (tfjs-loop.c): the frames, each node's frame index
+   * or -1, and the TensorList values by key (owned) */
+  GPtrArray *frames;
+  int *frame_of;
+  GHashTable *lists;
 } tfjs_loader;
 
 typedef struct
@@ -101,86 +108,107 @@ T (tfjs_loader * l, int t)
 }
 
 /* tfjs-json.c */
-SIMNPU_INTERNAL int simnpu__tfjs_fail (tfjs_loader * l, int code,
-    const char *format, ...) G_GNUC_PRINTF (3, 4);
-SIMNPU_INTERNAL JsonObject *simnpu__tfjs_get_object (JsonObject * o,
+SIMNPU_INTERNAL int
+simnpu__tfjs_fail (tfjs_loader * l, int code, const char *format, ...)
+G_GNUC_PRINTF (3, 4);
+     SIMNPU_INTERNAL JsonObject *simnpu__tfjs_get_object (JsonObject * o,
     const char *member);
-SIMNPU_INTERNAL JsonArray *simnpu__tfjs_get_array (JsonObject * o,
+     SIMNPU_INTERNAL JsonArray *simnpu__tfjs_get_array (JsonObject * o,
     const char *member);
-SIMNPU_INTERNAL const char *simnpu__tfjs_node_string (JsonNode * n);
-SIMNPU_INTERNAL const char *simnpu__tfjs_get_string (JsonObject * o,
+     SIMNPU_INTERNAL const char *simnpu__tfjs_node_string (JsonNode * n);
+     SIMNPU_INTERNAL const char *simnpu__tfjs_get_string (JsonObject * o,
     const char *member);
-SIMNPU_INTERNAL bool simnpu__tfjs_node_int (JsonNode * n, int64_t * out);
-SIMNPU_INTERNAL bool simnpu__tfjs_node_float (JsonNode * n, double *out);
-SIMNPU_INTERNAL JsonObject *simnpu__tfjs_attr_value (const tfjs_node * tn,
+     SIMNPU_INTERNAL bool simnpu__tfjs_node_int (JsonNode * n, int64_t * out);
+     SIMNPU_INTERNAL bool simnpu__tfjs_node_float (JsonNode * n, double *out);
+     SIMNPU_INTERNAL JsonObject *simnpu__tfjs_attr_value (const tfjs_node * tn,
     const char *key);
-SIMNPU_INTERNAL int simnpu__tfjs_attr_int (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_attr_int (tfjs_loader * l,
     const tfjs_node * tn, const char *key, int64_t def, int64_t min,
     int64_t max, int64_t * out);
-SIMNPU_INTERNAL int simnpu__tfjs_attr_float (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_attr_float (tfjs_loader * l,
     const tfjs_node * tn, const char *key, float def, float *out);
-SIMNPU_INTERNAL bool simnpu__tfjs_attr_bool (const tfjs_node * tn,
+     SIMNPU_INTERNAL bool simnpu__tfjs_attr_bool (const tfjs_node * tn,
     const char *key, bool def);
-SIMNPU_INTERNAL int simnpu__tfjs_decode_b64 (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_decode_b64 (tfjs_loader * l,
     const char *key, const char *b64, char *buf, size_t size);
-SIMNPU_INTERNAL int simnpu__tfjs_attr_string (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_attr_string (tfjs_loader * l,
     const tfjs_node * tn, const char *key, char *buf);
-SIMNPU_INTERNAL int simnpu__tfjs_attr_ints (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_attr_ints (tfjs_loader * l,
     const tfjs_node * tn, const char *key, int64_t * out, unsigned max,
     unsigned *n);
-SIMNPU_INTERNAL int simnpu__tfjs_attr_type (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_attr_type (tfjs_loader * l,
     const tfjs_node * tn, const char *key, simnpu__ir_dtype def,
     simnpu__ir_dtype * out);
-SIMNPU_INTERNAL int simnpu__tfjs_parse_shape (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_parse_shape (tfjs_loader * l,
     JsonObject * shape, const char *what, unsigned *rank, int64_t * dims);
 
 /* tfjs-weights.c */
-SIMNPU_INTERNAL void simnpu__tfjs_weight_free (gpointer p);
-SIMNPU_INTERNAL int simnpu__tfjs_load_weights (tfjs_loader * l,
+     SIMNPU_INTERNAL void simnpu__tfjs_weight_free (gpointer p);
+     SIMNPU_INTERNAL int simnpu__tfjs_load_weights (tfjs_loader * l,
     JsonObject * root, simnpu__tfjs_shard_reader reader, gpointer user_data);
 
 /* tfjs-build.c */
-SIMNPU_INTERNAL int simnpu__tfjs_new_tensor (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_new_tensor (tfjs_loader * l,
     const char *base, bool is_const, simnpu__ir_dtype dtype, unsigned rank,
     const int64_t * dims, void *data);
-SIMNPU_INTERNAL int simnpu__tfjs_new_const (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_new_const (tfjs_loader * l,
     const char *suffix, simnpu__ir_dtype dtype, unsigned rank,
     const int64_t * dims, void *data);
-SIMNPU_INTERNAL int simnpu__tfjs_begin_op (tfjs_loader * l, simnpu__ir_op op,
-    const char *suffix, unsigned n_in, const int *in, unsigned n_out,
-    int *out, simnpu__ir_node ** node_out);
-SIMNPU_INTERNAL int simnpu__tfjs_finish_op (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_begin_op (tfjs_loader * l,
+    simnpu__ir_op op, const char *suffix, unsigned n_in, const int *in,
+    unsigned n_out, int *out, simnpu__ir_node ** node_out);
+     SIMNPU_INTERNAL int simnpu__tfjs_finish_op (tfjs_loader * l,
     simnpu__ir_node * n);
-SIMNPU_INTERNAL int simnpu__tfjs_simple_op (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_simple_op (tfjs_loader * l,
     simnpu__ir_op op, const char *suffix, unsigned n_in, const int *in);
-SIMNPU_INTERNAL int simnpu__tfjs_reshape_op (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_reshape_op (tfjs_loader * l,
     const char *suffix, int x, unsigned rank, const int64_t * dims);
-SIMNPU_INTERNAL int simnpu__tfjs_transpose_op (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_transpose_op (tfjs_loader * l,
     const char *suffix, int x, unsigned rank, const int64_t * perm);
-SIMNPU_INTERNAL int simnpu__tfjs_const_ints (tfjs_loader * l, int t,
+     SIMNPU_INTERNAL int simnpu__tfjs_const_ints (tfjs_loader * l, int t,
     const char *what, int64_t * vals, unsigned max, unsigned *n);
-SIMNPU_INTERNAL int simnpu__tfjs_const_float (tfjs_loader * l, int t,
+     SIMNPU_INTERNAL int simnpu__tfjs_const_float (tfjs_loader * l, int t,
     const char *what, float *out);
-SIMNPU_INTERNAL int simnpu__tfjs_normalise_axis (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_normalise_axis (tfjs_loader * l,
     int64_t axis, unsigned rank, int32_t * out);
-SIMNPU_INTERNAL int simnpu__tfjs_register_output (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_register_output (tfjs_loader * l,
     const tfjs_node * tn, unsigned k, int t);
-SIMNPU_INTERNAL int simnpu__tfjs_tr_elementwise (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_tr_elementwise (tfjs_loader * l,
     const tfjs_node * tn, const int *in, simnpu__ir_op op);
-SIMNPU_INTERNAL int simnpu__tfjs_need_inputs (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_need_inputs (tfjs_loader * l,
     const tfjs_node * tn, unsigned min, unsigned max);
+
+/* tfjs.c */
+     SIMNPU_INTERNAL bool simnpu__tfjs_is_control_flow (const char *op);
+     SIMNPU_INTERNAL const tfjs_op *simnpu__tfjs_find_op (const char *op);
+     SIMNPU_INTERNAL int simnpu__tfjs_translate_node (tfjs_loader * l,
+    unsigned idx);
+
+/* tfjs-loop.c */
+     SIMNPU_INTERNAL int simnpu__tfjs_find_frames (tfjs_loader * l);
+     SIMNPU_INTERNAL void simnpu__tfjs_frames_free (tfjs_loader * l);
+     SIMNPU_INTERNAL unsigned simnpu__tfjs_n_deps (const tfjs_loader * l,
+    unsigned v);
+     SIMNPU_INTERNAL int simnpu__tfjs_dep (const tfjs_loader * l, unsigned v,
+    unsigned i);
+     SIMNPU_INTERNAL void simnpu__tfjs_frames_order (tfjs_loader * l,
+    const unsigned *order);
+     SIMNPU_INTERNAL int simnpu__tfjs_frame_node (tfjs_loader * l,
+    unsigned idx);
+     SIMNPU_INTERNAL int simnpu__tfjs_tr_list (tfjs_loader * l, unsigned idx);
+     SIMNPU_INTERNAL void simnpu__tfjs_frames_finish (tfjs_loader * l);
 
 /* tfjs-ops-nn.c */
 /* fails unless the node's data_format is NHWC (or absent) */
-SIMNPU_INTERNAL int simnpu__tfjs_check_nhwc (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_check_nhwc (tfjs_loader * l,
     const tfjs_node * tn);
 
 /* tfjs-ops-space.c */
-SIMNPU_INTERNAL int simnpu__tfjs_tr_conv_transpose (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_tr_conv_transpose (tfjs_loader * l,
     const tfjs_node * tn, const int *in);
-SIMNPU_INTERNAL int simnpu__tfjs_tr_depth_to_space (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_tr_depth_to_space (tfjs_loader * l,
     const tfjs_node * tn, const int *in);
-SIMNPU_INTERNAL int simnpu__tfjs_tr_space_to_depth (tfjs_loader * l,
+     SIMNPU_INTERNAL int simnpu__tfjs_tr_space_to_depth (tfjs_loader * l,
     const tfjs_node * tn, const int *in);
 
 G_END_DECLS

@@ -29,7 +29,6 @@
 
 #define TFJS_MAX_JSON_BYTES (G_GINT64_CONSTANT (256) << 20)
 #define TFJS_MAX_JSON_DEPTH 64
-#define TFJS_NO_POISON (-1)
 
 /* ------------------------------------------------------------------ */
 /* Const and Placeholder */
@@ -176,8 +175,8 @@ find_in (const tfjs_op * ops, unsigned n, const char *op)
   return NULL;
 }
 
-static const tfjs_op *
-find_op (const char *op)
+const tfjs_op *
+simnpu__tfjs_find_op (const char *op)
 {
   const tfjs_op *found = find_in (simnpu__tfjs_nn_ops, simnpu__tfjs_n_nn_ops,
       op);
@@ -191,12 +190,13 @@ find_op (const char *op)
 /* ------------------------------------------------------------------ */
 /* Control flow: TF's while loops and conds (the dataflow form of
  * tf.while_loop and tf.cond, whose NextIteration -> Merge edges are the
- * graph's only cycles). The compiler runs none of it: the graph is cut
- * before it, as before an unsupported op, and what feeds it becomes the
- * outputs. Such a loop is almost always an NMS, which axnms does. */
+ * graph's only cycles). A while loop of a constant trip count is unrolled
+ * (tfjs-loop.c); the rest is not run: the graph is cut before it, as
+ * before an unsupported op, and what feeds it becomes the outputs. Such a
+ * loop is almost always an NMS, which axnms does. */
 
-static bool
-is_control_flow (const char *op)
+bool
+simnpu__tfjs_is_control_flow (const char *op)
 {
   static const char *const ops[] = {
     "Enter", "RefEnter", "Exit", "RefExit", "Merge", "RefMerge", "Switch",
@@ -336,10 +336,12 @@ topo_sort (tfjs_loader * l, unsigned *order)
     while (sp > 0) {
       unsigned v = stack[sp - 1];
       const tfjs_node *tn = &l->nodes[v];
-      /* a control-flow node is cut whatever its inputs are: its edges,
-       * which close the loops, are not followed */
-      if (next[v] < tn->n_inputs && !is_control_flow (tn->op)) {
-        unsigned u = (unsigned) tn->input_nodes[next[v]++];
+      /* a loop's back edge is not followed (tfjs-loop.c) */
+      if (next[v] < simnpu__tfjs_n_deps (l, v)) {
+        int d = simnpu__tfjs_dep (l, v, next[v]++);
+        unsigned u = (unsigned) d;
+        if (d < 0)
+          continue;
         if (state[u] == GREY) {
           ret =
               simnpu__tfjs_fail (l, SIMNPU_EFORMAT,
@@ -395,8 +397,8 @@ lookup_input (tfjs_loader * l, const tfjs_ref * r)
   return ret;
 }
 
-static int
-translate_node (tfjs_loader * l, unsigned idx)
+int
+simnpu__tfjs_translate_node (tfjs_loader * l, unsigned idx)
 {
   tfjs_node *tn = &l->nodes[idx];
   const tfjs_op *op;
@@ -405,7 +407,9 @@ translate_node (tfjs_loader * l, unsigned idx)
   int ret;
 
   l->cur = tn;
-  if (is_control_flow (tn->op)) {
+  if (l->frame_of != NULL && l->frame_of[idx] >= 0)
+    return simnpu__tfjs_frame_node (l, idx);
+  if (simnpu__tfjs_is_control_flow (tn->op)) {
     tn->poison = (int) idx;
     return 0;
   }
@@ -414,21 +418,37 @@ translate_node (tfjs_loader * l, unsigned idx)
       tn->poison = l->nodes[tn->input_nodes[i]].poison;
       return 0;
     }
-  if (strcmp (tn->op, "Const") == 0)
+  if (strcmp (tn->op, "Const") == 0) {
+    /* a loop's body may have read it already */
+    if (g_hash_table_contains (l->tensors, tn->name))
+      return 0;
     return tn->n_inputs ? simnpu__tfjs_fail (l, SIMNPU_EFORMAT,
         "a Const with inputs")
         : tr_const (l, tn);
+  }
+  if (g_str_has_prefix (tn->op, "TensorList")) {
+    ret = simnpu__tfjs_tr_list (l, idx);
+    if (ret == TFJS_DECLINED)
+      tn->poison = (int) idx;
+    return ret < 0 ? ret : 0;
+  }
   if (strcmp (tn->op, "Placeholder") == 0)
     return tn->n_inputs ? simnpu__tfjs_fail (l, SIMNPU_EFORMAT,
         "a Placeholder with inputs") : tr_placeholder (l, tn);
   if (strcmp (tn->op, "NoOp") == 0)
     return 0;
-  op = find_op (tn->op);
+  op = simnpu__tfjs_find_op (tn->op);
   if (op == NULL) {
     tn->poison = (int) idx;
     return 0;
   }
   for (i = 0; i < tn->n_inputs; i++) {
+    if (find_tensor (l, &tn->inputs[i]) < 0
+        && g_hash_table_contains (l->lists, tn->inputs[i].name)) {
+      /* a TensorList read as a tensor: left out as an unknown op */
+      tn->poison = (int) idx;
+      return 0;
+    }
     in[i] = lookup_input (l, &tn->inputs[i]);
     if (in[i] < 0)
       return in[i];
@@ -492,7 +512,8 @@ cut_before_control_flow (tfjs_loader * l, GString * added)
   unsigned i, j, k;
 
   for (i = 0; i < l->n_nodes && cf == NULL; i++)
-    if (is_control_flow (l->nodes[i].op))
+    if (simnpu__tfjs_is_control_flow (l->nodes[i].op)
+        && l->nodes[i].poison != TFJS_NO_POISON)
       cf = &l->nodes[i];
   if (cf == NULL)
     return NULL;
@@ -641,10 +662,17 @@ load_root (tfjs_loader * l, JsonNode * root_node,
     ret = parse_nodes (l, root, owned);
   if (ret < 0)
     goto out;
+  ret = simnpu__tfjs_find_frames (l);
+  if (ret < 0)
+    goto out;
   order = g_new (unsigned, MAX (l->n_nodes, 1));
   ret = topo_sort (l, order);
+  if (ret == 0)
+    simnpu__tfjs_frames_order (l, order);
   for (i = 0; i < l->n_nodes && ret == 0; i++)
-    ret = translate_node (l, order[i]);
+    ret = simnpu__tfjs_translate_node (l, order[i]);
+  if (ret == 0)
+    simnpu__tfjs_frames_finish (l);
   if (ret == 0)
     ret = set_outputs (l, root);
   l->cur = NULL;
@@ -717,6 +745,7 @@ simnpu__tfjs_load_data_shaped (const char *json, size_t size,
     }
     g_free (l.nodes);
   }
+  simnpu__tfjs_frames_free (&l);
   g_hash_table_destroy (l.weights);
   g_hash_table_destroy (l.node_by_name);
   g_hash_table_destroy (l.tensors);

@@ -1219,6 +1219,121 @@ test_atan2_fill_like (void)
   shard_set_free (s);
 }
 
+/* A TF while loop of a constant trip count, as tf.map_fn over the batch
+ * writes it: the batch unstacked to a TensorList, each item scaled (3 x +
+ * 1) and set into a reserved list, the list stacked. The loader unrolls
+ * it: no control flow is left, and out = 3 x + 1 item by item. */
+#define LOOP_N 2
+#define LOOP_ITEM 4
+static const char loop_json[] =
+    "{\"modelTopology\": {\"node\": ["
+    "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
+    " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"dim\": [{\"size\":"
+    " \"2\"}, {\"size\": \"2\"}, {\"size\": \"2\"}, {\"size\": \"1\"}]}}}},"
+    "{\"name\": \"c_zero\", \"op\": \"Const\"},"
+    "{\"name\": \"c_lim\", \"op\": \"Const\"},"
+    "{\"name\": \"c_one\", \"op\": \"Const\"},"
+    "{\"name\": \"c_es\", \"op\": \"Const\"},"
+    "{\"name\": \"c_three\", \"op\": \"Const\"},"
+    "{\"name\": \"c_onef\", \"op\": \"Const\"},"
+    "{\"name\": \"xs\", \"op\": \"TensorListFromTensor\", \"input\":"
+    " [\"x\", \"c_es\"]},"
+    "{\"name\": \"acc0\", \"op\": \"TensorListReserve\", \"input\":"
+    " [\"c_es\", \"c_lim\"]},"
+    "{\"name\": \"w/Enter_i\", \"op\": \"Enter\", \"input\": [\"c_zero\"],"
+    " \"attr\": {\"frame_name\": {\"s\": \"dw==\"}}},"
+    "{\"name\": \"w/Enter_l\", \"op\": \"Enter\", \"input\": [\"xs\"],"
+    " \"attr\": {\"frame_name\": {\"s\": \"dw==\"}}},"
+    "{\"name\": \"w/Enter_a\", \"op\": \"Enter\", \"input\": [\"acc0\"],"
+    " \"attr\": {\"frame_name\": {\"s\": \"dw==\"}}},"
+    "{\"name\": \"w/Merge_i\", \"op\": \"Merge\", \"input\": [\"w/Enter_i\","
+    " \"w/Next_i\"]},"
+    "{\"name\": \"w/Merge_l\", \"op\": \"Merge\", \"input\": [\"w/Enter_l\","
+    " \"w/Next_l\"]},"
+    "{\"name\": \"w/Merge_a\", \"op\": \"Merge\", \"input\": [\"w/Enter_a\","
+    " \"w/Next_a\"]},"
+    "{\"name\": \"w/Less\", \"op\": \"Less\", \"input\": [\"w/Merge_i\","
+    " \"c_lim\"]},"
+    "{\"name\": \"w/LoopCond\", \"op\": \"LoopCond\", \"input\": [\"w/Less\"]},"
+    "{\"name\": \"w/Switch_i\", \"op\": \"Switch\", \"input\": [\"w/Merge_i\","
+    " \"w/LoopCond\"]},"
+    "{\"name\": \"w/Switch_l\", \"op\": \"Switch\", \"input\": [\"w/Merge_l\","
+    " \"w/LoopCond\"]},"
+    "{\"name\": \"w/Switch_a\", \"op\": \"Switch\", \"input\": [\"w/Merge_a\","
+    " \"w/LoopCond\"]},"
+    "{\"name\": \"w/Exit_a\", \"op\": \"Exit\", \"input\": [\"w/Switch_a\"]},"
+    "{\"name\": \"w/Get\", \"op\": \"TensorListGetItem\", \"input\":"
+    " [\"w/Switch_l:1\", \"w/Switch_i:1\", \"c_es\"]},"
+    "{\"name\": \"w/Mul\", \"op\": \"Mul\", \"input\": [\"w/Get\","
+    " \"c_three\"]},"
+    "{\"name\": \"w/Add\", \"op\": \"AddV2\", \"input\": [\"w/Mul\","
+    " \"c_onef\"]},"
+    "{\"name\": \"w/Set\", \"op\": \"TensorListSetItem\", \"input\":"
+    " [\"w/Switch_a:1\", \"w/Switch_i:1\", \"w/Add\"]},"
+    "{\"name\": \"w/Inc\", \"op\": \"AddV2\", \"input\": [\"w/Switch_i:1\","
+    " \"c_one\"]},"
+    "{\"name\": \"w/Next_i\", \"op\": \"NextIteration\", \"input\":"
+    " [\"w/Inc\"]},"
+    "{\"name\": \"w/Next_l\", \"op\": \"NextIteration\", \"input\":"
+    " [\"w/Switch_l:1\"]},"
+    "{\"name\": \"w/Next_a\", \"op\": \"NextIteration\", \"input\":"
+    " [\"w/Set\"]},"
+    "{\"name\": \"out\", \"op\": \"TensorListStack\", \"input\":"
+    " [\"w/Exit_a\", \"c_es\"]}"
+    "]}, \"weightsManifest\": [{\"paths\": [\"l.bin\"], \"weights\": ["
+    " {\"name\": \"c_zero\", \"shape\": [], \"dtype\": \"int32\"},"
+    " {\"name\": \"c_lim\", \"shape\": [], \"dtype\": \"int32\"},"
+    " {\"name\": \"c_one\", \"shape\": [], \"dtype\": \"int32\"},"
+    " {\"name\": \"c_es\", \"shape\": [3], \"dtype\": \"int32\"},"
+    " {\"name\": \"c_three\", \"shape\": [], \"dtype\": \"float32\"},"
+    " {\"name\": \"c_onef\", \"shape\": [], \"dtype\": \"float32\"}" "]}]}";
+
+static void
+test_while_unrolled (void)
+{
+  /* c_zero, c_lim, c_one, c_es[3], then the floats 3 and 1 */
+  guint32 bin[8] = { 0, LOOP_N, 1, 2, 2, 1, 0, 0 };
+  float three = 3.0f, one = 1.0f;
+  static const float xv[LOOP_N * LOOP_ITEM] = {
+    0.5f, -1.0f, 2.0f, 0.0f, -0.25f, 4.0f, 1.5f, -3.0f,
+  };
+  static const int64_t want_dims[4] = { LOOP_N, 2, 2, 1 };
+  shard_set *s = shard_set_new ();
+  simnpu__ir_graph *g;
+  simnpu_error error;
+  const float *ins[1] = { xv };
+  float **outs;
+  char *json;
+  unsigned i;
+
+  memcpy (&bin[6], &three, sizeof three);
+  memcpy (&bin[7], &one, sizeof one);
+  shard_set_add (s, "l.bin", bin, sizeof bin);
+  g_assert_cmpint (load (loop_json, s, &g, &error), ==, 0);
+  g_assert_cmpuint (g->n_outputs, ==, 1);
+  g_assert_cmpstr (g->tensors[g->outputs[0]].name, ==, "out");
+  assert_dims (&g->tensors[g->outputs[0]], 4, want_dims);
+  /* one scale and one offset per iteration, nothing of the loop left */
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_MUL), ==, LOOP_N);
+  outs = run_graph (g, ins);
+  for (i = 0; i < LOOP_N * LOOP_ITEM; i++)
+    g_assert_cmpfloat (outs[0][i], ==, 3.0f * xv[i] + 1.0f);
+  free_outputs (outs, 1);
+  simnpu__ir_graph_free (g);
+
+  /* a trip count the input decides (the loop compares against x) is not
+   * unrolled: the loop is cut and what enters it is left */
+  json = replace (loop_json, "[\"w/Merge_i\", \"c_lim\"]",
+      "[\"w/Merge_i\", \"x\"    ]");
+  g_assert_cmpint (load (json, s, &g, &error), ==, 0);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_MUL), ==, 0);
+  for (i = 0; i < g->n_outputs; i++)
+    g_assert_cmpstr (g->tensors[g->outputs[i]].name, !=, "out");
+  simnpu__ir_graph_free (g);
+  g_free (json);
+  shard_set_free (s);
+}
+
 /* float16's 1/6 */
 #define F16_SIXTH 0.1666259765625f
 
@@ -1663,6 +1778,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tfjs/fold", test_fold);
   g_test_add_func ("/tfjs/int-matmul", test_int_matmul);
   g_test_add_func ("/tfjs/atan2-fill-like", test_atan2_fill_like);
+  g_test_add_func ("/tfjs/while-unrolled", test_while_unrolled);
   g_test_add_func ("/tfjs/fuse-hard-swish", test_fuse_hard_swish);
   g_test_add_func ("/tfjs/fuse-pad", test_fuse_pad);
   g_test_add_func ("/tfjs/blazeface", test_blazeface);

@@ -21,6 +21,7 @@ if ! command -v clang >/dev/null 2>&1; then
 fi
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang meson setup "$build" "$top" -Dfuzzing=enabled \
+    -Dwerror="$([ "${GST_AX_WERROR:-0}" = 1 ] && echo true || echo false)" \
     -Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=disabled
 fi
 meson compile -C "$build" $(printf 'tests/fuzz/fuzz-%s ' "${targets[@]}")

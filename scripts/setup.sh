@@ -65,6 +65,10 @@ fi
 if [ -n "${GST_AX_DATA_DIR:-}" ]; then
   data_args=(-Ddata_dir="$GST_AX_DATA_DIR")
 fi
+# warnings are errors in CI (.ci/run sets GST_AX_WERROR=1), not by default
+if [ "${GST_AX_WERROR:-0}" = 1 ]; then
+  data_args+=(-Dwerror=true)
+fi
 
 if [ ! -f "$build_dir/build.ninja" ]; then
   echo "gst-ax setup: configuring $build_dir"

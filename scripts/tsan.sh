@@ -37,6 +37,7 @@ if [ ! -f "$build_dir/build.ninja" ]; then
   # no data dir: the tests on the real models (minutes under TSan) skip
   meson setup "$build_dir" "$top" -Db_sanitize=thread -Db_lundef=false \
     -Dbenchmarks=disabled -Dfuzzing=disabled \
+    -Dwerror="$([ "${GST_AX_WERROR:-0}" = 1 ] && echo true || echo false)" \
     -Ddata_dir="$build_dir/no-data" >/dev/null
 fi
 

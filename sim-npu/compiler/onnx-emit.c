@@ -373,7 +373,7 @@ int
 simnpu__onnx_emit_nhwc (onnx_ctx * c, simnpu__ir_op op, int *ins, unsigned n_in,
     const simnpu__ir_attrs * a)
 {
-  int out, ret;
+  int out = -1, ret;
 
   if ((ret = simnpu__onnx_out (c, 0, &out)) < 0)
     return ret;

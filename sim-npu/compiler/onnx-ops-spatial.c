@@ -801,7 +801,7 @@ simnpu__onnx_imp_resize (onnx_ctx * c, const onnx_op * op)
   simnpu__ir_attrs a;
   char buf[ONNX_STR_SIZE];
   const char *s;
-  int x, scales, sizes, ret, n = 0, nf;
+  int x, scales, sizes, ret, n = 0, nf = 0;
   bool has_sizes, cubic, symmetric = false;
   double v[SIMNPU_IR_MAX_RANK], fill[SIMNPU_IR_MAX_RANK];
   float given[SIMNPU_IR_MAX_RANK], keep = 0;
@@ -944,7 +944,7 @@ simnpu__onnx_imp_upsample (onnx_ctx * c, const onnx_op * op)
 {
   char buf[ONNX_STR_SIZE];
   float sc[SIMNPU_IR_MAX_RANK];
-  int x, ts, ret, n;
+  int x, ts, ret, n = 0;
 
   if ((ret = simnpu__onnx_in (c, 0, &x)) < 0)
     return ret;

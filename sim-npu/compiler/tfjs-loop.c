@@ -386,7 +386,7 @@ list_op (tfjs_loader * l, const tfjs_node * tn, const tfjs_value * in,
 {
   tfjs_value res = { -1, NULL };
   tfjs_list *ls;
-  unsigned i;
+  unsigned i = 0;
   int ret = 0;
 
   if (is_op (tn, "TensorListReserve")) {

@@ -562,7 +562,7 @@ set_outputs (tfjs_loader * l, JsonObject * root)
 
   l->cur = NULL;
   for (i = 0; i < refs->len && ret == 0; i++) {
-    tfjs_ref r;
+    tfjs_ref r = { 0 };
     char *own;
     gpointer p;
     const char *s = g_ptr_array_index (refs, i);

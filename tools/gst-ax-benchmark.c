@@ -41,9 +41,8 @@
 #include "axfile.h"
 
 #include <gst/gst.h>
-#include <gst/ax/gstaxdebugcheck.h>
+#include <gst/ax/gstax-private.h>
 #include <gst/ax/gstaxmodelquery.h>
-#include <gst/ax/gstaxoutput.h>
 #include <gst/ax/gstaxreport.h>
 #include <glib/gstdio.h>
 #include <errno.h>

@@ -33,6 +33,7 @@
 
 #include <gst/gst.h>
 #include <gst/ax/ax.h>
+#include <gst/ax/gstax-private.h>
 #include <simnpu/simnpu.h>
 #include <math.h>
 #include <stdio.h>

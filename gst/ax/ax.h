@@ -13,12 +13,10 @@
 #include <gst/ax/ax-prelude.h>
 #include <gst/ax/gstaxtensormeta.h>
 #include <gst/ax/gstaxletterboxgeometry.h>
-#include <gst/ax/gstaxdebugcheck.h>
 #include <gst/ax/gstaxdetection.h>
 #include <gst/ax/gstaxprobe.h>
 #include <gst/ax/gstaxreport.h>
 #include <gst/ax/gstaxprofiler.h>
 #include <gst/ax/gstaxmodelquery.h>
-#include <gst/ax/gstaxoutput.h>
 
 #endif /* __GST_AX_H__ */

@@ -28,6 +28,7 @@
 #endif
 
 #include "gstaxreport.h"
+#include "gstax-private.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>

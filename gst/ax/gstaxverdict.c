@@ -21,6 +21,7 @@
 #endif
 
 #include "gstaxreport.h"
+#include "gstax-private.h"
 
 #include <string.h>
 

@@ -61,6 +61,7 @@
 #include <gst/gst.h>
 
 #include <gst/ax/ax.h>
+#include <gst/ax/gstax-private.h>
 
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_ax_prof_debug);
 #define GST_CAT_DEFAULT gst_ax_prof_debug

@@ -15,7 +15,7 @@
 #include "config.h"
 #endif
 
-#include <gst/ax/gstaxoutput.h>
+#include <gst/ax/gstax-private.h>
 #include <glib/gstdio.h>
 
 #include <errno.h>

@@ -12,6 +12,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/ax/ax.h>
+#include <gst/ax/gstax-private.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 

@@ -15,7 +15,7 @@
 
 #include "axproftest.h"
 
-#include <gst/ax/gstaxdebugcheck.h>
+#include <gst/ax/gstax-private.h>
 #include <string.h>
 
 #define FRAMES 50

@@ -19,6 +19,7 @@
 #include "axtestelements.h"
 
 #include <gst/ax/ax.h>
+#include <gst/ax/gstax-private.h>
 #include <string.h>
 
 #define WINDOW 8

@@ -317,6 +317,81 @@ tr_split_v (tfjs_loader * l, const tfjs_node * tn, const int *in)
   return split_into (l, tn, in[0], ax, sizes, ns, false);
 }
 
+/* When t is s copies of one tensor stacked along a new axis (a TF Pack of
+ * the same input s times, as the front-end writes it: each copy reshaped
+ * to have a 1 at axis, then concatenated), the tensor copied, else -1. */
+static int
+stacked_copies (tfjs_loader * l, int t, unsigned axis, unsigned rank,
+    unsigned *copies)
+{
+  const simnpu__ir_tensor *x = T (l, t);
+  const simnpu__ir_node *c;
+  int src = -1;
+  unsigned i, j;
+
+  if (x->producer < 0 || x->rank != rank)
+    return -1;
+  c = &l->g->nodes[x->producer];
+  if (c->op != SIMNPU_IR_CONCAT || c->attrs.axis != (int) axis
+      || c->n_inputs < 2)
+    return -1;
+  for (i = 0; i < c->n_inputs; i++) {
+    const simnpu__ir_tensor *p = T (l, c->inputs[i]);
+    const simnpu__ir_node *r;
+    if (p->producer < 0)
+      return -1;
+    r = &l->g->nodes[p->producer];
+    if (r->op != SIMNPU_IR_RESHAPE || (i > 0 && r->inputs[0] != src))
+      return -1;
+    src = r->inputs[0];
+  }
+  x = T (l, src);
+  if (x->rank + 1 != rank)
+    return -1;
+  for (j = 0; j < rank; j++)
+    if (T (l, t)->dims[j] != (j < axis ? x->dims[j] : j == axis ? c->n_inputs
+            : x->dims[j - 1]))
+      return -1;
+  *copies = c->n_inputs;
+  return src;
+}
+
+/* TF's nearest_neighbor_upsampling (the Object Detection API's feature
+ * pyramids): x [N,H,W,C] stacked s times along a new axis 3, that stacked
+ * s times along a new axis 2, reshaped to [N,H*s,W*s,C], is a nearest
+ * resize, which the device runs; the stacks, rank 5 and 6, it does not.
+ * 1 and *out the resize of x when the reshape of in to dims is one, else
+ * 0 (the stacks, read by nothing else, are pruned later); < 0 an error. */
+static int
+upsampling_resize (tfjs_loader * l, int in, const int64_t * dims,
+    unsigned nd, int *out)
+{
+  const simnpu__ir_tensor *x;
+  simnpu__ir_node *n;
+  unsigned sw, sh;
+  int y, src, ret;
+
+  if (nd != 4 || (y = stacked_copies (l, in, 2, 6, &sh)) < 0
+      || (src = stacked_copies (l, y, 3, 5, &sw)) < 0)
+    return 0;
+  x = T (l, src);
+  if (dims[0] != x->dims[0] || dims[1] != x->dims[1] * sh
+      || dims[2] != x->dims[2] * sw || dims[3] != x->dims[3])
+    return 0;
+  ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_RESIZE, NULL, 1, &src, 1, out, &n);
+  if (ret < 0)
+    return ret;
+  n->attrs.ints[0] = dims[1];
+  n->attrs.ints[1] = dims[2];
+  n->attrs.n_ints = 2;
+  n->attrs.mode = SIMNPU_IR_RESIZE_NEAREST;
+  /* out[y] = in[floor (y / s)]: each row and column s times */
+  n->attrs.coord = SIMNPU_IR_COORD_ASYMMETRIC;
+  n->attrs.nearest = SIMNPU_IR_NEAREST_FLOOR;
+  ret = simnpu__tfjs_finish_op (l, n);
+  return ret < 0 ? ret : 1;
+}
+
 static int
 tr_reshape (tfjs_loader * l, const tfjs_node * tn, const int *in)
 {
@@ -356,7 +431,11 @@ tr_reshape (tfjs_loader * l, const tfjs_node * tn, const int *in)
         T (l, in[0])->name, dims_str (T (l, in[0]), buf, sizeof buf), total,
         known);
   }
-  out = simnpu__tfjs_reshape_op (l, NULL, in[0], nd, dims);
+  ret = upsampling_resize (l, in[0], dims, nd, &out);
+  if (ret < 0)
+    return ret;
+  if (ret == 0)
+    out = simnpu__tfjs_reshape_op (l, NULL, in[0], nd, dims);
   return out < 0 ? out : simnpu__tfjs_register_output (l, tn, 0, out);
 }
 

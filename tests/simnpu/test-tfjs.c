@@ -1334,6 +1334,62 @@ test_while_unrolled (void)
   shard_set_free (s);
 }
 
+/* TF's nearest_neighbor_upsampling, as the Object Detection API's
+ * feature pyramids write it (HandTrack): x stacked twice along a new axis
+ * 3, that twice along a new axis 2, reshaped to [N, 2H, 2W, C]. It loads
+ * as one nearest resize, which the device takes, and each output pixel is
+ * x at (y / 2, x / 2). */
+#define UP_H 2
+#define UP_W 3
+#define UP_C 2
+static const char upsample_json[] =
+    "{\"modelTopology\": {\"node\": ["
+    "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
+    " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"dim\": [{\"size\":"
+    " \"1\"}, {\"size\": \"2\"}, {\"size\": \"3\"}, {\"size\": \"2\"}]}}}},"
+    "{\"name\": \"shape\", \"op\": \"Const\"},"
+    "{\"name\": \"stack\", \"op\": \"Pack\", \"input\": [\"x\", \"x\"],"
+    " \"attr\": {\"axis\": {\"i\": \"3\"}}},"
+    "{\"name\": \"stack_1\", \"op\": \"Pack\", \"input\": [\"stack\","
+    " \"stack\"], \"attr\": {\"axis\": {\"i\": \"2\"}}},"
+    "{\"name\": \"up\", \"op\": \"Reshape\", \"input\": [\"stack_1\","
+    " \"shape\"]}"
+    "]}, \"weightsManifest\": [{\"paths\": [\"u.bin\"], \"weights\": ["
+    " {\"name\": \"shape\", \"shape\": [4], \"dtype\": \"int32\"}" "]}]}";
+
+static void
+test_upsampling (void)
+{
+  static const gint32 shape[4] = { 1, 2 * UP_H, 2 * UP_W, UP_C };
+  static const int64_t want[4] = { 1, 2 * UP_H, 2 * UP_W, UP_C };
+  float xv[UP_H * UP_W * UP_C];
+  const float *ins[1] = { xv };
+  shard_set *s = shard_set_new ();
+  simnpu__ir_graph *g;
+  simnpu_error error;
+  float **outs;
+  unsigned y, x, c;
+
+  for (y = 0; y < UP_H * UP_W * UP_C; y++)
+    xv[y] = 0.5f * (float) y - 2.0f;
+  shard_set_add (s, "u.bin", shape, sizeof shape);
+  g_assert_cmpint (load (upsample_json, s, &g, &error), ==, 0);
+  g_assert_cmpint (simnpu__ir_prune (g, &error), ==, 0);
+  g_assert_cmpuint (g->n_nodes, ==, 1);
+  g_assert_cmpint (g->nodes[0].op, ==, SIMNPU_IR_RESIZE);
+  g_assert_null (simnpu__device_refusal (g, &g->nodes[0]));
+  assert_dims (&g->tensors[g->outputs[0]], 4, want);
+  outs = run_graph (g, ins);
+  for (y = 0; y < 2 * UP_H; y++)
+    for (x = 0; x < 2 * UP_W; x++)
+      for (c = 0; c < UP_C; c++)
+        g_assert_cmpfloat (outs[0][(y * 2 * UP_W + x) * UP_C + c], ==,
+            xv[((y / 2) * UP_W + x / 2) * UP_C + c]);
+  free_outputs (outs, 1);
+  simnpu__ir_graph_free (g);
+  shard_set_free (s);
+}
+
 /* float16's 1/6 */
 #define F16_SIXTH 0.1666259765625f
 
@@ -1779,6 +1835,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tfjs/int-matmul", test_int_matmul);
   g_test_add_func ("/tfjs/atan2-fill-like", test_atan2_fill_like);
   g_test_add_func ("/tfjs/while-unrolled", test_while_unrolled);
+  g_test_add_func ("/tfjs/upsampling", test_upsampling);
   g_test_add_func ("/tfjs/fuse-hard-swish", test_fuse_hard_swish);
   g_test_add_func ("/tfjs/fuse-pad", test_fuse_pad);
   g_test_add_func ("/tfjs/blazeface", test_blazeface);

@@ -44,6 +44,7 @@
 #include <gst/ax/gstax-private.h>
 #include <gst/ax/gstaxmodelquery.h>
 #include <gst/ax/gstaxreport.h>
+#include "axcompare.h"
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <math.h>
@@ -95,6 +96,8 @@
 #define EXIT_REFUSED 3
 /* the run went, but --json or --report could not be written */
 #define EXIT_OUTPUT_FAILED 4
+/* --baseline with --max-regression: this run is slower than the baseline */
+#define EXIT_REGRESSION 5
 /* Ctrl-C and EOS did not arrive in time: the report is cut short */
 #define EXIT_INTERRUPTED 130
 #define EXIT_STATUS_HELP \
@@ -102,8 +105,9 @@
   "failed;\n2 bad arguments; 3 refused: DEBUG logging is enabled on the " \
   "data path\n(checked before the device is opened or the model loaded; " \
   "rerun without\nGST_DEBUG); 4 --json or --report could not be written; " \
-  "130 interrupted by\nCtrl-C and EOS did not arrive in time (the report " \
-  "is cut short).\n"
+  "5 --max-regression: slower\nthan the --baseline report (each " \
+  "regression printed); 130 interrupted by\nCtrl-C and EOS did not " \
+  "arrive in time (the report is cut short).\n"
 
 #define USAGE_HINT "(gst-ax-benchmark --help lists the options)"
 
@@ -140,6 +144,9 @@ typedef struct
   gboolean overlay;
   gboolean quiet;
   gint streams;
+  gchar *baseline;
+  gdouble max_regression;
+  gdouble noise_floor_ms;
 } Options;
 
 /* The photos of --images, linked as NNNNNN.jpg / NNNNNN.png into a
@@ -981,6 +988,7 @@ options_clear (Options * o)
   g_free (o->device);
   g_free (o->json);
   g_free (o->report_file);
+  g_free (o->baseline);
 }
 
 /* The report files are written at the end: a folder that does not exist
@@ -1118,7 +1126,7 @@ main (int argc, char **argv)
 {
   Options o = { NULL, NULL, FRAMES_UNSET, SERIAL_FRAMES_UNSET,
     DEFAULT_EOS_TIMEOUT_S, IN_FLIGHT_UNSET, NULL, 0, FALSE, NULL, NULL, FALSE,
-    FALSE, FALSE, STREAMS_UNSET
+    FALSE, FALSE, STREAMS_UNSET, NULL, -1.0, AX_COMPARE_DEFAULT_NOISE_FLOOR_MS
   };
   GOptionEntry entries[] = {
     {"video", 'v', 0, G_OPTION_ARG_FILENAME, &o.video,
@@ -1158,6 +1166,15 @@ main (int argc, char **argv)
     {"eos-timeout", 0, 0, G_OPTION_ARG_INT, &o.eos_timeout,
         "After Ctrl-C, seconds to wait for EOS before the report is cut "
           "short (default 5)", "S"},
+    {"baseline", 'B', 0, G_OPTION_ARG_FILENAME, &o.baseline,
+        "Compare the report with this earlier --json report (several "
+          "runs comma-separated: their medians)", "FILE[,FILE...]"},
+    {"max-regression", 0, 0, G_OPTION_ARG_DOUBLE, &o.max_regression,
+        "With --baseline: exit 5 when fps falls, p95 latency rises or a "
+          "row's CPU per frame rises by more than PCT percent", "PCT"},
+    {"noise-floor-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o.noise_floor_ms,
+        "With --max-regression: a row's CPU per frame must also rise by "
+          "more than MS (default 0.05)", "MS"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
         "No notices on stderr (which passes run; a progress line when "
           "stderr is a terminal)", NULL},
@@ -1180,6 +1197,7 @@ main (int argc, char **argv)
   guint serial_n, serial_lost = 0, n_streams, i;
   gboolean ok, progress;
   GValue v = G_VALUE_INIT;
+  AxCompareSide *baseline = NULL;
 
   ctx = g_option_context_new ("MODEL - profile a detection pipeline");
   g_option_context_set_summary (ctx,
@@ -1215,6 +1233,26 @@ main (int argc, char **argv)
   if (!check_options (&o, &message) || !check_model (argv[1], &message)
       || (o.images && !image_set_init (&images, o.images, o.frames, &message))
       || !check_outputs_apart (&o, argv[1], &images, &message)) {
+    image_set_clear (&images);
+    options_clear (&o);
+    return usage_error (message);
+  }
+  if (o.max_regression != -1.0 && (o.max_regression < 0.0 || !o.baseline)) {
+    image_set_clear (&images);
+    options_clear (&o);
+    return usage_error (g_strdup ("--max-regression takes a percentage of 0 "
+            "or more, and needs --baseline"));
+  }
+  if (o.noise_floor_ms < 0.0) {
+    image_set_clear (&images);
+    options_clear (&o);
+    return usage_error (g_strdup ("--noise-floor-ms takes 0 or more"));
+  }
+  /* a baseline that cannot be read is found before the run */
+  if (o.baseline && (baseline = ax_compare_side_load (o.baseline,
+              &err)) == NULL) {
+    message = g_strdup_printf ("--baseline: %s", err->message);
+    g_clear_error (&err);
     image_set_clear (&images);
     options_clear (&o);
     return usage_error (message);
@@ -1416,11 +1454,29 @@ main (int argc, char **argv)
     status = EXIT_RUN_FAILED;
   else if (streamed.interrupted && !streamed.eos)
     status = EXIT_INTERRUPTED;
+  if (baseline) {
+    AxCompareSide *run = ax_compare_side_new (&report, 1);
+    AxCompareOptions co;
+    GPtrArray *regs = NULL;
+    gchar *cmp;
+
+    ax_compare_options_init (&co);
+    co.max_regression_percent = o.max_regression;
+    co.noise_floor_ms = o.noise_floor_ms;
+    cmp = ax_compare_format (baseline, run, o.baseline, "this run", &co, &regs);
+    g_print ("\nAgainst the baseline:\n%s", cmp);
+    if (regs->len > 0 && status == 0)
+      status = EXIT_REGRESSION;
+    g_ptr_array_unref (regs);
+    g_free (cmp);
+    ax_compare_side_free (run);
+  }
   g_free (text);
   g_free (json);
   gst_ax_report_unref (report);
 
 done:
+  ax_compare_side_free (baseline);
   if (gate.bus)
     gst_object_unref (gate.bus);
   if (serial_pipeline)

@@ -129,6 +129,10 @@ test_bad_options (void)
           NULL), "--serial-frames must be 0 (no serial pass) or more, got -1");
   assert_usage_error (run_tool ("ball-detector", "--serial-frames", "many",
           NULL), "many");
+  assert_usage_error (run_tool ("ball-detector", "--max-regression", "5",
+          NULL), "needs --baseline");
+  assert_usage_error (run_tool ("ball-detector", "--baseline",
+          "/nonexistent/old.json", NULL), "--baseline: ");
   assert_usage_error (run_tool ("ball-detector", "--eos-timeout", "-2",
           NULL), "--eos-timeout must be 0 to 3600 seconds, got -2");
 }
@@ -276,13 +280,25 @@ test_ball_run (void)
   /* a run not split into streams has no streams member */
   g_assert_null (strstr (contents, "\"streams\""));
   g_free (contents);
-  g_unlink (json);
-  g_free (json);
   g_assert_nonnull (strstr (r.out, "videotestsrc pattern=ball num-buffers=4 "
           "! video/x-raw,width=1280,height=720 ! queue ! axletterbox ! "
           "axinference model=\"ball-detector\" in-flight=2 time-scale=0 ! "
           "axnms ! fakesink sync=false"));
   result_clear (&r);
+
+  /* the same run against that report as its baseline, with a gate no
+   * run-to-run noise reaches: the comparison follows the report */
+  r = run_tool ("ball-detector", "--frames", frames, "--in-flight", "2",
+      "--time-scale", "0", "--baseline", json, "--max-regression", "100000",
+      "--noise-floor-ms", "1000", "--print-pipeline", "--quiet", NULL);
+  assert_ran (r, "ball-detector", BALL_FRAMES);
+  g_assert_nonnull (strstr (r.out, "Against the baseline:"));
+  g_assert_nonnull (strstr (r.out, "axnms0 (pipeline)"));
+  g_assert_nonnull (strstr (r.out, "B: this run (1 run)"));
+  g_assert_nonnull (strstr (r.out, "gate: no regression over 100000.0 %"));
+  result_clear (&r);
+  g_unlink (json);
+  g_free (json);
   g_free (frames);
 }
 

@@ -161,5 +161,13 @@ GstAxReport *axprof_interval_diff (const GstAxReport * cur,
     guint index);
 gchar *axprof_interval_text (const GstAxReport * r);
 
+/* gstaxprof-metrics.c */
+void axprof_metrics_configure (const TracerSetup * setup,
+    const gchar * address);
+void axprof_metrics_run_started (gboolean print);
+gchar *axprof_metrics_uri (void);
+gchar *axprof_metrics_text (const TracerSetup * setup, gboolean openmetrics);
+void axprof_metrics_stop (void);
+
 G_END_DECLS
 #endif /* __GST_AX_PROF_REPORT_PRIVATE_H__ */

@@ -116,6 +116,12 @@ struct _GstAxProf
 
 G_DEFINE_TYPE (GstAxProf, gst_ax_prof, GST_TYPE_TRACER);
 
+enum
+{
+  PROP_0,
+  PROP_METRICS_URI,
+};
+
 /* The instance that profiles: run state lives in the registry and the
  * per-thread state once per process, so a second instance would count
  * every buffer again into the same records. Protected by
@@ -559,6 +565,7 @@ do_change_state_pre (GObject * obj, GstClockTime ts, GstElement * element,
     axprof_census_snapshot (p);
     axprof_debug_run_start (p);
     axprof_interval_run_started ();
+    axprof_metrics_run_started (GST_AX_PROF (obj)->print);
     /* decided now: say so at once rather than after a wasted run */
     if (p->debug_at_start && !GST_AX_PROF (obj)->setup.allow_debug)
       g_printerr ("axprof: DEBUG logging is enabled (%s): the report of %s "
@@ -923,6 +930,8 @@ gst_ax_prof_constructed (GObject * object)
   if (self->interval_s > 0)
     axprof_interval_start (&self->setup, self->interval_s, emit_interval,
         self);
+  if (self->metrics)
+    axprof_metrics_configure (&self->setup, self->metrics);
 }
 
 static void
@@ -939,10 +948,25 @@ gst_ax_prof_finalize (GObject * object)
     active_instance = NULL;
     g_mutex_unlock (&axprof_global_lock);
     axprof_interval_stop ();
+    axprof_metrics_stop ();
     g_mutex_lock (&axprof_global_lock);
   }
   g_mutex_unlock (&axprof_global_lock);
   G_OBJECT_CLASS (gst_ax_prof_parent_class)->finalize (object);
+}
+
+static void
+gst_ax_prof_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  switch (prop_id) {
+    case PROP_METRICS_URI:
+      g_value_take_string (value, axprof_metrics_uri ());
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
 }
 
 static void
@@ -952,6 +976,20 @@ gst_ax_prof_class_init (GstAxProfClass * klass)
 
   gobject_class->constructed = gst_ax_prof_constructed;
   gobject_class->finalize = gst_ax_prof_finalize;
+  gobject_class->get_property = gst_ax_prof_get_property;
+
+  /**
+   * GstAxProf:metrics-uri:
+   *
+   * Where the OpenMetrics endpoint (`metrics=`) serves, as
+   * http://HOST:PORT/metrics, once the first run of the process has
+   * started it; %NULL before, without `metrics=`, or when it could not
+   * bind. With `metrics=HOST:0` the port is the one the system chose.
+   */
+  g_object_class_install_property (gobject_class, PROP_METRICS_URI,
+      g_param_spec_string ("metrics-uri", "Metrics URI",
+          "Where the OpenMetrics endpoint serves (metrics=), once started",
+          NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   /**
    * GstAxProf::section-start:

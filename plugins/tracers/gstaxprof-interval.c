@@ -346,11 +346,9 @@ diff_devices (GstAxReport * r, const GstAxReport * cur, const ReportRaw * craw,
             GstAxReportDeviceOccupancy, j);
     d = gst_ax_report_add_device_occupancy (r, c->device, c->device_id);
     d->n_cores = c->n_cores;
-    d->busy_ms = MAX (c->busy_ms - (o ? o->busy_ms : 0), 0);
     d->window_s = MAX (c->window_s - (o ? o->window_s : 0), 0);
     d->sim_cpu_ms = MAX (c->sim_cpu_ms - (o ? o->sim_cpu_ms : 0), 0);
-    d->occupancy_percent = d->window_s > 0 ? 100.0 * d->busy_ms /
-        (MAX (d->n_cores, 1) * d->window_s * 1000.0) : 0;
+    /* the device's busy time is its models' (which adding them sums) */
     for (j = 0; c->models && j < c->models->len; j++) {
       const GstAxReportModelShare *m = &g_array_index (c->models,
           GstAxReportModelShare, j);
@@ -363,6 +361,10 @@ diff_devices (GstAxReport * r, const GstAxReport * cur, const ReportRaw * craw,
       gst_ax_report_device_occupancy_add_model (d, m->group,
           MAX (m->busy_ms - before, 0));
     }
+    if (c->models == NULL || c->models->len == 0)
+      d->busy_ms = MAX (c->busy_ms - (o ? o->busy_ms : 0), 0);
+    d->occupancy_percent = d->window_s > 0 ? 100.0 * d->busy_ms /
+        (MAX (d->n_cores, 1) * d->window_s * 1000.0) : 0;
     if (r->wall_s > 0 && d->sim_cpu_ms > 0) {
       r->have_sim_cpu = TRUE;
       r->sim_cpu_percent += 100.0 * d->sim_cpu_ms / (r->wall_s * 1000.0);
@@ -546,7 +548,7 @@ axprof_interval_text (const GstAxReport * r)
     GstAxReportDeviceOccupancy *o = &g_array_index (r->device_occupancy,
         GstAxReportDeviceOccupancy, i);
 
-    g_string_append_printf (s, "%s %s %.0f%%", i ? "," : "  occupancy:",
+    g_string_append_printf (s, "%s %s %.1f%%", i ? "," : "  occupancy:",
         o->device, o->occupancy_percent);
   }
   if (r->device_occupancy->len > 0)

@@ -380,6 +380,59 @@ GST_START_TEST (test_interval_live_run)
 
 GST_END_TEST;
 
+/* A model on the simulated device: the intervals' jobs and device time
+ * add up to the run's, and each interval's device time is its models'. */
+GST_START_TEST (test_interval_device)
+{
+  Watch w;
+  GstElement *pipeline;
+  GstAxReport *eos;
+  guint64 jobs = 0;
+  gdouble busy_ms = 0;
+  guint i, j;
+
+  watch_init (&w);
+  pipeline = start ("videotestsrc is-live=true pattern=ball num-buffers=60 ! "
+      "video/x-raw,format=RGB,width=64,height=48,framerate=30/1 ! "
+      "axletterbox ! axinference model=ball-detector ! axnms ! "
+      "fakesink name=sink sync=false", &w);
+  wait_eos (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  check_tiling (&w, 60);
+  eos = g_ptr_array_index (w.reports, w.reports->len - 1);
+  fail_unless_equals_int (eos->devices->len, 1);
+  fail_unless_equals_int (eos->device_occupancy->len, 1);
+  for (i = 0; i + 1 < w.reports->len; i++) {
+    GstAxReport *r = g_ptr_array_index (w.reports, i);
+    GstAxReportDeviceOccupancy *o;
+    gdouble models_ms = 0;
+
+    fail_unless_equals_int (r->devices->len, 1);
+    fail_unless_equals_int (r->device_occupancy->len, 1);
+    jobs += g_array_index (r->devices, GstAxReportDevice, 0).jobs;
+    o = &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy, 0);
+    for (j = 0; j < o->models->len; j++)
+      models_ms += g_array_index (o->models, GstAxReportModelShare,
+          j).busy_ms;
+    fail_unless (fabs (o->busy_ms - models_ms) <= 1e-6 * MAX (models_ms, 1),
+        "interval %u: device busy %.6f ms, its models' %.6f ms", i + 1,
+        o->busy_ms, models_ms);
+    busy_ms += o->busy_ms;
+  }
+  fail_unless_equals_int (jobs, g_array_index (eos->devices,
+          GstAxReportDevice, 0).jobs);
+  fail_unless_equals_int (jobs, 60);
+  fail_unless (fabs (busy_ms - g_array_index (eos->device_occupancy,
+              GstAxReportDeviceOccupancy, 0).busy_ms) <= 1e-6 * busy_ms,
+      "the intervals' device time %.6f ms, the run's %.6f ms", busy_ms,
+      g_array_index (eos->device_occupancy, GstAxReportDeviceOccupancy,
+          0).busy_ms);
+  gst_object_unref (pipeline);
+  watch_clear (&w);
+}
+
+GST_END_TEST;
+
 static Suite *
 axprof_interval_suite (void)
 {
@@ -389,6 +442,7 @@ axprof_interval_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 3600);
   tcase_add_test (tc, test_interval_counts_exact);
+  tcase_add_test (tc, test_interval_device);
   tcase_add_test (tc, test_interval_live_run);
   return s;
 }

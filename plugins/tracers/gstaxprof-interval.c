@@ -245,8 +245,7 @@ diff_queues (GstAxReport * r, const GstAxReport * cur, const ReportRaw * craw,
     if (c->branch) {
       q.branch = g_ptr_array_new_with_free_func (g_free);
       for (j = 0; j < c->branch->len; j++)
-        g_ptr_array_add (q.branch, g_strdup (g_ptr_array_index (c->branch,
-                    j)));
+        g_ptr_array_add (q.branch, g_strdup (g_ptr_array_index (c->branch, j)));
     }
     g_array_append_val (r->queues, q);
   }
@@ -300,8 +299,7 @@ diff_devices (GstAxReport * r, const GstAxReport * cur, const ReportRaw * craw,
       const GstAxReportDevice *c2 = &g_array_index (prev->devices,
           GstAxReportDevice, j);
 
-      if (g_strcmp0 (c2->group, c->group) == 0 && c2->device_id ==
-          c->device_id) {
+      if (g_strcmp0 (c2->group, c->group) == 0 && c2->device_id == c->device_id) {
         o = c2;
         od = &g_array_index (praw->devices, RawDevice, j);
       }
@@ -725,8 +723,7 @@ axprof_interval_finish (PipelineState * p, const GstAxReport * final,
   st = state_of (p);
   if (st->run != p->run)
     state_restart (st, p->run);
-  r = axprof_interval_diff (final, raw, st->prev, st->prev_raw,
-      st->index + 1);
+  r = axprof_interval_diff (final, raw, st->prev, st->prev_raw, st->index + 1);
   /* the next run counts from 1 again */
   state_restart (st, p->run + 1);
   return r;

@@ -123,8 +123,7 @@ describe (Writer * w, const gchar * family, const gchar * type,
 /* One sample of the described @family: its name plus @suffix, labels as
  * NULL-terminated name/value pairs. */
 static void
-sample (Writer * w, const gchar * family, const gchar * suffix, gdouble v,
-    ...)
+sample (Writer * w, const gchar * family, const gchar * suffix, gdouble v, ...)
 {
   Family *f = g_hash_table_lookup (w->families, family);
   const gchar *k, *sep = "{";
@@ -136,7 +135,8 @@ sample (Writer * w, const gchar * family, const gchar * suffix, gdouble v,
   g_string_append (s, family);
   g_string_append (s, suffix);
   va_start (args, v);
-  while ((k = va_arg (args, const gchar *)) != NULL) {
+  while ((k = va_arg (args, const gchar *)) != NULL)
+  {
     const gchar *val = va_arg (args, const gchar *);
 
     g_string_append_printf (s, "%s%s=\"", sep, k);
@@ -259,8 +259,7 @@ write_pipeline (Writer * w, const GstAxReport * r, const ReportRaw * raw,
   describe (w, "gst_ax_pipeline_fps", "gauge", NULL,
       "Frames per second over the whole run (rate() of "
       "gst_ax_pipeline_frames_total gives it over a window).");
-  sample (w, "gst_ax_pipeline_fps", "", r->fps, "pipeline", r->pipeline,
-      NULL);
+  sample (w, "gst_ax_pipeline_fps", "", r->fps, "pipeline", r->pipeline, NULL);
   if (r->cpu_absent == NULL) {
     describe (w, "gst_ax_pipeline_cpu_seconds", "counter", "seconds",
         "CPU time of the pipeline's threads over the run.");
@@ -294,8 +293,7 @@ write_pipeline (Writer * w, const GstAxReport * r, const ReportRaw * raw,
     sample (w, "gst_ax_queue_input_buffers", "_total", q->input, Q_LABELS);
     describe (w, "gst_ax_queue_dropped_buffers", "counter", "buffers",
         "Buffers the queue dropped (a leaky queue).");
-    sample (w, "gst_ax_queue_dropped_buffers", "_total", q->dropped,
-        Q_LABELS);
+    sample (w, "gst_ax_queue_dropped_buffers", "_total", q->dropped, Q_LABELS);
     if (rq) {
       describe (w, "gst_ax_queue_full_seconds", "counter", "seconds",
           "Time the queue sat at a limit.");
@@ -427,11 +425,11 @@ handle_metrics (SoupServer * server, SoupServerMessage * msg,
 
   if (strcmp (soup_server_message_get_method (msg), "GET") != 0 &&
       strcmp (soup_server_message_get_method (msg), "HEAD") != 0) {
-    soup_server_message_set_status (msg, SOUP_STATUS_METHOD_NOT_ALLOWED,
-        NULL);
+    soup_server_message_set_status (msg, SOUP_STATUS_METHOD_NOT_ALLOWED, NULL);
     return;
   }
-  accept = soup_message_headers_get_list (soup_server_message_get_request_headers
+  accept =
+      soup_message_headers_get_list (soup_server_message_get_request_headers
       (msg), "Accept");
   openmetrics = accept && strstr (accept, "application/openmetrics-text");
   body = axprof_metrics_text (metrics_setup, openmetrics);

@@ -928,8 +928,7 @@ gst_ax_prof_constructed (GObject * object)
   self->probe_sink = axprof_probe_sink_add (self);
   gst_ax_report_set_provider (report_provider, self);
   if (self->interval_s > 0)
-    axprof_interval_start (&self->setup, self->interval_s, emit_interval,
-        self);
+    axprof_interval_start (&self->setup, self->interval_s, emit_interval, self);
   if (self->metrics)
     axprof_metrics_configure (&self->setup, self->metrics);
 }

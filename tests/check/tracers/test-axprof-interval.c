@@ -412,8 +412,7 @@ GST_START_TEST (test_interval_device)
     jobs += g_array_index (r->devices, GstAxReportDevice, 0).jobs;
     o = &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy, 0);
     for (j = 0; j < o->models->len; j++)
-      models_ms += g_array_index (o->models, GstAxReportModelShare,
-          j).busy_ms;
+      models_ms += g_array_index (o->models, GstAxReportModelShare, j).busy_ms;
     fail_unless (fabs (o->busy_ms - models_ms) <= 1e-6 * MAX (models_ms, 1),
         "interval %u: device busy %.6f ms, its models' %.6f ms", i + 1,
         o->busy_ms, models_ms);

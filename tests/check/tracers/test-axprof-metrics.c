@@ -393,8 +393,7 @@ main (int argc, char **argv)
 
     busy = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM,
         G_SOCKET_PROTOCOL_TCP, NULL);
-    if (!g_socket_bind (busy, sa, FALSE, &err) ||
-        !g_socket_listen (busy, &err))
+    if (!g_socket_bind (busy, sa, FALSE, &err) || !g_socket_listen (busy, &err))
       g_error ("cannot hold a port: %s", err->message);
     bound = g_socket_get_local_address (busy, NULL);
     g_free (params);

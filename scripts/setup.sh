@@ -20,6 +20,9 @@ packages=(
   gstreamer1.0-libav gstreamer1.0-plugins-ugly linux-perf nodejs openssl
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
   libpango1.0-dev libcairo2-dev fonts-dejavu-core
+  # axprof's metrics= endpoint, and the Prometheus server its test scrapes
+  # it with
+  libsoup-3.0-dev prometheus
 )
 
 missing=()

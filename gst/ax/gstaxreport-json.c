@@ -306,9 +306,11 @@ read_status (Reader * rd, JsonObject * o, GstAxReport * r)
     r->status = GST_AX_REPORT_STATUS_SECTION;
   else if (g_strcmp0 (s, "error") == 0)
     r->status = GST_AX_REPORT_STATUS_ERROR;
+  else if (g_strcmp0 (s, "interval") == 0)
+    r->status = GST_AX_REPORT_STATUS_INTERVAL;
   else if (!rd->error)
     fail (rd, "", "status", "unknown status '%s' (eos, cut-short, running, "
-        "section or error)", s ? s : "null");
+        "section, error or interval)", s ? s : "null");
   g_free (s);
 }
 
@@ -883,6 +885,15 @@ read_report (Reader * rd, JsonObject * root, GstAxReport * r)
 {
   r->pipeline = read_string (rd, root, "", "pipeline");
   read_status (rd, root, r);
+  if (r->status == GST_AX_REPORT_STATUS_INTERVAL) {
+    JsonObject *o = read_object (rd, root, "", "interval");
+
+    if (o) {
+      r->interval_index = read_int_range (rd, o, "interval", "index", 1,
+          G_MAXUINT);
+      r->interval_start_s = read_double (rd, o, "interval", "start_s");
+    }
+  }
   read_error (rd, root, r);
   r->refusal = read_string (rd, root, "", "refusal");
   r->allow_debug = read_bool (rd, root, "", "allow_debug");

@@ -667,7 +667,8 @@ gst_ax_report_add_warning (GstAxReport * report, const gchar * format, ...)
  * @status: a report status
  *
  * Returns: the status's name in the JSON report and the `axprof-report`
- *   bus message: "eos", "cut-short", "running", "section" or "error"
+ *   bus message: "eos", "cut-short", "running", "section", "error" or
+ *   "interval"
  */
 const gchar *
 gst_ax_report_status_to_string (GstAxReportStatus status)
@@ -681,6 +682,8 @@ gst_ax_report_status_to_string (GstAxReportStatus status)
       return "section";
     case GST_AX_REPORT_STATUS_ERROR:
       return "error";
+    case GST_AX_REPORT_STATUS_INTERVAL:
+      return "interval";
     case GST_AX_REPORT_STATUS_RUNNING:
     default:
       return "running";
@@ -690,6 +693,13 @@ gst_ax_report_status_to_string (GstAxReportStatus status)
 static void
 text_header (const GstAxReport * r, GString * s)
 {
+  if (r->status == GST_AX_REPORT_STATUS_INTERVAL) {
+    g_string_append_printf (s, "axprof report for %s (INTERVAL %u: %.1f s "
+        "to %.1f s of the run, figures of that interval alone)\n",
+        r->pipeline ? r->pipeline : "(unnamed)", r->interval_index,
+        r->interval_start_s, r->interval_start_s + r->wall_s);
+    return;
+  }
   g_string_append_printf (s, "axprof report for %s (%s)\n",
       r->pipeline ? r->pipeline : "(unnamed)",
       r->status == GST_AX_REPORT_STATUS_EOS ? "EOS" :
@@ -1669,6 +1679,14 @@ gst_ax_report_to_json (const GstAxReport * report)
   json_string (b, "schema", GST_AX_REPORT_SCHEMA);
   json_string (b, "pipeline", report->pipeline);
   json_string (b, "status", gst_ax_report_status_to_string (report->status));
+  if (report->status == GST_AX_REPORT_STATUS_INTERVAL) {
+    json_builder_set_member_name (b, "interval");
+    json_builder_begin_object (b);
+    json_int (b, "index", report->interval_index);
+    json_builder_set_member_name (b, "start_s");
+    json_builder_add_double_value (b, report->interval_start_s);
+    json_builder_end_object (b);
+  }
   json_builder_set_member_name (b, "error");
   if (report->error_element || report->error_message) {
     json_builder_begin_object (b);

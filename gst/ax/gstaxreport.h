@@ -393,6 +393,9 @@ typedef struct
  *   gst_ax_profiler_start() and gst_ax_profiler_stop()
  * @GST_AX_REPORT_STATUS_ERROR: an element posted an ERROR message: the
  *   run is incomplete (the report's error_* fields name it)
+ * @GST_AX_REPORT_STATUS_INTERVAL: one interval of a run (the tracer's
+ *   `interval=` param): the figures of that interval alone; the report's
+ *   interval_index and interval_start_s say which (Since: 0.2)
  *
  * How the run ended when the report was made, or what it covers.
  */
@@ -403,6 +406,7 @@ typedef enum
   GST_AX_REPORT_STATUS_RUNNING,
   GST_AX_REPORT_STATUS_SECTION,
   GST_AX_REPORT_STATUS_ERROR,
+  GST_AX_REPORT_STATUS_INTERVAL,
 } GstAxReportStatus;
 
 /**
@@ -700,6 +704,12 @@ typedef struct
   /* drops elements reported in QoS messages; (element-type
    * GstAxReportQos) */
   GArray *qos;
+
+  /* status INTERVAL (axprof's interval=): which interval of the run
+   * (1, 2, ...) and when it started, in seconds since the run's first
+   * buffer; its length is @wall_s */
+  guint interval_index;
+  gdouble interval_start_s;
 
   /*< private >*/
   gint ref_count;

@@ -20,7 +20,7 @@
 
 static const gchar *const known_params[] = {
   "file", "json", "perfetto", "exact", "read-interval-us", "sample",
-  "allow-debug", "print", NULL
+  "allow-debug", "print", "interval", "metrics", NULL
 };
 
 /* Whether @params holds a list, array or range value ({ }, < >, [ ])
@@ -134,7 +134,7 @@ axprof_params_parse (const gchar * params, AxProfParams * out,
     g_string_append_printf (warnings, "axprof: cannot parse params '%s'; "
         "expected key=value pairs separated by commas: file=PATH, json=PATH, "
         "perfetto=PATH, exact=true, read-interval-us=N, allow-debug=true, "
-        "print=false\n", params);
+        "print=false, interval=SECONDS, metrics=HOST:PORT\n", params);
     return FALSE;
   }
   out->file = path_param (s, "file", out->file);
@@ -163,6 +163,35 @@ axprof_params_parse (const gchar * params, AxProfParams * out,
       !gst_structure_get_boolean (s, "print", &out->print))
     g_string_append_printf (warnings, "axprof: print must be true or false; "
         "got '%s'\n", params);
+  if (gst_structure_has_field (s, "interval")) {
+    gdouble v = -1;
+    gint iv;
+
+    if (gst_structure_get_int (s, "interval", &iv))
+      v = iv;
+    else if (!gst_structure_get_double (s, "interval", &v))
+      v = -1;
+    /* below a tenth of a second the reports would cost more than they say */
+    if (v >= 0.1 && v <= 86400)
+      out->interval_s = v;
+    else
+      g_string_append_printf (warnings, "axprof: interval must be a number "
+          "of seconds from 0.1 to 86400; got '%s'; no interval reports\n",
+          params);
+  }
+  if (gst_structure_has_field (s, "metrics")) {
+    gint port;
+
+    g_clear_pointer (&out->metrics, g_free);
+    /* a port alone parses as an integer */
+    if (gst_structure_get_int (s, "metrics", &port))
+      out->metrics = g_strdup_printf ("%d", port);
+    else if (gst_structure_get_string (s, "metrics"))
+      out->metrics = g_strdup (gst_structure_get_string (s, "metrics"));
+    else
+      g_string_append_printf (warnings, "axprof: metrics takes HOST:PORT or "
+          "PORT; got '%s'\n", params);
+  }
   if (gst_structure_has_field (s, "allow-debug") &&
       !gst_structure_get_boolean (s, "allow-debug", &out->allow_debug))
     g_string_append_printf (warnings, "axprof: allow-debug must be true or "
@@ -179,7 +208,7 @@ axprof_params_parse (const gchar * params, AxProfParams * out,
     if (!g_strv_contains (known_params, f))
       g_string_append_printf (warnings, "axprof: unknown param '%s' ignored; "
           "known: file, json, perfetto, exact, read-interval-us, allow-debug, "
-          "print\n", f);
+          "print, interval, metrics\n", f);
   }
   gst_structure_free (s);
   return TRUE;

@@ -29,6 +29,11 @@ typedef struct
   gboolean read_interval_set;
   gboolean allow_debug;
   gboolean print;
+  /* interval=SECONDS: a report of each interval; 0 when unset */
+  gdouble interval_s;
+  /* metrics=[HOST:]PORT: the OpenMetrics endpoint's address, NULL when
+   * unset */
+  gchar *metrics;
 } AxProfParams;
 
 /* Reads @params ("file=PATH, exact=true, ...") into @out, whose fields keep

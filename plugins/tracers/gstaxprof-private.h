@@ -684,6 +684,7 @@ Row *axprof_pipeline_stage_row (PipelineState * p, ElementState * ei,
 DeviceState *axprof_pipeline_device (PipelineState * p, ElementState * ei,
     const gchar * group);
 PipelineState *axprof_pipeline_of (GstElement * element, gboolean create);
+GPtrArray *axprof_pipelines (void);
 gboolean axprof_pipeline_alone (PipelineState * p);
 GstPad *axprof_upstream_pad (GstPad * sinkpad);
 GstElement *axprof_upstream_element (GstPad * sinkpad);

@@ -559,6 +559,21 @@ axprof_pipeline_of (GstElement * element, gboolean create)
   return p;
 }
 
+/* Every pipeline the tracer has seen (PipelineStates are never freed), in
+ * a new array. */
+GPtrArray *
+axprof_pipelines (void)
+{
+  GPtrArray *out = g_ptr_array_new ();
+  guint i;
+
+  g_mutex_lock (&axprof_global_lock);
+  for (i = 0; pipes != NULL && i < pipes->len; i++)
+    g_ptr_array_add (out, g_ptr_array_index (pipes, i));
+  g_mutex_unlock (&axprof_global_lock);
+  return out;
+}
+
 /* Whether no other pipeline's run overlaps @p's now: then the process's
  * threads that nobody owns count as @p's. axprof_global_lock held. */
 gboolean

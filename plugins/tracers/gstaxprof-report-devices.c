@@ -228,6 +228,13 @@ axprof_build_devices (ReportBuild * b)
     snaps[i].first_start = d->first_start;
     snaps[i].last_end = d->last_end;
     snaps[i].sim_cpu_ns = books.sim_cpu_ns;
+    if (b->raw) {
+      RawDevice raw = { d->busy_ns, d->events, (guint64) window_ns,
+        union_ns
+      };
+
+      g_array_append_val (b->raw->devices, raw);
+    }
     g_mutex_unlock (&d->lock);
 
     rd.frames = rd.jobs;

@@ -63,9 +63,43 @@ typedef struct
 } MergedRow;
 
 /* A report being made: what its parts share. */
+/* A queue's accumulators behind its report line (aligned with the
+ * report's queues): what an interval's report subtracts. */
+typedef struct
+{
+  gdouble area;
+  guint64 span_ns;
+  guint64 at_max_ns;
+  guint64 full_ns;
+  guint64 empty_ns;
+} RawQueue;
+
+/* A device's accumulators behind its report line (aligned with the
+ * report's devices). */
+typedef struct
+{
+  guint64 busy_ns;
+  guint64 events;
+  guint64 window_ns;
+  guint64 union_ns;
+} RawDevice;
+
+/* What a report was made from that it does not carry itself, for
+ * interval reports and the metrics endpoint (gstaxprof-interval.c,
+ * gstaxprof-metrics.c): the merged latency histogram and the queues' and
+ * devices' accumulators. */
+typedef struct
+{
+  LatencyHistogram lat;
+  GArray *queues;
+  GArray *devices;
+} ReportRaw;
+
 typedef struct
 {
   GstAxReport *r;
+  /* filled when not NULL */
+  ReportRaw *raw;
   GArray *merged;
   PipelineState *p;
   gdouble wall_ns;
@@ -88,6 +122,12 @@ gchar *axprof_debug_logged_offender (gint64 logged, guint64 frames);
 MergedRow *axprof_merged_for (ReportBuild * b, Row * row);
 GstAxReport *axprof_make_report (const TracerSetup * setup,
     PipelineState * p, GstAxReportStatus status);
+GstAxReport *axprof_make_report_raw (const TracerSetup * setup,
+    PipelineState * p, GstAxReportStatus status, ReportRaw * raw);
+ReportRaw *axprof_report_raw_new (void);
+void axprof_report_raw_free (ReportRaw * raw);
+void axprof_report_fill_latency (GstAxReport * r,
+    const LatencyHistogram * lat);
 
 /* gstaxprof-report-queues.c */
 void axprof_build_queues (ReportBuild * b);
@@ -103,6 +143,31 @@ void axprof_pipeline_reset (PipelineState * p);
 
 /* gstaxprof-timeline.c */
 gchar *axprof_make_timeline (PipelineState * p);
+
+/* gstaxprof-interval.c */
+typedef void (*AxprofIntervalEmit) (gpointer user_data, PipelineState * p,
+    GstAxReport * r);
+void axprof_interval_start (const TracerSetup * setup, gdouble seconds,
+    AxprofIntervalEmit emit, gpointer user_data);
+void axprof_interval_run_started (void);
+void axprof_interval_stop (void);
+gboolean axprof_interval_enabled (void);
+void axprof_interval_lock (void);
+void axprof_interval_unlock (void);
+GstAxReport *axprof_interval_finish (PipelineState * p,
+    const GstAxReport * final, const ReportRaw * raw);
+GstAxReport *axprof_interval_diff (const GstAxReport * cur,
+    const ReportRaw * craw, const GstAxReport * prev, const ReportRaw * praw,
+    guint index);
+gchar *axprof_interval_text (const GstAxReport * r);
+
+/* gstaxprof-metrics.c */
+void axprof_metrics_configure (const TracerSetup * setup,
+    const gchar * address);
+void axprof_metrics_run_started (gboolean print);
+gchar *axprof_metrics_uri (void);
+gchar *axprof_metrics_text (const TracerSetup * setup, gboolean openmetrics);
+void axprof_metrics_stop (void);
 
 G_END_DECLS
 #endif /* __GST_AX_PROF_REPORT_PRIVATE_H__ */

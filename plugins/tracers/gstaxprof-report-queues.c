@@ -171,6 +171,11 @@ axprof_build_queues (ReportBuild * b)
     rq.dropped = q->in_buffers > held ? q->in_buffers - held : 0;
     rq.dropped_percent = q->in_buffers > 0 ?
         PERCENT * rq.dropped / q->in_buffers : 0;
+    if (b->raw) {
+      RawQueue raw = { q->area, span, q->at_max_ns, q->full_ns, q->empty_ns };
+
+      g_array_append_val (b->raw->queues, raw);
+    }
     g_mutex_unlock (&q->lock);
     rq.downstream = queue_downstream (q);
     rq.branch = queue_branch (q);

@@ -601,7 +601,13 @@ build_rows (ReportBuild * b, LatencyHistogram * lat, gdouble * profiled_ns,
 static void
 build_latency (ReportBuild * b, LatencyHistogram * lat)
 {
-  GstAxReport *r = b->r;
+  axprof_report_fill_latency (b->r, lat);
+}
+
+/* The latency section from a merged histogram. */
+void
+axprof_report_fill_latency (GstAxReport * r, const LatencyHistogram * lat)
+{
   GstAxReportLatency *l = &r->latency;
   gdouble mean, var;
 
@@ -676,14 +682,43 @@ sink_frames (PipelineState * p)
   return c.frames > 0 ? c.frames : c.audio;
 }
 
+ReportRaw *
+axprof_report_raw_new (void)
+{
+  ReportRaw *raw = g_new0 (ReportRaw, 1);
+
+  raw->queues = g_array_new (FALSE, TRUE, sizeof (RawQueue));
+  raw->devices = g_array_new (FALSE, TRUE, sizeof (RawDevice));
+  return raw;
+}
+
+void
+axprof_report_raw_free (ReportRaw * raw)
+{
+  if (raw == NULL)
+    return;
+  g_array_unref (raw->queues);
+  g_array_unref (raw->devices);
+  g_free (raw);
+}
+
 /* axprof_global_lock and p->lock held */
 GstAxReport *
 axprof_make_report (const TracerSetup * setup, PipelineState * p,
     GstAxReportStatus status)
 {
+  return axprof_make_report_raw (setup, p, status, NULL);
+}
+
+/* The report, and what it was made from in @raw (emptied first) when
+ * @raw is not NULL. axprof_global_lock and p->lock held. */
+GstAxReport *
+axprof_make_report_raw (const TracerSetup * setup, PipelineState * p,
+    GstAxReportStatus status, ReportRaw * raw)
+{
   GstAxReport *r = gst_ax_report_new ();
   LatencyHistogram *lat = g_new0 (LatencyHistogram, 1);
-  ReportBuild b = {.r = r,.merged = g_array_new (FALSE, TRUE,
+  ReportBuild b = {.r = r,.raw = raw,.merged = g_array_new (FALSE, TRUE,
         sizeof (MergedRow)),.p = p
   };
   gdouble profiled_ns = 0, cost_ns;
@@ -695,6 +730,11 @@ axprof_make_report (const TracerSetup * setup, PipelineState * p,
   GArray *uses;
   gboolean alone;
 
+  if (raw) {
+    memset (&raw->lat, 0, sizeof (raw->lat));
+    g_array_set_size (raw->queues, 0);
+    g_array_set_size (raw->devices, 0);
+  }
   r->pipeline = p->pipeline ? gst_object_get_name (GST_OBJECT (p->pipeline)) :
       g_strdup (p->name);
   r->status = status;
@@ -766,6 +806,8 @@ axprof_make_report (const TracerSetup * setup, PipelineState * p,
   if (b.workers)
     g_hash_table_unref (b.workers);
   build_latency (&b, lat);
+  if (raw)
+    raw->lat = *lat;
   r->pacing = describe_pacing (p, &r->live_source);
 
   r->cores_available = g_get_num_processors ();

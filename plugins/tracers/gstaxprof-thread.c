@@ -300,6 +300,13 @@ hist_value (guint idx)
 
 /* ---------------------------------------------------------------- spans */
 
+/* the value (ns) a histogram bucket stands for */
+gdouble
+axprof_hist_bucket_value (guint idx)
+{
+  return hist_value (idx);
+}
+
 gdouble
 axprof_hist_percentile (const LatencyHistogram * h, gdouble q)
 {

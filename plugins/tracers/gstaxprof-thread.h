@@ -59,6 +59,7 @@ gdouble *axprof_slot_wait_ratios (guint n);
 RowStats *axprof_row_stats_new (Row * row, ThreadState * t);
 void axprof_batch_read (ThreadState * t, guint64 ts);
 gdouble axprof_hist_percentile (const LatencyHistogram * h, gdouble q);
+gdouble axprof_hist_bucket_value (guint idx);
 
 /* ---------------------------------------------------------------- fast path
  * Inline here so that the pad hooks and the calibration inline them. */

@@ -36,7 +36,13 @@
  * `allow-debug=true` (report timings even though DEBUG logging was on),
  * `print=false` (write no text report to stdout: an application or
  * gst-ax-benchmark takes the report from the `axprof-report` bus message,
- * whose `report` field holds it as a #GstAxReport).
+ * whose `report` field holds it as a #GstAxReport),
+ * `interval=SECONDS` (every interval, the report of that interval alone:
+ * a line appended to json=, which becomes a JSON Lines file, a short
+ * block in file= or on stdout, and the bus message with status
+ * "interval"; the report at EOS still covers the whole run),
+ * `metrics=[HOST:]PORT` (serve the OpenMetrics text format for
+ * Prometheus at http://HOST:PORT/metrics; HOST defaults to 127.0.0.1).
  * One instance per process profiles: a second axprof in GST_TRACERS
  * warns once and is ignored.
  *
@@ -72,6 +78,8 @@
 #include "gstaxprof-census.h"
 #include "gstaxprof-report-private.h"
 
+#include <json-glib/json-glib.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,6 +104,10 @@ struct _GstAxProf
   gboolean read_interval_set;
   /* print=false: the text report goes nowhere but file= and the bus */
   gboolean print;
+  /* interval=: seconds between interval reports, 0 for none */
+  gdouble interval_s;
+  /* metrics=: the OpenMetrics endpoint's address */
+  gchar *metrics;
   guint n_json;
   guint probe_sink;
   /* the mode and the calibrated costs, which every report states */
@@ -103,6 +115,12 @@ struct _GstAxProf
 };
 
 G_DEFINE_TYPE (GstAxProf, gst_ax_prof, GST_TYPE_TRACER);
+
+enum
+{
+  PROP_0,
+  PROP_METRICS_URI,
+};
 
 /* The instance that profiles: run state lives in the registry and the
  * per-thread state once per process, so a second instance would count
@@ -152,6 +170,87 @@ text_with_errors (const gchar * text, const GString * errors)
   return g_string_free (s, FALSE);
 }
 
+/* The `axprof-report` element message on @p's bus. */
+static void
+post_report (PipelineState * p, GstAxReport * r, const gchar * text,
+    const gchar * json, const GString * errors)
+{
+  GstElement *pipeline;
+  GstStructure *s;
+
+  g_mutex_lock (&axprof_global_lock);
+  pipeline = p->pipeline ? gst_object_ref (p->pipeline) : NULL;
+  g_mutex_unlock (&axprof_global_lock);
+  if (pipeline == NULL)
+    return;
+  s = gst_structure_new ("axprof-report",
+      "pipeline", G_TYPE_STRING, r->pipeline,
+      "status", G_TYPE_STRING, gst_ax_report_status_to_string (r->status),
+      "error-element", G_TYPE_STRING, r->error_element,
+      "error-message", G_TYPE_STRING, r->error_message,
+      "refused", G_TYPE_BOOLEAN, r->refusal != NULL,
+      "constraint", G_TYPE_STRING, r->constraint,
+      "verdict-kind", G_TYPE_STRING,
+      gst_ax_report_constraint_kind_to_string (r->constraint_kind),
+      "verdict-element", G_TYPE_STRING, r->constraint_element,
+      "text", G_TYPE_STRING, text, "json", G_TYPE_STRING, json,
+      "report", GST_AX_TYPE_REPORT, r,
+      "output-errors", G_TYPE_STRING, errors->len ? errors->str : NULL,
+      "usage-reader", G_TYPE_STRING, gst_ax_probe_thread_usage_reader () ==
+      GST_AX_PROBE_USAGE_PERF ? "perf" : "rusage",
+      "usage-fallback-threads", G_TYPE_UINT,
+      gst_ax_probe_thread_usage_fallback_threads (), NULL);
+  if (r->status == GST_AX_REPORT_STATUS_INTERVAL)
+    gst_structure_set (s, "interval", G_TYPE_UINT, r->interval_index, NULL);
+  gst_element_post_message (pipeline,
+      gst_message_new_element (GST_OBJECT (pipeline), s));
+  gst_object_unref (pipeline);
+}
+
+/* @json on one line, for a JSON Lines file */
+static gchar *
+json_line (const gchar * json)
+{
+  JsonParser *parser = json_parser_new ();
+  JsonGenerator *gen;
+  gchar *line, *out;
+
+  if (!json_parser_load_from_data (parser, json, -1, NULL)) {
+    g_object_unref (parser);
+    return g_strconcat (json, "\n", NULL);
+  }
+  gen = json_generator_new ();
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  line = json_generator_to_data (gen, NULL);
+  out = g_strconcat (line, "\n", NULL);
+  g_free (line);
+  g_object_unref (gen);
+  g_object_unref (parser);
+  return out;
+}
+
+/* In interval mode json= is a JSON Lines file: every report of the
+ * process, the intervals' and the runs', is a line appended to it. */
+static void
+write_json (GstAxProf * self, const gchar * json, GString * errors)
+{
+  guint n = 0;
+  gchar *line;
+
+  if (self->json == NULL)
+    return;
+  if (self->interval_s <= 0) {
+    write_output ("json", self->json, &self->n_json, json,
+        GST_AX_OUTPUT_REPLACE, errors);
+    return;
+  }
+  line = json_line (json);
+  /* the first write of the process replaces what an earlier process left */
+  write_output ("json", self->json, &n, line, self->n_json++ == 0 ?
+      GST_AX_OUTPUT_REPLACE : GST_AX_OUTPUT_APPEND, errors);
+  g_free (line);
+}
+
 static void
 write_report (GstAxProf * self, PipelineState * p, GstAxReport * r,
     gchar * timeline)
@@ -160,14 +259,10 @@ write_report (GstAxProf * self, PipelineState * p, GstAxReport * r,
   gchar *json = gst_ax_report_to_json (r);
   GString *errors = g_string_new (NULL);
   gchar *full;
-  GstStructure *s;
-  GstElement *pipeline;
   guint n_file = 0;
 
   /* the files first, so that the text can say which could not be written */
-  if (self->json)
-    write_output ("json", self->json, &self->n_json, json,
-        GST_AX_OUTPUT_REPLACE, errors);
+  write_json (self, json, errors);
   if (self->perfetto && timeline)
     write_output ("perfetto", self->perfetto, &self->n_perfetto, timeline,
         GST_AX_OUTPUT_REPLACE, errors);
@@ -190,32 +285,34 @@ write_report (GstAxProf * self, PipelineState * p, GstAxReport * r,
     fputs (full, stdout);
     fflush (stdout);
   }
-
-  pipeline = p->pipeline ? gst_object_ref (p->pipeline) : NULL;
-  if (pipeline) {
-    s = gst_structure_new ("axprof-report",
-        "pipeline", G_TYPE_STRING, r->pipeline,
-        "status", G_TYPE_STRING, gst_ax_report_status_to_string (r->status),
-        "error-element", G_TYPE_STRING, r->error_element,
-        "error-message", G_TYPE_STRING, r->error_message,
-        "refused", G_TYPE_BOOLEAN, r->refusal != NULL,
-        "constraint", G_TYPE_STRING, r->constraint,
-        "verdict-kind", G_TYPE_STRING,
-        gst_ax_report_constraint_kind_to_string (r->constraint_kind),
-        "verdict-element", G_TYPE_STRING, r->constraint_element,
-        "text", G_TYPE_STRING, full, "json", G_TYPE_STRING, json,
-        "report", GST_AX_TYPE_REPORT, r,
-        "output-errors", G_TYPE_STRING, errors->len ? errors->str : NULL,
-        "usage-reader", G_TYPE_STRING, gst_ax_probe_thread_usage_reader () ==
-        GST_AX_PROBE_USAGE_PERF ? "perf" : "rusage",
-        "usage-fallback-threads", G_TYPE_UINT,
-        gst_ax_probe_thread_usage_fallback_threads (), NULL);
-    gst_element_post_message (pipeline,
-        gst_message_new_element (GST_OBJECT (pipeline), s));
-    gst_object_unref (pipeline);
-  }
+  post_report (p, r, full, json, errors);
   g_string_free (errors, TRUE);
   g_free (full);
+  g_free (text);
+  g_free (json);
+}
+
+/* An interval's report: a line of json=, a short block in file= (or on
+ * stdout) and the bus message with status "interval". */
+static void
+emit_interval (gpointer user_data, PipelineState * p, GstAxReport * r)
+{
+  GstAxProf *self = user_data;
+  gchar *text = axprof_interval_text (r);
+  gchar *json = gst_ax_report_to_json (r);
+  GString *errors = g_string_new (NULL);
+  guint n_file = 0;
+
+  write_json (self, json, errors);
+  if (self->file)
+    write_output ("file", self->file, &n_file, text, GST_AX_OUTPUT_APPEND,
+        errors);
+  else if (self->print) {
+    fputs (text, stdout);
+    fflush (stdout);
+  }
+  post_report (p, r, text, json, errors);
+  g_string_free (errors, TRUE);
   g_free (text);
   g_free (json);
 }
@@ -224,11 +321,15 @@ static void
 finish_run (GstAxProf * self, PipelineState * p, GstAxReportStatus status)
 {
   gchar *timeline = NULL;
+  ReportRaw *raw;
   GstAxReport *r;
 
+  /* an interval report in progress comes first */
+  axprof_interval_lock ();
   g_mutex_lock (&axprof_global_lock);
   if (p->reported || !p->started) {
     g_mutex_unlock (&axprof_global_lock);
+    axprof_interval_unlock ();
     return;
   }
   p->reported = TRUE;
@@ -238,13 +339,25 @@ finish_run (GstAxProf * self, PipelineState * p, GstAxReportStatus status)
   p->end_probe_ns = gst_ax_probe_now_ns ();
   p->cpu1_ns = axprof_process_cpu_ns ();
   g_mutex_lock (&p->lock);
-  r = axprof_make_report (&self->setup, p, status);
+  raw = axprof_interval_enabled ()? axprof_report_raw_new () : NULL;
+  r = axprof_make_report_raw (&self->setup, p, status, raw);
   if (self->perfetto && r->refusal == NULL && p->first_ts != 0)
     timeline = axprof_make_timeline (p);
   g_mutex_unlock (&p->lock);
   g_mutex_unlock (&axprof_global_lock);
 
+  /* the run's last interval, then the whole run */
+  if (raw) {
+    GstAxReport *tail = axprof_interval_finish (p, r, raw);
+
+    if (tail) {
+      emit_interval (self, p, tail);
+      gst_ax_report_unref (tail);
+    }
+    axprof_report_raw_free (raw);
+  }
   write_report (self, p, r, timeline);
+  axprof_interval_unlock ();
   g_free (timeline);
   gst_ax_report_free (r);
 }
@@ -451,6 +564,8 @@ do_change_state_pre (GObject * obj, GstClockTime ts, GstElement * element,
      * first push), and so does the threads' CPU */
     axprof_census_snapshot (p);
     axprof_debug_run_start (p);
+    axprof_interval_run_started ();
+    axprof_metrics_run_started (GST_AX_PROF (obj)->print);
     /* decided now: say so at once rather than after a wasted run */
     if (p->debug_at_start && !GST_AX_PROF (obj)->setup.allow_debug)
       g_printerr ("axprof: DEBUG logging is enabled (%s): the report of %s "
@@ -700,7 +815,11 @@ parse_params (GstAxProf * self)
   p.read_interval_set = self->read_interval_set;
   p.allow_debug = self->setup.allow_debug;
   p.print = self->print;
+  p.interval_s = self->interval_s;
+  p.metrics = self->metrics;
   axprof_params_parse (params, &p, warnings);
+  self->interval_s = p.interval_s;
+  self->metrics = p.metrics;
   self->file = p.file;
   self->json = p.json;
   self->perfetto = p.perfetto;
@@ -808,6 +927,10 @@ gst_ax_prof_constructed (GObject * object)
   axprof_debug_watch ();
   self->probe_sink = axprof_probe_sink_add (self);
   gst_ax_report_set_provider (report_provider, self);
+  if (self->interval_s > 0)
+    axprof_interval_start (&self->setup, self->interval_s, emit_interval, self);
+  if (self->metrics)
+    axprof_metrics_configure (&self->setup, self->metrics);
 }
 
 static void
@@ -818,11 +941,31 @@ gst_ax_prof_finalize (GObject * object)
   g_free (self->file);
   g_free (self->json);
   g_free (self->perfetto);
+  g_free (self->metrics);
   g_mutex_lock (&axprof_global_lock);
-  if (active_instance == self)
+  if (active_instance == self) {
     active_instance = NULL;
+    g_mutex_unlock (&axprof_global_lock);
+    axprof_interval_stop ();
+    axprof_metrics_stop ();
+    g_mutex_lock (&axprof_global_lock);
+  }
   g_mutex_unlock (&axprof_global_lock);
   G_OBJECT_CLASS (gst_ax_prof_parent_class)->finalize (object);
+}
+
+static void
+gst_ax_prof_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  switch (prop_id) {
+    case PROP_METRICS_URI:
+      g_value_take_string (value, axprof_metrics_uri ());
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
 }
 
 static void
@@ -832,6 +975,20 @@ gst_ax_prof_class_init (GstAxProfClass * klass)
 
   gobject_class->constructed = gst_ax_prof_constructed;
   gobject_class->finalize = gst_ax_prof_finalize;
+  gobject_class->get_property = gst_ax_prof_get_property;
+
+  /**
+   * GstAxProf:metrics-uri:
+   *
+   * Where the OpenMetrics endpoint (`metrics=`) serves, as
+   * http://HOST:PORT/metrics, once the first run of the process has
+   * started it; %NULL before, without `metrics=`, or when it could not
+   * bind. With `metrics=HOST:0` the port is the one the system chose.
+   */
+  g_object_class_install_property (gobject_class, PROP_METRICS_URI,
+      g_param_spec_string ("metrics-uri", "Metrics URI",
+          "Where the OpenMetrics endpoint serves (metrics=), once started",
+          NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   /**
    * GstAxProf::section-start:

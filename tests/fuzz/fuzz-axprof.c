@@ -21,7 +21,7 @@ int
 LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 {
   static gboolean inited;
-  AxProfParams p = { NULL, NULL, NULL, FALSE, 0, FALSE, FALSE, TRUE };
+  AxProfParams p = { NULL, NULL, NULL, FALSE, 0, FALSE, FALSE, TRUE, 0, NULL };
   GString *warnings = g_string_new (NULL);
   gchar *params;
   gboolean ok;
@@ -36,11 +36,15 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   if ((!ok && warnings->len == 0) || (p.read_interval_set &&
           p.read_interval_ns == 0))
     abort ();
-  if (!ok && (p.file || p.json || p.perfetto))
+  if (!ok && (p.file || p.json || p.perfetto || p.metrics))
+    abort ();
+  /* an interval set is one the tracer can keep */
+  if (p.interval_s != 0 && (p.interval_s < 0.1 || p.interval_s > 86400))
     abort ();
   g_free (p.file);
   g_free (p.json);
   g_free (p.perfetto);
+  g_free (p.metrics);
   g_free (params);
   g_string_free (warnings, TRUE);
   return 0;

@@ -20,6 +20,10 @@ packages=(
   gstreamer1.0-libav gstreamer1.0-plugins-ugly linux-perf nodejs openssl
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
   libpango1.0-dev libcairo2-dev fonts-dejavu-core
+  # GstAx-1.0.gir and its typelib (-Dintrospection), and the Python
+  # example and its test (docs/examples/ax-profile.py)
+  gobject-introspection libgirepository1.0-dev python3-gi
+  gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
 )
 
 missing=()

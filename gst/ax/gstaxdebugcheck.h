@@ -13,7 +13,6 @@
 #include <gst/ax/ax-prelude.h>
 
 G_BEGIN_DECLS
-
 /**
  * GST_AX_DEBUG_MIN_MESSAGES:
  *
@@ -22,7 +21,6 @@ G_BEGIN_DECLS
  * one-off messages in a short run cost nothing measurable.
  */
 #define GST_AX_DEBUG_MIN_MESSAGES 16
-
 /**
  * GST_AX_DEBUG_TRACER_CATEGORY:
  *
@@ -31,8 +29,7 @@ G_BEGIN_DECLS
  * asked to see, never held against a run.
  */
 #define GST_AX_DEBUG_TRACER_CATEGORY "GST_TRACER"
-
-GST_AX_API gchar *gst_ax_debug_check_threshold (void);
+    GST_AX_API gchar * gst_ax_debug_check_threshold (void);
 
 GST_AX_API gboolean gst_ax_debug_logged_per_frame (guint64 messages,
     guint64 frames);
@@ -40,5 +37,4 @@ GST_AX_API gboolean gst_ax_debug_logged_per_frame (guint64 messages,
 GST_AX_API gchar *gst_ax_debug_refusal_message (const gchar * why);
 
 G_END_DECLS
-
 #endif /* __GST_AX_DEBUG_CHECK_H__ */

@@ -14,7 +14,6 @@
 #include <gst/video/video.h>
 
 G_BEGIN_DECLS
-
 /**
  * GST_AX_DETECTION_PARAM_NAME:
  *
@@ -22,7 +21,6 @@ G_BEGIN_DECLS
  * #GstVideoRegionOfInterestMeta.
  */
 #define GST_AX_DETECTION_PARAM_NAME "detection"
-
 /**
  * GST_AX_LANDMARKS_PARAM_NAME:
  *
@@ -32,7 +30,6 @@ G_BEGIN_DECLS
  * frame's width and height.
  */
 #define GST_AX_LANDMARKS_PARAM_NAME "landmarks"
-
 /**
  * GST_AX_CLASSIFICATION_PARAM_NAME:
  *
@@ -42,7 +39,6 @@ G_BEGIN_DECLS
  * top-k > 1 carries one structure per rank, best first.
  */
 #define GST_AX_CLASSIFICATION_PARAM_NAME "classification"
-
 /**
  * GST_AX_FRAME_ROI_TYPE:
  *
@@ -52,7 +48,6 @@ G_BEGIN_DECLS
  * gst_ax_detection_iterate() skips it.
  */
 #define GST_AX_FRAME_ROI_TYPE "frame"
-
 /**
  * GstAxClassification:
  * @label_id: the class index
@@ -61,7 +56,7 @@ G_BEGIN_DECLS
  *
  * One class of a classification.
  */
-typedef struct
+    typedef struct
 {
   guint label_id;
   gfloat confidence;
@@ -90,6 +85,22 @@ typedef struct
   gfloat y_max;
   const gchar *label;
 } GstAxDetection;
+
+/**
+ * GST_AX_TYPE_DETECTION:
+ *
+ * The boxed type of #GstAxDetection, for language bindings
+ * (gst_ax_detection_get_all()).
+ *
+ * Since: 0.2
+ */
+#define GST_AX_TYPE_DETECTION (gst_ax_detection_get_type ())
+
+GST_AX_API GType gst_ax_detection_get_type (void);
+GST_AX_API GstAxDetection *gst_ax_detection_copy (const GstAxDetection *
+    detection);
+GST_AX_API void gst_ax_detection_free (GstAxDetection * detection);
+GST_AX_API GList *gst_ax_detection_get_all (GstBuffer * buffer);
 
 GST_AX_API GstVideoRegionOfInterestMeta *gst_ax_detection_add (GstBuffer *
     buffer, const GstAxDetection * detection, guint frame_width,
@@ -120,10 +131,9 @@ GST_AX_API gboolean
 gst_ax_detection_get_classification (GstVideoRegionOfInterestMeta * roi,
     guint rank, GstAxClassification * classification);
 
-GST_AX_API GstVideoRegionOfInterestMeta *
-gst_ax_detection_get_frame_roi (GstBuffer * buffer, gboolean create,
+GST_AX_API GstVideoRegionOfInterestMeta
+    *gst_ax_detection_get_frame_roi (GstBuffer * buffer, gboolean create,
     guint frame_width, guint frame_height);
 
 G_END_DECLS
-
 #endif /* __GST_AX_DETECTION_H__ */

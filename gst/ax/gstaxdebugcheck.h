@@ -13,6 +13,7 @@
 #include <gst/ax/ax-prelude.h>
 
 G_BEGIN_DECLS
+
 /**
  * GST_AX_DEBUG_MIN_MESSAGES:
  *
@@ -21,6 +22,7 @@ G_BEGIN_DECLS
  * one-off messages in a short run cost nothing measurable.
  */
 #define GST_AX_DEBUG_MIN_MESSAGES 16
+
 /**
  * GST_AX_DEBUG_TRACER_CATEGORY:
  *
@@ -29,7 +31,8 @@ G_BEGIN_DECLS
  * asked to see, never held against a run.
  */
 #define GST_AX_DEBUG_TRACER_CATEGORY "GST_TRACER"
-    GST_AX_API gchar * gst_ax_debug_check_threshold (void);
+
+GST_AX_API gchar *gst_ax_debug_check_threshold (void);
 
 GST_AX_API gboolean gst_ax_debug_logged_per_frame (guint64 messages,
     guint64 frames);
@@ -37,4 +40,5 @@ GST_AX_API gboolean gst_ax_debug_logged_per_frame (guint64 messages,
 GST_AX_API gchar *gst_ax_debug_refusal_message (const gchar * why);
 
 G_END_DECLS
+
 #endif /* __GST_AX_DEBUG_CHECK_H__ */

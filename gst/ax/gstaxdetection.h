@@ -14,6 +14,7 @@
 #include <gst/video/video.h>
 
 G_BEGIN_DECLS
+
 /**
  * GST_AX_DETECTION_PARAM_NAME:
  *
@@ -21,6 +22,7 @@ G_BEGIN_DECLS
  * #GstVideoRegionOfInterestMeta.
  */
 #define GST_AX_DETECTION_PARAM_NAME "detection"
+
 /**
  * GST_AX_LANDMARKS_PARAM_NAME:
  *
@@ -30,6 +32,7 @@ G_BEGIN_DECLS
  * frame's width and height.
  */
 #define GST_AX_LANDMARKS_PARAM_NAME "landmarks"
+
 /**
  * GST_AX_CLASSIFICATION_PARAM_NAME:
  *
@@ -39,6 +42,7 @@ G_BEGIN_DECLS
  * top-k > 1 carries one structure per rank, best first.
  */
 #define GST_AX_CLASSIFICATION_PARAM_NAME "classification"
+
 /**
  * GST_AX_FRAME_ROI_TYPE:
  *
@@ -48,6 +52,7 @@ G_BEGIN_DECLS
  * gst_ax_detection_iterate() skips it.
  */
 #define GST_AX_FRAME_ROI_TYPE "frame"
+
 /**
  * GstAxClassification:
  * @label_id: the class index
@@ -56,7 +61,7 @@ G_BEGIN_DECLS
  *
  * One class of a classification.
  */
-    typedef struct
+typedef struct
 {
   guint label_id;
   gfloat confidence;
@@ -131,9 +136,10 @@ GST_AX_API gboolean
 gst_ax_detection_get_classification (GstVideoRegionOfInterestMeta * roi,
     guint rank, GstAxClassification * classification);
 
-GST_AX_API GstVideoRegionOfInterestMeta
-    *gst_ax_detection_get_frame_roi (GstBuffer * buffer, gboolean create,
+GST_AX_API GstVideoRegionOfInterestMeta *
+gst_ax_detection_get_frame_roi (GstBuffer * buffer, gboolean create,
     guint frame_width, guint frame_height);
 
 G_END_DECLS
+
 #endif /* __GST_AX_DETECTION_H__ */

@@ -14,6 +14,7 @@
 #include <gst/ax/gstaxtensormeta.h>
 
 G_BEGIN_DECLS
+
 /**
  * GST_AX_MODEL_QUERY_NAME:
  *
@@ -22,6 +23,7 @@ G_BEGIN_DECLS
  * model's class labels.
  */
 #define GST_AX_MODEL_QUERY_NAME "GstAxModelInputQuery"
+
 /**
  * GstAxModelInput:
  * @width: input tensor width
@@ -38,7 +40,7 @@ G_BEGIN_DECLS
  *
  * The input spec of a model, as answered by axinference.
  */
-    typedef struct
+typedef struct
 {
   gint width;
   gint height;
@@ -145,4 +147,5 @@ GST_AX_API gboolean gst_ax_model_query_parse_decoder (GstQuery * query,
     gchar ** decoder_json);
 
 G_END_DECLS
+
 #endif /* __GST_AX_MODEL_QUERY_H__ */

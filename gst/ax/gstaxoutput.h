@@ -13,6 +13,7 @@
 #include <gst/ax/ax-prelude.h>
 
 G_BEGIN_DECLS
+
 /**
  * GstAxOutputMode:
  * @GST_AX_OUTPUT_REPLACE: the path ends up holding exactly the data
@@ -20,7 +21,7 @@ G_BEGIN_DECLS
  *
  * How gst_ax_output_write() treats what the path already holds.
  */
-    typedef enum
+typedef enum
 {
   GST_AX_OUTPUT_REPLACE,
   GST_AX_OUTPUT_APPEND,
@@ -32,4 +33,5 @@ GST_AX_API gboolean gst_ax_output_write (const gchar * path,
 GST_AX_API gboolean gst_ax_output_is_stream (const gchar * path);
 
 G_END_DECLS
+
 #endif /* __GST_AX_OUTPUT_H__ */

@@ -13,6 +13,7 @@
 #include <gst/ax/ax-prelude.h>
 
 G_BEGIN_DECLS
+
 /**
  * GstAxProbeFlags:
  * @GST_AX_PROBE_FLAG_NONE: an ordinary compute stage
@@ -26,7 +27,7 @@ G_BEGIN_DECLS
  *
  * Flags of a stage span.
  */
-    typedef enum
+typedef enum
 {
   GST_AX_PROBE_FLAG_NONE = 0,
   GST_AX_PROBE_FLAG_DEVICE_WAIT = (1 << 0),
@@ -316,7 +317,8 @@ gst_ax_probe_timer_stop_calls (GstAxProbeTimer * timer, GstElement * element,
     _gst_ax_probe_timer_stop_calls (timer, element, group, stage, flags, n);
 }
 
-GST_AX_API void gst_ax_probe_thread_usage (guint64 * cpu_ns, guint64 * faults);
+GST_AX_API void gst_ax_probe_thread_usage (guint64 * cpu_ns,
+    guint64 * faults);
 
 /**
  * GstAxProbeUsageReader:
@@ -340,10 +342,12 @@ typedef enum
 } GstAxProbeUsageReader;
 
 GST_AX_API GstAxProbeUsageReader gst_ax_probe_thread_usage_reader (void);
-GST_AX_API const gchar
-    *gst_ax_probe_thread_usage_reader_name (GstAxProbeUsageReader reader);
+GST_AX_API const gchar *
+gst_ax_probe_thread_usage_reader_name (GstAxProbeUsageReader reader);
 GST_AX_API guint gst_ax_probe_thread_usage_fallback_threads (void);
-GST_AX_API GstAxProbeUsageReader gst_ax_probe_thread_usage_choose_reader (void);
+GST_AX_API GstAxProbeUsageReader
+gst_ax_probe_thread_usage_choose_reader (void);
 
 G_END_DECLS
+
 #endif /* __GST_AX_PROBE_H__ */

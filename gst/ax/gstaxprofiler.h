@@ -14,12 +14,14 @@
 #include <gst/ax/gstaxreport.h>
 
 G_BEGIN_DECLS
+
 /**
  * GST_AX_PROFILER_ERROR:
  *
  * The error domain of the profiler calls.
  */
 #define GST_AX_PROFILER_ERROR (gst_ax_profiler_error_quark ())
+
 /**
  * GstAxProfilerError:
  * @GST_AX_PROFILER_ERROR_NOT_FOUND: the registry has no axprof tracer
@@ -31,7 +33,7 @@ G_BEGIN_DECLS
  *
  * Why a profiler call failed.
  */
-    typedef enum
+typedef enum
 {
   GST_AX_PROFILER_ERROR_NOT_FOUND,
   GST_AX_PROFILER_ERROR_NOT_ENABLED,
@@ -56,4 +58,6 @@ GST_AX_API GstAxReport *gst_ax_profiler_stop (GstElement * pipeline,
     GError ** error);
 
 G_END_DECLS
+
 #endif /* __GST_AX_PROFILER_H__ */
+

@@ -13,18 +13,21 @@
 #include <gst/ax/ax-prelude.h>
 
 G_BEGIN_DECLS
+
 /**
  * GST_AX_REPORT_SCHEMA:
  *
  * The schema identifier written into every JSON report.
  */
 #define GST_AX_REPORT_SCHEMA "gst-ax/axprof-report/1"
+
 /**
  * GST_AX_REPORT_MIN_P999_SAMPLES:
  *
  * Below this many latency samples the p99.9 is not reported.
  */
 #define GST_AX_REPORT_MIN_P999_SAMPLES 1000
+
 /**
  * GstAxReportRowFlags:
  * @GST_AX_REPORT_ROW_FLAG_NONE: a plain element row
@@ -38,7 +41,7 @@ G_BEGIN_DECLS
  *
  * Classification of a row, printed in the Flag column.
  */
-    typedef enum
+typedef enum
 {
   GST_AX_REPORT_ROW_FLAG_NONE = 0,
   GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT = (1 << 0),
@@ -834,7 +837,7 @@ typedef struct
    * GstAxReportQos) */
   GArray *qos;
 
-  /*< private > */
+  /*< private >*/
   gint ref_count;
 } GstAxReport;
 
@@ -915,75 +918,75 @@ GST_AX_API GstAxReportGroup *gst_ax_report_add_group (GstAxReport * report,
 GST_AX_API GstAxReportRow *gst_ax_report_group_add_row (GstAxReportGroup *
     group, const gchar * name);
 GST_AX_API void gst_ax_report_row_classify (GstAxReportRow * row);
-GST_AX_API gboolean gst_ax_report_row_is_computing (const GstAxReportRow * row);
-GST_AX_API gchar *gst_ax_report_row_flags_to_string (GstAxReportRowFlags flags);
+GST_AX_API gboolean gst_ax_report_row_is_computing (const GstAxReportRow *
+    row);
+GST_AX_API gchar *gst_ax_report_row_flags_to_string (GstAxReportRowFlags
+    flags);
 GST_AX_API void gst_ax_report_finish_groups (GstAxReport * report);
-GST_AX_API GstAxReportDeviceOccupancy
-    *gst_ax_report_add_device_occupancy (GstAxReport * report,
+GST_AX_API GstAxReportDeviceOccupancy *
+gst_ax_report_add_device_occupancy (GstAxReport * report,
     const gchar * device, guint device_id);
-GST_AX_API void
-    gst_ax_report_device_occupancy_add_model (GstAxReportDeviceOccupancy *
-    occupancy, const gchar * group, gdouble busy_ms);
-GST_AX_API GstAxReportStream *gst_ax_report_add_stream (GstAxReport * report,
-    const gchar * name, const gchar * sink, guint64 frames);
-GST_AX_API void
-gst_ax_report_add_warning (GstAxReport * report, const gchar * format, ...)
-G_GNUC_PRINTF (2, 3);
+GST_AX_API void gst_ax_report_device_occupancy_add_model
+    (GstAxReportDeviceOccupancy * occupancy, const gchar * group,
+    gdouble busy_ms);
+GST_AX_API GstAxReportStream *gst_ax_report_add_stream (GstAxReport *
+    report, const gchar * name, const gchar * sink, guint64 frames);
+GST_AX_API void gst_ax_report_add_warning (GstAxReport * report,
+    const gchar * format, ...) G_GNUC_PRINTF (2, 3);
 
-     GST_AX_API const gchar
-         *gst_ax_report_constraint_kind_to_string (GstAxReportConstraintKind
-    kind);
-     GST_AX_API const gchar *gst_ax_report_status_to_string (GstAxReportStatus
+GST_AX_API const gchar *
+gst_ax_report_constraint_kind_to_string (GstAxReportConstraintKind kind);
+GST_AX_API const gchar *gst_ax_report_status_to_string (GstAxReportStatus
     status);
-     GST_AX_API GstAxReportVerdict *gst_ax_report_make_verdict (const
-    GstAxReport * report);
-     GST_AX_API void gst_ax_report_verdict_free (GstAxReportVerdict * verdict);
-     GST_AX_API GType gst_ax_report_verdict_get_type (void);
-     GST_AX_API GstAxReportVerdict *gst_ax_report_verdict_copy (const
+GST_AX_API GstAxReportVerdict *gst_ax_report_make_verdict (const GstAxReport *
+    report);
+GST_AX_API void gst_ax_report_verdict_free (GstAxReportVerdict * verdict);
+GST_AX_API GType gst_ax_report_verdict_get_type (void);
+GST_AX_API GstAxReportVerdict *gst_ax_report_verdict_copy (const
     GstAxReportVerdict * verdict);
-     GST_AX_API void gst_ax_report_set_verdict (GstAxReport * report,
+GST_AX_API void gst_ax_report_set_verdict (GstAxReport * report,
     const GstAxReportVerdict * verdict);
 
-     GST_AX_API const GstAxReportLatency *gst_ax_report_get_latency (const
-    GstAxReport * report);
-     GST_AX_API guint gst_ax_report_get_n_groups (const GstAxReport * report);
-     GST_AX_API const GstAxReportGroup *gst_ax_report_get_group (const
-    GstAxReport * report, guint index);
-     GST_AX_API guint gst_ax_report_group_get_n_rows (const GstAxReportGroup *
+GST_AX_API const GstAxReportLatency *
+gst_ax_report_get_latency (const GstAxReport * report);
+GST_AX_API guint gst_ax_report_get_n_groups (const GstAxReport * report);
+GST_AX_API const GstAxReportGroup *
+gst_ax_report_get_group (const GstAxReport * report, guint index);
+GST_AX_API guint gst_ax_report_group_get_n_rows (const GstAxReportGroup *
     group);
-     GST_AX_API const GstAxReportRow *gst_ax_report_group_get_row (const
-    GstAxReportGroup * group, guint index);
-     GST_AX_API const GstAxReportRow *gst_ax_report_find_row (const GstAxReport
-    * report, const gchar * group_name, const gchar * name,
-    const GstAxReportGroup ** group);
-     GST_AX_API guint gst_ax_report_get_n_queues (const GstAxReport * report);
-     GST_AX_API const GstAxReportQueue *gst_ax_report_get_queue (const
-    GstAxReport * report, guint index);
-     GST_AX_API guint gst_ax_report_get_n_qos (const GstAxReport * report);
-     GST_AX_API const GstAxReportQos *gst_ax_report_get_qos (const GstAxReport *
+GST_AX_API const GstAxReportRow *
+gst_ax_report_group_get_row (const GstAxReportGroup * group, guint index);
+GST_AX_API const GstAxReportRow *
+gst_ax_report_find_row (const GstAxReport * report, const gchar * group_name,
+    const gchar * name, const GstAxReportGroup ** group);
+GST_AX_API guint gst_ax_report_get_n_queues (const GstAxReport * report);
+GST_AX_API const GstAxReportQueue *
+gst_ax_report_get_queue (const GstAxReport * report, guint index);
+GST_AX_API guint gst_ax_report_get_n_qos (const GstAxReport * report);
+GST_AX_API const GstAxReportQos *gst_ax_report_get_qos (const GstAxReport *
     report, guint index);
-     GST_AX_API guint gst_ax_report_get_n_devices (const GstAxReport * report);
-     GST_AX_API const GstAxReportDevice *gst_ax_report_get_device (const
-    GstAxReport * report, guint index);
-     GST_AX_API guint gst_ax_report_get_n_device_occupancy (const GstAxReport *
+GST_AX_API guint gst_ax_report_get_n_devices (const GstAxReport * report);
+GST_AX_API const GstAxReportDevice *
+gst_ax_report_get_device (const GstAxReport * report, guint index);
+GST_AX_API guint gst_ax_report_get_n_device_occupancy (const GstAxReport *
     report);
-     GST_AX_API const GstAxReportDeviceOccupancy
-         *gst_ax_report_get_device_occupancy (const GstAxReport * report,
-    guint index);
-     GST_AX_API const GstAxReportDeviceOccupancy
-         *gst_ax_report_device_get_occupancy (const GstAxReport * report,
+GST_AX_API const GstAxReportDeviceOccupancy *
+gst_ax_report_get_device_occupancy (const GstAxReport * report, guint index);
+GST_AX_API const GstAxReportDeviceOccupancy *
+gst_ax_report_device_get_occupancy (const GstAxReport * report,
     const GstAxReportDevice * device);
-     GST_AX_API GstAxReportVerdict *gst_ax_report_get_verdict (const GstAxReport
-    * report);
-     GST_AX_API GVariant *gst_ax_report_get_rows (const GstAxReport * report);
+GST_AX_API GstAxReportVerdict *gst_ax_report_get_verdict (const GstAxReport *
+    report);
+GST_AX_API GVariant *gst_ax_report_get_rows (const GstAxReport * report);
 
-     GST_AX_API gchar *gst_ax_report_to_text (const GstAxReport * report);
-     GST_AX_API gchar *gst_ax_report_to_json (const GstAxReport * report);
+GST_AX_API gchar *gst_ax_report_to_text (const GstAxReport * report);
+GST_AX_API gchar *gst_ax_report_to_json (const GstAxReport * report);
 
-     GST_AX_API void gst_ax_report_set_provider (GstAxReportProvider provider,
+GST_AX_API void gst_ax_report_set_provider (GstAxReportProvider provider,
     gpointer user_data);
-     GST_AX_API GstAxReport *gst_ax_report_get_for_pipeline (GstElement *
+GST_AX_API GstAxReport *gst_ax_report_get_for_pipeline (GstElement *
     pipeline);
 
 G_END_DECLS
+
 #endif /* __GST_AX_REPORT_H__ */

@@ -11,8 +11,10 @@
 
 It turns the axprof tracer on from code, builds the detection pipeline,
 reads each frame's detections through libgstax in a pad probe, profiles
-the run after its first frames with a `with` block and prints one line per
-row of the report, most expensive first.
+the run after its first frames with a `with` block (holding the source at
+the start, so that the section counts exactly the frames after them),
+prints one line per row of the report, most expensive first, then reads
+the report the tracer posts on the bus at EOS.
 
     . scripts/env.sh
     python3 docs/examples/ax-profile.py [--model NAME] [--frames N]
@@ -105,7 +107,26 @@ class Detections:
         return Gst.PadProbeReturn.OK
 
 
-def build_pipeline(model, frames, detections):
+class Gate:
+    """Holds the source before its first frame after the warm-up until
+    the section has started. With no frame moving at the section's start,
+    the section counts exactly the frames after the warm-up."""
+
+    def __init__(self):
+        self.pushed = 0
+        self.held = threading.Event()
+        self.opened = threading.Event()
+
+    def on_buffer(self, pad, info):
+        # runs on the source's streaming thread
+        if self.pushed == WARMUP_FRAMES:
+            self.held.set()
+            self.opened.wait()
+        self.pushed += 1
+        return Gst.PadProbeReturn.OK
+
+
+def build_pipeline(model, frames, detections, gate):
     pipeline = Gst.parse_launch(
         f"videotestsrc name=src pattern=ball num-buffers={frames} ! "
         f"video/x-raw,format=RGB,width={WIDTH},height={HEIGHT},"
@@ -114,21 +135,39 @@ def build_pipeline(model, frames, detections):
         "fakesink name=sink sync=false")
     pad = pipeline.get_by_name("sink").get_static_pad("sink")
     pad.add_probe(Gst.PadProbeType.BUFFER, detections.on_buffer)
+    pad = pipeline.get_by_name("src").get_static_pad("src")
+    pad.add_probe(Gst.PadProbeType.BUFFER, gate.on_buffer)
     return pipeline
 
 
-def wait_for(bus, done):
-    """Pops bus messages until done() or EOS; raises on an ERROR."""
-    while not done():
-        msg = bus.timed_pop_filtered(
-            20 * Gst.MSECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS)
-        if msg is None:
-            continue
-        if msg.type == Gst.MessageType.ERROR:
-            err, debug = msg.parse_error()
-            raise RuntimeError(f"{msg.src.get_name()}: {err.message}")
-        return True
-    return False
+class Bus:
+    """Pops a pipeline's bus messages and keeps the report the tracer
+    posts at EOS (the axprof-report element message)."""
+
+    def __init__(self, pipeline):
+        self.bus = pipeline.get_bus()
+        self.eos_report = None
+
+    def wait_for(self, done):
+        """Pops messages until done() or EOS; raises on an ERROR."""
+        while not done():
+            msg = self.bus.timed_pop_filtered(
+                20 * Gst.MSECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS
+                | Gst.MessageType.ELEMENT)
+            if msg is None:
+                continue
+            if msg.type == Gst.MessageType.ERROR:
+                err, debug = msg.parse_error()
+                raise RuntimeError(f"{msg.src.get_name()}: {err.message}")
+            if msg.type == Gst.MessageType.ELEMENT:
+                if msg.has_name("axprof-report"):
+                    # the message's structure only lends its report:
+                    # ref() keeps it once the message is gone
+                    s = msg.get_structure()
+                    self.eos_report = s.get_value("report").ref()
+                continue
+            return True
+        return False
 
 
 def main():
@@ -149,19 +188,24 @@ def main():
         sys.exit(f"cannot enable axprof: {e.message}")
 
     detections = Detections()
-    pipeline = build_pipeline(args.model, args.frames, detections)
-    bus = pipeline.get_bus()
+    gate = Gate()
+    pipeline = build_pipeline(args.model, args.frames, detections, gate)
+    bus = Bus(pipeline)
     try:
         pipeline.set_state(Gst.State.PLAYING)
-        # the first frames run outside the profile
-        if wait_for(bus, detections.warm.is_set):
+        # the first frames run outside the profile: the source is held
+        # after them until they have all reached the sink
+        if bus.wait_for(lambda: gate.held.is_set()
+                        and detections.warm.is_set()):
             sys.exit(f"the run ended before {WARMUP_FRAMES} frames")
         prof = Profiler(pipeline)
         with prof:
-            wait_for(bus, lambda: False)
+            gate.opened.set()
+            bus.wait_for(lambda: False)
     except RuntimeError as e:
         sys.exit(f"error: {e}")
     finally:
+        gate.opened.set()
         pipeline.set_state(Gst.State.NULL)
 
     for line in detections.lines:
@@ -180,6 +224,16 @@ def main():
               f"{m['faults']:7.1f} {m['count']:6d} {m['total_ms']:6.2f} ms")
     verdict = report.get_verdict()
     print(f"the constraint is {verdict.constraint}")
+
+    # the tracer's own report at EOS covers the run from the section's
+    # start, as the bus message gives it to any application
+    eos = bus.eos_report
+    if eos is None:
+        sys.exit("no axprof-report message on the bus")
+    kind = eos.get_verdict().kind
+    print(f"report at EOS: {GstAx.report_status_to_string(eos.status)}, "
+          f"{eos.frames} frames, {len(eos.get_rows().unpack())} rows, "
+          f"verdict: {GstAx.report_constraint_kind_to_string(kind)}")
 
 
 if __name__ == "__main__":

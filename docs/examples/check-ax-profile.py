@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # Runs the Python example (docs/examples/ax-profile.py) on videotestsrc's
 # ball with the build's typelib and library, and checks what it prints:
-# detections read through libgstax, the profiled section, and its rows
-# with positive counts, most expensive first.
+# detections read through libgstax, the profiled section, its rows with
+# positive counts, most expensive first, and the report of the tracer's
+# axprof-report bus message.
 #
 #   check-ax-profile.py EXAMPLE TYPELIB_DIR
 #
@@ -65,11 +66,11 @@ if len(sec) != 1:
 status, sec_frames = sec[0].group(1), int(sec[0].group(2))
 if status != "section":
     fail(f"the report's status is {status}, expected section")
-# the warm-up frames are outside the section (one frame at the boundary
-# may count on either side)
-if not 0 < sec_frames <= FRAMES - WARMUP + 1:
-    fail(f"the section counted {sec_frames} frames, expected 1.."
-         f"{FRAMES - WARMUP + 1} of {FRAMES} after {WARMUP} warm-up frames")
+# the warm-up frames are outside the section; the example holds the
+# source at its start, so no frame crosses it
+if sec_frames != FRAMES - WARMUP:
+    fail(f"the section counted {sec_frames} frames, expected "
+         f"{FRAMES - WARMUP} of {FRAMES} after {WARMUP} warm-up frames")
 
 row_re = re.compile(r"(.+?) +(\d+\.\d\d) ms +(\d+\.\d\d) ms +(\d+\.\d) +"
                     r"(\d+) +(\d+\.\d\d) ms")
@@ -91,4 +92,20 @@ if not any(n.startswith("ball-detector/") for n in names):
     fail(f"no row keyed by the model ball-detector: {names}")
 if not any(re.fullmatch(r"the constraint is .+", line) for line in out):
     fail("no verdict")
+
+# the axprof-report bus message's report, kept past its message: it covers
+# the run from the section's start to EOS
+eos = [m for m in (re.fullmatch(
+    r"report at EOS: (\S+), (\d+) frames, (\d+) rows, verdict: (\S+)", line)
+    for line in out) if m]
+if len(eos) != 1:
+    fail("no line for the report at EOS")
+if eos[0].group(1) != "eos":
+    fail(f"the bus message's report has status {eos[0].group(1)}, "
+         "expected eos")
+if int(eos[0].group(2)) != sec_frames:
+    fail(f"the report at EOS counted {eos[0].group(2)} frames, expected "
+         f"the section's {sec_frames}")
+if int(eos[0].group(3)) < 4:
+    fail(f"the report at EOS has {eos[0].group(3)} rows")
 sys.exit(0)

@@ -148,12 +148,13 @@ class Bus:
         self.bus = pipeline.get_bus()
         self.eos_report = None
 
-    def wait_for(self, done):
-        """Pops messages until done() or EOS; raises on an ERROR."""
+    def wait_for(self, done, poll_ms=20):
+        """Pops messages until done() (asked every poll_ms) or EOS;
+        raises on an ERROR."""
         while not done():
             msg = self.bus.timed_pop_filtered(
-                20 * Gst.MSECOND, Gst.MessageType.ERROR | Gst.MessageType.EOS
-                | Gst.MessageType.ELEMENT)
+                poll_ms * Gst.MSECOND, Gst.MessageType.ERROR
+                | Gst.MessageType.EOS | Gst.MessageType.ELEMENT)
             if msg is None:
                 continue
             if msg.type == Gst.MessageType.ERROR:
@@ -194,9 +195,11 @@ def main():
     try:
         pipeline.set_state(Gst.State.PLAYING)
         # the first frames run outside the profile: the source is held
-        # after them until they have all reached the sink
+        # after them until they have all reached the sink. The held call
+        # straddles the section's start and counts in it, so the wait is
+        # asked about every millisecond, not every 20
         if bus.wait_for(lambda: gate.held.is_set()
-                        and detections.warm.is_set()):
+                        and detections.warm.is_set(), poll_ms=1):
             sys.exit(f"the run ended before {WARMUP_FRAMES} frames")
         prof = Profiler(pipeline)
         with prof:

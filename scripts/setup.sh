@@ -23,6 +23,10 @@ packages=(
   # axprof's metrics= endpoint, and the Prometheus server its test scrapes
   # it with
   libsoup-3.0-dev prometheus
+  # GstAx-1.0.gir and its typelib (-Dintrospection), and the Python
+  # example and its test (docs/examples/ax-profile.py)
+  gobject-introspection libgirepository1.0-dev python3-gi
+  gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
 )
 
 missing=()

@@ -131,14 +131,15 @@ gst_ax_detection_from_roi (GstVideoRegionOfInterestMeta * roi,
 }
 
 /**
- * gst_ax_detection_iterate:
+ * gst_ax_detection_iterate: (skip)
  * @buffer: a frame
  * @state: (inout): %NULL-initialised iteration state
  * @detection: (out): the next detection
  * @roi: (out) (optional) (transfer none): its ROI meta
  *
  * Iterates the detections on a frame, in the order they were added.
- * ROI metas without detection parameters are skipped.
+ * ROI metas without detection parameters are skipped. Bindings, which
+ * cannot hold the opaque @state, read gst_ax_detection_get_all() instead.
  *
  * Returns: %FALSE when there are no more detections
  */
@@ -161,6 +162,68 @@ gst_ax_detection_iterate (GstBuffer * buffer, gpointer * state,
   return FALSE;
 }
 
+/* the label is interned, so a copy shares it */
+G_DEFINE_BOXED_TYPE (GstAxDetection, gst_ax_detection, gst_ax_detection_copy,
+    gst_ax_detection_free);
+
+/**
+ * gst_ax_detection_copy:
+ * @detection: a detection
+ *
+ * Returns: (transfer full): a copy of @detection, freed with
+ *   gst_ax_detection_free()
+ *
+ * Since: 0.2
+ */
+GstAxDetection *
+gst_ax_detection_copy (const GstAxDetection * detection)
+{
+  g_return_val_if_fail (detection != NULL, NULL);
+  return g_memdup2 (detection, sizeof (GstAxDetection));
+}
+
+/**
+ * gst_ax_detection_free:
+ * @detection: (transfer full) (nullable): a detection from
+ *   gst_ax_detection_copy() or gst_ax_detection_get_all()
+ *
+ * Since: 0.2
+ */
+void
+gst_ax_detection_free (GstAxDetection * detection)
+{
+  g_free (detection);
+}
+
+/**
+ * gst_ax_detection_get_all:
+ * @buffer: a frame
+ *
+ * The detections on a frame, in the order they were added, as
+ * gst_ax_detection_iterate() walks them, in one list: the form language
+ * bindings read (in Python, a list of #GstAxDetection). The pixel box of
+ * each is its ROI's: the normalised box times the frame size.
+ *
+ * Returns: (transfer full) (element-type GstAxDetection): the detections,
+ *   %NULL (the empty list) when there are none; free with
+ *   `g_list_free_full (list, (GDestroyNotify) gst_ax_detection_free)`
+ *
+ * Since: 0.2
+ */
+GList *
+gst_ax_detection_get_all (GstBuffer * buffer)
+{
+  GList *all = NULL;
+  gpointer state = NULL;
+  GstAxDetection det;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  while (gst_ax_detection_iterate (buffer, &state, &det, NULL))
+    all = g_list_prepend (all, gst_ax_detection_copy (&det));
+  return g_list_reverse (all);
+}
+
 /**
  * gst_ax_detection_count:
  * @buffer: a frame
@@ -180,7 +243,7 @@ gst_ax_detection_count (GstBuffer * buffer)
 }
 
 /**
- * gst_ax_detection_set_landmarks:
+ * gst_ax_detection_set_landmarks: (skip)
  * @roi: a detection's ROI meta
  * @points: (array): @n_points pairs x, y, normalised to the frame (0..1)
  * @n_points: how many points
@@ -220,13 +283,15 @@ gst_ax_detection_set_landmarks (GstVideoRegionOfInterestMeta * roi,
 }
 
 /**
- * gst_ax_detection_get_landmarks:
+ * gst_ax_detection_get_landmarks: (skip)
  * @roi: a ROI meta
  * @points: (out caller-allocates) (array) (nullable): room for
  *   @max_points pairs x, y, normalised to the frame
  * @max_points: the room in @points
  *
  * Reads the "landmarks" of a detection. Call with @max_points 0 to count.
+ * Bindings, which cannot size an array of pairs, read the "points" field
+ * of the ROI's #GST_AX_LANDMARKS_PARAM_NAME parameter structure.
  *
  * Returns: how many points the ROI carries (0 when none or malformed);
  *   at most @max_points of them are written

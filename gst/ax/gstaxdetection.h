@@ -91,6 +91,22 @@ typedef struct
   const gchar *label;
 } GstAxDetection;
 
+/**
+ * GST_AX_TYPE_DETECTION:
+ *
+ * The boxed type of #GstAxDetection, for language bindings
+ * (gst_ax_detection_get_all()).
+ *
+ * Since: 0.2
+ */
+#define GST_AX_TYPE_DETECTION (gst_ax_detection_get_type ())
+
+GST_AX_API GType gst_ax_detection_get_type (void);
+GST_AX_API GstAxDetection *gst_ax_detection_copy (const GstAxDetection *
+    detection);
+GST_AX_API void gst_ax_detection_free (GstAxDetection * detection);
+GST_AX_API GList *gst_ax_detection_get_all (GstBuffer * buffer);
+
 GST_AX_API GstVideoRegionOfInterestMeta *gst_ax_detection_add (GstBuffer *
     buffer, const GstAxDetection * detection, guint frame_width,
     guint frame_height);

@@ -171,8 +171,10 @@ gst_ax_letterbox_geometry_to_tensor (const GstAxLetterboxGeometry * lb,
 /**
  * gst_ax_letterbox_geometry_box_to_source:
  * @lb: the geometry
- * @tensor_box: x_min, y_min, x_max, y_max in tensor pixels
- * @src_box: (out): the box in frame pixels
+ * @tensor_box: (array fixed-size=4): x_min, y_min, x_max, y_max in
+ *   tensor pixels
+ * @src_box: (out caller-allocates) (array fixed-size=4): the box in
+ *   frame pixels
  * @clamp_width: clamp x to [0, clamp_width]; 0 for no clamping
  * @clamp_height: clamp y to [0, clamp_height]; 0 for no clamping
  *
@@ -201,8 +203,10 @@ gst_ax_letterbox_geometry_box_to_source (const GstAxLetterboxGeometry * lb,
 /**
  * gst_ax_letterbox_geometry_box_to_tensor:
  * @lb: the geometry
- * @src_box: x_min, y_min, x_max, y_max in frame pixels
- * @tensor_box: (out): the box in tensor pixels
+ * @src_box: (array fixed-size=4): x_min, y_min, x_max, y_max in frame
+ *   pixels
+ * @tensor_box: (out caller-allocates) (array fixed-size=4): the box in
+ *   tensor pixels
  *
  * Maps a box from frame to tensor coordinates.
  */

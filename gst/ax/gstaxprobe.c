@@ -498,7 +498,7 @@ gst_ax_probe_thread_usage_fallback_threads (void)
 }
 
 /**
- * gst_ax_probe_add_sink:
+ * gst_ax_probe_add_sink: (skip)
  * @funcs: the callbacks; must stay valid until removed
  * @user_data: passed to every callback
  *

@@ -1722,7 +1722,7 @@ gst_ax_report_to_json (const GstAxReport * report)
 }
 
 /**
- * gst_ax_report_set_provider:
+ * gst_ax_report_set_provider: (skip)
  * @provider: (nullable): the function that makes reports, %NULL to unset
  * @user_data: passed to @provider
  *

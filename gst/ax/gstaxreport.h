@@ -748,6 +748,16 @@ typedef enum
 #define GST_AX_TYPE_REPORT (gst_ax_report_get_type ())
 
 /**
+ * GST_AX_TYPE_REPORT_VERDICT:
+ *
+ * The boxed type of #GstAxReportVerdict (copied with
+ * gst_ax_report_verdict_copy()).
+ *
+ * Since: 0.2
+ */
+#define GST_AX_TYPE_REPORT_VERDICT (gst_ax_report_verdict_get_type ())
+
+/**
  * GstAxReportProvider:
  * @pipeline: the pipeline asked about
  * @user_data: the provider's data
@@ -805,6 +815,9 @@ GST_AX_API const gchar *gst_ax_report_status_to_string (GstAxReportStatus
 GST_AX_API GstAxReportVerdict *gst_ax_report_make_verdict (const GstAxReport *
     report);
 GST_AX_API void gst_ax_report_verdict_free (GstAxReportVerdict * verdict);
+GST_AX_API GType gst_ax_report_verdict_get_type (void);
+GST_AX_API GstAxReportVerdict *gst_ax_report_verdict_copy (const
+    GstAxReportVerdict * verdict);
 GST_AX_API void gst_ax_report_set_verdict (GstAxReport * report,
     const GstAxReportVerdict * verdict);
 
@@ -838,6 +851,7 @@ gst_ax_report_device_get_occupancy (const GstAxReport * report,
     const GstAxReportDevice * device);
 GST_AX_API GstAxReportVerdict *gst_ax_report_get_verdict (const GstAxReport *
     report);
+GST_AX_API GVariant *gst_ax_report_get_rows (const GstAxReport * report);
 
 GST_AX_API gchar *gst_ax_report_to_text (const GstAxReport * report);
 GST_AX_API gchar *gst_ax_report_to_json (const GstAxReport * report);

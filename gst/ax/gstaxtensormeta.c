@@ -182,10 +182,15 @@ gst_buffer_add_ax_tensor_meta (GstBuffer * buffer, const gchar * name,
 }
 
 /**
- * gst_buffer_iterate_ax_tensor_meta:
+ * gst_buffer_iterate_ax_tensor_meta: (skip)
  * @buffer: a frame
  * @state: (inout): %NULL-initialised iteration state
  * @role: the role to look for
+ *
+ * Bindings, which cannot hold the opaque @state, take the tensors by
+ * name (gst_buffer_get_ax_tensor_meta_by_name()) or by instance and
+ * index (gst_buffer_get_ax_tensor_meta_by_role() until it returns
+ * %NULL).
  *
  * Returns: (transfer none) (nullable): the next tensor of @role
  */

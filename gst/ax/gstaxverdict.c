@@ -1230,6 +1230,47 @@ gst_ax_report_make_verdict (const GstAxReport * report)
   return v;
 }
 
+G_DEFINE_BOXED_TYPE (GstAxReportVerdict, gst_ax_report_verdict,
+    gst_ax_report_verdict_copy, gst_ax_report_verdict_free);
+
+/**
+ * gst_ax_report_verdict_copy:
+ * @verdict: a verdict
+ *
+ * Copies a verdict, its strings and steps (language bindings copy the
+ * boxed #GstAxReportVerdict this way).
+ *
+ * Returns: (transfer full): the copy; free it with
+ *   gst_ax_report_verdict_free()
+ *
+ * Since: 0.2
+ */
+GstAxReportVerdict *
+gst_ax_report_verdict_copy (const GstAxReportVerdict * verdict)
+{
+  GstAxReportVerdict *copy;
+
+  g_return_val_if_fail (verdict != NULL, NULL);
+
+  copy = g_new0 (GstAxReportVerdict, 1);
+  copy->kind = verdict->kind;
+  copy->element = g_strdup (verdict->element);
+  copy->row = g_strdup (verdict->row);
+  copy->group = g_strdup (verdict->group);
+  copy->queue = g_strdup (verdict->queue);
+  copy->model = g_strdup (verdict->model);
+  copy->simulator_lags = verdict->simulator_lags;
+  copy->constraint = g_strdup (verdict->constraint);
+  copy->steps = g_ptr_array_new_with_free_func (g_free);
+  if (verdict->steps) {
+    for (guint i = 0; i < verdict->steps->len; i++)
+      g_ptr_array_add (copy->steps,
+          g_strdup (g_ptr_array_index (verdict->steps, i)));
+  }
+  copy->text = g_strdup (verdict->text);
+  return copy;
+}
+
 /**
  * gst_ax_report_verdict_free:
  * @verdict: (transfer full) (nullable): a verdict

@@ -12,6 +12,10 @@
 #    tree's;
 #  - gstreamer-ax-1.0.pc carries pluginsdir and modelsdir, and an
 #    application builds with nothing but its --cflags --libs;
+#  - when the build made GstAx-1.0.typelib: Python (PyGObject) imports it
+#    from the installed girepository-1.0 dir with GI_TYPELIB_PATH and
+#    LD_LIBRARY_PATH naming the DESTDIR copies (a DESTDIR is not in the
+#    loader's path), and reads an installed pipeline's report through it;
 #  - a second build dir, configured (not built) with a custom prefix, puts
 #    the plugins under that prefix and prints the GST_PLUGIN_PATH to set;
 #    with GST_AX_INSTALL_TEST_FULL=1 it is also built, installed and
@@ -32,6 +36,44 @@ N_FRAMES = "3"
 PLUGIN_FILES = ("libgstaxelements.so", "libgstaxtracers.so")
 # =1: also build the custom-prefix dir and run every install check on it
 FULL_ENV = "GST_AX_INSTALL_TEST_FULL"
+TYPELIB = "GstAx-1.0.typelib"
+# Pythons to import gi with: meson's own, then the system's (a pyenv or
+# venv Python does not see Debian's python3-gi)
+GI_PYTHONS = (sys.executable, "/usr/bin/python3")
+# run by a Python with gi, argv[1] a pipeline: prints where the typelib
+# and libgstax-1.0 came from and what the report of the run holds
+GI_CHECK = """
+import sys
+import gi
+gi.require_version("Gst", "1.0")
+gi.require_version("GstAx", "1.0")
+gi.require_version("GIRepository", "2.0")
+from gi.repository import GIRepository, Gst, GstAx
+Gst.init(None)
+GstAx.profiler_enable("print=false")
+pipeline = Gst.parse_launch(sys.argv[1])
+pipeline.set_state(Gst.State.PLAYING)
+report = None
+while True:
+    msg = pipeline.get_bus().timed_pop_filtered(
+        Gst.CLOCK_TIME_NONE, Gst.MessageType.ELEMENT | Gst.MessageType.EOS
+        | Gst.MessageType.ERROR)
+    if msg.type == Gst.MessageType.ERROR:
+        sys.exit(msg.parse_error()[0].message)
+    if msg.type == Gst.MessageType.EOS:
+        break
+    if msg.has_name("axprof-report"):
+        report = msg.get_structure().get_value("report").ref()
+pipeline.set_state(Gst.State.NULL)
+print("typelib", GIRepository.Repository.get_default().get_typelib_path(
+    "GstAx"))
+with open("/proc/self/maps") as maps:
+    for lib in sorted({line.split()[-1] for line in maps
+                       if "libgstax-1.0.so" in line}):
+        print("library", lib)
+print("report", GstAx.report_status_to_string(report.status), report.frames,
+      len(report.get_rows().unpack()))
+"""
 
 failures = []
 
@@ -174,6 +216,7 @@ def check_installed(meson, build_dir, work, cc):
     check(rc != 0 and dest_models in out
           and os.path.join(build_dir, "models") not in out,
           "a missing model is looked for in the installed models only")
+    check_typelib(build_dir, destdir, libdir, dest_libdir, env)
 
     # an application built with only the installed .pc, moved to DESTDIR
     # as a packager's sysroot would (prefix= names the DESTDIR copy)
@@ -208,6 +251,45 @@ def check_installed(meson, build_dir, work, cc):
           "the installed libgstax-1.0 finds the installed model, without "
           "GST_AX_MODEL_PATH: " + out.strip())
     shutil.rmtree(destdir, ignore_errors=True)
+
+
+def check_typelib(build_dir, destdir, libdir, dest_libdir, env):
+    path = os.path.join(build_dir, "meson-info", "intro-installed.json")
+    with open(path) as f:
+        installed = list(json.load(f).values())
+    typelib = os.path.join(libdir, "girepository-1.0", TYPELIB)
+    if not any(p.endswith("/" + TYPELIB) for p in installed):
+        print("skip: the build has no %s (-Dintrospection)" % TYPELIB)
+        return
+    if not check(typelib in installed, "the typelib installs to " + typelib):
+        return
+    python = next((py for py in GI_PYTHONS if py and os.access(py, os.X_OK)
+                   and run([py, "-c", "import gi"])[0] == 0), None)
+    if python is None:
+        print("skip: no Python imports gi (python3-gi): %s"
+              % ", ".join(GI_PYTHONS))
+        return
+    dest_typelib_dir = os.path.dirname(under(destdir, typelib))
+    env = dict(env, GI_TYPELIB_PATH=dest_typelib_dir,
+               LD_LIBRARY_PATH=dest_libdir)
+    rc, out = run([python, "-c", GI_CHECK,
+                   "videotestsrc pattern=ball num-buffers=" + N_FRAMES
+                   + " ! axletterbox ! axinference model=" + MODEL
+                   + " ! axnms ! fakesink"], env=env)
+    lines = out.splitlines()
+    libs = [os.path.realpath(line.split(" ", 1)[1]) for line in lines
+            if line.startswith("library ")]
+    reports = [line.split() for line in lines if line.startswith("report ")]
+    if not check(rc == 0 and "typelib " + os.path.join(dest_typelib_dir,
+                                                        TYPELIB) in lines
+                 and libs and all(os.path.dirname(lib) == dest_libdir
+                                  for lib in libs)
+                 and len(reports) == 1 and reports[0][1:3] == ["eos",
+                                                               N_FRAMES],
+                 "Python imports the installed %s, which loads the installed "
+                 "libgstax-1.0 and reads an installed pipeline's report"
+                 % TYPELIB):
+        print(out)
 
 
 def configure_custom_prefix(meson, source_root, work):

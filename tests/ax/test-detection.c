@@ -90,6 +90,50 @@ GST_START_TEST (test_param_structure)
 
 GST_END_TEST;
 
+/* The bindings' form: every detection in one list, copies that outlive
+ * the frame. */
+GST_START_TEST (test_get_all)
+{
+  GstBuffer *frame = gst_buffer_new ();
+  GstAxDetection in[2] = {
+    {3, 0.75f, 0.25f, 0.5f, 0.5f, 1.0f, "person"},
+    {9, 0.5f, 0.0f, 0.0f, 0.1f, 0.1f, NULL},
+  };
+  GstAxDetection *copy;
+  GList *all, *l;
+  guint n = 0;
+
+  fail_unless (gst_ax_detection_get_all (frame) == NULL);
+  gst_ax_detection_add (frame, &in[0], 640, 480);
+  gst_ax_detection_add (frame, &in[1], 640, 480);
+  gst_buffer_add_video_region_of_interest_meta (frame, "face", 1, 2, 3, 4);
+  all = gst_ax_detection_get_all (frame);
+  /* the list holds its own copies: the frame may go first */
+  gst_buffer_unref (frame);
+  fail_unless_equals_int (g_list_length (all), 2);
+  for (l = all; l; l = l->next, n++) {
+    GstAxDetection *d = l->data;
+
+    fail_unless_equals_int (d->label_id, in[n].label_id);
+    fail_unless_equals_float (d->confidence, in[n].confidence);
+    fail_unless_equals_float (d->x_min, in[n].x_min);
+    fail_unless_equals_float (d->y_max, in[n].y_max);
+  }
+  fail_unless_equals_string (((GstAxDetection *) all->data)->label, "person");
+  fail_unless_equals_string (((GstAxDetection *) all->next->data)->label,
+      "class9");
+  copy = gst_ax_detection_copy (all->data);
+  fail_unless (copy != all->data);
+  fail_unless_equals_int (copy->label_id, 3);
+  fail_unless_equals_string (copy->label, "person");
+  g_list_free_full (all, (GDestroyNotify) gst_ax_detection_free);
+  fail_unless_equals_float (copy->x_min, 0.25f);
+  gst_ax_detection_free (copy);
+  fail_unless (g_type_is_a (GST_AX_TYPE_DETECTION, G_TYPE_BOXED));
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_copy_keeps_detections)
 {
   GstBuffer *frame = gst_buffer_new ();
@@ -164,6 +208,7 @@ detection_suite (void)
   tcase_add_test (tc, test_add_and_iterate);
   tcase_add_test (tc, test_param_structure);
   tcase_add_test (tc, test_copy_keeps_detections);
+  tcase_add_test (tc, test_get_all);
   tcase_add_test (tc, test_ids_and_classification);
   return s;
 }

@@ -40,6 +40,69 @@ GST_START_TEST (test_boxed_refcount)
 
 GST_END_TEST;
 
+/* The rows as a list of dictionaries (aa{sv}), in the report's order,
+ * with the JSON's member names. */
+GST_START_TEST (test_get_rows)
+{
+  GstAxReport *r = gst_ax_report_new ();
+  GstAxReportGroup *g = gst_ax_report_add_group (r, "ball-detector");
+  GstAxReportRow *row;
+  GVariant *rows, *d;
+  const gchar *s;
+  gdouble mean;
+  guint64 count;
+
+  rows = gst_ax_report_get_rows (r);
+  fail_unless (g_variant_is_of_type (rows, G_VARIANT_TYPE ("aa{sv}")));
+  fail_unless_equals_int (g_variant_n_children (rows), 0);
+  g_variant_unref (rows);
+
+  row = gst_ax_report_group_add_row (g, "device wait");
+  row->count = 30;
+  row->total_ms = 60;
+  row->mean_ms = 2;
+  row->element = g_strdup ("inference");
+  row->kind = GST_AX_REPORT_ROW_KIND_REPORTED;
+  row->flags = GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT;
+  row = gst_ax_report_group_add_row (g, "postamble");
+  row->count = 30;
+  row->total_ms = 15;
+  row->mean_ms = 0.5;
+  row->cpu_ms = 0.5;
+  gst_ax_report_finish_groups (r);
+
+  rows = g_variant_ref_sink (gst_ax_report_get_rows (r));
+  fail_unless_equals_int (g_variant_n_children (rows), 2);
+  d = g_variant_get_child_value (rows, 0);
+  fail_unless (g_variant_lookup (d, "group", "&s", &s));
+  fail_unless_equals_string (s, "ball-detector");
+  fail_unless (g_variant_lookup (d, "name", "&s", &s));
+  fail_unless_equals_string (s, "device wait");
+  fail_unless (g_variant_lookup (d, "kind", "&s", &s));
+  fail_unless_equals_string (s, "reported");
+  fail_unless (g_variant_lookup (d, "element", "&s", &s));
+  fail_unless_equals_string (s, "inference");
+  fail_unless (g_variant_lookup (d, "flags", "&s", &s));
+  fail_unless_equals_string (s, "DEVICE WAIT");
+  fail_unless (g_variant_lookup (d, "count", "t", &count));
+  fail_unless_equals_int (count, 30);
+  fail_unless (g_variant_lookup (d, "mean_ms", "d", &mean));
+  fail_unless (fabs (mean - 2) < EPS);
+  g_variant_unref (d);
+  d = g_variant_get_child_value (rows, 1);
+  fail_unless (g_variant_lookup (d, "name", "&s", &s));
+  fail_unless_equals_string (s, "postamble");
+  fail_unless (g_variant_lookup (d, "cpu_ms", "d", &mean));
+  fail_unless (fabs (mean - 0.5) < EPS);
+  /* a row without an element has no "element" */
+  fail_if (g_variant_lookup (d, "element", "&s", &s));
+  g_variant_unref (d);
+  g_variant_unref (rows);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_latency_from_samples)
 {
   /* 1..20 ms, shuffled */
@@ -159,6 +222,7 @@ report_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_boxed_refcount);
+  tcase_add_test (tc, test_get_rows);
   tcase_add_test (tc, test_latency_from_samples);
   tcase_add_test (tc, test_serial_latency_rendered);
   tcase_add_test (tc, test_serial_warmup);

@@ -180,6 +180,26 @@ GST_START_TEST (test_host_element)
       "output buffer (a pool).\n"
       "  5. Resource: no device; host cores used 1.00 of 2.\n"
       "  6. Starvation: no queue is mostly full or mostly empty.");
+  /* the copy language bindings take owns all of it */
+  {
+    GstAxReportVerdict *c = gst_ax_report_verdict_copy (v);
+    guint i;
+
+    fail_unless (c != v && c->element != v->element && c->steps != v->steps);
+    fail_unless_equals_int (c->kind, v->kind);
+    fail_unless_equals_string (c->element, v->element);
+    fail_unless_equals_string (c->row, v->row);
+    fail_unless_equals_string (c->group, v->group);
+    fail_unless (c->queue == NULL && c->model == NULL);
+    fail_unless_equals_string (c->constraint, v->constraint);
+    fail_unless_equals_string (c->text, v->text);
+    fail_unless_equals_int (c->steps->len, v->steps->len);
+    gst_ax_report_verdict_free (v);
+    for (i = 0; i < c->steps->len; i++)
+      fail_unless (strlen (g_ptr_array_index (c->steps, i)) > 0);
+    fail_unless_equals_string (c->constraint, "a host element: convert");
+    v = c;
+  }
   gst_ax_report_verdict_free (v);
   gst_ax_report_free (r);
 }

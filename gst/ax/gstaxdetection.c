@@ -42,6 +42,8 @@
  * normalised box scaled to the frame, clamped to it.
  *
  * Returns: (transfer none): the ROI meta
+ *
+ * Since: 0.2
  */
 GstVideoRegionOfInterestMeta *
 gst_ax_detection_add (GstBuffer * buffer, const GstAxDetection * detection,
@@ -96,6 +98,8 @@ gst_ax_detection_add (GstBuffer * buffer, const GstAxDetection * detection,
  * Reads the detection carried by @roi.
  *
  * Returns: %FALSE if @roi has no "detection" parameters
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_detection_from_roi (GstVideoRegionOfInterestMeta * roi,
@@ -142,6 +146,8 @@ gst_ax_detection_from_roi (GstVideoRegionOfInterestMeta * roi,
  * cannot hold the opaque @state, read gst_ax_detection_get_all() instead.
  *
  * Returns: %FALSE when there are no more detections
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_detection_iterate (GstBuffer * buffer, gpointer * state,
@@ -229,6 +235,8 @@ gst_ax_detection_get_all (GstBuffer * buffer)
  * @buffer: a frame
  *
  * Returns: the number of detections on @buffer
+ *
+ * Since: 0.2
  */
 guint
 gst_ax_detection_count (GstBuffer * buffer)
@@ -250,6 +258,8 @@ gst_ax_detection_count (GstBuffer * buffer)
  *
  * Attaches the detection's keypoints to its ROI as the "landmarks"
  * parameter structure, replacing any there.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_detection_set_landmarks (GstVideoRegionOfInterestMeta * roi,
@@ -295,6 +305,8 @@ gst_ax_detection_set_landmarks (GstVideoRegionOfInterestMeta * roi,
  *
  * Returns: how many points the ROI carries (0 when none or malformed);
  *   at most @max_points of them are written
+ *
+ * Since: 0.2
  */
 guint
 gst_ax_detection_get_landmarks (GstVideoRegionOfInterestMeta * roi,
@@ -331,6 +343,8 @@ gst_ax_detection_get_landmarks (GstVideoRegionOfInterestMeta * roi,
  *
  * Returns: an id that no #GstVideoRegionOfInterestMeta on @buffer has:
  *   one more than the largest, 0 on a frame without ROIs
+ *
+ * Since: 0.2
  */
 gint
 gst_ax_roi_next_id (GstBuffer * buffer)
@@ -358,6 +372,8 @@ gst_ax_roi_next_id (GstBuffer * buffer)
  *
  * Appends a "classification" parameter structure to @roi. Add the ranks
  * of a top-k classification best first.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_detection_add_classification (GstVideoRegionOfInterestMeta * roi,
@@ -391,6 +407,8 @@ gst_ax_detection_add_classification (GstVideoRegionOfInterestMeta * roi,
  *
  * Returns: %FALSE if @roi has fewer than @rank + 1 well-formed
  *   "classification" structures
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_detection_get_classification (GstVideoRegionOfInterestMeta * roi,
@@ -432,6 +450,8 @@ gst_ax_detection_get_classification (GstVideoRegionOfInterestMeta * roi,
  * which carries the classifications of whole-frame tensors.
  *
  * Returns: (transfer none) (nullable): the frame's ROI
+ *
+ * Since: 0.2
  */
 GstVideoRegionOfInterestMeta *
 gst_ax_detection_get_frame_roi (GstBuffer * buffer, gboolean create,

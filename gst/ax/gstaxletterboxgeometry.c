@@ -48,6 +48,8 @@
  * region starts at (0, 0); set @lb->src_x and @lb->src_y for a crop.
  *
  * Returns: %FALSE if a size is not positive
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_letterbox_geometry_init (GstAxLetterboxGeometry * lb, gint src_width,
@@ -108,6 +110,8 @@ gst_ax_letterbox_geometry_init (GstAxLetterboxGeometry * lb, gint src_width,
  * starts at (0, 0); set @lb->src_x and @lb->src_y for a crop.
  *
  * Returns: %FALSE if a size is not positive
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_letterbox_geometry_init_stretch (GstAxLetterboxGeometry * lb,
@@ -141,6 +145,8 @@ gst_ax_letterbox_geometry_init_stretch (GstAxLetterboxGeometry * lb,
  * @src_y: (out): y in frame pixels
  *
  * Maps a point from tensor to frame coordinates.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_letterbox_geometry_to_source (const GstAxLetterboxGeometry * lb,
@@ -159,6 +165,8 @@ gst_ax_letterbox_geometry_to_source (const GstAxLetterboxGeometry * lb,
  * @tensor_y: (out): y in tensor pixels
  *
  * Maps a point from frame to tensor coordinates.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_letterbox_geometry_to_tensor (const GstAxLetterboxGeometry * lb,
@@ -180,6 +188,8 @@ gst_ax_letterbox_geometry_to_tensor (const GstAxLetterboxGeometry * lb,
  *
  * Maps a box from tensor to frame coordinates, optionally clamped to the
  * frame.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_letterbox_geometry_box_to_source (const GstAxLetterboxGeometry * lb,
@@ -209,6 +219,8 @@ gst_ax_letterbox_geometry_box_to_source (const GstAxLetterboxGeometry * lb,
  *   tensor pixels
  *
  * Maps a box from frame to tensor coordinates.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_letterbox_geometry_box_to_tensor (const GstAxLetterboxGeometry * lb,

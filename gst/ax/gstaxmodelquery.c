@@ -46,6 +46,8 @@
  * gst_ax_model_query_new:
  *
  * Returns: (transfer full): an unanswered model input query
+ *
+ * Since: 0.2
  */
 GstQuery *
 gst_ax_model_query_new (void)
@@ -59,6 +61,8 @@ gst_ax_model_query_new (void)
  * @query: a query
  *
  * Returns: whether @query is a model input query
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_model_query_is (GstQuery * query)
@@ -77,6 +81,8 @@ gst_ax_model_query_is (GstQuery * query)
  * @input: the answer
  *
  * Answers the query.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_model_query_set_input (GstQuery * query, const GstAxModelInput * input)
@@ -106,6 +112,8 @@ gst_ax_model_query_set_input (GstQuery * query, const GstAxModelInput * input)
  * @input: (out): the answer
  *
  * Returns: %FALSE if nobody answered the query or the answer is incomplete
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_model_query_parse_input (GstQuery * query, GstAxModelInput * input)
@@ -147,6 +155,8 @@ gst_ax_model_query_parse_input (GstQuery * query, GstAxModelInput * input)
  * Adds the model's class labels to the answer. Call it together with
  * gst_ax_model_query_set_input().
 
+ *
+ * Since: 0.2
  */
 void
 gst_ax_model_query_set_labels (GstQuery * query, const gchar * const *labels,
@@ -180,6 +190,8 @@ gst_ax_model_query_set_labels (GstQuery * query, const gchar * const *labels,
  *   labels field (nobody answered, or an answer without labels); %TRUE
  *   otherwise, also for a model with no labels (an empty list)
 
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_model_query_parse_labels (GstQuery * query, gchar *** labels)
@@ -212,6 +224,8 @@ gst_ax_model_query_parse_labels (GstQuery * query, gchar *** labels)
  *
  * Fills in what a model that stores no preprocessing is read as: RGB,
  * letterbox, fill 114, pixel values divided by 255.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_model_preprocess_init_default (GstAxModelPreprocess * preprocess)
@@ -264,6 +278,8 @@ color_from_string (const gchar * s, GstAxColorOrder * color)
  *
  * Answers the model query with the model's preprocessing (axinference
  * does, for axletterbox upstream).
+ *
+ * Since: 0.2
  */
 void
 gst_ax_model_query_set_preprocess (GstQuery * query,
@@ -300,6 +316,8 @@ gst_ax_model_query_set_preprocess (GstQuery * query,
  *
  * Returns: %FALSE if the answer carries none (then @preprocess holds the
  *   default of gst_ax_model_preprocess_init_default()) or a malformed one
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_model_query_parse_preprocess (GstQuery * query,
@@ -364,6 +382,8 @@ malformed:
  *
  * Answers the model query with the decoder the model's outputs are meant
  * for (axinference does, for axnms downstream).
+ *
+ * Since: 0.2
  */
 void
 gst_ax_model_query_set_decoder (GstQuery * query, const gchar * decoder_json)
@@ -382,6 +402,8 @@ gst_ax_model_query_set_decoder (GstQuery * query, const gchar * decoder_json)
  * @decoder_json: (out) (transfer full): the decoder metadata JSON
  *
  * Returns: %FALSE if the answer carries no decoder metadata
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_model_query_parse_decoder (GstQuery * query, gchar ** decoder_json)
@@ -510,6 +532,8 @@ default_model_dirs (void)
  * under the configured prefix.
  *
  * Returns: (transfer full) (nullable): the model file, or %NULL if none
+ *
+ * Since: 0.2
  */
 gchar *
 gst_ax_model_find (const gchar * model, gchar ** tried)

@@ -58,6 +58,8 @@ static GstAxProbeSink sinks[GST_AX_PROBE_MAX_SINKS];
  * gst_ax_probe_now_ns:
  *
  * Returns: the probe clock, CLOCK_MONOTONIC in nanoseconds
+ *
+ * Since: 0.2
  */
 guint64
 gst_ax_probe_now_ns (void)
@@ -349,6 +351,8 @@ rusage_thread_usage (guint64 * cpu_ns, guint64 * faults)
  * every call and count the same things (see
  * gst_ax_probe_thread_usage_reader()). On systems without per-thread
  * usage, faults read 0, which means "not measured".
+ *
+ * Since: 0.2
  */
 void
 gst_ax_probe_thread_usage (guint64 * cpu_ns, guint64 * faults)
@@ -399,6 +403,8 @@ gst_ax_probe_thread_usage (guint64 * cpu_ns, guint64 * faults)
  * for the group wherever it opens), change nothing.
  *
  * Returns: the reader the process uses from now on
+ *
+ * Since: 0.2
  */
 GstAxProbeUsageReader
 gst_ax_probe_thread_usage_choose_reader (void)
@@ -444,6 +450,8 @@ gst_ax_probe_thread_usage_choose_reader (void)
  * it on the calling thread if no thread has read yet.
  *
  * Returns: #GST_AX_PROBE_USAGE_PERF or #GST_AX_PROBE_USAGE_RUSAGE
+ *
+ * Since: 0.2
  */
 GstAxProbeUsageReader
 gst_ax_probe_thread_usage_reader (void)
@@ -465,6 +473,8 @@ gst_ax_probe_thread_usage_reader (void)
  * @reader: a #GstAxProbeUsageReader
  *
  * Returns: a short description of @reader, for reports
+ *
+ * Since: 0.2
  */
 const gchar *
 gst_ax_probe_thread_usage_reader_name (GstAxProbeUsageReader reader)
@@ -486,6 +496,8 @@ gst_ax_probe_thread_usage_reader_name (GstAxProbeUsageReader reader)
  * Returns: how many threads read with the two-syscall fallback although
  *   the process reads with a perf group (a group that was refused, or
  *   whose counters did not come to agree with getrusage)
+ *
+ * Since: 0.2
  */
 guint
 gst_ax_probe_thread_usage_fallback_threads (void)
@@ -506,6 +518,8 @@ gst_ax_probe_thread_usage_fallback_threads (void)
  *
  * Returns: an id for gst_ax_probe_remove_sink(), or 0 if all slots are
  *   taken
+ *
+ * Since: 0.2
  */
 guint
 gst_ax_probe_add_sink (const GstAxProbeSinkFuncs * funcs, gpointer user_data)
@@ -540,6 +554,8 @@ gst_ax_probe_add_sink (const GstAxProbeSinkFuncs * funcs, gpointer user_data)
  * still complete after this returns, so a profiler removes its sink only
  * once no streaming thread can record any more (at process exit, or after
  * all its pipelines are in NULL).
+ *
+ * Since: 0.2
  */
 void
 gst_ax_probe_remove_sink (guint sink_id)
@@ -565,24 +581,64 @@ gst_ax_probe_remove_sink (guint sink_id)
     }                                                                   \
   } G_STMT_END
 
+/**
+ * _gst_ax_probe_emit_span: (skip)
+ * @span: the span
+ *
+ * The out-of-line half of the inline call of the same name without the
+ * underscore, which checks gst_ax_probe_is_active() first; not for direct
+ * use.
+ *
+ * Since: 0.2
+ */
 void
 _gst_ax_probe_emit_span (const GstAxProbeSpan * span)
 {
   EMIT (span, span);
 }
 
+/**
+ * _gst_ax_probe_emit_device_event: (skip)
+ * @event: the event
+ *
+ * The out-of-line half of the inline call of the same name without the
+ * underscore, which checks gst_ax_probe_is_active() first; not for direct
+ * use.
+ *
+ * Since: 0.2
+ */
 void
 _gst_ax_probe_emit_device_event (const GstAxProbeDeviceEvent * event)
 {
   EMIT (device_event, event);
 }
 
+/**
+ * _gst_ax_probe_emit_device: (skip)
+ * @device: the device
+ *
+ * The out-of-line half of the inline call of the same name without the
+ * underscore, which checks gst_ax_probe_is_active() first; not for direct
+ * use.
+ *
+ * Since: 0.2
+ */
 void
 _gst_ax_probe_emit_device (const GstAxProbeDevice * device)
 {
   EMIT (device, device);
 }
 
+/**
+ * _gst_ax_probe_timer_start: (skip)
+ * @timer: the timer
+ *
+ * The out-of-line half of the inline call of the same name without the
+ * underscore, which checks gst_ax_probe_is_active() first; not for direct
+ * use.
+ *
+ * Since: 0.2
+ */
 void
 _gst_ax_probe_timer_start (GstAxProbeTimer * timer)
 {
@@ -590,8 +646,19 @@ _gst_ax_probe_timer_start (GstAxProbeTimer * timer)
   timer->start_ns = gst_ax_probe_now_ns ();
 }
 
-/* @span as @n consecutive calls, each with an equal share of its wall,
- * CPU and faults (the last takes the remainders) */
+/**
+ * _gst_ax_probe_emit_span_calls: (skip)
+ * @span: the span
+ * @n: the calls it stands for
+ *
+ * @span as @n consecutive calls, each with an equal share of its wall,
+ * CPU and faults (the last takes the remainders).
+ * The out-of-line half of the inline call of the same name without the
+ * underscore, which checks gst_ax_probe_is_active() first; not for direct
+ * use.
+ *
+ * Since: 0.2
+ */
 void
 _gst_ax_probe_emit_span_calls (const GstAxProbeSpan * span, guint n)
 {
@@ -616,6 +683,21 @@ _gst_ax_probe_emit_span_calls (const GstAxProbeSpan * span, guint n)
   }
 }
 
+/**
+ * _gst_ax_probe_timer_stop_calls: (skip)
+ * @timer: a started timer
+ * @element: the element
+ * @group: (nullable): the group
+ * @stage: the stage
+ * @flags: the stage's flags
+ * @n: the calls it stands for
+ *
+ * The out-of-line half of the inline call of the same name without the
+ * underscore, which checks gst_ax_probe_is_active() first; not for direct
+ * use.
+ *
+ * Since: 0.2
+ */
 void
 _gst_ax_probe_timer_stop_calls (GstAxProbeTimer * timer,
     GstElement * element, const gchar * group, const gchar * stage,
@@ -638,6 +720,20 @@ _gst_ax_probe_timer_stop_calls (GstAxProbeTimer * timer,
   _gst_ax_probe_emit_span_calls (&span, n);
 }
 
+/**
+ * _gst_ax_probe_timer_stop: (skip)
+ * @timer: a started timer
+ * @element: the element
+ * @group: (nullable): the group
+ * @stage: the stage
+ * @flags: the stage's flags
+ *
+ * The out-of-line half of the inline call of the same name without the
+ * underscore, which checks gst_ax_probe_is_active() first; not for direct
+ * use.
+ *
+ * Since: 0.2
+ */
 void
 _gst_ax_probe_timer_stop (GstAxProbeTimer * timer, GstElement * element,
     const gchar * group, const gchar * stage, GstAxProbeFlags flags)

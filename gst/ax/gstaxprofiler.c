@@ -77,6 +77,8 @@ active_axprof (void)
  *
  * Returns: %TRUE when an axprof tracer is active, from GST_TRACERS or
  *   gst_ax_profiler_enable()
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_profiler_is_enabled (void)
@@ -107,6 +109,8 @@ gst_ax_profiler_is_enabled (void)
  * kept and @params are ignored.
  *
  * Returns: %TRUE when an axprof tracer is active
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_profiler_enable (const gchar * params, GError ** error)
@@ -186,6 +190,8 @@ not_enabled (GError ** error)
  *
  * Returns: %TRUE when the section started; %FALSE with @error set when no
  *   axprof tracer is active (#GST_AX_PROFILER_ERROR_NOT_ENABLED)
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_profiler_start (GstElement * pipeline, GError ** error)
@@ -220,6 +226,8 @@ gst_ax_profiler_start (GstElement * pipeline, GError ** error)
  * Returns: (transfer full) (nullable): the report, or %NULL with @error
  *   set when no axprof tracer is active or no section of @pipeline was
  *   started (#GST_AX_PROFILER_ERROR_NO_SECTION)
+ *
+ * Since: 0.2
  */
 GstAxReport *
 gst_ax_profiler_stop (GstElement * pipeline, GError ** error)

@@ -31,6 +31,8 @@
  * Returns: (transfer none) (nullable): the end-to-end latency, %NULL when
  *   the report has none (`latency_absent` says why, or the report was
  *   refused)
+ *
+ * Since: 0.2
  */
 const GstAxReportLatency *
 gst_ax_report_get_latency (const GstAxReport * report)
@@ -48,6 +50,8 @@ gst_ax_report_get_latency (const GstAxReport * report)
  *
  * Returns: the number of groups (models, named bins, "pipeline"), ranked
  *   by their total time, most expensive first
+ *
+ * Since: 0.2
  */
 guint
 gst_ax_report_get_n_groups (const GstAxReport * report)
@@ -62,6 +66,8 @@ gst_ax_report_get_n_groups (const GstAxReport * report)
  * @index: 0 .. gst_ax_report_get_n_groups() - 1
  *
  * Returns: (transfer none): the group, owned by @report
+ *
+ * Since: 0.2
  */
 const GstAxReportGroup *
 gst_ax_report_get_group (const GstAxReport * report, guint index)
@@ -76,6 +82,8 @@ gst_ax_report_get_group (const GstAxReport * report, guint index)
  * @group: a group of a report
  *
  * Returns: the number of rows of @group, in execution order
+ *
+ * Since: 0.2
  */
 guint
 gst_ax_report_group_get_n_rows (const GstAxReportGroup * group)
@@ -90,6 +98,8 @@ gst_ax_report_group_get_n_rows (const GstAxReportGroup * group)
  * @index: 0 .. gst_ax_report_group_get_n_rows() - 1
  *
  * Returns: (transfer none): the row, owned by the report
+ *
+ * Since: 0.2
  */
 const GstAxReportRow *
 gst_ax_report_group_get_row (const GstAxReportGroup * group, guint index)
@@ -110,6 +120,8 @@ gst_ax_report_group_get_row (const GstAxReportGroup * group, guint index)
  *
  * Returns: (transfer none) (nullable): the first row named @name, %NULL
  *   if none is
+ *
+ * Since: 0.2
  */
 const GstAxReportRow *
 gst_ax_report_find_row (const GstAxReport * report, const gchar * group_name,
@@ -143,6 +155,8 @@ gst_ax_report_find_row (const GstAxReport * report, const gchar * group_name,
  * @report: a report
  *
  * Returns: the number of queues (multiqueue streams each count)
+ *
+ * Since: 0.2
  */
 guint
 gst_ax_report_get_n_queues (const GstAxReport * report)
@@ -157,6 +171,8 @@ gst_ax_report_get_n_queues (const GstAxReport * report)
  * @index: 0 .. gst_ax_report_get_n_queues() - 1
  *
  * Returns: (transfer none): the queue's occupancy, owned by @report
+ *
+ * Since: 0.2
  */
 const GstAxReportQueue *
 gst_ax_report_get_queue (const GstAxReport * report, guint index)
@@ -167,10 +183,78 @@ gst_ax_report_get_queue (const GstAxReport * report, guint index)
 }
 
 /**
+ * gst_ax_report_get_n_streams:
+ * @report: a report
+ *
+ * Returns: the number of independent streams listed
+ *   (gst_ax_report_add_stream()), 0 when the run was not split into streams
+ *
+ * Since: 0.2
+ */
+guint
+gst_ax_report_get_n_streams (const GstAxReport * report)
+{
+  g_return_val_if_fail (report != NULL, 0);
+  return report->streams->len;
+}
+
+/**
+ * gst_ax_report_get_stream:
+ * @report: a report
+ * @index: 0 .. gst_ax_report_get_n_streams() - 1
+ *
+ * Returns: (transfer none): one stream's frames and fps, owned by @report
+ *
+ * Since: 0.2
+ */
+const GstAxReportStream *
+gst_ax_report_get_stream (const GstAxReport * report, guint index)
+{
+  g_return_val_if_fail (report != NULL, NULL);
+  g_return_val_if_fail (index < report->streams->len, NULL);
+  return &g_array_index (report->streams, GstAxReportStream, index);
+}
+
+/**
+ * gst_ax_report_get_n_threads:
+ * @report: a report
+ *
+ * Returns: the number of threads in the CPU accounting
+ *
+ * Since: 0.2
+ */
+guint
+gst_ax_report_get_n_threads (const GstAxReport * report)
+{
+  g_return_val_if_fail (report != NULL, 0);
+  return report->threads->len;
+}
+
+/**
+ * gst_ax_report_get_thread:
+ * @report: a report
+ * @index: 0 .. gst_ax_report_get_n_threads() - 1
+ *
+ * Returns: (transfer none): one thread's CPU (ms) and faults over the run,
+ *   owned by @report
+ *
+ * Since: 0.2
+ */
+const GstAxReportThread *
+gst_ax_report_get_thread (const GstAxReport * report, guint index)
+{
+  g_return_val_if_fail (report != NULL, NULL);
+  g_return_val_if_fail (index < report->threads->len, NULL);
+  return &g_array_index (report->threads, GstAxReportThread, index);
+}
+
+/**
  * gst_ax_report_get_n_qos:
  * @report: a report
  *
  * Returns: the number of elements that reported drops in QoS messages
+ *
+ * Since: 0.2
  */
 guint
 gst_ax_report_get_n_qos (const GstAxReport * report)
@@ -186,6 +270,8 @@ gst_ax_report_get_n_qos (const GstAxReport * report)
  *
  * Returns: (transfer none): the drops one element reported in QoS
  *   messages, owned by @report
+ *
+ * Since: 0.2
  */
 const GstAxReportQos *
 gst_ax_report_get_qos (const GstAxReport * report, guint index)
@@ -200,6 +286,8 @@ gst_ax_report_get_qos (const GstAxReport * report, guint index)
  * @report: a report
  *
  * Returns: the number of device entries, one per model and device
+ *
+ * Since: 0.2
  */
 guint
 gst_ax_report_get_n_devices (const GstAxReport * report)
@@ -214,6 +302,8 @@ gst_ax_report_get_n_devices (const GstAxReport * report)
  * @index: 0 .. gst_ax_report_get_n_devices() - 1
  *
  * Returns: (transfer none): the model's device entry, owned by @report
+ *
+ * Since: 0.2
  */
 const GstAxReportDevice *
 gst_ax_report_get_device (const GstAxReport * report, guint index)
@@ -229,6 +319,8 @@ gst_ax_report_get_device (const GstAxReport * report, guint index)
  *
  * Returns: the number of simulated devices, each listed once however many
  *   models shared it
+ *
+ * Since: 0.2
  */
 guint
 gst_ax_report_get_n_device_occupancy (const GstAxReport * report)
@@ -243,6 +335,8 @@ gst_ax_report_get_n_device_occupancy (const GstAxReport * report)
  * @index: 0 .. gst_ax_report_get_n_device_occupancy() - 1
  *
  * Returns: (transfer none): the device's occupancy, owned by @report
+ *
+ * Since: 0.2
  */
 const GstAxReportDeviceOccupancy *
 gst_ax_report_get_device_occupancy (const GstAxReport * report, guint index)
@@ -261,6 +355,8 @@ gst_ax_report_get_device_occupancy (const GstAxReport * report, guint index)
  * Returns: (transfer none) (nullable): the simulated device @device's
  *   model ran on, with every model's share of it; %NULL when it is not
  *   listed
+ *
+ * Since: 0.2
  */
 const GstAxReportDeviceOccupancy *
 gst_ax_report_device_get_occupancy (const GstAxReport * report,
@@ -289,6 +385,8 @@ gst_ax_report_device_get_occupancy (const GstAxReport * report,
  *
  * Returns: (transfer full): the verdict; free it with
  *   gst_ax_report_verdict_free()
+ *
+ * Since: 0.2
  */
 GstAxReportVerdict *
 gst_ax_report_get_verdict (const GstAxReport * report)

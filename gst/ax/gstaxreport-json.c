@@ -938,6 +938,8 @@ read_report (Reader * rd, JsonObject * root, GstAxReport * r)
  *   schema, #GST_AX_REPORT_ERROR_INVALID when a member is missing or of
  *   the wrong type, the message naming the member, e.g.
  *   "groups[0].rows[2].count"
+ *
+ * Since: 0.2
  */
 GstAxReport *
 gst_ax_report_new_from_json (const gchar * json, GError ** error)

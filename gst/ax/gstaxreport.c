@@ -139,6 +139,8 @@ clear_thread (gpointer data)
  *
  * Returns: (transfer full): an empty report: every section is present and
  *   empty, sampling is off (1) and faults count as measured on Linux
+ *
+ * Since: 0.2
  */
 GstAxReport *
 gst_ax_report_new (void)
@@ -178,6 +180,8 @@ G_DEFINE_BOXED_TYPE (GstAxReport, gst_ax_report, gst_ax_report_ref,
  * @report: a report
  *
  * Returns: (transfer full): @report, with one more reference
+ *
+ * Since: 0.2
  */
 GstAxReport *
 gst_ax_report_ref (GstAxReport * report)
@@ -192,6 +196,8 @@ gst_ax_report_ref (GstAxReport * report)
  * @report: (transfer full) (nullable): a report
  *
  * The same as gst_ax_report_unref().
+ *
+ * Since: 0.2
  */
 void
 gst_ax_report_free (GstAxReport * report)
@@ -204,6 +210,8 @@ gst_ax_report_free (GstAxReport * report)
  * @report: (transfer full) (nullable): a report
  *
  * Drops a reference; the last one frees the report.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_report_unref (GstAxReport * report)
@@ -272,6 +280,8 @@ sorted_percentile (const gdouble * sorted, guint n, gdouble q)
  * The latency statistics of the report from individual samples, with
  * exact (nearest-rank) percentiles; p99.9 is NAN under
  * #GST_AX_REPORT_MIN_P999_SAMPLES samples.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_report_latency_from_samples (GstAxReportLatency * latency,
@@ -320,6 +330,8 @@ gst_ax_report_latency_from_samples (GstAxReportLatency * latency,
  * does: a frame's latency is only its own cost when no other frame is
  * queued ahead of it, while the rest of the report describes the
  * streamed run.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_report_set_serial_latency (GstAxReport * report,
@@ -364,6 +376,8 @@ compare_ms (gconstpointer a, gconstpointer b)
  * frame has no warm-up.
  *
  * Returns: the number of warm-up frames, 0 to @n - 1
+ *
+ * Since: 0.2
  */
 guint
 gst_ax_report_serial_warmup (const gdouble * samples_ms, guint n)
@@ -392,6 +406,8 @@ gst_ax_report_serial_warmup (const gdouble * samples_ms, guint n)
  * Records the frames a serial pass ran before the pipeline was warm,
  * which its latency leaves out: the report prints the first frame's
  * latency and the warm-up's mean apart.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_report_set_serial_warmup (GstAxReport * report,
@@ -416,6 +432,8 @@ gst_ax_report_set_serial_warmup (GstAxReport * report,
  * @name: the group name
  *
  * Returns: (transfer none): the new group, owned by @report
+ *
+ * Since: 0.2
  */
 GstAxReportGroup *
 gst_ax_report_add_group (GstAxReport * report, const gchar * name)
@@ -436,6 +454,8 @@ gst_ax_report_add_group (GstAxReport * report, const gchar * name)
  *
  * Returns: (transfer none): the new zeroed row (an element row of unknown
  *   rank); valid until the next row is added to @group
+ *
+ * Since: 0.2
  */
 GstAxReportRow *
 gst_ax_report_group_add_row (GstAxReportGroup * group, const gchar * name)
@@ -460,6 +480,8 @@ gst_ax_report_group_add_row (GstAxReportGroup * group, const gchar * name)
  * call that computes on a busy machine does not wait on its own account.
  * DEVICE WAIT rows wait by design and are never classified; rows shorter
  * than #GST_AX_REPORT_MIN_CLASSIFIED_MS are not either.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_report_row_classify (GstAxReportRow * row)
@@ -488,6 +510,8 @@ gst_ax_report_row_classify (GstAxReportRow * row)
  * classify (#GST_AX_REPORT_MIN_CLASSIFIED_MS) counts as computing.
  *
  * Returns: %TRUE if @row spends its wall time computing
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_report_row_is_computing (const GstAxReportRow * row)
@@ -502,6 +526,8 @@ gst_ax_report_row_is_computing (const GstAxReportRow * row)
  * @flags: row flags
  *
  * Returns: (transfer full): the Flag column text, e.g. "STAGE BLOCKED"
+ *
+ * Since: 0.2
  */
 gchar *
 gst_ax_report_row_flags_to_string (GstAxReportRowFlags flags)
@@ -541,6 +567,8 @@ compare_groups (gconstpointer a, gconstpointer b)
  *
  * Sums each group's total, computes its share of the profiled time and
  * ranks the groups by total, most expensive first. Rows keep their order.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_report_finish_groups (GstAxReport * report)
@@ -574,6 +602,8 @@ gst_ax_report_finish_groups (GstAxReport * report)
  *
  * Returns: (transfer none): the new entry, valid until the next one is
  *   added
+ *
+ * Since: 0.2
  */
 GstAxReportDeviceOccupancy *
 gst_ax_report_add_device_occupancy (GstAxReport * report,
@@ -598,6 +628,8 @@ gst_ax_report_add_device_occupancy (GstAxReport * report,
  *
  * Adds a model's busy time to the device's, and shares the total out
  * again among its models.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_report_device_occupancy_add_model (GstAxReportDeviceOccupancy *
@@ -629,6 +661,8 @@ gst_ax_report_device_occupancy_add_model (GstAxReportDeviceOccupancy *
  *
  * Returns: (transfer none): the new entry, valid until the next one is
  *   added
+ *
+ * Since: 0.2
  */
 GstAxReportStream *
 gst_ax_report_add_stream (GstAxReport * report, const gchar * name,
@@ -651,6 +685,8 @@ gst_ax_report_add_stream (GstAxReport * report, const gchar * name,
  * @...: arguments
  *
  * Adds a warning printed before the verdict.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_report_add_warning (GstAxReport * report, const gchar * format, ...)
@@ -669,6 +705,8 @@ gst_ax_report_add_warning (GstAxReport * report, const gchar * format, ...)
  * Returns: the status's name in the JSON report and the `axprof-report`
  *   bus message: "eos", "cut-short", "running", "section", "error" or
  *   "interval"
+ *
+ * Since: 0.2
  */
 const gchar *
 gst_ax_report_status_to_string (GstAxReportStatus status)
@@ -1190,6 +1228,8 @@ text_device_throughput (const GstAxReport * r, GString * s)
  * the verdict. A refused report prints the refusal and no timings.
  *
  * Returns: (transfer full): the text
+ *
+ * Since: 0.2
  */
 gchar *
 gst_ax_report_to_text (const GstAxReport * report)
@@ -1666,6 +1706,8 @@ json_rest (const GstAxReport * r, JsonBuilder * b)
  * refusal.
  *
  * Returns: (transfer full): the JSON text
+ *
+ * Since: 0.2
  */
 gchar *
 gst_ax_report_to_json (const GstAxReport * report)
@@ -1728,6 +1770,8 @@ gst_ax_report_to_json (const GstAxReport * report)
  *
  * Registers the profiler that answers gst_ax_report_get_for_pipeline().
  * The axprof tracer registers itself when it starts.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_report_set_provider (GstAxReportProvider provider, gpointer user_data)
@@ -1748,6 +1792,8 @@ gst_ax_report_set_provider (GstAxReportProvider provider, gpointer user_data)
  * Returns: (transfer full) (nullable): the report, or %NULL when no
  *   profiler is active (run with GST_TRACERS=axprof, or call
  *   gst_ax_profiler_enable()) or it has not seen @pipeline stream yet
+ *
+ * Since: 0.2
  */
 GstAxReport *
 gst_ax_report_get_for_pipeline (GstElement * pipeline)

@@ -125,6 +125,9 @@ typedef struct
   guint workers;
   gdouble worker_cpu_ms;
   gdouble cpu_wait_ms;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 } GstAxReportRow;
 
 /**
@@ -148,6 +151,9 @@ typedef struct
   gchar *element;
   gdouble cpu_ms;
   gdouble faults;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 } GstAxReportThread;
 
 /**
@@ -165,6 +171,9 @@ typedef struct
   gdouble total_ms;
   gdouble percent;
   GArray *rows;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 } GstAxReportGroup;
 
 /**
@@ -222,6 +231,9 @@ typedef struct
   guint64 dropped;
   gdouble dropped_percent;
   GPtrArray *branch;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 } GstAxReportQueue;
 
 /**
@@ -244,6 +256,9 @@ typedef struct
   guint64 processed;
   guint64 dropped;
   guint64 messages;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 } GstAxReportQos;
 
 /**
@@ -293,6 +308,9 @@ typedef struct
   gdouble held_depth;
   guint device_id;
   guint occupancy_index;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 } GstAxReportDevice;
 
 /**
@@ -308,6 +326,9 @@ typedef struct
   gchar *group;
   gdouble busy_ms;
   gdouble share_percent;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 } GstAxReportModelShare;
 
 /**
@@ -335,6 +356,9 @@ typedef struct
   gdouble occupancy_percent;
   gdouble sim_cpu_ms;
   GArray *models;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 } GstAxReportDeviceOccupancy;
 
 /**
@@ -353,6 +377,9 @@ typedef struct
   gchar *sink;
   guint64 frames;
   gdouble fps;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 } GstAxReportStream;
 
 /**
@@ -382,6 +409,9 @@ typedef struct
   gdouble max_ms;
   gdouble stddev_ms;
   gdouble jitter_ms;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 } GstAxReportLatency;
 
 /**
@@ -479,6 +509,9 @@ typedef struct
   gchar *constraint;
   GPtrArray *steps;
   gchar *text;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING];
 } GstAxReportVerdict;
 
 /**
@@ -713,6 +746,7 @@ typedef struct
 
   /*< private >*/
   gint ref_count;
+  gpointer _gst_reserved[GST_PADDING_LARGE];
 } GstAxReport;
 
 /**
@@ -836,6 +870,12 @@ gst_ax_report_find_row (const GstAxReport * report, const gchar * group_name,
 GST_AX_API guint gst_ax_report_get_n_queues (const GstAxReport * report);
 GST_AX_API const GstAxReportQueue *
 gst_ax_report_get_queue (const GstAxReport * report, guint index);
+GST_AX_API guint gst_ax_report_get_n_streams (const GstAxReport * report);
+GST_AX_API const GstAxReportStream *
+gst_ax_report_get_stream (const GstAxReport * report, guint index);
+GST_AX_API guint gst_ax_report_get_n_threads (const GstAxReport * report);
+GST_AX_API const GstAxReportThread *
+gst_ax_report_get_thread (const GstAxReport * report, guint index);
 GST_AX_API guint gst_ax_report_get_n_qos (const GstAxReport * report);
 GST_AX_API const GstAxReportQos *gst_ax_report_get_qos (const GstAxReport *
     report, guint index);

@@ -31,6 +31,13 @@
 #include <gst/video/video.h>
 #include <string.h>
 
+/**
+ * gst_ax_tensor_meta_api_get_type:
+ *
+ * Returns: the API type of #GstAxTensorMeta, for gst_buffer_get_meta()
+ *
+ * Since: 0.2
+ */
 GType
 gst_ax_tensor_meta_api_get_type (void)
 {
@@ -109,6 +116,14 @@ gst_ax_tensor_meta_transform (GstBuffer * dest, GstMeta * meta,
   return TRUE;
 }
 
+/**
+ * gst_ax_tensor_meta_get_info:
+ *
+ * Returns: (transfer none): the registered implementation of
+ *   #GstAxTensorMeta
+ *
+ * Since: 0.2
+ */
 const GstMetaInfo *
 gst_ax_tensor_meta_get_info (void)
 {
@@ -142,6 +157,8 @@ gst_ax_tensor_meta_get_info (void)
  *
  * Returns: (transfer none): the meta, or %NULL if the arguments are
  *   inconsistent (the data buffer is then unreffed)
+ *
+ * Since: 0.2
  */
 GstAxTensorMeta *
 gst_buffer_add_ax_tensor_meta (GstBuffer * buffer, const gchar * name,
@@ -193,6 +210,8 @@ gst_buffer_add_ax_tensor_meta (GstBuffer * buffer, const gchar * name,
  * %NULL).
  *
  * Returns: (transfer none) (nullable): the next tensor of @role
+ *
+ * Since: 0.2
  */
 GstAxTensorMeta *
 gst_buffer_iterate_ax_tensor_meta (GstBuffer * buffer, gpointer * state,
@@ -214,6 +233,8 @@ gst_buffer_iterate_ax_tensor_meta (GstBuffer * buffer, gpointer * state,
  * @name: the tensor name
  *
  * Returns: (transfer none) (nullable): the first tensor called @name
+ *
+ * Since: 0.2
  */
 GstAxTensorMeta *
 gst_buffer_get_ax_tensor_meta_by_name (GstBuffer * buffer, const gchar * name)
@@ -238,6 +259,8 @@ gst_buffer_get_ax_tensor_meta_by_name (GstBuffer * buffer, const gchar * name)
  * @index: position among the tensors of that role and instance
  *
  * Returns: (transfer none) (nullable): the matching tensor
+ *
+ * Since: 0.2
  */
 GstAxTensorMeta *
 gst_buffer_get_ax_tensor_meta_by_role (GstBuffer * buffer,
@@ -259,6 +282,8 @@ gst_buffer_get_ax_tensor_meta_by_role (GstBuffer * buffer,
  * @role: input or output
  *
  * Returns: the number of tensors of @role on @buffer
+ *
+ * Since: 0.2
  */
 guint
 gst_buffer_count_ax_tensor_meta (GstBuffer * buffer, GstAxTensorRole role)
@@ -276,6 +301,8 @@ gst_buffer_count_ax_tensor_meta (GstBuffer * buffer, GstAxTensorRole role)
  * @dtype: an element type
  *
  * Returns: the size of one element in bytes
+ *
+ * Since: 0.2
  */
 gsize
 gst_ax_tensor_dtype_size (GstAxTensorDType dtype)
@@ -297,6 +324,8 @@ static const gchar *const dtype_names[] = { "u8", "i8", "f32" };
  * @dtype: an element type
  *
  * Returns: "u8", "i8" or "f32"
+ *
+ * Since: 0.2
  */
 const gchar *
 gst_ax_tensor_dtype_to_string (GstAxTensorDType dtype)
@@ -311,6 +340,8 @@ gst_ax_tensor_dtype_to_string (GstAxTensorDType dtype)
  * @dtype: (out): the element type
  *
  * Returns: %FALSE if @str names no element type
+ *
+ * Since: 0.2
  */
 gboolean
 gst_ax_tensor_dtype_from_string (const gchar * str, GstAxTensorDType * dtype)
@@ -331,6 +362,8 @@ gst_ax_tensor_dtype_from_string (const gchar * str, GstAxTensorDType * dtype)
  * @meta: a tensor
  *
  * Returns: the product of the dims
+ *
+ * Since: 0.2
  */
 gsize
 gst_ax_tensor_meta_n_elements (const GstAxTensorMeta * meta)
@@ -348,6 +381,8 @@ gst_ax_tensor_meta_n_elements (const GstAxTensorMeta * meta)
  * @meta: a tensor
  *
  * Returns: the size of the tensor's data in bytes
+ *
+ * Since: 0.2
  */
 gsize
 gst_ax_tensor_meta_n_bytes (const GstAxTensorMeta * meta)

@@ -1183,6 +1183,8 @@ join_steps (GstAxReportVerdict * v)
  *
  * Returns: (transfer full): the verdict; free with
  *   gst_ax_report_verdict_free()
+ *
+ * Since: 0.2
  */
 GstAxReportVerdict *
 gst_ax_report_make_verdict (const GstAxReport * report)
@@ -1274,6 +1276,8 @@ gst_ax_report_verdict_copy (const GstAxReportVerdict * verdict)
 /**
  * gst_ax_report_verdict_free:
  * @verdict: (transfer full) (nullable): a verdict
+ *
+ * Since: 0.2
  */
 void
 gst_ax_report_verdict_free (GstAxReportVerdict * verdict)
@@ -1299,6 +1303,8 @@ gst_ax_report_verdict_free (GstAxReportVerdict * verdict)
  *
  * Stores @verdict's kind, names, constraint and text in @report, where the
  * text and JSON renderings read them. @verdict stays the caller's.
+ *
+ * Since: 0.2
  */
 void
 gst_ax_report_set_verdict (GstAxReport * report,
@@ -1328,6 +1334,8 @@ gst_ax_report_set_verdict (GstAxReport * report,
  * Returns: the kind's name in the JSON report: "undetermined",
  *   "simulator", "device", "window", "backpressure", "source",
  *   "submission", "host", "live-paced" or "drops"
+ *
+ * Since: 0.2
  */
 const gchar *
 gst_ax_report_constraint_kind_to_string (GstAxReportConstraintKind kind)

@@ -98,6 +98,26 @@ GST_START_TEST (test_get_rows)
   fail_if (g_variant_lookup (d, "element", "&s", &s));
   g_variant_unref (d);
   g_variant_unref (rows);
+
+  /* streams and threads through their accessors */
+  r->wall_s = 2;
+  fail_unless_equals_int (gst_ax_report_get_n_streams (r), 0);
+  gst_ax_report_add_stream (r, "stream 1", "sink1", 50);
+  fail_unless_equals_int (gst_ax_report_get_n_streams (r), 1);
+  fail_unless_equals_string (gst_ax_report_get_stream (r, 0)->sink, "sink1");
+  fail_unless_equals_int (gst_ax_report_get_stream (r, 0)->frames, 50);
+  fail_unless (fabs (gst_ax_report_get_stream (r, 0)->fps - 25) < EPS);
+  fail_unless_equals_int (gst_ax_report_get_n_threads (r), 0);
+  {
+    GstAxReportThread t = { g_strdup ("src:src"), 42, g_strdup ("streaming"),
+      g_strdup ("src"), 12.5, 3
+    };
+
+    g_array_append_val (r->threads, t);
+  }
+  fail_unless_equals_int (gst_ax_report_get_n_threads (r), 1);
+  fail_unless_equals_int (gst_ax_report_get_thread (r, 0)->tid, 42);
+  fail_unless (fabs (gst_ax_report_get_thread (r, 0)->cpu_ms - 12.5) < EPS);
   gst_ax_report_unref (r);
 }
 

@@ -15,8 +15,10 @@ build_dir="${GST_AX_TSAN_BUILD_DIR:-$top/build-tsan}"
 
 # the sim-npu runtime (its worker threads and queues), the tracer tests
 # that report on running pipelines (on demand, sections) and that run
-# several streams, and one element test of threaded pipelines to EOS
+# several streams, the interval and metrics threads, and one element test
+# of threaded pipelines to EOS
 ci_tests=(simnpu/runtime tracers/axprof tracers/axprof-embed tracers/axprof-streams
+  tracers/axprof-interval tracers/axprof-metrics
   elements/axshare)
 
 tests=()

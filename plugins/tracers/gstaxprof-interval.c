@@ -570,7 +570,14 @@ tick_pipeline (PipelineState * p, guint64 now_ns, guint64 * next_ns)
   GstAxReport *cur, *r;
 
   g_mutex_lock (&axprof_global_lock);
-  if (!p->started || p->reported || p->first_ts == 0 || p->pipeline == NULL) {
+  if (!p->started || p->reported || p->pipeline == NULL) {
+    g_mutex_unlock (&axprof_global_lock);
+    return;
+  }
+  /* the first buffer's stamps are set under p->lock */
+  g_mutex_lock (&p->lock);
+  if (__atomic_load_n (&p->first_ts, __ATOMIC_ACQUIRE) == 0) {
+    g_mutex_unlock (&p->lock);
     g_mutex_unlock (&axprof_global_lock);
     return;
   }
@@ -580,12 +587,12 @@ tick_pipeline (PipelineState * p, guint64 now_ns, guint64 * next_ns)
   end_ns = p->first_probe_ns + (st->index + 1) * interval_ns;
   if (now_ns < end_ns) {
     *next_ns = MIN (*next_ns, end_ns);
+    g_mutex_unlock (&p->lock);
     g_mutex_unlock (&axprof_global_lock);
     return;
   }
   *next_ns = MIN (*next_ns, end_ns + interval_ns);
   raw = axprof_report_raw_new ();
-  g_mutex_lock (&p->lock);
   cur = axprof_make_report_raw (interval_setup, p,
       GST_AX_REPORT_STATUS_RUNNING, raw);
   g_mutex_unlock (&p->lock);
@@ -709,7 +716,8 @@ axprof_interval_unlock (void)
 
 /* The run's last interval, from the last one's end to @final (the run's
  * report, made with @raw): the intervals tile the run. Called with
- * axprof_interval_lock() held, before @final is written; NULL when no
+ * axprof_interval_lock(), axprof_global_lock and p->lock held, before
+ * @final is written; NULL when no
  * interval report is due (interval= unset, or the run had no buffer). */
 GstAxReport *
 axprof_interval_finish (PipelineState * p, const GstAxReport * final,
@@ -718,7 +726,8 @@ axprof_interval_finish (PipelineState * p, const GstAxReport * final,
   IntervalState *st;
   GstAxReport *r;
 
-  if (interval_ns == 0 || final->refusal != NULL || p->first_ts == 0)
+  if (interval_ns == 0 || final->refusal != NULL ||
+      __atomic_load_n (&p->first_ts, __ATOMIC_ACQUIRE) == 0)
     return NULL;
   st = state_of (p);
   if (st->run != p->run)

@@ -322,7 +322,7 @@ finish_run (GstAxProf * self, PipelineState * p, GstAxReportStatus status)
 {
   gchar *timeline = NULL;
   ReportRaw *raw;
-  GstAxReport *r;
+  GstAxReport *r, *tail;
 
   /* an interval report in progress comes first */
   axprof_interval_lock ();
@@ -343,19 +343,17 @@ finish_run (GstAxProf * self, PipelineState * p, GstAxReportStatus status)
   r = axprof_make_report_raw (&self->setup, p, status, raw);
   if (self->perfetto && r->refusal == NULL && p->first_ts != 0)
     timeline = axprof_make_timeline (p);
+  tail = raw ? axprof_interval_finish (p, r, raw) : NULL;
   g_mutex_unlock (&p->lock);
   g_mutex_unlock (&axprof_global_lock);
 
   /* the run's last interval, then the whole run */
-  if (raw) {
-    GstAxReport *tail = axprof_interval_finish (p, r, raw);
-
-    if (tail) {
-      emit_interval (self, p, tail);
-      gst_ax_report_unref (tail);
-    }
-    axprof_report_raw_free (raw);
+  if (tail) {
+    emit_interval (self, p, tail);
+    gst_ax_report_unref (tail);
   }
+  if (raw)
+    axprof_report_raw_free (raw);
   write_report (self, p, r, timeline);
   axprof_interval_unlock ();
   g_free (timeline);

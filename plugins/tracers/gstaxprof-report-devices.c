@@ -181,10 +181,13 @@ axprof_build_devices (ReportBuild * b)
     DeviceState *d = g_ptr_array_index (b->p->devices, i);
     GstAxReportDevice rd = { 0, };
     gdouble events_per_job, fps, expected, window_ns, host_ns, work_ns;
-    guint64 union_ns;
+    guint64 union_ns, events;
     DeviceBooks books;
 
     g_mutex_lock (&d->lock);
+    /* the busy intervals go on arriving while a running pipeline is
+     * reported: what is read is read under the lock */
+    events = d->events;
     device_books_since_base (d, &books);
     rd.group = g_strdup (d->group);
     rd.device = g_strdup (d->device ? d->device : "device");
@@ -240,7 +243,7 @@ axprof_build_devices (ReportBuild * b)
     rd.frames = rd.jobs;
     device_sum += rd.device_ms;
 
-    if (d->events == 0) {
+    if (events == 0) {
       gst_ax_report_add_warning (r, "%s reported a device but no device "
           "busy intervals: occupancy and device throughput read 0", rd.group);
     } else if (window_ns > 0) {

@@ -195,7 +195,10 @@ GST_START_TEST (test_prometheus_stores_the_report)
   guint16 target_port, prom_port;
   GSubprocessLauncher *launcher;
   GSubprocess *prom;
-  SoupSession *session = soup_session_new ();
+  /* loopback only: no proxy (an http_proxy in the environment would
+   * take the requests elsewhere) */
+  SoupSession *session = soup_session_new_with_options ("proxy-resolver",
+      NULL, NULL);
   GstAxReport *report;
   const GstAxReportRow *convert;
   GError *err = NULL;

@@ -14,7 +14,8 @@
  * 16 int32 accumulators). vpdpbusd adds four byte products to a lane: the
  * four taps of a channel are four kernel rows at the same column (a quad
  * of rows; a window of kh rows takes ceil (kh / 4) quads, rows past kh
- * with zero weights). For each output row the kernel builds, per block
+ * with zero weights; at stride 1 one build serves two output rows when
+ * their kh + 1 rows fit the same quads). For each output row the kernel builds, per block
  * and quad, the interleaved row of the quad's four input rows (sign bits
  * flipped, x + 128, positions outside the input holding the input zero
  * point as the portable kernel's column buffer does), so that tap column
@@ -44,6 +45,10 @@
 #define QUAD 4
 /* bytes of one interleaved column of a block: NV vectors */
 #define COL_BYTES (NV * 64)
+/* a last block of at most this many channels runs on 256-bit vectors,
+ * half the work */
+#define HALF_BLOCK 32
+#define HALF_LANES 8
 /* the largest window and steps taken */
 #define MAX_K 16
 #define MAX_QUADS (MAX_K / QUAD)
@@ -58,7 +63,13 @@
 typedef struct
 {
   int blocks;                   /* of BLOCK channels */
+  bool half;                    /* the last block is HALF_BLOCK channels */
   int quads;                    /* quads of kernel rows */
+  /* output rows per build of the interleaved rows: 2 when the rows of
+   * two output rows (kh + 1 at stride 1) take no more quads than one's,
+   * each then with its own weights (the window's rows shifted by one
+   * lane) */
+  int sets;
   int nj;                       /* padded input columns an output row reads */
   size_t w_bytes;               /* packed weights before the corrections */
 } DwVnniShape;
@@ -68,8 +79,11 @@ dwv_shape (const simnpu__conv_params * p, DwVnniShape * s)
 {
   s->blocks = (p->oc + BLOCK - 1) / BLOCK;
   s->quads = (p->kh + QUAD - 1) / QUAD;
+  s->sets = p->sh == 1 && p->dh == 1 && p->kh % QUAD != 0 ? 2 : 1;
   s->nj = (p->ow - 1) * p->sw + (p->kw - 1) * p->dw + 1;
-  s->w_bytes = (size_t) s->blocks * s->quads * p->kw * COL_BYTES;
+  s->half = p->oc % BLOCK != 0 && p->oc % BLOCK <= HALF_BLOCK;
+  s->w_bytes = ((size_t) s->blocks * COL_BYTES - (s->half ? COL_BYTES / 2 :
+          0)) * s->quads * p->kw * s->sets;
 }
 
 static bool
@@ -120,22 +134,24 @@ simnpu__dw_vnni_pack (const simnpu__conv_params * p, const int8_t * weights,
   int8_t *dst = packed;
   int32_t *corr;
   const int taps = p->kh * p->kw;
-  int b, q, kx, v, lane, r, c, t;
+  int b, set, q, kx, v, lane, r, c, t;
 
   if (!dwv_takes (p))
     return;
   dwv_shape (p, &s);
   for (b = 0; b < s.blocks; b++)
-    for (q = 0; q < s.quads; q++)
-      for (kx = 0; kx < p->kw; kx++)
-        for (v = 0; v < NV; v++)
-          for (lane = 0; lane < LANES; lane++)
-            for (r = 0; r < QUAD; r++) {
-              int ky = q * QUAD + r;
-              c = b * BLOCK + lane_channel (v, lane);
-              *dst++ = c < p->oc && ky < p->kh ?
-                  weights[(size_t) c * taps + ky * p->kw + kx] : 0;
-            }
+    for (set = 0; set < s.sets; set++)
+      for (q = 0; q < s.quads; q++)
+        for (kx = 0; kx < p->kw; kx++)
+          for (v = 0; v < NV; v++)
+            for (lane = 0; lane < (s.half && b == s.blocks - 1 ? HALF_LANES :
+                    LANES); lane++)
+              for (r = 0; r < QUAD; r++) {
+                int ky = q * QUAD + r - set;
+                c = b * BLOCK + lane_channel (v, lane);
+                *dst++ = c < p->oc && ky >= 0 && ky < p->kh ?
+                    weights[(size_t) c * taps + ky * p->kw + kx] : 0;
+              }
   corr = (int32_t *) (void *) ((int8_t *) packed + s.w_bytes);
   for (c = 0; c < s.blocks * BLOCK; c++) {
     int32_t sum = 0;
@@ -274,6 +290,102 @@ dwv_row (const simnpu__conv_params * p, const uint8_t * qrows, size_t nj,
   }
 }
 
+/* build_quad_row for a half block (256-bit vectors, HALF_BLOCK
+ * channels, columns COL_BYTES / 2 apart) */
+SIMNPU_VNNI_TARGET static void
+build_quad_row_half (const simnpu__conv_params * p,
+    const int8_t * const *rows, int nj, __mmask32 mask, uint8_t * dst)
+{
+  const __m256i flip = _mm256_set1_epi8 ((char) SIGN_FLIP);
+  const __m256i pad = _mm256_xor_si256 (_mm256_set1_epi8 ((char) p->in_zp),
+      flip);
+  const size_t ic = (size_t) p->ic;
+  int j;
+
+  for (j = 0; j < nj; j++) {
+    const int ix = j - p->pl;
+    const bool inside = ix >= 0 && ix < p->iw;
+    __m256i x[QUAD], ab_lo, ab_hi, cd_lo, cd_hi;
+    int r;
+    for (r = 0; r < QUAD; r++)
+      x[r] = inside && rows[r] != NULL ? _mm256_xor_si256
+          (_mm256_maskz_loadu_epi8 (mask, rows[r] + (size_t) ix * ic), flip)
+          : pad;
+    ab_lo = _mm256_unpacklo_epi8 (x[0], x[1]);
+    ab_hi = _mm256_unpackhi_epi8 (x[0], x[1]);
+    cd_lo = _mm256_unpacklo_epi8 (x[2], x[3]);
+    cd_hi = _mm256_unpackhi_epi8 (x[2], x[3]);
+    _mm256_store_si256 ((__m256i *) (void *) dst,
+        _mm256_unpacklo_epi16 (ab_lo, cd_lo));
+    _mm256_store_si256 ((__m256i *) (void *) (dst + 32),
+        _mm256_unpackhi_epi16 (ab_lo, cd_lo));
+    _mm256_store_si256 ((__m256i *) (void *) (dst + 64),
+        _mm256_unpacklo_epi16 (ab_hi, cd_hi));
+    _mm256_store_si256 ((__m256i *) (void *) (dst + 96),
+        _mm256_unpackhi_epi16 (ab_hi, cd_hi));
+    dst += COL_BYTES / 2;
+  }
+}
+
+/* dwv_requant on 256-bit vectors */
+SIMNPU_VNNI_TARGET static inline __m256i
+dwv_requant_half (const DwVnniOut * d, __m256i acc, __m256 sc)
+{
+  __m256 f = _mm256_mul_ps (_mm256_cvtepi32_ps (acc), sc);
+  __m256i q = _mm256_cvtps_epi32 (_mm256_min_ps (_mm256_set1_ps (d->hi_f),
+          f));
+
+  return _mm256_add_epi32 (_mm256_max_epi32 (q, _mm256_set1_epi32 (d->lo)),
+      _mm256_set1_epi32 (d->zp));
+}
+
+/* dwv_row for a half block */
+SIMNPU_VNNI_TARGET static void
+dwv_row_half (const simnpu__conv_params * p, const uint8_t * qrows,
+    size_t nj, int quads, const int8_t * w, const DwVnniOut * d,
+    __mmask32 mask, int8_t * out)
+{
+  const size_t oc = (size_t) p->oc, col = COL_BYTES / 2;
+  const size_t step = (size_t) p->sw * col, kstep = (size_t) p->dw * col;
+  const __m256 s0 = _mm256_load_ps (d->scale);
+  const __m256 s1 = _mm256_load_ps (d->scale + LANES);
+  const __m256 s2 = _mm256_load_ps (d->scale + 2 * LANES);
+  const __m256 s3 = _mm256_load_ps (d->scale + 3 * LANES);
+  int ox, q, kx;
+
+  for (ox = 0; ox < p->ow; ox++) {
+    __m256i c0 = _mm256_load_si256 ((const __m256i *) (const void *) d->bias);
+    __m256i c1 = _mm256_load_si256 ((const __m256i *) (const void *)
+        (d->bias + LANES));
+    __m256i c2 = _mm256_load_si256 ((const __m256i *) (const void *)
+        (d->bias + 2 * LANES));
+    __m256i c3 = _mm256_load_si256 ((const __m256i *) (const void *)
+        (d->bias + 3 * LANES));
+    const int8_t *wk = w;
+    __m256i lo, hi;
+    for (q = 0; q < quads; q++) {
+      const uint8_t *a = qrows + (size_t) q * nj * col + ox * step;
+      for (kx = 0; kx < p->kw; kx++, a += kstep, wk += col) {
+#define HALF_MAC(C, OFF) \
+        C = _mm256_dpbusd_epi32 (C, _mm256_load_si256 ((const __m256i *) \
+                (const void *) (a + (OFF))), _mm256_load_si256 \
+            ((const __m256i *) (const void *) (wk + (OFF))));
+        HALF_MAC (c0, 0);
+        HALF_MAC (c1, 32);
+        HALF_MAC (c2, 64);
+        HALF_MAC (c3, 96);
+#undef HALF_MAC
+      }
+    }
+    lo = _mm256_packs_epi32 (dwv_requant_half (d, c0, s0),
+        dwv_requant_half (d, c1, s1));
+    hi = _mm256_packs_epi32 (dwv_requant_half (d, c2, s2),
+        dwv_requant_half (d, c3, s3));
+    _mm256_mask_storeu_epi8 (out + (size_t) ox * oc, mask,
+        _mm256_packs_epi16 (lo, hi));
+  }
+}
+
 void
 simnpu__dw_vnni_run (const simnpu__conv_params * p, const int8_t * input,
     const void *packed, const int32_t * bias, const float *scales,
@@ -314,27 +426,44 @@ simnpu__dw_vnni_run (const simnpu__conv_params * p, const int8_t * input,
   for (b = 0; b < p->n; b++) {
     const int8_t *in = input + (size_t) b * in_image;
     int8_t *out = output + (size_t) b * out_image;
-    for (oy = 0; oy < p->oh; oy++)
+    for (oy = 0; oy < p->oh; oy += s.sets)
       for (blk = 0; blk < s.blocks; blk++) {
         const int rest = p->oc - blk * BLOCK;
         const __mmask64 mask = rest >= BLOCK ? ~(__mmask64) 0 :
             (((__mmask64) 1 << rest) - 1);
+        const bool half = s.half && blk == s.blocks - 1;
+        const size_t set_bytes = (size_t) s.quads * p->kw *
+            (half ? COL_BYTES / 2 : COL_BYTES);
+        const int8_t *w = (const int8_t *) packed +
+            (size_t) blk * s.sets * s.quads * p->kw * COL_BYTES;
+        int set;
         for (q = 0; q < s.quads; q++) {
           const int8_t *rows[QUAD];
           for (r = 0; r < QUAD; r++) {
             int ky = q * QUAD + r;
             int iy = oy * p->sh - p->pt + ky * p->dh;
-            rows[r] = ky < p->kh && iy >= 0 && iy < p->ih ?
+            rows[r] = ky < p->kh + s.sets - 1 && iy >= 0 && iy < p->ih ?
                 in + (size_t) iy *p->iw * p->ic + (size_t) blk *BLOCK : NULL;
           }
-          build_quad_row (p, rows, s.nj, mask,
-              base + (size_t) q * s.nj * COL_BYTES);
+          if (half)
+            build_quad_row_half (p, rows, s.nj, (__mmask32) mask,
+                base + (size_t) q * s.nj * (COL_BYTES / 2));
+          else
+            build_quad_row (p, rows, s.nj, mask,
+                base + (size_t) q * s.nj * COL_BYTES);
         }
         d.bias = pbias + (size_t) blk *BLOCK;
         d.scale = pscale + (size_t) blk *BLOCK;
-        dwv_row (p, base, (size_t) s.nj, s.quads, (const int8_t *) packed +
-            (size_t) blk * s.quads * p->kw * COL_BYTES, &d, mask,
-            out + (size_t) oy * p->ow * p->oc + (size_t) blk * BLOCK);
+        for (set = 0; set < s.sets && oy + set < p->oh; set++) {
+          int8_t *dst = out + (size_t) (oy + set) * p->ow * p->oc +
+              (size_t) blk * BLOCK;
+          if (half)
+            dwv_row_half (p, base, (size_t) s.nj, s.quads,
+                w + set * set_bytes, &d, (__mmask32) mask, dst);
+          else
+            dwv_row (p, base, (size_t) s.nj, s.quads, w + set * set_bytes,
+                &d, mask, dst);
+        }
       }
   }
 }

@@ -16,7 +16,6 @@
 
 #include "kernels-private.h"
 
-#include <stdio.h>
 #include <string.h>
 
 /* the self-test's convs: one per shape class the fast kernels take */

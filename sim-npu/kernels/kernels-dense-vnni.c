@@ -55,12 +55,22 @@
 /* as kernels-dense.c's DIRECT_MIN_OW */
 #define DIRECT_MIN_OW 24
 #define SIGN_FLIP 0x80
+/* bytes of a 512-bit vector */
+#define VEC_BYTES 64
+/* the most kernel rows of a tail quad */
+#define TAIL_MAX_ROWS 3
 
 #define ALIGN_UP(n, a) (((n) + (a) - 1) / (a) * (a))
 
 typedef struct
 {
   bool direct;
+  /* Direct, with the last rem = kw * ic % 4 taps of every kernel row
+   * gathered into one quad per pixel (a tail segment) instead of padding
+   * each row's last quad: where a few channels waste most of those quads
+   * (the first layer's 3 x 3 x 3: 7 quads, not 9). Built by a byte
+   * permutation (AVX-512 VBMI). */
+  bool tail;
   size_t k;                     /* taps */
   size_t n_seg;                 /* segments per pixel */
   size_t seg4;                  /* quads per segment */
@@ -94,7 +104,15 @@ vnni_shape (const simnpu__conv_params * p, VnniShape * s)
     s->chunk = MIN ((size_t) p->oh * p->ow, CHUNK_BYTES / per_pixel);
   }
   s->chunk = MAX (s->chunk, 1);
-  s->kq = s->n_seg * s->seg4;
+  s->tail = false;
+  if (s->direct && p->kh >= 2 && p->kh <= TAIL_MAX_ROWS
+      && (size_t) p->kw * ic <= VEC_BYTES && simnpu__kernels_cpu_has_vbmi ()) {
+    size_t rem = (size_t) p->kw * ic % QUAD;
+    s->tail = rem != 0 && rem * (size_t) p->kh <= QUAD;
+    if (s->tail)
+      s->seg4 = (size_t) p->kw * ic / QUAD;
+  }
+  s->kq = s->n_seg * s->seg4 + (s->tail ? 1 : 0);
   /* a last block may run MAX_ROWS - 1 pixels past the chunk; a pixel's
    * last quad reads up to QUAD - 1 bytes past its window row */
   s->seg_len = ((s->chunk + MAX_ROWS - 2) * p->sw + p->kw) * ic + QUAD;
@@ -146,6 +164,18 @@ simnpu__dense_vnni_pack (const simnpu__conv_params * p,
             *dst++ = o < (size_t) p->oc && k < seg_taps ?
                 weights[o * s.k + sg * seg_taps + k] : 0;
           }
+    if (s.tail) {
+      /* byte t of the tail quad: kernel row t / rem, the row's tap
+       * seg4 * 4 + t % rem */
+      const size_t rem = seg_taps % QUAD;
+      for (j = 0; j < width; j++)
+        for (t = 0; t < QUAD; t++) {
+          size_t ky = t / rem;
+          o = o0 + j;
+          *dst++ = o < (size_t) p->oc && ky < (size_t) p->kh ?
+              weights[o * s.k + ky * seg_taps + s.seg4 * QUAD + t % rem] : 0;
+        }
+    }
     o0 += width;
   }
   corr = (int32_t *) (void *) ((int8_t *) packed + s.w_bytes);
@@ -157,13 +187,20 @@ simnpu__dense_vnni_pack (const simnpu__conv_params * p,
   }
 }
 
+/* slack after each segment for the tail's loads */
+#define TAIL_SLACK (2 * VEC_BYTES)
+
 /* scratch: the chunk's taps, then the bias with the corrections and the
  * scales, padded to ocp; aligned inside */
 static size_t
 vnni_scratch_layout (const VnniShape * s, size_t *at_bias, size_t *at_scale)
 {
-  size_t taps = s->direct ? s->n_seg * ALIGN_UP (s->seg_len,
-      SIMNPU_KERNEL_ALIGN) : (s->chunk + MAX_ROWS) * s->seg4 * QUAD;
+  size_t taps = s->direct ? s->n_seg * (ALIGN_UP (s->seg_len,
+          SIMNPU_KERNEL_ALIGN) + (s->tail ? TAIL_SLACK : 0)) :
+      (s->chunk + MAX_ROWS) * s->seg4 * QUAD;
+
+  if (s->tail)
+    taps += (s->chunk + MAX_ROWS) * QUAD + VEC_BYTES;
 
   *at_bias = ALIGN_UP (taps, SIMNPU_KERNEL_ALIGN);
   *at_scale = *at_bias + ALIGN_UP (s->ocp * sizeof (int32_t),
@@ -267,6 +304,64 @@ build_rows (const simnpu__conv_params * p, const VnniShape * s,
   memset (rows + count * stride, 0, MAX_ROWS * stride);
 }
 
+/* The tail's permutation: per pixel (per of them from each load) the
+ * quad of the kernel rows' last rem taps, row ky's from the ky-th
+ * table (rows 0 and 1 in one permutation, bit 6 of the index picking row
+ * 1; row 2 merged in by a second one, its bytes in row2) */
+typedef struct
+{
+  uint8_t idx01[VEC_BYTES], idx2[VEC_BYTES];
+  uint64_t row2;
+  size_t per;
+} TailPerm;
+
+static void
+tail_perm (const simnpu__conv_params * p, const VnniShape * s, TailPerm * tp)
+{
+  const size_t step = (size_t) p->sw * p->ic, run = (size_t) p->kw * p->ic;
+  const size_t rem = run % QUAD, at = s->seg4 * QUAD;
+  size_t o;
+
+  tp->per = MIN ((VEC_BYTES - run) / step + 1, VEC_BYTES / QUAD);
+  tp->row2 = 0;
+  for (o = 0; o < VEC_BYTES; o++) {
+    size_t px = o / QUAD, t = o % QUAD, ky = t / rem;
+    size_t src = px * step + at + t % rem;
+    bool used = px < tp->per && ky < (size_t) p->kh;
+    tp->idx01[o] = (uint8_t) (used && ky == 1 ? VEC_BYTES + src : used
+        && ky == 0 ? src : 0);
+    tp->idx2[o] = (uint8_t) (used && ky == 2 ? src : 0);
+    if (used && ky == 2)
+      tp->row2 |= (uint64_t) 1 << o;
+  }
+}
+
+/* The tail quads of pixels [0, count) and of the rest of a last block
+ * from the segments (already sign-flipped and padded), per pixels a
+ * permutation; the loads read up to TAIL_SLACK past a segment's bytes
+ * into its slack, bytes that only the rows past count take. */
+SIMNPU_VBMI_TARGET static void
+build_tail (const simnpu__conv_params * p, const VnniShape * s,
+    const TailPerm * tp, const uint8_t * const *seg, size_t count,
+    uint8_t * tail)
+{
+  const size_t step = (size_t) p->sw * p->ic;
+  const __m512i i01 = _mm512_loadu_si512 ((const void *) tp->idx01);
+  const __m512i i2 = _mm512_loadu_si512 ((const void *) tp->idx2);
+  size_t r0;
+
+  (void) s;
+  for (r0 = 0; r0 < count + MAX_ROWS - 1; r0 += tp->per) {
+    __m512i v = _mm512_permutex2var_epi8 (_mm512_loadu_si512 ((const void *)
+            (seg[0] + r0 * step)), i01, _mm512_loadu_si512 ((const void *)
+            (seg[1] + r0 * step)));
+    if (p->kh > 2)
+      v = _mm512_mask_permutexvar_epi8 (v, tp->row2, i2,
+          _mm512_loadu_si512 ((const void *) (seg[2] + r0 * step)));
+    _mm512_storeu_si512 ((void *) (tail + r0 * QUAD), v);
+  }
+}
+
 typedef struct
 {
   const int32_t *bias;          /* ocp: bias + correction, padded */
@@ -304,8 +399,9 @@ vnni_store (const VnniOut * d, __m512i acc, __m512 sc, size_t o, int8_t * dst)
  * panel of nv vectors of channels from o0; stores the first valid. */
 SIMNPU_VNNI_TARGET static inline __attribute__((always_inline))
      void vnni_block (const uint8_t * const *seg, size_t n_seg, size_t seg4,
-    size_t lda, const int8_t * restrict w, const VnniOut * d, size_t o0,
-    int8_t * restrict out, int valid, const int nv, const int rows)
+    size_t lda, const uint8_t * tail, const int8_t * restrict w,
+    const VnniOut * d, size_t o0, int8_t * restrict out, int valid,
+    const int nv, const int rows)
 {
   __m512i c[MAX_ROWS][MAX_NV];
   __m512i wv[MAX_NV];
@@ -336,6 +432,21 @@ SIMNPU_VNNI_TARGET static inline __attribute__((always_inline))
       }
     }
   }
+  if (tail != NULL) {
+#pragma GCC unroll 4
+    for (v = 0; v < nv; v++)
+      wv[v] = _mm512_load_si512 ((const void *) (w + v * LANES * QUAD));
+#pragma GCC unroll 16
+    for (r = 0; r < rows; r++) {
+      int32_t t;
+      __m512i b;
+      memcpy (&t, tail + r * QUAD, sizeof (t));
+      b = _mm512_set1_epi32 (t);
+#pragma GCC unroll 4
+      for (v = 0; v < nv; v++)
+        c[r][v] = _mm512_dpbusd_epi32 (c[r][v], b, wv[v]);
+    }
+  }
 #pragma GCC unroll 4
   for (v = 0; v < nv; v++) {
     const __m512 sc = _mm512_load_ps (d->scale + o0 + v * LANES);
@@ -354,10 +465,11 @@ SIMNPU_VNNI_TARGET static inline __attribute__((always_inline))
 #define BLOCK_FUNC(NV, ROWS) \
 SIMNPU_VNNI_TARGET __attribute__((noinline)) static void \
 vnni_block_##NV (const uint8_t * const *seg, size_t n_seg, size_t seg4, \
-    size_t lda, const int8_t * w, const VnniOut * d, size_t o0, \
-    int8_t * out, int valid) \
+    size_t lda, const uint8_t * tail, const int8_t * w, const VnniOut * d, \
+    size_t o0, int8_t * out, int valid) \
 { \
-  vnni_block (seg, n_seg, seg4, lda, w, d, o0, out, valid, NV, ROWS); \
+  vnni_block (seg, n_seg, seg4, lda, tail, w, d, o0, out, valid, NV, \
+      ROWS); \
 }
 BLOCK_FUNC (4, 6)
     BLOCK_FUNC (3, 8)
@@ -365,8 +477,8 @@ BLOCK_FUNC (4, 6)
     BLOCK_FUNC (1, 16)
 #undef BLOCK_FUNC
      typedef void (*VnniBlockFunc) (const uint8_t * const *seg, size_t n_seg,
-    size_t seg4, size_t lda, const int8_t * w, const VnniOut * d, size_t o0,
-    int8_t * out, int valid);
+    size_t seg4, size_t lda, const uint8_t * tail, const int8_t * w,
+    const VnniOut * d, size_t o0, int8_t * out, int valid);
 
      static const VnniBlockFunc block_funcs[MAX_NV + 1] = {
        NULL, vnni_block_1, vnni_block_2, vnni_block_3, vnni_block_4
@@ -376,7 +488,8 @@ static const int block_rows[MAX_NV + 1] = { 0, 16, 12, 8, 6 };
 
 static void
 run_panels (const VnniShape * s, const VnniOut * d, const int8_t * packed,
-    const uint8_t * const *seg, size_t lda, size_t count, int8_t * out)
+    const uint8_t * const *seg, size_t lda, const uint8_t * tail,
+    size_t count, int8_t * out)
 {
   const uint8_t *blk[SIMNPU_MAX_KERNEL_DIM];
   size_t o0, r0, j;
@@ -388,7 +501,8 @@ run_panels (const VnniShape * s, const VnniOut * d, const int8_t * packed,
     for (r0 = 0; r0 < count; r0 += rows) {
       for (j = 0; j < s->n_seg; j++)
         blk[j] = seg[j] + r0 * lda;
-      block_funcs[nv] (blk, s->n_seg, s->seg4, lda, w, d, o0,
+      block_funcs[nv] (blk, s->n_seg, s->seg4, lda,
+          tail != NULL ? tail + r0 * QUAD : NULL, w, d, o0,
           out + r0 * (size_t) d->oc, (int) MIN (rows, count - r0));
     }
     o0 += (size_t) nv *LANES;
@@ -402,6 +516,7 @@ simnpu__dense_vnni_run (const simnpu__conv_params * p, const int8_t * input,
 {
   VnniShape s;
   VnniOut d;
+  TailPerm tperm;
   size_t at_bias, at_scale, m, m0, o;
   uint8_t *base = (uint8_t *) ALIGN_UP ((uintptr_t) scratch,
       SIMNPU_KERNEL_ALIGN);
@@ -414,6 +529,8 @@ simnpu__dense_vnni_run (const simnpu__conv_params * p, const int8_t * input,
 
   vnni_shape (p, &s);
   vnni_scratch_layout (&s, &at_bias, &at_scale);
+  if (s.tail)
+    tail_perm (p, &s, &tperm);
   corr = (const int32_t *) (const void *) ((const int8_t *) packed + s.w_bytes);
   pbias = (int32_t *) (void *) (base + at_bias);
   pscale = (float *) (void *) (base + at_scale);
@@ -439,13 +556,15 @@ simnpu__dense_vnni_run (const simnpu__conv_params * p, const int8_t * input,
         size_t count = MIN (s.chunk, m - m0);
         const uint8_t *seg[1] = { base };
         build_rows (p, &s, in, m0, count, base);
-        run_panels (&s, &d, packed, seg, s.seg4 * QUAD, count,
+        run_panels (&s, &d, packed, seg, s.seg4 * QUAD, NULL, count,
             out + m0 * (size_t) p->oc);
       }
       continue;
     }
     {
-      const size_t seg_stride = ALIGN_UP (s.seg_len, SIMNPU_KERNEL_ALIGN);
+      const size_t seg_stride = ALIGN_UP (s.seg_len, SIMNPU_KERNEL_ALIGN) +
+          (s.tail ? TAIL_SLACK : 0);
+      uint8_t *tail = base + (size_t) p->kh * seg_stride;
       const uint8_t *seg[SIMNPU_MAX_KERNEL_DIM];
       int oy, ky;
       size_t x0;
@@ -457,7 +576,10 @@ simnpu__dense_vnni_run (const simnpu__conv_params * p, const int8_t * input,
             build_segment (p, &s, in, oy * p->sh - p->pt + ky * p->dh, x0, sg);
             seg[ky] = sg;
           }
-          run_panels (&s, &d, packed, seg, (size_t) p->sw * p->ic, count,
+          if (s.tail)
+            build_tail (p, &s, &tperm, seg, count, tail);
+          run_panels (&s, &d, packed, seg, (size_t) p->sw * p->ic,
+              s.tail ? tail : NULL, count,
               out + ((size_t) oy * p->ow + x0) * p->oc);
         }
     }

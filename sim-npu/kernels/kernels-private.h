@@ -90,9 +90,16 @@ SIMNPU_INTERNAL void simnpu__dw_run (const simnpu__conv_params * p,
 #define SIMNPU_VNNI 1
 #define SIMNPU_VNNI_TARGET \
   __attribute__((target ("avx512f,avx512bw,avx512vl,avx512vnni,bmi2")))
+/* and, where the CPU has it, the byte permutation of AVX-512 VBMI */
+#define SIMNPU_VBMI_TARGET \
+  __attribute__((target ("avx512f,avx512bw,avx512vl,avx512vnni,bmi2," \
+          "avx512vbmi")))
 #endif
 #endif
 
+/* whether the CPU has AVX-512 VNNI and VBMI (a form of the VNNI dense
+ * kernel uses it) */
+SIMNPU_INTERNAL bool simnpu__kernels_cpu_has_vbmi (void);
 /* the shapes the dense kernels take, whatever the CPU */
 SIMNPU_INTERNAL bool simnpu__dense_shape_ok (const simnpu__conv_params * p);
 SIMNPU_INTERNAL size_t simnpu__dense_vnni_packed_bytes (const

@@ -96,6 +96,17 @@ simnpu__kernels_cpu_has (simnpu__kernels_path path)
   }
 }
 
+bool
+simnpu__kernels_cpu_has_vbmi (void)
+{
+#ifdef SIMNPU_VNNI
+  return simnpu__kernels_cpu_has (SIMNPU_KERNELS_AVX512VNNI)
+      && __builtin_cpu_supports ("avx512vbmi");
+#else
+  return false;
+#endif
+}
+
 static uint32_t
 selftest_rand (uint32_t * state)
 {

@@ -96,11 +96,20 @@ simnpu__kernels_cpu_has (simnpu__kernels_path path)
   }
 }
 
+/* tests only: set before packing, kept until the convs ran */
+static bool vbmi_disabled;
+
+void
+simnpu__kernels_disable_vbmi (bool disable)
+{
+  vbmi_disabled = disable;
+}
+
 bool
 simnpu__kernels_cpu_has_vbmi (void)
 {
 #ifdef SIMNPU_VNNI
-  return simnpu__kernels_cpu_has (SIMNPU_KERNELS_AVX512VNNI)
+  return !vbmi_disabled && simnpu__kernels_cpu_has (SIMNPU_KERNELS_AVX512VNNI)
       && __builtin_cpu_supports ("avx512vbmi");
 #else
   return false;

@@ -60,6 +60,9 @@ SIMNPU_INTERNAL bool simnpu__kernels_use_path (simnpu__kernels_path path);
  * while on, and forget the self-tests' results so that they run again */
 SIMNPU_INTERNAL void simnpu__kernels_inject_fault (simnpu__kernels_path path,
     bool on);
+/* for tests: the avx512vnni kernels do without AVX-512 VBMI even where
+ * the CPU has it (set before packing, kept until the convs ran) */
+SIMNPU_INTERNAL void simnpu__kernels_disable_vbmi (bool disable);
 /* the packed form's kernel: the path that packed it (PORTABLE: none) */
 SIMNPU_INTERNAL simnpu__kernels_path simnpu__conv2d_packed_path (const void
     *packed);

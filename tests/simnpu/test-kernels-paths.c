@@ -164,35 +164,52 @@ check_path (simnpu__kernels_path path, const simnpu__conv_params * p,
   return true;
 }
 
+/* every shape class on path */
+static void
+check_classes (simnpu__kernels_path path, const char *name)
+{
+  unsigned c;
+
+  for (c = 0; c < G_N_ELEMENTS (classes); c++) {
+    int t, taken = 0;
+    for (t = 0; t < CASES_PER_CLASS; t++) {
+      simnpu__conv_params p;
+      random_shape (&classes[c], &p, t);
+      taken += check_path (path, &p, t % 6 == 5, classes[c].name);
+    }
+    /* each class is one the path's own kernels take */
+    g_assert_cmpint (taken, ==, CASES_PER_CLASS);
+    printf ("# path %s, %s: %d cases bit-exact\n", name, classes[c].name,
+        taken);
+  }
+}
+
 static void
 test_paths_bit_exact (void)
 {
   int path, ran = 0;
-  unsigned c;
 
   rng = g_rand_new_with_seed (SEED);
   for (path = SIMNPU_KERNELS_AVX2; path < SIMNPU_KERNELS_N_PATHS; path++) {
-    const char *name = simnpu__kernels_path_name ((simnpu__kernels_path)
-        path);
-    if (!simnpu__kernels_cpu_has ((simnpu__kernels_path) path)) {
+    simnpu__kernels_path k = (simnpu__kernels_path) path;
+    const char *name = simnpu__kernels_path_name (k);
+    if (!simnpu__kernels_cpu_has (k)) {
       printf ("# path %s skipped: this CPU lacks it\n", name);
       continue;
     }
-    g_assert_true (simnpu__kernels_path_ok ((simnpu__kernels_path) path));
-    for (c = 0; c < G_N_ELEMENTS (classes); c++) {
-      int t, taken = 0;
-      for (t = 0; t < CASES_PER_CLASS; t++) {
-        simnpu__conv_params p;
-        random_shape (&classes[c], &p, t);
-        taken += check_path ((simnpu__kernels_path) path, &p, t % 6 == 5,
-            classes[c].name);
-      }
-      /* each class is one the path's own kernels take */
-      g_assert_cmpint (taken, ==, CASES_PER_CLASS);
-      printf ("# path %s, %s: %d cases bit-exact\n", name, classes[c].name,
-          taken);
-    }
+    g_assert_true (simnpu__kernels_path_ok (k));
+    check_classes (k, name);
     ran++;
+    if (k != SIMNPU_KERNELS_AVX512VNNI)
+      continue;
+    /* the VNNI dense kernel's form for CPUs without AVX-512 VBMI */
+    if (!__builtin_cpu_supports ("avx512vbmi")) {
+      printf ("# path %s with AVX-512 VBMI skipped: this CPU lacks it\n", name);
+      continue;
+    }
+    simnpu__kernels_disable_vbmi (true);
+    check_classes (k, "avx512vnni without VBMI");
+    simnpu__kernels_disable_vbmi (false);
   }
   printf ("# fast paths run: %d\n", ran);
   g_rand_free (rng);

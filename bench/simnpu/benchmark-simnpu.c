@@ -289,14 +289,22 @@ run_graph (BenchConv * c)
 }
 
 /* the kernel as the graph calls it: its op's params (a pointwise conv
- * flattened to one row), packed weights, folded bias and scales */
+ * flattened to one row), weights packed for a path (NULL: portable),
+ * folded bias and scales */
 static void
-run_kernel (BenchConv * c, int8_t * out, int8_t * scratch)
+run_kernel_packed (BenchConv * c, const void *packed, int8_t * out,
+    int8_t * scratch)
 {
   const simnpu__op *op = c->op;
 
   simnpu__conv2d (&op->conv, c->g_in, c->g->tensors[op->inputs[1]].data,
-      op->weights_packed, op->bias_folded, op->requant_scales, out, scratch);
+      packed, op->bias_folded, op->requant_scales, out, scratch);
+}
+
+static void
+run_kernel (BenchConv * c, int8_t * out, int8_t * scratch)
+{
+  run_kernel_packed (c, c->op->weights_packed, out, scratch);
 }
 
 /* A straightforward loop over the conv as declared, with the raw bias and
@@ -619,11 +627,54 @@ verdict (bool ok)
  * per-frame figures, whose absolute targets were set on a faster host */
 static double reference_gmacs;
 
-/* one conv's figures in GMAC/s (0: not measured) */
+/* one conv's figures in GMAC/s (0: not measured); path: each kernel
+ * path's kernel call, where the CPU has it; chosen: the graph's */
 typedef struct
 {
   double graph, kernel, dnnl, xnn, naive;
+  double path[SIMNPU_KERNELS_N_PATHS];
+  simnpu__kernels_path chosen;
 } ConvResult;
+
+/* the weights packed for each path the CPU has (NULL: portable, or not
+ * available; ok[] says which) */
+typedef struct
+{
+  void *packed[SIMNPU_KERNELS_N_PATHS];
+  bool ok[SIMNPU_KERNELS_N_PATHS];
+  simnpu__kernels_path used[SIMNPU_KERNELS_N_PATHS];
+} PathPacks;
+
+static void
+path_packs_setup (PathPacks * pp, BenchConv * c)
+{
+  const simnpu__conv_params *p = &c->op->conv;
+  int i;
+
+  memset (pp, 0, sizeof (*pp));
+  for (i = 0; i < SIMNPU_KERNELS_N_PATHS; i++) {
+    size_t bytes;
+    if (!simnpu__kernels_path_ok ((simnpu__kernels_path) i))
+      continue;
+    pp->ok[i] = true;
+    bytes = simnpu__conv2d_packed_bytes_for (p, (simnpu__kernels_path) i);
+    if (bytes > 0) {
+      pp->packed[i] = g_aligned_alloc0 (bytes, 1, SCRATCH_ALIGN);
+      simnpu__conv2d_pack_for (p, c->g->tensors[c->op->inputs[1]].data,
+          pp->packed[i], (simnpu__kernels_path) i);
+    }
+    pp->used[i] = simnpu__conv2d_packed_path (pp->packed[i]);
+  }
+}
+
+static void
+path_packs_clear (PathPacks * pp)
+{
+  int i;
+
+  for (i = 0; i < SIMNPU_KERNELS_N_PATHS; i++)
+    g_aligned_free (pp->packed[i]);
+}
 
 static void
 bench_conv (const ConvShape * s, bool have_dnnl, bool have_xnn,
@@ -633,6 +684,9 @@ bench_conv (const ConvShape * s, bool have_dnnl, bool have_xnn,
   uint64_t best_graph = G_MAXUINT64, best_kernel = G_MAXUINT64;
   uint64_t best_dnnl = G_MAXUINT64, best_xnn = G_MAXUINT64;
   uint64_t best_naive = G_MAXUINT64, t0;
+  uint64_t best_path[SIMNPU_KERNELS_N_PATHS];
+  PathPacks pp;
+  int pi;
   int r, dnnl_diff = -1, xnn_diff = -1;
   bool dnnl_up = false, xnn_up = false;
   const char *dnnl_impl = NULL;
@@ -646,6 +700,9 @@ bench_conv (const ConvShape * s, bool have_dnnl, bool have_xnn,
 #endif
 
   bench_conv_setup (&c, s);
+  path_packs_setup (&pp, &c);
+  for (pi = 0; pi < SIMNPU_KERNELS_N_PATHS; pi++)
+    best_path[pi] = G_MAXUINT64;
   /* the oracle the baselines' outputs are checked against */
   run_graph (&c);
 #ifdef HAVE_DNNL
@@ -694,7 +751,26 @@ bench_conv (const ConvShape * s, bool have_dnnl, bool have_xnn,
       best_xnn = MIN (best_xnn, thread_cpu_ns () - t0);
     }
 #endif
+    for (pi = 0; pi < SIMNPU_KERNELS_N_PATHS; pi++) {
+      if (!pp.ok[pi])
+        continue;
+      t0 = thread_cpu_ns ();
+      run_kernel_packed (&c, pp.packed[pi], c.kout, c.kscratch);
+      best_path[pi] = MIN (best_path[pi], thread_cpu_ns () - t0);
+    }
   }
+  /* every path's output is the graph's */
+  run_graph (&c);
+  for (pi = 0; pi < SIMNPU_KERNELS_N_PATHS; pi++)
+    if (pp.ok[pi]) {
+      run_kernel_packed (&c, pp.packed[pi], c.kout, c.kscratch);
+      if (max_abs_diff (c.g_out, c.kout, c.out_n) != 0) {
+        fprintf (stderr, "benchmark: conv %s: the %s path's output is not "
+            "the graph's\n", s->id,
+            simnpu__kernels_path_name ((simnpu__kernels_path) pi));
+        exit (1);
+      }
+    }
   for (r = 0; r < NAIVE_REPEATS; r++) {
     t0 = thread_cpu_ns ();
     run_naive (&c);
@@ -721,8 +797,23 @@ bench_conv (const ConvShape * s, bool have_dnnl, bool have_xnn,
   graph_g = gmacs (c.macs, best_graph);
   printf ("conv %s: %s, %.1f MMAC; sim-npu %s kernel, conv params %dx%d "
       "-> %dx%d\n", s->id, s->label, c.macs / 1e6,
-      c.op->weights_packed ? "fast" : "portable", c.op->conv.ih,
+      simnpu__kernels_path_name (simnpu__conv2d_packed_path
+          (c.op->weights_packed)), c.op->conv.ih,
       c.op->conv.iw, c.op->conv.oh, c.op->conv.ow);
+  for (pi = 0; pi < SIMNPU_KERNELS_N_PATHS; pi++) {
+    if (!pp.ok[pi]) {
+      printf ("  path %-10s  not on this CPU\n",
+          simnpu__kernels_path_name ((simnpu__kernels_path) pi));
+      continue;
+    }
+    printf ("  path %-10s %8.2f GMAC/s  (%.3f ms, kernel call, runs %s)",
+        simnpu__kernels_path_name ((simnpu__kernels_path) pi),
+        gmacs (c.macs, best_path[pi]), best_path[pi] / 1e6,
+        simnpu__kernels_path_name (pp.used[pi]));
+    if (dnnl_up)
+      printf (": sim-npu/oneDNN %.2f", (double) best_dnnl / best_path[pi]);
+    printf ("\n");
+  }
   ratio = (double) best_graph / best_kernel;
   printf ("  sim-npu graph  %8.2f GMAC/s  (%.3f ms); kernel call %.2f GMAC/s: "
       "graph/kernel %.3f (target <= %.2f: %s)\n", graph_g, best_graph / 1e6,
@@ -768,6 +859,10 @@ bench_conv (const ConvShape * s, bool have_dnnl, bool have_xnn,
   res->dnnl = dnnl_up ? gmacs (c.macs, best_dnnl) : 0.0;
   res->xnn = xnn_up ? gmacs (c.macs, best_xnn) : 0.0;
   res->naive = gmacs (c.macs, best_naive);
+  res->chosen = simnpu__conv2d_packed_path (c.op->weights_packed);
+  for (pi = 0; pi < SIMNPU_KERNELS_N_PATHS; pi++)
+    res->path[pi] = pp.ok[pi] ? gmacs (c.macs, best_path[pi]) : 0.0;
+  path_packs_clear (&pp);
   bench_conv_clear (&c);
 }
 
@@ -790,6 +885,7 @@ static void
 conv_summary (const ConvResult * res)
 {
   unsigned i;
+  int pi;
 
   printf ("summary (GMAC/s)  %7s %7s %7s %8s %7s  %12s  %s\n", "graph",
       "kernel", "oneDNN", "XNNPACK", "naive", "graph/kernel",
@@ -808,6 +904,68 @@ conv_summary (const ConvResult * res)
     else
       printf ("  unavailable\n");
   }
+  /* each path's kernel call, GMAC/s and its ratio to oneDNN's */
+  printf ("per path (GMAC/s, sim-npu/oneDNN)  %-10s", "chosen");
+  for (pi = 0; pi < SIMNPU_KERNELS_N_PATHS; pi++)
+    printf (" %18s", simnpu__kernels_path_name ((simnpu__kernels_path) pi));
+  printf ("\n");
+  for (i = 0; i < G_N_ELEMENTS (conv_shapes); i++) {
+    const ConvResult *r = &res[i];
+    printf ("  conv %s                          %-10s", conv_shapes[i].id,
+        simnpu__kernels_path_name (r->chosen));
+    for (pi = 0; pi < SIMNPU_KERNELS_N_PATHS; pi++) {
+      if (r->path[pi] <= 0.0)
+        printf (" %18s", "-");
+      else if (r->dnnl > 0.0)
+        printf (" %9.2f (%5.2fx)", r->path[pi], r->path[pi] / r->dnnl);
+      else
+        printf (" %9.2f %8s", r->path[pi], "");
+    }
+    printf ("\n");
+  }
+}
+
+/* the CPU's model and its SIMD flags, from /proc/cpuinfo */
+static void
+print_cpu (void)
+{
+  static const char *const prefixes[] = { "sse4", "avx", "fma", "f16c",
+    "amx", "bmi2"
+  };
+  gchar *info = NULL;
+  gchar **lines, **l;
+  bool model = false, flags = false;
+
+  if (!g_file_get_contents ("/proc/cpuinfo", &info, NULL, NULL)) {
+    printf ("CPU: /proc/cpuinfo unreadable\n");
+    return;
+  }
+  lines = g_strsplit (info, "\n", -1);
+  for (l = lines; *l != NULL; l++) {
+    const char *colon = strchr (*l, ':');
+    if (colon == NULL)
+      continue;
+    if (!model && g_str_has_prefix (*l, "model name")) {
+      printf ("CPU: %s\n", g_strstrip (g_strdup (colon + 1)));
+      model = true;
+    } else if (!flags && g_str_has_prefix (*l, "flags")) {
+      gchar **f = g_strsplit (colon + 1, " ", -1), **t;
+      printf ("CPU SIMD flags:");
+      for (t = f; *t != NULL; t++) {
+        unsigned j;
+        for (j = 0; j < G_N_ELEMENTS (prefixes); j++)
+          if (g_str_has_prefix (*t, prefixes[j])) {
+            printf (" %s", *t);
+            break;
+          }
+      }
+      printf ("\n");
+      g_strfreev (f);
+      flags = true;
+    }
+  }
+  g_strfreev (lines);
+  g_free (info);
 }
 
 static void
@@ -816,6 +974,17 @@ bench_convs (void)
   bool have_dnnl = false, have_xnn = false;
   ConvResult res[G_N_ELEMENTS (conv_shapes)];
   unsigned i;
+  int pi;
+
+  print_cpu ();
+  printf ("sim-npu kernel paths:");
+  for (pi = 0; pi < SIMNPU_KERNELS_N_PATHS; pi++)
+    printf (" %s (%s)", simnpu__kernels_path_name ((simnpu__kernels_path) pi),
+        simnpu__kernels_path_ok ((simnpu__kernels_path) pi) ? "runs" :
+        simnpu__kernels_cpu_has ((simnpu__kernels_path) pi) ?
+        "failed its self-test" : "not on this CPU");
+  printf ("; chosen: %s\n",
+      simnpu__kernels_path_name (simnpu__kernels_path_chosen ()));
 
 #ifdef HAVE_DNNL
   {
@@ -1451,6 +1620,9 @@ main (int argc, char **argv)
 
   printf ("== int8 conv2d, one thread ==\n");
   bench_convs ();
+  /* --convs-only: section 1 alone */
+  if (argc > 3 && strcmp (argv[3], "--convs-only") == 0)
+    return 0;
 
   printf ("== real models: functional compute per frame, one core ==\n");
   printf ("public API (simnpu.h): one job in flight at time scale 0 on the "

@@ -158,8 +158,8 @@ panel_width (size_t o0, size_t ocp)
       PANEL_NARROW : PANEL_QUARTER;
 }
 
-static bool
-dense_takes (const simnpu__conv_params * p)
+bool
+simnpu__dense_shape_ok (const simnpu__conv_params * p)
 {
   /* The thinnest convs stay with the portable kernel, which runs pixels
    * along the lanes (one output channel wastes 7 of 8 here), and for one
@@ -170,7 +170,13 @@ dense_takes (const simnpu__conv_params * p)
 
   return p->groups == 1 && p->oc >= min_oc
       && !(taps <= THIN_MAX_TAPS && p->oc <= THIN_MAX_OC)
-      && p->kh <= SIMNPU_MAX_KERNEL_DIM && __builtin_cpu_supports ("avx2");
+      && p->kh <= SIMNPU_MAX_KERNEL_DIM;
+}
+
+static bool
+dense_takes (const simnpu__conv_params * p)
+{
+  return simnpu__dense_shape_ok (p) && __builtin_cpu_supports ("avx2");
 }
 
 /* dst[0..n) = src[0..n) widened; vector loads only where 16 bytes are

@@ -80,6 +80,57 @@ SIMNPU_INTERNAL void simnpu__dw_run (const simnpu__conv_params * p,
     const int8_t * input, const void *packed, const int32_t * bias,
     const float *scales, int8_t * output, int8_t * scratch);
 
+/* The AVX-512 VNNI forms (kernels-dense-vnni.c, kernels-dw-vnni.c): the
+ * same seam; their packed weights carry what the unsigned-by-signed byte
+ * multiply-add needs. The path that packs is chosen once per process
+ * (kernels-select.c). */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__has_attribute) \
+    && !defined(__clang__)
+#if __has_attribute (target) && __GNUC__ >= 9
+#define SIMNPU_VNNI 1
+#define SIMNPU_VNNI_TARGET \
+  __attribute__((target ("avx512f,avx512bw,avx512vl,avx512vnni,bmi2")))
+/* and, where the CPU has it, the byte permutation of AVX-512 VBMI */
+#define SIMNPU_VBMI_TARGET \
+  __attribute__((target ("avx512f,avx512bw,avx512vl,avx512vnni,bmi2," \
+          "avx512vbmi")))
+#endif
+#endif
+
+/* whether the CPU has AVX-512 VNNI and VBMI (a form of the VNNI dense
+ * kernel uses it) */
+SIMNPU_INTERNAL bool simnpu__kernels_cpu_has_vbmi (void);
+/* the shapes the dense kernels take, whatever the CPU */
+SIMNPU_INTERNAL bool simnpu__dense_shape_ok (const simnpu__conv_params * p);
+SIMNPU_INTERNAL size_t simnpu__dense_vnni_packed_bytes (const
+    simnpu__conv_params * p);
+SIMNPU_INTERNAL void simnpu__dense_vnni_pack (const simnpu__conv_params * p,
+    const int8_t * weights, void *packed);
+SIMNPU_INTERNAL size_t simnpu__dense_vnni_scratch_bytes (const
+    simnpu__conv_params * p);
+SIMNPU_INTERNAL void simnpu__dense_vnni_run (const simnpu__conv_params * p,
+    const int8_t * input, const void *packed, const int32_t * bias,
+    const float *scales, int8_t * output, int8_t * scratch);
+SIMNPU_INTERNAL size_t simnpu__dw_vnni_packed_bytes (const
+    simnpu__conv_params * p);
+SIMNPU_INTERNAL void simnpu__dw_vnni_pack (const simnpu__conv_params * p,
+    const int8_t * weights, void *packed);
+SIMNPU_INTERNAL size_t simnpu__dw_vnni_scratch_bytes (const
+    simnpu__conv_params * p);
+SIMNPU_INTERNAL void simnpu__dw_vnni_run (const simnpu__conv_params * p,
+    const int8_t * input, const void *packed, const int32_t * bias,
+    const float *scales, int8_t * output, int8_t * scratch);
+
+/* the packing of the path in use now (kernels-select.c); run reads the
+ * kernel from what was packed, so the two always agree */
+SIMNPU_INTERNAL simnpu__kernels_path simnpu__kernels_packing_path (void);
+/* the path whose kernel packing for path packs p with (a slower one
+ * where path's kernels do not take p) */
+SIMNPU_INTERNAL simnpu__kernels_path simnpu__kernels_path_of_packing (const
+    simnpu__conv_params * p, simnpu__kernels_path path);
+/* bit (1 << path): flip a bit of that path's outputs (tests) */
+SIMNPU_INTERNAL int simnpu__kernels_fault_mask;
+
 /* The hot kernels are also built for AVX2 and picked at load time: the
  * same C, so the same integer and single-precision arithmetic (no FMA is
  * enabled, so nothing is contracted), with wider vectors. Not under

@@ -267,27 +267,149 @@ simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
     bytes = MAX (bytes, simnpu__dw_scratch_bytes (p));
   else if (p->groups == 1)
     bytes = MAX (bytes, simnpu__dense_scratch_bytes (p));
+#ifdef SIMNPU_VNNI
+  if (simnpu__kernels_cpu_has (SIMNPU_KERNELS_AVX512VNNI)) {
+    if (is_depthwise (p))
+      bytes = MAX (bytes, simnpu__dw_vnni_scratch_bytes (p));
+    else if (p->groups == 1)
+      bytes = MAX (bytes, simnpu__dense_vnni_scratch_bytes (p));
+  }
+#endif
   return bytes;
+}
+
+/* Packed weights start with a header naming the kernel that packed them
+ * (PackHeader, padded to keep the weights aligned): run takes that
+ * kernel, whichever path is chosen when it runs. */
+typedef enum
+{
+  PACK_NONE,
+  PACK_DENSE_AVX2,
+  PACK_DW_AVX2,
+  PACK_DENSE_VNNI,
+  PACK_DW_VNNI,
+} PackKind;
+
+typedef struct
+{
+  int32_t kind;
+} PackHeader;
+
+#define PACK_HEADER_BYTES SIMNPU_KERNEL_ALIGN
+G_STATIC_ASSERT (sizeof (PackHeader) <= PACK_HEADER_BYTES);
+
+/* the kernel path packs p for, and its packed bytes (without header) */
+static PackKind
+pack_kind (const simnpu__conv_params * p, simnpu__kernels_path path,
+    size_t *bytes)
+{
+  *bytes = 0;
+  if (path == SIMNPU_KERNELS_PORTABLE)
+    return PACK_NONE;
+#ifdef SIMNPU_VNNI
+  if (path == SIMNPU_KERNELS_AVX512VNNI) {
+    if (is_depthwise (p) && (*bytes = simnpu__dw_vnni_packed_bytes (p)) > 0)
+      return PACK_DW_VNNI;
+    if (p->groups == 1 && (*bytes = simnpu__dense_vnni_packed_bytes (p)) > 0)
+      return PACK_DENSE_VNNI;
+  }
+#endif
+  if (is_depthwise (p) && (*bytes = simnpu__dw_packed_bytes (p)) > 0)
+    return PACK_DW_AVX2;
+  if (p->groups == 1 && (*bytes = simnpu__dense_packed_bytes (p)) > 0)
+    return PACK_DENSE_AVX2;
+  return PACK_NONE;
+}
+
+static simnpu__kernels_path
+kind_path (PackKind kind)
+{
+  switch (kind) {
+    case PACK_DENSE_AVX2:
+    case PACK_DW_AVX2:
+      return SIMNPU_KERNELS_AVX2;
+    case PACK_DENSE_VNNI:
+    case PACK_DW_VNNI:
+      return SIMNPU_KERNELS_AVX512VNNI;
+    default:
+      return SIMNPU_KERNELS_PORTABLE;
+  }
+}
+
+simnpu__kernels_path
+simnpu__kernels_path_of_packing (const simnpu__conv_params * p,
+    simnpu__kernels_path path)
+{
+  size_t bytes;
+
+  return kind_path (pack_kind (p, path, &bytes));
+}
+
+size_t
+simnpu__conv2d_packed_bytes_for (const simnpu__conv_params * p,
+    simnpu__kernels_path path)
+{
+  size_t bytes;
+
+  if (pack_kind (p, path, &bytes) == PACK_NONE)
+    return 0;
+  return PACK_HEADER_BYTES + bytes;
+}
+
+void
+simnpu__conv2d_pack_for (const simnpu__conv_params * p,
+    const int8_t * weights, void *packed, simnpu__kernels_path path)
+{
+  size_t bytes;
+  PackKind kind = pack_kind (p, path, &bytes);
+  PackHeader h = {.kind = kind };
+  void *data = (int8_t *) packed + PACK_HEADER_BYTES;
+
+  if (kind == PACK_NONE)
+    return;
+  memcpy (packed, &h, sizeof (h));
+  switch (kind) {
+    case PACK_DENSE_AVX2:
+      simnpu__dense_pack (p, weights, data);
+      break;
+    case PACK_DW_AVX2:
+      simnpu__dw_pack (p, weights, data);
+      break;
+#ifdef SIMNPU_VNNI
+    case PACK_DENSE_VNNI:
+      simnpu__dense_vnni_pack (p, weights, data);
+      break;
+    case PACK_DW_VNNI:
+      simnpu__dw_vnni_pack (p, weights, data);
+      break;
+#endif
+    default:
+      break;
+  }
 }
 
 size_t
 simnpu__conv2d_packed_bytes (const simnpu__conv_params * p)
 {
-  if (is_depthwise (p))
-    return simnpu__dw_packed_bytes (p);
-  if (p->groups == 1)
-    return simnpu__dense_packed_bytes (p);
-  return 0;
+  return simnpu__conv2d_packed_bytes_for (p, simnpu__kernels_packing_path ());
 }
 
 void
 simnpu__conv2d_pack (const simnpu__conv_params * p, const int8_t * weights,
     void *packed)
 {
-  if (is_depthwise (p))
-    simnpu__dw_pack (p, weights, packed);
-  else if (p->groups == 1)
-    simnpu__dense_pack (p, weights, packed);
+  simnpu__conv2d_pack_for (p, weights, packed, simnpu__kernels_packing_path ());
+}
+
+simnpu__kernels_path
+simnpu__conv2d_packed_path (const void *packed)
+{
+  PackHeader h;
+
+  if (packed == NULL)
+    return SIMNPU_KERNELS_PORTABLE;
+  memcpy (&h, packed, sizeof (h));
+  return kind_path ((PackKind) h.kind);
 }
 
 /* One-channel input at stride 1: column (ky, kx) of an output row is the
@@ -588,10 +710,33 @@ simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
     const int8_t * weights, const void *packed, const int32_t * bias,
     const float *scales, int8_t * output, int8_t * scratch)
 {
-  if (packed != NULL && is_depthwise (p))
-    simnpu__dw_run (p, input, packed, bias, scales, output, scratch);
-  else if (packed != NULL && p->groups == 1)
-    simnpu__dense_run (p, input, packed, bias, scales, output, scratch);
-  else
-    simnpu__conv2d_portable (p, input, weights, bias, scales, output, scratch);
+  PackHeader h = {.kind = PACK_NONE };
+  const void *data;
+
+  if (packed != NULL)
+    memcpy (&h, packed, sizeof (h));
+  data = (const int8_t *) packed + PACK_HEADER_BYTES;
+  switch (h.kind) {
+    case PACK_DENSE_AVX2:
+      simnpu__dense_run (p, input, data, bias, scales, output, scratch);
+      break;
+    case PACK_DW_AVX2:
+      simnpu__dw_run (p, input, data, bias, scales, output, scratch);
+      break;
+#ifdef SIMNPU_VNNI
+    case PACK_DENSE_VNNI:
+      simnpu__dense_vnni_run (p, input, data, bias, scales, output, scratch);
+      break;
+    case PACK_DW_VNNI:
+      simnpu__dw_vnni_run (p, input, data, bias, scales, output, scratch);
+      break;
+#endif
+    default:
+      simnpu__conv2d_portable (p, input, weights, bias, scales, output,
+          scratch);
+      return;
+  }
+  if (G_UNLIKELY (simnpu__kernels_fault_mask != 0)
+      && (simnpu__kernels_fault_mask & (1 << kind_path ((PackKind) h.kind))))
+    output[0] ^= 1;
 }

@@ -32,6 +32,46 @@ G_BEGIN_DECLS
   int32_t act_min, act_max;
 } simnpu__conv_params;
 
+/* The forms of the int8 conv kernels, slowest first. One is chosen per
+ * process at the first conv packed (kernels-select.c): the fastest the CPU
+ * has that passes its self-test against the portable kernel, or the one
+ * SIMNPU_KERNELS=portable|avx2|avx512vnni names (if the CPU has it). */
+typedef enum
+{
+  SIMNPU_KERNELS_PORTABLE,
+  SIMNPU_KERNELS_AVX2,
+  SIMNPU_KERNELS_AVX512VNNI,
+  SIMNPU_KERNELS_N_PATHS
+} simnpu__kernels_path;
+
+SIMNPU_INTERNAL const char *simnpu__kernels_path_name (simnpu__kernels_path
+    path);
+/* whether the CPU has what path needs */
+SIMNPU_INTERNAL bool simnpu__kernels_cpu_has (simnpu__kernels_path path);
+/* whether the CPU has path and path passed its self-test (run at the
+ * first call; a failure is logged once and the path is not used) */
+SIMNPU_INTERNAL bool simnpu__kernels_path_ok (simnpu__kernels_path path);
+/* the path convs are packed for from now on */
+SIMNPU_INTERNAL simnpu__kernels_path simnpu__kernels_path_chosen (void);
+/* for tests and benchmarks: pack for path from now on (weights packed
+ * before keep theirs); false, and no change, if !simnpu__kernels_path_ok */
+SIMNPU_INTERNAL bool simnpu__kernels_use_path (simnpu__kernels_path path);
+/* for tests: flip one output bit of every conv of path's fast kernels
+ * while on, and forget the self-tests' results so that they run again */
+SIMNPU_INTERNAL void simnpu__kernels_inject_fault (simnpu__kernels_path path,
+    bool on);
+/* for tests: the avx512vnni kernels do without AVX-512 VBMI even where
+ * the CPU has it (set before packing, kept until the convs ran) */
+SIMNPU_INTERNAL void simnpu__kernels_disable_vbmi (bool disable);
+/* the packed form's kernel: the path that packed it (PORTABLE: none) */
+SIMNPU_INTERNAL simnpu__kernels_path simnpu__conv2d_packed_path (const void
+    *packed);
+/* simnpu__conv2d_packed_bytes and _pack for a given path */
+SIMNPU_INTERNAL size_t simnpu__conv2d_packed_bytes_for (const
+    simnpu__conv_params * p, simnpu__kernels_path path);
+SIMNPU_INTERNAL void simnpu__conv2d_pack_for (const simnpu__conv_params * p,
+    const int8_t * weights, void *packed, simnpu__kernels_path path);
+
 /* Kernels (kernels.c). Activations are int8 with a per-tensor zero
  * point; all shapes NHWC. */
 

@@ -7,8 +7,8 @@
  * version 2 of the License, or (at your option) any later version.
  */
 
-/* What the two kernel test programs (test-kernels-conv.c and
- * test-kernels-vector.c) share: the seeded random numbers and the
+/* What the kernel test programs (test-kernels-conv.c,
+ * test-kernels-vector.c and test-kernels-paths.c) share: the seeded random numbers and the
  * fills of int8 buffers. */
 
 #ifndef __SIMNPU_TEST_KERNELS_UTIL_H__

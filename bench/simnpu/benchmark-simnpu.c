@@ -1621,8 +1621,12 @@ main (int argc, char **argv)
   printf ("== int8 conv2d, one thread ==\n");
   bench_convs ();
   /* --convs-only: section 1 alone */
-  if (argc > 3 && strcmp (argv[3], "--convs-only") == 0)
+  if (argc > 3 && strcmp (argv[3], "--convs-only") == 0) {
+    g_free (ball_json);
+    g_free (ball_axm);
+    g_free (yolo_axm);
     return 0;
+  }
 
   printf ("== real models: functional compute per frame, one core ==\n");
   printf ("public API (simnpu.h): one job in flight at time scale 0 on the "

@@ -363,10 +363,11 @@ simnpu__conv2d_pack_for (const simnpu__conv_params * p,
   size_t bytes;
   PackKind kind = pack_kind (p, path, &bytes);
   PackHeader h = {.kind = kind };
-  void *data = (int8_t *) packed + PACK_HEADER_BYTES;
+  void *data;
 
   if (kind == PACK_NONE)
     return;
+  data = (int8_t *) packed + PACK_HEADER_BYTES;
   memcpy (packed, &h, sizeof (h));
   switch (kind) {
     case PACK_DENSE_AVX2:
@@ -713,9 +714,10 @@ simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
   PackHeader h = {.kind = PACK_NONE };
   const void *data;
 
+  /* no offset from NULL: an unpacked layer has no data */
   if (packed != NULL)
     memcpy (&h, packed, sizeof (h));
-  data = (const int8_t *) packed + PACK_HEADER_BYTES;
+  data = packed != NULL ? (const int8_t *) packed + PACK_HEADER_BYTES : NULL;
   switch (h.kind) {
     case PACK_DENSE_AVX2:
       simnpu__dense_run (p, input, data, bias, scales, output, scratch);

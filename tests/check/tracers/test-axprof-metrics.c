@@ -29,10 +29,17 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #define PROMETHEUS "/usr/bin/prometheus"
 #define FRAMES 120
 #define WAIT_US (90 * G_TIME_SPAN_SECOND)
+
+static void
+die_with_test (gpointer data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
 
 static GObject *
 axprof_tracer (void)
@@ -238,6 +245,8 @@ GST_START_TEST (test_prometheus_stores_the_report)
   fail_unless (g_file_set_contents (config_path, config, -1, NULL));
   web = g_strdup_printf ("--web.listen-address=127.0.0.1:%u", prom_port);
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE);
+  /* a test that fails (or crashes) does not leave the server running */
+  g_subprocess_launcher_set_child_setup (launcher, die_with_test, NULL, NULL);
   g_subprocess_launcher_set_stderr_file_path (launcher, log_path);
   {
     gchar *config_arg = g_strconcat ("--config.file=", config_path, NULL);

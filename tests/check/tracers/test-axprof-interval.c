@@ -216,21 +216,6 @@ push_frames (GstElement * src, guint first, guint n)
   }
 }
 
-static const GstAxReportRow *
-find_row (const GstAxReport * r, const gchar * name)
-{
-  guint i, j;
-
-  for (i = 0; i < r->groups->len; i++) {
-    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
-
-    for (j = 0; j < g->rows->len; j++)
-      if (strcmp (g_array_index (g->rows, GstAxReportRow, j).name, name) == 0)
-        return &g_array_index (g->rows, GstAxReportRow, j);
-  }
-  return NULL;
-}
-
 /* The interval reports of @w tile the run whose EOS report is the last
  * one, and add up to it. */
 static void
@@ -246,7 +231,7 @@ check_tiling (Watch * w, guint frames)
   fail_unless_equals_int (w->reports->len, w->intervals + 1);
   for (i = 0; i + 1 < w->reports->len; i++) {
     GstAxReport *r = g_ptr_array_index (w->reports, i);
-    const GstAxReportRow *sink = find_row (r, "sink");
+    const GstAxReportRow *sink = gst_ax_report_find_row (r, NULL, "sink", NULL);
 
     fail_unless_equals_int (r->status, GST_AX_REPORT_STATUS_INTERVAL);
     fail_unless_equals_int (r->interval_index, i + 1);

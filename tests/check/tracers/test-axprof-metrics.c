@@ -176,21 +176,6 @@ run_to_eos (GstElement * pipeline)
   return report;
 }
 
-static const GstAxReportRow *
-find_row (const GstAxReport * r, const gchar * name)
-{
-  guint i, j;
-
-  for (i = 0; i < r->groups->len; i++) {
-    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
-
-    for (j = 0; j < g->rows->len; j++)
-      if (strcmp (g_array_index (g->rows, GstAxReportRow, j).name, name) == 0)
-        return &g_array_index (g->rows, GstAxReportRow, j);
-  }
-  return NULL;
-}
-
 GST_START_TEST (test_prometheus_stores_the_report)
 {
   gchar *dir = g_dir_make_tmp ("axprof-prometheus-XXXXXX", NULL);
@@ -262,7 +247,7 @@ GST_START_TEST (test_prometheus_stores_the_report)
 
   report = run_to_eos (pipeline);
   fail_unless_equals_int (report->frames, FRAMES);
-  convert = find_row (report, "convert");
+  convert = gst_ax_report_find_row (report, NULL, "convert", NULL);
   fail_unless (convert != NULL);
 
   /* Prometheus is up and stores what it scrapes; after EOS the counters

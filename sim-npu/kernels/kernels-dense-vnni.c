@@ -388,11 +388,49 @@ vnni_store (const VnniOut * d, __m512i acc, __m512 sc, size_t o, int8_t * dst)
   q = _mm512_add_epi32 (_mm512_max_epi32 (q, _mm512_set1_epi32 (d->lo)),
       _mm512_set1_epi32 (d->zp));
   b = _mm512_cvtepi32_epi8 (q);
+
   if (o + LANES <= (size_t) d->oc)
     _mm_storeu_si128 ((__m128i *) (void *) dst, b);
   else
     _mm_mask_storeu_epi8 (dst, (__mmask16) _bzhi_u32 (~0u,
             (unsigned) ((size_t) d->oc - o)), b);
+}
+
+/* requant_one's rounding on 16 lanes, before the clamp to lo and the
+ * zero point: x clamped to hi and rounded */
+SIMNPU_VNNI_TARGET static inline __m512i
+vnni_round (const VnniOut * d, __m512i acc, __m512 sc)
+{
+  __m512 f = _mm512_mul_ps (_mm512_cvtepi32_ps (acc), sc);
+
+  return _mm512_cvt_roundps_epi32 (_mm512_min_ps (_mm512_set1_ps (d->hi_f),
+          f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+/* Four pixels' 16 channels requantised and stored as 64 bytes, where the
+ * output has exactly 16 channels (pixels 16 bytes apart). The rounded
+ * values are at most hi (<= 255); a saturating pack to int16 keeps them,
+ * except values below -32768, which the clamp to lo (>= -255) raises
+ * anyway, so the clamp and the zero point run on int16 lanes, and the
+ * results, in [act_min, act_max], pack to int8 exactly. Each 128-bit lane
+ * l then holds channels 4l..4l+3 of the four pixels in turn; a dword
+ * permutation puts each pixel's 16 channels together. */
+SIMNPU_VNNI_TARGET static inline void
+vnni_store4 (const VnniOut * d, const __m512i * acc, __m512 sc, int8_t * dst)
+{
+  const __m512i order = _mm512_set_epi32 (15, 11, 7, 3, 14, 10, 6, 2,
+      13, 9, 5, 1, 12, 8, 4, 0);
+  const __m512i lo = _mm512_set1_epi16 ((short) d->lo);
+  const __m512i zp = _mm512_set1_epi16 ((short) d->zp);
+  __m512i p01 = _mm512_packs_epi32 (vnni_round (d, acc[0], sc),
+      vnni_round (d, acc[1], sc));
+  __m512i p23 = _mm512_packs_epi32 (vnni_round (d, acc[2], sc),
+      vnni_round (d, acc[3], sc));
+
+  p01 = _mm512_add_epi16 (_mm512_max_epi16 (p01, lo), zp);
+  p23 = _mm512_add_epi16 (_mm512_max_epi16 (p23, lo), zp);
+  _mm512_storeu_si512 ((void *) dst, _mm512_permutexvar_epi32 (order,
+          _mm512_packs_epi16 (p01, p23)));
 }
 
 /* One block of rows pixels (pixel r's taps at seg[j] + r * lda) times a
@@ -446,6 +484,19 @@ SIMNPU_VNNI_TARGET static inline __attribute__((always_inline))
       for (v = 0; v < nv; v++)
         c[r][v] = _mm512_dpbusd_epi32 (c[r][v], b, wv[v]);
     }
+  }
+  if (nv == 1 && d->oc == LANES && valid == rows && rows % 4 == 0) {
+    const __m512 sc = _mm512_load_ps (d->scale);
+    __m512i q[4];
+#pragma GCC unroll 16
+    for (r = 0; r < rows; r += 4) {
+      q[0] = c[r][0];
+      q[1] = c[r + 1][0];
+      q[2] = c[r + 2][0];
+      q[3] = c[r + 3][0];
+      vnni_store4 (d, q, sc, out + (size_t) r * LANES);
+    }
+    return;
   }
 #pragma GCC unroll 4
   for (v = 0; v < nv; v++) {
@@ -566,14 +617,39 @@ simnpu__dense_vnni_run (const simnpu__conv_params * p, const int8_t * input,
           (s.tail ? TAIL_SLACK : 0);
       uint8_t *tail = base + (size_t) p->kh * seg_stride;
       const uint8_t *seg[SIMNPU_MAX_KERNEL_DIM];
-      int oy, ky;
+      /* with one chunk per output row, the input row each buffer holds:
+       * an input row shared by consecutive output rows (stride below the
+       * kernel's height) is built once */
+      int64_t held[SIMNPU_MAX_KERNEL_DIM];
+      const bool reuse = s.chunk == (size_t) p->ow;
+      int oy, ky, j;
       size_t x0;
+      for (j = 0; j < p->kh; j++)
+        held[j] = INT64_MIN;
       for (oy = 0; oy < p->oh; oy++)
         for (x0 = 0; x0 < (size_t) p->ow; x0 += s.chunk) {
           size_t count = MIN (s.chunk, (size_t) p->ow - x0);
+          bool used[SIMNPU_MAX_KERNEL_DIM] = { false };
           for (ky = 0; ky < p->kh; ky++) {
-            uint8_t *sg = base + (size_t) ky * seg_stride;
-            build_segment (p, &s, in, oy * p->sh - p->pt + ky * p->dh, x0, sg);
+            const int iy = oy * p->sh - p->pt + ky * p->dh;
+            seg[ky] = NULL;
+            for (j = 0; reuse && j < p->kh; j++)
+              if (held[j] == iy && !used[j]) {
+                seg[ky] = base + (size_t) j *seg_stride;
+                used[j] = true;
+                break;
+              }
+          }
+          for (ky = 0; ky < p->kh; ky++) {
+            const int iy = oy * p->sh - p->pt + ky * p->dh;
+            uint8_t *sg;
+            if (seg[ky] != NULL)
+              continue;
+            for (j = 0; used[j]; j++);
+            used[j] = true;
+            held[j] = reuse ? iy : INT64_MIN;
+            sg = base + (size_t) j *seg_stride;
+            build_segment (p, &s, in, iy, x0, sg);
             seg[ky] = sg;
           }
           if (s.tail)

@@ -27,13 +27,16 @@ typedef struct
 {
   const char *name;
   int k, stride, depthwise, ic_lo, ic_hi;
+  /* every other case has exactly 16 output channels, as a first layer
+   * often does (the kernels store four such pixels at once) */
+  int oc16;
 } ShapeClass;
 
 static const ShapeClass classes[] = {
   {"dense 1x1", 1, 1, 0, 1, 150},
   {"dense 3x3 stride 1", 3, 1, 0, 1, 70},
   {"dense 3x3 stride 2", 3, 2, 0, 1, 70},
-  {"first layer 3x3 stride 2, 3 channels", 3, 2, 0, 3, 3},
+  {"first layer 3x3 stride 2, 3 channels", 3, 2, 0, 3, 3, 1},
   /* (one channel is a dense conv) */
   {"depthwise 3x3 stride 1", 3, 1, 1, 2, 200},
   {"depthwise 3x3 stride 2", 3, 2, 1, 2, 200},
@@ -78,6 +81,8 @@ random_shape (const ShapeClass * c, simnpu__conv_params * p, int t)
     /* past the 8 channels below which the dense kernels leave thin convs
      * to the portable one, often not a multiple of 16 */
     p->oc = rand_int (9, t % 3 == 0 ? 200 : 70);
+    if (c->oc16 && t % 2 == 0)
+      p->oc = 16;
   }
   p->pt = p->pl = c->k / 2;
   pb = rand_int (0, c->k / 2);
@@ -91,6 +96,9 @@ random_shape (const ShapeClass * c, simnpu__conv_params * p, int t)
     p->ih = rand_int (c->k, 20);
     /* short rows (im2row) and wide ones (read in place) */
     p->iw = rand_int (c->k, t % 2 ? 20 : 70);
+    /* rows wide enough to be read in place at stride 2 */
+    if (c->oc16 && t % 4 == 0)
+      p->iw = rand_int (48, 70);
   }
   p->oh = (p->ih + p->pt + pb - p->kh) / p->sh + 1;
   p->ow = (p->iw + p->pl + pr - p->kw) / p->sw + 1;

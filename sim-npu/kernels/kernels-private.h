@@ -97,6 +97,18 @@ SIMNPU_INTERNAL void simnpu__dw_run (const simnpu__conv_params * p,
 #endif
 #endif
 
+/* The AVX-VNNI form of the dense kernel (kernels-dense-avxvnni.c): the
+ * same kernel as the AVX-512 one at 256 bits, for CPUs with the VEX byte
+ * multiply-add and no AVX-512. */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__has_attribute) \
+    && !defined(__clang__)
+#if __has_attribute (target) && __GNUC__ >= 11
+#define SIMNPU_AVXVNNI 1
+#define SIMNPU_AVXVNNI_TARGET \
+  __attribute__((target ("avx2,avxvnni,bmi2")))
+#endif
+#endif
+
 /* whether the CPU has AVX-512 VNNI and VBMI (a form of the VNNI dense
  * kernel uses it) */
 SIMNPU_INTERNAL bool simnpu__kernels_cpu_has_vbmi (void);
@@ -110,6 +122,15 @@ SIMNPU_INTERNAL size_t simnpu__dense_vnni_scratch_bytes (const
     simnpu__conv_params * p);
 SIMNPU_INTERNAL void simnpu__dense_vnni_run (const simnpu__conv_params * p,
     const int8_t * input, const void *packed, const int32_t * bias,
+    const float *scales, int8_t * output, int8_t * scratch);
+SIMNPU_INTERNAL size_t simnpu__dense_avxvnni_packed_bytes (const
+    simnpu__conv_params * p);
+SIMNPU_INTERNAL void simnpu__dense_avxvnni_pack (const simnpu__conv_params *
+    p, const int8_t * weights, void *packed);
+SIMNPU_INTERNAL size_t simnpu__dense_avxvnni_scratch_bytes (const
+    simnpu__conv_params * p);
+SIMNPU_INTERNAL void simnpu__dense_avxvnni_run (const simnpu__conv_params *
+    p, const int8_t * input, const void *packed, const int32_t * bias,
     const float *scales, int8_t * output, int8_t * scratch);
 SIMNPU_INTERNAL size_t simnpu__dw_vnni_packed_bytes (const
     simnpu__conv_params * p);

@@ -60,7 +60,7 @@ static int chosen = -1;
 int simnpu__kernels_fault_mask;
 
 static const char *const path_names[SIMNPU_KERNELS_N_PATHS] = {
-  "portable", "avx2", "avx512vnni"
+  "portable", "avx2", "avxvnni", "avx512vnni"
 };
 
 const char *
@@ -78,6 +78,14 @@ simnpu__kernels_cpu_has (simnpu__kernels_path path)
     case SIMNPU_KERNELS_AVX2:
 #ifdef SIMNPU_MAC_AVX2
       return __builtin_cpu_supports ("avx2");
+#else
+      return false;
+#endif
+    case SIMNPU_KERNELS_AVXVNNI:
+#ifdef SIMNPU_AVXVNNI
+      return __builtin_cpu_supports ("avx2")
+          && __builtin_cpu_supports ("avxvnni")
+          && __builtin_cpu_supports ("bmi2");
 #else
       return false;
 #endif
@@ -245,7 +253,7 @@ decide_locked (void)
         break;
     if (path == SIMNPU_KERNELS_N_PATHS)
       g_warning ("sim-npu: SIMNPU_KERNELS=%s is none of portable, avx2, "
-          "avx512vnni: using the fastest path", env);
+          "avxvnni, avx512vnni: using the fastest path", env);
     else
       want = path;
   }

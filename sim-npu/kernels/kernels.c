@@ -267,6 +267,11 @@ simnpu__conv2d_scratch_bytes (const simnpu__conv_params * p)
     bytes = MAX (bytes, simnpu__dw_scratch_bytes (p));
   else if (p->groups == 1)
     bytes = MAX (bytes, simnpu__dense_scratch_bytes (p));
+#ifdef SIMNPU_AVXVNNI
+  if (p->groups == 1 && !is_depthwise (p)
+      && simnpu__kernels_cpu_has (SIMNPU_KERNELS_AVXVNNI))
+    bytes = MAX (bytes, simnpu__dense_avxvnni_scratch_bytes (p));
+#endif
 #ifdef SIMNPU_VNNI
   if (simnpu__kernels_cpu_has (SIMNPU_KERNELS_AVX512VNNI)) {
     if (is_depthwise (p))
@@ -288,6 +293,7 @@ typedef enum
   PACK_DW_AVX2,
   PACK_DENSE_VNNI,
   PACK_DW_VNNI,
+  PACK_DENSE_AVXVNNI,
 } PackKind;
 
 typedef struct
@@ -314,6 +320,12 @@ pack_kind (const simnpu__conv_params * p, simnpu__kernels_path path,
       return PACK_DENSE_VNNI;
   }
 #endif
+#ifdef SIMNPU_AVXVNNI
+  /* AVX-VNNI has a dense kernel; its depthwise convs are AVX2's */
+  if (path == SIMNPU_KERNELS_AVXVNNI && p->groups == 1 && !is_depthwise (p)
+      && (*bytes = simnpu__dense_avxvnni_packed_bytes (p)) > 0)
+    return PACK_DENSE_AVXVNNI;
+#endif
   if (is_depthwise (p) && (*bytes = simnpu__dw_packed_bytes (p)) > 0)
     return PACK_DW_AVX2;
   if (p->groups == 1 && (*bytes = simnpu__dense_packed_bytes (p)) > 0)
@@ -328,6 +340,8 @@ kind_path (PackKind kind)
     case PACK_DENSE_AVX2:
     case PACK_DW_AVX2:
       return SIMNPU_KERNELS_AVX2;
+    case PACK_DENSE_AVXVNNI:
+      return SIMNPU_KERNELS_AVXVNNI;
     case PACK_DENSE_VNNI:
     case PACK_DW_VNNI:
       return SIMNPU_KERNELS_AVX512VNNI;
@@ -382,6 +396,11 @@ simnpu__conv2d_pack_for (const simnpu__conv_params * p,
       break;
     case PACK_DW_VNNI:
       simnpu__dw_vnni_pack (p, weights, data);
+      break;
+#endif
+#ifdef SIMNPU_AVXVNNI
+    case PACK_DENSE_AVXVNNI:
+      simnpu__dense_avxvnni_pack (p, weights, data);
       break;
 #endif
     default:
@@ -731,6 +750,11 @@ simnpu__conv2d (const simnpu__conv_params * p, const int8_t * input,
       break;
     case PACK_DW_VNNI:
       simnpu__dw_vnni_run (p, input, data, bias, scales, output, scratch);
+      break;
+#endif
+#ifdef SIMNPU_AVXVNNI
+    case PACK_DENSE_AVXVNNI:
+      simnpu__dense_avxvnni_run (p, input, data, bias, scales, output, scratch);
       break;
 #endif
     default:

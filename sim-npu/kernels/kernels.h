@@ -35,11 +35,12 @@ G_BEGIN_DECLS
 /* The forms of the int8 conv kernels, slowest first. One is chosen per
  * process at the first conv packed (kernels-select.c): the fastest the CPU
  * has that passes its self-test against the portable kernel, or the one
- * SIMNPU_KERNELS=portable|avx2|avx512vnni names (if the CPU has it). */
+ * SIMNPU_KERNELS=portable|avx2|avxvnni|avx512vnni names (if the CPU has it). */
 typedef enum
 {
   SIMNPU_KERNELS_PORTABLE,
   SIMNPU_KERNELS_AVX2,
+  SIMNPU_KERNELS_AVXVNNI,
   SIMNPU_KERNELS_AVX512VNNI,
   SIMNPU_KERNELS_N_PATHS
 } simnpu__kernels_path;

@@ -128,12 +128,47 @@ void
 ax_what_if_clear (AxWhatIf * w)
 {
   g_free (w->device);
-  g_free (w->job_ms);
+  g_strfreev (w->resources);
   memset (w, 0, sizeof (*w));
 }
 
-/* Each model's job time on w->device, and the device's cores unless
- * given. */
+/* As axinference's job-resources: the job's actions in schedule order,
+ * consecutive ones on one resource merged (ns at time scale 1.0). */
+static gchar *
+model_resources (simnpu_model * model, const simnpu_device_info * info)
+{
+  GString *s = g_string_new (NULL);
+  guint64 ns, run_ns = 0;
+  gint resource, run = G_MININT;
+  guint i;
+
+  /* without a command processor (CSS) the driver's setup of each job
+   * holds its core before its first action */
+  for (i = 0; i < info->n_resources; i++)
+    if (info->resources[i].kind == SIMNPU_RESOURCE_CSS)
+      break;
+  if (i == info->n_resources)
+    g_string_append_printf (s, "core=%" G_GUINT64_FORMAT,
+        (guint64) info->job_overhead_ns);
+  for (i = 0;; i++) {
+    gboolean more = simnpu_model_get_action (model, i, &resource, &ns) == 0;
+
+    if (run != G_MININT && (!more || resource != run)) {
+      g_string_append_printf (s, "%s%s=%" G_GUINT64_FORMAT, s->len ? "," : "",
+          run < 0 || (guint) run >= info->n_resources ? "core" :
+          info->resources[run].name, run_ns);
+      run_ns = 0;
+    }
+    if (!more)
+      break;
+    run = resource;
+    run_ns += ns;
+  }
+  return g_string_free (s, FALSE);
+}
+
+/* What each model's job asks of w->device's resources, and the device's
+ * cores unless given. */
 static gboolean
 device_job_times (const GstAxReport * r, AxWhatIf * w, gchar ** message)
 {
@@ -146,9 +181,14 @@ device_job_times (const GstAxReport * r, AxWhatIf * w, gchar ** message)
     *message = g_strdup_printf ("device \"%s\": %s", w->device, err.message);
     return FALSE;
   }
-  if (w->config.cores == 0 && simnpu_device_get_info (dev, &info) == 0)
+  if (simnpu_device_get_info (dev, &info) < 0) {
+    *message = g_strdup_printf ("device \"%s\": no device info", w->device);
+    simnpu_device_close (dev);
+    return FALSE;
+  }
+  if (w->config.cores == 0)
     w->config.cores = info.n_cores;
-  w->job_ms = g_new0 (gdouble, MAX (r->devices->len, 1));
+  w->resources = g_new0 (gchar *, r->devices->len + 1);
   for (i = 0; i < r->devices->len; i++) {
     const GstAxReportDevice *d = gst_ax_report_get_device (r, i);
     const gchar *slash = strrchr (d->group, '/');
@@ -162,13 +202,13 @@ device_job_times (const GstAxReport * r, AxWhatIf * w, gchar ** message)
       simnpu_device_close (dev);
       return FALSE;
     }
-    w->job_ms[i] = simnpu_model_get_device_ns (model) / 1e6;
+    w->resources[i] = model_resources (model, &info);
     simnpu_model_unload (model);
     g_free (path);
   }
   simnpu_device_close (dev);
-  w->config.job_ms = w->job_ms;
-  w->config.n_job_ms = r->devices->len;
+  w->config.resources = (const gchar * const *) w->resources;
+  w->config.n_resources = r->devices->len;
   w->config.device = w->device;
   return TRUE;
 }
@@ -180,7 +220,7 @@ ax_what_if_project (const GstAxReport * r, AxWhatIf * w, gchar ** message)
   GError *err = NULL;
   gchar *text;
 
-  if (w->device && w->job_ms == NULL && !device_job_times (r, w, message))
+  if (w->device && w->resources == NULL && !device_job_times (r, w, message))
     return NULL;
   p = gst_ax_report_project (r, &w->config, &err);
   if (p == NULL) {

@@ -21,7 +21,7 @@ typedef struct
 {
   GstAxProjectionConfig config;
   gchar *device;
-  gdouble *job_ms;
+  gchar **resources;
 } AxWhatIf;
 
 /* Parses "in-flight=N,cores=N,device=PROFILE,host-speed=X,time-scale=X"

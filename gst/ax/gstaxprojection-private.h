@@ -39,6 +39,8 @@ G_BEGIN_DECLS
 #define GST_AX_PROJECTION_MAX_CORES 64
 #define GST_AX_PROJECTION_MAX_TIME_SCALE 1000.0
 #define GST_AX_PROJECTION_MIN_HOST_SPEED 0.01
+/* device resources other than the cores (DMA engines, ...) modelled */
+#define GST_AX_PROJECTION_MAX_ENGINES 8
 #define GST_AX_PROJECTION_MAX_HOST_SPEED 100.0
 typedef struct _GstAxProjectionTopology GstAxProjectionTopology;
 
@@ -48,8 +50,13 @@ GST_AX_API void gst_ax_projection_topology_free (GstAxProjectionTopology *
 GST_AX_API void gst_ax_projection_topology_add_row (GstAxProjectionTopology *
     topology, const gchar * group, const gchar * element, const gchar * row,
     guint thread);
+/* @resources: what one job asks of the device's resources at time scale
+ * 1.0, as axinference's job-resources ("core=170000,dma=120000", ns),
+ * or NULL: then the whole job (the report's device_ms at @time_scale)
+ * takes its core */
 GST_AX_API void gst_ax_projection_topology_add_device (GstAxProjectionTopology
-    * topology, const gchar * group, const gchar * element, gdouble time_scale);
+    * topology, const gchar * group, const gchar * element, gdouble time_scale,
+    const gchar * resources);
 
 /* What to project. Zero members keep the run's own value. */
 typedef struct
@@ -62,11 +69,11 @@ typedef struct
   guint cores;
   /* host rows' speed against this host's; 0: 1.0 */
   gdouble host_speed;
-  /* per report device (gst_ax_report_get_device()), the modelled job
-   * time in ms at time scale 1.0 on another device profile; NULL or 0
-   * where the run's own */
-  const gdouble *job_ms;
-  guint n_job_ms;
+  /* per report device (gst_ax_report_get_device()), what a job asks of
+   * the resources of another device profile (as
+   * gst_ax_projection_topology_add_device()); NULL where the run's own */
+  const gchar *const *resources;
+  guint n_resources;
   /* the device profile @job_ms are for, for the what-if text */
   const gchar *device;
 } GstAxProjectionConfig;

@@ -57,6 +57,7 @@ typedef struct
   gchar *group;
   gchar *element;
   gdouble time_scale;
+  gchar *resources;
 } TopoDevice;
 
 struct _GstAxProjectionTopology
@@ -82,6 +83,7 @@ clear_topo_device (gpointer data)
 
   g_free (t->group);
   g_free (t->element);
+  g_free (t->resources);
 }
 
 GstAxProjectionTopology *
@@ -117,9 +119,12 @@ gst_ax_projection_topology_add_row (GstAxProjectionTopology * topology,
 
 void
 gst_ax_projection_topology_add_device (GstAxProjectionTopology * topology,
-    const gchar * group, const gchar * element, gdouble time_scale)
+    const gchar * group, const gchar * element, gdouble time_scale,
+    const gchar * resources)
 {
-  TopoDevice t = { g_strdup (group), g_strdup (element), time_scale };
+  TopoDevice t = { g_strdup (group), g_strdup (element), time_scale,
+    g_strdup (resources)
+  };
 
   g_array_append_val (topology->devices, t);
 }
@@ -238,7 +243,14 @@ typedef struct
   const gchar *element;
   guint chip;
   guint window;
+  /* a job's actions in order (consecutive ones on one resource merged)
+   * at the projected time scale: on its core (-1) or an engine of the
+   * chip (its index) */
+  GArray *segments;             /* Segment */
+  /* the whole job on an idle device */
   gdouble job_ms;
+  gdouble span_sum_ms;
+  guint64 spans;
   gdouble jobs_per_frame;
   guint64 frames_in;
   gint submitter;
@@ -248,15 +260,32 @@ typedef struct
   /* frames inside the window, and finished ones among them */
   Level depth;
   Level held;
-  gdouble busy_ms;
-  guint64 jobs_measured;
+  guint64 frames_submitted;
 } SimModel;
 
 typedef struct
 {
+  gint resource;
+  gdouble ms;
+} Segment;
+
+/* A resource's reservations: sorted, disjoint [start, end) pairs; those
+ * that end before the present are dropped. */
+typedef struct
+{
+  GArray *busy;                 /* pairs of gdouble */
+  gdouble last_end_ms;
+} Resource;
+
+typedef struct
+{
   guint cores;
-  gdouble *core_free_ms;
-  /* job intervals, for the busy time inside the measured span */
+  Resource *core;
+  guint n_engines;
+  gchar *engine_names[GST_AX_PROJECTION_MAX_ENGINES];
+  Resource engine[GST_AX_PROJECTION_MAX_ENGINES];
+  /* job spans (first action's start to last one's end), for the busy
+   * time inside the measured span */
   GArray *jobs;                 /* pairs of gdouble */
 } Chip;
 
@@ -314,13 +343,22 @@ sim_clear (Sim * s)
 
     g_queue_foreach (&m->items, (GFunc) g_free, NULL);
     g_queue_clear (&m->items);
+    if (m->segments)
+      g_array_unref (m->segments);
   }
   if (s->models)
     g_array_unref (s->models);
   for (i = 0; s->chips && i < s->chips->len; i++) {
     Chip *c = &g_array_index (s->chips, Chip, i);
+    guint k;
 
-    g_free (c->core_free_ms);
+    for (k = 0; c->core && k < c->cores; k++)
+      g_array_unref (c->core[k].busy);
+    g_free (c->core);
+    for (k = 0; k < c->n_engines; k++) {
+      g_free (c->engine_names[k]);
+      g_array_unref (c->engine[k].busy);
+    }
     g_array_unref (c->jobs);
   }
   if (s->chips)
@@ -371,6 +409,52 @@ thread_for (Sim * s, gint topo_id)
   t->in_index = t->out_index = -1;
   g_ptr_array_add (s->threads, t);
   return t;
+}
+
+/* "core=120000,dma=100000,core=35500" (ns at time scale 1.0, in order)
+ * into @m's segments, on its core or on @ch's engines, which they name. */
+static gboolean
+parse_resources (Chip * ch, SimModel * m, const gchar * spec, GError ** error)
+{
+  gchar **parts = g_strsplit (spec, ",", -1);
+  gboolean ok = TRUE;
+  guint i, k;
+
+  for (i = 0; ok && parts[i]; i++) {
+    gchar *eq = strchr (parts[i], '='), *end = NULL;
+    Segment seg = { -1, 0 };
+    gdouble ns;
+
+    ok = eq != NULL;
+    if (!ok)
+      break;
+    *eq = '\0';
+    ns = g_ascii_strtod (eq + 1, &end);
+    ok = end != eq + 1 && *end == '\0' && ns >= 0;
+    if (!ok)
+      break;
+    if (strcmp (parts[i], "core") != 0) {
+      for (k = 0; k < ch->n_engines; k++)
+        if (strcmp (ch->engine_names[k], parts[i]) == 0)
+          break;
+      if (k == ch->n_engines) {
+        ok = k < GST_AX_PROJECTION_MAX_ENGINES;
+        if (!ok)
+          break;
+        ch->engine_names[k] = g_strdup (parts[i]);
+        ch->engine[k].busy = g_array_new (FALSE, FALSE, sizeof (gdouble));
+        ch->n_engines++;
+      }
+      seg.resource = (gint) k;
+    }
+    seg.ms = ns / 1e6;
+    g_array_append_val (m->segments, seg);
+  }
+  g_strfreev (parts);
+  if (!ok)
+    g_set_error (error, GST_AX_REPORT_ERROR, GST_AX_REPORT_ERROR_INVALID,
+        "%s: a job's resources \"%s\" are not NAME=NS,...", m->d->group, spec);
+  return ok;
 }
 
 /* A queue's capacity in frames: the level it was held at when it was
@@ -443,7 +527,10 @@ build (Sim * s, const GstAxReport * r, const GstAxProjectionTopology * topo,
         &g_array_index (r->devices, GstAxReportDevice, i);
     const TopoDevice *td = NULL;
     SimModel m = { 0, };
-    gdouble run_scale, job_ms;
+    gdouble run_scale, job_ms, scale = c->time_scale > 0 ? c->time_scale : 1.0;
+    const gchar *resources;
+    SimModel *mp;
+    Chip *ch;
     guint chip = d->occupancy_index > 0 ? d->occupancy_index - 1 : i;
 
     for (k = 0; k < topo->devices->len; k++) {
@@ -465,14 +552,14 @@ build (Sim * s, const GstAxReport * r, const GstAxProjectionTopology * topo,
       return FALSE;
     }
     job_ms = d->device_ms / run_scale;
-    if (c->job_ms && i < c->n_job_ms && c->job_ms[i] > 0)
-      job_ms = c->job_ms[i];
+    resources = td->resources;
+    if (c->resources && i < c->n_resources && c->resources[i])
+      resources = c->resources[i];
     m.d = d;
     m.device_index = i;
     m.element = td->element;
     m.chip = chip;
     m.window = c->in_flight > 0 ? c->in_flight : MAX (d->in_flight_window, 1);
-    m.job_ms = job_ms * (c->time_scale > 0 ? c->time_scale : 1.0);
     m.submitter = m.output = -1;
     while (s->chips->len <= chip) {
       Chip fresh = { 0, };
@@ -480,19 +567,36 @@ build (Sim * s, const GstAxReport * r, const GstAxProjectionTopology * topo,
       fresh.jobs = g_array_new (FALSE, FALSE, sizeof (gdouble));
       g_array_append_val (s->chips, fresh);
     }
-    {
-      Chip *ch = &g_array_index (s->chips, Chip, chip);
-
-      ch->cores = MAX (ch->cores, c->cores > 0 ? c->cores : d->n_cores);
-      ch->cores = MAX (ch->cores, 1);
-    }
+    ch = &g_array_index (s->chips, Chip, chip);
+    ch->cores = MAX (ch->cores, c->cores > 0 ? c->cores : d->n_cores);
+    ch->cores = MAX (ch->cores, 1);
+    m.segments = g_array_new (FALSE, FALSE, sizeof (Segment));
     g_array_append_val (s->models, m);
+    mp = &g_array_index (s->models, SimModel, s->models->len - 1);
+    if (resources && !parse_resources (ch, mp, resources, error))
+      return FALSE;
+    if (mp->segments->len == 0) {
+      /* without the job's resources, the whole job on its core */
+      Segment whole = { -1, job_ms };
+
+      g_array_append_val (mp->segments, whole);
+    }
+    for (k = 0; k < mp->segments->len; k++) {
+      Segment *seg = &g_array_index (mp->segments, Segment, k);
+
+      seg->ms *= scale;
+      mp->job_ms += seg->ms;
+    }
   }
   for (i = 0; i < s->chips->len; i++) {
     Chip *ch = &g_array_index (s->chips, Chip, i);
 
+    guint k;
+
     ch->cores = MAX (ch->cores, 1);
-    ch->core_free_ms = g_new0 (gdouble, ch->cores);
+    ch->core = g_new0 (Resource, ch->cores);
+    for (k = 0; k < ch->cores; k++)
+      ch->core[k].busy = g_array_new (FALSE, FALSE, sizeof (gdouble));
   }
 
   for (i = 0; i < r->queues->len; i++) {
@@ -731,12 +835,6 @@ model_frame_jobs (SimModel * m, guint64 n)
       floor (n * m->jobs_per_frame + 1e-9));
 }
 
-static guint64
-model_frames_submitted (SimModel * m)
-{
-  return m->jobs_measured;
-}
-
 static void
 model_depth_update (Sim * s, SimModel * m)
 {
@@ -753,6 +851,105 @@ model_depth_update (Sim * s, SimModel * m)
   level_set (s, &m->held, held);
 }
 
+static void
+prune (Resource * r, gdouble now_ms)
+{
+  GArray *b = r->busy;
+  guint drop = 0;
+
+  while (drop + 1 < b->len && g_array_index (b, gdouble, drop + 1) <= now_ms)
+    drop += 2;
+  if (drop > 0)
+    g_array_remove_range (b, 0, drop);
+}
+
+/* Reserves @ms of @r from @from_ms and returns where it starts; *end_ms
+ * is where it ends. Reservations are never moved, so a later job only
+ * uses the gaps earlier ones left: a compute action needs a gap as long
+ * as itself, a transfer (@split) may be spread over several, as a DMA
+ * engine interleaves descriptor chains. */
+static gdouble
+reserve (Resource * r, gdouble from_ms, gdouble ms, gboolean split,
+    gdouble now_ms, gdouble * end_ms)
+{
+  GArray *b = r->busy;
+  gdouble t = from_ms, left = ms, first = -1;
+  guint i = 0;
+
+  prune (r, now_ms);
+  if (ms <= 0) {
+    *end_ms = from_ms;
+    return from_ms;
+  }
+  while (left > 0) {
+    gdouble gap_end = G_MAXDOUBLE, piece, pair[2];
+
+    /* the first reservation that ends after t */
+    while (i + 1 < b->len && g_array_index (b, gdouble, i + 1) <= t)
+      i += 2;
+    if (i + 1 < b->len) {
+      gdouble bs = g_array_index (b, gdouble, i);
+
+      if (bs <= t) {
+        t = g_array_index (b, gdouble, i + 1);
+        i += 2;
+        continue;
+      }
+      gap_end = bs;
+    }
+    if (!split && gap_end - t < left) {
+      t = g_array_index (b, gdouble, i + 1);
+      i += 2;
+      continue;
+    }
+    piece = MIN (left, gap_end - t);
+    pair[0] = t;
+    pair[1] = t + piece;
+    g_array_insert_vals (b, i, pair, 2);
+    i += 2;
+    if (first < 0)
+      first = t;
+    left -= piece;
+    t += piece;
+  }
+  *end_ms = t;
+  r->last_end_ms = MAX (r->last_end_ms, t);
+  return first;
+}
+
+/* One job from @from_ms: its actions in order, each in the earliest gap
+ * of its resource after the one before, its core the one that frees up
+ * first. Returns its end. */
+static gdouble
+job_place (Sim * s, SimModel * m, Chip * ch, gdouble from_ms)
+{
+  gdouble t = from_ms, first = -1, span[2];
+  guint best = 0, c, k;
+
+  for (c = 1; c < ch->cores; c++)
+    if (ch->core[c].last_end_ms < ch->core[best].last_end_ms)
+      best = c;
+  for (k = 0; k < m->segments->len; k++) {
+    const Segment *seg = &g_array_index (m->segments, Segment, k);
+    Resource *r = seg->resource < 0 ? &ch->core[best] :
+        &ch->engine[seg->resource];
+    gdouble end, st = reserve (r, t, seg->ms, seg->resource >= 0, s->now_ms,
+        &end);
+
+    if (first < 0)
+      first = st;
+    t = end;
+  }
+  span[0] = first;
+  span[1] = t;
+  g_array_append_vals (ch->jobs, span, 2);
+  if (s->measuring) {
+    m->span_sum_ms += t - first;
+    m->spans++;
+  }
+  return t;
+}
+
 /* Submits @frame's jobs to @m's device; the jobs of a frame larger than
  * the window go as the earlier ones complete. Returns when the thread is
  * free again. */
@@ -763,33 +960,22 @@ model_submit (Sim * s, SimModel * m, const Frame * frame, guint n_jobs)
   Item *it = g_new0 (Item, 1);
   gdouble *ends = g_new0 (gdouble, MAX (n_jobs, 1));
   gdouble free_ms = s->now_ms;
-  guint j, c;
+  guint j;
 
   it->frame = *frame;
   it->n_jobs = n_jobs;
   it->done_ms = s->now_ms;
   for (j = 0; j < n_jobs; j++) {
     gdouble submit_ms = j >= m->window ? ends[j - m->window] : s->now_ms;
-    guint best = 0;
-    gdouble start, pair[2];
 
-    for (c = 1; c < ch->cores; c++)
-      if (ch->core_free_ms[c] < ch->core_free_ms[best])
-        best = c;
-    start = MAX (submit_ms, ch->core_free_ms[best]);
-    ends[j] = start + m->job_ms;
-    ch->core_free_ms[best] = ends[j];
-    pair[0] = start;
-    pair[1] = ends[j];
-    g_array_append_vals (ch->jobs, pair, 2);
+    ends[j] = job_place (s, m, ch, submit_ms);
     it->done_ms = MAX (it->done_ms, ends[j]);
     free_ms = MAX (free_ms, submit_ms);
-    wakeup_at (s, ends[j]);
   }
   it->n_done = n_jobs;
   g_queue_push_tail (&m->items, it);
   m->outstanding += n_jobs;
-  m->jobs_measured++;
+  m->frames_submitted++;
   g_free (ends);
   if (it->done_ms > s->now_ms)
     wakeup_at (s, it->done_ms);
@@ -913,7 +1099,7 @@ thread_step (Sim * s, gint ti)
         level_set (s, &q->level, q->frames.length);
       } else if (t->out_kind == END_MODEL) {
         SimModel *m = &g_array_index (s->models, SimModel, t->out_index);
-        guint n_jobs = model_frame_jobs (m, model_frames_submitted (m));
+        guint n_jobs = model_frame_jobs (m, m->frames_submitted);
         gdouble free_ms;
 
         if (m->outstanding > 0 && m->outstanding + n_jobs > m->window)
@@ -1143,15 +1329,16 @@ fill_projected_report (Sim * s, GstAxReport * c, gdouble span_ms)
     Chip *ch = &g_array_index (s->chips, Chip, m->chip);
     gdouble jobs = (c->frames) * m->jobs_per_frame;
 
-    d->device_ms = m->job_ms;
+    d->device_ms = m->spans ? m->span_sum_ms / m->spans : m->job_ms;
     d->in_flight_window = m->window;
     d->n_cores = ch->cores;
     d->depth = m->depth.area / span_ms;
     d->held_depth = m->held.area / span_ms;
     d->lag_ms = 0;
     d->sim_cpu_ms = 0;
-    d->occupancy_percent = PERCENT * jobs * m->job_ms / (ch->cores * span_ms);
-    d->device_fps = m->job_ms > 0 ? MS_PER_S / m->job_ms * ch->cores : 0;
+    d->occupancy_percent = PERCENT * jobs * d->device_ms /
+        (ch->cores * span_ms);
+    d->jobs = d->frames = (guint64) llround (jobs);
   }
   for (i = 0; i < s->chips->len && i < c->device_occupancy->len; i++) {
     Chip *ch = &g_array_index (s->chips, Chip, i);
@@ -1457,6 +1644,7 @@ gst_ax_projection_to_json (const GstAxReport * report, JsonBuilder * b)
       json_str (b, "group", d->group);
       json_str (b, "element", d->element);
       json_num (b, "time_scale", d->time_scale);
+      json_str (b, "resources", d->resources);
       json_builder_end_object (b);
     }
     json_builder_end_array (b);
@@ -1565,7 +1753,7 @@ read_topology (JsonObject * o, GstAxReportProjection * p, GError ** error)
   for (i = 0; i < json_array_get_length (devices); i++) {
     JsonNode *e = json_array_get_element (devices, i);
     JsonObject *d;
-    gchar *group = NULL, *element = NULL;
+    gchar *group = NULL, *element = NULL, *resources = NULL;
     gdouble scale = 0;
     gboolean ok;
 
@@ -1574,12 +1762,14 @@ read_topology (JsonObject * o, GstAxReportProjection * p, GError ** error)
     d = json_node_get_object (e);
     ok = get_str (d, "group", &group, error) &&
         get_str (d, "element", &element, error) &&
-        get_num (d, "time_scale", &scale, error);
+        get_num (d, "time_scale", &scale, error) &&
+        get_str (d, "resources", &resources, error);
     if (ok)
       gst_ax_projection_topology_add_device (p->topology, group, element,
-          scale);
+          scale, resources);
     g_free (group);
     g_free (element);
+    g_free (resources);
     if (!ok)
       return FALSE;
   }
@@ -1637,23 +1827,17 @@ gst_ax_projection_note_verdict (const GstAxReport * report,
 {
   const GstAxReportProjection *p = report->projection;
   gboolean differs;
-  gchar *step, *old;
 
   if (p == NULL || !projected (p))
     return;
+  /* the constraint stays this run's (what held it back); the step says
+   * what would hold the run on the modelled device */
   differs = p->kind != v->kind || g_strcmp0 (p->element, v->element) != 0 ||
       g_strcmp0 (p->model, v->model) != 0 ||
       g_strcmp0 (p->queue, v->queue) != 0;
-  step = g_strdup_printf ("  7. On the modelled device (every job at its "
-      "modelled time, the host rows as measured): %.1f fps, latency p50 "
-      "%.2f ms, device occupancy %.1f%%; the constraint would be %s%s",
-      p->fps, p->latency_p50_ms, p->occupancy_percent, p->constraint,
-      differs ? "." : ", as in this run.");
-  g_ptr_array_add (v->steps, step);
-  if (differs) {
-    old = v->constraint;
-    v->constraint = g_strdup_printf ("%s; on the modelled device it would be "
-        "%s (%.1f fps)", old, p->constraint, p->fps);
-    g_free (old);
-  }
+  g_ptr_array_add (v->steps, g_strdup_printf ("  7. On the modelled device "
+          "(every job at its modelled time, the host rows as measured) the "
+          "constraint would be %s%s: %.1f fps, latency p50 %.2f ms, device "
+          "occupancy %.1f%%.", differs ? "another: " : "the same, ",
+          p->constraint, p->fps, p->latency_p50_ms, p->occupancy_percent));
 }

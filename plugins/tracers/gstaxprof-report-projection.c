@@ -45,18 +45,24 @@ main_slot (Row * row)
   return best;
 }
 
-/* The device time scale of a model's element (axinference's time-scale),
- * 1.0 when it has none or is gone; axprof_global_lock held. */
+/* What a model's element says of its device: its time scale
+ * (axinference's time-scale, 1.0 when it has none or is gone) and what a
+ * job asks of the device's resources (its job-resources, or NULL);
+ * axprof_global_lock held. */
 static gdouble
-element_time_scale (ElementState * e)
+element_device (ElementState * e, gchar ** resources)
 {
+  GObjectClass *klass;
   gdouble scale = 1.0;
 
-  if (e == NULL || e->element == NULL ||
-      g_object_class_find_property (G_OBJECT_GET_CLASS (e->element),
-          "time-scale") == NULL)
+  *resources = NULL;
+  if (e == NULL || e->element == NULL)
     return scale;
-  g_object_get (e->element, "time-scale", &scale, NULL);
+  klass = G_OBJECT_GET_CLASS (e->element);
+  if (g_object_class_find_property (klass, "time-scale"))
+    g_object_get (e->element, "time-scale", &scale, NULL);
+  if (g_object_class_find_property (klass, "job-resources"))
+    g_object_get (e->element, "job-resources", resources, NULL);
   return scale;
 }
 
@@ -80,9 +86,12 @@ axprof_build_projection (ReportBuild * b)
   /* in the order of the report's devices (axprof_build_devices()) */
   for (i = 0; i < b->p->devices->len; i++) {
     DeviceState *d = g_ptr_array_index (b->p->devices, i);
+    gchar *resources;
+    gdouble scale = element_device (d->elem, &resources);
 
     gst_ax_projection_topology_add_device (t, d->group,
-        d->elem ? d->elem->name : NULL, element_time_scale (d->elem));
+        d->elem ? d->elem->name : NULL, scale, resources);
+    g_free (resources);
   }
   gst_ax_report_attach_projection (b->r, t);
 }

@@ -154,6 +154,10 @@ typedef enum
   END_QUEUE,
   END_MODEL,
   END_SINK,
+  /* the thread's frames reach no sink the report counts (a branch that
+   * ends in a fakesink of its own, a thread that feeds an element which
+   * makes frames of its own, such as imagefreeze) */
+  END_NONE,
 } EndKind;
 
 typedef enum
@@ -673,6 +677,22 @@ build (Sim * s, const GstAxReport * r, const GstAxProjectionTopology * topo,
     t->service_ms = cpu_total / t->frames_through;
     t->src_ms = src_total / t->frames_through;
   }
+  /* the frames are counted at the report's sinks */
+  for (i = 0; r->frames_sink && i < s->threads->len; i++) {
+    Thread *t = g_ptr_array_index (s->threads, i);
+    gboolean counted = FALSE;
+
+    for (j = 0; j < t->rows->len && !counted; j++) {
+      const GstAxReportRow *row = g_ptr_array_index (t->rows, j);
+
+      counted = g_strcmp0 (row->element, r->frames_sink) == 0;
+      for (k = 0; k < r->streams->len && !counted; k++)
+        counted = g_strcmp0 (row->element, g_array_index (r->streams,
+                GstAxReportStream, k).sink) == 0;
+    }
+    if (t->out_kind == END_SINK && !counted)
+      t->out_kind = END_NONE;
+  }
   for (k = 0; k < s->models->len; k++) {
     SimModel *m = &g_array_index (s->models, SimModel, k);
 
@@ -1088,7 +1108,10 @@ thread_step (Sim * s, gint ti)
       thread_state (s, t, T_WAIT, FALSE);
       continue;
     } else if (t->state == T_BLOCKED) {
-      if (t->out_kind == END_SINK) {
+      if (t->out_kind == END_NONE) {
+        if (s->serial)
+          s->in_pipeline--;
+      } else if (t->out_kind == END_SINK) {
         at_sink (s, t, ti);
       } else if (t->out_kind == END_QUEUE) {
         SimQueue *q = &g_array_index (s->queues, SimQueue, t->out_index);

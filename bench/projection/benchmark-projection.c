@@ -77,7 +77,6 @@ typedef struct
 static const Case cases[] = {
   {"ball-detector", CASE_MODEL, "ball-detector", 1},
   {"blazeface", CASE_MODEL, "blazeface", 1},
-  {"yolov8n", CASE_MODEL, "yolov8n", 1},
   {"centernet-coco", CASE_MODEL, "centernet-coco", 1},
   {"cascade", CASE_CASCADE, "blazeface/emotion", 1},
   {"streams-4", CASE_STREAMS, "blazeface", 4},

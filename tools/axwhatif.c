@@ -133,36 +133,36 @@ ax_what_if_clear (AxWhatIf * w)
 }
 
 /* As axinference's job-resources: the job's actions in schedule order,
- * consecutive ones on one resource merged (ns at time scale 1.0). */
+ * NAME=NS with "@I+J" for those it waits for, the driver's setup first
+ * on a device without a command processor (CSS). */
 static gchar *
 model_resources (simnpu_model * model, const simnpu_device_info * info)
 {
   GString *s = g_string_new (NULL);
-  guint64 ns, run_ns = 0;
-  gint resource, run = G_MININT;
+  guint64 ns;
+  gint resource, dep, dep2, setup = 0;
   guint i;
 
-  /* without a command processor (CSS) the driver's setup of each job
-   * holds its core before its first action */
   for (i = 0; i < info->n_resources; i++)
     if (info->resources[i].kind == SIMNPU_RESOURCE_CSS)
       break;
-  if (i == info->n_resources)
+  if (i == info->n_resources) {
     g_string_append_printf (s, "core=%" G_GUINT64_FORMAT,
         (guint64) info->job_overhead_ns);
-  for (i = 0;; i++) {
-    gboolean more = simnpu_model_get_action (model, i, &resource, &ns) == 0;
-
-    if (run != G_MININT && (!more || resource != run)) {
-      g_string_append_printf (s, "%s%s=%" G_GUINT64_FORMAT, s->len ? "," : "",
-          run < 0 || (guint) run >= info->n_resources ? "core" :
-          info->resources[run].name, run_ns);
-      run_ns = 0;
-    }
-    if (!more)
-      break;
-    run = resource;
-    run_ns += ns;
+    setup = 1;
+  }
+  for (i = 0; simnpu_model_get_action (model, i, &resource, &dep, &dep2,
+          &ns) == 0; i++) {
+    g_string_append_printf (s, "%s%s=%" G_GUINT64_FORMAT, s->len ? "," : "",
+        resource < 0 || (guint) resource >= info->n_resources ? "core" :
+        info->resources[resource].name, ns);
+    if (dep >= 0)
+      g_string_append_printf (s, "@%d", dep + setup);
+    else if (setup)
+      g_string_append (s, "@0");
+    if (dep2 >= 0)
+      g_string_append_printf (s, "%s%d", dep >= 0 || setup ? "+" : "@",
+          dep2 + setup);
   }
   return g_string_free (s, FALSE);
 }

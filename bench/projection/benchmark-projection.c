@@ -47,11 +47,13 @@
 #define MIN_TIME_SCALE 2.0
 #define MAX_TIME_SCALE 1000.0
 #define RETRIES 3
-/* the lagging run's frames, and the truth's length */
+/* the lagging run's frames, and the truth's length: long enough that
+ * the device's filling and draining (its occupancy is over the whole run,
+ * the projection's over its steady middle) weigh little */
 #define LAGGING_FRAMES 60
-#define RUN_S 4.0
+#define RUN_S 10.0
 #define MIN_FRAMES 20
-#define MAX_FRAMES 600
+#define MAX_FRAMES 3000
 /* the simulator keeps pace when its lag per job stays under this share
  * of the device time per job */
 #define PACE_LAG_RATIO 0.1

@@ -247,9 +247,8 @@ typedef struct
   const gchar *element;
   guint chip;
   guint window;
-  /* a job's actions in order (consecutive ones on one resource merged)
-   * at the projected time scale: on its core (-1) or an engine of the
-   * chip (its index) */
+  /* a job's actions in order at the projected time scale: on its core
+   * (-1) or an engine of the chip (its index), after those it waits for */
   GArray *segments;             /* Segment */
   /* the whole job on an idle device */
   gdouble job_ms;
@@ -271,6 +270,9 @@ typedef struct
 {
   gint resource;
   gdouble ms;
+  /* earlier actions it waits for, -1 for none */
+  gint dep;
+  gint dep2;
 } Segment;
 
 /* A resource's reservations: sorted, disjoint [start, end) pairs; those
@@ -415,7 +417,21 @@ thread_for (Sim * s, gint topo_id)
   return t;
 }
 
-/* "core=120000,dma=100000,core=35500" (ns at time scale 1.0, in order)
+/* A dependency "I" of action @self: an earlier one. */
+static gboolean
+parse_dep (const gchar * text, guint self, gint * dep)
+{
+  gchar *end = NULL;
+  guint64 v = g_ascii_strtoull (text, &end, 10);
+
+  if (end == text || *end != '\0' || v >= self)
+    return FALSE;
+  *dep = (gint) v;
+  return TRUE;
+}
+
+/* axinference's job-resources, "core=120000,dma=96000@0,core=35524@1"
+ * (ns at time scale 1.0, each action after those it names by place),
  * into @m's segments, on its core or on @ch's engines, which they name. */
 static gboolean
 parse_resources (Chip * ch, SimModel * m, const gchar * spec, GError ** error)
@@ -425,14 +441,25 @@ parse_resources (Chip * ch, SimModel * m, const gchar * spec, GError ** error)
   guint i, k;
 
   for (i = 0; ok && parts[i]; i++) {
-    gchar *eq = strchr (parts[i], '='), *end = NULL;
-    Segment seg = { -1, 0 };
+    gchar *eq = strchr (parts[i], '='), *at, *plus, *end = NULL;
+    Segment seg = { -1, 0, -1, -1 };
     gdouble ns;
 
     ok = eq != NULL;
     if (!ok)
       break;
     *eq = '\0';
+    at = strchr (eq + 1, '@');
+    if (at) {
+      *at = '\0';
+      plus = strchr (at + 1, '+');
+      if (plus)
+        *plus = '\0';
+      ok = parse_dep (at + 1, i, &seg.dep) && (plus == NULL ||
+          parse_dep (plus + 1, i, &seg.dep2));
+      if (!ok)
+        break;
+    }
     ns = g_ascii_strtod (eq + 1, &end);
     ok = end != eq + 1 && *end == '\0' && ns >= 0;
     if (!ok)
@@ -457,7 +484,8 @@ parse_resources (Chip * ch, SimModel * m, const gchar * spec, GError ** error)
   g_strfreev (parts);
   if (!ok)
     g_set_error (error, GST_AX_REPORT_ERROR, GST_AX_REPORT_ERROR_INVALID,
-        "%s: a job's resources \"%s\" are not NAME=NS,...", m->d->group, spec);
+        "%s: a job's resources \"%s\" are not NAME=NS[@I[+J]],...",
+        m->d->group, spec);
   return ok;
 }
 
@@ -581,7 +609,7 @@ build (Sim * s, const GstAxReport * r, const GstAxProjectionTopology * topo,
       return FALSE;
     if (mp->segments->len == 0) {
       /* without the job's resources, the whole job on its core */
-      Segment whole = { -1, job_ms };
+      Segment whole = { -1, job_ms, -1, -1 };
 
       g_array_append_val (mp->segments, whole);
     }
@@ -937,13 +965,14 @@ reserve (Resource * r, gdouble from_ms, gdouble ms, gboolean split,
   return first;
 }
 
-/* One job from @from_ms: its actions in order, each in the earliest gap
- * of its resource after the one before, its core the one that frees up
- * first. Returns its end. */
+/* One job from @from_ms, as sim-npu places it: each action once those
+ * it waits for have ended, in the earliest gap of its resource, on the
+ * core that frees up first. Returns its end. */
 static gdouble
 job_place (Sim * s, SimModel * m, Chip * ch, gdouble from_ms)
 {
-  gdouble t = from_ms, first = -1, span[2];
+  gdouble first = G_MAXDOUBLE, last = from_ms, span[2];
+  gdouble *ends = g_new (gdouble, MAX (m->segments->len, 1));
   guint best = 0, c, k;
 
   for (c = 1; c < ch->cores; c++)
@@ -953,21 +982,27 @@ job_place (Sim * s, SimModel * m, Chip * ch, gdouble from_ms)
     const Segment *seg = &g_array_index (m->segments, Segment, k);
     Resource *r = seg->resource < 0 ? &ch->core[best] :
         &ch->engine[seg->resource];
-    gdouble end, st = reserve (r, t, seg->ms, seg->resource >= 0, s->now_ms,
-        &end);
+    gdouble ready = from_ms, st;
 
-    if (first < 0)
-      first = st;
-    t = end;
+    if (seg->dep >= 0)
+      ready = MAX (ready, ends[seg->dep]);
+    if (seg->dep2 >= 0)
+      ready = MAX (ready, ends[seg->dep2]);
+    st = reserve (r, ready, seg->ms, seg->resource >= 0, s->now_ms, &ends[k]);
+    first = MIN (first, st);
+    last = MAX (last, ends[k]);
   }
+  g_free (ends);
+  if (first > last)
+    first = last;
   span[0] = first;
-  span[1] = t;
+  span[1] = last;
   g_array_append_vals (ch->jobs, span, 2);
   if (s->measuring) {
-    m->span_sum_ms += t - first;
+    m->span_sum_ms += last - first;
     m->spans++;
   }
-  return t;
+  return last;
 }
 
 /* Submits @frame's jobs to @m's device; the jobs of a frame larger than

@@ -345,43 +345,45 @@ gst_ax_inference_set_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* What one job asks of the device's resources at time scale 1.0, in
- * schedule order, consecutive actions on one resource merged, e.g.
- * "core=120000,dma=100000,core=35500,dma=36000" (ns; "core" is the core
- * the job is placed on). NULL without a model. Object lock held. */
+/* What one job asks of the device's resources at time scale 1.0: its
+ * actions in schedule order, each NAME=NS ("core" is the core the job is
+ * placed on, other resources by name) with "@I" or "@I+J" for the
+ * earlier actions (by their place in the list) it waits for, e.g.
+ * "core=120000,dma=96000@0,core=35524@1,dma=40000@2". Without a command
+ * processor (CSS) the driver's setup of each job comes first, on its
+ * core, and every action waits for it. NULL without a model. Object lock
+ * held. */
 static gchar *
 job_resources (GstAxInference * self)
 {
   GString *s;
-  guint64 ns, run_ns = 0;
-  gint resource, run = G_MININT;
+  guint64 ns;
+  gint resource, dep, dep2, setup = 0;
   guint i;
 
   if (self->net == NULL)
     return NULL;
   s = g_string_new (NULL);
-  /* without a command processor (CSS) the driver's setup of each job
-   * holds its core before its first action */
   for (i = 0; i < self->dev_info.n_resources; i++)
     if (self->dev_info.resources[i].kind == SIMNPU_RESOURCE_CSS)
       break;
-  if (i == self->dev_info.n_resources)
+  if (i == self->dev_info.n_resources) {
     g_string_append_printf (s, "core=%" G_GUINT64_FORMAT,
         (guint64) self->dev_info.job_overhead_ns);
-  for (i = 0;; i++) {
-    gboolean more = simnpu_model_get_action (self->net, i, &resource,
-        &ns) == 0;
-
-    if (run != G_MININT && (!more || resource != run)) {
-      g_string_append_printf (s, "%s%s=%" G_GUINT64_FORMAT, s->len ? "," : "",
-          run < 0 || (guint) run >= self->dev_info.n_resources ? "core" :
-          self->dev_info.resources[run].name, run_ns);
-      run_ns = 0;
-    }
-    if (!more)
-      break;
-    run = resource;
-    run_ns += ns;
+    setup = 1;
+  }
+  for (i = 0; simnpu_model_get_action (self->net, i, &resource, &dep, &dep2,
+          &ns) == 0; i++) {
+    g_string_append_printf (s, "%s%s=%" G_GUINT64_FORMAT, s->len ? "," : "",
+        resource < 0 || (guint) resource >= self->dev_info.n_resources ?
+        "core" : self->dev_info.resources[resource].name, ns);
+    if (dep >= 0)
+      g_string_append_printf (s, "@%d", dep + setup);
+    else if (setup)
+      g_string_append (s, "@0");
+    if (dep2 >= 0)
+      g_string_append_printf (s, "%s%d", dep >= 0 || setup ? "+" : "@",
+          dep2 + setup);
   }
   return g_string_free (s, FALSE);
 }

@@ -483,6 +483,8 @@ simnpu_model_get_device_ns (simnpu_model * m)
  * @resource: (out): the resource it runs on (an index into
  *   #simnpu_device_info's resources), or -1 for the core (slice) the job
  *   is placed on
+ * @dep: (out): the earlier action it waits for, or -1
+ * @dep2: (out): a second one, or -1
  * @device_ns: (out): its modelled time in device ns (time scale 1.0)
  *
  * One action of a job of @model, for whoever models the device's
@@ -492,11 +494,13 @@ simnpu_model_get_device_ns (simnpu_model * m)
  */
 int
 simnpu_model_get_action (simnpu_model * m, unsigned index, int *resource,
-    uint64_t * device_ns)
+    int *dep, int *dep2, uint64_t * device_ns)
 {
   if (m == NULL || index >= m->schedule.n_actions)
     return SIMNPU_EINVAL;
   *resource = m->schedule.actions[index].resource;
+  *dep = m->schedule.actions[index].dep;
+  *dep2 = m->schedule.actions[index].dep2;
   *device_ns = m->schedule.actions[index].device_ns;
   return 0;
 }

@@ -263,7 +263,7 @@ GST_END_TEST;
  * the 4 cores, bounds the device at 250 jobs a second. */
 GST_START_TEST (test_engine_bound)
 {
-  Shape sh = { 0.1, 0.1, 0.1, 6.0, 4, 8, 200, "core=2000000,dma=4000000" };
+  Shape sh = { 0.1, 0.1, 0.1, 6.0, 4, 8, 200, "core=2000000,dma=4000000@0" };
   GstAxReport *r = make_report (&sh);
   const GstAxReportProjection *p = projection_of (r);
 

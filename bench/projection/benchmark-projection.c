@@ -241,8 +241,10 @@ pick_time_scale (const GstAxReport * r)
    * sim_ms_per_job */
   scale = HOST_MARGIN * fast->fps * MAX (gst_ax_report_get_n_streams (r), 1)
       * jobs_per_frame * sim_ms_per_job / 1000.0;
-  if (host->fps > 0)
-    scale = MAX (scale, HOST_MARGIN * fast->fps / host->fps);
+  /* the host's rate: its rows' CPU, or what this busy host made of it
+   * in the run at time scale 1, whichever is lower */
+  if (host->fps > 0 && r->fps > 0)
+    scale = MAX (scale, HOST_MARGIN * fast->fps / MIN (host->fps, r->fps));
   gst_ax_report_projection_free (fast);
   gst_ax_report_projection_free (host);
   return CLAMP (ceil (scale), MIN_TIME_SCALE, MAX_TIME_SCALE);

@@ -194,6 +194,10 @@ typedef struct
   GPtrArray *row_groups;        /* their groups' names */
   gdouble frames_through;
   gdouble service_ms;
+  /* the part of it a model's own stages take once the frame has room in
+   * the model's window (its preamble, its host copy in), before its jobs
+   * go to the device */
+  gdouble in_window_ms;
   gdouble src_ms;
   EndKind in_kind;
   gint in_index;
@@ -646,6 +650,7 @@ build (Sim * s, const GstAxReport * r, const GstAxProjectionTopology * topo,
   for (i = 0; i < s->threads->len; i++) {
     Thread *t = g_ptr_array_index (s->threads, i);
     gdouble cpu_total = 0, src_total = 0;
+    gdouble *stages = g_new0 (gdouble, s->models->len + 1);
 
     for (j = 0; j < t->rows->len; j++) {
       GstAxReportRow *row = g_ptr_array_index (t->rows, j);
@@ -694,15 +699,20 @@ build (Sim * s, const GstAxReport * r, const GstAxProjectionTopology * topo,
           m->frames_in = row->count;
         } else if (row->flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT) {
           t->device_wait_row = row;
+        } else if (row->kind == GST_AX_REPORT_ROW_KIND_REPORTED) {
+          stages[k] += row->cpu_ms * row->count;
         }
       }
     }
+    if (t->out_kind == END_MODEL && t->frames_through > 0)
+      t->in_window_ms = stages[t->out_index] / t->frames_through;
+    g_free (stages);
     if (t->frames_through <= 0) {
       g_set_error (error, GST_AX_REPORT_ERROR, GST_AX_REPORT_ERROR_INVALID,
           "thread %d ran only reported stages", t->topo_id);
       return FALSE;
     }
-    t->service_ms = cpu_total / t->frames_through;
+    t->service_ms = cpu_total / t->frames_through - t->in_window_ms;
     t->src_ms = src_total / t->frames_through;
   }
   /* the frames are counted at the report's sinks */
@@ -1009,19 +1019,20 @@ job_place (Sim * s, SimModel * m, Chip * ch, gdouble from_ms)
  * the window go as the earlier ones complete. Returns when the thread is
  * free again. */
 static gdouble
-model_submit (Sim * s, SimModel * m, const Frame * frame, guint n_jobs)
+model_submit (Sim * s, SimModel * m, const Frame * frame, guint n_jobs,
+    gdouble stages_ms)
 {
   Chip *ch = &g_array_index (s->chips, Chip, m->chip);
   Item *it = g_new0 (Item, 1);
   gdouble *ends = g_new0 (gdouble, MAX (n_jobs, 1));
-  gdouble free_ms = s->now_ms;
+  gdouble start_ms = s->now_ms + stages_ms, free_ms = start_ms;
   guint j;
 
   it->frame = *frame;
   it->n_jobs = n_jobs;
-  it->done_ms = s->now_ms;
+  it->done_ms = start_ms;
   for (j = 0; j < n_jobs; j++) {
-    gdouble submit_ms = j >= m->window ? ends[j - m->window] : s->now_ms;
+    gdouble submit_ms = j >= m->window ? ends[j - m->window] : start_ms;
 
     ends[j] = job_place (s, m, ch, submit_ms);
     it->done_ms = MAX (it->done_ms, ends[j]);
@@ -1162,10 +1173,12 @@ thread_step (Sim * s, gint ti)
 
         if (m->outstanding > 0 && m->outstanding + n_jobs > m->window)
           return moved;
-        free_ms = model_submit (s, m, &t->frame, n_jobs);
+        free_ms = model_submit (s, m, &t->frame, n_jobs,
+            t->in_window_ms / s->host_speed);
         if (free_ms > s->now_ms) {
-          /* the frame is in, its jobs beyond the window still go as the
-           * earlier ones complete: the thread waits for that */
+          /* the frame is in the window: the model's own stages still run
+           * on this thread, and its jobs beyond the window go as the
+           * earlier ones complete */
           t->until_ms = free_ms;
           t->handed = TRUE;
           wakeup_at (s, free_ms);

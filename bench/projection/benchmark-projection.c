@@ -52,7 +52,7 @@
  * the projection's over its steady middle) weigh little */
 #define LAGGING_FRAMES 60
 #define RUN_S 10.0
-#define MIN_FRAMES 20
+#define MIN_FRAMES 300
 #define MAX_FRAMES 3000
 /* the simulator keeps pace when its lag per job stays under this share
  * of the device time per job */

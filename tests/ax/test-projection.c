@@ -274,6 +274,28 @@ GST_START_TEST (test_engine_bound)
 
 GST_END_TEST;
 
+/* Two jobs a frame (a cascade's per-ROI model), 10 ms each on 4 cores
+ * with a window of 8 jobs: 400 jobs, so 200 frames a second. */
+GST_START_TEST (test_jobs_per_frame)
+{
+  Shape sh = { 0.1, 0.1, 0.1, 10.0, 4, 8, 200, NULL };
+  GstAxReport *r = make_report (&sh);
+  GstAxReportDevice *d = &g_array_index (r->devices, GstAxReportDevice, 0);
+  GstAxProjectionConfig c = { 0, };
+  GstAxReportProjection *p;
+
+  d->jobs = 2 * FRAMES;
+  p = what_if (r, &c);
+  assert_near (p->fps, 200.0, "fps");
+  fail_unless (p->occupancy_percent >= 98.0, "occupancy %.1f",
+      p->occupancy_percent);
+  fail_unless_equals_int (p->kind, GST_AX_REPORT_CONSTRAINT_DEVICE);
+  gst_ax_report_projection_free (p);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
 /* A fast source in front of a queue of 3 and a 20 ms letterbox: the
  * queue stays full, 50 fps. */
 GST_START_TEST (test_full_queue)
@@ -396,6 +418,7 @@ projection_suite (void)
   tcase_add_test (tc, test_device_bound);
   tcase_add_test (tc, test_window_bound);
   tcase_add_test (tc, test_engine_bound);
+  tcase_add_test (tc, test_jobs_per_frame);
   tcase_add_test (tc, test_full_queue);
   tcase_add_test (tc, test_serial_latency);
   tcase_add_test (tc, test_verdict_and_json);

@@ -1504,6 +1504,21 @@ gst_ax_report_project (const GstAxReport * report,
     return NULL;
   }
   fill_projected_report (&s, copy, span_ms);
+  /* the verdict names the device profile projected onto */
+  for (i = 0; c->device && i < copy->devices->len; i++) {
+    GstAxReportDevice *d = &g_array_index (copy->devices, GstAxReportDevice,
+        i);
+
+    g_free (d->device);
+    d->device = g_strdup (c->device);
+  }
+  for (i = 0; c->device && i < copy->device_occupancy->len; i++) {
+    GstAxReportDeviceOccupancy *o = &g_array_index (copy->device_occupancy,
+        GstAxReportDeviceOccupancy, i);
+
+    g_free (o->device);
+    o->device = g_strdup (c->device);
+  }
   if (report->latency_serial)
     copy->latency.p50_ms = serial_p50;
   v = gst_ax_report_make_verdict (copy);

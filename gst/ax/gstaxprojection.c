@@ -1685,7 +1685,9 @@ gst_ax_projection_to_json (const GstAxReport * report, JsonBuilder * b)
   json_builder_set_member_name (b, "projection");
   json_builder_begin_object (b);
   if (p == NULL) {
-    json_str (b, "absent", "no model ran");
+    /* an interval's report (axprof's interval=) is not projected */
+    json_str (b, "absent", report->devices->len > 0 ? "not projected: "
+        "the report is not of a whole run" : "no model ran");
     json_builder_end_object (b);
     return;
   }

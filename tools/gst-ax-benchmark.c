@@ -45,6 +45,7 @@
 #include <gst/ax/gstaxmodelquery.h>
 #include <gst/ax/gstaxreport.h>
 #include "axcompare.h"
+#include "axwhatif.h"
 #include <glib/gstdio.h>
 #include <errno.h>
 #include <math.h>
@@ -147,6 +148,8 @@ typedef struct
   gchar *baseline;
   gdouble max_regression;
   gdouble noise_floor_ms;
+  gchar *what_if;
+  gchar *from_report;
 } Options;
 
 /* The photos of --images, linked as NNNNNN.jpg / NNNNNN.png into a
@@ -989,6 +992,8 @@ options_clear (Options * o)
   g_free (o->json);
   g_free (o->report_file);
   g_free (o->baseline);
+  g_free (o->what_if);
+  g_free (o->from_report);
 }
 
 /* The report files are written at the end: a folder that does not exist
@@ -1121,12 +1126,75 @@ usage_error (gchar * message)
   return EXIT_USAGE;
 }
 
+/* The projection made from the tracer's topology again, now that the
+ * report carries the serial pass's latency, and the verdict with it. */
+static void
+reproject (GstAxReport * report)
+{
+  GstAxProjectionTopology *topology;
+  GstAxReportVerdict *v;
+
+  if (report->projection == NULL || report->projection->topology == NULL)
+    return;
+  topology = report->projection->topology;
+  report->projection->topology = NULL;
+  gst_ax_report_attach_projection (report, topology);
+  v = gst_ax_report_make_verdict (report);
+  gst_ax_report_set_verdict (report, v);
+  gst_ax_report_verdict_free (v);
+}
+
+static gboolean
+print_what_if (const GstAxReport * report, AxWhatIf * w)
+{
+  gchar *message = NULL, *text = ax_what_if_project (report, w, &message);
+
+  if (text == NULL) {
+    g_printerr ("gst-ax-benchmark: --what-if: %s\n", message);
+    g_free (message);
+    return FALSE;
+  }
+  g_print ("\nWhat if:\n%s", text);
+  g_free (text);
+  return TRUE;
+}
+
+/* --from-report: no run, the saved report projected. */
+static gint
+project_saved_report (const Options * o, AxWhatIf * w)
+{
+  gchar *json = NULL, *message;
+  GError *err = NULL;
+  GstAxReport *report;
+  gboolean ok;
+
+  if (o->what_if == NULL)
+    return usage_error (g_strdup ("--from-report needs --what-if"));
+  if (!g_file_get_contents (o->from_report, &json, NULL, &err)) {
+    message = g_strdup_printf ("--from-report: %s", err->message);
+    g_error_free (err);
+    return usage_error (message);
+  }
+  report = gst_ax_report_new_from_json (json, &err);
+  g_free (json);
+  if (report == NULL) {
+    message = g_strdup_printf ("--from-report %s: %s", o->from_report,
+        err->message);
+    g_error_free (err);
+    return usage_error (message);
+  }
+  ok = print_what_if (report, w);
+  gst_ax_report_unref (report);
+  return ok ? 0 : EXIT_RUN_FAILED;
+}
+
 int
 main (int argc, char **argv)
 {
   Options o = { NULL, NULL, FRAMES_UNSET, SERIAL_FRAMES_UNSET,
     DEFAULT_EOS_TIMEOUT_S, IN_FLIGHT_UNSET, NULL, 0, FALSE, NULL, NULL, FALSE,
-    FALSE, FALSE, STREAMS_UNSET, NULL, -1.0, AX_COMPARE_DEFAULT_NOISE_FLOOR_MS
+    FALSE, FALSE, STREAMS_UNSET, NULL, -1.0, AX_COMPARE_DEFAULT_NOISE_FLOOR_MS,
+    NULL, NULL
   };
   GOptionEntry entries[] = {
     {"video", 'v', 0, G_OPTION_ARG_FILENAME, &o.video,
@@ -1175,6 +1243,14 @@ main (int argc, char **argv)
     {"noise-floor-ms", 0, 0, G_OPTION_ARG_DOUBLE, &o.noise_floor_ms,
         "With --max-regression: a row's CPU per frame must also rise by "
           "more than MS (default 0.05)", "MS"},
+    {"what-if", 'W', 0, G_OPTION_ARG_STRING, &o.what_if,
+        "After the report, project the run onto another configuration "
+          "from its measured host rows: any of in-flight=N, cores=N, "
+          "device=PROFILE, host-speed=X (0.5: a host half as fast), "
+          "time-scale=X", "KEY=VALUE,..."},
+    {"from-report", 0, 0, G_OPTION_ARG_FILENAME, &o.from_report,
+        "With --what-if: project this earlier --json report instead of "
+          "running (no MODEL needed)", "FILE"},
     {"quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
         "No notices on stderr (which passes run; a progress line when "
           "stderr is a terminal)", NULL},
@@ -1198,6 +1274,7 @@ main (int argc, char **argv)
   gboolean ok, progress;
   GValue v = G_VALUE_INIT;
   AxCompareSide *baseline = NULL;
+  AxWhatIf what_if = { {0,}, NULL, NULL };
 
   ctx = g_option_context_new ("MODEL - profile a detection pipeline");
   g_option_context_set_summary (ctx,
@@ -1218,6 +1295,18 @@ main (int argc, char **argv)
     g_option_context_free (ctx);
     options_clear (&o);
     return usage_error (message);
+  }
+  if (o.what_if && !ax_what_if_parse (o.what_if, &what_if, &message)) {
+    options_clear (&o);
+    g_option_context_free (ctx);
+    return usage_error (message);
+  }
+  if (o.from_report) {
+    g_option_context_free (ctx);
+    status = project_saved_report (&o, &what_if);
+    ax_what_if_clear (&what_if);
+    options_clear (&o);
+    return status;
   }
   if (argc != 2) {
     gchar *help = g_option_context_get_help (ctx, TRUE, NULL);
@@ -1422,6 +1511,9 @@ main (int argc, char **argv)
             "did not reach the sink within %d s and are not in its latency",
             serial_lost, SERIAL_FRAME_TIMEOUT_S);
     }
+    /* the projection's latency is the serial pass's too */
+    if (report && serial_n > 0)
+      reproject (report);
     for (i = 0; report && i < n_streams; i++) {
       gchar *name = g_strdup_printf ("stream %u", i + 1);
 
@@ -1471,11 +1563,14 @@ main (int argc, char **argv)
     g_free (cmp);
     ax_compare_side_free (run);
   }
+  if (o.what_if && !print_what_if (report, &what_if) && status == 0)
+    status = EXIT_RUN_FAILED;
   g_free (text);
   g_free (json);
   gst_ax_report_unref (report);
 
 done:
+  ax_what_if_clear (&what_if);
   ax_compare_side_free (baseline);
   if (gate.bus)
     gst_object_unref (gate.bus);

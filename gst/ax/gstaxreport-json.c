@@ -18,6 +18,7 @@
 #endif
 
 #include "gstaxreport.h"
+#include "gstaxprojection-private.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -916,6 +917,8 @@ read_report (Reader * rd, JsonObject * root, GstAxReport * r)
   read_strings (rd, root, "sources", r->sources);
   r->live_source = read_string (rd, root, "", "live_source");
   read_verdict (rd, root, r);
+  if (rd->error == NULL)
+    gst_ax_projection_from_json (r, root, &rd->error);
 }
 
 /**

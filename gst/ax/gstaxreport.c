@@ -29,6 +29,7 @@
 
 #include "gstaxreport.h"
 #include "gstax-private.h"
+#include "gstaxprojection-private.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -245,6 +246,7 @@ gst_ax_report_unref (GstAxReport * report)
   g_ptr_array_unref (report->warnings);
   g_ptr_array_unref (report->sources);
   g_free (report->live_source);
+  gst_ax_report_projection_free (report->projection);
   g_free (report->constraint_element);
   g_free (report->constraint_row);
   g_free (report->constraint_queue);
@@ -1270,6 +1272,7 @@ gst_ax_report_to_text (const GstAxReport * report)
   for (i = 0; i < report->warnings->len; i++)
     g_string_append_printf (s, "WARNING: %s\n",
         (gchar *) g_ptr_array_index (report->warnings, i));
+  gst_ax_projection_append_text (report, s);
   g_string_append_printf (s, "Verdict: the constraint is %s.\n",
       report->constraint ? report->constraint : "undetermined");
   if (report->verdict)
@@ -1749,6 +1752,7 @@ gst_ax_report_to_json (const GstAxReport * report)
     json_latency (report, b);
     json_groups (report, b);
     json_rest (report, b);
+    gst_ax_projection_to_json (report, b);
   }
   json_builder_end_object (b);
 

@@ -477,6 +477,55 @@ typedef enum
 } GstAxReportConstraintKind;
 
 /**
+ * GstAxReportProjection:
+ * @time_scale: the device time scale projected: every device job takes
+ *   its modelled time multiplied by it (1.0: the modelled device's own
+ *   speed)
+ * @host_speed: the host rows' speed against this host's (1.0: as
+ *   measured; 0.5: a host half as fast)
+ * @what_if: (nullable): the configuration changed from the run's, e.g.
+ *   "in-flight=8,cores=2"; %NULL for the run's own
+ * @fps: frames per second at the busiest sink, as the report's
+ * @latency_p50_ms: median end-to-end latency (of a frame alone in the
+ *   pipeline when the report's latency comes from a serial pass)
+ * @occupancy_percent: occupancy of the busiest device
+ * @kind: the constraint on the modelled device
+ * @element: (nullable): the element the constraint names
+ * @row: (nullable): the row the constraint names
+ * @queue: (nullable): the queue it rests on
+ * @model: (nullable): the model (device group) it rests on
+ * @constraint: (nullable): what follows "the constraint would be", or
+ *   why nothing was projected (@kind undetermined)
+ *
+ * What the pipeline would do on the modelled device: a queueing model of
+ * its streaming threads (each serving its rows' CPU per frame as measured
+ * on this host, the simulator's threads left out), its queues, in-flight
+ * windows and device cores, with every device job taking its modelled
+ * time. gst_ax_report_get_projection() reads it.
+ *
+ * Since: 0.2
+ */
+typedef struct
+{
+  gdouble time_scale;
+  gdouble host_speed;
+  gchar *what_if;
+  gdouble fps;
+  gdouble latency_p50_ms;
+  gdouble occupancy_percent;
+  GstAxReportConstraintKind kind;
+  gchar *element;
+  gchar *row;
+  gchar *queue;
+  gchar *model;
+  gchar *constraint;
+
+  /*< private >*/
+  gpointer topology;
+  gpointer _gst_reserved[GST_PADDING];
+} GstAxReportProjection;
+
+/**
  * GstAxReportVerdict:
  * @kind: the kind of constraint
  * @element: (nullable): the element the verdict names: the computing or
@@ -588,6 +637,9 @@ typedef struct
  * @error_debug: (nullable): that error's debug string
  * @qos: (element-type GstAxReportQos): drops elements reported in QoS
  *   messages, one entry per element (gst_ax_report_get_qos())
+ * @projection: (nullable): what the pipeline would do on the modelled
+ *   device (gst_ax_report_get_projection()), %NULL when no model ran
+ *   (Since: 0.2)
  *
  * The benchmark report: every section as numbers, rendered to text by
  * gst_ax_report_to_text() and to JSON by gst_ax_report_to_json(), read
@@ -746,7 +798,13 @@ typedef struct
 
   /*< private >*/
   gint ref_count;
-  gpointer _gst_reserved[GST_PADDING_LARGE];
+
+  /*< public >*/
+  /* the projection onto the modelled device, or %NULL */
+  GstAxReportProjection *projection;
+
+  /*< private >*/
+  gpointer _gst_reserved[GST_PADDING_LARGE - 1];
 } GstAxReport;
 
 /**
@@ -892,6 +950,8 @@ gst_ax_report_device_get_occupancy (const GstAxReport * report,
 GST_AX_API GstAxReportVerdict *gst_ax_report_get_verdict (const GstAxReport *
     report);
 GST_AX_API GVariant *gst_ax_report_get_rows (const GstAxReport * report);
+GST_AX_API const GstAxReportProjection *
+gst_ax_report_get_projection (const GstAxReport * report);
 
 GST_AX_API gchar *gst_ax_report_to_text (const GstAxReport * report);
 GST_AX_API gchar *gst_ax_report_to_json (const GstAxReport * report);

@@ -22,6 +22,7 @@
 
 #include "gstaxreport.h"
 #include "gstax-private.h"
+#include "gstaxprojection-private.h"
 
 #include <string.h>
 
@@ -1228,6 +1229,7 @@ gst_ax_report_make_verdict (const GstAxReport * report)
       lag_per_job_ms, full, empty);
   step_starvation (v, full, empty, busiest_device (report));
   note_drops (report, v);
+  gst_ax_projection_note_verdict (report, v);
   join_steps (v);
   return v;
 }

@@ -92,6 +92,7 @@ enum
   PROP_MODEL_NAME,
   PROP_DEVICE_ID,
   PROP_DEVICE_HANDLE,
+  PROP_JOB_RESOURCES,
 };
 
 G_DEFINE_TYPE (GstAxInference, gst_ax_inference, GST_TYPE_ELEMENT);
@@ -202,6 +203,21 @@ gst_ax_inference_class_init (GstAxInferenceClass * klass)
       g_param_spec_uint64 ("device-handle", "Device handle",
           "Identity of the simulated device in use, the same for every "
           "element that shares it (0 in NULL)", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
+   * GstAxInference:job-resources:
+   *
+   * What one job of the loaded model asks of the device's resources at
+   * time scale 1.0, in ns: "core=N" (the core or slice a job is placed
+   * on) then each other resource it uses, by name, e.g.
+   * "core=170000,dma=120000". The axprof tracer's projection onto the
+   * modelled device schedules jobs on them. %NULL without a model.
+   */
+  g_object_class_install_property (gobject_class, PROP_JOB_RESOURCES,
+      g_param_spec_string ("job-resources", "Job resources",
+          "Modelled time one job of the loaded model takes on each device "
+          "resource at time scale 1.0, in ns: core=N then each other "
+          "resource by name (NULL without a model)", NULL,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -329,6 +345,49 @@ gst_ax_inference_set_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* What one job asks of the device's resources at time scale 1.0: its
+ * actions in schedule order, each NAME=NS ("core" is the core the job is
+ * placed on, other resources by name) with "@I" or "@I+J" for the
+ * earlier actions (by their place in the list) it waits for, e.g.
+ * "core=120000,dma=96000@0,core=35524@1,dma=40000@2". Without a command
+ * processor (CSS) the driver's setup of each job comes first, on its
+ * core, and every action waits for it. NULL without a model. Object lock
+ * held. */
+static gchar *
+job_resources (GstAxInference * self)
+{
+  GString *s;
+  guint64 ns;
+  gint resource, dep, dep2, setup = 0;
+  guint i;
+
+  if (self->net == NULL)
+    return NULL;
+  s = g_string_new (NULL);
+  for (i = 0; i < self->dev_info.n_resources; i++)
+    if (self->dev_info.resources[i].kind == SIMNPU_RESOURCE_CSS)
+      break;
+  if (i == self->dev_info.n_resources) {
+    g_string_append_printf (s, "core=%" G_GUINT64_FORMAT,
+        (guint64) self->dev_info.job_overhead_ns);
+    setup = 1;
+  }
+  for (i = 0; simnpu_model_get_action (self->net, i, &resource, &dep, &dep2,
+          &ns) == 0; i++) {
+    g_string_append_printf (s, "%s%s=%" G_GUINT64_FORMAT, s->len ? "," : "",
+        resource < 0 || (guint) resource >= self->dev_info.n_resources ?
+        "core" : self->dev_info.resources[resource].name, ns);
+    if (dep >= 0)
+      g_string_append_printf (s, "@%d", dep + setup);
+    else if (setup)
+      g_string_append (s, "@0");
+    if (dep2 >= 0)
+      g_string_append_printf (s, "%s%d", dep >= 0 || setup ? "+" : "@",
+          dep2 + setup);
+  }
+  return g_string_free (s, FALSE);
+}
+
 static void
 gst_ax_inference_get_property (GObject * object, guint prop_id,
     GValue * value, GParamSpec * pspec)
@@ -363,6 +422,9 @@ gst_ax_inference_get_property (GObject * object, guint prop_id,
       break;
     case PROP_DEVICE_HANDLE:
       g_value_set_uint64 (value, self->shared ? self->shared->handle : 0);
+      break;
+    case PROP_JOB_RESOURCES:
+      g_value_take_string (value, job_resources (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

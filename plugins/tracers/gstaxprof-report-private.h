@@ -135,6 +135,9 @@ void axprof_build_queues (ReportBuild * b);
 /* gstaxprof-report-devices.c */
 void axprof_build_devices (ReportBuild * b);
 
+/* gstaxprof-report-projection.c */
+void axprof_build_projection (ReportBuild * b);
+
 /* gstaxprof-section.c */
 void axprof_section_start (GstElement * pipeline);
 GstAxReport *axprof_section_stop (GstElement * pipeline,

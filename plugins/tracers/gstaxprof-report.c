@@ -882,6 +882,7 @@ axprof_make_report_raw (const TracerSetup * setup, PipelineState * p,
         g_ptr_array_add (r->sources, g_strdup (ei->name));
     }
   }
+  axprof_build_projection (&b);
   /* the verdict reads only the report (gst/ax/gstaxverdict.c) */
   {
     GstAxReportVerdict *v = gst_ax_report_make_verdict (r);

@@ -476,6 +476,36 @@ simnpu_model_get_device_ns (simnpu_model * m)
 }
 
 /**
+ * simnpu_model_get_action:
+ * @model: a model
+ * @index: an action of the model's schedule, from 0 (in schedule order,
+ *   each after the actions it depends on)
+ * @resource: (out): the resource it runs on (an index into
+ *   #simnpu_device_info's resources), or -1 for the core (slice) the job
+ *   is placed on
+ * @dep: (out): the earlier action it waits for, or -1
+ * @dep2: (out): a second one, or -1
+ * @device_ns: (out): its modelled time in device ns (time scale 1.0)
+ *
+ * One action of a job of @model, for whoever models the device's
+ * resources (a profiler's projection onto the modelled device).
+ *
+ * Returns: 0, or SIMNPU_EINVAL past the last action
+ */
+int
+simnpu_model_get_action (simnpu_model * m, unsigned index, int *resource,
+    int *dep, int *dep2, uint64_t * device_ns)
+{
+  if (m == NULL || index >= m->schedule.n_actions)
+    return SIMNPU_EINVAL;
+  *resource = m->schedule.actions[index].resource;
+  *dep = m->schedule.actions[index].dep;
+  *dep2 = m->schedule.actions[index].dep2;
+  *device_ns = m->schedule.actions[index].device_ns;
+  return 0;
+}
+
+/**
  * simnpu_model_get_latency_ns:
  * @model: a model
  *

@@ -302,6 +302,73 @@ test_ball_run (void)
   g_free (frames);
 }
 
+/* The fps of the first "On the modelled device" section after @after in
+ * @out. */
+static gdouble
+projected_fps (const gchar * out, const gchar * after)
+{
+  const gchar *at = strstr (out, after), *section;
+  gdouble fps = -1;
+
+  g_assert_nonnull (at);
+  section = strstr (at, "On the modelled device (");
+  g_assert_nonnull (section);
+  section = strchr (section, '\n');
+  g_assert_nonnull (section);
+  g_assert_cmpint (sscanf (section, " %lf fps", &fps), ==, 1);
+  return fps;
+}
+
+/* --what-if: the run's measured host rows projected onto another
+ * configuration, after the report or from a saved one; bad values are
+ * usage errors. */
+static void
+test_what_if (void)
+{
+  gchar *frames = g_strdup_printf ("%d", BALL_FRAMES);
+  gchar *json = g_build_filename (tmp, "what-if.json", NULL);
+  gdouble own, slower;
+  Result r;
+
+  assert_usage_error (run_tool ("ball-detector", "--what-if", "in-flight=0",
+          NULL), "--what-if: in-flight must be a whole number from 1 to 64, "
+      "got \"0\"");
+  assert_usage_error (run_tool ("ball-detector", "--what-if", "speed=2",
+          NULL), "--what-if: unknown key \"speed\"");
+  assert_usage_error (run_tool ("ball-detector", "--what-if", "cores",
+          NULL), "--what-if: \"cores\" is not KEY=VALUE");
+  assert_usage_error (run_tool ("ball-detector", "--what-if",
+          "host-speed=0", NULL), "--what-if: host-speed must be a number "
+      "from 0.01 to 100, got \"0\"");
+  assert_usage_error (run_tool ("ball-detector", "--what-if",
+          "device=nosuch", NULL), "--what-if: device \"nosuch\"");
+  assert_usage_error (run_tool ("--from-report", json, NULL),
+      "--from-report needs --what-if");
+
+  r = run_tool ("ball-detector", "--frames", frames, "--in-flight", "2",
+      "--serial-frames", "0", "--json", json, "--what-if", "host-speed=0.5",
+      "--print-pipeline", "--quiet", NULL);
+  assert_ran (r, "ball-detector", BALL_FRAMES);
+  own = projected_fps (r.out, "axprof report");
+  slower = projected_fps (r.out, "What if:");
+  g_assert_nonnull (strstr (r.out, ", host-speed=0.5;"));
+  /* a host half as fast: never faster, at most twice as slow */
+  g_assert_cmpfloat (slower, <=, own * 1.001);
+  g_assert_cmpfloat (slower, >=, own * 0.499);
+  result_clear (&r);
+
+  /* from the saved report, on another device profile */
+  r = run_tool ("--from-report", json, "--what-if", "device=metis:cores=1",
+      NULL);
+  g_assert_cmpint (r.status, ==, 0);
+  g_assert_nonnull (strstr (r.out, "What if:"));
+  g_assert_nonnull (strstr (r.out, "device=metis:cores=1"));
+  result_clear (&r);
+  g_unlink (json);
+  g_free (json);
+  g_free (frames);
+}
+
 /* The serial latency pass, then the streamed pass, on one pipeline: the
  * latency counts the serial pass's frames, everything else the streamed
  * pass's; --serial-frames 0 takes the latency from the streamed pass. */
@@ -928,6 +995,7 @@ main (int argc, char **argv)
   g_test_add_func ("/benchmark/bad-images", test_bad_images);
   g_test_add_func ("/benchmark/ball-run", test_ball_run);
   g_test_add_func ("/benchmark/serial-pass", test_serial_pass);
+  g_test_add_func ("/benchmark/what-if", test_what_if);
   g_test_add_func ("/benchmark/bad-streams", test_bad_streams);
   g_test_add_func ("/benchmark/streams-run", test_streams_run);
   g_test_add_func ("/benchmark/interrupt", test_interrupt);

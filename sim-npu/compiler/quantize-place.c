@@ -644,6 +644,17 @@ node_macs (const simnpu__ir_graph * g, unsigned i)
   return info && info->cost ? info->cost (g, &g->nodes[i]) : 0;
 }
 
+uint64_t
+simnpu__quantize_total_macs (const compile_ctx * c)
+{
+  uint64_t total = 0;
+  unsigned i;
+
+  for (i = 0; i < c->g->n_nodes; i++)
+    total += node_macs (c->g, i);
+  return total;
+}
+
 /* Marks in in_set node from and every node that depends on it (what
  * moves to the postamble with it); returns the MACs of those still on the
  * device and not yet moved, and in *n_dev how many they are. */
@@ -771,6 +782,77 @@ simnpu__quantize_mark_fallback (compile_ctx * c, const simnpu__graph * dg,
   g_free (in_set);
   g_free (tainted);
   return marked;
+}
+
+/* Host fallback at the model's start: the number K of leading nodes
+ * (nodes[0..K-1], in the graph's order) that may run in the preamble, in
+ * float, instead of on the device. The input layers are where int8
+ * weights meet unnormalised pixels: a convolution over 0..255 whose
+ * clamp (ReLU6) keeps a window of a few units turns the weights'
+ * rounding into errors every later layer carries. A cut is valid when
+ * the prefix holds a conv or matmul, only device nodes (or preamble
+ * ones), no model output, and exactly one computed tensor crosses it (the
+ * device's one input), within BUDGET MACs. FIRST: the shortest such
+ * prefix, else the longest. 0 when there is none. */
+unsigned
+simnpu__quantize_prefix_cut (const compile_ctx * c, uint64_t budget,
+    bool first, uint64_t * macs_out)
+{
+  const simnpu__ir_graph *g = c->g;
+  int *last = g_new (int, g->n_tensors);
+  uint64_t macs = 0;
+  unsigned i, j, best = 0, crossing = 0;
+  bool have_conv = false;
+
+  *macs_out = 0;
+  for (i = 0; i < g->n_tensors; i++)
+    last[i] = -1;
+  for (i = 0; i < g->n_nodes; i++)
+    for (j = 0; j < g->nodes[i].n_inputs; j++)
+      if (g->nodes[i].inputs[j] >= 0)
+        last[g->nodes[i].inputs[j]] = (int) i;
+  for (i = 0; i < g->n_inputs; i++)
+    crossing += last[g->inputs[i]] >= 0;
+  for (i = 0; i < g->n_nodes; i++) {
+    const simnpu__ir_node *n = &g->nodes[i];
+    bool input_crosses = false;
+    if (c->place[i] == SIMNPU_SECTION_POSTAMBLE || c->force_host[i])
+      break;
+    macs += node_macs (g, i);
+    if (macs > budget)
+      break;
+    have_conv |= n->op == SIMNPU_IR_CONV2D || n->op == SIMNPU_IR_MATMUL;
+    for (j = 0; j < n->n_outputs; j++) {
+      int t = n->outputs[j];
+      if (simnpu__ir_is_graph_output (g, t))
+        goto out;
+      if (last[t] > (int) i)
+        crossing++;
+    }
+    for (j = 0; j < n->n_inputs; j++) {
+      int t = n->inputs[j];
+      unsigned k;
+      bool dup = false;
+      if (t < 0 || g->tensors[t].is_const || last[t] != (int) i)
+        continue;
+      /* a node reading one tensor twice releases it once */
+      for (k = 0; k < j; k++)
+        dup |= n->inputs[k] == t;
+      if (!dup)
+        crossing--;
+    }
+    for (j = 0; j < g->n_inputs; j++)
+      input_crosses |= last[g->inputs[j]] > (int) i;
+    if (have_conv && crossing == 1 && !input_crosses) {
+      best = i + 1;
+      *macs_out = macs;
+      if (first)
+        break;
+    }
+  }
+out:
+  g_free (last);
+  return best;
 }
 
 /* ------------------------------------------------------------------ */

@@ -156,6 +156,9 @@ SIMNPU_INTERNAL void simnpu__quantize_report_placement (compile_ctx * c,
     simnpu__compile_result * r);
 SIMNPU_INTERNAL unsigned simnpu__quantize_mark_fallback (compile_ctx * c,
     const simnpu__graph * dg, const evaluator * e, GString * text);
+SIMNPU_INTERNAL unsigned simnpu__quantize_prefix_cut (const compile_ctx * c,
+    uint64_t budget, bool first, uint64_t * macs_out);
+SIMNPU_INTERNAL uint64_t simnpu__quantize_total_macs (const compile_ctx * c);
 /* Per tensor: whether a node placed in section `which` reads it (with
  * `others`: a node placed in another section). g_free the result. */
 SIMNPU_INTERNAL bool *simnpu__quantize_read_in (const compile_ctx * c,

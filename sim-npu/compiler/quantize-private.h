@@ -214,6 +214,12 @@ SIMNPU_INTERNAL void simnpu__quantize_report_accuracy (compile_ctx * c,
 SIMNPU_INTERNAL int simnpu__quantize_evaluate_public (compile_ctx * c,
     const simnpu__graph * dg, GPtrArray * inputs, sqnr_acc * acc,
     simnpu_error * error);
+/* Writes the model's float and int8 outputs on INPUTS into DIR, as
+ * I-J.float.f32 and I-J.int8.f32 (image I, model output J), and
+ * outputs.txt: one line "J NAME DIMS..." per output, then "images N". */
+SIMNPU_INTERNAL int simnpu__quantize_dump_outputs (compile_ctx * c,
+    const simnpu__graph * dg, GPtrArray * inputs, const char *dir,
+    simnpu_error * error);
 SIMNPU_INTERNAL void simnpu__quantize_report_public (const simnpu__graph * dg,
     const sqnr_acc * cal, const sqnr_acc * val, GString * s);
 

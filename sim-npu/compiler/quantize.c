@@ -202,6 +202,9 @@ typedef struct
   bool *host;                   /* per node */
   double *db;                   /* per model output */
   double moved_macs;
+  /* the MACs it may move: the share, or for the tail, at least the low
+   * outputs' own layers */
+  double max_macs;
   bool gained;
 } fallback_try;
 
@@ -223,8 +226,7 @@ try_fallback (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
     return ret;
   t->moved_macs = (double) (r->host_macs - base_host_macs);
   t->gained = fallback_gained (g, before, t->db)
-      && r->host_macs - base_host_macs <=
-      c->opts->fallback_mac_share * (double) simnpu__quantize_total_macs (c);
+      && t->moved_macs <= t->max_macs;
   db_summary (g, before, &worst_b, &sum_b);
   db_summary (g, t->db, &worst_a, &sum_a);
   g_string_append_printf (text, "  host fallback tried: %s (%.3f M MACs "
@@ -236,11 +238,12 @@ try_fallback (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
 
 static void
 add_try (fallback_try * tries, unsigned *n, const simnpu__ir_graph * g,
-    const char *what, const bool *host)
+    const char *what, const bool *host, double max_macs)
 {
   fallback_try *t = &tries[(*n)++];
 
   t->what = what;
+  t->max_macs = max_macs;
   t->host = g_memdup2 (host, g->n_nodes * sizeof (bool));
   t->db = g_new (double, g->n_outputs);
 }
@@ -279,7 +282,7 @@ host_fallback (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
     goto out;
   if (simnpu__quantize_mark_fallback (c, *dg, ecal, fb) > 0) {
     add_try (tries, &n_tries, g, "the layers that make the low outputs",
-        c->force_host);
+        c->force_host, INFINITY);
     have_tail = true;
   }
   memset (c->force_host, 0, g->n_nodes * sizeof (bool));
@@ -289,13 +292,13 @@ host_fallback (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
     for (k = 0; k < first_k; k++)
       host[k] = true;
     add_try (tries, &n_tries, g, "the model's first layers, to the first "
-        "cut after a convolution", host);
+        "cut after a convolution", host, (double) budget);
   }
   if (last_k > first_k) {
     for (k = 0; k < last_k; k++)
       host[k] = true;
     add_try (tries, &n_tries, g, "the model's first layers, as many as the "
-        "share allows", host);
+        "share allows", host, (double) budget);
   }
   for (i = 0; i < n_tries; i++) {
     if ((ret = try_fallback (c, fix, calib, dg, ecal, r, base_host, before,
@@ -310,7 +313,8 @@ host_fallback (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
   if (have_tail && tries[0].gained && best > 0) {
     for (k = 0; k < g->n_nodes; k++)
       host[k] = tries[0].host[k] || tries[best].host[k];
-    add_try (tries, &n_tries, g, "both", host);
+    add_try (tries, &n_tries, g, "both", host, MAX ((double) budget,
+            tries[0].moved_macs));
     if ((ret = try_fallback (c, fix, calib, dg, ecal, r, base_host, before,
                 &tries[n_tries - 1], fb, error)) < 0)
       goto out;
@@ -530,6 +534,12 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
     if (ret < 0)
       goto out;
   }
+  /* the outputs themselves, for a task's own measure of agreement
+   * (bench/zoo) */
+  if (g_getenv ("SIMNPU_COMPILE_DUMP_OUTPUTS") && (ret =
+          simnpu__quantize_dump_outputs (&c, dg, calib,
+              g_getenv ("SIMNPU_COMPILE_DUMP_OUTPUTS"), error)) < 0)
+    goto out;
   dg->has_preprocess = o->has_preprocess;
   dg->preprocess = o->preprocess;
   dg->decoder = g_strdup (o->decoder);

@@ -501,41 +501,74 @@ test_fallback_share (void)
   g_rand_free (rng);
 }
 
-/* conv -> identity conv: moving the identity (exact in int8: its output
- * has its input's range, so its int8 values pass unchanged) to the host
- * cannot gain, so host fallback is measured, undone, and the report says
- * so. */
+/* conv -> identity conv, FIRST the first conv's weights (an identity
+ * too, or random). Host fallback measures the tail (the identity conv on
+ * the host) and the head (the first conv in the preamble). */
 static void
-test_fallback_undone (void)
+compile_two_convs (gboolean random_first, simnpu__compile_result * r)
 {
   GRand *rng = g_rand_new_with_seed (SEED);
   float w[FB_C * FB_C], eye[FB_C * FB_C], b[FB_C] = { 0 };
   model m;
   GPtrArray *calib;
-  simnpu__compile_result r;
   int i, t, y;
 
-  for (i = 0; i < FB_C * FB_C; i++)
-    w[i] = (float) g_rand_double_range (rng, -0.5, 0.5);
-  model_begin (&m, "fallback-undone", FB_C);
-  t = add_conv (m.g, "conv", m.x, FB_C, FB_C, w, b, SIMNPU_IR_ACT_NONE);
-  for (i = 0; i < FB_C * FB_C; i++)
+  for (i = 0; i < FB_C * FB_C; i++) {
     eye[i] = i % (FB_C + 1) == 0 ? 1.0f : 0.0f;
+    w[i] = random_first ? (float) g_rand_double_range (rng, -0.5, 0.5) : eye[i];
+  }
+  model_begin (&m, "fallback-two", FB_C);
+  t = add_conv (m.g, "conv", m.x, FB_C, FB_C, w, b, SIMNPU_IR_ACT_NONE);
   y = add_conv (m.g, "identity", t, FB_C, FB_C, eye, b, SIMNPU_IR_ACT_NONE);
   model_end (&m, y);
   calib = inputs (FB_C, 0.0f, 1.0f, rng);
   compile_sqnr (&m, calib, SIMNPU_TECHNIQUE_HOST_FALLBACK, FB_ALWAYS_DB,
-      1.0, NULL, &r);
-  g_test_message ("%s", r.text->str);
-  g_assert_nonnull (strstr (r.text->str, "host fallback undone"));
-  g_assert_false (r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK);
-  g_assert_cmpuint (r.n_fallback, ==, 0);
-  for (i = 0; i < (int) r.n_nodes; i++)
-    g_assert_cmpint (r.placement[i], ==, SIMNPU_SECTION_DEVICE);
-  simnpu__compile_result_clear (&r);
+      1.0, NULL, r);
+  g_test_message ("%s", r->text->str);
   g_ptr_array_unref (calib);
   simnpu__ir_graph_free (m.g);
   g_rand_free (rng);
+}
+
+/* Two identity convs: each passes its int8 input unchanged (its output
+ * has its input's range), so neither the head nor the tail on the host
+ * can gain: host fallback is measured, undone, and the report says so. */
+static void
+test_fallback_undone (void)
+{
+  simnpu__compile_result r;
+  unsigned i;
+
+  compile_two_convs (FALSE, &r);
+  g_assert_nonnull (strstr (r.text->str, "host fallback tried: the layers "
+          "that make the low outputs"));
+  g_assert_nonnull (strstr (r.text->str, "host fallback tried: the model's "
+          "first layers"));
+  g_assert_nonnull (strstr (r.text->str, "host fallback undone"));
+  g_assert_false (r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK);
+  g_assert_cmpuint (r.n_fallback, ==, 0);
+  for (i = 0; i < r.n_nodes; i++)
+    g_assert_cmpint (r.placement[i], ==, SIMNPU_SECTION_DEVICE);
+  simnpu__compile_result_clear (&r);
+}
+
+/* A random conv, then an identity: the identity on the host cannot gain
+ * (its int8 values pass unchanged), the random conv's rounding can be
+ * saved by running it in the preamble, and that is what is kept. */
+static void
+test_fallback_head (void)
+{
+  simnpu__compile_result r;
+
+  compile_two_convs (TRUE, &r);
+  g_assert_nonnull (strstr (r.text->str, "host fallback kept: the model's "
+          "first layers"));
+  g_assert_true (r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK);
+  g_assert_cmpuint (r.n_fallback, ==, 1);
+  g_assert_cmpuint (r.n_nodes, ==, 2);
+  g_assert_cmpint (r.placement[0], ==, SIMNPU_SECTION_PREAMBLE);
+  g_assert_cmpint (r.placement[1], ==, SIMNPU_SECTION_DEVICE);
+  simnpu__compile_result_clear (&r);
 }
 
 int
@@ -546,6 +579,7 @@ main (int argc, char **argv)
   g_test_add_func ("/quantize/equalization", test_equalization);
   g_test_add_func ("/quantize/fallback-share", test_fallback_share);
   g_test_add_func ("/quantize/fallback-undone", test_fallback_undone);
+  g_test_add_func ("/quantize/fallback-head", test_fallback_head);
   g_test_add_func ("/quantize/mse-range-choice", test_mse_range_choice);
   g_test_add_func ("/quantize/mse-ranges", test_mse_ranges);
   g_test_add_func ("/quantize/requant-limit", test_requant_limit);

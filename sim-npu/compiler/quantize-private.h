@@ -110,6 +110,8 @@ typedef struct
    * the first and its reader */
   unsigned n_per_tensor_consts;
   int first_per_tensor_const, first_per_tensor_reader;
+  /* calibration keeps the histograms the range search reads */
+  bool search_ranges;
   /* how many ranges the search narrowed */
   unsigned n_searched, n_narrowed;
 } compile_ctx;

@@ -793,11 +793,30 @@ simnpu__quantize_mark_fallback (compile_ctx * c, const simnpu__graph * dg,
  * the prefix holds a conv or matmul, only device nodes (or preamble
  * ones), no model output, and exactly one computed tensor crosses it (the
  * device's one input), within BUDGET MACs. FIRST: the shortest such
- * prefix, else the longest. 0 when there is none. */
+ * prefix; else the longest of those whose crossing tensor is the
+ * smallest (the device reads it in every job: an expansion to 64
+ * channels at full resolution would cost more DMA than it saves). 0 when
+ * there is none. */
+/* The elements of the one computed tensor made by nodes[0..i] that a
+ * later node reads */
+static int64_t
+crossing_size (const simnpu__ir_graph * g, const int *last, unsigned i)
+{
+  unsigned t;
+
+  for (t = 0; t < g->n_tensors; t++) {
+    int p = g->tensors[t].producer;
+    if (p >= 0 && p <= (int) i && last[t] > (int) i && !g->tensors[t].is_const)
+      return simnpu__ir_tensor_elements (&g->tensors[t]);
+  }
+  return INT64_MAX;
+}
+
 unsigned
 simnpu__quantize_prefix_cut (const compile_ctx * c, uint64_t budget,
     bool first, uint64_t * macs_out)
 {
+  int64_t best_size = INT64_MAX;
   const simnpu__ir_graph *g = c->g;
   int *last = g_new (int, g->n_tensors);
   uint64_t macs = 0;
@@ -844,8 +863,12 @@ simnpu__quantize_prefix_cut (const compile_ctx * c, uint64_t budget,
     for (j = 0; j < g->n_inputs; j++)
       input_crosses |= last[g->inputs[j]] > (int) i;
     if (have_conv && crossing == 1 && !input_crosses) {
-      best = i + 1;
-      *macs_out = macs;
+      int64_t size = crossing_size (g, last, i);
+      if (size <= best_size) {
+        best = i + 1;
+        best_size = size;
+        *macs_out = macs;
+      }
       if (first)
         break;
     }

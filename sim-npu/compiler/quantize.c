@@ -374,7 +374,8 @@ host_fallback (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
     for (k = 0; k < last_k; k++)
       host[k] = true;
     add_try (tries, &n_tries, g, "the model's first layers, as many as the "
-        "share allows", host, (double) budget);
+        "share allows to the smallest tensor crossing to the device", host,
+        (double) budget);
   }
   for (i = 0; i < n_tries; i++) {
     if ((ret = try_fallback (c, fix, calib, dg, ecal, r, base_host, before,

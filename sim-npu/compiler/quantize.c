@@ -224,7 +224,7 @@ try_fallback (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
   if ((ret = requantize (c, fix, calib, dg, ecal, r, error)) < 0
       || (ret = measure_outputs (c, *dg, ecal, calib, t->db, error)) < 0)
     return ret;
-  t->moved_macs = (double) (r->host_macs - base_host_macs);
+  t->moved_macs = (double) r->host_macs - (double) base_host_macs;
   t->gained = fallback_gained (g, before, t->db)
       && t->moved_macs <= t->max_macs;
   db_summary (g, before, &worst_b, &sum_b);

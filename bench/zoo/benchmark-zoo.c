@@ -31,6 +31,7 @@
 
 #include "compiler/compiler.h"
 #include "imageset.h"
+#include "task-agree.h"
 #include "simnpu/simnpu.h"
 
 #include <glib.h>
@@ -67,6 +68,7 @@ typedef struct
   double sensitivity, tfjs_spread;
   double sqnr_all, sqnr_fg;     /* NAN when none */
   double job_cpu_ms;            /* NAN when not run */
+  gchar *task;                  /* task agreement, NULL when none */
 } row;
 
 static double
@@ -214,8 +216,11 @@ model_options (const gchar * options_file, const gchar * name)
 
 static void
 compile_model (row * r, const gchar * src, const gchar * images,
-    const gchar * compiler, gchar ** extra, const gchar * axm)
+    const gchar * compiler, gchar ** extra, const gchar * axm,
+    const gchar * dump)
 {
+  gchar **envp = g_environ_setenv (g_get_environ (),
+      "SIMNPU_COMPILE_DUMP_OUTPUTS", dump, TRUE);
   GPtrArray *argv = g_ptr_array_new ();
   gchar *calib = g_strdup_printf ("--calibration=%s", images);
   gchar *out = NULL, *err = NULL, *all;
@@ -235,7 +240,7 @@ compile_model (row * r, const gchar * src, const gchar * images,
     g_ptr_array_add (argv, extra[i]);
   g_ptr_array_add (argv, NULL);
   t0 = now_s ();
-  if (!g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH,
+  if (!g_spawn_sync (NULL, (gchar **) argv->pdata, envp, G_SPAWN_SEARCH_PATH,
           NULL, NULL, &out, &err, &status, &gerr)) {
     g_printerr ("benchmark-zoo: cannot run %s: %s\n", compiler, gerr->message);
     exit (1);
@@ -253,7 +258,60 @@ compile_model (row * r, const gchar * src, const gchar * images,
   g_free (out);
   g_free (err);
   g_free (calib);
+  g_strfreev (envp);
   g_ptr_array_free (argv, TRUE);
+}
+
+/* The task agreement of the model's int8 outputs with its float ones on
+ * the calibration photos, from the outputs the compile wrote into DUMP,
+ * for each task of the model in TASKS_FILE ("MODEL KIND OUTPUT..."): one
+ * figure per kind, joined by "; " */
+static gchar *
+measure_tasks (const gchar * tasks_file, const gchar * name, const gchar * dump)
+{
+  gchar *text = NULL, **lines;
+  GString *res = g_string_new (NULL);
+  task_figure fig[8];
+  task_dump d;
+  guint i, n_fig = 0;
+
+  if (!tasks_file || !g_file_get_contents (tasks_file, &text, NULL, NULL)
+      || !task_dump_read (dump, &d)) {
+    g_free (text);
+    g_string_free (res, TRUE);
+    return NULL;
+  }
+  memset (fig, 0, sizeof (fig));
+  lines = g_strsplit (text, "\n", -1);
+  for (i = 0; lines[i]; i++) {
+    gsize len = strlen (name);
+    task_figure f = { 0 };
+    guint k;
+    if (lines[i][0] == '#' || strncmp (lines[i], name, len) != 0
+        || lines[i][len] != ' ')
+      continue;
+    if (!task_measure (dump, &d, lines[i] + len + 1, &f))
+      continue;
+    for (k = 0; k < n_fig && fig[k].kind != f.kind; k++);
+    if (k == n_fig && n_fig < G_N_ELEMENTS (fig))
+      fig[n_fig++].kind = f.kind;
+    if (k < n_fig) {
+      fig[k].matched += f.matched;
+      fig[k].total += f.total;
+      fig[k].sum += f.sum;
+      fig[k].n += f.n;
+    }
+  }
+  for (i = 0; i < n_fig; i++) {
+    gchar *t = task_figure_text (&fig[i]);
+    g_string_append_printf (res, "%s%s", i ? "; " : "", t);
+    g_free (t);
+  }
+  g_strfreev (lines);
+  g_free (text);
+  task_dump_clear (&d);
+  return res->len ? g_string_free (res, FALSE) : (g_string_free (res, TRUE),
+      NULL);
 }
 
 /* The largest difference of a from ref relative to ref's largest
@@ -599,6 +657,22 @@ out:
 }
 
 /* g_ptr_array_sort passes pointers to the elements */
+static void
+remove_dir (const gchar * dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const gchar *n;
+
+  while (d && (n = g_dir_read_name (d))) {
+    gchar *f = g_build_filename (dir, n, NULL);
+    g_unlink (f);
+    g_free (f);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (dir);
+}
+
 static gint
 by_name (gconstpointer a, gconstpointer b)
 {
@@ -620,6 +694,7 @@ int
 main (int argc, char **argv)
 {
   const gchar *corpus, *images, *compiler, *oracle, *options = NULL;
+  gchar *tasks = NULL;
   GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
   gchar *tmp;
   guint i, imported = 0, on_device = 0, oracle_ok = 0, compared = 0;
@@ -639,6 +714,12 @@ main (int argc, char **argv)
   if (argc > 5 && g_str_has_suffix (argv[5], ".txt")) {
     options = argv[5];
     first_model = 6;
+    /* the decoders' tasks sit beside the options */
+    {
+      gchar *dir = g_path_get_dirname (options);
+      tasks = g_build_filename (dir, "tasks.txt", NULL);
+      g_free (dir);
+    }
   }
   if (!g_file_test (corpus, G_FILE_TEST_IS_DIR)) {
     printf ("benchmark-zoo: SKIP: %s is missing (run scripts/fetch-data.sh "
@@ -659,19 +740,25 @@ main (int argc, char **argv)
     g_ptr_array_sort (names, by_name);
   }
   tmp = g_dir_make_tmp ("gst-ax-zoo-XXXXXX", NULL);
-  printf ("%-26s %-8s %8s %9s %10s %9s %9s %9s  %s\n", "model", "imported",
-      "device%", "compile", "vs TF.js", "SQNR dB", "fg dB", "job CPU", "note");
+  printf ("%-26s %-8s %8s %9s %10s %9s %9s %9s  %-22s %s\n", "model",
+      "imported",
+      "device%", "compile", "vs TF.js", "SQNR dB", "fg dB", "job CPU",
+      "task agreement", "note");
   cpu0 = thread_cpu_ms ();
   for (i = 0; i < names->len; i++) {
     row r = { 0 };
     gchar *src = g_strdup_printf ("%s/%s.json", corpus,
         (gchar *) names->pdata[i]);
     gchar *axm = g_strdup_printf ("%s/%s.axm", tmp, (gchar *) names->pdata[i]);
+    gchar *dump = g_strdup_printf ("%s/%s.out", tmp, (gchar *) names->pdata[i]);
     gchar **extra = model_options (options, names->pdata[i]);
     gchar *c_dev, *c_rel, *c_all, *c_fg, *c_cpu;
 
     r.name = g_strdup (names->pdata[i]);
-    compile_model (&r, src, images, compiler, extra, axm);
+    g_mkdir (dump, 0700);
+    compile_model (&r, src, images, compiler, extra, axm, dump);
+    if (r.imported)
+      r.task = measure_tasks (tasks, r.name, dump);
     r.job_cpu_ms = NAN;
     r.oracle_rel = NAN;
     r.tfjs_spread = NAN;
@@ -684,9 +771,10 @@ main (int argc, char **argv)
     c_all = fmt (r.sqnr_all, 1, "");
     c_fg = fmt (r.sqnr_fg, 1, "");
     c_cpu = fmt (r.job_cpu_ms, 2, " ms");
-    printf ("%-26s %-8s %8s %8.1fs %10s %9s %9s %9s  %s\n", r.name,
+    printf ("%-26s %-8s %8s %8.1fs %10s %9s %9s %9s  %-22s %s\n", r.name,
         r.imported ? "yes" : "no", c_dev, r.compile_s, c_rel, c_all, c_fg,
-        c_cpu, r.imported ? (r.oracle_note ? r.oracle_note : "") : r.why);
+        c_cpu, r.task ? r.task : "-",
+        r.imported ? (r.oracle_note ? r.oracle_note : "") : r.why);
     fflush (stdout);
     total_s += r.compile_s;
     if (r.imported) {
@@ -702,6 +790,9 @@ main (int argc, char **argv)
       }
     }
     g_unlink (axm);
+    remove_dir (dump);
+    g_free (dump);
+    g_free (r.task);
     g_free (c_dev);
     g_free (c_rel);
     g_free (c_all);
@@ -721,6 +812,7 @@ main (int argc, char **argv)
       DEVICE_SHARE_TARGET, oracle_ok, compared, ORACLE_TARGET, within_spread,
       total_s, (thread_cpu_ms () - cpu0) / 1e3);
   g_rmdir (tmp);
+  g_free (tasks);
   g_free (tmp);
   g_ptr_array_unref (names);
   return 0;

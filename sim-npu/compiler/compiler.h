@@ -23,7 +23,7 @@ G_BEGIN_DECLS
  * SIMNPU_E* code with error naming the node, field or file at fault. */
 /* The shape a user gives an input whose shape the model leaves open
  * (simnpu-compile --input-shape NAME=DIMS). */
-typedef struct
+    typedef struct
 {
   char *name;                   /* NULL: the model's only input */
   unsigned rank;
@@ -155,6 +155,10 @@ typedef enum
    * set to minimise the expected squared error of int8 rounding plus
    * clipping, instead of its min/max (outputs and logits keep min/max) */
   SIMNPU_TECHNIQUE_MSE_RANGES = 1 << 3,
+  /* SIMNPU_TECHNIQUE_MSE_RANGES where it measures better: ranges fitted
+   * on half the calibration images, both ways, judged on the model's
+   * outputs on the other half */
+  SIMNPU_TECHNIQUE_MEASURED_RANGES = 1 << 4,
 } simnpu__technique;
 
 typedef struct

@@ -392,3 +392,106 @@ simnpu__quantize_report_public (const simnpu__graph * dg, const sqnr_acc * cal,
         && val[j].fg_n ? simnpu__quantize_sqnr_db (val[j].fg_sig,
             val[j].fg_noise) : NAN);
 }
+
+static int
+dump_floats (const char *dir, unsigned image, unsigned output,
+    const char *kind, const float *v, int64_t count, simnpu_error * error)
+{
+  gchar *file = g_strdup_printf ("%s/%u-%u.%s.f32", dir, image, output, kind);
+  GError *gerr = NULL;
+  int ret = 0;
+
+  if (!g_file_set_contents (file, (const char *) v,
+          (gssize) (count * (int64_t) sizeof (float)), &gerr)) {
+    ret = simnpu__set_error (error, SIMNPU_EIO, "%s", gerr->message);
+    g_error_free (gerr);
+  }
+  g_free (file);
+  return ret;
+}
+
+int
+simnpu__quantize_dump_outputs (compile_ctx * c, const simnpu__graph * dg,
+    GPtrArray * inputs, const char *dir, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g, *post = dg->postamble;
+  simnpu__ir_exec *px = NULL;
+  GString *list = g_string_new (NULL);
+  GError *gerr = NULL;
+  gchar *file;
+  evaluator e;
+  unsigned i, j, d;
+  int ret = 0;
+
+  if (post && (px = simnpu__ir_exec_new (post, error)) == NULL) {
+    g_string_free (list, TRUE);
+    return error->code ? error->code : SIMNPU_ENOMEM;
+  }
+  simnpu__quantize_evaluator_init (&e, dg, g);
+  for (i = 0; i < inputs->len && ret == 0; i++) {
+    if ((ret = simnpu__quantize_run_float (c, inputs->pdata[i], error)) < 0
+        || (ret = run_device (c, dg, &e, error)) < 0)
+      break;
+    for (j = 0; post && j < post->n_inputs; j++) {
+      float *dst = simnpu__ir_exec_data (px, post->inputs[j]);
+      for (d = 0; d < dg->n_tensors; d++)
+        if (strcmp (dg->tensors[d].name,
+                post->tensors[post->inputs[j]].name) == 0) {
+          const simnpu__tensor *t = &dg->tensors[d];
+          const int8_t *q = (const int8_t *) (e.arena + t->offset);
+          int64_t k, count = simnpu__tensor_elements (t);
+          for (k = 0; k < count; k++)
+            dst[k] = t->scale * (float) (q[k] - t->zero_point);
+          break;
+        }
+    }
+    if (post && (ret = simnpu__ir_exec_run (px, 0, post->n_nodes, error)) < 0)
+      break;
+    for (j = 0; j < g->n_outputs && ret == 0; j++) {
+      const simnpu__ir_tensor *ot = &g->tensors[g->outputs[j]];
+      int64_t k, count = simnpu__ir_tensor_elements (ot);
+      float *got = NULL;
+      int pt;
+      if (ot->dtype != SIMNPU_IR_F32)
+        continue;
+      if (post && (pt = simnpu__ir_find_tensor (post, ot->name)) >= 0)
+        got = g_memdup2 (simnpu__ir_exec_data (px, pt), count * sizeof (float));
+      for (d = 0; got == NULL && d < dg->n_tensors; d++)
+        if (dg->tensors[d].kind == SIMNPU_TENSOR_OUTPUT
+            && strcmp (dg->tensors[d].name, ot->name) == 0) {
+          const simnpu__tensor *t = &dg->tensors[d];
+          const int8_t *q = (const int8_t *) (e.arena + t->offset);
+          got = g_new (float, count);
+          for (k = 0; k < count; k++)
+            got[k] = t->scale * (float) (q[k] - t->zero_point);
+        }
+      if (got == NULL)
+        continue;
+      ret = dump_floats (dir, i, j, "float",
+          simnpu__ir_exec_data (c->exec, g->outputs[j]), count, error);
+      if (ret == 0)
+        ret = dump_floats (dir, i, j, "int8", got, count, error);
+      g_free (got);
+      if (i == 0) {
+        unsigned r;
+        g_string_append_printf (list, "%u %s", j, ot->name);
+        for (r = 0; r < ot->rank; r++)
+          g_string_append_printf (list, " %" G_GINT64_FORMAT, ot->dims[r]);
+        g_string_append_c (list, '\n');
+      }
+    }
+  }
+  if (ret == 0) {
+    file = g_strdup_printf ("%s/outputs.txt", dir);
+    g_string_append_printf (list, "images %u\n", inputs->len);
+    if (!g_file_set_contents (file, list->str, (gssize) list->len, &gerr)) {
+      ret = simnpu__set_error (error, SIMNPU_EIO, "%s", gerr->message);
+      g_error_free (gerr);
+    }
+    g_free (file);
+  }
+  simnpu__quantize_evaluator_clear (&e);
+  simnpu__ir_exec_free (px);
+  g_string_free (list, TRUE);
+  return ret;
+}

@@ -421,7 +421,7 @@ simnpu__quantize_calibrate (compile_ctx * c, GPtrArray * inputs,
     g->tensors[i].has_range = false;
   simnpu__quantize_hist_free (c->hist, g->n_tensors);
   c->hist = NULL;
-  if (c->opts->techniques & SIMNPU_TECHNIQUE_MSE_RANGES) {
+  if (c->search_ranges) {
     /* the results whose quantisation comes from their own range */
     c->hist = g_new0 (range_hist, g->n_tensors);
     for (i = 0; i < g->n_nodes; i++) {

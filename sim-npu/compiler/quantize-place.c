@@ -10,8 +10,8 @@
 /* Where each node of the float graph runs: what the device can run (and
  * why not), the graph surgery that splits activations the device does
  * not fuse, the placement into preamble, device and postamble, its report,
- * host fallback (the low-SQNR tail moved to the postamble), and the host
- * sections cut out as graphs of their own. */
+ * and the host sections cut out as graphs of their own (host fallback's
+ * candidates are in quantize-fallback.c). */
 
 #include "quantize-private.h"
 
@@ -631,146 +631,6 @@ simnpu__quantize_report_placement (compile_ctx * c, simnpu__compile_result * r)
       "on the device)\n", r->device_macs / 1e6, r->host_macs / 1e6,
       r->device_macs + r->host_macs ? 100.0 * r->device_macs /
       (double) (r->device_macs + r->host_macs) : 0.0);
-}
-
-/* ------------------------------------------------------------------ */
-/* Host fallback */
-
-static uint64_t
-node_macs (const simnpu__ir_graph * g, unsigned i)
-{
-  const simnpu__ir_op_info *info = simnpu__ir_op_get (g->nodes[i].op);
-
-  return info && info->cost ? info->cost (g, &g->nodes[i]) : 0;
-}
-
-/* Marks in in_set node from and every node that depends on it (what
- * moves to the postamble with it); returns the MACs of those still on the
- * device and not yet moved, and in *n_dev how many they are. */
-static uint64_t
-suffix_of (const compile_ctx * c, unsigned from, const bool *moved,
-    bool *in_set, bool *tainted, unsigned *n_dev)
-{
-  const simnpu__ir_graph *g = c->g;
-  uint64_t macs = 0;
-  unsigned i, j;
-
-  *n_dev = 0;
-
-  memset (in_set, 0, g->n_nodes * sizeof (bool));
-  memset (tainted, 0, g->n_tensors * sizeof (bool));
-  for (i = from; i < g->n_nodes; i++) {
-    const simnpu__ir_node *n = &g->nodes[i];
-    bool dep = i == from;
-    for (j = 0; j < n->n_inputs && !dep; j++)
-      dep = n->inputs[j] >= 0 && tainted[n->inputs[j]];
-    if (!dep)
-      continue;
-    in_set[i] = true;
-    for (j = 0; j < n->n_outputs; j++)
-      tainted[n->outputs[j]] = true;
-    if (c->place[i] == SIMNPU_SECTION_DEVICE && !moved[i]) {
-      macs += node_macs (g, i);
-      (*n_dev)++;
-    }
-  }
-  return macs;
-}
-
-/* The device-made data input of node p nearest to it (latest producer):
- * the next step back towards the device section's start. */
-static int
-nearest_device_input (const compile_ctx * c, unsigned p)
-{
-  const simnpu__ir_graph *g = c->g;
-  const simnpu__ir_node *n = &g->nodes[p];
-  int best = -1, best_p = -1;
-  unsigned j;
-
-  for (j = 0; j < n->n_inputs; j++) {
-    int t = n->inputs[j], q;
-    if (t < 0 || g->tensors[t].is_const)
-      continue;
-    q = g->tensors[t].producer;
-    if (q >= 0 && c->place[q] == SIMNPU_SECTION_DEVICE && q > best_p) {
-      best_p = q;
-      best = t;
-    }
-  }
-  return best;
-}
-
-/* Host fallback: for each device output whose int8 SQNR (over the
- * foreground when there is one) is below the bar, the layers that make it
- * run on the host in float: at least back to and including its conv or
- * matmul, and further back (with everything that depends on them) while
- * the MACs moved stay within the share of the model the options allow,
- * since the error of int8 accumulates over the last layers. Returns how
- * many nodes were marked. */
-unsigned
-simnpu__quantize_mark_fallback (compile_ctx * c, const simnpu__graph * dg,
-    const evaluator * e, GString * text)
-{
-  const simnpu__ir_graph *g = c->g;
-  bool *moved = g_new0 (bool, g->n_nodes);
-  bool *in_set = g_new0 (bool, g->n_nodes);
-  bool *tainted = g_new0 (bool, g->n_tensors);
-  uint64_t total = 0, budget, spent = 0;
-  unsigned i, k, marked = 0, n_dev = 0, n_sub;
-
-  for (i = 0; i < g->n_nodes; i++) {
-    total += node_macs (g, i);
-    n_dev += c->place[i] == SIMNPU_SECTION_DEVICE;
-  }
-  budget = (uint64_t) (c->opts->fallback_mac_share * (double) total);
-  for (i = 0; i < dg->n_outputs; i++) {
-    unsigned d = dg->outputs[i];
-    const sqnr_acc *a = &e->acc[d];
-    double db = a->fg_n ? simnpu__quantize_sqnr_db (a->fg_sig, a->fg_noise) :
-        simnpu__quantize_sqnr_db (a->sig, a->noise);
-    int t = e->ir_of_dev[d], cut = -1;
-    uint64_t cut_macs = 0;
-    bool past_conv = false;
-    unsigned n_moved = 0;
-    if (t < 0 || !(db < c->opts->fallback_db))
-      continue;
-    while (t >= 0 && g->tensors[t].producer >= 0) {
-      int p = g->tensors[t].producer;
-      const simnpu__ir_node *n = &g->nodes[p];
-      uint64_t macs;
-      if (c->place[p] != SIMNPU_SECTION_DEVICE || moved[p])
-        break;
-      macs = suffix_of (c, (unsigned) p, moved, in_set, tainted, &n_sub);
-      /* the device keeps at least one layer */
-      if (past_conv && (spent + macs > budget || n_sub + marked >= n_dev))
-        break;
-      cut = p;
-      cut_macs = macs;
-      past_conv |= n->op == SIMNPU_IR_CONV2D || n->op == SIMNPU_IR_MATMUL
-          || !(simnpu__quantize_op_keeps_quant (n->op)
-          || simnpu__quantize_is_unary_lut (n->op));
-      t = nearest_device_input (c, (unsigned) p);
-    }
-    if (cut < 0)
-      continue;
-    c->force_host[cut] = true;
-    suffix_of (c, (unsigned) cut, moved, in_set, tainted, &n_sub);
-    for (k = 0; k < g->n_nodes; k++)
-      if (in_set[k] && !moved[k] && c->place[k] == SIMNPU_SECTION_DEVICE) {
-        moved[k] = true;
-        n_moved++;
-      }
-    spent += cut_macs;
-    marked += n_moved;
-    g_string_append_printf (text, "  host fallback: '%s' (%s) and the %u "
-        "device layers after it (%.3f M MACs), for output '%s' at %.1f "
-        "dB\n", g->nodes[cut].name, simnpu__ir_op_name (g->nodes[cut].op),
-        n_moved - 1, cut_macs / 1e6, dg->tensors[d].name, db);
-  }
-  g_free (moved);
-  g_free (in_set);
-  g_free (tainted);
-  return marked;
 }
 
 /* ------------------------------------------------------------------ */

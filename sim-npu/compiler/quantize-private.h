@@ -15,8 +15,9 @@
  * The back end's files, one concern each:
  *   quantize-private.h   the shared records (this file)
  *   quantize.c           the options and simnpu__compile(), the steps in turn
- *   quantize-place.c     what the device runs, placement, host fallback,
- *                        the host sections
+ *   quantize-place.c     what the device runs, placement, the host
+ *                        sections
+ *   quantize-fallback.c  host fallback's candidates (the tail, the head)
  *   quantize-calib.c     calibration runs and statistics, equalisation
  *   quantize-params.c    scales and zero points
  *   quantize-lower.c     lowering to the int8 device graph
@@ -110,6 +111,8 @@ typedef struct
    * the first and its reader */
   unsigned n_per_tensor_consts;
   int first_per_tensor_const, first_per_tensor_reader;
+  /* calibration keeps the histograms the range search reads */
+  bool search_ranges;
   /* how many ranges the search narrowed */
   unsigned n_searched, n_narrowed;
 } compile_ctx;
@@ -154,14 +157,19 @@ SIMNPU_INTERNAL int simnpu__quantize_check_device_size (const compile_ctx *
     c, simnpu_error * error);
 SIMNPU_INTERNAL void simnpu__quantize_report_placement (compile_ctx * c,
     simnpu__compile_result * r);
-SIMNPU_INTERNAL unsigned simnpu__quantize_mark_fallback (compile_ctx * c,
-    const simnpu__graph * dg, const evaluator * e, GString * text);
 /* Per tensor: whether a node placed in section `which` reads it (with
  * `others`: a node placed in another section). g_free the result. */
 SIMNPU_INTERNAL bool *simnpu__quantize_read_in (const compile_ctx * c,
     simnpu__section which, bool others);
 SIMNPU_INTERNAL int simnpu__quantize_extract_section (compile_ctx * c,
     simnpu__section which, simnpu__ir_graph ** out, simnpu_error * error);
+
+/* quantize-fallback.c */
+SIMNPU_INTERNAL unsigned simnpu__quantize_mark_fallback (compile_ctx * c,
+    const simnpu__graph * dg, const evaluator * e, GString * text);
+SIMNPU_INTERNAL unsigned simnpu__quantize_prefix_cut (const compile_ctx * c,
+    uint64_t budget, bool first, uint64_t * macs_out);
+SIMNPU_INTERNAL uint64_t simnpu__quantize_total_macs (const compile_ctx * c);
 
 /* quantize-calib.c */
 SIMNPU_INTERNAL void simnpu__quantize_tap_stats_free (tap_stats * taps,
@@ -210,6 +218,12 @@ SIMNPU_INTERNAL void simnpu__quantize_report_accuracy (compile_ctx * c,
     const evaluator * valid, bool have_valid, simnpu__compile_result * r);
 SIMNPU_INTERNAL int simnpu__quantize_evaluate_public (compile_ctx * c,
     const simnpu__graph * dg, GPtrArray * inputs, sqnr_acc * acc,
+    simnpu_error * error);
+/* Writes the model's float and int8 outputs on INPUTS into DIR, as
+ * I-J.float.f32 and I-J.int8.f32 (image I, model output J), and
+ * outputs.txt: one line "J NAME DIMS..." per output, then "images N". */
+SIMNPU_INTERNAL int simnpu__quantize_dump_outputs (compile_ctx * c,
+    const simnpu__graph * dg, GPtrArray * inputs, const char *dir,
     simnpu_error * error);
 SIMNPU_INTERNAL void simnpu__quantize_report_public (const simnpu__graph * dg,
     const sqnr_acc * cal, const sqnr_acc * val, GString * s);

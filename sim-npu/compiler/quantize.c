@@ -33,6 +33,12 @@
  * loses more than the slack */
 #define FALLBACK_MIN_GAIN_DB 1.0
 #define FALLBACK_WORST_SLACK_DB 0.1
+/* candidates whose worst outputs are this close are told apart by the
+ * sum */
+#define FALLBACK_TIE_DB 0.05
+/* the ways of moving layers to the host that fallback measures: the
+ * tail, the shortest and the longest head, both ends */
+#define FALLBACK_MAX_TRIES 4
 
 void
 simnpu__compile_options_init (simnpu__compile_options * o)
@@ -133,32 +139,303 @@ requantize (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
   return simnpu__quantize_evaluate (c, *dg, calib, ecal, error);
 }
 
-/* Whether host fallback paid: the model outputs' SQNR on the
- * calibration set with it (AFTER) against without (BEFORE), one line per
- * output into TEXT. It is kept when the outputs gained enough in sum and
- * the worst did not lose. */
-static bool
-fallback_gained (const simnpu__ir_graph * g, const double *before,
-    const double *after, GString * text)
+/* The worst (lowest) and the sum of the finite figures of DB. A lossless
+ * output (inf) counts as no change; NaN (not measured) is skipped. */
+static void
+db_summary (const simnpu__ir_graph * g, const double *db, double *worst,
+    double *sum)
 {
-  double gain = 0.0, worst_b = INFINITY, worst_a = INFINITY;
   unsigned i;
 
-  g_string_append (text, "  host fallback, measured on the calibration "
-      "set (dB per output of the model, over its foreground if any):\n");
+  *worst = INFINITY;
+  *sum = 0.0;
   for (i = 0; i < g->n_outputs; i++) {
-    g_string_append_printf (text, "    %-40s %6.1f -> %6.1f\n",
-        g->tensors[g->outputs[i]].name, before[i], after[i]);
-    if (isnan (before[i]) || isnan (after[i]))
+    if (isnan (db[i]))
       continue;
-    /* a lossless output (inf) counts as no change */
-    if (isfinite (before[i]) && isfinite (after[i]))
-      gain += after[i] - before[i];
-    worst_b = MIN (worst_b, before[i]);
-    worst_a = MIN (worst_a, after[i]);
+    *worst = MIN (*worst, db[i]);
+    if (isfinite (db[i]))
+      *sum += db[i];
   }
-  return gain >= FALLBACK_MIN_GAIN_DB
+}
+
+/* Whether a host fallback paid: the model outputs' SQNR on the
+ * calibration set with it (AFTER) against without (BEFORE). It pays when
+ * the outputs gained enough in sum and the worst did not lose. */
+static bool
+fallback_gained (const simnpu__ir_graph * g, const double *before,
+    const double *after)
+{
+  double worst_b, worst_a, sum_b, sum_a;
+  unsigned i;
+
+  for (i = 0; i < g->n_outputs; i++)
+    if (isnan (before[i]) != isnan (after[i])
+        || isfinite (before[i]) != isfinite (after[i]))
+      return false;
+  db_summary (g, before, &worst_b, &sum_b);
+  db_summary (g, after, &worst_a, &sum_a);
+  return sum_a - sum_b >= FALLBACK_MIN_GAIN_DB
       && worst_a >= worst_b - FALLBACK_WORST_SLACK_DB;
+}
+
+/* Whether candidate AFTER beats BEST: the worst output first (what a user
+ * of the model sees fail), then the sum. */
+static bool
+fallback_better (const simnpu__ir_graph * g, const double *after,
+    const double *best)
+{
+  double worst_a, sum_a, worst_b, sum_b;
+
+  db_summary (g, after, &worst_a, &sum_a);
+  db_summary (g, best, &worst_b, &sum_b);
+  if (fabs (worst_a - worst_b) > FALLBACK_TIE_DB)
+    return worst_a > worst_b;
+  return sum_a > sum_b;
+}
+
+/* One way of running layers on the host in float, which host fallback
+ * measures: the nodes forced to the host (the rest follows from the
+ * placement rules), and what the outputs measured with it. */
+typedef struct
+{
+  const char *what;
+  bool *host;                   /* per node */
+  double *db;                   /* per model output */
+  double moved_macs;
+  /* the MACs it may move: the share, or for the tail, at least the low
+   * outputs' own layers */
+  double max_macs;
+  bool gained;
+} fallback_try;
+
+/* Places, quantises and measures candidate T; the device graph, the
+ * evaluator and the report then are T's. */
+static int
+try_fallback (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
+    simnpu__graph ** dg, evaluator * ecal, simnpu__compile_result * r,
+    uint64_t base_host_macs, const double *before, fallback_try * t,
+    GString * text, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  double worst_b, sum_b, worst_a, sum_a;
+  int ret;
+
+  memcpy (c->force_host, t->host, g->n_nodes * sizeof (bool));
+  if ((ret = requantize (c, fix, calib, dg, ecal, r, error)) < 0
+      || (ret = measure_outputs (c, *dg, ecal, calib, t->db, error)) < 0)
+    return ret;
+  t->moved_macs = (double) r->host_macs - (double) base_host_macs;
+  t->gained = fallback_gained (g, before, t->db)
+      && t->moved_macs <= t->max_macs;
+  db_summary (g, before, &worst_b, &sum_b);
+  db_summary (g, t->db, &worst_a, &sum_a);
+  g_string_append_printf (text, "  host fallback tried: %s (%.3f M MACs "
+      "moved): worst output %.1f -> %.1f dB, sum %+.1f dB%s\n", t->what,
+      t->moved_macs / 1e6, worst_b, worst_a, sum_a - sum_b,
+      t->gained ? "" : ", not enough");
+  return 0;
+}
+
+/* The model outputs' figures on HELD when every range comes from the
+ * calibration on the other images: min/max (SEARCHED false) or searched
+ * from the histograms. */
+static int
+measure_ranges (compile_ctx * c, const chan_stats * fix, GPtrArray * held,
+    bool searched, double *db, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  range_hist *hist = c->hist;
+  simnpu__graph *dg = NULL;
+  evaluator e = { 0 };
+  int ret;
+
+  if (!searched)
+    c->hist = NULL;
+  memset (c->has_q, 0, g->n_tensors * sizeof (bool));
+  memset (c->is_logit, 0, g->n_tensors * sizeof (bool));
+  c->pixel_input = false;
+  if ((ret = simnpu__quantize_assign_quant (c, error)) == 0
+      && (ret = simnpu__quantize_lower (c, fix, &dg, error)) == 0) {
+    simnpu__quantize_evaluator_init (&e, dg, g);
+    if ((ret = simnpu__quantize_evaluate (c, dg, held, &e, error)) == 0)
+      ret = measure_outputs (c, dg, &e, held, db, error);
+    simnpu__quantize_evaluator_clear (&e);
+  }
+  simnpu__graph_free (dg);
+  c->hist = hist;
+  return ret;
+}
+
+/* Whether activation ranges searched for the least int8 error (clipping
+ * rare outliers) serve the model better than min/max, measured rather
+ * than assumed: a range fitted to a few images can clip what the next
+ * image needs, so both are fitted on every other calibration image and
+ * judged on the model's outputs on the rest, by the rule host fallback
+ * uses. Leaves the ranges (and the histograms, when searched ranges won)
+ * those of the whole calibration set. */
+static int
+choose_ranges (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
+    GString * text, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  GPtrArray *fit = g_ptr_array_new (), *held = g_ptr_array_new ();
+  double *mm = g_new (double, g->n_outputs);
+  double *se = g_new (double, g->n_outputs);
+  double worst_mm, sum_mm, worst_se, sum_se;
+  bool better = false;
+  unsigned i;
+  int ret;
+
+  for (i = 0; i < calib->len; i++)
+    g_ptr_array_add (i % 2 ? held : fit, calib->pdata[i]);
+  c->search_ranges = true;
+  if ((ret = simnpu__quantize_calibrate (c, fit, NULL, error)) < 0
+      || (ret = measure_ranges (c, fix, held, false, mm, error)) < 0
+      || (ret = measure_ranges (c, fix, held, true, se, error)) < 0)
+    goto out;
+  better = fallback_gained (g, mm, se);
+  db_summary (g, mm, &worst_mm, &sum_mm);
+  db_summary (g, se, &worst_se, &sum_se);
+  g_string_append_printf (text, "  activation ranges: fitted on %u "
+      "calibration images, measured on the other %u: searched ranges "
+      "against min/max, worst output %.1f -> %.1f dB, sum %+.1f dB: %s\n",
+      fit->len, held->len, worst_mm, worst_se, sum_se - sum_mm, better ?
+      "searched ranges kept" : "min/max kept");
+  c->search_ranges = better;
+  ret = simnpu__quantize_calibrate (c, calib, NULL, error);
+
+out:
+  g_ptr_array_free (fit, TRUE);
+  g_ptr_array_free (held, TRUE);
+  g_free (mm);
+  g_free (se);
+  return ret;
+}
+
+static void
+add_try (fallback_try * tries, unsigned *n, const simnpu__ir_graph * g,
+    const char *what, const bool *host, double max_macs)
+{
+  fallback_try *t = &tries[(*n)++];
+
+  t->what = what;
+  t->max_macs = max_macs;
+  t->host = g_memdup2 (host, g->n_nodes * sizeof (bool));
+  t->db = g_new (double, g->n_outputs);
+}
+
+/* Host fallback: when an output of the model measures below the bar, the
+ * ways of running layers on the host in float within the MAC share
+ * (the layers that make the low outputs, the model's first layers, both)
+ * are each placed, quantised and measured on the model's outputs, and
+ * the one whose worst output gains most is kept, if any pays (see
+ * fallback_gained()). Leaves the placement, the device graph and the
+ * calibration figures those of the choice. */
+static int
+host_fallback (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
+    simnpu__graph ** dg, evaluator * ecal, simnpu__compile_result * r,
+    GString * fb, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  fallback_try tries[FALLBACK_MAX_TRIES];
+  double *before = g_new (double, g->n_outputs);
+  simnpu__section *base_place =
+      g_memdup2 (c->place, g->n_nodes * sizeof (simnpu__section));
+  uint64_t base_host = r->host_macs, pmacs;
+  uint64_t budget = (uint64_t) (c->opts->fallback_mac_share *
+      (double) simnpu__quantize_total_macs (c));
+  bool *host = g_new0 (bool, g->n_nodes);
+  bool low = false, have_tail = false;
+  unsigned n_tries = 0, i, k, first_k, last_k;
+  int best = -1, last = -1, ret = 0;
+
+  memset (tries, 0, sizeof (tries));
+  for (i = 0; i < (*dg)->n_outputs; i++)
+    low |= acc_db (&ecal->acc[(*dg)->outputs[i]]) < c->opts->fallback_db;
+  if (!low)
+    goto out;
+  if ((ret = measure_outputs (c, *dg, ecal, calib, before, error)) < 0)
+    goto out;
+  if (simnpu__quantize_mark_fallback (c, *dg, ecal, fb) > 0) {
+    add_try (tries, &n_tries, g, "the layers that make the low outputs",
+        c->force_host, INFINITY);
+    have_tail = true;
+  }
+  memset (c->force_host, 0, g->n_nodes * sizeof (bool));
+  first_k = simnpu__quantize_prefix_cut (c, budget, true, &pmacs);
+  last_k = simnpu__quantize_prefix_cut (c, budget, false, &pmacs);
+  if (first_k > 0) {
+    for (k = 0; k < first_k; k++)
+      host[k] = true;
+    add_try (tries, &n_tries, g, "the model's first layers, to the first "
+        "cut after a convolution", host, (double) budget);
+  }
+  if (last_k > first_k) {
+    for (k = 0; k < last_k; k++)
+      host[k] = true;
+    add_try (tries, &n_tries, g, "the model's first layers, as many as the "
+        "share allows to the smallest tensor crossing to the device", host,
+        (double) budget);
+  }
+  for (i = 0; i < n_tries; i++) {
+    if ((ret = try_fallback (c, fix, calib, dg, ecal, r, base_host, before,
+                &tries[i], fb, error)) < 0)
+      goto out;
+    last = (int) i;
+    if (tries[i].gained && (best < 0
+            || fallback_better (g, tries[i].db, tries[best].db)))
+      best = (int) i;
+  }
+  /* the head and the tail together, when each paid alone */
+  if (have_tail && tries[0].gained && best > 0) {
+    for (k = 0; k < g->n_nodes; k++)
+      host[k] = tries[0].host[k] || tries[best].host[k];
+    add_try (tries, &n_tries, g, "both", host, MAX ((double) budget,
+            tries[0].moved_macs));
+    if ((ret = try_fallback (c, fix, calib, dg, ecal, r, base_host, before,
+                &tries[n_tries - 1], fb, error)) < 0)
+      goto out;
+    last = (int) n_tries - 1;
+    if (tries[last].gained && fallback_better (g, tries[last].db,
+            tries[best].db))
+      best = last;
+  }
+  if (n_tries == 0)
+    goto out;
+  if (best != last) {
+    if (best >= 0)
+      memcpy (c->force_host, tries[best].host, g->n_nodes * sizeof (bool));
+    else
+      memset (c->force_host, 0, g->n_nodes * sizeof (bool));
+    if ((ret = requantize (c, fix, calib, dg, ecal, r, error)) < 0)
+      goto out;
+  }
+  if (best < 0) {
+    g_string_append (fb, "  host fallback undone: the model's outputs "
+        "measured no better with it\n");
+    goto out;
+  }
+  g_string_append_printf (fb, "  host fallback kept: %s; measured on the "
+      "calibration set (dB per output of the model, over its foreground if "
+      "any):\n", tries[best].what);
+  for (i = 0; i < g->n_outputs; i++)
+    g_string_append_printf (fb, "    %-40s %6.1f -> %6.1f\n",
+        g->tensors[g->outputs[i]].name, before[i], tries[best].db[i]);
+  r->techniques_applied |= SIMNPU_TECHNIQUE_HOST_FALLBACK;
+  r->n_fallback = 0;
+  for (k = 0; k < g->n_nodes; k++)
+    r->n_fallback += base_place[k] == SIMNPU_SECTION_DEVICE
+        && c->place[k] != SIMNPU_SECTION_DEVICE;
+
+out:
+  for (i = 0; i < n_tries; i++) {
+    g_free (tries[i].host);
+    g_free (tries[i].db);
+  }
+  g_free (host);
+  g_free (before);
+  g_free (base_place);
+  return ret;
 }
 
 int
@@ -212,6 +489,7 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
   c.is_logit = g_new0 (bool, g->n_tensors);
   c.clamp_lo = g_new (float, g->n_tensors);
   c.clamp_hi = g_new (float, g->n_tensors);
+  c.search_ranges = (o->techniques & SIMNPU_TECHNIQUE_MSE_RANGES) != 0;
   if ((ret = simnpu__quantize_place_nodes (&c, error)) < 0
       || (ret = simnpu__quantize_check_device_size (&c, error)) < 0)
     goto out;
@@ -246,7 +524,15 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
       goto out;
     r->techniques_applied |= SIMNPU_TECHNIQUE_EQUALIZATION;
   }
-  if (o->techniques & SIMNPU_TECHNIQUE_MSE_RANGES)
+  if (!(o->techniques & SIMNPU_TECHNIQUE_MSE_RANGES)
+      && (o->techniques & SIMNPU_TECHNIQUE_MEASURED_RANGES)
+      && calib->len >= 2) {
+    if ((ret = choose_ranges (&c, (o->techniques &
+                    SIMNPU_TECHNIQUE_BIAS_CORRECTION) ? stats : NULL, calib,
+                fb, error)) < 0)
+      goto out;
+  }
+  if (c.search_ranges)
     r->techniques_applied |= SIMNPU_TECHNIQUE_MSE_RANGES;
   if (o->techniques & SIMNPU_TECHNIQUE_BIAS_CORRECTION) {
     fix = stats;
@@ -260,33 +546,9 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
   if ((ret = simnpu__quantize_evaluate (&c, dg, calib, &ecal, error)) < 0)
     goto out;
   if ((o->techniques & SIMNPU_TECHNIQUE_HOST_FALLBACK)
-      && (r->n_fallback =
-          simnpu__quantize_mark_fallback (&c, dg, &ecal, fb)) > 0) {
-    /* place and quantise again with those layers on the host, and keep
-     * that only if the model's outputs measure better */
-    double *before = g_new (double, g->n_outputs);
-    double *after = g_new (double, g->n_outputs);
-    bool keep = false;
-    if ((ret = measure_outputs (&c, dg, &ecal, calib, before, error)) == 0
-        && (ret = requantize (&c, fix, calib, &dg, &ecal, r, error)) == 0
-        && (ret = measure_outputs (&c, dg, &ecal, calib, after, error)) == 0)
-      keep = fallback_gained (g, before, after, fb);
-    g_free (before);
-    g_free (after);
-    if (ret < 0)
-      goto out;
-    if (keep) {
-      r->techniques_applied |= SIMNPU_TECHNIQUE_HOST_FALLBACK;
-    } else {
-      memset (c.force_host, 0, g->n_nodes * sizeof (bool));
-      r->n_fallback = 0;
-      if ((ret = requantize (&c, fix, calib, &dg, &ecal, r, error)) < 0)
-        goto out;
-      g_string_append (fb, "  host fallback undone: the model's outputs "
-          "measured no better with it\n");
-    }
-    g_string_append (r->text, fb->str);
-  }
+      && (ret = host_fallback (&c, fix, calib, &dg, &ecal, r, fb, error)) < 0)
+    goto out;
+  g_string_append (r->text, fb->str);
   if (c.n_per_tensor_consts > 0)
     g_string_append_printf (r->text, "  per-tensor constants: %u (first "
         "'%s', read by '%s' (%s)): the device's element-wise ops take one "
@@ -358,6 +620,12 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
     if (ret < 0)
       goto out;
   }
+  /* the outputs themselves, for a task's own measure of agreement
+   * (bench/zoo) */
+  if (g_getenv ("SIMNPU_COMPILE_DUMP_OUTPUTS") && (ret =
+          simnpu__quantize_dump_outputs (&c, dg, calib,
+              g_getenv ("SIMNPU_COMPILE_DUMP_OUTPUTS"), error)) < 0)
+    goto out;
   dg->has_preprocess = o->has_preprocess;
   dg->preprocess = o->preprocess;
   dg->decoder = g_strdup (o->decoder);

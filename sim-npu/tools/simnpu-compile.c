@@ -446,7 +446,8 @@ compile_model (const char *src, const model_args * a,
     g_strfreev (f);
   }
   o.techniques = SIMNPU_TECHNIQUE_HOST_FALLBACK |
-      SIMNPU_TECHNIQUE_EQUALIZATION | SIMNPU_TECHNIQUE_BIAS_CORRECTION;
+      SIMNPU_TECHNIQUE_EQUALIZATION | SIMNPU_TECHNIQUE_BIAS_CORRECTION |
+      SIMNPU_TECHNIQUE_MEASURED_RANGES;
   if (a->technique) {
     gchar **t = g_strsplit (a->technique, ",", -1);
     o.techniques = SIMNPU_TECHNIQUE_NONE;
@@ -459,10 +460,12 @@ compile_model (const char *src, const model_args * a,
         o.techniques |= SIMNPU_TECHNIQUE_EQUALIZATION;
       else if (strcmp (t[i], "mse-ranges") == 0)
         o.techniques |= SIMNPU_TECHNIQUE_MSE_RANGES;
+      else if (strcmp (t[i], "measured-ranges") == 0)
+        o.techniques |= SIMNPU_TECHNIQUE_MEASURED_RANGES;
       else if (strcmp (t[i], "none") != 0) {
         fprintf (stderr, "simnpu-compile: --technique '%s': expected a "
             "comma-separated list of host-fallback, bias-correction, "
-            "equalization, mse-ranges, or none\n", t[i]);
+            "equalization, measured-ranges, mse-ranges, or none\n", t[i]);
         g_strfreev (t);
         goto out;
       }
@@ -659,7 +662,8 @@ main (int argc, char **argv)
         "OUTPUTS:THRESHOLD[:logit]"},
     {"technique", 0, 0, G_OPTION_ARG_STRING, &ma.technique,
           "Accuracy techniques: equalization, bias-correction, "
-          "host-fallback (default: all three), mse-ranges, or none",
+          "host-fallback, measured-ranges (default: these four), "
+          "mse-ranges, or none",
         "LIST"},
     {"fallback-share", 0, 0, G_OPTION_ARG_STRING, &ma.fallback_share_arg,
         "Share of the model's MACs (0 to 1) host fallback may move to "

@@ -58,6 +58,13 @@
 
 /* requantiser limits: b = a * (1 + RQ_EPS), so b - a spans RQ_EPS of
  * their range, far below what 4096:1 reaches */
+/* measured ranges: one outlier in a map of a million values, rare
+ * enough that clipping it costs less squared error than the coarse
+ * steps of min/max would over all the others */
+#define MR_C 16384
+#define MR_IMAGES 6
+#define MR_OUTLIER 800.0f
+
 #define RQ_C 4
 #define RQ_EPS 1e-5f
 
@@ -414,6 +421,75 @@ test_mse_ranges (void)
   check_searched (SIMNPU_IR_SIGMOID, "activation ranges: 0 of 0 searched");
 }
 
+/* x -> depthwise conv (gain 2) -> tanh -> output, calibrated on images
+ * of values in [-1, 1], the first with one OUTLIER after the conv (0:
+ * none). The range
+ * search is measured: ranges fitted on every other image (the first
+ * among them), judged on the others. With the outlier, min/max spends
+ * the conv's 256 steps on it and the tanh sees steps of 3 on the images
+ * that have none: the searched range, which clips it, measures better
+ * and is kept. Without it, the search finds nothing to clip and min/max
+ * stays. */
+static void
+check_measured (float outlier, const char *want, gboolean searched)
+{
+  GRand *rng = g_rand_new_with_seed (SEED);
+  float w[MR_C], b[MR_C] = { 0 };
+  int64_t wd[4] = { MR_C, 1, 1, 1 }, bd[1] = { MR_C };
+  GPtrArray *calib = g_ptr_array_new_with_free_func (g_free);
+  model m;
+  simnpu__compile_result r;
+  simnpu__ir_node *n;
+  int k, i, ins[3], c, y;
+
+  for (k = 0; k < MR_C; k++)
+    w[k] = MSE_GAIN;
+  /* channel 0 is zero but for one pixel of the first image, which its
+   * weight makes the outlier: the input's range stays [-1, 1] */
+  if (outlier != 0.0f)
+    w[0] = outlier;
+  model_begin (&m, "measured", MR_C);
+  ins[0] = m.x;
+  ins[1] = add_const (m.g, "conv/w", 4, wd, w, MR_C);
+  ins[2] = add_const (m.g, "conv/b", 1, bd, b, MR_C);
+  c = simnpu__ir_add_tensor (m.g, "conv/y", SIMNPU_IR_F32, 0, NULL);
+  n = simnpu__ir_add_node (m.g, SIMNPU_IR_CONV2D, "conv", 3, ins, 1, &c);
+  n->attrs.kernel[0] = n->attrs.kernel[1] = 1;
+  n->attrs.groups = MR_C;
+  y = simnpu__ir_add_tensor (m.g, "y", SIMNPU_IR_F32, 0, NULL);
+  g_assert_nonnull (simnpu__ir_add_node (m.g, SIMNPU_IR_TANH, "tanh", 1, &c,
+          1, &y));
+  model_end (&m, y);
+  for (i = 0; i < MR_IMAGES; i++) {
+    float *v = g_new (float, H * W * MR_C);
+    for (k = 0; k < H * W * MR_C; k++)
+      v[k] = k % MR_C == 0 && outlier != 0.0f ? 0.0f :
+          (float) g_rand_double_range (rng, -1.0, 1.0);
+    if (outlier != 0.0f && i == 0)
+      v[MR_C * g_rand_int_range (rng, 0, H * W)] = 1.0f;
+    g_ptr_array_add (calib, v);
+  }
+  compile_sqnr (&m, calib, SIMNPU_TECHNIQUE_MEASURED_RANGES, 0.0, 0.0, NULL,
+      &r);
+  g_test_message ("%s", r.text->str);
+  g_assert_nonnull (strstr (r.text->str, "activation ranges: fitted on 3 "
+          "calibration images, measured on the other 3"));
+  g_assert_nonnull (strstr (r.text->str, want));
+  g_assert_cmpint (!!(r.techniques_applied & SIMNPU_TECHNIQUE_MSE_RANGES),
+      ==, searched);
+  simnpu__compile_result_clear (&r);
+  simnpu__ir_graph_free (m.g);
+  g_ptr_array_unref (calib);
+  g_rand_free (rng);
+}
+
+static void
+test_measured_ranges (void)
+{
+  check_measured (MR_OUTLIER, "searched ranges kept", TRUE);
+  check_measured (0.0f, "min/max kept", FALSE);
+}
+
 /* b - a with b = a (1 + eps): the model's own arithmetic makes a result
  * finer than the device's requantiser reaches from the int8 inputs. The
  * compile widens it and names the node and the cause, not the images. */
@@ -501,41 +577,74 @@ test_fallback_share (void)
   g_rand_free (rng);
 }
 
-/* conv -> identity conv: moving the identity (exact in int8: its output
- * has its input's range, so its int8 values pass unchanged) to the host
- * cannot gain, so host fallback is measured, undone, and the report says
- * so. */
+/* conv -> identity conv, FIRST the first conv's weights (an identity
+ * too, or random). Host fallback measures the tail (the identity conv on
+ * the host) and the head (the first conv in the preamble). */
 static void
-test_fallback_undone (void)
+compile_two_convs (gboolean random_first, simnpu__compile_result * r)
 {
   GRand *rng = g_rand_new_with_seed (SEED);
   float w[FB_C * FB_C], eye[FB_C * FB_C], b[FB_C] = { 0 };
   model m;
   GPtrArray *calib;
-  simnpu__compile_result r;
   int i, t, y;
 
-  for (i = 0; i < FB_C * FB_C; i++)
-    w[i] = (float) g_rand_double_range (rng, -0.5, 0.5);
-  model_begin (&m, "fallback-undone", FB_C);
-  t = add_conv (m.g, "conv", m.x, FB_C, FB_C, w, b, SIMNPU_IR_ACT_NONE);
-  for (i = 0; i < FB_C * FB_C; i++)
+  for (i = 0; i < FB_C * FB_C; i++) {
     eye[i] = i % (FB_C + 1) == 0 ? 1.0f : 0.0f;
+    w[i] = random_first ? (float) g_rand_double_range (rng, -0.5, 0.5) : eye[i];
+  }
+  model_begin (&m, "fallback-two", FB_C);
+  t = add_conv (m.g, "conv", m.x, FB_C, FB_C, w, b, SIMNPU_IR_ACT_NONE);
   y = add_conv (m.g, "identity", t, FB_C, FB_C, eye, b, SIMNPU_IR_ACT_NONE);
   model_end (&m, y);
   calib = inputs (FB_C, 0.0f, 1.0f, rng);
   compile_sqnr (&m, calib, SIMNPU_TECHNIQUE_HOST_FALLBACK, FB_ALWAYS_DB,
-      1.0, NULL, &r);
-  g_test_message ("%s", r.text->str);
-  g_assert_nonnull (strstr (r.text->str, "host fallback undone"));
-  g_assert_false (r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK);
-  g_assert_cmpuint (r.n_fallback, ==, 0);
-  for (i = 0; i < (int) r.n_nodes; i++)
-    g_assert_cmpint (r.placement[i], ==, SIMNPU_SECTION_DEVICE);
-  simnpu__compile_result_clear (&r);
+      1.0, NULL, r);
+  g_test_message ("%s", r->text->str);
   g_ptr_array_unref (calib);
   simnpu__ir_graph_free (m.g);
   g_rand_free (rng);
+}
+
+/* Two identity convs: each passes its int8 input unchanged (its output
+ * has its input's range), so neither the head nor the tail on the host
+ * can gain: host fallback is measured, undone, and the report says so. */
+static void
+test_fallback_undone (void)
+{
+  simnpu__compile_result r;
+  unsigned i;
+
+  compile_two_convs (FALSE, &r);
+  g_assert_nonnull (strstr (r.text->str, "host fallback tried: the layers "
+          "that make the low outputs"));
+  g_assert_nonnull (strstr (r.text->str, "host fallback tried: the model's "
+          "first layers"));
+  g_assert_nonnull (strstr (r.text->str, "host fallback undone"));
+  g_assert_false (r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK);
+  g_assert_cmpuint (r.n_fallback, ==, 0);
+  for (i = 0; i < r.n_nodes; i++)
+    g_assert_cmpint (r.placement[i], ==, SIMNPU_SECTION_DEVICE);
+  simnpu__compile_result_clear (&r);
+}
+
+/* A random conv, then an identity: the identity on the host cannot gain
+ * (its int8 values pass unchanged), the random conv's rounding can be
+ * saved by running it in the preamble, and that is what is kept. */
+static void
+test_fallback_head (void)
+{
+  simnpu__compile_result r;
+
+  compile_two_convs (TRUE, &r);
+  g_assert_nonnull (strstr (r.text->str, "host fallback kept: the model's "
+          "first layers"));
+  g_assert_true (r.techniques_applied & SIMNPU_TECHNIQUE_HOST_FALLBACK);
+  g_assert_cmpuint (r.n_fallback, ==, 1);
+  g_assert_cmpuint (r.n_nodes, ==, 2);
+  g_assert_cmpint (r.placement[0], ==, SIMNPU_SECTION_PREAMBLE);
+  g_assert_cmpint (r.placement[1], ==, SIMNPU_SECTION_DEVICE);
+  simnpu__compile_result_clear (&r);
 }
 
 int
@@ -546,6 +655,8 @@ main (int argc, char **argv)
   g_test_add_func ("/quantize/equalization", test_equalization);
   g_test_add_func ("/quantize/fallback-share", test_fallback_share);
   g_test_add_func ("/quantize/fallback-undone", test_fallback_undone);
+  g_test_add_func ("/quantize/fallback-head", test_fallback_head);
+  g_test_add_func ("/quantize/measured-ranges", test_measured_ranges);
   g_test_add_func ("/quantize/mse-range-choice", test_mse_range_choice);
   g_test_add_func ("/quantize/mse-ranges", test_mse_ranges);
   g_test_add_func ("/quantize/requant-limit", test_requant_limit);

@@ -275,8 +275,10 @@ output_to_float (const simnpu_tensor_spec * spec, const void *data)
   return f;
 }
 
-/* Runs the int8 model on the pixels as an application would: the device
- * job, then the postamble on the host when the model has one; out[k]
+/* Runs the int8 model on the pixels as an application would: the
+ * preamble on the host when the model has one (on the float input, which
+ * is what its public input takes), the device job, then the postamble on
+ * the host when the model has one; out[k]
  * receives the public output named names[k] as float (dequantised when
  * the model's outputs are quantised). */
 static void
@@ -284,7 +286,10 @@ model_run_int8 (model * md, float **out, const char *const *names,
     unsigned n_names)
 {
   simnpu_model_info info;
-  simnpu_input_buffer in = { 0 };
+  simnpu_input_buffer in[SIMNPU_MAX_IO];
+  void *ibufs[SIMNPU_MAX_IO] = { 0 };
+  unsigned n_in = 1;
+  simnpu_host_section *pre;
   simnpu_output_buffer douts[SIMNPU_MAX_IO];
   void *dbufs[SIMNPU_MAX_IO] = { 0 };
   void *pbufs[SIMNPU_MAX_IO] = { 0 };
@@ -297,20 +302,44 @@ model_run_int8 (model * md, float **out, const char *const *names,
   unsigned i, k;
 
   g_assert_cmpint (simnpu_model_get_info (md->m, &info), ==, 0);
-  g_assert_null (simnpu_model_get_host_section (md->m,
-          SIMNPU_SECTION_PREAMBLE));
-  g_assert_cmpint (simnpu_model_get_device_input (md->m, 0, &spec), ==, 0);
-  g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_U8);
-  g_assert_cmpuint (spec.size_bytes, ==, (size_t) md->w * md->h * md->ch);
-  in.data = md->pixels;
-  in.size_bytes = spec.size_bytes;
+  memset (in, 0, sizeof (in));
+  pre = simnpu_model_get_host_section (md->m, SIMNPU_SECTION_PREAMBLE);
+  if (pre) {
+    simnpu_host_section_info hi;
+    const void *pin[1] = { md->input };
+    unsigned bound;
+    g_assert_cmpint (simnpu_host_section_get_info (pre, &hi), ==, 0);
+    g_assert_cmpuint (hi.n_inputs, ==, 1);
+    g_assert_cmpint (simnpu_host_section_get_input (pre, 0, &spec, &bound),
+        ==, 0);
+    g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_F32);
+    g_assert_cmpuint (spec.size_bytes, ==,
+        (size_t) md->w * md->h * md->ch * sizeof (float));
+    n_in = hi.n_outputs;
+    for (i = 0; i < hi.n_outputs; i++) {
+      g_assert_cmpint (simnpu_host_section_get_output (pre, i, &spec,
+              &bound), ==, 0);
+      g_assert_cmpuint (bound, ==, i);
+      ibufs[i] = g_malloc (spec.size_bytes);
+      in[i].data = ibufs[i];
+      in[i].size_bytes = spec.size_bytes;
+    }
+    if (simnpu_host_section_run (pre, pin, ibufs, &error) != 0)
+      g_error ("preamble: %s", error.message);
+  } else {
+    g_assert_cmpint (simnpu_model_get_device_input (md->m, 0, &spec), ==, 0);
+    g_assert_cmpint (spec.dtype, ==, SIMNPU_DTYPE_U8);
+    g_assert_cmpuint (spec.size_bytes, ==, (size_t) md->w * md->h * md->ch);
+    in[0].data = md->pixels;
+    in[0].size_bytes = spec.size_bytes;
+  }
   while (simnpu_model_get_device_output (md->m, n_dout, &spec) == 0) {
     dbufs[n_dout] = g_malloc (spec.size_bytes);
     douts[n_dout].data = dbufs[n_dout];
     douts[n_dout].size_bytes = spec.size_bytes;
     n_dout++;
   }
-  g_assert_cmpint (simnpu_job_submit (md->m, &in, 1, douts, n_dout, NULL,
+  g_assert_cmpint (simnpu_job_submit (md->m, in, n_in, douts, n_dout, NULL,
           NULL, &job, &error), ==, 0);
   g_assert_cmpint (simnpu_job_wait (job, JOB_TIMEOUT_NS, NULL), ==, 0);
   simnpu_job_free (job);
@@ -356,6 +385,8 @@ model_run_int8 (model * md, float **out, const char *const *names,
     g_free (dbufs[i]);
   for (i = 0; i < n_pout; i++)
     g_free (pbufs[i]);
+  for (i = 0; i < SIMNPU_MAX_IO; i++)
+    g_free (ibufs[i]);
 }
 
 /* ------------------------------------------------------------------ */

@@ -76,7 +76,7 @@ real_model_input (GstHarness * h, GstSample * sample)
   q = gst_ax_model_query_new ();
   if (!gst_pad_peer_query (h->srcpad, q)
       || !gst_ax_model_query_parse_input (q, &spec)
-      || spec.channels != 3 || spec.dtype == GST_AX_TENSOR_DTYPE_F32) {
+      || spec.channels != 3) {
     gst_query_unref (q);
     return NULL;
   }
@@ -88,11 +88,11 @@ real_model_input (GstHarness * h, GstSample * sample)
     return NULL;
   }
   if (pp.resize == GST_AX_RESIZE_STRETCH)
-    gst_ax_letterbox_geometry_init_stretch (&lb, vi.width, vi.height, spec.width,
-        spec.height);
+    gst_ax_letterbox_geometry_init_stretch (&lb, vi.width, vi.height,
+        spec.width, spec.height);
   else
-    gst_ax_letterbox_geometry_init (&lb, vi.width, vi.height, spec.width, spec.height,
-        TRUE, TRUE, pp.fill);
+    gst_ax_letterbox_geometry_init (&lb, vi.width, vi.height, spec.width,
+        spec.height, TRUE, TRUE, pp.fill);
 
   tdata = gst_buffer_new_allocate (NULL, (gsize) spec.width * spec.height *
       3 * gst_ax_tensor_dtype_size (spec.dtype), NULL);
@@ -115,7 +115,11 @@ real_model_input (GstHarness * h, GstSample * sample)
         gdouble real = (p * pp.scale - pp.mean[c]) / pp.std[c];
         glong v = lrint (real / spec.scale) + spec.zero_point;
         gsize i = ((gsize) y * spec.width + x) * 3 + c;
-        if (spec.dtype == GST_AX_TENSOR_DTYPE_I8)
+        /* a model with a preamble takes the float input, unrounded */
+        if (spec.dtype == GST_AX_TENSOR_DTYPE_F32)
+          ((gfloat *) map.data)[i] = (gfloat) (real / spec.scale +
+              spec.zero_point);
+        else if (spec.dtype == GST_AX_TENSOR_DTYPE_I8)
           ((gint8 *) map.data)[i] = CLAMP (v, G_MININT8, G_MAXINT8);
         else
           map.data[i] = CLAMP (v, 0, G_MAXUINT8);

@@ -443,6 +443,26 @@ GST_START_TEST (test_error_domain_names)
 
 GST_END_TEST;
 
+/* The writer's members, their order and number formatting, of the report
+ * above, against the JSON stored when the writer was written by hand for
+ * each member: a change of the field table that moves or renames a
+ * member shows here. */
+GST_START_TEST (test_writer_matches_stored_json)
+{
+  GstAxReport *r = full_report ();
+  gchar *json = gst_ax_report_to_json (r), *expected;
+  GError *err = NULL;
+
+  fail_unless (g_file_get_contents (AX_REPORT_FULL_JSON, &expected, NULL,
+          &err), "%s", err ? err->message : "?");
+  fail_unless_equals_string (json, expected);
+  g_free (expected);
+  g_free (json);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 report_json_suite (void)
 {
@@ -451,6 +471,7 @@ report_json_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_round_trip_full);
+  tcase_add_test (tc, test_writer_matches_stored_json);
   tcase_add_test (tc, test_round_trip_absent_and_refused);
   tcase_add_test (tc, test_round_trip_error);
   tcase_add_test (tc, test_reads_without_later_members);

@@ -1,0 +1,409 @@
+/* gst-ax
+ * Copyright (C) 2026 gst-ax developers
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version.
+ */
+
+/* Every field of the report's field table (gst/ax/gstaxreport-fields.def),
+ * walked from the table itself: each one set to a value of its own, the
+ * report written to JSON and read back, and copied, field for field the
+ * same; the "absent" reasons and the refusal the same way; and every JSON
+ * member the table names documented in docs/report-json.md. A field added
+ * to the table is in these checks without a line here. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/ax/gstaxreport.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct _TestStruct TestStruct;
+
+typedef struct
+{
+  const gchar *name;
+  const gchar *type;
+  gsize offset;
+  const gchar *key;
+  const gchar *section;
+  const TestStruct *elem;
+} TestField;
+
+struct _TestStruct
+{
+  const gchar *name;
+  const TestField *fields;
+  guint n_fields;
+};
+
+/* the table's rows, read here independently of the library's own
+ * descriptors (gstaxreport-fields.c) */
+#define STRUCT(T, padding, doc) static const TestField T##_fields[] = {
+#define FIELD(T, type, name, key, section, flags, unit, doc) \
+  { #name, #type, G_STRUCT_OFFSET (T, name), key, #section, NULL },
+#define FIELD_IF(T, type, name, key, section, flags, cond, unit, doc) \
+  FIELD (T, type, name, key, section, flags, unit, doc)
+#define ARRAY(T, elem, name, key, section, flags, doc) \
+  { #name, "ARRAY", G_STRUCT_OFFSET (T, name), key, #section, &elem##_t },
+#define PTR_ARRAY(T, elem, name, key, section, flags, doc) \
+  { #name, "PTR_ARRAY", G_STRUCT_OFFSET (T, name), key, #section, \
+    &elem##_t },
+#define NESTED(T, sub, name, key, section, flags, doc) \
+  { #name, "NESTED", G_STRUCT_OFFSET (T, name), key, #section, &sub##_t },
+#define COMPUTED(T, name, key, section, func, unit, doc) \
+  { #name, "COMPUTED", 0, key, #section, NULL },
+#define PRIVATE(T, ctype, name)
+#define END(T) \
+  }; \
+  static const TestStruct T##_t = { #T, T##_fields, \
+    G_N_ELEMENTS (T##_fields) };
+
+#include <gst/ax/gstaxreport-fields.def>
+
+#define AT(object, f, ctype) (*(ctype *) ((guint8 *) (object) + (f)->offset))
+
+static gboolean
+is (const TestField * f, const gchar * type)
+{
+  return strcmp (f->type, type) == 0;
+}
+
+/* A field the JSON carries no member of its own for, that the reader
+ * derives (have_sim_cpu, occupancy_index). */
+static gboolean
+derived (const TestField * f)
+{
+  return f->key == NULL || is (f, "COMPUTED");
+}
+
+/* The "absent" reasons: strings in no section, written in place of a
+ * whole section. */
+static gboolean
+absent_reason (const TestField * f)
+{
+  return is (f, "STRING") && strcmp (f->section, "NONE") == 0;
+}
+
+typedef enum
+{
+  FILL_VALUES,
+  FILL_ABSENT,
+} FillMode;
+
+static gpointer add_element (const TestField * f, gpointer parent);
+
+/* Every field of @object a value of its own (the derived ones too: a
+ * derived condition of a FIELD_IF set lets its number be written): *k
+ * counts the fields. The refusal stays NULL (a refused report carries
+ * nothing else) and so do the absent reasons (FILL_ABSENT sets those
+ * alone). */
+static void
+fill (const TestStruct * t, gpointer object, FillMode mode, guint * k)
+{
+  guint i, e;
+
+  for (i = 0; i < t->n_fields; i++) {
+    const TestField *f = &t->fields[i];
+
+    if (is (f, "COMPUTED"))
+      continue;
+    (*k)++;
+    if (mode == FILL_ABSENT) {
+      if (absent_reason (f))
+        AT (object, f, gchar *) = g_strdup_printf ("no %s (%u)", f->name, *k);
+      continue;
+    }
+    if (absent_reason (f) || strcmp (f->name, "refusal") == 0)
+      continue;
+    if (is (f, "STRING")) {
+      AT (object, f, gchar *) = g_strdup_printf ("%s \"%u\"", f->name, *k);
+    } else if (is (f, "DOUBLE")) {
+      AT (object, f, gdouble) = *k + 0.25;
+    } else if (is (f, "INT") || is (f, "RANK")) {
+      AT (object, f, gint) = *k;
+    } else if (is (f, "UINT") || is (f, "POSITIVE")) {
+      AT (object, f, guint) = *k;
+    } else if (is (f, "UINT64")) {
+      AT (object, f, guint64) = (G_GUINT64_CONSTANT (1) << 40) + *k;
+    } else if (is (f, "BOOL") || is (f, "PASS")) {
+      AT (object, f, gboolean) = !AT (object, f, gboolean);
+    } else if (is (f, "ROW_FLAGS")) {
+      AT (object, f, GstAxReportRowFlags) =
+          GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT |
+          GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED |
+          GST_AX_REPORT_ROW_FLAG_WORKERS;
+    } else if (is (f, "ROW_KIND")) {
+      AT (object, f, GstAxReportRowKind) = GST_AX_REPORT_ROW_KIND_REPORTED;
+    } else if (is (f, "STATUS")) {
+      /* the status that writes every section, the interval's too */
+      AT (object, f, GstAxReportStatus) = GST_AX_REPORT_STATUS_INTERVAL;
+    } else if (is (f, "CONSTRAINT")) {
+      AT (object, f, GstAxReportConstraintKind) =
+          GST_AX_REPORT_CONSTRAINT_DROPS;
+    } else if (is (f, "STRV")) {
+      if (AT (object, f, GPtrArray *) == NULL)
+        AT (object, f, GPtrArray *) = g_ptr_array_new_with_free_func (g_free);
+      for (e = 0; e < 2; e++)
+        g_ptr_array_add (AT (object, f, GPtrArray *),
+            g_strdup_printf ("%s[%u] %u", f->name, e, *k));
+    } else if (is (f, "ARRAY") || is (f, "PTR_ARRAY")) {
+      for (e = 0; e < 2; e++)
+        fill (f->elem, add_element (f, object), mode, k);
+    } else if (is (f, "NESTED")) {
+      fill (f->elem, (guint8 *) object + f->offset, mode, k);
+    } else {
+      fail ("%s.%s: type %s unknown to the test", t->name, f->name, f->type);
+    }
+  }
+}
+
+/* A new element of the array field @f of @parent, through the public
+ * constructors where the element owns arrays of its own. */
+static gpointer
+add_element (const TestField * f, gpointer parent)
+{
+  const gchar *elem = f->elem->name;
+
+  if (strcmp (elem, "GstAxReportGroup") == 0)
+    return gst_ax_report_add_group (parent, NULL);
+  if (strcmp (elem, "GstAxReportRow") == 0)
+    return gst_ax_report_group_add_row (parent, NULL);
+  if (strcmp (elem, "GstAxReportDeviceOccupancy") == 0)
+    return gst_ax_report_add_device_occupancy (parent, NULL, 0);
+  if (strcmp (elem, "GstAxReportModelShare") == 0) {
+    GstAxReportDeviceOccupancy *o = parent;
+
+    gst_ax_report_device_occupancy_add_model (o, NULL, 0);
+    return &g_array_index (o->models, GstAxReportModelShare,
+        o->models->len - 1);
+  } else {
+    GArray *a = AT (parent, f, GArray *);
+
+    fail_if (is (f, "PTR_ARRAY"), "%s: no constructor known", elem);
+    g_array_set_size (a, a->len + 1);
+    return a->data + (a->len - 1) * g_array_get_element_size (a);
+  }
+}
+
+/* @a and @b the same in every field (but the derived ones, unless
+ * @with_derived); @distinct: their strings and arrays not shared */
+static void
+compare (const TestStruct * t, gconstpointer a, gconstpointer b,
+    const gchar * where, gboolean with_derived, gboolean distinct)
+{
+  guint i, e;
+
+  for (i = 0; i < t->n_fields; i++) {
+    const TestField *f = &t->fields[i];
+    gchar *w = g_strdup_printf ("%s.%s", where, f->name);
+
+    if (is (f, "COMPUTED") || (derived (f) && !with_derived)) {
+      g_free (w);
+      continue;
+    }
+    if (is (f, "STRING")) {
+      const gchar *x = AT (a, f, gchar *), *y = AT (b, f, gchar *);
+
+      fail_unless (g_strcmp0 (x, y) == 0, "%s: '%s' became '%s'", w, x, y);
+      fail_if (distinct && x && x == y, "%s: shared", w);
+    } else if (is (f, "DOUBLE")) {
+      gdouble x = AT (a, f, gdouble), y = AT (b, f, gdouble);
+
+      fail_unless (x == y || (isnan (x) && isnan (y)),
+          "%s: %.17g became %.17g", w, x, y);
+    } else if (is (f, "UINT64")) {
+      fail_unless (AT (a, f, guint64) == AT (b, f, guint64),
+          "%s: %" G_GUINT64_FORMAT " became %" G_GUINT64_FORMAT, w,
+          AT (a, f, guint64), AT (b, f, guint64));
+    } else if (is (f, "STRV")) {
+      const GPtrArray *x = AT (a, f, GPtrArray *), *y = AT (b, f, GPtrArray *);
+
+      fail_unless ((x == NULL) == (y == NULL), "%s: NULL or not", w);
+      fail_unless (x == NULL || x->len == y->len, "%s: length", w);
+      for (e = 0; x && e < x->len; e++)
+        fail_unless_equals_string (g_ptr_array_index (x, e),
+            g_ptr_array_index (y, e));
+      fail_if (distinct && x && x == y, "%s: shared", w);
+    } else if (is (f, "ARRAY")) {
+      const GArray *x = AT (a, f, GArray *), *y = AT (b, f, GArray *);
+      gsize size = g_array_get_element_size ((GArray *) x);
+
+      fail_unless_equals_int (x->len, y->len);
+      fail_if (distinct && x == y, "%s: shared", w);
+      for (e = 0; e < x->len; e++) {
+        gchar *we = g_strdup_printf ("%s[%u]", w, e);
+
+        compare (f->elem, x->data + e * size, y->data + e * size, we,
+            with_derived, distinct);
+        g_free (we);
+      }
+    } else if (is (f, "PTR_ARRAY")) {
+      const GPtrArray *x = AT (a, f, GPtrArray *), *y = AT (b, f, GPtrArray *);
+
+      fail_unless_equals_int (x->len, y->len);
+      fail_if (distinct && x == y, "%s: shared", w);
+      for (e = 0; e < x->len; e++) {
+        gchar *we = g_strdup_printf ("%s[%u]", w, e);
+
+        compare (f->elem, g_ptr_array_index (x, e), g_ptr_array_index (y, e),
+            we, with_derived, distinct);
+        g_free (we);
+      }
+    } else if (is (f, "NESTED")) {
+      compare (f->elem, (const guint8 *) a + f->offset,
+          (const guint8 *) b + f->offset, w, with_derived, distinct);
+    } else {
+      /* the int-sized ones: INT, UINT, POSITIVE, BOOL, RANK, PASS, enums */
+      fail_unless (AT (a, f, gint) == AT (b, f, gint), "%s: %d became %d", w,
+          AT (a, f, gint), AT (b, f, gint));
+    }
+    g_free (w);
+  }
+}
+
+static GstAxReport *
+round_trip (const GstAxReport * r)
+{
+  gchar *json = gst_ax_report_to_json (r), *json2;
+  GError *err = NULL;
+  GstAxReport *back = gst_ax_report_new_from_json (json, &err);
+
+  fail_unless (back != NULL, "%s", err ? err->message : "?");
+  json2 = gst_ax_report_to_json (back);
+  fail_unless_equals_string (json2, json);
+  g_free (json2);
+  g_free (json);
+  return back;
+}
+
+GST_START_TEST (test_every_field_round_trips)
+{
+  GstAxReport *r = gst_ax_report_new (), *back;
+  guint k = 0;
+
+  fill (&GstAxReport_t, r, FILL_VALUES, &k);
+  /* the table was walked into every sub-struct */
+  fail_unless (k > 200, "only %u fields filled", k);
+  fail_unless_equals_int (r->groups->len, 2);
+  fail_unless_equals_int (((GstAxReportGroup *) g_ptr_array_index (r->groups,
+              1))->rows->len, 2);
+  back = round_trip (r);
+  compare (&GstAxReport_t, r, back, "report", FALSE, TRUE);
+  /* the one derived from a member: the simulator's CPU is not null */
+  fail_unless (back->have_sim_cpu);
+  gst_ax_report_unref (back);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_every_field_copies)
+{
+  GstAxReport *r = gst_ax_report_new (), *copy;
+  guint k = 0;
+
+  fill (&GstAxReport_t, r, FILL_VALUES, &k);
+  r->devices_absent = g_strdup ("absent devices");
+  r->have_sim_cpu = TRUE;
+  g_array_index (r->devices, GstAxReportDevice, 1).occupancy_index = 2;
+  copy = gst_ax_report_copy (r);
+  compare (&GstAxReport_t, r, copy, "report", TRUE, TRUE);
+  gst_ax_report_unref (r);
+  /* the copy owns all it holds */
+  fail_unless_equals_string (copy->devices_absent, "absent devices");
+  fail_unless_equals_int (g_array_index (copy->devices, GstAxReportDevice,
+          1).occupancy_index, 2);
+  gst_ax_report_unref (copy);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_absent_reasons_round_trip)
+{
+  GstAxReport *r = gst_ax_report_new (), *back;
+  guint k = 0;
+
+  fill (&GstAxReport_t, r, FILL_ABSENT, &k);
+  fail_unless (r->latency_absent && r->groups_absent && r->share_absent &&
+      r->throughput_absent && r->queues_absent && r->devices_absent &&
+      r->cpu_absent);
+  back = round_trip (r);
+  compare (&GstAxReport_t, r, back, "report", FALSE, TRUE);
+  gst_ax_report_unref (back);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_refused_report_round_trips)
+{
+  GstAxReport *r = gst_ax_report_new (), *back;
+  gchar *json;
+
+  r->refusal = g_strdup ("DEBUG logging is on");
+  r->sample = 7;
+  back = round_trip (r);
+  compare (&GstAxReport_t, r, back, "report", FALSE, TRUE);
+  json = gst_ax_report_to_json (back);
+  fail_if (strstr (json, "\"latency\""), "a refused report has no latency");
+  g_free (json);
+  gst_ax_report_unref (back);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
+static void
+check_documented (const TestStruct * t, const gchar * doc)
+{
+  guint i;
+
+  for (i = 0; i < t->n_fields; i++) {
+    const TestField *f = &t->fields[i];
+    gchar *quoted, *array;
+
+    if (f->key) {
+      quoted = g_strdup_printf ("`%s`", f->key);
+      array = g_strdup_printf ("`%s[]`", f->key);
+      fail_unless (strstr (doc, quoted) || strstr (doc, array),
+          "%s.%s: its JSON member %s is not in docs/report-json.md",
+          t->name, f->name, quoted);
+      g_free (array);
+      g_free (quoted);
+    }
+    if (f->elem)
+      check_documented (f->elem, doc);
+  }
+}
+
+GST_START_TEST (test_every_member_documented)
+{
+  gchar *doc;
+  GError *err = NULL;
+
+  fail_unless (g_file_get_contents (AX_REPORT_JSON_DOC, &doc, NULL, &err),
+      "%s", err ? err->message : "?");
+  check_documented (&GstAxReport_t, doc);
+  g_free (doc);
+}
+
+GST_END_TEST;
+
+static Suite *
+report_fields_suite (void)
+{
+  Suite *s = suite_create ("report-fields");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_every_field_round_trips);
+  tcase_add_test (tc, test_every_field_copies);
+  tcase_add_test (tc, test_absent_reasons_round_trip);
+  tcase_add_test (tc, test_refused_report_round_trips);
+  tcase_add_test (tc, test_every_member_documented);
+  return s;
+}
+
+GST_CHECK_MAIN (report_fields);

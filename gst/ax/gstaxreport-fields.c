@@ -40,10 +40,10 @@ static gdouble group_ms_per_frame (const GstAxReport * report,
 #define FIELD_IF(T, type, name, key, section, flags, cond, unit, doc) \
   { #name, GST_AX_FIELD_##type, G_STRUCT_OFFSET (T, name), key, \
     GST_AX_SECTION_##section, flags, #cond, unit, NULL, NULL },
-#define ARRAY(T, elem, name, key, section, flags, doc) \
+#define ARRAY(T, elem, name, key, section, flags, item, doc) \
   { #name, GST_AX_FIELD_ARRAY, G_STRUCT_OFFSET (T, name), key, \
     GST_AX_SECTION_##section, flags, NULL, "", &elem##_desc, NULL },
-#define PTR_ARRAY(T, elem, name, key, section, flags, doc) \
+#define PTR_ARRAY(T, elem, name, key, section, flags, item, doc) \
   { #name, GST_AX_FIELD_PTR_ARRAY, G_STRUCT_OFFSET (T, name), key, \
     GST_AX_SECTION_##section, flags, NULL, "", &elem##_desc, NULL },
 #define NESTED(T, sub, name, key, section, flags, doc) \

@@ -289,35 +289,9 @@ GST_AX_API void gst_ax_report_set_verdict (GstAxReport * report,
 
 GST_AX_API const GstAxReportLatency *
 gst_ax_report_get_latency (const GstAxReport * report);
-GST_AX_API guint gst_ax_report_get_n_groups (const GstAxReport * report);
-GST_AX_API const GstAxReportGroup *
-gst_ax_report_get_group (const GstAxReport * report, guint index);
-GST_AX_API guint gst_ax_report_group_get_n_rows (const GstAxReportGroup *
-    group);
-GST_AX_API const GstAxReportRow *
-gst_ax_report_group_get_row (const GstAxReportGroup * group, guint index);
 GST_AX_API const GstAxReportRow *
 gst_ax_report_find_row (const GstAxReport * report, const gchar * group_name,
     const gchar * name, const GstAxReportGroup ** group);
-GST_AX_API guint gst_ax_report_get_n_queues (const GstAxReport * report);
-GST_AX_API const GstAxReportQueue *
-gst_ax_report_get_queue (const GstAxReport * report, guint index);
-GST_AX_API guint gst_ax_report_get_n_streams (const GstAxReport * report);
-GST_AX_API const GstAxReportStream *
-gst_ax_report_get_stream (const GstAxReport * report, guint index);
-GST_AX_API guint gst_ax_report_get_n_threads (const GstAxReport * report);
-GST_AX_API const GstAxReportThread *
-gst_ax_report_get_thread (const GstAxReport * report, guint index);
-GST_AX_API guint gst_ax_report_get_n_qos (const GstAxReport * report);
-GST_AX_API const GstAxReportQos *gst_ax_report_get_qos (const GstAxReport *
-    report, guint index);
-GST_AX_API guint gst_ax_report_get_n_devices (const GstAxReport * report);
-GST_AX_API const GstAxReportDevice *
-gst_ax_report_get_device (const GstAxReport * report, guint index);
-GST_AX_API guint gst_ax_report_get_n_device_occupancy (const GstAxReport *
-    report);
-GST_AX_API const GstAxReportDeviceOccupancy *
-gst_ax_report_get_device_occupancy (const GstAxReport * report, guint index);
 GST_AX_API const GstAxReportDeviceOccupancy *
 gst_ax_report_device_get_occupancy (const GstAxReport * report,
     const GstAxReportDevice * device);

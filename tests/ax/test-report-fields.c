@@ -10,12 +10,14 @@
 /* Every field of the report's field table (gst/ax/gstaxreport-fields.def),
  * walked from the table itself: each one set to a value of its own, the
  * report written to JSON and read back, and copied, field for field the
- * same; the "absent" reasons and the refusal the same way; and every JSON
- * member the table names documented in docs/report-json.md. A field added
+ * same; the "absent" reasons and the refusal the same way; every array
+ * read back through its accessors; and every JSON member the table names
+ * documented in docs/report-json.md. A field added
  * to the table is in these checks without a line here. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/ax/gstaxreport.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <string.h>
 
@@ -29,6 +31,8 @@ typedef struct
   const gchar *key;
   const gchar *section;
   const TestStruct *elem;
+  /* ARRAY, PTR_ARRAY: what the accessor of one entry calls it */
+  const gchar *item;
 } TestField;
 
 struct _TestStruct
@@ -42,18 +46,20 @@ struct _TestStruct
  * descriptors (gstaxreport-fields.c) */
 #define STRUCT(T, padding, doc) static const TestField T##_fields[] = {
 #define FIELD(T, type, name, key, section, flags, unit, doc) \
-  { #name, #type, G_STRUCT_OFFSET (T, name), key, #section, NULL },
+  { #name, #type, G_STRUCT_OFFSET (T, name), key, #section, NULL, NULL },
 #define FIELD_IF(T, type, name, key, section, flags, cond, unit, doc) \
   FIELD (T, type, name, key, section, flags, unit, doc)
-#define ARRAY(T, elem, name, key, section, flags, doc) \
-  { #name, "ARRAY", G_STRUCT_OFFSET (T, name), key, #section, &elem##_t },
-#define PTR_ARRAY(T, elem, name, key, section, flags, doc) \
+#define ARRAY(T, elem, name, key, section, flags, item, doc) \
+  { #name, "ARRAY", G_STRUCT_OFFSET (T, name), key, #section, &elem##_t, \
+    #item },
+#define PTR_ARRAY(T, elem, name, key, section, flags, item, doc) \
   { #name, "PTR_ARRAY", G_STRUCT_OFFSET (T, name), key, #section, \
-    &elem##_t },
+    &elem##_t, #item },
 #define NESTED(T, sub, name, key, section, flags, doc) \
-  { #name, "NESTED", G_STRUCT_OFFSET (T, name), key, #section, &sub##_t },
+  { #name, "NESTED", G_STRUCT_OFFSET (T, name), key, #section, &sub##_t, \
+    NULL },
 #define COMPUTED(T, name, key, section, func, unit, doc) \
-  { #name, "COMPUTED", 0, key, #section, NULL },
+  { #name, "COMPUTED", 0, key, #section, NULL, NULL },
 #define PRIVATE(T, ctype, name)
 #define END(T) \
   }; \
@@ -355,6 +361,84 @@ GST_START_TEST (test_refused_report_round_trips)
 
 GST_END_TEST;
 
+/* GstAxReportDeviceOccupancy: gst_ax_report_device_occupancy */
+static gchar *
+function_prefix (const gchar * struct_name)
+{
+  GString *s = g_string_new (NULL);
+  const gchar *c;
+
+  for (c = struct_name; *c; c++) {
+    if (g_ascii_isupper (*c) && c != struct_name)
+      g_string_append_c (s, '_');
+    g_string_append_c (s, g_ascii_tolower (*c));
+  }
+  return g_string_free (s, FALSE);
+}
+
+typedef guint (*GetN) (gconstpointer owner);
+typedef gconstpointer (*GetItem) (gconstpointer owner, guint index);
+
+/* Every array of @object through its accessors, the generated
+ * <prefix>_get_n_<name> () and <prefix>_get_<item> (), found by name:
+ * the same entries as the array holds; in the entries, their arrays. */
+static void
+check_accessors (const TestStruct * t, gconstpointer object, guint * n)
+{
+  gchar *prefix = function_prefix (t->name);
+  guint i, e;
+
+  for (i = 0; i < t->n_fields; i++) {
+    const TestField *f = &t->fields[i];
+    gchar *get_n_name, *get_name;
+    GetN get_n;
+    GetItem get;
+    guint len;
+
+    if (is (f, "NESTED"))
+      check_accessors (f->elem, (const guint8 *) object + f->offset, n);
+    if (!is (f, "ARRAY") && !is (f, "PTR_ARRAY"))
+      continue;
+    get_n_name = g_strdup_printf ("%s_get_n_%s", prefix, f->name);
+    get_name = g_strdup_printf ("%s_get_%s", prefix, f->item);
+    get_n = (GetN) dlsym (RTLD_DEFAULT, get_n_name);
+    get = (GetItem) dlsym (RTLD_DEFAULT, get_name);
+    fail_unless (get_n && get, "%s.%s: no %s () or %s ()", t->name, f->name,
+        get_n_name, get_name);
+    len = is (f, "ARRAY") ? AT (object, f, GArray *)->len :
+        AT (object, f, GPtrArray *)->len;
+    fail_unless (len > 0, "%s.%s: empty", t->name, f->name);
+    fail_unless_equals_int (get_n (object), len);
+    for (e = 0; e < len; e++) {
+      gconstpointer entry = is (f, "ARRAY") ?
+          (gconstpointer) (AT (object, f, GArray *)->data +
+          e * g_array_get_element_size (AT (object, f, GArray *))) :
+          g_ptr_array_index (AT (object, f, GPtrArray *), e);
+
+      fail_unless (get (object, e) == entry, "%s (%u)", get_name, e);
+      check_accessors (f->elem, entry, n);
+    }
+    (*n)++;
+    g_free (get_n_name);
+    g_free (get_name);
+  }
+  g_free (prefix);
+}
+
+GST_START_TEST (test_every_array_has_accessors)
+{
+  GstAxReport *r = gst_ax_report_new ();
+  guint k = 0, n = 0;
+
+  fill (&GstAxReport_t, r, FILL_VALUES, &k);
+  check_accessors (&GstAxReport_t, r, &n);
+  /* the report's arrays, and those in their entries, once per entry */
+  fail_unless (n >= 8, "only %u arrays", n);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
 static void
 check_documented (const TestStruct * t, const gchar * doc)
 {
@@ -402,6 +486,7 @@ report_fields_suite (void)
   tcase_add_test (tc, test_every_field_copies);
   tcase_add_test (tc, test_absent_reasons_round_trip);
   tcase_add_test (tc, test_refused_report_round_trips);
+  tcase_add_test (tc, test_every_array_has_accessors);
   tcase_add_test (tc, test_every_member_documented);
   return s;
 }

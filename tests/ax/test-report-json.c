@@ -414,6 +414,12 @@ GST_START_TEST (test_accessors)
       gst_ax_report_get_device_occupancy (r, 0));
   fail_unless_equals_int (gst_ax_report_get_device_occupancy (r,
           0)->models->len, 2);
+  fail_unless_equals_int (gst_ax_report_device_occupancy_get_n_models
+      (gst_ax_report_get_device_occupancy (r, 0)), 2);
+  fail_unless_equals_string (gst_ax_report_device_occupancy_get_model
+      (gst_ax_report_get_device_occupancy (r, 0), 1)->group, "ball-b");
+  fail_unless_equals_float (gst_ax_report_device_occupancy_get_model
+      (gst_ax_report_get_device_occupancy (r, 0), 1)->share_percent, 50);
 
   /* the stored verdict is the one that was made and set */
   stored = gst_ax_report_get_verdict (r);

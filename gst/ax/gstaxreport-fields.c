@@ -81,6 +81,8 @@ const GstAxStructDesc *const gst_ax_report_latency_desc =
     &GstAxReportLatency_desc;
 const GstAxStructDesc *const gst_ax_report_device_occupancy_desc =
     &GstAxReportDeviceOccupancy_desc;
+const GstAxStructDesc *const gst_ax_report_verdict_desc =
+    &GstAxReportVerdict_desc;
 
 /* COMPUTED: the group's time per frame of the report */
 static gdouble

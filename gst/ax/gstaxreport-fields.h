@@ -113,6 +113,8 @@ G_GNUC_INTERNAL extern const GstAxStructDesc *const gst_ax_report_group_desc;
 G_GNUC_INTERNAL extern const GstAxStructDesc *const gst_ax_report_latency_desc;
 G_GNUC_INTERNAL extern const GstAxStructDesc *const
     gst_ax_report_device_occupancy_desc;
+G_GNUC_INTERNAL extern const GstAxStructDesc *const
+    gst_ax_report_verdict_desc;
 
 G_GNUC_INTERNAL void gst_ax_fields_init (const GstAxStructDesc * desc,
     gpointer object);

@@ -143,44 +143,6 @@ typedef enum
 #include <gst/ax/gstaxreport-structs.h>
 
 /**
- * GstAxReportVerdict:
- * @kind: the kind of constraint
- * @element: (nullable): the element the verdict names: the computing or
- *   waiting row's element, the row downstream of a full queue, the
- *   costliest computing work upstream of an empty queue (else its first
- *   source); %NULL for the device kinds
- * @row: (nullable): the row the verdict names, when it names one
- * @group: (nullable): the group of @row
- * @queue: (nullable): the mostly full or mostly empty queue it rests on
- * @model: (nullable): the model (device group) it rests on
- * @simulator_lags: a device's simulator fell behind its model (the trust
- *   step warns)
- * @constraint: what follows "the constraint is" in the report
- * @steps: (element-type utf8): the reading steps, one string per step
- *   (a step may hold continuation lines)
- * @text: the steps joined by newlines, as the report prints them
- *
- * The verdict on a report, made by gst_ax_report_make_verdict() from the
- * report's figures alone.
- */
-typedef struct
-{
-  GstAxReportConstraintKind kind;
-  gchar *element;
-  gchar *row;
-  gchar *group;
-  gchar *queue;
-  gchar *model;
-  gboolean simulator_lags;
-  gchar *constraint;
-  GPtrArray *steps;
-  gchar *text;
-
-  /*< private >*/
-  gpointer _gst_reserved[GST_PADDING];
-} GstAxReportVerdict;
-
-/**
  * GST_AX_REPORT_ERROR:
  *
  * The error domain of gst_ax_report_new_from_json().

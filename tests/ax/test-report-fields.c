@@ -10,10 +10,10 @@
 /* Every field of the report's field table (gst/ax/gstaxreport-fields.def),
  * walked from the table itself: each one set to a value of its own, the
  * report written to JSON and read back, and copied, field for field the
- * same; the "absent" reasons and the refusal the same way; every array
- * read back through its accessors; and every JSON member the table names
- * documented in docs/report-json.md. A field added
- * to the table is in these checks without a line here. */
+ * same, and a verdict copied; the "absent" reasons and the refusal the
+ * same way; every array read back through its accessors; and every JSON
+ * member the table names documented in docs/report-json.md. A field
+ * added to the table is in these checks without a line here. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/ax/gstaxreport.h>
@@ -89,7 +89,8 @@ derived (const TestField * f)
 static gboolean
 absent_reason (const TestField * f)
 {
-  return is (f, "STRING") && strcmp (f->section, "NONE") == 0;
+  return is (f, "STRING") && strcmp (f->section, "NONE") == 0 && f->key &&
+      strcmp (f->key, "absent") == 0;
 }
 
 typedef enum
@@ -326,6 +327,21 @@ GST_START_TEST (test_every_field_copies)
 
 GST_END_TEST;
 
+GST_START_TEST (test_verdict_copies)
+{
+  GstAxReportVerdict *v = g_new0 (GstAxReportVerdict, 1), *copy;
+  guint k = 0;
+
+  fill (&GstAxReportVerdict_t, v, FILL_VALUES, &k);
+  fail_unless (k >= 10 && v->steps->len == 2 && v->simulator_lags);
+  copy = gst_ax_report_verdict_copy (v);
+  compare (&GstAxReportVerdict_t, v, copy, "verdict", TRUE, TRUE);
+  gst_ax_report_verdict_free (v);
+  gst_ax_report_verdict_free (copy);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_absent_reasons_round_trip)
 {
   GstAxReport *r = gst_ax_report_new (), *back;
@@ -484,6 +500,7 @@ report_fields_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_every_field_round_trips);
   tcase_add_test (tc, test_every_field_copies);
+  tcase_add_test (tc, test_verdict_copies);
   tcase_add_test (tc, test_absent_reasons_round_trip);
   tcase_add_test (tc, test_refused_report_round_trips);
   tcase_add_test (tc, test_every_array_has_accessors);

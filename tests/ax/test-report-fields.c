@@ -455,6 +455,43 @@ GST_START_TEST (test_every_array_has_accessors)
 
 GST_END_TEST;
 
+/* The structs are public and padded: a field added after a release takes
+ * its room from the struct's _gst_reserved (the padding of its STRUCT
+ * row), so that their size never changes. Their sizes on LP64. */
+GST_START_TEST (test_sizes_kept)
+{
+#if GLIB_SIZEOF_VOID_P == 8
+  static const struct
+  {
+    const gchar *name;
+    gsize size, expected;
+  } sizes[] = {
+    {"GstAxReportRow", sizeof (GstAxReportRow), 152},
+    {"GstAxReportThread", sizeof (GstAxReportThread), 80},
+    {"GstAxReportGroup", sizeof (GstAxReportGroup), 64},
+    {"GstAxReportQueue", sizeof (GstAxReportQueue), 176},
+    {"GstAxReportQos", sizeof (GstAxReportQos), 72},
+    {"GstAxReportDevice", sizeof (GstAxReportDevice), 152},
+    {"GstAxReportModelShare", sizeof (GstAxReportModelShare), 56},
+    {"GstAxReportDeviceOccupancy", sizeof (GstAxReportDeviceOccupancy), 88},
+    {"GstAxReportStream", sizeof (GstAxReportStream), 64},
+    {"GstAxReportLatency", sizeof (GstAxReportLatency), 112},
+    {"GstAxReportVerdict", sizeof (GstAxReportVerdict), 112},
+    {"GstAxReport", sizeof (GstAxReport), 840},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++)
+    fail_unless (sizes[i].size == sizes[i].expected,
+        "%s is %" G_GSIZE_FORMAT " bytes, was %" G_GSIZE_FORMAT ": take a "
+        "new field's room from the padding of its STRUCT row in "
+        "gstaxreport-fields.def", sizes[i].name, sizes[i].size,
+        sizes[i].expected);
+#endif
+}
+
+GST_END_TEST;
+
 static void
 check_documented (const TestStruct * t, const gchar * doc)
 {
@@ -505,6 +542,7 @@ report_fields_suite (void)
   tcase_add_test (tc, test_refused_report_round_trips);
   tcase_add_test (tc, test_every_array_has_accessors);
   tcase_add_test (tc, test_every_member_documented);
+  tcase_add_test (tc, test_sizes_kept);
   return s;
 }
 

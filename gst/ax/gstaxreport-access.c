@@ -16,7 +16,7 @@
 #include "config.h"
 #endif
 
-#include "gstaxreport.h"
+#include "gstaxreport-fields.h"
 
 #include <string.h>
 
@@ -173,20 +173,6 @@ gst_ax_report_get_verdict (const GstAxReport * report)
   return v;
 }
 
-static const gchar *
-row_kind_name (GstAxReportRowKind kind)
-{
-  switch (kind) {
-    case GST_AX_REPORT_ROW_KIND_TASK:
-      return "task";
-    case GST_AX_REPORT_ROW_KIND_REPORTED:
-      return "reported";
-    case GST_AX_REPORT_ROW_KIND_ELEMENT:
-    default:
-      return "element";
-  }
-}
-
 /**
  * gst_ax_report_get_rows:
  * @report: a report
@@ -200,14 +186,16 @@ row_kind_name (GstAxReportRowKind kind)
  * members (docs/report-json.md):
  *
  * - `group` (s): the group's name (model, named bin or "pipeline");
- * - `name` (s), `kind` (s: "element", "task" or "reported"), and
- *   `element` (s) when the row has one;
+ * - `name` (s, when set), `kind` (s: "element", "task" or "reported"),
+ *   and `element` (s) when the row has one;
  * - `mean_ms`, `cpu_ms`, `faults`, `min_ms`, `max_ms`, `total_ms`,
  *   `worker_cpu_ms`, `cpu_wait_ms` (d);
  * - `count`, `out_bytes` (t); `workers` (u); `rank` (i, -1 when not
  *   known); `inactive` (b);
  * - `flags` (s): the Flag column, e.g. "DEVICE WAIT" or "" (see
- *   gst_ax_report_row_flags_to_string()), where the JSON has an array.
+ *   gst_ax_report_row_flags_to_string()), where the JSON has an array;
+ * - and every member a later version adds to the rows (one of the field
+ *   table, gstaxreport-fields.def).
  *
  * Returns: (transfer full): an `aa{sv}` variant, empty when the report
  *   has no rows (`groups_absent` says why)
@@ -229,48 +217,13 @@ gst_ax_report_get_rows (const GstAxReport * report)
     for (j = 0; j < g->rows->len; j++) {
       const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
       GVariantBuilder d;
-      gchar *flags = gst_ax_report_row_flags_to_string (row->flags);
 
       g_variant_builder_init (&d, G_VARIANT_TYPE_VARDICT);
       g_variant_builder_add (&d, "{sv}", "group",
           g_variant_new_string (g->name ? g->name : ""));
-      g_variant_builder_add (&d, "{sv}", "name",
-          g_variant_new_string (row->name ? row->name : ""));
-      g_variant_builder_add (&d, "{sv}", "kind",
-          g_variant_new_string (row_kind_name (row->kind)));
-      if (row->element)
-        g_variant_builder_add (&d, "{sv}", "element",
-            g_variant_new_string (row->element));
-      g_variant_builder_add (&d, "{sv}", "mean_ms",
-          g_variant_new_double (row->mean_ms));
-      g_variant_builder_add (&d, "{sv}", "cpu_ms",
-          g_variant_new_double (row->cpu_ms));
-      g_variant_builder_add (&d, "{sv}", "faults",
-          g_variant_new_double (row->faults));
-      g_variant_builder_add (&d, "{sv}", "min_ms",
-          g_variant_new_double (row->min_ms));
-      g_variant_builder_add (&d, "{sv}", "max_ms",
-          g_variant_new_double (row->max_ms));
-      g_variant_builder_add (&d, "{sv}", "total_ms",
-          g_variant_new_double (row->total_ms));
-      g_variant_builder_add (&d, "{sv}", "count",
-          g_variant_new_uint64 (row->count));
-      g_variant_builder_add (&d, "{sv}", "flags", g_variant_new_string (flags));
-      g_variant_builder_add (&d, "{sv}", "rank",
-          g_variant_new_int32 (row->rank ==
-              GST_AX_REPORT_RANK_UNKNOWN ? -1 : row->rank));
-      g_variant_builder_add (&d, "{sv}", "out_bytes",
-          g_variant_new_uint64 (row->out_bytes));
-      g_variant_builder_add (&d, "{sv}", "inactive",
-          g_variant_new_boolean (row->inactive));
-      g_variant_builder_add (&d, "{sv}", "workers",
-          g_variant_new_uint32 (row->workers));
-      g_variant_builder_add (&d, "{sv}", "worker_cpu_ms",
-          g_variant_new_double (row->worker_cpu_ms));
-      g_variant_builder_add (&d, "{sv}", "cpu_wait_ms",
-          g_variant_new_double (row->cpu_wait_ms));
+      /* its JSON members, from the field table */
+      gst_ax_fields_to_vardict (gst_ax_report_row_desc, row, &d);
       g_variant_builder_add_value (&rows, g_variant_builder_end (&d));
-      g_free (flags);
     }
   }
   return g_variant_ref_sink (g_variant_builder_end (&rows));

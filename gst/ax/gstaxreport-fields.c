@@ -83,6 +83,7 @@ const GstAxStructDesc *const gst_ax_report_device_occupancy_desc =
     &GstAxReportDeviceOccupancy_desc;
 const GstAxStructDesc *const gst_ax_report_verdict_desc =
     &GstAxReportVerdict_desc;
+const GstAxStructDesc *const gst_ax_report_row_desc = &GstAxReportRow_desc;
 
 /* COMPUTED: the group's time per frame of the report */
 static gdouble
@@ -476,6 +477,81 @@ gst_ax_fields_write_one (const GstAxStructDesc * desc, gconstpointer object,
     const gchar * name, const GstAxReport * report, JsonBuilder * b)
 {
   write_field (gst_ax_fields_find (desc, name), desc, object, report, b);
+}
+
+/* ---- GVariant ---- */
+
+/* The fields of @object that have a JSON member, as entries of the
+ * a{sv} @d under the same names: strings only when set (the enums as
+ * their names, the flags as gst_ax_report_row_flags_to_string() prints
+ * them), a RANK not known as -1. */
+void
+gst_ax_fields_to_vardict (const GstAxStructDesc * desc, gconstpointer object,
+    GVariantBuilder * d)
+{
+  guint i;
+
+  for (i = 0; i < desc->n_fields; i++) {
+    const GstAxFieldDesc *f = &desc->fields[i];
+    GVariant *v = NULL;
+
+    if (f->key == NULL || f->section != GST_AX_SECTION_ITEM)
+      continue;
+    switch (f->type) {
+      case GST_AX_FIELD_STRING:
+        if (CMEMBER (object, f, gchar *))
+          v = g_variant_new_string (CMEMBER (object, f, gchar *));
+        break;
+      case GST_AX_FIELD_DOUBLE:
+        v = g_variant_new_double (CMEMBER (object, f, gdouble));
+        break;
+      case GST_AX_FIELD_INT:
+        v = g_variant_new_int32 (CMEMBER (object, f, gint));
+        break;
+      case GST_AX_FIELD_UINT:
+      case GST_AX_FIELD_POSITIVE:
+        v = g_variant_new_uint32 (CMEMBER (object, f, guint));
+        break;
+      case GST_AX_FIELD_UINT64:
+        v = g_variant_new_uint64 (CMEMBER (object, f, guint64));
+        break;
+      case GST_AX_FIELD_BOOL:
+        v = g_variant_new_boolean (CMEMBER (object, f, gboolean));
+        break;
+      case GST_AX_FIELD_RANK:
+        v = g_variant_new_int32 (CMEMBER (object, f, gint) ==
+            GST_AX_REPORT_RANK_UNKNOWN ? -1 : CMEMBER (object, f, gint));
+        break;
+      case GST_AX_FIELD_ROW_FLAGS:
+        v = g_variant_new_take_string (gst_ax_report_row_flags_to_string
+            (CMEMBER (object, f, GstAxReportRowFlags)));
+        break;
+      case GST_AX_FIELD_ROW_KIND:{
+        GstAxReportRowKind kind = CMEMBER (object, f, GstAxReportRowKind);
+
+        v = g_variant_new_string (kind < G_N_ELEMENTS (row_kind_names) ?
+            row_kind_names[kind] : "element");
+        break;
+      }
+      case GST_AX_FIELD_STATUS:
+        v = g_variant_new_string (gst_ax_report_status_to_string (CMEMBER
+                (object, f, GstAxReportStatus)));
+        break;
+      case GST_AX_FIELD_CONSTRAINT:
+        v = g_variant_new_string (gst_ax_report_constraint_kind_to_string
+            (CMEMBER (object, f, GstAxReportConstraintKind)));
+        break;
+      case GST_AX_FIELD_PASS:
+        v = g_variant_new_string (CMEMBER (object, f, gboolean) ? "serial" :
+            "streamed");
+        break;
+      default:
+        /* arrays, nested structs and computed numbers are not entries */
+        break;
+    }
+    if (v)
+      g_variant_builder_add (d, "{sv}", f->key, v);
+  }
 }
 
 /* ---- JSON reading ---- */

@@ -115,6 +115,7 @@ G_GNUC_INTERNAL extern const GstAxStructDesc *const
     gst_ax_report_device_occupancy_desc;
 G_GNUC_INTERNAL extern const GstAxStructDesc *const
     gst_ax_report_verdict_desc;
+G_GNUC_INTERNAL extern const GstAxStructDesc *const gst_ax_report_row_desc;
 
 G_GNUC_INTERNAL void gst_ax_fields_init (const GstAxStructDesc * desc,
     gpointer object);
@@ -131,6 +132,9 @@ G_GNUC_INTERNAL void gst_ax_fields_write (const GstAxStructDesc * desc,
 G_GNUC_INTERNAL void gst_ax_fields_write_one (const GstAxStructDesc * desc,
     gconstpointer object, const gchar * name, const GstAxReport * report,
     JsonBuilder * b);
+
+G_GNUC_INTERNAL void gst_ax_fields_to_vardict (const GstAxStructDesc * desc,
+    gconstpointer object, GVariantBuilder * d);
 
 /* The reader's state: the first error, with the path of the member */
 typedef struct

@@ -11,9 +11,10 @@
  * walked from the table itself: each one set to a value of its own, the
  * report written to JSON and read back, and copied, field for field the
  * same, and a verdict copied; the "absent" reasons and the refusal the
- * same way; every array read back through its accessors; and every JSON
- * member the table names documented in docs/report-json.md. A field
- * added to the table is in these checks without a line here. */
+ * same way; every array read back through its accessors, and every
+ * member of a row in gst_ax_report_get_rows (); and every JSON member the
+ * table names documented in docs/report-json.md. A field added to the
+ * table is in these checks without a line here. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/ax/gstaxreport.h>
@@ -455,6 +456,40 @@ GST_START_TEST (test_every_array_has_accessors)
 
 GST_END_TEST;
 
+/* gst_ax_report_get_rows (): every JSON member of a row, from the table,
+ * an entry of each row's dictionary. */
+GST_START_TEST (test_rows_variant_has_every_member)
+{
+  GstAxReport *r = gst_ax_report_new ();
+  GVariant *rows, *d;
+  guint k = 0, i;
+  gdouble mean;
+
+  fill (&GstAxReport_t, r, FILL_VALUES, &k);
+  rows = gst_ax_report_get_rows (r);
+  fail_unless_equals_int (g_variant_n_children (rows), 4);
+  d = g_variant_get_child_value (rows, 3);
+  for (i = 0; i < GstAxReportRow_t.n_fields; i++) {
+    const TestField *f = &GstAxReportRow_t.fields[i];
+    GVariant *v;
+
+    if (f->key == NULL)
+      continue;
+    v = g_variant_lookup_value (d, f->key, NULL);
+    fail_unless (v != NULL, "no %s in a row's dictionary", f->key);
+    g_variant_unref (v);
+  }
+  fail_unless (g_variant_lookup (d, "mean_ms", "d", &mean));
+  fail_unless (mean == g_array_index (((GstAxReportGroup *)
+              g_ptr_array_index (r->groups, 1))->rows, GstAxReportRow,
+          1).mean_ms);
+  g_variant_unref (d);
+  g_variant_unref (rows);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
 /* The structs are public and padded: a field added after a release takes
  * its room from the struct's _gst_reserved (the padding of its STRUCT
  * row), so that their size never changes. Their sizes on LP64. */
@@ -541,6 +576,7 @@ report_fields_suite (void)
   tcase_add_test (tc, test_absent_reasons_round_trip);
   tcase_add_test (tc, test_refused_report_round_trips);
   tcase_add_test (tc, test_every_array_has_accessors);
+  tcase_add_test (tc, test_rows_variant_has_every_member);
   tcase_add_test (tc, test_every_member_documented);
   tcase_add_test (tc, test_sizes_kept);
   return s;

@@ -102,6 +102,8 @@ G_GNUC_INTERNAL void gst_ax_projection_to_json (const GstAxReport * report,
     JsonBuilder * b);
 G_GNUC_INTERNAL gboolean gst_ax_projection_from_json (GstAxReport * report,
     JsonObject * root, GError ** error);
+G_GNUC_INTERNAL void gst_ax_projection_copy (GstAxReport * dest,
+    const GstAxReport * src);
 G_GNUC_INTERNAL void gst_ax_projection_note_verdict (const GstAxReport *
     report, GstAxReportVerdict * verdict);
 

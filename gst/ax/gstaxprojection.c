@@ -1929,3 +1929,24 @@ gst_ax_projection_note_verdict (const GstAxReport * report,
           "occupancy %.1f%%.", differs ? "another: " : "the same, ",
           p->constraint, p->fps, p->latency_p50_ms, p->occupancy_percent));
 }
+
+/* dest's projection: src's, through its JSON (which carries everything,
+ * the topology for a what-if included) */
+void
+gst_ax_projection_copy (GstAxReport * dest, const GstAxReport * src)
+{
+  JsonBuilder *b;
+  JsonNode *root;
+
+  if (src->projection == NULL)
+    return;
+  b = json_builder_new ();
+  json_builder_begin_object (b);
+  gst_ax_projection_to_json (src, b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  if (!gst_ax_projection_from_json (dest, json_node_get_object (root), NULL))
+    g_warn_if_reached ();
+  json_node_unref (root);
+  g_object_unref (b);
+}

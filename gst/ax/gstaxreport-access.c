@@ -16,7 +16,7 @@
 #include "config.h"
 #endif
 
-#include "gstaxreport.h"
+#include "gstaxreport-fields.h"
 
 #include <string.h>
 
@@ -42,71 +42,6 @@ gst_ax_report_get_latency (const GstAxReport * report)
   if (report->refusal || report->latency_absent)
     return NULL;
   return &report->latency;
-}
-
-/**
- * gst_ax_report_get_n_groups:
- * @report: a report
- *
- * Returns: the number of groups (models, named bins, "pipeline"), ranked
- *   by their total time, most expensive first
- *
- * Since: 0.2
- */
-guint
-gst_ax_report_get_n_groups (const GstAxReport * report)
-{
-  g_return_val_if_fail (report != NULL, 0);
-  return report->groups->len;
-}
-
-/**
- * gst_ax_report_get_group:
- * @report: a report
- * @index: 0 .. gst_ax_report_get_n_groups() - 1
- *
- * Returns: (transfer none): the group, owned by @report
- *
- * Since: 0.2
- */
-const GstAxReportGroup *
-gst_ax_report_get_group (const GstAxReport * report, guint index)
-{
-  g_return_val_if_fail (report != NULL, NULL);
-  g_return_val_if_fail (index < report->groups->len, NULL);
-  return g_ptr_array_index (report->groups, index);
-}
-
-/**
- * gst_ax_report_group_get_n_rows:
- * @group: a group of a report
- *
- * Returns: the number of rows of @group, in execution order
- *
- * Since: 0.2
- */
-guint
-gst_ax_report_group_get_n_rows (const GstAxReportGroup * group)
-{
-  g_return_val_if_fail (group != NULL, 0);
-  return group->rows->len;
-}
-
-/**
- * gst_ax_report_group_get_row:
- * @group: a group of a report
- * @index: 0 .. gst_ax_report_group_get_n_rows() - 1
- *
- * Returns: (transfer none): the row, owned by the report
- *
- * Since: 0.2
- */
-const GstAxReportRow *
-gst_ax_report_group_get_row (const GstAxReportGroup * group, guint index)
-{
-  g_return_val_if_fail (group != NULL, NULL);
-  g_return_val_if_fail (index < group->rows->len, NULL);
-  return &g_array_index (group->rows, GstAxReportRow, index);
 }
 
 /**
@@ -148,203 +83,6 @@ gst_ax_report_find_row (const GstAxReport * report, const gchar * group_name,
     }
   }
   return NULL;
-}
-
-/**
- * gst_ax_report_get_n_queues:
- * @report: a report
- *
- * Returns: the number of queues (multiqueue streams each count)
- *
- * Since: 0.2
- */
-guint
-gst_ax_report_get_n_queues (const GstAxReport * report)
-{
-  g_return_val_if_fail (report != NULL, 0);
-  return report->queues->len;
-}
-
-/**
- * gst_ax_report_get_queue:
- * @report: a report
- * @index: 0 .. gst_ax_report_get_n_queues() - 1
- *
- * Returns: (transfer none): the queue's occupancy, owned by @report
- *
- * Since: 0.2
- */
-const GstAxReportQueue *
-gst_ax_report_get_queue (const GstAxReport * report, guint index)
-{
-  g_return_val_if_fail (report != NULL, NULL);
-  g_return_val_if_fail (index < report->queues->len, NULL);
-  return &g_array_index (report->queues, GstAxReportQueue, index);
-}
-
-/**
- * gst_ax_report_get_n_streams:
- * @report: a report
- *
- * Returns: the number of independent streams listed
- *   (gst_ax_report_add_stream()), 0 when the run was not split into streams
- *
- * Since: 0.2
- */
-guint
-gst_ax_report_get_n_streams (const GstAxReport * report)
-{
-  g_return_val_if_fail (report != NULL, 0);
-  return report->streams->len;
-}
-
-/**
- * gst_ax_report_get_stream:
- * @report: a report
- * @index: 0 .. gst_ax_report_get_n_streams() - 1
- *
- * Returns: (transfer none): one stream's frames and fps, owned by @report
- *
- * Since: 0.2
- */
-const GstAxReportStream *
-gst_ax_report_get_stream (const GstAxReport * report, guint index)
-{
-  g_return_val_if_fail (report != NULL, NULL);
-  g_return_val_if_fail (index < report->streams->len, NULL);
-  return &g_array_index (report->streams, GstAxReportStream, index);
-}
-
-/**
- * gst_ax_report_get_n_threads:
- * @report: a report
- *
- * Returns: the number of threads in the CPU accounting
- *
- * Since: 0.2
- */
-guint
-gst_ax_report_get_n_threads (const GstAxReport * report)
-{
-  g_return_val_if_fail (report != NULL, 0);
-  return report->threads->len;
-}
-
-/**
- * gst_ax_report_get_thread:
- * @report: a report
- * @index: 0 .. gst_ax_report_get_n_threads() - 1
- *
- * Returns: (transfer none): one thread's CPU (ms) and faults over the run,
- *   owned by @report
- *
- * Since: 0.2
- */
-const GstAxReportThread *
-gst_ax_report_get_thread (const GstAxReport * report, guint index)
-{
-  g_return_val_if_fail (report != NULL, NULL);
-  g_return_val_if_fail (index < report->threads->len, NULL);
-  return &g_array_index (report->threads, GstAxReportThread, index);
-}
-
-/**
- * gst_ax_report_get_n_qos:
- * @report: a report
- *
- * Returns: the number of elements that reported drops in QoS messages
- *
- * Since: 0.2
- */
-guint
-gst_ax_report_get_n_qos (const GstAxReport * report)
-{
-  g_return_val_if_fail (report != NULL, 0);
-  return report->qos->len;
-}
-
-/**
- * gst_ax_report_get_qos:
- * @report: a report
- * @index: 0 .. gst_ax_report_get_n_qos() - 1
- *
- * Returns: (transfer none): the drops one element reported in QoS
- *   messages, owned by @report
- *
- * Since: 0.2
- */
-const GstAxReportQos *
-gst_ax_report_get_qos (const GstAxReport * report, guint index)
-{
-  g_return_val_if_fail (report != NULL, NULL);
-  g_return_val_if_fail (index < report->qos->len, NULL);
-  return &g_array_index (report->qos, GstAxReportQos, index);
-}
-
-/**
- * gst_ax_report_get_n_devices:
- * @report: a report
- *
- * Returns: the number of device entries, one per model and device
- *
- * Since: 0.2
- */
-guint
-gst_ax_report_get_n_devices (const GstAxReport * report)
-{
-  g_return_val_if_fail (report != NULL, 0);
-  return report->devices->len;
-}
-
-/**
- * gst_ax_report_get_device:
- * @report: a report
- * @index: 0 .. gst_ax_report_get_n_devices() - 1
- *
- * Returns: (transfer none): the model's device entry, owned by @report
- *
- * Since: 0.2
- */
-const GstAxReportDevice *
-gst_ax_report_get_device (const GstAxReport * report, guint index)
-{
-  g_return_val_if_fail (report != NULL, NULL);
-  g_return_val_if_fail (index < report->devices->len, NULL);
-  return &g_array_index (report->devices, GstAxReportDevice, index);
-}
-
-/**
- * gst_ax_report_get_n_device_occupancy:
- * @report: a report
- *
- * Returns: the number of simulated devices, each listed once however many
- *   models shared it
- *
- * Since: 0.2
- */
-guint
-gst_ax_report_get_n_device_occupancy (const GstAxReport * report)
-{
-  g_return_val_if_fail (report != NULL, 0);
-  return report->device_occupancy->len;
-}
-
-/**
- * gst_ax_report_get_device_occupancy:
- * @report: a report
- * @index: 0 .. gst_ax_report_get_n_device_occupancy() - 1
- *
- * Returns: (transfer none): the device's occupancy, owned by @report
- *
- * Since: 0.2
- */
-const GstAxReportDeviceOccupancy *
-gst_ax_report_get_device_occupancy (const GstAxReport * report, guint index)
-{
-  g_return_val_if_fail (report != NULL, NULL);
-  g_return_val_if_fail (index < report->device_occupancy->len, NULL);
-  return &g_array_index (report->device_occupancy,
-      GstAxReportDeviceOccupancy, index);
 }
 
 /**
@@ -435,20 +173,6 @@ gst_ax_report_get_verdict (const GstAxReport * report)
   return v;
 }
 
-static const gchar *
-row_kind_name (GstAxReportRowKind kind)
-{
-  switch (kind) {
-    case GST_AX_REPORT_ROW_KIND_TASK:
-      return "task";
-    case GST_AX_REPORT_ROW_KIND_REPORTED:
-      return "reported";
-    case GST_AX_REPORT_ROW_KIND_ELEMENT:
-    default:
-      return "element";
-  }
-}
-
 /**
  * gst_ax_report_get_rows:
  * @report: a report
@@ -462,14 +186,16 @@ row_kind_name (GstAxReportRowKind kind)
  * members (docs/report-json.md):
  *
  * - `group` (s): the group's name (model, named bin or "pipeline");
- * - `name` (s), `kind` (s: "element", "task" or "reported"), and
- *   `element` (s) when the row has one;
+ * - `name` (s, when set), `kind` (s: "element", "task" or "reported"),
+ *   and `element` (s) when the row has one;
  * - `mean_ms`, `cpu_ms`, `faults`, `min_ms`, `max_ms`, `total_ms`,
  *   `worker_cpu_ms`, `cpu_wait_ms` (d);
  * - `count`, `out_bytes` (t); `workers` (u); `rank` (i, -1 when not
  *   known); `inactive` (b);
  * - `flags` (s): the Flag column, e.g. "DEVICE WAIT" or "" (see
- *   gst_ax_report_row_flags_to_string()), where the JSON has an array.
+ *   gst_ax_report_row_flags_to_string()), where the JSON has an array;
+ * - and every member a later version adds to the rows (one of the field
+ *   table, gstaxreport-fields.def).
  *
  * Returns: (transfer full): an `aa{sv}` variant, empty when the report
  *   has no rows (`groups_absent` says why)
@@ -491,48 +217,13 @@ gst_ax_report_get_rows (const GstAxReport * report)
     for (j = 0; j < g->rows->len; j++) {
       const GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
       GVariantBuilder d;
-      gchar *flags = gst_ax_report_row_flags_to_string (row->flags);
 
       g_variant_builder_init (&d, G_VARIANT_TYPE_VARDICT);
       g_variant_builder_add (&d, "{sv}", "group",
           g_variant_new_string (g->name ? g->name : ""));
-      g_variant_builder_add (&d, "{sv}", "name",
-          g_variant_new_string (row->name ? row->name : ""));
-      g_variant_builder_add (&d, "{sv}", "kind",
-          g_variant_new_string (row_kind_name (row->kind)));
-      if (row->element)
-        g_variant_builder_add (&d, "{sv}", "element",
-            g_variant_new_string (row->element));
-      g_variant_builder_add (&d, "{sv}", "mean_ms",
-          g_variant_new_double (row->mean_ms));
-      g_variant_builder_add (&d, "{sv}", "cpu_ms",
-          g_variant_new_double (row->cpu_ms));
-      g_variant_builder_add (&d, "{sv}", "faults",
-          g_variant_new_double (row->faults));
-      g_variant_builder_add (&d, "{sv}", "min_ms",
-          g_variant_new_double (row->min_ms));
-      g_variant_builder_add (&d, "{sv}", "max_ms",
-          g_variant_new_double (row->max_ms));
-      g_variant_builder_add (&d, "{sv}", "total_ms",
-          g_variant_new_double (row->total_ms));
-      g_variant_builder_add (&d, "{sv}", "count",
-          g_variant_new_uint64 (row->count));
-      g_variant_builder_add (&d, "{sv}", "flags", g_variant_new_string (flags));
-      g_variant_builder_add (&d, "{sv}", "rank",
-          g_variant_new_int32 (row->rank ==
-              GST_AX_REPORT_RANK_UNKNOWN ? -1 : row->rank));
-      g_variant_builder_add (&d, "{sv}", "out_bytes",
-          g_variant_new_uint64 (row->out_bytes));
-      g_variant_builder_add (&d, "{sv}", "inactive",
-          g_variant_new_boolean (row->inactive));
-      g_variant_builder_add (&d, "{sv}", "workers",
-          g_variant_new_uint32 (row->workers));
-      g_variant_builder_add (&d, "{sv}", "worker_cpu_ms",
-          g_variant_new_double (row->worker_cpu_ms));
-      g_variant_builder_add (&d, "{sv}", "cpu_wait_ms",
-          g_variant_new_double (row->cpu_wait_ms));
+      /* its JSON members, from the field table */
+      gst_ax_fields_to_vardict (gst_ax_report_row_desc, row, &d);
       g_variant_builder_add_value (&rows, g_variant_builder_end (&d));
-      g_free (flags);
     }
   }
   return g_variant_ref_sink (g_variant_builder_end (&rows));

@@ -27,7 +27,7 @@
 #include "config.h"
 #endif
 
-#include "gstaxreport.h"
+#include "gstaxreport-fields.h"
 #include "gstax-private.h"
 #include "gstaxprojection-private.h"
 
@@ -48,93 +48,6 @@ static GMutex provider_lock;
 static GstAxReportProvider provider_func;
 static gpointer provider_data;
 
-static void
-clear_row (gpointer data)
-{
-  GstAxReportRow *row = data;
-
-  g_free (row->name);
-  g_free (row->element);
-}
-
-static void
-free_group (gpointer data)
-{
-  GstAxReportGroup *group = data;
-
-  g_free (group->name);
-  g_array_unref (group->rows);
-  g_free (group);
-}
-
-static void
-clear_queue (gpointer data)
-{
-  GstAxReportQueue *q = data;
-
-  g_free (q->name);
-  g_free (q->element);
-  g_free (q->full_limit);
-  g_free (q->downstream);
-  g_free (q->leaky);
-  if (q->branch)
-    g_ptr_array_unref (q->branch);
-}
-
-static void
-clear_qos (gpointer data)
-{
-  GstAxReportQos *q = data;
-
-  g_free (q->element);
-  g_free (q->format);
-}
-
-static void
-clear_device (gpointer data)
-{
-  GstAxReportDevice *d = data;
-
-  g_free (d->group);
-  g_free (d->device);
-}
-
-static void
-clear_model_share (gpointer data)
-{
-  GstAxReportModelShare *m = data;
-
-  g_free (m->group);
-}
-
-static void
-clear_device_occupancy (gpointer data)
-{
-  GstAxReportDeviceOccupancy *o = data;
-
-  g_free (o->device);
-  g_array_unref (o->models);
-}
-
-static void
-clear_stream (gpointer data)
-{
-  GstAxReportStream *st = data;
-
-  g_free (st->name);
-  g_free (st->sink);
-}
-
-static void
-clear_thread (gpointer data)
-{
-  GstAxReportThread *t = data;
-
-  g_free (t->name);
-  g_free (t->kind);
-  g_free (t->element);
-}
-
 /**
  * gst_ax_report_new:
  *
@@ -149,27 +62,36 @@ gst_ax_report_new (void)
   GstAxReport *r = g_new0 (GstAxReport, 1);
 
   r->ref_count = 1;
+  gst_ax_fields_init (gst_ax_report_desc, r);
   r->sample = 1;
 #ifdef __linux__
   r->faults_measured = TRUE;
 #endif
   r->latency.p999_ms = NAN;
-  r->groups = g_ptr_array_new_with_free_func (free_group);
-  r->queues = g_array_new (FALSE, TRUE, sizeof (GstAxReportQueue));
-  g_array_set_clear_func (r->queues, clear_queue);
-  r->devices = g_array_new (FALSE, TRUE, sizeof (GstAxReportDevice));
-  g_array_set_clear_func (r->devices, clear_device);
-  r->device_occupancy = g_array_new (FALSE, TRUE,
-      sizeof (GstAxReportDeviceOccupancy));
-  g_array_set_clear_func (r->device_occupancy, clear_device_occupancy);
-  r->streams = g_array_new (FALSE, TRUE, sizeof (GstAxReportStream));
-  g_array_set_clear_func (r->streams, clear_stream);
-  r->threads = g_array_new (FALSE, TRUE, sizeof (GstAxReportThread));
-  g_array_set_clear_func (r->threads, clear_thread);
-  r->qos = g_array_new (FALSE, TRUE, sizeof (GstAxReportQos));
-  g_array_set_clear_func (r->qos, clear_qos);
-  r->warnings = g_ptr_array_new_with_free_func (g_free);
-  r->sources = g_ptr_array_new_with_free_func (g_free);
+  return r;
+}
+
+/**
+ * gst_ax_report_copy:
+ * @report: a report
+ *
+ * A deep copy of @report: every field, string and array, its own.
+ *
+ * Returns: (transfer full): the copy, with one reference
+ *
+ * Since: 0.2
+ */
+GstAxReport *
+gst_ax_report_copy (const GstAxReport * report)
+{
+  GstAxReport *r;
+
+  g_return_val_if_fail (report != NULL, NULL);
+
+  r = g_new0 (GstAxReport, 1);
+  r->ref_count = 1;
+  gst_ax_fields_copy (gst_ax_report_desc, r, report);
+  gst_ax_projection_copy (r, report);
   return r;
 }
 
@@ -219,40 +141,8 @@ gst_ax_report_unref (GstAxReport * report)
 {
   if (report == NULL || !g_atomic_int_dec_and_test (&report->ref_count))
     return;
-  g_free (report->pipeline);
-  g_free (report->refusal);
-  g_free (report->pacing);
-  g_free (report->usage_reader);
-  g_free (report->usage_mode);
-  g_free (report->latency_absent);
-  g_ptr_array_unref (report->groups);
-  g_free (report->groups_absent);
-  g_free (report->share_absent);
-  g_free (report->throughput_absent);
-  g_array_unref (report->queues);
-  g_free (report->queues_absent);
-  g_array_unref (report->devices);
-  g_free (report->devices_absent);
-  g_array_unref (report->device_occupancy);
-  g_array_unref (report->streams);
-  g_array_unref (report->threads);
-  g_free (report->cpu_absent);
-  g_array_unref (report->qos);
-  g_free (report->frames_sink);
-  g_free (report->audio_sink);
-  g_free (report->error_element);
-  g_free (report->error_message);
-  g_free (report->error_debug);
-  g_ptr_array_unref (report->warnings);
-  g_ptr_array_unref (report->sources);
-  g_free (report->live_source);
   gst_ax_report_projection_free (report->projection);
-  g_free (report->constraint_element);
-  g_free (report->constraint_row);
-  g_free (report->constraint_queue);
-  g_free (report->constraint_model);
-  g_free (report->constraint);
-  g_free (report->verdict);
+  gst_ax_fields_clear (gst_ax_report_desc, report);
   g_free (report);
 }
 
@@ -442,9 +332,8 @@ gst_ax_report_add_group (GstAxReport * report, const gchar * name)
 {
   GstAxReportGroup *g = g_new0 (GstAxReportGroup, 1);
 
+  gst_ax_fields_init (gst_ax_report_group_desc, g);
   g->name = g_strdup (name);
-  g->rows = g_array_new (FALSE, TRUE, sizeof (GstAxReportRow));
-  g_array_set_clear_func (g->rows, clear_row);
   g_ptr_array_add (report->groups, g);
   return g;
 }
@@ -613,10 +502,9 @@ gst_ax_report_add_device_occupancy (GstAxReport * report,
 {
   GstAxReportDeviceOccupancy o = { 0, };
 
+  gst_ax_fields_init (gst_ax_report_device_occupancy_desc, &o);
   o.device = g_strdup (device);
   o.device_id = device_id;
-  o.models = g_array_new (FALSE, TRUE, sizeof (GstAxReportModelShare));
-  g_array_set_clear_func (o.models, clear_model_share);
   g_array_append_val (report->device_occupancy, o);
   return &g_array_index (report->device_occupancy,
       GstAxReportDeviceOccupancy, report->device_occupancy->len - 1);
@@ -1278,493 +1166,6 @@ gst_ax_report_to_text (const GstAxReport * report)
   if (report->verdict)
     g_string_append_printf (s, "%s\n", report->verdict);
   return g_string_free (s, FALSE);
-}
-
-static void
-json_double (JsonBuilder * b, const gchar * name, gdouble v)
-{
-  json_builder_set_member_name (b, name);
-  if (isnan (v) || isinf (v))
-    json_builder_add_null_value (b);
-  else
-    json_builder_add_double_value (b, v);
-}
-
-static void
-json_int (JsonBuilder * b, const gchar * name, gint64 v)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, v);
-}
-
-static void
-json_string (JsonBuilder * b, const gchar * name, const gchar * v)
-{
-  json_builder_set_member_name (b, name);
-  if (v)
-    json_builder_add_string_value (b, v);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
-json_absent (JsonBuilder * b, const gchar * name, const gchar * why)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_begin_object (b);
-  json_string (b, "absent", why);
-  json_builder_end_object (b);
-}
-
-static void
-json_latency (const GstAxReport * r, JsonBuilder * b)
-{
-  const GstAxReportLatency *l = &r->latency;
-
-  json_builder_set_member_name (b, "latency");
-  json_builder_begin_object (b);
-  json_string (b, "pass", r->latency_serial ? "serial" : "streamed");
-  if (r->latency_absent) {
-    json_string (b, "absent", r->latency_absent);
-    json_int (b, "unmatched", r->latency_unmatched);
-    json_builder_end_object (b);
-    return;
-  }
-  json_int (b, "n", l->n);
-  json_int (b, "unmatched", r->latency_unmatched);
-  json_string (b, "pacing", r->pacing);
-  json_int (b, "warmup_frames", r->latency_warmup_frames);
-  json_double (b, "first_frame_ms", r->latency_warmup_frames ?
-      r->latency_first_frame_ms : NAN);
-  json_double (b, "warmup_mean_ms", r->latency_warmup_frames ?
-      r->latency_warmup_mean_ms : NAN);
-  json_double (b, "min_ms", l->min_ms);
-  json_double (b, "mean_ms", l->mean_ms);
-  json_double (b, "p50_ms", l->p50_ms);
-  json_double (b, "p95_ms", l->p95_ms);
-  json_double (b, "p99_ms", l->p99_ms);
-  json_double (b, "p999_ms", l->p999_ms);
-  json_double (b, "max_ms", l->max_ms);
-  json_double (b, "stddev_ms", l->stddev_ms);
-  json_double (b, "jitter_ms", l->jitter_ms);
-  json_builder_end_object (b);
-}
-
-static void
-json_flags (JsonBuilder * b, GstAxReportRowFlags flags)
-{
-  json_builder_set_member_name (b, "flags");
-  json_builder_begin_array (b);
-  if (flags & GST_AX_REPORT_ROW_FLAG_DEVICE_WAIT)
-    json_builder_add_string_value (b, "DEVICE WAIT");
-  else if (flags & GST_AX_REPORT_ROW_FLAG_STAGE)
-    json_builder_add_string_value (b, "STAGE");
-  if (flags & GST_AX_REPORT_ROW_FLAG_STRONGLY_BLOCKED)
-    json_builder_add_string_value (b, "STRONGLY BLOCKED");
-  else if (flags & GST_AX_REPORT_ROW_FLAG_BLOCKED)
-    json_builder_add_string_value (b, "BLOCKED");
-  if (flags & GST_AX_REPORT_ROW_FLAG_WORKERS)
-    json_builder_add_string_value (b, "WORKERS");
-  json_builder_end_array (b);
-}
-
-static const gchar *
-row_kind_name (GstAxReportRowKind kind)
-{
-  switch (kind) {
-    case GST_AX_REPORT_ROW_KIND_TASK:
-      return "task";
-    case GST_AX_REPORT_ROW_KIND_REPORTED:
-      return "reported";
-    case GST_AX_REPORT_ROW_KIND_ELEMENT:
-    default:
-      return "element";
-  }
-}
-
-static void
-json_groups (const GstAxReport * r, JsonBuilder * b)
-{
-  guint i, j;
-
-  if (r->groups_absent) {
-    json_absent (b, "groups", r->groups_absent);
-    return;
-  }
-  json_builder_set_member_name (b, "groups");
-  json_builder_begin_array (b);
-  for (i = 0; i < r->groups->len; i++) {
-    GstAxReportGroup *g = g_ptr_array_index (r->groups, i);
-
-    json_builder_begin_object (b);
-    json_string (b, "name", g->name);
-    json_double (b, "total_ms", g->total_ms);
-    json_double (b, "ms_per_frame", r->frames > 0 ?
-        g->total_ms / r->frames : NAN);
-    json_double (b, "percent", g->percent);
-    json_builder_set_member_name (b, "rows");
-    json_builder_begin_array (b);
-    for (j = 0; j < g->rows->len; j++) {
-      GstAxReportRow *row = &g_array_index (g->rows, GstAxReportRow, j);
-
-      json_builder_begin_object (b);
-      json_string (b, "name", row->name);
-      json_double (b, "mean_ms", row->mean_ms);
-      json_double (b, "cpu_ms", row->cpu_ms);
-      json_double (b, "faults", row->faults);
-      json_double (b, "min_ms", row->min_ms);
-      json_double (b, "max_ms", row->max_ms);
-      json_double (b, "total_ms", row->total_ms);
-      json_int (b, "count", row->count);
-      json_flags (b, row->flags);
-      json_string (b, "element", row->element);
-      json_string (b, "kind", row_kind_name (row->kind));
-      json_builder_set_member_name (b, "rank");
-      if (row->rank == GST_AX_REPORT_RANK_UNKNOWN)
-        json_builder_add_null_value (b);
-      else
-        json_builder_add_int_value (b, row->rank);
-      json_int (b, "out_bytes", row->out_bytes);
-      json_builder_set_member_name (b, "inactive");
-      json_builder_add_boolean_value (b, row->inactive);
-      json_int (b, "workers", row->workers);
-      json_double (b, "worker_cpu_ms", row->worker_cpu_ms);
-      json_double (b, "cpu_wait_ms", row->cpu_wait_ms);
-      json_builder_end_object (b);
-    }
-    json_builder_end_array (b);
-    json_builder_end_object (b);
-  }
-  json_builder_end_array (b);
-}
-
-static void
-json_device_occupancy (const GstAxReport * r, JsonBuilder * b)
-{
-  guint i, j;
-
-  if (r->devices_absent) {
-    json_absent (b, "device_occupancy", r->devices_absent);
-    return;
-  }
-  json_builder_set_member_name (b, "device_occupancy");
-  json_builder_begin_array (b);
-  for (i = 0; i < r->device_occupancy->len; i++) {
-    const GstAxReportDeviceOccupancy *o =
-        &g_array_index (r->device_occupancy, GstAxReportDeviceOccupancy, i);
-
-    json_builder_begin_object (b);
-    json_string (b, "device", o->device);
-    json_int (b, "device_id", o->device_id);
-    json_int (b, "n_cores", o->n_cores);
-    json_double (b, "busy_ms", o->busy_ms);
-    json_double (b, "window_s", o->window_s);
-    json_double (b, "occupancy_percent", o->occupancy_percent);
-    json_double (b, "sim_cpu_ms", o->sim_cpu_ms);
-    json_builder_set_member_name (b, "models");
-    json_builder_begin_array (b);
-    for (j = 0; j < o->models->len; j++) {
-      const GstAxReportModelShare *m = &g_array_index (o->models,
-          GstAxReportModelShare, j);
-
-      json_builder_begin_object (b);
-      json_string (b, "group", m->group);
-      json_double (b, "busy_ms", m->busy_ms);
-      json_double (b, "share_percent", m->share_percent);
-      json_builder_end_object (b);
-    }
-    json_builder_end_array (b);
-    json_builder_end_object (b);
-  }
-  json_builder_end_array (b);
-}
-
-static void
-json_rest (const GstAxReport * r, JsonBuilder * b)
-{
-  guint i;
-
-  if (r->share_absent) {
-    json_absent (b, "host_device_share", r->share_absent);
-  } else {
-    json_builder_set_member_name (b, "host_device_share");
-    json_builder_begin_object (b);
-    json_double (b, "device_ms_per_frame", r->share_device_ms);
-    json_double (b, "host_ms_per_frame", r->share_host_ms);
-    json_builder_end_object (b);
-  }
-
-  if (r->throughput_absent) {
-    json_absent (b, "throughput", r->throughput_absent);
-  } else {
-    json_builder_set_member_name (b, "throughput");
-    json_builder_begin_object (b);
-    json_int (b, "frames", r->frames);
-    json_double (b, "wall_s", r->wall_s);
-    json_double (b, "fps", r->fps);
-    json_double (b, "cpu_percent", r->cpu_percent);
-    json_double (b, "cores_used", r->cores_used);
-    json_int (b, "cores_available", r->cores_available);
-    json_double (b, "peak_mem_mb", r->peak_mem_mb);
-    json_double (b, "sim_cpu_percent", r->have_sim_cpu ?
-        r->sim_cpu_percent : NAN);
-    json_string (b, "frames_sink", r->frames_sink);
-    json_int (b, "video_sinks", r->video_sinks);
-    json_int (b, "audio_buffers", r->audio_buffers);
-    json_string (b, "audio_sink", r->audio_sink);
-    json_builder_end_object (b);
-  }
-
-  if (r->cpu_absent) {
-    json_absent (b, "cpu", r->cpu_absent);
-  } else {
-    json_builder_set_member_name (b, "cpu");
-    json_builder_begin_object (b);
-    json_double (b, "pipeline_ms", r->pipeline_cpu_ms);
-    json_double (b, "process_ms", r->process_cpu_ms);
-    json_double (b, "rows_ms", r->rows_cpu_ms);
-    json_double (b, "other_ms", r->other_cpu_ms);
-    json_double (b, "streaming_outside_ms", r->streaming_outside_cpu_ms);
-    json_double (b, "pool_unattributed_ms", r->pool_unattributed_cpu_ms);
-    json_double (b, "simulator_ms", r->simulator_cpu_ms);
-    json_double (b, "unattributed_ms", r->unattributed_cpu_ms);
-    json_double (b, "ended_ms", r->ended_cpu_ms);
-    json_builder_set_member_name (b, "threads");
-    json_builder_begin_array (b);
-    for (i = 0; i < r->threads->len; i++) {
-      const GstAxReportThread *t = &g_array_index (r->threads,
-          GstAxReportThread, i);
-
-      json_builder_begin_object (b);
-      json_string (b, "name", t->name);
-      json_int (b, "tid", t->tid);
-      json_string (b, "kind", t->kind);
-      json_string (b, "element", t->element);
-      json_double (b, "cpu_ms", t->cpu_ms);
-      json_double (b, "faults", t->faults);
-      json_builder_end_object (b);
-    }
-    json_builder_end_array (b);
-    json_builder_end_object (b);
-  }
-
-  /* only a run split into streams has the member */
-  if (r->streams->len > 0) {
-    json_builder_set_member_name (b, "streams");
-    json_builder_begin_array (b);
-    for (i = 0; i < r->streams->len; i++) {
-      const GstAxReportStream *st = &g_array_index (r->streams,
-          GstAxReportStream, i);
-
-      json_builder_begin_object (b);
-      json_string (b, "name", st->name);
-      json_string (b, "sink", st->sink);
-      json_int (b, "frames", st->frames);
-      json_double (b, "fps", st->fps);
-      json_builder_end_object (b);
-    }
-    json_builder_end_array (b);
-  }
-
-  if (r->queues_absent) {
-    json_absent (b, "queues", r->queues_absent);
-  } else {
-    json_builder_set_member_name (b, "queues");
-    json_builder_begin_array (b);
-    for (i = 0; i < r->queues->len; i++) {
-      GstAxReportQueue *q = &g_array_index (r->queues, GstAxReportQueue, i);
-
-      json_builder_begin_object (b);
-      json_string (b, "name", q->name);
-      json_double (b, "mean", q->mean);
-      json_double (b, "min", q->min);
-      json_double (b, "max", q->max);
-      json_int (b, "max_size_buffers", q->max_size_buffers);
-      json_double (b, "at_max_percent", q->max_size_buffers > 0 ?
-          q->at_max_percent : NAN);
-      json_double (b, "full_percent", q->full_percent);
-      json_double (b, "empty_percent", q->empty_percent);
-      json_string (b, "element", q->element);
-      json_int (b, "max_size_bytes", (gint64) MIN (q->max_size_bytes,
-              G_MAXINT64));
-      json_double (b, "max_size_time_ms", q->max_size_time_ms);
-      json_string (b, "full_limit", q->full_limit);
-      json_string (b, "downstream", q->downstream);
-      json_string (b, "leaky", q->leaky);
-      json_int (b, "input", q->input);
-      json_int (b, "dropped", q->dropped);
-      json_double (b, "dropped_percent", q->input > 0 ?
-          q->dropped_percent : NAN);
-      json_builder_set_member_name (b, "branch");
-      if (q->branch == NULL) {
-        json_builder_add_null_value (b);
-      } else {
-        guint k;
-
-        json_builder_begin_array (b);
-        for (k = 0; k < q->branch->len; k++)
-          json_builder_add_string_value (b, g_ptr_array_index (q->branch, k));
-        json_builder_end_array (b);
-      }
-      json_builder_end_object (b);
-    }
-    json_builder_end_array (b);
-  }
-
-  json_builder_set_member_name (b, "qos_drops");
-  json_builder_begin_array (b);
-  for (i = 0; i < r->qos->len; i++) {
-    const GstAxReportQos *q = &g_array_index (r->qos, GstAxReportQos, i);
-
-    json_builder_begin_object (b);
-    json_string (b, "element", q->element);
-    json_string (b, "format", q->format);
-    json_int (b, "processed", (gint64) MIN (q->processed, G_MAXINT64));
-    json_int (b, "dropped", (gint64) MIN (q->dropped, G_MAXINT64));
-    json_int (b, "messages", q->messages);
-    json_builder_end_object (b);
-  }
-  json_builder_end_array (b);
-
-  if (r->devices_absent) {
-    json_absent (b, "devices", r->devices_absent);
-  } else {
-    json_builder_set_member_name (b, "devices");
-    json_builder_begin_array (b);
-    for (i = 0; i < r->devices->len; i++) {
-      GstAxReportDevice *d = &g_array_index (r->devices, GstAxReportDevice, i);
-
-      json_builder_begin_object (b);
-      json_string (b, "group", d->group);
-      json_string (b, "device", d->device);
-      json_int (b, "n_cores", d->n_cores);
-      json_int (b, "in_flight_window", d->in_flight_window);
-      json_int (b, "jobs", d->jobs);
-      json_int (b, "frames", d->frames);
-      json_double (b, "device_ms", d->device_ms);
-      json_double (b, "host_ms", d->host_ms);
-      json_double (b, "occupancy_percent", d->occupancy_percent);
-      json_double (b, "depth", d->depth);
-      json_double (b, "device_s", d->device_s);
-      json_double (b, "device_fps", d->device_s > 0 ? d->device_fps : NAN);
-      json_double (b, "sim_cpu_ms", d->sim_cpu_ms);
-      json_double (b, "lag_ms", d->lag_ms);
-      json_double (b, "held_depth", d->held_depth);
-      json_int (b, "device_id", d->device_id);
-      json_builder_end_object (b);
-    }
-    json_builder_end_array (b);
-  }
-  json_device_occupancy (r, b);
-
-  json_builder_set_member_name (b, "profiler");
-  json_builder_begin_object (b);
-  json_double (b, "ns_per_element_buffer", r->profiler_ns_per_element_buffer);
-  json_int (b, "element_buffers", r->element_buffers);
-  json_int (b, "usage_reads", r->usage_reads);
-  json_double (b, "percent_of_profiled", r->profiler_percent);
-  json_int (b, "dropped_thread_records", r->dropped_threads);
-  json_builder_set_member_name (b, "usage_reader");
-  if (r->usage_reader)
-    json_builder_add_string_value (b, r->usage_reader);
-  else
-    json_builder_add_null_value (b);
-  json_string (b, "usage_mode", r->usage_mode);
-  json_builder_end_object (b);
-
-  json_builder_set_member_name (b, "warnings");
-  json_builder_begin_array (b);
-  for (i = 0; i < r->warnings->len; i++)
-    json_builder_add_string_value (b, g_ptr_array_index (r->warnings, i));
-  json_builder_end_array (b);
-
-  json_builder_set_member_name (b, "sources");
-  json_builder_begin_array (b);
-  for (i = 0; i < r->sources->len; i++)
-    json_builder_add_string_value (b, g_ptr_array_index (r->sources, i));
-  json_builder_end_array (b);
-
-  json_string (b, "live_source", r->live_source);
-
-  json_builder_set_member_name (b, "verdict");
-  json_builder_begin_object (b);
-  json_string (b, "kind",
-      gst_ax_report_constraint_kind_to_string (r->constraint_kind));
-  json_string (b, "element", r->constraint_element);
-  json_string (b, "row", r->constraint_row);
-  json_string (b, "queue", r->constraint_queue);
-  json_string (b, "model", r->constraint_model);
-  json_string (b, "constraint", r->constraint);
-  json_string (b, "text", r->verdict);
-  json_builder_end_object (b);
-}
-
-/**
- * gst_ax_report_to_json:
- * @report: a report
- *
- * Renders the report as JSON (schema #GST_AX_REPORT_SCHEMA, documented in
- * docs/report-json.md). Absent sections are objects with one member,
- * "absent", holding the reason. A refused report carries only the
- * refusal.
- *
- * Returns: (transfer full): the JSON text
- *
- * Since: 0.2
- */
-gchar *
-gst_ax_report_to_json (const GstAxReport * report)
-{
-  JsonBuilder *b = json_builder_new ();
-  JsonGenerator *gen;
-  JsonNode *root;
-  gchar *out;
-
-  json_builder_begin_object (b);
-  json_string (b, "schema", GST_AX_REPORT_SCHEMA);
-  json_string (b, "pipeline", report->pipeline);
-  json_string (b, "status", gst_ax_report_status_to_string (report->status));
-  if (report->status == GST_AX_REPORT_STATUS_INTERVAL) {
-    json_builder_set_member_name (b, "interval");
-    json_builder_begin_object (b);
-    json_int (b, "index", report->interval_index);
-    json_builder_set_member_name (b, "start_s");
-    json_builder_add_double_value (b, report->interval_start_s);
-    json_builder_end_object (b);
-  }
-  json_builder_set_member_name (b, "error");
-  if (report->error_element || report->error_message) {
-    json_builder_begin_object (b);
-    json_string (b, "element", report->error_element);
-    json_string (b, "message", report->error_message);
-    json_string (b, "debug", report->error_debug);
-    json_builder_end_object (b);
-  } else {
-    json_builder_add_null_value (b);
-  }
-  json_string (b, "refusal", report->refusal);
-  json_builder_set_member_name (b, "allow_debug");
-  json_builder_add_boolean_value (b, report->allow_debug);
-  json_int (b, "sample", report->sample);
-  json_builder_set_member_name (b, "faults_measured");
-  json_builder_add_boolean_value (b, report->faults_measured);
-  if (report->refusal == NULL) {
-    json_latency (report, b);
-    json_groups (report, b);
-    json_rest (report, b);
-    gst_ax_projection_to_json (report, b);
-  }
-  json_builder_end_object (b);
-
-  root = json_builder_get_root (b);
-  gen = json_generator_new ();
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_root (gen, root);
-  out = json_generator_to_data (gen, NULL);
-  g_object_unref (gen);
-  json_node_unref (root);
-  g_object_unref (b);
-  return out;
 }
 
 /**

@@ -20,7 +20,7 @@
 #include "config.h"
 #endif
 
-#include "gstaxreport.h"
+#include "gstaxreport-fields.h"
 #include "gstax-private.h"
 #include "gstaxprojection-private.h"
 
@@ -1257,21 +1257,9 @@ gst_ax_report_verdict_copy (const GstAxReportVerdict * verdict)
   g_return_val_if_fail (verdict != NULL, NULL);
 
   copy = g_new0 (GstAxReportVerdict, 1);
-  copy->kind = verdict->kind;
-  copy->element = g_strdup (verdict->element);
-  copy->row = g_strdup (verdict->row);
-  copy->group = g_strdup (verdict->group);
-  copy->queue = g_strdup (verdict->queue);
-  copy->model = g_strdup (verdict->model);
-  copy->simulator_lags = verdict->simulator_lags;
-  copy->constraint = g_strdup (verdict->constraint);
-  copy->steps = g_ptr_array_new_with_free_func (g_free);
-  if (verdict->steps) {
-    for (guint i = 0; i < verdict->steps->len; i++)
-      g_ptr_array_add (copy->steps,
-          g_strdup (g_ptr_array_index (verdict->steps, i)));
-  }
-  copy->text = g_strdup (verdict->text);
+  gst_ax_fields_copy (gst_ax_report_verdict_desc, copy, verdict);
+  if (copy->steps == NULL)
+    copy->steps = g_ptr_array_new_with_free_func (g_free);
   return copy;
 }
 
@@ -1286,15 +1274,7 @@ gst_ax_report_verdict_free (GstAxReportVerdict * verdict)
 {
   if (verdict == NULL)
     return;
-  g_free (verdict->element);
-  g_free (verdict->row);
-  g_free (verdict->group);
-  g_free (verdict->queue);
-  g_free (verdict->model);
-  g_free (verdict->constraint);
-  if (verdict->steps)
-    g_ptr_array_unref (verdict->steps);
-  g_free (verdict->text);
+  gst_ax_fields_clear (gst_ax_report_verdict_desc, verdict);
   g_free (verdict);
 }
 

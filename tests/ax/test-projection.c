@@ -380,6 +380,16 @@ GST_START_TEST (test_verdict_and_json)
   assert_near (p->fps, 200.0, "fps at host-speed 2 from JSON");
   gst_ax_report_projection_free (p);
 
+  /* a copy has its own projection, what-if included */
+  gst_ax_report_unref (back);
+  back = gst_ax_report_copy (r);
+  fail_unless (back->projection != NULL && back->projection != r->projection);
+  fail_unless_equals_string (back->projection->constraint,
+      r->projection->constraint);
+  p = what_if (back, &c);
+  assert_near (p->fps, 200.0, "fps at host-speed 2 from a copy");
+  gst_ax_report_projection_free (p);
+
   g_object_unref (parser);
   g_free (json);
   gst_ax_report_unref (back);

@@ -414,6 +414,12 @@ GST_START_TEST (test_accessors)
       gst_ax_report_get_device_occupancy (r, 0));
   fail_unless_equals_int (gst_ax_report_get_device_occupancy (r,
           0)->models->len, 2);
+  fail_unless_equals_int (gst_ax_report_device_occupancy_get_n_models
+      (gst_ax_report_get_device_occupancy (r, 0)), 2);
+  fail_unless_equals_string (gst_ax_report_device_occupancy_get_model
+      (gst_ax_report_get_device_occupancy (r, 0), 1)->group, "ball-b");
+  fail_unless_equals_float (gst_ax_report_device_occupancy_get_model
+      (gst_ax_report_get_device_occupancy (r, 0), 1)->share_percent, 50);
 
   /* the stored verdict is the one that was made and set */
   stored = gst_ax_report_get_verdict (r);
@@ -443,6 +449,38 @@ GST_START_TEST (test_error_domain_names)
 
 GST_END_TEST;
 
+/* The writer's members, their order and number formatting, of the report
+ * above, against the JSON stored when the writer was written by hand for
+ * each member: a change of the field table that moves or renames a
+ * member shows here. */
+GST_START_TEST (test_writer_matches_stored_json)
+{
+  GstAxReport *r = full_report ();
+  gchar *json = gst_ax_report_to_json (r), *expected;
+  GError *err = NULL;
+  gchar **lines, **expected_lines;
+  guint i;
+
+  fail_unless (g_file_get_contents (AX_REPORT_FULL_JSON, &expected, NULL,
+          &err), "%s", err ? err->message : "?");
+  /* the first line that differs, rather than the whole text */
+  lines = g_strsplit (json, "\n", -1);
+  expected_lines = g_strsplit (expected, "\n", -1);
+  for (i = 0; lines[i] && expected_lines[i]; i++)
+    fail_unless_equals_string (lines[i], expected_lines[i]);
+  fail_unless (lines[i] == NULL && expected_lines[i] == NULL,
+      "line %u: %s where report-full.json has %s", i + 1,
+      lines[i] ? lines[i] : "the end", expected_lines[i] ?
+      expected_lines[i] : "its end");
+  g_strfreev (expected_lines);
+  g_strfreev (lines);
+  g_free (expected);
+  g_free (json);
+  gst_ax_report_unref (r);
+}
+
+GST_END_TEST;
+
 static Suite *
 report_json_suite (void)
 {
@@ -451,6 +489,7 @@ report_json_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_round_trip_full);
+  tcase_add_test (tc, test_writer_matches_stored_json);
   tcase_add_test (tc, test_round_trip_absent_and_refused);
   tcase_add_test (tc, test_round_trip_error);
   tcase_add_test (tc, test_reads_without_later_members);

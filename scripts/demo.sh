@@ -22,10 +22,11 @@ data_dir="${GST_AX_DATA_DIR:-$top/data}"
 # vtest.avi: 795 frames of 768x576 at 10 fps
 clip_frames=795
 clip_fps=10
-# what one CenterNet frame costs end to end on a 2-core host (sim-npu
-# computes the network on the CPU: measured 96 ms of simulator CPU per
-# frame, 200 frames in 21 s); the estimate printed below scales with it
-centernet_ms_per_frame=100
+# what one CenterNet frame costs end to end on a 2-core host, start-up
+# and the pictures included (sim-npu computes the network on the CPU:
+# measured 11 ms of simulator CPU per frame, the whole demo in 13 s); the
+# estimate printed below scales with it
+centernet_ms_per_frame=50
 
 demo="${1:-centernet}"
 case "$demo" in

@@ -166,6 +166,8 @@ def header(structs):
             out.append(wrap(doc, ' * @%s:' % name, ' *   '))
         out.append(' *')
         out.append(wrap(s['doc'], ' *', ' * '))
+        out.append(' *')
+        out.append(' * Since: 0.2')
         out.append(' */')
         out.append('typedef struct')
         out.append('{')

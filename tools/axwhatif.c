@@ -132,39 +132,18 @@ ax_what_if_clear (AxWhatIf * w)
   memset (w, 0, sizeof (*w));
 }
 
-/* As axinference's job-resources: the job's actions in schedule order,
- * NAME=NS with "@I+J" for those it waits for, the driver's setup first
- * on a device without a command processor (CSS). */
+/* As axinference's job-resources (simnpu_model_get_job_resources()) */
 static gchar *
-model_resources (simnpu_model * model, const simnpu_device_info * info)
+model_resources (simnpu_model * model)
 {
-  GString *s = g_string_new (NULL);
-  guint64 ns;
-  gint resource, dep, dep2, setup = 0;
-  guint i;
+  gint n = simnpu_model_get_job_resources (model, NULL, 0);
+  gchar *s;
 
-  for (i = 0; i < info->n_resources; i++)
-    if (info->resources[i].kind == SIMNPU_RESOURCE_CSS)
-      break;
-  if (i == info->n_resources) {
-    g_string_append_printf (s, "core=%" G_GUINT64_FORMAT,
-        (guint64) info->job_overhead_ns);
-    setup = 1;
-  }
-  for (i = 0; simnpu_model_get_action (model, i, &resource, &dep, &dep2,
-          &ns) == 0; i++) {
-    g_string_append_printf (s, "%s%s=%" G_GUINT64_FORMAT, s->len ? "," : "",
-        resource < 0 || (guint) resource >= info->n_resources ? "core" :
-        info->resources[resource].name, ns);
-    if (dep >= 0)
-      g_string_append_printf (s, "@%d", dep + setup);
-    else if (setup)
-      g_string_append (s, "@0");
-    if (dep2 >= 0)
-      g_string_append_printf (s, "%s%d", dep >= 0 || setup ? "+" : "@",
-          dep2 + setup);
-  }
-  return g_string_free (s, FALSE);
+  if (n < 0)
+    return NULL;
+  s = g_malloc ((gsize) n + 1);
+  simnpu_model_get_job_resources (model, s, (gsize) n + 1);
+  return s;
 }
 
 /* What each model's job asks of w->device's resources, and the device's
@@ -202,7 +181,7 @@ device_job_times (const GstAxReport * r, AxWhatIf * w, gchar ** message)
       simnpu_device_close (dev);
       return FALSE;
     }
-    w->resources[i] = model_resources (model, &info);
+    w->resources[i] = model_resources (model);
     simnpu_model_unload (model);
     g_free (path);
   }

@@ -657,22 +657,6 @@ out:
 }
 
 /* g_ptr_array_sort passes pointers to the elements */
-static void
-remove_dir (const gchar * dir)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  const gchar *n;
-
-  while (d && (n = g_dir_read_name (d))) {
-    gchar *f = g_build_filename (dir, n, NULL);
-    g_unlink (f);
-    g_free (f);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (dir);
-}
-
 static gint
 by_name (gconstpointer a, gconstpointer b)
 {
@@ -790,7 +774,7 @@ main (int argc, char **argv)
       }
     }
     g_unlink (axm);
-    remove_dir (dump);
+    task_dump_remove (dump);
     g_free (dump);
     g_free (r.task);
     g_free (c_dev);

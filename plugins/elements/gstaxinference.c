@@ -345,47 +345,20 @@ gst_ax_inference_set_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* What one job asks of the device's resources at time scale 1.0: its
- * actions in schedule order, each NAME=NS ("core" is the core the job is
- * placed on, other resources by name) with "@I" or "@I+J" for the
- * earlier actions (by their place in the list) it waits for, e.g.
- * "core=120000,dma=96000@0,core=35524@1,dma=40000@2". Without a command
- * processor (CSS) the driver's setup of each job comes first, on its
- * core, and every action waits for it. NULL without a model. Object lock
+/* What one job asks of the device's resources at time scale 1.0
+ * (simnpu_model_get_job_resources()); NULL without a model. Object lock
  * held. */
 static gchar *
 job_resources (GstAxInference * self)
 {
-  GString *s;
-  guint64 ns;
-  gint resource, dep, dep2, setup = 0;
-  guint i;
+  gint n = simnpu_model_get_job_resources (self->net, NULL, 0);
+  gchar *s;
 
-  if (self->net == NULL)
+  if (n < 0)
     return NULL;
-  s = g_string_new (NULL);
-  for (i = 0; i < self->dev_info.n_resources; i++)
-    if (self->dev_info.resources[i].kind == SIMNPU_RESOURCE_CSS)
-      break;
-  if (i == self->dev_info.n_resources) {
-    g_string_append_printf (s, "core=%" G_GUINT64_FORMAT,
-        (guint64) self->dev_info.job_overhead_ns);
-    setup = 1;
-  }
-  for (i = 0; simnpu_model_get_action (self->net, i, &resource, &dep, &dep2,
-          &ns) == 0; i++) {
-    g_string_append_printf (s, "%s%s=%" G_GUINT64_FORMAT, s->len ? "," : "",
-        resource < 0 || (guint) resource >= self->dev_info.n_resources ?
-        "core" : self->dev_info.resources[resource].name, ns);
-    if (dep >= 0)
-      g_string_append_printf (s, "@%d", dep + setup);
-    else if (setup)
-      g_string_append (s, "@0");
-    if (dep2 >= 0)
-      g_string_append_printf (s, "%s%d", dep >= 0 || setup ? "+" : "@",
-          dep2 + setup);
-  }
-  return g_string_free (s, FALSE);
+  s = g_malloc ((gsize) n + 1);
+  simnpu_model_get_job_resources (self->net, s, (gsize) n + 1);
+  return s;
 }
 
 static void

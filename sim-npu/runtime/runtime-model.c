@@ -13,6 +13,11 @@
 #include "runtime-private.h"
 #include "simnpu-file.h"
 
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+
 /* ------------------------------------------------------------------ */
 /* Models                                                               */
 
@@ -475,34 +480,79 @@ simnpu_model_get_device_ns (simnpu_model * m)
   return m ? m->schedule.device_ns : 0;
 }
 
+/* appends to buf[len..size) as snprintf does (cut to fit, NUL-ended) and
+ * returns the whole text's length */
+static size_t
+append_text (char *buf, size_t size, size_t len, const char *fmt, ...)
+{
+  va_list ap;
+  int n;
+
+  va_start (ap, fmt);
+  n = vsnprintf (len < size ? buf + len : NULL, len < size ? size - len : 0,
+      fmt, ap);
+  va_end (ap);
+  return len + (size_t) MAX (n, 0);
+}
+
 /**
- * simnpu_model_get_action:
+ * simnpu_model_get_job_resources:
  * @model: a model
- * @index: an action of the model's schedule, from 0 (in schedule order,
- *   each after the actions it depends on)
- * @resource: (out): the resource it runs on (an index into
- *   #simnpu_device_info's resources), or -1 for the core (slice) the job
- *   is placed on
- * @dep: (out): the earlier action it waits for, or -1
- * @dep2: (out): a second one, or -1
- * @device_ns: (out): its modelled time in device ns (time scale 1.0)
+ * @buf: (nullable): where the text goes, or NULL to ask for its length
+ * @size: bytes at @buf
  *
- * One action of a job of @model, for whoever models the device's
- * resources (a profiler's projection onto the modelled device).
+ * What one job of @model asks of its device's resources at time scale
+ * 1.0, for whoever models the device's resources (a profiler's projection
+ * onto the modelled device): the job's actions in schedule order, each
+ * NAME=NS ("core" is the core (slice) the job is placed on, the other
+ * resources by their device info's names) with "@I" or "@I+J" for the
+ * earlier actions (by their place in the list) it waits for, e.g.
+ * "core=120000,dma=96000@0,core=35524@1,dma=40000@2". Without a command
+ * processor (CSS) the driver's setup of each job comes first, on its
+ * core (the profile's job_overhead_ns), and every action waits for it.
+ * The text is cut to fit @size with its NUL, as snprintf() does.
  *
- * Returns: 0, or SIMNPU_EINVAL past the last action
+ * Returns: the text's length without its NUL (@size must be larger to
+ *   take all of it), or -1 without a model
  */
 int
-simnpu_model_get_action (simnpu_model * m, unsigned index, int *resource,
-    int *dep, int *dep2, uint64_t * device_ns)
+simnpu_model_get_job_resources (simnpu_model * m, char *buf, size_t size)
 {
-  if (m == NULL || index >= m->schedule.n_actions)
-    return SIMNPU_EINVAL;
-  *resource = m->schedule.actions[index].resource;
-  *dep = m->schedule.actions[index].dep;
-  *dep2 = m->schedule.actions[index].dep2;
-  *device_ns = m->schedule.actions[index].device_ns;
-  return 0;
+  simnpu_device_info info;
+  size_t len = 0;
+  int setup = 0;
+  unsigned i;
+
+  if (m == NULL || simnpu_device_get_info (m->dev, &info) != 0)
+    return -1;
+  if (buf != NULL && size > 0)
+    buf[0] = '\0';
+  for (i = 0; i < info.n_resources; i++)
+    if (info.resources[i].kind == SIMNPU_RESOURCE_CSS)
+      break;
+  if (i == info.n_resources) {
+    len = append_text (buf, size, len, "core=%" PRIu64,
+        (uint64_t) info.job_overhead_ns);
+    setup = 1;
+  }
+  for (i = 0; i < m->schedule.n_actions; i++) {
+    const int resource = m->schedule.actions[i].resource;
+    const int dep = m->schedule.actions[i].dep;
+    const int dep2 = m->schedule.actions[i].dep2;
+
+    len = append_text (buf, size, len, "%s%s=%" PRIu64, len ? "," : "",
+        resource < 0 || (unsigned) resource >= info.n_resources ? "core" :
+        info.resources[resource].name,
+        (uint64_t) m->schedule.actions[i].device_ns);
+    if (dep >= 0)
+      len = append_text (buf, size, len, "@%d", dep + setup);
+    else if (setup)
+      len = append_text (buf, size, len, "@0");
+    if (dep2 >= 0)
+      len = append_text (buf, size, len, "%s%d", dep >= 0 || setup ? "+" :
+          "@", dep2 + setup);
+  }
+  return (int) MIN (len, (size_t) INT_MAX);
 }
 
 /**

@@ -36,6 +36,7 @@
 #define __SIMNPU_TASK_AGREE_H__
 
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,23 @@ task_dump_clear (task_dump * d)
   for (i = 0; i < d->n_out; i++)
     g_free (d->out[i].name);
   memset (d, 0, sizeof (*d));
+}
+
+/* removes a dump's directory and its files */
+static inline void
+task_dump_remove (const gchar * dir)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const gchar *n;
+
+  while (d && (n = g_dir_read_name (d))) {
+    gchar *f = g_build_filename (dir, n, NULL);
+    g_unlink (f);
+    g_free (f);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (dir);
 }
 
 static inline gboolean

@@ -35,22 +35,6 @@ write_floats (const gchar * dir, const gchar * name, const float *v, gsize n)
   g_free (file);
 }
 
-static void
-remove_dir (const gchar * dir)
-{
-  GDir *d = g_dir_open (dir, 0, NULL);
-  const gchar *n;
-
-  while (d && (n = g_dir_read_name (d))) {
-    gchar *f = g_build_filename (dir, n, NULL);
-    g_unlink (f);
-    g_free (f);
-  }
-  if (d)
-    g_dir_close (d);
-  g_rmdir (dir);
-}
-
 /* A dump written by hand: image 0 agrees, image 1 does not, for each
  * kind; the measure must tell them apart. */
 static void
@@ -120,7 +104,7 @@ test_measure (void)
 
   task_dump_clear (&d);
   g_free (file);
-  remove_dir (dir);
+  task_dump_remove (dir);
   g_free (dir);
 }
 
@@ -161,7 +145,7 @@ compile_and_measure (const gchar * model, const gchar * const *args,
   g_assert_cmpuint (d.n_images, ==, 6);
   g_assert_true (task_measure (dir, &d, task, f));
   task_dump_clear (&d);
-  remove_dir (dir);
+  task_dump_remove (dir);
   g_ptr_array_free (argv, TRUE);
   g_strfreev (envp);
   g_free (err);

@@ -355,8 +355,8 @@ SIMNPU_API int simnpu_model_get_output (simnpu_model * model,
     unsigned index, simnpu_tensor_spec * spec);
 SIMNPU_API uint64_t simnpu_model_get_device_ns (simnpu_model * model);
 SIMNPU_API uint64_t simnpu_model_get_latency_ns (simnpu_model * model);
-SIMNPU_API int simnpu_model_get_action (simnpu_model * model,
-    unsigned index, int *resource, int *dep, int *dep2, uint64_t * device_ns);
+SIMNPU_API int simnpu_model_get_job_resources (simnpu_model * model,
+    char *buf, size_t size);
 
 /* ------------------------------------------------------------------ */
 /* Host sections, preprocessing and decoder metadata                    */

@@ -482,6 +482,9 @@ simnpu_model_get_device_ns (simnpu_model * m)
 
 /* appends to buf[len..size) as snprintf does (cut to fit, NUL-ended) and
  * returns the whole text's length */
+static size_t append_text (char *buf, size_t size, size_t len,
+    const char *fmt, ...) __attribute__((format (printf, 4, 5)));
+
 static size_t
 append_text (char *buf, size_t size, size_t len, const char *fmt, ...)
 {

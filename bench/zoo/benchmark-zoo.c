@@ -194,24 +194,34 @@ static gchar **
 model_options (const gchar * options_file, const gchar * name)
 {
   gchar *text = NULL;
-  gchar **lines, **res = NULL;
-  guint i;
+  gchar **lines;
+  GPtrArray *res;
+  guint i, j;
 
   if (!options_file || !g_file_get_contents (options_file, &text, NULL, NULL))
     return NULL;
+  res = g_ptr_array_new ();
   lines = g_strsplit (text, "\n", -1);
-  for (i = 0; lines[i] && !res; i++) {
+  /* every line of the model adds its options */
+  for (i = 0; lines[i]; i++) {
     gchar **f;
     if (lines[i][0] == '#' || lines[i][0] == '\0')
       continue;
     f = g_strsplit (lines[i], " ", -1);
-    if (g_strcmp0 (f[0], name) == 0 && f[1])
-      res = g_strdupv (f + 1);
+    if (g_strcmp0 (f[0], name) == 0)
+      for (j = 1; f[j]; j++)
+        if (f[j][0] != '\0')
+          g_ptr_array_add (res, g_strdup (f[j]));
     g_strfreev (f);
   }
   g_strfreev (lines);
   g_free (text);
-  return res;
+  if (res->len == 0) {
+    g_ptr_array_unref (res);
+    return NULL;
+  }
+  g_ptr_array_add (res, NULL);
+  return (gchar **) g_ptr_array_free (res, FALSE);
 }
 
 static void
@@ -427,7 +437,9 @@ check_oracle (row * r, const gchar * src, const gchar * images,
   gchar *dir = NULL, *in_path = NULL, *shape = NULL, *names = NULL;
   GString *outs = g_string_new (NULL);
   GError *gerr = NULL;
+  const gchar *spec = NULL;
   gboolean nchw;
+  bool color_given;
   unsigned h, w, ch, i;
 
   r->oracle_rel = NAN;
@@ -454,22 +466,26 @@ check_oracle (row * r, const gchar * src, const gchar * images,
   ch = (unsigned) (nchw ? in->dims[1] : in->dims[3]);
   h = (unsigned) (nchw ? in->dims[2] : in->dims[1]);
   w = (unsigned) (nchw ? in->dims[3] : in->dims[2]);
+  /* the preprocessing the compile was given (--preprocess=, the model's
+   * own normalisation), else pixels 0..255 as the compiler's default
+   * gives them, rounded to whole numbers: a model whose input is uint8 or
+   * int32 reads them so in TF.js */
   memset (&pp, 0, sizeof (pp));
-  pp.color = ch == 1 ? SIMNPU_COLOR_GRAY : SIMNPU_COLOR_RGB;
-  pp.resize = SIMNPU_RESIZE_LETTERBOX;
-  pp.fill = 114;
-  /* pixels 0..255 as the compiler's default preprocessing gives them,
-   * rounded to whole numbers: a model whose input is uint8 or int32 reads
-   * them so in TF.js */
-  pp.scale = 1.0f;
-  for (i = 0; i < 3; i++)
-    pp.std[i] = 1.0f;
+  for (i = 0; extra && extra[i]; i++)
+    if (g_str_has_prefix (extra[i], "--preprocess="))
+      spec = extra[i] + strlen ("--preprocess=");
+  if (simnpu_preprocess_parse (spec, &pp, &color_given, &gerr) < 0) {
+    r->oracle_note = g_strdup_printf ("--preprocess: %s", gerr->message);
+    goto out;
+  }
+  if (!color_given && ch == 1)
+    pp.color = SIMNPU_COLOR_GRAY;
   if (simnpu_imageset_load_tensors (photo, 1, 1, &pp, w, h, ch, nchw,
           tensors, NULL, &gerr) < 1) {
     r->oracle_note = g_strdup (gerr->message);
     goto out;
   }
-  {
+  if (pp.scale == 1.0f && pp.mean[0] == 0.0f && pp.std[0] == 1.0f) {
     float *px = tensors->pdata[0];
     gsize k;
     for (k = 0; k < (gsize) w * h * ch; k++)

@@ -17,6 +17,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -733,4 +734,111 @@ simnpu_image_to_tensor (const simnpu_image * image,
   if (out_pad_y)
     *out_pad_y = (int) pad_y;
   return 0;
+}
+
+gboolean
+simnpu_parse_fraction (const char *s, float *out)
+{
+  char *end;
+  double v;
+
+  if (s == NULL)
+    return FALSE;
+  v = g_ascii_strtod (s, &end);
+  if (end == s)
+    return FALSE;
+  if (*end == '/') {
+    const char *d = end + 1;
+    double div = g_ascii_strtod (d, &end);
+    if (end == d || div == 0.0)
+      return FALSE;
+    v /= div;
+  }
+  if (*end != '\0' || !isfinite (v) || fabs (v) > FLT_MAX)
+    return FALSE;
+  *out = (float) v;
+  return TRUE;
+}
+
+/* one value, or three separated by ':' */
+static gboolean
+parse_triple (const char *s, float *v)
+{
+  gchar **parts = g_strsplit (s, ":", -1);
+  guint n = g_strv_length (parts), i;
+  gboolean ok = n == 1 || n == 3;
+
+  for (i = 0; ok && i < 3; i++)
+    ok = simnpu_parse_fraction (parts[n == 1 ? 0 : i], &v[i]);
+  g_strfreev (parts);
+  return ok;
+}
+
+int
+simnpu_preprocess_parse (const char *spec, simnpu__preprocess * pp,
+    bool *color_given, GError ** error)
+{
+  gchar **items;
+  guint i;
+  int ret = 0;
+
+  /* pixels enter unchanged: RGB 0..255, letterboxed with fill 114 (the
+   * other members, e.g. the layout, are the caller's) */
+  pp->color = SIMNPU_COLOR_RGB;
+  if (color_given)
+    *color_given = false;
+  pp->resize = SIMNPU_RESIZE_LETTERBOX;
+  pp->fill = 114;
+  pp->scale = 1.0f;
+  for (i = 0; i < 3; i++) {
+    pp->mean[i] = 0.0f;
+    pp->std[i] = 1.0f;
+  }
+  if (spec == NULL)
+    return 0;
+  items = g_strsplit (spec, ",", -1);
+  for (i = 0; items[i] && ret == 0; i++) {
+    gchar *eq = strchr (items[i], '=');
+    const char *key = items[i], *val;
+    float f;
+    if (items[i][0] == '\0')
+      continue;
+    if (eq == NULL) {
+      g_set_error (error, SIMNPU_IMAGESET_ERROR,
+          SIMNPU_IMAGESET_ERROR_INVALID, "'%s': expected KEY=VALUE", items[i]);
+      ret = -1;
+      break;
+    }
+    *eq = '\0';
+    val = eq + 1;
+    if (strcmp (key, "scale") == 0 && simnpu_parse_fraction (val, &f)
+        && f > 0.0f) {
+      pp->scale = f;
+    } else if (strcmp (key, "mean") == 0 && parse_triple (val, pp->mean)) {
+    } else if (strcmp (key, "std") == 0 && parse_triple (val, pp->std)
+        && pp->std[0] != 0.0f && pp->std[1] != 0.0f && pp->std[2] != 0.0f) {
+    } else if (strcmp (key, "color") == 0 && (strcmp (val, "rgb") == 0
+            || strcmp (val, "bgr") == 0 || strcmp (val, "gray") == 0)) {
+      pp->color = val[0] == 'r' ? SIMNPU_COLOR_RGB : val[0] == 'b' ?
+          SIMNPU_COLOR_BGR : SIMNPU_COLOR_GRAY;
+      if (color_given)
+        *color_given = true;
+    } else if (strcmp (key, "resize") == 0 && (strcmp (val, "letterbox") == 0
+            || strcmp (val, "stretch") == 0)) {
+      pp->resize = val[0] == 'l' ? SIMNPU_RESIZE_LETTERBOX :
+          SIMNPU_RESIZE_STRETCH;
+    } else if (strcmp (key, "fill") == 0 && simnpu_parse_fraction (val, &f)
+        && f >= 0.0f && f <= 255.0f && f == floorf (f)) {
+      pp->fill = (uint8_t) f;
+    } else {
+      g_set_error (error, SIMNPU_IMAGESET_ERROR,
+          SIMNPU_IMAGESET_ERROR_INVALID, "%s=%s: expected scale=NUMBER "
+          "(e.g. 1/255), mean=M or M:M:M, std=S or S:S:S (non-zero), "
+          "color=rgb|bgr|gray, resize=letterbox|stretch, fill=0..255",
+          key, val);
+      ret = -1;
+    }
+  }
+  g_strfreev (items);
+  return ret;
 }

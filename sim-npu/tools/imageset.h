@@ -152,5 +152,22 @@ int simnpu_image_to_tensor (const simnpu_image * image,
     unsigned channels, float *dst, float *out_scale, int *out_pad_x,
     int *out_pad_y);
 
+/* Parses a number written as a decimal or a fraction ("0.0039", "1/255")
+ * into OUT. Returns FALSE (OUT untouched) for anything else, a zero
+ * divisor or a value that is not a finite float. */
+gboolean simnpu_parse_fraction (const char *s, float *out);
+
+/* Parses a preprocessing spec, the value of simnpu-compile's --preprocess:
+ * comma-separated KEY=VALUE items, scale=NUMBER (a fraction as
+ * simnpu_parse_fraction() reads it), mean=M or M:M:M, std=S or S:S:S
+ * (non-zero), color=rgb|bgr|gray, resize=letterbox|stretch and
+ * fill=0..255. Keys left out keep the defaults: RGB 0..255 (scale 1, mean
+ * 0, std 1), letterboxed with fill 114. SPEC NULL gives the defaults.
+ * COLOR_GIVEN (may be NULL) says whether color= was given. Returns 0, or
+ * -1 with ERROR (SIMNPU_IMAGESET_ERROR_INVALID) naming the bad item and
+ * what was expected. */
+int simnpu_preprocess_parse (const char *spec, simnpu__preprocess * pp,
+    bool *color_given, GError ** error);
+
 G_END_DECLS
 #endif /* __SIMNPU_IMAGESET_H__ */

@@ -121,105 +121,6 @@ typedef struct
   gboolean quantize_only;
 } model_args;
 
-/* "1/255" or "0.0039" */
-static bool
-parse_number (const char *s, float *out)
-{
-  char *end;
-  double v = g_ascii_strtod (s, &end);
-
-  if (end == s)
-    return false;
-  if (*end == '/') {
-    const char *d = end + 1;
-    double div = g_ascii_strtod (d, &end);
-    if (end == d || div == 0.0)
-      return false;
-    v /= div;
-  }
-  if (*end != '\0' || !isfinite (v))
-    return false;
-  *out = (float) v;
-  return true;
-}
-
-/* one value, or three separated by ':' */
-static bool
-parse_triple (const char *s, float *v)
-{
-  gchar **parts = g_strsplit (s, ":", -1);
-  guint n = g_strv_length (parts), i;
-  bool ok = n == 1 || n == 3;
-
-  for (i = 0; ok && i < 3; i++)
-    ok = parse_number (parts[n == 1 ? 0 : i], &v[i]);
-  g_strfreev (parts);
-  return ok;
-}
-
-static int
-parse_preprocess (const char *spec, simnpu__preprocess * pp, bool *color_given)
-{
-  gchar **items;
-  guint i;
-  int ret = 0;
-
-  /* pixels enter unchanged: RGB 0..255, letterboxed with fill 114 */
-  pp->color = SIMNPU_COLOR_RGB;
-  *color_given = false;
-  pp->resize = SIMNPU_RESIZE_LETTERBOX;
-  pp->fill = 114;
-  pp->scale = 1.0f;
-  for (i = 0; i < 3; i++) {
-    pp->mean[i] = 0.0f;
-    pp->std[i] = 1.0f;
-  }
-  if (spec == NULL)
-    return 0;
-  items = g_strsplit (spec, ",", -1);
-  for (i = 0; items[i] && ret == 0; i++) {
-    gchar *eq = strchr (items[i], '=');
-    const char *key = items[i], *val;
-    float f;
-    if (items[i][0] == '\0')
-      continue;
-    if (eq == NULL) {
-      fprintf (stderr, "simnpu-compile: --preprocess '%s': expected "
-          "KEY=VALUE\n", items[i]);
-      ret = -1;
-      break;
-    }
-    *eq = '\0';
-    val = eq + 1;
-    if (strcmp (key, "scale") == 0 && parse_number (val, &f) && f > 0.0f) {
-      pp->scale = f;
-    } else if (strcmp (key, "mean") == 0 && parse_triple (val, pp->mean)) {
-    } else if (strcmp (key, "std") == 0 && parse_triple (val, pp->std)
-        && pp->std[0] != 0.0f && pp->std[1] != 0.0f && pp->std[2] != 0.0f) {
-    } else if (strcmp (key, "color") == 0 && (strcmp (val, "rgb") == 0
-            || strcmp (val, "bgr") == 0 || strcmp (val, "gray") == 0)) {
-      pp->color = val[0] == 'r' ? SIMNPU_COLOR_RGB : val[0] == 'b' ?
-          SIMNPU_COLOR_BGR : SIMNPU_COLOR_GRAY;
-      *color_given = true;
-    } else if (strcmp (key, "resize") == 0 && (strcmp (val, "letterbox") == 0
-            || strcmp (val, "stretch") == 0)) {
-      pp->resize = val[0] == 'l' ? SIMNPU_RESIZE_LETTERBOX :
-          SIMNPU_RESIZE_STRETCH;
-    } else if (strcmp (key, "fill") == 0 && parse_number (val, &f)
-        && f >= 0.0f && f <= 255.0f && f == floorf (f)) {
-      pp->fill = (uint8_t) f;
-    } else {
-      fprintf (stderr, "simnpu-compile: --preprocess %s=%s: expected "
-          "scale=NUMBER (e.g. 1/255), mean=M or M:M:M, std=S or S:S:S "
-          "(non-zero), color=rgb|bgr|gray, resize=letterbox|stretch, "
-          "fill=0..255\n", key, val);
-      ret = -1;
-    }
-  }
-  g_strfreev (items);
-  return ret;
-}
-
 /* Graph input geometry: NHWC or NCHW, height, width, channels. */
 static bool
 input_geometry (const simnpu__ir_tensor * t, bool *nchw, unsigned *h,
@@ -344,6 +245,7 @@ compile_model (const char *src, const model_args * a,
   simnpu__input_shapes shapes = { 0 };
   bool color_given, nchw;
   unsigned in_h, in_w, in_ch;
+  GError *gerr = NULL;
   int ret = -1;
 
   simnpu__compile_options_init (&o);
@@ -351,8 +253,12 @@ compile_model (const char *src, const model_args * a,
   o.device = device;
   o.calibration = g_ptr_array_new_with_free_func (g_free);
   o.validation = g_ptr_array_new_with_free_func (g_free);
-  if (parse_preprocess (a->preprocess, &o.preprocess, &color_given) < 0)
+  if (simnpu_preprocess_parse (a->preprocess, &o.preprocess, &color_given,
+          &gerr) < 0) {
+    fprintf (stderr, "simnpu-compile: --preprocess %s\n", gerr->message);
+    g_clear_error (&gerr);
     goto out;
+  }
   o.has_preprocess = true;
   if (n_shapes > SIMNPU_IR_MAX_INPUTS) {
     fprintf (stderr, "simnpu-compile: --input-shape given %u times; a model "
@@ -434,7 +340,7 @@ compile_model (const char *src, const model_args * a,
   if (a->foreground) {
     /* NAME[,NAME...]:THRESHOLD[:logit] */
     gchar **f = g_strsplit (a->foreground, ":", 3);
-    if (f[0] == NULL || f[1] == NULL || !parse_number (f[1],
+    if (f[0] == NULL || f[1] == NULL || !simnpu_parse_fraction (f[1],
             &o.fg_threshold) || (f[2] && strcmp (f[2], "logit") != 0)) {
       fprintf (stderr, "simnpu-compile: --foreground '%s': expected "
           "OUTPUT[,OUTPUT...]:THRESHOLD[:logit]\n", a->foreground);

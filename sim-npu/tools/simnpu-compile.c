@@ -289,6 +289,17 @@ compile_model (const char *src, const model_args * a,
     refuse_inputs (src, g);
     goto out;
   }
+  /* a model file does not record the normalisation it was trained with:
+   * an image input without --preprocess gets pixels 0..255 */
+  if (a->preprocess == NULL && (a->calibration || a->validation)
+      && input_geometry (&g->tensors[g->inputs[0]], &nchw, &in_h, &in_w,
+          &in_ch))
+    fprintf (stderr, "simnpu-compile: no --preprocess: input '%s' gets "
+        "pixels 0..255 as they are, right for a model that takes integer "
+        "pixels or normalises them itself; a model trained on [0, 1] or "
+        "[-1, 1] needs --preprocess scale=1/255 or scale=1/127.5,mean=1 (a "
+        "model file does not record its normalisation)\n",
+        g->tensors[g->inputs[0]].name);
   /* a gray model calibrates on colour photos made gray, unless the
    * preprocessing says otherwise (then the image set refuses them) */
   if (input_geometry (&g->tensors[g->inputs[0]], &nchw, &in_h, &in_w, &in_ch)

@@ -768,6 +768,27 @@ test_compile_constant_calibration (void)
   /* the relu is fused into the first conv, whose output it names */
   g_assert_nonnull (strstr (err, "simnpu-compile: warning: every "
           "calibration input is the same, which gives 1 tensor (first 'r1')"));
+  /* without --preprocess the user is told what the input gets */
+  g_assert_nonnull (strstr (err, "simnpu-compile: no --preprocess: input "
+          "'x' gets pixels 0..255 as they are"));
+  g_free (out);
+  g_free (err);
+  {
+    const char *pp_argv[] = { compile_tool, json, "-o", axm, calib,
+      "--preprocess=scale=1/255", NULL
+    };
+    g_assert_true (g_spawn_sync (NULL, (gchar **) pp_argv, NULL, 0, NULL,
+            NULL, &out, &err, &status, NULL));
+    if (!g_spawn_check_wait_status (status, NULL))
+      g_error ("the compile with --preprocess failed:\n%s%s", out, err);
+    g_assert_null (strstr (err, "no --preprocess"));
+    g_free (out);
+    g_free (err);
+  }
+  /* the model the run below reads: pixels as they are */
+  g_assert_true (g_spawn_sync (NULL, (gchar **) compile_argv, NULL, 0, NULL,
+          NULL, &out, &err, &status, NULL));
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
   g_free (out);
   g_free (err);
 

@@ -794,6 +794,33 @@ test_resize (void)
       SIMNPU_IR_NEAREST_ROUND_PREFER_CEIL, 3, 3, nn_pc);
 }
 
+/* Bilinear interpolation rounds as TensorFlow's kernels do, top +
+ * (bottom - top) * fraction in float: upsampling 0.1, 1.8 by 2
+ * (half-pixel, fractions 0.25 and 0.75) gives exactly what TF.js's cpu
+ * and wasm backends return, 1.375 at 0.75 where the weighted sum
+ * 0.1 * 0.25 + 1.8 * 0.75 rounds to 1.3749999. Along a row and along a
+ * column (each axis's interpolation). */
+static void
+test_resize_lerp (void)
+{
+  float x[2] = { 0.1f, 1.8f };
+  static const float want[4] = { 0.1f, 0x1.0cccccp-1f, 0x1.6p+0f, 1.8f };
+  in_spec row[1] = { {F32 (4, 1, 1, 2, 1),.data = x} };
+  in_spec col[1] = { {F32 (4, 1, 2, 1, 1),.data = x} };
+  one_op o;
+  int axis;
+
+  for (axis = 0; axis < 2; axis++) {
+    one_op_init (&o, SIMNPU_IR_RESIZE, 1, axis == 0 ? row : col, 1);
+    o.n->attrs.mode = SIMNPU_IR_RESIZE_BILINEAR;
+    o.n->attrs.coord = SIMNPU_IR_COORD_HALF_PIXEL;
+    o.n->attrs.n_ints = 2;
+    o.n->attrs.ints[0] = axis == 0 ? 1 : 4;
+    o.n->attrs.ints[1] = axis == 0 ? 4 : 1;
+    one_op_check_f32 (&o, want, 4, 0);
+  }
+}
+
 static void
 test_reduce (void)
 {
@@ -870,6 +897,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/pool", test_pool);
   g_test_add_func ("/ir/pool-global", test_pool_global);
   g_test_add_func ("/ir/resize", test_resize);
+  g_test_add_func ("/ir/resize-lerp", test_resize_lerp);
   g_test_add_func ("/ir/reduce", test_reduce);
   return g_test_run ();
 }

@@ -236,35 +236,58 @@ resize_run (const float *in, int64_t h, int64_t w, int64_t c, float *out,
    * sizes */
   const bool scales = at->f[1] > 0 && at->f[2] > 0;
   int64_t y, x0, ch;
+  /* linear: the taps and fraction of each output column, the same on
+   * every row */
+  int64_t *xa = NULL, *xb = NULL;
+  float *fx = NULL;
 
+  if (at->mode != SIMNPU_IR_RESIZE_NEAREST) {
+    xa = g_new (int64_t, 2 * ow);
+    xb = xa + ow;
+    fx = g_new (float, ow);
+    for (x0 = 0; x0 < ow; x0++)
+      resize_linear (resize_coord (at->coord, x0, w, ow,
+              scales ? at->f[2] : 0), w, &xa[x0], &xb[x0], &fx[x0]);
+  }
   for (y = 0; y < oh; y++) {
     double sy = resize_coord (at->coord, y, h, oh, scales ? at->f[1] : 0);
-    for (x0 = 0; x0 < ow; x0++) {
-      double sx = resize_coord (at->coord, x0, w, ow,
-          scales ? at->f[2] : 0);
-      float *restrict o = out + (y * ow + x0) * c;
-      if (at->mode == SIMNPU_IR_RESIZE_NEAREST) {
-        int64_t iy = resize_nearest (at->nearest, sy, h);
+    if (at->mode == SIMNPU_IR_RESIZE_NEAREST) {
+      int64_t iy = resize_nearest (at->nearest, sy, h);
+      for (x0 = 0; x0 < ow; x0++) {
+        double sx = resize_coord (at->coord, x0, w, ow,
+            scales ? at->f[2] : 0);
         int64_t ix = resize_nearest (at->nearest, sx, w);
-        memcpy (o, in + (iy * w + ix) * c, (size_t) c * sizeof (float));
-      } else {
-        int64_t y0, y1, xa, xb;
-        float fy, fx;
-        const float *p00, *p01, *p10, *p11;
-        resize_linear (sy, h, &y0, &y1, &fy);
-        resize_linear (sx, w, &xa, &xb, &fx);
-        p00 = in + (y0 * w + xa) * c;
-        p01 = in + (y0 * w + xb) * c;
-        p10 = in + (y1 * w + xa) * c;
-        p11 = in + (y1 * w + xb) * c;
+        memcpy (out + (y * ow + x0) * c, in + (iy * w + ix) * c,
+            (size_t) c * sizeof (float));
+      }
+    } else {
+      int64_t y0, y1;
+      float fy;
+      const float *r0, *r1;
+      resize_linear (sy, h, &y0, &y1, &fy);
+      r0 = in + y0 * w * c;
+      r1 = in + y1 * w * c;
+      for (x0 = 0; x0 < ow; x0++) {
+        const float *p00 = r0 + xa[x0] * c, *p01 = r0 + xb[x0] * c;
+        const float *p10 = r1 + xa[x0] * c, *p11 = r1 + xb[x0] * c;
+        const float f = fx[x0];
+        float *restrict o = out + (y * ow + x0) * c;
+        /* TensorFlow's lerp form, top + (bottom - top) * fraction, in
+         * float as its kernels (and TF.js's wasm backend) compute it,
+         * rather than the weighted sum a * (1 - f) + b * f: the same
+         * value in exact arithmetic, but it rounds differently (0.1,
+         * 1.8 at 0.75 gives 1.375 as TF does, the weighted sum
+         * 1.3749999) */
         for (ch = 0; ch < c; ch++) {
-          float top = p00[ch] * (1.0f - fx) + p01[ch] * fx;
-          float bot = p10[ch] * (1.0f - fx) + p11[ch] * fx;
-          o[ch] = top * (1.0f - fy) + bot * fy;
+          float top = p00[ch] + (p01[ch] - p00[ch]) * f;
+          float bot = p10[ch] + (p11[ch] - p10[ch]) * f;
+          o[ch] = top + (bot - top) * fy;
         }
       }
     }
   }
+  g_free (xa);
+  g_free (fx);
 }
 
 int

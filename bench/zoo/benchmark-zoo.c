@@ -425,7 +425,8 @@ check_oracle (row * r, const gchar * src, const gchar * images,
     const gchar * oracle, gchar ** extra)
 {
   simnpu__input_shape given[SIMNPU_IR_MAX_INPUTS];
-  simnpu__input_shapes shapes = { given, 0, {0} };
+  simnpu__input_value values[SIMNPU_IR_MAX_INPUTS];
+  simnpu__input_shapes shapes = { given, 0, {0}, values, 0, {0} };
   simnpu__ir_graph *g = NULL;
   simnpu__ir_exec *x = NULL;
   simnpu_error error = { 0 };
@@ -452,6 +453,11 @@ check_oracle (row * r, const gchar * src, const gchar * images,
         && simnpu__input_shape_parse (extra[i] + strlen ("--input-shape="),
             &given[shapes.n], &error))
       shapes.n++;
+    else if (g_str_has_prefix (extra[i], "--input-value=")
+        && shapes.n_values < SIMNPU_IR_MAX_INPUTS
+        && simnpu__input_value_parse (extra[i] + strlen ("--input-value="),
+            &values[shapes.n_values], &error))
+      shapes.n_values++;
   if (simnpu__import_model_shaped (src, NULL, NULL, &shapes, &g, &error) < 0) {
     r->oracle_note = g_strdup_printf ("import: %s", error.message);
     goto out;
@@ -578,6 +584,8 @@ out:
   g_ptr_array_unref (wasm);
   for (i = 0; i < shapes.n; i++)
     g_free (given[i].name);
+  for (i = 0; i < shapes.n_values; i++)
+    g_free (values[i].name);
   if (x)
     simnpu__ir_exec_free (x);
   if (g)

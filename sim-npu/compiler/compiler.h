@@ -30,12 +30,26 @@ G_BEGIN_DECLS
   int64_t dims[SIMNPU_IR_MAX_RANK];
 } simnpu__input_shape;
 
+/* The value a user fixes an input to (simnpu-compile --input-value
+ * NAME=NUMBER): the input becomes a constant of that value in every
+ * element, of the shape --input-shape gives it, else of the model's
+ * static shape, else (an input of unknown rank) a scalar. */
+typedef struct
+{
+  char *name;
+  double value;
+} simnpu__input_value;
+
 typedef struct
 {
   const simnpu__input_shape *items;
   unsigned n;
   /* set by the front-end: which items an input took */
   bool used[SIMNPU_IR_MAX_INPUTS];
+  /* the inputs fixed to a value (may be NULL), and which an input took */
+  const simnpu__input_value *values;
+  unsigned n_values;
+  bool values_used[SIMNPU_IR_MAX_INPUTS];
 } simnpu__input_shapes;
 
 /* Parses "NAME=1x3x480x640" or "1x3x480x640" into *out (name g_malloc'd
@@ -52,13 +66,30 @@ SIMNPU_INTERNAL bool simnpu__input_shape_parse (const char *spec,
 SIMNPU_INTERNAL int simnpu__input_shape_resolve (simnpu__input_shapes *
     shapes, unsigned n_model_inputs, const char *input, bool rank_known,
     unsigned *rank, int64_t * dims, simnpu_error * error);
+/* Parses "NAME=NUMBER" (a finite decimal number) into *out (name
+ * g_malloc'd); false with a message in error for anything else. */
+SIMNPU_INTERNAL bool simnpu__input_value_parse (const char *spec,
+    simnpu__input_value * out, simnpu_error * error);
+/* The value given for the input of that name, or NULL; marks it used. */
+SIMNPU_INTERNAL const simnpu__input_value
+    *simnpu__input_value_find (simnpu__input_shapes * shapes,
+    const char *input);
+/* The constant an input fixed to value becomes: its shape as
+ * simnpu__input_shape_resolve() gives it, except that an unknown rank
+ * without a given shape is a scalar; its data (g_malloc'd, *data_out)
+ * value in every element of dtype, which must hold it (a whole number for
+ * an integer dtype, 0 or 1 for a bool). */
+SIMNPU_INTERNAL int simnpu__input_value_resolve (simnpu__input_shapes *
+    shapes, unsigned n_model_inputs, const simnpu__input_value * v,
+    simnpu__ir_dtype dtype, bool rank_known, unsigned *rank, int64_t * dims,
+    void **data_out, simnpu_error * error);
 /* Whether each tensor's value depends on the graph inputs' values (a
  * Shape's does not): what is left once a graph is cut before its control
  * flow is computed from them, the rest folds to constants. g_free() the
  * array (one per tensor). */
 SIMNPU_INTERNAL bool *simnpu__import_data_dependent (const simnpu__ir_graph *
     g);
-/* An error when a given shape named no input of the model. */
+/* An error when a given shape or value named no input of the model. */
 SIMNPU_INTERNAL int simnpu__input_shapes_check_used (const
     simnpu__input_shapes * shapes, const simnpu__ir_graph * g,
     simnpu_error * error);
@@ -172,6 +203,13 @@ typedef struct
    * data */
   GPtrArray *calibration;
   GPtrArray *validation;
+  /* the model's other inputs, recurrent states: recurrent_inputs[i] is
+   * fed, image after image, what the previous image gave output
+   * recurrent_outputs[i] (zeros for the first image), in each set's
+   * order; NULL-terminated alike, or NULL. Any other input beyond input
+   * 0 is an error. */
+  char **recurrent_inputs;
+  char **recurrent_outputs;
   /* lower bound of the range of logits that feed a sigmoid or softmax,
    * inside the graph or (logit_outputs) in the decoder */
   float logit_floor;

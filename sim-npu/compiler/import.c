@@ -15,6 +15,7 @@
 #include "simnpu-file.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -202,21 +203,158 @@ simnpu__input_shape_resolve (simnpu__input_shapes * shapes,
   return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Input values (--input-value) */
+
+#define INPUT_VALUE_OPTION "--input-value"
+
+bool
+simnpu__input_value_parse (const char *spec, simnpu__input_value * out,
+    simnpu_error * error)
+{
+  const char *eq = strrchr (spec, '=');
+  char *end = NULL;
+  double v = 0.0;
+
+  memset (out, 0, sizeof *out);
+  if (eq != NULL && eq[1] != '\0')
+    v = g_ascii_strtod (eq + 1, &end);
+  if (eq == NULL || eq == spec || end == NULL || end == eq + 1 || *end != '\0'
+      || !isfinite (v)) {
+    simnpu__set_error (error, SIMNPU_EINVAL, INPUT_VALUE_OPTION " '%s': "
+        "expected NAME=NUMBER, a model input and a finite number, e.g. "
+        "downsample_ratio=0.5", spec);
+    return false;
+  }
+  out->name = g_strndup (spec, eq - spec);
+  out->value = v;
+  return true;
+}
+
+const simnpu__input_value *
+simnpu__input_value_find (simnpu__input_shapes * shapes, const char *input)
+{
+  unsigned i;
+
+  for (i = 0; shapes != NULL && i < shapes->n_values; i++)
+    if (strcmp (shapes->values[i].name, input) == 0) {
+      if (i < SIMNPU_IR_MAX_INPUTS)
+        shapes->values_used[i] = true;
+      return &shapes->values[i];
+    }
+  return NULL;
+}
+
+static bool
+shape_given (const simnpu__input_shapes * shapes, const char *input)
+{
+  unsigned i;
+
+  for (i = 0; shapes != NULL && i < shapes->n; i++)
+    if (shapes->items[i].name && strcmp (shapes->items[i].name, input) == 0)
+      return true;
+  return false;
+}
+
+int
+simnpu__input_value_resolve (simnpu__input_shapes * shapes,
+    unsigned n_model_inputs, const simnpu__input_value * v,
+    simnpu__ir_dtype dtype, bool rank_known, unsigned *rank, int64_t * dims,
+    void **data_out, simnpu_error * error)
+{
+  int64_t k, n = 1;
+  unsigned i;
+  void *data;
+  int ret;
+
+  *data_out = NULL;
+  if (!rank_known && !shape_given (shapes, v->name)) {
+    *rank = 0;
+  } else if ((ret = simnpu__input_shape_resolve (shapes, n_model_inputs,
+              v->name, rank_known, rank, dims, error)) < 0) {
+    return ret;
+  }
+  for (i = 0; i < *rank; i++)
+    n *= dims[i];
+  if (dtype == SIMNPU_IR_F32) {
+    float *f = g_new (float, MAX (n, 1));
+    for (k = 0; k < n; k++)
+      f[k] = (float) v->value;
+    data = f;
+  } else {
+    double lo = dtype == SIMNPU_IR_BOOL || dtype == SIMNPU_IR_U8 ? 0.0 :
+        dtype == SIMNPU_IR_I8 ? -128.0 : dtype == SIMNPU_IR_I32 ?
+        (double) G_MININT32 : -9.2e18;
+    double hi = dtype == SIMNPU_IR_BOOL ? 1.0 : dtype == SIMNPU_IR_U8 ?
+        255.0 : dtype == SIMNPU_IR_I8 ? 127.0 : dtype == SIMNPU_IR_I32 ?
+        (double) G_MAXINT32 : 9.2e18;
+    size_t size = simnpu__ir_dtype_size (dtype);
+    if (v->value != floor (v->value) || v->value < lo || v->value > hi)
+      return simnpu__set_error (error, SIMNPU_EINVAL, INPUT_VALUE_OPTION
+          " %s=%g: the input is %s, which does not hold that value (whole "
+          "numbers from %.0f to %.0f)", v->name, v->value,
+          simnpu__ir_dtype_name (dtype), lo, hi);
+    data = g_malloc (MAX ((size_t) n, 1) * size);
+    for (k = 0; k < n; k++) {
+      guint8 *p = (guint8 *) data + k * size;
+      if (dtype == SIMNPU_IR_I64) {
+        int64_t x = (int64_t) v->value;
+        memcpy (p, &x, size);
+      } else if (dtype == SIMNPU_IR_I32) {
+        int32_t x = (int32_t) v->value;
+        memcpy (p, &x, size);
+      } else if (dtype == SIMNPU_IR_I8) {
+        *(int8_t *) p = (int8_t) v->value;
+      } else {
+        *p = (guint8) v->value;
+      }
+    }
+  }
+  *data_out = data;
+  return 0;
+}
+
+/* "'a', 'b'": the graph's inputs, then the inputs fixed to a value */
+static GString *
+input_names (const simnpu__input_shapes * shapes, const simnpu__ir_graph * g)
+{
+  GString *names = g_string_new (NULL);
+  unsigned j;
+
+  for (j = 0; j < g->n_inputs; j++)
+    g_string_append_printf (names, "%s'%s'", j ? ", " : "",
+        g->tensors[g->inputs[j]].name);
+  for (j = 0; j < shapes->n_values; j++)
+    if (j < SIMNPU_IR_MAX_INPUTS && shapes->values_used[j])
+      g_string_append_printf (names, "%s'%s' (fixed by " INPUT_VALUE_OPTION
+          ")", names->len ? ", " : "", shapes->values[j].name);
+  if (names->len == 0)
+    g_string_append (names, "none");
+  return names;
+}
+
 int
 simnpu__input_shapes_check_used (const simnpu__input_shapes * shapes,
     const simnpu__ir_graph * g, simnpu_error * error)
 {
-  unsigned i, j;
+  unsigned i;
   GString *names;
   int ret = 0;
+
+  for (i = 0; shapes != NULL && i < shapes->n_values && ret == 0; i++) {
+    if (i < SIMNPU_IR_MAX_INPUTS && shapes->values_used[i])
+      continue;
+    names = input_names (shapes, g);
+    ret = simnpu__set_error (error, SIMNPU_EINVAL, INPUT_VALUE_OPTION
+        " %s=...: the model has no input of that name (its inputs: %s)",
+        shapes->values[i].name, names->str);
+    g_string_free (names, TRUE);
+  }
 
   for (i = 0; shapes != NULL && i < shapes->n && ret == 0; i++) {
     if (i < SIMNPU_IR_MAX_INPUTS && shapes->used[i])
       continue;
-    names = g_string_new (NULL);
-    for (j = 0; j < g->n_inputs; j++)
-      g_string_append_printf (names, "%s'%s'", j ? ", " : "",
-          g->tensors[g->inputs[j]].name);
+    names = input_names (shapes, g);
     if (shapes->items[i].name)
       ret = simnpu__set_error (error, SIMNPU_EINVAL, INPUT_SHAPE_OPTION
           " %s=...: the model has no input of that name (its inputs: %s)",

@@ -198,6 +198,7 @@ static int
 onnx_add_input (onnx_ctx * c, const Onnx__ValueInfoProto * vi)
 {
   const Onnx__TypeProto__Tensor *tt;
+  const simnpu__input_value *value;
   simnpu__ir_dtype dtype;
   int64_t dims[SIMNPU_IR_MAX_RANK];
   unsigned rank;
@@ -239,6 +240,19 @@ onnx_add_input (onnx_ctx * c, const Onnx__ValueInfoProto * vi)
     }
   }
   rank = (unsigned) tt->shape->n_dim;
+  value = simnpu__input_value_find (c->shapes, vi->name);
+  if (value != NULL) {
+    /* fixed by the user: a constant, which the graph folds through */
+    void *data;
+    if ((ret = simnpu__input_value_resolve (c->shapes, c->n_model_inputs,
+                value, dtype, true, &rank, dims, &data, c->error)) < 0)
+      return ret;
+    t = simnpu__ir_add_const (c->g, vi->name, dtype, rank, dims, data);
+    if (t < 0)
+      return simnpu__set_error (c->error, SIMNPU_ENOMEM, "too many tensors");
+    simnpu__onnx_bind (c, vi->name, t);
+    return 0;
+  }
   if ((ret = simnpu__input_shape_resolve (c->shapes, c->n_model_inputs,
               vi->name, true, &rank, dims, c->error)) < 0)
     return ret;

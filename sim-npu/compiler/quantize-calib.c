@@ -366,11 +366,126 @@ simnpu__quantize_run_float (compile_ctx * c, const float *input,
     simnpu_error * error)
 {
   simnpu__ir_graph *g = c->g;
-  int t = g->inputs[0];
+  unsigned i;
 
-  memcpy (simnpu__ir_exec_data (c->exec, t), input,
-      simnpu__ir_tensor_bytes (&g->tensors[t]));
+  /* every input's values, one after the other (simnpu__quantize_input_sets) */
+  for (i = 0; i < g->n_inputs; i++) {
+    int t = g->inputs[i];
+    memcpy (simnpu__ir_exec_data (c->exec, t), input,
+        simnpu__ir_tensor_bytes (&g->tensors[t]));
+    input += simnpu__ir_tensor_elements (&g->tensors[t]);
+  }
   return simnpu__ir_exec_run (c->exec, 0, g->n_nodes, error);
+}
+
+/* ------------------------------------------------------------------ */
+/* Models of several inputs */
+
+int
+simnpu__quantize_check_inputs (compile_ctx * c, simnpu_error * error)
+{
+  const simnpu__ir_graph *g = c->g;
+  const simnpu__compile_options *o = c->opts;
+  unsigned i, j, k;
+
+  c->state_of = g_new (int, MAX (g->n_inputs, 1));
+  for (i = 0; i < g->n_inputs; i++)
+    c->state_of[i] = -1;
+  for (j = 0; o->recurrent_inputs && o->recurrent_inputs[j]; j++) {
+    const char *in = o->recurrent_inputs[j], *out = o->recurrent_outputs[j];
+    const simnpu__ir_tensor *ti = NULL, *to = NULL;
+    GString *names;
+    for (i = 0; i < g->n_inputs && ti == NULL; i++)
+      if (strcmp (g->tensors[g->inputs[i]].name, in) == 0)
+        ti = &g->tensors[g->inputs[i]];
+    for (k = 0; k < g->n_outputs && to == NULL; k++)
+      if (strcmp (g->tensors[g->outputs[k]].name, out) == 0)
+        to = &g->tensors[g->outputs[k]];
+    if (ti == g->tensors + g->inputs[0])
+      return simnpu__set_error (error, SIMNPU_EINVAL, "--recurrent %s=%s: "
+          "'%s' is the image input, which calibration feeds images", in,
+          out, in);
+    if (ti == NULL || to == NULL) {
+      names = g_string_new (NULL);
+      for (i = 0; ti == NULL && i < g->n_inputs; i++)
+        g_string_append_printf (names, "%s'%s'", i ? ", " : "",
+            g->tensors[g->inputs[i]].name);
+      for (k = 0; ti != NULL && k < g->n_outputs; k++) {
+        const simnpu__ir_tensor *t = &g->tensors[g->outputs[k]];
+        g_string_append_printf (names, "%s'%s' [", k ? ", " : "", t->name);
+        for (i = 0; i < t->rank; i++)
+          g_string_append_printf (names, "%s%" G_GINT64_FORMAT, i ? "x" : "",
+              t->dims[i]);
+        g_string_append_c (names, ']');
+      }
+      return simnpu__set_error (error, SIMNPU_EINVAL, "--recurrent %s=%s: "
+          "the model has no %s of that name (its %s: %s)", in, out,
+          ti ? "output" : "input", ti ? "outputs" : "inputs", names->str);
+    }
+    if (ti->rank != to->rank || memcmp (ti->dims, to->dims,
+            ti->rank * sizeof ti->dims[0]) || ti->dtype != to->dtype)
+      return simnpu__set_error (error, SIMNPU_EINVAL, "--recurrent %s=%s: "
+          "the output's shape or dtype is not the input's (rank %u and %u): "
+          "a state fed back must be the same tensor", in, out, ti->rank,
+          to->rank);
+    for (i = 1; i < g->n_inputs; i++)
+      if (&g->tensors[g->inputs[i]] == ti)
+        c->state_of[i] = (int) (to - g->tensors);
+  }
+  for (i = 1; i < g->n_inputs; i++) {
+    const simnpu__ir_tensor *t = &g->tensors[g->inputs[i]];
+    if (t->dtype != SIMNPU_IR_F32)
+      return simnpu__set_error (error, SIMNPU_EUNSUPPORTED, "input '%s' is "
+          "%s; expected a float input", t->name,
+          simnpu__ir_dtype_name (t->dtype));
+    if (c->state_of[i] < 0)
+      return simnpu__set_error (error, SIMNPU_EINVAL, "input '%s' is not "
+          "the image input ('%s') and calibration cannot make up its "
+          "values: if it is constant in use, fix it with --input-value "
+          "%s=NUMBER; if it is a recurrent state, pair it with the output "
+          "that gives the next frame's with --recurrent %s=OUTPUT (zeros "
+          "for the first image); else cut the model at the tensors the "
+          "image makes with --inputs", t->name,
+          g->tensors[g->inputs[0]].name, t->name, t->name);
+  }
+  return 0;
+}
+
+GPtrArray *
+simnpu__quantize_input_sets (compile_ctx * c, GPtrArray * images,
+    simnpu_error * error)
+{
+  simnpu__ir_graph *g = c->g;
+  GPtrArray *sets = g_ptr_array_new_with_free_func (g_free);
+  int64_t total = 0, off;
+  unsigned i, j;
+
+  for (j = 0; j < g->n_inputs; j++)
+    total += simnpu__ir_tensor_elements (&g->tensors[g->inputs[j]]);
+  for (i = 0; images && i < images->len; i++) {
+    /* the image, then the states: zeros first, then what the previous
+     * image's run gave, as a video feeds them back */
+    float *set = g_new0 (float, MAX (total, 1));
+    const float *prev = i ? g_ptr_array_index (sets, i - 1) : NULL;
+    int64_t n0 = simnpu__ir_tensor_elements (&g->tensors[g->inputs[0]]);
+
+    memcpy (set, images->pdata[i], n0 * sizeof (float));
+    if (prev != NULL) {
+      if (simnpu__quantize_run_float (c, prev, error) < 0) {
+        g_free (set);
+        g_ptr_array_unref (sets);
+        return NULL;
+      }
+      for (j = 1, off = n0; j < g->n_inputs; j++) {
+        const simnpu__ir_tensor *t = &g->tensors[g->inputs[j]];
+        memcpy (set + off, simnpu__ir_exec_data (c->exec, c->state_of[j]),
+            simnpu__ir_tensor_bytes (t));
+        off += simnpu__ir_tensor_elements (t);
+      }
+    }
+    g_ptr_array_add (sets, set);
+  }
+  return sets;
 }
 
 /* The tensors whose per-channel statistics are worth collecting: the
@@ -438,9 +553,17 @@ simnpu__quantize_calibrate (compile_ctx * c, GPtrArray * inputs,
   }
   simnpu__ir_exec_set_observer (c->exec, observe_range, &oc);
   for (i = 0; i < inputs->len && ret == 0; i++) {
-    widen_range (g, in, inputs->pdata[i], n_in);
-    if (stats)
-      chan_stats_add (&stats[in], inputs->pdata[i], n_in);
+    const float *v = inputs->pdata[i];
+    unsigned j;
+    /* every input's range (a recurrent state's after the image's) */
+    for (j = 0; j < g->n_inputs; j++) {
+      in = g->inputs[j];
+      n_in = simnpu__ir_tensor_elements (&g->tensors[in]);
+      widen_range (g, in, v, n_in);
+      if (stats)
+        chan_stats_add (&stats[in], v, n_in);
+      v += n_in;
+    }
     ret = simnpu__quantize_run_float (c, inputs->pdata[i], error);
   }
   simnpu__ir_exec_set_observer (c->exec, NULL, NULL);

@@ -502,21 +502,24 @@ fit_device_outputs (compile_ctx * c, simnpu_error * error)
   return ret;
 }
 
-int
-simnpu__quantize_place_nodes (compile_ctx * c, simnpu_error * error)
+/* Each node's section: the device where it can, the preamble before
+ * the device, the postamble after it (force_host and host_only, nodes
+ * kept off the device, may be NULL). */
+static void
+assign_sections (const simnpu__ir_graph * g, const bool *force_host,
+    const bool *host_only, simnpu__section * place)
 {
-  simnpu__ir_graph *g = c->g;
   /* per tensor: produced (directly or through its inputs) by a device or
    * postamble node; produced by a postamble node */
   bool *after_dev = g_new0 (bool, g->n_tensors);
   bool *from_post = g_new0 (bool, g->n_tensors);
   unsigned i, j;
-  int ret = 0;
 
   for (i = 0; i < g->n_nodes; i++) {
     const simnpu__ir_node *n = &g->nodes[i];
     bool dep = false, post_in = false;
-    bool dev_ok = simnpu__device_refusal (g, n) == NULL && !c->force_host[i];
+    bool dev_ok = simnpu__device_refusal (g, n) == NULL && !(force_host
+        && force_host[i]) && !(host_only && host_only[i]);
     for (j = 0; j < n->n_inputs; j++) {
       int t = n->inputs[j];
       if (t < 0)
@@ -525,15 +528,130 @@ simnpu__quantize_place_nodes (compile_ctx * c, simnpu_error * error)
       post_in |= from_post[t];
     }
     if (dep)
-      c->place[i] = dev_ok && !post_in ? SIMNPU_SECTION_DEVICE :
+      place[i] = dev_ok && !post_in ? SIMNPU_SECTION_DEVICE :
           SIMNPU_SECTION_POSTAMBLE;
     else
-      c->place[i] = dev_ok ? SIMNPU_SECTION_DEVICE : SIMNPU_SECTION_PREAMBLE;
+      place[i] = dev_ok ? SIMNPU_SECTION_DEVICE : SIMNPU_SECTION_PREAMBLE;
     for (j = 0; j < n->n_outputs; j++) {
-      after_dev[n->outputs[j]] = c->place[i] != SIMNPU_SECTION_PREAMBLE;
-      from_post[n->outputs[j]] = c->place[i] == SIMNPU_SECTION_POSTAMBLE;
+      after_dev[n->outputs[j]] = place[i] != SIMNPU_SECTION_PREAMBLE;
+      from_post[n->outputs[j]] = place[i] == SIMNPU_SECTION_POSTAMBLE;
     }
   }
+  g_free (after_dev);
+  g_free (from_post);
+}
+
+/* A copy of tensor x, appended (the caller puts it in place) */
+static int
+add_copy (simnpu__ir_graph * g, int x, const char *suffix, simnpu_error * error)
+{
+  const simnpu__ir_tensor *t = &g->tensors[x];
+  char *name = g_strdup_printf ("%s/%s", t->name, suffix);
+  int copy = simnpu__ir_add_tensor (g, name, t->dtype, t->rank, t->dims);
+  simnpu__ir_node *u = copy < 0 ? NULL : simnpu__ir_add_node (g,
+      SIMNPU_IR_IDENTITY, name, 1, &x, 1, &copy);
+
+  g_free (name);
+  if (u == NULL)
+    return simnpu__set_error (error, SIMNPU_ENOMEM, "graph '%s': no room to "
+        "pass input '%s' on (at most %d nodes and %d tensors)", g->name,
+        g->tensors[x].name, SIMNPU_IR_MAX_NODES, SIMNPU_IR_MAX_TENSORS);
+  return copy;
+}
+
+/* Points the readers of x in section sec at copy */
+static void
+reread (simnpu__ir_graph * g, const simnpu__section * place, unsigned n0,
+    simnpu__section sec, int x, int copy)
+{
+  unsigned i, j;
+
+  for (i = 0; i < n0; i++)
+    for (j = 0; place[i] == sec && j < g->nodes[i].n_inputs; j++)
+      if (g->nodes[i].inputs[j] == x)
+        g->nodes[i].inputs[j] = copy;
+}
+
+/* A graph input read by the host after the device (a matting model's
+ * refiner reads the full-size frame after the network) or by both the
+ * preamble and the device: the postamble has only what the device gives,
+ * and a model's public inputs are the preamble's and the device inputs
+ * the preamble does not make, each name once. So the device passes such
+ * an input through, a copy (an identity, a device reshape) that the
+ * postamble reads; and when the preamble reads the input too, the
+ * preamble makes the device's copy (an identity kept on the host). */
+int
+simnpu__quantize_pass_inputs (simnpu__ir_graph * g, bool **host_only,
+    simnpu_error * error)
+{
+  simnpu__section *place = g_new (simnpu__section, MAX (g->n_nodes, 1));
+  unsigned n0 = g->n_nodes, i, j, k;
+  int ret = 0;
+
+  *host_only = NULL;
+  assign_sections (g, NULL, NULL, place);
+  for (k = 0; k < g->n_inputs && ret == 0; k++) {
+    int x = g->inputs[k], pre_copy = -1, dev_copy;
+    bool read[3] = { false, false, false };
+    for (i = 0; i < n0; i++)
+      for (j = 0; j < g->nodes[i].n_inputs; j++)
+        if (g->nodes[i].inputs[j] == x)
+          read[place[i]] = true;
+    if (!read[SIMNPU_SECTION_POSTAMBLE] && !(read[SIMNPU_SECTION_PREAMBLE]
+            && read[SIMNPU_SECTION_DEVICE]))
+      continue;
+    if (read[SIMNPU_SECTION_PREAMBLE]) {
+      if ((pre_copy = add_copy (g, x, "through_preamble", error)) < 0) {
+        ret = pre_copy;
+        break;
+      }
+      if (*host_only == NULL)
+        *host_only = g_new0 (bool, SIMNPU_IR_MAX_NODES);
+      (*host_only)[g->n_nodes - 1] = true;
+      reread (g, place, n0, SIMNPU_SECTION_DEVICE, x, pre_copy);
+    }
+    if (read[SIMNPU_SECTION_POSTAMBLE]) {
+      if ((dev_copy = add_copy (g, pre_copy >= 0 ? pre_copy : x,
+                  "through_device", error)) < 0) {
+        ret = dev_copy;
+        break;
+      }
+      reread (g, place, n0, SIMNPU_SECTION_POSTAMBLE, x, dev_copy);
+    }
+  }
+  if (g->n_nodes > n0) {
+    /* the copies first, in the order made */
+    simnpu__ir_node *nodes = g_new (simnpu__ir_node, g->nodes_alloc);
+    bool *moved = *host_only ? g_new0 (bool, SIMNPU_IR_MAX_NODES) : NULL;
+    unsigned o = 0;
+    for (i = n0; i < g->n_nodes; i++) {
+      if (moved)
+        moved[o] = (*host_only)[i];
+      nodes[o++] = g->nodes[i];
+    }
+    for (i = 0; i < n0; i++)
+      nodes[o++] = g->nodes[i];
+    g_free (g->nodes);
+    g->nodes = nodes;
+    if (moved) {
+      g_free (*host_only);
+      *host_only = moved;
+    }
+    if (ret == 0)
+      ret = simnpu__ir_infer_shapes (g, error);
+  }
+  g_free (place);
+  return ret;
+}
+
+int
+simnpu__quantize_place_nodes (compile_ctx * c, simnpu_error * error)
+{
+  simnpu__ir_graph *g = c->g;
+  unsigned i, j;
+  int ret = 0;
+
+  assign_sections (g, c->force_host, c->host_only, c->place);
   /* A preamble result that bypasses the device, or a graph output straight
    * from the preamble, has no place in the three-section model. */
   for (i = 0; i < g->n_nodes && ret == 0; i++) {
@@ -561,8 +679,6 @@ simnpu__quantize_place_nodes (compile_ctx * c, simnpu_error * error)
           "output '%s' does not come from the device or after it",
           g->tensors[g->outputs[i]].name);
   }
-  g_free (after_dev);
-  g_free (from_post);
   if (ret == 0)
     ret = fit_device_outputs (c, error);
   return ret;

@@ -115,6 +115,11 @@ typedef struct
   bool search_ranges;
   /* how many ranges the search narrowed */
   unsigned n_searched, n_narrowed;
+  /* per graph input: the output fed back to it (recurrent state), or -1
+   * (input 0, the image) */
+  int *state_of;
+  /* nodes never on the device (simnpu__quantize_pass_inputs), or NULL */
+  bool *host_only;
 } compile_ctx;
 
 typedef struct
@@ -148,6 +153,12 @@ SIMNPU_INTERNAL bool simnpu__quantize_is_global_mean (const simnpu__ir_graph *
     g, const simnpu__ir_node * n);
 SIMNPU_INTERNAL int simnpu__quantize_split_activations (simnpu__ir_graph * g,
     simnpu_error * error);
+/* Graph inputs that the postamble would read, passed through the device,
+ * or that the preamble and the device would both read, passed through
+ * the preamble (copies first, which those readers read); *host_only (a
+ * bool per node, or NULL) marks the preamble's copies */
+SIMNPU_INTERNAL int simnpu__quantize_pass_inputs (simnpu__ir_graph * g,
+    bool **host_only, simnpu_error * error);
 SIMNPU_INTERNAL int simnpu__quantize_place_nodes (compile_ctx * c,
     simnpu_error * error);
 /* Refuses a placement whose device section cannot fit the device's
@@ -178,8 +189,21 @@ SIMNPU_INTERNAL void simnpu__quantize_chan_stats_free (chan_stats * stats,
     unsigned n);
 SIMNPU_INTERNAL float *simnpu__quantize_random_input (const simnpu__ir_tensor *
     t, const simnpu__compile_options * o, GRand * rand);
+/* input: every graph input's values, one after the other (a model of one
+ * input: its values) */
 SIMNPU_INTERNAL int simnpu__quantize_run_float (compile_ctx * c,
     const float *input, simnpu_error * error);
+/* The inputs beyond the image (input 0): each must be a float recurrent
+ * state paired with an output of its shape (opts->recurrent_*); sets
+ * c->state_of, or an error naming the input and the options that help */
+SIMNPU_INTERNAL int simnpu__quantize_check_inputs (compile_ctx * c,
+    simnpu_error * error);
+/* For a model of several inputs: each image of images (input 0's values)
+ * with the states it is run with, zeros for the first image and then the
+ * outputs of the previous image's run, in the order of a video (owned
+ * float arrays for simnpu__quantize_run_float); NULL on error */
+SIMNPU_INTERNAL GPtrArray *simnpu__quantize_input_sets (compile_ctx * c,
+    GPtrArray * images, simnpu_error * error);
 SIMNPU_INTERNAL chan_stats *simnpu__quantize_stats_for_conv_inputs (compile_ctx
     * c);
 SIMNPU_INTERNAL int simnpu__quantize_calibrate (compile_ctx * c,

@@ -123,6 +123,8 @@ requantize (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
   int ret;
 
   simnpu__quantize_evaluator_clear (ecal);
+  /* cleared for good: an error below leaves nothing to free twice */
+  memset (ecal, 0, sizeof *ecal);
   simnpu__graph_free (*dg);
   *dg = NULL;
   memset (c->has_q, 0, g->n_tensors * sizeof (bool));
@@ -221,7 +223,18 @@ try_fallback (compile_ctx * c, const chan_stats * fix, GPtrArray * calib,
   int ret;
 
   memcpy (c->force_host, t->host, g->n_nodes * sizeof (bool));
-  if ((ret = requantize (c, fix, calib, dg, ecal, r, error)) < 0
+  ret = requantize (c, fix, calib, dg, ecal, r, error);
+  if (ret == SIMNPU_EUNSUPPORTED) {
+    /* a placement the sections cannot hold (a host node after the device
+     * reading what only the preamble makes): not a candidate; the caller
+     * requantizes the one it keeps */
+    g_string_append_printf (text, "  host fallback tried: %s: not "
+        "possible (%s)\n", t->what, error->message);
+    memset (error, 0, sizeof *error);
+    t->gained = false;
+    return 0;
+  }
+  if (ret < 0
       || (ret = measure_outputs (c, *dg, ecal, calib, t->db, error)) < 0)
     return ret;
   t->moved_macs = (double) r->host_macs - (double) base_host_macs;
@@ -444,6 +457,7 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
 {
   compile_ctx c = { 0 };
   GPtrArray *calib = o->calibration, *owned = NULL;
+  GPtrArray *valid = o->validation, *calib_sets = NULL, *valid_sets = NULL;
   simnpu__graph *dg = NULL;
   chan_stats *stats = NULL;
   /* the statistics bias correction uses, or NULL */
@@ -457,20 +471,27 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
   *out = NULL;
   memset (r, 0, sizeof (*r));
   r->text = g_string_new (NULL);
-  if (g->n_inputs != 1)
+  if (g->n_inputs == 0)
     return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
-        "the model has %u inputs; calibration needs exactly one (cut it "
-        "with --inputs)", g->n_inputs);
+        "the model has no inputs");
   if (g->tensors[g->inputs[0]].dtype != SIMNPU_IR_F32)
     return simnpu__set_error (error, SIMNPU_EUNSUPPORTED,
         "input '%s' is %s; expected a float input",
         g->tensors[g->inputs[0]].name,
         simnpu__ir_dtype_name (g->tensors[g->inputs[0]].dtype));
-  if ((ret = simnpu__quantize_split_activations (g, error)) < 0)
+  if ((ret = simnpu__quantize_split_activations (g, error)) < 0
+      || (ret = simnpu__quantize_pass_inputs (g, &c.host_only, error)) < 0) {
+    g_free (c.host_only);
     return ret;
+  }
 
   c.g = g;
   c.opts = o;
+  if ((ret = simnpu__quantize_check_inputs (&c, error)) < 0) {
+    g_free (c.state_of);
+    g_free (c.host_only);
+    return ret;
+  }
   c.place = g_new0 (simnpu__section, g->n_nodes);
   c.force_host = g_new0 (bool, g->n_nodes);
   c.consumers = g_new0 (int, g->n_tensors);
@@ -506,6 +527,17 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
           simnpu__quantize_random_input (&g->tensors[g->inputs[0]], o, rand));
     g_rand_free (rand);
     calib = owned;
+  }
+  if (g->n_inputs > 1) {
+    /* each image with the recurrent states it is run with */
+    if ((calib_sets = simnpu__quantize_input_sets (&c, calib, error)) == NULL
+        || (have_valid && (valid = valid_sets =
+                simnpu__quantize_input_sets (&c, o->validation,
+                    error)) == NULL)) {
+      ret = error->code ? error->code : SIMNPU_ENOMEM;
+      goto out;
+    }
+    calib = calib_sets;
   }
   stats = simnpu__quantize_stats_for_conv_inputs (&c);
   if ((ret = simnpu__quantize_calibrate (&c, calib, stats, error)) < 0)
@@ -591,9 +623,7 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
   }
   if (have_valid) {
     simnpu__quantize_evaluator_init (&eval, dg, g);
-    if ((ret =
-            simnpu__quantize_evaluate (&c, dg, o->validation, &eval,
-                error)) < 0)
+    if ((ret = simnpu__quantize_evaluate (&c, dg, valid, &eval, error)) < 0)
       goto out;
   }
   simnpu__quantize_report_accuracy (&c, dg, &ecal, &eval, have_valid, r);
@@ -612,7 +642,7 @@ simnpu__compile (simnpu__ir_graph * g, const simnpu__compile_options * o,
     sqnr_acc *pc = g_new0 (sqnr_acc, n), *pv = g_new0 (sqnr_acc, n);
     ret = simnpu__quantize_evaluate_public (&c, dg, calib, pc, error);
     if (ret == 0 && have_valid)
-      ret = simnpu__quantize_evaluate_public (&c, dg, o->validation, pv, error);
+      ret = simnpu__quantize_evaluate_public (&c, dg, valid, pv, error);
     if (ret == 0)
       simnpu__quantize_report_public (dg, pc, have_valid ? pv : NULL, r->text);
     g_free (pc);
@@ -650,6 +680,12 @@ out:
   simnpu__ir_exec_free (c.exec);
   if (owned)
     g_ptr_array_unref (owned);
+  if (calib_sets)
+    g_ptr_array_unref (calib_sets);
+  if (valid_sets)
+    g_ptr_array_unref (valid_sets);
+  g_free (c.state_of);
+  g_free (c.host_only);
   g_string_free (fb, TRUE);
   g_free (c.place);
   g_free (c.force_host);

@@ -219,14 +219,15 @@ simnpu__tfjs_frames_free (tfjs_loader * l)
 }
 
 /* Edges the execution order follows: the data inputs, except the loop's
- * back edge NextIteration -> Merge; and from an Exit to every Enter of
- * its frame, so that the whole loop's inputs are there when its first
- * Exit runs it. -1 for an edge not followed. */
+ * back edge NextIteration -> Merge; the control inputs outside loops;
+ * and from an Exit to every Enter of its frame, so that the whole loop's
+ * inputs are there when its first Exit runs it. -1 for an edge not
+ * followed. */
 unsigned
 simnpu__tfjs_n_deps (const tfjs_loader * l, unsigned v)
 {
   const tfjs_node *tn = &l->nodes[v];
-  unsigned n = tn->n_inputs;
+  unsigned n = tn->n_inputs + tn->n_ctrl;
 
   if (l->frame_of && l->frame_of[v] >= 0 && (is_op (tn, "Exit")
           || is_op (tn, "RefExit"))) {
@@ -249,8 +250,19 @@ simnpu__tfjs_dep (const tfjs_loader * l, unsigned v, unsigned i)
       return -1;
     return tn->input_nodes[i];
   }
+  i -= tn->n_inputs;
+  if (i < tn->n_ctrl) {
+    /* a control input, followed outside loops only: a cond's node that
+     * reads only constants is dead with the pivot it depends on
+     * (tfjs-cond.c), which must come first */
+    int u = tn->ctrl_nodes[i];
+    if (l->frame_of && (l->frame_of[v] >= 0 || l->frame_of[u] >= 0))
+      return -1;
+    return u;
+  }
+  i -= tn->n_ctrl;
   fr = g_ptr_array_index (l->frames, l->frame_of[v]);
-  return (int) g_array_index (fr->enters, unsigned, i - tn->n_inputs);
+  return (int) g_array_index (fr->enters, unsigned, i);
 }
 
 void
@@ -496,8 +508,8 @@ simnpu__tfjs_tr_list (tfjs_loader * l, unsigned idx)
 /* Whether a tensor folds to a constant, leaving no error behind when it
  * does not: a predicate that depends on the data is not an error, only a
  * loop that is not unrolled. */
-static bool
-folds_to_bool (tfjs_loader * l, int t, bool *out)
+bool
+simnpu__tfjs_folds_to_bool (tfjs_loader * l, int t, bool *out)
 {
   simnpu__ir_tensor *x = T (l, t);
   simnpu_error scratch = { 0 };
@@ -578,8 +590,10 @@ run_node (tfjs_loader * l, tfjs_frame * fr, unsigned v, int k, bool *stop,
   } else if (is_op (tn, "Switch") || is_op (tn, "RefSwitch")) {
     bool pred;
     char *side;
-    if (tn->n_inputs != 2 || in[1].t < 0 || !folds_to_bool (l, in[1].t, &pred)) {
-      frame_cut (fr, g_strdup_printf ("its condition ('%s') depends on the "
+    if (tn->n_inputs != 2 || in[1].t < 0
+        || !simnpu__tfjs_folds_to_bool (l, in[1].t, &pred)) {
+      frame_cut (fr,
+          g_strdup_printf ("its condition ('%s') depends on the "
               "model's input, not only on constants", tn->inputs[1].name));
       return TFJS_DECLINED;
     }

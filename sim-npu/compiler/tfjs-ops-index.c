@@ -172,6 +172,11 @@ broadcast_to (tfjs_loader * l, const tfjs_node * tn, int x, int shape_t)
 
   ret = simnpu__tfjs_const_ints (l, shape_t, "shape", dims,
       SIMNPU_IR_MAX_RANK, &rank);
+  if (ret == 0 && T (l, x)->rank == rank && (rank == 0
+          || memcmp (T (l, x)->dims, dims, rank * sizeof dims[0]) == 0))
+    /* to the shape it has (a recurrent state, broadcast in case it is the
+     * scalar 0 of the first frame): itself */
+    return simnpu__tfjs_register_output (l, tn, 0, x);
   if (ret == 0)
     ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_EXPAND, NULL, 1, &x, 1, &out, &n);
   if (ret < 0)

@@ -483,7 +483,7 @@ translate_conv (tfjs_loader * l, const tfjs_node * tn, const int *in,
   const simnpu__ir_tensor *x, *f;
   simnpu__ir_node *n;
   tfjs_fused fu = { 0 };
-  int conv_in[3], w, out, ret;
+  int conv_in[3], w, out, ret, conv;
   int64_t xc;
 
   ret =
@@ -506,6 +506,8 @@ translate_conv (tfjs_loader * l, const tfjs_node * tn, const int *in,
   ret = spatial_attrs (l, tn, in[0], &a);
   if (ret < 0)
     return ret;
+  if (!simnpu__tfjs_space_batch_conv (l, in[0], &a))
+    return TFJS_DECLINED;
   xc = x->dims[3];
   if (depthwise) {
     if (xc != f->dims[2])
@@ -542,10 +544,13 @@ translate_conv (tfjs_loader * l, const tfjs_node * tn, const int *in,
   if (ret < 0)
     return ret;
   n->attrs = a;
+  conv = (int) (n - l->g->nodes);
   ret = simnpu__tfjs_finish_op (l, n);
-  if (ret < 0)
-    return ret;
-  return finish_fused (l, tn, in, 2, &fu, out);
+  if (ret == 0)
+    ret = finish_fused (l, tn, in, 2, &fu, out);
+  if (ret == 0)
+    simnpu__tfjs_space_batch_conv_done (l, tn, in[0], conv);
+  return ret;
 }
 
 static int
@@ -859,6 +864,8 @@ const tfjs_op simnpu__tfjs_nn_ops[] = {
   {"DepthToSpace", simnpu__tfjs_tr_depth_to_space, 0},
   {"SpaceToDepth", simnpu__tfjs_tr_space_to_depth, 0},
   {"DepthwiseConv2dNative", tr_depthwise, 0},
+  {"SpaceToBatchND", simnpu__tfjs_tr_space_to_batch, 0},
+  {"BatchToSpaceND", simnpu__tfjs_tr_batch_to_space, 0},
   {"FusedDepthwiseConv2dNative", tr_fused_depthwise, 0},
   {"MatMul", tr_matmul, 0},
   {"BatchMatMul", tr_matmul, 0},

@@ -221,3 +221,197 @@ simnpu__tfjs_tr_space_to_depth (tfjs_loader * l, const tfjs_node * tn,
 {
   return translate_depth_space (l, tn, in, SIMNPU_IR_SPACE_TO_DEPTH);
 }
+
+/* ------------------------------------------------------------------ */
+/* Dilated convolutions as TF writes them: SpaceToBatchND (x padded, its
+ * pixels dealt into block_h * block_w images), a conv of stride 1 and
+ * no padding over each, BatchToSpaceND (the images dealt back, cropped).
+ * That is the conv with dilation block over x padded so, then cropped:
+ * one dilated conv, its pads the paddings less the crops. Only that
+ * pattern is taken: the SpaceToBatchND's result (the padded x here, not
+ * the batch TF makes) may only be read by such a conv, whose result may
+ * only be read by the BatchToSpaceND; anything else is declined, as an
+ * unknown op is (simnpu__tfjs_space_batch_check). */
+
+static tfjs_space_batch *
+mark (tfjs_loader * l, int t)
+{
+  return l->space_batch ? g_hash_table_lookup (l->space_batch,
+      GINT_TO_POINTER (t + 1)) : NULL;
+}
+
+static void
+set_mark (tfjs_loader * l, int t, const tfjs_space_batch * m)
+{
+  if (l->space_batch == NULL)
+    l->space_batch = g_hash_table_new_full (g_direct_hash, g_direct_equal,
+        NULL, g_free);
+  g_hash_table_replace (l->space_batch, GINT_TO_POINTER (t + 1),
+      g_memdup2 (m, sizeof *m));
+}
+
+/* block_shape [2] and paddings or crops [2, 2] */
+static int
+block_and_pads (tfjs_loader * l, const int *in, const char *what,
+    int32_t * block, int32_t * pads)
+{
+  int64_t b[2], p[4];
+  unsigned nb, np, i;
+  int ret;
+
+  if ((ret = simnpu__tfjs_const_ints (l, in[1], "block_shape", b, 2,
+              &nb)) < 0 || (ret = simnpu__tfjs_const_ints (l, in[2], what, p,
+              4, &np)) < 0)
+    return ret;
+  if (nb != 2 || np != 4 || T (l, in[0])->rank != 4)
+    return TFJS_DECLINED;
+  for (i = 0; i < 2; i++) {
+    if (b[i] < 1 || b[i] > SIMNPU_MAX_KERNEL_DIM)
+      return TFJS_DECLINED;
+    block[i] = (int32_t) b[i];
+  }
+  for (i = 0; i < 4; i++) {
+    if (p[i] < 0 || p[i] > G_MAXINT16)
+      return TFJS_DECLINED;
+  }
+  /* top, left, bottom, right */
+  pads[0] = (int32_t) p[0];
+  pads[2] = (int32_t) p[1];
+  pads[1] = (int32_t) p[2];
+  pads[3] = (int32_t) p[3];
+  return 0;
+}
+
+int
+simnpu__tfjs_tr_space_to_batch (tfjs_loader * l, const tfjs_node * tn,
+    const int *in)
+{
+  tfjs_space_batch m = { 0 };
+  simnpu__ir_node *n;
+  int out, ret;
+
+  if ((ret = simnpu__tfjs_need_inputs (l, tn, 3, 3)) < 0
+      || (ret = block_and_pads (l, in, "paddings", m.block, m.pads)) != 0)
+    return ret;
+  if ((ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_PAD, NULL, 1, in, 1, &out,
+              &n)) < 0)
+    return ret;
+  n->attrs.ints[1] = m.pads[0];
+  n->attrs.ints[2] = m.pads[1];
+  n->attrs.ints[5] = m.pads[2];
+  n->attrs.ints[6] = m.pads[3];
+  n->attrs.n_ints = 8;
+  n->attrs.mode = SIMNPU_IR_PAD_CONSTANT;
+  if ((ret = simnpu__tfjs_finish_op (l, n)) < 0)
+    return ret;
+  m.batched = true;
+  m.x = in[0];
+  set_mark (l, out, &m);
+  return simnpu__tfjs_register_output (l, tn, 0, out);
+}
+
+bool
+simnpu__tfjs_space_batch_conv (tfjs_loader * l, int x, simnpu__ir_attrs * a)
+{
+  const tfjs_space_batch *m = mark (l, x);
+
+  if (m == NULL || !m->batched)
+    return true;
+  if (a->stride[0] != 1 || a->stride[1] != 1 || a->dilation[0] != 1
+      || a->dilation[1] != 1 || a->pads[0] || a->pads[1] || a->pads[2]
+      || a->pads[3])
+    return false;
+  a->dilation[0] = m->block[0];
+  a->dilation[1] = m->block[1];
+  return true;
+}
+
+void
+simnpu__tfjs_space_batch_conv_done (tfjs_loader * l, const tfjs_node * tn,
+    int x, int conv)
+{
+  const tfjs_space_batch *m = mark (l, x);
+  gpointer p = g_hash_table_lookup (l->tensors, tn->name);
+  tfjs_space_batch done;
+
+  if (m == NULL || !m->batched || p == NULL)
+    return;
+  done = *m;
+  done.batched = false;
+  done.conv = conv;
+  set_mark (l, GPOINTER_TO_INT (p) - 1, &done);
+}
+
+int
+simnpu__tfjs_tr_batch_to_space (tfjs_loader * l, const tfjs_node * tn,
+    const int *in)
+{
+  const tfjs_space_batch *m = mark (l, in[0]);
+  int32_t block[2], crops[4], pads[4];
+  simnpu__ir_tensor *y;
+  simnpu__ir_node *conv, *n;
+  unsigned i;
+  int out, ret;
+  bool fold = true;
+
+  if ((ret = simnpu__tfjs_need_inputs (l, tn, 3, 3)) < 0
+      || (ret = block_and_pads (l, in, "crops", block, crops)) != 0)
+    return ret;
+  if (m == NULL || m->batched || block[0] != m->block[0]
+      || block[1] != m->block[1])
+    return TFJS_DECLINED;
+  y = T (l, in[0]);
+  conv = &l->g->nodes[m->conv];
+  /* the crops into the conv's pads, when its result is y itself */
+  for (i = 0; i < 4; i++) {
+    pads[i] = m->pads[i] - crops[i];
+    fold &= pads[i] >= 0;
+  }
+  if (fold && y->producer == m->conv && conv->op == SIMNPU_IR_CONV2D) {
+    conv->inputs[0] = m->x;
+    memcpy (conv->attrs.pads, pads, sizeof pads);
+    y->dims[1] -= crops[0] + crops[2];
+    y->dims[2] -= crops[1] + crops[3];
+    /* y is the dilated conv's result now, for any reader */
+    g_hash_table_remove (l->space_batch, GINT_TO_POINTER (in[0] + 1));
+    return simnpu__tfjs_register_output (l, tn, 0, in[0]);
+  }
+  if ((ret = simnpu__tfjs_begin_op (l, SIMNPU_IR_PAD, NULL, 1, in, 1, &out,
+              &n)) < 0)
+    return ret;
+  n->attrs.ints[1] = -crops[0];
+  n->attrs.ints[2] = -crops[1];
+  n->attrs.ints[5] = -crops[2];
+  n->attrs.ints[6] = -crops[3];
+  n->attrs.n_ints = 8;
+  n->attrs.mode = SIMNPU_IR_PAD_CONSTANT;
+  ret = simnpu__tfjs_finish_op (l, n);
+  return ret < 0 ? ret : simnpu__tfjs_register_output (l, tn, 0, out);
+}
+
+bool
+simnpu__tfjs_space_batch_check (tfjs_loader * l, const tfjs_node * tn,
+    const int *in, unsigned n_in)
+{
+  static const char *const convs[] = { "Conv2D", "DepthwiseConv2dNative",
+    "_FusedConv2D", "FusedDepthwiseConv2dNative"
+  };
+  unsigned i, k;
+
+  if (l->space_batch == NULL)
+    return true;
+  for (i = 0; i < n_in; i++) {
+    const tfjs_space_batch *m = mark (l, in[i]);
+    bool ok = false;
+    if (m == NULL)
+      continue;
+    if (m->batched)
+      for (k = 0; k < G_N_ELEMENTS (convs); k++)
+        ok |= i == 0 && strcmp (tn->op, convs[k]) == 0;
+    else
+      ok = i == 0 && strcmp (tn->op, "BatchToSpaceND") == 0;
+    if (!ok)
+      return false;
+  }
+  return true;
+}

@@ -22,7 +22,9 @@
  *   tfjs-ops-index.c  the translations of GatherNd, TopKV2 and of the ops
  *                     that make tensors of shapes and constants
  *   tfjs-loop.c       TF while loops of a constant trip count, unrolled;
- *                     TensorLists */
+ *                     TensorLists
+ *   tfjs-cond.c       TF conds of a constant predicate, folded to the
+ *                     branch taken */
 
 #ifndef __SIMNPU_TFJS_PRIVATE_H__
 #define __SIMNPU_TFJS_PRIVATE_H__
@@ -62,8 +64,26 @@ typedef struct
   unsigned n_inputs;            /* data inputs only */
   tfjs_ref *inputs;
   int *input_nodes;             /* index of each input's node */
+  unsigned n_ctrl;              /* control inputs ("^node") */
+  int *ctrl_nodes;              /* index of each control input's node */
   int poison;                   /* unsupported node it depends on */
+  /* conds (tfjs-cond.c): the node is in a branch a folded cond does not
+   * take; a Switch's output taken (0 or 1), or -1 */
+  bool dead;
+  int taken;
 } tfjs_node;
+
+/* A tensor of a dilated conv as TF writes it (tfjs-ops-space.c): the
+ * SpaceToBatchND's result (batched), or the conv's on it, before the
+ * BatchToSpaceND */
+typedef struct
+{
+  bool batched;
+  int32_t block[2];
+  int32_t pads[4];              /* top, left, bottom, right */
+  int x;                        /* the SpaceToBatchND's input */
+  int conv;                     /* the conv's IR node */
+} tfjs_space_batch;
 
 typedef struct
 {
@@ -84,6 +104,8 @@ typedef struct
   GPtrArray *frames;
   int *frame_of;
   GHashTable *lists;
+  /* tensor + 1 -> tfjs_space_batch (owned), or NULL */
+  GHashTable *space_batch;
 } tfjs_loader;
 
 typedef struct
@@ -197,6 +219,23 @@ G_GNUC_PRINTF (3, 4);
     unsigned idx);
      SIMNPU_INTERNAL int simnpu__tfjs_tr_list (tfjs_loader * l, unsigned idx);
      SIMNPU_INTERNAL void simnpu__tfjs_frames_finish (tfjs_loader * l);
+/* whether tensor t folds to a constant scalar, and its truth (no error
+ * left behind when it does not) */
+     SIMNPU_INTERNAL bool simnpu__tfjs_folds_to_bool (tfjs_loader * l, int t,
+    bool *out);
+
+/* tfjs-cond.c */
+     SIMNPU_INTERNAL bool simnpu__tfjs_is_cond_op (const char *op);
+/* whether the node, outside any loop, is in a branch a folded cond does
+ * not take (its inputs translated) */
+     SIMNPU_INTERNAL bool simnpu__tfjs_cond_dead (const tfjs_loader * l,
+    const tfjs_node * tn);
+/* a Switch, Merge, If or StatelessIf outside any loop */
+     SIMNPU_INTERNAL int simnpu__tfjs_tr_cond (tfjs_loader * l, unsigned idx);
+/* the placeholders a cond's predicate reads, "'a', 'b'" (g_free), or
+ * NULL */
+     SIMNPU_INTERNAL char *simnpu__tfjs_cond_inputs (const tfjs_loader * l,
+    const tfjs_node * tn);
 
 /* tfjs-ops-nn.c */
 /* fails unless the node's data_format is NHWC (or absent) */
@@ -210,6 +249,23 @@ G_GNUC_PRINTF (3, 4);
     const tfjs_node * tn, const int *in);
      SIMNPU_INTERNAL int simnpu__tfjs_tr_space_to_depth (tfjs_loader * l,
     const tfjs_node * tn, const int *in);
+     SIMNPU_INTERNAL int simnpu__tfjs_tr_space_to_batch (tfjs_loader * l,
+    const tfjs_node * tn, const int *in);
+     SIMNPU_INTERNAL int simnpu__tfjs_tr_batch_to_space (tfjs_loader * l,
+    const tfjs_node * tn, const int *in);
+/* a conv over x: false when x is a SpaceToBatchND's and the conv is not
+ * one of stride 1 without padding; else its dilation is the block */
+     SIMNPU_INTERNAL bool simnpu__tfjs_space_batch_conv (tfjs_loader * l,
+    int x, simnpu__ir_attrs * a);
+/* after the conv tn (IR node conv) over x: its result awaits the
+ * BatchToSpaceND */
+     SIMNPU_INTERNAL void simnpu__tfjs_space_batch_conv_done (tfjs_loader * l,
+    const tfjs_node * tn, int x, int conv);
+/* whether node tn may read inputs in (false: a SpaceToBatchND's result
+ * read by other than a conv, or such a conv's by other than a
+ * BatchToSpaceND) */
+     SIMNPU_INTERNAL bool simnpu__tfjs_space_batch_check (tfjs_loader * l,
+    const tfjs_node * tn, const int *in, unsigned n_in);
 
 G_END_DECLS
 #endif /* __SIMNPU_TFJS_PRIVATE_H__ */

@@ -116,12 +116,26 @@ tr_placeholder (tfjs_loader * l, const tfjs_node * tn)
       && json_node_get_boolean (unknown));
   simnpu_error err = { 0 };
 
+  const simnpu__input_value *value;
+
   rank = 0;
   ret = simnpu__tfjs_attr_type (l, tn, "dtype", SIMNPU_IR_F32, &dt);
   if (ret == 0 && rank_known)
     ret = simnpu__tfjs_parse_shape (l, shape, "shape", &rank, dims);
   if (ret < 0)
     return ret;
+  value = simnpu__input_value_find (l->shapes, tn->name);
+  if (value != NULL) {
+    /* fixed by the user: a constant, which the graph folds through (a
+     * tf.cond on it keeps only the branch it takes) */
+    void *data;
+    ret = simnpu__input_value_resolve (l->shapes, l->n_placeholders, value,
+        dt, rank_known, &rank, dims, &data, &err);
+    if (ret < 0)
+      return simnpu__tfjs_fail (l, ret, "%s", err.message);
+    t = simnpu__tfjs_new_tensor (l, tn->name, true, dt, rank, dims, data);
+    return t < 0 ? t : 0;
+  }
   ret = simnpu__input_shape_resolve (l->shapes, l->n_placeholders, tn->name,
       rank_known, &rank, dims, &err);
   if (ret < 0)
@@ -191,7 +205,8 @@ simnpu__tfjs_find_op (const char *op)
 /* Control flow: TF's while loops and conds (the dataflow form of
  * tf.while_loop and tf.cond, whose NextIteration -> Merge edges are the
  * graph's only cycles). A while loop of a constant trip count is unrolled
- * (tfjs-loop.c); the rest is not run: the graph is cut before it, as
+ * (tfjs-loop.c), a cond of a constant predicate is the branch it takes
+ * (tfjs-cond.c); the rest is not run: the graph is cut before it, as
  * before an unsupported op, and what feeds it becomes the outputs. Such a
  * loop is almost always an NMS, which axnms does. */
 
@@ -263,6 +278,7 @@ parse_nodes (tfjs_loader * l, JsonObject * root, GPtrArray * owned)
     unsigned n_in = inputs ? json_array_get_length (inputs) : 0;
 
     tn->poison = TFJS_NO_POISON;
+    tn->taken = -1;
     tn->name = simnpu__tfjs_get_string (o, "name");
     tn->op = simnpu__tfjs_get_string (o, "op");
     if (tn->name == NULL || tn->op == NULL)
@@ -287,6 +303,7 @@ parse_nodes (tfjs_loader * l, JsonObject * root, GPtrArray * owned)
           TFJS_MAX_NODE_INPUTS);
     tn->inputs = g_new0 (tfjs_ref, MAX (n_in, 1));
     tn->input_nodes = g_new0 (int, MAX (n_in, 1));
+    tn->ctrl_nodes = g_new0 (int, MAX (n_in, 1));
     for (j = 0; j < n_in; j++) {
       const char *s =
           simnpu__tfjs_node_string (json_array_get_element (inputs, j));
@@ -302,6 +319,11 @@ parse_nodes (tfjs_loader * l, JsonObject * root, GPtrArray * owned)
   }
   for (i = 0; i < l->n_nodes; i++) {
     tfjs_node *tn = &l->nodes[i];
+    JsonNode *jn = json_array_get_element (nodes, i);
+    JsonArray *inputs = simnpu__tfjs_get_array (json_node_get_object (jn),
+        "input");
+    unsigned n_in = inputs ? json_array_get_length (inputs) : 0;
+
     for (j = 0; j < tn->n_inputs; j++) {
       gpointer p = g_hash_table_lookup (l->node_by_name, tn->inputs[j].name);
       if (p == NULL)
@@ -309,6 +331,19 @@ parse_nodes (tfjs_loader * l, JsonObject * root, GPtrArray * owned)
             "node '%s': input '%s' names no node", tn->name,
             tn->inputs[j].name);
       tn->input_nodes[j] = GPOINTER_TO_INT (p) - 1;
+    }
+    /* the control inputs: a cond's constants depend on its pivot so */
+    for (j = 0; j < n_in; j++) {
+      const char *s =
+          simnpu__tfjs_node_string (json_array_get_element (inputs, j));
+      gpointer p;
+      if (s[0] != '^')
+        continue;
+      p = g_hash_table_lookup (l->node_by_name, s + 1);
+      if (p == NULL)
+        return simnpu__tfjs_fail (l, SIMNPU_EFORMAT,
+            "node '%s': control input '%s' names no node", tn->name, s + 1);
+      tn->ctrl_nodes[tn->n_ctrl++] = GPOINTER_TO_INT (p) - 1;
     }
   }
   return 0;
@@ -409,6 +444,12 @@ simnpu__tfjs_translate_node (tfjs_loader * l, unsigned idx)
   l->cur = tn;
   if (l->frame_of != NULL && l->frame_of[idx] >= 0)
     return simnpu__tfjs_frame_node (l, idx);
+  if (simnpu__tfjs_cond_dead (l, tn)) {
+    tn->dead = true;
+    return 0;
+  }
+  if (simnpu__tfjs_is_cond_op (tn->op))
+    return simnpu__tfjs_tr_cond (l, idx);
   if (simnpu__tfjs_is_control_flow (tn->op)) {
     tn->poison = (int) idx;
     return 0;
@@ -452,6 +493,10 @@ simnpu__tfjs_translate_node (tfjs_loader * l, unsigned idx)
     in[i] = lookup_input (l, &tn->inputs[i]);
     if (in[i] < 0)
       return in[i];
+  }
+  if (!simnpu__tfjs_space_batch_check (l, tn, in, tn->n_inputs)) {
+    tn->poison = (int) idx;
+    return 0;
   }
   if (op->translate)
     ret = op->translate (l, tn, in);
@@ -511,9 +556,12 @@ cut_before_control_flow (tfjs_loader * l, GString * added)
   bool *dep;
   unsigned i, j, k;
 
+  /* a node of a folded cond that carries the poison of an unsupported
+   * op is not what the cut is for */
   for (i = 0; i < l->n_nodes && cf == NULL; i++)
     if (simnpu__tfjs_is_control_flow (l->nodes[i].op)
-        && l->nodes[i].poison != TFJS_NO_POISON)
+        && l->nodes[i].poison != TFJS_NO_POISON
+        && simnpu__tfjs_is_control_flow (l->nodes[l->nodes[i].poison].op))
       cf = &l->nodes[i];
   if (cf == NULL)
     return NULL;
@@ -551,11 +599,38 @@ cut_before_control_flow (tfjs_loader * l, GString * added)
   return cf;
 }
 
+/* What the cut part is, for the messages: a loop, as a rule the model's
+ * NMS (axnms does it), or a cond whose predicate is no constant
+ * (--input-value may make it one). g_free() the result. */
+static char *
+control_flow_what (const tfjs_loader * l, const tfjs_node * cf)
+{
+  unsigned idx = (unsigned) (cf - l->nodes);
+  char *inputs, *what;
+
+  if (!simnpu__tfjs_is_cond_op (cf->op) || (l->frame_of != NULL
+          && l->frame_of[idx] >= 0))
+    return g_strdup ("a TF while loop, usually the model's NMS, which axnms "
+        "does on the outputs left");
+  if (strcmp (cf->op, "If") == 0 || strcmp (cf->op, "StatelessIf") == 0)
+    return g_strdup ("a tf.cond in functional form, whose branches "
+        "simnpu-compile does not take");
+  inputs = simnpu__tfjs_cond_inputs (l, cf);
+  if (inputs == NULL)
+    return g_strdup ("a tf.cond whose predicate is not a constant");
+  what = g_strdup_printf ("a tf.cond whose predicate is not a constant; it "
+      "reads the input%s %s: if that is constant in use, --input-value "
+      "NAME=NUMBER fixes it and keeps only the branch taken",
+      strchr (inputs, ',') ? "s" : "", inputs);
+  g_free (inputs);
+  return what;
+}
+
 static int
 set_outputs (tfjs_loader * l, JsonObject * root)
 {
   GPtrArray *refs = g_ptr_array_new ();
-  GString *dropped = g_string_new (NULL);
+  GString *dropped = g_string_new (NULL), *untaken = g_string_new (NULL);
   int first_poison = TFJS_NO_POISON;
   unsigned i;
   int ret = find_outputs (l, root, refs);
@@ -573,6 +648,8 @@ set_outputs (tfjs_loader * l, JsonObject * root)
       ret =
           simnpu__tfjs_fail (l, SIMNPU_EFORMAT,
           "the signature's output '%s' names no node", s);
+    } else if (l->nodes[GPOINTER_TO_INT (p) - 1].dead) {
+      g_string_append_printf (untaken, "%s'%s'", untaken->len ? ", " : "", s);
     } else if (l->nodes[GPOINTER_TO_INT (p) - 1].poison != TFJS_NO_POISON) {
       const tfjs_node *bad =
           &l->nodes[l->nodes[GPOINTER_TO_INT (p) - 1].poison];
@@ -598,30 +675,39 @@ set_outputs (tfjs_loader * l, JsonObject * root)
     }
     g_free (own);
   }
+  if (ret == 0 && untaken->len) {
+    if (l->g->n_outputs == 0)
+      ret = simnpu__tfjs_fail (l, SIMNPU_EINVAL, "every output is in a "
+          "branch that a tf.cond does not take with the inputs fixed by "
+          "--input-value: %s", untaken->str);
+    else
+      g_message ("tfjs: left out outputs in a branch that a tf.cond does "
+          "not take with the inputs fixed by --input-value: %s", untaken->str);
+  }
   if (ret == 0 && dropped->len) {
     GString *added = g_string_new (NULL);
     const tfjs_node *cf = cut_before_control_flow (l, added);
+    char *what = cf ? control_flow_what (l, cf) : NULL;
 
     if (cf != NULL && l->g->n_outputs == 0)
       ret = simnpu__tfjs_fail (l, SIMNPU_EUNSUPPORTED, "every output needs "
-          "the graph's control flow (node '%s', op %s: a TF while loop or "
-          "cond, here before any output can be computed)", cf->name, cf->op);
+          "the graph's control flow (node '%s', op %s: %s), which "
+          "simnpu-compile does not run, here before any output can be "
+          "computed", cf->name, cf->op, what);
     else if (cf != NULL && added->len)
-      g_message ("tfjs: the graph has control flow (node '%s', op %s: a TF "
-          "while loop or cond), which simnpu-compile does not run; it is cut "
-          "before it. Outputs dropped: %s. Outputs added, the tensors the "
-          "cut part reads: %s. Such a loop is usually the model's NMS, which "
-          "axnms does on these outputs.", cf->name, cf->op, dropped->str,
-          added->str);
+      g_message ("tfjs: the graph has control flow (node '%s', op %s: %s), "
+          "which simnpu-compile does not run; it is cut before it. Outputs "
+          "dropped: %s. Outputs added, the tensors the cut part reads: %s.",
+          cf->name, cf->op, what, dropped->str, added->str);
     else if (cf != NULL)
-      g_message ("tfjs: the graph has control flow (node '%s', op %s: a TF "
-          "while loop or cond), which simnpu-compile does not run; it is cut "
-          "before it. Outputs dropped: %s; the outputs left read nothing of "
-          "the cut part. Such a loop is usually the model's NMS, which axnms "
-          "does.", cf->name, cf->op, dropped->str);
+      g_message ("tfjs: the graph has control flow (node '%s', op %s: %s), "
+          "which simnpu-compile does not run; it is cut before it. Outputs "
+          "dropped: %s; the outputs left read nothing of the cut part.",
+          cf->name, cf->op, what, dropped->str);
     if (cf != NULL)
       g_string_truncate (dropped, 0);
     g_string_free (added, TRUE);
+    g_free (what);
   }
   if (ret == 0 && l->g->n_outputs == 0) {
     if (first_poison != TFJS_NO_POISON)
@@ -637,6 +723,7 @@ set_outputs (tfjs_loader * l, JsonObject * root)
         dropped->str);
   }
   g_string_free (dropped, TRUE);
+  g_string_free (untaken, TRUE);
   g_ptr_array_free (refs, TRUE);
   return ret;
 }
@@ -742,6 +829,7 @@ simnpu__tfjs_load_data_shaped (const char *json, size_t size,
     for (i = 0; i < l.n_nodes; i++) {
       g_free (l.nodes[i].inputs);
       g_free (l.nodes[i].input_nodes);
+      g_free (l.nodes[i].ctrl_nodes);
     }
     g_free (l.nodes);
   }
@@ -749,6 +837,8 @@ simnpu__tfjs_load_data_shaped (const char *json, size_t size,
   g_hash_table_destroy (l.weights);
   g_hash_table_destroy (l.node_by_name);
   g_hash_table_destroy (l.tensors);
+  if (l.space_batch)
+    g_hash_table_destroy (l.space_batch);
   g_object_unref (parser);
   if (ret < 0) {
     simnpu__ir_graph_free (l.g);

@@ -116,7 +116,7 @@ typedef struct
   gchar *fallback_share_arg, *max_frames_arg, *frame_stride_arg;
   gdouble fallback_share;
   gchar *output_dtype;
-  gchar **input_shape;
+  gchar **input_shape, **input_value, **recurrent;
   gint max_frames, frame_stride;
   gboolean quantize_only;
 } model_args;
@@ -210,22 +210,71 @@ load_labels (const char *path, char ***out)
   return 0;
 }
 
-/* Calibration feeds one image input: the error for any other count */
-static void
-refuse_inputs (const char *src, const simnpu__ir_graph * g)
+/* Calibration feeds images to one input, the first whose shape is an
+ * image's and that no --recurrent pairs; it becomes input 0 (the others
+ * keep their order). False, with the error said, when there is none. */
+static bool
+pick_image_input (const char *src, simnpu__ir_graph * g,
+    char *const *recurrent_inputs)
 {
-  GString *names = g_string_new (NULL);
-  unsigned i;
+  GString *names;
+  bool nchw;
+  unsigned i, j, h, w, ch;
+  int pick = -1;
 
+  for (i = 0; i < g->n_inputs && pick < 0; i++) {
+    const simnpu__ir_tensor *t = &g->tensors[g->inputs[i]];
+    bool state = false;
+    for (j = 0; recurrent_inputs && recurrent_inputs[j]; j++)
+      state |= strcmp (recurrent_inputs[j], t->name) == 0;
+    if (!state && input_geometry (t, &nchw, &h, &w, &ch))
+      pick = (int) i;
+  }
+  if (pick >= 0) {
+    int t = g->inputs[pick];
+    memmove (&g->inputs[1], &g->inputs[0], pick * sizeof g->inputs[0]);
+    g->inputs[0] = t;
+    return true;
+  }
+  names = g_string_new (NULL);
   for (i = 0; i < g->n_inputs; i++)
     g_string_append_printf (names, "%s'%s'", i ? ", " : "",
         g->tensors[g->inputs[i]].name);
-  fprintf (stderr, "simnpu-compile: %s: the model has %u inputs (%s); "
-      "calibration feeds one image input, and simnpu-compile cannot feed "
-      "the others yet: start the model at the tensors an image makes with "
-      "--inputs (simnpu-compile cannot do this yet)\n", src, g->n_inputs,
-      names->str);
+  fprintf (stderr, "simnpu-compile: %s: the model has %u inputs (%s) and "
+      "none is an image ([1,H,W,1|3] or [1,1|3,H,W]) that --recurrent does "
+      "not name; calibration feeds images to one input: give the image "
+      "input's shape with --input-shape, or start the model at the tensors "
+      "an image makes with --inputs\n", src, g->n_inputs, names->str);
   g_string_free (names, TRUE);
+  return false;
+}
+
+/* --recurrent INPUT=OUTPUT, each into the two NULL-terminated lists */
+static bool
+parse_recurrent (gchar ** specs, char ***inputs, char ***outputs)
+{
+  unsigned n = specs ? g_strv_length (specs) : 0, i, j;
+
+  *inputs = g_new0 (char *, n + 1);
+  *outputs = g_new0 (char *, n + 1);
+  for (i = 0; i < n; i++) {
+    const char *eq = strchr (specs[i], '=');
+    if (eq == NULL || eq == specs[i] || eq[1] == '\0') {
+      fprintf (stderr, "simnpu-compile: --recurrent '%s': expected "
+          "INPUT=OUTPUT, a state input and the output that gives its next "
+          "value, e.g. r1i=Identity_2\n", specs[i]);
+      return false;
+    }
+    (*inputs)[i] = g_strndup (specs[i], eq - specs[i]);
+    (*outputs)[i] = g_strdup (eq + 1);
+    for (j = 0; j < i; j++)
+      if (strcmp ((*inputs)[j], (*inputs)[i]) == 0) {
+        fprintf (stderr, "simnpu-compile: --recurrent %s given twice\n",
+            (*inputs)[i]);
+        return false;
+      }
+  }
+  return true;
 }
 
 static int
@@ -239,7 +288,11 @@ compile_model (const char *src, const model_args * a,
   simnpu_error error = { 0 };
   gchar *decoder = NULL;
   unsigned i, n_shapes = a->input_shape ? g_strv_length (a->input_shape) : 0;
+  unsigned n_values = a->input_value ? g_strv_length (a->input_value) : 0;
+  simnpu__input_value *value_items = g_new0 (simnpu__input_value,
+      MAX (n_values, 1));
   char **labels = NULL, **logits = NULL, **fg = NULL;
+  char **rec_in = NULL, **rec_out = NULL;
   simnpu__input_shape *shape_items = g_new0 (simnpu__input_shape,
       MAX (n_shapes, 1));
   simnpu__input_shapes shapes = { 0 };
@@ -270,8 +323,28 @@ compile_model (const char *src, const model_args * a,
       fprintf (stderr, "simnpu-compile: %s\n", error.message);
       goto out;
     }
+  if (n_values > SIMNPU_IR_MAX_INPUTS) {
+    fprintf (stderr, "simnpu-compile: --input-value given %u times; a model "
+        "has at most %d inputs\n", n_values, SIMNPU_IR_MAX_INPUTS);
+    goto out;
+  }
+  for (i = 0; i < n_values; i++) {
+    unsigned j;
+    if (!simnpu__input_value_parse (a->input_value[i], &value_items[i], &error)) {
+      fprintf (stderr, "simnpu-compile: %s\n", error.message);
+      goto out;
+    }
+    for (j = 0; j < i; j++)
+      if (strcmp (value_items[j].name, value_items[i].name) == 0) {
+        fprintf (stderr, "simnpu-compile: --input-value %s given twice\n",
+            value_items[i].name);
+        goto out;
+      }
+  }
   shapes.items = shape_items;
   shapes.n = n_shapes;
+  shapes.values = value_items;
+  shapes.n_values = n_values;
   fprintf (stderr, "simnpu-compile: importing %s\n", src);
   if (simnpu__import_model_shaped (src, a->inputs, a->outputs, &shapes, &g,
           &error) < 0) {
@@ -281,14 +354,14 @@ compile_model (const char *src, const model_args * a,
   }
   if (check_model_files (io, g->model_files) < 0)
     goto out;
-  /* a model of several inputs whose first is no image is refused now;
-   * otherwise the options are checked first */
-  if (g->n_inputs > 1 && (a->calibration || a->validation)
-      && !input_geometry (&g->tensors[g->inputs[0]], &nchw, &in_h, &in_w,
-          &in_ch)) {
-    refuse_inputs (src, g);
+  /* a model of several inputs: images go to the one that takes them,
+   * made its input 0; simnpu__compile() checks the others */
+  if (!parse_recurrent (a->recurrent, &rec_in, &rec_out))
     goto out;
-  }
+  o.recurrent_inputs = rec_in;
+  o.recurrent_outputs = rec_out;
+  if (g->n_inputs > 1 && !pick_image_input (src, g, rec_in))
+    goto out;
   /* a model file does not record the normalisation it was trained with:
    * an image input without --preprocess gets pixels 0..255 */
   if (a->preprocess == NULL && (a->calibration || a->validation)
@@ -401,15 +474,23 @@ compile_model (const char *src, const model_args * a,
         "i8\n", a->output_dtype);
     goto out;
   }
-  if (g->n_inputs != 1) {
-    refuse_inputs (src, g);
-    goto out;
-  }
   fprintf (stderr, "simnpu-compile: calibrating and quantising ...\n");
   if (simnpu__compile (g, &o, out, &r, &error) < 0) {
     fprintf (stderr, "simnpu-compile: %s: %s (%s)\n", src, error.message,
         error_kind (error.code));
     goto out;
+  }
+  if (g->n_inputs > 1) {
+    GString *names = g_string_new (NULL);
+    for (i = 0; i < g->n_inputs; i++)
+      g_string_append_printf (names, "%s'%s'", i ? ", " : "",
+          g->tensors[g->inputs[i]].name);
+    fprintf (stderr, "simnpu-compile: note: the model has %u inputs (%s): "
+        "the simnpu runtime runs it (a job takes a buffer per input, in "
+        "the order and with the names simnpu_model_get_input() gives), "
+        "but axinference takes models of one input and will refuse it\n",
+        g->n_inputs, names->str);
+    g_string_free (names, TRUE);
   }
   if (!quiet) {
     /* one technique per line, aligned under the first */
@@ -441,11 +522,16 @@ out:
   for (i = 0; i < n_shapes; i++)
     g_free (shape_items[i].name);
   g_free (shape_items);
+  for (i = 0; i < n_values; i++)
+    g_free (value_items[i].name);
+  g_free (value_items);
   simnpu__compile_result_clear (&r);
   simnpu__ir_graph_free (g);
   g_ptr_array_unref (o.calibration);
   g_ptr_array_unref (o.validation);
   g_strfreev (labels);
+  g_strfreev (rec_in);
+  g_strfreev (rec_out);
   g_strfreev (logits);
   g_strfreev (fg);
   g_free (decoder);
@@ -561,6 +647,19 @@ main (int argc, char **argv)
           "may be left out for a model of one input (repeatable). "
           "Calibration images are resized to it",
         "[NAME=]DIMS"},
+    {"input-value", 0, 0, G_OPTION_ARG_STRING_ARRAY, &ma.input_value,
+          "Fix an input to a constant, NUMBER in every element, e.g. "
+          "downsample_ratio=0.5: of the shape --input-shape gives it, else "
+          "the model's, else a scalar; what it decides (a tf.cond on it) "
+          "folds to the branch taken (repeatable)",
+        "NAME=NUMBER"},
+    {"recurrent", 0, 0, G_OPTION_ARG_STRING_ARRAY, &ma.recurrent,
+          "A recurrent state: calibration feeds INPUT, image after image, "
+          "what the previous image gave OUTPUT (a graph output of its "
+          "shape), zeros for the first, as a video would (repeatable). "
+          "Every input but the image must be fixed by --input-value or "
+          "paired so",
+        "INPUT=OUTPUT"},
     {"outputs", 0, 0, G_OPTION_ARG_STRING, &ma.outputs,
         "Cut the model at these tensors (comma-separated)", "NAMES"},
     {"inputs", 0, 0, G_OPTION_ARG_STRING, &ma.inputs,
@@ -793,6 +892,8 @@ out:
   g_free (ma.technique);
   g_free (ma.output_dtype);
   g_strfreev (ma.input_shape);
+  g_strfreev (ma.input_value);
+  g_strfreev (ma.recurrent);
   g_free (ma.fallback_share_arg);
   g_free (ma.max_frames_arg);
   g_free (ma.frame_stride_arg);

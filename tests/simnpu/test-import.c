@@ -246,6 +246,215 @@ test_shape_tfjs (void)
 }
 
 /* ------------------------------------------------------------------ */
+/* --input-value: a tf.cond on an input fixed to a constant */
+
+/* out = cond (r == 1, x * 2, x + 3) and out2 = cond (r == 1, 10, 20), in
+ * TF1's dataflow form: a Switch per value a branch reads, the pivots the
+ * constants of out2's branches depend on (control inputs), the Merges.
+ * Weights: one, two, three, c_then (10), c_else (20). */
+static const char cond_json[] =
+    "{\"modelTopology\": {\"node\": ["
+    "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
+    " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"dim\": [{\"size\":"
+    " \"1\"}, {\"size\": \"2\"}, {\"size\": \"2\"}, {\"size\": \"3\"}]}}}},"
+    "{\"name\": \"r\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
+    " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"unknownRank\":"
+    " true}}}},"
+    "{\"name\": \"one\", \"op\": \"Const\"},"
+    "{\"name\": \"two\", \"op\": \"Const\"},"
+    "{\"name\": \"eq\", \"op\": \"Equal\", \"input\": [\"r\", \"one\"]},"
+    "{\"name\": \"c/switch_pred\", \"op\": \"Switch\", \"input\": [\"eq\","
+    " \"eq\"]},"
+    "{\"name\": \"c/pivot_f\", \"op\": \"Identity\", \"input\":"
+    " [\"c/switch_pred\"]},"
+    "{\"name\": \"c/pivot_t\", \"op\": \"Identity\", \"input\":"
+    " [\"c/switch_pred:1\"]},"
+    "{\"name\": \"c/sw_x\", \"op\": \"Switch\", \"input\": [\"x\", \"eq\"]},"
+    "{\"name\": \"c/then/mul\", \"op\": \"Mul\", \"input\": [\"c/sw_x:1\","
+    " \"two\"]},"
+    "{\"name\": \"c/else/three\", \"op\": \"Const\", \"input\":"
+    " [\"^c/pivot_f\"]},"
+    "{\"name\": \"c/else/add\", \"op\": \"AddV2\", \"input\": [\"c/sw_x\","
+    " \"c/else/three\"]},"
+    "{\"name\": \"c/then/c_then\", \"op\": \"Const\", \"input\":"
+    " [\"^c/pivot_t\"]},"
+    "{\"name\": \"c/else/c_else\", \"op\": \"Const\", \"input\":"
+    " [\"^c/pivot_f\"]},"
+    "{\"name\": \"out\", \"op\": \"Merge\", \"input\": [\"c/else/add\","
+    " \"c/then/mul\"]},"
+    "{\"name\": \"out2\", \"op\": \"Merge\", \"input\": [\"c/else/c_else\","
+    " \"c/then/c_then\"]}"
+    "]}, \"signature\": {\"outputs\": {\"out\": {\"name\": \"out:0\"},"
+    " \"out2\": {\"name\": \"out2:0\"}}},"
+    " \"weightsManifest\": [{\"paths\": [\"c.bin\"], \"weights\": ["
+    " {\"name\": \"one\", \"shape\": [], \"dtype\": \"float32\"},"
+    " {\"name\": \"two\", \"shape\": [], \"dtype\": \"float32\"},"
+    " {\"name\": \"c/else/three\", \"shape\": [], \"dtype\": \"float32\"},"
+    " {\"name\": \"c/then/c_then\", \"shape\": [], \"dtype\": \"float32\"},"
+    " {\"name\": \"c/else/c_else\", \"shape\": [], \"dtype\": \"float32\"}"
+    "]}]}";
+static const float cond_bin[] = { 1.0f, 2.0f, 3.0f, 10.0f, 20.0f };
+
+#define COND_N 12
+
+/* Loads cond_json with r fixed to value, runs it on x; out and out2 */
+static void
+run_cond (const char *value, float *out, float *out2)
+{
+  simnpu__input_value v[1];
+  simnpu__input_shapes shapes = { 0 };
+  simnpu__ir_graph *g;
+  simnpu__ir_exec *ex;
+  simnpu_error error = { 0 };
+  unsigned i;
+
+  g_assert_true (simnpu__input_value_parse (value, &v[0], &error));
+  shapes.values = v;
+  shapes.n_values = 1;
+  g_assert_cmpint (load_tfjs (cond_json, cond_bin, sizeof cond_bin, &shapes,
+          &g, &error), ==, 0);
+  g_assert_true (shapes.values_used[0]);
+  g_assert_cmpint (simnpu__input_shapes_check_used (&shapes, g, &error), ==, 0);
+  /* r is a constant now: x is the only input, nothing of the cond left */
+  g_assert_cmpuint (g->n_inputs, ==, 1);
+  g_assert_cmpstr (g->tensors[g->inputs[0]].name, ==, "x");
+  g_assert_cmpuint (g->n_outputs, ==, 2);
+  g_assert_cmpint (simnpu__ir_fold_constants (g, &error), ==, 0);
+  ex = simnpu__ir_exec_new (g, &error);
+  g_assert_nonnull (ex);
+  for (i = 0; i < COND_N; i++)
+    ((float *) simnpu__ir_exec_data (ex, g->inputs[0]))[i] = (float) i - 5.0f;
+  g_assert_cmpint (simnpu__ir_exec_run (ex, 0, g->n_nodes, &error), ==, 0);
+  g_assert_cmpint (simnpu__ir_tensor_elements (&g->tensors[g->outputs[0]]),
+      ==, COND_N);
+  memcpy (out, simnpu__ir_exec_data (ex, g->outputs[0]), COND_N * sizeof
+      (float));
+  g_assert_cmpint (simnpu__ir_tensor_elements (&g->tensors[g->outputs[1]]),
+      ==, 1);
+  *out2 = *(const float *) simnpu__ir_exec_data (ex, g->outputs[1]);
+  simnpu__ir_exec_free (ex);
+  simnpu__ir_graph_free (g);
+  g_free (v[0].name);
+}
+
+static void
+test_input_value_cond (void)
+{
+  static const char *const bad[] = { "r", "=1", "r=", "r=x", "r=1x",
+    "r=nan", "r=inf", NULL
+  };
+  simnpu__input_value v[1];
+  simnpu__input_shapes shapes = { 0 };
+  simnpu__ir_graph *g;
+  simnpu_error error = { 0 };
+  float out[COND_N], out2;
+  unsigned i;
+
+  /* the predicate true: the then branch, x * 2 and 10 */
+  run_cond ("r=1", out, &out2);
+  for (i = 0; i < COND_N; i++)
+    g_assert_cmpfloat (out[i], ==, 2.0f * ((float) i - 5.0f));
+  g_assert_cmpfloat (out2, ==, 10.0f);
+  /* false: the else branch, x + 3 and 20 */
+  run_cond ("r=0.5", out, &out2);
+  for (i = 0; i < COND_N; i++)
+    g_assert_cmpfloat (out[i], ==, (float) i - 5.0f + 3.0f);
+  g_assert_cmpfloat (out2, ==, 20.0f);
+
+  /* parsing */
+  for (i = 0; bad[i]; i++) {
+    g_assert_false (simnpu__input_value_parse (bad[i], &v[0], &error));
+    expect_in (error.message, "--input-value");
+    expect_in (error.message, "NAME=NUMBER");
+  }
+  /* a value for an input the model does not have: the error names it and
+   * the model's inputs */
+  g_assert_true (simnpu__input_value_parse ("nope=1", &v[0], &error));
+  shapes.values = v;
+  shapes.n_values = 1;
+  {
+    simnpu__input_shape sh[1] = { shape_of ("r=1") };
+    shapes.items = sh;
+    shapes.n = 1;
+    g_assert_cmpint (load_tfjs (cond_json, cond_bin, sizeof cond_bin,
+            &shapes, &g, &error), ==, 0);
+    g_free (sh[0].name);
+  }
+  g_assert_cmpint (simnpu__input_shapes_check_used (&shapes, g, &error), ==,
+      SIMNPU_EINVAL);
+  expect_in (error.message, "--input-value nope=");
+  expect_in (error.message, "no input of that name");
+  expect_in (error.message, "'x'");
+  expect_in (error.message, "'r'");
+  /* without the value the cond is cut; what it reads is left */
+  g_assert_false (has_output (g, "out"));
+  simnpu__ir_graph_free (g);
+  g_free (v[0].name);
+  /* a value an int input cannot hold */
+  {
+    char *json = g_strdup (cond_json);
+    char *at = strstr (json, "\"r\", \"op\": \"Placeholder\", \"attr\": "
+        "{\"dtype\": {\"type\": \"DT_FLOAT\"}");
+    g_assert_nonnull (at);
+    memcpy (strstr (at, "DT_FLOAT"), "DT_INT32", 8);
+    g_assert_true (simnpu__input_value_parse ("r=0.5", &v[0], &error));
+    memset (shapes.values_used, 0, sizeof shapes.values_used);
+    shapes.n = 0;
+    g_assert_cmpint (load_tfjs (json, cond_bin, sizeof cond_bin, &shapes, &g,
+            &error), ==, SIMNPU_EINVAL);
+    expect_in (error.message, "the input is i32, which does not hold");
+    g_free (v[0].name);
+    g_free (json);
+  }
+}
+
+/* The tool: --input-value naming no input of the model fails, exit 1,
+ * with the message; one that does compiles */
+static void
+test_input_value_tool (void)
+{
+  gchar *dir = g_dir_make_tmp ("gst-ax-cond-XXXXXX", NULL);
+  gchar *json = g_build_filename (dir, "model.json", NULL);
+  gchar *bin = g_build_filename (dir, "c.bin", NULL);
+  const char *bad[] = { compile_tool, json, "--quantize-only",
+    "--input-value", "r=1", "--input-value", "nope=2", NULL
+  };
+  const char *twice[] = { compile_tool, json, "--quantize-only",
+    "--input-value", "r=1", "--input-value", "r=2", NULL
+  };
+  const char *good[] = { compile_tool, json, "--quantize-only",
+    "--input-value", "r=1", NULL
+  };
+  result r;
+
+  g_assert_true (g_file_set_contents (json, cond_json, -1, NULL));
+  g_assert_true (g_file_set_contents (bin, (const gchar *) cond_bin,
+          sizeof cond_bin, NULL));
+  r = run (bad);
+  g_assert_cmpint (r.status, ==, 1);
+  expect_in (r.err, "--input-value nope=...: the model has no input of "
+      "that name");
+  expect_in (r.err, "(an option is missing or wrong)");
+  result_clear (&r);
+  r = run (twice);
+  g_assert_cmpint (r.status, ==, 1);
+  expect_in (r.err, "--input-value r given twice");
+  result_clear (&r);
+  /* the value taken, the import succeeds (out2, a constant once the
+   * cond folds, is then no output the device can give: beyond this test) */
+  r = run (good);
+  expect_in (r.err, "calibrating and quantising");
+  g_assert_null (strstr (r.err, "--input-value"));
+  result_clear (&r);
+  g_unlink (json);
+  g_unlink (bin);
+  g_rmdir (dir);
+  g_free (json);
+  g_free (bin);
+  g_free (dir);
+}
+
+/* ------------------------------------------------------------------ */
 /* --input-shape: ONNX inputs with dim_param */
 
 /* x [N, 2, H, 4] (N and H symbolic) -> Relu -> y */
@@ -1129,6 +1338,8 @@ main (int argc, char **argv)
   g_test_add_func ("/import/shape-parse", test_shape_parse);
   g_test_add_func ("/import/shape-tfjs", test_shape_tfjs);
   g_test_add_func ("/import/shape-onnx", test_shape_onnx);
+  g_test_add_func ("/import/input-value-cond", test_input_value_cond);
+  g_test_add_func ("/import/input-value-tool", test_input_value_tool);
   g_test_add_func ("/import/control-flow-cut", test_control_flow_cut);
   g_test_add_func ("/import/control-flow-cut-onnx", test_control_flow_cut_onnx);
   g_test_add_func ("/import/gather-nd", test_gather_nd);

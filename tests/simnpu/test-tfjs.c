@@ -1334,6 +1334,79 @@ test_while_unrolled (void)
   shard_set_free (s);
 }
 
+/* A dilated depthwise conv as TF writes it (SpaceToBatchND, a VALID
+ * conv, BatchToSpaceND) loads as one conv of dilation 2, the same as the
+ * conv with dilations [1, 2, 2, 1] and SAME padding. */
+static const char space_batch_json[] =
+    "{\"modelTopology\": {\"node\": ["
+    "{\"name\": \"x\", \"op\": \"Placeholder\", \"attr\": {\"dtype\":"
+    " {\"type\": \"DT_FLOAT\"}, \"shape\": {\"shape\": {\"dim\": [{\"size\":"
+    " \"1\"}, {\"size\": \"6\"}, {\"size\": \"6\"}, {\"size\": \"2\"}]}}}},"
+    "{\"name\": \"w\", \"op\": \"Const\"},"
+    "{\"name\": \"block\", \"op\": \"Const\"},"
+    "{\"name\": \"pads\", \"op\": \"Const\"},"
+    "{\"name\": \"crops\", \"op\": \"Const\"},"
+    "{\"name\": \"s2b\", \"op\": \"SpaceToBatchND\", \"input\": [\"x\","
+    " \"block\", \"pads\"]},"
+    "{\"name\": \"dw\", \"op\": \"DepthwiseConv2dNative\", \"input\":"
+    " [\"s2b\", \"w\"], \"attr\": {\"padding\": {\"s\": \"VkFMSUQ=\"}}},"
+    "{\"name\": \"a\", \"op\": \"BatchToSpaceND\", \"input\": [\"dw\","
+    " \"block\", \"crops\"]},"
+    "{\"name\": \"b\", \"op\": \"DepthwiseConv2dNative\", \"input\":"
+    " [\"x\", \"w\"], \"attr\": {\"padding\": {\"s\": \"U0FNRQ==\"},"
+    " \"dilations\": {\"list\": {\"i\": [\"1\", \"2\", \"2\", \"1\"]}}}}"
+    "]}, \"weightsManifest\": [{\"paths\": [\"s.bin\"], \"weights\": ["
+    " {\"name\": \"w\", \"shape\": [3, 3, 2, 1], \"dtype\": \"float32\"},"
+    " {\"name\": \"block\", \"shape\": [2], \"dtype\": \"int32\"},"
+    " {\"name\": \"pads\", \"shape\": [2, 2], \"dtype\": \"int32\"},"
+    " {\"name\": \"crops\", \"shape\": [2, 2], \"dtype\": \"int32\"}" "]}]}";
+
+static void
+test_space_to_batch_conv (void)
+{
+  guint32 bin[18 + 2 + 4 + 4];
+  shard_set *s = shard_set_new ();
+  simnpu__ir_graph *g;
+  simnpu_error error;
+  float xv[6 * 6 * 2];
+  const float *ins[1] = { xv };
+  float **outs;
+  unsigned i;
+  int ta, tb;
+
+  for (i = 0; i < 18; i++) {
+    float w = 0.25f * (float) i - 2.0f;
+    memcpy (&bin[i], &w, sizeof w);
+  }
+  bin[18] = bin[19] = 2;
+  for (i = 0; i < 4; i++) {
+    bin[20 + i] = 2;
+    bin[24 + i] = 0;
+  }
+  for (i = 0; i < G_N_ELEMENTS (xv); i++)
+    xv[i] = (float) ((i * 7) % 11) - 5.0f;
+  shard_set_add (s, "s.bin", bin, sizeof bin);
+  g_assert_cmpint (load (space_batch_json, s, &g, &error), ==, 0);
+  g_assert_cmpuint (g->n_outputs, ==, 2);
+  /* two convs of dilation 2, no pad or batch left */
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_CONV2D), ==, 2);
+  g_assert_cmpuint (count_op (g, SIMNPU_IR_PAD), ==, 0);
+  for (i = 0; i < g->n_nodes; i++)
+    if (g->nodes[i].op == SIMNPU_IR_CONV2D)
+      g_assert_cmpint (g->nodes[i].attrs.dilation[0], ==, 2);
+  ta = strcmp (g->tensors[g->outputs[0]].name, "a") == 0 ? 0 : 1;
+  tb = 1 - ta;
+  assert_dims (&g->tensors[g->outputs[ta]], 4, (const int64_t[4]) {
+        1, 6, 6, 2
+      });
+  outs = run_graph (g, ins);
+  for (i = 0; i < G_N_ELEMENTS (xv); i++)
+    g_assert_cmpfloat (outs[ta][i], ==, outs[tb][i]);
+  free_outputs (outs, 2);
+  simnpu__ir_graph_free (g);
+  shard_set_free (s);
+}
+
 /* TF's nearest_neighbor_upsampling, as the Object Detection API's
  * feature pyramids write it (HandTrack): x stacked twice along a new axis
  * 3, that twice along a new axis 2, reshaped to [N, 2H, 2W, C]. It loads
@@ -1836,6 +1909,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tfjs/atan2-fill-like", test_atan2_fill_like);
   g_test_add_func ("/tfjs/while-unrolled", test_while_unrolled);
   g_test_add_func ("/tfjs/upsampling", test_upsampling);
+  g_test_add_func ("/tfjs/space-to-batch-conv", test_space_to_batch_conv);
   g_test_add_func ("/tfjs/fuse-hard-swish", test_fuse_hard_swish);
   g_test_add_func ("/tfjs/fuse-pad", test_fuse_pad);
   g_test_add_func ("/tfjs/blazeface", test_blazeface);

@@ -362,16 +362,25 @@ take_output (const gchar * dir, guint i, gsize n)
 static gchar *
 run_tfjs (const gchar * oracle, const gchar * src, const gchar * in_path,
     const gchar * dir, const gchar * shape, const gchar * names,
-    const gchar * backend)
+    GPtrArray * fills, const gchar * backend)
 {
-  const gchar *argv[] = { "node", oracle, src, in_path, dir, "--shape",
-    shape, "--outputs", names, "--backend", backend, NULL
+  const gchar *base[] = { "node", oracle, src, in_path, dir, "--shape",
+    shape, "--outputs", names, "--backend", backend
   };
+  GPtrArray *argv = g_ptr_array_new ();
   GError *gerr = NULL;
   gchar *err = NULL, *note = NULL;
   gint status = 0;
+  guint i;
 
-  if (!g_spawn_sync (NULL, (gchar **) argv, NULL, G_SPAWN_SEARCH_PATH |
+  for (i = 0; i < G_N_ELEMENTS (base); i++)
+    g_ptr_array_add (argv, (gpointer) base[i]);
+  for (i = 0; i < fills->len; i++) {
+    g_ptr_array_add (argv, (gpointer) "--fill");
+    g_ptr_array_add (argv, fills->pdata[i]);
+  }
+  g_ptr_array_add (argv, NULL);
+  if (!g_spawn_sync (NULL, (gchar **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH |
           G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err, &status, &gerr)) {
     note = g_strdup_printf ("node: %s", gerr->message);
   } else if (!g_spawn_check_wait_status (status, NULL)) {
@@ -379,6 +388,7 @@ run_tfjs (const gchar * oracle, const gchar * src, const gchar * in_path,
     note = g_strdup_printf ("TF.js: %s", l[0]);
     g_strfreev (l);
   }
+  g_ptr_array_unref (argv);
   g_clear_error (&gerr);
   g_free (err);
   return note;
@@ -390,7 +400,7 @@ run_tfjs (const gchar * oracle, const gchar * src, const gchar * in_path,
  * than that, whatever the order of its sums. */
 static double
 float_sensitivity (const simnpu__ir_graph * g, simnpu__ir_exec * x,
-    const float *input, gsize n_in)
+    int image, const float *input, gsize n_in)
 {
   simnpu__ir_exec *y = simnpu__ir_exec_new (g, NULL);
   double worst = 0.0;
@@ -400,7 +410,12 @@ float_sensitivity (const simnpu__ir_graph * g, simnpu__ir_exec * x,
 
   if (!y)
     return NAN;
-  px = simnpu__ir_exec_data (y, g->inputs[0]);
+  for (i = 0; i < g->n_inputs; i++)
+    if (g->inputs[i] != image)
+      memset (simnpu__ir_exec_data (y, g->inputs[i]), 0,
+          (size_t) simnpu__ir_tensor_elements (&g->tensors[g->inputs[i]])
+          * sizeof (float));
+  px = simnpu__ir_exec_data (y, image);
   for (k = 0; k < n_in; k++)
     px[k] = nextafterf (input[k], ((k * 2654435761u) >> 7) & 1 ? INFINITY
         : -INFINITY);
@@ -439,6 +454,9 @@ check_oracle (row * r, const gchar * src, const gchar * images,
   GString *outs = g_string_new (NULL);
   GError *gerr = NULL;
   const gchar *spec = NULL;
+  GPtrArray *states = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *fills = g_ptr_array_new_with_free_func (g_free);
+  int image = -1;
   gboolean nchw;
   bool color_given;
   unsigned h, w, ch, i;
@@ -458,12 +476,43 @@ check_oracle (row * r, const gchar * src, const gchar * images,
         && simnpu__input_value_parse (extra[i] + strlen ("--input-value="),
             &values[shapes.n_values], &error))
       shapes.n_values++;
+    else if (g_str_has_prefix (extra[i], "--recurrent=")
+        && strchr (extra[i] + strlen ("--recurrent="), '='))
+      g_ptr_array_add (states, g_strndup (extra[i] + strlen ("--recurrent="),
+              strcspn (extra[i] + strlen ("--recurrent="), "=")));
   if (simnpu__import_model_shaped (src, NULL, NULL, &shapes, &g, &error) < 0) {
     r->oracle_note = g_strdup_printf ("import: %s", error.message);
     goto out;
   }
-  in = &g->tensors[g->inputs[0]];
-  if (g->n_inputs != 1 || in->rank != 4 || in->dims[0] != 1) {
+  /* the image input: the one that is no recurrent state. The states
+   * start at zero, as a video's first frame has them, in both runs; an
+   * input fixed to a value is a constant here and that value in TF.js */
+  for (i = 0; i < g->n_inputs; i++) {
+    const simnpu__ir_tensor *t = &g->tensors[g->inputs[i]];
+    guint k;
+    gboolean state = FALSE;
+    for (k = 0; k < states->len; k++)
+      state |= g_strcmp0 (t->name, states->pdata[k]) == 0;
+    if (!state && image >= 0) {
+      image = -1;
+      break;
+    }
+    if (!state) {
+      image = g->inputs[i];
+    } else {
+      GString *f = g_string_new (t->name);
+      g_string_append (f, "=0@");
+      for (k = 0; k < t->rank; k++)
+        g_string_append_printf (f, "%s%" G_GINT64_FORMAT, k ? "," : "",
+            t->dims[k]);
+      g_ptr_array_add (fills, g_string_free (f, FALSE));
+    }
+  }
+  for (i = 0; i < shapes.n_values; i++)
+    g_ptr_array_add (fills, g_strdup_printf ("%s=%.17g", values[i].name,
+            values[i].value));
+  in = image >= 0 ? &g->tensors[image] : NULL;
+  if (!in || in->rank != 4 || in->dims[0] != 1) {
     r->oracle_note = g_strdup ("not one image input");
     goto out;
   }
@@ -502,7 +551,12 @@ check_oracle (row * r, const gchar * src, const gchar * images,
     r->oracle_note = g_strdup_printf ("executor: %s", error.message);
     goto out;
   }
-  memcpy (simnpu__ir_exec_data (x, g->inputs[0]), tensors->pdata[0],
+  for (i = 0; i < g->n_inputs; i++)
+    if (g->inputs[i] != image)
+      memset (simnpu__ir_exec_data (x, g->inputs[i]), 0,
+          (size_t) simnpu__ir_tensor_elements (&g->tensors[g->inputs[i]])
+          * sizeof (float));
+  memcpy (simnpu__ir_exec_data (x, image), tensors->pdata[0],
       (size_t) w * h * ch * sizeof (float));
   if (simnpu__ir_exec_run (x, 0, g->n_nodes, &error) < 0) {
     r->oracle_note = g_strdup_printf ("run: %s", error.message);
@@ -521,7 +575,7 @@ check_oracle (row * r, const gchar * src, const gchar * images,
   names = g_string_free (outs, FALSE);
   outs = NULL;
   if ((r->oracle_note = run_tfjs (oracle, src, in_path, dir, shape, names,
-              "wasm")))
+              fills, "wasm")))
     goto out;
   r->oracle_rel = 0.0;
   for (i = 0; i < g->n_outputs; i++) {
@@ -545,9 +599,10 @@ check_oracle (row * r, const gchar * src, const gchar * images,
    * float32 conditioning that TF.js's own two backends show too? */
   if (r->oracle_rel > ORACLE_TARGET && isfinite (r->oracle_rel)) {
     gchar *why;
-    r->sensitivity = float_sensitivity (g, x, tensors->pdata[0],
+    r->sensitivity = float_sensitivity (g, x, image, tensors->pdata[0],
         (gsize) w * h * ch);
-    if ((why = run_tfjs (oracle, src, in_path, dir, shape, names, "cpu"))) {
+    if ((why = run_tfjs (oracle, src, in_path, dir, shape, names, fills,
+                "cpu"))) {
       r->oracle_note = why;
       goto out;
     }
@@ -582,6 +637,8 @@ out:
   g_free (photo);
   g_ptr_array_unref (tensors);
   g_ptr_array_unref (wasm);
+  g_ptr_array_unref (states);
+  g_ptr_array_unref (fills);
   for (i = 0; i < shapes.n; i++)
     g_free (given[i].name);
   for (i = 0; i < shapes.n_values; i++)

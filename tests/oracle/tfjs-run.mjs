@@ -5,7 +5,7 @@
 //
 //   node tfjs-run.mjs MODEL_JSON INPUT.f32 OUTDIR
 //        [--shape 1,256,256,3] [--outputs name1,name2] [--modules DIR]
-//        [--backend wasm|cpu]
+//        [--backend wasm|cpu] [--fill NAME=VALUE[@D,D,...] ...]
 //
 // MODEL_JSON   model.json of a TF.js graph model; its weight shards are read
 //              from the same directory (no network, no tfjs-node).
@@ -21,6 +21,10 @@
 //              <data dir>/oracle).
 // --backend    wasm (default; falls back to cpu if it cannot initialise) or
 //              cpu.
+// --fill       another input of the model, every element VALUE, of the
+//              shape D,D,... (a scalar without @); repeatable. INPUT.f32
+//              then goes to the one input no --fill names (a model of
+//              several inputs: recurrent states, a ratio).
 //
 // Writes OUTDIR/<i>.f32 (output i as little-endian float32, whatever its
 // dtype: int32/bool outputs are converted) and OUTDIR/outputs.json:
@@ -38,7 +42,7 @@ import { fileURLToPath } from 'node:url';
 
 const USAGE = 'usage: node tfjs-run.mjs MODEL_JSON INPUT.f32 OUTDIR ' +
   '[--shape 1,256,256,3] [--outputs name1,name2] [--modules DIR] ' +
-  '[--backend wasm|cpu]';
+  '[--backend wasm|cpu] [--fill NAME=VALUE[@D,D,...] ...]';
 const FLOAT32_BYTES = 4;
 const EXIT_ERROR = 1;
 const EXIT_USAGE = 2;
@@ -50,7 +54,7 @@ function die(msg, code = EXIT_ERROR) {
 
 function parseArgs(argv) {
   const args = { positional: [], shape: null, outputs: null, modules: null,
-    backend: 'wasm' };
+    backend: 'wasm', fills: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => {
@@ -66,6 +70,18 @@ function parseArgs(argv) {
           EXIT_USAGE);
     } else if (a === '--outputs') {
       args.outputs = value().split(',').filter((n) => n.length > 0);
+    } else if (a === '--fill') {
+      const f = value();
+      const m = /^([^=]+)=([^@]+)(?:@([0-9,]+))?$/.exec(f);
+      const v = m ? Number(m[2]) : NaN;
+      if (!m || !Number.isFinite(v))
+        die(`--fill "${f}": expected NAME=VALUE or NAME=VALUE@D,D,...`,
+          EXIT_USAGE);
+      const shape = m[3] ? m[3].split(',').map((d) => Number(d)) : [];
+      if (shape.some((d) => !Number.isInteger(d) || d <= 0))
+        die(`--fill "${f}": the shape's dims must be positive integers`,
+          EXIT_USAGE);
+      args.fills.push({ name: m[1], value: v, shape });
     } else if (a === '--modules') {
       args.modules = value();
     } else if (a === '--backend') {
@@ -186,10 +202,9 @@ async function initBackend(tf, req, wanted) {
   return 'cpu';
 }
 
-function inputShape(model, explicit) {
+function inputShape(info, explicit) {
   if (explicit)
     return explicit;
-  const info = model.inputs[0];
   if (!info.shape)
     die(`the model's input "${info.name}" has no known shape; pass --shape`);
   return info.shape.map((d) => (d === null || d < 0 ? 1 : d));
@@ -210,9 +225,17 @@ async function main() {
   const t0 = performance.now();
   const model = await converter.loadGraphModel(fileIOHandler(modelJson));
   const loadMs = performance.now() - t0;
-  if (model.inputs.length !== 1)
-    die(`${modelJson}: ${model.inputs.length} inputs; only one-input models ` +
-      'are supported');
+  const bare = (n) => n.replace(/:0$/, '');
+  for (const f of args.fills)
+    if (!model.inputs.some((i) => bare(i.name) === f.name))
+      die(`--fill: the model has no input "${f.name}" (its inputs: ` +
+        model.inputs.map((i) => bare(i.name)).join(', ') + ')');
+  const free = model.inputs.filter((i) =>
+    !args.fills.some((f) => f.name === bare(i.name)));
+  if (free.length !== 1)
+    die(`${modelJson}: ${model.inputs.length} inputs, ${free.length} not ` +
+      'given by --fill; INPUT.f32 feeds exactly one');
+  const info = free[0];
 
   let raw;
   try {
@@ -224,7 +247,7 @@ async function main() {
     die(`${inputFile}: ${raw.byteLength} bytes is not a whole number of ` +
       'float32 values');
   const nFloats = raw.byteLength / FLOAT32_BYTES;
-  const shape = inputShape(model, args.shape);
+  const shape = inputShape(info, args.shape);
   const want = shape.reduce((a, b) => a * b, 1);
   if (want !== nFloats)
     die(`${inputFile}: ${nFloats} float32 values, shape [${shape}] needs ` +
@@ -235,7 +258,15 @@ async function main() {
     values[i] = view.getFloat32(i * FLOAT32_BYTES, true);
   // an integer input (MoveNet's int32 pixels) takes the values as its
   // dtype; pass whole numbers for it
-  const input = tf.tensor(values, shape, model.inputs[0].dtype || 'float32');
+  let input = tf.tensor(values, shape, info.dtype || 'float32');
+  if (args.fills.length > 0) {
+    const named = { [bare(info.name)]: input };
+    for (const f of args.fills) {
+      const spec = model.inputs.find((i) => bare(i.name) === f.name);
+      named[f.name] = tf.fill(f.shape, f.value, spec.dtype || 'float32');
+    }
+    input = named;
+  }
 
   const outputNames = args.outputs || model.outputs.map((o) => o.name);
   const run = async () => {
@@ -285,7 +316,7 @@ async function main() {
     backend,
     tfjs_version: tf.version_core,
     model: path.resolve(modelJson),
-    input: { name: model.inputs[0].name, shape },
+    input: { name: info.name, shape },
     outputs,
     load_ms: Math.round(loadMs),
     execute_ms: Math.round(executeMs),

@@ -210,6 +210,19 @@ load_labels (const char *path, char ***out)
   return 0;
 }
 
+/* The model's input names, quoted: "'a', 'b'" */
+static GString *
+input_names (const simnpu__ir_graph * g)
+{
+  GString *names = g_string_new (NULL);
+  unsigned i;
+
+  for (i = 0; i < g->n_inputs; i++)
+    g_string_append_printf (names, "%s'%s'", i ? ", " : "",
+        g->tensors[g->inputs[i]].name);
+  return names;
+}
+
 /* Calibration feeds images to one input, the first whose shape is an
  * image's and that no --recurrent pairs; it becomes input 0 (the others
  * keep their order). False, with the error said, when there is none. */
@@ -236,10 +249,7 @@ pick_image_input (const char *src, simnpu__ir_graph * g,
     g->inputs[0] = t;
     return true;
   }
-  names = g_string_new (NULL);
-  for (i = 0; i < g->n_inputs; i++)
-    g_string_append_printf (names, "%s'%s'", i ? ", " : "",
-        g->tensors[g->inputs[i]].name);
+  names = input_names (g);
   fprintf (stderr, "simnpu-compile: %s: the model has %u inputs (%s) and "
       "none is an image ([1,H,W,1|3] or [1,1|3,H,W]) that --recurrent does "
       "not name; calibration feeds images to one input: give the image "
@@ -481,10 +491,7 @@ compile_model (const char *src, const model_args * a,
     goto out;
   }
   if (g->n_inputs > 1) {
-    GString *names = g_string_new (NULL);
-    for (i = 0; i < g->n_inputs; i++)
-      g_string_append_printf (names, "%s'%s'", i ? ", " : "",
-          g->tensors[g->inputs[i]].name);
+    GString *names = input_names (g);
     fprintf (stderr, "simnpu-compile: note: the model has %u inputs (%s): "
         "the simnpu runtime runs it (a job takes a buffer per input, in "
         "the order and with the names simnpu_model_get_input() gives), "

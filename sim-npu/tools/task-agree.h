@@ -45,14 +45,23 @@
  *   boxes OUT... T NMS MAX layout=L
  *                        decoded rows: L names each value of a row, x y
  *                        (first corner), X Y (second corner), s (score),
- *                        . (unused); no class
- *   anchor OUT... T NMS MAX grids=GxA,... size=S
+ *                        c (one class's score), . (unused); with s, no
+ *                        class; with c instead, the score is the largest
+ *                        c and the class its rank among the c (the
+ *                        first of equal ones), NMS still across classes
+ *                        (human's handtrack.ts: its background and face
+ *                        columns are ".", T 0.5, NMS 0.2)
+ *   anchor OUT... T NMS MAX grids=GxA,... size=S [scale=K]
  *                        SSD with generated anchors: a row is a score
  *                        logit (sigmoid), then the box centre's offset
  *                        from the anchor's and its size, in input
  *                        pixels; the anchors, of S input pixels a side,
  *                        are grid by grid (GxG cells, A anchors a cell),
- *                        row by row, centred in their cells
+ *                        row by row, centred in their cells (human's
+ *                        handpose and facemesh detectors: T 0.5 and 0.2,
+ *                        NMS 0.2 and 0.1); scale=K: the box's width and
+ *                        height times K (human's blazeposedetector.ts:
+ *                        its crop factor 5, T and NMS 0.1, one box)
  *   grid HEAT DIST [HEAT DIST]... T NMS MAX scale=K [centre=O] [peak]
  *                        [top=N] [clamp] [skip=C]
  *                        anchor-free grid: HEAT a square grid of class
@@ -386,7 +395,8 @@ task_match (const GArray * fl, const GArray * q, gint * pair)
   return found;
 }
 
-/* boxes: decoded rows, their values named by layout= */
+/* boxes: decoded rows, their values named by layout=, a score or
+ * class scores */
 static inline gboolean
 task_decode_boxes (const task_in * in, gchar ** arg, double t, GArray * dets)
 {
@@ -395,20 +405,29 @@ task_decode_boxes (const task_in * in, gchar ** arg, double t, GArray * dets)
   float row[TASK_MAX_ROW];
   gint64 r;
 
-  if (!layout || !strchr (layout, 's'))
+  /* a score or class scores, not both */
+  if (!layout || !strchr (layout, 's') == !strchr (layout, 'c'))
     return FALSE;
   for (r = 0; r < in->rows; r++) {
     double v[5] = { 0, 0, 0, 0, 0 };    /* x y X Y s */
+    gint64 cls = -1, n_cls = 0;
     guint w = task_row (in, r, row), j;
     if (w < strlen (layout))
       return FALSE;
     for (j = 0; layout[j]; j++) {
       const gchar *at = strchr (names, layout[j]);
-      if (at && *at)
+      if (layout[j] == 'c') {
+        if (cls < 0 || row[j] > v[4]) {
+          v[4] = row[j];
+          cls = n_cls;
+        }
+        n_cls++;
+      } else if (at && *at) {
         v[at - names] = row[j];
+      }
     }
     if (v[4] > t)
-      task_det_add (dets, v[0], v[1], v[2], v[3], v[4], -1, r);
+      task_det_add (dets, v[0], v[1], v[2], v[3], v[4], cls, r);
   }
   return TRUE;
 }
@@ -417,8 +436,10 @@ task_decode_boxes (const task_in * in, gchar ** arg, double t, GArray * dets)
 static inline gboolean
 task_decode_anchor (const task_in * in, gchar ** arg, double t, GArray * dets)
 {
-  const gchar *grids = task_opt (arg, "grids"), *size = task_opt (arg, "size");
+  const gchar *grids = task_opt (arg, "grids"), *size =
+      task_opt (arg, "size"), *scale = task_opt (arg, "scale");
   double s = size ? g_ascii_strtod (size, NULL) : 0;
+  double grow = scale ? g_ascii_strtod (scale, NULL) : 1.0;
   gchar **g = grids ? g_strsplit (grids, ",", -1) : NULL;
   float row[TASK_MAX_ROW];
   gint64 r = 0;
@@ -435,16 +456,16 @@ task_decode_anchor (const task_in * in, gchar ** arg, double t, GArray * dets)
       if (task_row (in, r, row) < 5)
         break;
       if (1.0 / (1.0 + exp (-row[0])) > t) {
+        double w = grow * row[3], h = grow * row[4];
         cx += row[1];
         cy += row[2];
-        task_det_add (dets, cx - row[3] / 2, cy - row[4] / 2,
-            cx + row[3] / 2, cy + row[4] / 2, 1.0 / (1.0 + exp (-row[0])),
-            -1, r);
+        task_det_add (dets, cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2,
+            1.0 / (1.0 + exp (-row[0])), -1, r);
       }
     }
   }
   /* the anchors must be the rows, one for one */
-  ok = g && !g[i] && r == in->rows && s > 0;
+  ok = g && !g[i] && r == in->rows && s > 0 && grow > 0;
   g_strfreev (g);
   return ok;
 }

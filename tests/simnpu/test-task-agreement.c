@@ -319,6 +319,96 @@ test_detectors (void)
   g_free (dir);
 }
 
+/* handtrack's and the BlazePose detector's decoding on one hand-made
+ * image: class scores beside the boxes (a background and a face column
+ * that are no class, the best class a box's score and class, one NMS
+ * across classes) and anchors whose box grows by a crop factor, with a
+ * box cap. Each expected figure differs from what a decoder would give
+ * that skipped one of those steps. */
+static void
+test_class_boxes (void)
+{
+  gchar *dir = g_dir_make_tmp ("gst-ax-task-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "outputs.txt", NULL);
+  /* handtrack's layout on 4 rows: ymin, xmin, ymax, xmax, then the
+   * scores of background, classes 0 and 1, face, class 2 */
+  const float ht_b[16] = { 0, 0, 10, 10, 20, 20, 30, 30, 50, 50, 60, 60,
+    0, 0, 9, 10
+  };
+  /* row 0: class 0 at 0.9 under a background of 0.99, found; row 1:
+   * class 1 at 0.6 beside a face at 0.95, int8 0.4: lost (a decoder that
+   * kept the face found it); row 2: class 2, int8 class 1: lost (found if
+   * the class were ignored or the background taken for one); row 3: row
+   * 0's box (IoU 0.9 above NMS 0.2) as class 1, which NMS within each
+   * class would keep, and int8 too */
+  const float ht_sf[20] = { 0.99f, 0.9f, 0.1f, 0.1f, 0.1f,
+    0.1f, 0.1f, 0.6f, 0.95f, 0.1f,
+    0.99f, 0.1f, 0.2f, 0.1f, 0.7f,
+    0.1f, 0.1f, 0.8f, 0.1f, 0.1f
+  };
+  const float ht_sq[20] = { 0.99f, 0.9f, 0.1f, 0.1f, 0.1f,
+    0.1f, 0.1f, 0.4f, 0.95f, 0.1f,
+    0.99f, 0.1f, 0.7f, 0.1f, 0.2f,
+    0.1f, 0.1f, 0.8f, 0.1f, 0.1f
+  };
+  /* the BlazePose detector's rows (logit, centre offset, size, then 4
+   * keypoints) on an 8-pixel input, one 2x2 grid (centres 2 and 6):
+   * row 0 a 2x2 box at (2, 2) that int8 moves right by 2 (IoU 0 as it
+   * is, 0.67 at 5 times the size); row 3 a weaker one at (6, 6), 2x2
+   * at 5 times its size (IoU 0.04 with row 0's), that int8 loses, beyond
+   * the cap of one box */
+  float bp_f[4 * 13], bp_q[4 * 13];
+  task_dump d;
+  task_figure f;
+  gchar *text;
+  guint k;
+
+  memset (bp_f, 0, sizeof (bp_f));
+  for (k = 0; k < 4; k++)
+    bp_f[k * 13] = -5.0f;
+  bp_f[0] = 2.0f;
+  bp_f[3] = bp_f[4] = 2.0f;
+  bp_f[3 * 13] = 1.0f;
+  bp_f[3 * 13 + 3] = bp_f[3 * 13 + 4] = 0.4f;
+  memcpy (bp_q, bp_f, sizeof (bp_f));
+  bp_q[1] = 2.0f;
+  bp_q[3 * 13] = -5.0f;
+
+  g_assert_true (g_file_set_contents (file, "0 ht_boxes 1 4 4\n"
+          "1 ht_scores 1 4 5\n2 bp 1 4 13\nimages 1\n", -1, NULL));
+  write_output (dir, 0, ht_b, ht_b, 16);
+  write_output (dir, 1, ht_sf, ht_sq, 20);
+  write_output (dir, 2, bp_f, bp_q, 4 * 13);
+  g_assert_true (task_dump_read (dir, &d));
+
+  /* rows 0, 1 and 2 after NMS; row 0 found */
+  text = measure_text (dir, &d, "boxes ht_boxes ht_scores 0.5 0.2 0 "
+      "layout=yxYX.cc.c", &f);
+  g_assert_cmpstr (text, ==, "boxes 1/3");
+  g_free (text);
+  /* a score and class scores: no layout */
+  g_assert_false (task_measure (dir, &d, "boxes ht_boxes ht_scores 0.5 0.2 "
+          "0 layout=yxYXscc.c", &f));
+
+  /* row 0 found at 5 times its size, row 3 beyond the cap */
+  text = measure_text (dir, &d, "anchor bp 0.1 0.1 1 grids=2x1 size=8 "
+      "scale=5", &f);
+  g_assert_cmpstr (text, ==, "boxes 1/1");
+  g_free (text);
+  text = measure_text (dir, &d, "anchor bp 0.1 0.1 0 grids=2x1 size=8 "
+      "scale=5", &f);
+  g_assert_cmpstr (text, ==, "boxes 1/2");
+  g_free (text);
+  text = measure_text (dir, &d, "anchor bp 0.1 0.1 1 grids=2x1 size=8", &f);
+  g_assert_cmpstr (text, ==, "boxes 0/1");
+  g_free (text);
+
+  task_dump_clear (&d);
+  g_free (file);
+  task_dump_remove (dir);
+  g_free (dir);
+}
+
 /* Compiles MODEL (data/human) with ARGS and the six photos as
  * calibration, its outputs dumped; measures TASK on them */
 static void
@@ -450,6 +540,7 @@ main (int argc, char **argv)
   models_src = argv[2];
   g_test_add_func ("/simnpu/task-agreement/measure", test_measure);
   g_test_add_func ("/simnpu/task-agreement/detectors", test_detectors);
+  g_test_add_func ("/simnpu/task-agreement/class-boxes", test_class_boxes);
   g_test_add_func ("/simnpu/task-agreement/emotion", test_emotion);
   g_test_add_func ("/simnpu/task-agreement/blazeface", test_blazeface);
   return g_test_run ();

@@ -394,6 +394,20 @@ run_tfjs (const gchar * oracle, const gchar * src, const gchar * in_path,
   return note;
 }
 
+/* The inputs other than the image (a recurrent model's states) at zero,
+ * as a video's first frame has them */
+static void
+zero_states (const simnpu__ir_graph * g, simnpu__ir_exec * x, int image)
+{
+  guint i;
+
+  for (i = 0; i < g->n_inputs; i++)
+    if (g->inputs[i] != image)
+      memset (simnpu__ir_exec_data (x, g->inputs[i]), 0,
+          (size_t) simnpu__ir_tensor_elements (&g->tensors[g->inputs[i]])
+          * sizeof (float));
+}
+
 /* How far the float outputs move when every input element moves by one
  * float ulp (up or down, a fixed pattern): a model whose outputs move by
  * 1e-3 so cannot agree with another float32 implementation to better
@@ -410,11 +424,7 @@ float_sensitivity (const simnpu__ir_graph * g, simnpu__ir_exec * x,
 
   if (!y)
     return NAN;
-  for (i = 0; i < g->n_inputs; i++)
-    if (g->inputs[i] != image)
-      memset (simnpu__ir_exec_data (y, g->inputs[i]), 0,
-          (size_t) simnpu__ir_tensor_elements (&g->tensors[g->inputs[i]])
-          * sizeof (float));
+  zero_states (g, y, image);
   px = simnpu__ir_exec_data (y, image);
   for (k = 0; k < n_in; k++)
     px[k] = nextafterf (input[k], ((k * 2654435761u) >> 7) & 1 ? INFINITY
@@ -551,11 +561,7 @@ check_oracle (row * r, const gchar * src, const gchar * images,
     r->oracle_note = g_strdup_printf ("executor: %s", error.message);
     goto out;
   }
-  for (i = 0; i < g->n_inputs; i++)
-    if (g->inputs[i] != image)
-      memset (simnpu__ir_exec_data (x, g->inputs[i]), 0,
-          (size_t) simnpu__ir_tensor_elements (&g->tensors[g->inputs[i]])
-          * sizeof (float));
+  zero_states (g, x, image);
   memcpy (simnpu__ir_exec_data (x, image), tensors->pdata[0],
       (size_t) w * h * ch * sizeof (float));
   if (simnpu__ir_exec_run (x, 0, g->n_nodes, &error) < 0) {

@@ -126,6 +126,19 @@ class Gate:
         return Gst.PadProbeReturn.OK
 
 
+def idle_event(pad):
+    """An event set once PAD is not pushing: at once if it is idle, else
+    when its push in progress has returned."""
+    idle = threading.Event()
+
+    def on_idle(pad, info):
+        idle.set()
+        return Gst.PadProbeReturn.REMOVE
+
+    pad.add_probe(Gst.PadProbeType.IDLE, on_idle)
+    return idle
+
+
 def build_pipeline(model, frames, detections, gate):
     pipeline = Gst.parse_launch(
         f"videotestsrc name=src pattern=ball num-buffers={frames} ! "
@@ -201,6 +214,13 @@ def main():
         if bus.wait_for(lambda: gate.held.is_set()
                         and detections.warm.is_set(), poll_ms=1):
             sys.exit(f"the run ended before {WARMUP_FRAMES} frames")
+        # the sink's probe saw the last warm-up frame before the sink and
+        # axnms had finished with it: wait until axinference's output
+        # thread has returned from pushing it, which holds both calls
+        if bus.wait_for(idle_event(pipeline.get_by_name("inference")
+                                   .get_static_pad("src")).is_set,
+                        poll_ms=1):
+            sys.exit("the run ended during the warm-up")
         prof = Profiler(pipeline)
         with prof:
             gate.opened.set()
